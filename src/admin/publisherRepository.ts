@@ -1,0 +1,44 @@
+import type { SqlExecutor } from '../store/postgres.js';
+import { hashSecret, newSecret } from '../http/secretHash.js';
+
+export async function createPublisher(db: SqlExecutor, name: string) {
+  const { rows } = await db.query<{ id: string; name: string; created_at: string }>(
+    'INSERT INTO publishers (name) VALUES ($1) RETURNING id, name, created_at',
+    [name],
+  );
+  const publisher = rows[0]!;
+  const token = await issuePublisherToken(db, publisher.id);
+  return { ...publisher, token: token.token, token_id: token.id };
+}
+
+export async function publisherExists(db: SqlExecutor, publisherId: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM publishers WHERE id = $1', [publisherId]);
+  return rows.length > 0;
+}
+
+/** A new bearer token for the publisher's backend; shown once, stored as a hash. */
+export async function issuePublisherToken(db: SqlExecutor, publisherId: string) {
+  const token = newSecret('pt_');
+  const { rows } = await db.query<{ id: string; created_at: string }>(
+    'INSERT INTO publisher_tokens (publisher_id, token_hash) VALUES ($1, $2) RETURNING id, created_at',
+    [publisherId, hashSecret(token)],
+  );
+  return { id: rows[0]!.id, publisher_id: publisherId, token, created_at: rows[0]!.created_at };
+}
+
+export async function revokePublisherToken(db: SqlExecutor, tokenId: string): Promise<boolean> {
+  const { rows } = await db.query(
+    'UPDATE publisher_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id',
+    [tokenId],
+  );
+  return rows.length > 0;
+}
+
+/** The publisher a live token belongs to, or undefined. */
+export async function findPublisherByToken(db: SqlExecutor, token: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ publisher_id: string }>(
+    'SELECT publisher_id FROM publisher_tokens WHERE token_hash = $1 AND revoked_at IS NULL',
+    [hashSecret(token)],
+  );
+  return rows[0]?.publisher_id;
+}

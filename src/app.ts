@@ -1,0 +1,72 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { Config } from './config.js';
+import type { Postgres } from './store/postgres.js';
+import type { ClickHouse } from './store/clickhouse.js';
+import type { EventPipeline } from './tracking/eventPipeline.js';
+import { registerErrorHandling } from './http/errors.js';
+import { registerJsonParser } from './http/jsonBody.js';
+import { healthRoutes } from './http/healthRoutes.js';
+import { openapiRoute } from './http/openapiRoute.js';
+import { adminRoutes } from './admin/adminRoutes.js';
+import { managementRoutes } from './management/managementRoutes.js';
+import { reportingRoutes } from './reporting/reportingRoutes.js';
+import { servingRoutes } from './serving/servingRoutes.js';
+import { trackingRoutes } from './tracking/trackingRoutes.js';
+import { createClickHouseEventPipeline } from './tracking/clickhouseEventPipeline.js';
+
+export interface Secrets {
+  adminToken: string;
+  trackingSecret: string;
+}
+
+export interface AppDeps {
+  config: Config;
+  db: Postgres;
+  ch: ClickHouse;
+  secrets: Secrets;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** What every feature plugin may use; each takes what it needs. */
+export interface FeatureDeps extends AppDeps {
+  events: EventPipeline;
+}
+
+/**
+ * Builds the whole service on the stores it is given. No I/O at import time: tests build it on
+ * embedded engines or a Postgres server, server.ts builds it once and listens. Closing the app
+ * stops background work and flushes accepted events; the caller closes the stores after.
+ */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    // fastify accepts a hop count too, which its types do not list.
+    trustProxy: config.TRUST_PROXY as FastifyServerOptions['trustProxy'],
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    requestIdHeader: false,
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerErrorHandling(app);
+  registerJsonParser(app);
+
+  const events = await createClickHouseEventPipeline({ config, ch: deps.ch, log: app.log });
+  app.addHook('onClose', async () => events.close());
+  const features: FeatureDeps = { ...deps, events };
+
+  await app.register(healthRoutes, features);
+  await app.register(openapiRoute);
+  await app.register(adminRoutes, { db: deps.db, adminToken: deps.secrets.adminToken });
+  await app.register(managementRoutes, features);
+  await app.register(reportingRoutes, features);
+  await app.register(servingRoutes, features);
+  await app.register(trackingRoutes, features);
+  return app;
+}

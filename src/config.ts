@@ -1,0 +1,91 @@
+import { z } from 'zod';
+
+/**
+ * The service's whole configuration, read from the environment once at start.
+ * Nothing else in src/ reads process.env: the parsed Config is passed in.
+ */
+const optionalString = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+
+const optionalUrl = optionalString.pipe(z.url().optional());
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+export const configSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    DATA_DIR: z.string().min(1).default('./data'),
+    DATABASE_URL: optionalUrl,
+    CLICKHOUSE_URL: optionalUrl,
+    CLICKHOUSE_USER: optionalString,
+    CLICKHOUSE_PASSWORD: optionalString,
+    CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier').default('adsvc'),
+    ADMIN_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+    TRACKING_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
+    TRACKING_BASE_URL: optionalUrl,
+    SERVE_BASE_URL: optionalUrl,
+    /** fastify's trustProxy: unset (trust no proxy), true/false, a hop count, or a comma-separated list of addresses/CIDRs or `loopback`. */
+    TRUST_PROXY: optionalString,
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
+    /** Largest body the NDJSON event import accepts. */
+    IMPORT_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(64 * 1_048_576),
+    /** Event buffer: flush to ClickHouse after this many rows or this many milliseconds, whichever comes first. */
+    EVENT_FLUSH_ROWS: z.coerce.number().int().min(1).default(50_000),
+    EVENT_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
+    /** Accepted events not yet in ClickHouse above which tracking answers 503 instead of growing without limit. */
+    EVENT_BUFFER_MAX_ROWS: z.coerce.number().int().min(1).default(1_000_000),
+    /** fsync the event spool before acknowledging (survives power loss, not only a process crash), at a throughput cost. */
+    EVENT_SPOOL_FSYNC: booleanFlag.default(false),
+    /** Count events from private, loopback and reserved addresses as valid (development installs on localhost). */
+    IVT_ALLOW_PRIVATE_IPS: booleanFlag.default(false),
+    /** Optional operator CIDR files (comma-separated paths), each line a range treated as data-center traffic. */
+    IVT_EXTRA_CIDR_FILES: optionalString,
+    /** How often the serving index checks Postgres for management changes. */
+    INDEX_REFRESH_MS: z.coerce.number().int().min(50).default(1000),
+    /** How often pacing re-reads today's spend from ClickHouse (the sum over every instance). */
+    PACING_SYNC_MS: z.coerce.number().int().min(100).default(2000),
+    /** How long a tracking link stays valid after the serve. */
+    TRACKING_LINK_TTL_SECONDS: z.coerce.number().int().min(60).default(7 * 24 * 3600),
+    /** Days a conversion may follow its click and still be attributed. */
+    ATTRIBUTION_WINDOW_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  })
+  .transform((env) => ({
+    ...env,
+    TRACKING_BASE_URL: stripTrailingSlash(env.TRACKING_BASE_URL ?? `http://localhost:${env.PORT}`),
+    SERVE_BASE_URL: stripTrailingSlash(env.SERVE_BASE_URL ?? `http://localhost:${env.PORT}`),
+    TRUST_PROXY: parseTrustProxy(env.TRUST_PROXY),
+  }));
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; an invalid value throws a ConfigError whose message names the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  return parsed.data;
+}
+
+function stripTrailingSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+function parseTrustProxy(value: string | undefined): boolean | number | string[] {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0);
+}

@@ -1,0 +1,49 @@
+import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { SqlExecutor } from '../store/postgres.js';
+import { ApiError } from './errors.js';
+import { hashSecret } from './secretHash.js';
+
+export const permissions = ['campaigns', 'reporting'] as const;
+export type Permission = (typeof permissions)[number];
+
+/** Who is calling a management route: the organization the key belongs to, and what the key may do. */
+export interface Advertiser {
+  organizationId: string;
+  apiKeyId: string;
+  permissions: Permission[];
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    advertiser?: Advertiser;
+  }
+}
+
+/**
+ * A preHandler for management routes: x-api-key must name a live key (401 auth_missing /
+ * auth_invalid) that carries at least one of `anyOf` (403 forbidden). Looked up on every request
+ * so that a revoked key stops working at once, on every instance.
+ */
+export function requireApiKey(db: SqlExecutor, anyOf: Permission[]): preHandlerAsyncHookHandler {
+  return async (request) => {
+    const key = request.headers['x-api-key'];
+    if (key === undefined || key === '') throw new ApiError('auth_missing', 'send an API key in the x-api-key header');
+    if (typeof key !== 'string') throw new ApiError('auth_invalid', 'API key is invalid');
+    const { rows } = await db.query<{ id: string; organization_id: string; permissions: Permission[] }>(
+      'SELECT id, organization_id, permissions FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+      [hashSecret(key)],
+    );
+    const found = rows[0];
+    if (!found) throw new ApiError('auth_invalid', 'API key is invalid');
+    if (!anyOf.some((permission) => found.permissions.includes(permission))) {
+      throw new ApiError('forbidden', `this API key lacks the ${anyOf.join(' or ')} permission`);
+    }
+    request.advertiser = { organizationId: found.organization_id, apiKeyId: found.id, permissions: found.permissions };
+  };
+}
+
+/** The caller of a route guarded by requireApiKey. */
+export function advertiserOf(request: FastifyRequest): Advertiser {
+  if (!request.advertiser) throw new Error('route is missing its requireApiKey preHandler');
+  return request.advertiser;
+}

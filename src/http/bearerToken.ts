@@ -1,0 +1,18 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from './errors.js';
+
+/** The token of an `Authorization: Bearer <token>` header; 401 auth_missing when there is none. */
+export function bearerToken(request: FastifyRequest): string {
+  const header = request.headers.authorization;
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  if (!match?.[1]) throw new ApiError('auth_missing', 'send a token in the Authorization: Bearer header');
+  return match[1];
+}
+
+/** Compares secrets in constant time, so response timing does not reveal how much of a guess was right. */
+export function secretsEqual(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -1,0 +1,97 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { z } from 'zod';
+
+/** The codes of the spec's error table, plus the service-wide ones of the design. */
+export const errorStatus = {
+  bad_request: 400,
+  auth_missing: 401,
+  auth_invalid: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_error: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/** Thrown anywhere in a request; the error handler turns it into the envelope with its status. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+  ) {
+    super(message);
+  }
+
+  get status(): number {
+    return errorStatus[this.code];
+  }
+}
+
+export function errorBody(code: ErrorCode, message: string, details?: ErrorDetail[]) {
+  return { error: details ? { code, message, details } : { code, message } };
+}
+
+/** Every offending field of a zod error, as `{path, message}` with dotted paths (`line_item.budget.daily`). */
+export function zodDetails(error: z.ZodError): ErrorDetail[] {
+  return error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+}
+
+/** Parses input with a zod schema; a failure is 422 validation_error listing every offending field. */
+export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
+  const result = schema.safeParse(input ?? {});
+  if (!result.success) throw new ApiError('validation_error', 'request is invalid', zodDetails(result.error));
+  return result.data;
+}
+
+/**
+ * The one place errors become responses: ApiError as given; fastify's own errors mapped to the
+ * spec's codes (malformed JSON 400, body too large 413); anything else 500 with no internals.
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) {
+      return reply.code(error.status).send(errorBody(error.code, error.message, error.details));
+    }
+    if (error instanceof z.ZodError) {
+      return reply.code(422).send(errorBody('validation_error', 'request is invalid', zodDetails(error)));
+    }
+    const fastifyCode = error.code;
+    if (fastifyCode === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return reply.code(413).send(errorBody('payload_too_large', 'request body is too large'));
+    }
+    if (fastifyCode === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return reply.code(415).send(errorBody('unsupported_media_type', 'send bodies as application/json'));
+    }
+    if (fastifyCode === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error.statusCode === 400 || error instanceof SyntaxError) {
+      return reply.code(400).send(errorBody('bad_request', 'request body is not valid JSON'));
+    }
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+      return reply.code(400).send(errorBody('bad_request', error.message));
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send(errorBody('internal_error', 'internal error'));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send(errorBody('not_found', `no route for ${request.method} ${request.url.split('?')[0]}`));
+  });
+}
+
+/** Path ids that cannot exist (not a UUID, bad characters) answer 404 not_found, like ids that do not exist. */
+export function parsePathParams<Schema extends z.ZodType>(schema: Schema, params: unknown, what: string): z.output<Schema> {
+  const result = schema.safeParse(params);
+  if (!result.success) throw new ApiError('not_found', `${what} not found`);
+  return result.data;
+}

@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { request } from 'undici';
+import { ConfigError, loadConfig } from './config.js';
+import { StartupError, openStores } from './runtime.js';
+import { serve } from './server.js';
+import { adminCommands, type Flags } from './cli/adminCommands.js';
+
+const usage = `usage:
+  adsvc serve                 start the service (runs migrations first)
+  adsvc migrate               apply database migrations and exit
+  ${Object.values(adminCommands)
+    .map((command) => command.usage)
+    .join('\n  ')}
+
+admin commands talk to a running server: --url (default $ADSVC_URL or http://127.0.0.1:$PORT)
+and --token (default $ADSVC_ADMIN_TOKEN, $ADMIN_TOKEN or the file DATA_DIR/admin-token).
+Configuration comes from the environment; see README.md.`;
+
+async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, strict: false });
+  const flags = values as Flags;
+  const [noun, verb, ...rest] = positionals;
+  if (!noun || noun === 'help' || flags.help) {
+    console.log(usage);
+    return noun ? 0 : 1;
+  }
+  const config = loadConfig(env);
+  if (noun === 'serve') {
+    await serve(config);
+    return -1;
+  }
+  if (noun === 'migrate') {
+    const stores = await openStores(config);
+    await stores.close();
+    console.log('migrations are up to date');
+    return 0;
+  }
+  const command = adminCommands[`${noun} ${verb ?? ''}`];
+  if (!command) {
+    console.error(`unknown command: ${positionals.join(' ')}\n\n${usage}`);
+    return 1;
+  }
+  const baseUrl = (flags.url ?? env.ADSVC_URL ?? `http://127.0.0.1:${config.PORT}`).replace(/\/+$/, '');
+  const token = flags.token ?? env.ADSVC_ADMIN_TOKEN ?? config.ADMIN_TOKEN ?? readAdminTokenFile(config.DATA_DIR);
+  const body = command.body?.(flags);
+  const response = await request(baseUrl + command.path(flags, rest), {
+    method: command.method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await response.body.text();
+  if (text) console.log(text.startsWith('{') ? JSON.stringify(JSON.parse(text), null, 2) : text);
+  return response.statusCode < 400 ? 0 : 1;
+}
+
+function readAdminTokenFile(dataDir: string): string {
+  const file = path.join(dataDir, 'admin-token');
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    throw new Error(`no admin token: pass --token, set ADSVC_ADMIN_TOKEN, or start the server once to create ${file}`);
+  }
+}
+
+main(process.argv.slice(2), process.env).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (error: unknown) => {
+    const known = error instanceof ConfigError || error instanceof StartupError;
+    console.error(`adsvc: ${(error as Error).message}`);
+    if (!known) console.error((error as Error).stack);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,60 @@
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import type { Config } from './config.js';
+import { openPostgres, type Postgres } from './store/postgres.js';
+import { openClickHouse, type ClickHouse } from './store/clickhouse.js';
+import { migrateClickHouse, migratePostgres } from './store/migrate.js';
+
+export interface Stores {
+  db: Postgres;
+  ch: ClickHouse;
+  close(): Promise<void>;
+}
+
+export class StartupError extends Error {}
+
+/** Checks DATA_DIR, opens both stores and brings their schemas up to date; one clear error if any step fails. */
+export async function openStores(config: Config): Promise<Stores> {
+  const embedded = !config.DATABASE_URL || !config.CLICKHOUSE_URL;
+  if (embedded) ensureWritableDirectory(config.DATA_DIR);
+  const db = await openPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR }).catch((error: Error) => {
+    throw new StartupError(`cannot open Postgres (${config.DATABASE_URL ? 'DATABASE_URL' : 'embedded PGlite'}): ${error.message}`);
+  });
+  let ch: ClickHouse;
+  try {
+    ch = await openClickHouse({
+      url: config.CLICKHOUSE_URL,
+      user: config.CLICKHOUSE_USER,
+      password: config.CLICKHOUSE_PASSWORD,
+      database: config.CLICKHOUSE_DATABASE,
+      dataDir: config.DATA_DIR,
+    });
+    const ping = await ch.client.ping();
+    if (!ping.success) throw ping.error;
+  } catch (error) {
+    await db.close();
+    throw new StartupError(`cannot open ClickHouse (${config.CLICKHOUSE_URL ? 'CLICKHOUSE_URL' : 'embedded chdb'}): ${(error as Error).message}`);
+  }
+  try {
+    await migratePostgres(db);
+    await migrateClickHouse(ch);
+  } catch (error) {
+    await Promise.allSettled([db.close(), ch.close()]);
+    throw new StartupError((error as Error).message);
+  }
+  return {
+    db,
+    ch,
+    close: async () => {
+      await Promise.allSettled([db.close(), ch.close()]);
+    },
+  };
+}
+
+function ensureWritableDirectory(directory: string): void {
+  try {
+    mkdirSync(directory, { recursive: true });
+    accessSync(directory, constants.W_OK | constants.R_OK);
+  } catch (error) {
+    throw new StartupError(`DATA_DIR ${directory} is not a writable directory: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}

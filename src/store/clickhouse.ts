@@ -1,0 +1,57 @@
+import path from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+
+export interface ClickHouseOptions {
+  url?: string;
+  user?: string;
+  password?: string;
+  database: string;
+  dataDir: string;
+}
+
+export interface ClickHouse {
+  client: ClickHouseClient;
+  readonly kind: 'server' | 'embedded';
+  close(): Promise<void>;
+}
+
+/**
+ * HTTP to a ClickHouse server or cluster when CLICKHOUSE_URL is set; otherwise the same client on
+ * embedded chdb with its files in DATA_DIR/clickhouse. Queries use unqualified table names: on a
+ * server the client's database applies; chdb ignores that option and works in its `default` database.
+ */
+export async function openClickHouse(options: ClickHouseOptions): Promise<ClickHouse> {
+  if (options.url) {
+    await ensureServerDatabase(options);
+    const client = createClient({
+      url: options.url,
+      username: options.user ?? 'default',
+      password: options.password ?? '',
+      database: options.database,
+      request_timeout: 30_000,
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+    });
+    return { client, kind: 'server', close: () => client.close() };
+  }
+  const directory = path.join(options.dataDir, 'clickhouse');
+  await mkdir(directory, { recursive: true });
+  // chdb is an optional dependency, loaded only here so that server mode never needs its native library.
+  const { createChdbConnection } = await import('chdb/connection');
+  const client = createClient({ connection: createChdbConnection({ path: directory }) } as never);
+  return { client, kind: 'embedded', close: () => client.close() };
+}
+
+async function ensureServerDatabase(options: ClickHouseOptions): Promise<void> {
+  const admin = createClient({
+    url: options.url,
+    username: options.user ?? 'default',
+    password: options.password ?? '',
+    request_timeout: 10_000,
+  });
+  try {
+    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}` });
+  } finally {
+    await admin.close();
+  }
+}

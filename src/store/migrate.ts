@@ -1,0 +1,98 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { packageRoot } from '../packageRoot.js';
+import type { Postgres } from './postgres.js';
+import type { ClickHouse } from './clickhouse.js';
+
+export class MigrationError extends Error {}
+
+interface MigrationFile {
+  name: string;
+  sql: string;
+}
+
+/** Numbered plain-SQL files of a folder, in order (0001_x.sql, 0002_y.sql, ...). */
+export async function readMigrationFiles(folder: string): Promise<MigrationFile[]> {
+  const names = (await readdir(folder)).filter((name) => /^\d{4}_[\w-]+\.sql$/.test(name)).sort();
+  return Promise.all(names.map(async (name) => ({ name, sql: await readFile(path.join(folder, name), 'utf8') })));
+}
+
+// Any fixed number: every instance that starts at once waits here, so migrations run exactly once.
+const MIGRATION_LOCK_ID = 724_100_001;
+
+/** Applies the Postgres migrations not yet recorded in schema_migrations; returns the names it applied. */
+export async function migratePostgres(db: Postgres, folder = path.join(packageRoot, 'migrations')): Promise<string[]> {
+  const files = await readMigrationFiles(folder);
+  await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    name text PRIMARY KEY,
+    applied_at timestamptz NOT NULL DEFAULT now()
+  )`);
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_ID]);
+    const done = new Set((await tx.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((row) => row.name));
+    const applied: string[] = [];
+    for (const file of files) {
+      if (done.has(file.name)) continue;
+      for (const statement of splitStatements(file.sql)) {
+        try {
+          await tx.query(statement);
+        } catch (error) {
+          throw new MigrationError(`migration ${file.name} failed: ${(error as Error).message}`);
+        }
+      }
+      await tx.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file.name]);
+      applied.push(file.name);
+    }
+    return applied;
+  });
+}
+
+/**
+ * Applies the ClickHouse migrations not yet recorded. ClickHouse has no transactions, so each
+ * statement must be idempotent (IF NOT EXISTS): a migration interrupted half-way is simply re-run.
+ */
+export async function migrateClickHouse(ch: ClickHouse, folder = path.join(packageRoot, 'clickhouse')): Promise<string[]> {
+  const files = await readMigrationFiles(folder);
+  await ch.client.command({
+    query: `CREATE TABLE IF NOT EXISTS schema_migrations (name String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3))
+            ENGINE = ReplacingMergeTree ORDER BY name`,
+  });
+  const result = await ch.client.query({ query: 'SELECT DISTINCT name FROM schema_migrations', format: 'JSONEachRow' });
+  const done = new Set((await result.json<{ name: string }>()).map((row) => row.name));
+  const applied: string[] = [];
+  for (const file of files) {
+    if (done.has(file.name)) continue;
+    for (const statement of splitStatements(file.sql)) {
+      try {
+        await ch.client.command({ query: statement });
+      } catch (error) {
+        throw new MigrationError(`migration clickhouse/${file.name} failed: ${(error as Error).message}`);
+      }
+    }
+    await ch.client.insert({ table: 'schema_migrations', values: [{ name: file.name }], format: 'JSONEachRow' });
+    applied.push(file.name);
+  }
+  return applied;
+}
+
+/**
+ * Splits a file into statements at semicolons that end a line. Plain SQL only: a statement whose
+ * body needs a line-ending semicolon (a plpgsql function) keeps it inside $$ quotes.
+ */
+export function splitStatements(sql: string): string[] {
+  const statements: string[] = [];
+  let current = '';
+  let inDollarQuote = false;
+  for (const line of sql.split('\n')) {
+    const trimmed = line.trim();
+    if (!inDollarQuote && (trimmed.startsWith('--') || trimmed === '')) continue;
+    current += line + '\n';
+    if ((line.match(/\$\$/g) ?? []).length % 2 === 1) inDollarQuote = !inDollarQuote;
+    if (!inDollarQuote && trimmed.endsWith(';')) {
+      statements.push(current.trim().replace(/;$/, ''));
+      current = '';
+    }
+  }
+  if (current.trim() !== '') statements.push(current.trim().replace(/;$/, ''));
+  return statements;
+}

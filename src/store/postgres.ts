@@ -1,0 +1,76 @@
+import path from 'node:path';
+import pg from 'pg';
+
+/** What every repository needs from Postgres; the pg Pool and embedded PGlite both provide it. */
+export interface SqlExecutor {
+  query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: Row[] }>;
+}
+
+export interface Postgres extends SqlExecutor {
+  /** Runs fn in one transaction: committed when fn resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** Runs several statements separated by semicolons, without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+  readonly kind: 'server' | 'embedded';
+  close(): Promise<void>;
+}
+
+export interface PostgresOptions {
+  databaseUrl?: string;
+  dataDir: string;
+}
+
+/** A pg Pool when DATABASE_URL is set; otherwise embedded PGlite with its files in DATA_DIR/postgres. */
+export async function openPostgres(options: PostgresOptions): Promise<Postgres> {
+  return options.databaseUrl ? openServer(options.databaseUrl) : openEmbedded(path.join(options.dataDir, 'postgres'));
+}
+
+// Postgres bigint (int8) and numeric arrive as strings by default; we keep money in numeric and
+// convert explicitly where it is read, but counts should be plain numbers.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+async function openServer(databaseUrl: string): Promise<Postgres> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
+  pool.on('error', () => {
+    // An idle client lost its connection; the pool replaces it on next use.
+  });
+  await pool.query('SELECT 1');
+  return {
+    kind: 'server',
+    query: async (sql, params) => pool.query(sql, params as unknown[]) as never,
+    exec: async (sql) => {
+      await pool.query(sql);
+    },
+    transaction: async (fn) => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn({ query: async (sql, params) => client.query(sql, params as unknown[]) as never });
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+async function openEmbedded(directory: string): Promise<Postgres> {
+  const { PGlite, types } = await import('@electric-sql/pglite');
+  const db = await PGlite.create(directory, {
+    parsers: { [types.INT8]: (value: string) => Number(value) },
+  });
+  return {
+    kind: 'embedded',
+    query: async (sql, params) => db.query(sql, params) as never,
+    exec: async (sql) => {
+      await db.exec(sql);
+    },
+    transaction: (fn) => db.transaction((tx) => fn({ query: async (sql, params) => tx.query(sql, params) as never })),
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,31 @@
+/** One row of ClickHouse `events_v1`, as the event pipeline writes it. */
+export interface TrackedEvent {
+  event_id: string;
+  /** Milliseconds since the epoch, UTC. */
+  event_time: number;
+  type: 'impression' | 'click' | 'conversion';
+  /** Where it came from: pixel, click, conversion_api, conversion_pixel, import. */
+  source: string;
+  serve_id: string;
+  campaign_id: string;
+  line_item_id: string;
+  creative_id: string;
+  placement_id: string;
+  publisher_id: string;
+  /** tCPM, CPC or CPA: the line item's bid type at serve time. */
+  price_model: string;
+  /** What the advertiser is billed for this event, in nano-USD; 0 for invalid traffic. */
+  cost_nanos: number;
+  revenue_nanos: number;
+  /** On a click, its own id (quoted by conversions); on a conversion, the click it is attributed to. */
+  click_id: string;
+  ip: string;
+  ip_class: string;
+  ip_network: string;
+  user_agent: string;
+  /** '' when valid; otherwise the reason it is invalid traffic (datacenter, bot, bad_token, duplicate, ...). */
+  ivt: string;
+}
+
+export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+export const NANOS_PER_USD = 1_000_000_000;

@@ -1,0 +1,4 @@
+import type { FastifyInstance } from 'fastify';
+import type { FeatureDeps } from '../app.js';
+
+export async function trackingRoutes(_app: FastifyInstance, _deps: FeatureDeps): Promise<void> {}

@@ -1,0 +1,64 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+
+/**
+ * What a tracking link vouches for. Signed with HMAC-SHA256 (TRACKING_SECRET), so that no byte of a
+ * billable event can be forged or altered: the price, the line item and the expiry are all covered.
+ */
+export const trackingClaimsSchema = z.object({
+  /** serve id */
+  s: z.string().min(1).max(64),
+  /** campaign id */
+  c: z.uuid(),
+  /** line item id */
+  l: z.uuid(),
+  /** creative id */
+  r: z.uuid(),
+  /** placement id */
+  p: z.string().min(1).max(128),
+  /** publisher id */
+  u: z.uuid(),
+  /** price model: tCPM, CPC or CPA */
+  m: z.enum(['tCPM', 'CPC', 'CPA']),
+  /** price in nano-USD: per impression for tCPM (bid/1000), per click for CPC, per conversion for CPA */
+  n: z.number().int().nonnegative(),
+  /** expiry, seconds since the epoch */
+  e: z.number().int().positive(),
+  /** serve time, milliseconds since the epoch */
+  t: z.number().int().positive(),
+});
+
+export type TrackingClaims = z.infer<typeof trackingClaimsSchema>;
+
+/** `<base64url(json claims)>.<base64url(hmac)>`; impression and click links share the token. */
+export function signTrackingToken(claims: TrackingClaims, secret: string): string {
+  const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
+  return `${payload}.${mac(payload, secret)}`;
+}
+
+export type TokenVerdict =
+  | { valid: true; claims: TrackingClaims }
+  | { valid: false; reason: 'bad_token' | 'expired_token'; claims?: TrackingClaims };
+
+/** Checks the signature first, then the shape, then the expiry. */
+export function verifyTrackingToken(token: string, secret: string, nowMs = Date.now()): TokenVerdict {
+  const [payload, signature, extra] = token.split('.');
+  if (!payload || !signature || extra !== undefined) return { valid: false, reason: 'bad_token' };
+  const expected = Buffer.from(mac(payload, secret));
+  const given = Buffer.from(signature);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { valid: false, reason: 'bad_token' };
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    return { valid: false, reason: 'bad_token' };
+  }
+  const parsed = trackingClaimsSchema.safeParse(decoded);
+  if (!parsed.success) return { valid: false, reason: 'bad_token' };
+  if (parsed.data.e * 1000 < nowMs) return { valid: false, reason: 'expired_token', claims: parsed.data };
+  return { valid: true, claims: parsed.data };
+}
+
+function mac(payload: string, secret: string): string {
+  return createHmac('sha256', secret).update(payload).digest('base64url');
+}

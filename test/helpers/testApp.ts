@@ -1,0 +1,73 @@
+import { cpSync, mkdtempSync } from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { inject } from 'vitest';
+import { buildApp, type Secrets } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { openStores, type Stores } from '../../src/runtime.js';
+
+/**
+ * Which Postgres the suite runs on: embedded PGlite by default; a real server when
+ * ADSVC_TEST_DATABASE_URL is set (.ci/run starts one and runs the suite a second time).
+ * ClickHouse is always embedded chdb here, one data directory per test file (process).
+ */
+export const testDatabaseUrl = process.env.ADSVC_TEST_DATABASE_URL || undefined;
+
+export interface TestContext {
+  app: FastifyInstance;
+  config: Config;
+  stores: Stores;
+  secrets: Secrets;
+  dataDir: string;
+  /** app.inject with the admin token set. */
+  admin(options: InjectOptions): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+let stores: Stores | undefined;
+let storesDataDir: string | undefined;
+
+/** One pair of stores per test file (process); they outlive app restarts within the file. */
+export async function testStores(): Promise<{ stores: Stores; dataDir: string }> {
+  if (!stores) {
+    storesDataDir = mkdtempSync(path.join(inject('testRoot'), 'data-'));
+    if (!testDatabaseUrl) cpSync(inject('pgliteTemplate'), path.join(storesDataDir, 'postgres'), { recursive: true });
+    stores = await openStores(testConfig(storesDataDir));
+  }
+  return { stores, dataDir: storesDataDir! };
+}
+
+export function testConfig(dataDir: string, env: Record<string, string> = {}): Config {
+  return loadConfig({
+    DATA_DIR: dataDir,
+    ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
+    ADMIN_TOKEN: 'test-admin-token-0123456789',
+    TRACKING_SECRET: 'test-tracking-secret-0123456789abcdef0123456789',
+    TRACKING_BASE_URL: 'http://track.test',
+    SERVE_BASE_URL: 'http://serve.test',
+    LOG_LEVEL: 'silent',
+    INDEX_REFRESH_MS: '100',
+    PACING_SYNC_MS: '200',
+    EVENT_FLUSH_INTERVAL_MS: '100',
+    ...env,
+  });
+}
+
+/** Builds the app on this file's stores; env overrides the test configuration. */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestContext> {
+  const { stores: opened, dataDir } = await testStores();
+  const config = testConfig(dataDir, env);
+  const secrets = { adminToken: config.ADMIN_TOKEN!, trackingSecret: config.TRACKING_SECRET! };
+  const app = await buildApp({ config, db: opened.db, ch: opened.ch, secrets });
+  await app.ready();
+  return {
+    app,
+    config,
+    stores: opened,
+    secrets,
+    dataDir,
+    admin: (options) =>
+      app.inject({ ...options, headers: { authorization: `Bearer ${secrets.adminToken}`, ...(options.headers ?? {}) } }),
+    close: () => app.close(),
+  };
+}
