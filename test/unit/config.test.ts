@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('configuration from the environment', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      PORT: 8080,
+      HOST: '127.0.0.1',
+      DATA_DIR: './data',
+      CLICKHOUSE_DATABASE: 'adsvc',
+      TRACKING_BASE_URL: 'http://localhost:8080',
+      SERVE_BASE_URL: 'http://localhost:8080',
+      TRUST_PROXY: false,
+      EVENT_FLUSH_INTERVAL_MS: 1000,
+      ATTRIBUTION_WINDOW_DAYS: 30,
+    });
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.CLICKHOUSE_URL).toBeUndefined();
+  });
+
+  it('derives the link bases from PORT and strips trailing slashes from given ones', () => {
+    expect(loadConfig({ PORT: '9000' }).TRACKING_BASE_URL).toBe('http://localhost:9000');
+    expect(loadConfig({ TRACKING_BASE_URL: 'https://t.example.com/' }).TRACKING_BASE_URL).toBe('https://t.example.com');
+  });
+
+  it('treats empty variables as unset', () => {
+    const config = loadConfig({ DATABASE_URL: '', CLICKHOUSE_URL: '  ' });
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.CLICKHOUSE_URL).toBeUndefined();
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'not a url'],
+    ['CLICKHOUSE_DATABASE', 'adsvc; DROP'],
+    ['ADMIN_TOKEN', 'short'],
+    ['LOG_LEVEL', 'loud'],
+    ['EVENT_SPOOL_FSYNC', 'maybe'],
+  ])('stops with a message naming %s when it is %j', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
+  });
+
+  it.each([
+    [undefined, false],
+    ['true', true],
+    ['2', 2],
+    ['loopback', ['loopback']],
+    ['10.0.0.0/8, 127.0.0.1', ['10.0.0.0/8', '127.0.0.1']],
+  ])('parses TRUST_PROXY %j for fastify', (value, expected) => {
+    expect(loadConfig(value === undefined ? {} : { TRUST_PROXY: value }).TRUST_PROXY).toEqual(expected);
+  });
+});

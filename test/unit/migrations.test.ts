@@ -1,0 +1,81 @@
+import { mkdtempSync, writeFileSync, mkdirSync, cpSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { MigrationError, migratePostgres, migrateClickHouse, readMigrationFiles, splitStatements } from '../../src/store/migrate.js';
+import { openPostgres, type Postgres } from '../../src/store/postgres.js';
+import { openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
+import { packageRoot } from '../../src/packageRoot.js';
+import { testDatabaseUrl } from '../helpers/testApp.js';
+
+describe('splitStatements', () => {
+  it('splits at line-ending semicolons and skips comments', () => {
+    expect(splitStatements('-- note\nCREATE TABLE a (x int);\n\nCREATE TABLE b (y int);\n')).toEqual([
+      'CREATE TABLE a (x int)',
+      'CREATE TABLE b (y int)',
+    ]);
+  });
+
+  it('keeps a dollar-quoted function body whole', () => {
+    const sql = 'CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  RETURN NULL;\nEND;\n$$;\nSELECT 1;';
+    expect(splitStatements(sql)).toHaveLength(2);
+    expect(splitStatements(sql)[0]).toContain('RETURN NULL;\nEND;');
+  });
+});
+
+describe('readMigrationFiles', () => {
+  it('reads numbered files in order and ignores others', async () => {
+    const folder = mkdtempSync(path.join(inject('testRoot'), 'mig-'));
+    writeFileSync(path.join(folder, '0002_b.sql'), 'SELECT 2;');
+    writeFileSync(path.join(folder, '0001_a.sql'), 'SELECT 1;');
+    writeFileSync(path.join(folder, 'notes.md'), '# not a migration');
+    expect((await readMigrationFiles(folder)).map((file) => file.name)).toEqual(['0001_a.sql', '0002_b.sql']);
+  });
+});
+
+describe('migrations on a real engine', () => {
+  let db: Postgres;
+  let ch: ClickHouse;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(inject('testRoot'), 'migrate-'));
+    if (!testDatabaseUrl) cpSync(inject('pgliteTemplate'), path.join(dataDir, 'postgres'), { recursive: true });
+    db = await openPostgres({ databaseUrl: testDatabaseUrl, dataDir });
+    ch = await openClickHouse({ database: 'adsvc', dataDir });
+  });
+  afterAll(async () => {
+    await db.close();
+    await ch.close();
+  });
+
+  it('applies every Postgres migration once; running again is a no-op', async () => {
+    await migratePostgres(db);
+    expect(await migratePostgres(db)).toEqual([]);
+    const { rows } = await db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
+    const files = await readMigrationFiles(path.join(packageRoot, 'migrations'));
+    expect(rows.map((row) => row.name)).toEqual(expect.arrayContaining(files.map((file) => file.name)));
+  });
+
+  it('applies every ClickHouse migration once; running again is a no-op', async () => {
+    const applied = await migrateClickHouse(ch);
+    const files = await readMigrationFiles(path.join(packageRoot, 'clickhouse'));
+    expect(applied).toEqual(files.map((file) => file.name));
+    expect(await migrateClickHouse(ch)).toEqual([]);
+  });
+
+  it('stops on a failing migration with the file name and the engine message, recording nothing', async () => {
+    const folder = mkdtempSync(path.join(inject('testRoot'), 'bad-'));
+    mkdirSync(folder, { recursive: true });
+    const name = `9001_broken_${Date.now()}.sql`;
+    writeFileSync(path.join(folder, name), 'CREATE TABLE broken_ok_probe (x int);\nCREATE TABLE broken (x nosuchtype);\n');
+    const failure = migratePostgres(db, folder);
+    await expect(failure).rejects.toThrow(MigrationError);
+    await expect(migratePostgres(db, folder)).rejects.toThrow(new RegExp(`${name}.*nosuchtype`));
+    const { rows } = await db.query('SELECT 1 FROM schema_migrations WHERE name = $1', [name]);
+    expect(rows).toHaveLength(0);
+    // The whole run is one transaction: the statement before the failing one is rolled back too.
+    const { rows: probe } = await db.query("SELECT 1 FROM pg_tables WHERE tablename = 'broken_ok_probe'");
+    expect(probe).toHaveLength(0);
+  });
+});
