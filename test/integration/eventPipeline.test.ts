@@ -1,0 +1,118 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
+import { migrateClickHouse } from '../../src/store/migrate.js';
+import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
+import { ApiError } from '../../src/http/errors.js';
+import { sampleEvent } from '../helpers/sampleEvent.js';
+import { packageRoot } from '../../src/packageRoot.js';
+
+const silent = pino({ level: 'silent' });
+// chdb allows one data directory per process, and the crash test's child must own its directory
+// while it runs, so this file opens ClickHouse only after the child is dead.
+const dataDir = mkdtempSync(path.join(inject('testRoot'), 'pipeline-'));
+let ch: ClickHouse | undefined;
+
+async function countEvents(campaignId: string) {
+  const result = await ch!.client.query({
+    query: `SELECT toUInt64(count()) AS rows, toUInt64(uniqExact(event_id)) AS distinct_ids,
+              (SELECT toUInt64(sum(impressions)) FROM daily_stats_v1 WHERE campaign_id = {id:UUID}) AS rolled_up
+            FROM events_v1 WHERE campaign_id = {id:UUID}`,
+    query_params: { id: campaignId },
+    format: 'JSONEachRow',
+  });
+  const [row] = await result.json<{ rows: number | string; distinct_ids: number | string; rolled_up: number | string }>();
+  return { rows: Number(row!.rows), distinct: Number(row!.distinct_ids), rolledUp: Number(row!.rolled_up) };
+}
+
+describe('an accepted event survives kill -9 of the process (the spool is replayed at start)', () => {
+  let acknowledged = 0;
+  let campaignId = '';
+
+  beforeAll(async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(packageRoot, 'test/helpers/pipelineCrashChild.ts'), dataDir], {
+      cwd: packageRoot,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let buffered = '';
+    await new Promise<void>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('exit', () => resolve());
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString();
+        const lines = buffered.split('\n');
+        buffered = lines.pop()!;
+        for (const line of lines) {
+          const [, id, count] = line.split(' ');
+          campaignId = id!;
+          acknowledged = Number(count);
+        }
+        // Mid-load: some batches are in ClickHouse, some in flight, some only in the spool.
+        if (acknowledged >= 5000) child.kill('SIGKILL');
+      });
+    });
+    ch = await openClickHouse({ database: 'adsvc', dataDir });
+    await migrateClickHouse(ch);
+  });
+
+  afterAll(async () => {
+    await ch?.close();
+  });
+
+  it('finds every acknowledged event in ClickHouse exactly once after a restart', async () => {
+    expect(acknowledged).toBeGreaterThanOrEqual(5000);
+    expect(readdirSync(path.join(dataDir, 'spool')).length).toBeGreaterThan(0);
+    const config = loadConfig({ DATA_DIR: dataDir });
+    const restarted = await createClickHouseEventPipeline({ config, ch: ch!, log: silent });
+    await restarted.flush();
+    await restarted.close();
+    const counted = await countEvents(campaignId);
+    expect(counted.rows).toBeGreaterThanOrEqual(acknowledged);
+    expect(counted.distinct).toBe(counted.rows);
+    expect(counted.rolledUp).toBe(counted.rows);
+    expect(readdirSync(path.join(dataDir, 'spool'))).toEqual([]);
+  });
+
+  it('writes a batch once even when it is sent again with the same token', async () => {
+    const config = loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' });
+    const pipeline = await createClickHouseEventPipeline({ config, ch: ch!, log: silent });
+    const id = randomUUID();
+    pipeline.accept([sampleEvent({ campaign_id: id }), sampleEvent({ campaign_id: id })]);
+    await pipeline.flush();
+    await pipeline.close();
+    expect((await countEvents(id)).rows).toBe(2);
+  });
+
+  it('refuses events with 503 unavailable when the buffer is full, and keeps what it accepted', async () => {
+    const config = loadConfig({ DATA_DIR: dataDir, EVENT_BUFFER_MAX_ROWS: '3', EVENT_FLUSH_INTERVAL_MS: '60000' });
+    const pipeline = await createClickHouseEventPipeline({ config, ch: ch!, log: silent });
+    const id = randomUUID();
+    pipeline.accept([sampleEvent({ campaign_id: id }), sampleEvent({ campaign_id: id }), sampleEvent({ campaign_id: id })]);
+    let refused: unknown;
+    try {
+      pipeline.accept([sampleEvent({ campaign_id: id })]);
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(ApiError);
+    expect((refused as ApiError).status).toBe(503);
+    expect(pipeline.pending()).toBe(3);
+    await pipeline.close();
+    expect((await countEvents(id)).rows).toBe(3);
+  });
+
+  it('tells listeners about each accepted event', async () => {
+    const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: dataDir }), ch: ch!, log: silent });
+    const seen: string[] = [];
+    pipeline.onAccepted((event) => seen.push(event.event_id));
+    const event = sampleEvent();
+    pipeline.accept([event]);
+    expect(seen).toEqual([event.event_id]);
+    await pipeline.close();
+  });
+});
