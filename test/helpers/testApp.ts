@@ -9,9 +9,19 @@ import { openStores, type Stores } from '../../src/runtime.js';
 /**
  * Which Postgres the suite runs on: embedded PGlite by default; a real server when
  * ADSVC_TEST_DATABASE_URL is set (.ci/run starts one and runs the suite a second time).
- * ClickHouse is always embedded chdb here, one data directory per test file (process).
+ * ClickHouse is embedded chdb, one data directory per test file (process), unless
+ * ADSVC_TEST_CLICKHOUSE_URL names a server (npm run test:containers).
  */
 export const testDatabaseUrl = process.env.ADSVC_TEST_DATABASE_URL || undefined;
+/** A ClickHouse server for the suite (npm run test:containers); otherwise embedded chdb. */
+const testClickHouse = process.env.ADSVC_TEST_CLICKHOUSE_URL
+  ? {
+      CLICKHOUSE_URL: process.env.ADSVC_TEST_CLICKHOUSE_URL,
+      CLICKHOUSE_USER: process.env.ADSVC_TEST_CLICKHOUSE_USER ?? 'default',
+      CLICKHOUSE_PASSWORD: process.env.ADSVC_TEST_CLICKHOUSE_PASSWORD ?? '',
+      CLICKHOUSE_DATABASE: 'adsvc_test',
+    }
+  : {};
 
 export interface TestContext {
   app: FastifyInstance;
@@ -41,6 +51,7 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): C
   return loadConfig({
     DATA_DIR: dataDir,
     ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
+    ...testClickHouse,
     ADMIN_TOKEN: 'test-admin-token-0123456789',
     TRACKING_SECRET: 'test-tracking-secret-0123456789abcdef0123456789',
     TRACKING_BASE_URL: 'http://track.test',

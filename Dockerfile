@@ -1,0 +1,22 @@
+# adsvc for server mode (DATABASE_URL + CLICKHOUSE_URL): the embedded chdb engine is not installed.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=optional --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY bench ./bench
+RUN npm run build && npm prune --omit=dev --omit=optional
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/data
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json openapi.yaml ./
+COPY bin ./bin
+COPY migrations ./migrations
+COPY clickhouse ./clickhouse
+VOLUME /data
+EXPOSE 8080
+CMD ["node", "dist/src/main.js", "serve"]
