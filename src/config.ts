@@ -25,6 +25,11 @@ export const configSchema = z
     CLICKHOUSE_USER: optionalString,
     CLICKHOUSE_PASSWORD: optionalString,
     CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier').default('adsvc'),
+    /**
+     * On a self-managed ClickHouse cluster: create the database with the Replicated engine, so every
+     * migration reaches every replica and MergeTree tables become ReplicatedMergeTree.
+     */
+    CLICKHOUSE_REPLICATED: booleanFlag.default(false),
     ADMIN_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
     TRACKING_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
     TRACKING_BASE_URL: optionalUrl,

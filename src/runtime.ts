@@ -26,6 +26,7 @@ export async function openStores(config: Config): Promise<Stores> {
       user: config.CLICKHOUSE_USER,
       password: config.CLICKHOUSE_PASSWORD,
       database: config.CLICKHOUSE_DATABASE,
+      replicated: config.CLICKHOUSE_REPLICATED,
       dataDir: config.DATA_DIR,
     });
     const ping = await ch.client.ping();

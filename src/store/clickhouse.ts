@@ -7,6 +7,8 @@ export interface ClickHouseOptions {
   user?: string;
   password?: string;
   database: string;
+  /** Create the database with the Replicated engine (self-managed clusters). */
+  replicated?: boolean;
   dataDir: string;
 }
 
@@ -50,7 +52,11 @@ async function ensureServerDatabase(options: ClickHouseOptions): Promise<void> {
     request_timeout: 10_000,
   });
   try {
-    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}` });
+    // The name is a checked identifier (config), so it can stand in the DDL; ClickHouse has no parameter for it.
+    const engine = options.replicated
+      ? ` ENGINE = Replicated('/clickhouse/databases/${options.database}', '{shard}', '{replica}')`
+      : '';
+    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}${engine}` });
   } finally {
     await admin.close();
   }
