@@ -55,6 +55,17 @@ export const configSchema = z
     INDEX_REFRESH_MS: z.coerce.number().int().min(50).default(1000),
     /** How often pacing re-reads today's spend from ClickHouse (the sum over every instance). */
     PACING_SYNC_MS: z.coerce.number().int().min(100).default(2000),
+    /** How often ad selection re-reads 30 days of impressions, clicks and conversions to re-estimate CTR and CVR. */
+    SELECTION_STATS_REFRESH_MS: z.coerce.number().int().min(100).default(60_000),
+    /** How often certified placements are checked for server-side (data-center) impression traffic. */
+    AUTO_REVOCATION_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
+    /** The look-back window of that check. */
+    AUTO_REVOCATION_WINDOW_MINUTES: z.coerce.number().int().min(1).max(1440).default(60),
+    /** Revoke when this many impressions in the window came from data-center addresses... */
+    AUTO_REVOCATION_DATACENTER_IMPRESSIONS: z.coerce.number().int().min(1).default(20),
+    /** ...or when this share of them did, once at least AUTO_REVOCATION_MIN_IMPRESSIONS were seen. */
+    AUTO_REVOCATION_DATACENTER_SHARE: z.coerce.number().gt(0).max(1).default(0.05),
+    AUTO_REVOCATION_MIN_IMPRESSIONS: z.coerce.number().int().min(1).default(100),
     /** How long a tracking link stays valid after the serve. */
     TRACKING_LINK_TTL_SECONDS: z.coerce.number().int().min(60).default(7 * 24 * 3600),
     /** Days a conversion may follow its click and still be attributed. */
