@@ -1,4 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../app.js';
+import { campaignRoutes } from './campaignRoutes.js';
+import { lineItemRoutes } from './lineItemRoutes.js';
 
-export async function managementRoutes(_app: FastifyInstance, _deps: FeatureDeps): Promise<void> {}
+/**
+ * The advertiser Management API under /v1/advertiser: campaigns and their line items. Reads take a
+ * key with the campaigns or reporting permission; writes need campaigns. Every route is scoped to
+ * the key's organization.
+ */
+export async function managementRoutes(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
+  await campaignRoutes(app, deps);
+  await lineItemRoutes(app, deps);
+}

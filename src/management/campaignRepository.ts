@@ -1,0 +1,136 @@
+import type { SqlExecutor } from '../store/postgres.js';
+import type { CampaignPatch } from './campaignSchemas.js';
+import type { CampaignStatus, Objective } from './valueNormalization.js';
+
+export interface Campaign {
+  id: string;
+  name: string;
+  brand_name: string;
+  user_id: string;
+  objective: Objective | null;
+  status: CampaignStatus;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const campaignColumns = 'c.id, c.name, c.brand_name, c.user_id, c.objective, c.status, c.created_at, c.updated_at';
+
+// Tenancy, the same predicate everywhere: the campaign's user is a member of the key's organization
+// (memberships primary key lookup). A campaign that fails it is indistinguishable from a missing one.
+
+export async function isMember(db: SqlExecutor, organizationId: string, userId: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM memberships WHERE organization_id = $1 AND user_id = $2', [
+    organizationId,
+    userId,
+  ]);
+  return rows.length > 0;
+}
+
+export interface NewCampaign {
+  user_id: string;
+  name: string;
+  brand_name: string;
+  objective: Objective | null;
+}
+
+/** Inserts a paused campaign in one statement with the membership check; null when the user is not a member. */
+export async function insertCampaign(db: SqlExecutor, organizationId: string, campaign: NewCampaign): Promise<Campaign | null> {
+  const { rows } = await db.query<Campaign>(
+    `INSERT INTO campaigns AS c (user_id, name, brand_name, objective, status)
+     SELECT $2::uuid, $3::text, $4::text, $5::text, 'paused'
+     WHERE EXISTS (SELECT 1 FROM memberships m WHERE m.organization_id = $1 AND m.user_id = $2::uuid)
+     RETURNING ${campaignColumns}`,
+    [organizationId, campaign.user_id, campaign.name, campaign.brand_name, campaign.objective],
+  );
+  return rows[0] ?? null;
+}
+
+export async function findCampaign(db: SqlExecutor, organizationId: string, campaignId: string): Promise<Campaign | null> {
+  const { rows } = await db.query<Campaign>(
+    `SELECT ${campaignColumns} FROM campaigns c
+     WHERE c.id = $2
+       AND EXISTS (SELECT 1 FROM memberships m WHERE m.organization_id = $1 AND m.user_id = c.user_id)`,
+    [organizationId, campaignId],
+  );
+  return rows[0] ?? null;
+}
+
+/** Like findCampaign, and holds the row until the transaction ends (state changes read-then-write). */
+export async function lockCampaign(tx: SqlExecutor, organizationId: string, campaignId: string): Promise<Campaign | null> {
+  const { rows } = await tx.query<Campaign>(
+    `SELECT ${campaignColumns} FROM campaigns c
+     WHERE c.id = $2
+       AND EXISTS (SELECT 1 FROM memberships m WHERE m.organization_id = $1 AND m.user_id = c.user_id)
+     FOR UPDATE`,
+    [organizationId, campaignId],
+  );
+  return rows[0] ?? null;
+}
+
+export interface CampaignPage {
+  status?: CampaignStatus;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * One page of the organization's campaigns, oldest first, ties broken by id so that offset paging
+ * never repeats or skips a row. Reads campaigns_user_created_idx per member.
+ */
+export async function listCampaigns(db: SqlExecutor, organizationId: string, page: CampaignPage): Promise<Campaign[]> {
+  const { rows } = await db.query<Campaign>(
+    `SELECT ${campaignColumns} FROM memberships m
+     JOIN campaigns c ON c.user_id = m.user_id
+     WHERE m.organization_id = $1 AND ($2::text IS NULL OR c.status = $2::text)
+     ORDER BY c.created_at, c.id
+     LIMIT $3 OFFSET $4`,
+    [organizationId, page.status ?? null, page.limit, page.offset],
+  );
+  return rows;
+}
+
+/** Applies the given fields; `objective: null` clears it. The caller has checked tenancy and the transition. */
+export async function updateCampaign(tx: SqlExecutor, campaignId: string, patch: CampaignPatch): Promise<Campaign> {
+  const { rows } = await tx.query<Campaign>(
+    `UPDATE campaigns c SET
+       name = COALESCE($2, c.name),
+       brand_name = COALESCE($3, c.brand_name),
+       objective = CASE WHEN $4::boolean THEN $5::text ELSE c.objective END,
+       status = COALESCE($6, c.status),
+       updated_at = now()
+     WHERE c.id = $1
+     RETURNING ${campaignColumns}`,
+    [
+      campaignId,
+      patch.name ?? null,
+      patch.brand_name ?? null,
+      patch.objective !== undefined,
+      patch.objective ?? null,
+      patch.status ?? null,
+    ],
+  );
+  return rows[0]!;
+}
+
+/** Deletes the campaign; line items and creatives go with it (ON DELETE CASCADE). False when not visible. */
+export async function deleteCampaign(db: SqlExecutor, organizationId: string, campaignId: string): Promise<boolean> {
+  const { rows } = await db.query(
+    `DELETE FROM campaigns c
+     WHERE c.id = $2
+       AND EXISTS (SELECT 1 FROM memberships m WHERE m.organization_id = $1 AND m.user_id = c.user_id)
+     RETURNING c.id`,
+    [organizationId, campaignId],
+  );
+  return rows.length > 0;
+}
+
+/** A paused copy of the campaign under the same user, with a new name. */
+export async function copyCampaign(tx: SqlExecutor, campaignId: string, name: string): Promise<Campaign> {
+  const { rows } = await tx.query<Campaign>(
+    `INSERT INTO campaigns AS c (user_id, name, brand_name, objective, status)
+     SELECT source.user_id, $2, source.brand_name, source.objective, 'paused' FROM campaigns source WHERE source.id = $1
+     RETURNING ${campaignColumns}`,
+    [campaignId, name],
+  );
+  return rows[0]!;
+}

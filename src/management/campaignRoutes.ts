@@ -1,0 +1,97 @@
+import type { FastifyInstance } from 'fastify';
+import type { FeatureDeps } from '../app.js';
+import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
+import { ApiError, parsePathParams, zodDetails } from '../http/errors.js';
+import {
+  activateBody,
+  campaignInput,
+  campaignListQuery,
+  campaignPatch,
+  composeBody,
+  duplicateBody,
+  validateBody,
+} from './campaignSchemas.js';
+import {
+  activateCampaign,
+  composeCampaign,
+  createCampaign,
+  duplicateCampaign,
+  getCampaign,
+  listCampaignPage,
+  patchCampaign,
+  validateCampaign,
+} from './campaignService.js';
+import { deleteCampaign } from './campaignRepository.js';
+import { idParam } from './fieldSchemas.js';
+import { createLineItem, listCampaignLineItems } from './lineItemService.js';
+import { lineItemInput } from './lineItemSchemas.js';
+import { parseBody } from './parseBody.js';
+
+export async function campaignRoutes(app: FastifyInstance, { db }: FeatureDeps): Promise<void> {
+  const read = { preHandler: requireApiKey(db, ['campaigns', 'reporting']) };
+  const write = { preHandler: requireApiKey(db, ['campaigns']) };
+  const campaignId = (params: unknown) => parsePathParams(idParam, params, 'campaign').id;
+
+  app.get('/v1/advertiser/campaigns', read, async (request) => {
+    const query = campaignListQuery.safeParse(request.query);
+    if (!query.success) throw new ApiError('bad_request', 'query parameters are invalid', zodDetails(query.error));
+    return listCampaignPage(db, advertiserOf(request).organizationId, query.data);
+  });
+
+  app.post('/v1/advertiser/campaigns', write, async (request, reply) => {
+    const input = parseBody(campaignInput, request.body);
+    return reply.code(201).send({ data: await createCampaign(db, advertiserOf(request).organizationId, input) });
+  });
+
+  app.post('/v1/advertiser/campaigns/validate', write, async (request) => {
+    const input = parseBody(validateBody, request.body);
+    return { data: await validateCampaign(db, advertiserOf(request).organizationId, input) };
+  });
+
+  app.post('/v1/advertiser/campaigns/compose', write, async (request, reply) => {
+    const input = parseBody(composeBody, request.body);
+    return reply.code(201).send({ data: await composeCampaign(db, advertiserOf(request).organizationId, input) });
+  });
+
+  app.get('/v1/advertiser/campaigns/:id', read, async (request) => {
+    const id = campaignId(request.params);
+    return { data: await getCampaign(db, advertiserOf(request).organizationId, id) };
+  });
+
+  app.patch('/v1/advertiser/campaigns/:id', write, async (request) => {
+    const id = campaignId(request.params);
+    const patch = parseBody(campaignPatch, request.body);
+    return { data: await patchCampaign(db, advertiserOf(request).organizationId, id, patch) };
+  });
+
+  app.delete('/v1/advertiser/campaigns/:id', write, async (request, reply) => {
+    const id = campaignId(request.params);
+    if (!(await deleteCampaign(db, advertiserOf(request).organizationId, id))) {
+      throw new ApiError('not_found', 'campaign not found');
+    }
+    return reply.code(204).send();
+  });
+
+  app.post('/v1/advertiser/campaigns/:id/duplicate', write, async (request, reply) => {
+    const id = campaignId(request.params);
+    const { name } = parseBody(duplicateBody, request.body);
+    return reply.code(201).send({ data: await duplicateCampaign(db, advertiserOf(request).organizationId, id, name) });
+  });
+
+  app.post('/v1/advertiser/campaigns/:id/activate', write, async (request) => {
+    const id = campaignId(request.params);
+    parseBody(activateBody, request.body);
+    return { data: await activateCampaign(db, advertiserOf(request).organizationId, id) };
+  });
+
+  app.get('/v1/advertiser/campaigns/:id/line-items', read, async (request) => {
+    const id = campaignId(request.params);
+    return { data: await listCampaignLineItems(db, advertiserOf(request).organizationId, id) };
+  });
+
+  app.post('/v1/advertiser/campaigns/:id/line-items', write, async (request, reply) => {
+    const id = campaignId(request.params);
+    const input = parseBody(lineItemInput, request.body);
+    return reply.code(201).send({ data: await createLineItem(db, advertiserOf(request).organizationId, id, input) });
+  });
+}

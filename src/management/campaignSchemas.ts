@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { boundedInteger, textLine } from './fieldSchemas.js';
+import { lineItemInput } from './lineItemSchemas.js';
+import { campaignStatusAliases, campaignStatuses, normalizedTerm, objectiveAliases } from './valueNormalization.js';
+
+/**
+ * CampaignInput: the body of POST campaigns and the campaign part of compose and validate.
+ * A new campaign always starts paused, so the only statuses accepted here are draft and paused.
+ */
+export const campaignInput = z.strictObject({
+  name: textLine(200),
+  brand_name: textLine(200),
+  user_id: z.uuid(),
+  objective: normalizedTerm(objectiveAliases).nullable().optional(),
+  status: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['draft', 'paused'], { error: 'a new campaign starts paused: send draft, paused or nothing' }))
+    .optional(),
+});
+export type CampaignInput = z.output<typeof campaignInput>;
+
+export const composeBody = z.strictObject({ campaign: campaignInput, line_item: lineItemInput });
+export type ComposeInput = z.output<typeof composeBody>;
+
+/** The compose shape with either part optional: validate checks whatever it is given. */
+export const validateBody = z
+  .strictObject({ campaign: campaignInput.optional(), line_item: lineItemInput.optional() })
+  .refine((body) => body.campaign !== undefined || body.line_item !== undefined, 'send campaign, line_item or both');
+export type ValidateInput = z.output<typeof validateBody>;
+
+export const campaignPatch = z
+  .strictObject({
+    name: textLine(200).optional(),
+    brand_name: textLine(200).optional(),
+    objective: normalizedTerm(objectiveAliases).nullable().optional(),
+    status: normalizedTerm(campaignStatusAliases).optional(),
+  })
+  .refine((patch) => Object.keys(patch).length > 0, 'send at least one of name, brand_name, objective, status');
+export type CampaignPatch = z.output<typeof campaignPatch>;
+
+export const duplicateBody = z.strictObject({ name: textLine(200).optional() });
+
+export const activateBody = z.strictObject({});
+
+export const campaignListQuery = z.object({
+  status: z.enum(campaignStatuses).optional(),
+  limit: boundedInteger(1, 1000).default(100),
+  offset: boundedInteger(0, 1_000_000_000).default(0),
+});

@@ -1,0 +1,146 @@
+import type { Postgres, SqlExecutor } from '../store/postgres.js';
+import { ApiError, type ErrorDetail } from '../http/errors.js';
+import {
+  copyCampaign,
+  findCampaign,
+  insertCampaign,
+  isMember,
+  listCampaigns,
+  lockCampaign,
+  updateCampaign,
+  type Campaign,
+  type CampaignPage,
+  type NewCampaign,
+} from './campaignRepository.js';
+import type { CampaignInput, CampaignPatch, ComposeInput, ValidateInput } from './campaignSchemas.js';
+import { copyCreatives } from './creativeRepository.js';
+import { activateLineItems, completeLineItems, copyLineItems, listLineItems } from './lineItemRepository.js';
+import { addLineItem, campaignNotFound, normalizedLineItem, withCreatives } from './lineItemService.js';
+import { activationGaps, campaignTransitionError } from './statusTransitions.js';
+
+const userNotMember = () => new ApiError('forbidden', 'user_id is not a member of this organization');
+
+function newCampaign(input: CampaignInput): NewCampaign {
+  return { user_id: input.user_id, name: input.name, brand_name: input.brand_name, objective: input.objective ?? null };
+}
+
+/** The create response: exactly the fields the spec lists. */
+function created(campaign: Campaign) {
+  const { id, name, brand_name, user_id, status, objective, created_at } = campaign;
+  return { id, name, brand_name, user_id, status, objective, created_at };
+}
+
+export async function createCampaign(db: SqlExecutor, organizationId: string, input: CampaignInput) {
+  const campaign = await insertCampaign(db, organizationId, newCampaign(input));
+  if (!campaign) throw userNotMember();
+  return created(campaign);
+}
+
+/** Campaign and line item in one transaction: a failure at any step leaves nothing behind. */
+export async function composeCampaign(db: Postgres, organizationId: string, input: ComposeInput) {
+  return db.transaction(async (tx) => {
+    const campaign = await insertCampaign(tx, organizationId, newCampaign(input.campaign));
+    if (!campaign) throw userNotMember();
+    const lineItem = await addLineItem(tx, campaign.id, input.line_item);
+    return {
+      campaign: { id: campaign.id, name: campaign.name, status: campaign.status },
+      line_item: { id: lineItem.id, campaign_id: lineItem.campaign_id, title: lineItem.title, status: lineItem.status },
+    };
+  });
+}
+
+/** The dry run: the same checks as create and compose (membership included), and nothing written. */
+export async function validateCampaign(db: SqlExecutor, organizationId: string, input: ValidateInput) {
+  if (input.campaign && !(await isMember(db, organizationId, input.campaign.user_id))) throw userNotMember();
+  return {
+    valid: true as const,
+    campaign: input.campaign ? { ...newCampaign(input.campaign), status: 'paused' as const } : null,
+    line_item: input.line_item ? { ...normalizedLineItem(input.line_item), creatives: input.line_item.creatives ?? [] } : null,
+  };
+}
+
+export async function getCampaign(db: SqlExecutor, organizationId: string, campaignId: string): Promise<Campaign> {
+  const campaign = await findCampaign(db, organizationId, campaignId);
+  if (!campaign) throw campaignNotFound();
+  return campaign;
+}
+
+/** A page in reporting's shape: total is the rows on this page; has_more when the page is full. */
+export async function listCampaignPage(db: SqlExecutor, organizationId: string, page: CampaignPage) {
+  const rows = await listCampaigns(db, organizationId, page);
+  return {
+    data: rows,
+    pagination: { limit: page.limit, offset: page.offset, total: rows.length, has_more: rows.length === page.limit },
+  };
+}
+
+/**
+ * The activation rule, shared by POST activate and PATCH status=active: the campaign is not
+ * completed, has at least one line item that is not completed, and each of those has a budget and
+ * bids. Then the campaign and those line items become active.
+ */
+async function activateLocked(tx: SqlExecutor, campaign: Campaign): Promise<void> {
+  const refusal = campaignTransitionError(campaign.status, 'active');
+  if (refusal) throw new ApiError('validation_error', refusal, [{ path: 'status', message: refusal }]);
+  const open = (await listLineItems(tx, campaign.id)).filter((lineItem) => lineItem.status !== 'completed');
+  if (open.length === 0) {
+    const message = 'a campaign needs at least one line item that is not completed to be activated';
+    throw new ApiError('validation_error', message, [{ path: 'line_items', message }]);
+  }
+  const gaps: ErrorDetail[] = open.flatMap((lineItem) =>
+    activationGaps(lineItem).map((gap) => ({
+      path: `line_items.${lineItem.id}.${gap}`,
+      message: `line item "${lineItem.title}" has no ${gap}`,
+    })),
+  );
+  if (gaps.length > 0) throw new ApiError('validation_error', 'every line item needs a budget and bids to be activated', gaps);
+  await activateLineItems(tx, campaign.id);
+}
+
+async function campaignWithLineItems(tx: SqlExecutor, campaign: Campaign) {
+  return { campaign, line_items: await withCreatives(tx, await listLineItems(tx, campaign.id)) };
+}
+
+export async function activateCampaign(db: Postgres, organizationId: string, campaignId: string) {
+  return db.transaction(async (tx) => {
+    const campaign = await lockCampaign(tx, organizationId, campaignId);
+    if (!campaign) throw campaignNotFound();
+    await activateLocked(tx, campaign);
+    return campaignWithLineItems(tx, await updateCampaign(tx, campaign.id, { status: 'active' }));
+  });
+}
+
+/**
+ * PATCH: active <-> paused, anything -> completed (its line items complete with it), nothing out
+ * of completed. status=active is the activation rule itself.
+ */
+export async function patchCampaign(db: Postgres, organizationId: string, campaignId: string, patch: CampaignPatch) {
+  return db.transaction(async (tx) => {
+    const campaign = await lockCampaign(tx, organizationId, campaignId);
+    if (!campaign) throw campaignNotFound();
+    if (patch.status === 'active') {
+      await activateLocked(tx, campaign);
+    } else if (patch.status !== undefined) {
+      const refusal = campaignTransitionError(campaign.status, patch.status);
+      if (refusal) throw new ApiError('validation_error', refusal, [{ path: 'status', message: refusal }]);
+      if (patch.status === 'completed') await completeLineItems(tx, campaign.id);
+    }
+    return updateCampaign(tx, campaign.id, patch);
+  });
+}
+
+/**
+ * A paused copy of the campaign with its line items (draft), their budgets, bids, targeting and
+ * creatives, in one transaction.
+ */
+export async function duplicateCampaign(db: Postgres, organizationId: string, campaignId: string, name?: string) {
+  return db.transaction(async (tx) => {
+    const source = await findCampaign(tx, organizationId, campaignId);
+    if (!source) throw campaignNotFound();
+    const copy = await copyCampaign(tx, source.id, name ?? `${source.name} (copy)`);
+    for (const { sourceId, lineItem } of await copyLineItems(tx, source.id, copy.id)) {
+      await copyCreatives(tx, sourceId, lineItem.id);
+    }
+    return campaignWithLineItems(tx, copy);
+  });
+}

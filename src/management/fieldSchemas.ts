@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+// Postgres text cannot hold NUL and control characters break rendering: refuse them up front (422),
+// rather than letting the database answer 500.
+const controlCharacters = /[\p{Cc}]/u;
+const controlCharactersExceptNewline = /[^\P{Cc}\n]/u;
+
+/** A trimmed, non-empty line of text of at most `max` characters. */
+export function textLine(max: number) {
+  return z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .refine((text) => !controlCharacters.test(text), 'must not contain control characters');
+}
+
+/** Like textLine, but line breaks are allowed (creative body copy). */
+export function textBlock(max: number) {
+  return z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .refine((text) => !controlCharactersExceptNewline.test(text), 'must not contain control characters');
+}
+
+/**
+ * A money amount in the budget's currency: positive, at most 6 decimals (the column is
+ * numeric(18, 6), and a silently rounded bid would price differently from what was sent).
+ */
+export const moneyAmount = z
+  .number()
+  .positive()
+  .max(1_000_000_000)
+  .refine((amount) => Number(amount.toFixed(6)) === amount, 'must have at most 6 decimal places');
+
+/** An http(s) link of at most 2048 characters; no javascript:, data: or other schemes. */
+export const webUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2048);
+
+export const idParam = z.object({ id: z.uuid() });
+
+/** `limit` and `offset` as reporting takes them; the query string holds text, so digits only. */
+export function boundedInteger(min: number, max: number) {
+  return z
+    .string()
+    .regex(/^\d{1,10}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { placementId } from '../admin/adminSchemas.js';
+
+const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
+
+/**
+ * A keyword or phrase, stored the way serving matches it: lower case, trimmed, inner whitespace
+ * collapsed to one space. Matching against context.query and context.response is case-insensitive.
+ */
+const keyword = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .overwrite((text) => text.replace(/\s+/g, ' '))
+  .min(1)
+  .max(100)
+  .refine((text) => !/\p{Cc}/u.test(text), 'must not contain control characters');
+
+/** An ISO 639-1 code, lower case (en, de, ja). */
+const languageCode = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z]{2}$/, 'must be an ISO 639-1 language code (two letters)')
+  .refine((code) => languageNames.of(code) !== undefined, 'is not an ISO 639-1 language code');
+
+function uniqueList<Item extends z.ZodType<string>>(item: Item, max: number) {
+  return z
+    .array(item)
+    .max(max)
+    .transform((list) => [...new Set(list)]);
+}
+
+function includeExclude<Item extends z.ZodType<string>>(item: Item) {
+  return z.strictObject({ include: uniqueList(item, 500).optional(), exclude: uniqueList(item, 500).optional() });
+}
+
+/**
+ * What a line item may be served next to. A missing or empty include list means everything;
+ * exclude always wins; missing languages means any language. PUT targeting replaces the whole
+ * object, and `{}` means no targeting at all. Serving reads exactly this shape from
+ * line_items.targeting.
+ */
+export const targetingSchema = z.strictObject({
+  keywords: includeExclude(keyword).optional(),
+  placements: includeExclude(placementId).optional(),
+  languages: uniqueList(languageCode, 200).optional(),
+});
+
+export type Targeting = z.output<typeof targetingSchema>;
