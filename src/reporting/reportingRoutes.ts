@@ -1,4 +1,68 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import Negotiator from 'negotiator';
 import type { FeatureDeps } from '../app.js';
+import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
+import { campaignReport, campaignRowColumns } from './campaignReport.js';
+import { dailyReport, dailyRowColumns } from './dailyReport.js';
+import { trafficQualityReport, trafficQualityRowColumns } from './trafficQualityReport.js';
+import { parseCampaignReportParams, parseTrafficQualityParams, type ReportFormat } from './reportingParams.js';
+import { sendReport } from './reportResponse.js';
 
-export async function reportingRoutes(_app: FastifyInstance, _deps: FeatureDeps): Promise<void> {}
+/**
+ * Advertiser reporting on the ClickHouse rollups: the spec's campaign and daily breakdowns, and the
+ * traffic-quality view of what was filtered out as invalid. Both need the reporting permission and
+ * answer JSON, or CSV for `Accept: text/csv` or `format=csv`.
+ */
+export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
+  const stores = { db: deps.db, ch: deps.ch };
+  const preHandler = requireApiKey(deps.db, ['reporting']);
+
+  app.get('/v1/advertiser/reporting/campaigns', { preHandler }, async (request, reply) => {
+    const { organizationId } = advertiserOf(request);
+    const params = parseCampaignReportParams(request.query, negotiatedFormat(request));
+    const reportRequest = {
+      organizationId,
+      campaignIds: params.campaign_ids,
+      dateFrom: params.date_from,
+      dateTo: params.date_to,
+      limit: params.limit,
+      offset: params.offset,
+    };
+    const common = {
+      format: params.format,
+      limit: params.limit,
+      offset: params.offset,
+      query: { breakdown: params.breakdown, date_from: params.date_from, date_to: params.date_to, campaign_ids: params.campaign_ids },
+      filename: `${params.breakdown}-report_${params.date_from}_${params.date_to}.csv`,
+    };
+    return params.breakdown === 'daily'
+      ? sendReport(reply, { ...common, columns: dailyRowColumns, batches: dailyReport(stores, reportRequest) })
+      : sendReport(reply, { ...common, columns: campaignRowColumns, batches: campaignReport(stores, reportRequest) });
+  });
+
+  app.get('/v1/advertiser/reporting/traffic-quality', { preHandler }, async (request, reply) => {
+    const { organizationId } = advertiserOf(request);
+    const params = parseTrafficQualityParams(request.query, negotiatedFormat(request));
+    return sendReport(reply, {
+      format: params.format,
+      columns: trafficQualityRowColumns,
+      batches: trafficQualityReport(stores, {
+        organizationId,
+        campaignIds: params.campaign_ids,
+        dateFrom: params.date_from,
+        dateTo: params.date_to,
+        limit: params.limit,
+        offset: params.offset,
+      }),
+      limit: params.limit,
+      offset: params.offset,
+      query: { date_from: params.date_from, date_to: params.date_to, campaign_ids: params.campaign_ids },
+      filename: `traffic-quality_${params.date_from}_${params.date_to}.csv`,
+    });
+  });
+}
+
+/** CSV when the Accept header prefers it to JSON (q-values honoured); JSON otherwise, also with no Accept. */
+function negotiatedFormat(request: FastifyRequest): ReportFormat {
+  return new Negotiator(request).mediaType(['application/json', 'text/csv']) === 'text/csv' ? 'csv' : 'json';
+}

@@ -1,0 +1,47 @@
+import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
+import { csvRecord, type CsvField } from './csvFormat.js';
+import type { ReportFormat } from './reportingParams.js';
+
+export interface Report<Row> {
+  format: ReportFormat;
+  /** The row fields, in order: CSV columns. */
+  columns: ReadonlyArray<keyof Row & string>;
+  batches: AsyncGenerator<Row[]>;
+  limit: number;
+  offset: number;
+  /** Echo of the applied parameters (JSON only). */
+  query: Record<string, unknown>;
+  /** Suggested file name of a CSV download. */
+  filename: string;
+}
+
+/**
+ * JSON: `{data, pagination, query}`, pagination as the spec defines it (total is the number of rows
+ * on this page, has_more is total == limit). CSV: a header line and the same rows, streamed batch by
+ * batch. The first batch is read before anything is sent, so a failing query still answers a clean
+ * 500; a failure later can only cut the stream, which the client sees as an incomplete download.
+ */
+export async function sendReport<Row extends object>(reply: FastifyReply, report: Report<Row>): Promise<FastifyReply> {
+  if (report.format === 'json') {
+    const data: Row[] = [];
+    for await (const batch of report.batches) data.push(...batch);
+    return reply.send({
+      data,
+      pagination: { limit: report.limit, offset: report.offset, total: data.length, has_more: data.length === report.limit },
+      query: report.query,
+    });
+  }
+  const first = await report.batches.next();
+  const toCsv = (rows: Row[]) => rows.map((row) => csvRecord(report.columns.map((column) => row[column] as CsvField))).join('');
+  async function* csv(): AsyncGenerator<string> {
+    yield csvRecord(report.columns);
+    if (first.done) return;
+    yield toCsv(first.value);
+    for await (const batch of report.batches) yield toCsv(batch);
+  }
+  return reply
+    .type('text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${report.filename}"`)
+    .send(Readable.from(csv()));
+}

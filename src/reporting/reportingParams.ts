@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { ApiError, zodDetails } from '../http/errors.js';
+import { addDays, daysBetween, isCalendarDate, todayUtc } from './utcDate.js';
+
+/** The spec's limits. The window is date_to minus date_from in days, the spec's own measure (see README). */
+export const MAX_WINDOW_DAYS = 92;
+export const DEFAULT_WINDOW_DAYS = 30;
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 1000;
+/** CSV is for exports: the same paging, with pages up to this size, streamed in batches. */
+export const MAX_CSV_LIMIT = 100_000;
+
+export type ReportFormat = 'json' | 'csv';
+
+/** ClickHouse's Date type covers these days; a date outside could not be compared with the rollups. */
+const EARLIEST_DATE = '1970-01-01';
+const LATEST_DATE = '2149-06-06';
+
+const date = z
+  .string()
+  .refine(isCalendarDate, 'must be a calendar date written YYYY-MM-DD')
+  .refine((value) => value >= EARLIEST_DATE && value <= LATEST_DATE, `must be between ${EARLIEST_DATE} and ${LATEST_DATE}`);
+
+const wholeNumber = z.string().regex(/^\d{1,9}$/, 'must be a whole number').transform(Number);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Comma-separated (or repeated) campaign ids. Entries that are not UUIDs are dropped, as the spec
+ * says; duplicates too. No entry at all (absent, or only commas) is no filter (null); entries that
+ * were all invalid are a filter that matches nothing ([]), never "every campaign".
+ */
+const campaignIds = z
+  .union([z.string(), z.array(z.string())])
+  .optional()
+  .transform((value) => {
+    const entries = [value ?? []]
+      .flat()
+      .flatMap((part) => part.split(','))
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '');
+    if (entries.length === 0) return null;
+    return [...new Set(entries.filter((entry) => UUID.test(entry)).map((entry) => entry.toLowerCase()))];
+  });
+
+const windowParams = {
+  date_from: date.default(() => addDays(todayUtc(), -DEFAULT_WINDOW_DAYS)),
+  date_to: date.default(() => todayUtc()),
+  campaign_ids: campaignIds,
+  limit: wholeNumber.default(DEFAULT_LIMIT),
+  offset: wholeNumber.default(0),
+  format: z.enum(['json', 'csv']),
+};
+
+type WindowParams = { date_from: string; date_to: string; limit: number; format: ReportFormat };
+
+/** Rules across parameters: a forward window of at most 92 days, and a page size the format allows. */
+function checkWindowAndLimit(params: WindowParams, ctx: z.RefinementCtx): void {
+  const days = daysBetween(params.date_from, params.date_to);
+  if (days < 0) {
+    ctx.addIssue({ code: 'custom', path: ['date_to'], message: 'must not be before date_from' });
+  } else if (days > MAX_WINDOW_DAYS) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['date_to'],
+      message: `window is ${days} days (date_to minus date_from); at most ${MAX_WINDOW_DAYS} are allowed`,
+    });
+  }
+  const maxLimit = params.format === 'csv' ? MAX_CSV_LIMIT : MAX_LIMIT;
+  if (params.limit < 1 || params.limit > maxLimit) {
+    ctx.addIssue({ code: 'custom', path: ['limit'], message: `must be between 1 and ${maxLimit}` });
+  }
+}
+
+const campaignReportSchema = z
+  .object({ ...windowParams, breakdown: z.enum(['campaign', 'daily']).default('campaign') })
+  .superRefine(checkWindowAndLimit);
+
+const trafficQualitySchema = z.object(windowParams).superRefine(checkWindowAndLimit);
+
+export type CampaignReportParams = z.output<typeof campaignReportSchema>;
+export type TrafficQualityParams = z.output<typeof trafficQualitySchema>;
+
+/**
+ * Query parameters of GET /v1/advertiser/reporting/campaigns. `negotiatedFormat` comes from the
+ * Accept header; a `format` parameter overrides it. Any bad parameter is 400 bad_request, listing each.
+ */
+export function parseCampaignReportParams(query: unknown, negotiatedFormat: ReportFormat): CampaignReportParams {
+  return parseParams(campaignReportSchema, query, negotiatedFormat);
+}
+
+/** Query parameters of GET /v1/advertiser/reporting/traffic-quality: the same, without breakdown. */
+export function parseTrafficQualityParams(query: unknown, negotiatedFormat: ReportFormat): TrafficQualityParams {
+  return parseParams(trafficQualitySchema, query, negotiatedFormat);
+}
+
+function parseParams<Schema extends z.ZodType>(schema: Schema, query: unknown, negotiatedFormat: ReportFormat): z.output<Schema> {
+  const result = schema.safeParse({ format: negotiatedFormat, ...(query as object) });
+  if (result.success) return result.data;
+  const details = zodDetails(result.error);
+  throw new ApiError('bad_request', details.map((detail) => `${detail.path}: ${detail.message}`).join('; '), details);
+}

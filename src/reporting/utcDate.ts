@@ -1,0 +1,34 @@
+/**
+ * Calendar dates as 'YYYY-MM-DD' strings. Reporting days are UTC days (the rollups bucket events by
+ * toDate(event_time) of a UTC column), so every date here is a UTC date.
+ */
+const MS_PER_DAY = 86_400_000;
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** True for a real calendar date written exactly as YYYY-MM-DD: not 2026-02-30, not 2026-1-5. */
+export function isCalendarDate(text: string): boolean {
+  const match = ISO_DATE.exec(text);
+  if (!match) return false;
+  const [, year, month, day] = match.map(Number) as [number, number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+export function todayUtc(now: Date = new Date()): string {
+  return now.toISOString().slice(0, 10);
+}
+
+export function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * MS_PER_DAY).toISOString().slice(0, 10);
+}
+
+/** `to` minus `from` in whole days: 0 for the same day, negative when `to` comes first. */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / MS_PER_DAY);
+}
+
+/** Every date from `from` to `to`, both included, ascending. */
+export function eachDate(from: string, to: string): string[] {
+  const count = daysBetween(from, to) + 1;
+  return Array.from({ length: Math.max(0, count) }, (_, index) => addDays(from, index));
+}
