@@ -1,4 +1,131 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../app.js';
+import { ApiError } from '../http/errors.js';
+import { bearerToken } from '../http/bearerToken.js';
+import { hashSecret } from '../http/secretHash.js';
+import { convertToUsd } from '../money/usdRates.js';
+import { createUserAgentClassifier } from '../ivt/userAgentClassifier.js';
+import { parseBody } from '../management/parseBody.js';
+import { publisherRoutes } from '../publisher/publisherRoutes.js';
+import { integrationReviewAdminRoutes } from '../publisher/integrationReviewAdminRoutes.js';
+import { AdIndexRefresher } from './adIndexRefresher.js';
+import { SpendPacing } from './spendPacing.js';
+import { DeliveryLearning } from './deliveryLearning.js';
+import { startPeriodicTask } from './periodicTask.js';
+import { revokeServerSideTraffic } from './autoRevocation.js';
+import { selectAd } from './selectAd.js';
+import { adPayload } from './adPayload.js';
+import { SERVE_BODY_LIMIT_BYTES, serveRequestBody } from './serveSchemas.js';
 
-export async function servingRoutes(_app: FastifyInstance, _deps: FeatureDeps): Promise<void> {}
+const NO_AD = { ad: null } as const;
+
+/**
+ * POST /v1/serve from an in-memory ad index (no database query on the serve path), the background
+ * work that keeps it current (index refresh, pacing sync, CTR learning, auto-revocation), and the
+ * publisher and integration-review routes.
+ */
+export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
+  const { config, db, ch, events, secrets } = deps;
+  const log = app.log;
+
+  const pacing = new SpendPacing(ch, () => events.pending());
+  const learning = new DeliveryLearning(ch);
+  events.onAccepted((event) => {
+    pacing.record(event);
+    learning.record(event);
+  });
+
+  const refresher = await AdIndexRefresher.start({
+    db,
+    refreshMs: config.INDEX_REFRESH_MS,
+    build: {
+      spendCounterFor: (id) => pacing.counterFor(id),
+      statsFor: (id) => learning.statsFor(id),
+      toUsd: convertToUsd,
+    },
+    onBuilt: (index) => {
+      const ids = new Set(index.lineItems.map((entry) => entry.id));
+      pacing.retainOnly(ids);
+      learning.retainOnly(ids);
+    },
+    log,
+  });
+  // Spend and history before the first serve, so a restarted instance does not overspend.
+  await Promise.all([
+    pacing.sync().catch((error: unknown) => log.error({ err: error }, 'initial pacing sync failed; retrying in the background')),
+    learning.refresh().catch((error: unknown) => log.error({ err: error }, 'initial selection stats refresh failed')),
+  ]);
+  refresher.rerank();
+
+  const tasks = [
+    startPeriodicTask('pacing sync', config.PACING_SYNC_MS, () => pacing.sync(), log),
+    startPeriodicTask(
+      'selection stats refresh',
+      config.SELECTION_STATS_REFRESH_MS,
+      async () => {
+        await learning.refresh();
+        refresher.rerank();
+      },
+      log,
+    ),
+    startPeriodicTask(
+      'auto-revocation',
+      config.AUTO_REVOCATION_INTERVAL_MS,
+      async () => {
+        const revoked = await revokeServerSideTraffic(db, ch, config);
+        if (revoked.length === 0) return;
+        log.warn({ placements: revoked }, 'revoked certification: server-side impression traffic');
+        await refresher.refreshNow();
+      },
+      log,
+    ),
+  ];
+  app.addHook('onClose', async () => {
+    await Promise.all([refresher.stop(), ...tasks.map((task) => task.stop())]);
+  });
+
+  const userAgentVerdict = createUserAgentClassifier();
+  const signing = {
+    trackingSecret: secrets.trackingSecret,
+    trackingBaseUrl: config.TRACKING_BASE_URL,
+    linkTtlSeconds: config.TRACKING_LINK_TTL_SECONDS,
+  };
+  app.decorateRequest('publisherId', null);
+
+  app.post(
+    '/v1/serve',
+    {
+      bodyLimit: SERVE_BODY_LIMIT_BYTES,
+      // Authenticated before the body is read: a caller without a valid token costs no parsing.
+      onRequest: async (request) => {
+        const publisherId = refresher.current.publisherByTokenHash.get(hashSecret(bearerToken(request)));
+        if (publisherId === undefined) throw new ApiError('auth_invalid', 'publisher token is invalid');
+        request.publisherId = publisherId;
+      },
+    },
+    async (request) => {
+      const body = parseBody(serveRequestBody, request.body);
+      const index = refresher.current;
+      const placement = index.placements.get(body.placement_id);
+      if (placement === undefined || placement.publisherId !== request.publisherId) {
+        throw new ApiError('not_found', 'placement not found');
+      }
+      // A declared bot would only produce invalid impressions: no advertiser wants that ad shown.
+      if (body.user?.user_agent && userAgentVerdict(body.user.user_agent) === 'bot') return NO_AD;
+      const selection = selectAd(index, body.placement_id, placement, {
+        query: body.context.query,
+        response: body.context.response,
+        language: body.language,
+      });
+      if (selection === undefined) return NO_AD;
+      return { ad: adPayload(selection, body.placement_id, placement.publisherId, signing) };
+    },
+  );
+
+  await app.register(publisherRoutes, { db });
+  await app.register(integrationReviewAdminRoutes, {
+    db,
+    adminToken: secrets.adminToken,
+    onCertified: () => refresher.refreshNow(),
+  });
+}

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { placementId } from '../admin/adminSchemas.js';
+
+export const MAX_PLACEMENTS_PER_REVIEW = 100;
+export const reviewStatuses = ['pending', 'approved', 'rejected'] as const;
+export type ReviewStatus = (typeof reviewStatuses)[number];
+
+export const createReviewBody = z.strictObject({
+  placement_ids: z
+    .array(placementId)
+    .min(1)
+    .max(MAX_PLACEMENTS_PER_REVIEW)
+    .transform((ids) => [...new Set(ids)]),
+  /** Anything the publisher wants the reviewer to know (where to look, test pages). */
+  note: z.string().trim().min(1).max(2000).optional(),
+});
+
+export const reviewIdParam = z.object({ id: z.uuid() });
+
+export const listReviewsQuery = z.object({
+  status: z.enum(reviewStatuses).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+export const approveReviewBody = z.strictObject({ reason: z.string().trim().min(1).max(1000).optional() }).default({});
+export const rejectReviewBody = z.strictObject({ reason: z.string().trim().min(1).max(1000) });

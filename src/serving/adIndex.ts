@@ -1,0 +1,279 @@
+import type { CatalogRows, CreativeRow, LineItemRow } from './catalogQueries.js';
+import { expectedValuePerImpression, priceNanos, type DeliveryStats, type PriceModel } from './expectedValue.js';
+import type { SpendCounter } from './spendPacing.js';
+import { wordsOf } from './contextWords.js';
+import { targetingSchema } from '../management/targetingSchema.js';
+
+/** The render payload of a contextual card, built once per creative when the index is built. */
+export interface ContextualCardRender {
+  title: string;
+  body: string;
+  cta: string;
+  brand_name: string;
+  image_url?: string;
+  /** The destination's host name, for the card's "from" line; the click itself always goes through click_url. */
+  display_url: string;
+  label: 'Sponsored';
+}
+
+export interface ServableCreative {
+  id: string;
+  render: ContextualCardRender;
+}
+
+/** A keyword (one or more words) that some line item includes or excludes. */
+export interface Phrase {
+  words: string[];
+  /** The request that last found this phrase in its context (see selectAd). */
+  stamp: number;
+  includedBy: LineItemEntry[];
+}
+
+export interface LineItemEntry {
+  id: string;
+  campaignId: string;
+  model: PriceModel;
+  bidUsd: number;
+  priceNanos: number;
+  budgetNanos: number;
+  creatives: ServableCreative[];
+  nextCreative: number;
+  placementsInclude: Set<string> | null;
+  placementsExclude: Set<string> | null;
+  languages: Set<string> | null;
+  excludePhrases: Phrase[];
+  /** Today's spend (shared with pacing, which keeps it current). */
+  spend: SpendCounter;
+  /** Delivery history (shared with the learner), from which expectedValue is re-estimated. */
+  stats: DeliveryStats;
+  /** Expected USD per impression, as of the last rerank. */
+  expectedValue: number;
+  /** Breaks exact ties in score; redrawn at every rerank so no tied line item always loses. */
+  tieBreak: number;
+  matchStamp: number;
+  matchCount: number;
+}
+
+export interface PlacementEntry {
+  publisherId: string;
+  certified: boolean;
+}
+
+/** Line items ranked by expected value, best first: all of them for certified placements, CPC and CPA only for the rest. */
+export interface RankedLists {
+  certified: LineItemEntry[];
+  uncertified: LineItemEntry[];
+}
+
+/** Everything /v1/serve needs, in memory: the serve path never queries a database. */
+export interface AdIndex {
+  version: string;
+  publisherByTokenHash: Map<string, string>;
+  placements: Map<string, PlacementEntry>;
+  lineItems: LineItemEntry[];
+  /** Line items without keyword targeting and without a placement list: candidates for every serve. */
+  open: RankedLists;
+  /** Line items without keyword targeting that list the placements they run on. */
+  openByPlacement: Map<string, RankedLists>;
+  /** Every include and exclude keyword, by its first word. */
+  phrasesByFirstWord: Map<string, Phrase[]>;
+}
+
+export interface IndexBuildDeps {
+  spendCounterFor(lineItemId: string): SpendCounter;
+  statsFor(lineItemId: string): DeliveryStats;
+  /** USD for an amount in a currency; undefined when the currency cannot be converted. */
+  toUsd(amount: number, currency: string): number | undefined;
+}
+
+/** Line items left out of the index, by reason: an operator's first clue when an ad does not show. */
+export type SkipReason = 'no_bid' | 'no_budget' | 'unknown_currency' | 'no_creative' | 'bad_targeting';
+
+const PRICE_MODELS: ReadonlySet<string> = new Set<PriceModel>(['tCPM', 'CPC', 'CPA']);
+const YIELD_EVERY = 5000;
+
+/**
+ * Builds the index from the catalog. Yields to the event loop every few thousand line items so
+ * that serving goes on while a large catalog is rebuilt.
+ */
+export async function buildAdIndex(
+  version: string,
+  rows: CatalogRows,
+  deps: IndexBuildDeps,
+): Promise<{ index: AdIndex; skipped: Partial<Record<SkipReason, number>> }> {
+  const index: AdIndex = {
+    version,
+    publisherByTokenHash: new Map(rows.tokens.map((token) => [token.token_hash, token.publisher_id])),
+    placements: new Map(
+      rows.placements.map((placement) => [
+        placement.id,
+        { publisherId: placement.publisher_id, certified: placement.certification === 'certified' },
+      ]),
+    ),
+    lineItems: [],
+    open: { certified: [], uncertified: [] },
+    openByPlacement: new Map(),
+    phrasesByFirstWord: new Map(),
+  };
+  const phrases = new Map<string, Phrase>();
+  const phraseFor = (words: string[]): Phrase => {
+    const key = words.join(' ');
+    let phrase = phrases.get(key);
+    if (!phrase) {
+      phrase = { words, stamp: 0, includedBy: [] };
+      phrases.set(key, phrase);
+      const sameFirstWord = index.phrasesByFirstWord.get(words[0]!);
+      if (sameFirstWord) sameFirstWord.push(phrase);
+      else index.phrasesByFirstWord.set(words[0]!, [phrase]);
+    }
+    return phrase;
+  };
+
+  const creativesByLineItem = groupCreatives(rows.creatives);
+  const skipped: Partial<Record<SkipReason, number>> = {};
+  for (let i = 0; i < rows.lineItems.length; i++) {
+    if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+    const row = rows.lineItems[i]!;
+    const built = buildEntry(row, creativesByLineItem.get(row.id), deps, phraseFor);
+    if (typeof built === 'string') {
+      skipped[built] = (skipped[built] ?? 0) + 1;
+      continue;
+    }
+    const { entry, includePhrases } = built;
+    index.lineItems.push(entry);
+    if (includePhrases.length > 0) {
+      for (const phrase of includePhrases) phrase.includedBy.push(entry);
+    } else if (entry.placementsInclude) {
+      for (const placementId of entry.placementsInclude) {
+        let lists = index.openByPlacement.get(placementId);
+        if (!lists) index.openByPlacement.set(placementId, (lists = { certified: [], uncertified: [] }));
+        addToRanked(lists, entry);
+      }
+    } else {
+      addToRanked(index.open, entry);
+    }
+  }
+  rerank(index);
+  return { index, skipped };
+}
+
+function buildEntry(
+  row: LineItemRow,
+  creativeRows: CreativeRow[] | undefined,
+  deps: IndexBuildDeps,
+  phraseFor: (words: string[]) => Phrase,
+): { entry: LineItemEntry; includePhrases: Phrase[] } | SkipReason {
+  if (!row.bid_type || !PRICE_MODELS.has(row.bid_type) || row.bid_value === null) return 'no_bid';
+  if (row.budget_daily === null) return 'no_budget';
+  const currency = (row.budget_currency ?? 'USD').toUpperCase();
+  const bidUsd = deps.toUsd(Number(row.bid_value), currency);
+  const budgetUsd = deps.toUsd(Number(row.budget_daily), currency);
+  if (bidUsd === undefined || budgetUsd === undefined) return 'unknown_currency';
+  if (!(bidUsd > 0)) return 'no_bid';
+  if (!(budgetUsd > 0)) return 'no_budget';
+  // Stored targeting was written through this very schema; a row that no longer parses is left out, not guessed at.
+  const parsed = targetingSchema.safeParse(row.targeting ?? {});
+  if (!parsed.success) return 'bad_targeting';
+  const targeting = parsed.data;
+  const creatives = (creativeRows ?? []).flatMap((creative) => servableCreative(creative, row.brand_name) ?? []);
+  if (creatives.length === 0) return 'no_creative';
+
+  const includeKeywords = targeting.keywords?.include ?? [];
+  const includePhrases = uniquePhrases(includeKeywords, phraseFor);
+  // Keywords that hold no word at all (only punctuation) can never match: such a line item is
+  // never served rather than silently served everywhere.
+  if (includeKeywords.length > 0 && includePhrases.length === 0) return 'bad_targeting';
+  const model = row.bid_type as PriceModel;
+  const entry: LineItemEntry = {
+    id: row.id,
+    campaignId: row.campaign_id,
+    model,
+    bidUsd,
+    priceNanos: priceNanos(model, bidUsd),
+    budgetNanos: Math.round(budgetUsd * 1e9),
+    creatives,
+    nextCreative: 0,
+    placementsInclude: nonEmptySet(targeting.placements?.include),
+    placementsExclude: nonEmptySet(targeting.placements?.exclude),
+    languages: nonEmptySet(targeting.languages),
+    excludePhrases: uniquePhrases(targeting.keywords?.exclude ?? [], phraseFor),
+    spend: deps.spendCounterFor(row.id),
+    stats: deps.statsFor(row.id),
+    expectedValue: 0,
+    tieBreak: 0,
+    matchStamp: 0,
+    matchCount: 0,
+  };
+  return { entry, includePhrases };
+}
+
+function uniquePhrases(keywords: string[], phraseFor: (words: string[]) => Phrase): Phrase[] {
+  const found = new Set<Phrase>();
+  for (const keyword of keywords) {
+    const words = wordsOf(keyword);
+    if (words.length > 0) found.add(phraseFor(words));
+  }
+  return [...found];
+}
+
+function servableCreative(row: CreativeRow, brandName: string): ServableCreative | undefined {
+  let displayUrl: string;
+  try {
+    displayUrl = new URL(row.destination_url).hostname;
+  } catch {
+    return undefined;
+  }
+  const render: ContextualCardRender = {
+    title: row.title,
+    body: row.body,
+    cta: row.cta,
+    brand_name: brandName,
+    ...(row.image_url ? { image_url: row.image_url } : {}),
+    display_url: displayUrl,
+    label: 'Sponsored',
+  };
+  return { id: row.id, render };
+}
+
+function groupCreatives(rows: CreativeRow[]): Map<string, CreativeRow[]> {
+  const byLineItem = new Map<string, CreativeRow[]>();
+  for (const row of rows) {
+    const list = byLineItem.get(row.line_item_id);
+    if (list) list.push(row);
+    else byLineItem.set(row.line_item_id, [row]);
+  }
+  return byLineItem;
+}
+
+function nonEmptySet(values: string[] | undefined): Set<string> | null {
+  return values && values.length > 0 ? new Set(values) : null;
+}
+
+function addToRanked(lists: RankedLists, entry: LineItemEntry): void {
+  lists.certified.push(entry);
+  if (entry.model !== 'tCPM') lists.uncertified.push(entry);
+}
+
+/**
+ * Re-estimates every line item's expected value from its delivery history and re-sorts the ranked
+ * lists. Runs after each rebuild and each learning refresh, never per request.
+ */
+export function rerank(index: AdIndex): void {
+  for (const entry of index.lineItems) {
+    entry.expectedValue = expectedValuePerImpression(entry.model, entry.bidUsd, entry.stats);
+    entry.tieBreak = Math.random();
+  }
+  sortRanked(index.open);
+  for (const lists of index.openByPlacement.values()) sortRanked(lists);
+}
+
+/** Higher score first; equal scores by tie-break. */
+export function ranksBefore(a: LineItemEntry, scoreA: number, b: LineItemEntry, scoreB: number): boolean {
+  return scoreA > scoreB || (scoreA === scoreB && a.tieBreak > b.tieBreak);
+}
+
+function sortRanked(lists: RankedLists): void {
+  const order = (a: LineItemEntry, b: LineItemEntry) => b.expectedValue - a.expectedValue || b.tieBreak - a.tieBreak;
+  lists.certified.sort(order);
+  lists.uncertified.sort(order);
+}

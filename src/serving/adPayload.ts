@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import { signTrackingToken, type TrackingClaims } from '../tracking/trackingToken.js';
+import { trackingLinks } from '../tracking/trackingLinks.js';
+import type { ContextualCardRender } from './adIndex.js';
+import type { Selection } from './selectAd.js';
+
+export interface AdPayload {
+  /** The serve id: the same id the tracking events of this ad carry. */
+  id: string;
+  format: 'contextual_card';
+  render: ContextualCardRender;
+  tracking: { impression_url: string; click_url: string };
+}
+
+export interface LinkSigning {
+  trackingSecret: string;
+  trackingBaseUrl: string;
+  linkTtlSeconds: number;
+}
+
+/** 16 random bytes, base64url: unguessable, and short enough to keep the links short. */
+export function newServeId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/**
+ * The ad for a selection, with both tracking links carrying one token signed over everything a
+ * billable event depends on (ids, price model, price, expiry), so no byte of it can be altered.
+ */
+export function adPayload(selection: Selection, placementId: string, publisherId: string, signing: LinkSigning, nowMs = Date.now()): AdPayload {
+  const { lineItem, creative } = selection;
+  const serveId = newServeId();
+  const claims: TrackingClaims = {
+    s: serveId,
+    c: lineItem.campaignId,
+    l: lineItem.id,
+    r: creative.id,
+    p: placementId,
+    u: publisherId,
+    m: lineItem.model,
+    n: lineItem.priceNanos,
+    e: Math.floor(nowMs / 1000) + signing.linkTtlSeconds,
+    t: nowMs,
+  };
+  const token = signTrackingToken(claims, signing.trackingSecret);
+  return { id: serveId, format: 'contextual_card', render: creative.render, tracking: trackingLinks(signing.trackingBaseUrl, token) };
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import type { ClickHouse } from '../store/clickhouse.js';
+import type { TrackedEvent } from '../tracking/trackedEvent.js';
+import type { DeliveryStats } from './expectedValue.js';
+
+/** How far back CTR and CVR are learned from: long enough for evidence, short enough to follow change. */
+export const LEARNING_WINDOW_DAYS = 30;
+
+interface LearnedStats extends DeliveryStats {
+  /** Valid events this instance accepted since the last refresh started, added on top of ClickHouse's figures. */
+  recent: DeliveryStats;
+}
+
+const statsRow = z.object({
+  line_item_id: z.string(),
+  impressions: z.coerce.number(),
+  clicks: z.coerce.number(),
+  conversions: z.coerce.number(),
+});
+
+/**
+ * Valid impressions, clicks and conversions per line item over the learning window, from which
+ * selection estimates CTR and CVR: read from ClickHouse every SELECTION_STATS_REFRESH_MS (what every
+ * instance delivered) plus this instance's own events since. An estimate, not a bill: events still
+ * in flight to ClickHouse when a refresh starts are missing until the next one.
+ */
+export class DeliveryLearning {
+  private readonly stats = new Map<string, LearnedStats>();
+
+  constructor(private readonly ch: ClickHouse) {}
+
+  statsFor(lineItemId: string): DeliveryStats {
+    let stats = this.stats.get(lineItemId);
+    if (!stats) {
+      stats = { impressions: 0, clicks: 0, conversions: 0, recent: { impressions: 0, clicks: 0, conversions: 0 } };
+      this.stats.set(lineItemId, stats);
+    }
+    return stats;
+  }
+
+  retainOnly(lineItemIds: Set<string>): void {
+    for (const id of this.stats.keys()) if (!lineItemIds.has(id)) this.stats.delete(id);
+  }
+
+  record(event: TrackedEvent): void {
+    if (event.ivt !== '') return;
+    const stats = this.stats.get(event.line_item_id);
+    if (!stats) return;
+    const field = event.type === 'impression' ? 'impressions' : event.type === 'click' ? 'clicks' : 'conversions';
+    stats[field] += 1;
+    stats.recent[field] += 1;
+  }
+
+  async refresh(now = Date.now()): Promise<void> {
+    for (const stats of this.stats.values()) stats.recent = { impressions: 0, clicks: 0, conversions: 0 };
+    const result = await this.ch.client.query({
+      query: `SELECT toString(line_item_id) AS line_item_id, toString(sum(impressions)) AS impressions,
+                     toString(sum(clicks)) AS clicks, toString(sum(conversions)) AS conversions
+              FROM daily_stats_v1 WHERE day >= {since:Date}
+              GROUP BY line_item_id`,
+      query_params: { since: new Date(now - (LEARNING_WINDOW_DAYS - 1) * 86_400_000).toISOString().slice(0, 10) },
+      format: 'JSONEachRow',
+    });
+    const learned = new Map<string, DeliveryStats>();
+    for (const row of await result.json()) {
+      const { line_item_id, ...counts } = statsRow.parse(row);
+      learned.set(line_item_id, counts);
+    }
+    for (const [id, stats] of this.stats) {
+      const base = learned.get(id);
+      stats.impressions = (base?.impressions ?? 0) + stats.recent.impressions;
+      stats.clicks = (base?.clicks ?? 0) + stats.recent.clicks;
+      stats.conversions = (base?.conversions ?? 0) + stats.recent.conversions;
+    }
+  }
+}

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import type { ClickHouse } from '../store/clickhouse.js';
+import type { TrackedEvent } from '../tracking/trackedEvent.js';
+
+/** A line item's spend today (UTC), in nano-USD; the ad index holds it and reads it on every serve. */
+export interface SpendCounter {
+  nanos: number;
+}
+
+interface UnflushedSpend {
+  seq: number;
+  lineItemId: string;
+  day: number;
+  nanos: number;
+}
+
+const MS_PER_DAY = 86_400_000;
+const spendRow = z.object({ line_item_id: z.string(), spend_nanos: z.coerce.number() });
+
+/**
+ * Today's spend per line item, kept current between two sources:
+ *
+ * - ClickHouse `daily_stats_v1`, which every instance writes to: re-read every PACING_SYNC_MS, so
+ *   counters survive a restart and converge across instances;
+ * - this instance's own accepted events (`events.onAccepted`), added at once, so one instance never
+ *   waits for a sync to see its own spend.
+ *
+ * No event is lost or counted twice: the pipeline writes events to ClickHouse in the order it
+ * accepted them, so when a sync starts, all but the last `pending()` accepted events are already
+ * in ClickHouse. Those are dropped from the local list; the rest are added on top of the
+ * ClickHouse figure until a later sync finds them written. (An event written while the sync query
+ * runs may count twice until the next sync: the error is on the side of spending less.)
+ */
+export class SpendPacing {
+  private readonly counters = new Map<string, SpendCounter>();
+  private unflushed: UnflushedSpend[] = [];
+  private acceptedSeq = 0;
+  private day = utcDay(Date.now());
+
+  constructor(
+    private readonly ch: ClickHouse,
+    private readonly pendingEvents: () => number,
+  ) {}
+
+  /** The counter of a line item, shared by every index build so a rebuild keeps the spend. */
+  counterFor(lineItemId: string): SpendCounter {
+    let counter = this.counters.get(lineItemId);
+    if (!counter) this.counters.set(lineItemId, (counter = { nanos: 0 }));
+    return counter;
+  }
+
+  /** Forgets line items no longer in the index; a line item that comes back is re-read at the next sync. */
+  retainOnly(lineItemIds: Set<string>): void {
+    for (const id of this.counters.keys()) if (!lineItemIds.has(id)) this.counters.delete(id);
+  }
+
+  /** Every accepted event, valid or not, so that `acceptedSeq` lines up with the pipeline's `pending()`. */
+  record(event: TrackedEvent): void {
+    const seq = ++this.acceptedSeq;
+    if (event.ivt !== '' || event.cost_nanos <= 0) return;
+    const day = utcDay(event.event_time);
+    this.unflushed.push({ seq, lineItemId: event.line_item_id, day, nanos: event.cost_nanos });
+    if (day === this.day) {
+      const counter = this.counters.get(event.line_item_id);
+      if (counter) counter.nanos += event.cost_nanos;
+    }
+  }
+
+  /** Re-reads today's spend from ClickHouse and adds what this instance accepted that is not there yet. */
+  async sync(now = Date.now()): Promise<void> {
+    const writtenThroughSeq = this.acceptedSeq - this.pendingEvents();
+    const today = utcDay(now);
+    const result = await this.ch.client.query({
+      query: `SELECT toString(line_item_id) AS line_item_id, toString(sum(spend_nanos)) AS spend_nanos
+              FROM daily_stats_v1 WHERE day = {day:Date}
+              GROUP BY line_item_id HAVING sum(spend_nanos) > 0`,
+      query_params: { day: new Date(today * MS_PER_DAY).toISOString().slice(0, 10) },
+      format: 'JSONEachRow',
+    });
+    const written = new Map<string, number>();
+    for (const row of await result.json()) {
+      const { line_item_id, spend_nanos } = spendRow.parse(row);
+      written.set(line_item_id, spend_nanos);
+    }
+    // Everything after the await ran without yielding: no event was recorded half-way through.
+    this.unflushed = this.unflushed.filter((spend) => spend.seq > writtenThroughSeq && spend.day >= today);
+    const local = new Map<string, number>();
+    for (const spend of this.unflushed) {
+      if (spend.day === today) local.set(spend.lineItemId, (local.get(spend.lineItemId) ?? 0) + spend.nanos);
+    }
+    this.day = today;
+    for (const [id, counter] of this.counters) counter.nanos = (written.get(id) ?? 0) + (local.get(id) ?? 0);
+  }
+}
+
+function utcDay(ms: number): number {
+  return Math.floor(ms / MS_PER_DAY);
+}
