@@ -472,7 +472,7 @@ describe('reporting when ClickHouse fails', () => {
   it('answers 500 internal_error without internals, as JSON even when CSV was asked for', async () => {
     await ctx.stores.ch.client.command({ query: 'RENAME TABLE daily_stats_v1 TO daily_stats_v1_unavailable' });
     try {
-      for (const headers of [{}, { accept: 'text/csv' }]) {
+      for (const headers of [{}, { accept: 'text/csv' }] as Array<Record<string, string>>) {
         const response = await get(CAMPAIGNS_URL, windowQuery, headers);
         expect(response.statusCode).toBe(500);
         expect(response.json()).toEqual({ error: { code: 'internal_error', message: 'internal error' } });
