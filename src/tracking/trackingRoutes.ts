@@ -1,4 +1,31 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../app.js';
+import { loadTrafficClassifier } from '../ivt/trafficClassifier.js';
+import { createConversionRecorder } from './conversionRecorder.js';
+import { conversionRoutes } from './conversionRoutes.js';
+import { eventImportRoute } from './eventImportRoute.js';
+import { createLinkTracker } from './linkTracker.js';
+import { ServeLedger } from './serveLedger.js';
+import { trackingLinkRoutes } from './trackingLinkRoutes.js';
 
-export async function trackingRoutes(_app: FastifyInstance, _deps: FeatureDeps): Promise<void> {}
+/** Serves remembered per process for duplicate and click-quality checks (about 100 MB at capacity). */
+const SERVE_LEDGER_CAPACITY = 1_000_000;
+
+/**
+ * Tracking: the impression pixel and click redirect of ad payloads, advertisers' conversions, and
+ * the operators' event import. Every event is classified before it is written; the data-center
+ * tables are built here, once, at start.
+ */
+export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
+  const { config, db, ch, events, secrets } = deps;
+  const startedAt = performance.now();
+  const traffic = loadTrafficClassifier(config);
+  app.log.info({ ms: Math.round(performance.now() - startedAt) }, 'invalid-traffic tables loaded');
+
+  const tracker = createLinkTracker({ events, ch, ledger: new ServeLedger(SERVE_LEDGER_CAPACITY), log: app.log });
+  const conversions = createConversionRecorder({ db, ch, events, attributionWindowDays: config.ATTRIBUTION_WINDOW_DAYS });
+
+  await app.register(trackingLinkRoutes, { db, trackingSecret: secrets.trackingSecret, traffic, tracker });
+  await app.register(conversionRoutes, { db, traffic, conversions });
+  await app.register(eventImportRoute, { db, events, traffic, adminToken: secrets.adminToken, bodyLimit: config.IMPORT_BODY_LIMIT_BYTES });
+}

@@ -1,0 +1,147 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { ApiError } from '../http/errors.js';
+import { convertToUsd } from '../money/usdRates.js';
+import type { ClickHouse } from '../store/clickhouse.js';
+import type { Postgres } from '../store/postgres.js';
+import { findClick, type StoredClick } from './clickLookup.js';
+import type { ConversionInput, ConversionResult } from './conversionSchemas.js';
+import type { EventPipeline } from './eventPipeline.js';
+import { eventCost, findLineItemPricing } from './lineItemPricing.js';
+import { NANOS_PER_USD, type TrackedEvent } from './trackedEvent.js';
+import type { Visitor } from './visitor.js';
+
+const MS_PER_DAY = 86_400_000;
+/** A reporting server's clock may run a little ahead of ours. */
+const FUTURE_TOLERANCE_MS = 5 * 60_000;
+/** Conversions remembered per process, so a retry within seconds (before ClickHouse has it) is still one conversion. */
+const RECENT_CAPACITY = 100_000;
+
+export interface ConversionOutcome {
+  result: ConversionResult;
+  /** false when the same conversion_id for the same click was already recorded: nothing new was stored. */
+  created: boolean;
+}
+
+export interface ConversionRecorderDeps {
+  db: Postgres;
+  ch: ClickHouse;
+  events: EventPipeline;
+  attributionWindowDays: number;
+}
+
+/**
+ * Attributes a reported conversion to its click. A click of another organization, or one that does
+ * not exist, is 404. A conversion of an invalid click, or outside [click, click + window], is stored
+ * for audit as invalid traffic (invalid_click, outside_window): neither revenue nor cost is reported.
+ * A valid one costs the line item's current CPA bid (nothing on other price models).
+ */
+export function createConversionRecorder({ db, ch, events, attributionWindowDays }: ConversionRecorderDeps) {
+  const recent = new Map<string, ConversionResult>();
+
+  async function record(input: ConversionInput, organizationId: string, visitor: Visitor, nowMs: number): Promise<ConversionOutcome> {
+    const occurredAt = input.occurred_at ? Date.parse(input.occurred_at) : nowMs;
+    if (occurredAt > nowMs + FUTURE_TOLERANCE_MS) {
+      throw new ApiError('validation_error', 'request is invalid', [{ path: 'occurred_at', message: 'must not be in the future' }]);
+    }
+    // Tenancy first, so that not even a replayed conversion of another organization's click is shown.
+    const click = await findClick(ch, input.click_id);
+    const pricing = click && (await findLineItemPricing(db, click.line_item_id, organizationId));
+    if (!click || !pricing || pricing === 'not_found') throw new ApiError('not_found', 'click not found');
+
+    const eventId = input.conversion_id === undefined ? randomUUID() : conversionEventId(input.click_id, input.conversion_id);
+    if (input.conversion_id !== undefined) {
+      const replayed = recent.get(eventId) ?? (await findConversion(ch, eventId));
+      // Checked again after the query: a concurrent request with the same conversion_id may have stored it meanwhile.
+      const stored = replayed ?? recent.get(eventId);
+      if (stored) return { result: stored, created: false };
+    }
+
+    const ivt = attributionProblem(click, occurredAt);
+    const revenueUsd = input.value === undefined ? 0 : (convertToUsd(input.value, input.currency) ?? 0);
+    const event: TrackedEvent = {
+      event_id: eventId,
+      event_time: occurredAt,
+      type: 'conversion',
+      source: 'conversion_api',
+      serve_id: click.serve_id,
+      campaign_id: click.campaign_id,
+      line_item_id: click.line_item_id,
+      creative_id: click.creative_id,
+      placement_id: click.placement_id,
+      publisher_id: click.publisher_id,
+      price_model: typeof pricing === 'object' ? pricing.model : click.price_model,
+      cost_nanos: ivt === '' && typeof pricing === 'object' ? eventCost('conversion', pricing) : 0,
+      revenue_nanos: Math.round(revenueUsd * NANOS_PER_USD),
+      click_id: input.click_id,
+      // The caller is the advertiser's server, not the converting person: its address is kept for
+      // audit but does not make the conversion invalid.
+      ip: visitor.ip.ip,
+      ip_class: visitor.ip.ipClass,
+      ip_network: visitor.ip.network,
+      user_agent: visitor.userAgent,
+      ivt,
+    };
+    events.accept([event]);
+    const result = resultOf(event);
+    if (recent.size >= RECENT_CAPACITY) recent.delete(recent.keys().next().value!);
+    recent.set(eventId, result);
+    return { result, created: true };
+  }
+
+  function attributionProblem(click: StoredClick, occurredAt: number): string {
+    if (click.ivt !== '') return 'invalid_click';
+    if (occurredAt < click.time_ms || occurredAt > click.time_ms + attributionWindowDays * MS_PER_DAY) return 'outside_window';
+    return '';
+  }
+
+  return { record };
+}
+
+export type ConversionRecorder = ReturnType<typeof createConversionRecorder>;
+
+/** The same click and conversion_id always give the same event id (a UUID-shaped SHA-256 prefix, version 8). */
+export function conversionEventId(clickId: string, conversionId: string): string {
+  const bytes = createHash('sha256').update(`${clickId}\n${conversionId}`).digest().subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+function resultOf(event: Pick<TrackedEvent, 'event_id' | 'click_id' | 'campaign_id' | 'line_item_id' | 'revenue_nanos' | 'cost_nanos' | 'ivt'>): ConversionResult {
+  return {
+    id: event.event_id,
+    click_id: event.click_id,
+    campaign_id: event.campaign_id,
+    line_item_id: event.line_item_id,
+    revenue_usd: event.revenue_nanos / NANOS_PER_USD,
+    cost_usd: event.cost_nanos / NANOS_PER_USD,
+    attributed: event.ivt === '',
+    reason: event.ivt === '' ? null : event.ivt,
+  };
+}
+
+const conversionRow = z.object({
+  event_id: z.string(),
+  click_id: z.string(),
+  campaign_id: z.string(),
+  line_item_id: z.string(),
+  revenue_nanos: z.coerce.number(),
+  cost_nanos: z.coerce.number(),
+  ivt: z.string(),
+});
+
+async function findConversion(ch: ClickHouse, eventId: string): Promise<ConversionResult | undefined> {
+  const result = await ch.client.query({
+    query: `SELECT toString(event_id) AS event_id, toString(click_id) AS click_id, toString(campaign_id) AS campaign_id,
+                   toString(line_item_id) AS line_item_id, revenue_nanos, cost_nanos, ivt
+            FROM events_v1
+            WHERE type = 'conversion' AND event_id = {event_id:UUID}
+            LIMIT 1`,
+    query_params: { event_id: eventId },
+    format: 'JSONEachRow',
+  });
+  const rows = await result.json();
+  return rows[0] === undefined ? undefined : resultOf(conversionRow.parse(rows[0]));
+}

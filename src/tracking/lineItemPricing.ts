@@ -1,0 +1,51 @@
+import { convertToUsd } from '../money/usdRates.js';
+import { priceNanos } from '../serving/expectedValue.js';
+import type { SqlExecutor } from '../store/postgres.js';
+
+export type PriceModel = 'tCPM' | 'CPC' | 'CPA';
+
+/** A line item's current bid as events are charged: the same rule serving signs into its links. */
+export interface LineItemPricing {
+  lineItemId: string;
+  campaignId: string;
+  model: PriceModel;
+  /** Per impression for tCPM (bid/1000), per click for CPC, per conversion for CPA; nano-USD. */
+  priceNanos: number;
+}
+
+export type PricingProblem = 'not_found' | 'no_bid' | 'unknown_currency';
+
+const PRICE_MODELS = new Set<string>(['tCPM', 'CPC', 'CPA']);
+
+/**
+ * The line item's current bid converted to USD (bid_value is in the budget's currency; USD when no
+ * budget is set). With `organizationId`, only a line item of that organization's campaigns is found.
+ */
+export async function findLineItemPricing(
+  db: SqlExecutor,
+  lineItemId: string,
+  organizationId?: string,
+): Promise<LineItemPricing | PricingProblem> {
+  const { rows } = await db.query<{ campaign_id: string; bid_type: string | null; bid_value: string | null; budget_currency: string | null }>(
+    `SELECT li.campaign_id, li.bid_type, li.bid_value, li.budget_currency
+     FROM line_items li
+     WHERE li.id = $1
+       AND ($2::uuid IS NULL OR EXISTS (
+         SELECT 1 FROM campaigns c JOIN memberships m ON m.user_id = c.user_id
+         WHERE c.id = li.campaign_id AND m.organization_id = $2::uuid))`,
+    [lineItemId, organizationId ?? null],
+  );
+  const row = rows[0];
+  if (!row) return 'not_found';
+  if (!row.bid_type || !PRICE_MODELS.has(row.bid_type) || row.bid_value === null) return 'no_bid';
+  const bidUsd = convertToUsd(Number(row.bid_value), (row.budget_currency ?? 'USD').toUpperCase());
+  if (bidUsd === undefined) return 'unknown_currency';
+  const model = row.bid_type as PriceModel;
+  return { lineItemId, campaignId: row.campaign_id, model, priceNanos: priceNanos(model, bidUsd) };
+}
+
+/** What one valid event of `type` costs under the line item's bid; conversions cost only on CPA. */
+export function eventCost(type: 'impression' | 'click' | 'conversion', pricing: LineItemPricing): number {
+  const paysFor = { tCPM: 'impression', CPC: 'click', CPA: 'conversion' } as const;
+  return paysFor[pricing.model] === type ? pricing.priceNanos : 0;
+}

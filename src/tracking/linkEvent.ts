@@ -1,0 +1,47 @@
+import { NIL_UUID, type TrackedEvent } from './trackedEvent.js';
+import type { TrackingClaims } from './trackingToken.js';
+import type { Visitor } from './visitor.js';
+
+/**
+ * What a tracking link's event costs the advertiser: the signed price, for a valid event of the kind
+ * the line item pays for (a tCPM impression, a CPC click). Invalid traffic costs nothing.
+ */
+export function linkEventCost(type: 'impression' | 'click', claims: TrackingClaims, ivt: string): number {
+  if (ivt !== '') return 0;
+  if (type === 'impression' && claims.m === 'tCPM') return claims.n;
+  if (type === 'click' && claims.m === 'CPC') return claims.n;
+  return 0;
+}
+
+/** The events_v1 row of an impression or click that came through a tracking link. */
+export function linkEvent(
+  type: 'impression' | 'click',
+  claims: TrackingClaims,
+  visitor: Visitor,
+  ivt: string,
+  eventId: string,
+  nowMs: number,
+): TrackedEvent {
+  return {
+    event_id: eventId,
+    event_time: nowMs,
+    type,
+    source: type === 'impression' ? 'pixel' : 'click',
+    serve_id: claims.s,
+    campaign_id: claims.c,
+    line_item_id: claims.l,
+    creative_id: claims.r,
+    placement_id: claims.p,
+    publisher_id: claims.u,
+    price_model: claims.m,
+    cost_nanos: linkEventCost(type, claims, ivt),
+    revenue_nanos: 0,
+    // A click's own id is what the advertiser's conversions quote.
+    click_id: type === 'click' ? eventId : NIL_UUID,
+    ip: visitor.ip.ip,
+    ip_class: visitor.ip.ipClass,
+    ip_network: visitor.ip.network,
+    user_agent: visitor.userAgent,
+    ivt,
+  };
+}

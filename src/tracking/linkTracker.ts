@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { ClickHouse } from '../store/clickhouse.js';
+import type { EventPipeline } from './eventPipeline.js';
+import { linkEvent } from './linkEvent.js';
+import { findServeHistory } from './serveHistory.js';
+import type { ServeLedger } from './serveLedger.js';
+import type { TrackedEvent } from './trackedEvent.js';
+import type { ReadToken } from './trackingTokenClaims.js';
+import type { Visitor } from './visitor.js';
+
+/**
+ * A click sooner than this after its serve's first impression is not a person reading an ad and
+ * deciding to follow it (the impression fires when the ad enters the viewport): `click_too_fast`.
+ */
+export const MIN_CLICK_DELAY_MS = 1000;
+
+/** How long a click waits for ClickHouse to say whether its serve had an impression. */
+const HISTORY_TIMEOUT_MS = 2000;
+
+export interface LinkTrackerDeps {
+  events: EventPipeline;
+  ch: ClickHouse;
+  ledger: ServeLedger;
+  log: FastifyBaseLogger;
+}
+
+/**
+ * Classifies and stores the events of tracking links. One reason per event, in this order: the token
+ * (bad_token, expired_token), the address (private_ip, datacenter), the user agent (bot,
+ * no_user_agent), then the serve's history (duplicate, click_without_impression, click_too_fast).
+ */
+export function createLinkTracker({ events, ch, ledger, log }: LinkTrackerDeps) {
+  /** Never queries anything: the pixel's hot path is the token check, two lookups in memory and one spool write. */
+  function trackImpression(token: ReadToken, visitor: Visitor, nowMs: number): TrackedEvent {
+    const { claims } = token;
+    let ivt = token.ivt || visitor.ivt;
+    if (ivt === '' && ledger.get(claims.s)?.impressionCounted) ivt = 'duplicate';
+    const event = linkEvent('impression', claims, visitor, ivt, randomUUID(), nowMs);
+    events.accept([event]);
+    // Forged and expired tokens teach nothing about the serve: their claims are not trusted.
+    if (token.ivt === '') ledger.record(claims.s, { impressionAt: nowMs, impressionCounted: ivt === '' });
+    return event;
+  }
+
+  /** The click's event id is its click id, which the redirect hands to the advertiser. */
+  async function trackClick(token: ReadToken, visitor: Visitor, nowMs: number): Promise<TrackedEvent> {
+    const { claims } = token;
+    let ivt = token.ivt || visitor.ivt;
+    if (ivt === '') ivt = await clickQuality(token, nowMs);
+    const event = linkEvent('click', claims, visitor, ivt, randomUUID(), nowMs);
+    events.accept([event]);
+    if (token.ivt === '') ledger.record(claims.s, { clickCounted: ivt === '' });
+    return event;
+  }
+
+  async function clickQuality({ claims }: ReadToken, nowMs: number): Promise<string> {
+    let serve = ledger.get(claims.s);
+    if (!serve?.clickCounted && !serve?.impressionAt) {
+      try {
+        ledger.record(claims.s, await withTimeout(findServeHistory(ch, claims), HISTORY_TIMEOUT_MS));
+      } catch (error) {
+        log.warn({ err: error, serve_id: claims.s }, 'could not look up the serve of a click; it is not billed');
+        return 'impression_unverified';
+      }
+      // Read again: a concurrent click of the same serve may have been counted while this one waited.
+      serve = ledger.get(claims.s);
+    }
+    if (serve?.clickCounted) return 'duplicate';
+    if (!serve?.impressionAt) return 'click_without_impression';
+    if (nowMs - serve.impressionAt < MIN_CLICK_DELAY_MS) return 'click_too_fast';
+    return '';
+  }
+
+  return { trackImpression, trackClick };
+}
+
+function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export type LinkTracker = ReturnType<typeof createLinkTracker>;

@@ -1,0 +1,63 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
+import type { Postgres } from '../store/postgres.js';
+import { ApiError } from '../http/errors.js';
+import { creativeDestinations } from './creativeDestinations.js';
+import type { LinkTracker } from './linkTracker.js';
+import { CLICK_PATH, IMPRESSION_PATH } from './trackingLinks.js';
+import { readTrackingToken } from './trackingTokenClaims.js';
+import { TRANSPARENT_GIF } from './transparentGif.js';
+import { classifyVisitor } from './visitor.js';
+
+/** The query parameter the click redirect adds to the destination; conversions quote its value. */
+export const CLICK_ID_PARAMETER = 'adsvc_click_id';
+
+export interface TrackingLinkRoutesDeps {
+  db: Postgres;
+  trackingSecret: string;
+  traffic: TrafficClassifier;
+  tracker: LinkTracker;
+}
+
+/**
+ * The two links of an ad payload. Tokens are long, beyond the router's limit for a path parameter,
+ * so the routes take the rest of the path as a wildcard.
+ */
+export async function trackingLinkRoutes(app: FastifyInstance, { db, trackingSecret, traffic, tracker }: TrackingLinkRoutesDeps): Promise<void> {
+  const destinationOf = creativeDestinations(db);
+
+  // The same GIF whatever the verdict, so filtering is never revealed. The only other answer is 503
+  // when the event buffer is full: nothing was stored, and the browser sees the backpressure.
+  app.get(`${IMPRESSION_PATH}*`, async (request, reply) => {
+    const nowMs = Date.now();
+    const token = readTrackingToken(tokenOf(request), trackingSecret, nowMs);
+    if (token) tracker.trackImpression(token, classifyVisitor(traffic, request.ip, request.headers['user-agent']), nowMs);
+    return reply
+      .header('cache-control', 'no-store, max-age=0')
+      .header('cross-origin-resource-policy', 'cross-origin')
+      .type('image/gif')
+      .send(TRANSPARENT_GIF);
+  });
+
+  // Invalid clicks are redirected too; only a link that names no creative we know answers 404.
+  app.get(`${CLICK_PATH}*`, async (request, reply) => {
+    const nowMs = Date.now();
+    const token = readTrackingToken(tokenOf(request), trackingSecret, nowMs);
+    const destination = token && (await destinationOf(token.claims.r, token.claims.l, nowMs));
+    if (!token || !destination) throw new ApiError('not_found', 'tracking link not found');
+    const click = await tracker.trackClick(token, classifyVisitor(traffic, request.ip, request.headers['user-agent']), nowMs);
+    return reply.code(302).header('cache-control', 'no-store').header('location', withClickId(destination, click.event_id)).send();
+  });
+}
+
+function tokenOf(request: FastifyRequest): string {
+  return (request.params as { '*': string })['*'];
+}
+
+/** Appends the click id and keeps the destination's own query and fragment exactly as the advertiser wrote them. */
+export function withClickId(destination: string, clickId: string): string {
+  const url = new URL(destination);
+  const parameter = `${CLICK_ID_PARAMETER}=${clickId}`;
+  url.search = url.search.length > 1 ? `${url.search}&${parameter}` : `?${parameter}`;
+  return url.toString();
+}
