@@ -21,12 +21,14 @@ const creativeColumns = 'id, line_item_id, format, title, body, cta, destination
  */
 export async function insertCreatives(tx: SqlExecutor, lineItemId: string, creatives: CreativeInput[]): Promise<Creative[]> {
   const { rows } = await tx.query<Creative>(
-    `INSERT INTO creatives (line_item_id, format, title, body, cta, destination_url, image_url, created_at)
-     SELECT $1, format, title, body, cta, destination_url, image_url, now() + position * interval '1 microsecond'
-     FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
-       WITH ORDINALITY AS given (format, title, body, cta, destination_url, image_url, position)
-     ORDER BY position
-     RETURNING ${creativeColumns}`,
+    `WITH inserted AS (
+       INSERT INTO creatives (line_item_id, format, title, body, cta, destination_url, image_url, created_at)
+       SELECT $1, format, title, body, cta, destination_url, image_url, now() + position * interval '1 microsecond'
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+         WITH ORDINALITY AS given (format, title, body, cta, destination_url, image_url, position)
+       RETURNING ${creativeColumns}
+     )
+     SELECT ${creativeColumns} FROM inserted ORDER BY created_at, id`,
     [
       lineItemId,
       creatives.map((creative) => creative.format),
@@ -37,7 +39,7 @@ export async function insertCreatives(tx: SqlExecutor, lineItemId: string, creat
       creatives.map((creative) => creative.image_url ?? null),
     ],
   );
-  return rows.sort(byCreatedAtThenId);
+  return rows;
 }
 
 /** The creatives of the given line items, oldest first. */
@@ -59,8 +61,4 @@ export async function copyCreatives(tx: SqlExecutor, fromLineItemId: string, toL
      FROM creatives WHERE line_item_id = $1`,
     [fromLineItemId, toLineItemId],
   );
-}
-
-function byCreatedAtThenId(a: Creative, b: Creative): number {
-  return a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : 1);
 }

@@ -21,7 +21,7 @@ const languageCode = z
   .string()
   .trim()
   .toLowerCase()
-  .regex(/^[a-z]{2}$/, 'must be an ISO 639-1 language code (two letters)')
+  .regex(/^[a-z]{2}$/, { message: 'must be an ISO 639-1 language code (two letters)', abort: true })
   .refine((code) => languageNames.of(code) !== undefined, 'is not an ISO 639-1 language code');
 
 function uniqueList<Item extends z.ZodType<string>>(item: Item, max: number) {
