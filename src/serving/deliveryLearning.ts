@@ -12,10 +12,10 @@ interface LearnedStats extends DeliveryStats {
 }
 
 const statsRow = z.object({
-  line_item_id: z.string(),
-  impressions: z.coerce.number(),
-  clicks: z.coerce.number(),
-  conversions: z.coerce.number(),
+  line_item: z.string(),
+  impression_count: z.coerce.number(),
+  click_count: z.coerce.number(),
+  conversion_count: z.coerce.number(),
 });
 
 /**
@@ -54,8 +54,9 @@ export class DeliveryLearning {
   async refresh(now = Date.now()): Promise<void> {
     for (const stats of this.stats.values()) stats.recent = { impressions: 0, clicks: 0, conversions: 0 };
     const result = await this.ch.client.query({
-      query: `SELECT toString(line_item_id) AS line_item_id, toString(sum(impressions)) AS impressions,
-                     toString(sum(clicks)) AS clicks, toString(sum(conversions)) AS conversions
+      // Aliases differ from the column names: ClickHouse would otherwise read the alias inside sum().
+      query: `SELECT toString(line_item_id) AS line_item, toString(sum(impressions)) AS impression_count,
+                     toString(sum(clicks)) AS click_count, toString(sum(conversions)) AS conversion_count
               FROM daily_stats_v1 WHERE day >= {since:Date}
               GROUP BY line_item_id`,
       query_params: { since: new Date(now - (LEARNING_WINDOW_DAYS - 1) * 86_400_000).toISOString().slice(0, 10) },
@@ -63,8 +64,12 @@ export class DeliveryLearning {
     });
     const learned = new Map<string, DeliveryStats>();
     for (const row of await result.json()) {
-      const { line_item_id, ...counts } = statsRow.parse(row);
-      learned.set(line_item_id, counts);
+      const counts = statsRow.parse(row);
+      learned.set(counts.line_item, {
+        impressions: counts.impression_count,
+        clicks: counts.click_count,
+        conversions: counts.conversion_count,
+      });
     }
     for (const [id, stats] of this.stats) {
       const base = learned.get(id);

@@ -15,7 +15,7 @@ interface UnflushedSpend {
 }
 
 const MS_PER_DAY = 86_400_000;
-const spendRow = z.object({ line_item_id: z.string(), spend_nanos: z.coerce.number() });
+const spendRow = z.object({ line_item: z.string(), spend: z.coerce.number() });
 
 /**
  * Today's spend per line item, kept current between two sources:
@@ -71,16 +71,17 @@ export class SpendPacing {
     const writtenThroughSeq = this.acceptedSeq - this.pendingEvents();
     const today = utcDay(now);
     const result = await this.ch.client.query({
-      query: `SELECT toString(line_item_id) AS line_item_id, toString(sum(spend_nanos)) AS spend_nanos
+      // Aliases differ from the column names: ClickHouse would otherwise read the alias inside sum().
+      query: `SELECT toString(line_item_id) AS line_item, toString(sum(spend_nanos)) AS spend
               FROM daily_stats_v1 WHERE day = {day:Date}
-              GROUP BY line_item_id HAVING sum(spend_nanos) > 0`,
+              GROUP BY line_item_id HAVING sum(spend_nanos) != 0`,
       query_params: { day: new Date(today * MS_PER_DAY).toISOString().slice(0, 10) },
       format: 'JSONEachRow',
     });
     const written = new Map<string, number>();
     for (const row of await result.json()) {
-      const { line_item_id, spend_nanos } = spendRow.parse(row);
-      written.set(line_item_id, spend_nanos);
+      const { line_item, spend } = spendRow.parse(row);
+      written.set(line_item, spend);
     }
     // Everything after the await ran without yielding: no event was recorded half-way through.
     this.unflushed = this.unflushed.filter((spend) => spend.seq > writtenThroughSeq && spend.day >= today);

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
+import type { TestContext } from './testApp.js';
+import { verifyTrackingToken, type TrackingClaims } from '../../src/tracking/trackingToken.js';
+import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
+
+/** Fixtures for serving tests: servable line items through the Management API, serves, and their claims. */
+
+export interface Advertiser {
+  key: string;
+  userId: string;
+}
+
+export interface LineItemSpec {
+  bids?: { bid_type: string; bid_value: number };
+  budget?: { daily: number; currency: string };
+  targeting?: object;
+  creatives?: object[] | null;
+  brandName?: string;
+}
+
+export function creative(title = `Card ${randomUUID().slice(0, 6)}`) {
+  return {
+    format: 'contextual_card',
+    title,
+    body: 'Body copy of the card.',
+    cta: 'Learn more',
+    destination_url: 'https://www.brand.example/landing?x=1',
+  };
+}
+
+/** A word no other test uses, so a test's keyword targeting sees only its own line items. */
+export function uniqueWord(prefix = 'kw'): string {
+  return `${prefix}${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+}
+
+function management(ctx: TestContext, key: string, method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: object) {
+  return ctx.app.inject({ method, url, headers: { 'x-api-key': key }, ...(payload ? { payload } : {}) });
+}
+
+/** An active campaign with one active line item, through compose and activate. */
+export async function servableLineItem(ctx: TestContext, advertiser: Advertiser, spec: LineItemSpec = {}) {
+  const composed = await management(ctx, advertiser.key, 'POST', '/v1/advertiser/campaigns/compose', {
+    campaign: { name: 'Serving test', brand_name: spec.brandName ?? 'Brandco', user_id: advertiser.userId },
+    line_item: {
+      title: 'Line item',
+      budget: spec.budget ?? { daily: 1000, currency: 'USD' },
+      bids: spec.bids ?? { bid_type: 'cpc', bid_value: 100 },
+      targeting: spec.targeting ?? {},
+      ...(spec.creatives === null ? {} : { creatives: spec.creatives ?? [creative()] }),
+    },
+  });
+  if (composed.statusCode !== 201) throw new Error(`compose: ${composed.statusCode} ${composed.body}`);
+  const { campaign, line_item } = composed.json().data as { campaign: { id: string }; line_item: { id: string } };
+  const activated = await management(ctx, advertiser.key, 'POST', `/v1/advertiser/campaigns/${campaign.id}/activate`);
+  if (activated.statusCode !== 200) throw new Error(`activate: ${activated.statusCode} ${activated.body}`);
+  return { campaignId: campaign.id, lineItemId: line_item.id };
+}
+
+export async function changeCampaign(ctx: TestContext, advertiser: Advertiser, campaignId: string, patch: object) {
+  const response = await management(ctx, advertiser.key, 'PATCH', `/v1/advertiser/campaigns/${campaignId}`, patch);
+  if (response.statusCode !== 200) throw new Error(`patch campaign: ${response.statusCode} ${response.body}`);
+}
+
+export async function putLineItem(ctx: TestContext, advertiser: Advertiser, lineItemId: string, part: 'bids' | 'budget' | 'targeting', body: object) {
+  const response = await management(ctx, advertiser.key, 'PUT', `/v1/advertiser/line-items/${lineItemId}/${part}`, body);
+  if (response.statusCode !== 200) throw new Error(`put ${part}: ${response.statusCode} ${response.body}`);
+}
+
+export interface ServeBody {
+  placement_id: string;
+  context?: { query: string; response: string };
+  [field: string]: unknown;
+}
+
+export function serve(ctx: TestContext, token: string | undefined, body: ServeBody | string): Promise<LightMyRequestResponse> {
+  const payload = typeof body === 'string' ? body : { context: { query: '', response: '' }, ...body };
+  return ctx.app.inject({
+    method: 'POST',
+    url: '/v1/serve',
+    headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
+    payload,
+  });
+}
+
+/** The verified claims of a served ad's links (throws when the links do not verify or differ). */
+export function claimsOf(ctx: TestContext, response: LightMyRequestResponse): TrackingClaims {
+  const ad = response.json().ad as { tracking: { impression_url: string; click_url: string } } | null;
+  if (!ad) throw new Error(`no ad served: ${response.body}`);
+  const token = ad.tracking.impression_url.split('/').pop()!;
+  if (ad.tracking.click_url.split('/').pop() !== token) throw new Error('impression and click links carry different tokens');
+  const verdict = verifyTrackingToken(token, ctx.secrets.trackingSecret);
+  if (!verdict.valid) throw new Error(`token does not verify: ${verdict.reason}`);
+  return verdict.claims;
+}
+
+/** The line item a serve returned, or null for no ad. */
+export function servedLineItem(ctx: TestContext, response: LightMyRequestResponse): string | null {
+  if (response.statusCode !== 200) throw new Error(`serve: ${response.statusCode} ${response.body}`);
+  return response.json().ad === null ? null : claimsOf(ctx, response).l;
+}
+
+/** Polls until check() returns a value that is not undefined, or fails after timeoutMs. */
+export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const result = await check();
+    if (result !== undefined) return result;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * Serves until the given line item is (or is no longer) the one served. A 404 while waiting means
+ * the placement itself has not reached the index yet.
+ */
+export function eventuallyServed(ctx: TestContext, token: string, body: ServeBody, lineItemId: string, served = true) {
+  return eventually(async () => {
+    const response = await serve(ctx, token, body);
+    if (response.statusCode === 404) return undefined;
+    const lineItem = servedLineItem(ctx, response);
+    return (lineItem === lineItemId) === served ? true : undefined;
+  }, `line item ${lineItemId} ${served ? 'to be served' : 'to stop being served'}`);
+}
+
+/** Writes events straight into ClickHouse events_v1, as the event pipeline would (rows from other instances). */
+export async function insertEvents(ctx: TestContext, events: TrackedEvent[]): Promise<void> {
+  await ctx.stores.ch.client.insert({
+    table: 'events_v1',
+    values: events.map((event) => ({ ...event, event_time: new Date(event.event_time).toISOString().replace('T', ' ').replace('Z', '') })),
+    format: 'JSONEachRow',
+  });
+}

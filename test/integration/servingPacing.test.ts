@@ -1,0 +1,143 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { sampleEvent } from '../helpers/sampleEvent.js';
+import { eventuallyServed, insertEvents, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
+import { SpendPacing } from '../../src/serving/spendPacing.js';
+import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
+
+let ctx: TestContext;
+let advertiser: Advertiser;
+let publisher: { id: string; token: string };
+
+beforeAll(async () => {
+  ctx = await startTestApp();
+  const created = await createAdvertiser(ctx);
+  advertiser = { key: created.key, userId: created.user.id };
+  publisher = await createPublisher(ctx);
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+const USD = 1e9;
+
+describe('pacing: daily budgets', () => {
+  it('stops serving a line item once its spend today reaches the daily budget, and keeps it stopped after a restart', async () => {
+    const word = uniqueWord();
+    const placement = (await createPlacement(ctx, publisher.id)).id;
+    await certifyPlacement(ctx, placement);
+    // 10 USD per impression (tCPM 10,000) against a 15 USD daily budget: the second impression exhausts it.
+    const capped = await servableLineItem(ctx, advertiser, {
+      bids: { bid_type: 'cpm', bid_value: 10_000 },
+      budget: { daily: 15, currency: 'USD' },
+      targeting: { keywords: { include: [word] } },
+    });
+    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 5 }, targeting: { keywords: { include: [word] } } });
+    const body = { placement_id: placement, context: { query: word, response: '' } };
+    await eventuallyServed(ctx, publisher.token, body, capped.lineItemId);
+
+    const impression = () =>
+      sampleEvent({ campaign_id: capped.campaignId, line_item_id: capped.lineItemId, placement_id: placement, publisher_id: publisher.id, cost_nanos: 10 * USD });
+    await insertEvents(ctx, [impression()]);
+    // Give pacing a few syncs: 10 of 15 USD spent, still serving.
+    await new Promise((resolve) => setTimeout(resolve, 3 * ctx.config.PACING_SYNC_MS));
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(capped.lineItemId);
+
+    await insertEvents(ctx, [impression()]);
+    await eventuallyServed(ctx, publisher.token, body, fallback.lineItemId);
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).not.toBe(capped.lineItemId);
+
+    await ctx.close();
+    ctx = await startTestApp();
+    // The first serve of the new instance already knows today's spend.
+    const first = servedLineItem(ctx, await serve(ctx, publisher.token, body));
+    expect(first).toBe(fallback.lineItemId);
+  });
+
+  it('does not count invalid traffic or yesterday as spend today', async () => {
+    const word = uniqueWord();
+    const placement = (await createPlacement(ctx, publisher.id)).id;
+    const capped = await servableLineItem(ctx, advertiser, {
+      bids: { bid_type: 'cpc', bid_value: 50 },
+      budget: { daily: 20, currency: 'USD' },
+      targeting: { keywords: { include: [word] } },
+    });
+    const body = { placement_id: placement, context: { query: word, response: '' } };
+    await eventuallyServed(ctx, publisher.token, body, capped.lineItemId);
+    const base = { campaign_id: capped.campaignId, line_item_id: capped.lineItemId, placement_id: placement, type: 'click' as const, cost_nanos: 50 * USD };
+    await insertEvents(ctx, [
+      sampleEvent({ ...base, ivt: 'datacenter' }),
+      sampleEvent({ ...base, event_time: Date.now() - 86_400_000 }),
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 3 * ctx.config.PACING_SYNC_MS));
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(capped.lineItemId);
+  });
+});
+
+describe('pacing: counting each event once', () => {
+  async function pipelineWithPacing() {
+    const pipeline = await createClickHouseEventPipeline({
+      config: {
+        DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'adsvc-pacing-')),
+        EVENT_FLUSH_ROWS: 1_000_000,
+        // Written only when the test flushes.
+        EVENT_FLUSH_INTERVAL_MS: 3_600_000,
+        EVENT_BUFFER_MAX_ROWS: 1_000_000,
+        EVENT_SPOOL_FSYNC: false,
+      },
+      ch: ctx.stores.ch,
+      log: ctx.app.log,
+    });
+    const pacing = new SpendPacing(ctx.stores.ch, () => pipeline.pending());
+    pipeline.onAccepted((event) => pacing.record(event));
+    return { pipeline, pacing };
+  }
+
+  it('counts an accepted event at once, and once only before and after it reaches ClickHouse', async () => {
+    const { pipeline, pacing } = await pipelineWithPacing();
+    const lineItemId = randomUUID();
+    const counter = pacing.counterFor(lineItemId);
+    const spend = (nanos: number) => sampleEvent({ line_item_id: lineItemId, type: 'click', cost_nanos: nanos });
+
+    pipeline.accept([spend(1000), spend(2000), sampleEvent({ line_item_id: lineItemId, ivt: 'bot', cost_nanos: 0 })]);
+    expect(counter.nanos).toBe(3000);
+    await pacing.sync();
+    expect(counter.nanos).toBe(3000);
+
+    await pipeline.flush();
+    await pacing.sync();
+    expect(counter.nanos).toBe(3000);
+
+    pipeline.accept([spend(500)]);
+    expect(counter.nanos).toBe(3500);
+    await pacing.sync();
+    expect(counter.nanos).toBe(3500);
+    await pipeline.flush();
+    await pacing.sync();
+    expect(counter.nanos).toBe(3500);
+    await pipeline.close();
+  });
+
+  it("adds up every instance's spend through ClickHouse", async () => {
+    const first = await pipelineWithPacing();
+    const second = await pipelineWithPacing();
+    const lineItemId = randomUUID();
+    const [firstCounter, secondCounter] = [first.pacing.counterFor(lineItemId), second.pacing.counterFor(lineItemId)];
+    first.pipeline.accept([sampleEvent({ line_item_id: lineItemId, cost_nanos: 700 })]);
+    second.pipeline.accept([sampleEvent({ line_item_id: lineItemId, cost_nanos: 300 })]);
+    await first.pipeline.flush();
+    expect([firstCounter.nanos, secondCounter.nanos]).toEqual([700, 300]);
+    await Promise.all([first.pacing.sync(), second.pacing.sync()]);
+    // The first instance's event is in ClickHouse; the second's is still only local to it.
+    expect([firstCounter.nanos, secondCounter.nanos]).toEqual([700, 1000]);
+    await second.pipeline.flush();
+    await Promise.all([first.pacing.sync(), second.pacing.sync()]);
+    expect([firstCounter.nanos, secondCounter.nanos]).toEqual([1000, 1000]);
+    await Promise.all([first.pipeline.close(), second.pipeline.close()]);
+  });
+});
