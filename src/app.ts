@@ -13,6 +13,7 @@ import { managementRoutes } from './management/managementRoutes.js';
 import { reportingRoutes } from './reporting/reportingRoutes.js';
 import { servingRoutes } from './serving/servingRoutes.js';
 import { trackingRoutes } from './tracking/trackingRoutes.js';
+import { publisherKitRoutes } from './sdk/publisherKitRoutes.js';
 import { createClickHouseEventPipeline } from './tracking/clickhouseEventPipeline.js';
 
 export interface Secrets {
@@ -68,5 +69,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(reportingRoutes, features);
   await app.register(servingRoutes, features);
   await app.register(trackingRoutes, features);
+  await app.register(publisherKitRoutes, features);
   return app;
 }

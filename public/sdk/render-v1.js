@@ -1,0 +1,203 @@
+/*!
+ * adsvc render kit, version 1 (README: "Rendering ads in the browser").
+ * adsvc.render(container, ad, options?) draws the ad of a POST /v1/serve answer and fires its
+ * tracking links the way the billing rules require. No dependencies; safe to load more than once.
+ */
+(function (root) {
+  'use strict';
+
+  var VERSION = '1';
+  /** The impression counts once this share of the card has been on screen (IAB/MRC's pixel rule). */
+  var VISIBLE_SHARE = 0.5;
+  var STYLE_ELEMENT_ID = 'adsvc-render-v1-style';
+  var STYLES = [
+    ':where(.adsvc-card){box-sizing:border-box;max-width:560px;margin:16px 0;border:1px solid #d9dce1;border-radius:12px;background:#fff;color:#1f2328;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;overflow:hidden}',
+    ':where(.adsvc-card) *{box-sizing:border-box}',
+    ':where(.adsvc-card__link){display:flex;gap:14px;padding:14px 16px;color:inherit;text-decoration:none}',
+    ':where(.adsvc-card__link):hover :where(.adsvc-card__title){text-decoration:underline}',
+    ':where(.adsvc-card__link):focus-visible{outline:2px solid #2563eb;outline-offset:-2px}',
+    ':where(.adsvc-card__image){flex:none;width:88px;height:88px;border-radius:8px;object-fit:cover;background:#f3f4f6}',
+    ':where(.adsvc-card__text){display:flex;flex-direction:column;gap:4px;min-width:0}',
+    ':where(.adsvc-card__meta){display:flex;gap:8px;align-items:baseline;font-size:12px;color:#57606a}',
+    ':where(.adsvc-card__label){font-weight:600;letter-spacing:.02em;color:#57606a}',
+    ':where(.adsvc-card__brand)::before{content:"\\00B7";margin-right:8px}',
+    ':where(.adsvc-card__title){font-size:16px;font-weight:600;overflow-wrap:anywhere}',
+    ':where(.adsvc-card__body){overflow-wrap:anywhere}',
+    ':where(.adsvc-card__footer){display:flex;gap:12px;align-items:center;margin-top:6px}',
+    ':where(.adsvc-card__cta){flex:none;padding:4px 12px;border-radius:999px;background:#1f2328;color:#fff;font-weight:600;font-size:13px}',
+    ':where(.adsvc-card__url){font-size:12px;color:#57606a;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}'
+  ].join('\n');
+
+  /** Cards rendered into each container, so a second render replaces the first cleanly. */
+  var renderedIn = typeof WeakMap === 'function' ? new WeakMap() : null;
+  /** Pixel images in flight: holding them keeps the request alive until it completes. */
+  var pixelsInFlight = [];
+
+  /** An absolute http(s) URL, or null: javascript:, data: and anything unparsable never reach the page. */
+  function httpUrl(value) {
+    if (typeof value !== 'string' || value === '') return null;
+    try {
+      var url = new URL(value, document.baseURI);
+      return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+    } catch (error) {
+      return null;
+    }
+  }
+
+  function text(value) {
+    return typeof value === 'string' ? value : '';
+  }
+
+  /** Every creative string goes through textContent: markup in it shows as text, never as HTML. */
+  function element(tag, className, content) {
+    var node = document.createElement(tag);
+    node.className = className;
+    if (content !== undefined) node.textContent = content;
+    return node;
+  }
+
+  function installStyles() {
+    if (document.getElementById(STYLE_ELEMENT_ID)) return;
+    var style = document.createElement('style');
+    style.id = STYLE_ELEMENT_ID;
+    style.textContent = STYLES;
+    (document.head || document.documentElement).appendChild(style);
+  }
+
+  function firePixel(url) {
+    var pixel = new Image();
+    var done = function () {
+      var index = pixelsInFlight.indexOf(pixel);
+      if (index !== -1) pixelsInFlight.splice(index, 1);
+    };
+    pixel.onload = done;
+    pixel.onerror = done;
+    pixelsInFlight.push(pixel);
+    // An image request, never fetch() or XMLHttpRequest: the spec's rule 1 for billable impressions.
+    pixel.src = url;
+  }
+
+  /**
+   * Fires the impression once, the first time at least half of the card is on screen while the
+   * page is visible. Without IntersectionObserver visibility cannot be measured, so no impression
+   * is claimed.
+   */
+  function watchViewability(card, impressionUrl, onImpression) {
+    if (typeof IntersectionObserver !== 'function') return function () {};
+    var fired = false;
+    var halfVisible = false;
+    var observer;
+    var stop = function () {
+      if (observer) observer.disconnect();
+      document.removeEventListener('visibilitychange', check);
+    };
+    var check = function () {
+      if (fired || !halfVisible || document.visibilityState === 'hidden') return;
+      fired = true;
+      stop();
+      firePixel(impressionUrl);
+      if (typeof onImpression === 'function') onImpression();
+    };
+    observer = new IntersectionObserver(
+      function (entries) {
+        var entry = entries[entries.length - 1];
+        halfVisible = entry.isIntersecting && entry.intersectionRatio >= VISIBLE_SHARE;
+        check();
+      },
+      { threshold: [0, VISIBLE_SHARE] }
+    );
+    observer.observe(card);
+    document.addEventListener('visibilitychange', check);
+    return stop;
+  }
+
+  function buildCard(ad, clickUrl, target) {
+    var content = ad.render && typeof ad.render === 'object' ? ad.render : {};
+    var card = element('div', 'adsvc-card');
+    card.setAttribute('data-adsvc-format', 'contextual_card');
+
+    // The whole card is one link to click_url: the redirect layer counts the click, then sends the
+    // user on to the advertiser. rel=sponsored tells crawlers it is paid; noopener cuts window.opener.
+    var link = element('a', 'adsvc-card__link');
+    link.setAttribute('href', clickUrl);
+    link.setAttribute('rel', 'sponsored noopener');
+    if (target === '_blank') link.setAttribute('target', '_blank');
+
+    var imageUrl = httpUrl(content.image_url);
+    if (imageUrl) {
+      var image = element('img', 'adsvc-card__image');
+      image.setAttribute('src', imageUrl);
+      image.setAttribute('alt', '');
+      image.setAttribute('decoding', 'async');
+      link.appendChild(image);
+    }
+
+    var textColumn = element('span', 'adsvc-card__text');
+    var meta = element('span', 'adsvc-card__meta');
+    // The disclosure is not optional: an empty or missing label still shows "Sponsored".
+    meta.appendChild(element('span', 'adsvc-card__label', text(content.label).trim() || 'Sponsored'));
+    if (text(content.brand_name)) meta.appendChild(element('span', 'adsvc-card__brand', content.brand_name));
+    textColumn.appendChild(meta);
+    textColumn.appendChild(element('span', 'adsvc-card__title', text(content.title)));
+    if (text(content.body)) textColumn.appendChild(element('span', 'adsvc-card__body', content.body));
+    var footer = element('span', 'adsvc-card__footer');
+    if (text(content.cta)) footer.appendChild(element('span', 'adsvc-card__cta', content.cta));
+    if (text(content.display_url)) footer.appendChild(element('span', 'adsvc-card__url', content.display_url));
+    if (footer.firstChild) textColumn.appendChild(footer);
+    link.appendChild(textColumn);
+
+    card.appendChild(link);
+    return card;
+  }
+
+  /**
+   * Renders `ad` (the `ad` of a serve answer, or the whole answer) into `container`, replacing what
+   * an earlier render put there. Returns { element, destroy() }, or null when there is nothing to
+   * show: `{ad: null}`, a format this version does not know, or tracking links that are not http(s).
+   *
+   * options.target: '_blank' (default: the chat stays open) or '_self'.
+   * options.styles: false to skip the default stylesheet and style the .adsvc-card classes yourself.
+   * options.onImpression: called once, right after the impression pixel is requested.
+   */
+  function render(container, ad, options) {
+    if (!container || container.nodeType !== 1) throw new TypeError('adsvc.render: container must be a DOM element');
+    var settings = options || {};
+    var previous = renderedIn && renderedIn.get(container);
+    if (previous) previous.destroy();
+
+    var payload = ad && typeof ad === 'object' && 'ad' in ad ? ad.ad : ad;
+    if (!payload || typeof payload !== 'object') return null;
+    if (payload.format !== 'contextual_card') {
+      if (root.console) root.console.warn('adsvc.render: unsupported ad format ' + String(payload.format));
+      return null;
+    }
+    var tracking = payload.tracking || {};
+    var clickUrl = httpUrl(tracking.click_url);
+    var impressionUrl = httpUrl(tracking.impression_url);
+    if (!clickUrl || !impressionUrl) {
+      if (root.console) root.console.warn('adsvc.render: the ad has no usable tracking links; not rendered');
+      return null;
+    }
+
+    if (settings.styles !== false) installStyles();
+    var card = buildCard(payload, clickUrl, settings.target === '_self' ? '_self' : '_blank');
+    container.appendChild(card);
+    var stopWatching = watchViewability(card, impressionUrl, settings.onImpression);
+
+    var handle = {
+      element: card,
+      destroy: function () {
+        stopWatching();
+        if (card.parentNode) card.parentNode.removeChild(card);
+        if (renderedIn && renderedIn.get(container) === handle) renderedIn.delete(container);
+      }
+    };
+    if (renderedIn) renderedIn.set(container, handle);
+    return handle;
+  }
+
+  var api = root.adsvc || {};
+  api.render = render;
+  api.renderVersion = VERSION;
+  root.adsvc = api;
+})(typeof window !== 'undefined' ? window : this);

@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { FeatureDeps } from '../app.js';
+import { placementIdParam } from '../admin/adminSchemas.js';
+import { findPlacement, type Placement } from '../admin/placementRepository.js';
+import { findPublisherByToken } from '../admin/publisherRepository.js';
+import { requireAdminToken } from '../http/adminAuth.js';
+import { bearerToken } from '../http/bearerToken.js';
+import { ApiError, parsePathParams, zodDetails } from '../http/errors.js';
+import { recentImpressions, summarizeImpressions } from './recentImpressions.js';
+
+const wholeNumber = z.string().regex(/^\d{1,9}$/, 'must be a whole number').transform(Number);
+
+const checkQuery = z.object({
+  limit: wholeNumber.pipe(z.number().min(1).max(500)).default(50),
+  hours: wholeNumber.pipe(z.number().min(1).max(168)).default(24),
+});
+
+/**
+ * The integration check: a placement's recent impressions with where each pixel came from, so a
+ * publisher (with its own token, before asking for certification) and an operator (before approving
+ * it) can see that pixels fire from browsers and not from servers.
+ */
+export async function integrationCheckRoutes(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
+  const { db, ch } = deps;
+
+  async function answer(placement: Placement, rawQuery: unknown) {
+    const parsed = checkQuery.safeParse(rawQuery ?? {});
+    // Query-string errors are 400 bad_request, as on the reporting route.
+    if (!parsed.success) throw new ApiError('bad_request', 'query parameters are invalid', zodDetails(parsed.error));
+    const { limit, hours } = parsed.data;
+    const to = Date.now();
+    const from = to - hours * 3_600_000;
+    const impressions = await recentImpressions(ch, placement.id, from, limit);
+    return {
+      data: {
+        placement: { id: placement.id, certification: placement.certification },
+        window: { hours, from: new Date(from).toISOString(), to: new Date(to).toISOString() },
+        summary: summarizeImpressions(impressions),
+        impressions,
+      },
+    };
+  }
+
+  app.get('/v1/publisher/placements/:id/recent-impressions', async (request) => {
+    const publisherId = await findPublisherByToken(db, bearerToken(request));
+    if (!publisherId) throw new ApiError('auth_invalid', 'publisher token is invalid');
+    const { id } = parsePathParams(placementIdParam, request.params, 'placement');
+    const placement = await findPlacement(db, id);
+    // Another publisher's placement answers like a missing one.
+    if (!placement || placement.publisher_id !== publisherId) throw new ApiError('not_found', 'placement not found');
+    return answer(placement, request.query);
+  });
+
+  app.get(
+    '/v1/admin/placements/:id/recent-impressions',
+    { preHandler: requireAdminToken(deps.secrets.adminToken) },
+    async (request) => {
+      const { id } = parsePathParams(placementIdParam, request.params, 'placement');
+      const placement = await findPlacement(db, id);
+      if (!placement) throw new ApiError('not_found', 'placement not found');
+      return answer(placement, request.query);
+    },
+  );
+}

@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { packageRoot } from '../packageRoot.js';
+
+/** Where the render kit is served; a change that breaks pages already using it ships as v2 beside it. */
+export const RENDER_SCRIPT_PATH = '/sdk/v1/render.js';
+
+/**
+ * Serves the browser render kit (public/sdk/render-v1.js) from memory. Publishers' pages load it
+ * from another origin on every page view, so it is cached for a year (immutable: the versioned path
+ * is the cache key) and answers 304 to a matching If-None-Match.
+ */
+export async function renderScriptRoute(app: FastifyInstance): Promise<void> {
+  const script = readFileSync(path.join(packageRoot, 'public', 'sdk', 'render-v1.js'));
+  const etag = `"${createHash('sha256').update(script).digest('base64url').slice(0, 27)}"`;
+
+  app.get(RENDER_SCRIPT_PATH, async (request, reply) => {
+    reply
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('etag', etag)
+      .header('x-content-type-options', 'nosniff')
+      // Pages with COEP or a crossorigin attribute (for Subresource Integrity) can still load it.
+      .header('cross-origin-resource-policy', 'cross-origin')
+      .header('access-control-allow-origin', '*');
+    const cached = (request.headers['if-none-match'] ?? '').split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+    if (cached.includes(etag) || cached.includes('*')) return reply.code(304).send();
+    return reply.type('text/javascript; charset=utf-8').send(script);
+  });
+}

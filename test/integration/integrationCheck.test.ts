@@ -1,0 +1,257 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { eventually, eventuallyServed, serve, servableLineItem } from '../helpers/servingFixtures.js';
+import { sampleEvent } from '../helpers/sampleEvent.js';
+import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
+
+const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:125.0) Gecko/20100101 Firefox/125.0';
+const RESIDENTIAL_IP = '81.2.69.142';
+const AWS_IP = '3.5.140.2';
+
+let ctx: TestContext;
+
+beforeAll(async () => {
+  // X-Forwarded-For is trusted so that each pixel can come from the address the test names.
+  ctx = await startTestApp({ TRUST_PROXY: 'true' });
+});
+
+afterAll(async () => {
+  await ctx?.close();
+});
+
+/** A publisher with a placement that serves a CPC ad of a fresh advertiser (uncertified placements get CPC demand). */
+async function servingPlacement() {
+  const publisher = await createPublisher(ctx);
+  const placement = await createPlacement(ctx, publisher.id);
+  const advertiser = await createAdvertiser(ctx);
+  const { lineItemId } = await servableLineItem(ctx, { key: advertiser.key, userId: advertiser.user.id }, {
+    bids: { bid_type: 'cpc', bid_value: 1 },
+    targeting: { placements: { include: [placement.id] } },
+  });
+  // The new token and placement reach the serving index within a refresh (100 ms in tests).
+  await eventually(async () => {
+    const response = await serve(ctx, publisher.token, { placement_id: placement.id });
+    return response.statusCode === 200 && response.json().ad ? true : undefined;
+  }, 'the placement to serve', 15_000);
+  await eventuallyServed(ctx, publisher.token, { placement_id: placement.id }, lineItemId);
+  return { publisher, placement };
+}
+
+/** Serves one ad and fetches its links the way a browser (or a server) at `ip` with `userAgent` would. */
+async function serveAndTrack(publisherToken: string, placementId: string, ip: string, userAgent: string, click = false) {
+  const served = await serve(ctx, publisherToken, { placement_id: placementId });
+  const { tracking } = served.json().ad as { tracking: { impression_url: string; click_url: string } };
+  const headers = { 'x-forwarded-for': ip, 'user-agent': userAgent };
+  const pixel = await ctx.app.inject({ method: 'GET', url: new URL(tracking.impression_url).pathname, headers });
+  expect(pixel.statusCode).toBe(200);
+  if (click) await ctx.app.inject({ method: 'GET', url: new URL(tracking.click_url).pathname, headers });
+}
+
+function check(placementId: string, token: string, query = '') {
+  return ctx.app.inject({
+    method: 'GET',
+    url: `/v1/publisher/placements/${placementId}/recent-impressions${query}`,
+    headers: { authorization: `Bearer ${token}` },
+  });
+}
+
+/** Polls the check until it lists `count` impressions (the pipeline flushes every 100 ms in tests). */
+function checkListing(placementId: string, token: string, count: number, query = '') {
+  return eventually(async () => {
+    const response = await check(placementId, token, query);
+    expect(response.statusCode).toBe(200);
+    const data = response.json().data;
+    return data.impressions.length === count ? data : undefined;
+  }, `${count} impressions in the integration check`, 15_000);
+}
+
+/**
+ * Events the pixel cannot make (old ones, exact addresses), straight into events_v1. Each insert
+ * names its own deduplication token: on embedded chdb a setting sent with an insert stays set on the
+ * session, so without one this insert would reuse the event pipeline's last token and be dropped.
+ */
+async function insertEvents(events: TrackedEvent[]) {
+  await ctx.stores.ch.client.insert({
+    table: 'events_v1',
+    values: events.map((event) => ({ ...event, event_time: new Date(event.event_time).toISOString().replace('T', ' ').replace('Z', '') })),
+    format: 'JSONEachRow',
+    clickhouse_settings: { insert_deduplication_token: randomUUID() },
+  });
+}
+
+describe('GET /v1/publisher/placements/:id/recent-impressions', () => {
+  it('answers 401 auth_missing without a token and 401 auth_invalid with an unknown one', async () => {
+    const publisher = await createPublisher(ctx);
+    const placement = await createPlacement(ctx, publisher.id);
+    const missing = await ctx.app.inject({ method: 'GET', url: `/v1/publisher/placements/${placement.id}/recent-impressions` });
+    expect(missing.statusCode).toBe(401);
+    expect(missing.json().error.code).toBe('auth_missing');
+    const unknown = await check(placement.id, 'pt_not-a-real-token');
+    expect(unknown.statusCode).toBe(401);
+    expect(unknown.json().error.code).toBe('auth_invalid');
+  });
+
+  it("answers 404 for another publisher's placement, an unknown placement and an id that cannot be one", async () => {
+    const mine = await createPublisher(ctx);
+    const other = await createPublisher(ctx);
+    const theirs = await createPlacement(ctx, other.id);
+    for (const id of [theirs.id, `pl-${randomUUID()}`, 'bad%20id']) {
+      const response = await check(id, mine.token);
+      expect(response.statusCode, id).toBe(404);
+      expect(response.json().error.code).toBe('not_found');
+    }
+  });
+
+  it('lists a new placement with no impressions as an empty check', async () => {
+    const publisher = await createPublisher(ctx);
+    const placement = await createPlacement(ctx, publisher.id);
+    const response = await check(placement.id, publisher.token);
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data).toMatchObject({
+      placement: { id: placement.id, certification: 'uncertified' },
+      window: { hours: 24 },
+      summary: { impressions: 0, from_browsers: 0, from_servers: 0, unknown: 0, browser_share: 0, server_share: 0, valid: 0, by_ip_class: {}, by_ivt: {} },
+      impressions: [],
+    });
+  });
+
+  it('tells browser pixels from server-side ones, newest first, with masked addresses and no clicks', async () => {
+    const { publisher, placement } = await servingPlacement();
+    await serveAndTrack(publisher.token, placement.id, RESIDENTIAL_IP, CHROME, true);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await serveAndTrack(publisher.token, placement.id, AWS_IP, CHROME);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await serveAndTrack(publisher.token, placement.id, RESIDENTIAL_IP, 'node');
+
+    const data = await checkListing(placement.id, publisher.token, 3);
+    expect(data.impressions).toEqual([
+      {
+        time: expect.any(String),
+        origin: 'server',
+        ip_masked: '81.2.69.0',
+        ip_class: 'public',
+        ip_network: '',
+        ivt: 'bot',
+        user_agent_family: 'bot',
+        source: 'pixel',
+      },
+      {
+        time: expect.any(String),
+        origin: 'server',
+        ip_masked: '3.5.140.0',
+        ip_class: 'datacenter',
+        ip_network: 'AS16509 Amazon Web Services',
+        ivt: 'datacenter',
+        user_agent_family: 'Chrome',
+        source: 'pixel',
+      },
+      {
+        time: expect.any(String),
+        origin: 'browser',
+        ip_masked: '81.2.69.0',
+        ip_class: 'public',
+        ip_network: '',
+        ivt: null,
+        user_agent_family: 'Chrome',
+        source: 'pixel',
+      },
+    ]);
+    const times = data.impressions.map((impression: { time: string }) => Date.parse(impression.time));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    expect(data.summary).toEqual({
+      impressions: 3,
+      from_browsers: 1,
+      from_servers: 2,
+      unknown: 0,
+      browser_share: 0.3333,
+      server_share: 0.6667,
+      valid: 1,
+      by_ip_class: { public: 2, datacenter: 1 },
+      by_ivt: { datacenter: 1, bot: 1 },
+    });
+    expect(JSON.stringify(data)).not.toContain(RESIDENTIAL_IP);
+  });
+
+  it('masks an IPv6 address to its /48 and names the browser family', async () => {
+    const { publisher, placement } = await servingPlacement();
+    await serveAndTrack(publisher.token, placement.id, '2a02:c7c:1234:5678:9abc::1', FIREFOX);
+    const data = await checkListing(placement.id, publisher.token, 1);
+    expect(data.impressions[0]).toMatchObject({ ip_masked: '2a02:c7c:1234::', user_agent_family: 'Firefox', origin: 'browser' });
+  });
+
+  it('shows only this placement: impressions of other placements are not listed', async () => {
+    const publisher = await createPublisher(ctx);
+    const [placement, sibling] = [await createPlacement(ctx, publisher.id), await createPlacement(ctx, publisher.id)];
+    await insertEvents([sampleEvent({ placement_id: sibling.id, publisher_id: publisher.id })]);
+    await insertEvents([sampleEvent({ placement_id: placement.id, publisher_id: publisher.id, ip_class: 'public' })]);
+    const data = await checkListing(placement.id, publisher.token, 1);
+    expect(data.summary.impressions).toBe(1);
+  });
+
+  it('limit caps the list (default 50) and hours bounds the window (default 24)', async () => {
+    const publisher = await createPublisher(ctx);
+    const placement = await createPlacement(ctx, publisher.id);
+    const now = Date.now();
+    const recent = Array.from({ length: 55 }, (_, index) =>
+      sampleEvent({ placement_id: placement.id, event_time: now - index * 1000, ip_class: 'public', user_agent: CHROME }),
+    );
+    const twoDaysAgo = sampleEvent({ placement_id: placement.id, event_time: now - 48 * 3_600_000, ip_class: 'datacenter', ivt: 'datacenter' });
+    await insertEvents([...recent, twoDaysAgo]);
+
+    const byDefault = await checkListing(placement.id, publisher.token, 50);
+    expect(byDefault.window.hours).toBe(24);
+    expect(byDefault.impressions[0].time).toBe(new Date(now).toISOString());
+    expect(byDefault.summary).toMatchObject({ impressions: 50, from_browsers: 50, browser_share: 1 });
+
+    const small = await checkListing(placement.id, publisher.token, 5, '?limit=5');
+    expect(small.summary.impressions).toBe(5);
+
+    const wide = await checkListing(placement.id, publisher.token, 56, '?limit=500&hours=72');
+    expect(wide.impressions[55]).toMatchObject({ ip_class: 'datacenter', origin: 'server' });
+    expect(Date.parse(wide.window.to) - Date.parse(wide.window.from)).toBe(72 * 3_600_000);
+  });
+
+  it('answers 400 bad_request naming each bad parameter', async () => {
+    const publisher = await createPublisher(ctx);
+    const placement = await createPlacement(ctx, publisher.id);
+    for (const query of ['?limit=0', '?limit=501', '?limit=abc', '?hours=0', '?hours=169']) {
+      const response = await check(placement.id, publisher.token, query);
+      expect(response.statusCode, query).toBe(400);
+      expect(response.json().error.code).toBe('bad_request');
+      expect(response.json().error.details[0].path).toBe(query.slice(1, query.indexOf('=')));
+    }
+  });
+});
+
+describe('GET /v1/admin/placements/:id/recent-impressions', () => {
+  it('needs the admin token: none is 401 auth_missing, a publisher token is 401 auth_invalid', async () => {
+    const publisher = await createPublisher(ctx);
+    const placement = await createPlacement(ctx, publisher.id);
+    const url = `/v1/admin/placements/${placement.id}/recent-impressions`;
+    const missing = await ctx.app.inject({ method: 'GET', url });
+    expect(missing.statusCode).toBe(401);
+    expect(missing.json().error.code).toBe('auth_missing');
+    const wrong = await ctx.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${publisher.token}` } });
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.json().error.code).toBe('auth_invalid');
+  });
+
+  it("shows any publisher's placement the same way, and 404 for an unknown one", async () => {
+    const publisher = await createPublisher(ctx);
+    const placement = await createPlacement(ctx, publisher.id);
+    await insertEvents([
+      sampleEvent({ placement_id: placement.id, ip: '3.5.140.2', ip_class: 'datacenter', ip_network: 'AS16509 Amazon Web Services', ivt: 'datacenter', user_agent: 'undici' }),
+    ]);
+    const asPublisher = await checkListing(placement.id, publisher.token, 1);
+    const asOperator = await ctx.admin({ method: 'GET', url: `/v1/admin/placements/${placement.id}/recent-impressions` });
+    expect(asOperator.statusCode).toBe(200);
+    expect(asOperator.json().data.impressions).toEqual(asPublisher.impressions);
+    expect(asOperator.json().data.summary).toMatchObject({ from_servers: 1, server_share: 1 });
+
+    const unknown = await ctx.admin({ method: 'GET', url: `/v1/admin/placements/pl-${randomUUID()}/recent-impressions` });
+    expect(unknown.statusCode).toBe(404);
+  });
+});
