@@ -1,0 +1,238 @@
+import diagnostics from 'node:diagnostics_channel';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageRoot } from '../../src/packageRoot.js';
+import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { createAdvertiser, createApiKey } from '../helpers/factories.js';
+import { asAdvertiser, composeBody, validCreative } from '../helpers/managementFactories.js';
+
+// ajv-formats is CommonJS with a default export; under NodeNext the callable is on .default.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+type Operation = { responses?: Record<string, { $ref?: string; content?: Record<string, { schema?: unknown }> }> };
+interface OpenApiDocument {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: Record<string, Record<string, unknown>>;
+}
+
+const document = parse(readFileSync(path.join(packageRoot, 'openapi.yaml'), 'utf8')) as OpenApiDocument;
+const httpMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+// Every route the app registers, seen through fastify's initialization channel: the hook is in place
+// before buildApp registers anything, so routes of every plugin are listed.
+const routesSeen: string[] = [];
+function recordRoutes({ fastify }: { fastify: FastifyInstance }) {
+  fastify.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routesSeen.push(`${method} ${route.url}`);
+  });
+}
+
+/**
+ * The operations as "METHOD /path" with every path parameter written `{}`, so that fastify's
+ * `:token` and `*` match openapi's `{token}`; mapped to a readable name for failure messages.
+ */
+function byShape(operations: Iterable<string>): Map<string, string> {
+  const shapes = new Map<string, string>();
+  for (const operation of operations) shapes.set(operation.replace(/\{[^}]*\}|:\w+|\*/g, '{}'), operation);
+  return shapes;
+}
+
+/** Registered routes, less the HEAD route fastify adds by itself to every GET. */
+function registeredRoutes(): Map<string, string> {
+  const all = byShape(routesSeen);
+  for (const shape of all.keys()) {
+    if (shape.startsWith('HEAD ') && all.has(`GET ${shape.slice(5)}`)) all.delete(shape);
+  }
+  return all;
+}
+
+let ctx: TestContext;
+beforeAll(async () => {
+  diagnostics.subscribe('fastify.initialization', recordRoutes as (message: unknown) => void);
+  ctx = await startTestApp();
+  diagnostics.unsubscribe('fastify.initialization', recordRoutes as (message: unknown) => void);
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+function documented(): Set<string> {
+  const operations = new Set<string>();
+  for (const [template, item] of Object.entries(document.paths)) {
+    for (const method of Object.keys(item).filter((key) => httpMethods.includes(key))) {
+      operations.add(`${method.toUpperCase()} ${template}`);
+    }
+  }
+  return operations;
+}
+
+function resolvePointer(pointer: string): unknown {
+  if (!pointer.startsWith('#/')) throw new Error(`only local references are supported: ${pointer}`);
+  return pointer
+    .slice(2)
+    .split('/')
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], document);
+}
+
+function escape(part: string): string {
+  return part.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+ajv.addSchema(document, 'openapi.yaml');
+
+/** Checks a real response against the contract's schema for that route and status. */
+function expectMatchesContract(method: string, template: string, response: LightMyRequestResponse) {
+  const where = `${method} ${template} ${response.statusCode}`;
+  let pointer = `#/paths/${escape(template)}/${method.toLowerCase()}/responses/${response.statusCode}`;
+  const declared = resolvePointer(pointer) as { $ref?: string; content?: Record<string, unknown> } | undefined;
+  expect(declared, `${where} is not in openapi.yaml`).toBeDefined();
+  if (declared!.$ref) pointer = declared!.$ref;
+  const content = (resolvePointer(pointer) as { content?: Record<string, unknown> }).content;
+  if (response.statusCode === 204) {
+    expect(content, `${where} declares a body`).toBeUndefined();
+    expect(response.body).toBe('');
+    return;
+  }
+  expect(content?.['application/json'], `${where} declares no JSON body`).toBeDefined();
+  const validate = ajv.getSchema(`openapi.yaml${pointer}/content/application~1json/schema`)!;
+  const body = response.json();
+  expect(validate(body) ? [] : validate.errors, `${where}: ${JSON.stringify(body)}`).toEqual([]);
+}
+
+describe('openapi.yaml', () => {
+  it('parses as OpenAPI 3.1', () => {
+    expect(document.openapi).toMatch(/^3\.1\./);
+    expect(Object.keys(document.paths).length).toBeGreaterThan(0);
+  });
+
+  it('has a target for every $ref', () => {
+    const broken: string[] = [];
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) return node.forEach(walk);
+      if (node === null || typeof node !== 'object') return;
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string' && resolvePointer(value) === undefined) broken.push(value);
+        else walk(value);
+      }
+    };
+    walk(document);
+    expect(broken).toEqual([]);
+  });
+
+  it('holds the schemas the spec names', () => {
+    for (const name of ['CampaignInput', 'LineItemInput', 'AdvertiserReportingResponse', 'AdvertiserCampaignRow', 'Error']) {
+      expect(document.components.schemas?.[name], name).toBeDefined();
+    }
+  });
+
+  it('is served at GET /openapi.yaml as committed', async () => {
+    const response = await ctx.app.inject({ method: 'GET', url: '/openapi.yaml' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/yaml/);
+    expect(parse(response.body)).toEqual(document);
+  });
+
+  it('documents every registered route', () => {
+    const inContract = byShape(documented());
+    const missing = [...registeredRoutes()].filter(([shape]) => !inContract.has(shape)).map(([, route]) => route);
+    expect(missing.sort(), `routes missing from openapi.yaml:\n${missing.join('\n')}`).toEqual([]);
+  });
+
+  it('documents only registered routes', () => {
+    const registered = registeredRoutes();
+    expect(registered.size).toBeGreaterThan(0);
+    const stale = [...byShape(documented())].filter(([shape]) => !registered.has(shape)).map(([, operation]) => operation);
+    expect(stale.sort(), `openapi.yaml operations with no route:\n${stale.join('\n')}`).toEqual([]);
+  });
+});
+
+describe('management responses match openapi.yaml', () => {
+  it('on every management route, success and error', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    const api = asAdvertiser(ctx, advertiser.key);
+    const check = async (method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', template: string, url: string, payload?: object) => {
+      const response = await api(method, url, payload);
+      expectMatchesContract(method, template, response);
+      return response;
+    };
+
+    const created = await check('POST', '/v1/advertiser/campaigns', '/v1/advertiser/campaigns', {
+      name: 'Contract',
+      brand_name: 'Acme',
+      user_id: advertiser.user.id,
+      objective: 'traffic',
+    });
+    expect(created.statusCode).toBe(201);
+    const campaignId = created.json().data.id as string;
+    const byId = '/v1/advertiser/campaigns/{id}';
+    expect((await check('GET', byId, `/v1/advertiser/campaigns/${campaignId}`)).statusCode).toBe(200);
+    expect((await check('PATCH', byId, `/v1/advertiser/campaigns/${campaignId}`, { objective: null })).statusCode).toBe(200);
+    expect((await check('GET', '/v1/advertiser/campaigns', '/v1/advertiser/campaigns?limit=1')).statusCode).toBe(200);
+
+    const validated = await check('POST', '/v1/advertiser/campaigns/validate', '/v1/advertiser/campaigns/validate', composeBody(advertiser.user.id));
+    expect(validated.statusCode).toBe(200);
+    const lineItemOnly = await check('POST', '/v1/advertiser/campaigns/validate', '/v1/advertiser/campaigns/validate', {
+      line_item: { title: 'x', targeting: { languages: ['en'] }, creatives: [validCreative] },
+    });
+    expect(lineItemOnly.statusCode).toBe(200);
+    const composed = await check('POST', '/v1/advertiser/campaigns/compose', '/v1/advertiser/campaigns/compose', composeBody(advertiser.user.id));
+    expect(composed.statusCode).toBe(201);
+
+    const lineItems = '/v1/advertiser/campaigns/{id}/line-items';
+    const lineItem = await check('POST', lineItems, `/v1/advertiser/campaigns/${campaignId}/line-items`, {
+      title: 'Everything',
+      objective: 'conversions',
+      primary_kpi: 'conversions',
+      budget: { daily: 10, currency: 'eur' },
+      bids: { bid_type: 'cpa', bid_value: 3 },
+      targeting: { keywords: { include: ['a'], exclude: ['b'] }, placements: { include: ['p-1'] }, languages: ['en'] },
+      creatives: [validCreative, { ...validCreative, image_url: 'https://cdn.example.com/i.png' }],
+    });
+    expect(lineItem.statusCode).toBe(201);
+    const lineItemId = lineItem.json().data.id as string;
+    const bare = await check('POST', lineItems, `/v1/advertiser/campaigns/${campaignId}/line-items`, { title: 'Bare' });
+    expect((await check('GET', lineItems, `/v1/advertiser/campaigns/${campaignId}/line-items`)).statusCode).toBe(200);
+
+    const lineItemById = '/v1/advertiser/line-items/{id}';
+    expect((await check('GET', lineItemById, `/v1/advertiser/line-items/${lineItemId}`)).statusCode).toBe(200);
+    expect((await check('PATCH', lineItemById, `/v1/advertiser/line-items/${lineItemId}`, { primary_kpi: null })).statusCode).toBe(200);
+    const budget = `/v1/advertiser/line-items/${bare.json().data.id}/budget`;
+    expect((await check('PUT', '/v1/advertiser/line-items/{id}/budget', budget, { daily: 1.5, currency: 'USD' })).statusCode).toBe(200);
+    const bids = `/v1/advertiser/line-items/${bare.json().data.id}/bids`;
+    expect((await check('PUT', '/v1/advertiser/line-items/{id}/bids', bids, { bid_type: 'cpm', bid_value: 2 })).statusCode).toBe(200);
+    const targeting = `/v1/advertiser/line-items/${lineItemId}/targeting`;
+    expect((await check('PUT', '/v1/advertiser/line-items/{id}/targeting', targeting, {})).statusCode).toBe(200);
+    const creatives = `/v1/advertiser/line-items/${lineItemId}/creatives`;
+    expect((await check('POST', '/v1/advertiser/line-items/{id}/creatives', creatives, { creatives: [validCreative] })).statusCode).toBe(201);
+
+    const activate = '/v1/advertiser/campaigns/{id}/activate';
+    expect((await check('POST', activate, `/v1/advertiser/campaigns/${campaignId}/activate`)).statusCode).toBe(200);
+    const duplicate = '/v1/advertiser/campaigns/{id}/duplicate';
+    expect((await check('POST', duplicate, `/v1/advertiser/campaigns/${campaignId}/duplicate`)).statusCode).toBe(201);
+    expect((await check('DELETE', byId, `/v1/advertiser/campaigns/${campaignId}`)).statusCode).toBe(204);
+
+    // errors: every one answers the Error envelope its status declares
+    expect((await check('GET', byId, `/v1/advertiser/campaigns/${campaignId}`)).statusCode).toBe(404);
+    expect((await check('POST', '/v1/advertiser/campaigns', '/v1/advertiser/campaigns', {})).statusCode).toBe(422);
+    expect((await check('GET', '/v1/advertiser/campaigns', '/v1/advertiser/campaigns?limit=0')).statusCode).toBe(400);
+    const outsider = await createAdvertiser(ctx);
+    expect((await check('POST', '/v1/advertiser/campaigns/compose', '/v1/advertiser/campaigns/compose', composeBody(outsider.user.id))).statusCode).toBe(403);
+    const emptyCampaign = await api('POST', '/v1/advertiser/campaigns', { name: 'n', brand_name: 'b', user_id: advertiser.user.id });
+    expect((await check('POST', activate, `/v1/advertiser/campaigns/${emptyCampaign.json().data.id}/activate`)).statusCode).toBe(422);
+    const anonymous = await ctx.app.inject({ method: 'GET', url: '/v1/advertiser/campaigns' });
+    expectMatchesContract('GET', '/v1/advertiser/campaigns', anonymous);
+    const reportingKey = await createApiKey(ctx, advertiser.organization.id, ['reporting']);
+    const forbidden = await asAdvertiser(ctx, reportingKey.key)('POST', '/v1/advertiser/campaigns', { name: 'n' });
+    expect(forbidden.statusCode).toBe(403);
+    expectMatchesContract('POST', '/v1/advertiser/campaigns', forbidden);
+  });
+});
