@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { sampleEvent } from '../helpers/sampleEvent.js';
+import { eventually, eventuallyServed, insertEvents, servableLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
+import { showsServerSideTraffic } from '../../src/serving/autoRevocation.js';
+
+let ctx: TestContext;
+let advertiser: Advertiser;
+let publisher: { id: string; token: string };
+
+beforeAll(async () => {
+  ctx = await startTestApp({ AUTO_REVOCATION_INTERVAL_MS: '200' });
+  const created = await createAdvertiser(ctx);
+  advertiser = { key: created.key, userId: created.user.id };
+  publisher = await createPublisher(ctx);
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+async function placementState(id: string) {
+  const response = await ctx.admin({ method: 'GET', url: `/v1/admin/placements/${id}` });
+  return response.json().data as { certification: string; history: Array<{ from: string; to: string; actor: string; reason: string }> };
+}
+
+function impressions(placementId: string, count: number, overrides: Parameters<typeof sampleEvent>[0] = {}) {
+  return Array.from({ length: count }, () => sampleEvent({ placement_id: placementId, publisher_id: publisher.id, ...overrides }));
+}
+
+const datacenter = { ivt: 'datacenter', ip: '3.5.140.2', ip_class: 'datacenter', ip_network: 'AS16509 Amazon', cost_nanos: 0 };
+
+describe('auto-revocation of certified placements', () => {
+  it('revokes after 20 data-center impressions in the last hour, records why, and the next serve gets no tCPM', async () => {
+    const word = uniqueWord();
+    const placement = (await createPlacement(ctx, publisher.id)).id;
+    await certifyPlacement(ctx, placement);
+    const cpm = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpm', bid_value: 50_000 }, targeting: { keywords: { include: [word] } } });
+    const cpc = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 5 }, targeting: { keywords: { include: [word] } } });
+    const body = { placement_id: placement, context: { query: word, response: '' } };
+    await eventuallyServed(ctx, publisher.token, body, cpm.lineItemId);
+
+    await insertEvents(ctx, impressions(placement, 20, datacenter));
+    const revoked = await eventually(async () => {
+      const state = await placementState(placement);
+      return state.certification === 'revoked' ? state : undefined;
+    }, 'auto-revocation');
+    expect(revoked.history.at(-1)).toMatchObject({ from: 'certified', to: 'revoked', actor: 'auto-revocation' });
+    expect(revoked.history.at(-1)!.reason).toMatch(/^20 of 20 impressions in the last 60 minutes came from data-center addresses/);
+    await eventuallyServed(ctx, publisher.token, body, cpc.lineItemId);
+  });
+
+  it('revokes at 5% data-center impressions once 100 were seen', async () => {
+    const placement = (await createPlacement(ctx, publisher.id)).id;
+    await certifyPlacement(ctx, placement);
+    await insertEvents(ctx, [...impressions(placement, 95), ...impressions(placement, 5, datacenter)]);
+    const revoked = await eventually(async () => {
+      const state = await placementState(placement);
+      return state.certification === 'revoked' ? state : undefined;
+    }, 'auto-revocation');
+    expect(revoked.history.at(-1)!.reason).toMatch(/^5 of 100 impressions/);
+  });
+
+  it('leaves a placement certified below the thresholds, and ignores clicks, old traffic and traffic before its certification', async () => {
+    const placement = (await createPlacement(ctx, publisher.id)).id;
+    await insertEvents(ctx, impressions(placement, 30, datacenter));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await certifyPlacement(ctx, placement);
+    await insertEvents(ctx, [
+      ...impressions(placement, 19, datacenter),
+      ...impressions(placement, 5, { ...datacenter, type: 'click' }),
+      ...impressions(placement, 5, { ...datacenter, event_time: Date.now() - 2 * 3_600_000 }),
+      ...impressions(placement, 380),
+    ]);
+    // Several runs of the job (every 200 ms) have passed.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect((await placementState(placement)).certification).toBe('certified');
+  });
+
+  it('never revokes an uncertified placement (there is nothing to revoke)', async () => {
+    const placement = (await createPlacement(ctx, publisher.id)).id;
+    await insertEvents(ctx, impressions(placement, 25, datacenter));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const state = await placementState(placement);
+    expect(state.certification).toBe('uncertified');
+    expect(state.history).toHaveLength(1);
+  });
+});
+
+describe('auto-revocation thresholds', () => {
+  const defaults = {
+    AUTO_REVOCATION_WINDOW_MINUTES: 60,
+    AUTO_REVOCATION_DATACENTER_IMPRESSIONS: 20,
+    AUTO_REVOCATION_DATACENTER_SHARE: 0.05,
+    AUTO_REVOCATION_MIN_IMPRESSIONS: 100,
+  };
+
+  it.each([
+    [{ datacenter: 20, total: 10_000 }, true],
+    [{ datacenter: 19, total: 10_000 }, false],
+    [{ datacenter: 5, total: 100 }, true],
+    [{ datacenter: 4, total: 100 }, false],
+    [{ datacenter: 5, total: 99 }, false],
+    [{ datacenter: 0, total: 0 }, false],
+  ])('%o -> revoke: %s', (counts, expected) => {
+    expect(showsServerSideTraffic(counts, defaults)).toBe(expected);
+  });
+});
