@@ -21,9 +21,9 @@ export type StoredClick = z.infer<typeof clickRow>;
  */
 export async function findClick(ch: ClickHouse, clickId: string): Promise<StoredClick | undefined> {
   const result = await ch.client.query({
-    query: `SELECT toInt64(toUnixTimestamp64Milli(event_time)) AS time_ms, serve_id, toString(campaign_id) AS campaign_id,
-                   toString(line_item_id) AS line_item_id, toString(creative_id) AS creative_id, placement_id,
-                   toString(publisher_id) AS publisher_id, price_model, ivt
+    query: `SELECT toInt64(toUnixTimestamp64Milli(event_time)) AS time_ms, serve_id, campaign_id,
+                   line_item_id, creative_id, placement_id,
+                   publisher_id, price_model, ivt
             FROM events_v1
             WHERE type = 'click' AND event_id = {click_id:UUID}
             ORDER BY event_time

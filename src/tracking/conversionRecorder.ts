@@ -134,8 +134,8 @@ const conversionRow = z.object({
 
 async function findConversion(ch: ClickHouse, eventId: string): Promise<ConversionResult | undefined> {
   const result = await ch.client.query({
-    query: `SELECT toString(event_id) AS event_id, toString(click_id) AS click_id, toString(campaign_id) AS campaign_id,
-                   toString(line_item_id) AS line_item_id, revenue_nanos, cost_nanos, ivt
+    query: `SELECT event_id, click_id, campaign_id,
+                   line_item_id, revenue_nanos, cost_nanos, ivt
             FROM events_v1
             WHERE type = 'conversion' AND event_id = {event_id:UUID}
             LIMIT 1`,

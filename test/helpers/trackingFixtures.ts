@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
+import { signTrackingToken, type TrackingClaims } from '../../src/tracking/trackingToken.js';
+import { createAdvertiser, createPlacement, createPublisher } from './factories.js';
+import { composeCampaign } from './managementFactories.js';
+import type { TestContext } from './testApp.js';
+
+/** Fixtures for tracking tests: a campaign with a creative, signed links, requests from given addresses, and ClickHouse polling. */
+
+export const BROWSER_UA =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+export const BOT_UA = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+
+/** Addresses whose networks @ip-location-db/asn confirms (see test/unit/ivtIpClassifier.test.ts). */
+export const ADDRESSES = {
+  comcastResidential: '73.162.10.20',
+  telekomResidentialV6: '2003:e1:bf00::1',
+  awsV4: '3.5.140.2',
+  googleCloudV4: '34.102.136.180',
+  hetznerV6: '2a01:4f8:c17:1::1',
+  azureV6: '2603:1030:c06:6::1',
+  cloudflareWarp: '104.28.1.1',
+} as const;
+
+export const DESTINATION = 'https://shop.example.com/landing?utm_source=adsvc&q=a%20b#offer';
+
+export interface TrackedLineItem {
+  key: string;
+  organizationId: string;
+  campaignId: string;
+  lineItemId: string;
+  creativeId: string;
+  placementId: string;
+  publisherId: string;
+}
+
+/** A campaign whose one line item has the given bids and a creative pointing at DESTINATION. */
+export async function trackedLineItem(
+  ctx: TestContext,
+  bids: { bid_type: string; bid_value: number } = { bid_type: 'cpm', bid_value: 2.5 },
+  budget: { daily: number; currency: string } = { daily: 100, currency: 'USD' },
+): Promise<TrackedLineItem> {
+  const advertiser = await createAdvertiser(ctx);
+  const { campaignId, lineItemId } = await composeCampaign(ctx, advertiser.key, advertiser.user.id, {
+    line_item: {
+      bids,
+      budget,
+      creatives: [{ format: 'contextual_card', title: 'A card', body: 'Body', cta: 'Go', destination_url: DESTINATION }],
+    },
+  });
+  const { rows } = await ctx.stores.db.query<{ id: string }>('SELECT id FROM creatives WHERE line_item_id = $1', [lineItemId]);
+  const publisher = await createPublisher(ctx);
+  const placement = await createPlacement(ctx, publisher.id);
+  return {
+    key: advertiser.key,
+    organizationId: advertiser.organization.id,
+    campaignId,
+    lineItemId,
+    creativeId: rows[0]!.id,
+    placementId: placement.id,
+    publisherId: publisher.id,
+  };
+}
+
+/** Claims of a fresh serve of the line item; the price is what the test says the link charges. */
+export function serveClaims(item: TrackedLineItem, model: TrackingClaims['m'], priceNanos: number, overrides: Partial<TrackingClaims> = {}): TrackingClaims {
+  const now = Date.now();
+  return {
+    s: randomBytes(16).toString('base64url'),
+    c: item.campaignId,
+    l: item.lineItemId,
+    r: item.creativeId,
+    p: item.placementId,
+    u: item.publisherId,
+    m: model,
+    n: priceNanos,
+    e: Math.floor(now / 1000) + 3600,
+    t: now,
+    ...overrides,
+  };
+}
+
+export function signedToken(ctx: TestContext, claims: TrackingClaims): string {
+  return signTrackingToken(claims, ctx.secrets.trackingSecret);
+}
+
+/** A request through the trusted proxy (127.0.0.1) on behalf of `ip`. */
+export function fromAddress(
+  ctx: TestContext,
+  url: string,
+  ip: string,
+  userAgent = BROWSER_UA,
+): Promise<LightMyRequestResponse> {
+  return ctx.app.inject({
+    method: 'GET',
+    url,
+    remoteAddress: '127.0.0.1',
+    headers: { 'x-forwarded-for': ip, 'user-agent': userAgent },
+  });
+}
+
+export interface StoredEvent {
+  event_id: string;
+  type: string;
+  source: string;
+  serve_id: string;
+  campaign_id: string;
+  line_item_id: string;
+  placement_id: string;
+  publisher_id: string;
+  price_model: string;
+  cost_nanos: number;
+  revenue_nanos: number;
+  click_id: string;
+  ip: string;
+  ip_class: string;
+  ip_network: string;
+  user_agent: string;
+  ivt: string;
+}
+
+/** The line item's events in ClickHouse, oldest first. */
+export async function eventsOf(ctx: TestContext, lineItemId: string): Promise<StoredEvent[]> {
+  const result = await ctx.stores.ch.client.query({
+    query: `SELECT event_id, type, source, serve_id, campaign_id,
+                   line_item_id, placement_id, publisher_id, price_model,
+                   toFloat64(cost_nanos) AS cost_nanos, toFloat64(revenue_nanos) AS revenue_nanos, click_id,
+                   ip, ip_class, ip_network, user_agent, ivt
+            FROM events_v1 WHERE line_item_id = {id:UUID} ORDER BY event_time, type`,
+    query_params: { id: lineItemId },
+    format: 'JSONEachRow',
+  });
+  return result.json<StoredEvent>();
+}
+
+/** Polls until the line item has `count` events in ClickHouse (the pipeline flushes every 100 ms in tests). */
+export async function waitForEvents(ctx: TestContext, lineItemId: string, count: number, timeoutMs = 10_000): Promise<StoredEvent[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const events = await eventsOf(ctx, lineItemId);
+    if (events.length >= count) return events;
+    if (Date.now() > deadline) throw new Error(`expected ${count} events of line item ${lineItemId}, found ${events.length}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** What reporting and billing see: the valid-event rollup of the line item. */
+export async function rollupOf(ctx: TestContext, lineItemId: string) {
+  const result = await ctx.stores.ch.client.query({
+    query: `SELECT toFloat64(sum(impressions)) AS impressions, toFloat64(sum(clicks)) AS clicks, toFloat64(sum(conversions)) AS conversions,
+                   toFloat64(sum(spend_nanos)) AS spend_nanos, toFloat64(sum(revenue_nanos)) AS revenue_nanos
+            FROM daily_stats_v1 WHERE line_item_id = {id:UUID}`,
+    query_params: { id: lineItemId },
+    format: 'JSONEachRow',
+  });
+  const [row] = await result.json<{ impressions: number; clicks: number; conversions: number; spend_nanos: number; revenue_nanos: number }>();
+  return row!;
+}
