@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAdvertiser } from '../helpers/factories.js';
+import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import {
+  ADDRESSES,
+  BOT_UA,
+  fromAddress,
+  rollupOf,
+  serveClaims,
+  signedToken,
+  trackedLineItem,
+  waitForEvents,
+  type TrackedLineItem,
+} from '../helpers/trackingFixtures.js';
+
+let ctx: TestContext;
+
+beforeAll(async () => {
+  ctx = await startTestApp({ TRUST_PROXY: '127.0.0.1' });
+});
+
+afterAll(async () => {
+  await ctx.close();
+});
+
+const CPC_BID = { bid_type: 'cpc', bid_value: 0.4 };
+
+/** A click through the redirect, after its impression (valid unless the user agent says otherwise); waits until ClickHouse has both. */
+async function clickOn(item: TrackedLineItem, model: 'CPC' | 'CPA', priceNanos: number, userAgent?: string) {
+  const token = signedToken(ctx, serveClaims(item, model, priceNanos));
+  const before = (await waitForEvents(ctx, item.lineItemId, 0)).length;
+  await fromAddress(ctx, `/v1/t/i/${token}`, ADDRESSES.comcastResidential);
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  const response = await fromAddress(ctx, `/v1/t/c/${token}`, ADDRESSES.comcastResidential, userAgent);
+  await waitForEvents(ctx, item.lineItemId, before + 2);
+  return new URL(response.headers.location as string).searchParams.get('adsvc_click_id')!;
+}
+
+function postConversion(key: string, payload: object) {
+  return ctx.app.inject({ method: 'POST', url: '/v1/advertiser/conversions', headers: { 'x-api-key': key }, payload });
+}
+
+describe('POST /v1/advertiser/conversions', () => {
+  it('attributes a conversion to a valid click (201), converts its value to USD revenue, and reports it', async () => {
+    const item = await trackedLineItem(ctx, CPC_BID);
+    const clickId = await clickOn(item, 'CPC', 400_000_000);
+    const response = await postConversion(item.key, { click_id: clickId, value: 20, currency: 'eur', conversion_id: 'order-1' });
+    expect(response.statusCode).toBe(201);
+    const data = response.json().data;
+    expect(data).toMatchObject({
+      click_id: clickId,
+      campaign_id: item.campaignId,
+      line_item_id: item.lineItemId,
+      revenue_usd: 20.7,
+      cost_usd: 0,
+      attributed: true,
+      reason: null,
+    });
+    const events = await waitForEvents(ctx, item.lineItemId, 3);
+    expect(events.find((event) => event.type === 'conversion')).toMatchObject({
+      event_id: data.id,
+      source: 'conversion_api',
+      click_id: clickId,
+      placement_id: item.placementId,
+      revenue_nanos: 20_700_000_000,
+      ivt: '',
+    });
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 1, conversions: 1, revenue_nanos: 20_700_000_000 });
+  });
+
+  it('charges a CPA line item its bid per attributed conversion, and nothing for the click', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 12 });
+    const clickId = await clickOn(item, 'CPA', 12_000_000_000);
+    const response = await postConversion(item.key, { click_id: clickId });
+    expect(response.statusCode).toBe(201);
+    expect(response.json().data).toMatchObject({ revenue_usd: 0, cost_usd: 12, attributed: true });
+    await waitForEvents(ctx, item.lineItemId, 3);
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 1, conversions: 1, spend_nanos: 12_000_000_000 });
+  });
+
+  it('counts the same conversion_id for the same click once: a repeat answers 200 with the first conversion', async () => {
+    const item = await trackedLineItem(ctx, CPC_BID);
+    const clickId = await clickOn(item, 'CPC', 400_000_000);
+    const first = await postConversion(item.key, { click_id: clickId, value: 5, conversion_id: 'order-7' });
+    const repeat = await postConversion(item.key, { click_id: clickId, value: 999, conversion_id: 'order-7' });
+    const other = await postConversion(item.key, { click_id: clickId, value: 1, conversion_id: 'order-8' });
+    expect(first.statusCode).toBe(201);
+    expect(repeat.statusCode).toBe(200);
+    expect(repeat.json().data).toEqual(first.json().data);
+    expect(other.statusCode).toBe(201);
+    await waitForEvents(ctx, item.lineItemId, 4);
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ conversions: 2, revenue_nanos: 6_000_000_000 });
+  });
+
+  it('stores a conversion of an invalid click unattributed (202, invalid_click), and does not report it', async () => {
+    const item = await trackedLineItem(ctx, CPC_BID);
+    const clickId = await clickOn(item, 'CPC', 400_000_000, BOT_UA);
+    const response = await postConversion(item.key, { click_id: clickId, value: 10 });
+    expect(response.statusCode).toBe(202);
+    expect(response.json().data).toMatchObject({ attributed: false, reason: 'invalid_click', cost_usd: 0 });
+    const events = await waitForEvents(ctx, item.lineItemId, 3);
+    expect(events.find((event) => event.type === 'conversion')).toMatchObject({ ivt: 'invalid_click' });
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ conversions: 0, revenue_nanos: 0 });
+  });
+
+  it('stores a conversion outside [click, click + ATTRIBUTION_WINDOW_DAYS] unattributed (202, outside_window)', async () => {
+    const item = await trackedLineItem(ctx, CPC_BID);
+    const clickId = await clickOn(item, 'CPC', 400_000_000);
+    const beforeClick = new Date(Date.now() - 3_600_000).toISOString();
+    const response = await postConversion(item.key, { click_id: clickId, value: 10, occurred_at: beforeClick });
+    expect(response.statusCode).toBe(202);
+    expect(response.json().data).toMatchObject({ attributed: false, reason: 'outside_window' });
+  });
+
+  it("answers 404 not_found for another organization's click and for an unknown one", async () => {
+    const item = await trackedLineItem(ctx, CPC_BID);
+    const clickId = await clickOn(item, 'CPC', 400_000_000);
+    const stranger = await createAdvertiser(ctx);
+    const foreign = await postConversion(stranger.key, { click_id: clickId, conversion_id: 'x' });
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json().error.code).toBe('not_found');
+    const unknown = await postConversion(item.key, { click_id: randomUUID() });
+    expect(unknown.statusCode).toBe(404);
+  });
+
+  it('needs an API key with the campaigns permission', async () => {
+    const missing = await ctx.app.inject({ method: 'POST', url: '/v1/advertiser/conversions', payload: { click_id: randomUUID() } });
+    expect(missing.statusCode).toBe(401);
+    expect(missing.json().error.code).toBe('auth_missing');
+    const reportingOnly = await createAdvertiser(ctx, ['reporting']);
+    const forbidden = await postConversion(reportingOnly.key, { click_id: randomUUID() });
+    expect(forbidden.statusCode).toBe(403);
+  });
+
+  it('answers 422 listing every bad field, and for a conversion in the future', async () => {
+    const { key } = await createAdvertiser(ctx);
+    const bad = await postConversion(key, { click_id: 'nope', value: -1, currency: 'XXQ' });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().error.details.map((detail: { path: string }) => detail.path).sort()).toEqual(['click_id', 'currency', 'value']);
+    const future = await postConversion(key, { click_id: randomUUID(), occurred_at: new Date(Date.now() + 86_400_000).toISOString() });
+    expect(future.statusCode).toBe(422);
+    expect(future.json().error.details[0].path).toBe('occurred_at');
+  });
+});
