@@ -1,0 +1,215 @@
+import { mkdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Page, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { packageRoot } from '../../src/packageRoot.js';
+import { seedDemo, type DemoCreative, type DemoSetup } from '../../src/demo/demoSeed.js';
+import { startDemoPublisher, type DemoPublisher } from '../../src/demo/demoPublisher.js';
+import { demoCreative } from '../../src/demo/demoConversation.js';
+import { MIN_CLICK_DELAY_MS } from '../../src/tracking/linkTracker.js';
+import { CLICK_ID_PARAMETER } from '../../src/tracking/trackingLinkRoutes.js';
+import { freePort, launchChromium, skipBrowserTests, VIEWPORT, type ChromiumSession } from './chromium.js';
+
+/**
+ * The render kit in a real browser, against the real service on loopback: the demo publisher's page
+ * loads /sdk/v1/render.js from adsvc, gets its ad from its own backend, and the pixel and the click
+ * go from Chromium to adsvc, through the event pipeline into ClickHouse, and out of the reporting route.
+ */
+const ARTIFACTS = path.join(packageRoot, 'test-artifacts');
+/** Longer than several event flushes (100 ms in tests): what has not been counted by then was not sent. */
+const SETTLE_MS = 1500;
+
+let ctx: TestContext;
+let adsvcUrl: string;
+let browser: ChromiumSession;
+const demos: DemoPublisher[] = [];
+
+beforeAll(async () => {
+  if (skipBrowserTests) return;
+  const port = await freePort();
+  adsvcUrl = `http://127.0.0.1:${port}`;
+  // The browser is on loopback: let its traffic count, as a development install does.
+  ctx = await startTestApp({ TRACKING_BASE_URL: adsvcUrl, SERVE_BASE_URL: adsvcUrl, IVT_ALLOW_PRIVATE_IPS: 'true' });
+  await ctx.app.listen({ port, host: '127.0.0.1' });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all(demos.map((demo) => demo.close()));
+  await ctx?.close();
+});
+
+interface Demo {
+  setup: DemoSetup;
+  url: string;
+}
+
+/** A fresh demo tenant (its own campaign, so counts start at zero) and its publisher backend. */
+async function startDemo(creative: Partial<DemoCreative> = {}): Promise<Demo> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const setup = await seedDemo({
+    adsvcUrl,
+    adminToken: ctx.secrets.adminToken,
+    creative: { ...demoCreative, destination_url: `${url}/landing`, image_url: `${url}/images/rain-shell.svg`, ...creative },
+  });
+  demos.push(await startDemoPublisher({ adsvcUrl, publisherToken: setup.publisherToken, placementId: setup.placementId, port }));
+  // The new campaign reaches the serving index within a refresh; the page should not race it.
+  await expect
+    .poll(async () => {
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/serve',
+        headers: { authorization: `Bearer ${setup.publisherToken}` },
+        payload: { placement_id: setup.placementId, context: { query: 'hiking', response: '' } },
+      });
+      return response.statusCode === 200 && response.json().ad !== null;
+    }, { timeout: 15_000, interval: 100 })
+    .toBe(true);
+  return { setup, url };
+}
+
+/** Impressions and clicks of the demo campaign, as the advertiser's report shows them. */
+async function reported(setup: DemoSetup): Promise<{ impressions: number; clicks: number }> {
+  const response = await ctx.app.inject({
+    method: 'GET',
+    url: `/v1/advertiser/reporting/campaigns?campaign_ids=${setup.campaignId}`,
+    headers: { 'x-api-key': setup.advertiserKey },
+  });
+  expect(response.statusCode).toBe(200);
+  const row = response.json().data[0] ?? { impressions: 0, clicks: 0 };
+  return { impressions: row.impressions, clicks: row.clicks };
+}
+
+/** Opens the chat page and waits until the ad is rendered; records every request to the pixel. */
+async function openChat(demo: Demo): Promise<{ page: Page; pixelRequests: Request[] }> {
+  const page = await browser.context.newPage();
+  const pixelRequests: Request[] = [];
+  page.on('request', (request) => {
+    if (request.url().startsWith(`${adsvcUrl}/v1/t/i/`)) pixelRequests.push(request);
+  });
+  await page.goto(`${demo.url}/`);
+  await page.waitForSelector('body[data-ad-state]');
+  expect(await page.getAttribute('body', 'data-ad-state')).toBe('rendered');
+  return { page, pixelRequests };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+describe.skipIf(skipBrowserTests)('render kit in Chromium: the impression', () => {
+  it('is not counted while the card is below the fold, counts once in view, and not again after scrolling away and back', async () => {
+    const demo = await startDemo();
+    const { page, pixelRequests } = await openChat(demo);
+    const card = page.locator('.adsvc-card');
+
+    const box = await card.boundingBox();
+    expect(box!.y).toBeGreaterThan(VIEWPORT.height);
+    await sleep(SETTLE_MS);
+    expect(pixelRequests).toHaveLength(0);
+    expect(await reported(demo.setup)).toEqual({ impressions: 0, clicks: 0 });
+
+    await card.scrollIntoViewIfNeeded();
+    await expect.poll(() => pixelRequests.length, { timeout: 10_000 }).toBe(1);
+    // An image request (new Image().src), never fetch or XMLHttpRequest: the spec's rule 1.
+    expect(pixelRequests[0]!.resourceType()).toBe('image');
+    expect(pixelRequests[0]!.url()).toBe(await page.evaluate(() => (window as unknown as { demoAd: { tracking: { impression_url: string } } }).demoAd.tracking.impression_url));
+    await expect.poll(() => reported(demo.setup), { timeout: 15_000, interval: 200 }).toEqual({ impressions: 1, clicks: 0 });
+
+    await page.evaluate(() => window.scrollTo(0, 0));
+    expect(await card.evaluate((element) => element.getBoundingClientRect().top)).toBeGreaterThan(VIEWPORT.height);
+    await sleep(300);
+    await card.scrollIntoViewIfNeeded();
+    await sleep(SETTLE_MS);
+    expect(pixelRequests).toHaveLength(1);
+    expect(await reported(demo.setup)).toEqual({ impressions: 1, clicks: 0 });
+    await page.close();
+  });
+});
+
+describe.skipIf(skipBrowserTests)('render kit in Chromium: the click', () => {
+  it('follows click_url through the redirect to the destination with a click id, and is counted', async () => {
+    const demo = await startDemo();
+    const { page, pixelRequests } = await openChat(demo);
+    const clickUrl = await page.evaluate(() => (window as unknown as { demoAd: { tracking: { click_url: string } } }).demoAd.tracking.click_url);
+    const link = page.locator('.adsvc-card a');
+    expect(await link.getAttribute('href')).toBe(clickUrl);
+    expect(await link.getAttribute('rel')).toBe('sponsored noopener');
+
+    await link.scrollIntoViewIfNeeded();
+    await expect.poll(() => pixelRequests.length, { timeout: 10_000 }).toBe(1);
+    await pixelRequests[0]!.response();
+    // A click sooner than this after the impression is not a person's: the service would not bill it.
+    await sleep(MIN_CLICK_DELAY_MS + 200);
+
+    const navigations: string[] = [];
+    browser.context.on('request', (request) => {
+      if (request.isNavigationRequest()) navigations.push(request.url());
+    });
+    const [landing] = await Promise.all([browser.context.waitForEvent('page'), link.click()]);
+    await landing.waitForLoadState('load');
+    const landed = new URL(landing.url());
+    expect(`${landed.origin}${landed.pathname}`).toBe(`${demo.url}/landing`);
+    expect(landed.searchParams.get(CLICK_ID_PARAMETER)).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await landing.locator('h1').textContent()).toBe('Trailhead Outfitters');
+    expect(navigations).toContain(clickUrl);
+
+    await expect.poll(() => reported(demo.setup), { timeout: 15_000, interval: 200 }).toEqual({ impressions: 1, clicks: 1 });
+    await landing.close();
+    await page.close();
+  });
+});
+
+describe.skipIf(skipBrowserTests)('render kit in Chromium: creative text', () => {
+  it('renders markup in a creative as text: nothing in it runs', async () => {
+    const title = '<img src=x onerror=window.__xss=1>';
+    const body = '<script>window.__xss=2</script><b>bold?</b>';
+    const cta = '<a href="javascript:1">Go</a>';
+    const demo = await startDemo({ title, body, cta });
+    const { page } = await openChat(demo);
+    const card = page.locator('.adsvc-card');
+    await card.scrollIntoViewIfNeeded();
+    await sleep(500);
+
+    expect(await card.locator('.adsvc-card__title').textContent()).toBe(title);
+    expect(await card.locator('.adsvc-card__body').textContent()).toBe(body);
+    expect(await card.locator('.adsvc-card__cta').textContent()).toBe(cta);
+    // The one image is the creative's own; no element came out of the text.
+    expect(await card.locator('img').count()).toBe(1);
+    expect(await card.locator('.adsvc-card__title *, .adsvc-card__body *, .adsvc-card__cta *').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    await page.close();
+  });
+});
+
+describe.skipIf(skipBrowserTests)('render kit in Chromium: how the card looks', () => {
+  it('shows a visible Sponsored label with the brand, title, body and call to action; screenshot kept in test-artifacts/', async () => {
+    const demo = await startDemo();
+    const { page } = await openChat(demo);
+    const card = page.locator('.adsvc-card');
+    await card.scrollIntoViewIfNeeded();
+    await page.locator('.adsvc-card__image').evaluate((image: HTMLImageElement) => image.decode());
+
+    expect(await card.locator('.adsvc-card__label').isVisible()).toBe(true);
+    expect(await card.locator('.adsvc-card__label').textContent()).toBe('Sponsored');
+    expect(await card.locator('.adsvc-card__brand').textContent()).toBe('Trailhead Outfitters');
+    expect(await card.locator('.adsvc-card__title').textContent()).toBe(demoCreative.title);
+    expect(await card.locator('.adsvc-card__cta').textContent()).toBe(demoCreative.cta);
+    expect(await card.locator('.adsvc-card__url').textContent()).toBe('127.0.0.1');
+    const box = (await card.boundingBox())!;
+    expect(box.width).toBeGreaterThan(300);
+    expect(box.height).toBeGreaterThan(80);
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const cardShot = path.join(ARTIFACTS, 'render-kit-card.png');
+    const pageShot = path.join(ARTIFACTS, 'render-kit-demo-page.png');
+    await card.screenshot({ path: cardShot });
+    await page.screenshot({ path: pageShot });
+    expect(statSync(cardShot).size).toBeGreaterThan(1000);
+    expect(statSync(pageShot).size).toBeGreaterThan(1000);
+    await page.close();
+  });
+});
