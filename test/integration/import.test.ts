@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { ADDRESSES, BOT_UA, BROWSER_UA, eventsOf, rollupOf, trackedLineItem } from '../helpers/trackingFixtures.js';
+
+let ctx: TestContext;
+
+beforeAll(async () => {
+  ctx = await startTestApp();
+});
+
+afterAll(async () => {
+  await ctx.close();
+});
+
+function importNdjson(body: string, headers: Record<string, string> = {}) {
+  return ctx.admin({ method: 'POST', url: '/v1/admin/events/import', headers: { 'content-type': 'application/x-ndjson', ...headers }, payload: body });
+}
+
+const ndjson = (lines: Array<object | string>) => lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n';
+
+describe('POST /v1/admin/events/import', () => {
+  it('stores each line classified and priced by the line item, counts accepted, invalid and rejected, and is in ClickHouse when it answers', async () => {
+    const cpm = await trackedLineItem(ctx, { bid_type: 'cpm', bid_value: 3 }, { daily: 100, currency: 'EUR' });
+    const time = new Date(Date.now() - 3_600_000).toISOString();
+    const base = { time, line_item_id: cpm.lineItemId, placement_id: cpm.placementId, user_agent: BROWSER_UA };
+    const body = ndjson([
+      { ...base, type: 'impression', ip: ADDRESSES.comcastResidential },
+      { ...base, type: 'impression', ip: ADDRESSES.telekomResidentialV6 },
+      { ...base, type: 'click', ip: ADDRESSES.comcastResidential },
+      { ...base, type: 'conversion', ip: ADDRESSES.comcastResidential, revenue_usd: 42.5 },
+      { ...base, type: 'impression', ip: ADDRESSES.awsV4 },
+      { ...base, type: 'impression', ip: ADDRESSES.comcastResidential, user_agent: BOT_UA },
+      '{not json',
+      { ...base, type: 'impression', ip: ADDRESSES.comcastResidential, line_item_id: '00000000-0000-4000-8000-000000000000' },
+      { ...base, type: 'impression', ip: ADDRESSES.comcastResidential, placement_id: 'no-such-placement' },
+      { ...base, type: 'view', ip: 'not-an-ip' },
+      '',
+      { ...base, type: 'impression', ip: ADDRESSES.comcastResidential, revenue_usd: 1 },
+    ]);
+    const response = await importNdjson(body);
+    expect(response.statusCode).toBe(200);
+    const { data } = response.json();
+    expect(data).toMatchObject({ accepted: 4, invalid: 2, rejected: 5 });
+    expect(data.errors.map((error: { line: number }) => error.line)).toEqual([7, 8, 9, 10, 12]);
+    expect(data.errors[3].message).toMatch(/type/);
+    expect(data.errors[3].message).toMatch(/ip/);
+
+    // No polling: the import answers after its events are written.
+    const events = await eventsOf(ctx, cpm.lineItemId);
+    expect(events).toHaveLength(6);
+    // 3 EUR per thousand at 1.035 USD/EUR: 3,105,000 nano-USD per valid impression.
+    const impressionCost = 3_105_000;
+    expect(events.filter((event) => event.ivt === '' && event.type === 'impression').map((event) => event.cost_nanos)).toEqual([
+      impressionCost,
+      impressionCost,
+    ]);
+    expect(events.find((event) => event.ip === ADDRESSES.awsV4)).toMatchObject({ ivt: 'datacenter', cost_nanos: 0 });
+    expect(events.find((event) => event.user_agent === BOT_UA)).toMatchObject({ ivt: 'bot', cost_nanos: 0 });
+    for (const event of events) {
+      expect(event).toMatchObject({ source: 'import', campaign_id: cpm.campaignId, publisher_id: cpm.publisherId, price_model: 'tCPM' });
+    }
+    expect(new Set(events.map((event) => event.serve_id)).size).toBe(6);
+    expect(await rollupOf(ctx, cpm.lineItemId)).toMatchObject({
+      impressions: 2,
+      clicks: 1,
+      conversions: 1,
+      spend_nanos: 2 * impressionCost,
+      revenue_nanos: 42_500_000_000,
+    });
+  });
+
+  it('charges a CPC line item per valid click and a CPA one per valid conversion', async () => {
+    const cpc = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.5 });
+    const cpa = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 7 });
+    const time = new Date().toISOString();
+    const line = (item: typeof cpc, type: string) => ({ type, time, line_item_id: item.lineItemId, placement_id: item.placementId, ip: ADDRESSES.comcastResidential });
+    const response = await importNdjson(ndjson([line(cpc, 'impression'), line(cpc, 'click'), line(cpa, 'click'), line(cpa, 'conversion')]));
+    expect(response.json().data).toMatchObject({ accepted: 4, invalid: 0, rejected: 0 });
+    expect(await rollupOf(ctx, cpc.lineItemId)).toMatchObject({ impressions: 1, clicks: 1, spend_nanos: 500_000_000 });
+    expect(await rollupOf(ctx, cpa.lineItemId)).toMatchObject({ clicks: 1, conversions: 1, spend_nanos: 7_000_000_000 });
+  });
+
+  it('does not call a line without a user agent a bot: the source recorded none', async () => {
+    const item = await trackedLineItem(ctx);
+    const response = await importNdjson(
+      ndjson([{ type: 'impression', time: new Date().toISOString(), line_item_id: item.lineItemId, placement_id: item.placementId, ip: ADDRESSES.comcastResidential }]),
+    );
+    expect(response.json().data).toMatchObject({ accepted: 1, invalid: 0 });
+  });
+
+  it('needs the admin token', async () => {
+    const response = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/admin/events/import',
+      headers: { 'content-type': 'application/x-ndjson' },
+      payload: '{}\n',
+    });
+    expect(response.statusCode).toBe(401);
+  });
+
+  it('answers 415 for a body that is not NDJSON', async () => {
+    const response = await ctx.admin({ method: 'POST', url: '/v1/admin/events/import', payload: { type: 'impression' } });
+    expect(response.statusCode).toBe(415);
+    expect(response.json().error.code).toBe('unsupported_media_type');
+  });
+
+  it('rejects a line whose time is in the future', async () => {
+    const item = await trackedLineItem(ctx);
+    const response = await importNdjson(
+      ndjson([{ type: 'impression', time: new Date(Date.now() + 86_400_000).toISOString(), line_item_id: item.lineItemId, placement_id: item.placementId, ip: ADDRESSES.comcastResidential }]),
+    );
+    expect(response.json().data).toMatchObject({ accepted: 0, rejected: 1, errors: [{ line: 1, message: 'time: must not be in the future' }] });
+  });
+});
