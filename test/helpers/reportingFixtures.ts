@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
 import type { TestContext } from './testApp.js';
-import { sampleEvent } from './sampleEvent.js';
 
-/** Reporting tests set up campaigns straight in Postgres: reporting only reads them. */
+/**
+ * Reporting tests set up campaigns straight in Postgres (reporting only reads them, and needs
+ * statuses and empty objectives the Management API does not create) and put events in through the
+ * operators' NDJSON import, which classifies and prices them like live traffic.
+ */
 
 export interface CampaignFixture {
   id: string;
@@ -14,10 +16,13 @@ export interface CampaignFixture {
   line_item_id: string;
 }
 
+/** A campaign with one line item bidding `bid` (USD) on `bidType`, the way the import prices its events. */
 export async function createReportCampaign(
   ctx: TestContext,
   userId: string,
   fields: Partial<Pick<CampaignFixture, 'name' | 'brand_name' | 'objective' | 'status'>> = {},
+  bidType: 'tCPM' | 'CPC' | 'CPA' = 'tCPM',
+  bid = 2.5,
 ): Promise<CampaignFixture> {
   const name = fields.name ?? `campaign-${randomUUID().slice(0, 8)}`;
   const brandName = fields.brand_name ?? 'Acme';
@@ -30,28 +35,37 @@ export async function createReportCampaign(
   const campaignId = rows[0]!.id;
   const lineItem = await ctx.stores.db.query<{ id: string }>(
     `INSERT INTO line_items (campaign_id, title, status, budget_daily, budget_currency, bid_type, bid_value)
-     VALUES ($1, 'line item', 'active', 1000, 'USD', 'tCPM', 2.5) RETURNING id`,
-    [campaignId],
+     VALUES ($1, 'line item', 'active', 1000, 'USD', $2, $3) RETURNING id`,
+    [campaignId, bidType, bid],
   );
   return { id: campaignId, name, brand_name: brandName, objective, status, line_item_id: lineItem.rows[0]!.id };
 }
 
-/**
- * Writes events into events_v1 as the event pipeline does; the materialized views roll them up
- * into daily_stats_v1 and daily_ivt_v1 for real.
- */
-export async function insertEvents(ctx: TestContext, events: Array<Partial<TrackedEvent>>): Promise<void> {
-  await ctx.stores.ch.client.insert({
-    table: 'events_v1',
-    values: events.map((overrides) => {
-      const event = sampleEvent(overrides);
-      return { ...event, event_time: new Date(event.event_time).toISOString().replace('T', ' ').replace('Z', '') };
-    }),
-    format: 'JSONEachRow',
-  });
+/** One line of POST /v1/admin/events/import. */
+export interface ImportLine {
+  type: 'impression' | 'click' | 'conversion';
+  time: string;
+  line_item_id: string;
+  placement_id: string;
+  ip: string;
+  user_agent?: string;
+  revenue_usd?: number;
 }
 
-/** Milliseconds of a UTC timestamp written 'YYYY-MM-DD' plus an optional 'Thh:mm:ss.sss'. */
-export function at(date: string, time = '12:00:00.000'): number {
-  return Date.parse(`${date}T${time}Z`);
+/** Imports the lines (the route answers once they are in ClickHouse); every line must be stored. */
+export async function importEvents(ctx: TestContext, lines: ImportLine[]): Promise<{ accepted: number; invalid: number }> {
+  const response = await ctx.admin({
+    method: 'POST',
+    url: '/v1/admin/events/import',
+    headers: { 'content-type': 'application/x-ndjson' },
+    payload: lines.map((line) => JSON.stringify(line)).join('\n'),
+  });
+  const summary = response.json().data;
+  if (response.statusCode !== 200 || summary.rejected !== 0) throw new Error(`import: ${response.statusCode} ${response.body}`);
+  return summary;
+}
+
+/** An ISO timestamp of a UTC date ('YYYY-MM-DD') at `time`. */
+export function at(date: string, time = '12:00:00.000'): string {
+  return `${date}T${time}Z`;
 }

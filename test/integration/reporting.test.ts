@@ -1,7 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
-import { createAdvertiser } from '../helpers/factories.js';
-import { at, createReportCampaign, insertEvents, type CampaignFixture } from '../helpers/reportingFixtures.js';
+import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { at, createReportCampaign, importEvents, type CampaignFixture, type ImportLine } from '../helpers/reportingFixtures.js';
+import {
+  ADDRESSES,
+  BOT_UA,
+  BROWSER_UA,
+  fromAddress,
+  serveClaims,
+  signedToken,
+  trackedLineItem,
+  waitForEvents,
+} from '../helpers/trackingFixtures.js';
+import { CLICK_PATH, IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
+import { MIN_CLICK_DELAY_MS } from '../../src/tracking/linkTracker.js';
 
 const CAMPAIGNS_URL = '/v1/advertiser/reporting/campaigns';
 const TRAFFIC_QUALITY_URL = '/v1/advertiser/reporting/traffic-quality';
@@ -46,38 +58,50 @@ function get(url: string, query: Record<string, string> = {}, headers: Record<st
 }
 
 beforeAll(async () => {
-  ctx = await startTestApp();
+  // Tracking links come through a proxy in front of the service: trust loopback for x-forwarded-for.
+  ctx = await startTestApp({ TRUST_PROXY: 'loopback' });
   const advertiser = await createAdvertiser(ctx, ['reporting']);
   key = advertiser.key;
-  c1 = await createReportCampaign(ctx, advertiser.user.id, { name: 'Spring launch', objective: 'awareness', status: 'active' });
-  c2 = await createReportCampaign(ctx, advertiser.user.id, { name: 'Clicks only', brand_name: 'Beta', objective: 'traffic', status: 'paused' });
+  c1 = await createReportCampaign(ctx, advertiser.user.id, { name: 'Spring launch', objective: 'awareness', status: 'active' }, 'tCPM', 2.5);
+  c2 = await createReportCampaign(ctx, advertiser.user.id, { name: 'Clicks only', brand_name: 'Beta', objective: 'traffic', status: 'paused' }, 'CPC', 0.4);
   c3 = await createReportCampaign(ctx, advertiser.user.id, { name: 'Conversion only', objective: null, status: 'completed' });
   c4 = await createReportCampaign(ctx, advertiser.user.id, { name: 'No events' });
   const other = await createAdvertiser(ctx, ['reporting']);
   otherKey = other.key;
   foreign = await createReportCampaign(ctx, other.user.id, { name: 'Other organization' });
+  const publisher = await createPublisher(ctx);
+  const placementA = (await createPlacement(ctx, publisher.id)).id;
+  const placementB = (await createPlacement(ctx, publisher.id)).id;
 
-  const of = (campaign: CampaignFixture) => ({ campaign_id: campaign.id, line_item_id: campaign.line_item_id });
-  const impression = { type: 'impression' as const, cost_nanos: 2_500_000 };
-  // Two inserts: the rollup then holds several unmerged rows per key, which only sum() makes whole.
-  await insertEvents(ctx, [
-    { ...of(c1), ...impression, event_time: at(d(-1), '23:59:59.999') },
-    { ...of(c1), ...impression, event_time: at(d(0), '00:00:00.000'), placement_id: 'pl-a' },
-    { ...of(c1), ...impression, event_time: at(d(0), '12:00:00.000'), placement_id: 'pl-b' },
-    { ...of(c1), type: 'impression', cost_nanos: 0, ivt: 'datacenter', event_time: at(d(1)) },
-    { ...of(c1), type: 'click', cost_nanos: 0, ivt: 'bot', event_time: at(d(1)) },
-    { ...of(c2), type: 'click', price_model: 'CPC', cost_nanos: 400_000_000, event_time: at(d(1), '08:00:00.000') },
-    { ...of(foreign), ...impression, event_time: at(d(2)) },
-    { ...of(foreign), type: 'impression', cost_nanos: 0, ivt: 'datacenter', event_time: at(d(2)) },
+  const valid = { ip: ADDRESSES.comcastResidential, user_agent: BROWSER_UA };
+  const line = (campaign: CampaignFixture, type: ImportLine['type'], time: string, extra: Partial<ImportLine> = {}): ImportLine => ({
+    type,
+    time,
+    line_item_id: campaign.line_item_id,
+    placement_id: placementA,
+    ...valid,
+    ...extra,
+  });
+  // Two imports: the rollup then holds several unmerged rows per key, which only sum() makes whole.
+  // c1 bids $2.50 tCPM (0.0025 an impression), c2 $0.40 CPC, c3 only converts.
+  await importEvents(ctx, [
+    line(c1, 'impression', at(d(-1), '23:59:59.999')),
+    line(c1, 'impression', at(d(0), '00:00:00.000')),
+    line(c1, 'impression', at(d(0)), { placement_id: placementB }),
+    line(c1, 'impression', at(d(1)), { ip: ADDRESSES.awsV4 }),
+    line(c1, 'click', at(d(1)), { user_agent: BOT_UA }),
+    line(c2, 'click', at(d(1), '08:00:00.000')),
+    line(foreign, 'impression', at(d(2))),
+    line(foreign, 'impression', at(d(2)), { ip: ADDRESSES.googleCloudV4 }),
   ]);
-  await insertEvents(ctx, [
-    { ...of(c1), ...impression, event_time: at(d(2)), placement_id: 'pl-a' },
-    { ...of(c1), type: 'impression', cost_nanos: 0, ivt: 'datacenter', event_time: at(d(3)) },
-    { ...of(c1), type: 'conversion', cost_nanos: 0, revenue_nanos: 12_340_000_000, event_time: at(d(4)) },
-    { ...of(c1), type: 'click', cost_nanos: 0, event_time: at(d(4), '23:59:59.999') },
-    { ...of(c1), ...impression, event_time: at(d(5), '00:00:00.000') },
-    { ...of(c2), type: 'click', price_model: 'CPC', cost_nanos: 400_000_000, event_time: at(d(1), '09:00:00.000') },
-    { ...of(c3), type: 'conversion', price_model: 'CPA', cost_nanos: 0, revenue_nanos: 5_000_000_000, event_time: at(d(3)) },
+  await importEvents(ctx, [
+    line(c1, 'impression', at(d(2))),
+    line(c1, 'impression', at(d(3)), { ip: ADDRESSES.hetznerV6 }),
+    line(c1, 'conversion', at(d(4)), { revenue_usd: 12.34 }),
+    line(c1, 'click', at(d(4), '23:59:59.999')),
+    line(c1, 'impression', at(d(5), '00:00:00.000')),
+    line(c2, 'click', at(d(1), '09:00:00.000')),
+    line(c3, 'conversion', at(d(3)), { revenue_usd: 5 }),
   ]);
 });
 
@@ -465,6 +489,39 @@ describe('GET /v1/advertiser/reporting/traffic-quality', () => {
         '',
       ].join('\r\n'),
     );
+  });
+});
+
+describe('reporting on events from tracking links', () => {
+  it('reports impressions and clicks that came through the pixel and the click redirect, and filters invalid ones', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpm', bid_value: 2.5 });
+    const serve = signedToken(ctx, serveClaims(item, 'tCPM', 2_500_000));
+    const served = await fromAddress(ctx, `${IMPRESSION_PATH}${serve}`, ADDRESSES.comcastResidential);
+    expect(served.statusCode).toBe(200);
+    await fromAddress(ctx, `${IMPRESSION_PATH}${signedToken(ctx, serveClaims(item, 'tCPM', 2_500_000))}`, ADDRESSES.awsV4);
+    // A click sooner than a second after its impression is not a person deciding to follow the ad.
+    await new Promise((resolve) => setTimeout(resolve, MIN_CLICK_DELAY_MS + 100));
+    expect((await fromAddress(ctx, `${CLICK_PATH}${serve}`, ADDRESSES.comcastResidential)).statusCode).toBe(302);
+    await waitForEvents(ctx, item.lineItemId, 3);
+
+    const window = { date_from: daysFromToday(-1), date_to: daysFromToday(0), campaign_ids: item.campaignId };
+    const report = await get(CAMPAIGNS_URL, window, {}, item.key);
+    expect(report.json().data).toEqual([
+      expect.objectContaining({
+        campaign_id: item.campaignId,
+        ...ZERO_METRICS,
+        impressions: 1,
+        clicks: 1,
+        spend_usd: 0.0025,
+        ctr: 100,
+        cpc_usd: 0.0025,
+        ecpm_usd: 2.5,
+      }),
+    ]);
+    const quality = await get(TRAFFIC_QUALITY_URL, window, {}, item.key);
+    expect(quality.json().data).toEqual([
+      expect.objectContaining({ campaign_id: item.campaignId, ivt_reason: 'datacenter', invalid_impressions: 1, invalid_clicks: 0 }),
+    ]);
   });
 });
 
