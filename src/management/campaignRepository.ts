@@ -75,13 +75,20 @@ export interface CampaignPage {
 
 /**
  * One page of the organization's campaigns, oldest first, ties broken by id so that offset paging
- * never repeats or skips a row. Reads campaigns_user_created_idx per member.
+ * never repeats or skips a row. A plain join would read and sort every campaign of the
+ * organization for each page; instead each member contributes at most offset + limit rows, read in
+ * order from campaigns_user_created_idx, and only those are merged.
  */
 export async function listCampaigns(db: SqlExecutor, organizationId: string, page: CampaignPage): Promise<Campaign[]> {
   const { rows } = await db.query<Campaign>(
     `SELECT ${campaignColumns} FROM memberships m
-     JOIN campaigns c ON c.user_id = m.user_id
-     WHERE m.organization_id = $1 AND ($2::text IS NULL OR c.status = $2::text)
+     CROSS JOIN LATERAL (
+       SELECT * FROM campaigns own
+       WHERE own.user_id = m.user_id AND ($2::text IS NULL OR own.status = $2::text)
+       ORDER BY own.created_at, own.id
+       LIMIT $3::bigint + $4::bigint
+     ) c
+     WHERE m.organization_id = $1
      ORDER BY c.created_at, c.id
      LIMIT $3 OFFSET $4`,
     [organizationId, page.status ?? null, page.limit, page.offset],
