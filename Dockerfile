@@ -17,6 +17,7 @@ COPY package.json openapi.yaml ./
 COPY bin ./bin
 COPY migrations ./migrations
 COPY clickhouse ./clickhouse
+COPY public ./public
 VOLUME /data
 EXPOSE 8080
 CMD ["node", "dist/src/main.js", "serve"]

@@ -15,13 +15,15 @@ export function chatPage(renderScriptUrl: string): string {
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Demo chat (adsvc demo publisher)</title>
+  <link rel="icon" href="data:,">
   <style>
     body { margin: 0; background: #f6f7f9; color: #1f2328; font: 16px/1.6 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
     main { max-width: 720px; margin: 0 auto; padding: 24px 16px 120px; }
     header { font-weight: 600; color: #57606a; margin-bottom: 24px; }
     .message { padding: 12px 16px; border-radius: 12px; margin: 12px 0; }
     .question { background: #dbeafe; margin-left: 80px; }
-    .answer { background: #fff; border: 1px solid #e5e7eb; min-height: 110vh; }
+    /* Taller than a screen, so the ad below it enters the viewport only when the reader scrolls. */
+    .answer { background: #fff; border: 1px solid #e5e7eb; min-height: 100vh; }
     .answer p { margin: 0 0 14px; }
   </style>
   <script src="${escapeHtml(renderScriptUrl)}" defer></script>
