@@ -1,4 +1,10 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageRoot } from '../../src/packageRoot.js';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { at, createReportCampaign, importEvents, type CampaignFixture, type ImportLine } from '../helpers/reportingFixtures.js';
@@ -14,6 +20,9 @@ import {
 } from '../helpers/trackingFixtures.js';
 import { CLICK_PATH, IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
 import { MIN_CLICK_DELAY_MS } from '../../src/tracking/linkTracker.js';
+
+// ajv-formats is CommonJS with a default export; under NodeNext the callable is on .default.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 const CAMPAIGNS_URL = '/v1/advertiser/reporting/campaigns';
 const TRAFFIC_QUALITY_URL = '/v1/advertiser/reporting/traffic-quality';
@@ -489,6 +498,29 @@ describe('GET /v1/advertiser/reporting/traffic-quality', () => {
         '',
       ].join('\r\n'),
     );
+  });
+});
+
+describe('reporting responses match openapi.yaml', () => {
+  const contract = parse(readFileSync(path.join(packageRoot, 'openapi.yaml'), 'utf8'));
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema(contract, 'openapi.yaml');
+  const expectSchema = (schema: string, body: unknown) => {
+    const validate = ajv.getSchema(`openapi.yaml#/components/schemas/${schema}`)!;
+    expect(validate(body) ? [] : validate.errors, JSON.stringify(body)).toEqual([]);
+  };
+
+  it('for both breakdowns, traffic quality and errors', async () => {
+    expectSchema('AdvertiserReportingResponse', (await get(CAMPAIGNS_URL, windowQuery)).json());
+    expectSchema('AdvertiserReportingResponse', (await get(CAMPAIGNS_URL, { ...windowQuery, breakdown: 'daily', campaign_ids: c1.id })).json());
+    expectSchema('TrafficQualityResponse', (await get(TRAFFIC_QUALITY_URL, windowQuery)).json());
+    expectSchema('Error', (await get(CAMPAIGNS_URL, { limit: '0' })).json());
+  });
+
+  it('rejects a row that breaks the contract, so the check above can fail', () => {
+    const validate = ajv.getSchema('openapi.yaml#/components/schemas/AdvertiserCampaignRow')!;
+    expect(validate({ campaign_id: c1.id, campaign_name: 'x' })).toBe(false);
   });
 });
 
