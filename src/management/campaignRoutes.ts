@@ -19,9 +19,9 @@ import {
   getCampaign,
   listCampaignPage,
   patchCampaign,
+  removeCampaign,
   validateCampaign,
 } from './campaignService.js';
-import { deleteCampaign } from './campaignRepository.js';
 import { idParam } from './fieldSchemas.js';
 import { createLineItem, listCampaignLineItems } from './lineItemService.js';
 import { lineItemInput } from './lineItemSchemas.js';
@@ -66,9 +66,7 @@ export async function campaignRoutes(app: FastifyInstance, { db }: FeatureDeps):
 
   app.delete('/v1/advertiser/campaigns/:id', write, async (request, reply) => {
     const id = campaignId(request.params);
-    if (!(await deleteCampaign(db, advertiserOf(request).organizationId, id))) {
-      throw new ApiError('not_found', 'campaign not found');
-    }
+    await removeCampaign(db, advertiserOf(request).organizationId, id);
     return reply.code(204).send();
   });
 

@@ -2,6 +2,7 @@ import type { Postgres, SqlExecutor } from '../store/postgres.js';
 import { ApiError, type ErrorDetail } from '../http/errors.js';
 import {
   copyCampaign,
+  deleteCampaign,
   findCampaign,
   insertCampaign,
   isMember,
@@ -63,6 +64,11 @@ export async function getCampaign(db: SqlExecutor, organizationId: string, campa
   const campaign = await findCampaign(db, organizationId, campaignId);
   if (!campaign) throw campaignNotFound();
   return campaign;
+}
+
+/** Deletes the campaign with its line items and their creatives. */
+export async function removeCampaign(db: SqlExecutor, organizationId: string, campaignId: string): Promise<void> {
+  if (!(await deleteCampaign(db, organizationId, campaignId))) throw campaignNotFound();
 }
 
 /** A page in reporting's shape: total is the rows on this page; has_more when the page is full. */

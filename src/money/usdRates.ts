@@ -1,12 +1,9 @@
-/**
- * Reference USD rates for the currencies advertisers may budget and bid in. Spend, pacing and
- * reporting are all in USD, so serving prices every budget and bid through convertToUsd.
- *
- * The rates are static on purpose: a bid must price the same on every instance and after every
- * restart, and no exchange-rate feed is reachable offline. They are mid-market reference rates,
- * rounded, taken on RATES_AS_OF; update the table (and the date) with a code change.
- */
-export const RATES_AS_OF = '2025-01-02';
+// Reference USD rates for the currencies advertisers may budget and bid in. Spend, pacing and
+// reporting are all in USD, so serving prices every budget and bid through convertToUsd.
+//
+// The rates are static on purpose: a bid must price the same on every instance and after every
+// restart, and no exchange-rate feed is reachable offline. They are mid-market reference rates,
+// rounded, of 2025-01-02; update the table (and that date) with a code change.
 
 /** USD for one unit of each currency. A Map, so that no inherited key ("constructor") is a rate. */
 const usdPerUnit: ReadonlyMap<string, number> = new Map([
