@@ -26,7 +26,9 @@ export interface CampaignPage {
  * The organization's campaigns (their user is a member of it), optionally narrowed to `campaignIds`
  * (ids of other organizations simply match nothing), in creation order with the id breaking ties:
  * a total order, and new campaigns land at the end, so offset paging neither repeats nor skips.
- * LIMIT NULL is LIMIT ALL.
+ * Each member contributes at most offset + limit rows, read in order from
+ * campaigns_user_created_idx, so a page does not sort every campaign of a large organization.
+ * LIMIT NULL is LIMIT ALL (and NULL + offset is NULL).
  */
 export async function organizationCampaigns(
   db: SqlExecutor,
@@ -36,9 +38,15 @@ export async function organizationCampaigns(
 ): Promise<ReportCampaign[]> {
   const { rows } = await db.query<ReportCampaign>(
     `SELECT c.id, c.name, c.status, c.brand_name, c.objective
-       FROM campaigns c
-      WHERE c.user_id IN (SELECT m.user_id FROM memberships m WHERE m.organization_id = $1)
-        AND ($2::uuid[] IS NULL OR c.id = ANY ($2::uuid[]))
+       FROM memberships m
+      CROSS JOIN LATERAL (
+        SELECT own.id, own.name, own.status, own.brand_name, own.objective, own.created_at
+          FROM campaigns own
+         WHERE own.user_id = m.user_id AND ($2::uuid[] IS NULL OR own.id = ANY ($2::uuid[]))
+         ORDER BY own.created_at, own.id
+         LIMIT $3::bigint + $4::bigint
+      ) c
+      WHERE m.organization_id = $1
       ORDER BY c.created_at, c.id
       LIMIT $3 OFFSET $4`,
     [organizationId, campaignIds, page.limit, page.offset],
