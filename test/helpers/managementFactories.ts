@@ -51,26 +51,3 @@ export async function composeCampaign(ctx: TestContext, key: string, userId: str
   const data = response.json().data as { campaign: { id: string }; line_item: { id: string } };
   return { campaignId: data.campaign.id, lineItemId: data.line_item.id };
 }
-
-/**
- * An active campaign whose one line item is active, has a creative and the given targeting and
- * bids: what serving can pick.
- */
-export async function createServableLineItem(
-  ctx: TestContext,
-  key: string,
-  userId: string,
-  lineItem: { bids?: object; budget?: object; targeting?: object; creatives?: object[] } = {},
-) {
-  const ids = await composeCampaign(ctx, key, userId, {
-    line_item: {
-      ...(lineItem.bids ? { bids: lineItem.bids } : {}),
-      ...(lineItem.budget ? { budget: lineItem.budget } : {}),
-      targeting: lineItem.targeting ?? {},
-      creatives: lineItem.creatives ?? [validCreative],
-    },
-  });
-  const response = await asAdvertiser(ctx, key)('POST', `/v1/advertiser/campaigns/${ids.campaignId}/activate`);
-  if (response.statusCode !== 200) throw new Error(`activate: ${response.statusCode} ${response.body}`);
-  return ids;
-}
