@@ -22,6 +22,9 @@ export interface ClickHouse {
  * HTTP to a ClickHouse server or cluster when CLICKHOUSE_URL is set; otherwise the same client on
  * embedded chdb with its files in DATA_DIR/clickhouse. Queries use unqualified table names: on a
  * server the client's database applies; chdb ignores that option and works in its `default` database.
+ * chdb also applies a call's clickhouse_settings to its whole session (they stay set for later
+ * calls): an insert into a table with a deduplication window must always pass its own
+ * insert_deduplication_token, and a query's limits belong in its SQL (`SETTINGS ...`).
  */
 export async function openClickHouse(options: ClickHouseOptions): Promise<ClickHouse> {
   if (options.url) {
