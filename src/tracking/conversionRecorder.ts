@@ -109,7 +109,9 @@ export function conversionEventId(clickId: string, conversionId: string): string
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-function resultOf(event: Pick<TrackedEvent, 'event_id' | 'click_id' | 'campaign_id' | 'line_item_id' | 'revenue_nanos' | 'cost_nanos' | 'ivt'>): ConversionResult {
+type ConversionFields = Pick<TrackedEvent, 'event_id' | 'click_id' | 'campaign_id' | 'line_item_id' | 'revenue_nanos' | 'cost_nanos' | 'ivt'>;
+
+function resultOf(event: ConversionFields): ConversionResult {
   return {
     id: event.event_id,
     click_id: event.click_id,

@@ -181,7 +181,12 @@ describe('GET /v1/t/i/:token (impression pixel)', () => {
   it('records nothing for a HEAD request (link scanners and prefetchers do not load images)', async () => {
     const item = await trackedLineItem(ctx);
     const token = signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE));
-    const head = await ctx.app.inject({ method: 'HEAD', url: pixelUrl(token), remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': ADDRESSES.comcastResidential } });
+    const head = await ctx.app.inject({
+      method: 'HEAD',
+      url: pixelUrl(token),
+      remoteAddress: '127.0.0.1',
+      headers: { 'x-forwarded-for': ADDRESSES.comcastResidential },
+    });
     expect(head.statusCode).toBe(404);
     await settle(item);
     expect(await eventsOf(ctx, item.lineItemId)).toHaveLength(1);
