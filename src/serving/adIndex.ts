@@ -1,8 +1,8 @@
+import { z } from 'zod';
 import type { CatalogRows, CreativeRow, LineItemRow } from './catalogQueries.js';
 import { expectedValuePerImpression, priceNanos, type DeliveryStats, type PriceModel } from './expectedValue.js';
 import type { SpendCounter } from './spendPacing.js';
-import { wordsOf } from './contextWords.js';
-import { targetingSchema } from '../management/targetingSchema.js';
+import { wordHash, wordsOf } from './contextWords.js';
 
 /** The render payload of a contextual card, built once per creative when the index is built. */
 export interface ContextualCardRender {
@@ -24,9 +24,12 @@ export interface ServableCreative {
 /** A keyword (one or more words) that some line item includes or excludes. */
 export interface Phrase {
   words: string[];
+  /** wordHash of each word. */
+  hashes: number[];
   /** The request that last found this phrase in its context (see selectAd). */
   stamp: number;
-  includedBy: LineItemEntry[];
+  /** The line items that include this keyword, best expected value first. */
+  includedBy: RankedLists;
 }
 
 export interface LineItemEntry {
@@ -41,6 +44,7 @@ export interface LineItemEntry {
   placementsInclude: Set<string> | null;
   placementsExclude: Set<string> | null;
   languages: Set<string> | null;
+  includePhrases: Phrase[];
   excludePhrases: Phrase[];
   /** Today's spend (shared with pacing, which keeps it current). */
   spend: SpendCounter;
@@ -50,8 +54,8 @@ export interface LineItemEntry {
   expectedValue: number;
   /** Breaks exact ties in score; redrawn at every rerank so no tied line item always loses. */
   tieBreak: number;
-  matchStamp: number;
-  matchCount: number;
+  /** The request that last considered this line item (see selectAd). */
+  seenStamp: number;
 }
 
 export interface PlacementEntry {
@@ -75,8 +79,9 @@ export interface AdIndex {
   open: RankedLists;
   /** Line items without keyword targeting that list the placements they run on. */
   openByPlacement: Map<string, RankedLists>;
-  /** Every include and exclude keyword, by its first word. */
-  phrasesByFirstWord: Map<string, Phrase[]>;
+  phrases: Phrase[];
+  /** Every include and exclude keyword, by the wordHash of its first word. */
+  phrasesByFirstWord: Map<number, Phrase[]>;
 }
 
 export interface IndexBuildDeps {
@@ -88,6 +93,21 @@ export interface IndexBuildDeps {
 
 /** Line items left out of the index, by reason: an operator's first clue when an ad does not show. */
 export type SkipReason = 'no_bid' | 'no_budget' | 'unknown_currency' | 'no_creative' | 'bad_targeting';
+
+const storedPhrases = z.array(z.string()).optional();
+const storedIncludeExclude = z.object({ include: storedPhrases, exclude: storedPhrases }).optional();
+
+/**
+ * line_items.targeting as management's targetingSchema writes it (keywords lowercased, languages
+ * ISO 639-1). Read with this plain shape check, not that schema: its checks were made when the
+ * targeting was written, and re-running them (language names through Intl) would make a rebuild
+ * of 100,000 line items take seconds instead of a fraction of one.
+ */
+const storedTargeting = z.object({
+  keywords: storedIncludeExclude,
+  placements: storedIncludeExclude,
+  languages: storedPhrases,
+});
 
 const PRICE_MODELS: ReadonlySet<string> = new Set<PriceModel>(['tCPM', 'CPC', 'CPA']);
 const YIELD_EVERY = 5000;
@@ -113,6 +133,7 @@ export async function buildAdIndex(
     lineItems: [],
     open: { certified: [], uncertified: [] },
     openByPlacement: new Map(),
+    phrases: [],
     phrasesByFirstWord: new Map(),
   };
   const phrases = new Map<string, Phrase>();
@@ -120,11 +141,12 @@ export async function buildAdIndex(
     const key = words.join(' ');
     let phrase = phrases.get(key);
     if (!phrase) {
-      phrase = { words, stamp: 0, includedBy: [] };
+      phrase = { words, hashes: words.map(wordHash), stamp: 0, includedBy: { certified: [], uncertified: [] } };
       phrases.set(key, phrase);
-      const sameFirstWord = index.phrasesByFirstWord.get(words[0]!);
+      index.phrases.push(phrase);
+      const sameFirstWord = index.phrasesByFirstWord.get(phrase.hashes[0]!);
       if (sameFirstWord) sameFirstWord.push(phrase);
-      else index.phrasesByFirstWord.set(words[0]!, [phrase]);
+      else index.phrasesByFirstWord.set(phrase.hashes[0]!, [phrase]);
     }
     return phrase;
   };
@@ -139,10 +161,10 @@ export async function buildAdIndex(
       skipped[built] = (skipped[built] ?? 0) + 1;
       continue;
     }
-    const { entry, includePhrases } = built;
+    const entry = built;
     index.lineItems.push(entry);
-    if (includePhrases.length > 0) {
-      for (const phrase of includePhrases) phrase.includedBy.push(entry);
+    if (entry.includePhrases.length > 0) {
+      for (const phrase of entry.includePhrases) addToRanked(phrase.includedBy, entry);
     } else if (entry.placementsInclude) {
       for (const placementId of entry.placementsInclude) {
         let lists = index.openByPlacement.get(placementId);
@@ -162,7 +184,7 @@ function buildEntry(
   creativeRows: CreativeRow[] | undefined,
   deps: IndexBuildDeps,
   phraseFor: (words: string[]) => Phrase,
-): { entry: LineItemEntry; includePhrases: Phrase[] } | SkipReason {
+): LineItemEntry | SkipReason {
   if (!row.bid_type || !PRICE_MODELS.has(row.bid_type) || row.bid_value === null) return 'no_bid';
   if (row.budget_daily === null) return 'no_budget';
   const currency = (row.budget_currency ?? 'USD').toUpperCase();
@@ -171,8 +193,8 @@ function buildEntry(
   if (bidUsd === undefined || budgetUsd === undefined) return 'unknown_currency';
   if (!(bidUsd > 0)) return 'no_bid';
   if (!(budgetUsd > 0)) return 'no_budget';
-  // Stored targeting was written through this very schema; a row that no longer parses is left out, not guessed at.
-  const parsed = targetingSchema.safeParse(row.targeting ?? {});
+  // A row that does not have the shape is left out, not guessed at.
+  const parsed = storedTargeting.safeParse(row.targeting ?? {});
   if (!parsed.success) return 'bad_targeting';
   const targeting = parsed.data;
   const creatives = (creativeRows ?? []).flatMap((creative) => servableCreative(creative, row.brand_name) ?? []);
@@ -184,7 +206,7 @@ function buildEntry(
   // never served rather than silently served everywhere.
   if (includeKeywords.length > 0 && includePhrases.length === 0) return 'bad_targeting';
   const model = row.bid_type as PriceModel;
-  const entry: LineItemEntry = {
+  return {
     id: row.id,
     campaignId: row.campaign_id,
     model,
@@ -195,16 +217,15 @@ function buildEntry(
     nextCreative: 0,
     placementsInclude: nonEmptySet(targeting.placements?.include),
     placementsExclude: nonEmptySet(targeting.placements?.exclude),
-    languages: nonEmptySet(targeting.languages),
+    languages: nonEmptySet(targeting.languages?.map((language) => language.toLowerCase())),
+    includePhrases,
     excludePhrases: uniquePhrases(targeting.keywords?.exclude ?? [], phraseFor),
     spend: deps.spendCounterFor(row.id),
     stats: deps.statsFor(row.id),
     expectedValue: 0,
     tieBreak: 0,
-    matchStamp: 0,
-    matchCount: 0,
+    seenStamp: 0,
   };
-  return { entry, includePhrases };
 }
 
 function uniquePhrases(keywords: string[], phraseFor: (words: string[]) => Phrase): Phrase[] {
@@ -265,6 +286,7 @@ export function rerank(index: AdIndex): void {
   }
   sortRanked(index.open);
   for (const lists of index.openByPlacement.values()) sortRanked(lists);
+  for (const phrase of index.phrases) sortRanked(phrase.includedBy);
 }
 
 /** Higher score first; equal scores by tie-break. */

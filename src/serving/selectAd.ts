@@ -1,5 +1,5 @@
-import { ranksBefore, type AdIndex, type LineItemEntry, type Phrase, type PlacementEntry, type ServableCreative } from './adIndex.js';
-import { wordsOf } from './contextWords.js';
+import { ranksBefore, type AdIndex, type LineItemEntry, type Phrase, type PlacementEntry, type RankedLists, type ServableCreative } from './adIndex.js';
+import { WordScan } from './contextWords.js';
 
 export interface ServeContext {
   query: string;
@@ -25,72 +25,111 @@ export function relevance(matchedKeywords: number): number {
   return 1 + RELEVANCE_PER_KEYWORD * Math.min(matchedKeywords, MAX_RELEVANT_KEYWORDS);
 }
 
-// Each request marks the phrases it finds and the line items they include with its own stamp, so
-// nothing is allocated per candidate and nothing has to be cleared afterwards.
+// Each request marks the keywords it finds, and the line items it considers, with its own stamp:
+// nothing is allocated per candidate and nothing has to be cleared afterwards. Requests are
+// handled one at a time, so the word buffers are shared too.
 let lastStamp = 0;
+const queryWords = new WordScan();
+const responseWords = new WordScan();
+
+/** The best candidate so far of one selection. */
+class Best {
+  entry: LineItemEntry | undefined = undefined;
+  score = 0;
+
+  /** Whether a line item with this score would take the lead (exact ties go by tie-break). */
+  beatenBy(entry: LineItemEntry, score: number): boolean {
+    return this.entry === undefined || ranksBefore(entry, score, this.entry, this.score);
+  }
+}
 
 /**
  * The ad for one serve: among the line items eligible on this placement, the one with the highest
  * expected value per impression x contextual relevance; its creatives take turns.
+ *
+ * Every candidate list is sorted by expected value, so each is walked only while its next line
+ * item could still win: a serve touches a handful of line items, not every one a keyword names.
  */
 export function selectAd(index: AdIndex, placementId: string, placement: PlacementEntry, context: ServeContext): Selection | undefined {
   const stamp = ++lastStamp;
-  const keywordMatched: LineItemEntry[] = [];
+  const found: Phrase[] = [];
   // Scanned separately so that a keyword never spans the end of the query and the start of the response.
-  markPhrases(wordsOf(context.query), index.phrasesByFirstWord, stamp, keywordMatched);
-  markPhrases(wordsOf(context.response), index.phrasesByFirstWord, stamp, keywordMatched);
+  queryWords.scan(context.query);
+  responseWords.scan(context.response);
+  markPhrases(queryWords, index.phrasesByFirstWord, stamp, found);
+  markPhrases(responseWords, index.phrasesByFirstWord, stamp, found);
 
-  let best: LineItemEntry | undefined;
-  let bestScore = 0;
-  for (const entry of keywordMatched) {
-    if (entry.model === 'tCPM' && !placement.certified) continue;
-    const score = entry.expectedValue * relevance(entry.matchCount);
-    if ((best === undefined || ranksBefore(entry, score, best, bestScore)) && isEligible(entry, placementId, context.language, stamp)) {
-      best = entry;
-      bestScore = score;
-    }
-  }
-  // The ranked lists are sorted best first, so the first eligible entry of each is its best.
-  const lists = [index.open, index.openByPlacement.get(placementId)];
-  for (const ranked of lists) {
-    if (!ranked) continue;
-    for (const entry of placement.certified ? ranked.certified : ranked.uncertified) {
-      if (best !== undefined && !ranksBefore(entry, entry.expectedValue, best, bestScore)) break;
-      if (isEligible(entry, placementId, context.language, stamp)) {
-        best = entry;
-        bestScore = entry.expectedValue;
+  const best = new Best();
+  const eligible = (entry: LineItemEntry) => isEligible(entry, placementId, context.language, stamp);
+  const listOf = (lists: RankedLists) => (placement.certified ? lists.certified : lists.uncertified);
+
+  // Line items without include keywords score their expected value: the first eligible one of a list
+  // is its best. They go first because they cost the least to find and set the bar for the rest.
+  for (const lists of [index.open, index.openByPlacement.get(placementId)]) {
+    if (lists === undefined) continue;
+    for (const entry of listOf(lists)) {
+      if (!best.beatenBy(entry, entry.expectedValue)) break;
+      if (eligible(entry)) {
+        best.entry = entry;
+        best.score = entry.expectedValue;
         break;
       }
     }
   }
-  if (!best) return undefined;
-  const creative = best.creatives[best.nextCreative++ % best.creatives.length]!;
-  return { lineItem: best, creative };
+  // No line item can match more keywords than the serve contains, nor more than it names. The
+  // keyword with the most valuable line item goes first, so that the bar rises early.
+  const maxRelevance = relevance(found.length);
+  found.sort((a, b) => topValue(listOf(b.includedBy)) - topValue(listOf(a.includedBy)));
+  for (const phrase of found) {
+    for (const entry of listOf(phrase.includedBy)) {
+      const value = entry.expectedValue;
+      if (best.entry !== undefined && value * maxRelevance < best.score) break;
+      if (entry.seenStamp === stamp) continue;
+      entry.seenStamp = stamp;
+      if (best.entry !== undefined && value * relevance(Math.min(found.length, entry.includePhrases.length)) < best.score) continue;
+      const score = value * relevance(keywordsFound(entry, stamp));
+      if (best.beatenBy(entry, score) && eligible(entry)) {
+        best.entry = entry;
+        best.score = score;
+      }
+    }
+  }
+  const winner = best.entry;
+  if (winner === undefined) return undefined;
+  const creative = winner.creatives[winner.nextCreative++ % winner.creatives.length]!;
+  return { lineItem: winner, creative };
 }
 
-function markPhrases(words: string[], phrasesByFirstWord: Map<string, Phrase[]>, stamp: number, matched: LineItemEntry[]): void {
-  for (let i = 0; i < words.length; i++) {
-    const candidates = phrasesByFirstWord.get(words[i]!);
+/** Marks every keyword (include or exclude) present in the words, and collects the ones that include line items. */
+function markPhrases(words: WordScan, phrasesByFirstWord: Map<number, Phrase[]>, stamp: number, found: Phrase[]): void {
+  for (let i = 0; i < words.count; i++) {
+    const candidates = phrasesByFirstWord.get(words.hashes[i]!);
     if (candidates === undefined) continue;
     for (const phrase of candidates) {
-      if (phrase.stamp === stamp || !phraseAt(words, i, phrase.words)) continue;
+      if (phrase.stamp === stamp || !phraseAt(words, i, phrase)) continue;
       phrase.stamp = stamp;
-      for (const entry of phrase.includedBy) {
-        if (entry.matchStamp !== stamp) {
-          entry.matchStamp = stamp;
-          entry.matchCount = 0;
-          matched.push(entry);
-        }
-        entry.matchCount += 1;
-      }
+      if (phrase.includedBy.certified.length > 0) found.push(phrase);
     }
   }
 }
 
-function phraseAt(words: string[], start: number, phrase: string[]): boolean {
-  if (start + phrase.length > words.length) return false;
-  for (let k = 1; k < phrase.length; k++) if (words[start + k] !== phrase[k]) return false;
+/** Hashes first (cheap, and nearly always decisive), then the words themselves. */
+function phraseAt(words: WordScan, start: number, phrase: Phrase): boolean {
+  const length = phrase.words.length;
+  if (start + length > words.count) return false;
+  for (let k = 1; k < length; k++) if (words.hashes[start + k] !== phrase.hashes[k]) return false;
+  for (let k = 0; k < length; k++) if (!words.wordIs(start + k, phrase.words[k]!)) return false;
   return true;
+}
+
+function topValue(list: LineItemEntry[]): number {
+  return list.length > 0 ? list[0]!.expectedValue : 0;
+}
+
+function keywordsFound(entry: LineItemEntry, stamp: number): number {
+  let count = 0;
+  for (const phrase of entry.includePhrases) if (phrase.stamp === stamp) count += 1;
+  return count;
 }
 
 /** Budget left today, placement and language targeting, and no excluded keyword in the context. */
