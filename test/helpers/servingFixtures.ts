@@ -106,7 +106,7 @@ export async function eventually<T>(check: () => Promise<T | undefined>, what: s
   for (;;) {
     const result = await check();
     if (result !== undefined) return result;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: last ${JSON.stringify(result)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -124,11 +124,18 @@ export function eventuallyServed(ctx: TestContext, token: string, body: ServeBod
   }, `line item ${lineItemId} ${served ? 'to be served' : 'to stop being served'}`);
 }
 
-/** Writes events straight into ClickHouse events_v1, as the event pipeline would (rows from other instances). */
+/**
+ * Writes rows straight into a ClickHouse table, as another instance's event pipeline would. Each
+ * insert carries its own deduplication token: chdb keeps a previous insert's token for the session.
+ */
+export async function insertRows(ctx: TestContext, table: string, values: object[]): Promise<void> {
+  await ctx.stores.ch.client.insert({ table, values, format: 'JSONEachRow', clickhouse_settings: { insert_deduplication_token: randomUUID() } });
+}
+
 export async function insertEvents(ctx: TestContext, events: TrackedEvent[]): Promise<void> {
-  await ctx.stores.ch.client.insert({
-    table: 'events_v1',
-    values: events.map((event) => ({ ...event, event_time: new Date(event.event_time).toISOString().replace('T', ' ').replace('Z', '') })),
-    format: 'JSONEachRow',
-  });
+  await insertRows(
+    ctx,
+    'events_v1',
+    events.map((event) => ({ ...event, event_time: new Date(event.event_time).toISOString().replace('T', ' ').replace('Z', '') })),
+  );
 }

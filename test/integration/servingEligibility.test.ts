@@ -6,6 +6,7 @@ import {
   claimsOf,
   eventually,
   eventuallyServed,
+  insertRows,
   putLineItem,
   serve,
   servableLineItem,
@@ -108,11 +109,9 @@ describe('ranking', () => {
     const cpm = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpm', bid_value: 900 }, targeting: { keywords: { include: [word] } } });
     await eventuallyServed(ctx, publisher.token, about(placement, word), cpc.lineItemId);
     // 10,000 valid impressions and no click: the estimated CTR drops from 1% to 2 / 10,200.
-    await ctx.stores.ch.client.insert({
-      table: 'daily_stats_v1',
-      values: [{ day: new Date().toISOString().slice(0, 10), campaign_id: cpc.campaignId, line_item_id: cpc.lineItemId, placement_id: placement, impressions: 10_000, clicks: 0, conversions: 0, spend_nanos: 0, revenue_nanos: 0 }],
-      format: 'JSONEachRow',
-    });
+    await insertRows(ctx, 'daily_stats_v1', [
+      { day: new Date().toISOString().slice(0, 10), campaign_id: cpc.campaignId, line_item_id: cpc.lineItemId, placement_id: placement, impressions: 10_000, clicks: 0, conversions: 0, spend_nanos: 0, revenue_nanos: 0 },
+    ]);
     await eventuallyServed(ctx, publisher.token, about(placement, word), cpm.lineItemId);
   });
 
@@ -183,7 +182,8 @@ describe('targeting', () => {
       bids: { bid_type: 'cpc', bid_value: 50 },
       targeting: { keywords: { include: [word] }, placements: { exclude: [excluded] } },
     });
-    await eventuallyServed(ctx, publisher.token, about(listed, word), included.lineItemId);
+    await eventuallyServed(ctx, publisher.token, about(unlisted, word), excluding.lineItemId);
+    expect(await winners(about(listed, word))).toEqual(new Set([included.lineItemId]));
     expect(await winners(about(unlisted, word))).toEqual(new Set([excluding.lineItemId]));
     expect((await winners(about(excluded, word))).has(excluding.lineItemId)).toBe(false);
     expect((await winners(about(excluded, word))).has(included.lineItemId)).toBe(false);

@@ -14,8 +14,11 @@ let ctx: TestContext;
 let advertiser: Advertiser;
 let publisher: { id: string; token: string };
 
+// The test's pixel requests come from 127.0.0.1: count them like a browser's.
+const env = { IVT_ALLOW_PRIVATE_IPS: 'true' };
+
 beforeAll(async () => {
-  ctx = await startTestApp();
+  ctx = await startTestApp(env);
   const created = await createAdvertiser(ctx);
   advertiser = { key: created.key, userId: created.user.id };
   publisher = await createPublisher(ctx);
@@ -27,36 +30,59 @@ afterAll(async () => {
 const USD = 1e9;
 
 describe('pacing: daily budgets', () => {
-  it('stops serving a line item once its spend today reaches the daily budget, and keeps it stopped after a restart', async () => {
+  const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
+
+  /** Loads the impression pixel of a served ad the way a browser does. */
+  async function firePixel(response: Awaited<ReturnType<typeof serve>>): Promise<void> {
+    const url = new URL(response.json().ad.tracking.impression_url);
+    const pixel = await ctx.app.inject({ method: 'GET', url: url.pathname, headers: { 'user-agent': BROWSER } });
+    expect(pixel.statusCode).toBe(200);
+  }
+
+  async function cappedSetup() {
     const word = uniqueWord();
     const placement = (await createPlacement(ctx, publisher.id)).id;
     await certifyPlacement(ctx, placement);
+    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 5 }, targeting: { keywords: { include: [word] } } });
     // 10 USD per impression (tCPM 10,000) against a 15 USD daily budget: the second impression exhausts it.
     const capped = await servableLineItem(ctx, advertiser, {
       bids: { bid_type: 'cpm', bid_value: 10_000 },
       budget: { daily: 15, currency: 'USD' },
       targeting: { keywords: { include: [word] } },
     });
-    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 5 }, targeting: { keywords: { include: [word] } } });
     const body = { placement_id: placement, context: { query: word, response: '' } };
     await eventuallyServed(ctx, publisher.token, body, capped.lineItemId);
+    return { placement, capped, fallback, body };
+  }
 
+  it('stops serving a line item as soon as its tracked spend today reaches the daily budget, and after a restart', async () => {
+    const { capped, fallback, body } = await cappedSetup();
+    const first = await serve(ctx, publisher.token, body);
+    expect(servedLineItem(ctx, first)).toBe(capped.lineItemId);
+    await firePixel(first);
+    // 10 of 15 USD spent: still serving.
+    const second = await serve(ctx, publisher.token, body);
+    expect(servedLineItem(ctx, second)).toBe(capped.lineItemId);
+    await firePixel(second);
+    // 20 of 15 USD: this instance counted its own impressions at once, without waiting for a sync.
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(fallback.lineItemId);
+
+    await ctx.close();
+    ctx = await startTestApp(env);
+    // The first serve of the new instance already knows today's spend, from ClickHouse.
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(fallback.lineItemId);
+  });
+
+  it("counts other instances' spend from ClickHouse at the next pacing sync", async () => {
+    const { placement, capped, fallback, body } = await cappedSetup();
     const impression = () =>
       sampleEvent({ campaign_id: capped.campaignId, line_item_id: capped.lineItemId, placement_id: placement, publisher_id: publisher.id, cost_nanos: 10 * USD });
     await insertEvents(ctx, [impression()]);
-    // Give pacing a few syncs: 10 of 15 USD spent, still serving.
     await new Promise((resolve) => setTimeout(resolve, 3 * ctx.config.PACING_SYNC_MS));
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(capped.lineItemId);
-
     await insertEvents(ctx, [impression()]);
     await eventuallyServed(ctx, publisher.token, body, fallback.lineItemId);
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).not.toBe(capped.lineItemId);
-
-    await ctx.close();
-    ctx = await startTestApp();
-    // The first serve of the new instance already knows today's spend.
-    const first = servedLineItem(ctx, await serve(ctx, publisher.token, body));
-    expect(first).toBe(fallback.lineItemId);
   });
 
   it('does not count invalid traffic or yesterday as spend today', async () => {
