@@ -1,0 +1,77 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+
+export const scenarioNames = ['serve', 'track', 'ingest', 'report', 'management'] as const;
+export type ScenarioName = (typeof scenarioNames)[number];
+
+const optionsSchema = z.object({
+  scenario: z.enum([...scenarioNames, 'all'], { error: `name a scenario: ${[...scenarioNames, 'all'].join(', ')}` }),
+  url: z
+    .url()
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
+  full: z.boolean(),
+  duration: z.coerce.number().positive().max(600).optional(),
+  connections: z.coerce.number().int().min(1).max(1000).optional(),
+  cpuProf: z.boolean(),
+  record: z.boolean(),
+  adminToken: z.string().min(1).optional(),
+});
+
+export type BenchOptions = z.infer<typeof optionsSchema>;
+
+export const usage = `usage: npm run bench -- <${[...scenarioNames, 'all'].join('|')}> [options]
+
+  --full             full sizes (10,000 line items at full duration, 100M report events, ...);
+                     without it, quick sizes that let \`all\` finish in under 10 minutes
+  --duration <s>     seconds of load per measured run (serve, track)
+  --connections <n>  concurrent keep-alive connections of the load generator
+  --url <url>        measure a service that is already running on this machine instead of
+                     starting one; it is seeded through its admin and management APIs
+                     (needs --admin-token, and TRACKING_SECRET in the environment for track)
+  --admin-token <t>  the admin token of the service given by --url
+  --cpu-prof         write a V8 CPU profile of the service and print its top self-time functions
+  --record           also write the table into bench/README.md (replacing the previous one)`;
+
+export function parseBenchOptions(argv: string[]): BenchOptions {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      url: { type: 'string' },
+      full: { type: 'boolean', default: false },
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      'cpu-prof': { type: 'boolean', default: false },
+      record: { type: 'boolean', default: false },
+      'admin-token': { type: 'string' },
+    },
+  });
+  const parsed = optionsSchema.safeParse({
+    scenario: positionals[0],
+    url: values.url,
+    full: values.full,
+    duration: values.duration,
+    connections: values.connections,
+    cpuProf: values['cpu-prof'],
+    record: values.record,
+    adminToken: values['admin-token'],
+  });
+  if (!parsed.success) {
+    throw new Error(`${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}\n\n${usage}`);
+  }
+  return parsed.data;
+}
+
+/** The same options as command-line flags, without the scenario (for `all`, which runs each scenario as a child). */
+export function optionsAsFlags(options: BenchOptions): string[] {
+  return [
+    ...(options.url ? ['--url', options.url] : []),
+    ...(options.full ? ['--full'] : []),
+    ...(options.duration ? ['--duration', String(options.duration)] : []),
+    ...(options.connections ? ['--connections', String(options.connections)] : []),
+    ...(options.cpuProf ? ['--cpu-prof'] : []),
+    ...(options.record ? ['--record'] : []),
+    ...(options.adminToken ? ['--admin-token', options.adminToken] : []),
+  ];
+}

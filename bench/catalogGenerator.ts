@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { campaignInput } from '../src/management/campaignSchemas.js';
+import { lineItemInput, type LineItemInput } from '../src/management/lineItemSchemas.js';
+import { offTopicExchanges, topics } from './contextVocabulary.js';
+
+/** A deterministic pseudo-random sequence (mulberry32), so a seed reproduces the same catalog and traffic. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function pick<T>(random: () => number, list: readonly T[]): T {
+  return list[Math.floor(random() * list.length)]!;
+}
+
+function pickSome<T>(random: () => number, list: readonly T[], count: number): T[] {
+  const chosen = new Set<T>();
+  while (chosen.size < Math.min(count, list.length)) chosen.add(pick(random, list));
+  return [...chosen];
+}
+
+export interface GeneratedLineItem {
+  id: string;
+  /** What an advertiser would send (compose's line_item). */
+  input: Record<string, unknown>;
+  /** The same after the management API's own schema: what it stores. */
+  stored: LineItemInput;
+  /** One per stored creative, in order. */
+  creativeIds: string[];
+}
+
+export interface GeneratedCampaign {
+  id: string;
+  input: { name: string; brand_name: string; objective: string };
+  objective: string | null;
+  lineItems: GeneratedLineItem[];
+}
+
+export interface CatalogShape {
+  lineItems: number;
+  lineItemsPerCampaign: number;
+  /** Placement ids line items may include or exclude. */
+  placements: readonly string[];
+  seed?: number;
+}
+
+/**
+ * Campaigns of several line items each, spread over the topics: keyword targeting (1 to 3 include
+ * keywords, some excludes), placement targeting on a third of them, a CPC/tCPM/CPA mix of bids and
+ * one or two creatives. Every line item passes the management API's LineItemInput schema, so what
+ * bulk SQL stores is exactly what the API would have stored.
+ */
+export function generateCatalog(shape: CatalogShape): GeneratedCampaign[] {
+  const random = seededRandom(shape.seed ?? 7);
+  const campaigns: GeneratedCampaign[] = [];
+  for (let made = 0; made < shape.lineItems; ) {
+    const topic = topics[campaigns.length % topics.length]!;
+    const brand = pick(random, topic.brands);
+    const objective = pick(random, ['brand_awareness', 'traffic', 'conversions', 'consideration']);
+    const campaign = { name: `${brand} ${topic.name} #${campaigns.length + 1}`, brand_name: brand, objective };
+    const lineItems: GeneratedLineItem[] = [];
+    for (let index = 0; index < shape.lineItemsPerCampaign && made < shape.lineItems; index++, made++) {
+      const input = lineItemFor(random, topic, brand, shape.placements, made);
+      const stored = lineItemInput.parse(input);
+      lineItems.push({ id: randomUUID(), input, stored, creativeIds: (stored.creatives ?? []).map(() => randomUUID()) });
+    }
+    campaigns.push({ id: randomUUID(), input: campaign, objective: campaignInput.shape.objective.parse(objective) ?? null, lineItems });
+  }
+  return campaigns;
+}
+
+function lineItemFor(random: () => number, topic: (typeof topics)[number], brand: string, placements: readonly string[], ordinal: number) {
+  const roll = random();
+  const bids =
+    roll < 0.45
+      ? { bid_type: 'cpc', bid_value: round2(0.2 + random() * 1.8) }
+      : roll < 0.9
+        ? { bid_type: 'cpm', bid_value: round2(1 + random() * 14) }
+        : { bid_type: 'cpa', bid_value: round2(5 + random() * 45) };
+  const otherTopic = pick(random, topics);
+  const targeting: Record<string, unknown> = {
+    keywords: {
+      include: pickSome(random, topic.keywords, 1 + Math.floor(random() * 3)),
+      ...(random() < 0.3 && otherTopic !== topic ? { exclude: [pick(random, otherTopic.keywords)] } : {}),
+    },
+  };
+  const placementRoll = random();
+  if (placements.length > 0 && placementRoll < 0.2) targeting.placements = { include: pickSome(random, placements, 3) };
+  else if (placements.length > 0 && placementRoll < 0.33) targeting.placements = { exclude: pickSome(random, placements, 2) };
+  const keyword = (targeting.keywords as { include: string[] }).include[0]!;
+  const creatives = Array.from({ length: 1 + Math.floor(random() * 2) }, (_, index) => ({
+    format: 'contextual_card',
+    title: `${brand}: ${keyword} picks for you`.slice(0, 90),
+    body: `Hand-picked ${keyword} gear and guides from ${brand}. Free returns within 30 days.`,
+    cta: index === 0 ? 'Learn more' : 'Shop now',
+    destination_url: `https://www.example.com/${topic.name.replace(/\s+/g, '-')}/landing?li=${ordinal}&v=${index}`,
+    ...(random() < 0.5 ? { image_url: `https://cdn.example.com/creatives/${ordinal}-${index}.jpg` } : {}),
+  }));
+  return {
+    title: `${topic.name} ${bids.bid_type.toUpperCase()} line ${ordinal + 1}`,
+    objective: bids.bid_type === 'cpm' ? 'brand_awareness' : 'traffic',
+    primary_kpi: bids.bid_type === 'cpm' ? 'impressions' : bids.bid_type === 'cpc' ? 'clicks' : 'conversions',
+    budget: { daily: 1000 + Math.floor(random() * 9000), currency: 'USD' },
+    bids,
+    targeting,
+    creatives,
+  };
+}
+
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+export interface ServeRequestBody {
+  placement_id: string;
+  context: { query: string; response: string };
+}
+
+/** Serve requests as a chat publisher's backend sends them: 90% on a topic, 10% small talk. */
+export function generateServeRequests(count: number, placements: readonly string[], seed = 11): ServeRequestBody[] {
+  const random = seededRandom(seed);
+  return Array.from({ length: count }, () => {
+    const placement_id = pick(random, placements);
+    if (random() < 0.1) return { placement_id, context: pick(random, offTopicExchanges) };
+    const topic = pick(random, topics);
+    const turn = Math.floor(random() * topic.queries.length);
+    return { placement_id, context: { query: topic.queries[turn]!, response: topic.responses[turn % topic.responses.length]! } };
+  });
+}

@@ -1,0 +1,70 @@
+import type { ClickHouse } from '../src/store/clickhouse.js';
+
+export const DAYS = 92;
+export const DAY_MS = 86_400_000;
+/** Rows per INSERT ... SELECT: bounds the memory one statement needs. */
+const ROWS_PER_INSERT = 10_000_000;
+
+export interface GeneratedEvents {
+  campaignIds: string[];
+  /** Line item i belongs to campaign i. */
+  lineItemIds: string[];
+  events: number;
+  /** Midnight UTC of the last day. */
+  todayMs: number;
+  serveIdPrefix?: string;
+}
+
+/**
+ * Events for the given campaigns (line item i belongs to campaign i) spread uniformly over the
+ * 92 days ending today. Everything is derived from the row number with cityHash64, so a run is
+ * reproducible and ClickHouse generates rows as fast as it can write them.
+ */
+export async function generateEvents(ch: ClickHouse, { campaignIds, lineItemIds, events, todayMs, serveIdPrefix = '' }: GeneratedEvents): Promise<void> {
+  for (let offset = 0; offset < events; offset += ROWS_PER_INSERT) {
+    await ch.client.command({
+      query: `
+        INSERT INTO events_v1 (event_id, event_time, type, source, serve_id, campaign_id, line_item_id, creative_id,
+          placement_id, publisher_id, price_model, cost_nanos, revenue_nanos, click_id, ip, ip_class, ip_network, user_agent, ivt)
+        SELECT
+          generateUUIDv4(number) AS event_id,
+          fromUnixTimestamp64Milli(toInt64({start_ms:Int64} + cityHash64(number, 1) % {span_ms:UInt64}), 'UTC') AS event_time,
+          multiIf(kind < 9850, 'impression', kind < 9990, 'click', 'conversion') AS type,
+          multiIf(type = 'impression', 'pixel', type = 'click', 'click', 'conversion_api') AS source,
+          concat({serve_prefix:String}, toString(number)) AS serve_id,
+          {campaign_ids:Array(UUID)}[campaign + 1] AS campaign_id,
+          {line_item_ids:Array(UUID)}[campaign + 1] AS line_item_id,
+          {line_item_ids:Array(UUID)}[campaign + 1] AS creative_id,
+          concat('bench-chat-', toString(cityHash64(number, 5) % 40)) AS placement_id,
+          toUUID('00000000-0000-4000-8000-000000000001') AS publisher_id,
+          if(campaign % 2 = 0, 'tCPM', 'CPC') AS price_model,
+          multiIf(ivt != '', 0,
+                  type = 'impression' AND price_model = 'tCPM', 2500000,
+                  type = 'click' AND price_model = 'CPC', 800000000,
+                  0) AS cost_nanos,
+          if(type = 'conversion' AND ivt = '', 40000000000, 0) AS revenue_nanos,
+          toUUID('00000000-0000-0000-0000-000000000000') AS click_id,
+          IPv4NumToString(toUInt32(cityHash64(number, 6) % 4294967296)) AS ip,
+          if(ivt = 'datacenter', 'datacenter', 'public') AS ip_class,
+          if(ivt = 'datacenter', 'AS16509 Amazon Web Services', '') AS ip_network,
+          if(ivt = 'bot', 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+             'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36') AS user_agent,
+          multiIf(quality < 90, '', quality < 96, 'datacenter', 'bot') AS ivt
+        FROM (
+          SELECT number, cityHash64(number, 2) % 10000 AS kind, cityHash64(number, 3) % 100 AS quality,
+                 cityHash64(number, 4) % {campaigns:UInt32} AS campaign
+          FROM numbers({offset:UInt64}, {count:UInt64})
+        )`,
+      query_params: {
+        start_ms: todayMs - (DAYS - 1) * DAY_MS,
+        span_ms: DAYS * DAY_MS,
+        campaign_ids: campaignIds,
+        line_item_ids: lineItemIds,
+        campaigns: campaignIds.length,
+        serve_prefix: serveIdPrefix,
+        offset,
+        count: Math.min(ROWS_PER_INSERT, events - offset),
+      },
+    });
+  }
+}

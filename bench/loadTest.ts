@@ -1,0 +1,84 @@
+import autocannon from 'autocannon';
+import { summarizeLatencies, type LatencySummary } from './latencyStats.js';
+
+export interface LoadOptions {
+  baseUrl: string;
+  connections: number;
+  durationSeconds: number;
+  /** Stops after this many requests even if time is left (the duration still applies). */
+  maxRequests?: number;
+  /** Cycled through by every connection; a request with setupRequest is rebuilt each time it is sent. */
+  requests: autocannon.Request[];
+  /** Statuses that count as a correct answer; anything else is an error of the service. */
+  expectedStatuses: readonly number[];
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  responses: number;
+  latency: LatencySummary;
+  statusCounts: Record<string, number>;
+  /** Responses whose status is not expected. */
+  unexpected: number;
+  /** Connection errors, timeouts included. */
+  errors: number;
+  durationSeconds: number;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** Load only ever goes to this machine. */
+export function assertLoopback(baseUrl: string): void {
+  const { hostname } = new URL(baseUrl);
+  if (!LOOPBACK_HOSTS.has(hostname)) throw new Error(`refusing to load ${baseUrl}: the bench only loads 127.0.0.1`);
+}
+
+/**
+ * Fixed concurrency for a fixed time (or count): each of `connections` keep-alive connections sends
+ * its next request as soon as the previous answer arrives. Latencies are kept per response (not the
+ * integer-millisecond histogram autocannon prints), and so is every status, 3xx included.
+ */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  assertLoopback(options.baseUrl);
+  const latencies: number[] = [];
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: options.baseUrl,
+        // autocannon needs at least one request per connection; its `amount` would override the duration.
+        connections: Math.min(options.connections, options.maxRequests ?? Infinity),
+        duration: options.durationSeconds,
+        maxOverallRequests: options.maxRequests,
+        requests: options.requests,
+        timeout: 10,
+      },
+      (error, finished) => (error ? reject(error) : resolve(finished)),
+    );
+    instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTimeMs: number) => {
+      latencies.push(responseTimeMs);
+    });
+  });
+  const statusCounts: Record<string, number> = {};
+  let unexpected = 0;
+  for (const [status, { count }] of Object.entries(result.statusCodeStats ?? {})) {
+    statusCounts[status] = count ?? 0;
+    if (!options.expectedStatuses.includes(Number(status))) unexpected += count ?? 0;
+  }
+  return {
+    requestsPerSecond: latencies.length / result.duration,
+    responses: latencies.length,
+    latency: summarizeLatencies(latencies),
+    statusCounts,
+    unexpected,
+    errors: result.errors,
+    durationSeconds: result.duration,
+  };
+}
+
+/** What in a load result fails the run: answers other than the expected ones, and connection errors. */
+export function loadFailures(what: string, result: LoadResult): string[] {
+  const failures: string[] = [];
+  if (result.unexpected > 0) failures.push(`${what} answered ${result.unexpected} unexpected statuses: ${JSON.stringify(result.statusCounts)}`);
+  if (result.errors > 0) failures.push(`${what}: ${result.errors} connection errors or timeouts`);
+  return failures;
+}

@@ -1,0 +1,214 @@
+import type { Postgres } from '../../src/store/postgres.js';
+import type { BenchOptions } from '../benchOptions.js';
+import { generateCatalog, generateServeRequests, type ServeRequestBody } from '../catalogGenerator.js';
+import { requestJson } from '../httpJson.js';
+import { loadFailures, runLoad, type LoadResult } from '../loadTest.js';
+import { progress } from '../progress.js';
+import { formatMs, formatNumber, ratio, type Figure, type ScenarioReport } from '../scenarioReport.js';
+import { seedCatalog } from '../seedCatalog.js';
+import { seedTenancyOverHttp, seedCatalogOverHttp } from '../seedOverHttp.js';
+import { seedTenancy, type BenchTenancy } from '../seedTenancy.js';
+import { prepareService } from '../serviceUnderTest.js';
+import { startStub } from '../serviceProcess.js';
+
+const PLACEMENTS = 40;
+const CERTIFIED_PLACEMENTS = 20;
+/** Distinct request bodies each connection cycles through. */
+const DISTINCT_REQUESTS = 500;
+const WARMUP_SECONDS = 3;
+const HEAP_TARGET_BYTES = 300 * 2 ** 20;
+
+interface ServeAnswer {
+  ad: null | { format: string; render: Record<string, unknown>; tracking: { impression_url: string; click_url: string } };
+}
+
+/**
+ * POST /v1/serve with N active line items (keyword and placement targeting, creatives, mixed bid
+ * types) for chat-style query/response texts on certified and uncertified placements; then the same
+ * load on a fastify stub that answers a fixed ad; then the heap of a service holding 100,000 line items.
+ */
+export async function serveScenario(options: BenchOptions): Promise<ScenarioReport> {
+  const lineItems = 10_000;
+  const heapLineItems = options.full ? 100_000 : 20_000;
+  const durationSeconds = options.duration ?? (options.full ? 30 : 10);
+  const connections = options.connections ?? 10;
+  const failures: string[] = [];
+  const notes: string[] = [];
+
+  const service = await prepareService('serve', options, catalogSeeders(lineItems));
+  const { seeded } = service;
+  const bodies = generateServeRequests(DISTINCT_REQUESTS, seeded.placements.map((placement) => placement.id));
+  const auth = { authorization: `Bearer ${seeded.publisherToken}` };
+  const requests = bodies.map((body) => ({
+    method: 'POST' as const,
+    path: '/v1/serve',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  }));
+  let real: LoadResult;
+  let fill: FillSample;
+  try {
+    progress('sampling the fill rate');
+    fill = await sampleFill(service.baseUrl, auth, bodies, seeded);
+    failures.push(...fill.problems);
+    await runLoad({ baseUrl: service.baseUrl, connections, durationSeconds: WARMUP_SECONDS, requests, expectedStatuses: [200] });
+    progress(`serving: ${connections} connections for ${durationSeconds} s`);
+    real = await runLoad({ baseUrl: service.baseUrl, connections, durationSeconds, requests, expectedStatuses: [200] });
+  } finally {
+    failures.push(...(await service.stop()));
+  }
+  const profile = service.profileSummary();
+
+  progress('the same load on the fastify stub');
+  const stub = await startStub('serve');
+  let stubbed: LoadResult;
+  try {
+    await runLoad({ baseUrl: stub.baseUrl, connections, durationSeconds: WARMUP_SECONDS, requests, expectedStatuses: [200] });
+    stubbed = await runLoad({ baseUrl: stub.baseUrl, connections, durationSeconds, requests, expectedStatuses: [200] });
+  } finally {
+    await stub.stop();
+  }
+  failures.push(...loadFailures('service', real));
+
+  if (!options.url) progress(`heap with ${formatNumber(heapLineItems)} line items`);
+  const heap = options.url ? undefined : await measureHeap(options, heapLineItems);
+  if (heap?.problem) failures.push(heap.problem);
+
+  const figures: Figure[] = [
+    {
+      figure: 'throughput',
+      result: `${formatNumber(real.requestsPerSecond)} req/s`,
+      target: '>= 10,000 req/s',
+      met: real.requestsPerSecond >= 10_000,
+      baseline: `${formatNumber(stubbed.requestsPerSecond)} req/s`,
+      ratio: ratio(real.requestsPerSecond, stubbed.requestsPerSecond),
+    },
+    { figure: 'latency p50', result: formatMs(real.latency.p50), baseline: formatMs(stubbed.latency.p50) },
+    { figure: 'latency p90', result: formatMs(real.latency.p90), baseline: formatMs(stubbed.latency.p90) },
+    {
+      figure: 'latency p99',
+      result: formatMs(real.latency.p99),
+      target: '< 10 ms',
+      met: real.latency.p99 < 10,
+      baseline: formatMs(stubbed.latency.p99),
+      ratio: ratio(real.latency.p99, stubbed.latency.p99),
+    },
+    {
+      figure: 'errors (non-200, connection errors)',
+      result: formatNumber(real.unexpected + real.errors),
+      target: '0',
+      met: real.unexpected + real.errors === 0,
+      baseline: formatNumber(stubbed.unexpected + stubbed.errors),
+    },
+    {
+      figure: `fill rate (${fill.sampled} sampled requests)`,
+      result: `${(fill.rate * 100).toFixed(1)}%`,
+      baseline: '100% (fixed ad)',
+    },
+    { figure: 'fill rate, certified placements', result: `${(fill.certifiedRate * 100).toFixed(1)}%` },
+    { figure: 'fill rate, uncertified placements (CPC/CPA only)', result: `${(fill.uncertifiedRate * 100).toFixed(1)}%` },
+  ];
+  if (heap) {
+    figures.push({
+      figure: `heap used with ${formatNumber(heapLineItems)} line items (after GC)`,
+      result: `${(heap.heapUsed / 2 ** 20).toFixed(0)} MB (rss ${(heap.rss / 2 ** 20).toFixed(0)} MB)`,
+      ...(heapLineItems >= 100_000
+        ? { target: '< 300 MB', met: heap.heapUsed < HEAP_TARGET_BYTES }
+        : { target: '< 300 MB at 100,000 (--full)' }),
+    });
+  }
+  notes.push(
+    `${formatNumber(lineItems)} active line items in ${formatNumber(lineItems / 5)} campaigns (1-3 include keywords each, 30% with an exclude keyword, 33% with placement targeting; 45% CPC, 45% tCPM, 10% CPA; 1-2 creatives), ${PLACEMENTS} placements of which ${CERTIFIED_PLACEMENTS} certified.`,
+    `Load: autocannon, ${connections} keep-alive connections, ${durationSeconds} s after a ${WARMUP_SECONDS} s warm-up, cycling ${DISTINCT_REQUESTS} distinct bodies (90% on-topic chat query/response pairs, 10% small talk); service ${formatNumber(real.responses)} responses, stub ${formatNumber(stubbed.responses)}.`,
+    `Fill rate: share of 200 answers with a non-null ad, from one sequential pass over the ${DISTINCT_REQUESTS} bodies before the load; every ad's links were checked to start with the service's TRACKING_BASE_URL.`,
+    options.url
+      ? 'Seeded through the admin and management APIs of the service at --url.'
+      : 'Seeded with the admin repository functions (tenancy) and bulk SQL (campaigns, line items, creatives) before the service started; the heap figure comes from a second service started with --expose-gc and bench/heapProbe, after the ad index was built.',
+    'Load generator and service share the same 2 cores; the stub runs in its own process under the same load, so the ratio is like for like.',
+  );
+  if (profile) notes.push(`CPU profile of the service (top self time): ${profile}`);
+  return { scenario: 'serve', baselineName: 'fastify stub', figures, notes, failures };
+}
+
+interface ServeSeed extends BenchTenancy {
+  placementCertified: Map<string, boolean>;
+}
+
+function catalogSeeders(lineItems: number) {
+  return {
+    stores: async ({ db }: { db: Postgres }): Promise<ServeSeed> => {
+      const tenancy = await seedTenancy(db, PLACEMENTS, CERTIFIED_PLACEMENTS);
+      const catalog = generateCatalog({ lineItems, lineItemsPerCampaign: 5, placements: tenancy.placements.map((p) => p.id) });
+      await seedCatalog(db, tenancy.userId, catalog, 'active');
+      return withCertification(tenancy);
+    },
+    http: async (baseUrl: string, adminToken: string): Promise<ServeSeed> => {
+      const tenancy = await seedTenancyOverHttp(baseUrl, adminToken, PLACEMENTS, CERTIFIED_PLACEMENTS);
+      const catalog = generateCatalog({ lineItems, lineItemsPerCampaign: 5, placements: tenancy.placements.map((p) => p.id) });
+      await seedCatalogOverHttp(baseUrl, tenancy, catalog, 'active');
+      return withCertification(tenancy);
+    },
+  };
+}
+
+function withCertification(tenancy: BenchTenancy): ServeSeed {
+  return { ...tenancy, placementCertified: new Map(tenancy.placements.map((placement) => [placement.id, placement.certified])) };
+}
+
+interface FillSample {
+  sampled: number;
+  rate: number;
+  certifiedRate: number;
+  uncertifiedRate: number;
+  problems: string[];
+}
+
+/** One sequential pass: how many answers carry an ad, per certification, and whether every answer is well formed. */
+async function sampleFill(baseUrl: string, auth: Record<string, string>, bodies: readonly ServeRequestBody[], seed: ServeSeed): Promise<FillSample> {
+  const problems: string[] = [];
+  const tally = { certified: [0, 0], uncertified: [0, 0] };
+  for (const body of bodies) {
+    const answer = await requestJson<ServeAnswer>('POST', `${baseUrl}/v1/serve`, { headers: auth, body });
+    if (answer.status !== 200) {
+      problems.push(`POST /v1/serve answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 200)}`);
+      if (answer.status === 404 && problems.length === 1) problems.push('is the serve route in this build?');
+      break;
+    }
+    const bucket = seed.placementCertified.get(body.placement_id) ? tally.certified : tally.uncertified;
+    bucket[1]! += 1;
+    const ad = answer.body.ad;
+    if (!ad) continue;
+    bucket[0]! += 1;
+    const { impression_url, click_url } = ad.tracking;
+    if (!impression_url.startsWith(baseUrl) || !click_url.startsWith(baseUrl)) {
+      problems.push(`an ad's tracking links do not start with ${baseUrl}: ${impression_url}`);
+      break;
+    }
+  }
+  const share = ([filled, total]: number[]) => (total! > 0 ? filled! / total! : 0);
+  const sampled = tally.certified[1]! + tally.uncertified[1]!;
+  return {
+    sampled,
+    rate: share([tally.certified[0]! + tally.uncertified[0]!, sampled]),
+    certifiedRate: share(tally.certified),
+    uncertifiedRate: share(tally.uncertified),
+    problems,
+  };
+}
+
+/** A second service holding `lineItems` line items, asked for its heap once the index is built. */
+async function measureHeap(options: BenchOptions, lineItems: number): Promise<{ heapUsed: number; rss: number; problem?: string }> {
+  const service = await prepareService('serve-heap', { ...options, cpuProf: false }, catalogSeeders(lineItems), { heapProbe: true });
+  try {
+    // The index is built before the service listens; one serve proves it answers from it.
+    const body = generateServeRequests(1, service.seeded.placements.map((placement) => placement.id))[0]!;
+    const answer = await requestJson('POST', `${service.baseUrl}/v1/serve`, {
+      headers: { authorization: `Bearer ${service.seeded.publisherToken}` },
+      body,
+    });
+    const usage = await service.heapUsage();
+    return { heapUsed: usage.heapUsed, rss: usage.rss, problem: answer.status === 200 ? undefined : `serve answered ${answer.status} in the heap run` };
+  } finally {
+    await service.stop();
+  }
+}

@@ -1,0 +1,78 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Stores } from '../src/runtime.js';
+import type { BenchOptions } from './benchOptions.js';
+import { withStores } from './benchStores.js';
+import { formatSelfTimes, topSelfTime } from './cpuProfileSummary.js';
+import { assertLoopback } from './loadTest.js';
+import { progress } from './progress.js';
+import type { HeapReport } from './heapProbe.js';
+import { requestHeapReport, startService, temporaryDataDir } from './serviceProcess.js';
+
+export interface ServiceUnderTest<Seeded> {
+  baseUrl: string;
+  seeded: Seeded;
+  /** The service's DATA_DIR when the bench started it; undefined with --url. */
+  dataDir?: string;
+  /** Stops what the bench started (nothing with --url); returns problems worth failing the run for. */
+  stop(): Promise<string[]>;
+  /** With --cpu-prof, after stop: the top self-time functions of the service. */
+  profileSummary(): string | undefined;
+  /** With settings.heapProbe: the service's memory after a full GC. */
+  heapUsage(): Promise<HeapReport>;
+}
+
+export interface Seeders<Seeded> {
+  /** Writes straight into the stores, before the service starts (embedded stores belong to one process). */
+  stores(stores: Stores): Promise<Seeded>;
+  /** Seeds a running service at --url through its admin and management APIs. */
+  http?(baseUrl: string, adminToken: string): Promise<Seeded>;
+}
+
+/**
+ * The service a scenario measures: by default a fresh one on a temp DATA_DIR, seeded first and then
+ * started (built code, LOG_LEVEL=warn, a free loopback port); with --url the running one, seeded
+ * over HTTP.
+ */
+export async function prepareService<Seeded>(
+  scenario: string,
+  options: BenchOptions,
+  seeders: Seeders<Seeded>,
+  settings: { env?: Record<string, string>; heapProbe?: boolean } = {},
+): Promise<ServiceUnderTest<Seeded>> {
+  if (options.url) {
+    assertLoopback(options.url);
+    if (!seeders.http) throw new Error(`${scenario} cannot run against --url: it writes straight into the stores`);
+    if (!options.adminToken) throw new Error('--url needs --admin-token to seed the service through its admin API');
+    progress(`seeding the service at ${options.url} through its APIs`);
+    const seeded = await seeders.http(options.url, options.adminToken);
+    return {
+      baseUrl: options.url,
+      seeded,
+      stop: async () => [],
+      profileSummary: () => undefined,
+      heapUsage: () => Promise.reject(new Error('the heap probe needs a service the bench started')),
+    };
+  }
+  const dataDir = temporaryDataDir(scenario);
+  progress(`seeding ${dataDir}`);
+  const seeded = await withStores(dataDir, seeders.stores);
+  const profileDir = options.cpuProf ? mkdtempSync(path.join(os.tmpdir(), `adsvc-bench-profile-${scenario}-`)) : undefined;
+  progress('starting the service');
+  const service = await startService({ dataDir, env: settings.env, heapProbe: settings.heapProbe, cpuProfileDir: profileDir });
+  let profile: string | undefined;
+  progress(`service up at ${service.baseUrl}`);
+  return {
+    baseUrl: service.baseUrl,
+    seeded,
+    dataDir,
+    stop: async () => {
+      const exit = await service.stop();
+      if (profileDir) profile = `${formatSelfTimes(topSelfTime(profileDir))} (profile in ${profileDir})`;
+      return exit.code === 0 ? [] : [`the service did not exit cleanly (code ${exit.code}, signal ${exit.signal})`];
+    },
+    profileSummary: () => profile,
+    heapUsage: () => requestHeapReport(service.child),
+  };
+}

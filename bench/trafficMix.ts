@@ -1,0 +1,81 @@
+import { seededRandom } from './catalogGenerator.js';
+
+/**
+ * Who fires pixels and clicks: people on consumer ISPs (valid), servers in clouds and hosting
+ * networks (invalid: datacenter), and crawlers with bot user agents on consumer addresses
+ * (invalid: bot). Addresses vary per request inside each network, IPv4 and IPv6, and reach the
+ * service through X-Forwarded-For (the service runs with TRUST_PROXY=127.0.0.1).
+ */
+export type TrafficKind = 'residential' | 'datacenter' | 'bot';
+
+export const trafficShares: Readonly<Record<TrafficKind, number>> = { residential: 0.8, datacenter: 0.12, bot: 0.08 };
+
+/** Prefixes whose last parts vary; each was checked against the service's classifier (see bench/README.md). */
+const residentialPrefixes = [
+  '73.162', // Comcast (AS7922)
+  '71.187', // Verizon (AS701)
+  '79.214', // Deutsche Telekom (AS3320)
+  '86.153', // BT (AS2856)
+  '90.12', // Orange France (AS3215)
+  '2601:647:4d00', // Comcast IPv6
+  '2003:e6:1f0a', // Deutsche Telekom IPv6
+];
+const datacenterPrefixes = [
+  '3.85', // Amazon Web Services (AS16509)
+  '34.105', // Google Cloud (AS396982)
+  '20.55', // Microsoft Azure (AS8075)
+  '159.89', // DigitalOcean (AS14061)
+  '95.217', // Hetzner (AS24940)
+  '51.38', // OVHcloud (AS16276)
+  '2a01:4f8:c17', // Hetzner IPv6
+  '2600:1f18:4a3', // Amazon Web Services IPv6
+];
+
+const browserAgents = [
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36',
+  'Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0',
+];
+const botAgents = [
+  'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+  'Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)',
+  'python-requests/2.32.3',
+  'curl/8.8.0',
+  'Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)',
+];
+
+export interface Visitor {
+  kind: TrafficKind;
+  ip: string;
+  userAgent: string;
+}
+
+/** The i-th visitor of a reproducible stream with the shares above. */
+export function visitorStream(seed = 5): (index: number) => Visitor {
+  return (index) => {
+    const random = seededRandom(seed * 1_000_003 + index);
+    const roll = random();
+    const kind: TrafficKind =
+      roll < trafficShares.residential ? 'residential' : roll < trafficShares.residential + trafficShares.datacenter ? 'datacenter' : 'bot';
+    const prefixes = kind === 'datacenter' ? datacenterPrefixes : residentialPrefixes;
+    const agents = kind === 'bot' ? botAgents : browserAgents;
+    return { kind, ip: addressIn(prefixes[Math.floor(random() * prefixes.length)]!, random), userAgent: agents[Math.floor(random() * agents.length)]! };
+  };
+}
+
+function addressIn(prefix: string, random: () => number): string {
+  if (prefix.includes(':')) {
+    const word = () => Math.floor(random() * 0x10000).toString(16);
+    return `${prefix}:${word()}:${word()}:${word()}:${word()}:${word()}`;
+  }
+  const octet = () => 1 + Math.floor(random() * 254);
+  return `${prefix}.${octet()}.${octet()}`;
+}
+
+/** Every prefix the stream draws from, by the kind it stands for (the README's classifier check uses it). */
+export const addressPrefixes: Readonly<Record<'residential' | 'datacenter', readonly string[]>> = {
+  residential: residentialPrefixes,
+  datacenter: datacenterPrefixes,
+};
