@@ -15,12 +15,23 @@ const nonAsciiVerdicts = new Map<number, boolean>();
 function isWordCharacter(text: string, at: number): boolean {
   const code = text.charCodeAt(at);
   if (code < 128) return ASCII_WORD_CHARACTER[code] === 1;
-  // Surrogate halves (letters outside the Basic Multilingual Plane) count as word characters.
-  if (code >= 0xd800 && code <= 0xdfff) return true;
+  if (code >= 0xd800 && code <= 0xdfff) return isWordCodePoint(text, code <= 0xdbff ? at : at - 1);
   let verdict = nonAsciiVerdicts.get(code);
   if (verdict === undefined) {
     verdict = UNICODE_WORD_CHARACTER.test(text[at]!);
     nonAsciiVerdicts.set(code, verdict);
+  }
+  return verdict;
+}
+
+/** A character outside the Basic Multilingual Plane (two code units): emoji are not words, rare scripts' letters are. */
+function isWordCodePoint(text: string, at: number): boolean {
+  const codePoint = at >= 0 ? text.codePointAt(at)! : 0;
+  if (codePoint <= 0xffff) return false;
+  let verdict = nonAsciiVerdicts.get(codePoint);
+  if (verdict === undefined) {
+    verdict = UNICODE_WORD_CHARACTER.test(String.fromCodePoint(codePoint));
+    nonAsciiVerdicts.set(codePoint, verdict);
   }
   return verdict;
 }
