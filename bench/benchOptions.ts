@@ -13,6 +13,8 @@ const optionsSchema = z.object({
   full: z.boolean(),
   duration: z.coerce.number().positive().max(600).optional(),
   connections: z.coerce.number().int().min(1).max(1000).optional(),
+  lineItems: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  events: z.coerce.number().int().min(1).max(10_000_000_000).optional(),
   cpuProf: z.boolean(),
   record: z.boolean(),
   adminToken: z.string().min(1).optional(),
@@ -26,6 +28,8 @@ export const usage = `usage: npm run bench -- <${[...scenarioNames, 'all'].join(
                      without it, quick sizes that let \`all\` finish in under 10 minutes
   --duration <s>     seconds of load per measured run (serve, track)
   --connections <n>  concurrent keep-alive connections of the load generator
+  --line-items <n>   serve: active line items (default 10,000), to size for your own catalog
+  --events <n>       report: raw events to generate (default 5M, 100M with --full)
   --url <url>        measure a service that is already running on this machine instead of
                      starting one; it is seeded through its admin and management APIs
                      (needs --admin-token, and TRACKING_SECRET in the environment for track)
@@ -42,6 +46,8 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       full: { type: 'boolean', default: false },
       duration: { type: 'string' },
       connections: { type: 'string' },
+      'line-items': { type: 'string' },
+      events: { type: 'string' },
       'cpu-prof': { type: 'boolean', default: false },
       record: { type: 'boolean', default: false },
       'admin-token': { type: 'string' },
@@ -53,6 +59,8 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     full: values.full,
     duration: values.duration,
     connections: values.connections,
+    lineItems: values['line-items'],
+    events: values.events,
     cpuProf: values['cpu-prof'],
     record: values.record,
     adminToken: values['admin-token'],
@@ -70,6 +78,8 @@ export function optionsAsFlags(options: BenchOptions): string[] {
     ...(options.full ? ['--full'] : []),
     ...(options.duration ? ['--duration', String(options.duration)] : []),
     ...(options.connections ? ['--connections', String(options.connections)] : []),
+    ...(options.lineItems ? ['--line-items', String(options.lineItems)] : []),
+    ...(options.events ? ['--events', String(options.events)] : []),
     ...(options.cpuProf ? ['--cpu-prof'] : []),
     ...(options.record ? ['--record'] : []),
     ...(options.adminToken ? ['--admin-token', options.adminToken] : []),

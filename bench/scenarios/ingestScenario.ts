@@ -31,7 +31,7 @@ interface IngestRun {
  * client inserts of that size, the ceiling without the spool. Every run is counted back.
  */
 export async function ingestScenario(options: BenchOptions): Promise<ScenarioReport> {
-  const total = options.full ? 2_000_000 : 300_000;
+  const total = options.full ? 1_000_000 : 300_000;
   const batchSizes = options.full ? [1_000, 10_000, 50_000, 100_000] : [1_000, 10_000, 50_000];
   const dataDir = temporaryDataDir('ingest');
   const failures: string[] = [];

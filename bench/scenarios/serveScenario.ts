@@ -28,7 +28,7 @@ interface ServeAnswer {
  * load on a fastify stub that answers a fixed ad; then the heap of a service holding 100,000 line items.
  */
 export async function serveScenario(options: BenchOptions): Promise<ScenarioReport> {
-  const lineItems = 10_000;
+  const lineItems = options.lineItems ?? 10_000;
   const heapLineItems = options.full ? 100_000 : 20_000;
   const durationSeconds = options.duration ?? (options.full ? 30 : 10);
   const connections = options.connections ?? 10;
