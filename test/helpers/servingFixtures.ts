@@ -112,13 +112,13 @@ export async function eventually<T>(check: () => Promise<T | undefined>, what: s
 }
 
 /**
- * Serves until the given line item is (or is no longer) the one served. A 404 while waiting means
- * the placement itself has not reached the index yet.
+ * Serves until the given line item is (or is no longer) the one served. A 401 or 404 while waiting
+ * means a new publisher token or placement has not reached the index yet.
  */
 export function eventuallyServed(ctx: TestContext, token: string, body: ServeBody, lineItemId: string, served = true) {
   return eventually(async () => {
     const response = await serve(ctx, token, body);
-    if (response.statusCode === 404) return undefined;
+    if (response.statusCode === 401 || response.statusCode === 404) return undefined;
     const lineItem = servedLineItem(ctx, response);
     return (lineItem === lineItemId) === served ? true : undefined;
   }, `line item ${lineItemId} ${served ? 'to be served' : 'to stop being served'}`);
