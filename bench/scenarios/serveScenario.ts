@@ -10,6 +10,7 @@ import { seedTenancyOverHttp, seedCatalogOverHttp } from '../seedOverHttp.js';
 import { seedTenancy, type BenchTenancy } from '../seedTenancy.js';
 import { prepareService } from '../serviceUnderTest.js';
 import { startStub } from '../serviceProcess.js';
+import { CLICK_PATH, IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
 
 const PLACEMENTS = 40;
 const CERTIFIED_PLACEMENTS = 20;
@@ -49,7 +50,8 @@ export async function serveScenario(options: BenchOptions): Promise<ScenarioRepo
   let fill: FillSample;
   try {
     progress('sampling the fill rate');
-    fill = await sampleFill(service.baseUrl, auth, bodies, seeded);
+    // A service we started links to itself; one at --url links to whatever its TRACKING_BASE_URL says.
+    fill = await sampleFill(service.baseUrl, options.url ? undefined : service.baseUrl, auth, bodies, seeded);
     failures.push(...fill.problems);
     await runLoad({ baseUrl: service.baseUrl, connections, durationSeconds: WARMUP_SECONDS, requests, expectedStatuses: [200] });
     progress(`serving: ${connections} connections for ${durationSeconds} s`);
@@ -120,7 +122,7 @@ export async function serveScenario(options: BenchOptions): Promise<ScenarioRepo
   notes.push(
     `${formatNumber(lineItems)} active line items in ${formatNumber(lineItems / 5)} campaigns (1-3 include keywords each, 30% with an exclude keyword, 33% with placement targeting; 45% CPC, 45% tCPM, 10% CPA; 1-2 creatives), ${PLACEMENTS} placements of which ${CERTIFIED_PLACEMENTS} certified.`,
     `Load: autocannon, ${connections} keep-alive connections, ${durationSeconds} s after a ${WARMUP_SECONDS} s warm-up, cycling ${DISTINCT_REQUESTS} distinct bodies (90% on-topic chat query/response pairs, 10% small talk); service ${formatNumber(real.responses)} responses, stub ${formatNumber(stubbed.responses)}.`,
-    `Fill rate: share of 200 answers with a non-null ad, from one sequential pass over the ${DISTINCT_REQUESTS} bodies before the load; every ad's links were checked to start with the service's TRACKING_BASE_URL.`,
+    `Fill rate: share of 200 answers with a non-null ad, from one sequential pass over the ${DISTINCT_REQUESTS} bodies before the load; every ad's links were checked to be the service's TRACKING_BASE_URL + /v1/t/i/ or /v1/t/c/ + a token.`,
     options.url
       ? 'Seeded through the admin and management APIs of the service at --url.'
       : 'Seeded with the admin repository functions (tenancy) and bulk SQL (campaigns, line items, creatives) before the service started; the heap figure comes from a second service started with --expose-gc and bench/heapProbe, after the ad index was built.',
@@ -164,7 +166,13 @@ interface FillSample {
 }
 
 /** One sequential pass: how many answers carry an ad, per certification, and whether every answer is well formed. */
-async function sampleFill(baseUrl: string, auth: Record<string, string>, bodies: readonly ServeRequestBody[], seed: ServeSeed): Promise<FillSample> {
+async function sampleFill(
+  baseUrl: string,
+  trackingBaseUrl: string | undefined,
+  auth: Record<string, string>,
+  bodies: readonly ServeRequestBody[],
+  seed: ServeSeed,
+): Promise<FillSample> {
   const problems: string[] = [];
   const tally = { certified: [0, 0], uncertified: [0, 0] };
   for (const body of bodies) {
@@ -180,8 +188,8 @@ async function sampleFill(baseUrl: string, auth: Record<string, string>, bodies:
     if (!ad) continue;
     bucket[0]! += 1;
     const { impression_url, click_url } = ad.tracking;
-    if (!impression_url.startsWith(baseUrl) || !click_url.startsWith(baseUrl)) {
-      problems.push(`an ad's tracking links do not start with ${baseUrl}: ${impression_url}`);
+    if (!isTrackingLink(impression_url, IMPRESSION_PATH, trackingBaseUrl) || !isTrackingLink(click_url, CLICK_PATH, trackingBaseUrl)) {
+      problems.push(`an ad's tracking links are not ${trackingBaseUrl ?? 'http(s)://...'}${IMPRESSION_PATH}|${CLICK_PATH}<token>: ${impression_url}, ${click_url}`);
       break;
     }
   }
@@ -194,6 +202,11 @@ async function sampleFill(baseUrl: string, auth: Record<string, string>, bodies:
     uncertifiedRate: share(tally.uncertified),
     problems,
   };
+}
+
+function isTrackingLink(link: string, path: string, trackingBaseUrl: string | undefined): boolean {
+  if (trackingBaseUrl !== undefined) return link.startsWith(trackingBaseUrl + path) && link.length > trackingBaseUrl.length + path.length;
+  return /^https?:\/\//.test(link) && new URL(link).pathname.startsWith(path);
 }
 
 /** A second service holding `lineItems` line items, asked for its heap once the index is built. */

@@ -206,8 +206,12 @@ export async function trackScenario(options: BenchOptions): Promise<ScenarioRepo
   notes.push(
     `Traffic: ${pct(trafficShares.residential)} residential (consumer ISP addresses, browser user agents), ${pct(trafficShares.datacenter)} data-center addresses (AWS, Google Cloud, Azure, DigitalOcean, Hetzner, OVH; IPv4 and IPv6), ${pct(trafficShares.bot)} bot user agents on consumer addresses; every request a new serve with its own signed token for one of ${LINE_ITEMS} real line items.`,
     `Load: autocannon, ${connections} connections, ${durationSeconds} s of pixels after a ${WARMUP_SECONDS} s warm-up, then ${pct(CLICK_SHARE)} of the answered impressions clicked ${CLICK_DELAY_MS / 1000} s later by the same visitor. Tokens are signed by the load generator as it sends (same cost for service and stub).`,
-    'Stored events were counted after a SIGTERM stop (the service flushes its buffer on shutdown) by opening the same DATA_DIR, and matched one by one to the answers by serve id.',
   );
+  if (service.dataDir) {
+    notes.push(
+      'Stored events were counted after a SIGTERM stop (the service flushes its buffer on shutdown) by opening the same DATA_DIR, and matched one by one to the answers by serve id.',
+    );
+  }
   if (profile) notes.push(`CPU profile of the service (top self time): ${profile}`);
   return { scenario: 'track', baselineName: 'fastify stub', figures, notes, failures };
 }
