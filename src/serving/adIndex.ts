@@ -3,6 +3,7 @@ import type { CatalogRows, CreativeRow, LineItemRow } from './catalogQueries.js'
 import { expectedValuePerImpression, priceNanos, type DeliveryStats, type PriceModel } from './expectedValue.js';
 import type { SpendCounter } from './spendPacing.js';
 import { wordHash, wordsOf } from './contextWords.js';
+import { hashSecret } from '../http/secretHash.js';
 
 /** The render payload of a contextual card, built once per creative when the index is built. */
 export interface ContextualCardRender {
@@ -73,6 +74,8 @@ export interface RankedLists {
 export interface AdIndex {
   version: string;
   publisherByTokenHash: Map<string, string>;
+  /** Live tokens already seen by this index, so each is hashed once (see publisherOfToken). */
+  publisherByKnownToken: Map<string, string>;
   placements: Map<string, PlacementEntry>;
   lineItems: LineItemEntry[];
   /** Line items without keyword targeting and without a placement list: candidates for every serve. */
@@ -124,6 +127,7 @@ export async function buildAdIndex(
   const index: AdIndex = {
     version,
     publisherByTokenHash: new Map(rows.tokens.map((token) => [token.token_hash, token.publisher_id])),
+    publisherByKnownToken: new Map(),
     placements: new Map(
       rows.placements.map((placement) => [
         placement.id,
@@ -287,6 +291,20 @@ export function rerank(index: AdIndex): void {
   sortRanked(index.open);
   for (const lists of index.openByPlacement.values()) sortRanked(lists);
   for (const phrase of index.phrases) sortRanked(phrase.includedBy);
+}
+
+/**
+ * The publisher of a live bearer token, or undefined. Hashing costs more than the rest of a serve's
+ * lookups, so a live token is remembered for the life of this index (a revocation rebuilds the
+ * index); a wrong token is never remembered, so guessing cannot grow the map.
+ */
+export function publisherOfToken(index: AdIndex, token: string): string | undefined {
+  let publisherId = index.publisherByKnownToken.get(token);
+  if (publisherId === undefined) {
+    publisherId = index.publisherByTokenHash.get(hashSecret(token));
+    if (publisherId !== undefined) index.publisherByKnownToken.set(token, publisherId);
+  }
+  return publisherId;
 }
 
 /** Higher score first; equal scores by tie-break. */

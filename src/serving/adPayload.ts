@@ -18,9 +18,21 @@ export interface LinkSigning {
   linkTtlSeconds: number;
 }
 
+const SERVE_ID_BYTES = 16;
+// One call to the system's random source per 256 serves: a call per serve costs more than selecting the ad.
+const RANDOM_POOL_BYTES = SERVE_ID_BYTES * 256;
+let randomPool = Buffer.alloc(0);
+let randomOffset = 0;
+
 /** 16 random bytes, base64url: unguessable, and short enough to keep the links short. */
 export function newServeId(): string {
-  return randomBytes(16).toString('base64url');
+  if (randomOffset + SERVE_ID_BYTES > randomPool.length) {
+    randomPool = randomBytes(RANDOM_POOL_BYTES);
+    randomOffset = 0;
+  }
+  const id = randomPool.toString('base64url', randomOffset, randomOffset + SERVE_ID_BYTES);
+  randomOffset += SERVE_ID_BYTES;
+  return id;
 }
 
 /**

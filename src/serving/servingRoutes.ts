@@ -2,13 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../app.js';
 import { ApiError } from '../http/errors.js';
 import { bearerToken } from '../http/bearerToken.js';
-import { hashSecret } from '../http/secretHash.js';
 import { convertToUsd } from '../money/usdRates.js';
 import { createUserAgentClassifier } from '../ivt/userAgentClassifier.js';
 import { parseBody } from '../management/parseBody.js';
 import { publisherRoutes } from '../publisher/publisherRoutes.js';
 import { integrationReviewAdminRoutes } from '../publisher/integrationReviewAdminRoutes.js';
 import { AdIndexRefresher } from './adIndexRefresher.js';
+import { publisherOfToken } from './adIndex.js';
 import { SpendPacing } from './spendPacing.js';
 import { DeliveryLearning } from './deliveryLearning.js';
 import { startPeriodicTask } from './periodicTask.js';
@@ -98,7 +98,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       bodyLimit: SERVE_BODY_LIMIT_BYTES,
       // Authenticated before the body is read: a caller without a valid token costs no parsing.
       onRequest: async (request) => {
-        const publisherId = refresher.current.publisherByTokenHash.get(hashSecret(bearerToken(request)));
+        const publisherId = publisherOfToken(refresher.current, bearerToken(request));
         if (publisherId === undefined) throw new ApiError('auth_invalid', 'publisher token is invalid');
         request.publisherId = publisherId;
       },
