@@ -43,12 +43,23 @@ export function errorBody(code: ErrorCode, message: string, details?: ErrorDetai
   return { error: details ? { code, message, details } : { code, message } };
 }
 
-/** Every offending field of a zod error, as `{path, message}` with dotted paths (`line_item.budget.daily`). */
+/**
+ * Every offending field of a zod error, as `{path, message}` with dotted paths
+ * (`line_item.budget.daily`). An unknown field of a strict object is reported at its own path
+ * (`line_item.budget.dialy`), not at its parent's.
+ */
 export function zodDetails(error: z.ZodError): ErrorDetail[] {
-  return error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+  return error.issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ path: [...issue.path, key].map(String).join('.'), message: 'unknown field' }))
+      : [{ path: issue.path.map(String).join('.'), message: issue.message }],
+  );
 }
 
-/** Parses input with a zod schema; a failure is 422 validation_error listing every offending field. */
+/**
+ * Parses input with a zod schema; a failure is 422 validation_error listing every offending field.
+ * A missing body counts as `{}`, so that its required fields are listed.
+ */
 export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
   const result = schema.safeParse(input ?? {});
   if (!result.success) throw new ApiError('validation_error', 'request is invalid', zodDetails(result.error));

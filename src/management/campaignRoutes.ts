@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../app.js';
 import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
-import { ApiError, parsePathParams, zodDetails } from '../http/errors.js';
+import { ApiError, parseInput, parsePathParams, zodDetails } from '../http/errors.js';
 import {
   activateBody,
   campaignInput,
@@ -25,7 +25,6 @@ import {
 import { idParam } from './fieldSchemas.js';
 import { createLineItem, listCampaignLineItems } from './lineItemService.js';
 import { lineItemInput } from './lineItemSchemas.js';
-import { parseBody } from './parseBody.js';
 
 export async function campaignRoutes(app: FastifyInstance, { db }: FeatureDeps): Promise<void> {
   const read = { preHandler: requireApiKey(db, ['campaigns', 'reporting']) };
@@ -39,17 +38,17 @@ export async function campaignRoutes(app: FastifyInstance, { db }: FeatureDeps):
   });
 
   app.post('/v1/advertiser/campaigns', write, async (request, reply) => {
-    const input = parseBody(campaignInput, request.body);
+    const input = parseInput(campaignInput, request.body);
     return reply.code(201).send({ data: await createCampaign(db, advertiserOf(request).organizationId, input) });
   });
 
   app.post('/v1/advertiser/campaigns/validate', write, async (request) => {
-    const input = parseBody(validateBody, request.body);
+    const input = parseInput(validateBody, request.body);
     return { data: await validateCampaign(db, advertiserOf(request).organizationId, input) };
   });
 
   app.post('/v1/advertiser/campaigns/compose', write, async (request, reply) => {
-    const input = parseBody(composeBody, request.body);
+    const input = parseInput(composeBody, request.body);
     return reply.code(201).send({ data: await composeCampaign(db, advertiserOf(request).organizationId, input) });
   });
 
@@ -60,7 +59,7 @@ export async function campaignRoutes(app: FastifyInstance, { db }: FeatureDeps):
 
   app.patch('/v1/advertiser/campaigns/:id', write, async (request) => {
     const id = campaignId(request.params);
-    const patch = parseBody(campaignPatch, request.body);
+    const patch = parseInput(campaignPatch, request.body);
     return { data: await patchCampaign(db, advertiserOf(request).organizationId, id, patch) };
   });
 
@@ -72,13 +71,13 @@ export async function campaignRoutes(app: FastifyInstance, { db }: FeatureDeps):
 
   app.post('/v1/advertiser/campaigns/:id/duplicate', write, async (request, reply) => {
     const id = campaignId(request.params);
-    const { name } = parseBody(duplicateBody, request.body);
+    const { name } = parseInput(duplicateBody, request.body);
     return reply.code(201).send({ data: await duplicateCampaign(db, advertiserOf(request).organizationId, id, name) });
   });
 
   app.post('/v1/advertiser/campaigns/:id/activate', write, async (request) => {
     const id = campaignId(request.params);
-    parseBody(activateBody, request.body);
+    parseInput(activateBody, request.body);
     return { data: await activateCampaign(db, advertiserOf(request).organizationId, id) };
   });
 
@@ -89,7 +88,7 @@ export async function campaignRoutes(app: FastifyInstance, { db }: FeatureDeps):
 
   app.post('/v1/advertiser/campaigns/:id/line-items', write, async (request, reply) => {
     const id = campaignId(request.params);
-    const input = parseBody(lineItemInput, request.body);
+    const input = parseInput(lineItemInput, request.body);
     return reply.code(201).send({ data: await createLineItem(db, advertiserOf(request).organizationId, id, input) });
   });
 }

@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../app.js';
 import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
-import { parsePathParams } from '../http/errors.js';
+import { parseInput, parsePathParams } from '../http/errors.js';
 import { attachCreativesBody } from './creativeSchema.js';
 import { idParam } from './fieldSchemas.js';
 import { bidsBody, budgetBody, lineItemPatch } from './lineItemSchemas.js';
 import { attachCreatives, getLineItem, patchLineItem, putBids, putBudget, putTargeting } from './lineItemService.js';
-import { parseBody } from './parseBody.js';
 import { targetingSchema } from './targetingSchema.js';
 
 export async function lineItemRoutes(app: FastifyInstance, { db }: FeatureDeps): Promise<void> {
@@ -21,31 +20,31 @@ export async function lineItemRoutes(app: FastifyInstance, { db }: FeatureDeps):
 
   app.patch('/v1/advertiser/line-items/:id', write, async (request) => {
     const id = lineItemId(request.params);
-    const patch = parseBody(lineItemPatch, request.body);
+    const patch = parseInput(lineItemPatch, request.body);
     return { data: await patchLineItem(db, advertiserOf(request).organizationId, id, patch) };
   });
 
   app.put('/v1/advertiser/line-items/:id/budget', write, async (request) => {
     const id = lineItemId(request.params);
-    const budget = parseBody(budgetBody, request.body);
+    const budget = parseInput(budgetBody, request.body);
     return { data: await putBudget(db, advertiserOf(request).organizationId, id, budget) };
   });
 
   app.put('/v1/advertiser/line-items/:id/bids', write, async (request) => {
     const id = lineItemId(request.params);
-    const bids = parseBody(bidsBody, request.body);
+    const bids = parseInput(bidsBody, request.body);
     return { data: await putBids(db, advertiserOf(request).organizationId, id, bids) };
   });
 
   app.put('/v1/advertiser/line-items/:id/targeting', write, async (request) => {
     const id = lineItemId(request.params);
-    const targeting = parseBody(targetingSchema, request.body);
+    const targeting = parseInput(targetingSchema, request.body);
     return { data: await putTargeting(db, advertiserOf(request).organizationId, id, targeting) };
   });
 
   app.post('/v1/advertiser/line-items/:id/creatives', write, async (request, reply) => {
     const id = lineItemId(request.params);
-    const { creatives } = parseBody(attachCreativesBody, request.body);
+    const { creatives } = parseInput(attachCreativesBody, request.body);
     return reply.code(201).send({ data: await attachCreatives(db, advertiserOf(request).organizationId, id, creatives) });
   });
 }

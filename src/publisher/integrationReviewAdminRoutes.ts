@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
 import { parseInput, parsePathParams } from '../http/errors.js';
-import { parseBody } from '../management/parseBody.js';
 import { requireAdminToken } from '../http/adminAuth.js';
 import { approveReviewBody, listReviewsQuery, rejectReviewBody, reviewIdParam } from './publisherSchemas.js';
 import { listReviews } from './integrationReviewRepository.js';
@@ -26,7 +25,7 @@ export async function integrationReviewAdminRoutes(app: FastifyInstance, { db, a
 
   app.post('/v1/admin/integration-reviews/:id/approve', async (request) => {
     const { id } = parsePathParams(reviewIdParam, request.params, 'integration review');
-    const { reason } = parseBody(approveReviewBody, request.body);
+    const { reason } = parseInput(approveReviewBody, request.body);
     const review = await approveReview(db, id, reason);
     await onCertified();
     return { data: review };
@@ -34,7 +33,7 @@ export async function integrationReviewAdminRoutes(app: FastifyInstance, { db, a
 
   app.post('/v1/admin/integration-reviews/:id/reject', async (request) => {
     const { id } = parsePathParams(reviewIdParam, request.params, 'integration review');
-    const { reason } = parseBody(rejectReviewBody, request.body);
+    const { reason } = parseInput(rejectReviewBody, request.body);
     return { data: await rejectReview(db, id, reason) };
   });
 }

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
 import { parseInput } from '../http/errors.js';
-import { parseBody } from '../management/parseBody.js';
 import { publisherOf, requirePublisherToken } from './publisherAuth.js';
 import { createReviewBody, listReviewsQuery } from './publisherSchemas.js';
 import { listPublisherPlacements } from './publisherPlacementRepository.js';
@@ -15,7 +14,7 @@ export async function publisherRoutes(app: FastifyInstance, { db }: { db: Postgr
   app.get('/v1/publisher/placements', async (request) => ({ data: await listPublisherPlacements(db, publisherOf(request)) }));
 
   app.post('/v1/publisher/integration-reviews', async (request, reply) => {
-    const { placement_ids, note } = parseBody(createReviewBody, request.body);
+    const { placement_ids, note } = parseInput(createReviewBody, request.body);
     return reply.code(201).send({ data: await requestReview(db, publisherOf(request), placement_ids, note) });
   });
 

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../app.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, parseInput } from '../http/errors.js';
 import { bearerToken } from '../http/bearerToken.js';
 import { convertToUsd } from '../money/usdRates.js';
 import { createUserAgentClassifier } from '../ivt/userAgentClassifier.js';
-import { parseBody } from '../management/parseBody.js';
 import { publisherRoutes } from '../publisher/publisherRoutes.js';
 import { integrationReviewAdminRoutes } from '../publisher/integrationReviewAdminRoutes.js';
 import { AdIndexRefresher } from './adIndexRefresher.js';
@@ -104,7 +103,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       },
     },
     async (request) => {
-      const body = parseBody(serveRequestBody, request.body);
+      const body = parseInput(serveRequestBody, request.body);
       const index = refresher.current;
       const placement = index.placements.get(body.placement_id);
       if (placement === undefined || placement.publisherId !== request.publisherId) {
