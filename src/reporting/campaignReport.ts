@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { SqlExecutor } from '../store/postgres.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { ReportRequest } from './reportRequest.js';
@@ -6,12 +5,11 @@ import { organizationCampaigns, type ReportCampaign } from './reportCampaigns.js
 import {
   performanceMetricNames,
   performanceMetrics,
-  rollupSumsColumns,
-  sumsOfRow,
   ZERO_SUMS,
   type MetricSums,
   type PerformanceMetrics,
 } from './performanceMetrics.js';
+import { rollupSums } from './rollupSums.js';
 
 export interface CampaignRow extends PerformanceMetrics {
   campaign_id: string;
@@ -50,8 +48,9 @@ export async function* campaignReport(
       offset: request.offset + done,
     });
     if (campaigns.length === 0) return;
-    const sums = await campaignSums(
+    const sums = await rollupSums(
       stores.ch,
+      'campaign_id',
       campaigns.map((campaign) => campaign.id),
       request.dateFrom,
       request.dateTo,
@@ -71,34 +70,4 @@ function campaignRow(campaign: ReportCampaign, sums: MetricSums): CampaignRow {
     objective: campaign.objective,
     ...performanceMetrics(sums),
   };
-}
-
-const campaignSumsRow = z.object({ campaign_id: z.string(), ...rollupSumsColumns });
-
-/**
- * Valid-traffic sums per campaign over the window, from the rollup. Its rows are merged lazily, so
- * sum() ... GROUP BY is what makes them exact; the rollup is ordered by (campaign_id, day, ...), so
- * both conditions narrow the read to the requested campaigns and days. The time limit sits in the
- * query itself: embedded chdb ignores the client's request timeout, and a SET would outlive the query.
- */
-async function campaignSums(ch: ClickHouse, campaignIds: string[], dateFrom: string, dateTo: string): Promise<Map<string, MetricSums>> {
-  const result = await ch.client.query({
-    query: `
-      SELECT
-        campaign_id,
-        sum(impressions) AS total_impressions,
-        sum(clicks) AS total_clicks,
-        sum(conversions) AS total_conversions,
-        toString(sum(spend_nanos)) AS total_spend_nanos,
-        toString(sum(revenue_nanos)) AS total_revenue_nanos
-      FROM daily_stats_v1
-      WHERE campaign_id IN {campaign_ids:Array(UUID)}
-        AND day BETWEEN {date_from:Date} AND {date_to:Date}
-      GROUP BY campaign_id
-      SETTINGS max_execution_time = 30`,
-    query_params: { campaign_ids: campaignIds, date_from: dateFrom, date_to: dateTo },
-    format: 'JSONEachRow',
-  });
-  const rows = z.array(campaignSumsRow).parse(await result.json());
-  return new Map(rows.map((row) => [row.campaign_id, sumsOfRow(row)]));
 }

@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 /** Base metrics summed over a window, money in nano-USD exactly as the rollups hold it. */
 export interface MetricSums {
   impressions: number;
@@ -10,35 +8,6 @@ export interface MetricSums {
 }
 
 export const ZERO_SUMS: MetricSums = { impressions: 0, clicks: 0, conversions: 0, spendNanos: 0n, revenueNanos: 0n };
-
-/**
- * The sums columns of a rollup query (`total_*`). Counts may arrive as numbers or, from a server
- * that quotes 64-bit integers, as strings; money is selected with toString so that nano sums beyond
- * 2^53 stay exact.
- */
-export const rollupSumsColumns = {
-  total_impressions: z.coerce.number(),
-  total_clicks: z.coerce.number(),
-  total_conversions: z.coerce.number(),
-  total_spend_nanos: z.string().regex(/^-?\d+$/).transform(BigInt),
-  total_revenue_nanos: z.string().regex(/^-?\d+$/).transform(BigInt),
-};
-
-export function sumsOfRow(row: {
-  total_impressions: number;
-  total_clicks: number;
-  total_conversions: number;
-  total_spend_nanos: bigint;
-  total_revenue_nanos: bigint;
-}): MetricSums {
-  return {
-    impressions: row.total_impressions,
-    clicks: row.total_clicks,
-    conversions: row.total_conversions,
-    spendNanos: row.total_spend_nanos,
-    revenueNanos: row.total_revenue_nanos,
-  };
-}
 
 export function addSums(a: MetricSums, b: MetricSums): MetricSums {
   return {
