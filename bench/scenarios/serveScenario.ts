@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import type { Postgres } from '../../src/store/postgres.js';
 import type { BenchOptions } from '../benchOptions.js';
 import { generateCatalog, generateServeRequests, type ServeRequestBody } from '../catalogGenerator.js';
@@ -9,7 +12,10 @@ import { seedCatalog } from '../seedCatalog.js';
 import { seedTenancyOverHttp, seedCatalogOverHttp } from '../seedOverHttp.js';
 import { seedTenancy, type BenchTenancy } from '../seedTenancy.js';
 import { prepareService } from '../serviceUnderTest.js';
-import { startStub } from '../serviceProcess.js';
+import { requestHeapReport, startService, startStub, temporaryDataDir, type RunningService } from '../serviceProcess.js';
+import { withStores } from '../benchStores.js';
+import type { IndexHeapReport } from '../indexHeapProbe.js';
+import { packageRoot } from '../../src/packageRoot.js';
 import { CLICK_PATH, IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
 
 const PLACEMENTS = 40;
@@ -18,6 +24,7 @@ const CERTIFIED_PLACEMENTS = 20;
 const DISTINCT_REQUESTS = 500;
 const WARMUP_SECONDS = 3;
 const HEAP_TARGET_BYTES = 300 * 2 ** 20;
+const execFileAsync = promisify(execFile);
 
 interface ServeAnswer {
   ad: null | { format: string; render: Record<string, unknown>; tracking: { impression_url: string; click_url: string } };
@@ -73,7 +80,7 @@ export async function serveScenario(options: BenchOptions): Promise<ScenarioRepo
   failures.push(...loadFailures('service', real));
 
   if (!options.url) progress(`heap with ${formatNumber(heapLineItems)} line items`);
-  const heap = options.url ? undefined : await measureHeap(options, heapLineItems);
+  const heap = options.url ? undefined : await measureHeap(heapLineItems);
   if (heap?.problem) failures.push(heap.problem);
 
   const figures: Figure[] = [
@@ -113,7 +120,9 @@ export async function serveScenario(options: BenchOptions): Promise<ScenarioRepo
   if (heap) {
     figures.push({
       figure: `heap used with ${formatNumber(heapLineItems)} line items (after GC)`,
-      result: `${(heap.heapUsed / 2 ** 20).toFixed(0)} MB (rss ${(heap.rss / 2 ** 20).toFixed(0)} MB)`,
+      result: heap.method
+        ? `${(heap.heapUsed / 2 ** 20).toFixed(0)} MB (${heap.method})`
+        : `${(heap.heapUsed / 2 ** 20).toFixed(0)} MB (rss ${((heap.rss ?? 0) / 2 ** 20).toFixed(0)} MB)`,
       ...(heapLineItems >= 100_000
         ? { target: '< 300 MB', met: heap.heapUsed < HEAP_TARGET_BYTES }
         : { target: '< 300 MB at 100,000 (--full)' }),
@@ -125,7 +134,7 @@ export async function serveScenario(options: BenchOptions): Promise<ScenarioRepo
     `Fill rate: share of 200 answers with a non-null ad, from one sequential pass over the ${DISTINCT_REQUESTS} bodies before the load; every ad's links were checked to be the service's TRACKING_BASE_URL + /v1/t/i/ or /v1/t/c/ + a token.`,
     options.url
       ? 'Seeded through the admin and management APIs of the service at --url.'
-      : 'Seeded with the admin repository functions (tenancy) and bulk SQL (campaigns, line items, creatives) before the service started; the heap figure comes from a second service started with --expose-gc and bench/heapProbe, after the ad index was built.',
+      : 'Seeded with the admin repository functions (tenancy) and bulk SQL (campaigns, line items, creatives) before the service started; the heap figure comes from a second service started with --expose-gc and bench/heapProbe, after it answered a serve (if it cannot start, from the index alone built in process by bench/indexHeapProbe).',
     'Load generator and service share the same 2 cores; the stub runs in its own process under the same load, so the ratio is like for like.',
   );
   if (profile) notes.push(`CPU profile of the service (top self time): ${profile}`);
@@ -209,19 +218,53 @@ function isTrackingLink(link: string, path: string, trackingBaseUrl: string | un
   return /^https?:\/\//.test(link) && new URL(link).pathname.startsWith(path);
 }
 
-/** A second service holding `lineItems` line items, asked for its heap once the index is built. */
-async function measureHeap(options: BenchOptions, lineItems: number): Promise<{ heapUsed: number; rss: number; problem?: string }> {
-  const service = await prepareService('serve-heap', { ...options, cpuProf: false }, catalogSeeders(lineItems), { heapProbe: true });
+interface HeapFigure {
+  heapUsed: number;
+  /** The whole service's resident set; undefined when only the index could be measured. */
+  rss?: number;
+  /** How the figure was taken, when not from the running service. */
+  method?: string;
+  problem?: string;
+}
+
+/**
+ * A second service holding `lineItems` line items, asked for its heap once it answers a serve. When
+ * it cannot start with that catalog, the index alone is built the way servingRoutes builds it, in
+ * a child process with --expose-gc (bench/indexHeapProbe), so the memory figure is still known and
+ * the failed start is reported.
+ */
+async function measureHeap(lineItems: number): Promise<HeapFigure> {
+  const dataDir = temporaryDataDir('serve-heap');
+  const seeded = await withStores(dataDir, catalogSeeders(lineItems).stores);
+  let service: RunningService;
   try {
-    // The index is built before the service listens; one serve proves it answers from it.
-    const body = generateServeRequests(1, service.seeded.placements.map((placement) => placement.id))[0]!;
+    service = await startService({ dataDir, heapProbe: true });
+  } catch (error) {
+    const problem = `the service did not start with ${formatNumber(lineItems)} line items: ${(error as Error).message} (see the service's own message above)`;
+    const probe = await runIndexHeapProbe(dataDir);
+    return {
+      heapUsed: probe.heapAfter - probe.heapBefore,
+      method: `index alone, built in process: loadCatalog ${formatNumber(probe.loadCatalogMs / 1000, 1)} s + buildAdIndex ${formatNumber(probe.buildMs / 1000, 1)} s`,
+      problem,
+    };
+  }
+  try {
+    const body = generateServeRequests(1, seeded.placements.map((placement) => placement.id))[0]!;
     const answer = await requestJson('POST', `${service.baseUrl}/v1/serve`, {
-      headers: { authorization: `Bearer ${service.seeded.publisherToken}` },
+      headers: { authorization: `Bearer ${seeded.publisherToken}` },
       body,
     });
-    const usage = await service.heapUsage();
+    const usage = await requestHeapReport(service.child);
     return { heapUsed: usage.heapUsed, rss: usage.rss, problem: answer.status === 200 ? undefined : `serve answered ${answer.status} in the heap run` };
   } finally {
     await service.stop();
   }
+}
+
+async function runIndexHeapProbe(dataDir: string): Promise<IndexHeapReport> {
+  const { stdout } = await execFileAsync(process.execPath, ['--expose-gc', path.join(packageRoot, 'dist', 'bench', 'indexHeapProbe.js'), dataDir], {
+    env: process.env,
+    maxBuffer: 1 << 20,
+  });
+  return JSON.parse(stdout.trim().split('\n').pop()!) as IndexHeapReport;
 }
