@@ -28,7 +28,7 @@ export async function trackingLinkRoutes(app: FastifyInstance, { db, trackingSec
 
   // The same GIF whatever the verdict, so filtering is never revealed. The only other answer is 503
   // when the event buffer is full: nothing was stored, and the browser sees the backpressure.
-  app.get(`${IMPRESSION_PATH}*`, noHeadRoute, async (request, reply) => {
+  app.get(`${IMPRESSION_PATH}*`, linkRouteOptions, async (request, reply) => {
     const nowMs = Date.now();
     const token = readTrackingToken(tokenOf(request), trackingSecret, nowMs);
     if (token) tracker.trackImpression(token, classifyVisitor(traffic, request.ip, request.headers['user-agent']), nowMs);
@@ -40,7 +40,7 @@ export async function trackingLinkRoutes(app: FastifyInstance, { db, trackingSec
   });
 
   // Invalid clicks are redirected too; only a link that names no creative we know answers 404.
-  app.get(`${CLICK_PATH}*`, noHeadRoute, async (request, reply) => {
+  app.get(`${CLICK_PATH}*`, linkRouteOptions, async (request, reply) => {
     const nowMs = Date.now();
     const token = readTrackingToken(tokenOf(request), trackingSecret, nowMs);
     const destination = token && (await destinationOf(token.claims.r, token.claims.l, nowMs));
@@ -50,8 +50,12 @@ export async function trackingLinkRoutes(app: FastifyInstance, { db, trackingSec
   });
 }
 
-/** A HEAD request (link scanners, prefetchers) is neither an image load nor a click: it must not record an event. */
-const noHeadRoute = { exposeHeadRoute: false };
+/**
+ * A HEAD request (link scanners, prefetchers) is neither an image load nor a click: it must not
+ * record an event. No access log line either: these routes take the most traffic, and every event
+ * they see is recorded in ClickHouse already; warnings and errors are still logged.
+ */
+const linkRouteOptions = { exposeHeadRoute: false, logLevel: 'warn' } as const;
 
 function tokenOf(request: FastifyRequest): string {
   return (request.params as { '*': string })['*'];
