@@ -58,10 +58,16 @@ export async function startListeningProcess(options: StartOptions): Promise<List
   });
   running.add(child);
   child.once('exit', () => running.delete(child));
+  // The first line a failed start printed is usually its reason (the stack follows it).
+  let firstLine: string | undefined;
   for (const stream of [child.stdout, child.stderr]) {
     stream?.setEncoding('utf8');
     stream?.on('data', (text: string) => {
-      for (const line of text.split('\n')) if (line.trim()) process.stderr.write(`[${options.label}] ${line}\n`);
+      for (const line of text.split('\n')) {
+        if (!line.trim()) continue;
+        firstLine ??= line;
+        process.stderr.write(`[${options.label}] ${line}\n`);
+      }
     });
   }
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
@@ -83,7 +89,7 @@ export async function startListeningProcess(options: StartOptions): Promise<List
     exitedEarly = true;
   });
   while (!(await answers200(baseUrl + options.readyPath))) {
-    if (exitedEarly) throw new Error(`${options.label} exited before it was ready (exit code ${child.exitCode})`);
+    if (exitedEarly) throw new Error(`${options.label} exited before it was ready (exit code ${child.exitCode}): ${firstLine ?? 'no output'}`);
     if (Date.now() > deadline) {
       await stop();
       throw new Error(`${options.label} was not ready within ${options.readyTimeoutMs ?? 180_000} ms`);

@@ -240,7 +240,7 @@ async function measureHeap(lineItems: number): Promise<HeapFigure> {
   try {
     service = await startService({ dataDir, heapProbe: true });
   } catch (error) {
-    const problem = `the service did not start with ${formatNumber(lineItems)} line items: ${(error as Error).message} (see the service's own message above)`;
+    const problem = `the service did not start with ${formatNumber(lineItems)} line items: ${(error as Error).message}`;
     const probe = await runIndexHeapProbe(dataDir);
     return {
       heapUsed: probe.heapAfter - probe.heapBefore,
