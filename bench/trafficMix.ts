@@ -10,7 +10,10 @@ export type TrafficKind = 'residential' | 'datacenter' | 'bot';
 
 export const trafficShares: Readonly<Record<TrafficKind, number>> = { residential: 0.8, datacenter: 0.12, bot: 0.08 };
 
-/** Prefixes whose last parts vary; each was checked against the service's classifier (see bench/README.md). */
+/**
+ * Prefixes whose last parts vary. Each was checked against the service's classifier: every address an
+ * IPv4 prefix can produce, and every /64 an IPv6 prefix can, classifies as its kind.
+ */
 const residentialPrefixes = [
   '73.162', // Comcast (AS7922)
   '71.187', // Verizon (AS701)
@@ -24,7 +27,7 @@ const datacenterPrefixes = [
   '3.85', // Amazon Web Services (AS16509)
   '34.105', // Google Cloud (AS396982)
   '20.55', // Microsoft Azure (AS8075)
-  '159.89', // DigitalOcean (AS14061)
+  '167.99', // DigitalOcean (AS14061)
   '95.217', // Hetzner (AS24940)
   '51.38', // OVHcloud (AS16276)
   '2a01:4f8:c17', // Hetzner IPv6
