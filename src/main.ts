@@ -18,8 +18,12 @@ admin commands talk to a running server: --url (default $ADSVC_URL or http://127
 and --token (default $ADSVC_ADMIN_TOKEN, $ADMIN_TOKEN or the file DATA_DIR/admin-token).
 Configuration comes from the environment; see README.md.`;
 
+const cliOptions = Object.fromEntries(
+  ['url', 'token', 'name', 'email', 'org', 'permissions', 'publisher', 'id', 'reason'].map((name) => [name, { type: 'string' as const }]),
+);
+
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, strict: false });
+  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, strict: false, options: cliOptions });
   const flags = values as Flags;
   const [noun, verb, ...rest] = positionals;
   if (!noun || noun === 'help' || flags.help) {

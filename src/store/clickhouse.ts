@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 
 export interface ClickHouseOptions {
   url?: string;
@@ -25,6 +25,8 @@ export interface ClickHouse {
  * chdb also applies a call's clickhouse_settings to its whole session (they stay set for later
  * calls): an insert into a table with a deduplication window must always pass its own
  * insert_deduplication_token, and a query's limits belong in its SQL (`SETTINGS ...`).
+ * The client's own logger is off: it writes to stderr, and every failure reaches our code, which
+ * logs it with pino.
  */
 export async function openClickHouse(options: ClickHouseOptions): Promise<ClickHouse> {
   if (options.url) {
@@ -35,6 +37,7 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
       password: options.password ?? '',
       database: options.database,
       request_timeout: 30_000,
+      log: { level: ClickHouseLogLevel.OFF },
       clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
     });
     return { client, kind: 'server', close: () => client.close() };
@@ -53,6 +56,7 @@ async function ensureServerDatabase(options: ClickHouseOptions): Promise<void> {
     username: options.user ?? 'default',
     password: options.password ?? '',
     request_timeout: 10_000,
+    log: { level: ClickHouseLogLevel.OFF },
   });
   try {
     // The name is a checked identifier (config), so it can stand in the DDL; ClickHouse has no parameter for it.

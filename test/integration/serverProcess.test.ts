@@ -1,0 +1,150 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { packageRoot } from '../../src/packageRoot.js';
+import { testDatabaseUrl } from '../helpers/testApp.js';
+
+/** `adsvc` as operators run it: a real process, its CLI, its logs and its signals. */
+
+const ADMIN_TOKEN = 'process-test-admin-token-0123456789';
+
+function adsvc(args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', path.join(packageRoot, 'src/main.ts'), ...args], {
+    cwd: packageRoot,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function finished(child: ChildProcess): Promise<Finished> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function newDataDir(): string {
+  const dataDir = mkdtempSync(path.join(inject('testRoot'), 'process-'));
+  if (!testDatabaseUrl) cpSync(inject('pgliteTemplate'), path.join(dataDir, 'postgres'), { recursive: true });
+  return dataDir;
+}
+
+describe('adsvc serve, the CLI against it, and SIGTERM', () => {
+  let server: ChildProcess;
+  let serverExit: Promise<Finished>;
+  let url: string;
+  const env: Record<string, string> = {};
+
+  beforeAll(async () => {
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    Object.assign(env, {
+      DATA_DIR: newDataDir(),
+      PORT: String(port),
+      ADMIN_TOKEN,
+      LOG_LEVEL: 'info',
+      ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
+    });
+    server = adsvc(['serve'], env);
+    serverExit = finished(server);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const healthy = await fetch(`${url}/healthz`).then((response) => response.ok, () => false);
+      if (healthy) break;
+      if (Date.now() > deadline) throw new Error('adsvc serve did not become healthy');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  });
+
+  afterAll(() => {
+    if (server.exitCode === null) server.kill('SIGKILL');
+  });
+
+  let apiKey = '';
+
+  it('creates an organization, a user and an API key through the CLI', async () => {
+    const cli = (args: string[]) => finished(adsvc([...args, '--url', url, '--token', ADMIN_TOKEN], {}));
+    const organization = await cli(['org', 'create', '--name', 'CLI Org']);
+    expect(organization.code).toBe(0);
+    const organizationId = JSON.parse(organization.stdout).data.id as string;
+    const user = await cli(['user', 'add', '--org', organizationId, '--email', 'cli@example.com']);
+    expect(JSON.parse(user.stdout).data).toMatchObject({ email: 'cli@example.com', organization_id: organizationId });
+    const key = await cli(['key', 'create', '--org', organizationId, '--permissions', 'campaigns,reporting']);
+    apiKey = JSON.parse(key.stdout).data.key;
+    expect(apiKey).toMatch(/^ak_/);
+    const listed = await fetch(`${url}/v1/advertiser/campaigns`, { headers: { 'x-api-key': apiKey } });
+    expect(listed.status).toBe(200);
+  });
+
+  it('exits 1 with the error body when the server refuses a command', async () => {
+    const refused = await finished(adsvc(['org', 'create', '--name', 'x', '--url', url, '--token', 'wrong-token-0123456789'], {}));
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('auth_invalid');
+  });
+
+  it('stops on SIGTERM with exit code 0, and never logged a key or token', async () => {
+    server.kill('SIGTERM');
+    const { code, stdout, stderr } = await serverExit;
+    expect(code).toBe(0);
+    expect(stdout).toContain('"msg":"shutting down"');
+    expect(stdout).toContain('incoming request');
+    expect(stdout + stderr).not.toContain(ADMIN_TOKEN);
+    expect(stdout + stderr).not.toContain(apiKey);
+  });
+});
+
+describe('a start that cannot work fails fast with one line naming the cause', () => {
+  it('names the variable of an invalid value, and writes nothing', async () => {
+    const dataDir = path.join(inject('testRoot'), `never-created-${Date.now()}`);
+    const { code, stderr } = await finished(adsvc(['serve'], { PORT: 'eighty', DATA_DIR: dataDir }));
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/^adsvc: invalid configuration: PORT: /);
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('names an unreachable DATABASE_URL', async () => {
+    const port = await freePort();
+    const { code, stderr } = await finished(
+      adsvc(['serve'], { DATABASE_URL: `postgres://nobody@127.0.0.1:${port}/none`, DATA_DIR: newDataDir() }),
+    );
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/^adsvc: cannot open Postgres \(DATABASE_URL\): /);
+  });
+
+  it('names an unreachable CLICKHOUSE_URL', async () => {
+    const port = await freePort();
+    const { code, stderr } = await finished(
+      adsvc(['serve'], {
+        CLICKHOUSE_URL: `http://127.0.0.1:${port}`,
+        DATA_DIR: newDataDir(),
+        ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
+      }),
+    );
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/^adsvc: cannot open ClickHouse \(CLICKHOUSE_URL\): /);
+  });
+});
