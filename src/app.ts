@@ -46,6 +46,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // fastify accepts a hop count too, which its types do not list.
     trustProxy: config.TRUST_PROXY as FastifyServerOptions['trustProxy'],
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // Serving builds its whole ad index before the first request: with 100,000 line items on the
+    // embedded engines that takes longer than fastify's default 10 s for a plugin to load.
+    pluginTimeout: 300_000,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
