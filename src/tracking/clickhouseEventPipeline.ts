@@ -5,7 +5,7 @@ import type { ClickHouse } from '../store/clickhouse.js';
 import { ApiError } from '../http/errors.js';
 import type { EventPipeline } from './eventPipeline.js';
 import type { TrackedEvent } from './trackedEvent.js';
-import { EventSpool, type SealedSegment } from './eventSpool.js';
+import { EventSpool, SPOOL_COLUMNS, type SealedSegment } from './eventSpool.js';
 
 export interface EventPipelineOptions {
   config: Pick<Config, 'DATA_DIR' | 'EVENT_FLUSH_ROWS' | 'EVENT_FLUSH_INTERVAL_MS' | 'EVENT_BUFFER_MAX_ROWS' | 'EVENT_SPOOL_FSYNC'>;
@@ -25,7 +25,7 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
   const spool = new EventSpool(path.join(config.DATA_DIR, 'spool'), config.EVENT_SPOOL_FSYNC);
   const sealed: SealedSegment[] = spool.recover();
   const listeners: Array<(event: TrackedEvent) => void> = [];
-  let sealedCount = sealed.reduce((sum, segment) => sum + segment.events.length, 0);
+  let sealedCount = sealed.reduce((sum, segment) => sum + segment.events, 0);
   let writing: Promise<void> | undefined;
   let retryDelayMs = 0;
   let closed = false;
@@ -38,16 +38,15 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
     const segment = spool.seal();
     if (!segment) return;
     sealed.push(segment);
-    sealedCount += segment.events.length;
+    sealedCount += segment.events;
   }
 
   async function writeSealed(): Promise<void> {
     while (sealed.length > 0) {
       const segment = sealed[0]!;
-      await ch.client.insert({
-        table: 'events_v1',
-        values: segment.events.map(toClickHouseRow),
-        format: 'JSONEachRow',
+      // The segment file is the insert's body as it is: ClickHouse parses it, Node never re-encodes it.
+      await ch.client.command({
+        query: `${INSERT_EVENTS}\n${spool.read(segment.name)}`,
         clickhouse_settings: {
           insert_deduplication_token: segment.name,
           deduplicate_blocks_in_dependent_materialized_views: 1,
@@ -55,7 +54,7 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
       });
       spool.remove(segment.name);
       sealed.shift();
-      sealedCount -= segment.events.length;
+      sealedCount -= segment.events;
     }
   }
 
@@ -130,7 +129,4 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
   };
 }
 
-/** ClickHouse parses 'YYYY-MM-DD hh:mm:ss.sss' in the column's zone (UTC) unambiguously. */
-function toClickHouseRow(event: TrackedEvent) {
-  return { ...event, event_time: new Date(event.event_time).toISOString().replace('T', ' ').replace('Z', '') };
-}
+const INSERT_EVENTS = `INSERT INTO events_v1 (${SPOOL_COLUMNS.join(', ')}) FORMAT JSONCompactEachRow`;
