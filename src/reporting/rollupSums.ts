@@ -37,10 +37,10 @@ export type RollupGrouping = 'campaign_id' | 'day';
 const groupedRows = z.array(z.object({ key: z.string(), ...rollupSumsColumns }));
 
 /**
- * Valid-traffic sums over the window for the given campaigns, from the rollup, keyed by campaign id
- * or by day. Its rows are merged lazily, so sum() ... GROUP BY is what makes them exact; the rollup
- * is ordered by (campaign_id, day, ...), so both conditions narrow the read to the requested
- * campaigns and days. The time limit sits in the query itself: embedded chdb ignores the client's
+ * Valid-traffic sums over the window for the given campaigns, from the per-campaign daily rollup
+ * (clickhouse/0002), keyed by campaign id or by day. Its rows are merged lazily, so sum() ...
+ * GROUP BY is what makes them exact; it is ordered by (campaign_id, day), so both conditions narrow
+ * the read to the requested campaigns and days. The time limit sits in the query itself: embedded chdb ignores the client's
  * request timeout, and a SET would outlive the query.
  */
 export async function rollupSums(
@@ -60,7 +60,7 @@ export async function rollupSums(
         sum(conversions) AS total_conversions,
         toString(sum(spend_nanos)) AS total_spend_nanos,
         toString(sum(revenue_nanos)) AS total_revenue_nanos
-      FROM daily_stats_v1
+      FROM campaign_daily_stats_v1
       WHERE campaign_id IN {campaign_ids:Array(UUID)}
         AND day BETWEEN {date_from:Date} AND {date_to:Date}
       GROUP BY ${groupBy}

@@ -21,13 +21,19 @@ let ch: ClickHouse | undefined;
 async function countEvents(campaignId: string) {
   const result = await ch!.client.query({
     query: `SELECT toUInt64(count()) AS rows, toUInt64(uniqExact(event_id)) AS distinct_ids,
-              (SELECT toUInt64(sum(impressions)) FROM daily_stats_v1 WHERE campaign_id = {id:UUID}) AS rolled_up
+              (SELECT toUInt64(sum(impressions)) FROM daily_stats_v1 WHERE campaign_id = {id:UUID}) AS rolled_up,
+              (SELECT toUInt64(sum(impressions)) FROM campaign_daily_stats_v1 WHERE campaign_id = {id:UUID}) AS reported
             FROM events_v1 WHERE campaign_id = {id:UUID}`,
     query_params: { id: campaignId },
     format: 'JSONEachRow',
   });
-  const [row] = await result.json<{ rows: number | string; distinct_ids: number | string; rolled_up: number | string }>();
-  return { rows: Number(row!.rows), distinct: Number(row!.distinct_ids), rolledUp: Number(row!.rolled_up) };
+  const [row] = await result.json<{ rows: number | string; distinct_ids: number | string; rolled_up: number | string; reported: number | string }>();
+  return {
+    rows: Number(row!.rows),
+    distinct: Number(row!.distinct_ids),
+    rolledUp: Number(row!.rolled_up),
+    reported: Number(row!.reported),
+  };
 }
 
 describe('an accepted event survives kill -9 of the process (the spool is replayed at start)', () => {
@@ -75,6 +81,7 @@ describe('an accepted event survives kill -9 of the process (the spool is replay
     expect(counted.rows).toBeGreaterThanOrEqual(acknowledged);
     expect(counted.distinct).toBe(counted.rows);
     expect(counted.rolledUp).toBe(counted.rows);
+    expect(counted.reported).toBe(counted.rows);
     expect(readdirSync(path.join(dataDir, 'spool'))).toEqual([]);
   });
 

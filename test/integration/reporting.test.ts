@@ -559,7 +559,7 @@ describe('reporting on events from tracking links', () => {
 
 describe('reporting when ClickHouse fails', () => {
   it('answers 500 internal_error without internals, as JSON even when CSV was asked for', async () => {
-    await ctx.stores.ch.client.command({ query: 'RENAME TABLE daily_stats_v1 TO daily_stats_v1_unavailable' });
+    await ctx.stores.ch.client.command({ query: 'RENAME TABLE campaign_daily_stats_v1 TO campaign_daily_stats_v1_unavailable' });
     try {
       for (const headers of [{}, { accept: 'text/csv' }] as Array<Record<string, string>>) {
         const response = await get(CAMPAIGNS_URL, windowQuery, headers);
@@ -569,7 +569,7 @@ describe('reporting when ClickHouse fails', () => {
       const daily = await get(CAMPAIGNS_URL, { ...windowQuery, breakdown: 'daily' });
       expect(daily.statusCode).toBe(500);
     } finally {
-      await ctx.stores.ch.client.command({ query: 'RENAME TABLE daily_stats_v1_unavailable TO daily_stats_v1' });
+      await ctx.stores.ch.client.command({ query: 'RENAME TABLE campaign_daily_stats_v1_unavailable TO campaign_daily_stats_v1' });
     }
     expect((await get(CAMPAIGNS_URL, windowQuery)).statusCode).toBe(200);
   });
