@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import type { ClickHouse } from '../../src/store/clickhouse.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { NIL_UUID, type TrackedEvent } from '../../src/tracking/trackedEvent.js';
+import { SPOOL_COLUMNS } from '../../src/tracking/eventSpool.js';
 import { ApiError } from '../../src/http/errors.js';
 import type { BenchOptions } from '../benchOptions.js';
 import { withStores } from '../benchStores.js';
@@ -66,8 +67,8 @@ export async function ingestScenario(options: BenchOptions): Promise<ScenarioRep
     baselineName: 'client insert, same batch',
     figures,
     notes: [
-      `${formatNumber(total)} events per batch size, accepted one per call (as the pixel does) into createClickHouseEventPipeline with EVENT_FLUSH_ROWS = the batch size and the time trigger out of the way; the figure is events / time from the first accept to the end of flush(), so it includes the spool (JSON + write(2) per event, no fsync) and ClickHouse's inserts with both materialized views.`,
-      'Baseline: the same rows through @clickhouse/client insert (JSONEachRow) in batches of the same size, without the spool: what the client path allows. The last row generates the rows inside ClickHouse (no client, no parsing): what writing events_v1 and both materialized views costs by itself.',
+      `${formatNumber(total)} events per batch size, accepted one per call (as the pixel does) into createClickHouseEventPipeline with EVENT_FLUSH_ROWS = the batch size and the time trigger out of the way; the figure is events / time from the first accept to the end of flush(), so it includes the spool (one JSON line + write(2) per event, no fsync) and ClickHouse's inserts with every materialized view.`,
+      'Baseline: the same rows through @clickhouse/client insert in the pipeline\'s format (JSONCompactEachRow, SPOOL_COLUMNS order) in batches of the same size, without the spool: what the client path allows. The last row generates the rows inside ClickHouse (no client, no parsing): what writing events_v1 and its materialized views costs by itself.',
       `Every run was counted back in events_v1 (all ${formatNumber(total)} rows present).`,
       ...(refusals > 0 ? [`The buffer refused ${formatNumber(refusals)} accepts (503 in the service) while ClickHouse caught up; the bench waited and retried.`] : []),
       'In process: ClickHouse runs in the same process as the pipeline, as it does in the service on embedded engines.',
@@ -155,14 +156,15 @@ async function timePipeline(ch: ClickHouse, dataDir: string, batchSize: number, 
 
 async function timeClientInserts(ch: ClickHouse, batchSize: number, total: number): Promise<number> {
   const prefix = `ingest-c${batchSize}-${randomUUID().slice(0, 8)}-`;
-  const rows = eventPool(prefix).map((event) => ({
-    ...event,
-    event_time: new Date(event.event_time).toISOString().replace('T', ' ').replace('Z', ''),
-  }));
+  const rows = eventPool(prefix).map((event) =>
+    SPOOL_COLUMNS.map((column) =>
+      column === 'event_time' ? new Date(event.event_time).toISOString().replace('T', ' ').replace('Z', '') : event[column],
+    ),
+  );
   const started = performance.now();
   for (let sent = 0; sent < total; sent += batchSize) {
     const values = Array.from({ length: Math.min(batchSize, total - sent) }, (_, offset) => rows[(sent + offset) % rows.length]!);
-    await ch.client.insert({ table: 'events_v1', values, format: 'JSONEachRow' });
+    await ch.client.insert({ table: 'events_v1', columns: [...SPOOL_COLUMNS], values, format: 'JSONCompactEachRow' });
   }
   return total / ((performance.now() - started) / 1000);
 }

@@ -129,7 +129,7 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
     },
   ];
   const notes = [
-    `${formatNumber(events)} events (98.5% impressions, 1.4% clicks, 0.1% conversions; 10% invalid) for ${formatNumber(CAMPAIGNS)} campaigns (half tCPM, half CPC) of one organization, spread evenly over ${DAYS} UTC days ${window.from}..${window.to} and 40 placements; generated in ${seeded.generationSeconds.toFixed(0)} s by INSERT ... SELECT FROM numbers() into events_v1 (both materialized views fill the rollups), campaigns by bulk SQL.`,
+    `${formatNumber(events)} events (98.5% impressions, 1.4% clicks, 0.1% conversions; 10% invalid) for ${formatNumber(CAMPAIGNS)} campaigns (half tCPM, half CPC) of one organization, spread evenly over ${DAYS} UTC days ${window.from}..${window.to} and 40 placements; generated in ${seeded.generationSeconds.toFixed(0)} s by INSERT ... SELECT FROM numbers() into events_v1 (the materialized views fill the rollups), campaigns by bulk SQL.`,
     `HTTP: ${requests} sequential requests per row after 5 warm-up requests, with a key of the organization; the page-of-100 row walks offsets 0..900.`,
     `Baseline: the same sums (valid events, the same window and campaign ids) straight over events_v1, in process with the service stopped, ${RAW_REPETITIONS} runs each after one warm-up. Ratio = raw p95 / report p95: above 1, the report over HTTP beats the raw query run in process.`,
     'The rollups were left as the inserts and background merges left them (no OPTIMIZE).',

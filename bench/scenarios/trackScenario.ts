@@ -72,7 +72,6 @@ export async function trackScenario(options: BenchOptions): Promise<ScenarioRepo
   const answered = new Uint8Array(MAX_IMPRESSIONS);
   let pixels: LoadResult;
   let clicks: LoadResult;
-  let clicked: number[] = [];
   const clickAnswered = new Set<number>();
   try {
     // Warm-up tokens are their own serves (numbered from the end), so they never collide with measured ones.
@@ -92,7 +91,8 @@ export async function trackScenario(options: BenchOptions): Promise<ScenarioRepo
       requests: [pixelRequests(links, (index) => index, (index, status) => status === 200 && (answered[index] = 1))],
       expectedStatuses: [200],
     });
-    clicked = pickClicks(answered, pixels.responses);
+    const clicked = pickClicks(answered, pixels.responses);
+    if (clicked.length === 0) throw new Error(`no pixel was answered 200: ${JSON.stringify(pixels.statusCounts)}`);
     progress(`${formatNumber(pixels.responses)} pixels answered; clicking ${formatNumber(clicked.length)} of them`);
     await sleep(CLICK_DELAY_MS);
     let nextClick = 0;
