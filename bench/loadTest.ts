@@ -23,6 +23,10 @@ export interface LoadResult {
   /** Connection errors, timeouts included. */
   errors: number;
   durationSeconds: number;
+  /** Every response's latency, so that rounds can be combined exactly. */
+  latenciesMs: number[];
+  /** req/s of each round, when this result combines several. */
+  rounds: number[];
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -72,7 +76,49 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     unexpected,
     errors: result.errors,
     durationSeconds: result.duration,
+    latenciesMs: latencies,
+    rounds: [latencies.length / result.duration],
   };
+}
+
+/** Several rounds against one target as one result: all responses over all the time, every latency. */
+export function combineRounds(results: readonly LoadResult[]): LoadResult {
+  const latenciesMs = results.flatMap((result) => result.latenciesMs);
+  const durationSeconds = results.reduce((sum, result) => sum + result.durationSeconds, 0);
+  const statusCounts: Record<string, number> = {};
+  for (const result of results) {
+    for (const [status, count] of Object.entries(result.statusCounts)) statusCounts[status] = (statusCounts[status] ?? 0) + count;
+  }
+  return {
+    requestsPerSecond: latenciesMs.length / durationSeconds,
+    responses: latenciesMs.length,
+    latency: summarizeLatencies(latenciesMs),
+    statusCounts,
+    unexpected: results.reduce((sum, result) => sum + result.unexpected, 0),
+    errors: results.reduce((sum, result) => sum + result.errors, 0),
+    durationSeconds,
+    latenciesMs,
+    rounds: results.flatMap((result) => result.rounds),
+  };
+}
+
+/**
+ * The service and its stub measured in alternating rounds (service, stub, service, stub, ...), both
+ * running all along: whatever else the machine does drifts over both, so the ratio holds up even
+ * when the absolute figures move between runs.
+ */
+export async function alternateRounds(
+  rounds: number,
+  service: () => Promise<LoadResult>,
+  stub: () => Promise<LoadResult>,
+): Promise<{ service: LoadResult; stub: LoadResult }> {
+  const serviceResults: LoadResult[] = [];
+  const stubResults: LoadResult[] = [];
+  for (let round = 0; round < rounds; round++) {
+    serviceResults.push(await service());
+    stubResults.push(await stub());
+  }
+  return { service: combineRounds(serviceResults), stub: combineRounds(stubResults) };
 }
 
 /** What in a load result fails the run: answers other than the expected ones, and connection errors. */

@@ -5,7 +5,7 @@ import type { Postgres } from '../../src/store/postgres.js';
 import type { BenchOptions } from '../benchOptions.js';
 import { generateCatalog, generateServeRequests, type ServeRequestBody } from '../catalogGenerator.js';
 import { requestJson } from '../httpJson.js';
-import { loadFailures, runLoad, type LoadResult } from '../loadTest.js';
+import { alternateRounds, loadFailures, runLoad, type LoadResult } from '../loadTest.js';
 import { progress } from '../progress.js';
 import { formatMs, formatNumber, ratio, type Figure, type ScenarioReport } from '../scenarioReport.js';
 import { seedCatalog } from '../seedCatalog.js';
@@ -23,6 +23,8 @@ const CERTIFIED_PLACEMENTS = 20;
 /** Distinct request bodies each connection cycles through. */
 const DISTINCT_REQUESTS = 500;
 const WARMUP_SECONDS = 3;
+/** The measured time is split into this many rounds, alternating between service and stub. */
+const ROUNDS = 3;
 const HEAP_TARGET_BYTES = 300 * 2 ** 20;
 const execFileAsync = promisify(execFile);
 
@@ -53,30 +55,29 @@ export async function serveScenario(options: BenchOptions): Promise<ScenarioRepo
     headers: { ...auth, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   }));
+  const stub = await startStub('serve');
   let real: LoadResult;
+  let stubbed: LoadResult;
   let fill: FillSample;
   try {
     progress('sampling the fill rate');
     // A service we started links to itself; one at --url links to whatever its TRACKING_BASE_URL says.
     fill = await sampleFill(service.baseUrl, options.url ? undefined : service.baseUrl, auth, bodies, seeded);
     failures.push(...fill.problems);
-    await runLoad({ baseUrl: service.baseUrl, connections, durationSeconds: WARMUP_SECONDS, requests, expectedStatuses: [200] });
-    progress(`serving: ${connections} connections for ${durationSeconds} s`);
-    real = await runLoad({ baseUrl: service.baseUrl, connections, durationSeconds, requests, expectedStatuses: [200] });
+    const load = (baseUrl: string, seconds: number) => runLoad({ baseUrl, connections, durationSeconds: seconds, requests, expectedStatuses: [200] });
+    await load(service.baseUrl, WARMUP_SECONDS);
+    await load(stub.baseUrl, WARMUP_SECONDS);
+    progress(`serving: ${ROUNDS} rounds of ${(durationSeconds / ROUNDS).toFixed(1)} s on the service and on the stub, alternating`);
+    ({ service: real, stub: stubbed } = await alternateRounds(
+      ROUNDS,
+      () => load(service.baseUrl, durationSeconds / ROUNDS),
+      () => load(stub.baseUrl, durationSeconds / ROUNDS),
+    ));
   } finally {
     failures.push(...(await service.stop()));
-  }
-  const profile = service.profileSummary();
-
-  progress('the same load on the fastify stub');
-  const stub = await startStub('serve');
-  let stubbed: LoadResult;
-  try {
-    await runLoad({ baseUrl: stub.baseUrl, connections, durationSeconds: WARMUP_SECONDS, requests, expectedStatuses: [200] });
-    stubbed = await runLoad({ baseUrl: stub.baseUrl, connections, durationSeconds, requests, expectedStatuses: [200] });
-  } finally {
     await stub.stop();
   }
+  const profile = service.profileSummary();
   failures.push(...loadFailures('service', real));
 
   if (!options.url) progress(`heap with ${formatNumber(heapLineItems)} line items`);
@@ -130,12 +131,12 @@ export async function serveScenario(options: BenchOptions): Promise<ScenarioRepo
   }
   notes.push(
     `${formatNumber(lineItems)} active line items in ${formatNumber(lineItems / 5)} campaigns (1-3 include keywords each, 30% with an exclude keyword, 33% with placement targeting; 45% CPC, 45% tCPM, 10% CPA; 1-2 creatives), ${PLACEMENTS} placements of which ${CERTIFIED_PLACEMENTS} certified.`,
-    `Load: autocannon, ${connections} keep-alive connections, ${durationSeconds} s after a ${WARMUP_SECONDS} s warm-up, cycling ${DISTINCT_REQUESTS} distinct bodies (90% on-topic chat query/response pairs, 10% small talk); service ${formatNumber(real.responses)} responses, stub ${formatNumber(stubbed.responses)}.`,
+    `Load: autocannon, ${connections} keep-alive connections, ${durationSeconds} s on each of service and stub in ${ROUNDS} alternating rounds after a ${WARMUP_SECONDS} s warm-up of each, cycling ${DISTINCT_REQUESTS} distinct bodies (90% on-topic chat query/response pairs, 10% small talk). Rounds, req/s: service ${real.rounds.map((rps) => formatNumber(rps)).join(', ')}; stub ${stubbed.rounds.map((rps) => formatNumber(rps)).join(', ')}.`,
     `Fill rate: share of 200 answers with a non-null ad, from one sequential pass over the ${DISTINCT_REQUESTS} bodies before the load; every ad's links were checked to be the service's TRACKING_BASE_URL + /v1/t/i/ or /v1/t/c/ + a token.`,
     options.url
       ? 'Seeded through the admin and management APIs of the service at --url.'
       : 'Seeded with the admin repository functions (tenancy) and bulk SQL (campaigns, line items, creatives) before the service started; the heap figure comes from a second service started with --expose-gc and bench/heapProbe, after it answered a serve (if it cannot start, from the index alone built in process by bench/indexHeapProbe).',
-    'Load generator and service share the same 2 cores; the stub runs in its own process under the same load, so the ratio is like for like.',
+    'Load generator and service share the same 2 cores; the stub runs in its own process, up during the whole measurement, under the same load, so the ratio is like for like.',
   );
   if (profile) notes.push(`CPU profile of the service (top self time): ${profile}`);
   return { scenario: 'serve', baselineName: 'fastify stub', figures, notes, failures };

@@ -8,7 +8,7 @@ import { CLICK_PATH, IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js
 import type { BenchOptions } from '../benchOptions.js';
 import { withStores } from '../benchStores.js';
 import { generateCatalog, type GeneratedCampaign } from '../catalogGenerator.js';
-import { loadFailures, runLoad, type LoadResult } from '../loadTest.js';
+import { alternateRounds, loadFailures, runLoad, type LoadResult } from '../loadTest.js';
 import { progress } from '../progress.js';
 import { formatMs, formatNumber, ratio, type Figure, type ScenarioReport } from '../scenarioReport.js';
 import { seedCatalog } from '../seedCatalog.js';
@@ -22,6 +22,8 @@ const LINE_ITEMS = 200;
 const PLACEMENTS = 10;
 const CERTIFIED_PLACEMENTS = 5;
 const WARMUP_SECONDS = 2;
+/** The measured pixel time is split into this many rounds, alternating between service and stub. */
+const ROUNDS = 3;
 /** Upper bound on pixel requests per run, whatever the duration (also sizes the answer bookkeeping). */
 const MAX_IMPRESSIONS = 3_000_000;
 /** Share of answered impressions that are then clicked. */
@@ -73,24 +75,31 @@ export async function trackScenario(options: BenchOptions): Promise<ScenarioRepo
   let pixels: LoadResult;
   let clicks: LoadResult;
   const clickAnswered = new Set<number>();
+  const stub = await startStub('track');
+  let stubPixels: LoadResult;
   try {
-    // Warm-up tokens are their own serves (numbered from the end), so they never collide with measured ones.
-    await runLoad({
-      baseUrl: service.baseUrl,
-      connections,
-      durationSeconds: WARMUP_SECONDS,
-      requests: [pixelRequests(links, (index) => MAX_IMPRESSIONS + index, () => undefined)],
-      expectedStatuses: [200],
-    });
-    progress(`pixels: ${connections} connections for ${durationSeconds} s`);
-    pixels = await runLoad({
-      baseUrl: service.baseUrl,
-      connections,
-      durationSeconds,
-      maxRequests: MAX_IMPRESSIONS,
-      requests: [pixelRequests(links, (index) => index, (index, status) => status === 200 && (answered[index] = 1))],
-      expectedStatuses: [200],
-    });
+    // Warm-up tokens are their own serves (numbered past the measured ones), so they never collide with them.
+    let warmups = MAX_IMPRESSIONS;
+    let measured = 0;
+    const warmup = pixelRequests(links, () => warmups++, () => undefined);
+    const counted = pixelRequests(links, () => measured++, (index, status) => status === 200 && (answered[index] = 1));
+    const stubbed = pixelRequests(links, () => 0, () => undefined);
+    const load = (baseUrl: string, request: autocannon.Request, seconds: number, maxRequests?: number) =>
+      runLoad({ baseUrl, connections, durationSeconds: seconds, maxRequests, requests: [request], expectedStatuses: [200] });
+    await load(service.baseUrl, warmup, WARMUP_SECONDS);
+    await load(stub.baseUrl, stubbed, WARMUP_SECONDS);
+    progress(`pixels: ${ROUNDS} rounds of ${(durationSeconds / ROUNDS).toFixed(1)} s on the service and on the stub, alternating`);
+    ({ service: pixels, stub: stubPixels } = await alternateRounds(
+      ROUNDS,
+      () => load(service.baseUrl, counted, durationSeconds / ROUNDS, MAX_IMPRESSIONS - measured),
+      () => load(stub.baseUrl, stubbed, durationSeconds / ROUNDS),
+    ));
+  } catch (error) {
+    await Promise.all([service.stop(), stub.stop()]);
+    throw error;
+  }
+  await stub.stop();
+  try {
     const clicked = pickClicks(answered, pixels.responses);
     if (clicked.length === 0) throw new Error(`no pixel was answered 200: ${JSON.stringify(pixels.statusCounts)}`);
     progress(`${formatNumber(pixels.responses)} pixels answered; clicking ${formatNumber(clicked.length)} of them`);
@@ -121,17 +130,6 @@ export async function trackScenario(options: BenchOptions): Promise<ScenarioRepo
   }
   const profile = service.profileSummary();
   failures.push(...loadFailures('pixel', pixels), ...loadFailures('click', clicks));
-
-  progress('service stopped; the same pixel load on the fastify stub');
-  const stub = await startStub('track');
-  let stubPixels: LoadResult;
-  try {
-    const requests = [pixelRequests(links, (index) => index, () => undefined)];
-    await runLoad({ baseUrl: stub.baseUrl, connections, durationSeconds: WARMUP_SECONDS, requests, expectedStatuses: [200] });
-    stubPixels = await runLoad({ baseUrl: stub.baseUrl, connections, durationSeconds, maxRequests: MAX_IMPRESSIONS, requests, expectedStatuses: [200] });
-  } finally {
-    await stub.stop();
-  }
 
   const acceptedImpressions = countSet(answered);
   const figures: Figure[] = [
@@ -205,7 +203,7 @@ export async function trackScenario(options: BenchOptions): Promise<ScenarioRepo
 
   notes.push(
     `Traffic: ${pct(trafficShares.residential)} residential (consumer ISP addresses, browser user agents), ${pct(trafficShares.datacenter)} data-center addresses (AWS, Google Cloud, Azure, DigitalOcean, Hetzner, OVH; IPv4 and IPv6), ${pct(trafficShares.bot)} bot user agents on consumer addresses; every request a new serve with its own signed token for one of ${LINE_ITEMS} real line items.`,
-    `Load: autocannon, ${connections} connections, ${durationSeconds} s of pixels after a ${WARMUP_SECONDS} s warm-up, then ${pct(CLICK_SHARE)} of the answered impressions clicked ${CLICK_DELAY_MS / 1000} s later by the same visitor. Tokens are signed by the load generator as it sends (same cost for service and stub).`,
+    `Load: autocannon, ${connections} connections, ${durationSeconds} s of pixels on each of service and stub in ${ROUNDS} alternating rounds after a ${WARMUP_SECONDS} s warm-up of each (rounds, req/s: service ${pixels.rounds.map((rps) => formatNumber(rps)).join(', ')}; stub ${stubPixels.rounds.map((rps) => formatNumber(rps)).join(', ')}), then ${pct(CLICK_SHARE)} of the answered impressions clicked ${CLICK_DELAY_MS / 1000} s later by the same visitor. Tokens are signed by the load generator as it sends (same cost for service and stub).`,
   );
   if (service.dataDir) {
     notes.push(
@@ -263,14 +261,13 @@ function trackingLinkFactory({ tenancy, catalog }: TrackSeed, secret: string): T
 
 function pixelRequests(
   links: TrackingLinkFactory,
-  serveIndex: (sent: number) => number,
+  nextIndex: () => number,
   onAnswer: (index: number, status: number) => unknown,
 ): autocannon.Request {
-  let sent = 0;
   return {
     method: 'GET',
     setupRequest: (request, context) => {
-      const index = serveIndex(sent++);
+      const index = nextIndex();
       (context as { index: number }).index = index;
       return { ...request, path: IMPRESSION_PATH + links.token(index), headers: links.headers(index) };
     },
