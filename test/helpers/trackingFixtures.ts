@@ -4,6 +4,7 @@ import { signTrackingToken, type TrackingClaims } from '../../src/tracking/track
 import { createAdvertiser, createPlacement, createPublisher } from './factories.js';
 import { composeCampaign } from './managementFactories.js';
 import type { TestContext } from './testApp.js';
+import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
 
 /** Fixtures for tracking tests: a campaign with a creative, signed links, requests from given addresses, and ClickHouse polling. */
 
@@ -99,25 +100,8 @@ export function fromAddress(
   });
 }
 
-export interface StoredEvent {
-  event_id: string;
-  type: string;
-  source: string;
-  serve_id: string;
-  campaign_id: string;
-  line_item_id: string;
-  placement_id: string;
-  publisher_id: string;
-  price_model: string;
-  cost_nanos: number;
-  revenue_nanos: number;
-  click_id: string;
-  ip: string;
-  ip_class: string;
-  ip_network: string;
-  user_agent: string;
-  ivt: string;
-}
+/** A row of events_v1 as eventsOf reads it back: every column but the time and the creative. */
+export type StoredEvent = Omit<TrackedEvent, 'event_time' | 'creative_id'>;
 
 /** The line item's events in ClickHouse, oldest first. */
 export async function eventsOf(ctx: TestContext, lineItemId: string): Promise<StoredEvent[]> {
