@@ -16,7 +16,7 @@ const usage = `usage:
 
 admin commands talk to a running server: --url (default $ADSVC_URL or http://127.0.0.1:$PORT)
 and --token (default $ADSVC_ADMIN_TOKEN, $ADMIN_TOKEN or the file DATA_DIR/admin-token).
-Configuration comes from the environment; see README.md.`;
+Configuration comes from the environment; see docs/configuration.md.`;
 
 const cliOptions = Object.fromEntries(
   ['url', 'token', 'name', 'email', 'org', 'permissions', 'publisher', 'id', 'reason'].map((name) => [name, { type: 'string' as const }]),

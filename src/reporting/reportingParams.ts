@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ApiError, zodDetails } from '../http/errors.js';
 import { addDays, daysBetween, isCalendarDate, todayUtc } from './utcDate.js';
 
-/** The spec's limits. The window is date_to minus date_from in days, the spec's own measure (see README). */
+/** The spec's limits. The window is date_to minus date_from in days, the spec's own measure (see docs/reporting.md). */
 export const MAX_WINDOW_DAYS = 92;
 export const DEFAULT_WINDOW_DAYS = 30;
 export const DEFAULT_LIMIT = 100;
