@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import type { ClickHouse } from '../../src/store/clickhouse.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
-import { NIL_UUID, type TrackedEvent } from '../../src/tracking/trackedEvent.js';
+import { NIL_UUID, NO_EVENT_CONTEXT, type TrackedEvent } from '../../src/tracking/trackedEvent.js';
 import { SPOOL_COLUMNS } from '../../src/tracking/eventSpool.js';
 import { ApiError } from '../../src/http/errors.js';
 import type { BenchOptions } from '../benchOptions.js';
@@ -107,6 +107,7 @@ function eventPool(prefix: string): TrackedEvent[] {
       ip_network: ivt === 'datacenter' ? 'AS16509 Amazon Web Services' : '',
       user_agent: who.userAgent,
       ivt,
+      ...NO_EVENT_CONTEXT,
     };
   });
 }

@@ -50,6 +50,8 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
         clickhouse_settings: {
           insert_deduplication_token: segment.name,
           deduplicate_blocks_in_dependent_materialized_views: 1,
+          // Segments spooled by an older release list fewer (leading) columns: the rest take their defaults.
+          input_format_json_compact_allow_variable_number_of_columns: 1,
         },
       });
       spool.remove(segment.name);

@@ -8,7 +8,7 @@ import { findClick, type StoredClick } from './clickLookup.js';
 import type { ConversionInput, ConversionResult } from './conversionSchemas.js';
 import type { EventPipeline } from './eventPipeline.js';
 import { eventCost, findLineItemPricing } from './lineItemPricing.js';
-import { NANOS_PER_USD, type TrackedEvent } from './trackedEvent.js';
+import { NANOS_PER_USD, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
 import type { Visitor } from './visitor.js';
 
 const MS_PER_DAY = 86_400_000;
@@ -81,6 +81,7 @@ export function createConversionRecorder({ db, ch, events, attributionWindowDays
       ip_network: visitor.ip.network,
       user_agent: visitor.userAgent,
       ivt,
+      ...NO_EVENT_CONTEXT,
     };
     events.accept([event]);
     const result = resultOf(event);

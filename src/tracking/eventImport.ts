@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { Postgres } from '../store/postgres.js';
 import { eventCost, findLineItemPricing, type LineItemPricing, type PricingProblem } from './lineItemPricing.js';
-import { NANOS_PER_USD, NIL_UUID, type TrackedEvent } from './trackedEvent.js';
+import { NANOS_PER_USD, NIL_UUID, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
 import { classifyVisitor } from './visitor.js';
 
 /** One NDJSON line of POST /v1/admin/events/import. Fields not listed here are ignored. */
@@ -121,6 +121,7 @@ export async function importEvents(
       ip_network: visitor.ip.network,
       user_agent: visitor.userAgent,
       ivt: visitor.ivt,
+      ...NO_EVENT_CONTEXT,
     });
     if (visitor.ivt === '') summary.accepted += 1;
     else summary.invalid += 1;

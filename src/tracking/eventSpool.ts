@@ -10,7 +10,7 @@ import type { TrackedEvent } from './trackedEvent.js';
 export const SPOOL_COLUMNS = [
   'event_id', 'event_time', 'type', 'source', 'serve_id', 'campaign_id', 'line_item_id', 'creative_id',
   'placement_id', 'publisher_id', 'price_model', 'cost_nanos', 'revenue_nanos', 'click_id', 'ip', 'ip_class',
-  'ip_network', 'user_agent', 'ivt',
+  'ip_network', 'user_agent', 'ivt', 'country', 'user_key', 'fetch_dest', 'fetch_mode', 'fetch_site',
 ] as const satisfies ReadonlyArray<keyof TrackedEvent>;
 
 /** A closed spool file waiting to be written to ClickHouse. */

@@ -1,4 +1,4 @@
-import { NIL_UUID, type TrackedEvent } from './trackedEvent.js';
+import { NIL_UUID, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
 import type { TrackingClaims } from './trackingToken.js';
 import type { Visitor } from './visitor.js';
 
@@ -43,5 +43,6 @@ export function linkEvent(
     ip_network: visitor.ip.network,
     user_agent: visitor.userAgent,
     ivt,
+    ...NO_EVENT_CONTEXT,
   };
 }

@@ -25,7 +25,18 @@ export interface TrackedEvent {
   user_agent: string;
   /** '' when valid; otherwise the reason it is invalid traffic (datacenter, bot, bad_token, duplicate, ...). */
   ivt: string;
+  /** ISO 3166-1 alpha-2 country of the client address; '' when it cannot be told. */
+  country: string;
+  /** The keyed (never raw) user id of the serve, for frequency caps and reach; '' when none. */
+  user_key: string;
+  /** The request's Fetch Metadata headers as sent (Sec-Fetch-Dest, -Mode, -Site); '' when absent. */
+  fetch_dest: string;
+  fetch_mode: string;
+  fetch_site: string;
 }
+
+/** The columns every event source leaves empty until it knows them. */
+export const NO_EVENT_CONTEXT = { country: '', user_key: '', fetch_dest: '', fetch_mode: '', fetch_site: '' } as const;
 
 export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 export const NANOS_PER_USD = 1_000_000_000;

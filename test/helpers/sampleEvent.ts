@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { NIL_UUID, type TrackedEvent } from '../../src/tracking/trackedEvent.js';
+import { NIL_UUID, NO_EVENT_CONTEXT, type TrackedEvent } from '../../src/tracking/trackedEvent.js';
 
 /** A valid residential impression; override what the test is about. */
 export function sampleEvent(overrides: Partial<TrackedEvent> = {}): TrackedEvent {
@@ -23,6 +23,7 @@ export function sampleEvent(overrides: Partial<TrackedEvent> = {}): TrackedEvent
     ip_network: '',
     user_agent: 'Mozilla/5.0',
     ivt: '',
+    ...NO_EVENT_CONTEXT,
     ...overrides,
   };
 }
