@@ -1,9 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import type { Config } from './config.js';
-import type { Postgres } from './store/postgres.js';
-import type { ClickHouse } from './store/clickhouse.js';
-import type { EventPipeline } from './tracking/eventPipeline.js';
+import type { AppDeps, FeatureDeps } from './featureDeps.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerJsonParser } from './http/jsonBody.js';
 import { healthRoutes } from './http/healthRoutes.js';
@@ -15,24 +12,6 @@ import { servingRoutes } from './serving/servingRoutes.js';
 import { trackingRoutes } from './tracking/trackingRoutes.js';
 import { publisherKitRoutes } from './sdk/publisherKitRoutes.js';
 import { createClickHouseEventPipeline } from './tracking/clickhouseEventPipeline.js';
-
-export interface Secrets {
-  adminToken: string;
-  trackingSecret: string;
-}
-
-export interface AppDeps {
-  config: Config;
-  db: Postgres;
-  ch: ClickHouse;
-  secrets: Secrets;
-  logger?: FastifyServerOptions['logger'];
-}
-
-/** What every feature plugin may use; each takes what it needs. */
-export interface FeatureDeps extends AppDeps {
-  events: EventPipeline;
-}
 
 /**
  * Builds the whole service on the stores it is given. No I/O at import time: tests build it on

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.js';
-import type { Secrets } from './app.js';
+import type { Secrets } from './featureDeps.js';
 
 export interface ResolvedSecrets extends Secrets {
   /** Files this start created, so the operator can be told where the new secrets are. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { FeatureDeps } from '../app.js';
+import type { FeatureDeps } from '../featureDeps.js';
 import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
 import { ApiError, parseInput, parsePathParams, zodDetails } from '../http/errors.js';
 import {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { FeatureDeps } from '../app.js';
+import type { FeatureDeps } from '../featureDeps.js';
 import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
 import { parseInput, parsePathParams } from '../http/errors.js';
 import { attachCreativesBody } from './creativeSchema.js';

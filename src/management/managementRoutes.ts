@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { FeatureDeps } from '../app.js';
+import type { FeatureDeps } from '../featureDeps.js';
 import { campaignRoutes } from './campaignRoutes.js';
 import { lineItemRoutes } from './lineItemRoutes.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
-import type { FeatureDeps } from '../app.js';
+import type { FeatureDeps } from '../featureDeps.js';
 import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
 import { campaignReport, campaignRowColumns } from './campaignReport.js';
 import { dailyReport, dailyRowColumns } from './dailyReport.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { FeatureDeps } from '../app.js';
+import type { FeatureDeps } from '../featureDeps.js';
 import { placementIdParam } from '../admin/adminSchemas.js';
 import { findPlacement, type Placement } from '../admin/placementRepository.js';
 import { findPublisherByToken } from '../admin/publisherRepository.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { FeatureDeps } from '../app.js';
+import type { FeatureDeps } from '../featureDeps.js';
 import { integrationCheckRoutes } from './integrationCheckRoutes.js';
 import { renderScriptRoute } from './renderScriptRoute.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { FeatureDeps } from '../app.js';
+import type { FeatureDeps } from '../featureDeps.js';
 import { ApiError, parseInput } from '../http/errors.js';
 import { bearerToken } from '../http/bearerToken.js';
 import { convertToUsd } from '../money/usdRates.js';

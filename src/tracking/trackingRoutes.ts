@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { FeatureDeps } from '../app.js';
+import type { FeatureDeps } from '../featureDeps.js';
 import { loadTrafficClassifier } from '../ivt/trafficClassifier.js';
 import { createConversionRecorder } from './conversionRecorder.js';
 import { conversionRoutes } from './conversionRoutes.js';

@@ -2,7 +2,8 @@ import { cpSync, mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { inject } from 'vitest';
-import { buildApp, type Secrets } from '../../src/app.js';
+import { buildApp } from '../../src/app.js';
+import type { Secrets } from '../../src/featureDeps.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openStores, type Stores } from '../../src/runtime.js';
 

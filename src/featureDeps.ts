@@ -1,0 +1,26 @@
+import type { FastifyServerOptions } from 'fastify';
+import type { Config } from './config.js';
+import type { Postgres } from './store/postgres.js';
+import type { ClickHouse } from './store/clickhouse.js';
+import type { EventPipeline } from './tracking/eventPipeline.js';
+
+// The dependency types live in a leaf of their own so feature plugins can name them without
+// importing app.ts, which imports every feature.
+
+export interface Secrets {
+  adminToken: string;
+  trackingSecret: string;
+}
+
+export interface AppDeps {
+  config: Config;
+  db: Postgres;
+  ch: ClickHouse;
+  secrets: Secrets;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** What every feature plugin may use; each takes what it needs. */
+export interface FeatureDeps extends AppDeps {
+  events: EventPipeline;
+}
