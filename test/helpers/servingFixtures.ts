@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import type { TestContext } from './testApp.js';
+import { eventually } from './eventually.js';
+import { asAdvertiser, validCreative } from './managementFactories.js';
 import { verifyTrackingToken, type TrackingClaims } from '../../src/tracking/trackingToken.js';
 import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
 
@@ -19,14 +21,9 @@ export interface LineItemSpec {
   brandName?: string;
 }
 
+/** The management tests' valid creative under a title of its own, so tests can tell cards apart. */
 export function creative(title = `Card ${randomUUID().slice(0, 6)}`) {
-  return {
-    format: 'contextual_card',
-    title,
-    body: 'Body copy of the card.',
-    cta: 'Learn more',
-    destination_url: 'https://www.brand.example/landing?x=1',
-  };
+  return { ...validCreative, title };
 }
 
 /** A word no other test uses, so a test's keyword targeting sees only its own line items. */
@@ -34,13 +31,9 @@ export function uniqueWord(prefix = 'kw'): string {
   return `${prefix}${randomUUID().replace(/-/g, '').slice(0, 10)}`;
 }
 
-function management(ctx: TestContext, key: string, method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: object) {
-  return ctx.app.inject({ method, url, headers: { 'x-api-key': key }, ...(payload ? { payload } : {}) });
-}
-
 /** An active campaign with one active line item, through compose and activate. */
 export async function servableLineItem(ctx: TestContext, advertiser: Advertiser, spec: LineItemSpec = {}) {
-  const composed = await management(ctx, advertiser.key, 'POST', '/v1/advertiser/campaigns/compose', {
+  const composed = await asAdvertiser(ctx, advertiser.key)('POST', '/v1/advertiser/campaigns/compose', {
     campaign: { name: 'Serving test', brand_name: spec.brandName ?? 'Brandco', user_id: advertiser.userId },
     line_item: {
       title: 'Line item',
@@ -52,18 +45,18 @@ export async function servableLineItem(ctx: TestContext, advertiser: Advertiser,
   });
   if (composed.statusCode !== 201) throw new Error(`compose: ${composed.statusCode} ${composed.body}`);
   const { campaign, line_item } = composed.json().data as { campaign: { id: string }; line_item: { id: string } };
-  const activated = await management(ctx, advertiser.key, 'POST', `/v1/advertiser/campaigns/${campaign.id}/activate`);
+  const activated = await asAdvertiser(ctx, advertiser.key)('POST', `/v1/advertiser/campaigns/${campaign.id}/activate`);
   if (activated.statusCode !== 200) throw new Error(`activate: ${activated.statusCode} ${activated.body}`);
   return { campaignId: campaign.id, lineItemId: line_item.id };
 }
 
 export async function changeCampaign(ctx: TestContext, advertiser: Advertiser, campaignId: string, patch: object) {
-  const response = await management(ctx, advertiser.key, 'PATCH', `/v1/advertiser/campaigns/${campaignId}`, patch);
+  const response = await asAdvertiser(ctx, advertiser.key)('PATCH', `/v1/advertiser/campaigns/${campaignId}`, patch);
   if (response.statusCode !== 200) throw new Error(`patch campaign: ${response.statusCode} ${response.body}`);
 }
 
 export async function putLineItem(ctx: TestContext, advertiser: Advertiser, lineItemId: string, part: 'bids' | 'budget' | 'targeting', body: object) {
-  const response = await management(ctx, advertiser.key, 'PUT', `/v1/advertiser/line-items/${lineItemId}/${part}`, body);
+  const response = await asAdvertiser(ctx, advertiser.key)('PUT', `/v1/advertiser/line-items/${lineItemId}/${part}`, body);
   if (response.statusCode !== 200) throw new Error(`put ${part}: ${response.statusCode} ${response.body}`);
 }
 
@@ -98,17 +91,6 @@ export function claimsOf(ctx: TestContext, response: LightMyRequestResponse): Tr
 export function servedLineItem(ctx: TestContext, response: LightMyRequestResponse): string | null {
   if (response.statusCode !== 200) throw new Error(`serve: ${response.statusCode} ${response.body}`);
   return response.json().ad === null ? null : claimsOf(ctx, response).l;
-}
-
-/** Polls until check() returns a value that is not undefined, or fails after timeoutMs. */
-export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const result = await check();
-    if (result !== undefined) return result;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: last ${JSON.stringify(result)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /**

@@ -2,9 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { signTrackingToken, type TrackingClaims } from '../../src/tracking/trackingToken.js';
 import { createAdvertiser, createPlacement, createPublisher } from './factories.js';
-import { composeCampaign } from './managementFactories.js';
+import { composeCampaign, validCreative } from './managementFactories.js';
 import type { TestContext } from './testApp.js';
 import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
+import { MIN_CLICK_DELAY_MS } from '../../src/tracking/linkTracker.js';
+import { eventually } from './eventually.js';
 
 /** Fixtures for tracking tests: a campaign with a creative, signed links, requests from given addresses, and ClickHouse polling. */
 
@@ -46,7 +48,7 @@ export async function trackedLineItem(
     line_item: {
       bids,
       budget,
-      creatives: [{ format: 'contextual_card', title: 'A card', body: 'Body', cta: 'Go', destination_url: DESTINATION }],
+      creatives: [{ ...validCreative, destination_url: DESTINATION }],
     },
   });
   const { rows } = await ctx.stores.db.query<{ id: string }>('SELECT id FROM creatives WHERE line_item_id = $1', [lineItemId]);
@@ -118,14 +120,24 @@ export async function eventsOf(ctx: TestContext, lineItemId: string): Promise<St
 }
 
 /** Polls until the line item has `count` events in ClickHouse (the pipeline flushes every 100 ms in tests). */
-export async function waitForEvents(ctx: TestContext, lineItemId: string, count: number, timeoutMs = 10_000): Promise<StoredEvent[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const events = await eventsOf(ctx, lineItemId);
-    if (events.length >= count) return events;
-    if (Date.now() > deadline) throw new Error(`expected ${count} events of line item ${lineItemId}, found ${events.length}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+export function waitForEvents(ctx: TestContext, lineItemId: string, count: number, timeoutMs = 10_000): Promise<StoredEvent[]> {
+  return eventually(
+    async () => {
+      const events = await eventsOf(ctx, lineItemId);
+      return events.length >= count ? events : undefined;
+    },
+    `${count} events of line item ${lineItemId}`,
+    timeoutMs,
+  );
+}
+
+/**
+ * Waits until a click on a serve whose impression pixel was answered at `impressionAnsweredAt`
+ * is later than MIN_CLICK_DELAY_MS after it (the tracker's own rule and figure), so the click is
+ * not click_too_fast. The tracker timed the impression before it answered, never after.
+ */
+export async function waitPastClickDelay(impressionAnsweredAt: number): Promise<void> {
+  await eventually(async () => (Date.now() - impressionAnsweredAt > MIN_CLICK_DELAY_MS ? true : undefined), 'the minimum click delay to pass', MIN_CLICK_DELAY_MS + 10_000, 20);
 }
 
 /** What reporting and billing see: the valid-event rollup of the line item. */

@@ -7,9 +7,9 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
-import { eventually, eventuallyServed, serve, servableLineItem } from '../helpers/servingFixtures.js';
+import { eventuallyServed, insertEvents, serve, servableLineItem } from '../helpers/servingFixtures.js';
+import { eventually } from '../helpers/eventually.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
-import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
 import { packageRoot } from '../../src/packageRoot.js';
 
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
@@ -79,20 +79,6 @@ function checkListing(placementId: string, token: string, count: number, query =
     const data = response.json().data;
     return data.impressions.length === count ? data : undefined;
   }, `${count} impressions in the integration check`, 15_000);
-}
-
-/**
- * Events the pixel cannot make (old ones, exact addresses), straight into events_v1. Each insert
- * names its own deduplication token: on embedded chdb a setting sent with an insert stays set on the
- * session, so without one this insert would reuse the event pipeline's last token and be dropped.
- */
-async function insertEvents(events: TrackedEvent[]) {
-  await ctx.stores.ch.client.insert({
-    table: 'events_v1',
-    values: events.map((event) => ({ ...event, event_time: new Date(event.event_time).toISOString().replace('T', ' ').replace('Z', '') })),
-    format: 'JSONEachRow',
-    clickhouse_settings: { insert_deduplication_token: randomUUID() },
-  });
 }
 
 describe('GET /v1/publisher/placements/:id/recent-impressions', () => {
@@ -199,8 +185,8 @@ describe('GET /v1/publisher/placements/:id/recent-impressions', () => {
   it('shows only this placement: impressions of other placements are not listed', async () => {
     const publisher = await createPublisher(ctx);
     const [placement, sibling] = [await createPlacement(ctx, publisher.id), await createPlacement(ctx, publisher.id)];
-    await insertEvents([sampleEvent({ placement_id: sibling.id, publisher_id: publisher.id })]);
-    await insertEvents([sampleEvent({ placement_id: placement.id, publisher_id: publisher.id, ip_class: 'public' })]);
+    await insertEvents(ctx, [sampleEvent({ placement_id: sibling.id, publisher_id: publisher.id })]);
+    await insertEvents(ctx, [sampleEvent({ placement_id: placement.id, publisher_id: publisher.id, ip_class: 'public' })]);
     const data = await checkListing(placement.id, publisher.token, 1);
     expect(data.summary.impressions).toBe(1);
   });
@@ -213,7 +199,7 @@ describe('GET /v1/publisher/placements/:id/recent-impressions', () => {
       sampleEvent({ placement_id: placement.id, event_time: now - index * 1000, ip_class: 'public', user_agent: CHROME }),
     );
     const twoDaysAgo = sampleEvent({ placement_id: placement.id, event_time: now - 48 * 3_600_000, ip_class: 'datacenter', ivt: 'datacenter' });
-    await insertEvents([...recent, twoDaysAgo]);
+    await insertEvents(ctx, [...recent, twoDaysAgo]);
 
     const byDefault = await checkListing(placement.id, publisher.token, 50);
     expect(byDefault.window.hours).toBe(24);
@@ -256,7 +242,7 @@ describe('GET /v1/admin/placements/:id/recent-impressions', () => {
   it("shows any publisher's placement the same way, and 404 for an unknown one", async () => {
     const publisher = await createPublisher(ctx);
     const placement = await createPlacement(ctx, publisher.id);
-    await insertEvents([
+    await insertEvents(ctx, [
       sampleEvent({ placement_id: placement.id, ip: '3.5.140.2', ip_class: 'datacenter', ip_network: 'AS16509 Amazon Web Services', ivt: 'datacenter', user_agent: 'undici' }),
     ]);
     const asPublisher = await checkListing(placement.id, publisher.token, 1);

@@ -17,9 +17,9 @@ import {
   signedToken,
   trackedLineItem,
   waitForEvents,
+  waitPastClickDelay,
 } from '../helpers/trackingFixtures.js';
 import { CLICK_PATH, IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
-import { MIN_CLICK_DELAY_MS } from '../../src/tracking/linkTracker.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext the callable is on .default.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -307,10 +307,21 @@ describe('GET /v1/advertiser/reporting/campaigns, daily breakdown', () => {
 });
 
 describe('reporting pagination over campaigns', () => {
-  it('walks every page without repeating or skipping a campaign', async () => {
+  it('walks every page without repeating or skipping a campaign, in (created_at, id) order', async () => {
     const advertiser = await createAdvertiser(ctx, ['reporting']);
-    const created: string[] = [];
-    for (let index = 0; index < 7; index += 1) created.push((await createReportCampaign(ctx, advertiser.user.id)).id);
+    // Campaigns created in the same instant tie on created_at: give three and two of the seven the
+    // same time on purpose, so the id has to break the ties on every run, not only on unlucky ones.
+    const createdAt = ['2026-03-01T10:00:00Z', '2026-03-01T09:00:00Z', '2026-03-01T10:00:00Z', '2026-03-01T08:00:00Z', '2026-03-01T10:00:00Z', '2026-03-01T09:00:00Z', '2026-03-01T11:00:00Z'];
+    const created: Array<{ id: string; createdAt: string }> = [];
+    for (const time of createdAt) {
+      const { id } = await createReportCampaign(ctx, advertiser.user.id);
+      await ctx.stores.db.query('UPDATE campaigns SET created_at = $2 WHERE id = $1', [id, time]);
+      created.push({ id, createdAt: time });
+    }
+    // Both are compared as plain strings: ISO times of one format, and uuids in lowercase hex, which
+    // order like Postgres orders uuids (byte by byte).
+    const key = (campaign: { id: string; createdAt: string }) => `${campaign.createdAt} ${campaign.id}`;
+    const documentedOrder = created.sort((a, b) => (key(a) < key(b) ? -1 : 1)).map((campaign) => campaign.id);
 
     const seen: string[] = [];
     const pages = [];
@@ -326,7 +337,7 @@ describe('reporting pagination over campaigns', () => {
       { limit: 3, offset: 6, total: 1, has_more: false },
     ]);
     expect(new Set(seen).size).toBe(7);
-    expect(seen).toEqual(created);
+    expect(seen).toEqual(documentedOrder);
   });
 
   it('answers an empty page past the end', async () => {
@@ -529,10 +540,11 @@ describe('reporting on events from tracking links', () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpm', bid_value: 2.5 });
     const serve = signedToken(ctx, serveClaims(item, 'tCPM', 2_500_000));
     const served = await fromAddress(ctx, `${IMPRESSION_PATH}${serve}`, ADDRESSES.comcastResidential);
+    const impressionAnsweredAt = Date.now();
     expect(served.statusCode).toBe(200);
     await fromAddress(ctx, `${IMPRESSION_PATH}${signedToken(ctx, serveClaims(item, 'tCPM', 2_500_000))}`, ADDRESSES.awsV4);
     // A click sooner than a second after its impression is not a person deciding to follow the ad.
-    await new Promise((resolve) => setTimeout(resolve, MIN_CLICK_DELAY_MS + 100));
+    await waitPastClickDelay(impressionAnsweredAt);
     expect((await fromAddress(ctx, `${CLICK_PATH}${serve}`, ADDRESSES.comcastResidential)).statusCode).toBe(302);
     await waitForEvents(ctx, item.lineItemId, 3);
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { packageRoot } from '../../src/packageRoot.js';
 import { testDatabaseUrl } from '../helpers/testApp.js';
+import { eventually } from '../helpers/eventually.js';
 
 /** `adsvc` as operators run it: a real process, its CLI, its logs and its signals. */
 
@@ -67,13 +68,12 @@ describe('adsvc serve, the CLI against it, and SIGTERM', () => {
     });
     server = adsvc(['serve'], env);
     serverExit = finished(server);
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const healthy = await fetch(`${url}/healthz`).then((response) => response.ok, () => false);
-      if (healthy) break;
-      if (Date.now() > deadline) throw new Error('adsvc serve did not become healthy');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await eventually(
+      () => fetch(`${url}/healthz`).then((response) => (response.ok ? true : undefined), () => undefined),
+      'adsvc serve to become healthy',
+      60_000,
+      200,
+    );
   });
 
   afterAll(() => {

@@ -5,7 +5,6 @@ import {
   changeCampaign,
   claimsOf,
   creative,
-  eventually,
   eventuallyServed,
   putLineItem,
   serve,
@@ -14,6 +13,7 @@ import {
   uniqueWord,
   type Advertiser,
 } from '../helpers/servingFixtures.js';
+import { eventually } from '../helpers/eventually.js';
 import { verifyTrackingToken } from '../../src/tracking/trackingToken.js';
 
 let ctx: TestContext;
@@ -166,7 +166,7 @@ describe('POST /v1/serve ad payload', () => {
         cta: card.cta,
         brand_name: 'Velo',
         image_url: card.image_url,
-        display_url: 'www.brand.example',
+        display_url: 'shop.example.com',
         label: 'Sponsored',
       },
       tracking: {

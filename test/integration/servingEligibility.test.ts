@@ -4,7 +4,6 @@ import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } 
 import {
   changeCampaign,
   claimsOf,
-  eventually,
   eventuallyServed,
   insertRows,
   putLineItem,
@@ -14,6 +13,7 @@ import {
   uniqueWord,
   type Advertiser,
 } from '../helpers/servingFixtures.js';
+import { eventually } from '../helpers/eventually.js';
 
 let ctx: TestContext;
 let advertiser: Advertiser;

@@ -39,6 +39,33 @@ describe('pacing: daily budgets', () => {
     expect(pixel.statusCode).toBe(200);
   }
 
+  /**
+   * A line item that a test spends in full through ClickHouse alongside the rows it is about: once
+   * the witness stops being served, a pacing sync has read those rows too. Tests wait on that
+   * rather than on a guessed number of sync intervals. CPC, so it serves on any placement.
+   */
+  async function syncWitness(placement: string) {
+    const word = uniqueWord();
+    const witness = await servableLineItem(ctx, advertiser, {
+      bids: { bid_type: 'cpc', bid_value: 50 },
+      budget: { daily: 20, currency: 'USD' },
+      targeting: { keywords: { include: [word] } },
+    });
+    const body = { placement_id: placement, context: { query: word, response: '' } };
+    await eventuallyServed(ctx, publisher.token, body, witness.lineItemId);
+    return {
+      spendsItsBudget: sampleEvent({
+        campaign_id: witness.campaignId,
+        line_item_id: witness.lineItemId,
+        placement_id: placement,
+        publisher_id: publisher.id,
+        type: 'click',
+        cost_nanos: 50 * USD,
+      }),
+      synced: () => eventuallyServed(ctx, publisher.token, body, witness.lineItemId, false),
+    };
+  }
+
   async function cappedSetup() {
     const word = uniqueWord();
     const placement = (await createPlacement(ctx, publisher.id)).id;
@@ -77,8 +104,9 @@ describe('pacing: daily budgets', () => {
     const { placement, capped, fallback, body } = await cappedSetup();
     const impression = () =>
       sampleEvent({ campaign_id: capped.campaignId, line_item_id: capped.lineItemId, placement_id: placement, publisher_id: publisher.id, cost_nanos: 10 * USD });
-    await insertEvents(ctx, [impression()]);
-    await new Promise((resolve) => setTimeout(resolve, 3 * ctx.config.PACING_SYNC_MS));
+    const witness = await syncWitness(placement);
+    await insertEvents(ctx, [impression(), witness.spendsItsBudget]);
+    await witness.synced();
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(capped.lineItemId);
     await insertEvents(ctx, [impression()]);
     await eventuallyServed(ctx, publisher.token, body, fallback.lineItemId);
@@ -96,11 +124,13 @@ describe('pacing: daily budgets', () => {
     const body = { placement_id: placement, context: { query: word, response: '' } };
     await eventuallyServed(ctx, publisher.token, body, capped.lineItemId);
     const base = { campaign_id: capped.campaignId, line_item_id: capped.lineItemId, placement_id: placement, type: 'click' as const, cost_nanos: 50 * USD };
+    const witness = await syncWitness(placement);
     await insertEvents(ctx, [
       sampleEvent({ ...base, ivt: 'datacenter' }),
       sampleEvent({ ...base, event_time: Date.now() - 86_400_000 }),
+      witness.spendsItsBudget,
     ]);
-    await new Promise((resolve) => setTimeout(resolve, 3 * ctx.config.PACING_SYNC_MS));
+    await witness.synced();
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(capped.lineItemId);
   });
 });

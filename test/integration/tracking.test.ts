@@ -10,8 +10,10 @@ import {
   signedToken,
   trackedLineItem,
   waitForEvents,
+  waitPastClickDelay,
   type TrackedLineItem,
 } from '../helpers/trackingFixtures.js';
+import { eventually } from '../helpers/eventually.js';
 
 // tCPM 2.50 USD: 2,500,000 nano-USD per impression. CPC 0.40 USD: 400,000,000 nano-USD per click.
 const IMPRESSION_PRICE = 2_500_000;
@@ -44,15 +46,11 @@ function cpcToken(overrides = {}) {
   return { claims, token: signedToken(ctx, claims) };
 }
 
-async function eventsOfServe(lineItemId: string, serveId: string, count: number) {
-  const deadline = Date.now() + 10_000;
-  let mine = (await eventsOf(ctx, lineItemId)).filter((event) => event.serve_id === serveId);
-  while (mine.length < count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} events of serve ${serveId}, found ${mine.length}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    mine = (await eventsOf(ctx, lineItemId)).filter((event) => event.serve_id === serveId);
-  }
-  return mine;
+function eventsOfServe(lineItemId: string, serveId: string, count: number) {
+  return eventually(async () => {
+    const mine = (await eventsOf(ctx, lineItemId)).filter((event) => event.serve_id === serveId);
+    return mine.length >= count ? mine : undefined;
+  }, `${count} events of serve ${serveId}`);
 }
 
 /** Sends a valid marker impression and waits for it: everything accepted before it is in ClickHouse by then. */
@@ -221,9 +219,10 @@ describe('GET /v1/t/i/:token (impression pixel)', () => {
 });
 
 describe('GET /v1/t/c/:token (click redirect)', () => {
-  async function impressionThenWait(token: string, waitMs = 1100) {
+  /** Loads the serve's impression pixel; returns when it was answered, for waitPastClickDelay. */
+  async function impression(token: string): Promise<number> {
     await fromAddress(ctx, pixelUrl(token), ADDRESSES.comcastResidential);
-    await new Promise((resolve) => setTimeout(resolve, waitMs));
+    return Date.now();
   }
 
   it("redirects 302 to the creative's destination with a click id, keeping the destination's own query and fragment", async () => {
@@ -262,7 +261,7 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
     const claims = serveClaims(item, 'CPC', CLICK_PRICE);
     const token = signedToken(ctx, claims);
-    await impressionThenWait(token);
+    await waitPastClickDelay(await impression(token));
     const response = await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential);
     const clickId = new URL(response.headers.location as string).searchParams.get('adsvc_click_id');
     const events = await waitForEvents(ctx, item.lineItemId, 2);
@@ -298,7 +297,7 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
   it('counts one click per serve: a second click is duplicate', async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
     const token = signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE));
-    await impressionThenWait(token);
+    await waitPastClickDelay(await impression(token));
     await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential);
     await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential);
     const clicks = (await waitForEvents(ctx, item.lineItemId, 3)).filter((event) => event.type === 'click');
@@ -331,11 +330,11 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
   it("checks ClickHouse for the impression of a serve this process does not remember (another instance's, or before a restart)", async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
     const token = signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE));
-    await impressionThenWait(token, 0);
+    const impressionAnsweredAt = await impression(token);
     await waitForEvents(ctx, item.lineItemId, 1);
     await ctx.close();
     ctx = await startTestApp({ TRUST_PROXY: '127.0.0.1' });
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await waitPastClickDelay(impressionAnsweredAt);
     await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential);
     const events = await waitForEvents(ctx, item.lineItemId, 2);
     expect(events.find((event) => event.type === 'click')).toMatchObject({ ivt: '', cost_nanos: CLICK_PRICE });
