@@ -1,16 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
-import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { contractSchema } from '../helpers/contract.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { eventuallyServed, insertEvents, serve, servableLineItem } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
-import { packageRoot } from '../../src/packageRoot.js';
 
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:125.0) Gecko/20100101 Firefox/125.0';
@@ -19,12 +14,7 @@ const AWS_IP = '3.5.140.2';
 
 let ctx: TestContext;
 
-// ajv-formats is CommonJS with a default export; under NodeNext the callable is on .default.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
-ajv.addSchema(parse(readFileSync(path.join(packageRoot, 'openapi.yaml'), 'utf8')), 'openapi.yaml');
-const matchesContract = ajv.getSchema('openapi.yaml#/components/schemas/RecentImpressionsResponse')!;
+const matchesContract = contractSchema('#/components/schemas/RecentImpressionsResponse');
 
 beforeAll(async () => {
   // X-Forwarded-For is trusted so that each pixel can come from the address the test names.

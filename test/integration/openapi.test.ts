@@ -1,18 +1,11 @@
 import diagnostics from 'node:diagnostics_channel';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../src/packageRoot.js';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser, createApiKey } from '../helpers/factories.js';
 import { asAdvertiser, composeBody, validCreative } from '../helpers/managementFactories.js';
-
-// ajv-formats is CommonJS with a default export; under NodeNext the callable is on .default.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+import { compileStrict, contract, contractSchema } from '../helpers/contract.js';
 
 type Operation = { responses?: Record<string, { $ref?: string; content?: Record<string, { schema?: unknown }> }> };
 interface OpenApiDocument {
@@ -21,7 +14,7 @@ interface OpenApiDocument {
   components: Record<string, Record<string, unknown>>;
 }
 
-const document = parse(readFileSync(path.join(packageRoot, 'openapi.yaml'), 'utf8')) as OpenApiDocument;
+const document = contract as OpenApiDocument;
 const httpMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 // Every route the app registers, seen through fastify's initialization channel: the hook is in place
@@ -85,10 +78,6 @@ function escape(part: string): string {
   return part.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
-ajv.addSchema(document, 'openapi.yaml');
-
 /** Checks a real response against the contract's schema for that route and status. */
 function expectMatchesContract(method: string, template: string, response: LightMyRequestResponse) {
   const where = `${method} ${template} ${response.statusCode}`;
@@ -103,7 +92,7 @@ function expectMatchesContract(method: string, template: string, response: Light
     return;
   }
   expect(content?.['application/json'], `${where} declares no JSON body`).toBeDefined();
-  const validate = ajv.getSchema(`openapi.yaml${pointer}/content/application~1json/schema`)!;
+  const validate = contractSchema(`${pointer}/content/application~1json/schema`);
   const body = response.json();
   expect(validate(body) ? [] : validate.errors, `${where}: ${JSON.stringify(body)}`).toEqual([]);
 }
@@ -112,6 +101,35 @@ describe('openapi.yaml', () => {
   it('parses as OpenAPI 3.1', () => {
     expect(document.openapi).toMatch(/^3\.1\./);
     expect(Object.keys(document.paths).length).toBeGreaterThan(0);
+  });
+
+  it('compiles every schema in ajv strict mode: no key that is not a JSON Schema keyword', () => {
+    const pointers: string[] = [];
+    const walk = (node: unknown, pointer: string): void => {
+      if (node === null || typeof node !== 'object') return;
+      for (const [key, value] of Object.entries(node)) {
+        const at = `${pointer}/${escape(key)}`;
+        if (key === 'schema' || pointer === '#/components/schemas') pointers.push(at);
+        else walk(value, at);
+      }
+    };
+    walk(document, '#');
+    expect(pointers.length).toBeGreaterThan(50);
+    const refused = pointers.flatMap((pointer) => {
+      try {
+        contractSchema(pointer);
+        return [];
+      } catch (error) {
+        return [`${pointer}: ${(error as Error).message}`];
+      }
+    });
+    expect(refused).toEqual([]);
+  });
+
+  it('refuses in strict mode the stray key an unquoted description with a comma leaves in a flow mapping', () => {
+    const cut = parse("{ type: object, properties: { user_id: { type: string, description: Must be a member, else 403 forbidden } } }");
+    expect(Object.keys(cut.properties.user_id)).toContain('else 403 forbidden');
+    expect(() => compileStrict(cut)).toThrow(/unknown keyword: "else 403 forbidden"/);
   });
 
   it('has a target for every $ref', () => {
