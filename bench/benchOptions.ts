@@ -22,7 +22,7 @@ const optionsSchema = z.object({
 
 export type BenchOptions = z.infer<typeof optionsSchema>;
 
-export const usage = `usage: npm run bench -- <${[...scenarioNames, 'all'].join('|')}> [options]
+const usage = `usage: npm run bench -- <${[...scenarioNames, 'all'].join('|')}> [options]
 
   --full             full sizes (10,000 line items at full duration, 100M report events, ...);
                      without it, quick sizes that let \`all\` finish in under 10 minutes

@@ -25,7 +25,7 @@ function pickSome<T>(random: () => number, list: readonly T[], count: number): T
   return [...chosen];
 }
 
-export interface GeneratedLineItem {
+interface GeneratedLineItem {
   id: string;
   /** What an advertiser would send (compose's line_item). */
   input: Record<string, unknown>;

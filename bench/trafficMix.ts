@@ -76,9 +76,3 @@ function addressIn(prefix: string, random: () => number): string {
   const octet = () => 1 + Math.floor(random() * 254);
   return `${prefix}.${octet()}.${octet()}`;
 }
-
-/** Every prefix the stream draws from, by the kind it stands for (the README's classifier check uses it). */
-export const addressPrefixes: Readonly<Record<'residential' | 'datacenter', readonly string[]>> = {
-  residential: residentialPrefixes,
-  datacenter: datacenterPrefixes,
-};

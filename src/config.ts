@@ -15,7 +15,7 @@ const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
-export const configSchema = z
+const configSchema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(8080),
     HOST: z.string().min(1).default('127.0.0.1'),

@@ -46,7 +46,7 @@ export async function findPlacement(db: SqlExecutor, id: string): Promise<Placem
   return { ...placement, history: await historyOf(db, id) };
 }
 
-export async function historyOf(db: SqlExecutor, placementId: string): Promise<CertificationHistoryEntry[]> {
+async function historyOf(db: SqlExecutor, placementId: string): Promise<CertificationHistoryEntry[]> {
   const { rows } = await db.query<CertificationHistoryEntry>(
     `SELECT from_state AS "from", to_state AS "to", actor, reason, created_at AS "at"
      FROM placement_certification_history WHERE placement_id = $1 ORDER BY id`,

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { z } from 'zod';
 
 /** The codes of the spec's error table, plus the service-wide ones of the design. */
-export const errorStatus = {
+const errorStatus = {
   bad_request: 400,
   auth_missing: 401,
   auth_invalid: 401,
@@ -39,7 +39,7 @@ export class ApiError extends Error {
   }
 }
 
-export function errorBody(code: ErrorCode, message: string, details?: ErrorDetail[]) {
+function errorBody(code: ErrorCode, message: string, details?: ErrorDetail[]) {
   return { error: details ? { code, message, details } : { code, message } };
 }
 

@@ -7,9 +7,9 @@ import type { RangeTable } from './rangeTable.js';
  * relay: a privacy relay carrying real people (valid); private: loopback, private, link-local,
  * carrier-grade NAT, documentation and other special-purpose ranges; unknown: not an IP address.
  */
-export type IpClass = 'public' | 'datacenter' | 'relay' | 'private' | 'unknown';
+type IpClass = 'public' | 'datacenter' | 'relay' | 'private' | 'unknown';
 
-export type IpInvalidReason = 'datacenter' | 'private_ip' | 'invalid_ip';
+type IpInvalidReason = 'datacenter' | 'private_ip' | 'invalid_ip';
 
 export interface IpVerdict {
   /** The address as stored: normalized, IPv4-mapped IPv6 (`::ffff:1.2.3.4`) folded to IPv4. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { textBlock, textLine, webUrl } from './fieldSchemas.js';
 
 /** One creative of the contextual_card format, the only format the service renders. */
-export const creativeInput = z.strictObject({
+const creativeInput = z.strictObject({
   format: z.literal('contextual_card'),
   title: textLine(90),
   body: textBlock(300),

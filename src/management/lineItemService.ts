@@ -21,7 +21,7 @@ import { activationGaps, lineItemTransitionError } from './statusTransitions.js'
 import type { Targeting } from './targetingSchema.js';
 
 export const campaignNotFound = () => new ApiError('not_found', 'campaign not found');
-export const lineItemNotFound = () => new ApiError('not_found', 'line item not found');
+const lineItemNotFound = () => new ApiError('not_found', 'line item not found');
 
 /** Attaches each line item's creatives (one query for all of them). */
 export async function withCreatives(db: SqlExecutor, records: LineItemRecord[]): Promise<LineItem[]> {

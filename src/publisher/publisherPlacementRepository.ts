@@ -6,7 +6,7 @@ export interface PublisherPlacement extends Placement {
   eligible_price_models: string[];
 }
 
-export function eligiblePriceModels(certification: Certification): string[] {
+function eligiblePriceModels(certification: Certification): string[] {
   return certification === 'certified' ? ['tCPM', 'CPC', 'CPA'] : ['CPC', 'CPA'];
 }
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { placementId } from '../admin/adminSchemas.js';
 
-export const MAX_PLACEMENTS_PER_REVIEW = 100;
-export const reviewStatuses = ['pending', 'approved', 'rejected'] as const;
+const MAX_PLACEMENTS_PER_REVIEW = 100;
+const reviewStatuses = ['pending', 'approved', 'rejected'] as const;
 export type ReviewStatus = (typeof reviewStatuses)[number];
 
 export const createReviewBody = z.strictObject({

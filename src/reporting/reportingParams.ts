@@ -3,12 +3,12 @@ import { ApiError, zodDetails } from '../http/errors.js';
 import { addDays, daysBetween, isCalendarDate, todayUtc } from './utcDate.js';
 
 /** The spec's limits. The window is date_to minus date_from in days, the spec's own measure (see docs/reporting.md). */
-export const MAX_WINDOW_DAYS = 92;
-export const DEFAULT_WINDOW_DAYS = 30;
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
+const MAX_WINDOW_DAYS = 92;
+const DEFAULT_WINDOW_DAYS = 30;
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1000;
 /** CSV is for exports: the same paging, with pages up to this size, streamed in batches. */
-export const MAX_CSV_LIMIT = 100_000;
+const MAX_CSV_LIMIT = 100_000;
 
 export type ReportFormat = 'json' | 'csv';
 

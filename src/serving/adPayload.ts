@@ -25,7 +25,7 @@ let randomPool = Buffer.alloc(0);
 let randomOffset = 0;
 
 /** 16 random bytes, base64url: unguessable, and short enough to keep the links short. */
-export function newServeId(): string {
+function newServeId(): string {
   if (randomOffset + SERVE_ID_BYTES > randomPool.length) {
     randomPool = randomBytes(RANDOM_POOL_BYTES);
     randomOffset = 0;

@@ -12,7 +12,7 @@ export type AutoRevocationThresholds = Pick<
   | 'AUTO_REVOCATION_MIN_IMPRESSIONS'
 >;
 
-export const AUTO_REVOCATION_ACTOR = 'auto-revocation';
+const AUTO_REVOCATION_ACTOR = 'auto-revocation';
 
 export interface ImpressionCounts {
   datacenter: number;

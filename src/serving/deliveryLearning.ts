@@ -4,7 +4,7 @@ import type { TrackedEvent } from '../tracking/trackedEvent.js';
 import type { DeliveryStats } from './expectedValue.js';
 
 /** How far back CTR and CVR are learned from: long enough for evidence, short enough to follow change. */
-export const LEARNING_WINDOW_DAYS = 30;
+const LEARNING_WINDOW_DAYS = 30;
 
 interface LearnedStats extends DeliveryStats {
   /** Valid events this instance accepted since the last refresh started, added on top of ClickHouse's figures. */

@@ -12,8 +12,8 @@ export interface DeliveryStats {
  * 2% conversion rate per click, and these priors weigh as much as 200 impressions and 50 clicks of
  * evidence. Observed events move the estimate smoothly: (clicks + 2) / (impressions + 200).
  */
-export const CTR_PRIOR = { rate: 0.01, weight: 200 } as const;
-export const CVR_PRIOR = { rate: 0.02, weight: 50 } as const;
+const CTR_PRIOR = { rate: 0.01, weight: 200 } as const;
+const CVR_PRIOR = { rate: 0.02, weight: 50 } as const;
 
 export function estimatedCtr(stats: DeliveryStats): number {
   return Math.min(1, (stats.clicks + CTR_PRIOR.rate * CTR_PRIOR.weight) / (stats.impressions + CTR_PRIOR.weight));

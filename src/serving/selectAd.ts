@@ -18,8 +18,8 @@ export interface Selection {
  * of the line item's expected value, counting at most four keywords (so at most x3). Line items
  * without include keywords score x1.
  */
-export const RELEVANCE_PER_KEYWORD = 0.5;
-export const MAX_RELEVANT_KEYWORDS = 4;
+const RELEVANCE_PER_KEYWORD = 0.5;
+const MAX_RELEVANT_KEYWORDS = 4;
 
 export function relevance(matchedKeywords: number): number {
   return 1 + RELEVANCE_PER_KEYWORD * Math.min(matchedKeywords, MAX_RELEVANT_KEYWORDS);

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { placementId } from '../admin/adminSchemas.js';
 
 /** Longest context texts a serve may carry (characters); the body limit leaves room for them in any script. */
-export const MAX_QUERY_LENGTH = 4000;
-export const MAX_RESPONSE_LENGTH = 20_000;
+const MAX_QUERY_LENGTH = 4000;
+const MAX_RESPONSE_LENGTH = 20_000;
 /** /v1/serve's own body limit: 20,000 characters of a non-Latin script take up to 60 KB of UTF-8. */
 export const SERVE_BODY_LIMIT_BYTES = 128 * 1024;
 
@@ -32,5 +32,3 @@ export const serveRequestBody = z.strictObject({
     .optional(),
   language: language.optional(),
 });
-
-export type ServeRequest = z.infer<typeof serveRequestBody>;

@@ -102,7 +102,7 @@ export function createConversionRecorder({ db, ch, events, attributionWindowDays
 export type ConversionRecorder = ReturnType<typeof createConversionRecorder>;
 
 /** The same click and conversion_id always give the same event id (a UUID-shaped SHA-256 prefix, version 8). */
-export function conversionEventId(clickId: string, conversionId: string): string {
+function conversionEventId(clickId: string, conversionId: string): string {
   const bytes = createHash('sha256').update(`${clickId}\n${conversionId}`).digest().subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x80;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;

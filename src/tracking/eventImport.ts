@@ -7,7 +7,7 @@ import { NANOS_PER_USD, NIL_UUID, NO_EVENT_CONTEXT, type TrackedEvent } from './
 import { classifyVisitor } from './visitor.js';
 
 /** One NDJSON line of POST /v1/admin/events/import. Fields not listed here are ignored. */
-export const importLine = z
+const importLine = z
   .object({
     type: z.enum(['impression', 'click', 'conversion']),
     time: z.iso.datetime({ offset: true }),

@@ -2,7 +2,7 @@ import { convertToUsd } from '../money/usdRates.js';
 import { priceNanos } from '../serving/expectedValue.js';
 import type { SqlExecutor } from '../store/postgres.js';
 
-export type PriceModel = 'tCPM' | 'CPC' | 'CPA';
+type PriceModel = 'tCPM' | 'CPC' | 'CPA';
 
 /** A line item's current bid as events are charged: the same rule serving signs into its links. */
 export interface LineItemPricing {

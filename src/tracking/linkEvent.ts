@@ -6,7 +6,7 @@ import type { Visitor } from './visitor.js';
  * What a tracking link's event costs the advertiser: the signed price, for a valid event of the kind
  * the line item pays for (a tCPM impression, a CPC click). Invalid traffic costs nothing.
  */
-export function linkEventCost(type: 'impression' | 'click', claims: TrackingClaims, ivt: string): number {
+function linkEventCost(type: 'impression' | 'click', claims: TrackingClaims, ivt: string): number {
   if (ivt !== '') return 0;
   if (type === 'impression' && claims.m === 'tCPM') return claims.n;
   if (type === 'click' && claims.m === 'CPC') return claims.n;

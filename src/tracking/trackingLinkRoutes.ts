@@ -62,7 +62,7 @@ function tokenOf(request: FastifyRequest): string {
 }
 
 /** Appends the click id and keeps the destination's own query and fragment exactly as the advertiser wrote them. */
-export function withClickId(destination: string, clickId: string): string {
+function withClickId(destination: string, clickId: string): string {
   const url = new URL(destination);
   const parameter = `${CLICK_ID_PARAMETER}=${clickId}`;
   url.search = url.search.length > 1 ? `${url.search}&${parameter}` : `?${parameter}`;

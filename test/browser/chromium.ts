@@ -5,7 +5,7 @@ import path from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 
 /** Debian's Chromium (`apt-get install -y chromium`; bash .ci/run installs it when missing). */
-export const CHROMIUM_PATH = '/usr/bin/chromium';
+const CHROMIUM_PATH = '/usr/bin/chromium';
 
 /** ADSVC_SKIP_BROWSER=1 skips the browser tests, saying so; without it a missing Chromium fails them. */
 export const skipBrowserTests = process.env.ADSVC_SKIP_BROWSER === '1';
@@ -16,7 +16,7 @@ if (skipBrowserTests) console.warn('ADSVC_SKIP_BROWSER=1: skipping the real-brow
  * service rightly classifies as a bot (no ad is served to it and its pixels are invalid traffic);
  * these tests stand in for a person's browser, so they present a person's browser.
  */
-export const DESKTOP_CHROME_USER_AGENT =
+const DESKTOP_CHROME_USER_AGENT =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
 
 export const VIEWPORT = { width: 1280, height: 720 };

@@ -39,7 +39,7 @@ let stores: Stores | undefined;
 let storesDataDir: string | undefined;
 
 /** One pair of stores per test file (process); they outlive app restarts within the file. */
-export async function testStores(): Promise<{ stores: Stores; dataDir: string }> {
+async function testStores(): Promise<{ stores: Stores; dataDir: string }> {
   if (!stores) {
     storesDataDir = mkdtempSync(path.join(inject('testRoot'), 'data-'));
     if (!testDatabaseUrl) cpSync(inject('pgliteTemplate'), path.join(storesDataDir, 'postgres'), { recursive: true });
@@ -48,7 +48,7 @@ export async function testStores(): Promise<{ stores: Stores; dataDir: string }>
   return { stores, dataDir: storesDataDir! };
 }
 
-export function testConfig(dataDir: string, env: Record<string, string> = {}): Config {
+function testConfig(dataDir: string, env: Record<string, string> = {}): Config {
   return loadConfig({
     DATA_DIR: dataDir,
     ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
