@@ -1,6 +1,7 @@
 import type { SqlExecutor } from '../store/postgres.js';
 import type { CampaignPatch } from './campaignSchemas.js';
 import type { CampaignStatus, Objective } from './valueNormalization.js';
+import { createdCampaignStatus } from './statusTransitions.js';
 
 export interface Campaign {
   id: string;
@@ -37,10 +38,10 @@ export interface NewCampaign {
 export async function insertCampaign(db: SqlExecutor, organizationId: string, campaign: NewCampaign): Promise<Campaign | null> {
   const { rows } = await db.query<Campaign>(
     `INSERT INTO campaigns AS c (user_id, name, brand_name, objective, status)
-     SELECT $2::uuid, $3::text, $4::text, $5::text, 'paused'
+     SELECT $2::uuid, $3::text, $4::text, $5::text, $6::text
      WHERE EXISTS (SELECT 1 FROM memberships m WHERE m.organization_id = $1 AND m.user_id = $2::uuid)
      RETURNING ${campaignColumns}`,
-    [organizationId, campaign.user_id, campaign.name, campaign.brand_name, campaign.objective],
+    [organizationId, campaign.user_id, campaign.name, campaign.brand_name, campaign.objective, createdCampaignStatus],
   );
   return rows[0] ?? null;
 }
@@ -135,9 +136,9 @@ export async function deleteCampaign(db: SqlExecutor, organizationId: string, ca
 export async function copyCampaign(tx: SqlExecutor, campaignId: string, name: string): Promise<Campaign> {
   const { rows } = await tx.query<Campaign>(
     `INSERT INTO campaigns AS c (user_id, name, brand_name, objective, status)
-     SELECT source.user_id, $2, source.brand_name, source.objective, 'paused' FROM campaigns source WHERE source.id = $1
+     SELECT source.user_id, $2, source.brand_name, source.objective, $3 FROM campaigns source WHERE source.id = $1
      RETURNING ${campaignColumns}`,
-    [campaignId, name],
+    [campaignId, name, createdCampaignStatus],
   );
   return rows[0]!;
 }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { boundedInteger, textLine } from './fieldSchemas.js';
 import { lineItemInput } from './lineItemSchemas.js';
-import { campaignStatusAliases, campaignStatuses, normalizedTerm, objectiveAliases } from './valueNormalization.js';
+import { campaignStatuses, normalizedTerm, objectiveAliases } from './valueNormalization.js';
+import { campaignStatusAliases, createdCampaignStatusNames } from './statusTransitions.js';
 
 /**
  * CampaignInput: the body of POST campaigns and the campaign part of compose and validate.
@@ -16,7 +17,7 @@ export const campaignInput = z.strictObject({
     .string()
     .trim()
     .toLowerCase()
-    .pipe(z.enum(['draft', 'paused'], { error: 'a new campaign starts paused: send draft, paused or nothing' }))
+    .pipe(z.enum(createdCampaignStatusNames, { error: `a new campaign starts paused: send ${createdCampaignStatusNames.join(', ')} or nothing` }))
     .optional(),
 });
 export type CampaignInput = z.output<typeof campaignInput>;

@@ -17,7 +17,7 @@ import type { CampaignInput, CampaignPatch, ComposeInput, ValidateInput } from '
 import { copyCreatives } from './creativeRepository.js';
 import { activateLineItems, completeLineItems, copyLineItems, listLineItems } from './lineItemRepository.js';
 import { addLineItem, campaignNotFound, normalizedLineItem, withCreatives } from './lineItemService.js';
-import { activationGaps, campaignTransitionError } from './statusTransitions.js';
+import { activationGaps, campaignTransitionError, createdCampaignStatus } from './statusTransitions.js';
 
 const userNotMember = () => new ApiError('forbidden', 'user_id is not a member of this organization');
 
@@ -55,7 +55,7 @@ export async function validateCampaign(db: SqlExecutor, organizationId: string, 
   if (input.campaign && !(await isMember(db, organizationId, input.campaign.user_id))) throw userNotMember();
   return {
     valid: true as const,
-    campaign: input.campaign ? { ...newCampaign(input.campaign), status: 'paused' as const } : null,
+    campaign: input.campaign ? { ...newCampaign(input.campaign), status: createdCampaignStatus } : null,
     line_item: input.line_item ? { ...normalizedLineItem(input.line_item), creatives: input.line_item.creatives ?? [] } : null,
   };
 }

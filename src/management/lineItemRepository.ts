@@ -3,6 +3,7 @@ import type { Creative } from './creativeRepository.js';
 import type { Bids, Budget, LineItemPatch } from './lineItemSchemas.js';
 import type { Targeting } from './targetingSchema.js';
 import type { BidType, LineItemStatus, Objective, PrimaryKpi } from './valueNormalization.js';
+import { createdLineItemStatus } from './statusTransitions.js';
 
 interface LineItemRow {
   id: string;
@@ -212,14 +213,14 @@ export async function copyLineItems(tx: SqlExecutor, fromCampaignId: string, toC
        -- one microsecond apart, so that the copies list in the order of their sources
        INSERT INTO line_items AS li (id, campaign_id, title, objective, primary_kpi, status, budget_daily,
          budget_currency, bid_type, bid_value, targeting, created_at)
-       SELECT new_id, $2, title, objective, primary_kpi, 'draft', budget_daily, budget_currency, bid_type, bid_value,
+       SELECT new_id, $2, title, objective, primary_kpi, $3, budget_daily, budget_currency, bid_type, bid_value,
               targeting, now() + position * interval '1 microsecond'
        FROM source
        RETURNING ${lineItemColumns}
      )
      SELECT copied.*, source.id AS source_id FROM copied JOIN source ON source.new_id = copied.id
      ORDER BY source.position`,
-    [fromCampaignId, toCampaignId],
+    [fromCampaignId, toCampaignId, createdLineItemStatus],
   );
   return rows.map((row) => ({ sourceId: row.source_id, lineItem: toRecord(row) }));
 }

@@ -17,7 +17,7 @@ import {
   type LineItemRecord,
 } from './lineItemRepository.js';
 import type { Bids, Budget, LineItemInput, LineItemPatch } from './lineItemSchemas.js';
-import { activationGaps, lineItemTransitionError } from './statusTransitions.js';
+import { activationGaps, createdLineItemStatus, lineItemTransitionError } from './statusTransitions.js';
 import type { Targeting } from './targetingSchema.js';
 
 export const campaignNotFound = () => new ApiError('not_found', 'campaign not found');
@@ -44,7 +44,7 @@ export function normalizedLineItem(input: LineItemInput) {
     title: input.title,
     objective: input.objective ?? null,
     primary_kpi: input.primary_kpi ?? null,
-    status: 'draft' as const,
+    status: createdLineItemStatus,
     budget: input.budget ?? null,
     bids: input.bids ?? null,
     targeting: input.targeting ?? {},

@@ -1,5 +1,24 @@
 import type { CampaignStatus, LineItemStatus } from './valueNormalization.js';
 
+/** Spec rule "a created campaign starts paused": by create, compose and duplicate alike. */
+export const createdCampaignStatus = 'paused' as const satisfies CampaignStatus;
+
+/** Spec rule "a created line item starts draft": by create, compose and a duplicate's copies alike. */
+export const createdLineItemStatus = 'draft' as const satisfies LineItemStatus;
+
+/** Spec rule "draft maps to paused": a campaign has no draft state, so a campaign sent draft is paused. */
+export const campaignStatusAliases = {
+  draft: 'paused',
+  paused: 'paused',
+  active: 'active',
+  completed: 'completed',
+} as const satisfies Record<string, CampaignStatus>;
+
+/** What a create may send as the status: the names that map to the status a created campaign starts in. */
+export const createdCampaignStatusNames = Object.entries(campaignStatusAliases)
+  .filter(([, status]) => status === createdCampaignStatus)
+  .map(([name]) => name) as [string, ...string[]];
+
 /**
  * The PATCH state machines. completed is final for both; staying in the same state is always
  * allowed (a no-op). Becoming active has preconditions checked elsewhere (activation rules).

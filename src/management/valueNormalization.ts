@@ -30,14 +30,6 @@ export const bidTypeAliases = {
   cpa: 'CPA',
 } as const;
 
-/** A campaign has no draft state: draft means paused. */
-export const campaignStatusAliases = {
-  draft: 'paused',
-  paused: 'paused',
-  active: 'active',
-  completed: 'completed',
-} as const;
-
 export const campaignStatuses = ['active', 'paused', 'completed'] as const;
 export type CampaignStatus = (typeof campaignStatuses)[number];
 

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { convertToUsd, isSupportedCurrency, supportedCurrencies } from '../../src/money/usdRates.js';
 import { currencyCode } from '../../src/money/currencyCode.js';
 import { moneyAmount } from '../../src/management/fieldSchemas.js';
-import { activationGaps, campaignTransitionError, lineItemTransitionError } from '../../src/management/statusTransitions.js';
+import { activationGaps, campaignStatusAliases, campaignTransitionError, lineItemTransitionError } from '../../src/management/statusTransitions.js';
 import { targetingSchema } from '../../src/management/targetingSchema.js';
-import { bidTypeAliases, campaignStatusAliases, normalizedTerm, objectiveAliases, primaryKpiAliases } from '../../src/management/valueNormalization.js';
+import { bidTypeAliases, normalizedTerm, objectiveAliases, primaryKpiAliases } from '../../src/management/valueNormalization.js';
 
 describe('value normalization table', () => {
   it.each([
