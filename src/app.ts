@@ -15,6 +15,8 @@ import { servingRoutes } from './serving/servingRoutes.js';
 import { trackingRoutes } from './tracking/trackingRoutes.js';
 import { publisherKitRoutes } from './sdk/publisherKitRoutes.js';
 import { createClickHouseEventPipeline } from './tracking/clickhouseEventPipeline.js';
+import { createMetrics, type Metrics } from './http/metrics.js';
+import { registerMetrics } from './http/metricsRoute.js';
 
 export interface Secrets {
   adminToken: string;
@@ -32,6 +34,7 @@ export interface AppDeps {
 /** What every feature plugin may use; each takes what it needs. */
 export interface FeatureDeps extends AppDeps {
   events: EventPipeline;
+  metrics: Metrics;
 }
 
 /**
@@ -63,7 +66,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const events = await createClickHouseEventPipeline({ config, ch: deps.ch, log: app.log });
   app.addHook('onClose', async () => events.close());
-  const features: FeatureDeps = { ...deps, events };
+  const metrics = createMetrics(events);
+  registerMetrics(app, metrics);
+  const features: FeatureDeps = { ...deps, events, metrics };
 
   await app.register(healthRoutes, features);
   await app.register(openapiRoute);

@@ -82,6 +82,10 @@ describe.skipIf(!canMount)('a full disk under the spool (real tmpfs)', () => {
     expect(spooled.endsWith('\n')).toBe(true);
     expect(spooled.split('\n').length - 1).toBe(acknowledged);
 
+    const health = await ctx.app.inject({ method: 'GET', url: '/healthz' });
+    expect(health.statusCode).toBe(503);
+    expect(health.json().checks).toMatchObject({ spool: 'failing', postgres: 'ok', clickhouse: 'ok' });
+
     freeSpace();
     for (let more = 0; more < 5; more++) {
       expect((await pixel()).statusCode).toBe(200);
