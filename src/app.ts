@@ -17,6 +17,7 @@ import { publisherKitRoutes } from './sdk/publisherKitRoutes.js';
 import { createClickHouseEventPipeline } from './tracking/clickhouseEventPipeline.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { registerMetrics } from './http/metricsRoute.js';
+import { IndexedDestinations } from './serving/indexedDestinations.js';
 
 export interface Secrets {
   adminToken: string;
@@ -35,6 +36,8 @@ export interface AppDeps {
 export interface FeatureDeps extends AppDeps {
   events: EventPipeline;
   metrics: Metrics;
+  /** Filled by serving with each index build; read by click tracking while Postgres is down. */
+  indexedDestinations: IndexedDestinations;
 }
 
 /**
@@ -68,7 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => events.close());
   const metrics = createMetrics(events);
   registerMetrics(app, metrics);
-  const features: FeatureDeps = { ...deps, events, metrics };
+  const features: FeatureDeps = { ...deps, events, metrics, indexedDestinations: new IndexedDestinations() };
 
   await app.register(healthRoutes, features);
   await app.register(openapiRoute);

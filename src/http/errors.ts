@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { StoreUnavailableError } from '../store/storeUnavailable.js';
 
 /** The codes of the spec's error table, plus the service-wide ones of the design. */
 export const errorStatus = {
@@ -78,6 +79,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error instanceof ApiError) {
       if (error.code === 'unavailable') reply.header('retry-after', RETRY_AFTER_SECONDS);
       return reply.code(error.status).send(errorBody(error.code, error.message, error.details));
+    }
+    if (error instanceof StoreUnavailableError) {
+      request.log.warn({ err: error.cause }, 'Postgres is unavailable; answered 503');
+      return reply.code(503).header('retry-after', RETRY_AFTER_SECONDS).send(errorBody('unavailable', 'the database is unavailable; retry later'));
     }
     if (error instanceof z.ZodError) {
       return reply.code(422).send(errorBody('validation_error', 'request is invalid', zodDetails(error)));

@@ -24,7 +24,7 @@ const NO_AD = { ad: null } as const;
  * publisher and integration-review routes.
  */
 export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
-  const { config, db, ch, events, secrets, metrics } = deps;
+  const { config, db, ch, events, secrets, metrics, indexedDestinations } = deps;
   const log = app.log;
 
   const pacing = new SpendPacing(ch, () => events.pending());
@@ -45,6 +45,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     onBuilt: (index, buildMs) => {
       metrics.indexLineItems.set(index.lineItems.length);
       metrics.indexRebuildSeconds.observe(buildMs / 1000);
+      indexedDestinations.replace(index);
       const ids = new Set(index.lineItems.map((entry) => entry.id));
       pacing.retainOnly(ids);
       learning.retainOnly(ids);

@@ -67,6 +67,11 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): C
 /** Builds the app on this file's stores; env overrides the test configuration. */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestContext> {
   const { stores: opened, dataDir } = await testStores();
+  return startTestAppOn(opened, dataDir, env);
+}
+
+/** Builds the app on stores the test opened itself (a Postgres server it stops and starts, say). */
+export async function startTestAppOn(opened: Stores, dataDir: string, env: Record<string, string> = {}): Promise<TestContext> {
   const config = testConfig(dataDir, env);
   const secrets = { adminToken: config.ADMIN_TOKEN!, trackingSecret: config.TRACKING_SECRET! };
   const app = await buildApp({ config, db: opened.db, ch: opened.ch, secrets });
