@@ -12,6 +12,9 @@ import { servingRoutes } from './serving/servingRoutes.js';
 import { trackingRoutes } from './tracking/trackingRoutes.js';
 import { publisherKitRoutes } from './sdk/publisherKitRoutes.js';
 import { createClickHouseEventPipeline } from './tracking/clickhouseEventPipeline.js';
+import { createMetrics, type Metrics } from './http/metrics.js';
+import { registerMetrics } from './http/metricsRoute.js';
+import { IndexedDestinations } from './serving/indexedDestinations.js';
 
 /**
  * Builds the whole service on the stores it is given. No I/O at import time: tests build it on
@@ -42,7 +45,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const events = await createClickHouseEventPipeline({ config, ch: deps.ch, log: app.log });
   app.addHook('onClose', async () => events.close());
-  const features: FeatureDeps = { ...deps, events };
+  const metrics = createMetrics(events);
+  registerMetrics(app, metrics);
+  const features: FeatureDeps = { ...deps, events, metrics, indexedDestinations: new IndexedDestinations() };
 
   await app.register(healthRoutes, features);
   await app.register(openapiRoute);

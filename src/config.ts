@@ -47,6 +47,10 @@ const configSchema = z
     EVENT_BUFFER_MAX_ROWS: z.coerce.number().int().min(1).default(1_000_000),
     /** fsync the event spool before acknowledging (survives power loss, not only a process crash), at a throughput cost. */
     EVENT_SPOOL_FSYNC: booleanFlag.default(false),
+    /** /healthz fails its event_backlog check above this many accepted events not yet in ClickHouse... */
+    HEALTH_EVENT_BACKLOG_MAX_ROWS: z.coerce.number().int().min(1).default(500_000),
+    /** ...or when the oldest of them was accepted longer ago than this (writes to ClickHouse are failing). */
+    HEALTH_EVENT_BACKLOG_MAX_AGE_SECONDS: z.coerce.number().int().min(1).default(60),
     /** Count events from private, loopback and reserved addresses as valid (development installs on localhost). */
     IVT_ALLOW_PRIVATE_IPS: booleanFlag.default(false),
     /** Optional operator CIDR files (comma-separated paths), each line a range treated as data-center traffic. */

@@ -3,6 +3,8 @@ import type { Config } from './config.js';
 import type { Postgres } from './store/postgres.js';
 import type { ClickHouse } from './store/clickhouse.js';
 import type { EventPipeline } from './tracking/eventPipeline.js';
+import type { Metrics } from './http/metrics.js';
+import type { IndexedDestinations } from './serving/indexedDestinations.js';
 
 // The dependency types live in a leaf of their own so feature plugins can name them without
 // importing app.ts, which imports every feature.
@@ -23,4 +25,7 @@ export interface AppDeps {
 /** What every feature plugin may use; each takes what it needs. */
 export interface FeatureDeps extends AppDeps {
   events: EventPipeline;
+  metrics: Metrics;
+  /** Filled by serving with each index build; read by click tracking while Postgres is down. */
+  indexedDestinations: IndexedDestinations;
 }

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { StoreUnavailableError } from '../store/storeUnavailable.js';
 
 /** The codes of the spec's error table, plus the service-wide ones of the design. */
 const errorStatus = {
@@ -66,6 +67,9 @@ export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unkn
   return result.data;
 }
 
+/** What a 503 unavailable asks the client to wait: spool space, the event buffer and a store come back in seconds. */
+export const RETRY_AFTER_SECONDS = '5';
+
 /**
  * The one place errors become responses: ApiError as given; fastify's own errors mapped to the
  * spec's codes (malformed JSON 400, body too large 413); anything else 500 with no internals.
@@ -73,7 +77,12 @@ export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unkn
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) {
+      if (error.code === 'unavailable') reply.header('retry-after', RETRY_AFTER_SECONDS);
       return reply.code(error.status).send(errorBody(error.code, error.message, error.details));
+    }
+    if (error instanceof StoreUnavailableError) {
+      request.log.warn({ err: error.cause }, 'Postgres is unavailable; answered 503');
+      return reply.code(503).header('retry-after', RETRY_AFTER_SECONDS).send(errorBody('unavailable', 'the database is unavailable; retry later'));
     }
     if (error instanceof z.ZodError) {
       return reply.code(422).send(errorBody('validation_error', 'request is invalid', zodDetails(error)));

@@ -3,20 +3,47 @@ import type { FeatureDeps } from '../featureDeps.js';
 
 const STORE_CHECK_TIMEOUT_MS = 2000;
 
-/** 200 only when both stores answer within the timeout; 503 otherwise, so a load balancer stops routing here. */
-export async function healthRoutes(app: FastifyInstance, { db, ch }: FeatureDeps): Promise<void> {
+type CheckResult = 'ok' | 'failing';
+
+/**
+ * 200 only when every check passes; 503 otherwise, naming the failing checks, so a load balancer
+ * stops routing here and an operator sees why: both stores answer within the timeout, the spool
+ * takes a real write, and the events not yet in ClickHouse are within HEALTH_EVENT_BACKLOG_* (a
+ * growing or ageing backlog means writes to ClickHouse are failing while pixels still answer 2xx).
+ */
+export async function healthRoutes(app: FastifyInstance, { db, ch, events, config }: FeatureDeps): Promise<void> {
   app.get('/healthz', async (request, reply) => {
     const [postgres, clickhouse] = await Promise.all([
       withTimeout(db.query('SELECT 1').then(() => true)),
       withTimeout(ch.client.ping().then((result) => result.success)),
     ]);
-    if (postgres && clickhouse) return { status: 'ok' };
-    request.log.warn({ postgres, clickhouse }, 'health check failed');
-    return reply.code(503).send({
-      status: 'unavailable',
-      checks: { postgres: postgres ? 'ok' : 'failing', clickhouse: clickhouse ? 'ok' : 'failing' },
-    });
+    const stats = events.stats();
+    const oldestAgeSeconds = stats.oldestPendingAt === undefined ? 0 : Math.max(0, Math.floor((Date.now() - stats.oldestPendingAt) / 1000));
+    const backlogOk = stats.backlogRows <= config.HEALTH_EVENT_BACKLOG_MAX_ROWS && oldestAgeSeconds <= config.HEALTH_EVENT_BACKLOG_MAX_AGE_SECONDS;
+    const checks: Record<string, CheckResult> = {
+      postgres: verdict(postgres),
+      clickhouse: verdict(clickhouse),
+      spool: verdict(events.spoolWritable()),
+      event_backlog: verdict(backlogOk),
+    };
+    const body = {
+      status: Object.values(checks).every((check) => check === 'ok') ? 'ok' : 'unavailable',
+      checks,
+      event_backlog: {
+        rows: stats.backlogRows,
+        oldest_age_seconds: oldestAgeSeconds,
+        max_rows: config.HEALTH_EVENT_BACKLOG_MAX_ROWS,
+        max_age_seconds: config.HEALTH_EVENT_BACKLOG_MAX_AGE_SECONDS,
+      },
+    };
+    if (body.status === 'ok') return body;
+    request.log.warn({ checks, event_backlog: body.event_backlog, spool_error: stats.spoolFailure }, 'health check failed');
+    return reply.code(503).send(body);
   });
+}
+
+function verdict(passed: boolean): CheckResult {
+  return passed ? 'ok' : 'failing';
 }
 
 async function withTimeout(check: Promise<boolean>): Promise<boolean> {

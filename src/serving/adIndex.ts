@@ -20,6 +20,8 @@ export interface ContextualCardRender {
 export interface ServableCreative {
   id: string;
   render: ContextualCardRender;
+  /** Where its clicks go; kept so clicks still redirect while Postgres is down (see IndexedDestinations). */
+  destinationUrl: string;
 }
 
 /** A keyword (one or more words) that some line item includes or excludes. */
@@ -257,7 +259,7 @@ function servableCreative(row: CreativeRow, brandName: string): ServableCreative
     display_url: displayUrl,
     label: 'Sponsored',
   };
-  return { id: row.id, render };
+  return { id: row.id, render, destinationUrl: row.destination_url };
 }
 
 function groupCreatives(rows: CreativeRow[]): Map<string, CreativeRow[]> {

@@ -8,8 +8,8 @@ export interface AdIndexRefresherOptions {
   db: Postgres;
   refreshMs: number;
   build: IndexBuildDeps;
-  /** Called with the ids of every new index, so per-line-item state of removed line items can go. */
-  onBuilt(index: AdIndex): void;
+  /** Called with every new index (so per-line-item state of removed line items can go) and how long it took. */
+  onBuilt(index: AdIndex, buildMs: number): void;
   log: FastifyBaseLogger;
 }
 
@@ -71,9 +71,10 @@ export class AdIndexRefresher {
     const version = await readCatalogVersion(options.db);
     const rows = await loadCatalog(options.db);
     const { index, skipped } = await buildAdIndex(version, rows, options.build);
-    options.onBuilt(index);
+    const ms = Date.now() - started;
+    options.onBuilt(index, ms);
     options.log.info(
-      { version, lineItems: index.lineItems.length, placements: index.placements.size, skipped, ms: Date.now() - started },
+      { version, lineItems: index.lineItems.length, placements: index.placements.size, skipped, ms },
       'ad index built',
     );
     return index;

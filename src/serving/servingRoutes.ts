@@ -24,7 +24,7 @@ const NO_AD = { ad: null } as const;
  * publisher and integration-review routes.
  */
 export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
-  const { config, db, ch, events, secrets } = deps;
+  const { config, db, ch, events, secrets, metrics, indexedDestinations } = deps;
   const log = app.log;
 
   const pacing = new SpendPacing(ch, () => events.pending());
@@ -42,7 +42,10 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       statsFor: (id) => learning.statsFor(id),
       toUsd: convertToUsd,
     },
-    onBuilt: (index) => {
+    onBuilt: (index, buildMs) => {
+      metrics.indexLineItems.set(index.lineItems.length);
+      metrics.indexRebuildSeconds.observe(buildMs / 1000);
+      indexedDestinations.replace(index);
       const ids = new Set(index.lineItems.map((entry) => entry.id));
       pacing.retainOnly(ids);
       learning.retainOnly(ids);
@@ -104,6 +107,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     },
     async (request) => {
       const body = parseInput(serveRequestBody, request.body);
+      metrics.serveRequests.inc();
       const index = refresher.current;
       const placement = index.placements.get(body.placement_id);
       if (placement === undefined || placement.publisherId !== request.publisherId) {
@@ -117,6 +121,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
         language: body.language,
       });
       if (selection === undefined) return NO_AD;
+      metrics.serveFills.inc();
       return { ad: adPayload(selection, body.placement_id, placement.publisherId, signing) };
     },
   );

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import pg from 'pg';
+import { rethrowUnavailable } from './storeUnavailable.js';
 
 /** What every repository needs from Postgres; the pg Pool and embedded PGlite both provide it. */
 export interface SqlExecutor {
@@ -37,12 +38,13 @@ async function openServer(databaseUrl: string): Promise<Postgres> {
   await pool.query('SELECT 1');
   return {
     kind: 'server',
-    query: async (sql, params) => pool.query(sql, params as unknown[]) as never,
+    // A lost server surfaces as StoreUnavailableError (503 with Retry-After), never as a 500.
+    query: async (sql, params) => pool.query(sql, params as unknown[]).catch(rethrowUnavailable) as never,
     exec: async (sql) => {
-      await pool.query(sql);
+      await pool.query(sql).catch(rethrowUnavailable);
     },
     transaction: async (fn) => {
-      const client = await pool.connect();
+      const client = await pool.connect().catch(rethrowUnavailable);
       try {
         await client.query('BEGIN');
         const result = await fn({ query: async (sql, params) => client.query(sql, params as unknown[]) as never });
@@ -50,7 +52,7 @@ async function openServer(databaseUrl: string): Promise<Postgres> {
         return result;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
+        rethrowUnavailable(error);
       } finally {
         client.release();
       }

@@ -3,9 +3,11 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import { ApiError } from '../http/errors.js';
-import type { EventPipeline } from './eventPipeline.js';
+import type { EventPipeline, EventPipelineStats } from './eventPipeline.js';
 import type { TrackedEvent } from './trackedEvent.js';
-import { EventSpool, SPOOL_COLUMNS, type SealedSegment } from './eventSpool.js';
+import { EventQuarantine } from './eventQuarantine.js';
+import { EventSpool, SPOOL_COLUMNS, segmentCreatedAt, type SealedSegment } from './eventSpool.js';
+import { isUnparsableInsert, isUnreachable } from './insertErrors.js';
 
 export interface EventPipelineOptions {
   config: Pick<Config, 'DATA_DIR' | 'EVENT_FLUSH_ROWS' | 'EVENT_FLUSH_INTERVAL_MS' | 'EVENT_BUFFER_MAX_ROWS' | 'EVENT_SPOOL_FSYNC'>;
@@ -13,18 +15,22 @@ export interface EventPipelineOptions {
   log: FastifyBaseLogger;
 }
 
-const MAX_RETRY_DELAY_MS = 30_000;
+/** The longest wait between retries: writing resumes within about this long after a fault clears. */
+const MAX_RETRY_DELAY_MS = 4000;
 
 /**
  * Buffers accepted events (durably, in the spool) and writes them to ClickHouse in batches: on
  * EVENT_FLUSH_ROWS rows or every EVENT_FLUSH_INTERVAL_MS, and on close. A failed write is retried
- * with backoff for as long as it takes; nothing is ever dropped. When more than EVENT_BUFFER_MAX_ROWS
- * are waiting, accept() refuses (503) instead of growing without limit.
+ * with backoff (at most MAX_RETRY_DELAY_MS) for as long as it takes; nothing is ever dropped. A line
+ * ClickHouse cannot parse goes to the quarantine and the lines around it are still written. When
+ * more than EVENT_BUFFER_MAX_ROWS are waiting, accept() refuses (503) instead of growing without limit.
  */
 export async function createClickHouseEventPipeline({ config, ch, log }: EventPipelineOptions): Promise<EventPipeline> {
   const spool = new EventSpool(path.join(config.DATA_DIR, 'spool'), config.EVENT_SPOOL_FSYNC);
+  const quarantine = new EventQuarantine(path.join(config.DATA_DIR, 'quarantine'));
   const sealed: SealedSegment[] = spool.recover();
   const listeners: Array<(event: TrackedEvent) => void> = [];
+  const counts = { accepted: 0, refused: 0, written: 0, quarantined: 0, writeFailures: 0 };
   let sealedCount = sealed.reduce((sum, segment) => sum + segment.events, 0);
   let writing: Promise<void> | undefined;
   let retryDelayMs = 0;
@@ -35,29 +41,73 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
   const pending = () => sealedCount + spool.openCount;
 
   function sealOpenSegment(): void {
-    const segment = spool.seal();
-    if (!segment) return;
-    sealed.push(segment);
-    sealedCount += segment.events;
+    for (const segment of spool.seal()) {
+      sealed.push(segment);
+      sealedCount += segment.events;
+    }
   }
 
-  async function writeSealed(): Promise<void> {
-    while (sealed.length > 0) {
-      const segment = sealed[0]!;
-      // The segment file is the insert's body as it is: ClickHouse parses it, Node never re-encodes it.
-      await ch.client.command({
-        query: `${INSERT_EVENTS}\n${spool.read(segment.name)}`,
-        clickhouse_settings: {
-          insert_deduplication_token: segment.name,
-          deduplicate_blocks_in_dependent_materialized_views: 1,
-          // Segments spooled by an older release list fewer (leading) columns: the rest take their defaults.
-          input_format_json_compact_allow_variable_number_of_columns: 1,
-        },
-      });
-      spool.remove(segment.name);
-      sealed.shift();
-      sealedCount -= segment.events;
+  function insert(body: string, token: string): Promise<unknown> {
+    // The spool's lines are the insert's body as they are: ClickHouse parses them, Node never re-encodes them.
+    return ch.client.command({
+      query: `${INSERT_EVENTS}\n${body}`,
+      clickhouse_settings: {
+        insert_deduplication_token: token,
+        deduplicate_blocks_in_dependent_materialized_views: 1,
+        // Segments spooled by an older release list fewer (leading) columns: the rest take their defaults.
+        input_format_json_compact_allow_variable_number_of_columns: 1,
+      },
+    });
+  }
+
+  /**
+   * Inserts lines; when ClickHouse cannot parse them, inserts each half on its own, down to single
+   * lines, which go to the quarantine. The tokens follow the halving, which depends only on the
+   * segment's content, so a retried or replayed segment repeats the same tokens and counts once.
+   */
+  async function insertLines(segmentName: string, lines: string[], token: string): Promise<number> {
+    try {
+      await insert(lines.join(''), token);
+      return lines.length;
+    } catch (error) {
+      if (!isUnparsableInsert(error)) throw error;
+      if (lines.length === 1) {
+        const file = quarantine.keep(segmentName, lines[0]!);
+        counts.quarantined += 1;
+        log.error({ err: error, segment: segmentName, quarantine: file }, 'ClickHouse cannot parse a spooled event; it is quarantined');
+        return 0;
+      }
+      const half = Math.ceil(lines.length / 2);
+      const first = await insertLines(segmentName, lines.slice(0, half), `${token}:a`);
+      return first + (await insertLines(segmentName, lines.slice(half), `${token}:b`));
     }
+  }
+
+  async function writeSegment(segment: SealedSegment): Promise<void> {
+    const body = spool.read(segment.name);
+    // An empty body is not an insert (ClickHouse refuses it): the segment just goes.
+    if (body !== '') counts.written += await insertLines(segment.name, body.split(/(?<=\n)/), segment.name);
+    spool.remove(segment.name);
+    sealed.splice(sealed.indexOf(segment), 1);
+    sealedCount -= segment.events;
+  }
+
+  /**
+   * Writes every sealed segment, oldest first. A segment ClickHouse refuses for another reason stays
+   * for the next try, and the later ones are still written: none waits behind it. When ClickHouse
+   * cannot be reached at all, the rest wait for the next try.
+   */
+  async function writeSealed(): Promise<void> {
+    let firstError: unknown;
+    for (const segment of [...sealed]) {
+      try {
+        await writeSegment(segment);
+      } catch (error) {
+        if (isUnreachable(error)) throw error;
+        firstError ??= error;
+      }
+    }
+    if (firstError !== undefined) throw firstError;
   }
 
   /** One writer at a time; concurrent callers wait for the same write. */
@@ -78,6 +128,7 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
     try {
       await drain();
     } catch (error) {
+      counts.writeFailures += 1;
       retryDelayMs = Math.min(MAX_RETRY_DELAY_MS, Math.max(config.EVENT_FLUSH_INTERVAL_MS, retryDelayMs * 2));
       log.error({ err: error, pending: pending(), retryInMs: retryDelayMs }, 'writing events to ClickHouse failed; will retry');
     }
@@ -93,14 +144,35 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
   }
   schedule(sealed.length > 0 ? 0 : config.EVENT_FLUSH_INTERVAL_MS);
 
+  function refuse(events: TrackedEvent[], message: string): never {
+    counts.refused += events.length;
+    throw new ApiError('unavailable', message);
+  }
+
+  function stats(): EventPipelineStats {
+    const oldest = [sealed[0] && segmentCreatedAt(sealed[0].name), spool.openSince].filter((at) => at !== undefined);
+    return {
+      ...counts,
+      backlogRows: pending(),
+      oldestPendingAt: oldest.length > 0 ? Math.min(...oldest) : undefined,
+      spoolFailure: spool.failure?.message,
+    };
+  }
+
   return {
     accept(events) {
-      if (closed) throw new ApiError('unavailable', 'service is shutting down');
+      if (closed) refuse(events, 'service is shutting down');
       if (pending() + events.length > config.EVENT_BUFFER_MAX_ROWS) {
         log.warn({ pending: pending() }, 'event buffer is full; refusing events');
-        throw new ApiError('unavailable', 'event buffer is full; retry later');
+        refuse(events, 'event buffer is full; retry later');
       }
-      spool.append(events);
+      try {
+        spool.append(events);
+      } catch (error) {
+        log.error({ err: spool.failure, pending: pending() }, 'cannot write the event spool; refusing events');
+        refuse(events, (error as Error).message);
+      }
+      counts.accepted += events.length;
       for (const event of events) for (const listener of listeners) listener(event);
       if (spool.openCount >= config.EVENT_FLUSH_ROWS) {
         sealOpenSegment();
@@ -115,6 +187,8 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
       await drain();
     },
     pending,
+    stats,
+    spoolWritable: () => spool.probeWritable(),
     async close() {
       if (closed) return;
       closed = true;

@@ -13,6 +13,29 @@ export interface EventPipeline {
   flush(): Promise<void>;
   /** Accepted events not yet in ClickHouse. */
   pending(): number;
+  /** Counts since start and the backlog now, for /healthz and /metrics. */
+  stats(): EventPipelineStats;
+  /** Whether the spool can take a write now (a real write, for /healthz). */
+  spoolWritable(): boolean;
   /** Flushes and stops the timer; the pipeline accepts nothing after. */
   close(): Promise<void>;
+}
+
+export interface EventPipelineStats {
+  /** Events accepted (spooled and answered 2xx). */
+  accepted: number;
+  /** Events refused with 503: buffer full, spool not writable, shutting down. */
+  refused: number;
+  /** Events ClickHouse acknowledged. */
+  written: number;
+  /** Spooled lines ClickHouse could not parse, moved to DATA_DIR/quarantine. */
+  quarantined: number;
+  /** Failed write rounds (each is retried). */
+  writeFailures: number;
+  /** Accepted events not yet in ClickHouse. */
+  backlogRows: number;
+  /** When the oldest of them was accepted (ms since the epoch); undefined when there is none. */
+  oldestPendingAt: number | undefined;
+  /** Why the last spool write failed; undefined once one succeeds again. */
+  spoolFailure: string | undefined;
 }

@@ -1,6 +1,7 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { ApiError } from '../http/errors.js';
 import type { TrackedEvent } from './trackedEvent.js';
 
 /**
@@ -20,10 +21,15 @@ export interface SealedSegment {
   events: number;
 }
 
+/** Segment names start with the time their first event was accepted (ms, zero-padded): recovery replays them in order. */
+export function segmentCreatedAt(name: string): number {
+  return Number(name.slice(0, 15));
+}
+
 /**
  * The local append-only log that makes an accepted event survive a crash. Each accepted event is
- * written to the open segment with one write(2) before the caller answers 2xx: once the kernel has
- * it, a kill -9 of the process cannot lose it (with fsync, a power loss cannot either). A segment is
+ * written whole to the open segment before the caller answers 2xx (or not at all: see append):
+ * once the kernel has it, a kill -9 of the process cannot lose it (with fsync, a power loss cannot either). A segment is
  * deleted only after ClickHouse has acknowledged its insert; segments left by a crash are replayed
  * at start.
  */
@@ -31,6 +37,11 @@ export class EventSpool {
   private fd: number | undefined;
   private segmentName = '';
   private segmentEvents = 0;
+  /** Bytes of whole lines in the open segment: where a failed append cuts back to. */
+  private segmentBytes = 0;
+  /** Segments closed outside seal() (a failed cut), handed over with the next seal(). */
+  private orphaned: SealedSegment[] = [];
+  private lastFailure: Error | undefined;
 
   constructor(
     private readonly directory: string,
@@ -52,27 +63,108 @@ export class EventSpool {
       });
   }
 
+  /**
+   * Writes the events' lines and returns only when every byte is in the file. A short write goes on
+   * with the rest; a failed write or fsync (ENOSPC, EIO) cuts the file back to where this call began
+   * and throws ApiError('unavailable'): the caller answers 503 and no partial line stays behind to
+   * tear the segment. If even the cut fails, the segment is closed, so its torn tail can only be its
+   * last line, which read() drops.
+   */
   append(events: TrackedEvent[]): void {
-    if (this.fd === undefined) this.open();
     let lines = '';
     for (const event of events) lines += spoolLine(event);
-    writeSync(this.fd!, lines);
-    if (this.fsync) fsyncSync(this.fd!);
+    const bytes = Buffer.from(lines, 'utf8');
+    try {
+      if (this.fd === undefined) this.open();
+      let written = 0;
+      while (written < bytes.length) written += writeSync(this.fd!, bytes, written, bytes.length - written);
+      if (this.fsync) fsyncSync(this.fd!);
+    } catch (error) {
+      this.lastFailure = error as Error;
+      this.undoPartialAppend();
+      throw new ApiError('unavailable', 'events cannot be stored right now; retry later');
+    }
+    this.lastFailure = undefined;
+    this.segmentBytes += bytes.length;
     this.segmentEvents += events.length;
   }
 
-  get openCount(): number {
-    return this.segmentEvents;
+  /** Why the last append failed; undefined once an append succeeds again. */
+  get failure(): Error | undefined {
+    return this.lastFailure;
   }
 
-  /** Closes the open segment and hands it over for writing; undefined when it holds nothing. */
-  seal(): SealedSegment | undefined {
-    if (this.fd === undefined) return undefined;
-    closeSync(this.fd);
-    const sealed = { name: this.segmentName, events: this.segmentEvents };
-    this.fd = undefined;
+  /** Whether a block can be written in the spool's directory now (a real write, for the health check). */
+  probeWritable(): boolean {
+    const probe = path.join(this.directory, '.health-probe');
+    try {
+      const fd = openSync(probe, 'w', 0o600);
+      try {
+        writeSync(fd, Buffer.alloc(4096));
+      } finally {
+        closeSync(fd);
+        unlinkSync(probe);
+      }
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** When the oldest event not yet handed over was accepted; undefined when the open segment is empty. */
+  get openSince(): number | undefined {
+    return this.segmentEvents > 0 ? segmentCreatedAt(this.segmentName) : undefined;
+  }
+
+  private undoPartialAppend(): void {
+    if (this.fd === undefined) return;
+    try {
+      ftruncateSync(this.fd, this.segmentBytes);
+    } catch {
+      const keep = this.segmentEvents > 0;
+      this.closeOpen(!keep);
+      if (keep) this.orphaned.push({ name: this.segmentName, events: this.segmentEvents });
+      this.segmentEvents = 0;
+      this.segmentBytes = 0;
+    }
+  }
+
+  /** Events not yet handed over by seal(). */
+  get openCount(): number {
+    return this.segmentEvents + this.orphaned.reduce((sum, segment) => sum + segment.events, 0);
+  }
+
+  /**
+   * Closes the open segment and hands it over for writing, with any segment a failed append closed
+   * before. A segment with no event is deleted, never handed over: there is nothing to insert.
+   */
+  seal(): SealedSegment[] {
+    const sealed = this.orphaned;
+    this.orphaned = [];
+    if (this.fd === undefined) return sealed;
+    const events = this.segmentEvents;
+    this.closeOpen(events === 0);
+    if (events > 0) sealed.push({ name: this.segmentName, events });
     this.segmentEvents = 0;
+    this.segmentBytes = 0;
     return sealed;
+  }
+
+  private closeOpen(removeFile: boolean): void {
+    try {
+      closeSync(this.fd!);
+    } finally {
+      this.fd = undefined;
+      if (removeFile) this.removeQuietly(this.segmentName);
+    }
+  }
+
+  private removeQuietly(name: string): void {
+    try {
+      this.remove(name);
+    } catch {
+      // recover() drops empty segments at the next start.
+    }
   }
 
   /**
@@ -92,11 +184,12 @@ export class EventSpool {
     // Names sort by creation time, so recovery replays segments in the order they were written.
     this.segmentName = `${Date.now().toString().padStart(15, '0')}-${randomBytes(6).toString('hex')}.jsonl`;
     this.fd = openSync(path.join(this.directory, this.segmentName), 'a', 0o600);
+    this.segmentBytes = 0;
   }
 }
 
 /** ClickHouse parses 'YYYY-MM-DD hh:mm:ss.sss' in the column's zone (UTC) unambiguously. */
-function spoolLine(event: TrackedEvent): string {
+export function spoolLine(event: TrackedEvent): string {
   const row: unknown[] = SPOOL_COLUMNS.map((column) => event[column]);
   row[1] = new Date(event.event_time).toISOString().replace('T', ' ').replace('Z', '');
   return JSON.stringify(row) + '\n';

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { Postgres } from '../store/postgres.js';
+import type { IndexedDestinations } from '../serving/indexedDestinations.js';
 import { ApiError } from '../http/errors.js';
 import { creativeDestinations } from './creativeDestinations.js';
 import type { LinkTracker } from './linkTracker.js';
@@ -14,6 +15,7 @@ export const CLICK_ID_PARAMETER = 'adsvc_click_id';
 
 export interface TrackingLinkRoutesDeps {
   db: Postgres;
+  indexedDestinations: IndexedDestinations;
   trackingSecret: string;
   traffic: TrafficClassifier;
   tracker: LinkTracker;
@@ -23,8 +25,8 @@ export interface TrackingLinkRoutesDeps {
  * The two links of an ad payload. Tokens are long, beyond the router's limit for a path parameter,
  * so the routes take the rest of the path as a wildcard.
  */
-export async function trackingLinkRoutes(app: FastifyInstance, { db, trackingSecret, traffic, tracker }: TrackingLinkRoutesDeps): Promise<void> {
-  const destinationOf = creativeDestinations(db);
+export async function trackingLinkRoutes(app: FastifyInstance, { db, indexedDestinations, trackingSecret, traffic, tracker }: TrackingLinkRoutesDeps): Promise<void> {
+  const destinationOf = creativeDestinations(db, indexedDestinations);
 
   // The same GIF whatever the verdict, so filtering is never revealed. The only other answer is 503
   // when the event buffer is full: nothing was stored, and the browser sees the backpressure.

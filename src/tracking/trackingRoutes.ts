@@ -17,7 +17,7 @@ const SERVE_LEDGER_CAPACITY = 1_000_000;
  * tables are built here, once, at start.
  */
 export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
-  const { config, db, ch, events, secrets } = deps;
+  const { config, db, ch, events, secrets, indexedDestinations } = deps;
   const startedAt = performance.now();
   const traffic = loadTrafficClassifier(config);
   app.log.info({ ms: Math.round(performance.now() - startedAt) }, 'invalid-traffic tables loaded');
@@ -25,7 +25,7 @@ export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): P
   const tracker = createLinkTracker({ events, ch, ledger: new ServeLedger(SERVE_LEDGER_CAPACITY), log: app.log });
   const conversions = createConversionRecorder({ db, ch, events, attributionWindowDays: config.ATTRIBUTION_WINDOW_DAYS });
 
-  await app.register(trackingLinkRoutes, { db, trackingSecret: secrets.trackingSecret, traffic, tracker });
+  await app.register(trackingLinkRoutes, { db, indexedDestinations, trackingSecret: secrets.trackingSecret, traffic, tracker });
   await app.register(conversionRoutes, { db, traffic, conversions });
   await app.register(eventImportRoute, { db, events, traffic, adminToken: secrets.adminToken, bodyLimit: config.IMPORT_BODY_LIMIT_BYTES });
 }

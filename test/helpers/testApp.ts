@@ -39,7 +39,7 @@ let stores: Stores | undefined;
 let storesDataDir: string | undefined;
 
 /** One pair of stores per test file (process); they outlive app restarts within the file. */
-async function testStores(): Promise<{ stores: Stores; dataDir: string }> {
+export async function testStores(): Promise<{ stores: Stores; dataDir: string }> {
   if (!stores) {
     storesDataDir = mkdtempSync(path.join(inject('testRoot'), 'data-'));
     if (!testDatabaseUrl) cpSync(inject('pgliteTemplate'), path.join(storesDataDir, 'postgres'), { recursive: true });
@@ -48,7 +48,7 @@ async function testStores(): Promise<{ stores: Stores; dataDir: string }> {
   return { stores, dataDir: storesDataDir! };
 }
 
-function testConfig(dataDir: string, env: Record<string, string> = {}): Config {
+export function testConfig(dataDir: string, env: Record<string, string> = {}): Config {
   return loadConfig({
     DATA_DIR: dataDir,
     ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
@@ -68,6 +68,11 @@ function testConfig(dataDir: string, env: Record<string, string> = {}): Config {
 /** Builds the app on this file's stores; env overrides the test configuration. */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestContext> {
   const { stores: opened, dataDir } = await testStores();
+  return startTestAppOn(opened, dataDir, env);
+}
+
+/** Builds the app on stores the test opened itself (a Postgres server it stops and starts, say). */
+export async function startTestAppOn(opened: Stores, dataDir: string, env: Record<string, string> = {}): Promise<TestContext> {
   const config = testConfig(dataDir, env);
   const secrets = { adminToken: config.ADMIN_TOKEN!, trackingSecret: config.TRACKING_SECRET! };
   const app = await buildApp({ config, db: opened.db, ch: opened.ch, secrets });

@@ -25,7 +25,7 @@ export const ADDRESSES = {
   cloudflareWarp: '104.28.1.1',
 } as const;
 
-const DESTINATION = 'https://shop.example.com/landing?utm_source=adsvc&q=a%20b#offer';
+export const DESTINATION = 'https://shop.example.com/landing?utm_source=adsvc&q=a%20b#offer';
 
 export interface TrackedLineItem {
   key: string;

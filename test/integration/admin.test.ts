@@ -174,9 +174,9 @@ describe('service-wide behaviour', () => {
     expect(response.json().error.code).toBe('payload_too_large');
   });
 
-  it('GET /healthz answers ok when both stores answer', async () => {
+  it('GET /healthz answers ok when both stores answer and the event path is healthy', async () => {
     const response = await ctx.app.inject({ method: 'GET', url: '/healthz' });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ status: 'ok' });
+    expect(response.json()).toMatchObject({ status: 'ok', checks: { postgres: 'ok', clickhouse: 'ok', spool: 'ok', event_backlog: 'ok' } });
   });
 });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
@@ -86,13 +86,26 @@ describe('an accepted event survives kill -9 of the process (the spool is replay
   });
 
   it('writes a batch once even when it is sent again with the same token', async () => {
+    // A crash after ClickHouse acknowledged a segment but before the segment was deleted: the next
+    // start sends the same segment again, with the same name as its deduplication token.
+    const spoolDir = path.join(dataDir, 'spool');
     const config = loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' });
     const pipeline = await createClickHouseEventPipeline({ config, ch: ch!, log: silent });
     const id = randomUUID();
     pipeline.accept([sampleEvent({ campaign_id: id }), sampleEvent({ campaign_id: id })]);
+    const [segment] = readdirSync(spoolDir);
+    const lines = readFileSync(path.join(spoolDir, segment!), 'utf8');
     await pipeline.flush();
     await pipeline.close();
     expect((await countEvents(id)).rows).toBe(2);
+
+    writeFileSync(path.join(spoolDir, segment!), lines);
+    const restarted = await createClickHouseEventPipeline({ config, ch: ch!, log: silent });
+    expect(restarted.pending()).toBe(2);
+    await restarted.flush();
+    await restarted.close();
+    expect(readdirSync(spoolDir)).toEqual([]);
+    expect(await countEvents(id)).toEqual({ rows: 2, distinct: 2, rolledUp: 2, reported: 2 });
   });
 
   it('refuses events with 503 unavailable when the buffer is full, and keeps what it accepted', async () => {

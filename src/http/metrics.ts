@@ -1,0 +1,66 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { EventPipeline } from '../tracking/eventPipeline.js';
+
+/**
+ * The service's Prometheus metrics, one registry per app (tests build several apps in a process).
+ * Event counts are read from the pipeline when scraped, so the pipeline knows nothing of Prometheus.
+ */
+export function createMetrics(events: EventPipeline) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'adsvc_' });
+
+  const eventCounter = (name: string, help: string, read: () => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(read());
+      },
+    });
+  eventCounter('adsvc_events_accepted_total', 'Events spooled and answered 2xx', () => events.stats().accepted);
+  eventCounter('adsvc_events_written_total', 'Events ClickHouse acknowledged', () => events.stats().written);
+  eventCounter('adsvc_events_refused_total', 'Events refused with 503 (buffer full, spool not writable, shutting down)', () => events.stats().refused);
+  eventCounter('adsvc_events_quarantined_total', 'Spooled lines ClickHouse could not parse, moved to DATA_DIR/quarantine', () => events.stats().quarantined);
+  eventCounter('adsvc_event_write_failures_total', 'Failed rounds of writing events to ClickHouse (each is retried)', () => events.stats().writeFailures);
+  new Gauge({
+    name: 'adsvc_event_backlog_rows',
+    help: 'Accepted events not yet in ClickHouse',
+    registers: [registry],
+    collect() {
+      this.set(events.stats().backlogRows);
+    },
+  });
+  new Gauge({
+    name: 'adsvc_event_backlog_oldest_age_seconds',
+    help: 'Age of the oldest accepted event not yet in ClickHouse (0 when there is none)',
+    registers: [registry],
+    collect() {
+      const oldest = events.stats().oldestPendingAt;
+      this.set(oldest === undefined ? 0 : Math.max(0, (Date.now() - oldest) / 1000));
+    },
+  });
+
+  return {
+    registry,
+    httpDuration: new Histogram({
+      name: 'adsvc_http_request_duration_seconds',
+      help: 'Time to answer a request, per route (the route pattern, never the raw URL), method and status',
+      labelNames: ['route', 'method', 'status_code'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    serveRequests: new Counter({ name: 'adsvc_serve_requests_total', help: 'POST /v1/serve requests that reached ad selection', registers: [registry] }),
+    serveFills: new Counter({ name: 'adsvc_serve_fills_total', help: 'POST /v1/serve requests answered with an ad', registers: [registry] }),
+    indexLineItems: new Gauge({ name: 'adsvc_ad_index_line_items', help: 'Line items in the serving index', registers: [registry] }),
+    indexRebuildSeconds: new Histogram({
+      name: 'adsvc_ad_index_rebuild_seconds',
+      help: 'Time to build the serving index from Postgres',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [registry],
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,29 @@
+/**
+ * Postgres could not be reached or dropped the connection (server stopped, restarting, network
+ * gone, pool exhausted by dead connections): the request may succeed when retried. The error
+ * handler answers it 503 `unavailable` with Retry-After instead of 500.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(`Postgres is unavailable: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}
+
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+/** SQLSTATEs of a server going away: 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300 too_many_connections. */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+/** What pg itself says when a connection dies or cannot be made in time. */
+const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused/i;
+
+export function isConnectionFailure(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (CONNECTION_ERROR_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08'))) return true;
+  if (error instanceof AggregateError) return error.errors.some(isConnectionFailure);
+  return typeof message === 'string' && CONNECTION_MESSAGES.test(message);
+}
+
+/** Rethrows a connection failure as StoreUnavailableError; anything else (a constraint, bad SQL) as it is. */
+export function rethrowUnavailable(error: unknown): never {
+  throw isConnectionFailure(error) ? new StoreUnavailableError(error) : error;
+}
+

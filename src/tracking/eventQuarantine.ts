@@ -1,0 +1,19 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Where spool lines that ClickHouse cannot parse go (DATA_DIR/quarantine/<segment>), as they were, so
+ * that one torn or corrupt line never holds back the events around it and an operator can inspect,
+ * repair and re-import it. Each file keeps the spool's format: a repaired file is an insert body.
+ */
+export class EventQuarantine {
+  constructor(private readonly directory: string) {}
+
+  /** Appends and syncs before returning: the caller deletes the segment the line came from right after. */
+  keep(segmentName: string, line: string): string {
+    mkdirSync(this.directory, { recursive: true });
+    const file = path.join(this.directory, segmentName);
+    appendFileSync(file, line.endsWith('\n') ? line : `${line}\n`, { mode: 0o600, flush: true });
+    return file;
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * What a failed ClickHouse insert means for the event pipeline. ClickHouse's own errors carry its
+ * numeric code (as a string) and type name, on a server and on embedded chdb alike; errors without
+ * one come from the connection (refused, reset, timed out).
+ */
+interface MaybeClickHouseError {
+  code?: unknown;
+  type?: unknown;
+}
+
+/** ClickHouse answered: the server is there, whatever it said. */
+export function isClickHouseAnswer(error: unknown): boolean {
+  const { code } = (error ?? {}) as MaybeClickHouseError;
+  return typeof code === 'string' && /^\d+$/.test(code);
+}
+
+/** The insert never reached ClickHouse or got no answer: every other insert would fail the same way now. */
+export function isUnreachable(error: unknown): boolean {
+  return !isClickHouseAnswer(error);
+}
+
+/**
+ * ClickHouse could not read the rows (a torn or corrupt line, a value of the wrong type): the same
+ * body fails every time, so retrying it as it is would block the pipeline for good.
+ */
+const UNPARSABLE = /^(CANNOT_PARSE_|CANNOT_READ_|INCORRECT_DATA$|TYPE_MISMATCH$|UNKNOWN_ELEMENT_OF_ENUM$|ATTEMPT_TO_READ_AFTER_EOF$|CANNOT_CONVERT_TYPE$|TOO_LARGE_STRING_SIZE$|CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN$|INCORRECT_NUMBER_OF_COLUMNS$|ILLEGAL_COLUMN$)/;
+
+export function isUnparsableInsert(error: unknown): boolean {
+  const { type } = (error ?? {}) as MaybeClickHouseError;
+  return isClickHouseAnswer(error) && typeof type === 'string' && UNPARSABLE.test(type);
+}

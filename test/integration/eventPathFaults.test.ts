@@ -1,0 +1,185 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
+import { SPOOL_COLUMNS, spoolLine } from '../../src/tracking/eventSpool.js';
+import { IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
+import { sampleEvent } from '../helpers/sampleEvent.js';
+import { canMount, fillDisk, mountTmpfs, notRootMessage } from '../helpers/tmpfs.js';
+import { startTestApp, testConfig, testStores, type TestContext } from '../helpers/testApp.js';
+import { ADDRESSES, eventsOf, fromAddress, serveClaims, signedToken, trackedLineItem } from '../helpers/trackingFixtures.js';
+
+/**
+ * The event path under real faults: a full disk (a real tmpfs under the spool), lines ClickHouse
+ * cannot parse, and ClickHouse refusing every insert for a while.
+ */
+const silent = pino({ level: 'silent' });
+
+async function countByCampaign(ch: TestContext['stores']['ch'], campaignId: string) {
+  const result = await ch.client.query({
+    query: 'SELECT toUInt64(count()) AS rows, toUInt64(uniqExact(event_id)) AS distinct_ids FROM events_v1 WHERE campaign_id = {id:UUID}',
+    query_params: { id: campaignId },
+    format: 'JSONEachRow',
+  });
+  const [row] = await result.json<{ rows: number | string; distinct_ids: number | string }>();
+  return { rows: Number(row!.rows), distinct: Number(row!.distinct_ids) };
+}
+
+function spoolFiles(spoolDir: string): string[] {
+  return readdirSync(spoolDir).filter((name) => name.endsWith('.jsonl'));
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe.skipIf(!canMount)('a full disk under the spool (real tmpfs)', () => {
+  let ctx: TestContext;
+  let spoolDir = '';
+  let unmount: () => void = () => undefined;
+
+  beforeAll(async () => {
+    const { dataDir } = await testStores();
+    spoolDir = path.join(dataDir, 'spool');
+    unmount = mountTmpfs(spoolDir, 256 * 1024);
+    // Nothing is flushed (and no segment deleted, which would free space) until the test says so.
+    ctx = await startTestApp({ EVENT_FLUSH_INTERVAL_MS: '600000' });
+  });
+
+  afterAll(async () => {
+    await ctx?.close();
+    unmount();
+  });
+
+  it('answers a pixel 2xx only for a whole spooled line, 503 with Retry-After otherwise, and keeps every acknowledged event once', async () => {
+    const item = await trackedLineItem(ctx);
+    const pixel = () => fromAddress(ctx, `${IMPRESSION_PATH}${signedToken(ctx, serveClaims(item, 'tCPM', 2_500_000))}`, ADDRESSES.comcastResidential);
+    let acknowledged = 0;
+    expect((await pixel()).statusCode).toBe(200);
+    acknowledged += 1;
+
+    const freeSpace = fillDisk(spoolDir);
+    // The open segment's last page still takes a few lines; one of them is cut short by the full disk.
+    let refused;
+    for (let attempt = 0; attempt < 200 && !refused; attempt++) {
+      const response = await pixel();
+      if (response.statusCode === 200) acknowledged += 1;
+      else refused = response;
+    }
+    expect(refused?.statusCode).toBe(503);
+    expect(refused?.json().error.code).toBe('unavailable');
+    expect(refused?.headers['retry-after']).toBe('5');
+    expect((await pixel()).statusCode).toBe(503);
+
+    // Nothing half-written stays behind: the spool holds exactly the acknowledged lines, each whole.
+    const spooled = spoolFiles(spoolDir).map((name) => readFileSync(path.join(spoolDir, name), 'utf8')).join('');
+    expect(spooled.endsWith('\n')).toBe(true);
+    expect(spooled.split('\n').length - 1).toBe(acknowledged);
+
+    const health = await ctx.app.inject({ method: 'GET', url: '/healthz' });
+    expect(health.statusCode).toBe(503);
+    expect(health.json().checks).toMatchObject({ spool: 'failing', postgres: 'ok', clickhouse: 'ok' });
+
+    freeSpace();
+    for (let more = 0; more < 5; more++) {
+      expect((await pixel()).statusCode).toBe(200);
+      acknowledged += 1;
+    }
+    await ctx.close();
+    const stored = await eventsOf(ctx, item.lineItemId);
+    expect(stored.length).toBe(acknowledged);
+    expect(new Set(stored.map((event) => event.event_id)).size).toBe(acknowledged);
+    expect(spoolFiles(spoolDir)).toEqual([]);
+  });
+
+  it('never seals or sends an empty segment when the first write of one fails', async () => {
+    const { stores } = await testStores();
+    const dataDir = mkdtempSync(path.join(path.dirname(spoolDir), 'empty-segment-'));
+    const release = mountTmpfs(path.join(dataDir, 'spool'), 64 * 1024);
+    try {
+      const freeSpace = fillDisk(path.join(dataDir, 'spool'));
+      const pipeline = await createClickHouseEventPipeline({ config: testConfig(dataDir, { EVENT_FLUSH_INTERVAL_MS: '600000' }), ch: stores.ch, log: silent });
+      expect(() => pipeline.accept([sampleEvent()])).toThrow('events cannot be stored right now');
+      expect(pipeline.stats().refused).toBe(1);
+      await pipeline.flush();
+      expect(spoolFiles(path.join(dataDir, 'spool'))).toEqual([]);
+      freeSpace();
+      const event = sampleEvent();
+      pipeline.accept([event]);
+      await pipeline.close();
+      expect(await countByCampaign(stores.ch, event.campaign_id)).toEqual({ rows: 1, distinct: 1 });
+    } finally {
+      release();
+    }
+  });
+});
+
+if (!canMount) console.warn(notRootMessage);
+
+describe('spooled lines ClickHouse cannot parse', () => {
+  it('quarantines the torn line, writes every line around it once, and does not hold back later segments', async () => {
+    const { stores } = await testStores();
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'quarantine-'));
+    const spoolDir = path.join(dataDir, 'spool');
+    mkdirSync(spoolDir);
+    const campaignId = randomUUID();
+    const valid = () => spoolLine(sampleEvent({ campaign_id: campaignId }));
+    const torn = valid().slice(0, 60);
+    // A line cut short by a crash in an old release, followed by more events in the same segment.
+    writeFileSync(path.join(spoolDir, '000000000000001-aaaaaaaaaaaa.jsonl'), [valid(), valid(), `${torn}\n`, valid(), valid(), valid()].join(''));
+    writeFileSync(path.join(spoolDir, '000000000000002-bbbbbbbbbbbb.jsonl'), [valid(), valid()].join(''));
+
+    const pipeline = await createClickHouseEventPipeline({ config: testConfig(dataDir, { EVENT_FLUSH_INTERVAL_MS: '600000' }), ch: stores.ch, log: silent });
+    await pipeline.flush();
+    await pipeline.close();
+
+    expect(await countByCampaign(stores.ch, campaignId)).toEqual({ rows: 7, distinct: 7 });
+    expect(pipeline.stats()).toMatchObject({ written: 7, quarantined: 1, backlogRows: 0 });
+    expect(spoolFiles(spoolDir)).toEqual([]);
+    expect(readFileSync(path.join(dataDir, 'quarantine', '000000000000001-aaaaaaaaaaaa.jsonl'), 'utf8')).toBe(`${torn}\n`);
+  });
+
+  it('inserts a segment spooled before clickhouse/0003, whose lines have 19 columns', async () => {
+    const { stores } = await testStores();
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'old-lines-'));
+    mkdirSync(path.join(dataDir, 'spool'));
+    const campaignId = randomUUID();
+    const oldLine = () => JSON.stringify(JSON.parse(spoolLine(sampleEvent({ campaign_id: campaignId }))).slice(0, 19)) + '\n';
+    expect(SPOOL_COLUMNS.length).toBeGreaterThan(19);
+    writeFileSync(path.join(dataDir, 'spool', '000000000000003-cccccccccccc.jsonl'), oldLine() + oldLine());
+
+    const pipeline = await createClickHouseEventPipeline({ config: testConfig(dataDir), ch: stores.ch, log: silent });
+    await pipeline.flush();
+    await pipeline.close();
+    expect(await countByCampaign(stores.ch, campaignId)).toEqual({ rows: 2, distinct: 2 });
+    expect(pipeline.stats().quarantined).toBe(0);
+  });
+});
+
+describe('ClickHouse refusing every insert for a while', () => {
+  it('resumes writing within 5 s of the fault clearing, without a restart', async () => {
+    const { stores } = await testStores();
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'outage-'));
+    const pipeline = await createClickHouseEventPipeline({ config: testConfig(dataDir, { EVENT_FLUSH_INTERVAL_MS: '10' }), ch: stores.ch, log: silent });
+    const event = sampleEvent();
+    await stores.ch.client.command({ query: 'RENAME TABLE events_v1 TO events_v1_away' });
+    try {
+      pipeline.accept([event]);
+      // Long enough for an uncapped doubling backoff (10 ms, 20 ms, ...) to pass 5 s between tries.
+      await waitUntil(() => pipeline.stats().writeFailures >= 10, 30_000, 'ten failed write rounds');
+    } finally {
+      await stores.ch.client.command({ query: 'RENAME TABLE events_v1_away TO events_v1' });
+    }
+    const clearedAt = Date.now();
+    await waitUntil(() => pipeline.pending() === 0, 10_000, 'the backlog to drain');
+    expect(Date.now() - clearedAt).toBeLessThan(5000);
+    await pipeline.close();
+    expect(await countByCampaign(stores.ch, event.campaign_id)).toEqual({ rows: 1, distinct: 1 });
+  });
+});

@@ -1,0 +1,100 @@
+import { mkdtempSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { openStores, type Stores } from '../../src/runtime.js';
+import { CLICK_PATH } from '../../src/tracking/trackingLinks.js';
+import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { startPostgresServer, unavailableReason, type PostgresServer } from '../helpers/postgresServer.js';
+import { creative, eventuallyServed, servableLineItem, uniqueWord } from '../helpers/servingFixtures.js';
+import { eventually } from '../helpers/eventually.js';
+import { startTestAppOn, testConfig, type TestContext } from '../helpers/testApp.js';
+import { ADDRESSES, DESTINATION, eventsOf, fromAddress, serveClaims, signedToken, trackedLineItem, type TrackedLineItem } from '../helpers/trackingFixtures.js';
+
+/**
+ * A real PostgreSQL server, stopped and started by the test: clicks keep redirecting and are
+ * recorded, management and admin routes answer 503 with Retry-After, and all recovers when it is back.
+ */
+if (unavailableReason) console.warn(unavailableReason);
+
+describe.skipIf(unavailableReason !== undefined)('a PostgreSQL server outage', () => {
+  let server: PostgresServer;
+  let stores: Stores;
+  let ctx: TestContext;
+
+  beforeAll(async () => {
+    server = await startPostgresServer();
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'outage-'));
+    stores = await openStores(testConfig(dataDir, { DATABASE_URL: server.url }));
+    ctx = await startTestAppOn(stores, dataDir, { DATABASE_URL: server.url });
+  });
+
+  afterAll(async () => {
+    vi.useRealTimers();
+    await ctx?.close();
+    await stores?.close();
+    server?.destroy();
+  });
+
+  function click(item: TrackedLineItem) {
+    const url = `${CLICK_PATH}${signedToken(ctx, serveClaims(item, 'CPC', 1_000_000))}`;
+    return fromAddress(ctx, url, ADDRESSES.comcastResidential);
+  }
+
+  it('keeps redirecting and recording clicks, and answers 503 unavailable on management and admin routes', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    // In the serving index, never clicked on this instance: its destination comes from the index.
+    const publisher = await createPublisher(ctx);
+    const placementId = (await createPlacement(ctx, publisher.id)).id;
+    const word = uniqueWord();
+    const indexedDestination = 'https://indexed.example/landing';
+    const servable = await servableLineItem(ctx, { key: advertiser.key, userId: advertiser.user.id }, {
+      targeting: { keywords: { include: [word] } },
+      creatives: [{ ...creative(), destination_url: indexedDestination }],
+    });
+    await eventuallyServed(ctx, publisher.token, { placement_id: placementId, context: { query: word, response: word } }, servable.lineItemId);
+    const { rows } = await stores.db.query<{ id: string }>('SELECT id FROM creatives WHERE line_item_id = $1', [servable.lineItemId]);
+    const inIndex: TrackedLineItem = { ...servable, key: advertiser.key, organizationId: '', creativeId: rows[0]!.id, placementId, publisherId: publisher.id };
+    // Not in the index (a draft), clicked once before the outage: its destination is cached.
+    const cachedItem = await trackedLineItem(ctx);
+    expect((await click(cachedItem)).statusCode).toBe(302);
+    // Neither cached nor indexed: nothing can say where it goes.
+    const unknownItem = await trackedLineItem(ctx);
+
+    server.stop();
+    // Past the click cache's 60 s lifetime: only a stale-on-error answer can redirect now.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 120_000);
+
+    const fromIndex = await click(inIndex);
+    expect(fromIndex.statusCode).toBe(302);
+    expect(fromIndex.headers.location).toMatch(/^https:\/\/indexed\.example\/landing\?adsvc_click_id=/);
+    const fromCache = await click(cachedItem);
+    expect(fromCache.statusCode).toBe(302);
+    expect(fromCache.headers.location).toContain(new URL(DESTINATION).pathname);
+    const unknown = await click(unknownItem);
+    expect(unknown.statusCode).toBe(503);
+    expect(unknown.headers['retry-after']).toBe('5');
+
+    const management = await ctx.app.inject({ method: 'GET', url: '/v1/advertiser/campaigns', headers: { 'x-api-key': advertiser.key } });
+    expect(management.statusCode).toBe(503);
+    expect(management.json().error.code).toBe('unavailable');
+    expect(management.headers['retry-after']).toBe('5');
+    const admin = await ctx.admin({ method: 'POST', url: '/v1/admin/organizations', payload: { name: 'During the outage' } });
+    expect(admin.statusCode).toBe(503);
+    expect(admin.json().error.code).toBe('unavailable');
+    const health = await ctx.app.inject({ method: 'GET', url: '/healthz' });
+    expect(health.statusCode).toBe(503);
+    expect(health.json().checks.postgres).toBe('failing');
+
+    vi.useRealTimers();
+    server.start();
+    await eventually(async () => {
+      const again = await ctx.app.inject({ method: 'GET', url: '/v1/advertiser/campaigns', headers: { 'x-api-key': advertiser.key } });
+      return again.statusCode === 200 ? true : undefined;
+    }, 'management routes to answer again');
+
+    const clicksOf = async (lineItemId: string) => (await eventsOf(ctx, lineItemId)).filter((event) => event.type === 'click').length;
+    await eventually(async () => ((await clicksOf(servable.lineItemId)) === 1 && (await clicksOf(cachedItem.lineItemId)) === 2 ? true : undefined), 'the outage clicks in ClickHouse');
+    expect(await clicksOf(unknownItem.lineItemId)).toBe(0);
+  });
+});
