@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { ipv4Key, ipv6PrefixWords } from './addressKeys.js';
+import type { IvtReason } from './ivtReasons.js';
 import type { RangeTable } from './rangeTable.js';
 
 /**
@@ -9,7 +10,7 @@ import type { RangeTable } from './rangeTable.js';
  */
 type IpClass = 'public' | 'datacenter' | 'relay' | 'private' | 'unknown';
 
-type IpInvalidReason = 'datacenter' | 'private_ip' | 'invalid_ip';
+type IpInvalidReason = Extract<IvtReason, 'datacenter' | 'private_ip' | 'invalid_ip'>;
 
 export interface IpVerdict {
   /** The address as stored: normalized, IPv4-mapped IPv6 (`::ffff:1.2.3.4`) folded to IPv4. */

@@ -1,6 +1,7 @@
 import { isbot } from 'isbot';
+import type { IvtReason } from './ivtReasons.js';
 
-export type UserAgentInvalidReason = 'bot' | 'no_user_agent';
+export type UserAgentInvalidReason = Extract<IvtReason, 'bot' | 'no_user_agent'>;
 
 /** Distinct user agents remembered; browsers send a few thousand distinct strings, bots many more. */
 const MEMO_LIMIT = 10_000;

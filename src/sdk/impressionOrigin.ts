@@ -25,13 +25,14 @@ export function userAgentFamily(userAgent: string): string {
 export type ImpressionOrigin = 'browser' | 'server' | 'unknown';
 
 /**
- * Where a pixel request came from, for the integration check. `server`: a data-center address, or a
- * client that is not a browser (the spec's server-side requests). `browser`: a browser on a public
+ * Where a pixel request came from, for the integration check. `server`: a data-center address, server
+ * code (a server-side marker such as CF-Worker), or a client that is not a browser (the spec's
+ * server-side requests). `browser`: a browser on a public
  * or relay address, or on a private one when IVT_ALLOW_PRIVATE_IPS counts those. Anything else
  * (an unrecognised client, a private address that is not counted) is `unknown`.
  */
 export function impressionOrigin(ipClass: string, ivt: string, family: string): ImpressionOrigin {
-  if (ipClass === 'datacenter' || family === 'bot' || family === 'none') return 'server';
+  if (ipClass === 'datacenter' || ivt === 'server_side' || family === 'bot' || family === 'none') return 'server';
   if (family === 'other') return 'unknown';
   if (ipClass === 'public' || ipClass === 'relay') return 'browser';
   if (ipClass === 'private' && ivt !== 'private_ip') return 'browser';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
 import { impressionOrigin, maskIp, userAgentFamily, type ImpressionOrigin } from './impressionOrigin.js';
+import { pixelRule, requestedAs, type PixelRule, type RequestedAs } from './pixelRequestVerdict.js';
 
 export interface RecentImpression {
   time: string;
@@ -14,6 +15,9 @@ export interface RecentImpression {
   user_agent_family: string;
   /** pixel for the browser pixel; import for events loaded through the admin import. */
   source: string;
+  /** How the request was made, from its Sec-Fetch-Dest (kept as sent in fetch_dest; '' when absent). */
+  requested_as: RequestedAs;
+  fetch_dest: string;
 }
 
 export interface ImpressionSummary {
@@ -26,6 +30,8 @@ export interface ImpressionSummary {
   valid: number;
   by_ip_class: Record<string, number>;
   by_ivt: Record<string, number>;
+  by_requested_as: Record<string, number>;
+  pixel_rule: PixelRule;
 }
 
 const eventRow = z.object({
@@ -36,6 +42,7 @@ const eventRow = z.object({
   ivt: z.string(),
   user_agent: z.string(),
   source: z.string(),
+  fetch_dest: z.string(),
 });
 
 /**
@@ -46,7 +53,7 @@ const eventRow = z.object({
 export async function recentImpressions(ch: ClickHouse, placementId: string, sinceMs: number, limit: number): Promise<RecentImpression[]> {
   const result = await ch.client.query({
     query: `
-      SELECT toUnixTimestamp64Milli(event_time) AS time_ms, ip, ip_class, ip_network, ivt, user_agent, source
+      SELECT toUnixTimestamp64Milli(event_time) AS time_ms, ip, ip_class, ip_network, ivt, user_agent, source, fetch_dest
       FROM events_v1
       WHERE placement_id = {placement_id:String}
         AND type = 'impression'
@@ -71,6 +78,8 @@ export async function recentImpressions(ch: ClickHouse, placementId: string, sin
         ivt: row.ivt === '' ? null : row.ivt,
         user_agent_family: family,
         source: row.source,
+        requested_as: requestedAs(row.fetch_dest),
+        fetch_dest: row.fetch_dest,
       };
     });
 }
@@ -96,5 +105,7 @@ export function summarizeImpressions(impressions: readonly RecentImpression[]): 
     valid: impressions.filter((impression) => impression.ivt === null).length,
     by_ip_class: tally(impressions.map((impression) => impression.ip_class)),
     by_ivt: tally(impressions.flatMap((impression) => (impression.ivt === null ? [] : [impression.ivt]))),
+    by_requested_as: tally(impressions.map((impression) => impression.requested_as)),
+    pixel_rule: pixelRule(impressions),
   };
 }

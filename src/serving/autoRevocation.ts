@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Postgres } from '../store/postgres.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import { changeCertification } from '../admin/placementRepository.js';
+import { serverSideReasons } from '../ivt/ivtReasons.js';
 
 export type AutoRevocationThresholds = Pick<
   Config,
@@ -14,15 +15,29 @@ export type AutoRevocationThresholds = Pick<
 
 const AUTO_REVOCATION_ACTOR = 'auto-revocation';
 
+/**
+ * Counted in distinct serves, never in requests: a serve's token is signed, so replaying one link
+ * (20 times, from 20 clouds) is one serve, while a backend that fetches the pixel of every serve it
+ * gets shows as many serves as it had.
+ */
 export interface ImpressionCounts {
+  /** Serves with at least one server-side impression (datacenter or server_side). */
   datacenter: number;
+  /** Serves with at least one impression. */
   total: number;
+  /** Client networks (IPv4 /24, IPv6 /48) those server-side impressions came from; said in the reason. */
+  networks: number;
 }
 
-const countsRow = z.object({ placement_id: z.string(), datacenter: z.coerce.number(), total: z.coerce.number() });
+const countsRow = z.object({
+  placement_id: z.string(),
+  datacenter: z.coerce.number(),
+  total: z.coerce.number(),
+  networks: z.coerce.number(),
+});
 
 /** True when a certified placement's recent impressions show server-side traffic. */
-export function showsServerSideTraffic(counts: ImpressionCounts, thresholds: AutoRevocationThresholds): boolean {
+export function showsServerSideTraffic(counts: Pick<ImpressionCounts, 'datacenter' | 'total'>, thresholds: AutoRevocationThresholds): boolean {
   if (counts.datacenter >= thresholds.AUTO_REVOCATION_DATACENTER_IMPRESSIONS) return true;
   return (
     counts.total >= thresholds.AUTO_REVOCATION_MIN_IMPRESSIONS &&
@@ -31,8 +46,8 @@ export function showsServerSideTraffic(counts: ImpressionCounts, thresholds: Aut
 }
 
 /**
- * Revokes every certified placement whose impressions in the window came from data-center
- * addresses (ivt = 'datacenter', i.e. the pixel was fetched by a server) past the thresholds.
+ * Revokes every certified placement whose serves in the window had their pixel fetched by a server
+ * (ivt datacenter or server_side; tokens verified, so the serves are real) past the thresholds.
  * Only impressions since the placement's latest certification count, so a re-certified placement
  * is judged on its traffic since. Returns the revoked placement ids. Safe on several instances at
  * once: changeCertification moves a placement from certified only once.
@@ -47,7 +62,10 @@ export async function revokeServerSideTraffic(db: Postgres, ch: ClickHouse, thre
   if (certified.length === 0) return [];
   const windowStartMs = nowMs - thresholds.AUTO_REVOCATION_WINDOW_MINUTES * 60_000;
   const result = await ch.client.query({
-    query: `SELECT placement_id, toString(countIf(ivt = 'datacenter')) AS datacenter, toString(count()) AS total
+    query: `SELECT placement_id,
+                   toString(uniqExactIf(serve_id, ivt IN {server_side:Array(String)})) AS datacenter,
+                   toString(uniqExact(serve_id)) AS total,
+                   toString(uniqExactIf(cutIPv6(toIPv6OrDefault(ip), 10, 1), ivt IN {server_side:Array(String)})) AS networks
             FROM events_v1
             WHERE type = 'impression'
               AND event_time >= fromUnixTimestamp64Milli({window_start:Int64}, 'UTC')
@@ -56,6 +74,7 @@ export async function revokeServerSideTraffic(db: Postgres, ch: ClickHouse, thre
             GROUP BY placement_id`,
     query_params: {
       window_start: windowStartMs,
+      server_side: serverSideReasons,
       ids: certified.map((placement) => placement.id),
       since: certified.map((placement) => new Date(placement.certified_at).getTime()),
     },
@@ -67,9 +86,10 @@ export async function revokeServerSideTraffic(db: Postgres, ch: ClickHouse, thre
     if (!showsServerSideTraffic(counts, thresholds)) continue;
     const minutes = thresholds.AUTO_REVOCATION_WINDOW_MINUTES;
     const reason =
-      `${counts.datacenter} of ${counts.total} impressions in the last ${minutes} minutes came from data-center addresses ` +
-      `(server-side pixel requests); the limit is ${thresholds.AUTO_REVOCATION_DATACENTER_IMPRESSIONS}, ` +
-      `or ${thresholds.AUTO_REVOCATION_DATACENTER_SHARE * 100}% of at least ${thresholds.AUTO_REVOCATION_MIN_IMPRESSIONS}`;
+      `${counts.datacenter} of ${counts.total} serves in the last ${minutes} minutes had their impression requested from data-center addresses ` +
+      `or by server code (server-side pixel requests, from ${counts.networks} client networks); the limit is ` +
+      `${thresholds.AUTO_REVOCATION_DATACENTER_IMPRESSIONS} serves, or ${thresholds.AUTO_REVOCATION_DATACENTER_SHARE * 100}% of at least ` +
+      `${thresholds.AUTO_REVOCATION_MIN_IMPRESSIONS}`;
     const placement = await changeCertification(db, placement_id, 'revoked', AUTO_REVOCATION_ACTOR, reason, ['certified']);
     if (placement?.certification === 'revoked') revoked.push(placement_id);
   }

@@ -1,6 +1,6 @@
 import { NIL_UUID, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
+import type { LinkRequest } from './linkRequest.js';
 import type { TrackingClaims } from './trackingToken.js';
-import type { Visitor } from './visitor.js';
 
 /**
  * What a tracking link's event costs the advertiser: the signed price, for a valid event of the kind
@@ -17,7 +17,7 @@ function linkEventCost(type: 'impression' | 'click', claims: TrackingClaims, ivt
 export function linkEvent(
   type: 'impression' | 'click',
   claims: TrackingClaims,
-  visitor: Visitor,
+  { visitor, fetch }: LinkRequest,
   ivt: string,
   eventId: string,
   nowMs: number,
@@ -44,5 +44,8 @@ export function linkEvent(
     user_agent: visitor.userAgent,
     ivt,
     ...NO_EVENT_CONTEXT,
+    fetch_dest: fetch.dest,
+    fetch_mode: fetch.mode,
+    fetch_site: fetch.site,
   };
 }

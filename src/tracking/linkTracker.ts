@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ClickHouse } from '../store/clickhouse.js';
+import { clickRequestIvt, impressionRequestIvt } from '../ivt/fetchMetadata.js';
+import type { IvtReason } from '../ivt/ivtReasons.js';
 import type { EventPipeline } from './eventPipeline.js';
 import { linkEvent } from './linkEvent.js';
+import type { LinkRequest } from './linkRequest.js';
 import { findServeHistory } from './serveHistory.js';
 import type { ServeLedger } from './serveLedger.js';
 import type { TrackedEvent } from './trackedEvent.js';
 import type { ReadToken } from './trackingTokenClaims.js';
-import type { Visitor } from './visitor.js';
 
 /**
  * A click sooner than this after its serve's first impression is not a person reading an ad and
@@ -28,15 +30,16 @@ export interface LinkTrackerDeps {
 /**
  * Classifies and stores the events of tracking links. One reason per event, in this order: the token
  * (bad_token, expired_token), the address (private_ip, datacenter), the user agent (bot,
- * no_user_agent), then the serve's history (duplicate, click_without_impression, click_too_fast).
+ * no_user_agent), server-side markers (server_side), how the request was made (not_image_request,
+ * not_navigation), then the serve's history (duplicate, click_without_impression, click_too_fast).
  */
 export function createLinkTracker({ events, ch, ledger, log }: LinkTrackerDeps) {
   /** Never queries anything: the pixel's hot path is the token check, two lookups in memory and one spool write. */
-  function trackImpression(token: ReadToken, visitor: Visitor, nowMs: number): TrackedEvent {
+  function trackImpression(token: ReadToken, request: LinkRequest, nowMs: number): TrackedEvent {
     const { claims } = token;
-    let ivt = token.ivt || visitor.ivt;
+    let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || impressionRequestIvt(request.fetch);
     if (ivt === '' && ledger.get(claims.s)?.impressionCounted) ivt = 'duplicate';
-    const event = linkEvent('impression', claims, visitor, ivt, randomUUID(), nowMs);
+    const event = linkEvent('impression', claims, request, ivt, randomUUID(), nowMs);
     events.accept([event]);
     // Forged and expired tokens teach nothing about the serve: their claims are not trusted.
     if (token.ivt === '') ledger.record(claims.s, { impressionAt: nowMs, impressionCounted: ivt === '' });
@@ -44,17 +47,17 @@ export function createLinkTracker({ events, ch, ledger, log }: LinkTrackerDeps) 
   }
 
   /** The click's event id is its click id, which the redirect hands to the advertiser. */
-  async function trackClick(token: ReadToken, visitor: Visitor, nowMs: number): Promise<TrackedEvent> {
+  async function trackClick(token: ReadToken, request: LinkRequest, nowMs: number): Promise<TrackedEvent> {
     const { claims } = token;
-    let ivt = token.ivt || visitor.ivt;
+    let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || clickRequestIvt(request.fetch);
     if (ivt === '') ivt = await clickQuality(token, nowMs);
-    const event = linkEvent('click', claims, visitor, ivt, randomUUID(), nowMs);
+    const event = linkEvent('click', claims, request, ivt, randomUUID(), nowMs);
     events.accept([event]);
     if (token.ivt === '') ledger.record(claims.s, { clickCounted: ivt === '' });
     return event;
   }
 
-  async function clickQuality({ claims }: ReadToken, nowMs: number): Promise<string> {
+  async function clickQuality({ claims }: ReadToken, nowMs: number): Promise<IvtReason | ''> {
     let serve = ledger.get(claims.s);
     if (!serve?.clickCounted && !serve?.impressionAt) {
       try {

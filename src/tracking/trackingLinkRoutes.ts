@@ -8,7 +8,7 @@ import type { LinkTracker } from './linkTracker.js';
 import { CLICK_PATH, IMPRESSION_PATH } from './trackingLinks.js';
 import { readTrackingToken } from './trackingTokenClaims.js';
 import { TRANSPARENT_GIF } from './transparentGif.js';
-import { classifyVisitor } from './visitor.js';
+import { readLinkRequest } from './linkRequest.js';
 
 /** The query parameter the click redirect adds to the destination; conversions quote its value. */
 export const CLICK_ID_PARAMETER = 'adsvc_click_id';
@@ -33,7 +33,7 @@ export async function trackingLinkRoutes(app: FastifyInstance, { db, indexedDest
   app.get(`${IMPRESSION_PATH}*`, linkRouteOptions, async (request, reply) => {
     const nowMs = Date.now();
     const token = readTrackingToken(tokenOf(request), trackingSecret, nowMs);
-    if (token) tracker.trackImpression(token, classifyVisitor(traffic, request.ip, request.headers['user-agent']), nowMs);
+    if (token) tracker.trackImpression(token, readLinkRequest(traffic, request), nowMs);
     return reply
       .header('cache-control', 'no-store, max-age=0')
       .header('cross-origin-resource-policy', 'cross-origin')
@@ -47,7 +47,7 @@ export async function trackingLinkRoutes(app: FastifyInstance, { db, indexedDest
     const token = readTrackingToken(tokenOf(request), trackingSecret, nowMs);
     const destination = token && (await destinationOf(token.claims.r, token.claims.l, nowMs));
     if (!token || !destination) throw new ApiError('not_found', 'tracking link not found');
-    const click = await tracker.trackClick(token, classifyVisitor(traffic, request.ip, request.headers['user-agent']), nowMs);
+    const click = await tracker.trackClick(token, readLinkRequest(traffic, request), nowMs);
     return reply.code(302).header('cache-control', 'no-store').header('location', withClickId(destination, click.event_id)).send();
   });
 }

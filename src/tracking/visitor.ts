@@ -1,4 +1,5 @@
 import type { IpVerdict } from '../ivt/ipClassifier.js';
+import type { IvtReason } from '../ivt/ivtReasons.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 
 /** Longer user agents are cut before they are stored: nothing legitimate needs more. */
@@ -9,7 +10,7 @@ export interface Visitor {
   ip: IpVerdict;
   userAgent: string;
   /** The general invalid-traffic reason of the address or the user agent; '' when neither is one. */
-  ivt: string;
+  ivt: IvtReason | '';
 }
 
 /**

@@ -96,6 +96,16 @@ async function openChat(demo: Demo): Promise<{ page: Page; pixelRequests: Reques
   return { page, pixelRequests };
 }
 
+/** The Fetch Metadata the service stored for the demo campaign's events of one type. */
+async function storedFetchMetadata(setup: DemoSetup, type: 'impression' | 'click') {
+  const result = await ctx.stores.ch.client.query({
+    query: `SELECT fetch_dest, fetch_mode, fetch_site, ivt FROM events_v1 WHERE campaign_id = {id:UUID} AND type = {type:String}`,
+    query_params: { id: setup.campaignId, type },
+    format: 'JSONEachRow',
+  });
+  return result.json<{ fetch_dest: string; fetch_mode: string; fetch_site: string; ivt: string }>();
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -118,6 +128,11 @@ describe.skipIf(skipBrowserTests)('render kit in Chromium: the impression', () =
     expect(pixelRequests[0]!.resourceType()).toBe('image');
     expect(pixelRequests[0]!.url()).toBe(await page.evaluate(() => (window as unknown as { demoAd: { tracking: { impression_url: string } } }).demoAd.tracking.impression_url));
     await expect.poll(() => reported(demo.setup), { timeout: 15_000, interval: 200 }).toEqual({ impressions: 1, clicks: 0 });
+    // What Chromium really sends for new Image(): the headers the not_image_request rule reads. The
+    // demo page and adsvc are both on 127.0.0.1 (other ports): same-site, not cross-site.
+    const sent = await pixelRequests[0]!.allHeaders();
+    expect(sent).toMatchObject({ 'sec-fetch-dest': 'image', 'sec-fetch-mode': 'no-cors', 'sec-fetch-site': 'same-site' });
+    expect(await storedFetchMetadata(demo.setup, 'impression')).toEqual([{ fetch_dest: 'image', fetch_mode: 'no-cors', fetch_site: 'same-site', ivt: '' }]);
 
     await page.evaluate(() => window.scrollTo(0, 0));
     expect(await card.evaluate((element) => element.getBoundingClientRect().top)).toBeGreaterThan(VIEWPORT.height);
@@ -145,9 +160,9 @@ describe.skipIf(skipBrowserTests)('render kit in Chromium: the click', () => {
     // A click sooner than this after the impression is not a person's: the service would not bill it.
     await sleep(MIN_CLICK_DELAY_MS + 200);
 
-    const navigations: string[] = [];
+    const navigations: Request[] = [];
     browser.context.on('request', (request) => {
-      if (request.isNavigationRequest()) navigations.push(request.url());
+      if (request.isNavigationRequest()) navigations.push(request);
     });
     const [landing] = await Promise.all([browser.context.waitForEvent('page'), link.click()]);
     await landing.waitForLoadState('load');
@@ -155,9 +170,13 @@ describe.skipIf(skipBrowserTests)('render kit in Chromium: the click', () => {
     expect(`${landed.origin}${landed.pathname}`).toBe(`${demo.url}/landing`);
     expect(landed.searchParams.get(CLICK_ID_PARAMETER)).toMatch(/^[0-9a-f-]{36}$/);
     expect(await landing.locator('h1').textContent()).toBe('Trailhead Outfitters');
-    expect(navigations).toContain(clickUrl);
+    const click = navigations.find((request) => request.url() === clickUrl);
+    expect(click).toBeDefined();
+    // What Chromium really sends when a person follows click_url: the headers the not_navigation rule reads.
+    expect(await click!.allHeaders()).toMatchObject({ 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate', 'sec-fetch-site': 'same-site', 'sec-fetch-user': '?1' });
 
     await expect.poll(() => reported(demo.setup), { timeout: 15_000, interval: 200 }).toEqual({ impressions: 1, clicks: 1 });
+    expect(await storedFetchMetadata(demo.setup, 'click')).toEqual([{ fetch_dest: 'document', fetch_mode: 'navigate', fetch_site: 'same-site', ivt: '' }]);
     await landing.close();
     await page.close();
   });

@@ -87,18 +87,19 @@ export function signedToken(ctx: TestContext, claims: TrackingClaims): string {
   return signTrackingToken(claims, ctx.secrets.trackingSecret);
 }
 
-/** A request through the trusted proxy (127.0.0.1) on behalf of `ip`. */
+/** A request through the trusted proxy (127.0.0.1) on behalf of `ip`, with any other headers the client sends. */
 export function fromAddress(
   ctx: TestContext,
   url: string,
   ip: string,
   userAgent = BROWSER_UA,
+  headers: Record<string, string> = {},
 ): Promise<LightMyRequestResponse> {
   return ctx.app.inject({
     method: 'GET',
     url,
     remoteAddress: '127.0.0.1',
-    headers: { 'x-forwarded-for': ip, 'user-agent': userAgent },
+    headers: { ...headers, 'x-forwarded-for': ip, 'user-agent': userAgent },
   });
 }
 
@@ -111,7 +112,7 @@ export async function eventsOf(ctx: TestContext, lineItemId: string): Promise<St
     query: `SELECT event_id, type, source, serve_id, campaign_id,
                    line_item_id, placement_id, publisher_id, price_model,
                    toFloat64(cost_nanos) AS cost_nanos, toFloat64(revenue_nanos) AS revenue_nanos, click_id,
-                   ip, ip_class, ip_network, user_agent, ivt
+                   ip, ip_class, ip_network, user_agent, ivt, fetch_dest, fetch_mode, fetch_site
             FROM events_v1 WHERE line_item_id = {id:UUID} ORDER BY event_time, type`,
     query_params: { id: lineItemId },
     format: 'JSONEachRow',

@@ -4,7 +4,8 @@ import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } 
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { eventuallyServed, insertEvents, servableLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
-import { showsServerSideTraffic } from '../../src/serving/autoRevocation.js';
+import { signedToken, serveClaims, trackedLineItem } from '../helpers/trackingFixtures.js';
+import { revokeServerSideTraffic, showsServerSideTraffic } from '../../src/serving/autoRevocation.js';
 
 let ctx: TestContext;
 let advertiser: Advertiser;
@@ -31,6 +32,13 @@ function impressions(placementId: string, count: number, overrides: Parameters<t
 
 const datacenter = { ivt: 'datacenter', ip: '3.5.140.2', ip_class: 'datacenter', ip_network: 'AS16509 Amazon', cost_nanos: 0 };
 
+const defaultThresholds = {
+  AUTO_REVOCATION_WINDOW_MINUTES: 60,
+  AUTO_REVOCATION_DATACENTER_IMPRESSIONS: 20,
+  AUTO_REVOCATION_DATACENTER_SHARE: 0.05,
+  AUTO_REVOCATION_MIN_IMPRESSIONS: 100,
+};
+
 describe('auto-revocation of certified placements', () => {
   it('revokes after 20 data-center impressions in the last hour, records why, and the next serve gets no tCPM', async () => {
     const word = uniqueWord();
@@ -47,7 +55,7 @@ describe('auto-revocation of certified placements', () => {
       return state.certification === 'revoked' ? state : undefined;
     }, 'auto-revocation');
     expect(revoked.history.at(-1)).toMatchObject({ from: 'certified', to: 'revoked', actor: 'auto-revocation' });
-    expect(revoked.history.at(-1)!.reason).toMatch(/^20 of 20 impressions in the last 60 minutes came from data-center addresses/);
+    expect(revoked.history.at(-1)!.reason).toMatch(/^20 of 20 serves in the last 60 minutes had their impression requested from data-center addresses or by server code \(server-side pixel requests, from 1 client networks\)/);
     await eventuallyServed(ctx, publisher.token, body, cpc.lineItemId);
   });
 
@@ -59,7 +67,7 @@ describe('auto-revocation of certified placements', () => {
       const state = await placementState(placement);
       return state.certification === 'revoked' ? state : undefined;
     }, 'auto-revocation');
-    expect(revoked.history.at(-1)!.reason).toMatch(/^5 of 100 impressions/);
+    expect(revoked.history.at(-1)!.reason).toMatch(/^5 of 100 serves/);
   });
 
   it('leaves a placement certified below the thresholds, and ignores clicks, old traffic and traffic before its certification', async () => {
@@ -78,6 +86,39 @@ describe('auto-revocation of certified placements', () => {
     expect((await placementState(placement)).certification).toBe('certified');
   });
 
+  it('never revokes for one link replayed: 20 pixel requests of one serve from a cloud address, then from 20 cloud networks, are one serve', async () => {
+    const item = await trackedLineItem(ctx);
+    await certifyPlacement(ctx, item.placementId);
+    const token = signedToken(ctx, serveClaims(item, 'tCPM', 2_500_000));
+    const cloudAddresses = Array.from({ length: 20 }, (_, index) => `3.5.${140 + index}.2`);
+    for (const remoteAddress of [...Array<string>(20).fill('3.5.140.2'), ...cloudAddresses]) {
+      await ctx.app.inject({ method: 'GET', url: `/v1/t/i/${token}`, remoteAddress, headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0.0.0' } });
+    }
+    await eventually(async () => {
+      const result = await ctx.stores.ch.client.query({
+        query: `SELECT count() AS n FROM events_v1 WHERE placement_id = {id:String} AND ivt = 'datacenter'`,
+        query_params: { id: item.placementId },
+        format: 'JSONEachRow',
+      });
+      const [row] = await result.json<{ n: string }>();
+      return Number(row!.n) === 40 ? true : undefined;
+    }, 'the replayed impressions in ClickHouse');
+    // The job's own check, run now that all 40 requests are stored (it also runs every 200 ms).
+    expect(await revokeServerSideTraffic(ctx.stores.db, ctx.stores.ch, defaultThresholds)).not.toContain(item.placementId);
+    expect((await placementState(item.placementId)).certification).toBe('certified');
+  });
+
+  it('revokes a placement whose server code fetches the pixel of 20 serves from a relay address (CF-Worker, ivt server_side)', async () => {
+    const placement = (await createPlacement(ctx, publisher.id)).id;
+    await certifyPlacement(ctx, placement);
+    await insertEvents(ctx, impressions(placement, 20, { ivt: 'server_side', ip: '104.28.1.1', ip_class: 'relay', ip_network: 'AS13335 Cloudflare', cost_nanos: 0 }));
+    const revoked = await eventually(async () => {
+      const state = await placementState(placement);
+      return state.certification === 'revoked' ? state : undefined;
+    }, 'auto-revocation');
+    expect(revoked.history.at(-1)!.reason).toMatch(/^20 of 20 serves/);
+  });
+
   it('never revokes an uncertified placement (there is nothing to revoke)', async () => {
     const placement = (await createPlacement(ctx, publisher.id)).id;
     await insertEvents(ctx, impressions(placement, 25, datacenter));
@@ -89,12 +130,6 @@ describe('auto-revocation of certified placements', () => {
 });
 
 describe('auto-revocation thresholds', () => {
-  const defaults = {
-    AUTO_REVOCATION_WINDOW_MINUTES: 60,
-    AUTO_REVOCATION_DATACENTER_IMPRESSIONS: 20,
-    AUTO_REVOCATION_DATACENTER_SHARE: 0.05,
-    AUTO_REVOCATION_MIN_IMPRESSIONS: 100,
-  };
 
   it.each([
     [{ datacenter: 20, total: 10_000 }, true],
@@ -104,6 +139,6 @@ describe('auto-revocation thresholds', () => {
     [{ datacenter: 5, total: 99 }, false],
     [{ datacenter: 0, total: 0 }, false],
   ])('%o -> revoke: %s', (counts, expected) => {
-    expect(showsServerSideTraffic(counts, defaults)).toBe(expected);
+    expect(showsServerSideTraffic(counts, defaultThresholds)).toBe(expected);
   });
 });

@@ -44,10 +44,10 @@ async function servingPlacement() {
 }
 
 /** Serves one ad and fetches its links the way a browser (or a server) at `ip` with `userAgent` would. */
-async function serveAndTrack(publisherToken: string, placementId: string, ip: string, userAgent: string, click = false) {
+async function serveAndTrack(publisherToken: string, placementId: string, ip: string, userAgent: string, click = false, fetchMetadata: Record<string, string> = {}) {
   const served = await serve(ctx, publisherToken, { placement_id: placementId });
   const { tracking } = served.json().ad as { tracking: { impression_url: string; click_url: string } };
-  const headers = { 'x-forwarded-for': ip, 'user-agent': userAgent };
+  const headers = { ...fetchMetadata, 'x-forwarded-for': ip, 'user-agent': userAgent };
   const pixel = await ctx.app.inject({ method: 'GET', url: new URL(tracking.impression_url).pathname, headers });
   expect(pixel.statusCode).toBe(200);
   if (click) await ctx.app.inject({ method: 'GET', url: new URL(tracking.click_url).pathname, headers });
@@ -102,7 +102,19 @@ describe('GET /v1/publisher/placements/:id/recent-impressions', () => {
     expect(response.json().data).toMatchObject({
       placement: { id: placement.id, certification: 'uncertified' },
       window: { hours: 24 },
-      summary: { impressions: 0, from_browsers: 0, from_servers: 0, unknown: 0, browser_share: 0, server_share: 0, valid: 0, by_ip_class: {}, by_ivt: {} },
+      summary: {
+        impressions: 0,
+        from_browsers: 0,
+        from_servers: 0,
+        unknown: 0,
+        browser_share: 0,
+        server_share: 0,
+        valid: 0,
+        by_ip_class: {},
+        by_ivt: {},
+        by_requested_as: {},
+        pixel_rule: { verdict: 'no_impressions', message: expect.stringMatching(/^No impressions in the window/) },
+      },
       impressions: [],
     });
   });
@@ -126,6 +138,8 @@ describe('GET /v1/publisher/placements/:id/recent-impressions', () => {
         ivt: 'bot',
         user_agent_family: 'bot',
         source: 'pixel',
+        requested_as: 'no_metadata',
+        fetch_dest: '',
       },
       {
         time: expect.any(String),
@@ -136,6 +150,8 @@ describe('GET /v1/publisher/placements/:id/recent-impressions', () => {
         ivt: 'datacenter',
         user_agent_family: 'Chrome',
         source: 'pixel',
+        requested_as: 'no_metadata',
+        fetch_dest: '',
       },
       {
         time: expect.any(String),
@@ -146,6 +162,8 @@ describe('GET /v1/publisher/placements/:id/recent-impressions', () => {
         ivt: null,
         user_agent_family: 'Chrome',
         source: 'pixel',
+        requested_as: 'no_metadata',
+        fetch_dest: '',
       },
     ]);
     const times = data.impressions.map((impression: { time: string }) => Date.parse(impression.time));
@@ -160,9 +178,44 @@ describe('GET /v1/publisher/placements/:id/recent-impressions', () => {
       valid: 1,
       by_ip_class: { public: 2, datacenter: 1 },
       by_ivt: { datacenter: 1, bot: 1 },
+      by_requested_as: { no_metadata: 3 },
+      pixel_rule: { verdict: 'not_as_required', message: expect.stringContaining('2 of 3 impressions were requested by a server') },
     });
     expect(JSON.stringify(data)).not.toContain(RESIDENTIAL_IP);
     expect(matchesContract({ data }) ? [] : matchesContract.errors).toEqual([]);
+  });
+
+  it('shows how each pixel was requested (image, script fetch, no metadata) and says plainly whether the placement fires it as the spec requires', async () => {
+    const imageLoad = { 'sec-fetch-dest': 'image', 'sec-fetch-mode': 'no-cors', 'sec-fetch-site': 'cross-site' };
+    const scriptFetch = { 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors', 'sec-fetch-site': 'cross-site' };
+
+    const imagesOnly = await servingPlacement();
+    await serveAndTrack(imagesOnly.publisher.token, imagesOnly.placement.id, RESIDENTIAL_IP, CHROME, false, imageLoad);
+    await serveAndTrack(imagesOnly.publisher.token, imagesOnly.placement.id, RESIDENTIAL_IP, FIREFOX);
+    const good = await checkListing(imagesOnly.placement.id, imagesOnly.publisher.token, 2);
+    expect(good.impressions.map((impression: { requested_as: string; origin: string }) => [impression.requested_as, impression.origin]).sort()).toEqual([
+      ['image', 'browser'],
+      ['no_metadata', 'browser'],
+    ]);
+    expect(good.summary.by_requested_as).toEqual({ image: 1, no_metadata: 1 });
+    expect(good.summary.pixel_rule).toEqual({ verdict: 'as_required', message: expect.stringMatching(/^The pixel fires the way the spec requires/) });
+
+    const fetched = await servingPlacement();
+    await serveAndTrack(fetched.publisher.token, fetched.placement.id, RESIDENTIAL_IP, CHROME, false, scriptFetch);
+    await serveAndTrack(fetched.publisher.token, fetched.placement.id, RESIDENTIAL_IP, CHROME, false, imageLoad);
+    const bad = await checkListing(fetched.placement.id, fetched.publisher.token, 2);
+    expect(bad.impressions.find((impression: { requested_as: string }) => impression.requested_as === 'script_fetch')).toMatchObject({
+      origin: 'browser',
+      ivt: 'not_image_request',
+      fetch_dest: 'empty',
+    });
+    expect(bad.summary.pixel_rule).toEqual({ verdict: 'not_as_required', message: expect.stringContaining('1 of 2 impressions were not image requests') });
+    expect(matchesContract({ data: bad }) ? [] : matchesContract.errors).toEqual([]);
+
+    const oldBrowsers = await servingPlacement();
+    await serveAndTrack(oldBrowsers.publisher.token, oldBrowsers.placement.id, RESIDENTIAL_IP, FIREFOX);
+    const unknown = await checkListing(oldBrowsers.placement.id, oldBrowsers.publisher.token, 1);
+    expect(unknown.summary.pixel_rule.verdict).toBe('cannot_tell');
   });
 
   it('masks an IPv6 address to its /48 and names the browser family', async () => {

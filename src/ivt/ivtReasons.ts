@@ -1,0 +1,29 @@
+/**
+ * Every reason an event can be stored as invalid traffic (events_v1.ivt), with what triggers it: the
+ * one list the classifiers name their verdicts from, and that docs/tracking.md and openapi.yaml
+ * restate (test/unit/ivtReasons.test.ts holds them to it). Tracking links check them in this order
+ * and store the first that applies.
+ */
+export const ivtReasons = {
+  bad_token: 'the tracking token signature does not verify (stored when its payload still decodes to ids)',
+  expired_token: 'the tracking link is older than TRACKING_LINK_TTL_SECONDS',
+  private_ip: 'loopback, private, link-local, carrier-grade NAT or other special-purpose address (unless IVT_ALLOW_PRIVATE_IPS)',
+  datacenter: 'cloud or hosting address space: a server, not a person, made the request',
+  invalid_ip: 'the client address is not an IP address',
+  bot: 'a known bot, crawler, headless browser or HTTP library user agent',
+  no_user_agent: 'no or an empty User-Agent: every browser sends one',
+  server_side: 'the request carries a header only server code adds (CF-Worker: a Cloudflare Workers subrequest)',
+  not_image_request: 'an impression whose Sec-Fetch-Dest is present and not image: a script fetch, not an image load',
+  not_navigation: 'a click whose Sec-Fetch-Mode is present and not navigate: not a person following the link',
+  duplicate: 'the serve already counted a valid impression (or click)',
+  click_without_impression: 'no impression of the serve of the click was recorded',
+  click_too_fast: 'the click came less than 1000 ms after the first impression of its serve',
+  impression_unverified: 'the impression of the serve of a click could not be looked up in time: the click is kept, not billed',
+  invalid_click: 'a conversion whose click was invalid traffic',
+  outside_window: 'a conversion before its click or more than ATTRIBUTION_WINDOW_DAYS after it',
+} as const;
+
+export type IvtReason = keyof typeof ivtReasons;
+
+/** Reasons that mean a server, not the end user's browser, requested the pixel: what auto-revocation counts. */
+export const serverSideReasons = ['datacenter', 'server_side'] as const satisfies readonly IvtReason[];

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { ADDRESSES, fromAddress, rollupOf, serveClaims, signedToken, trackedLineItem, waitForEvents } from '../helpers/trackingFixtures.js';
+
+/**
+ * How a tracking request was made (Fetch Metadata) and who made it (server-side markers). The header
+ * sets are the ones Chromium sends, as test/browser/renderKit.test.ts asserts against a real Chromium.
+ */
+const IMAGE_LOAD = { 'sec-fetch-dest': 'image', 'sec-fetch-mode': 'no-cors', 'sec-fetch-site': 'cross-site' };
+const SCRIPT_FETCH = { 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors', 'sec-fetch-site': 'cross-site' };
+const NAVIGATION = { 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate', 'sec-fetch-site': 'cross-site', 'sec-fetch-user': '?1' };
+const IFRAME = { 'sec-fetch-dest': 'iframe', 'sec-fetch-mode': 'navigate', 'sec-fetch-site': 'cross-site' };
+
+// tCPM 2.50 USD: 2,500,000 nano-USD per impression. CPC 0.40 USD: 400,000,000 nano-USD per click.
+const IMPRESSION_PRICE = 2_500_000;
+const CLICK_PRICE = 400_000_000;
+
+let ctx: TestContext;
+
+beforeAll(async () => {
+  ctx = await startTestApp({ TRUST_PROXY: '127.0.0.1' });
+});
+
+afterAll(async () => {
+  await ctx.close();
+});
+
+const pixelUrl = (token: string) => `/v1/t/i/${token}`;
+const clickUrl = (token: string) => `/v1/t/c/${token}`;
+
+describe('impression pixel: the request must be an image load (Sec-Fetch-Dest)', () => {
+  it('bills an image load and stores its Fetch Metadata as sent', async () => {
+    const item = await trackedLineItem(ctx);
+    await fromAddress(ctx, pixelUrl(signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE))), ADDRESSES.comcastResidential, undefined, IMAGE_LOAD);
+    const [event] = await waitForEvents(ctx, item.lineItemId, 1);
+    expect(event).toMatchObject({ ivt: '', cost_nanos: IMPRESSION_PRICE, fetch_dest: 'image', fetch_mode: 'no-cors', fetch_site: 'cross-site' });
+  });
+
+  it('stores a script fetch from a residential address with a browser user agent as not_image_request, unbilled, answering the same GIF', async () => {
+    const item = await trackedLineItem(ctx);
+    const response = await fromAddress(ctx, pixelUrl(signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE))), ADDRESSES.comcastResidential, undefined, SCRIPT_FETCH);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('image/gif');
+    const [event] = await waitForEvents(ctx, item.lineItemId, 1);
+    expect(event).toMatchObject({ ip_class: 'public', ivt: 'not_image_request', cost_nanos: 0, fetch_dest: 'empty', fetch_mode: 'cors' });
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ impressions: 0, spend_nanos: 0 });
+  });
+
+  it('calls any destination other than image not_image_request (an iframe loading the pixel)', async () => {
+    const item = await trackedLineItem(ctx);
+    await fromAddress(ctx, pixelUrl(signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE))), ADDRESSES.telekomResidentialV6, undefined, IFRAME);
+    const [event] = await waitForEvents(ctx, item.lineItemId, 1);
+    expect(event).toMatchObject({ ivt: 'not_image_request', cost_nanos: 0, fetch_dest: 'iframe' });
+  });
+
+  it('judges a request without Fetch Metadata (older browsers) on its address and user agent, as before', async () => {
+    const item = await trackedLineItem(ctx);
+    await fromAddress(ctx, pixelUrl(signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE))), ADDRESSES.comcastResidential);
+    const [event] = await waitForEvents(ctx, item.lineItemId, 1);
+    expect(event).toMatchObject({ ivt: '', cost_nanos: IMPRESSION_PRICE, fetch_dest: '', fetch_mode: '', fetch_site: '' });
+  });
+
+  it('does not let a script fetch use up the serve: the browser image load after it still counts', async () => {
+    const item = await trackedLineItem(ctx);
+    const token = signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE));
+    await fromAddress(ctx, pixelUrl(token), ADDRESSES.comcastResidential, undefined, SCRIPT_FETCH);
+    await fromAddress(ctx, pixelUrl(token), ADDRESSES.comcastResidential, undefined, IMAGE_LOAD);
+    const events = await waitForEvents(ctx, item.lineItemId, 2);
+    expect(events.map((event) => event.ivt).sort()).toEqual(['', 'not_image_request']);
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ impressions: 1, spend_nanos: IMPRESSION_PRICE });
+  });
+});
+
+describe('click redirect: the request must be a navigation (Sec-Fetch-Mode)', () => {
+  async function impressionThenWait(token: string) {
+    await fromAddress(ctx, pixelUrl(token), ADDRESSES.comcastResidential, undefined, IMAGE_LOAD);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+  }
+
+  it('bills a click that is a navigation and stores its Fetch Metadata', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
+    const token = signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE));
+    await impressionThenWait(token);
+    expect((await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential, undefined, NAVIGATION)).statusCode).toBe(302);
+    const click = (await waitForEvents(ctx, item.lineItemId, 2)).find((event) => event.type === 'click');
+    expect(click).toMatchObject({ ivt: '', cost_nanos: CLICK_PRICE, fetch_dest: 'document', fetch_mode: 'navigate', fetch_site: 'cross-site' });
+  });
+
+  it('stores a script fetch of the click link as not_navigation, unbilled, still redirecting; the real click after it counts', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
+    const token = signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE));
+    await impressionThenWait(token);
+    expect((await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential, undefined, SCRIPT_FETCH)).statusCode).toBe(302);
+    await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential, undefined, NAVIGATION);
+    const clicks = (await waitForEvents(ctx, item.lineItemId, 3)).filter((event) => event.type === 'click');
+    expect(clicks.map((click) => [click.ivt, click.fetch_mode]).sort()).toEqual([['', 'navigate'], ['not_navigation', 'cors']]);
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 1, spend_nanos: CLICK_PRICE });
+  });
+});
+
+describe('server-side markers', () => {
+  it('stores an impression carrying CF-Worker (a Cloudflare Worker, from a relay address) as server_side, unbilled', async () => {
+    const item = await trackedLineItem(ctx);
+    await fromAddress(ctx, pixelUrl(signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE))), ADDRESSES.cloudflareWarp, undefined, {
+      'cf-worker': 'publisher.example',
+    });
+    const [event] = await waitForEvents(ctx, item.lineItemId, 1);
+    expect(event).toMatchObject({ ip_class: 'relay', ip_network: 'AS13335 Cloudflare', ivt: 'server_side', cost_nanos: 0 });
+  });
+
+  it('stores a click carrying CF-Worker as server_side, unbilled', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
+    const token = signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE));
+    await fromAddress(ctx, pixelUrl(token), ADDRESSES.comcastResidential, undefined, IMAGE_LOAD);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await fromAddress(ctx, clickUrl(token), ADDRESSES.cloudflareWarp, undefined, { ...NAVIGATION, 'cf-worker': 'publisher.example' });
+    const click = (await waitForEvents(ctx, item.lineItemId, 2)).find((event) => event.type === 'click');
+    expect(click).toMatchObject({ ivt: 'server_side', cost_nanos: 0 });
+  });
+});
