@@ -67,3 +67,28 @@ describe('free text written to Postgres refuses NUL with 422, not 500', () => {
     expect((await placementState(placement.id)).certification).toBe('uncertified');
   });
 });
+
+describe('admin bodies refuse unknown fields with 422', () => {
+  it('answers validation_error naming the unknown field on every admin body, and changes nothing', async () => {
+    const organization = (await ctx.admin({ method: 'POST', url: '/v1/admin/organizations', payload: { name: 'strict org' } })).json().data;
+    const publisher = await createPublisher(ctx);
+    const placement = await createPlacement(ctx, publisher.id);
+    const cases = [
+      { url: '/v1/admin/organizations', payload: { name: 'x', nmae: 'typo' } },
+      { url: `/v1/admin/organizations/${organization.id}/users`, payload: { email: 'strict@example.com', role: 'owner' } },
+      { url: `/v1/admin/organizations/${organization.id}/api-keys`, payload: { permissions: ['reporting'], expires: '2030-01-01' } },
+      { url: '/v1/admin/publishers', payload: { name: 'x', domain: 'example.com' } },
+      { url: `/v1/admin/publishers/${publisher.id}/placements`, payload: { id: `pl-${randomUUID().slice(0, 8)}`, label: 'x' } },
+      { url: `/v1/admin/placements/${placement.id}/certify`, payload: { reason: 'ok', force: true } },
+    ];
+    for (const { url, payload } of cases) {
+      const response = await ctx.admin({ method: 'POST', url, payload });
+      expect(response.statusCode, url).toBe(422);
+      const unknown = Object.keys(payload).at(-1);
+      expect(response.json().error, url).toMatchObject({ code: 'validation_error', details: [{ path: unknown, message: 'unknown field' }] });
+    }
+    expect((await ctx.stores.db.query('SELECT 1 FROM memberships WHERE organization_id = $1', [organization.id])).rows).toEqual([]);
+    expect((await ctx.stores.db.query('SELECT 1 FROM api_keys WHERE organization_id = $1', [organization.id])).rows).toEqual([]);
+    expect((await placementState(placement.id)).certification).toBe('uncertified');
+  });
+});
