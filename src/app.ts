@@ -6,6 +6,7 @@ import type { ClickHouse } from './store/clickhouse.js';
 import type { EventPipeline } from './tracking/eventPipeline.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerJsonParser } from './http/jsonBody.js';
+import { answerFrameworkError, clientErrorHandler } from './http/frameworkErrors.js';
 import { healthRoutes } from './http/healthRoutes.js';
 import { openapiRoute } from './http/openapiRoute.js';
 import { adminRoutes } from './admin/adminRoutes.js';
@@ -54,6 +55,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
     },
     requestIdHeader: false,
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler,
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -9,10 +9,12 @@ export const errorStatus = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  request_timeout: 408,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_error: 422,
   rate_limited: 429,
+  headers_too_large: 431,
   internal_error: 500,
   unavailable: 503,
 } as const;
@@ -72,6 +74,9 @@ export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unkn
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    // Answered before the body was read (auth failed in onRequest, say): close the connection rather
+    // than wait for the rest of a body nobody will look at, however slowly it comes.
+    if (!request.raw.complete) reply.header('connection', 'close');
     if (error instanceof ApiError) {
       return reply.code(error.status).send(errorBody(error.code, error.message, error.details));
     }
