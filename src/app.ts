@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppDeps, FeatureDeps } from './featureDeps.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerJsonParser } from './http/jsonBody.js';
+import { answerFrameworkError, clientErrorHandler } from './http/frameworkErrors.js';
 import { healthRoutes } from './http/healthRoutes.js';
 import { openapiRoute } from './http/openapiRoute.js';
 import { adminRoutes } from './admin/adminRoutes.js';
@@ -36,6 +37,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
     },
     requestIdHeader: false,
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler,
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

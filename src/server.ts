@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import { buildApp } from './app.js';
 import { openStores } from './runtime.js';
 import { resolveSecrets } from './secrets.js';
+import { loggerOptions } from './http/requestLogging.js';
 
 /**
  * The only place that listens and handles signals. SIGTERM/SIGINT: stop accepting, finish
@@ -15,10 +16,7 @@ export async function serve(config: Config): Promise<void> {
     db: stores.db,
     ch: stores.ch,
     secrets,
-    logger: {
-      level: config.LOG_LEVEL,
-      redact: ['req.headers.authorization', 'req.headers["x-api-key"]'],
-    },
+    logger: loggerOptions(config.LOG_LEVEL),
   });
   for (const file of secrets.generated) app.log.info({ file }, 'generated a secret; it is kept in this file (mode 0600)');
   if (!config.ADMIN_TOKEN) app.log.info({ file: `${config.DATA_DIR}/admin-token` }, 'admin token location');

@@ -25,7 +25,7 @@ export interface AdminRoutesDeps {
 
 /** The operators' API: organizations, users, keys, publishers, placements and their certification. */
 export async function adminRoutes(app: FastifyInstance, { db, adminToken }: AdminRoutesDeps): Promise<void> {
-  app.addHook('preHandler', requireAdminToken(adminToken));
+  app.addHook('onRequest', requireAdminToken(adminToken));
 
   app.post('/v1/admin/organizations', async (request, reply) => {
     const { name } = parseInput(createOrganizationBody, request.body);

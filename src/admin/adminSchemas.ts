@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { permissions } from '../http/apiKeyAuth.js';
+import { textBlock, textLine } from '../management/fieldSchemas.js';
 
 export const uuidParam = z.object({ id: z.uuid() });
 export const orgIdParam = z.object({ org_id: z.uuid() });
@@ -13,11 +14,11 @@ export const placementId = z
   .regex(/^[A-Za-z0-9._:~-]+$/, 'may hold letters, digits and . _ : ~ - only');
 export const placementIdParam = z.object({ id: placementId });
 
-export const createOrganizationBody = z.object({ name: z.string().trim().min(1).max(200) });
-export const addUserBody = z.object({ email: z.email().max(320).transform((email) => email.toLowerCase()) });
-export const createApiKeyBody = z.object({
+export const createOrganizationBody = z.strictObject({ name: textLine(200) });
+export const addUserBody = z.strictObject({ email: z.email().max(320).transform((email) => email.toLowerCase()) });
+export const createApiKeyBody = z.strictObject({
   permissions: z.array(z.enum(permissions)).min(1).transform((list) => [...new Set(list)]),
 });
-export const createPublisherBody = z.object({ name: z.string().trim().min(1).max(200) });
-export const createPlacementBody = z.object({ id: placementId, name: z.string().trim().min(1).max(200).optional() });
-export const certificationBody = z.object({ reason: z.string().trim().min(1).max(1000).optional() }).default({});
+export const createPublisherBody = z.strictObject({ name: textLine(200) });
+export const createPlacementBody = z.strictObject({ id: placementId, name: textLine(200).optional() });
+export const certificationBody = z.strictObject({ reason: textBlock(1000).optional() }).default({});

@@ -1,4 +1,4 @@
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { SqlExecutor } from '../store/postgres.js';
 import { ApiError } from './errors.js';
 import { hashSecret } from './secretHash.js';
@@ -20,11 +20,12 @@ declare module 'fastify' {
 }
 
 /**
- * A preHandler for management routes: x-api-key must name a live key (401 auth_missing /
+ * An onRequest hook for management routes: x-api-key must name a live key (401 auth_missing /
  * auth_invalid) that carries at least one of `anyOf` (403 forbidden). Looked up on every request
- * so that a revoked key stops working at once, on every instance.
+ * so that a revoked key stops working at once, on every instance; checked before the body is read,
+ * so an unauthenticated caller neither holds a connection with a slow body nor learns how it parses.
  */
-export function requireApiKey(db: SqlExecutor, anyOf: Permission[]): preHandlerAsyncHookHandler {
+export function requireApiKey(db: SqlExecutor, anyOf: Permission[]): onRequestAsyncHookHandler {
   return async (request) => {
     const key = request.headers['x-api-key'];
     if (key === undefined || key === '') throw new ApiError('auth_missing', 'send an API key in the x-api-key header');
@@ -44,6 +45,6 @@ export function requireApiKey(db: SqlExecutor, anyOf: Permission[]): preHandlerA
 
 /** The caller of a route guarded by requireApiKey. */
 export function advertiserOf(request: FastifyRequest): Advertiser {
-  if (!request.advertiser) throw new Error('route is missing its requireApiKey preHandler');
+  if (!request.advertiser) throw new Error('route is missing its requireApiKey hook');
   return request.advertiser;
 }

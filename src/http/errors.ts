@@ -3,17 +3,19 @@ import { z } from 'zod';
 import { StoreUnavailableError } from '../store/storeUnavailable.js';
 
 /** The codes of the spec's error table, plus the service-wide ones of the design. */
-const errorStatus = {
+export const errorStatus = {
   bad_request: 400,
   auth_missing: 401,
   auth_invalid: 401,
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  request_timeout: 408,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_error: 422,
   rate_limited: 429,
+  headers_too_large: 431,
   internal_error: 500,
   unavailable: 503,
 } as const;
@@ -40,7 +42,7 @@ export class ApiError extends Error {
   }
 }
 
-function errorBody(code: ErrorCode, message: string, details?: ErrorDetail[]) {
+export function errorBody(code: ErrorCode, message: string, details?: ErrorDetail[]) {
   return { error: details ? { code, message, details } : { code, message } };
 }
 
@@ -76,6 +78,9 @@ const RETRY_AFTER_SECONDS = '5';
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    // Answered before the body was read (auth failed in onRequest, say): close the connection rather
+    // than wait for the rest of a body nobody will look at, however slowly it comes.
+    if (!request.raw.complete) reply.header('connection', 'close');
     if (error instanceof ApiError) {
       if (error.code === 'unavailable') reply.header('retry-after', RETRY_AFTER_SECONDS);
       return reply.code(error.status).send(errorBody(error.code, error.message, error.details));

@@ -27,8 +27,8 @@ import { createLineItem, listCampaignLineItems } from './lineItemService.js';
 import { lineItemInput } from './lineItemSchemas.js';
 
 export async function campaignRoutes(app: FastifyInstance, { db }: FeatureDeps): Promise<void> {
-  const read = { preHandler: requireApiKey(db, ['campaigns', 'reporting']) };
-  const write = { preHandler: requireApiKey(db, ['campaigns']) };
+  const read = { onRequest: requireApiKey(db, ['campaigns', 'reporting']) };
+  const write = { onRequest: requireApiKey(db, ['campaigns']) };
   const campaignId = (params: unknown) => parsePathParams(idParam, params, 'campaign').id;
 
   app.get('/v1/advertiser/campaigns', read, async (request) => {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
 // Postgres text cannot hold NUL and control characters break rendering: refuse them up front (422),
-// rather than letting the database answer 500.
+// rather than letting the database answer 500. Every free-text field written to Postgres (admin,
+// publisher and management bodies) is a textLine or a textBlock, so this is the one home of the rule.
 const controlCharacters = /[\p{Cc}]/u;
 const controlCharactersExceptNewline = /[^\P{Cc}\n]/u;
 

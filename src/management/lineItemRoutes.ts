@@ -9,8 +9,8 @@ import { attachCreatives, getLineItem, patchLineItem, putBids, putBudget, putTar
 import { targetingSchema } from './targetingSchema.js';
 
 export async function lineItemRoutes(app: FastifyInstance, { db }: FeatureDeps): Promise<void> {
-  const read = { preHandler: requireApiKey(db, ['campaigns', 'reporting']) };
-  const write = { preHandler: requireApiKey(db, ['campaigns']) };
+  const read = { onRequest: requireApiKey(db, ['campaigns', 'reporting']) };
+  const write = { onRequest: requireApiKey(db, ['campaigns']) };
   const lineItemId = (params: unknown) => parsePathParams(idParam, params, 'line item').id;
 
   app.get('/v1/advertiser/line-items/:id', read, async (request) => {

@@ -15,7 +15,7 @@ export interface IntegrationReviewAdminDeps {
 
 /** The operators' side of integration reviews (Bearer admin token): the queue, approve, reject. */
 export async function integrationReviewAdminRoutes(app: FastifyInstance, { db, adminToken, onCertified }: IntegrationReviewAdminDeps): Promise<void> {
-  app.addHook('preHandler', requireAdminToken(adminToken));
+  app.addHook('onRequest', requireAdminToken(adminToken));
 
   app.get('/v1/admin/integration-reviews', async (request) => {
     const { status, limit, offset } = parseInput(listReviewsQuery, request.query);

@@ -1,4 +1,4 @@
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { SqlExecutor } from '../store/postgres.js';
 import { ApiError } from '../http/errors.js';
 import { bearerToken } from '../http/bearerToken.js';
@@ -12,11 +12,11 @@ declare module 'fastify' {
 }
 
 /**
- * The publisher routes' preHandler: a live publisher token (401 auth_missing / auth_invalid),
+ * The publisher routes' onRequest hook (before the body is read): a live publisher token (401 auth_missing / auth_invalid),
  * looked up in Postgres so a revoked token stops at once. /v1/serve checks tokens against the ad
  * index instead, to stay off the database.
  */
-export function requirePublisherToken(db: SqlExecutor): preHandlerAsyncHookHandler {
+export function requirePublisherToken(db: SqlExecutor): onRequestAsyncHookHandler {
   return async (request) => {
     const publisherId = await findPublisherByToken(db, bearerToken(request));
     if (!publisherId) throw new ApiError('auth_invalid', 'publisher token is invalid');

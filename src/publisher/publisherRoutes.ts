@@ -9,7 +9,7 @@ import { requestReview } from './integrationReviews.js';
 
 /** The publisher's own view (Bearer publisher token): its placements and its integration reviews. */
 export async function publisherRoutes(app: FastifyInstance, { db }: { db: Postgres }): Promise<void> {
-  app.addHook('preHandler', requirePublisherToken(db));
+  app.addHook('onRequest', requirePublisherToken(db));
 
   app.get('/v1/publisher/placements', async (request) => ({ data: await listPublisherPlacements(db, publisherOf(request)) }));
 

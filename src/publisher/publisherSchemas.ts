@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { placementId } from '../admin/adminSchemas.js';
+import { textBlock } from '../management/fieldSchemas.js';
 
 const MAX_PLACEMENTS_PER_REVIEW = 100;
 const reviewStatuses = ['pending', 'approved', 'rejected'] as const;
@@ -12,7 +13,7 @@ export const createReviewBody = z.strictObject({
     .max(MAX_PLACEMENTS_PER_REVIEW)
     .transform((ids) => [...new Set(ids)]),
   /** Anything the publisher wants the reviewer to know (where to look, test pages). */
-  note: z.string().trim().min(1).max(2000).optional(),
+  note: textBlock(2000).optional(),
 });
 
 export const reviewIdParam = z.object({ id: z.uuid() });
@@ -23,5 +24,5 @@ export const listReviewsQuery = z.object({
   offset: z.coerce.number().int().min(0).default(0),
 });
 
-export const approveReviewBody = z.strictObject({ reason: z.string().trim().min(1).max(1000).optional() }).default({});
-export const rejectReviewBody = z.strictObject({ reason: z.string().trim().min(1).max(1000) });
+export const approveReviewBody = z.strictObject({ reason: textBlock(1000).optional() }).default({});
+export const rejectReviewBody = z.strictObject({ reason: textBlock(1000) });

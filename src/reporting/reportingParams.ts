@@ -21,7 +21,15 @@ const date = z
   .refine(isCalendarDate, 'must be a calendar date written YYYY-MM-DD')
   .refine((value) => value >= EARLIEST_DATE && value <= LATEST_DATE, `must be between ${EARLIEST_DATE} and ${LATEST_DATE}`);
 
-const wholeNumber = z.string().regex(/^\d{1,9}$/, 'must be a whole number').transform(Number);
+/**
+ * The spec sets no maximum for offset: any whole number that a JavaScript number holds exactly
+ * (up to 2^53 - 1) is accepted; Postgres takes it as bigint and a page past the end is empty.
+ */
+const wholeNumber = z
+  .string()
+  .regex(/^\d+$/, 'must be a whole number')
+  .transform(Number)
+  .refine(Number.isSafeInteger, `must be at most ${Number.MAX_SAFE_INTEGER}`);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -15,9 +15,9 @@ import { sendReport } from './reportResponse.js';
  */
 export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
   const stores = { db: deps.db, ch: deps.ch };
-  const preHandler = requireApiKey(deps.db, ['reporting']);
+  const onRequest = requireApiKey(deps.db, ['reporting']);
 
-  app.get('/v1/advertiser/reporting/campaigns', { preHandler }, async (request, reply) => {
+  app.get('/v1/advertiser/reporting/campaigns', { onRequest }, async (request, reply) => {
     const { organizationId } = advertiserOf(request);
     const params = parseCampaignReportParams(request.query, negotiatedFormat(request));
     const reportRequest = {
@@ -40,7 +40,7 @@ export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): 
       : sendReport(reply, { ...common, columns: campaignRowColumns, batches: campaignReport(stores, reportRequest) });
   });
 
-  app.get('/v1/advertiser/reporting/traffic-quality', { preHandler }, async (request, reply) => {
+  app.get('/v1/advertiser/reporting/traffic-quality', { onRequest }, async (request, reply) => {
     const { organizationId } = advertiserOf(request);
     const params = parseTrafficQualityParams(request.query, negotiatedFormat(request));
     return sendReport(reply, {

@@ -54,7 +54,7 @@ export async function integrationCheckRoutes(app: FastifyInstance, deps: Feature
 
   app.get(
     '/v1/admin/placements/:id/recent-impressions',
-    { preHandler: requireAdminToken(deps.secrets.adminToken) },
+    { onRequest: requireAdminToken(deps.secrets.adminToken) },
     async (request) => {
       const { id } = parsePathParams(placementIdParam, request.params, 'placement');
       const placement = await findPlacement(db, id);

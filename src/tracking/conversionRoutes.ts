@@ -19,7 +19,7 @@ export interface ConversionRoutesDeps {
  * reported; 200: this conversion_id was already recorded for this click, nothing new was stored.
  */
 export async function conversionRoutes(app: FastifyInstance, { db, traffic, conversions }: ConversionRoutesDeps): Promise<void> {
-  app.post('/v1/advertiser/conversions', { preHandler: requireApiKey(db, ['campaigns']) }, async (request, reply) => {
+  app.post('/v1/advertiser/conversions', { onRequest: requireApiKey(db, ['campaigns']) }, async (request, reply) => {
     const input = parseInput(conversionBody, request.body);
     const visitor = classifyVisitor(traffic, request.ip, request.headers['user-agent']);
     const { result, created } = await conversions.record(input, advertiserOf(request).organizationId, visitor, Date.now());
