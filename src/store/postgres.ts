@@ -45,6 +45,13 @@ async function openServer(databaseUrl: string): Promise<Postgres> {
     },
     transaction: async (fn) => {
       const client = await pool.connect().catch(rethrowUnavailable);
+      // A checked-out client is outside the pool's error listener: without one of its own, a server
+      // that goes away mid-transaction would be an uncaught 'error' that ends the process.
+      let lost: Error | undefined;
+      const onLost = (error: Error) => {
+        lost = error;
+      };
+      client.on('error', onLost);
       try {
         await client.query('BEGIN');
         const result = await fn({ query: async (sql, params) => client.query(sql, params as unknown[]) as never });
@@ -54,7 +61,9 @@ async function openServer(databaseUrl: string): Promise<Postgres> {
         await client.query('ROLLBACK').catch(() => undefined);
         rethrowUnavailable(error);
       } finally {
-        client.release();
+        client.off('error', onLost);
+        // A client whose connection was lost is destroyed rather than returned to the pool.
+        client.release(lost);
       }
     },
     close: () => pool.end(),
