@@ -1,8 +1,6 @@
 import { convertToUsd } from '../money/usdRates.js';
-import { priceNanos } from '../serving/expectedValue.js';
+import { bidInUsd, billedEvent, priceNanos, type PriceModel } from '../money/priceModels.js';
 import type { SqlExecutor } from '../store/postgres.js';
-
-type PriceModel = 'tCPM' | 'CPC' | 'CPA';
 
 /** A line item's current bid as events are charged: the same rule serving signs into its links. */
 export interface LineItemPricing {
@@ -14,8 +12,6 @@ export interface LineItemPricing {
 }
 
 export type PricingProblem = 'not_found' | 'no_bid' | 'unknown_currency';
-
-const PRICE_MODELS = new Set<string>(['tCPM', 'CPC', 'CPA']);
 
 /**
  * The line item's current bid converted to USD (bid_value is in the budget's currency; USD when no
@@ -37,15 +33,12 @@ export async function findLineItemPricing(
   );
   const row = rows[0];
   if (!row) return 'not_found';
-  if (!row.bid_type || !PRICE_MODELS.has(row.bid_type) || row.bid_value === null) return 'no_bid';
-  const bidUsd = convertToUsd(Number(row.bid_value), (row.budget_currency ?? 'USD').toUpperCase());
-  if (bidUsd === undefined) return 'unknown_currency';
-  const model = row.bid_type as PriceModel;
-  return { lineItemId, campaignId: row.campaign_id, model, priceNanos: priceNanos(model, bidUsd) };
+  const bid = bidInUsd(row, convertToUsd);
+  if (typeof bid === 'string') return bid;
+  return { lineItemId, campaignId: row.campaign_id, model: bid.model, priceNanos: priceNanos(bid.model, bid.bidUsd) };
 }
 
 /** What one valid event of `type` costs under the line item's bid; conversions cost only on CPA. */
 export function eventCost(type: 'impression' | 'click' | 'conversion', pricing: LineItemPricing): number {
-  const paysFor = { tCPM: 'impression', CPC: 'click', CPA: 'conversion' } as const;
-  return paysFor[pricing.model] === type ? pricing.priceNanos : 0;
+  return billedEvent[pricing.model] === type ? pricing.priceNanos : 0;
 }
