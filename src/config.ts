@@ -32,6 +32,9 @@ const configSchema = z
     CLICKHOUSE_REPLICATED: booleanFlag.default(false),
     ADMIN_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
     TRACKING_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
+    /** The admin CLI's defaults for --url and --token (and the demo's for --admin-token); the server ignores them. */
+    ADSVC_URL: optionalString,
+    ADSVC_ADMIN_TOKEN: optionalString,
     TRACKING_BASE_URL: optionalUrl,
     SERVE_BASE_URL: optionalUrl,
     /** fastify's trustProxy: unset (trust no proxy), true/false, a hop count, or a comma-separated list of addresses/CIDRs or `loopback`. */

@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { ConfigError, loadConfig } from './config.js';
 import { StartupError, openStores } from './runtime.js';
 import { serve } from './server.js';
+import { readAdminTokenFile } from './secrets.js';
 import { adminCommands, type Flags } from './cli/adminCommands.js';
 
 const usage = `usage:
@@ -46,8 +45,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     console.error(`unknown command: ${positionals.join(' ')}\n\n${usage}`);
     return 1;
   }
-  const baseUrl = (flags.url ?? env.ADSVC_URL ?? `http://127.0.0.1:${config.PORT}`).replace(/\/+$/, '');
-  const token = flags.token ?? env.ADSVC_ADMIN_TOKEN ?? config.ADMIN_TOKEN ?? readAdminTokenFile(config.DATA_DIR);
+  const baseUrl = (flags.url ?? config.ADSVC_URL ?? `http://127.0.0.1:${config.PORT}`).replace(/\/+$/, '');
+  const token = flags.token ?? config.ADSVC_ADMIN_TOKEN ?? config.ADMIN_TOKEN ?? readAdminTokenFile(config);
   const body = command.body?.(flags);
   const response = await request(baseUrl + command.path(flags, rest), {
     method: command.method,
@@ -57,15 +56,6 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const text = await response.body.text();
   if (text) console.log(text.startsWith('{') ? JSON.stringify(JSON.parse(text), null, 2) : text);
   return response.statusCode < 400 ? 0 : 1;
-}
-
-function readAdminTokenFile(dataDir: string): string {
-  const file = path.join(dataDir, 'admin-token');
-  try {
-    return readFileSync(file, 'utf8').trim();
-  } catch {
-    throw new Error(`no admin token: pass --token, set ADSVC_ADMIN_TOKEN, or start the server once to create ${file}`);
-  }
 }
 
 main(process.argv.slice(2), process.env).then(

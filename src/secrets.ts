@@ -9,6 +9,11 @@ export interface ResolvedSecrets extends Secrets {
   generated: string[];
 }
 
+/** Where the admin token is kept when ADMIN_TOKEN is unset: the server writes it, the CLI reads it. */
+export function adminTokenFile(config: Pick<Config, 'DATA_DIR'>): string {
+  return path.join(config.DATA_DIR, 'admin-token');
+}
+
 /**
  * ADMIN_TOKEN and TRACKING_SECRET from the environment, or, when unset, from DATA_DIR (created on
  * first start with mode 0600). Every instance behind a load balancer must share TRACKING_SECRET,
@@ -16,8 +21,7 @@ export interface ResolvedSecrets extends Secrets {
  */
 export function resolveSecrets(config: Config): ResolvedSecrets {
   const generated: string[] = [];
-  const fromFile = (name: string): string => {
-    const file = path.join(config.DATA_DIR, name);
+  const fromFile = (file: string): string => {
     try {
       return readFileSync(file, 'utf8').trim();
     } catch (error) {
@@ -29,8 +33,18 @@ export function resolveSecrets(config: Config): ResolvedSecrets {
     }
   };
   return {
-    adminToken: config.ADMIN_TOKEN ?? fromFile('admin-token'),
-    trackingSecret: config.TRACKING_SECRET ?? fromFile('tracking-secret'),
+    adminToken: config.ADMIN_TOKEN ?? fromFile(adminTokenFile(config)),
+    trackingSecret: config.TRACKING_SECRET ?? fromFile(path.join(config.DATA_DIR, 'tracking-secret')),
     generated,
   };
+}
+
+/** The admin token a CLI command sends when none is given: the one the server generated into DATA_DIR. */
+export function readAdminTokenFile(config: Pick<Config, 'DATA_DIR'>): string {
+  const file = adminTokenFile(config);
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    throw new Error(`no admin token: pass --token, set ADSVC_ADMIN_TOKEN, or start the server once to create ${file}`);
+  }
 }

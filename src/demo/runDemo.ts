@@ -1,9 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { buildApp } from '../app.js';
-import { loadConfig } from '../config.js';
-import { openStores } from '../runtime.js';
-import { resolveSecrets } from '../secrets.js';
+import { loadConfig, type Config } from '../config.js';
+import { startService } from '../server.js';
+import { loggerOptions } from '../http/requestLogging.js';
 import { demoCreative } from './demoConversation.js';
 import { startDemoPublisher } from './demoPublisher.js';
 import { loadOrSeedDemo } from './demoState.js';
@@ -20,32 +19,27 @@ interface Adsvc {
   close(): Promise<void>;
 }
 
-/** adsvc in this process, configured for a browser on this machine: loopback traffic counts. */
-async function startEmbeddedAdsvc(env: NodeJS.ProcessEnv, dataDir: string): Promise<Adsvc> {
-  const port = env.PORT ?? '8080';
-  const url = `http://127.0.0.1:${port}`;
-  const config = loadConfig({
+/**
+ * The environment's configuration with the demo's defaults: data in ./data/demo, and adsvc on this
+ * machine's loopback for a browser here, so its links point there and loopback traffic counts.
+ */
+function demoConfig(env: NodeJS.ProcessEnv): Config {
+  const url = `http://127.0.0.1:${loadConfig(env).PORT}`;
+  return loadConfig({
+    DATA_DIR: './data/demo',
     TRACKING_BASE_URL: url,
     SERVE_BASE_URL: url,
     IVT_ALLOW_PRIVATE_IPS: 'true',
     LOG_LEVEL: 'warn',
     ...env,
-    DATA_DIR: dataDir,
-    PORT: port,
     HOST: '127.0.0.1',
   });
-  const stores = await openStores(config);
-  const secrets = resolveSecrets(config);
-  const app = await buildApp({ config, db: stores.db, ch: stores.ch, secrets, logger: { level: config.LOG_LEVEL } });
-  await app.listen({ port: config.PORT, host: config.HOST });
-  return {
-    url,
-    adminToken: secrets.adminToken,
-    close: async () => {
-      await app.close();
-      await stores.close();
-    },
-  };
+}
+
+/** adsvc in this process, started the way `adsvc serve` starts it. */
+async function startEmbeddedAdsvc(config: Config): Promise<Adsvc> {
+  const service = await startService(config, loggerOptions(config.LOG_LEVEL));
+  return { url: `http://127.0.0.1:${config.PORT}`, adminToken: service.secrets.adminToken, close: service.close };
 }
 
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
@@ -62,13 +56,14 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
     console.log(usage);
     return;
   }
-  const dataDir = env.DATA_DIR ?? './data/demo';
+  const config = demoConfig(env);
+  const dataDir = config.DATA_DIR;
   mkdirSync(dataDir, { recursive: true });
-  const adminToken = values['admin-token'] ?? env.ADSVC_ADMIN_TOKEN ?? env.ADMIN_TOKEN;
+  const adminToken = values['admin-token'] ?? config.ADSVC_ADMIN_TOKEN ?? config.ADMIN_TOKEN;
   if (values.url && !adminToken) throw new Error('with --url, pass --admin-token (or set ADSVC_ADMIN_TOKEN)');
   const adsvc: Adsvc = values.url
     ? { url: values.url.replace(/\/+$/, ''), adminToken: adminToken!, close: async () => {} }
-    : await startEmbeddedAdsvc(env, dataDir);
+    : await startEmbeddedAdsvc(config);
 
   const demoUrl = `http://127.0.0.1:${values.port}`;
   const setup = await loadOrSeedDemo(dataDir, demoUrl, {

@@ -2,6 +2,7 @@ import type { SqlExecutor } from '../store/postgres.js';
 import type { CampaignPatch } from './campaignSchemas.js';
 import type { CampaignStatus, Objective } from './valueNormalization.js';
 import { createdCampaignStatus } from './statusTransitions.js';
+import { memberOf, membersOf } from './campaignTenancy.js';
 
 export interface Campaign {
   id: string;
@@ -16,14 +17,10 @@ export interface Campaign {
 
 const campaignColumns = 'c.id, c.name, c.brand_name, c.user_id, c.objective, c.status, c.created_at, c.updated_at';
 
-// Tenancy, the same predicate everywhere: the campaign's user is a member of the key's organization
-// (memberships primary key lookup). A campaign that fails it is indistinguishable from a missing one.
+// Tenancy (campaignTenancy.ts): the campaign's user is a member of the key's organization.
 
 export async function isMember(db: SqlExecutor, organizationId: string, userId: string): Promise<boolean> {
-  const { rows } = await db.query('SELECT 1 FROM memberships WHERE organization_id = $1 AND user_id = $2', [
-    organizationId,
-    userId,
-  ]);
+  const { rows } = await db.query(`SELECT 1 WHERE ${memberOf('$1::uuid', '$2::uuid')}`, [organizationId, userId]);
   return rows.length > 0;
 }
 
@@ -39,7 +36,7 @@ export async function insertCampaign(db: SqlExecutor, organizationId: string, ca
   const { rows } = await db.query<Campaign>(
     `INSERT INTO campaigns AS c (user_id, name, brand_name, objective, status)
      SELECT $2::uuid, $3::text, $4::text, $5::text, $6::text
-     WHERE EXISTS (SELECT 1 FROM memberships m WHERE m.organization_id = $1 AND m.user_id = $2::uuid)
+     WHERE ${memberOf('$1', '$2::uuid')}
      RETURNING ${campaignColumns}`,
     [organizationId, campaign.user_id, campaign.name, campaign.brand_name, campaign.objective, createdCampaignStatus],
   );
@@ -50,7 +47,7 @@ export async function findCampaign(db: SqlExecutor, organizationId: string, camp
   const { rows } = await db.query<Campaign>(
     `SELECT ${campaignColumns} FROM campaigns c
      WHERE c.id = $2
-       AND EXISTS (SELECT 1 FROM memberships m WHERE m.organization_id = $1 AND m.user_id = c.user_id)`,
+       AND ${memberOf('$1', 'c.user_id')}`,
     [organizationId, campaignId],
   );
   return rows[0] ?? null;
@@ -61,7 +58,7 @@ export async function lockCampaign(tx: SqlExecutor, organizationId: string, camp
   const { rows } = await tx.query<Campaign>(
     `SELECT ${campaignColumns} FROM campaigns c
      WHERE c.id = $2
-       AND EXISTS (SELECT 1 FROM memberships m WHERE m.organization_id = $1 AND m.user_id = c.user_id)
+       AND ${memberOf('$1', 'c.user_id')}
      FOR UPDATE`,
     [organizationId, campaignId],
   );
@@ -82,14 +79,13 @@ export interface CampaignPage {
  */
 export async function listCampaigns(db: SqlExecutor, organizationId: string, page: CampaignPage): Promise<Campaign[]> {
   const { rows } = await db.query<Campaign>(
-    `SELECT ${campaignColumns} FROM memberships m
+    `SELECT ${campaignColumns} FROM (${membersOf('$1')}) m
      CROSS JOIN LATERAL (
        SELECT * FROM campaigns own
        WHERE own.user_id = m.user_id AND ($2::text IS NULL OR own.status = $2::text)
        ORDER BY own.created_at, own.id
        LIMIT $3::bigint + $4::bigint
      ) c
-     WHERE m.organization_id = $1
      ORDER BY c.created_at, c.id
      LIMIT $3 OFFSET $4`,
     [organizationId, page.status ?? null, page.limit, page.offset],
@@ -125,7 +121,7 @@ export async function deleteCampaign(db: SqlExecutor, organizationId: string, ca
   const { rows } = await db.query(
     `DELETE FROM campaigns c
      WHERE c.id = $2
-       AND EXISTS (SELECT 1 FROM memberships m WHERE m.organization_id = $1 AND m.user_id = c.user_id)
+       AND ${memberOf('$1', 'c.user_id')}
      RETURNING c.id`,
     [organizationId, campaignId],
   );

@@ -4,6 +4,7 @@ import type { Bids, Budget, LineItemPatch } from './lineItemSchemas.js';
 import type { Targeting } from './targetingSchema.js';
 import type { BidType, LineItemStatus, Objective, PrimaryKpi } from './valueNormalization.js';
 import { createdLineItemStatus } from './statusTransitions.js';
+import { memberOf } from './campaignTenancy.js';
 
 interface LineItemRow {
   id: string;
@@ -43,10 +44,8 @@ export interface LineItem extends LineItemRecord {
 const lineItemColumns = `li.id, li.campaign_id, li.title, li.objective, li.primary_kpi, li.status, li.budget_daily,
   li.budget_currency, li.bid_type, li.bid_value, li.targeting, li.created_at, li.updated_at`;
 
-// A line item is visible when its campaign is (see campaignRepository): one join, one EXISTS.
-const visibleToOrganization = `EXISTS (
-  SELECT 1 FROM campaigns c JOIN memberships m ON m.user_id = c.user_id
-  WHERE c.id = li.campaign_id AND m.organization_id = $1)`;
+// A line item is visible when its campaign is (campaignTenancy.ts).
+const visibleToOrganization = `EXISTS (SELECT 1 FROM campaigns c WHERE c.id = li.campaign_id AND ${memberOf('$1', 'c.user_id')})`;
 
 // numeric arrives as a string; the column is numeric(18, 6), so Number() is exact enough to show.
 function toRecord(row: LineItemRow): LineItemRecord {

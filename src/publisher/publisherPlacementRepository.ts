@@ -1,13 +1,10 @@
 import type { SqlExecutor } from '../store/postgres.js';
 import type { Certification, CertificationHistoryEntry, Placement } from '../admin/placementRepository.js';
+import { eligiblePriceModels, type PriceModel } from '../money/priceModels.js';
 
 export interface PublisherPlacement extends Placement {
   /** What demand the placement gets now: CPC and CPA always; tCPM once certified. */
-  eligible_price_models: string[];
-}
-
-function eligiblePriceModels(certification: Certification): string[] {
-  return certification === 'certified' ? ['tCPM', 'CPC', 'CPA'] : ['CPC', 'CPA'];
+  eligible_price_models: readonly PriceModel[];
 }
 
 /** The publisher's placements, oldest first, each with its whole certification history (two queries). */

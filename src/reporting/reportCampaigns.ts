@@ -1,4 +1,5 @@
 import type { SqlExecutor } from '../store/postgres.js';
+import { membersOf } from '../management/campaignTenancy.js';
 
 /** A campaign as reports show it. */
 export interface ReportCampaign {
@@ -38,7 +39,7 @@ export async function organizationCampaigns(
 ): Promise<ReportCampaign[]> {
   const { rows } = await db.query<ReportCampaign>(
     `SELECT c.id, c.name, c.status, c.brand_name, c.objective
-       FROM memberships m
+       FROM (${membersOf('$1')}) m
       CROSS JOIN LATERAL (
         SELECT own.id, own.name, own.status, own.brand_name, own.objective, own.created_at
           FROM campaigns own
@@ -46,7 +47,6 @@ export async function organizationCampaigns(
          ORDER BY own.created_at, own.id
          LIMIT $3::bigint + $4::bigint
       ) c
-      WHERE m.organization_id = $1
       ORDER BY c.created_at, c.id
       LIMIT $3 OFFSET $4`,
     [organizationId, campaignIds, page.limit, page.offset],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CatalogRows, CreativeRow, LineItemRow } from './catalogQueries.js';
-import { expectedValuePerImpression, priceNanos, type DeliveryStats, type PriceModel } from './expectedValue.js';
+import { expectedValuePerImpression, type DeliveryStats } from './expectedValue.js';
+import { bidInUsd, eligiblePriceModels, lineItemCurrency, priceNanos, usdToNanos, type PriceModel } from '../money/priceModels.js';
 import type { SpendCounter } from './spendPacing.js';
 import { wordHash, wordsOf } from './contextWords.js';
 import { hashSecret } from '../http/secretHash.js';
@@ -114,7 +115,6 @@ const storedTargeting = z.object({
   languages: storedPhrases,
 });
 
-const PRICE_MODELS: ReadonlySet<string> = new Set<PriceModel>(['tCPM', 'CPC', 'CPA']);
 const YIELD_EVERY = 5000;
 
 /**
@@ -191,12 +191,12 @@ function buildEntry(
   deps: IndexBuildDeps,
   phraseFor: (words: string[]) => Phrase,
 ): LineItemEntry | SkipReason {
-  if (!row.bid_type || !PRICE_MODELS.has(row.bid_type) || row.bid_value === null) return 'no_bid';
+  const bid = bidInUsd(row, deps.toUsd);
+  if (bid === 'no_bid') return 'no_bid';
   if (row.budget_daily === null) return 'no_budget';
-  const currency = (row.budget_currency ?? 'USD').toUpperCase();
-  const bidUsd = deps.toUsd(Number(row.bid_value), currency);
-  const budgetUsd = deps.toUsd(Number(row.budget_daily), currency);
-  if (bidUsd === undefined || budgetUsd === undefined) return 'unknown_currency';
+  const budgetUsd = deps.toUsd(Number(row.budget_daily), lineItemCurrency(row));
+  if (bid === 'unknown_currency' || budgetUsd === undefined) return 'unknown_currency';
+  const { model, bidUsd } = bid;
   if (!(bidUsd > 0)) return 'no_bid';
   if (!(budgetUsd > 0)) return 'no_budget';
   // A row that does not have the shape is left out, not guessed at.
@@ -211,14 +211,13 @@ function buildEntry(
   // Keywords that hold no word at all (only punctuation) can never match: such a line item is
   // never served rather than silently served everywhere.
   if (includeKeywords.length > 0 && includePhrases.length === 0) return 'bad_targeting';
-  const model = row.bid_type as PriceModel;
   return {
     id: row.id,
     campaignId: row.campaign_id,
     model,
     bidUsd,
     priceNanos: priceNanos(model, bidUsd),
-    budgetNanos: Math.round(budgetUsd * 1e9),
+    budgetNanos: usdToNanos(budgetUsd),
     creatives,
     nextCreative: 0,
     placementsInclude: nonEmptySet(targeting.placements?.include),
@@ -276,9 +275,12 @@ function nonEmptySet(values: string[] | undefined): Set<string> | null {
   return values && values.length > 0 ? new Set(values) : null;
 }
 
+const CERTIFIED_MODELS: ReadonlySet<PriceModel> = new Set(eligiblePriceModels('certified'));
+const UNCERTIFIED_MODELS: ReadonlySet<PriceModel> = new Set(eligiblePriceModels('uncertified'));
+
 function addToRanked(lists: RankedLists, entry: LineItemEntry): void {
-  lists.certified.push(entry);
-  if (entry.model !== 'tCPM') lists.uncertified.push(entry);
+  if (CERTIFIED_MODELS.has(entry.model)) lists.certified.push(entry);
+  if (UNCERTIFIED_MODELS.has(entry.model)) lists.uncertified.push(entry);
 }
 
 /**

@@ -1,4 +1,4 @@
-export type PriceModel = 'tCPM' | 'CPC' | 'CPA';
+import type { PriceModel } from '../money/priceModels.js';
 
 /** Valid events of one line item over the learning window (30 days), as the estimators read them. */
 export interface DeliveryStats {
@@ -36,9 +36,4 @@ export function expectedValuePerImpression(model: PriceModel, bidUsd: number, st
     case 'CPA':
       return bidUsd * estimatedCtr(stats) * estimatedCvr(stats);
   }
-}
-
-/** What the tracking link charges per billable event, in nano-USD: per impression for tCPM, per click for CPC, per conversion for CPA. */
-export function priceNanos(model: PriceModel, bidUsd: number): number {
-  return Math.round(model === 'tCPM' ? (bidUsd * 1e9) / 1000 : bidUsd * 1e9);
 }

@@ -1,8 +1,7 @@
 import { convertToUsd } from '../money/usdRates.js';
-import { priceNanos } from '../serving/expectedValue.js';
+import { bidInUsd, billedEvent, priceNanos, type PriceModel } from '../money/priceModels.js';
 import type { SqlExecutor } from '../store/postgres.js';
-
-type PriceModel = 'tCPM' | 'CPC' | 'CPA';
+import { memberOf } from '../management/campaignTenancy.js';
 
 /** A line item's current bid as events are charged: the same rule serving signs into its links. */
 export interface LineItemPricing {
@@ -14,8 +13,6 @@ export interface LineItemPricing {
 }
 
 export type PricingProblem = 'not_found' | 'no_bid' | 'unknown_currency';
-
-const PRICE_MODELS = new Set<string>(['tCPM', 'CPC', 'CPA']);
 
 /**
  * The line item's current bid converted to USD (bid_value is in the budget's currency; USD when no
@@ -31,21 +28,17 @@ export async function findLineItemPricing(
      FROM line_items li
      WHERE li.id = $1
        AND ($2::uuid IS NULL OR EXISTS (
-         SELECT 1 FROM campaigns c JOIN memberships m ON m.user_id = c.user_id
-         WHERE c.id = li.campaign_id AND m.organization_id = $2::uuid))`,
+         SELECT 1 FROM campaigns c WHERE c.id = li.campaign_id AND ${memberOf('$2::uuid', 'c.user_id')}))`,
     [lineItemId, organizationId ?? null],
   );
   const row = rows[0];
   if (!row) return 'not_found';
-  if (!row.bid_type || !PRICE_MODELS.has(row.bid_type) || row.bid_value === null) return 'no_bid';
-  const bidUsd = convertToUsd(Number(row.bid_value), (row.budget_currency ?? 'USD').toUpperCase());
-  if (bidUsd === undefined) return 'unknown_currency';
-  const model = row.bid_type as PriceModel;
-  return { lineItemId, campaignId: row.campaign_id, model, priceNanos: priceNanos(model, bidUsd) };
+  const bid = bidInUsd(row, convertToUsd);
+  if (typeof bid === 'string') return bid;
+  return { lineItemId, campaignId: row.campaign_id, model: bid.model, priceNanos: priceNanos(bid.model, bid.bidUsd) };
 }
 
 /** What one valid event of `type` costs under the line item's bid; conversions cost only on CPA. */
 export function eventCost(type: 'impression' | 'click' | 'conversion', pricing: LineItemPricing): number {
-  const paysFor = { tCPM: 'impression', CPC: 'click', CPA: 'conversion' } as const;
-  return paysFor[pricing.model] === type ? pricing.priceNanos : 0;
+  return billedEvent[pricing.model] === type ? pricing.priceNanos : 0;
 }

@@ -1,3 +1,4 @@
+import { billedEvent } from '../money/priceModels.js';
 import { NIL_UUID, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
 import type { LinkRequest } from './linkRequest.js';
 import type { TrackingClaims } from './trackingToken.js';
@@ -7,10 +8,7 @@ import type { TrackingClaims } from './trackingToken.js';
  * the line item pays for (a tCPM impression, a CPC click). Invalid traffic costs nothing.
  */
 function linkEventCost(type: 'impression' | 'click', claims: TrackingClaims, ivt: string): number {
-  if (ivt !== '') return 0;
-  if (type === 'impression' && claims.m === 'tCPM') return claims.n;
-  if (type === 'click' && claims.m === 'CPC') return claims.n;
-  return 0;
+  return ivt === '' && billedEvent[claims.m] === type ? claims.n : 0;
 }
 
 /** The events_v1 row of an impression or click that came through a tracking link. */

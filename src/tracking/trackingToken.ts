@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import { PRICE_MODELS } from '../money/priceModels.js';
 
 /**
  * What a tracking link vouches for. Signed with HMAC-SHA256 (TRACKING_SECRET), so that no byte of a
@@ -19,7 +20,7 @@ export const trackingClaimsSchema = z.object({
   /** publisher id */
   u: z.uuid(),
   /** price model: tCPM, CPC or CPA */
-  m: z.enum(['tCPM', 'CPC', 'CPA']),
+  m: z.enum(PRICE_MODELS),
   /** price in nano-USD: per impression for tCPM (bid/1000), per click for CPC, per conversion for CPA */
   n: z.number().int().nonnegative(),
   /** expiry, seconds since the epoch */

@@ -11,6 +11,7 @@ import {
   signedToken,
   trackedLineItem,
   waitForEvents,
+  waitPastClickDelay,
   type TrackedLineItem,
 } from '../helpers/trackingFixtures.js';
 
@@ -31,7 +32,7 @@ async function clickOn(item: TrackedLineItem, model: 'CPC' | 'CPA', priceNanos: 
   const token = signedToken(ctx, serveClaims(item, model, priceNanos));
   const before = (await waitForEvents(ctx, item.lineItemId, 0)).length;
   await fromAddress(ctx, `/v1/t/i/${token}`, ADDRESSES.comcastResidential);
-  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await waitPastClickDelay(Date.now());
   const response = await fromAddress(ctx, `/v1/t/c/${token}`, ADDRESSES.comcastResidential, userAgent);
   await waitForEvents(ctx, item.lineItemId, before + 2);
   return new URL(response.headers.location as string).searchParams.get('adsvc_click_id')!;

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { buildAdIndex, rerank, type AdIndex } from '../../src/serving/adIndex.js';
 import type { CatalogRows, CreativeRow, LineItemRow } from '../../src/serving/catalogQueries.js';
 import { relevance, selectAd } from '../../src/serving/selectAd.js';
-import { estimatedCtr, estimatedCvr, expectedValuePerImpression, priceNanos, type DeliveryStats } from '../../src/serving/expectedValue.js';
+import { estimatedCtr, estimatedCvr, expectedValuePerImpression, type DeliveryStats } from '../../src/serving/expectedValue.js';
+import { priceNanos } from '../../src/money/priceModels.js';
 import type { SpendCounter } from '../../src/serving/spendPacing.js';
 import { convertToUsd } from '../../src/money/usdRates.js';
 

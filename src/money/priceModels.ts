@@ -1,0 +1,51 @@
+import type { Certification } from '../admin/placementRepository.js';
+
+/**
+ * How demand pays: tCPM per thousand valid impressions, CPC per valid click, CPA per attributed
+ * conversion. Serving ranks and signs prices with these rules, tracking charges with them.
+ */
+export const PRICE_MODELS = ['tCPM', 'CPC', 'CPA'] as const;
+export type PriceModel = (typeof PRICE_MODELS)[number];
+
+/** The one kind of valid event each price model pays for. */
+export const billedEvent = { tCPM: 'impression', CPC: 'click', CPA: 'conversion' } as const satisfies Record<PriceModel, string>;
+
+function isPriceModel(value: string | null): value is PriceModel {
+  return (PRICE_MODELS as readonly (string | null)[]).includes(value);
+}
+
+/** Spec rule: uncertified (and revoked) placements get CPC and CPA demand only; certified ones tCPM too. */
+export function eligiblePriceModels(certification: Certification): readonly PriceModel[] {
+  return certification === 'certified' ? PRICE_MODELS : ['CPC', 'CPA'];
+}
+
+export function usdToNanos(usd: number): number {
+  return Math.round(usd * 1e9);
+}
+
+/** What the tracking link charges per billable event, in nano-USD: per impression for tCPM, per click for CPC, per conversion for CPA. */
+export function priceNanos(model: PriceModel, bidUsd: number): number {
+  return Math.round(model === 'tCPM' ? (bidUsd * 1e9) / 1000 : bidUsd * 1e9);
+}
+
+/** A line item's bid and budget columns as Postgres stores them. */
+export interface StoredBid {
+  bid_type: string | null;
+  bid_value: string | null;
+  budget_currency: string | null;
+}
+
+/** The currency of a line item's amounts: bid_value and the budget are in the budget's currency, USD when no budget is set. */
+export function lineItemCurrency(row: StoredBid): string {
+  return (row.budget_currency ?? 'USD').toUpperCase();
+}
+
+/** The line item's bid in USD, or why it has none that can be priced. */
+export function bidInUsd(
+  row: StoredBid,
+  toUsd: (amount: number, currency: string) => number | undefined,
+): { model: PriceModel; bidUsd: number } | 'no_bid' | 'unknown_currency' {
+  if (!isPriceModel(row.bid_type) || row.bid_value === null) return 'no_bid';
+  const bidUsd = toUsd(Number(row.bid_value), lineItemCurrency(row));
+  return bidUsd === undefined ? 'unknown_currency' : { model: row.bid_type, bidUsd };
+}
