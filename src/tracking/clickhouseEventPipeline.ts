@@ -99,7 +99,10 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
    */
   async function writeSealed(): Promise<void> {
     let firstError: unknown;
-    for (const segment of [...sealed]) {
+    const tried = new Set<SealedSegment>();
+    // Segments sealed while this runs are written in this round too: a flush() that joins it waits for them.
+    for (let segment = sealed[0]; segment !== undefined; segment = sealed.find((next) => !tried.has(next))) {
+      tried.add(segment);
       try {
         await writeSegment(segment);
       } catch (error) {
