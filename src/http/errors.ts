@@ -68,7 +68,7 @@ export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unkn
 }
 
 /** What a 503 unavailable asks the client to wait: spool space, the event buffer and a store come back in seconds. */
-export const RETRY_AFTER_SECONDS = '5';
+const RETRY_AFTER_SECONDS = '5';
 
 /**
  * The one place errors become responses: ApiError as given; fastify's own errors mapped to the

@@ -9,7 +9,7 @@ interface MaybeClickHouseError {
 }
 
 /** ClickHouse answered: the server is there, whatever it said. */
-export function isClickHouseAnswer(error: unknown): boolean {
+function isClickHouseAnswer(error: unknown): boolean {
   const { code } = (error ?? {}) as MaybeClickHouseError;
   return typeof code === 'string' && /^\d+$/.test(code);
 }
