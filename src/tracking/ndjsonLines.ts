@@ -5,7 +5,7 @@ import { ApiError } from '../http/errors.js';
  * The lines of a streamed NDJSON body, as they arrive: only the current chunk and the unfinished
  * line are held, never the whole body. Past `limitBytes` the body is refused (413) where it stands.
  */
-export async function* ndjsonLines(body: AsyncIterable<Buffer | string>, limitBytes: number): AsyncGenerator<string> {
+export async function* ndjsonLines(body: AsyncIterable<Buffer | string> | Iterable<Buffer | string>, limitBytes: number): AsyncGenerator<string> {
   const decoder = new StringDecoder('utf8');
   let bytes = 0;
   let unfinished = '';
