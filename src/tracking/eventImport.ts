@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { Postgres } from '../store/postgres.js';
+import { StoreUnavailableError } from '../store/storeUnavailable.js';
 import { eventCost, findLineItemPricing, type LineItemPricing, type PricingProblem } from './lineItemPricing.js';
 import { NANOS_PER_USD, NIL_UUID, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
 import { classifyVisitor } from './visitor.js';
@@ -79,9 +80,10 @@ export async function importEvents(
     storedThroughLine = lineNumber;
   };
   const stopped = (error: unknown): never => {
-    if (!(error instanceof ApiError)) throw error;
+    const known = error instanceof StoreUnavailableError ? new ApiError('unavailable', 'the database is unavailable; retry later') : error;
+    if (!(known instanceof ApiError)) throw error;
     const stored = storedThroughLine === 0 ? 'no line is imported' : `lines 1 to ${storedThroughLine} are imported`;
-    throw new ApiError(error.code, `${error.message}; ${stored}`);
+    throw new ApiError(known.code, `${known.message}; ${stored}`);
   };
 
   try {
