@@ -11,6 +11,7 @@ import { trackScenario } from './scenarios/trackScenario.js';
 import { ingestScenario } from './scenarios/ingestScenario.js';
 import { reportScenario } from './scenarios/reportScenario.js';
 import { managementScenario } from './scenarios/managementScenario.js';
+import { importScenario } from './scenarios/importScenario.js';
 
 const scenarios: Record<ScenarioName, (options: BenchOptions) => Promise<ScenarioReport>> = {
   serve: serveScenario,
@@ -18,6 +19,7 @@ const scenarios: Record<ScenarioName, (options: BenchOptions) => Promise<Scenari
   ingest: ingestScenario,
   report: reportScenario,
   management: managementScenario,
+  import: importScenario,
 };
 
 const README = path.join(packageRoot, 'bench', 'README.md');
@@ -50,6 +52,10 @@ async function runAll(options: BenchOptions): Promise<number> {
   for (const name of scenarioNames) {
     if (name === 'report' && options.url) {
       process.stderr.write('skipping report: it writes 100M events straight into ClickHouse and cannot run against --url\n');
+      continue;
+    }
+    if (name === 'import' && options.url) {
+      process.stderr.write('skipping import: it samples the RSS of a service it started and cannot run against --url\n');
       continue;
     }
     process.stderr.write(`\n== ${name} ==\n`);

@@ -15,6 +15,8 @@ export interface ServiceUnderTest<Seeded> {
   seeded: Seeded;
   /** The service's DATA_DIR when the bench started it; undefined with --url. */
   dataDir?: string;
+  /** The service's process id when the bench started it (RSS sampling); undefined with --url. */
+  pid?: number;
   /** Stops what the bench started (nothing with --url); returns problems worth failing the run for. */
   stop(): Promise<string[]>;
   /** With --cpu-prof, after stop: the top self-time functions of the service. */
@@ -67,6 +69,7 @@ export async function prepareService<Seeded>(
     baseUrl: service.baseUrl,
     seeded,
     dataDir,
+    pid: service.child.pid,
     stop: async () => {
       const exit = await service.stop();
       if (profileDir) profile = `${formatSelfTimes(topSelfTime(profileDir))} (profile in ${profileDir})`;

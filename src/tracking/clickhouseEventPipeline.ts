@@ -61,32 +61,34 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
   }
 
   /**
-   * Inserts lines; when ClickHouse cannot parse them, inserts each half on its own, down to single
-   * lines, which go to the quarantine. The tokens follow the halving, which depends only on the
-   * segment's content, so a retried or replayed segment repeats the same tokens and counts once.
+   * Inserts a body of `lineCount` lines and returns how many were written. When ClickHouse cannot
+   * parse it, each half is inserted on its own, down to single lines, which go to the quarantine.
+   * The tokens follow the halving, which depends only on the segment's content, so a retried or
+   * replayed segment repeats the same tokens and counts once.
    */
-  async function insertLines(segmentName: string, lines: string[], token: string): Promise<number> {
+  async function insertLines(segmentName: string, body: string, lineCount: number, token: string): Promise<number> {
     try {
-      await insert(lines.join(''), token);
-      return lines.length;
+      await insert(body, token);
+      return lineCount;
     } catch (error) {
       if (!isUnparsableInsert(error)) throw error;
+      const lines = body.split(/(?<=\n)/);
       if (lines.length === 1) {
-        const file = quarantine.keep(segmentName, lines[0]!);
+        const file = quarantine.keep(segmentName, body);
         counts.quarantined += 1;
         log.error({ err: error, segment: segmentName, quarantine: file }, 'ClickHouse cannot parse a spooled event; it is quarantined');
         return 0;
       }
       const half = Math.ceil(lines.length / 2);
-      const first = await insertLines(segmentName, lines.slice(0, half), `${token}:a`);
-      return first + (await insertLines(segmentName, lines.slice(half), `${token}:b`));
+      const first = await insertLines(segmentName, lines.slice(0, half).join(''), half, `${token}:a`);
+      return first + (await insertLines(segmentName, lines.slice(half).join(''), lines.length - half, `${token}:b`));
     }
   }
 
   async function writeSegment(segment: SealedSegment): Promise<void> {
     const body = spool.read(segment.name);
     // An empty body is not an insert (ClickHouse refuses it): the segment just goes.
-    if (body !== '') counts.written += await insertLines(segment.name, body.split(/(?<=\n)/), segment.name);
+    if (body !== '') counts.written += await insertLines(segment.name, body, segment.events, segment.name);
     spool.remove(segment.name);
     sealed.splice(sealed.indexOf(segment), 1);
     sealedCount -= segment.events;
@@ -99,7 +101,10 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
    */
   async function writeSealed(): Promise<void> {
     let firstError: unknown;
-    for (const segment of [...sealed]) {
+    const tried = new Set<SealedSegment>();
+    // Segments sealed while this runs are written in this round too: a flush() that joins it waits for them.
+    for (let segment = sealed[0]; segment !== undefined; segment = sealed.find((next) => !tried.has(next))) {
+      tried.add(segment);
       try {
         await writeSegment(segment);
       } catch (error) {

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { ApiError } from '../http/errors.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { Postgres } from '../store/postgres.js';
+import { StoreUnavailableError } from '../store/storeUnavailable.js';
 import { eventCost, findLineItemPricing, type LineItemPricing, type PricingProblem } from './lineItemPricing.js';
 import { NANOS_PER_USD, NIL_UUID, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
 import { classifyVisitor } from './visitor.js';
@@ -42,91 +44,120 @@ const pricingProblems: Record<PricingProblem, string> = {
   unknown_currency: "the line item's currency has no USD rate",
 };
 
+/** Events handed to the pipeline at a time: memory stays bounded whatever the body's size. */
+const IMPORT_BATCH_ROWS = 5000;
+/** Lines handled between two yields to the event loop, so live pixels are answered during an import. */
+const LINES_PER_YIELD = 500;
+
 /**
- * Turns an NDJSON body into events: each line classified like live traffic (address, and the user
- * agent when the line has one: a source that recorded none is not called a bot for it) and priced by
- * the line item's current bid. Each event gets its own serve id: imports have no serves, so duplicate
- * and click-quality checks do not apply.
+ * Turns NDJSON lines into stored events, batch by batch: each line classified like live traffic
+ * (address, and the user agent when the line has one: a source that recorded none is not called a
+ * bot for it) and priced by the line item's current bid. Each event gets its own serve id: imports
+ * have no serves, so duplicate and click-quality checks do not apply. When a batch cannot be stored
+ * (or the body runs over its limit), the ApiError says up to which line the import is stored.
  */
 export async function importEvents(
-  body: string,
-  deps: { db: Postgres; traffic: TrafficClassifier },
+  lines: AsyncIterable<string>,
+  deps: { db: Postgres; traffic: TrafficClassifier; store: (events: TrackedEvent[]) => Promise<void> },
   nowMs: number,
-): Promise<{ events: TrackedEvent[]; summary: ImportSummary }> {
+): Promise<ImportSummary> {
   const pricingOf = memoize((lineItemId: string) => findLineItemPricing(deps.db, lineItemId));
   const publisherOf = memoize(async (placementId: string) => {
     const { rows } = await deps.db.query<{ publisher_id: string }>('SELECT publisher_id FROM placements WHERE id = $1', [placementId]);
     return rows[0]?.publisher_id;
   });
-  const events: TrackedEvent[] = [];
+  let batch: TrackedEvent[] = [];
+  let storedThroughLine = 0;
+  let lineNumber = 0;
   const summary: ImportSummary = { accepted: 0, invalid: 0, rejected: 0, errors: [] };
   const reject = (line: number, message: string) => {
     summary.rejected += 1;
     if (summary.errors.length < MAX_REPORTED_ERRORS) summary.errors.push({ line, message });
   };
+  const storeBatch = async () => {
+    if (batch.length > 0) await deps.store(batch);
+    batch = [];
+    storedThroughLine = lineNumber;
+  };
+  const stopped = (error: unknown): never => {
+    const known = error instanceof StoreUnavailableError ? new ApiError('unavailable', 'the database is unavailable; retry later') : error;
+    if (!(known instanceof ApiError)) throw error;
+    const stored = storedThroughLine === 0 ? 'no line is imported' : `lines 1 to ${storedThroughLine} are imported`;
+    throw new ApiError(known.code, `${known.message}; ${stored}`);
+  };
 
-  const lines = body.split('\n');
-  for (let index = 0; index < lines.length; index++) {
-    const text = lines[index]!.trim();
-    if (text === '') continue;
-    const lineNumber = index + 1;
+  try {
+    for await (const raw of lines) {
+      lineNumber += 1;
+      if (lineNumber % LINES_PER_YIELD === 0) await new Promise((resolve) => setImmediate(resolve));
+      const event = await importLineEvent(raw.trim(), lineNumber);
+      if (event) batch.push(event);
+      if (batch.length >= IMPORT_BATCH_ROWS) await storeBatch();
+    }
+    await storeBatch();
+  } catch (error) {
+    stopped(error);
+  }
+  return summary;
+
+  async function importLineEvent(text: string, line: number): Promise<TrackedEvent | undefined> {
+    if (text === '') return undefined;
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
-      reject(lineNumber, 'not valid JSON');
-      continue;
+      reject(line, 'not valid JSON');
+      return undefined;
     }
     const parsed = importLine.safeParse(json);
     if (!parsed.success) {
-      reject(lineNumber, parsed.error.issues.map((issue) => `${issue.path.join('.') || 'line'}: ${issue.message}`).join('; '));
-      continue;
+      reject(line, parsed.error.issues.map((issue) => `${issue.path.join('.') || 'line'}: ${issue.message}`).join('; '));
+      return undefined;
     }
-    const line = parsed.data;
-    const time = Date.parse(line.time);
+    const fields = parsed.data;
+    const time = Date.parse(fields.time);
     if (time > nowMs + FUTURE_TOLERANCE_MS) {
-      reject(lineNumber, 'time: must not be in the future');
-      continue;
+      reject(line, 'time: must not be in the future');
+      return undefined;
     }
-    const pricing: LineItemPricing | PricingProblem = await pricingOf(line.line_item_id);
+    const pricing: LineItemPricing | PricingProblem = await pricingOf(fields.line_item_id);
     if (typeof pricing === 'string') {
-      reject(lineNumber, `line_item_id: ${pricingProblems[pricing]}`);
-      continue;
+      reject(line, `line_item_id: ${pricingProblems[pricing]}`);
+      return undefined;
     }
-    const publisherId = await publisherOf(line.placement_id);
+    const publisherId = await publisherOf(fields.placement_id);
     if (publisherId === undefined) {
-      reject(lineNumber, 'placement_id: unknown placement');
-      continue;
+      reject(line, 'placement_id: unknown placement');
+      return undefined;
     }
 
-    const visitor = classifyVisitor(deps.traffic, line.ip, line.user_agent, line.user_agent !== undefined);
+    const visitor = classifyVisitor(deps.traffic, fields.ip, fields.user_agent, fields.user_agent !== undefined);
     const eventId = randomUUID();
-    events.push({
+    if (visitor.ivt === '') summary.accepted += 1;
+    else summary.invalid += 1;
+    return {
       event_id: eventId,
       event_time: time,
-      type: line.type,
+      type: fields.type,
       source: 'import',
       serve_id: randomUUID(),
       campaign_id: pricing.campaignId,
       line_item_id: pricing.lineItemId,
       creative_id: NIL_UUID,
-      placement_id: line.placement_id,
+      placement_id: fields.placement_id,
       publisher_id: publisherId,
       price_model: pricing.model,
-      cost_nanos: visitor.ivt === '' ? eventCost(line.type, pricing) : 0,
-      revenue_nanos: Math.round((line.revenue_usd ?? 0) * NANOS_PER_USD),
-      click_id: line.type === 'click' ? eventId : NIL_UUID,
+      cost_nanos: visitor.ivt === '' ? eventCost(fields.type, pricing) : 0,
+      revenue_nanos: Math.round((fields.revenue_usd ?? 0) * NANOS_PER_USD),
+      click_id: fields.type === 'click' ? eventId : NIL_UUID,
       ip: visitor.ip.ip,
       ip_class: visitor.ip.ipClass,
       ip_network: visitor.ip.network,
       user_agent: visitor.userAgent,
       ivt: visitor.ivt,
       ...NO_EVENT_CONTEXT,
-    });
-    if (visitor.ivt === '') summary.accepted += 1;
-    else summary.invalid += 1;
+    };
   }
-  return { events, summary };
 }
 
 /** One lookup per distinct id within an import. */

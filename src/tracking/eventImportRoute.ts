@@ -1,10 +1,13 @@
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
+import type { Readable } from 'node:stream';
 import { requireAdminToken } from '../http/adminAuth.js';
 import { ApiError } from '../http/errors.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { Postgres } from '../store/postgres.js';
 import type { EventPipeline } from './eventPipeline.js';
 import { importEvents } from './eventImport.js';
+import { ndjsonLines } from './ndjsonLines.js';
+import type { TrackedEvent } from './trackedEvent.js';
 
 export interface EventImportRouteDeps {
   db: Postgres;
@@ -15,34 +18,54 @@ export interface EventImportRouteDeps {
 }
 
 /**
- * Backfill and migration: `POST /v1/admin/events/import`, NDJSON, one event a line. Every stored line
- * goes to the pipeline in one accept (all or nothing against the buffer bound), and the answer waits
- * for the write to ClickHouse, so the events are in reports when it returns.
+ * Backfill and migration: `POST /v1/admin/events/import`, NDJSON, one event a line. The body is read
+ * as a stream, line by line, and its events go to the pipeline in bounded batches, yielding to the
+ * event loop as it goes: a large import neither holds the body in memory nor holds up live pixels.
+ * The answer waits for the write to ClickHouse, so the events are in reports when it returns.
  */
 export async function eventImportRoute(app: FastifyInstance, deps: EventImportRouteDeps): Promise<void> {
-  app.addContentTypeParser('application/x-ndjson', { parseAs: 'string', bodyLimit: deps.bodyLimit }, (_request, body, done) => {
-    done(null, body);
+  // The body stays a stream (fastify checks no limit on it): the announced length is checked here,
+  // the bytes actually read by ndjsonLines.
+  app.addContentTypeParser('application/x-ndjson', (request, payload, done) => {
+    if (Number(request.headers['content-length']) > deps.bodyLimit) {
+      done(new ApiError('payload_too_large', `request body is over ${deps.bodyLimit} bytes`), undefined);
+      return;
+    }
+    done(null, payload);
   });
 
   app.post(
     '/v1/admin/events/import',
     // Checked on request, before a body of up to IMPORT_BODY_LIMIT_BYTES is read.
-    { onRequest: requireAdminToken(deps.adminToken) as onRequestAsyncHookHandler, bodyLimit: deps.bodyLimit },
+    { onRequest: requireAdminToken(deps.adminToken) as onRequestAsyncHookHandler },
     async (request) => {
-      if (typeof request.body !== 'string') {
+      if (!isStream(request.body)) {
         throw new ApiError('unsupported_media_type', 'send the events as application/x-ndjson, one JSON object a line');
       }
-      const { events, summary } = await importEvents(request.body, deps, Date.now());
-      if (events.length > 0) {
-        deps.events.accept(events);
-        try {
-          await deps.events.flush();
-        } catch (error) {
-          // Accepted events are spooled and written once ClickHouse answers again; the counts stand.
-          request.log.error({ err: error }, 'imported events are spooled but not yet in ClickHouse');
-        }
+      const lines = ndjsonLines(request.body, deps.bodyLimit);
+      const summary = await importEvents(lines, { db: deps.db, traffic: deps.traffic, store: (batch) => store(deps.events, batch) }, Date.now());
+      try {
+        await deps.events.flush();
+      } catch (error) {
+        // Accepted events are spooled and written once ClickHouse answers again; the counts stand.
+        request.log.error({ err: error }, 'imported events are spooled but not yet in ClickHouse');
       }
       return { data: summary };
     },
   );
+}
+
+/** A full buffer gets one flush to ClickHouse before the batch is refused (503). */
+async function store(events: EventPipeline, batch: TrackedEvent[]): Promise<void> {
+  try {
+    events.accept(batch);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    await events.flush().catch(() => undefined);
+    events.accept(batch);
+  }
+}
+
+function isStream(body: unknown): body is Readable {
+  return typeof (body as Readable | undefined)?.[Symbol.asyncIterator] === 'function';
 }

@@ -77,7 +77,11 @@ export class EventSpool {
     try {
       if (this.fd === undefined) this.open();
       let written = 0;
-      while (written < bytes.length) written += writeSync(this.fd!, bytes, written, bytes.length - written);
+      while (written < bytes.length) {
+        const wrote = writeSync(this.fd!, bytes, written, bytes.length - written);
+        if (wrote === 0) throw new Error('the spool write made no progress');
+        written += wrote;
+      }
       if (this.fsync) fsyncSync(this.fd!);
     } catch (error) {
       this.lastFailure = error as Error;

@@ -29,7 +29,8 @@ export async function trackingLinkRoutes(app: FastifyInstance, { db, indexedDest
   const destinationOf = creativeDestinations(db, indexedDestinations);
 
   // The same GIF whatever the verdict, so filtering is never revealed. The only other answer is 503
-  // when the event buffer is full: nothing was stored, and the browser sees the backpressure.
+  // when the event cannot be kept (buffer full, spool not writable): nothing was stored, and the
+  // browser sees the backpressure.
   app.get(`${IMPRESSION_PATH}*`, linkRouteOptions, async (request, reply) => {
     const nowMs = Date.now();
     const token = readTrackingToken(tokenOf(request), trackingSecret, nowMs);

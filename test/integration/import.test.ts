@@ -1,6 +1,8 @@
+import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/servingFixtures.js';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
-import { ADDRESSES, BOT_UA, BROWSER_UA, eventsOf, rollupOf, trackedLineItem } from '../helpers/trackingFixtures.js';
+import { ADDRESSES, BOT_UA, BROWSER_UA, eventsOf, rollupOf, trackedLineItem, waitForEvents } from '../helpers/trackingFixtures.js';
 
 let ctx: TestContext;
 
@@ -110,5 +112,43 @@ describe('POST /v1/admin/events/import', () => {
       ndjson([{ type: 'impression', time: new Date(Date.now() + 86_400_000).toISOString(), line_item_id: item.lineItemId, placement_id: item.placementId, ip: ADDRESSES.comcastResidential }]),
     );
     expect(response.json().data).toMatchObject({ accepted: 0, rejected: 1, errors: [{ line: 1, message: 'time: must not be in the future' }] });
+  });
+
+  it('imports the lines as they arrive, in batches, before the body has ended', async () => {
+    const item = await trackedLineItem(ctx);
+    const line = JSON.stringify({ type: 'impression', time: new Date().toISOString(), line_item_id: item.lineItemId, placement_id: item.placementId, ip: ADDRESSES.comcastResidential });
+    const acceptedSoFar = async () => {
+      const metrics = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body;
+      return Number(/^adsvc_events_accepted_total (\d+)$/m.exec(metrics)![1]);
+    };
+    const before = await acceptedSoFar();
+    const body = new PassThrough();
+    const importing = ctx.admin({ method: 'POST', url: '/v1/admin/events/import', headers: { 'content-type': 'application/x-ndjson' }, payload: body });
+    body.write(`${line}\n`.repeat(12_000));
+    // The first batches are in the pipeline while the body is still open: it is never read whole.
+    await eventually(async () => ((await acceptedSoFar()) - before >= 10_000 ? true : undefined), 'the first batches to be accepted');
+    body.end(`${line}\n`.repeat(8_000));
+    const response = await importing;
+    expect(response.json().data).toMatchObject({ accepted: 20_000, rejected: 0 });
+    expect((await eventsOf(ctx, item.lineItemId)).length).toBe(20_000);
+    expect((await rollupOf(ctx, item.lineItemId)).impressions).toBe(20_000);
+  });
+
+  it('stops a streamed body at IMPORT_BODY_LIMIT_BYTES with 413 and says which lines are imported', async () => {
+    const item = await trackedLineItem(ctx);
+    const line = JSON.stringify({ type: 'impression', time: new Date().toISOString(), line_item_id: item.lineItemId, placement_id: item.placementId, ip: ADDRESSES.comcastResidential });
+    // No Content-Length: the limit (64 MiB here) is found while reading. 12,000 lines are under it,
+    // then one chunk takes the body over.
+    const chunks = [`${line}\n`.repeat(6000), `${line}\n`.repeat(6000), 'x'.repeat(ctx.config.IMPORT_BODY_LIMIT_BYTES)];
+    const response = await ctx.admin({
+      method: 'POST',
+      url: '/v1/admin/events/import',
+      headers: { 'content-type': 'application/x-ndjson' },
+      payload: Readable.from(chunks.map((chunk) => Buffer.from(chunk))),
+    });
+    expect(response.statusCode).toBe(413);
+    expect(response.json().error).toMatchObject({ code: 'payload_too_large', message: expect.stringMatching(/lines 1 to 10000 are imported$/) });
+    // The stored batches reach ClickHouse with the pipeline's next flush.
+    expect(await waitForEvents(ctx, item.lineItemId, 10_000)).toHaveLength(10_000);
   });
 });

@@ -82,6 +82,10 @@ describe.skipIf(unavailableReason !== undefined)('a PostgreSQL server outage', (
     const admin = await ctx.admin({ method: 'POST', url: '/v1/admin/organizations', payload: { name: 'During the outage' } });
     expect(admin.statusCode).toBe(503);
     expect(admin.json().error.code).toBe('unavailable');
+    const line = { type: 'impression', time: new Date().toISOString(), line_item_id: cachedItem.lineItemId, placement_id: cachedItem.placementId, ip: ADDRESSES.comcastResidential };
+    const imported = await ctx.admin({ method: 'POST', url: '/v1/admin/events/import', headers: { 'content-type': 'application/x-ndjson' }, payload: `${JSON.stringify(line)}\n` });
+    expect(imported.statusCode).toBe(503);
+    expect(imported.json().error).toMatchObject({ code: 'unavailable', message: expect.stringMatching(/no line is imported$/) });
     const health = await ctx.app.inject({ method: 'GET', url: '/healthz' });
     expect(health.statusCode).toBe(503);
     expect(health.json().checks.postgres).toBe('failing');
