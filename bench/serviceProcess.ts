@@ -7,7 +7,7 @@ import { freePort, startListeningProcess, type ListeningProcess } from './childP
 import type { HeapReport } from './heapProbe.js';
 
 /** Secrets the bench gives the service it starts, so it can sign tracking links and call the admin API itself. */
-const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 export const BENCH_TRACKING_SECRET = 'bench-tracking-secret-0123456789abcdef0123456789';
 
 export interface ServiceOptions {

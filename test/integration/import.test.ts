@@ -1,6 +1,6 @@
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../helpers/servingFixtures.js';
+import { eventually } from '../helpers/eventually.js';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { ADDRESSES, BOT_UA, BROWSER_UA, eventsOf, rollupOf, trackedLineItem, waitForEvents } from '../helpers/trackingFixtures.js';
 
