@@ -73,7 +73,7 @@ function checkWindowAndLimit(params: WindowParams, ctx: z.RefinementCtx): void {
 }
 
 const campaignReportSchema = z
-  .object({ ...windowParams, breakdown: z.enum(['campaign', 'daily']).default('campaign') })
+  .object({ ...windowParams, breakdown: z.enum(['campaign', 'daily', 'line_item', 'creative', 'placement', 'country', 'hourly']).default('campaign') })
   .superRefine(checkWindowAndLimit);
 
 const trafficQualitySchema = z.object(windowParams).superRefine(checkWindowAndLimit);

@@ -4,6 +4,19 @@ import type { FeatureDeps } from '../app.js';
 import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
 import { campaignReport, campaignRowColumns } from './campaignReport.js';
 import { dailyReport, dailyRowColumns } from './dailyReport.js';
+import {
+  countryReport,
+  countryRowColumns,
+  creativeReport,
+  creativeRowColumns,
+  hourlyReport,
+  hourlyRowColumns,
+  lineItemReport,
+  lineItemRowColumns,
+  placementReport,
+  placementRowColumns,
+} from './breakdownReport.js';
+import type { ReportRequest } from './reportRequest.js';
 import { trafficQualityReport, trafficQualityRowColumns } from './trafficQualityReport.js';
 import { parseCampaignReportParams, parseTrafficQualityParams, type ReportFormat } from './reportingParams.js';
 import { sendReport } from './reportResponse.js';
@@ -20,7 +33,7 @@ export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): 
   app.get('/v1/advertiser/reporting/campaigns', { preHandler }, async (request, reply) => {
     const { organizationId } = advertiserOf(request);
     const params = parseCampaignReportParams(request.query, negotiatedFormat(request));
-    const reportRequest = {
+    const reportRequest: ReportRequest = {
       organizationId,
       campaignIds: params.campaign_ids,
       dateFrom: params.date_from,
@@ -35,9 +48,22 @@ export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): 
       query: { breakdown: params.breakdown, date_from: params.date_from, date_to: params.date_to, campaign_ids: params.campaign_ids },
       filename: `${params.breakdown}-report_${params.date_from}_${params.date_to}.csv`,
     };
-    return params.breakdown === 'daily'
-      ? sendReport(reply, { ...common, columns: dailyRowColumns, batches: dailyReport(stores, reportRequest) })
-      : sendReport(reply, { ...common, columns: campaignRowColumns, batches: campaignReport(stores, reportRequest) });
+    switch (params.breakdown) {
+      case 'campaign':
+        return sendReport(reply, { ...common, columns: campaignRowColumns, batches: campaignReport(stores, reportRequest) });
+      case 'daily':
+        return sendReport(reply, { ...common, columns: dailyRowColumns, batches: dailyReport(stores, reportRequest) });
+      case 'line_item':
+        return sendReport(reply, { ...common, columns: lineItemRowColumns, batches: lineItemReport(stores, reportRequest) });
+      case 'creative':
+        return sendReport(reply, { ...common, columns: creativeRowColumns, batches: creativeReport(stores, reportRequest) });
+      case 'placement':
+        return sendReport(reply, { ...common, columns: placementRowColumns, batches: placementReport(stores, reportRequest) });
+      case 'country':
+        return sendReport(reply, { ...common, columns: countryRowColumns, batches: countryReport(stores, reportRequest) });
+      case 'hourly':
+        return sendReport(reply, { ...common, columns: hourlyRowColumns, batches: hourlyReport(stores, reportRequest) });
+    }
   });
 
   app.get('/v1/advertiser/reporting/traffic-quality', { preHandler }, async (request, reply) => {
