@@ -43,14 +43,16 @@ const campaignIds = z
     return [...new Set(entries.filter((entry) => UUID.test(entry)).map((entry) => entry.toLowerCase()))];
   });
 
-const windowParams = {
+/** The window, paging and format every report takes; advertiser reports add campaign_ids. */
+const windowOnlyParams = {
   date_from: date.default(() => addDays(todayUtc(), -DEFAULT_WINDOW_DAYS)),
   date_to: date.default(() => todayUtc()),
-  campaign_ids: campaignIds,
   limit: wholeNumber.default(DEFAULT_LIMIT),
   offset: wholeNumber.default(0),
   format: z.enum(['json', 'csv']),
 };
+
+const windowParams = { ...windowOnlyParams, campaign_ids: campaignIds };
 
 type WindowParams = { date_from: string; date_to: string; limit: number; format: ReportFormat };
 
@@ -78,7 +80,14 @@ const campaignReportSchema = z
 
 const trafficQualitySchema = z.object(windowParams).superRefine(checkWindowAndLimit);
 
+const publisherReportSchema = z
+  .object({ ...windowOnlyParams, breakdown: z.enum(['placement', 'daily']).default('placement') })
+  .superRefine(checkWindowAndLimit);
+const operatorReportSchema = z.object(windowOnlyParams).superRefine(checkWindowAndLimit);
+
 export type CampaignReportParams = z.output<typeof campaignReportSchema>;
+export type PublisherReportParams = z.output<typeof publisherReportSchema>;
+export type OperatorReportParams = z.output<typeof operatorReportSchema>;
 export type TrafficQualityParams = z.output<typeof trafficQualitySchema>;
 
 /**
@@ -92,6 +101,16 @@ export function parseCampaignReportParams(query: unknown, negotiatedFormat: Repo
 /** Query parameters of GET /v1/advertiser/reporting/traffic-quality: the same, without breakdown. */
 export function parseTrafficQualityParams(query: unknown, negotiatedFormat: ReportFormat): TrafficQualityParams {
   return parseParams(trafficQualitySchema, query, negotiatedFormat);
+}
+
+/** Query parameters of GET /v1/publisher/reporting: the window, paging and format, breakdown placement or daily. */
+export function parsePublisherReportParams(query: unknown, negotiatedFormat: ReportFormat): PublisherReportParams {
+  return parseParams(publisherReportSchema, query, negotiatedFormat);
+}
+
+/** Query parameters of GET /v1/admin/reporting: the window, paging (over days) and format. */
+export function parseOperatorReportParams(query: unknown, negotiatedFormat: ReportFormat): OperatorReportParams {
+  return parseParams(operatorReportSchema, query, negotiatedFormat);
 }
 
 function parseParams<Schema extends z.ZodType>(schema: Schema, query: unknown, negotiatedFormat: ReportFormat): z.output<Schema> {

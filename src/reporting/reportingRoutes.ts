@@ -1,5 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import Negotiator from 'negotiator';
+import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../app.js';
 import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
 import { campaignReport, campaignRowColumns } from './campaignReport.js';
@@ -18,7 +17,10 @@ import {
 } from './breakdownReport.js';
 import type { ReportRequest } from './reportRequest.js';
 import { trafficQualityReport, trafficQualityRowColumns } from './trafficQualityReport.js';
-import { parseCampaignReportParams, parseTrafficQualityParams, type ReportFormat } from './reportingParams.js';
+import { parseCampaignReportParams, parseTrafficQualityParams } from './reportingParams.js';
+import { negotiatedFormat } from './negotiatedFormat.js';
+import { publisherReportingRoutes } from './publisherReportingRoutes.js';
+import { operatorReportingRoutes } from './operatorReportingRoutes.js';
 import { sendReport } from './reportResponse.js';
 
 /**
@@ -29,6 +31,8 @@ import { sendReport } from './reportResponse.js';
 export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
   const stores = { db: deps.db, ch: deps.ch };
   const preHandler = requireApiKey(deps.db, ['reporting']);
+  await app.register(publisherReportingRoutes, deps);
+  await app.register(operatorReportingRoutes, deps);
 
   app.get('/v1/advertiser/reporting/campaigns', { preHandler }, async (request, reply) => {
     const { organizationId } = advertiserOf(request);
@@ -88,7 +92,3 @@ export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): 
   });
 }
 
-/** CSV when the Accept header prefers it to JSON (q-values honoured); JSON otherwise, also with no Accept. */
-function negotiatedFormat(request: FastifyRequest): ReportFormat {
-  return new Negotiator(request).mediaType(['application/json', 'text/csv']) === 'text/csv' ? 'csv' : 'json';
-}

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { TestContext } from './testApp.js';
-import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
 
 /**
  * Reporting tests set up campaigns straight in Postgres (reporting only reads them, and needs
@@ -71,14 +70,3 @@ export function at(date: string, time = '12:00:00.000'): string {
   return `${date}T${time}Z`;
 }
 
-/**
- * Writes events straight into events_v1, as the pipeline's insert does (the rollup views fire on
- * it), for tests that need columns the import does not set: creative, country, user key, cost.
- */
-export async function storeEvents(ctx: TestContext, events: TrackedEvent[]): Promise<void> {
-  await ctx.stores.ch.client.insert({
-    table: 'events_v1',
-    values: events.map((event) => ({ ...event, event_time: new Date(event.event_time).toISOString().replace('T', ' ').replace('Z', '') })),
-    format: 'JSONEachRow',
-  });
-}

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/packageRoot.js';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
-import { createReportCampaign, storeEvents, type CampaignFixture } from '../helpers/reportingFixtures.js';
+import { createReportCampaign, type CampaignFixture } from '../helpers/reportingFixtures.js';
+import { insertEvents } from '../helpers/servingFixtures.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
 
@@ -99,7 +100,7 @@ beforeAll(async () => {
   const event = (fields: Partial<TrackedEvent>) => sampleEvent({ cost_nanos: 0, ...fields });
   const impression = { type: 'impression' as const, cost_nanos: TCPM_NANOS };
   const keyless = { user_key: '', ip: '81.2.69.142', user_agent: 'Mozilla/5.0 (X11)' };
-  await storeEvents(ctx, [
+  await insertEvents(ctx, [
     event({ ...inA1, ...impression, placement_id: p1, country: 'US', user_key: 'u1', event_time: time(d0, '10:15:00.000') }),
     event({ ...inA1, ...impression, placement_id: p1, country: 'US', user_key: 'u1', event_time: time(d0, '10:45:00.000') }),
     event({ ...inA1, type: 'click', placement_id: p1, country: 'US', user_key: 'u1', event_time: time(d0, '10:50:00.000') }),
@@ -109,7 +110,7 @@ beforeAll(async () => {
     event({ campaign_id: foreign.id, line_item_id: foreign.line_item_id, ...impression, placement_id: p1, country: 'US', user_key: 'u5', event_time: time(d0, '11:00:00.000') }),
   ]);
   // A second insert: the rollup holds several unmerged rows per key, which only the merge makes whole.
-  await storeEvents(ctx, [
+  await insertEvents(ctx, [
     event({ ...inA1, ...impression, placement_id: p2, country: 'DE', user_key: 'u2', event_time: time(d(1), '03:00:00.000') }),
     event({ ...inA2, ...impression, placement_id: p2, ...keyless, event_time: time(d(1), '03:30:00.000') }),
     event({ ...inA2, ...impression, placement_id: p2, ...keyless, event_time: time(d(2), '23:59:59.999') }),
@@ -286,7 +287,7 @@ describe('reach', () => {
         sampleEvent({ campaign_id: campaign.id, line_item_id: campaign.line_item_id, user_key: `user-${user}`, event_time: time(d(day), '08:00:00.000') }),
       ),
     );
-    await storeEvents(ctx, events);
+    await insertEvents(ctx, events);
     const [row] = (await get(windowQuery, {}, advertiser.key)).json().data;
     expect(row.impressions).toBe(9000);
     expect(Math.abs(row.unique_users - 3000)).toBeLessThanOrEqual(30); // 1 %
