@@ -58,6 +58,15 @@ type WindowParams = { date_from: string; date_to: string; limit: number; format:
 
 /** Rules across parameters: a forward window of at most 92 days, and a page size the format allows. */
 function checkWindowAndLimit(params: WindowParams, ctx: z.RefinementCtx): void {
+  checkWindow(params, ctx);
+  const maxLimit = params.format === 'csv' ? MAX_CSV_LIMIT : MAX_LIMIT;
+  if (params.limit < 1 || params.limit > maxLimit) {
+    ctx.addIssue({ code: 'custom', path: ['limit'], message: `must be between 1 and ${maxLimit}` });
+  }
+}
+
+/** A forward window of at most 92 days. */
+function checkWindow(params: { date_from: string; date_to: string }, ctx: z.RefinementCtx): void {
   const days = daysBetween(params.date_from, params.date_to);
   if (days < 0) {
     ctx.addIssue({ code: 'custom', path: ['date_to'], message: 'must not be before date_from' });
@@ -67,10 +76,6 @@ function checkWindowAndLimit(params: WindowParams, ctx: z.RefinementCtx): void {
       path: ['date_to'],
       message: `window is ${days} days (date_to minus date_from); at most ${MAX_WINDOW_DAYS} are allowed`,
     });
-  }
-  const maxLimit = params.format === 'csv' ? MAX_CSV_LIMIT : MAX_LIMIT;
-  if (params.limit < 1 || params.limit > maxLimit) {
-    ctx.addIssue({ code: 'custom', path: ['limit'], message: `must be between 1 and ${maxLimit}` });
   }
 }
 
@@ -85,7 +90,18 @@ const publisherReportSchema = z
   .superRefine(checkWindowAndLimit);
 const operatorReportSchema = z.object(windowOnlyParams).superRefine(checkWindowAndLimit);
 
+/** The audit export streams a whole window of one campaign: no paging; NDJSON or CSV. */
+const eventExportSchema = z
+  .object({
+    campaign_id: z.string().regex(UUID, 'must be a campaign id (UUID)').transform((id) => id.toLowerCase()),
+    date_from: windowOnlyParams.date_from,
+    date_to: windowOnlyParams.date_to,
+    format: z.enum(['ndjson', 'csv']),
+  })
+  .superRefine(checkWindow);
+
 export type CampaignReportParams = z.output<typeof campaignReportSchema>;
+export type EventExportParams = z.output<typeof eventExportSchema>;
 export type PublisherReportParams = z.output<typeof publisherReportSchema>;
 export type OperatorReportParams = z.output<typeof operatorReportSchema>;
 export type TrafficQualityParams = z.output<typeof trafficQualitySchema>;
@@ -111,6 +127,14 @@ export function parsePublisherReportParams(query: unknown, negotiatedFormat: Rep
 /** Query parameters of GET /v1/admin/reporting: the window, paging (over days) and format. */
 export function parseOperatorReportParams(query: unknown, negotiatedFormat: ReportFormat): OperatorReportParams {
   return parseParams(operatorReportSchema, query, negotiatedFormat);
+}
+
+/** Query parameters of GET /v1/advertiser/reporting/events; `negotiatedFormat` from the Accept header. */
+export function parseEventExportParams(query: unknown, negotiatedFormat: 'ndjson' | 'csv'): EventExportParams {
+  const result = eventExportSchema.safeParse({ format: negotiatedFormat, ...(query as object) });
+  if (result.success) return result.data;
+  const details = zodDetails(result.error);
+  throw new ApiError('bad_request', details.map((detail) => `${detail.path}: ${detail.message}`).join('; '), details);
 }
 
 function parseParams<Schema extends z.ZodType>(schema: Schema, query: unknown, negotiatedFormat: ReportFormat): z.output<Schema> {

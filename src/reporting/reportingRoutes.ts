@@ -17,16 +17,22 @@ import {
 } from './breakdownReport.js';
 import type { ReportRequest } from './reportRequest.js';
 import { trafficQualityReport, trafficQualityRowColumns } from './trafficQualityReport.js';
-import { parseCampaignReportParams, parseTrafficQualityParams } from './reportingParams.js';
+import { parseCampaignReportParams, parseEventExportParams, parseTrafficQualityParams } from './reportingParams.js';
+import { organizationCampaigns } from './reportCampaigns.js';
+import { campaignEvents } from './eventExport.js';
+import { negotiatedExportFormat, sendEventExport } from './eventExportResponse.js';
+import { ApiError } from '../http/errors.js';
 import { negotiatedFormat } from './negotiatedFormat.js';
 import { publisherReportingRoutes } from './publisherReportingRoutes.js';
 import { operatorReportingRoutes } from './operatorReportingRoutes.js';
 import { sendReport } from './reportResponse.js';
 
 /**
- * Advertiser reporting on the ClickHouse rollups: the spec's campaign and daily breakdowns, and the
- * traffic-quality view of what was filtered out as invalid. Both need the reporting permission and
- * answer JSON, or CSV for `Accept: text/csv` or `format=csv`.
+ * Advertiser reporting on the ClickHouse rollups: the spec's campaign and daily breakdowns, the
+ * further breakdowns (line item, creative, placement, country, hour), the traffic-quality view of
+ * what was filtered out as invalid, and the audit export of one campaign's events. All need the
+ * reporting permission; reports answer JSON, or CSV for `Accept: text/csv` or `format=csv`.
+ * Publisher and operator reporting are registered here too, each with its own credentials.
  */
 export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
   const stores = { db: deps.db, ch: deps.ch };
@@ -90,5 +96,13 @@ export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): 
       filename: `traffic-quality_${params.date_from}_${params.date_to}.csv`,
     });
   });
-}
 
+  app.get('/v1/advertiser/reporting/events', { preHandler }, async (request, reply) => {
+    const { organizationId } = advertiserOf(request);
+    const params = parseEventExportParams(request.query, negotiatedExportFormat(request));
+    const owned = await organizationCampaigns(deps.db, organizationId, [params.campaign_id], { limit: 1, offset: 0 });
+    if (owned.length === 0) throw new ApiError('not_found', 'campaign not found');
+    const pages = campaignEvents(deps.ch, { campaignId: params.campaign_id, dateFrom: params.date_from, dateTo: params.date_to });
+    return sendEventExport(reply, params.format, pages, `events_${params.campaign_id}_${params.date_from}_${params.date_to}`);
+  });
+}
