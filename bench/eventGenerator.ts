@@ -13,19 +13,26 @@ export interface GeneratedEvents {
   /** Midnight UTC of the last day. */
   todayMs: number;
   serveIdPrefix?: string;
+  /** The publisher owning the 40 placements the events fall on; a fixed id and bench-chat-N ids otherwise. */
+  publisher?: { id: string; placementIds: string[] };
 }
+
+/** Countries the events' addresses are said to be in ('' = unknown), and how many distinct users there are. */
+const COUNTRIES = ['US', 'DE', 'FR', 'GB', 'JP', 'BR', 'IN', 'CA', 'ES', 'IT', ''];
+const EVENTS_PER_USER = 20;
 
 /**
  * Events for the given campaigns (line item i belongs to campaign i) spread uniformly over the
  * 92 days ending today. Everything is derived from the row number with cityHash64, so a run is
  * reproducible and ClickHouse generates rows as fast as it can write them.
  */
-export async function generateEvents(ch: ClickHouse, { campaignIds, lineItemIds, events, todayMs, serveIdPrefix = '' }: GeneratedEvents): Promise<void> {
+export async function generateEvents(ch: ClickHouse, { campaignIds, lineItemIds, events, todayMs, serveIdPrefix = '', publisher }: GeneratedEvents): Promise<void> {
+  const placementIds = publisher?.placementIds ?? Array.from({ length: 40 }, (_, index) => `bench-chat-${index}`);
   for (let offset = 0; offset < events; offset += ROWS_PER_INSERT) {
     await ch.client.command({
       query: `
         INSERT INTO events_v1 (event_id, event_time, type, source, serve_id, campaign_id, line_item_id, creative_id,
-          placement_id, publisher_id, price_model, cost_nanos, revenue_nanos, click_id, ip, ip_class, ip_network, user_agent, ivt)
+          placement_id, publisher_id, price_model, cost_nanos, revenue_nanos, click_id, ip, ip_class, ip_network, user_agent, ivt, country, user_key)
         SELECT
           generateUUIDv4(number) AS event_id,
           fromUnixTimestamp64Milli(toInt64({start_ms:Int64} + cityHash64(number, 1) % {span_ms:UInt64}), 'UTC') AS event_time,
@@ -35,8 +42,8 @@ export async function generateEvents(ch: ClickHouse, { campaignIds, lineItemIds,
           {campaign_ids:Array(UUID)}[campaign + 1] AS campaign_id,
           {line_item_ids:Array(UUID)}[campaign + 1] AS line_item_id,
           {line_item_ids:Array(UUID)}[campaign + 1] AS creative_id,
-          concat('bench-chat-', toString(cityHash64(number, 5) % 40)) AS placement_id,
-          toUUID('00000000-0000-4000-8000-000000000001') AS publisher_id,
+          {placement_ids:Array(String)}[cityHash64(number, 5) % length({placement_ids:Array(String)}) + 1] AS placement_id,
+          {publisher_id:UUID} AS publisher_id,
           if(campaign % 2 = 0, 'tCPM', 'CPC') AS price_model,
           multiIf(ivt != '', 0,
                   type = 'impression' AND price_model = 'tCPM', 2500000,
@@ -49,7 +56,9 @@ export async function generateEvents(ch: ClickHouse, { campaignIds, lineItemIds,
           if(ivt = 'datacenter', 'AS16509 Amazon Web Services', '') AS ip_network,
           if(ivt = 'bot', 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
              'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36') AS user_agent,
-          multiIf(quality < 90, '', quality < 96, 'datacenter', 'bot') AS ivt
+          multiIf(quality < 90, '', quality < 96, 'datacenter', 'bot') AS ivt,
+          {countries:Array(String)}[cityHash64(number, 7) % length({countries:Array(String)}) + 1] AS country,
+          concat('bench-user-', toString(cityHash64(number, 8) % {users:UInt64})) AS user_key
         FROM (
           SELECT number, cityHash64(number, 2) % 10000 AS kind, cityHash64(number, 3) % 100 AS quality,
                  cityHash64(number, 4) % {campaigns:UInt32} AS campaign
@@ -62,6 +71,10 @@ export async function generateEvents(ch: ClickHouse, { campaignIds, lineItemIds,
         line_item_ids: lineItemIds,
         campaigns: campaignIds.length,
         serve_prefix: serveIdPrefix,
+        placement_ids: placementIds,
+        publisher_id: publisher?.id ?? '00000000-0000-4000-8000-000000000001',
+        countries: COUNTRIES,
+        users: Math.max(1, Math.floor(events / EVENTS_PER_USER)),
         offset,
         count: Math.min(ROWS_PER_INSERT, events - offset),
       },

@@ -13,6 +13,9 @@ import { progress } from '../progress.js';
 
 const CAMPAIGNS = 1_000;
 const RAW_REPETITIONS = 10;
+const PLACEMENTS = 40;
+/** The further breakdowns (issue 15), each timed over the 92-day window like campaign and daily. */
+const BREAKDOWNS = ['line_item', 'creative', 'placement', 'country', 'hourly'] as const;
 
 interface ReportSeed {
   tenancy: BenchTenancy;
@@ -43,7 +46,7 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
 
   const service = await prepareService('report', options, {
     stores: async ({ db, ch }): Promise<ReportSeed> => {
-      const tenancy = await seedTenancy(db, 0, 0);
+      const tenancy = await seedTenancy(db, PLACEMENTS, 0);
       const catalog = generateCatalog({ lineItems: CAMPAIGNS, lineItemsPerCampaign: 1, placements: [] });
       await seedCatalog(db, tenancy.userId, catalog, 'active');
       const started = performance.now();
@@ -53,6 +56,7 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
         lineItemIds: catalog.map((campaign) => campaign.lineItems[0]!.id),
         events,
         todayMs: today,
+        publisher: { id: tenancy.publisherId, placementIds: tenancy.placements.map((placement) => placement.id) },
       });
       return { tenancy, campaignIds: catalog.map((campaign) => campaign.id), generationSeconds: (performance.now() - started) / 1000 };
     },
@@ -64,6 +68,9 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
   let pageHttp: LatencySummary;
   let dailyHttp: LatencySummary;
   let httpTotals: CampaignRowTotals | undefined;
+  const breakdownHttp = new Map<string, LatencySummary>();
+  let publisherHttp: LatencySummary;
+  let publisherDailyHttp: LatencySummary;
   try {
     const fetchReport = async (url: string, expectedRows: number) => {
       const answer = await requestJson<{ data: CampaignRowTotals[] }>('GET', url, { headers });
@@ -76,6 +83,17 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
     campaignHttp = await timeSequential(requests, 5, async () => void (await fetchReport(`${base}&breakdown=campaign&limit=1000`, CAMPAIGNS)));
     pageHttp = await timeSequential(requests, 5, async (index) => void (await fetchReport(`${base}&breakdown=campaign&limit=100&offset=${(index % 10) * 100}`, 100)));
     dailyHttp = await timeSequential(requests, 5, async () => void (await fetchReport(`${base}&breakdown=daily&limit=100`, DAYS)));
+    const fetchRows = async (url: string, requestHeaders: Record<string, string>) => {
+      const answer = await requestJson<{ data: unknown[] }>('GET', url, { headers: requestHeaders });
+      if (answer.status !== 200 || answer.body.data.length === 0) throw new Error(`GET ${url} answered ${answer.status} with ${answer.body.data?.length} rows`);
+    };
+    for (const breakdown of BREAKDOWNS) {
+      breakdownHttp.set(breakdown, await timeSequential(requests, 5, async () => void (await fetchRows(`${base}&breakdown=${breakdown}&limit=1000`, headers))));
+    }
+    const publisherBase = `${service.baseUrl}/v1/publisher/reporting?date_from=${window.from}&date_to=${window.to}`;
+    const publisherHeaders = { authorization: `Bearer ${seeded.tenancy.publisherToken}` };
+    publisherHttp = await timeSequential(requests, 5, async () => void (await fetchRows(`${publisherBase}&breakdown=placement`, publisherHeaders)));
+    publisherDailyHttp = await timeSequential(requests, 5, async () => void (await fetchRows(`${publisherBase}&breakdown=daily`, publisherHeaders)));
   } catch (error) {
     failures.push((error as Error).message);
     await service.stop();
@@ -121,6 +139,27 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
       baseline: `${formatMs(raw.daily.p50)} / ${formatMs(raw.daily.p95)}`,
       ratio: ratio(raw.daily.p95, dailyHttp.p95),
     },
+    ...BREAKDOWNS.map((breakdown) => {
+      const latency = breakdownHttp.get(breakdown)!;
+      return {
+        figure: `92-day ${breakdown} breakdown (limit=1000): p50 / p95`,
+        result: `${formatMs(latency.p50)} / ${formatMs(latency.p95)}`,
+        target: 'p95 < 150 ms',
+        met: latency.p95 < 150,
+      };
+    }),
+    {
+      figure: `92-day publisher report, ${PLACEMENTS} placements: p50 / p95`,
+      result: `${formatMs(publisherHttp.p50)} / ${formatMs(publisherHttp.p95)}`,
+      target: 'p95 < 150 ms',
+      met: publisherHttp.p95 < 150,
+    },
+    {
+      figure: `92-day publisher report, ${DAYS} days: p50 / p95`,
+      result: `${formatMs(publisherDailyHttp.p50)} / ${formatMs(publisherDailyHttp.p95)}`,
+      target: 'p95 < 150 ms',
+      met: publisherDailyHttp.p95 < 150,
+    },
     {
       figure: 'report totals vs raw events (valid impressions, clicks, conversions)',
       result: `${formatNumber(raw.totals.impressions)} / ${formatNumber(raw.totals.clicks)} / ${formatNumber(raw.totals.conversions)}`,
@@ -129,7 +168,7 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
     },
   ];
   const notes = [
-    `${formatNumber(events)} events (98.5% impressions, 1.4% clicks, 0.1% conversions; 10% invalid) for ${formatNumber(CAMPAIGNS)} campaigns (half tCPM, half CPC) of one organization, spread evenly over ${DAYS} UTC days ${window.from}..${window.to} and 40 placements; generated in ${seeded.generationSeconds.toFixed(0)} s by INSERT ... SELECT FROM numbers() into events_v1 (the materialized views fill the rollups), campaigns by bulk SQL.`,
+    `${formatNumber(events)} events (98.5% impressions, 1.4% clicks, 0.1% conversions; 10% invalid) for ${formatNumber(CAMPAIGNS)} campaigns (half tCPM, half CPC) of one organization, spread evenly over ${DAYS} UTC days ${window.from}..${window.to}, ${PLACEMENTS} placements of one publisher, 11 countries (one unknown) and one user per 20 events; generated in ${seeded.generationSeconds.toFixed(0)} s by INSERT ... SELECT FROM numbers() into events_v1 (the materialized views fill the rollups), campaigns by bulk SQL.`,
     `HTTP: ${requests} sequential requests per row after 5 warm-up requests, with a key of the organization; the page-of-100 row walks offsets 0..900.`,
     `Baseline: the same sums (valid events, the same window and campaign ids) straight over events_v1, in process with the service stopped, ${RAW_REPETITIONS} runs each after one warm-up. Ratio = raw p95 / report p95: above 1, the report over HTTP beats the raw query run in process.`,
     'The rollups were left as the inserts and background merges left them (no OPTIMIZE).',

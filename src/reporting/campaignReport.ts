@@ -10,6 +10,7 @@ import {
   type PerformanceMetrics,
 } from './performanceMetrics.js';
 import { rollupSums } from './rollupSums.js';
+import { campaignReach } from './breakdownRollup.js';
 
 export interface CampaignRow extends PerformanceMetrics {
   campaign_id: string;
@@ -17,6 +18,8 @@ export interface CampaignRow extends PerformanceMetrics {
   campaign_status: string;
   brand_name: string;
   objective: string | null;
+  /** Distinct users who saw a valid impression over the window (approximate, see docs/reporting.md). */
+  unique_users: number;
 }
 
 export const campaignRowColumns = [
@@ -26,6 +29,7 @@ export const campaignRowColumns = [
   'brand_name',
   'objective',
   ...performanceMetricNames,
+  'unique_users',
 ] as const satisfies ReadonlyArray<keyof CampaignRow>;
 
 /** Campaigns per round trip: one Postgres page and one ClickHouse query each. */
@@ -48,20 +52,18 @@ export async function* campaignReport(
       offset: request.offset + done,
     });
     if (campaigns.length === 0) return;
-    const sums = await rollupSums(
-      stores.ch,
-      'campaign_id',
-      campaigns.map((campaign) => campaign.id),
-      request.dateFrom,
-      request.dateTo,
-    );
-    yield campaigns.map((campaign) => campaignRow(campaign, sums.get(campaign.id) ?? ZERO_SUMS));
+    const ids = campaigns.map((campaign) => campaign.id);
+    const [sums, reach] = await Promise.all([
+      rollupSums(stores.ch, 'campaign_id', ids, request.dateFrom, request.dateTo),
+      campaignReach(stores.ch, ids, request.dateFrom, request.dateTo),
+    ]);
+    yield campaigns.map((campaign) => campaignRow(campaign, sums.get(campaign.id) ?? ZERO_SUMS, reach.get(campaign.id) ?? 0));
     if (campaigns.length < size) return;
     done += campaigns.length;
   }
 }
 
-function campaignRow(campaign: ReportCampaign, sums: MetricSums): CampaignRow {
+function campaignRow(campaign: ReportCampaign, sums: MetricSums, uniqueUsers: number): CampaignRow {
   return {
     campaign_id: campaign.id,
     campaign_name: campaign.name,
@@ -69,5 +71,6 @@ function campaignRow(campaign: ReportCampaign, sums: MetricSums): CampaignRow {
     brand_name: campaign.brand_name,
     objective: campaign.objective,
     ...performanceMetrics(sums),
+    unique_users: uniqueUsers,
   };
 }

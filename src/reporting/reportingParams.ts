@@ -51,19 +51,30 @@ const campaignIds = z
     return [...new Set(entries.filter((entry) => UUID.test(entry)).map((entry) => entry.toLowerCase()))];
   });
 
-const windowParams = {
+/** The window, paging and format every report takes; advertiser reports add campaign_ids. */
+const windowOnlyParams = {
   date_from: date.default(() => addDays(todayUtc(), -DEFAULT_WINDOW_DAYS)),
   date_to: date.default(() => todayUtc()),
-  campaign_ids: campaignIds,
   limit: wholeNumber.default(DEFAULT_LIMIT),
   offset: wholeNumber.default(0),
   format: z.enum(['json', 'csv']),
 };
 
+const windowParams = { ...windowOnlyParams, campaign_ids: campaignIds };
+
 type WindowParams = { date_from: string; date_to: string; limit: number; format: ReportFormat };
 
 /** Rules across parameters: a forward window of at most 92 days, and a page size the format allows. */
 function checkWindowAndLimit(params: WindowParams, ctx: z.RefinementCtx): void {
+  checkWindow(params, ctx);
+  const maxLimit = params.format === 'csv' ? MAX_CSV_LIMIT : MAX_LIMIT;
+  if (params.limit < 1 || params.limit > maxLimit) {
+    ctx.addIssue({ code: 'custom', path: ['limit'], message: `must be between 1 and ${maxLimit}` });
+  }
+}
+
+/** A forward window of at most 92 days. */
+function checkWindow(params: { date_from: string; date_to: string }, ctx: z.RefinementCtx): void {
   const days = daysBetween(params.date_from, params.date_to);
   if (days < 0) {
     ctx.addIssue({ code: 'custom', path: ['date_to'], message: 'must not be before date_from' });
@@ -74,19 +85,33 @@ function checkWindowAndLimit(params: WindowParams, ctx: z.RefinementCtx): void {
       message: `window is ${days} days (date_to minus date_from); at most ${MAX_WINDOW_DAYS} are allowed`,
     });
   }
-  const maxLimit = params.format === 'csv' ? MAX_CSV_LIMIT : MAX_LIMIT;
-  if (params.limit < 1 || params.limit > maxLimit) {
-    ctx.addIssue({ code: 'custom', path: ['limit'], message: `must be between 1 and ${maxLimit}` });
-  }
 }
 
 const campaignReportSchema = z
-  .object({ ...windowParams, breakdown: z.enum(['campaign', 'daily']).default('campaign') })
+  .object({ ...windowParams, breakdown: z.enum(['campaign', 'daily', 'line_item', 'creative', 'placement', 'country', 'hourly']).default('campaign') })
   .superRefine(checkWindowAndLimit);
 
 const trafficQualitySchema = z.object(windowParams).superRefine(checkWindowAndLimit);
 
+const publisherReportSchema = z
+  .object({ ...windowOnlyParams, breakdown: z.enum(['placement', 'daily']).default('placement') })
+  .superRefine(checkWindowAndLimit);
+const operatorReportSchema = z.object(windowOnlyParams).superRefine(checkWindowAndLimit);
+
+/** The audit export streams a whole window of one campaign: no paging; NDJSON or CSV. */
+const eventExportSchema = z
+  .object({
+    campaign_id: z.string().regex(UUID, 'must be a campaign id (UUID)').transform((id) => id.toLowerCase()),
+    date_from: windowOnlyParams.date_from,
+    date_to: windowOnlyParams.date_to,
+    format: z.enum(['ndjson', 'csv']),
+  })
+  .superRefine(checkWindow);
+
 export type CampaignReportParams = z.output<typeof campaignReportSchema>;
+export type EventExportParams = z.output<typeof eventExportSchema>;
+export type PublisherReportParams = z.output<typeof publisherReportSchema>;
+export type OperatorReportParams = z.output<typeof operatorReportSchema>;
 export type TrafficQualityParams = z.output<typeof trafficQualitySchema>;
 
 /**
@@ -100,6 +125,24 @@ export function parseCampaignReportParams(query: unknown, negotiatedFormat: Repo
 /** Query parameters of GET /v1/advertiser/reporting/traffic-quality: the same, without breakdown. */
 export function parseTrafficQualityParams(query: unknown, negotiatedFormat: ReportFormat): TrafficQualityParams {
   return parseParams(trafficQualitySchema, query, negotiatedFormat);
+}
+
+/** Query parameters of GET /v1/publisher/reporting: the window, paging and format, breakdown placement or daily. */
+export function parsePublisherReportParams(query: unknown, negotiatedFormat: ReportFormat): PublisherReportParams {
+  return parseParams(publisherReportSchema, query, negotiatedFormat);
+}
+
+/** Query parameters of GET /v1/admin/reporting: the window, paging (over days) and format. */
+export function parseOperatorReportParams(query: unknown, negotiatedFormat: ReportFormat): OperatorReportParams {
+  return parseParams(operatorReportSchema, query, negotiatedFormat);
+}
+
+/** Query parameters of GET /v1/advertiser/reporting/events; `negotiatedFormat` from the Accept header. */
+export function parseEventExportParams(query: unknown, negotiatedFormat: 'ndjson' | 'csv'): EventExportParams {
+  const result = eventExportSchema.safeParse({ format: negotiatedFormat, ...(query as object) });
+  if (result.success) return result.data;
+  const details = zodDetails(result.error);
+  throw new ApiError('bad_request', details.map((detail) => `${detail.path}: ${detail.message}`).join('; '), details);
 }
 
 function parseParams<Schema extends z.ZodType>(schema: Schema, query: unknown, negotiatedFormat: ReportFormat): z.output<Schema> {

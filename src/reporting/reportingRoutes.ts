@@ -1,26 +1,49 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import Negotiator from 'negotiator';
+import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
 import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
 import { campaignReport, campaignRowColumns } from './campaignReport.js';
 import { dailyReport, dailyRowColumns } from './dailyReport.js';
+import {
+  countryReport,
+  countryRowColumns,
+  creativeReport,
+  creativeRowColumns,
+  hourlyReport,
+  hourlyRowColumns,
+  lineItemReport,
+  lineItemRowColumns,
+  placementReport,
+  placementRowColumns,
+} from './breakdownReport.js';
+import type { ReportRequest } from './reportRequest.js';
 import { trafficQualityReport, trafficQualityRowColumns } from './trafficQualityReport.js';
-import { parseCampaignReportParams, parseTrafficQualityParams, type ReportFormat } from './reportingParams.js';
+import { parseCampaignReportParams, parseEventExportParams, parseTrafficQualityParams } from './reportingParams.js';
+import { organizationCampaigns } from './reportCampaigns.js';
+import { campaignEvents } from './eventExport.js';
+import { negotiatedExportFormat, sendEventExport } from './eventExportResponse.js';
+import { ApiError } from '../http/errors.js';
+import { negotiatedFormat } from './negotiatedFormat.js';
+import { publisherReportingRoutes } from './publisherReportingRoutes.js';
+import { operatorReportingRoutes } from './operatorReportingRoutes.js';
 import { sendReport } from './reportResponse.js';
 
 /**
- * Advertiser reporting on the ClickHouse rollups: the spec's campaign and daily breakdowns, and the
- * traffic-quality view of what was filtered out as invalid. Both need the reporting permission and
- * answer JSON, or CSV for `Accept: text/csv` or `format=csv`.
+ * Advertiser reporting on the ClickHouse rollups: the spec's campaign and daily breakdowns, the
+ * further breakdowns (line item, creative, placement, country, hour), the traffic-quality view of
+ * what was filtered out as invalid, and the audit export of one campaign's events. All need the
+ * reporting permission; reports answer JSON, or CSV for `Accept: text/csv` or `format=csv`.
+ * Publisher and operator reporting are registered here too, each with its own credentials.
  */
 export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
   const stores = { db: deps.db, ch: deps.ch };
   const onRequest = requireApiKey(deps.db, ['reporting']);
+  await app.register(publisherReportingRoutes, deps);
+  await app.register(operatorReportingRoutes, deps);
 
   app.get('/v1/advertiser/reporting/campaigns', { onRequest }, async (request, reply) => {
     const { organizationId } = advertiserOf(request);
     const params = parseCampaignReportParams(request.query, negotiatedFormat(request));
-    const reportRequest = {
+    const reportRequest: ReportRequest = {
       organizationId,
       campaignIds: params.campaign_ids,
       dateFrom: params.date_from,
@@ -35,9 +58,22 @@ export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): 
       query: { breakdown: params.breakdown, date_from: params.date_from, date_to: params.date_to, campaign_ids: params.campaign_ids },
       filename: `${params.breakdown}-report_${params.date_from}_${params.date_to}.csv`,
     };
-    return params.breakdown === 'daily'
-      ? sendReport(reply, { ...common, columns: dailyRowColumns, batches: dailyReport(stores, reportRequest) })
-      : sendReport(reply, { ...common, columns: campaignRowColumns, batches: campaignReport(stores, reportRequest) });
+    switch (params.breakdown) {
+      case 'campaign':
+        return sendReport(reply, { ...common, columns: campaignRowColumns, batches: campaignReport(stores, reportRequest) });
+      case 'daily':
+        return sendReport(reply, { ...common, columns: dailyRowColumns, batches: dailyReport(stores, reportRequest) });
+      case 'line_item':
+        return sendReport(reply, { ...common, columns: lineItemRowColumns, batches: lineItemReport(stores, reportRequest) });
+      case 'creative':
+        return sendReport(reply, { ...common, columns: creativeRowColumns, batches: creativeReport(stores, reportRequest) });
+      case 'placement':
+        return sendReport(reply, { ...common, columns: placementRowColumns, batches: placementReport(stores, reportRequest) });
+      case 'country':
+        return sendReport(reply, { ...common, columns: countryRowColumns, batches: countryReport(stores, reportRequest) });
+      case 'hourly':
+        return sendReport(reply, { ...common, columns: hourlyRowColumns, batches: hourlyReport(stores, reportRequest) });
+    }
   });
 
   app.get('/v1/advertiser/reporting/traffic-quality', { onRequest }, async (request, reply) => {
@@ -60,9 +96,13 @@ export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): 
       filename: `traffic-quality_${params.date_from}_${params.date_to}.csv`,
     });
   });
-}
 
-/** CSV when the Accept header prefers it to JSON (q-values honoured); JSON otherwise, also with no Accept. */
-function negotiatedFormat(request: FastifyRequest): ReportFormat {
-  return new Negotiator(request).mediaType(['application/json', 'text/csv']) === 'text/csv' ? 'csv' : 'json';
+  app.get('/v1/advertiser/reporting/events', { onRequest }, async (request, reply) => {
+    const { organizationId } = advertiserOf(request);
+    const params = parseEventExportParams(request.query, negotiatedExportFormat(request));
+    const owned = await organizationCampaigns(deps.db, organizationId, [params.campaign_id], { limit: 1, offset: 0 });
+    if (owned.length === 0) throw new ApiError('not_found', 'campaign not found');
+    const pages = campaignEvents(deps.ch, { campaignId: params.campaign_id, dateFrom: params.date_from, dateTo: params.date_to });
+    return sendEventExport(reply, params.format, pages, `events_${params.campaign_id}_${params.date_from}_${params.date_to}`);
+  });
 }

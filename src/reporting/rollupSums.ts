@@ -7,7 +7,7 @@ import type { MetricSums } from './performanceMetrics.js';
  * that quotes 64-bit integers, as strings; money is selected with toString so that nano sums beyond
  * 2^53 stay exact.
  */
-const rollupSumsColumns = {
+export const rollupSumsColumns = {
   total_impressions: z.coerce.number(),
   total_clicks: z.coerce.number(),
   total_conversions: z.coerce.number(),
@@ -15,7 +15,7 @@ const rollupSumsColumns = {
   total_revenue_nanos: z.string().regex(/^-?\d+$/).transform(BigInt),
 };
 
-function sumsOfRow(row: {
+export function sumsOfRow(row: {
   total_impressions: number;
   total_clicks: number;
   total_conversions: number;

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
 import { ApiError, parseInput } from '../http/errors.js';
@@ -15,6 +16,7 @@ import { revokeServerSideTraffic } from './autoRevocation.js';
 import { selectAd } from './selectAd.js';
 import { adPayload } from './adPayload.js';
 import { SERVE_BODY_LIMIT_BYTES, serveRequestBody } from './serveSchemas.js';
+import { ServeCounts } from './serveCounts.js';
 
 const NO_AD = { ad: null } as const;
 
@@ -59,7 +61,9 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   ]);
   refresher.rerank();
 
+  const serveCounts = new ServeCounts(ch, path.join(config.DATA_DIR, 'serve-counts'), config.EVENT_SPOOL_FSYNC);
   const tasks = [
+    startPeriodicTask('serve counts flush', config.EVENT_FLUSH_INTERVAL_MS, () => serveCounts.flush(), log),
     startPeriodicTask('pacing sync', config.PACING_SYNC_MS, () => pacing.sync(), log),
     startPeriodicTask(
       'selection stats refresh',
@@ -84,6 +88,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   ];
   app.addHook('onClose', async () => {
     await Promise.all([refresher.stop(), ...tasks.map((task) => task.stop())]);
+    await serveCounts.flush().catch((error: unknown) => log.error({ err: error }, 'serve counts flush at close failed; kept on disk'));
   });
 
   const userAgentVerdict = createUserAgentClassifier();
@@ -114,12 +119,16 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
         throw new ApiError('not_found', 'placement not found');
       }
       // A declared bot would only produce invalid impressions: no advertiser wants that ad shown.
-      if (body.user?.user_agent && userAgentVerdict(body.user.user_agent) === 'bot') return NO_AD;
+      if (body.user?.user_agent && userAgentVerdict(body.user.user_agent) === 'bot') {
+        serveCounts.count(body.placement_id, false);
+        return NO_AD;
+      }
       const selection = selectAd(index, body.placement_id, placement, {
         query: body.context.query,
         response: body.context.response,
         language: body.language,
       });
+      serveCounts.count(body.placement_id, selection !== undefined);
       if (selection === undefined) return NO_AD;
       metrics.serveFills.inc();
       return { ad: adPayload(selection, body.placement_id, placement.publisherId, signing) };

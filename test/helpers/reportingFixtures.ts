@@ -69,3 +69,4 @@ export async function importEvents(ctx: TestContext, lines: ImportLine[]): Promi
 export function at(date: string, time = '12:00:00.000'): string {
   return `${date}T${time}Z`;
 }
+

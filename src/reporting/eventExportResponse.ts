@@ -1,0 +1,40 @@
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import Negotiator from 'negotiator';
+import { csvRecord, type CsvField } from './csvFormat.js';
+import { exportedEventColumns, type ExportedEvent } from './eventExport.js';
+
+export type ExportFormat = 'ndjson' | 'csv';
+
+/** CSV when the Accept header prefers it; NDJSON otherwise. */
+export function negotiatedExportFormat(request: FastifyRequest): ExportFormat {
+  return new Negotiator(request).mediaType(['application/x-ndjson', 'text/csv']) === 'text/csv' ? 'csv' : 'ndjson';
+}
+
+/**
+ * Streams the pages as NDJSON (one event object a line) or CSV (a header line, then one record an
+ * event), page by page, so memory holds one page whatever the window. The first page is read before
+ * anything is sent, so a failing query still answers a clean 500; a later failure cuts the stream.
+ */
+export async function sendEventExport(
+  reply: FastifyReply,
+  format: ExportFormat,
+  pages: AsyncGenerator<ExportedEvent[]>,
+  filename: string,
+): Promise<FastifyReply> {
+  const first = await pages.next();
+  const encode =
+    format === 'csv'
+      ? (events: ExportedEvent[]) => events.map((event) => csvRecord(exportedEventColumns.map((column) => event[column] as CsvField))).join('')
+      : (events: ExportedEvent[]) => events.map((event) => `${JSON.stringify(event)}\n`).join('');
+  async function* body(): AsyncGenerator<string> {
+    if (format === 'csv') yield csvRecord(exportedEventColumns);
+    if (first.done) return;
+    yield encode(first.value);
+    for await (const page of pages) yield encode(page);
+  }
+  return reply
+    .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${filename}.${format === 'csv' ? 'csv' : 'ndjson'}"`)
+    .send(Readable.from(body()));
+}

@@ -1,0 +1,96 @@
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { testStores } from '../helpers/testApp.js';
+import { ServeCounts } from '../../src/serving/serveCounts.js';
+import type { ClickHouse } from '../../src/store/clickhouse.js';
+
+let ch: ClickHouse;
+
+beforeAll(async () => {
+  ch = (await testStores()).stores.ch;
+});
+
+async function countsOf(placementId: string) {
+  const result = await ch.client.query({
+    query: `SELECT toString(day) AS row_day, sum(requests) AS total_requests, sum(filled) AS total_filled
+              FROM placement_serve_counts_v1 WHERE placement_id = {placement_id:String} GROUP BY row_day ORDER BY row_day`,
+    query_params: { placement_id: placementId },
+    format: 'JSONEachRow',
+  });
+  return (await result.json<{ row_day: string; total_requests: string | number; total_filled: string | number }>()).map((row) => ({
+    day: row.row_day,
+    requests: Number(row.total_requests),
+    filled: Number(row.total_filled),
+  }));
+}
+
+async function withCountsTableGone<T>(run: () => Promise<T>): Promise<T> {
+  await ch.client.command({ query: 'RENAME TABLE placement_serve_counts_v1 TO placement_serve_counts_v1_gone' });
+  try {
+    return await run();
+  } finally {
+    await ch.client.command({ query: 'RENAME TABLE placement_serve_counts_v1_gone TO placement_serve_counts_v1' });
+  }
+}
+
+const newDirectory = () => mkdtempSync(path.join(tmpdir(), 'serve-counts-'));
+const monday = Date.parse('2026-03-02T23:59:59.999Z');
+const tuesday = Date.parse('2026-03-03T00:00:00.000Z');
+
+describe('serve counts', () => {
+  it('writes one row per placement and UTC day, summing requests and fills', async () => {
+    const placement = `p-${randomUUID()}`;
+    const counts = new ServeCounts(ch, newDirectory(), false);
+    counts.count(placement, true, monday);
+    counts.count(placement, false, monday);
+    counts.count(placement, true, tuesday);
+    await counts.flush();
+    counts.count(placement, false, tuesday);
+    await counts.flush();
+    expect(await countsOf(placement)).toEqual([
+      { day: '2026-03-02', requests: 2, filled: 1 },
+      { day: '2026-03-03', requests: 2, filled: 1 },
+    ]);
+  });
+
+  it('keeps counts on disk while ClickHouse fails, and a restarted instance sends them', async () => {
+    const placement = `p-${randomUUID()}`;
+    const directory = newDirectory();
+    const counts = new ServeCounts(ch, directory, true);
+    counts.count(placement, true, monday);
+    await withCountsTableGone(() => expect(counts.flush()).rejects.toThrow());
+    expect(readdirSync(directory)).toHaveLength(1);
+    expect(await countsOf(placement)).toEqual([]);
+
+    await new ServeCounts(ch, directory, true).flush();
+    expect(await countsOf(placement)).toEqual([{ day: '2026-03-02', requests: 1, filled: 1 }]);
+    expect(readdirSync(directory)).toEqual([]);
+  });
+
+  it('counts two flushes with the same counts twice: files are told apart by name, not content', async () => {
+    const placement = `p-${randomUUID()}`;
+    const counts = new ServeCounts(ch, newDirectory(), false);
+    counts.count(placement, true, monday);
+    await counts.flush();
+    counts.count(placement, true, monday);
+    await counts.flush();
+    expect(await countsOf(placement)).toEqual([{ day: '2026-03-02', requests: 2, filled: 2 }]);
+  });
+
+  it('counts a file once when it is sent again after a crash between the insert and its removal', async () => {
+    const placement = `p-${randomUUID()}`;
+    const directory = newDirectory();
+    const counts = new ServeCounts(ch, directory, false);
+    counts.count(placement, false, monday);
+    await withCountsTableGone(() => expect(counts.flush()).rejects.toThrow());
+    const [name] = readdirSync(directory);
+    const body = readFileSync(path.join(directory, name!), 'utf8');
+    await counts.flush();
+    writeFileSync(path.join(directory, name!), body);
+    await new ServeCounts(ch, directory, false).flush();
+    expect(await countsOf(placement)).toEqual([{ day: '2026-03-02', requests: 1, filled: 0 }]);
+  });
+});
