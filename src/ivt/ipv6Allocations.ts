@@ -28,7 +28,7 @@ export interface AllocationGap {
  * of the same holder more often than not, and the big clouds hold /24 to /29 blocks. Shorter prefixes
  * would reach across holders that merely do not announce (yet).
  */
-export const MIN_ALLOCATION_LENGTH = 29;
+const MIN_ALLOCATION_LENGTH = 29;
 
 /**
  * The parts of hosting networks' allocations that no row covers, each labelled like the row before

@@ -15,7 +15,7 @@ export function requestedAs(fetchDest: string): RequestedAs {
   return 'other';
 }
 
-export type PixelVerdict = 'as_required' | 'not_as_required' | 'cannot_tell' | 'no_impressions';
+type PixelVerdict = 'as_required' | 'not_as_required' | 'cannot_tell' | 'no_impressions';
 
 export interface PixelRule {
   /**
