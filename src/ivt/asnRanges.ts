@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import ipaddr from 'ipaddr.js';
 import { ipv6Prefix } from './addressKeys.js';
+import { allocationGaps, type AnnouncedRow } from './ipv6Allocations.js';
 import type { RangeTableBuilder } from './rangeTable.js';
 
 /** Where the ranges of one autonomous system go, and under which label. */
@@ -9,41 +10,94 @@ export interface AsnTarget {
   label: string;
   ipv4: RangeTableBuilder;
   ipv6: RangeTableBuilder;
+  /** A hosting network: the unannounced rest of its IPv6 allocations is its space too (ipv6Allocations.ts). */
+  fillsAllocation?: boolean;
+}
+
+/** One row's fields, read only when wanted. */
+interface Row {
+  target: AsnTarget | undefined;
+  start(): string;
+  end(): string;
 }
 
 const require = createRequire(import.meta.url);
 
+/** Past the last IPv6 key: no row of another network follows. */
+const NO_ROW_AFTER = 1n << 64n;
+
 /**
  * Adds the ranges of the wanted autonomous systems from @ip-location-db/asn (RouteViews, the five
- * RIRs and DB-IP; CC BY 4.0). One pass over each file, reading only the ASN field of the rows it
- * skips: about 150 ms for the ~500,000 rows at start, so no derived cache file is kept.
+ * RIRs and DB-IP; CC BY 4.0), plus the IPv6 allocation gaps of hosting networks. One pass over each
+ * file (sorted by start; rows never overlap), reading only the ASN field of most rows it skips:
+ * about 150 ms for the ~600,000 rows at start, so no derived cache file is kept.
  */
 export function addAsnRanges(targets: ReadonlyMap<number, AsnTarget>): void {
-  // Each row is `start,end,asn,"organisation"`; the organisation may hold commas, the first three fields do not.
-  forEachRow(require.resolve('@ip-location-db/asn/asn-ipv4-num.csv'), targets, (target, start, end) => {
-    target.ipv4.add(BigInt(start), BigInt(end), target.label);
+  forEachRow(require.resolve('@ip-location-db/asn/asn-ipv4-num.csv'), targets, (row) => {
+    row.target?.ipv4.add(BigInt(row.start()), BigInt(row.end()), row.target.label);
   });
-  forEachRow(require.resolve('@ip-location-db/asn/asn-ipv6.csv'), targets, (target, start, end) => {
-    target.ipv6.add(ipv6Prefix(ipaddr.IPv6.parse(start)), ipv6Prefix(ipaddr.IPv6.parse(end)), target.label);
+
+  // Each hosting row learns where the nearest row of any other network ends before it and starts
+  // after it: how far its allocation's gaps may reach.
+  const hostingRows: AnnouncedRow[] = [];
+  let previousForeignEnd = '';
+  let awaitingForeignStart: AnnouncedRow[] = [];
+  forEachRow(require.resolve('@ip-location-db/asn/asn-ipv6.csv'), targets, (row) => {
+    const { target } = row;
+    if (target?.fillsAllocation) {
+      const announced: AnnouncedRow = {
+        start: ipv6Key(row.start()),
+        end: ipv6Key(row.end()),
+        label: target.label,
+        foreignEndBefore: previousForeignEnd === '' ? -1n : ipv6Key(previousForeignEnd),
+        foreignStartAfter: NO_ROW_AFTER,
+      };
+      target.ipv6.add(announced.start, announced.end, target.label);
+      hostingRows.push(announced);
+      awaitingForeignStart.push(announced);
+      return;
+    }
+    if (target) target.ipv6.add(ipv6Key(row.start()), ipv6Key(row.end()), target.label);
+    if (awaitingForeignStart.length > 0) {
+      const foreignStart = ipv6Key(row.start());
+      for (const announced of awaitingForeignStart) announced.foreignStartAfter = foreignStart;
+      awaitingForeignStart = [];
+    }
+    previousForeignEnd = row.end();
   });
+
+  const byLabel = new Map([...targets.values()].map((target) => [target.label, target]));
+  for (const gap of allocationGaps(hostingRows)) byLabel.get(gap.label)!.ipv6.add(gap.start, gap.end, gap.label);
 }
 
-function forEachRow(
-  file: string,
-  targets: ReadonlyMap<number, AsnTarget>,
-  add: (target: AsnTarget, start: string, end: string) => void,
-): void {
+function ipv6Key(address: string): bigint {
+  return ipv6Prefix(ipaddr.IPv6.parse(address));
+}
+
+/**
+ * Calls `visit` for every row, with its target (undefined for a network nobody asked for). Each row
+ * is `start,end,asn,"organisation"`; the organisation may hold commas, the first three fields do not.
+ */
+function forEachRow(file: string, targets: ReadonlyMap<number, AsnTarget>, visit: (row: Row) => void): void {
   const text = readFileSync(file, 'latin1');
   let position = 0;
+  let first = 0;
+  let second = 0;
+  // One reader for all rows: only the fields of rows someone looks at are sliced.
+  const row: Row = {
+    target: undefined,
+    start: () => text.slice(position, first),
+    end: () => text.slice(first + 1, second),
+  };
   while (position < text.length) {
     const newline = text.indexOf('\n', position);
     const lineEnd = newline === -1 ? text.length : newline;
-    const first = text.indexOf(',', position);
-    const second = text.indexOf(',', first + 1);
+    first = text.indexOf(',', position);
+    second = text.indexOf(',', first + 1);
     if (first !== -1 && second !== -1 && second < lineEnd) {
       const third = text.indexOf(',', second + 1);
-      const target = targets.get(Number(text.slice(second + 1, third === -1 || third > lineEnd ? lineEnd : third)));
-      if (target) add(target, text.slice(position, first), text.slice(first + 1, second));
+      row.target = targets.get(Number(text.slice(second + 1, third === -1 || third > lineEnd ? lineEnd : third)));
+      visit(row);
     }
     position = lineEnd + 1;
   }

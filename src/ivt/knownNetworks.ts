@@ -22,6 +22,15 @@ export const hostingNetworks: readonly KnownNetwork[] = [
   { asn: 7224, organisation: 'Amazon Web Services' },
   { asn: 38895, organisation: 'Amazon Web Services' },
   { asn: 135630, organisation: 'Amazon Web Services (China)' },
+  { asn: 801, organisation: 'Amazon Web Services' },
+  { asn: 21664, organisation: 'Amazon Web Services' },
+  { asn: 401395, organisation: 'Amazon Web Services' },
+  { asn: 214101, organisation: 'AWS European Sovereign Cloud' },
+  // AWS's China regions, operated by Sinnet (Beijing) and NWCD (Ningxia); AWS's feed lists their ranges
+  { asn: 55960, organisation: 'AWS China (Sinnet)' },
+  { asn: 135629, organisation: 'AWS China (NWCD)' },
+  // Twitch's servers, in AWS's feed
+  { asn: 46489, organisation: 'Twitch (Amazon)' },
   // Google Cloud and Google's own servers (crawlers, fetchers); Google Fiber is a separate AS
   { asn: 396982, organisation: 'Google Cloud' },
   { asn: 15169, organisation: 'Google' },
@@ -31,6 +40,9 @@ export const hostingNetworks: readonly KnownNetwork[] = [
   { asn: 36492, organisation: 'Google' },
   { asn: 43515, organisation: 'Google (Ireland)' },
   { asn: 139070, organisation: 'Google (Asia Pacific)' },
+  { asn: 139190, organisation: 'Google Cloud (Asia Pacific)' },
+  { asn: 214609, organisation: 'Google Cloud EMEA' },
+  { asn: 214611, organisation: 'Google Cloud EMEA' },
   { asn: 394089, organisation: 'Google' },
   { asn: 395973, organisation: 'Google' },
   // Microsoft Azure and Microsoft's service networks (not AS3598, Microsoft's corporate network)
@@ -39,9 +51,12 @@ export const hostingNetworks: readonly KnownNetwork[] = [
   { asn: 8069, organisation: 'Microsoft' },
   { asn: 8070, organisation: 'Microsoft' },
   { asn: 8071, organisation: 'Microsoft' },
+  // Azure in China
+  { asn: 59067, organisation: 'Microsoft Azure (China)' },
   // Oracle Cloud Infrastructure
   { asn: 31898, organisation: 'Oracle Cloud' },
   { asn: 54253, organisation: 'Oracle Cloud' },
+  { asn: 14544, organisation: 'Oracle Cloud' },
   // DigitalOcean
   { asn: 14061, organisation: 'DigitalOcean' },
   { asn: 393406, organisation: 'DigitalOcean' },
@@ -53,6 +68,7 @@ export const hostingNetworks: readonly KnownNetwork[] = [
   { asn: 24940, organisation: 'Hetzner Online' },
   { asn: 213230, organisation: 'Hetzner Online' },
   { asn: 212317, organisation: 'Hetzner Online' },
+  { asn: 215859, organisation: 'Hetzner Online' },
   // OVHcloud
   { asn: 16276, organisation: 'OVHcloud' },
   // Vultr (The Constant Company)

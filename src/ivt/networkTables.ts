@@ -18,7 +18,7 @@ export function loadNetworkTables(dataDir: string, extraCidrFiles: readonly stri
   const datacenter = { ipv4: new RangeTableBuilder(1), ipv6: new RangeTableBuilder(2) };
   const relay = { ipv4: new RangeTableBuilder(1), ipv6: new RangeTableBuilder(2) };
   const targets = new Map<number, AsnTarget>();
-  for (const network of hostingNetworks) targets.set(network.asn, { label: networkLabel(network), ...datacenter });
+  for (const network of hostingNetworks) targets.set(network.asn, { label: networkLabel(network), ...datacenter, fillsAllocation: true });
   for (const network of relayNetworks) targets.set(network.asn, { label: networkLabel(network), ...relay });
   addAsnRanges(targets);
 

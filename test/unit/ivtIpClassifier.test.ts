@@ -34,15 +34,58 @@ describe('data-center addresses (hosting ASNs joined with @ip-location-db/asn)',
   });
 });
 
+describe('the unannounced rest of a hosting network\'s IPv6 allocation is its space too', () => {
+  it.each([
+    // DigitalOcean droplets: only a few routes of 2604:a880::/32 and 2a03:b0c0::/32 are in the data
+    ['2604:a880:400:d0::1', 'AS14061 DigitalOcean'],
+    ['2604:a880:4:1d0::1', 'AS14061 DigitalOcean'],
+    ['2604:a880:1:20::1', 'AS14061 DigitalOcean'],
+    ['2a03:b0c0:1:d0::1', 'AS14061 DigitalOcean'],
+    ['2400:6180:0:d0::1', 'AS14061 DigitalOcean'],
+    // Google Cloud's published 2600:1900::/28, both halves
+    ['2600:1900::1', 'AS396982 Google Cloud'],
+    ['2600:1908::1', 'AS396982 Google Cloud'],
+    ['2600:190f:ffff::1', 'AS396982 Google Cloud'],
+    // Amazon's 2620:107:3000::/44 holds the rest of its /36 (nobody else has a row there)
+    ['2620:107:3fff::1', 'AS16509 Amazon Web Services'],
+  ])('%s is datacenter (%s)', (ip, network) => {
+    expect(classify(ip)).toEqual({ ip, ipClass: 'datacenter', network, ivt: 'datacenter' });
+  });
+
+  it('stops where another network has a row: OVH Telecom (consumer) inside OVH\'s 2001:41d0::/32, and 2600:1910:: past Google\'s /28', () => {
+    expect(classify('2001:41d0:8:1::1')).toMatchObject({ ipClass: 'datacenter', network: 'AS16276 OVHcloud' });
+    expect(classify('2001:41d0:fc10::1')).toMatchObject({ ipClass: 'public', ivt: '' });
+    expect(classify('2600:1910::1')).toMatchObject({ ipClass: 'public', ivt: '' });
+  });
+});
+
 describe('residential and other public addresses', () => {
   it.each([
     ['73.162.10.20', 'Comcast AS7922'],
     ['24.4.5.6', 'Comcast AS7922'],
+    ['2601:1c0::1', 'Comcast AS7922'],
     ['86.150.1.1', 'BT AS2856'],
+    ['2a00:23c5::1', 'BT AS5400'],
     ['2003:e1:bf00::1', 'Deutsche Telekom AS3320'],
     ['2a02:908::1', 'Vodafone Germany AS3209'],
+    ['71.105.1.1', 'Verizon Fios AS701'],
+    ['2600:4040:1::1', 'Verizon Fios AS701'],
+    ['2600:1010::1', 'Verizon Wireless AS6167'],
+    ['90.0.0.1', 'Orange AS3215'],
+    ['2a01:cb00::1', 'Orange AS5511'],
+    ['172.56.1.1', 'T-Mobile US AS21928'],
+    ['2607:fb90::1', 'T-Mobile US AS21928'],
   ])('%s (%s) is public and valid', (ip) => {
     expect(classify(ip)).toEqual({ ip, ipClass: 'public', network: '', ivt: '' });
+  });
+});
+
+describe('cloud networks under other autonomous systems', () => {
+  it.each([
+    ['2606:7b40:1b10::1', 'AS801 Amazon Web Services'],
+    ['34.101.20.1', 'AS139190 Google Cloud (Asia Pacific)'],
+  ])('%s is datacenter (%s)', (ip, network) => {
+    expect(classify(ip)).toEqual({ ip, ipClass: 'datacenter', network, ivt: 'datacenter' });
   });
 });
 

@@ -1,0 +1,102 @@
+/**
+ * A parser for the address forms requests actually carry (`203.0.113.7`, `2001:db8:1::7`), several
+ * times faster than ipaddr.js: what the classifier needs to stay under 2 µs a lookup. It answers
+ * undefined for anything else (leading zeros, which ipaddr.js reads as octal; embedded IPv4; zone
+ * ids; an IPv6 address in ::/64, where the IPv4-mapped and other special forms live), and the
+ * caller falls back to ipaddr.js, so both parse every input the same way.
+ */
+export type ParsedAddress =
+  | { family: 'ipv4'; key: number; text: string }
+  | { family: 'ipv6'; high: number; low: number; text: string };
+
+const MAX_ADDRESS_LENGTH = 39;
+
+export function parseAddressText(text: string): ParsedAddress | undefined {
+  if (text.length === 0 || text.length > MAX_ADDRESS_LENGTH) return undefined;
+  return text.includes(':') ? parseIpv6(text) : parseIpv4(text);
+}
+
+function parseIpv4(text: string): ParsedAddress | undefined {
+  let key = 0;
+  let octet = 0;
+  let digits = 0;
+  let parts = 0;
+  for (let index = 0; index <= text.length; index++) {
+    const code = index === text.length ? 46 : text.charCodeAt(index);
+    if (code === 46) {
+      if (digits === 0 || octet > 255) return undefined;
+      key = key * 256 + octet;
+      parts += 1;
+      octet = 0;
+      digits = 0;
+    } else if (code >= 48 && code <= 57) {
+      if (digits > 0 && octet === 0) return undefined;
+      octet = octet * 10 + (code - 48);
+      digits += 1;
+      if (digits > 3) return undefined;
+    } else {
+      return undefined;
+    }
+  }
+  return parts === 4 ? { family: 'ipv4', key, text } : undefined;
+}
+
+function parseIpv6(text: string): ParsedAddress | undefined {
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const head = groupsOf(halves[0]!);
+  const tail = halves.length === 2 ? groupsOf(halves[1]!) : [];
+  if (!head || !tail) return undefined;
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined;
+  const groups = [...head, ...Array<number>(missing).fill(0), ...tail];
+  const high = (groups[0]! * 0x10000 + groups[1]!) >>> 0;
+  const low = (groups[2]! * 0x10000 + groups[3]!) >>> 0;
+  if (high === 0 && low === 0) return undefined;
+  return { family: 'ipv6', high, low, text: rfc5952(groups) };
+}
+
+/** The 16-bit groups of `1:2:3` (empty text: none); undefined when a group is not 1-4 hex digits. */
+function groupsOf(text: string): number[] | undefined {
+  if (text === '') return [];
+  const groups: number[] = [];
+  let value = 0;
+  let digits = 0;
+  for (let index = 0; index <= text.length; index++) {
+    const code = index === text.length ? 58 : text.charCodeAt(index);
+    if (code === 58) {
+      if (digits === 0) return undefined;
+      groups.push(value);
+      value = 0;
+      digits = 0;
+      continue;
+    }
+    const digit = code >= 48 && code <= 57 ? code - 48 : code >= 97 && code <= 102 ? code - 87 : code >= 65 && code <= 70 ? code - 55 : -1;
+    if (digit < 0 || digits === 4) return undefined;
+    value = value * 16 + digit;
+    digits += 1;
+  }
+  return groups;
+}
+
+/** RFC 5952: lower-case hex without leading zeros, the first longest run of two or more zero groups as `::`. */
+function rfc5952(groups: readonly number[]): string {
+  let bestStart = -1;
+  let bestLength = 1;
+  for (let index = 0; index < 8; ) {
+    if (groups[index] !== 0) {
+      index += 1;
+      continue;
+    }
+    let end = index;
+    while (end < 8 && groups[end] === 0) end += 1;
+    if (end - index > bestLength) {
+      bestStart = index;
+      bestLength = end - index;
+    }
+    index = end;
+  }
+  const hex = groups.map((group) => group.toString(16));
+  if (bestStart < 0) return hex.join(':');
+  return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLength).join(':')}`;
+}
