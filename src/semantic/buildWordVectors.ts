@@ -69,8 +69,7 @@ function firstPrincipalComponent(words: string[], vectors: Record<string, number
  * is installed. Without the package (a production install) it says so and succeeds: the service
  * then runs with semantic matching off.
  */
-function main(): void {
-  const output = process.argv[2] ?? DEFAULT_WORD_VECTORS_PATH;
+export function writeWordVectorsIfMissing(output = DEFAULT_WORD_VECTORS_PATH): void {
   if (existsSync(output)) return;
   let source: string;
   try {
@@ -86,4 +85,4 @@ function main(): void {
   console.log(`word vectors: wrote ${converted.words.length} words x ${converted.dimensions} dimensions to ${output}`);
 }
 
-if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) main();
+if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) writeWordVectorsIfMissing(process.argv[2]);

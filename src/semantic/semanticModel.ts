@@ -89,3 +89,19 @@ export function similarity(a: Float32Array, b: Float32Array): number {
   for (let d = 0; d < a.length; d++) dot += a[d]! * b[d]!;
   return dot;
 }
+
+/**
+ * A line item's vector: its keywords (what the advertiser says it is about) and its creatives'
+ * titles and bodies, each embedded and weighted equally, so a long creative does not drown the keywords.
+ */
+export function lineItemVector(model: SemanticModel, keywords: string[], creativeTexts: string[]): Float32Array | undefined {
+  const parts = [model.embedText(keywords.join(', ')), model.embedText(creativeTexts.join('. '))];
+  const sum = new Float32Array(model.dimensions);
+  for (const part of parts) if (part) for (let d = 0; d < sum.length; d++) sum[d]! += part[d]!;
+  let norm = 0;
+  for (let d = 0; d < sum.length; d++) norm += sum[d]! * sum[d]!;
+  if (!(norm > 0)) return undefined;
+  const inverse = 1 / Math.sqrt(norm);
+  for (let d = 0; d < sum.length; d++) sum[d]! *= inverse;
+  return sum;
+}

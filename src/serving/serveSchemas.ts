@@ -31,6 +31,8 @@ export const serveRequestBody = z.strictObject({
     })
     .optional(),
   language: language.optional(),
+  /** Adds `match` to the response: why this ad was chosen, or which sensitive topic vetoed every ad. */
+  explain: z.boolean().optional(),
 });
 
 export type ServeRequest = z.infer<typeof serveRequestBody>;

@@ -15,6 +15,8 @@ import { revokeServerSideTraffic } from './autoRevocation.js';
 import { selectAd } from './selectAd.js';
 import { adPayload } from './adPayload.js';
 import { SERVE_BODY_LIMIT_BYTES, serveRequestBody } from './serveSchemas.js';
+import { loadSemanticMatching } from '../semantic/loadSemanticMatching.js';
+import type { BrandSafetyVeto } from '../semantic/brandSafety.js';
 
 const NO_AD = { ad: null } as const;
 
@@ -34,6 +36,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     learning.record(event);
   });
 
+  const semantic = loadSemanticMatching(config, log);
   const refresher = await AdIndexRefresher.start({
     db,
     refreshMs: config.INDEX_REFRESH_MS,
@@ -41,6 +44,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       spendCounterFor: (id) => pacing.counterFor(id),
       statsFor: (id) => learning.statsFor(id),
       toUsd: convertToUsd,
+      ...semantic,
     },
     onBuilt: (index) => {
       const ids = new Set(index.lineItems.map((entry) => entry.id));
@@ -111,13 +115,17 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       }
       // A declared bot would only produce invalid impressions: no advertiser wants that ad shown.
       if (body.user?.user_agent && userAgentVerdict(body.user.user_agent) === 'bot') return NO_AD;
-      const selection = selectAd(index, body.placement_id, placement, {
-        query: body.context.query,
-        response: body.context.response,
-        language: body.language,
-      });
-      if (selection === undefined) return NO_AD;
-      return { ad: adPayload(selection, body.placement_id, placement.publisherId, signing) };
+      let veto: BrandSafetyVeto | undefined;
+      const selection = selectAd(
+        index,
+        body.placement_id,
+        placement,
+        { query: body.context.query, response: body.context.response, language: body.language },
+        (found) => (veto = found),
+      );
+      if (selection === undefined) return body.explain ? { ...NO_AD, match: noAdExplanation(veto) } : NO_AD;
+      const ad = adPayload(selection, body.placement_id, placement.publisherId, signing);
+      return body.explain ? { ad, match: selection.match } : { ad };
     },
   );
 
@@ -127,4 +135,10 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     adminToken: secrets.adminToken,
     onCertified: () => refresher.refreshNow(),
   });
+}
+
+/** Why no ad was served, for an `explain` request. */
+function noAdExplanation(veto: BrandSafetyVeto | undefined) {
+  if (veto === undefined) return { by: 'none' as const };
+  return { by: 'brand_safety' as const, topic: veto.topic, judged_by: veto.by, ...(veto.similarity === undefined ? {} : { similarity: Math.round(veto.similarity * 1000) / 1000 }) };
 }
