@@ -36,6 +36,14 @@ export function relevance(matchedKeywords: number): number {
   return 1 + RELEVANCE_PER_KEYWORD * Math.min(matchedKeywords, MAX_RELEVANT_KEYWORDS);
 }
 
+/**
+ * A similarity match counts as a fraction of one keyword, its cosine similarity: the closer
+ * line item wins at equal bids, and a keyword match wins over a similarity match at equal bids.
+ */
+export function similarityRelevance(similar: number): number {
+  return relevance(Math.max(0, Math.min(similar, 1)));
+}
+
 // Each request marks the keywords it finds, and the line items it considers, with its own stamp:
 // nothing is allocated per candidate and nothing has to be cleared afterwards. Requests are
 // handled one at a time, so the word buffers are shared too.
@@ -136,18 +144,20 @@ export function selectAd(
     }
   }
   // Opted-in line items without a keyword found: eligible when the conversation is similar enough,
-  // and then ranked as if one keyword had matched. Walked by expected value like the keyword lists,
-  // so similarity is computed only for line items that could still win and pass the cheap filters.
+  // and then ranked by similarityRelevance (at most one keyword's worth). Walked by expected value like
+  // the keyword lists, so similarity is computed only for line items that could still win and pass the
+  // cheap filters.
   if (conversation !== undefined) {
-    const similarRelevance = relevance(1);
+    const mostRelevant = relevance(1);
     for (const entry of listOf(index.semantic)) {
-      const score = entry.expectedValue * similarRelevance;
-      if (best.entry !== undefined && score < best.score) break;
+      if (best.entry !== undefined && entry.expectedValue * mostRelevant < best.score) break;
       if (entry.seenStamp === stamp) continue;
       entry.seenStamp = stamp;
-      if (!best.beatenBy(entry, score) || !eligible(entry)) continue;
+      if (!best.beatenBy(entry, entry.expectedValue * mostRelevant) || !eligible(entry)) continue;
       const similar = similarity(conversation, entry.semantic!.vector);
       if (similar < entry.semantic!.minSimilarity) continue;
+      const score = entry.expectedValue * similarityRelevance(similar);
+      if (!best.beatenBy(entry, score)) continue;
       best.entry = entry;
       best.score = score;
       best.similarity = similar;

@@ -98,13 +98,13 @@ describe('semantic matching', () => {
     expect(selectAd(index, 'pl', PLACEMENT, { query: 'How do I bake sourdough bread?', response: '' })).toBeUndefined();
   });
 
-  it('ranks a similarity match like one matched keyword', async () => {
-    // The keyword line item bids less than the similar one but matches two keywords (x2 against x1.5).
+  it('ranks a similarity match as at most one matched keyword, weighted by its similarity', async () => {
+    // The keyword line item bids less than the similar one but matches two keywords (x2 against at most x1.5).
     const keywordItem: Spec = { title: 'Race kit', body: 'Gear for racing.', bid: '1', targeting: { keywords: { include: ['marathon', 'first'] } } };
     const similarItem: Spec = { ...RUNNING_SHOES, bid: '1.2' };
     const { index, ids } = await indexOf([keywordItem, similarItem]);
     expect(selectAd(index, 'pl', PLACEMENT, { query: 'What should I wear for my first marathon?', response: '' })?.lineItem.id).toBe(ids[0]);
-    const { index: richer, ids: richerIds } = await indexOf([keywordItem, { ...similarItem, bid: '1.4' }]);
+    const { index: richer, ids: richerIds } = await indexOf([keywordItem, { ...similarItem, bid: '1.8' }]);
     expect(selectAd(richer, 'pl', PLACEMENT, { query: 'What should I wear for my first marathon?', response: '' })?.lineItem.id).toBe(richerIds[1]);
   });
 
@@ -112,6 +112,12 @@ describe('semantic matching', () => {
     const { index, ids } = await indexOf([RUNNING_SHOES], { model: null });
     expect(selectAd(index, 'pl', PLACEMENT, { query: 'What should I wear for my first marathon?', response: '' })).toBeUndefined();
     expect(selectAd(index, 'pl', PLACEMENT, { query: 'Best running shoes?', response: '' })?.lineItem.id).toBe(ids[0]);
+  });
+
+  it('prefers the closer of two similar line items at equal bids', async () => {
+    const { index, ids } = await indexOf([DOG_FOOD, RUNNING_SHOES].map((spec) => ({ ...spec, targeting: { semantic: { enabled: true, min_similarity: 0.1 } } })));
+    expect(selectAd(index, 'pl', PLACEMENT, { query: 'What should I feed my new puppy?', response: '' })?.lineItem.id).toBe(ids[0]);
+    expect(selectAd(index, 'pl', PLACEMENT, { query: 'What should I wear for my first marathon?', response: '' })?.lineItem.id).toBe(ids[1]);
   });
 });
 
