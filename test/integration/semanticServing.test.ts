@@ -16,6 +16,8 @@ beforeAll(async () => {
   advertiser = { key: created.key, userId: created.user.id };
   publisher = await createPublisher(ctx);
   placementId = (await createPlacement(ctx, publisher.id)).id;
+  // A new placement and token reach the index with its next refresh.
+  await eventually(async () => ((await serve(ctx, publisher.token, { placement_id: placementId })).statusCode === 200 ? true : undefined), 'placement in index');
 }, 120_000);
 afterAll(async () => {
   await ctx.close();

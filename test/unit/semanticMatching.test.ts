@@ -9,6 +9,7 @@ import { SemanticModel } from '../../src/semantic/semanticModel.js';
 import { convertWinkEmbeddings } from '../../src/semantic/buildWordVectors.js';
 import { decodeWordVectors, encodeWordVectors } from '../../src/semantic/wordVectorsFile.js';
 import { realSemanticModel } from '../helpers/wordVectors.js';
+import { DEFAULT_MIN_SIMILARITY } from '../../src/semantic/semanticDefaults.js';
 
 const PLACEMENT = { publisherId: 'pub', certified: true };
 
@@ -47,12 +48,12 @@ async function indexOf(specs: Spec[], options: { model?: SemanticModel | null; b
 const RUNNING_SHOES: Spec = {
   title: 'Run lighter',
   body: 'Cushioned running shoes for every distance.',
-  targeting: { keywords: { include: ['running shoes', 'trail runners'] }, semantic: { enabled: true } },
+  targeting: { keywords: { include: ['running shoes', 'trail runners'] }, semantic: { enabled: true, min_similarity: 0.45 } },
 };
 const DOG_FOOD: Spec = {
   title: 'Food dogs love',
   body: 'Grain-free dog food, delivered.',
-  targeting: { keywords: { include: ['dog food', 'puppy food'] }, semantic: { enabled: true } },
+  targeting: { keywords: { include: ['dog food', 'puppy food'] }, semantic: { enabled: true, min_similarity: 0.45 } },
 };
 
 describe('semantic matching', () => {
@@ -94,6 +95,7 @@ describe('semantic matching', () => {
 
   it('serves an opted-in line item without keywords only where the conversation is similar, not everywhere', async () => {
     const { index, ids } = await indexOf([{ ...RUNNING_SHOES, targeting: { semantic: { enabled: true } } }]);
+    expect(index.lineItems[0]!.semantic!.minSimilarity).toBe(DEFAULT_MIN_SIMILARITY);
     expect(selectAd(index, 'pl', PLACEMENT, { query: 'Which trainers are best for long distance running?', response: '' })?.lineItem.id).toBe(ids[0]);
     expect(selectAd(index, 'pl', PLACEMENT, { query: 'How do I bake sourdough bread?', response: '' })).toBeUndefined();
   });
@@ -142,9 +144,9 @@ describe('brand safety', () => {
   });
 
   it('vetoes a similarity match too', async () => {
-    const { index } = await indexOf([{ ...DOG_FOOD, targeting: { semantic: { enabled: true } } }], { brandSafety: true });
+    const { index } = await indexOf([{ ...DOG_FOOD, targeting: { semantic: { enabled: true, min_similarity: 0.45 } } }], { brandSafety: true });
     const context = { query: 'Our puppy was hit by a car and is badly hurt, what should we feed her?', response: '' };
-    const { index: unguarded, ids } = await indexOf([{ ...DOG_FOOD, targeting: { semantic: { enabled: true } } }]);
+    const { index: unguarded, ids } = await indexOf([{ ...DOG_FOOD, targeting: { semantic: { enabled: true, min_similarity: 0.45 } } }]);
     expect(selectAd(unguarded, 'pl', PLACEMENT, context)?.lineItem.id).toBe(ids[0]);
     expect(selectAd(index, 'pl', PLACEMENT, context)).toBeUndefined();
   });
