@@ -11,7 +11,7 @@ interface WinkEmbeddings {
   vectors: Record<string, number[]>;
 }
 
-export const KEPT_WORDS = 100_000;
+const KEPT_WORDS = 100_000;
 /** Frequent words whose weighted vectors define the common direction SIF removes. */
 const COMMON_DIRECTION_WORDS = 20_000;
 

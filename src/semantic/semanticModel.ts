@@ -32,11 +32,6 @@ export class SemanticModel {
     });
   }
 
-  /** Rank of a word (lowercase), or undefined when it is not in the vocabulary. */
-  rankOf(word: string): number | undefined {
-    return this.ranksByHash.get(wordHash(word))?.find((rank) => this.vectors.words[rank] === word);
-  }
-
   /** The unit SIF vector of a text, or undefined when none of its words is known. */
   embedText(text: string): Float32Array | undefined {
     this.scratch.scan(text);

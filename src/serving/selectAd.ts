@@ -40,7 +40,7 @@ export function relevance(matchedKeywords: number): number {
  * A similarity match counts as a fraction of one keyword, its cosine similarity: the closer
  * line item wins at equal bids, and a keyword match wins over a similarity match at equal bids.
  */
-export function similarityRelevance(similar: number): number {
+function similarityRelevance(similar: number): number {
   return relevance(Math.max(0, Math.min(similar, 1)));
 }
 
