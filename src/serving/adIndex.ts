@@ -7,6 +7,7 @@ import { hashSecret } from '../http/secretHash.js';
 import { lineItemVector, type SemanticModel } from '../semantic/semanticModel.js';
 import { DEFAULT_MIN_SIMILARITY } from '../semantic/semanticDefaults.js';
 import type { BrandSafety } from '../semantic/brandSafety.js';
+import { buildSemanticClusters, type SemanticCluster } from '../semantic/semanticClusters.js';
 
 /** The render payload of a contextual card, built once per creative when the index is built. */
 export interface ContextualCardRender {
@@ -98,6 +99,8 @@ export interface AdIndex {
   phrasesByFirstWord: Map<number, Phrase[]>;
   /** Line items that opted into semantic matching; undefined model when no word vectors are loaded. */
   semantic: RankedLists;
+  /** The same line items in clusters, when there are enough of them (see semanticClusters.ts); else empty. */
+  semanticClusters: SemanticCluster[];
   semanticModel: SemanticModel | undefined;
   /** Sensitive topics that veto every ad; undefined turns the check off. */
   brandSafety: BrandSafety | undefined;
@@ -160,6 +163,7 @@ export async function buildAdIndex(
     phrases: [],
     phrasesByFirstWord: new Map(),
     semantic: { certified: [], uncertified: [] },
+    semanticClusters: [],
     semanticModel: deps.semanticModel,
     brandSafety: deps.brandSafety,
   };
@@ -206,6 +210,7 @@ export async function buildAdIndex(
       addToRanked(index.open, entry);
     }
   }
+  index.semanticClusters = buildSemanticClusters(index.semantic.certified, addToRanked);
   rerank(index);
   return { index, skipped };
 }
@@ -333,6 +338,7 @@ export function rerank(index: AdIndex): void {
   for (const lists of index.openByPlacement.values()) sortRanked(lists);
   for (const phrase of index.phrases) sortRanked(phrase.includedBy);
   sortRanked(index.semantic);
+  for (const cluster of index.semanticClusters) sortRanked(cluster.members);
 }
 
 /**

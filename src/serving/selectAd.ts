@@ -2,6 +2,7 @@ import { ranksBefore, type AdIndex, type LineItemEntry, type Phrase, type Placem
 import { WordScan } from './contextWords.js';
 import { MAX_EMBEDDED_WORDS, similarity } from '../semantic/semanticModel.js';
 import type { BrandSafetyVeto } from '../semantic/brandSafety.js';
+import { similarityBound } from '../semantic/semanticClusters.js';
 
 export interface ServeContext {
   query: string;
@@ -148,25 +149,33 @@ export function selectAd(
   // the keyword lists, so similarity is computed only for line items that could still win and pass the
   // cheap filters.
   if (conversation !== undefined) {
-    const mostRelevant = relevance(1);
-    for (const entry of listOf(index.semantic)) {
-      if (best.entry !== undefined && entry.expectedValue * mostRelevant < best.score) break;
-      if (entry.seenStamp === stamp) continue;
-      entry.seenStamp = stamp;
-      if (!best.beatenBy(entry, entry.expectedValue * mostRelevant) || !eligible(entry)) continue;
-      const similar = similarity(conversation, entry.semantic!.vector);
-      if (similar < entry.semantic!.minSimilarity) continue;
-      const score = entry.expectedValue * similarityRelevance(similar);
-      if (!best.beatenBy(entry, score)) continue;
-      best.entry = entry;
-      best.score = score;
-      best.similarity = similar;
+    if (index.semanticClusters.length === 0) similarMatch(listOf(index.semantic), conversation, best, eligible, stamp);
+    for (const cluster of index.semanticClusters) {
+      if (similarityBound(cluster, conversation) >= cluster.minThreshold) similarMatch(listOf(cluster.members), conversation, best, eligible, stamp);
     }
   }
   const winner = best.entry;
   if (winner === undefined) return undefined;
   const creative = winner.creatives[winner.nextCreative++ % winner.creatives.length]!;
   return { lineItem: winner, creative, match: explain(winner, best.similarity, stamp) };
+}
+
+/** Walks opted-in line items best expected value first while one could still win; see selectAd. */
+function similarMatch(list: LineItemEntry[], conversation: Float32Array, best: Best, eligible: (entry: LineItemEntry) => boolean, stamp: number): void {
+  const mostRelevant = relevance(1);
+  for (const entry of list) {
+    if (best.entry !== undefined && entry.expectedValue * mostRelevant < best.score) break;
+    if (entry.seenStamp === stamp) continue;
+    entry.seenStamp = stamp;
+    if (!best.beatenBy(entry, entry.expectedValue * mostRelevant) || !eligible(entry)) continue;
+    const similar = similarity(conversation, entry.semantic!.vector);
+    if (similar < entry.semantic!.minSimilarity) continue;
+    const score = entry.expectedValue * similarityRelevance(similar);
+    if (!best.beatenBy(entry, score)) continue;
+    best.entry = entry;
+    best.score = score;
+    best.similarity = similar;
+  }
 }
 
 function explain(winner: LineItemEntry, similar: number | undefined, stamp: number): MatchExplanation {

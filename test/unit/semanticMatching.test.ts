@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildAdIndex } from '../../src/serving/adIndex.js';
 import type { CatalogRows, CreativeRow, LineItemRow } from '../../src/serving/catalogQueries.js';
-import { selectAd } from '../../src/serving/selectAd.js';
+import { relevance, selectAd } from '../../src/serving/selectAd.js';
+import { packageRoot } from '../../src/packageRoot.js';
+import { MIN_CLUSTERED_LINE_ITEMS } from '../../src/semantic/semanticClusters.js';
 import { convertToUsd } from '../../src/money/usdRates.js';
 import { BrandSafety, type BrandSafetyVeto } from '../../src/semantic/brandSafety.js';
-import { SemanticModel } from '../../src/semantic/semanticModel.js';
+import { SemanticModel, similarity } from '../../src/semantic/semanticModel.js';
 import { convertWinkEmbeddings } from '../../src/semantic/buildWordVectors.js';
 import { decodeWordVectors, encodeWordVectors } from '../../src/semantic/wordVectorsFile.js';
 import { realSemanticModel } from '../helpers/wordVectors.js';
@@ -176,5 +180,37 @@ describe('word vectors file', () => {
 
   it('refuses a file that is not one', () => {
     expect(() => decodeWordVectors(Buffer.from('not vectors at all'))).toThrow(/not a word vectors file/);
+  });
+});
+
+describe('semantic clusters', () => {
+  it('pick the same line item as comparing the conversation with every opted-in line item', async () => {
+    const folder = path.join(packageRoot, 'bench', 'semantic');
+    const categories = JSON.parse(readFileSync(path.join(folder, 'lineItems.json'), 'utf8')) as { keywords: string[]; title: string; body: string }[];
+    const specs: Spec[] = [];
+    for (let copy = 0; copy < 10; copy++) {
+      for (const category of categories) {
+        specs.push({ title: category.title, body: `${category.body} ${category.keywords.join(', ')}`, bid: (0.5 + Math.random()).toFixed(4), targeting: { semantic: { enabled: true, min_similarity: 0.45 } } });
+      }
+    }
+    const { index } = await indexOf(specs);
+    expect(specs.length).toBeGreaterThanOrEqual(MIN_CLUSTERED_LINE_ITEMS);
+    expect(index.semanticClusters.length).toBeGreaterThan(1);
+    const conversations = readFileSync(path.join(folder, 'conversations.txt'), 'utf8').split('\n').filter((line) => line.includes(' | ') && !line.startsWith('#'));
+    let served = 0;
+    for (const line of conversations.slice(0, 120)) {
+      const [, query, response] = line.split(' | ') as [string, string, string];
+      const conversation = model.embedText(`${query} ${response}`)!;
+      let expected: string | undefined;
+      let bestScore = -Infinity;
+      for (const entry of index.lineItems) {
+        const similar = similarity(conversation, entry.semantic!.vector);
+        const score = entry.expectedValue * relevance(similar);
+        if (similar >= 0.45 && score > bestScore) [expected, bestScore] = [entry.id, score];
+      }
+      if (expected) served += 1;
+      expect(selectAd(index, 'pl', PLACEMENT, { query, response })?.lineItem.id, query).toBe(expected);
+    }
+    expect(served).toBeGreaterThan(30);
   });
 });
