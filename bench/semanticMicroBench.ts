@@ -6,13 +6,14 @@ import type { CatalogRows } from '../src/serving/catalogQueries.js';
 import { selectAd } from '../src/serving/selectAd.js';
 import { convertToUsd } from '../src/money/usdRates.js';
 import { packageRoot } from '../src/packageRoot.js';
+import { wordsOf } from '../src/serving/contextWords.js';
 import { BrandSafety } from '../src/semantic/brandSafety.js';
 import { SemanticModel } from '../src/semantic/semanticModel.js';
 import { DEFAULT_WORD_VECTORS_PATH, readWordVectors } from '../src/semantic/wordVectorsFile.js';
 
 /**
  * In-process cost of selectAd with 10,000 line items opted into semantic matching (each built from
- * one of the 30 evaluation line items with a random bid), against the same catalog without
+ * one of the 30 evaluation line items plus four random words, with a random bid), against the same catalog without
  * semantic matching, over the evaluation conversations. Usage: npx tsx bench/semanticMicroBench.ts
  */
 const LINE_ITEMS = 10_000;
@@ -24,6 +25,8 @@ const conversations = readFileSync(path.join(folder, 'conversations.txt'), 'utf8
   .split('\n')
   .filter((line) => line.trim() !== '' && !line.startsWith('#'))
   .map((line) => line.split(' | '));
+
+const vocabulary = [...new Set(conversations.flatMap(([, query, answer]) => wordsOf(`${query} ${answer}`)).filter((word) => word.length > 3))];
 
 const heapBefore = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
 const model = new SemanticModel(readWordVectors(DEFAULT_WORD_VECTORS_PATH)!);
@@ -43,7 +46,9 @@ async function timings(semantic: boolean): Promise<number[]> {
       budget_currency: 'USD',
       targeting: { keywords: { include: spec.keywords }, ...(semantic ? { semantic: { enabled: true } } : {}) },
     });
-    rows.creatives.push({ id: `cr-${i}`, line_item_id: `li-${i}`, title: spec.title, body: spec.body, cta: 'Go', destination_url: 'https://example.com', image_url: null });
+    // Four words drawn from the conversations make each line item's vector its own, as in a real catalog.
+    const extra = Array.from({ length: 4 }, () => vocabulary[Math.floor(Math.random() * vocabulary.length)]).join(' ');
+    rows.creatives.push({ id: `cr-${i}`, line_item_id: `li-${i}`, title: spec.title, body: `${spec.body} ${extra}`, cta: 'Go', destination_url: 'https://example.com', image_url: null });
   }
   const { index } = await buildAdIndex('bench', rows, {
     spendCounterFor: () => ({ nanos: 0 }),

@@ -149,10 +149,15 @@ export function selectAd(
   // the keyword lists, so similarity is computed only for line items that could still win and pass the
   // cheap filters.
   if (conversation !== undefined) {
-    if (index.semanticClusters.length === 0) similarMatch(listOf(index.semantic), conversation, best, eligible, stamp);
+    if (index.semanticClusters.length === 0) similarMatch(listOf(index.semantic), relevance(1), conversation, best, eligible, stamp);
+    // Nearest clusters first, so that the bar rises early; a cluster's bound also caps its members' relevance.
+    const reachable: { members: LineItemEntry[]; bound: number }[] = [];
     for (const cluster of index.semanticClusters) {
-      if (similarityBound(cluster, conversation) >= cluster.minThreshold) similarMatch(listOf(cluster.members), conversation, best, eligible, stamp);
+      const bound = similarityBound(cluster, conversation);
+      if (bound >= cluster.minThreshold) reachable.push({ members: listOf(cluster.members), bound });
     }
+    reachable.sort((a, b) => b.bound - a.bound);
+    for (const { members, bound } of reachable) similarMatch(members, similarityRelevance(bound), conversation, best, eligible, stamp);
   }
   const winner = best.entry;
   if (winner === undefined) return undefined;
@@ -161,8 +166,14 @@ export function selectAd(
 }
 
 /** Walks opted-in line items best expected value first while one could still win; see selectAd. */
-function similarMatch(list: LineItemEntry[], conversation: Float32Array, best: Best, eligible: (entry: LineItemEntry) => boolean, stamp: number): void {
-  const mostRelevant = relevance(1);
+function similarMatch(
+  list: LineItemEntry[],
+  mostRelevant: number,
+  conversation: Float32Array,
+  best: Best,
+  eligible: (entry: LineItemEntry) => boolean,
+  stamp: number,
+): void {
   for (const entry of list) {
     if (best.entry !== undefined && entry.expectedValue * mostRelevant < best.score) break;
     if (entry.seenStamp === stamp) continue;
