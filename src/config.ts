@@ -77,6 +77,10 @@ const configSchema = z
     TRACKING_LINK_TTL_SECONDS: z.coerce.number().int().min(60).default(7 * 24 * 3600),
     /** Days a conversion may follow its click and still be attributed. */
     ATTRIBUTION_WINDOW_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+    /** The compact word vectors `npm run build` writes (default dist/word-vectors.bin); missing means semantic matching is off. */
+    WORD_VECTORS_PATH: optionalString,
+    /** Veto every ad next to a sensitive topic (bereavement, accident, disaster, serious diagnosis, ...). */
+    BRAND_SAFETY: booleanFlag.default(true),
   })
   .transform((env) => ({
     ...env,

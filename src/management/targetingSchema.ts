@@ -45,6 +45,13 @@ export const targetingSchema = z.strictObject({
   keywords: includeExclude(keyword).optional(),
   placements: includeExclude(placementId).optional(),
   languages: uniqueList(languageCode, 200).optional(),
+  semantic: z
+    .strictObject({
+      enabled: z.boolean(),
+      /** Cosine similarity (0-1) the conversation must reach; absent means the service default (DEFAULT_MIN_SIMILARITY). */
+      min_similarity: z.number().min(0).max(1).optional(),
+    })
+    .optional(),
 });
 
 export type Targeting = z.output<typeof targetingSchema>;

@@ -5,6 +5,10 @@ import { bidInUsd, eligiblePriceModels, lineItemCurrency, priceNanos, usdToNanos
 import type { SpendCounter } from './spendPacing.js';
 import { wordHash, wordsOf } from './contextWords.js';
 import { hashSecret } from '../http/secretHash.js';
+import { lineItemVector, type SemanticModel } from '../semantic/semanticModel.js';
+import { DEFAULT_MIN_SIMILARITY } from '../semantic/semanticDefaults.js';
+import type { BrandSafety } from '../semantic/brandSafety.js';
+import { buildSemanticClusters, type SemanticCluster } from '../semantic/semanticClusters.js';
 
 /** The render payload of a contextual card, built once per creative when the index is built. */
 export interface ContextualCardRender {
@@ -60,6 +64,14 @@ export interface LineItemEntry {
   tieBreak: number;
   /** The request that last considered this line item (see selectAd). */
   seenStamp: number;
+  /** Semantic matching, when the line item opted in and word vectors are loaded. */
+  semantic: SemanticTarget | null;
+}
+
+/** What a line item says (its keywords and creatives) as a unit vector, and how similar a serve must be. */
+interface SemanticTarget {
+  vector: Float32Array;
+  minSimilarity: number;
 }
 
 export interface PlacementEntry {
@@ -88,6 +100,13 @@ export interface AdIndex {
   phrases: Phrase[];
   /** Every include and exclude keyword, by the wordHash of its first word. */
   phrasesByFirstWord: Map<number, Phrase[]>;
+  /** Line items that opted into semantic matching; undefined model when no word vectors are loaded. */
+  semantic: RankedLists;
+  /** The same line items in clusters, when there are enough of them (see semanticClusters.ts); else empty. */
+  semanticClusters: SemanticCluster<LineItemEntry>[];
+  semanticModel: SemanticModel | undefined;
+  /** Sensitive topics that veto every ad; undefined turns the check off. */
+  brandSafety: BrandSafety | undefined;
 }
 
 export interface IndexBuildDeps {
@@ -95,6 +114,9 @@ export interface IndexBuildDeps {
   statsFor(lineItemId: string): DeliveryStats;
   /** USD for an amount in a currency; undefined when the currency cannot be converted. */
   toUsd(amount: number, currency: string): number | undefined;
+  /** Word vectors for semantic matching; without them, opted-in line items match by keywords only. */
+  semanticModel?: SemanticModel;
+  brandSafety?: BrandSafety;
 }
 
 /** Line items left out of the index, by reason: an operator's first clue when an ad does not show. */
@@ -113,6 +135,7 @@ const storedTargeting = z.object({
   keywords: storedIncludeExclude,
   placements: storedIncludeExclude,
   languages: storedPhrases,
+  semantic: z.object({ enabled: z.boolean(), min_similarity: z.number().optional() }).optional(),
 });
 
 const YIELD_EVERY = 5000;
@@ -141,6 +164,10 @@ export async function buildAdIndex(
     openByPlacement: new Map(),
     phrases: [],
     phrasesByFirstWord: new Map(),
+    semantic: { certified: [], uncertified: [] },
+    semanticClusters: [],
+    semanticModel: deps.semanticModel,
+    brandSafety: deps.brandSafety,
   };
   const phrases = new Map<string, Phrase>();
   const phraseFor = (words: string[]): Phrase => {
@@ -169,8 +196,12 @@ export async function buildAdIndex(
     }
     const entry = built;
     index.lineItems.push(entry);
+    // An opted-in line item without keywords is served where the conversation is like what it says, not everywhere.
+    if (entry.semantic) addToRanked(index.semantic, entry);
     if (entry.includePhrases.length > 0) {
       for (const phrase of entry.includePhrases) addToRanked(phrase.includedBy, entry);
+    } else if (entry.semantic) {
+      continue;
     } else if (entry.placementsInclude) {
       for (const placementId of entry.placementsInclude) {
         let lists = index.openByPlacement.get(placementId);
@@ -181,6 +212,7 @@ export async function buildAdIndex(
       addToRanked(index.open, entry);
     }
   }
+  index.semanticClusters = buildSemanticClusters(index.semantic.certified, addToRanked);
   rerank(index);
   return { index, skipped };
 }
@@ -230,7 +262,21 @@ function buildEntry(
     expectedValue: 0,
     tieBreak: 0,
     seenStamp: 0,
+    semantic: semanticTarget(targeting, includeKeywords, creatives, deps.semanticModel),
   };
+}
+
+function semanticTarget(
+  targeting: z.infer<typeof storedTargeting>,
+  includeKeywords: string[],
+  creatives: ServableCreative[],
+  model: SemanticModel | undefined,
+): SemanticTarget | null {
+  if (!model || !targeting.semantic?.enabled) return null;
+  const creativeTexts = creatives.map((creative) => `${creative.render.title} ${creative.render.body}`);
+  const vector = lineItemVector(model, includeKeywords, creativeTexts);
+  if (!vector) return null;
+  return { vector, minSimilarity: targeting.semantic.min_similarity ?? DEFAULT_MIN_SIMILARITY };
 }
 
 function uniquePhrases(keywords: string[], phraseFor: (words: string[]) => Phrase): Phrase[] {
@@ -295,6 +341,8 @@ export function rerank(index: AdIndex): void {
   sortRanked(index.open);
   for (const lists of index.openByPlacement.values()) sortRanked(lists);
   for (const phrase of index.phrases) sortRanked(phrase.includedBy);
+  sortRanked(index.semantic);
+  for (const cluster of index.semanticClusters) sortRanked(cluster.members);
 }
 
 /**

@@ -1,5 +1,8 @@
 import { ranksBefore, type AdIndex, type LineItemEntry, type Phrase, type PlacementEntry, type RankedLists, type ServableCreative } from './adIndex.js';
 import { WordScan } from './contextWords.js';
+import { MAX_EMBEDDED_WORDS, similarity } from '../semantic/semanticModel.js';
+import type { BrandSafetyVeto } from '../semantic/brandSafety.js';
+import { similarityBound } from '../semantic/semanticClusters.js';
 
 export interface ServeContext {
   query: string;
@@ -11,6 +14,15 @@ export interface ServeContext {
 export interface Selection {
   lineItem: LineItemEntry;
   creative: ServableCreative;
+  match: MatchExplanation;
+}
+
+/** Why the line item was chosen: the include keywords found, or the similarity that made it eligible. */
+interface MatchExplanation {
+  by: 'keywords' | 'similarity' | 'untargeted';
+  keywords?: string[];
+  similarity?: number;
+  min_similarity?: number;
 }
 
 /**
@@ -25,17 +37,39 @@ export function relevance(matchedKeywords: number): number {
   return 1 + RELEVANCE_PER_KEYWORD * Math.min(matchedKeywords, MAX_RELEVANT_KEYWORDS);
 }
 
+/**
+ * A similarity match counts as a fraction of one keyword, its cosine similarity: the closer
+ * line item wins at equal bids, and a keyword match wins over a similarity match at equal bids.
+ */
+function similarityRelevance(similar: number): number {
+  return relevance(Math.max(0, Math.min(similar, 1)));
+}
+
 // Each request marks the keywords it finds, and the line items it considers, with its own stamp:
 // nothing is allocated per candidate and nothing has to be cleared afterwards. Requests are
 // handled one at a time, so the word buffers are shared too.
 let lastStamp = 0;
 const queryWords = new WordScan();
 const responseWords = new WordScan();
+const conversationSum = new Float32Array(256);
+
+/**
+ * The SIF vector of the query and the start of the response (see MAX_EMBEDDED_WORDS), or undefined
+ * without word vectors or known words. Reuses one buffer: valid until the next serve.
+ */
+function conversationVector(index: AdIndex): Float32Array | undefined {
+  const model = index.semanticModel;
+  if (model === undefined) return undefined;
+  const sum = conversationSum.subarray(0, model.dimensions).fill(0);
+  const known = model.addScan(queryWords, sum, MAX_EMBEDDED_WORDS) + model.addScan(responseWords, sum, MAX_EMBEDDED_WORDS - Math.min(queryWords.count, MAX_EMBEDDED_WORDS));
+  return known > 0 ? model.finish(sum) : undefined;
+}
 
 /** The best candidate so far of one selection. */
 class Best {
   entry: LineItemEntry | undefined = undefined;
   score = 0;
+  similarity: number | undefined = undefined;
 
   /** Whether a line item with this score would take the lead (exact ties go by tie-break). */
   beatenBy(entry: LineItemEntry, score: number): boolean {
@@ -50,12 +84,26 @@ class Best {
  * Every candidate list is sorted by expected value, so each is walked only while its next line
  * item could still win: a serve touches a handful of line items, not every one a keyword names.
  */
-export function selectAd(index: AdIndex, placementId: string, placement: PlacementEntry, context: ServeContext): Selection | undefined {
+export function selectAd(
+  index: AdIndex,
+  placementId: string,
+  placement: PlacementEntry,
+  context: ServeContext,
+  onVeto?: (veto: BrandSafetyVeto) => void,
+): Selection | undefined {
   const stamp = ++lastStamp;
   const found: Phrase[] = [];
   // Scanned separately so that a keyword never spans the end of the query and the start of the response.
   queryWords.scan(context.query);
   responseWords.scan(context.response);
+  const needsVector = index.semanticModel !== undefined && (index.brandSafety !== undefined || index.semantic.certified.length > 0);
+  const conversation = needsVector ? conversationVector(index) : undefined;
+  // Brand safety goes first and vetoes every ad, however it would have matched.
+  const veto = index.brandSafety?.veto([queryWords, responseWords], conversation);
+  if (veto !== undefined) {
+    onVeto?.(veto);
+    return undefined;
+  }
   markPhrases(queryWords, index.phrasesByFirstWord, stamp, found);
   markPhrases(responseWords, index.phrasesByFirstWord, stamp, found);
 
@@ -72,6 +120,7 @@ export function selectAd(index: AdIndex, placementId: string, placement: Placeme
       if (eligible(entry)) {
         best.entry = entry;
         best.score = entry.expectedValue;
+        best.similarity = undefined;
         break;
       }
     }
@@ -91,13 +140,59 @@ export function selectAd(index: AdIndex, placementId: string, placement: Placeme
       if (best.beatenBy(entry, score) && eligible(entry)) {
         best.entry = entry;
         best.score = score;
+        best.similarity = undefined;
       }
     }
+  }
+  // Opted-in line items without a keyword found: eligible when the conversation is similar enough,
+  // and then ranked by similarityRelevance (at most one keyword's worth). Walked by expected value like
+  // the keyword lists, so similarity is computed only for line items that could still win and pass the
+  // cheap filters.
+  if (conversation !== undefined) {
+    if (index.semanticClusters.length === 0) similarMatch(listOf(index.semantic), relevance(1), conversation, best, eligible, stamp);
+    // Nearest clusters first, so that the bar rises early; a cluster's bound also caps its members' relevance.
+    const reachable: { members: LineItemEntry[]; bound: number }[] = [];
+    for (const cluster of index.semanticClusters) {
+      const bound = similarityBound(cluster, conversation);
+      if (bound >= cluster.minThreshold) reachable.push({ members: listOf(cluster.members), bound });
+    }
+    reachable.sort((a, b) => b.bound - a.bound);
+    for (const { members, bound } of reachable) similarMatch(members, similarityRelevance(bound), conversation, best, eligible, stamp);
   }
   const winner = best.entry;
   if (winner === undefined) return undefined;
   const creative = winner.creatives[winner.nextCreative++ % winner.creatives.length]!;
-  return { lineItem: winner, creative };
+  return { lineItem: winner, creative, match: explain(winner, best.similarity, stamp) };
+}
+
+/** Walks opted-in line items best expected value first while one could still win; see selectAd. */
+function similarMatch(
+  list: LineItemEntry[],
+  mostRelevant: number,
+  conversation: Float32Array,
+  best: Best,
+  eligible: (entry: LineItemEntry) => boolean,
+  stamp: number,
+): void {
+  for (const entry of list) {
+    if (best.entry !== undefined && entry.expectedValue * mostRelevant < best.score) break;
+    if (entry.seenStamp === stamp) continue;
+    entry.seenStamp = stamp;
+    if (!best.beatenBy(entry, entry.expectedValue * mostRelevant) || !eligible(entry)) continue;
+    const similar = similarity(conversation, entry.semantic!.vector);
+    if (similar < entry.semantic!.minSimilarity) continue;
+    const score = entry.expectedValue * similarityRelevance(similar);
+    if (!best.beatenBy(entry, score)) continue;
+    best.entry = entry;
+    best.score = score;
+    best.similarity = similar;
+  }
+}
+
+function explain(winner: LineItemEntry, similar: number | undefined, stamp: number): MatchExplanation {
+  if (similar !== undefined) return { by: 'similarity', similarity: Math.round(similar * 1000) / 1000, min_similarity: winner.semantic!.minSimilarity };
+  const keywords = winner.includePhrases.filter((phrase) => phrase.stamp === stamp).map((phrase) => phrase.words.join(' '));
+  return keywords.length > 0 ? { by: 'keywords', keywords } : { by: 'untargeted' };
 }
 
 /** Marks every keyword (include or exclude) present in the words, and collects the ones that include line items. */

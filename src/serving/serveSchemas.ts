@@ -31,4 +31,6 @@ export const serveRequestBody = z.strictObject({
     })
     .optional(),
   language: language.optional(),
+  /** Adds `match` to the response: why this ad was chosen, or which sensitive topic vetoed every ad. */
+  explain: z.boolean().optional(),
 });

@@ -17,6 +17,8 @@ import { selectAd } from './selectAd.js';
 import { adPayload } from './adPayload.js';
 import { SERVE_BODY_LIMIT_BYTES, serveRequestBody } from './serveSchemas.js';
 import { ServeCounts } from './serveCounts.js';
+import { loadSemanticMatching } from '../semantic/loadSemanticMatching.js';
+import type { BrandSafetyVeto } from '../semantic/brandSafety.js';
 
 const NO_AD = { ad: null } as const;
 
@@ -36,6 +38,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     learning.record(event);
   });
 
+  const semantic = loadSemanticMatching(config, log);
   const refresher = await AdIndexRefresher.start({
     db,
     refreshMs: config.INDEX_REFRESH_MS,
@@ -43,6 +46,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       spendCounterFor: (id) => pacing.counterFor(id),
       statsFor: (id) => learning.statsFor(id),
       toUsd: convertToUsd,
+      ...semantic,
     },
     onBuilt: (index, buildMs) => {
       metrics.indexLineItems.set(index.lineItems.length);
@@ -123,15 +127,19 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
         serveCounts.count(body.placement_id, false);
         return NO_AD;
       }
-      const selection = selectAd(index, body.placement_id, placement, {
-        query: body.context.query,
-        response: body.context.response,
-        language: body.language,
-      });
+      let veto: BrandSafetyVeto | undefined;
+      const selection = selectAd(
+        index,
+        body.placement_id,
+        placement,
+        { query: body.context.query, response: body.context.response, language: body.language },
+        (found) => (veto = found),
+      );
       serveCounts.count(body.placement_id, selection !== undefined);
-      if (selection === undefined) return NO_AD;
+      if (selection === undefined) return body.explain ? { ...NO_AD, match: noAdExplanation(veto) } : NO_AD;
       metrics.serveFills.inc();
-      return { ad: adPayload(selection, body.placement_id, placement.publisherId, signing) };
+      const ad = adPayload(selection, body.placement_id, placement.publisherId, signing);
+      return body.explain ? { ad, match: selection.match } : { ad };
     },
   );
 
@@ -141,4 +149,10 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     adminToken: secrets.adminToken,
     onCertified: () => refresher.refreshNow(),
   });
+}
+
+/** Why no ad was served, for an `explain` request. */
+function noAdExplanation(veto: BrandSafetyVeto | undefined) {
+  if (veto === undefined) return { by: 'none' as const };
+  return { by: 'brand_safety' as const, topic: veto.topic, judged_by: veto.by, ...(veto.similarity === undefined ? {} : { similarity: Math.round(veto.similarity * 1000) / 1000 }) };
 }

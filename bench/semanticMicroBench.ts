@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { buildAdIndex } from '../src/serving/adIndex.js';
+import type { CatalogRows } from '../src/serving/catalogQueries.js';
+import { selectAd } from '../src/serving/selectAd.js';
+import { convertToUsd } from '../src/money/usdRates.js';
+import { packageRoot } from '../src/packageRoot.js';
+import { wordsOf } from '../src/serving/contextWords.js';
+import { BrandSafety } from '../src/semantic/brandSafety.js';
+import { SemanticModel } from '../src/semantic/semanticModel.js';
+import { DEFAULT_WORD_VECTORS_PATH, readWordVectors } from '../src/semantic/wordVectorsFile.js';
+
+/**
+ * In-process cost of selectAd with 10,000 line items opted into semantic matching (each built from
+ * one of the 30 evaluation line items plus four random words, with a random bid), against the same catalog without
+ * semantic matching, over the evaluation conversations. Usage: npx tsx bench/semanticMicroBench.ts
+ */
+const LINE_ITEMS = 10_000;
+const ROUNDS = 20;
+
+const folder = path.join(packageRoot, 'bench', 'semantic');
+const specs = JSON.parse(readFileSync(path.join(folder, 'lineItems.json'), 'utf8')) as { keywords: string[]; title: string; body: string }[];
+const conversations = readFileSync(path.join(folder, 'conversations.txt'), 'utf8')
+  .split('\n')
+  .filter((line) => line.trim() !== '' && !line.startsWith('#'))
+  .map((line) => line.split(' | '));
+
+const vocabulary = [...new Set(conversations.flatMap(([, query, answer]) => wordsOf(`${query} ${answer}`)).filter((word) => word.length > 3))];
+
+const heapBefore = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+const model = new SemanticModel(readWordVectors(DEFAULT_WORD_VECTORS_PATH)!);
+const heapAfter = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+
+async function timings(semantic: boolean): Promise<number[]> {
+  const rows: CatalogRows = { tokens: [], placements: [], lineItems: [], creatives: [] };
+  for (let i = 0; i < LINE_ITEMS; i++) {
+    const spec = specs[i % specs.length]!;
+    rows.lineItems.push({
+      id: `li-${i}`,
+      campaign_id: `c-${i}`,
+      brand_name: 'b',
+      bid_type: 'CPC',
+      bid_value: (0.5 + Math.random()).toFixed(3),
+      budget_daily: '100',
+      budget_currency: 'USD',
+      targeting: { keywords: { include: spec.keywords }, ...(semantic ? { semantic: { enabled: true } } : {}) },
+    });
+    // Four words drawn from the conversations make each line item's vector its own, as in a real catalog.
+    const extra = Array.from({ length: 4 }, () => vocabulary[Math.floor(Math.random() * vocabulary.length)]).join(' ');
+    rows.creatives.push({ id: `cr-${i}`, line_item_id: `li-${i}`, title: spec.title, body: `${spec.body} ${extra}`, cta: 'Go', destination_url: 'https://example.com', image_url: null });
+  }
+  const { index } = await buildAdIndex('bench', rows, {
+    spendCounterFor: () => ({ nanos: 0 }),
+    statsFor: () => ({ impressions: 0, clicks: 0, conversions: 0 }),
+    toUsd: convertToUsd,
+    ...(semantic ? { semanticModel: model, brandSafety: new BrandSafety(model) } : {}),
+  });
+  const placement = { publisherId: 'p', certified: true };
+  const samples: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [, query, answer] of conversations) {
+      const start = performance.now();
+      selectAd(index, 'pl', placement, { query: query!, response: answer! });
+      if (round > 0) samples.push((performance.now() - start) * 1000);
+    }
+  }
+  return samples.sort((a, b) => a - b);
+}
+
+const at = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+for (const semantic of [false, true]) {
+  const sorted = await timings(semantic);
+  console.log(`${semantic ? 'semantic + brand safety' : 'keywords only          '}: selectAd p50 ${at(sorted, 0.5).toFixed(1)} us, p99 ${at(sorted, 0.99).toFixed(1)} us over ${sorted.length} serves, ${LINE_ITEMS} line items`);
+}
+console.log(`word vectors in memory: about ${((heapAfter - heapBefore) / 1e6).toFixed(0)} MB`);

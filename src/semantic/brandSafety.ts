@@ -1,0 +1,59 @@
+import { WordScan, wordHash, wordsOf } from '../serving/contextWords.js';
+import { similarity, type SemanticModel } from './semanticModel.js';
+import { BRAND_SAFETY_MIN_SIMILARITY, SENSITIVE_TOPICS, type SensitiveTopic } from './sensitiveTopics.js';
+
+interface TopicPhrase {
+  topic: string;
+  words: string[];
+}
+
+/** Why a conversation gets no ad. */
+export interface BrandSafetyVeto {
+  topic: string;
+  by: 'phrase' | 'similarity';
+  similarity?: number;
+}
+
+/** Vetoes ads next to sensitive topics (see sensitiveTopics.ts), by phrase always and by similarity when word vectors are loaded. */
+export class BrandSafety {
+  private readonly phrasesByFirstWord = new Map<number, TopicPhrase[]>();
+  private readonly topicVectors: { topic: string; vector: Float32Array }[] = [];
+
+  constructor(model: SemanticModel | undefined, topics: SensitiveTopic[] = SENSITIVE_TOPICS, readonly minSimilarity = BRAND_SAFETY_MIN_SIMILARITY) {
+    for (const topic of topics) {
+      for (const phrase of topic.phrases) {
+        const words = wordsOf(phrase);
+        const hash = wordHash(words[0]!);
+        const list = this.phrasesByFirstWord.get(hash);
+        const entry = { topic: topic.name, words };
+        if (list) list.push(entry);
+        else this.phrasesByFirstWord.set(hash, [entry]);
+      }
+      const vector = model?.embedText(topic.description);
+      if (vector) this.topicVectors.push({ topic: topic.name, vector });
+    }
+  }
+
+  /** The topic that vetoes an ad for these scanned texts and this conversation vector, if any. */
+  veto(scans: WordScan[], conversation: Float32Array | undefined): BrandSafetyVeto | undefined {
+    for (const scan of scans) {
+      for (let i = 0; i < scan.count; i++) {
+        const candidates = this.phrasesByFirstWord.get(scan.hashes[i]!);
+        if (candidates === undefined) continue;
+        for (const phrase of candidates) if (phraseAt(scan, i, phrase.words)) return { topic: phrase.topic, by: 'phrase' };
+      }
+    }
+    if (conversation === undefined) return undefined;
+    for (const { topic, vector } of this.topicVectors) {
+      const score = similarity(conversation, vector);
+      if (score >= this.minSimilarity) return { topic, by: 'similarity', similarity: score };
+    }
+    return undefined;
+  }
+}
+
+function phraseAt(scan: WordScan, start: number, words: string[]): boolean {
+  if (start + words.length > scan.count) return false;
+  for (let k = 0; k < words.length; k++) if (!scan.wordIs(start + k, words[k]!)) return false;
+  return true;
+}

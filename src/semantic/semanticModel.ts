@@ -1,0 +1,102 @@
+import { WordScan, wordHash } from '../serving/contextWords.js';
+import { sifWeight } from './sifWeight.js';
+import type { WordVectors } from './wordVectorsFile.js';
+
+/** Words of a serve's context that are embedded: a long answer's opening says what it is about, and the cost stays bounded. */
+export const MAX_EMBEDDED_WORDS = 400;
+
+/**
+ * Embeds texts as SIF vectors (Arora et al. 2017): the average of word vectors weighted by
+ * a / (a + p(word)), with the common direction removed, scaled to unit length. Words are looked
+ * up by the same hash the keyword matcher computes, so a serve's words are never copied.
+ */
+export class SemanticModel {
+  readonly dimensions: number;
+  private readonly vectors: WordVectors;
+  /** wordHash -> ranks of the words with that hash (almost always one). */
+  private readonly ranksByHash = new Map<number, number[]>();
+  /** Per rank: SIF weight x quantization scale, so a component times this is its weighted value. */
+  private readonly factors: Float32Array;
+  private readonly scratch = new WordScan();
+
+  constructor(vectors: WordVectors) {
+    this.vectors = vectors;
+    this.dimensions = vectors.dimensions;
+    this.factors = new Float32Array(vectors.words.length);
+    vectors.words.forEach((word, rank) => {
+      const hash = wordHash(word);
+      const ranks = this.ranksByHash.get(hash);
+      if (ranks) ranks.push(rank);
+      else this.ranksByHash.set(hash, [rank]);
+      this.factors[rank] = sifWeight(rank) * vectors.scales[rank]!;
+    });
+  }
+
+  /** The unit SIF vector of a text, or undefined when none of its words is known. */
+  embedText(text: string): Float32Array | undefined {
+    this.scratch.scan(text);
+    const sum = new Float32Array(this.dimensions);
+    return this.addScan(this.scratch, sum, Infinity) > 0 ? this.finish(sum) : undefined;
+  }
+
+  /**
+   * Adds the weighted vectors of up to `maxWords` scanned words to `sum`; returns how many words
+   * were known. Call finish(sum) after the last text.
+   */
+  addScan(scan: WordScan, sum: Float32Array, maxWords: number): number {
+    const { components, words } = this.vectors;
+    const dimensions = this.dimensions;
+    const limit = Math.min(scan.count, maxWords);
+    let known = 0;
+    for (let i = 0; i < limit; i++) {
+      const ranks = this.ranksByHash.get(scan.hashes[i]!);
+      if (ranks === undefined) continue;
+      const rank = ranks.length === 1 ? ranks[0]! : ranks.find((candidate) => scan.wordIs(i, words[candidate]!));
+      if (rank === undefined || !scan.wordIs(i, words[rank]!)) continue;
+      const factor = this.factors[rank]!;
+      const offset = rank * dimensions;
+      for (let d = 0; d < dimensions; d++) sum[d]! += components[offset + d]! * factor;
+      known += 1;
+    }
+    return known;
+  }
+
+  /** Removes the common direction and scales to unit length, in place; undefined for a zero vector. */
+  finish(sum: Float32Array): Float32Array | undefined {
+    const common = this.vectors.commonDirection;
+    let projection = 0;
+    for (let d = 0; d < this.dimensions; d++) projection += sum[d]! * common[d]!;
+    let norm = 0;
+    for (let d = 0; d < this.dimensions; d++) {
+      sum[d]! -= projection * common[d]!;
+      norm += sum[d]! * sum[d]!;
+    }
+    if (!(norm > 0)) return undefined;
+    const inverse = 1 / Math.sqrt(norm);
+    for (let d = 0; d < this.dimensions; d++) sum[d]! *= inverse;
+    return sum;
+  }
+}
+
+/** Cosine of two unit vectors. */
+export function similarity(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  for (let d = 0; d < a.length; d++) dot += a[d]! * b[d]!;
+  return dot;
+}
+
+/**
+ * A line item's vector: its keywords (what the advertiser says it is about) and its creatives'
+ * titles and bodies, each embedded and weighted equally, so a long creative does not drown the keywords.
+ */
+export function lineItemVector(model: SemanticModel, keywords: string[], creativeTexts: string[]): Float32Array | undefined {
+  const parts = [model.embedText(keywords.join(', ')), model.embedText(creativeTexts.join('. '))];
+  const sum = new Float32Array(model.dimensions);
+  for (const part of parts) if (part) for (let d = 0; d < sum.length; d++) sum[d]! += part[d]!;
+  let norm = 0;
+  for (let d = 0; d < sum.length; d++) norm += sum[d]! * sum[d]!;
+  if (!(norm > 0)) return undefined;
+  const inverse = 1 / Math.sqrt(norm);
+  for (let d = 0; d < sum.length; d++) sum[d]! *= inverse;
+  return sum;
+}

@@ -1,0 +1,72 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { packageRoot } from '../packageRoot.js';
+
+/** Where the build writes the compact vectors and where the service looks for them by default. */
+export const DEFAULT_WORD_VECTORS_PATH = path.join(packageRoot, 'dist', 'word-vectors.bin');
+
+const MAGIC = 'ADSVEC01';
+const HEADER_BYTES = 16;
+
+/**
+ * Word vectors as the service keeps them: int8 components with one float32 scale per word (about
+ * 10 MB for 100,000 words x 100 dimensions), words in frequency order (their rank gives the SIF
+ * weight), and the common direction that SIF removes from every text vector.
+ */
+export interface WordVectors {
+  dimensions: number;
+  /** Words, most frequent first. */
+  words: string[];
+  /** words.length x dimensions, int8. */
+  components: Int8Array;
+  /** Per word: component x scale is the original value. */
+  scales: Float32Array;
+  /** Unit vector: the first principal component of frequent words' weighted vectors. */
+  commonDirection: Float32Array;
+}
+
+/**
+ * File layout (little-endian): "ADSVEC01", uint32 word count, uint32 dimensions, then the float32
+ * common direction, the float32 scales, the int8 components, and the words as UTF-8 joined by "\n".
+ */
+export function encodeWordVectors(vectors: WordVectors): Buffer {
+  const count = vectors.words.length;
+  const header = Buffer.alloc(HEADER_BYTES);
+  header.write(MAGIC, 0, 'latin1');
+  header.writeUInt32LE(count, 8);
+  header.writeUInt32LE(vectors.dimensions, 12);
+  return Buffer.concat([
+    header,
+    Buffer.from(vectors.commonDirection.buffer, vectors.commonDirection.byteOffset, vectors.commonDirection.byteLength),
+    Buffer.from(vectors.scales.buffer, vectors.scales.byteOffset, vectors.scales.byteLength),
+    Buffer.from(vectors.components.buffer, vectors.components.byteOffset, vectors.components.byteLength),
+    Buffer.from(vectors.words.join('\n'), 'utf8'),
+  ]);
+}
+
+export function decodeWordVectors(file: Buffer): WordVectors {
+  if (file.length < HEADER_BYTES || file.toString('latin1', 0, 8) !== MAGIC) throw new Error('not a word vectors file');
+  const count = file.readUInt32LE(8);
+  const dimensions = file.readUInt32LE(12);
+  let at = HEADER_BYTES;
+  const floats = (length: number) => {
+    const copy = new Float32Array(length);
+    new Uint8Array(copy.buffer).set(file.subarray(at, at + length * 4));
+    at += length * 4;
+    return copy;
+  };
+  const commonDirection = floats(dimensions);
+  const scales = floats(count);
+  const components = new Int8Array(count * dimensions);
+  new Uint8Array(components.buffer).set(file.subarray(at, at + count * dimensions));
+  at += count * dimensions;
+  const words = file.toString('utf8', at).split('\n');
+  if (words.length !== count) throw new Error(`word vectors file is truncated: ${words.length} of ${count} words`);
+  return { dimensions, words, components, scales, commonDirection };
+}
+
+/** The vectors at `file`, or undefined when there is no such file (semantic matching is then off). */
+export function readWordVectors(file: string): WordVectors | undefined {
+  if (!existsSync(file)) return undefined;
+  return decodeWordVectors(readFileSync(file));
+}

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { serve, servableLineItem, servedLineItem, type Advertiser } from '../helpers/servingFixtures.js';
+import { eventually } from '../helpers/eventually.js';
+import { realSemanticModel } from '../helpers/wordVectors.js';
+
+let ctx: TestContext;
+let advertiser: Advertiser;
+let publisher: { id: string; token: string; token_id: string };
+let placementId: string;
+
+beforeAll(async () => {
+  realSemanticModel();
+  ctx = await startTestApp();
+  const created = await createAdvertiser(ctx);
+  advertiser = { key: created.key, userId: created.user.id };
+  publisher = await createPublisher(ctx);
+  placementId = (await createPlacement(ctx, publisher.id)).id;
+  // A new placement and token reach the index with its next refresh.
+  await eventually(async () => ((await serve(ctx, publisher.token, { placement_id: placementId })).statusCode === 200 ? true : undefined), 'placement in index');
+}, 120_000);
+afterAll(async () => {
+  await ctx.close();
+});
+
+const shoes = {
+  format: 'contextual_card',
+  title: 'Run lighter',
+  body: 'Cushioned running shoes for every distance.',
+  cta: 'Shop now',
+  destination_url: 'https://shoes.example/run',
+};
+
+function conversation(query: string, response: string, explain = true) {
+  return { placement_id: placementId, context: { query, response }, explain };
+}
+
+describe('targeting.semantic', () => {
+  it('rejects a min_similarity outside 0..1 with 422 at its path', async () => {
+    const response = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/advertiser/campaigns/compose',
+      headers: { 'x-api-key': advertiser.key },
+      payload: {
+        campaign: { name: 'Bad', brand_name: 'B', user_id: advertiser.userId },
+        line_item: { title: 'x', budget: { daily: 10, currency: 'USD' }, bids: { bid_type: 'cpc', bid_value: 1 }, targeting: { semantic: { enabled: true, min_similarity: 2 } } },
+      },
+    });
+    expect(response.statusCode).toBe(422);
+    expect(JSON.stringify(response.json().error.details)).toContain('semantic');
+  });
+
+  it('serves an opted-in line item for a conversation without its keywords, and explains the match when asked', async () => {
+    const { lineItemId } = await servableLineItem(ctx, advertiser, {
+      targeting: { keywords: { include: ['running shoes'] }, placements: { include: [placementId] }, semantic: { enabled: true, min_similarity: 0.4 } },
+      creatives: [shoes],
+    });
+    const response = await eventually(async () => {
+      const served = await serve(ctx, publisher.token, conversation('What should I wear for my first marathon?', 'Comfortable clothes that breathe.'));
+      return servedLineItem(ctx, served) === lineItemId ? served : undefined;
+    }, 'similarity match served');
+    const match = response.json().match;
+    expect(match.by).toBe('similarity');
+    expect(match.min_similarity).toBe(0.4);
+    expect(match.similarity).toBeGreaterThanOrEqual(0.4);
+
+    const keyword = await serve(ctx, publisher.token, conversation('Which running shoes for a beginner?', 'Something cushioned.'));
+    expect(servedLineItem(ctx, keyword)).toBe(lineItemId);
+    expect(keyword.json().match).toEqual({ by: 'keywords', keywords: ['running shoes'] });
+
+    const plain = await serve(ctx, publisher.token, conversation('What should I wear for my first marathon?', 'Comfortable clothes that breathe.', false));
+    expect(Object.keys(plain.json())).toEqual(['ad']);
+  });
+
+  it('serves no ad next to a sensitive conversation, and says which topic vetoed it', async () => {
+    const { lineItemId } = await servableLineItem(ctx, advertiser, {
+      targeting: { keywords: { include: ['dog food'] }, placements: { include: [placementId] } },
+    });
+    await eventually(async () => (servedLineItem(ctx, await serve(ctx, publisher.token, conversation('Which dog food for a puppy?', ''))) === lineItemId ? true : undefined), 'keyword line item served');
+    const vetoed = await serve(ctx, publisher.token, conversation('My dog died last night and I cannot stop crying. What should I do with his dog food?', 'I am so sorry for your loss.'));
+    expect(vetoed.json()).toMatchObject({ ad: null, match: { by: 'brand_safety', topic: 'bereavement', judged_by: 'similarity' } });
+    const byPhrase = await serve(ctx, publisher.token, conversation('Our dog passed away. Can we donate the dog food?', ''));
+    expect(byPhrase.json()).toMatchObject({ ad: null, match: { by: 'brand_safety', topic: 'bereavement', judged_by: 'phrase' } });
+  });
+});

@@ -1,0 +1,216 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildAdIndex } from '../../src/serving/adIndex.js';
+import type { CatalogRows, CreativeRow, LineItemRow } from '../../src/serving/catalogQueries.js';
+import { relevance, selectAd } from '../../src/serving/selectAd.js';
+import { packageRoot } from '../../src/packageRoot.js';
+import { MIN_CLUSTERED_LINE_ITEMS } from '../../src/semantic/semanticClusters.js';
+import { convertToUsd } from '../../src/money/usdRates.js';
+import { BrandSafety, type BrandSafetyVeto } from '../../src/semantic/brandSafety.js';
+import { SemanticModel, similarity } from '../../src/semantic/semanticModel.js';
+import { convertWinkEmbeddings } from '../../src/semantic/buildWordVectors.js';
+import { decodeWordVectors, encodeWordVectors } from '../../src/semantic/wordVectorsFile.js';
+import { realSemanticModel } from '../helpers/wordVectors.js';
+import { DEFAULT_MIN_SIMILARITY } from '../../src/semantic/semanticDefaults.js';
+
+const PLACEMENT = { publisherId: 'pub', certified: true };
+
+interface Spec {
+  title: string;
+  body: string;
+  targeting: object;
+  bid?: string;
+}
+
+let model: SemanticModel;
+beforeAll(() => {
+  model = realSemanticModel();
+}, 120_000);
+
+async function indexOf(specs: Spec[], options: { model?: SemanticModel | null; brandSafety?: boolean } = {}) {
+  const lineItems: LineItemRow[] = [];
+  const creatives: CreativeRow[] = [];
+  for (const spec of specs) {
+    const id = randomUUID();
+    lineItems.push({ id, campaign_id: randomUUID(), brand_name: 'Brand', bid_type: 'CPC', bid_value: spec.bid ?? '1', budget_daily: '100', budget_currency: 'USD', targeting: spec.targeting });
+    creatives.push({ id: randomUUID(), line_item_id: id, title: spec.title, body: spec.body, cta: 'Shop', destination_url: 'https://example.com', image_url: null });
+  }
+  const rows: CatalogRows = { tokens: [], placements: [], lineItems, creatives };
+  const semanticModel = options.model === null ? undefined : (options.model ?? model);
+  const { index } = await buildAdIndex('v1', rows, {
+    spendCounterFor: () => ({ nanos: 0 }),
+    statsFor: () => ({ impressions: 0, clicks: 0, conversions: 0 }),
+    toUsd: convertToUsd,
+    ...(semanticModel ? { semanticModel } : {}),
+    ...(options.brandSafety ? { brandSafety: new BrandSafety(semanticModel) } : {}),
+  });
+  return { index, ids: lineItems.map((row) => row.id) };
+}
+
+const RUNNING_SHOES: Spec = {
+  title: 'Run lighter',
+  body: 'Cushioned running shoes for every distance.',
+  targeting: { keywords: { include: ['running shoes', 'trail runners'] }, semantic: { enabled: true, min_similarity: 0.45 } },
+};
+const DOG_FOOD: Spec = {
+  title: 'Food dogs love',
+  body: 'Grain-free dog food, delivered.',
+  targeting: { keywords: { include: ['dog food', 'puppy food'] }, semantic: { enabled: true, min_similarity: 0.45 } },
+};
+
+describe('semantic matching', () => {
+  it('serves an opted-in line item where the conversation means what its keywords say, without any keyword in it', async () => {
+    const { index, ids } = await indexOf([RUNNING_SHOES]);
+    const selection = selectAd(index, 'pl', PLACEMENT, { query: 'What should I wear for my first marathon?', response: 'Start with comfortable clothes that breathe.' });
+    expect(selection?.lineItem.id).toBe(ids[0]);
+    expect(selection?.match.by).toBe('similarity');
+    expect(selection?.match.similarity).toBeGreaterThanOrEqual(selection!.match.min_similarity!);
+  });
+
+  it('does not serve it next to an unrelated conversation', async () => {
+    const { index } = await indexOf([RUNNING_SHOES]);
+    expect(selectAd(index, 'pl', PLACEMENT, { query: 'How do I bake sourdough bread?', response: 'Feed your starter the night before.' })).toBeUndefined();
+  });
+
+  it('leaves a line item that did not opt in to its keywords', async () => {
+    const { index } = await indexOf([{ ...RUNNING_SHOES, targeting: { keywords: { include: ['running shoes'] } } }]);
+    expect(selectAd(index, 'pl', PLACEMENT, { query: 'What should I wear for my first marathon?', response: '' })).toBeUndefined();
+  });
+
+  it('still matches include keywords as before, and says which', async () => {
+    const { index, ids } = await indexOf([RUNNING_SHOES]);
+    const selection = selectAd(index, 'pl', PLACEMENT, { query: 'Are trail runners worth it?', response: 'For muddy paths, yes.' });
+    expect(selection?.lineItem.id).toBe(ids[0]);
+    expect(selection?.match).toEqual({ by: 'keywords', keywords: ['trail runners'] });
+  });
+
+  it('lets a keyword exclude veto a similarity match', async () => {
+    const targeting = { keywords: { include: ['running shoes'], exclude: ['marathon'] }, semantic: { enabled: true } };
+    const { index } = await indexOf([{ ...RUNNING_SHOES, targeting }]);
+    expect(selectAd(index, 'pl', PLACEMENT, { query: 'What should I wear for my first marathon?', response: '' })).toBeUndefined();
+  });
+
+  it('honours a line item\u2019s own min_similarity', async () => {
+    const { index } = await indexOf([{ ...RUNNING_SHOES, targeting: { keywords: { include: ['running shoes'] }, semantic: { enabled: true, min_similarity: 0.95 } } }]);
+    expect(selectAd(index, 'pl', PLACEMENT, { query: 'What should I wear for my first marathon?', response: '' })).toBeUndefined();
+  });
+
+  it('serves an opted-in line item without keywords only where the conversation is similar, not everywhere', async () => {
+    const { index, ids } = await indexOf([{ ...RUNNING_SHOES, targeting: { semantic: { enabled: true } } }]);
+    expect(index.lineItems[0]!.semantic!.minSimilarity).toBe(DEFAULT_MIN_SIMILARITY);
+    expect(selectAd(index, 'pl', PLACEMENT, { query: 'Which trainers are best for long distance running?', response: '' })?.lineItem.id).toBe(ids[0]);
+    expect(selectAd(index, 'pl', PLACEMENT, { query: 'How do I bake sourdough bread?', response: '' })).toBeUndefined();
+  });
+
+  it('ranks a similarity match as at most one matched keyword, weighted by its similarity', async () => {
+    // The keyword line item bids less than the similar one but matches two keywords (x2 against at most x1.5).
+    const keywordItem: Spec = { title: 'Race kit', body: 'Gear for racing.', bid: '1', targeting: { keywords: { include: ['marathon', 'first'] } } };
+    const similarItem: Spec = { ...RUNNING_SHOES, bid: '1.2' };
+    const { index, ids } = await indexOf([keywordItem, similarItem]);
+    expect(selectAd(index, 'pl', PLACEMENT, { query: 'What should I wear for my first marathon?', response: '' })?.lineItem.id).toBe(ids[0]);
+    const { index: richer, ids: richerIds } = await indexOf([keywordItem, { ...similarItem, bid: '1.8' }]);
+    expect(selectAd(richer, 'pl', PLACEMENT, { query: 'What should I wear for my first marathon?', response: '' })?.lineItem.id).toBe(richerIds[1]);
+  });
+
+  it('without word vectors, an opted-in line item matches by its keywords only', async () => {
+    const { index, ids } = await indexOf([RUNNING_SHOES], { model: null });
+    expect(selectAd(index, 'pl', PLACEMENT, { query: 'What should I wear for my first marathon?', response: '' })).toBeUndefined();
+    expect(selectAd(index, 'pl', PLACEMENT, { query: 'Best running shoes?', response: '' })?.lineItem.id).toBe(ids[0]);
+  });
+
+  it('prefers the closer of two similar line items at equal bids', async () => {
+    const { index, ids } = await indexOf([DOG_FOOD, RUNNING_SHOES].map((spec) => ({ ...spec, targeting: { semantic: { enabled: true, min_similarity: 0.1 } } })));
+    expect(selectAd(index, 'pl', PLACEMENT, { query: 'What should I feed my new puppy?', response: '' })?.lineItem.id).toBe(ids[0]);
+    expect(selectAd(index, 'pl', PLACEMENT, { query: 'What should I wear for my first marathon?', response: '' })?.lineItem.id).toBe(ids[1]);
+  });
+});
+
+describe('brand safety', () => {
+  const vetoOf = async (query: string, response: string) => {
+    const { index } = await indexOf([DOG_FOOD], { brandSafety: true });
+    let veto: BrandSafetyVeto | undefined;
+    const selection = selectAd(index, 'pl', PLACEMENT, { query, response }, (found) => (veto = found));
+    return { selection, veto };
+  };
+
+  it('vetoes a keyword match next to a sensitive phrase ("dog food" when the dog passed away)', async () => {
+    const { selection, veto } = await vetoOf('Our dog passed away yesterday. What do we do with the dog food we have left?', 'I am so sorry.');
+    expect(selection).toBeUndefined();
+    expect(veto).toEqual({ topic: 'bereavement', by: 'phrase' });
+  });
+
+  it('vetoes a keyword match when only the meaning is sensitive (no listed phrase)', async () => {
+    const { selection, veto } = await vetoOf('My dog died last night and I cannot stop crying. What should I do with his dog food and toys?', 'I am so sorry for your loss.');
+    expect(selection).toBeUndefined();
+    expect(veto).toMatchObject({ topic: 'bereavement', by: 'similarity' });
+  });
+
+  it('vetoes a similarity match too', async () => {
+    const { index } = await indexOf([{ ...DOG_FOOD, targeting: { semantic: { enabled: true, min_similarity: 0.45 } } }], { brandSafety: true });
+    const context = { query: 'Our puppy was hit by a car and is badly hurt, what should we feed her?', response: '' };
+    const { index: unguarded, ids } = await indexOf([{ ...DOG_FOOD, targeting: { semantic: { enabled: true, min_similarity: 0.45 } } }]);
+    expect(selectAd(unguarded, 'pl', PLACEMENT, context)?.lineItem.id).toBe(ids[0]);
+    expect(selectAd(index, 'pl', PLACEMENT, context)).toBeUndefined();
+  });
+
+  it('leaves everyday senses of sensitive words alone', async () => {
+    const { selection, veto } = await vetoOf('What dog food is best for a puppy? My phone battery died while I was reading reviews.', '');
+    expect(veto).toBeUndefined();
+    expect(selection?.match).toEqual({ by: 'keywords', keywords: ['dog food'] });
+  });
+});
+
+describe('word vectors file', () => {
+  it('keeps the most frequent scannable words, int8 within 1/254 of each component, and reads back what it wrote', () => {
+    const raw = {
+      dimensions: 3,
+      words: ['the', ',', 'Paris', 'dog', 'cat'],
+      vectors: { the: [0.5, -1, 0.25], ',': [1, 1, 1], Paris: [1, 0, 0], dog: [0.1, 0.2, -0.3], cat: [0.2, 0.1, 0] },
+    };
+    const converted = convertWinkEmbeddings(raw, 2);
+    expect(converted.words).toEqual(['the', 'dog']);
+    const decoded = decodeWordVectors(encodeWordVectors(converted));
+    expect(decoded.words).toEqual(['the', 'dog']);
+    const component = (rank: number, d: number) => decoded.components[rank * 3 + d]! * decoded.scales[rank]!;
+    raw.vectors.dog.forEach((value, d) => expect(Math.abs(component(1, d) - value)).toBeLessThanOrEqual(0.3 / 254 + 1e-7));
+    expect(Math.hypot(...decoded.commonDirection)).toBeCloseTo(1, 5);
+  });
+
+  it('refuses a file that is not one', () => {
+    expect(() => decodeWordVectors(Buffer.from('not vectors at all'))).toThrow(/not a word vectors file/);
+  });
+});
+
+describe('semantic clusters', () => {
+  it('pick the same line item as comparing the conversation with every opted-in line item', async () => {
+    const folder = path.join(packageRoot, 'bench', 'semantic');
+    const categories = JSON.parse(readFileSync(path.join(folder, 'lineItems.json'), 'utf8')) as { keywords: string[]; title: string; body: string }[];
+    const specs: Spec[] = [];
+    for (let copy = 0; copy < 10; copy++) {
+      for (const category of categories) {
+        specs.push({ title: category.title, body: `${category.body} ${category.keywords.join(', ')}`, bid: (0.5 + Math.random()).toFixed(4), targeting: { semantic: { enabled: true, min_similarity: 0.45 } } });
+      }
+    }
+    const { index } = await indexOf(specs);
+    expect(specs.length).toBeGreaterThanOrEqual(MIN_CLUSTERED_LINE_ITEMS);
+    expect(index.semanticClusters.length).toBeGreaterThan(1);
+    const conversations = readFileSync(path.join(folder, 'conversations.txt'), 'utf8').split('\n').filter((line) => line.includes(' | ') && !line.startsWith('#'));
+    let served = 0;
+    for (const line of conversations.slice(0, 120)) {
+      const [, query, response] = line.split(' | ') as [string, string, string];
+      const conversation = model.embedText(`${query} ${response}`)!;
+      let expected: string | undefined;
+      let bestScore = -Infinity;
+      for (const entry of index.lineItems) {
+        const similar = similarity(conversation, entry.semantic!.vector);
+        const score = entry.expectedValue * relevance(similar);
+        if (similar >= 0.45 && score > bestScore) [expected, bestScore] = [entry.id, score];
+      }
+      if (expected) served += 1;
+      expect(selectAd(index, 'pl', PLACEMENT, { query, response })?.lineItem.id, query).toBe(expected);
+    }
+    expect(served).toBeGreaterThan(30);
+  });
+});
