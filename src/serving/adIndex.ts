@@ -40,6 +40,9 @@ export interface LineItemEntry {
   bidUsd: number;
   priceNanos: number;
   budgetNanos: number;
+  /** The campaign's flight, [startsAtMs, endsAtMs), in ms since the epoch; open ends are -/+Infinity. */
+  startsAtMs: number;
+  endsAtMs: number;
   creatives: ServableCreative[];
   nextCreative: number;
   placementsInclude: Set<string> | null;
@@ -217,6 +220,8 @@ function buildEntry(
     bidUsd,
     priceNanos: priceNanos(model, bidUsd),
     budgetNanos: Math.round(budgetUsd * 1e9),
+    startsAtMs: row.starts_at?.getTime() ?? -Infinity,
+    endsAtMs: row.ends_at?.getTime() ?? Infinity,
     creatives,
     nextCreative: 0,
     placementsInclude: nonEmptySet(targeting.placements?.include),

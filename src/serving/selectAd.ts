@@ -6,6 +6,8 @@ export interface ServeContext {
   response: string;
   /** ISO 639-1, lowercase; undefined matches every language targeting. */
   language?: string;
+  /** The serve's time, ms since the epoch: flights and pacing are judged at it. */
+  nowMs: number;
 }
 
 export interface Selection {
@@ -60,7 +62,7 @@ export function selectAd(index: AdIndex, placementId: string, placement: Placeme
   markPhrases(responseWords, index.phrasesByFirstWord, stamp, found);
 
   const best = new Best();
-  const eligible = (entry: LineItemEntry) => isEligible(entry, placementId, context.language, stamp);
+  const eligible = (entry: LineItemEntry) => isEligible(entry, placementId, context, stamp);
   const listOf = (lists: RankedLists) => (placement.certified ? lists.certified : lists.uncertified);
 
   // Line items without include keywords score their expected value: the first eligible one of a list
@@ -132,9 +134,11 @@ function keywordsFound(entry: LineItemEntry, stamp: number): number {
   return count;
 }
 
-/** Budget left today, placement and language targeting, and no excluded keyword in the context. */
-function isEligible(entry: LineItemEntry, placementId: string, language: string | undefined, stamp: number): boolean {
+/** Inside its flight, budget left today, placement and language targeting, and no excluded keyword in the context. */
+function isEligible(entry: LineItemEntry, placementId: string, context: ServeContext, stamp: number): boolean {
+  if (context.nowMs < entry.startsAtMs || context.nowMs >= entry.endsAtMs) return false;
   if (entry.spend.nanos >= entry.budgetNanos) return false;
+  const language = context.language;
   if (entry.placementsInclude !== null && !entry.placementsInclude.has(placementId)) return false;
   if (entry.placementsExclude !== null && entry.placementsExclude.has(placementId)) return false;
   if (language !== undefined && entry.languages !== null && !entry.languages.has(language)) return false;

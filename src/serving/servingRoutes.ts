@@ -12,6 +12,7 @@ import { SpendPacing } from './spendPacing.js';
 import { DeliveryLearning } from './deliveryLearning.js';
 import { startPeriodicTask } from './periodicTask.js';
 import { revokeServerSideTraffic } from './autoRevocation.js';
+import { completeEndedFlights } from '../management/campaignRepository.js';
 import { selectAd } from './selectAd.js';
 import { adPayload } from './adPayload.js';
 import { SERVE_BODY_LIMIT_BYTES, serveRequestBody } from './serveSchemas.js';
@@ -78,6 +79,17 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       },
       log,
     ),
+    // Serving already stops at ends_at (the index knows each flight); this makes it visible as
+    // status completed to management and reporting.
+    startPeriodicTask(
+      'flight sweep',
+      config.FLIGHT_SWEEP_MS,
+      async () => {
+        const completed = await completeEndedFlights(db);
+        if (completed > 0) log.info({ campaigns: completed }, 'completed campaigns whose flight ended');
+      },
+      log,
+    ),
   ];
   app.addHook('onClose', async () => {
     await Promise.all([refresher.stop(), ...tasks.map((task) => task.stop())]);
@@ -115,6 +127,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
         query: body.context.query,
         response: body.context.response,
         language: body.language,
+        nowMs: Date.now(),
       });
       if (selection === undefined) return NO_AD;
       return { ad: adPayload(selection, body.placement_id, placement.publisherId, signing) };

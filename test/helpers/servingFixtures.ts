@@ -17,6 +17,10 @@ export interface LineItemSpec {
   targeting?: object;
   creatives?: object[] | null;
   brandName?: string;
+  /** More campaign fields (a flight). */
+  campaign?: object;
+  /** More line item fields (frequency_cap). */
+  lineItem?: object;
 }
 
 export function creative(title = `Card ${randomUUID().slice(0, 6)}`) {
@@ -41,13 +45,14 @@ function management(ctx: TestContext, key: string, method: 'POST' | 'PUT' | 'PAT
 /** An active campaign with one active line item, through compose and activate. */
 export async function servableLineItem(ctx: TestContext, advertiser: Advertiser, spec: LineItemSpec = {}) {
   const composed = await management(ctx, advertiser.key, 'POST', '/v1/advertiser/campaigns/compose', {
-    campaign: { name: 'Serving test', brand_name: spec.brandName ?? 'Brandco', user_id: advertiser.userId },
+    campaign: { name: 'Serving test', brand_name: spec.brandName ?? 'Brandco', user_id: advertiser.userId, ...spec.campaign },
     line_item: {
       title: 'Line item',
       budget: spec.budget ?? { daily: 1000, currency: 'USD' },
       bids: spec.bids ?? { bid_type: 'cpc', bid_value: 100 },
       targeting: spec.targeting ?? {},
       ...(spec.creatives === null ? {} : { creatives: spec.creatives ?? [creative()] }),
+      ...spec.lineItem,
     },
   });
   if (composed.statusCode !== 201) throw new Error(`compose: ${composed.statusCode} ${composed.body}`);

@@ -33,6 +33,8 @@ function catalog(specs: Spec[]) {
       budget_daily: spec.budget_daily === undefined ? '100' : spec.budget_daily,
       budget_currency: spec.budget_currency === undefined ? 'USD' : spec.budget_currency,
       targeting: spec.targeting ?? {},
+      starts_at: null,
+      ends_at: null,
     });
     for (let i = 0; i < (spec.creatives ?? 1); i++) {
       creatives.push({ id: randomUUID(), line_item_id: id, title: `creative ${i}`, body: 'b', cta: 'c', destination_url: 'https://example.com/x', image_url: null });
@@ -59,6 +61,7 @@ function pick(index: AdIndex, query: string, options: { placement?: string; cert
     query,
     response: options.response ?? '',
     language: options.language,
+    nowMs: Date.now(),
   });
   return selection?.lineItem.id;
 }
@@ -215,7 +218,7 @@ describe('selection', () => {
 
   it('rotates the winning line item\u2019s creatives', async () => {
     const { index } = await indexOf([{ creatives: 3 }]);
-    const titles = Array.from({ length: 6 }, () => selectAd(index, 'pl', CERTIFIED, { query: '', response: '' })!.creative.render.title);
+    const titles = Array.from({ length: 6 }, () => selectAd(index, 'pl', CERTIFIED, { query: '', response: '', nowMs: Date.now() })!.creative.render.title);
     expect(titles).toEqual(['creative 0', 'creative 1', 'creative 2', 'creative 0', 'creative 1', 'creative 2']);
   });
 });
