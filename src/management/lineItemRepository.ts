@@ -13,6 +13,8 @@ interface LineItemRow {
   status: LineItemStatus;
   budget_daily: string | null;
   budget_currency: string | null;
+  budget_lifetime: string | null;
+  budget_pacing: 'even' | 'asap';
   bid_type: BidType | null;
   bid_value: string | null;
   targeting: Targeting;
@@ -40,7 +42,7 @@ export interface LineItem extends LineItemRecord {
 }
 
 const lineItemColumns = `li.id, li.campaign_id, li.title, li.objective, li.primary_kpi, li.status, li.budget_daily,
-  li.budget_currency, li.bid_type, li.bid_value, li.targeting, li.created_at, li.updated_at`;
+  li.budget_currency, li.budget_lifetime, li.budget_pacing, li.bid_type, li.bid_value, li.targeting, li.created_at, li.updated_at`;
 
 // A line item is visible when its campaign is (see campaignRepository): one join, one EXISTS.
 const visibleToOrganization = `EXISTS (
@@ -59,7 +61,12 @@ function toRecord(row: LineItemRow): LineItemRecord {
     budget:
       row.budget_daily === null || row.budget_currency === null
         ? null
-        : { daily: Number(row.budget_daily), currency: row.budget_currency },
+        : {
+            daily: Number(row.budget_daily),
+            currency: row.budget_currency,
+            lifetime: row.budget_lifetime === null ? null : Number(row.budget_lifetime),
+            pacing: row.budget_pacing,
+          },
     bids: row.bid_type === null || row.bid_value === null ? null : { bid_type: row.bid_type, bid_value: Number(row.bid_value) },
     targeting: row.targeting,
     created_at: row.created_at,
@@ -80,8 +87,9 @@ export interface NewLineItem {
 export async function insertLineItem(tx: SqlExecutor, campaignId: string, item: NewLineItem): Promise<LineItemRecord> {
   const { rows } = await tx.query<LineItemRow>(
     `INSERT INTO line_items AS li
-       (campaign_id, title, objective, primary_kpi, status, budget_daily, budget_currency, bid_type, bid_value, targeting)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       (campaign_id, title, objective, primary_kpi, status, budget_daily, budget_currency, bid_type, bid_value, targeting,
+        budget_lifetime, budget_pacing)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12, 'even'))
      RETURNING ${lineItemColumns}`,
     [
       campaignId,
@@ -94,6 +102,8 @@ export async function insertLineItem(tx: SqlExecutor, campaignId: string, item: 
       item.bids?.bid_type ?? null,
       item.bids?.bid_value.toFixed(6) ?? null,
       JSON.stringify(item.targeting),
+      item.budget?.lifetime?.toFixed(6) ?? null,
+      item.budget?.pacing ?? null,
     ],
   );
   return toRecord(rows[0]!);
@@ -151,10 +161,10 @@ export async function updateLineItem(tx: SqlExecutor, lineItemId: string, patch:
 
 export async function setBudget(db: SqlExecutor, organizationId: string, lineItemId: string, budget: Budget) {
   const { rows } = await db.query<LineItemRow>(
-    `UPDATE line_items li SET budget_daily = $3, budget_currency = $4, updated_at = now()
+    `UPDATE line_items li SET budget_daily = $3, budget_currency = $4, budget_lifetime = $5, budget_pacing = $6, updated_at = now()
      WHERE li.id = $2 AND ${visibleToOrganization}
      RETURNING ${lineItemColumns}`,
-    [organizationId, lineItemId, budget.daily.toFixed(6), budget.currency],
+    [organizationId, lineItemId, budget.daily.toFixed(6), budget.currency, budget.lifetime?.toFixed(6) ?? null, budget.pacing],
   );
   return rows[0] ? toRecord(rows[0]) : null;
 }
@@ -201,19 +211,20 @@ export async function completeLineItems(tx: SqlExecutor, campaignId: string): Pr
   );
 }
 
-/** Copies the campaign's line items (as draft, with budget, bids and targeting) under another campaign. */
+/** Copies the campaign's line items (as draft, with budget, bids, frequency cap and targeting) under another campaign. */
 export async function copyLineItems(tx: SqlExecutor, fromCampaignId: string, toCampaignId: string) {
   const { rows } = await tx.query<LineItemRow & { source_id: string }>(
     `WITH source AS (
-       SELECT id, title, objective, primary_kpi, budget_daily, budget_currency, bid_type, bid_value, targeting,
+       SELECT id, title, objective, primary_kpi, budget_daily, budget_currency, budget_lifetime, budget_pacing,
+              frequency_cap, bid_type, bid_value, targeting,
               gen_random_uuid() AS new_id, row_number() OVER (ORDER BY created_at, id) AS position
        FROM line_items WHERE campaign_id = $1
      ), copied AS (
        -- one microsecond apart, so that the copies list in the order of their sources
        INSERT INTO line_items AS li (id, campaign_id, title, objective, primary_kpi, status, budget_daily,
-         budget_currency, bid_type, bid_value, targeting, created_at)
-       SELECT new_id, $2, title, objective, primary_kpi, 'draft', budget_daily, budget_currency, bid_type, bid_value,
-              targeting, now() + position * interval '1 microsecond'
+         budget_currency, budget_lifetime, budget_pacing, frequency_cap, bid_type, bid_value, targeting, created_at)
+       SELECT new_id, $2, title, objective, primary_kpi, 'draft', budget_daily, budget_currency, budget_lifetime,
+              budget_pacing, frequency_cap, bid_type, bid_value, targeting, now() + position * interval '1 microsecond'
        FROM source
        RETURNING ${lineItemColumns}
      )

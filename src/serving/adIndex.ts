@@ -40,6 +40,10 @@ export interface LineItemEntry {
   bidUsd: number;
   priceNanos: number;
   budgetNanos: number;
+  /** The lifetime budget; Infinity when there is none. */
+  lifetimeBudgetNanos: number;
+  /** Even pacing (else asap): today's budget is released over the day, see dailyAllowanceShare. */
+  evenPacing: boolean;
   /** The campaign's flight, [startsAtMs, endsAtMs), in ms since the epoch; open ends are -/+Infinity. */
   startsAtMs: number;
   endsAtMs: number;
@@ -197,9 +201,10 @@ function buildEntry(
   const currency = (row.budget_currency ?? 'USD').toUpperCase();
   const bidUsd = deps.toUsd(Number(row.bid_value), currency);
   const budgetUsd = deps.toUsd(Number(row.budget_daily), currency);
-  if (bidUsd === undefined || budgetUsd === undefined) return 'unknown_currency';
+  const lifetimeUsd = row.budget_lifetime === null ? Infinity : deps.toUsd(Number(row.budget_lifetime), currency);
+  if (bidUsd === undefined || budgetUsd === undefined || lifetimeUsd === undefined) return 'unknown_currency';
   if (!(bidUsd > 0)) return 'no_bid';
-  if (!(budgetUsd > 0)) return 'no_budget';
+  if (!(budgetUsd > 0) || !(lifetimeUsd > 0)) return 'no_budget';
   // A row that does not have the shape is left out, not guessed at.
   const parsed = storedTargeting.safeParse(row.targeting ?? {});
   if (!parsed.success) return 'bad_targeting';
@@ -220,6 +225,8 @@ function buildEntry(
     bidUsd,
     priceNanos: priceNanos(model, bidUsd),
     budgetNanos: Math.round(budgetUsd * 1e9),
+    lifetimeBudgetNanos: Math.round(lifetimeUsd * 1e9),
+    evenPacing: row.budget_pacing !== 'asap',
     startsAtMs: row.starts_at?.getTime() ?? -Infinity,
     endsAtMs: row.ends_at?.getTime() ?? Infinity,
     creatives,

@@ -16,6 +16,8 @@ export interface LineItemRow {
   bid_value: string | null;
   budget_daily: string | null;
   budget_currency: string | null;
+  budget_lifetime: string | null;
+  budget_pacing: string;
   targeting: unknown;
   starts_at: Date | null;
   ends_at: Date | null;
@@ -56,7 +58,8 @@ export async function loadCatalog(db: Postgres): Promise<CatalogRows> {
     const placements = await tx.query<CatalogRows['placements'][number]>('SELECT id, publisher_id, certification FROM placements');
     const lineItems = await tx.query<LineItemRow>(
       `SELECT li.id, li.campaign_id, c.brand_name, li.bid_type, li.bid_value::text AS bid_value,
-              li.budget_daily::text AS budget_daily, li.budget_currency, li.targeting, c.starts_at, c.ends_at
+              li.budget_daily::text AS budget_daily, li.budget_currency, li.budget_lifetime::text AS budget_lifetime,
+              li.budget_pacing, li.targeting, c.starts_at, c.ends_at
        FROM line_items li JOIN campaigns c ON c.id = li.campaign_id
        WHERE li.status = 'active' AND c.status = 'active' AND (c.ends_at IS NULL OR c.ends_at > now())`,
     );

@@ -8,6 +8,8 @@ export interface ServeContext {
   language?: string;
   /** The serve's time, ms since the epoch: flights and pacing are judged at it. */
   nowMs: number;
+  /** dailyAllowanceShare(nowMs): the share of a day's budget even pacing has released. */
+  evenShare: number;
 }
 
 export interface Selection {
@@ -134,10 +136,11 @@ function keywordsFound(entry: LineItemEntry, stamp: number): number {
   return count;
 }
 
-/** Inside its flight, budget left today, placement and language targeting, and no excluded keyword in the context. */
+/** Inside its flight, budget left (today's as paced, and lifetime), placement and language targeting, and no excluded keyword in the context. */
 function isEligible(entry: LineItemEntry, placementId: string, context: ServeContext, stamp: number): boolean {
   if (context.nowMs < entry.startsAtMs || context.nowMs >= entry.endsAtMs) return false;
-  if (entry.spend.nanos >= entry.budgetNanos) return false;
+  if (entry.spend.nanos >= (entry.evenPacing ? entry.budgetNanos * context.evenShare : entry.budgetNanos)) return false;
+  if (entry.spend.lifetimeNanos >= entry.lifetimeBudgetNanos) return false;
   const language = context.language;
   if (entry.placementsInclude !== null && !entry.placementsInclude.has(placementId)) return false;
   if (entry.placementsExclude !== null && entry.placementsExclude.has(placementId)) return false;

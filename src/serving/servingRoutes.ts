@@ -8,7 +8,7 @@ import { publisherRoutes } from '../publisher/publisherRoutes.js';
 import { integrationReviewAdminRoutes } from '../publisher/integrationReviewAdminRoutes.js';
 import { AdIndexRefresher } from './adIndexRefresher.js';
 import { publisherOfToken } from './adIndex.js';
-import { SpendPacing } from './spendPacing.js';
+import { SpendPacing, dailyAllowanceShare } from './spendPacing.js';
 import { DeliveryLearning } from './deliveryLearning.js';
 import { startPeriodicTask } from './periodicTask.js';
 import { revokeServerSideTraffic } from './autoRevocation.js';
@@ -123,11 +123,13 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       }
       // A declared bot would only produce invalid impressions: no advertiser wants that ad shown.
       if (body.user?.user_agent && userAgentVerdict(body.user.user_agent) === 'bot') return NO_AD;
+      const nowMs = Date.now();
       const selection = selectAd(index, body.placement_id, placement, {
         query: body.context.query,
         response: body.context.response,
         language: body.language,
-        nowMs: Date.now(),
+        nowMs,
+        evenShare: dailyAllowanceShare(nowMs),
       });
       if (selection === undefined) return NO_AD;
       return { ad: adPayload(selection, body.placement_id, placement.publisherId, signing) };

@@ -13,7 +13,7 @@ export interface Advertiser {
 
 export interface LineItemSpec {
   bids?: { bid_type: string; bid_value: number };
-  budget?: { daily: number; currency: string };
+  budget?: { daily: number; currency: string; lifetime?: number; pacing?: 'even' | 'asap' };
   targeting?: object;
   creatives?: object[] | null;
   brandName?: string;

@@ -357,7 +357,7 @@ describe('POST /v1/advertiser/campaigns/validate', () => {
           objective: 'traffic',
           primary_kpi: 'CPC',
           status: 'draft',
-          budget: { daily: 10, currency: 'EUR' },
+          budget: { daily: 10, currency: 'EUR', lifetime: null, pacing: 'even' },
           bids: { bid_type: 'CPC', bid_value: 1.25 },
           targeting: {},
           creatives: [],

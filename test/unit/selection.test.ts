@@ -33,6 +33,8 @@ function catalog(specs: Spec[]) {
       budget_daily: spec.budget_daily === undefined ? '100' : spec.budget_daily,
       budget_currency: spec.budget_currency === undefined ? 'USD' : spec.budget_currency,
       targeting: spec.targeting ?? {},
+      budget_lifetime: null,
+      budget_pacing: 'asap',
       starts_at: null,
       ends_at: null,
     });
@@ -49,7 +51,7 @@ async function indexOf(specs: Spec[]) {
   const spend = new Map<string, SpendCounter>();
   const stats = new Map<string, DeliveryStats>();
   const { index, skipped } = await buildAdIndex('v1', rows, {
-    spendCounterFor: (id) => spend.get(id) ?? spend.set(id, { nanos: 0 }).get(id)!,
+    spendCounterFor: (id) => spend.get(id) ?? spend.set(id, { nanos: 0, lifetimeNanos: 0 }).get(id)!,
     statsFor: (id) => stats.get(id) ?? stats.set(id, { impressions: 0, clicks: 0, conversions: 0 }).get(id)!,
     toUsd: convertToUsd,
   });
@@ -62,6 +64,7 @@ function pick(index: AdIndex, query: string, options: { placement?: string; cert
     response: options.response ?? '',
     language: options.language,
     nowMs: Date.now(),
+    evenShare: 1,
   });
   return selection?.lineItem.id;
 }
@@ -218,7 +221,7 @@ describe('selection', () => {
 
   it('rotates the winning line item\u2019s creatives', async () => {
     const { index } = await indexOf([{ creatives: 3 }]);
-    const titles = Array.from({ length: 6 }, () => selectAd(index, 'pl', CERTIFIED, { query: '', response: '', nowMs: Date.now() })!.creative.render.title);
+    const titles = Array.from({ length: 6 }, () => selectAd(index, 'pl', CERTIFIED, { query: '', response: '', nowMs: Date.now(), evenShare: 1 })!.creative.render.title);
     expect(titles).toEqual(['creative 0', 'creative 1', 'creative 2', 'creative 0', 'creative 1', 'creative 2']);
   });
 });
