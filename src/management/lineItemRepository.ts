@@ -2,6 +2,7 @@ import type { SqlExecutor } from '../store/postgres.js';
 import type { Creative } from './creativeRepository.js';
 import type { Bids, Budget, LineItemPatch } from './lineItemSchemas.js';
 import type { Targeting } from './targetingSchema.js';
+import type { FrequencyCap } from './frequencyCapSchema.js';
 import type { BidType, LineItemStatus, Objective, PrimaryKpi } from './valueNormalization.js';
 
 interface LineItemRow {
@@ -18,6 +19,7 @@ interface LineItemRow {
   bid_type: BidType | null;
   bid_value: string | null;
   targeting: Targeting;
+  frequency_cap: FrequencyCap | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -33,6 +35,7 @@ export interface LineItemRecord {
   budget: Budget | null;
   bids: Bids | null;
   targeting: Targeting;
+  frequency_cap: FrequencyCap | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -42,7 +45,8 @@ export interface LineItem extends LineItemRecord {
 }
 
 const lineItemColumns = `li.id, li.campaign_id, li.title, li.objective, li.primary_kpi, li.status, li.budget_daily,
-  li.budget_currency, li.budget_lifetime, li.budget_pacing, li.bid_type, li.bid_value, li.targeting, li.created_at, li.updated_at`;
+  li.budget_currency, li.budget_lifetime, li.budget_pacing, li.bid_type, li.bid_value, li.targeting, li.frequency_cap,
+  li.created_at, li.updated_at`;
 
 // A line item is visible when its campaign is (see campaignRepository): one join, one EXISTS.
 const visibleToOrganization = `EXISTS (
@@ -69,6 +73,7 @@ function toRecord(row: LineItemRow): LineItemRecord {
           },
     bids: row.bid_type === null || row.bid_value === null ? null : { bid_type: row.bid_type, bid_value: Number(row.bid_value) },
     targeting: row.targeting,
+    frequency_cap: row.frequency_cap,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -82,14 +87,15 @@ export interface NewLineItem {
   budget: Budget | null;
   bids: Bids | null;
   targeting: Targeting;
+  frequency_cap: FrequencyCap | null;
 }
 
 export async function insertLineItem(tx: SqlExecutor, campaignId: string, item: NewLineItem): Promise<LineItemRecord> {
   const { rows } = await tx.query<LineItemRow>(
     `INSERT INTO line_items AS li
        (campaign_id, title, objective, primary_kpi, status, budget_daily, budget_currency, bid_type, bid_value, targeting,
-        budget_lifetime, budget_pacing)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12, 'even'))
+        budget_lifetime, budget_pacing, frequency_cap)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12, 'even'), $13::jsonb)
      RETURNING ${lineItemColumns}`,
     [
       campaignId,
@@ -104,6 +110,7 @@ export async function insertLineItem(tx: SqlExecutor, campaignId: string, item: 
       JSON.stringify(item.targeting),
       item.budget?.lifetime?.toFixed(6) ?? null,
       item.budget?.pacing ?? null,
+      item.frequency_cap === null ? null : JSON.stringify(item.frequency_cap),
     ],
   );
   return toRecord(rows[0]!);
@@ -143,6 +150,7 @@ export async function updateLineItem(tx: SqlExecutor, lineItemId: string, patch:
        objective = CASE WHEN $3::boolean THEN $4::text ELSE li.objective END,
        primary_kpi = CASE WHEN $5::boolean THEN $6::text ELSE li.primary_kpi END,
        status = COALESCE($7, li.status),
+       frequency_cap = CASE WHEN $8::boolean THEN $9::jsonb ELSE li.frequency_cap END,
        updated_at = now()
      WHERE li.id = $1
      RETURNING ${lineItemColumns}`,
@@ -154,6 +162,8 @@ export async function updateLineItem(tx: SqlExecutor, lineItemId: string, patch:
       patch.primary_kpi !== undefined,
       patch.primary_kpi ?? null,
       patch.status ?? null,
+      patch.frequency_cap !== undefined,
+      patch.frequency_cap ? JSON.stringify(patch.frequency_cap) : null,
     ],
   );
   return toRecord(rows[0]!);

@@ -3,6 +3,7 @@ import { currencyCode } from '../money/currencyCode.js';
 import { creativeList } from './creativeSchema.js';
 import { moneyAmount, textLine } from './fieldSchemas.js';
 import { targetingSchema } from './targetingSchema.js';
+import { frequencyCapSchema } from './frequencyCapSchema.js';
 import { bidTypeAliases, lineItemStatuses, normalizedTerm, objectiveAliases, primaryKpiAliases } from './valueNormalization.js';
 
 /**
@@ -43,6 +44,7 @@ export const lineItemInput = z.strictObject({
   budget: budgetBody.optional(),
   bids: bidsBody.optional(),
   targeting: targetingSchema.optional(),
+  frequency_cap: frequencyCapSchema.nullable().optional(),
   creatives: creativeList.optional(),
 });
 export type LineItemInput = z.output<typeof lineItemInput>;
@@ -53,6 +55,7 @@ export const lineItemPatch = z
     objective: normalizedTerm(objectiveAliases).nullable().optional(),
     primary_kpi: normalizedTerm(primaryKpiAliases).nullable().optional(),
     status: z.string().trim().toLowerCase().pipe(z.enum(lineItemStatuses)).optional(),
+    frequency_cap: frequencyCapSchema.nullable().optional(),
   })
-  .refine((patch) => Object.keys(patch).length > 0, 'send at least one of title, objective, primary_kpi, status');
+  .refine((patch) => Object.keys(patch).length > 0, 'send at least one of title, objective, primary_kpi, status, frequency_cap');
 export type LineItemPatch = z.output<typeof lineItemPatch>;

@@ -48,6 +48,7 @@ export function normalizedLineItem(input: LineItemInput) {
     budget: input.budget ? storedBudget(input.budget) : null,
     bids: input.bids ?? null,
     targeting: input.targeting ?? {},
+    frequency_cap: input.frequency_cap ?? null,
   };
 }
 

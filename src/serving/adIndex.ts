@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { CatalogRows, CreativeRow, LineItemRow } from './catalogQueries.js';
 import { expectedValuePerImpression, priceNanos, type DeliveryStats, type PriceModel } from './expectedValue.js';
 import type { SpendCounter } from './spendPacing.js';
+import type { UserCounts } from './frequencyCounts.js';
+import { frequencyCapWindows } from '../management/frequencyCapSchema.js';
 import { wordHash, wordsOf } from './contextWords.js';
 import { hashSecret } from '../http/secretHash.js';
 
@@ -54,6 +56,8 @@ export interface LineItemEntry {
   languages: Set<string> | null;
   includePhrases: Phrase[];
   excludePhrases: Phrase[];
+  /** The frequency cap: impressions per user in the window, and the counts (shared with FrequencyCounts); null when uncapped. */
+  frequencyCap: { impressions: number; counts: UserCounts } | null;
   /** Today's spend (shared with pacing, which keeps it current). */
   spend: SpendCounter;
   /** Delivery history (shared with the learner), from which expectedValue is re-estimated. */
@@ -96,6 +100,7 @@ export interface AdIndex {
 
 export interface IndexBuildDeps {
   spendCounterFor(lineItemId: string): SpendCounter;
+  userCountsFor(lineItemId: string, per: (typeof frequencyCapWindows)[number]): UserCounts;
   statsFor(lineItemId: string): DeliveryStats;
   /** USD for an amount in a currency; undefined when the currency cannot be converted. */
   toUsd(amount: number, currency: string): number | undefined;
@@ -118,6 +123,8 @@ const storedTargeting = z.object({
   placements: storedIncludeExclude,
   languages: storedPhrases,
 });
+
+const storedFrequencyCap = z.object({ impressions: z.number().int().positive(), per: z.enum(frequencyCapWindows) }).nullable();
 
 const PRICE_MODELS: ReadonlySet<string> = new Set<PriceModel>(['tCPM', 'CPC', 'CPA']);
 const YIELD_EVERY = 5000;
@@ -209,6 +216,8 @@ function buildEntry(
   const parsed = storedTargeting.safeParse(row.targeting ?? {});
   if (!parsed.success) return 'bad_targeting';
   const targeting = parsed.data;
+  const cap = storedFrequencyCap.safeParse(row.frequency_cap ?? null);
+  if (!cap.success) return 'bad_targeting';
   const creatives = (creativeRows ?? []).flatMap((creative) => servableCreative(creative, row.brand_name) ?? []);
   if (creatives.length === 0) return 'no_creative';
 
@@ -236,6 +245,7 @@ function buildEntry(
     languages: nonEmptySet(targeting.languages?.map((language) => language.toLowerCase())),
     includePhrases,
     excludePhrases: uniquePhrases(targeting.keywords?.exclude ?? [], phraseFor),
+    frequencyCap: cap.data === null ? null : { impressions: cap.data.impressions, counts: deps.userCountsFor(row.id, cap.data.per) },
     spend: deps.spendCounterFor(row.id),
     stats: deps.statsFor(row.id),
     expectedValue: 0,

@@ -19,6 +19,7 @@ export interface LineItemRow {
   budget_lifetime: string | null;
   budget_pacing: string;
   targeting: unknown;
+  frequency_cap: unknown;
   starts_at: Date | null;
   ends_at: Date | null;
 }
@@ -59,7 +60,7 @@ export async function loadCatalog(db: Postgres): Promise<CatalogRows> {
     const lineItems = await tx.query<LineItemRow>(
       `SELECT li.id, li.campaign_id, c.brand_name, li.bid_type, li.bid_value::text AS bid_value,
               li.budget_daily::text AS budget_daily, li.budget_currency, li.budget_lifetime::text AS budget_lifetime,
-              li.budget_pacing, li.targeting, c.starts_at, c.ends_at
+              li.budget_pacing, li.targeting, li.frequency_cap, c.starts_at, c.ends_at
        FROM line_items li JOIN campaigns c ON c.id = li.campaign_id
        WHERE li.status = 'active' AND c.status = 'active' AND (c.ends_at IS NULL OR c.ends_at > now())`,
     );

@@ -10,6 +10,8 @@ export interface ServeContext {
   nowMs: number;
   /** dailyAllowanceShare(nowMs): the share of a day's budget even pacing has released. */
   evenShare: number;
+  /** The serve's keyed user id (userKey); capped line items never serve without one. */
+  userKey?: string;
 }
 
 export interface Selection {
@@ -141,6 +143,8 @@ function isEligible(entry: LineItemEntry, placementId: string, context: ServeCon
   if (context.nowMs < entry.startsAtMs || context.nowMs >= entry.endsAtMs) return false;
   if (entry.spend.nanos >= (entry.evenPacing ? entry.budgetNanos * context.evenShare : entry.budgetNanos)) return false;
   if (entry.spend.lifetimeNanos >= entry.lifetimeBudgetNanos) return false;
+  const cap = entry.frequencyCap;
+  if (cap !== null && (context.userKey === undefined || (cap.counts.get(context.userKey) ?? 0) >= cap.impressions)) return false;
   const language = context.language;
   if (entry.placementsInclude !== null && !entry.placementsInclude.has(placementId)) return false;
   if (entry.placementsExclude !== null && entry.placementsExclude.has(placementId)) return false;

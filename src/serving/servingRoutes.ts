@@ -9,6 +9,8 @@ import { integrationReviewAdminRoutes } from '../publisher/integrationReviewAdmi
 import { AdIndexRefresher } from './adIndexRefresher.js';
 import { publisherOfToken } from './adIndex.js';
 import { SpendPacing, dailyAllowanceShare } from './spendPacing.js';
+import { FrequencyCounts } from './frequencyCounts.js';
+import { userKeyer } from './userKey.js';
 import { DeliveryLearning } from './deliveryLearning.js';
 import { startPeriodicTask } from './periodicTask.js';
 import { revokeServerSideTraffic } from './autoRevocation.js';
@@ -30,8 +32,10 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
 
   const pacing = new SpendPacing(ch, () => events.pending());
   const learning = new DeliveryLearning(ch);
+  const frequency = new FrequencyCounts(ch, () => events.pending());
   events.onAccepted((event) => {
     pacing.record(event);
+    frequency.record(event);
     learning.record(event);
   });
 
@@ -40,12 +44,14 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     refreshMs: config.INDEX_REFRESH_MS,
     build: {
       spendCounterFor: (id) => pacing.counterFor(id),
+      userCountsFor: (id, per) => frequency.countsFor(id, per),
       statsFor: (id) => learning.statsFor(id),
       toUsd: convertToUsd,
     },
     onBuilt: (index) => {
       const ids = new Set(index.lineItems.map((entry) => entry.id));
       pacing.retainOnly(ids);
+      frequency.retainOnly(new Set(index.lineItems.filter((entry) => entry.frequencyCap !== null).map((entry) => entry.id)));
       learning.retainOnly(ids);
     },
     log,
@@ -53,12 +59,14 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   // Spend and history before the first serve, so a restarted instance does not overspend.
   await Promise.all([
     pacing.sync().catch((error: unknown) => log.error({ err: error }, 'initial pacing sync failed; retrying in the background')),
+    frequency.sync().catch((error: unknown) => log.error({ err: error }, 'initial frequency sync failed; retrying in the background')),
     learning.refresh().catch((error: unknown) => log.error({ err: error }, 'initial selection stats refresh failed')),
   ]);
   refresher.rerank();
 
   const tasks = [
     startPeriodicTask('pacing sync', config.PACING_SYNC_MS, () => pacing.sync(), log),
+    startPeriodicTask('frequency sync', config.PACING_SYNC_MS, () => frequency.sync(), log),
     startPeriodicTask(
       'selection stats refresh',
       config.SELECTION_STATS_REFRESH_MS,
@@ -96,6 +104,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   });
 
   const userAgentVerdict = createUserAgentClassifier();
+  const keyUser = userKeyer(secrets.trackingSecret);
   const signing = {
     trackingSecret: secrets.trackingSecret,
     trackingBaseUrl: config.TRACKING_BASE_URL,
@@ -124,15 +133,17 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       // A declared bot would only produce invalid impressions: no advertiser wants that ad shown.
       if (body.user?.user_agent && userAgentVerdict(body.user.user_agent) === 'bot') return NO_AD;
       const nowMs = Date.now();
+      const userKey = body.user?.id === undefined ? undefined : keyUser(body.user.id);
       const selection = selectAd(index, body.placement_id, placement, {
         query: body.context.query,
         response: body.context.response,
         language: body.language,
         nowMs,
         evenShare: dailyAllowanceShare(nowMs),
+        userKey,
       });
       if (selection === undefined) return NO_AD;
-      return { ad: adPayload(selection, body.placement_id, placement.publisherId, signing) };
+      return { ad: adPayload(selection, body.placement_id, placement.publisherId, signing, nowMs, userKey) };
     },
   );
 

@@ -44,5 +44,6 @@ export function linkEvent(
     user_agent: visitor.userAgent,
     ivt,
     ...NO_EVENT_CONTEXT,
+    user_key: claims.k ?? '',
   };
 }

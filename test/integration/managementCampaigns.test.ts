@@ -360,6 +360,7 @@ describe('POST /v1/advertiser/campaigns/validate', () => {
           budget: { daily: 10, currency: 'EUR', lifetime: null, pacing: 'even' },
           bids: { bid_type: 'CPC', bid_value: 1.25 },
           targeting: {},
+          frequency_cap: null,
           creatives: [],
         },
       },

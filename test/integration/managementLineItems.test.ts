@@ -45,6 +45,7 @@ describe('POST /v1/advertiser/campaigns/:id/line-items', () => {
         budget: { daily: 100.5, currency: 'EUR', lifetime: null, pacing: 'even' },
         bids: { bid_type: 'CPA', bid_value: 12.345678 },
         targeting: {},
+        frequency_cap: null,
         creatives: [],
         created_at: expect.any(String),
         updated_at: expect.any(String),
