@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { placementId } from '../admin/adminSchemas.js';
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
 
 /**
  * A keyword or phrase, stored the way serving matches it: lower case, trimmed, inner whitespace
@@ -24,6 +25,14 @@ const languageCode = z
   .regex(/^[a-z]{2}$/, { message: 'must be an ISO 639-1 language code (two letters)', abort: true })
   .refine((code) => languageNames.of(code) !== undefined, 'is not an ISO 639-1 language code');
 
+/** An ISO 3166-1 alpha-2 country code, stored upper case (US, DE). */
+const countryCode = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .regex(/^[A-Z]{2}$/, { message: 'must be an ISO 3166-1 alpha-2 country code (two letters)', abort: true })
+  .refine((code) => regionNames.of(code) !== undefined, 'is not an ISO 3166-1 alpha-2 country code');
+
 function uniqueList<Item extends z.ZodType<string>>(item: Item, max: number) {
   return z
     .array(item)
@@ -45,6 +54,8 @@ export const targetingSchema = z.strictObject({
   keywords: includeExclude(keyword).optional(),
   placements: includeExclude(placementId).optional(),
   languages: uniqueList(languageCode, 200).optional(),
+  /** Matched against the country of the serve request's user.ip; an unknown country matches no include list. */
+  countries: includeExclude(countryCode).optional(),
 });
 
 export type Targeting = z.output<typeof targetingSchema>;

@@ -54,6 +54,8 @@ export interface LineItemEntry {
   placementsInclude: Set<string> | null;
   placementsExclude: Set<string> | null;
   languages: Set<string> | null;
+  countriesInclude: Set<string> | null;
+  countriesExclude: Set<string> | null;
   includePhrases: Phrase[];
   excludePhrases: Phrase[];
   /** The frequency cap: impressions per user in the window, and the counts (shared with FrequencyCounts); null when uncapped. */
@@ -96,6 +98,8 @@ export interface AdIndex {
   phrases: Phrase[];
   /** Every include and exclude keyword, by the wordHash of its first word. */
   phrasesByFirstWord: Map<number, Phrase[]>;
+  /** Whether any line item targets countries: only then does a serve look its address up. */
+  countryTargeting: boolean;
 }
 
 export interface IndexBuildDeps {
@@ -122,6 +126,7 @@ const storedTargeting = z.object({
   keywords: storedIncludeExclude,
   placements: storedIncludeExclude,
   languages: storedPhrases,
+  countries: storedIncludeExclude,
 });
 
 const storedFrequencyCap = z.object({ impressions: z.number().int().positive(), per: z.enum(frequencyCapWindows) }).nullable();
@@ -153,6 +158,7 @@ export async function buildAdIndex(
     openByPlacement: new Map(),
     phrases: [],
     phrasesByFirstWord: new Map(),
+    countryTargeting: false,
   };
   const phrases = new Map<string, Phrase>();
   const phraseFor = (words: string[]): Phrase => {
@@ -181,6 +187,7 @@ export async function buildAdIndex(
     }
     const entry = built;
     index.lineItems.push(entry);
+    if (entry.countriesInclude !== null || entry.countriesExclude !== null) index.countryTargeting = true;
     if (entry.includePhrases.length > 0) {
       for (const phrase of entry.includePhrases) addToRanked(phrase.includedBy, entry);
     } else if (entry.placementsInclude) {
@@ -243,6 +250,8 @@ function buildEntry(
     placementsInclude: nonEmptySet(targeting.placements?.include),
     placementsExclude: nonEmptySet(targeting.placements?.exclude),
     languages: nonEmptySet(targeting.languages?.map((language) => language.toLowerCase())),
+    countriesInclude: nonEmptySet(targeting.countries?.include),
+    countriesExclude: nonEmptySet(targeting.countries?.exclude),
     includePhrases,
     excludePhrases: uniquePhrases(targeting.keywords?.exclude ?? [], phraseFor),
     frequencyCap: cap.data === null ? null : { impressions: cap.data.impressions, counts: deps.userCountsFor(row.id, cap.data.per) },

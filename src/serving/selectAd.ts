@@ -12,6 +12,8 @@ export interface ServeContext {
   evenShare: number;
   /** The serve's keyed user id (userKey); capped line items never serve without one. */
   userKey?: string;
+  /** ISO 3166-1 alpha-2 country of user.ip; undefined when unknown (matches no include list). */
+  country?: string;
 }
 
 export interface Selection {
@@ -149,6 +151,8 @@ function isEligible(entry: LineItemEntry, placementId: string, context: ServeCon
   if (entry.placementsInclude !== null && !entry.placementsInclude.has(placementId)) return false;
   if (entry.placementsExclude !== null && entry.placementsExclude.has(placementId)) return false;
   if (language !== undefined && entry.languages !== null && !entry.languages.has(language)) return false;
+  if (entry.countriesInclude !== null && (context.country === undefined || !entry.countriesInclude.has(context.country))) return false;
+  if (entry.countriesExclude !== null && context.country !== undefined && entry.countriesExclude.has(context.country)) return false;
   for (const phrase of entry.excludePhrases) if (phrase.stamp === stamp) return false;
   return true;
 }

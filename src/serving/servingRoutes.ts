@@ -11,6 +11,7 @@ import { publisherOfToken } from './adIndex.js';
 import { SpendPacing, dailyAllowanceShare } from './spendPacing.js';
 import { FrequencyCounts } from './frequencyCounts.js';
 import { userKeyer } from './userKey.js';
+import { countryOfAddress, loadCountryTables } from '../geo/countryOfAddress.js';
 import { DeliveryLearning } from './deliveryLearning.js';
 import { startPeriodicTask } from './periodicTask.js';
 import { revokeServerSideTraffic } from './autoRevocation.js';
@@ -30,6 +31,8 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   const { config, db, ch, events, secrets } = deps;
   const log = app.log;
 
+  // Before the first serve or pixel: geo targeting and event countries look addresses up.
+  loadCountryTables();
   const pacing = new SpendPacing(ch, () => events.pending());
   const learning = new DeliveryLearning(ch);
   const frequency = new FrequencyCounts(ch, () => events.pending());
@@ -141,6 +144,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
         nowMs,
         evenShare: dailyAllowanceShare(nowMs),
         userKey,
+        country: index.countryTargeting && body.user?.ip !== undefined ? countryOfAddress(body.user.ip) : undefined,
       });
       if (selection === undefined) return NO_AD;
       return { ad: adPayload(selection, body.placement_id, placement.publisherId, signing, nowMs, userKey) };

@@ -1,6 +1,7 @@
 import { NIL_UUID, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
 import type { TrackingClaims } from './trackingToken.js';
 import type { Visitor } from './visitor.js';
+import { countryOfAddress } from '../geo/countryOfAddress.js';
 
 /**
  * What a tracking link's event costs the advertiser: the signed price, for a valid event of the kind
@@ -45,5 +46,6 @@ export function linkEvent(
     ivt,
     ...NO_EVENT_CONTEXT,
     user_key: claims.k ?? '',
+    country: countryOfAddress(visitor.ip.ip) ?? '',
   };
 }
