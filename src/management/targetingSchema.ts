@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { placementId } from '../admin/adminSchemas.js';
+import { daypartsSchema } from './daypartSchema.js';
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
@@ -56,6 +57,8 @@ export const targetingSchema = z.strictObject({
   languages: uniqueList(languageCode, 200).optional(),
   /** Matched against the country of the serve request's user.ip; an unknown country matches no include list. */
   countries: includeExclude(countryCode).optional(),
+  /** Local-time windows the line item serves in; missing means any time. */
+  dayparts: daypartsSchema.optional(),
 });
 
 export type Targeting = z.output<typeof targetingSchema>;

@@ -4,6 +4,7 @@ import { expectedValuePerImpression, priceNanos, type DeliveryStats, type PriceM
 import type { SpendCounter } from './spendPacing.js';
 import type { UserCounts } from './frequencyCounts.js';
 import { frequencyCapWindows } from '../management/frequencyCapSchema.js';
+import { minutesOf, weekdays } from '../management/daypartSchema.js';
 import { wordHash, wordsOf } from './contextWords.js';
 import { hashSecret } from '../http/secretHash.js';
 
@@ -56,6 +57,8 @@ export interface LineItemEntry {
   languages: Set<string> | null;
   countriesInclude: Set<string> | null;
   countriesExclude: Set<string> | null;
+  /** Dayparts: the zone, and per local weekday (0 = Monday) [start, end) minute pairs, flattened; null when any time. */
+  dayparts: { timezone: string; minutesByDay: number[][] } | null;
   includePhrases: Phrase[];
   excludePhrases: Phrase[];
   /** The frequency cap: impressions per user in the window, and the counts (shared with FrequencyCounts); null when uncapped. */
@@ -127,6 +130,12 @@ const storedTargeting = z.object({
   placements: storedIncludeExclude,
   languages: storedPhrases,
   countries: storedIncludeExclude,
+  dayparts: z
+    .object({
+      timezone: z.string(),
+      windows: z.array(z.object({ days: z.array(z.enum(weekdays)), start: z.string(), end: z.string() })),
+    })
+    .optional(),
 });
 
 const storedFrequencyCap = z.object({ impressions: z.number().int().positive(), per: z.enum(frequencyCapWindows) }).nullable();
@@ -252,6 +261,7 @@ function buildEntry(
     languages: nonEmptySet(targeting.languages?.map((language) => language.toLowerCase())),
     countriesInclude: nonEmptySet(targeting.countries?.include),
     countriesExclude: nonEmptySet(targeting.countries?.exclude),
+    dayparts: targeting.dayparts ? { timezone: targeting.dayparts.timezone, minutesByDay: minutesByDay(targeting.dayparts.windows) } : null,
     includePhrases,
     excludePhrases: uniquePhrases(targeting.keywords?.exclude ?? [], phraseFor),
     frequencyCap: cap.data === null ? null : { impressions: cap.data.impressions, counts: deps.userCountsFor(row.id, cap.data.per) },
@@ -261,6 +271,14 @@ function buildEntry(
     tieBreak: 0,
     seenStamp: 0,
   };
+}
+
+function minutesByDay(windows: Array<{ days: string[]; start: string; end: string }>): number[][] {
+  const byDay: number[][] = weekdays.map(() => []);
+  for (const window of windows) {
+    for (const day of window.days) byDay[weekdays.indexOf(day as (typeof weekdays)[number])]!.push(minutesOf(window.start), minutesOf(window.end));
+  }
+  return byDay;
 }
 
 function uniquePhrases(keywords: string[], phraseFor: (words: string[]) => Phrase): Phrase[] {

@@ -1,5 +1,6 @@
 import { ranksBefore, type AdIndex, type LineItemEntry, type Phrase, type PlacementEntry, type RankedLists, type ServableCreative } from './adIndex.js';
 import { WordScan } from './contextWords.js';
+import { localTime } from './localClock.js';
 
 export interface ServeContext {
   query: string;
@@ -153,6 +154,14 @@ function isEligible(entry: LineItemEntry, placementId: string, context: ServeCon
   if (language !== undefined && entry.languages !== null && !entry.languages.has(language)) return false;
   if (entry.countriesInclude !== null && (context.country === undefined || !entry.countriesInclude.has(context.country))) return false;
   if (entry.countriesExclude !== null && context.country !== undefined && entry.countriesExclude.has(context.country)) return false;
+  if (entry.dayparts !== null && !inDaypart(entry.dayparts, context.nowMs)) return false;
   for (const phrase of entry.excludePhrases) if (phrase.stamp === stamp) return false;
   return true;
+}
+
+function inDaypart(dayparts: { timezone: string; minutesByDay: number[][] }, nowMs: number): boolean {
+  const { day, minute } = localTime(dayparts.timezone, nowMs);
+  const windows = dayparts.minutesByDay[day]!;
+  for (let i = 0; i < windows.length; i += 2) if (minute >= windows[i]! && minute < windows[i + 1]!) return true;
+  return false;
 }
