@@ -4,6 +4,7 @@ import { buildAdIndex } from '../src/serving/adIndex.js';
 import { loadCatalog, readCatalogVersion } from '../src/serving/catalogQueries.js';
 import { DeliveryLearning } from '../src/serving/deliveryLearning.js';
 import { SpendPacing } from '../src/serving/spendPacing.js';
+import { FrequencyCounts } from '../src/serving/frequencyCounts.js';
 import { convertToUsd } from '../src/money/usdRates.js';
 
 /**
@@ -31,10 +32,12 @@ const version = await readCatalogVersion(stores.db);
 let rows: Awaited<ReturnType<typeof loadCatalog>> | undefined = await loadCatalog(stores.db);
 const loadCatalogMs = performance.now() - loadStarted;
 const pacing = new SpendPacing(stores.ch, () => 0);
+const frequency = new FrequencyCounts(stores.ch, () => 0);
 const learning = new DeliveryLearning(stores.ch);
 const buildStarted = performance.now();
 const { index } = await buildAdIndex(version, rows, {
   spendCounterFor: (id) => pacing.counterFor(id),
+  userCountsFor: (id, per) => frequency.countsFor(id, per),
   statsFor: (id) => learning.statsFor(id),
   toUsd: convertToUsd,
 });

@@ -11,6 +11,9 @@ import { lineItemVector, SemanticModel, similarity } from '../src/semantic/seman
 import { writeWordVectorsIfMissing } from '../src/semantic/buildWordVectors.js';
 import { DEFAULT_WORD_VECTORS_PATH, readWordVectors } from '../src/semantic/wordVectorsFile.js';
 
+/** No flight, pacing share or daypart in play: these line items only test matching. */
+const ANY_TIME = { nowMs: Date.now(), evenShare: 1 };
+
 /**
  * Offline evaluation of semantic matching on bench/semantic (see its README.md): precision@1, fill
  * and precision at equal fill for keyword-only, semantic-only and hybrid, with 95 % Wilson
@@ -62,13 +65,14 @@ async function indexFor(semantic: { enabled: boolean; min_similarity: number } |
       bid_type: 'CPC',
       bid_value: '1',
       budget_daily: '100',
-      budget_currency: 'USD',
+      budget_currency: 'USD', budget_lifetime: null, budget_pacing: 'asap', frequency_cap: null, starts_at: null, ends_at: null,
       targeting: { keywords: { include: spec.keywords }, ...(semantic ? { semantic } : {}) },
     });
     rows.creatives.push({ id: `cr-${i}`, line_item_id: id, title: spec.title, body: spec.body, cta: 'Go', destination_url: 'https://example.com', image_url: null });
   });
   const { index } = await buildAdIndex('eval', rows, {
-    spendCounterFor: () => ({ nanos: 0 }),
+    userCountsFor: () => new Map(),
+    spendCounterFor: () => ({ nanos: 0, lifetimeNanos: 0 }),
     statsFor: () => ({ impressions: 0, clicks: 0, conversions: 0 }),
     toUsd: convertToUsd,
     semanticModel: model,
@@ -83,7 +87,7 @@ async function selectionPredictor(semantic: { enabled: boolean; min_similarity: 
   const { index, categoryOf } = await indexFor(semantic, guarded);
   const placement = { publisherId: 'p', certified: true };
   return (c) => {
-    const selection = selectAd(index, 'pl', placement, { query: c.query, response: c.answer });
+    const selection = selectAd(index, 'pl', placement, { ...ANY_TIME, query: c.query, response: c.answer });
     return selection ? categoryOf.get(selection.lineItem.id) : undefined;
   };
 }

@@ -11,6 +11,9 @@ import { BrandSafety } from '../src/semantic/brandSafety.js';
 import { SemanticModel } from '../src/semantic/semanticModel.js';
 import { DEFAULT_WORD_VECTORS_PATH, readWordVectors } from '../src/semantic/wordVectorsFile.js';
 
+/** No flight, pacing share or daypart in play: these line items only test matching. */
+const ANY_TIME = { nowMs: Date.now(), evenShare: 1 };
+
 /**
  * In-process cost of selectAd with 10,000 line items opted into semantic matching (each built from
  * one of the 30 evaluation line items plus four random words, with a random bid), against the same catalog without
@@ -43,7 +46,7 @@ async function timings(semantic: boolean): Promise<number[]> {
       bid_type: 'CPC',
       bid_value: (0.5 + Math.random()).toFixed(3),
       budget_daily: '100',
-      budget_currency: 'USD',
+      budget_currency: 'USD', budget_lifetime: null, budget_pacing: 'asap', frequency_cap: null, starts_at: null, ends_at: null,
       targeting: { keywords: { include: spec.keywords }, ...(semantic ? { semantic: { enabled: true } } : {}) },
     });
     // Four words drawn from the conversations make each line item's vector its own, as in a real catalog.
@@ -51,7 +54,8 @@ async function timings(semantic: boolean): Promise<number[]> {
     rows.creatives.push({ id: `cr-${i}`, line_item_id: `li-${i}`, title: spec.title, body: `${spec.body} ${extra}`, cta: 'Go', destination_url: 'https://example.com', image_url: null });
   }
   const { index } = await buildAdIndex('bench', rows, {
-    spendCounterFor: () => ({ nanos: 0 }),
+    userCountsFor: () => new Map(),
+    spendCounterFor: () => ({ nanos: 0, lifetimeNanos: 0 }),
     statsFor: () => ({ impressions: 0, clicks: 0, conversions: 0 }),
     toUsd: convertToUsd,
     ...(semantic ? { semanticModel: model, brandSafety: new BrandSafety(model) } : {}),
@@ -61,7 +65,7 @@ async function timings(semantic: boolean): Promise<number[]> {
   for (let round = 0; round < ROUNDS; round++) {
     for (const [, query, answer] of conversations) {
       const start = performance.now();
-      selectAd(index, 'pl', placement, { query: query!, response: answer! });
+      selectAd(index, 'pl', placement, { ...ANY_TIME, query: query!, response: answer! });
       if (round > 0) samples.push((performance.now() - start) * 1000);
     }
   }

@@ -62,6 +62,8 @@ const configSchema = z
     INDEX_REFRESH_MS: z.coerce.number().int().min(50).default(1000),
     /** How often pacing re-reads today's spend from ClickHouse (the sum over every instance). */
     PACING_SYNC_MS: z.coerce.number().int().min(100).default(2000),
+    /** How often an instance completes campaigns whose flight has ended (any instance may; the sweep is idempotent). */
+    FLIGHT_SWEEP_MS: z.coerce.number().int().min(100).max(60_000).default(20_000),
     /** How often ad selection re-reads 30 days of impressions, clicks and conversions to re-estimate CTR and CVR. */
     SELECTION_STATS_REFRESH_MS: z.coerce.number().int().min(100).default(60_000),
     /** How often certified placements are checked for server-side (data-center) impression traffic. */

@@ -11,11 +11,14 @@ export interface Campaign {
   user_id: string;
   objective: Objective | null;
   status: CampaignStatus;
+  starts_at: Date | null;
+  ends_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
 
-const campaignColumns = 'c.id, c.name, c.brand_name, c.user_id, c.objective, c.status, c.created_at, c.updated_at';
+const campaignColumns =
+  'c.id, c.name, c.brand_name, c.user_id, c.objective, c.status, c.starts_at, c.ends_at, c.created_at, c.updated_at';
 
 // Tenancy (campaignTenancy.ts): the campaign's user is a member of the key's organization.
 
@@ -29,16 +32,18 @@ export interface NewCampaign {
   name: string;
   brand_name: string;
   objective: Objective | null;
+  starts_at: string | null;
+  ends_at: string | null;
 }
 
 /** Inserts a paused campaign in one statement with the membership check; null when the user is not a member. */
 export async function insertCampaign(db: SqlExecutor, organizationId: string, campaign: NewCampaign): Promise<Campaign | null> {
   const { rows } = await db.query<Campaign>(
-    `INSERT INTO campaigns AS c (user_id, name, brand_name, objective, status)
-     SELECT $2::uuid, $3::text, $4::text, $5::text, $6::text
+    `INSERT INTO campaigns AS c (user_id, name, brand_name, objective, status, starts_at, ends_at)
+     SELECT $2::uuid, $3::text, $4::text, $5::text, $6::text, $7::timestamptz, $8::timestamptz
      WHERE ${memberOf('$1', '$2::uuid')}
      RETURNING ${campaignColumns}`,
-    [organizationId, campaign.user_id, campaign.name, campaign.brand_name, campaign.objective, createdCampaignStatus],
+    [organizationId, campaign.user_id, campaign.name, campaign.brand_name, campaign.objective, createdCampaignStatus, campaign.starts_at, campaign.ends_at],
   );
   return rows[0] ?? null;
 }
@@ -93,7 +98,10 @@ export async function listCampaigns(db: SqlExecutor, organizationId: string, pag
   return rows;
 }
 
-/** Applies the given fields; `objective: null` clears it. The caller has checked tenancy and the transition. */
+/**
+ * Applies the given fields; `objective: null` clears it, and so does null for a flight bound. The
+ * caller has checked tenancy, the transition and the flight's order.
+ */
 export async function updateCampaign(tx: SqlExecutor, campaignId: string, patch: CampaignPatch): Promise<Campaign> {
   const { rows } = await tx.query<Campaign>(
     `UPDATE campaigns c SET
@@ -101,6 +109,8 @@ export async function updateCampaign(tx: SqlExecutor, campaignId: string, patch:
        brand_name = COALESCE($3, c.brand_name),
        objective = CASE WHEN $4::boolean THEN $5::text ELSE c.objective END,
        status = COALESCE($6, c.status),
+       starts_at = CASE WHEN $7::boolean THEN $8::timestamptz ELSE c.starts_at END,
+       ends_at = CASE WHEN $9::boolean THEN $10::timestamptz ELSE c.ends_at END,
        updated_at = now()
      WHERE c.id = $1
      RETURNING ${campaignColumns}`,
@@ -111,6 +121,10 @@ export async function updateCampaign(tx: SqlExecutor, campaignId: string, patch:
       patch.objective !== undefined,
       patch.objective ?? null,
       patch.status ?? null,
+      patch.starts_at !== undefined,
+      patch.starts_at ?? null,
+      patch.ends_at !== undefined,
+      patch.ends_at ?? null,
     ],
   );
   return rows[0]!;
@@ -128,13 +142,38 @@ export async function deleteCampaign(db: SqlExecutor, organizationId: string, ca
   return rows.length > 0;
 }
 
-/** A paused copy of the campaign under the same user, with a new name. */
+/** A paused copy of the campaign under the same user, with a new name and the same flight. */
 export async function copyCampaign(tx: SqlExecutor, campaignId: string, name: string): Promise<Campaign> {
   const { rows } = await tx.query<Campaign>(
-    `INSERT INTO campaigns AS c (user_id, name, brand_name, objective, status)
-     SELECT source.user_id, $2, source.brand_name, source.objective, $3 FROM campaigns source WHERE source.id = $1
+    `INSERT INTO campaigns AS c (user_id, name, brand_name, objective, status, starts_at, ends_at)
+     SELECT source.user_id, $2, source.brand_name, source.objective, $3, source.starts_at, source.ends_at
+     FROM campaigns source WHERE source.id = $1
      RETURNING ${campaignColumns}`,
     [campaignId, name, createdCampaignStatus],
   );
   return rows[0]!;
+}
+
+/**
+ * The flight sweep: every campaign whose ends_at has passed, and its line items, become completed.
+ * Idempotent, so any number of instances may run it at any time; the partial index of 0004 keeps
+ * it to the campaigns still to end. The UPDATEs run only when there is something to complete:
+ * their statement triggers bump the catalog version, which would rebuild every instance's index.
+ * Returns how many campaigns it completed.
+ */
+export async function completeEndedFlights(db: SqlExecutor): Promise<number> {
+  const endedFlight = `ends_at IS NOT NULL AND status <> 'completed' AND ends_at <= now()`;
+  const due = await db.query(`SELECT 1 FROM campaigns WHERE ${endedFlight} LIMIT 1`);
+  if (due.rows.length === 0) return 0;
+  const { rows } = await db.query<{ campaigns: number }>(
+    `WITH ended AS (
+       UPDATE campaigns SET status = 'completed', updated_at = now() WHERE ${endedFlight} RETURNING id
+     ), completed_line_items AS (
+       UPDATE line_items li SET status = 'completed', updated_at = now()
+       FROM ended WHERE li.campaign_id = ended.id AND li.status <> 'completed'
+       RETURNING li.id
+     )
+     SELECT (SELECT count(*) FROM ended)::int AS campaigns`,
+  );
+  return rows[0]!.campaigns;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { boundedInteger, textLine } from './fieldSchemas.js';
+import { flightTime, withFlightOrder } from './flightSchema.js';
 import { lineItemInput } from './lineItemSchemas.js';
 import { campaignStatuses, normalizedTerm, objectiveAliases } from './valueNormalization.js';
 import { campaignStatusAliases, createdCampaignStatusNames } from './statusTransitions.js';
@@ -8,18 +9,23 @@ import { campaignStatusAliases, createdCampaignStatusNames } from './statusTrans
  * CampaignInput: the body of POST campaigns and the campaign part of compose and validate.
  * A new campaign always starts paused, so the only statuses accepted here are draft and paused.
  */
-export const campaignInput = z.strictObject({
-  name: textLine(200),
-  brand_name: textLine(200),
-  user_id: z.uuid(),
-  objective: normalizedTerm(objectiveAliases).nullable().optional(),
-  status: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .pipe(z.enum(createdCampaignStatusNames, { error: `a new campaign starts paused: send ${createdCampaignStatusNames.join(', ')} or nothing` }))
-    .optional(),
-});
+export const campaignInput = withFlightOrder(
+  z.strictObject({
+    name: textLine(200),
+    brand_name: textLine(200),
+    user_id: z.uuid(),
+    objective: normalizedTerm(objectiveAliases).nullable().optional(),
+    status: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(createdCampaignStatusNames, { error: `a new campaign starts paused: send ${createdCampaignStatusNames.join(', ')} or nothing` }))
+      .optional(),
+    /** The flight, [starts_at, ends_at): serving stays inside it; no bound means open on that side. */
+    starts_at: flightTime.nullable().optional(),
+    ends_at: flightTime.nullable().optional(),
+  }),
+);
 export type CampaignInput = z.output<typeof campaignInput>;
 
 export const composeBody = z.strictObject({ campaign: campaignInput, line_item: lineItemInput });
@@ -37,8 +43,10 @@ export const campaignPatch = z
     brand_name: textLine(200).optional(),
     objective: normalizedTerm(objectiveAliases).nullable().optional(),
     status: normalizedTerm(campaignStatusAliases).optional(),
+    starts_at: flightTime.nullable().optional(),
+    ends_at: flightTime.nullable().optional(),
   })
-  .refine((patch) => Object.keys(patch).length > 0, 'send at least one of name, brand_name, objective, status');
+  .refine((patch) => Object.keys(patch).length > 0, 'send at least one of name, brand_name, objective, status, starts_at, ends_at');
 export type CampaignPatch = z.output<typeof campaignPatch>;
 
 export const duplicateBody = z.strictObject({ name: textLine(200).optional() });

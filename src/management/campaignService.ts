@@ -18,17 +18,25 @@ import { copyCreatives } from './creativeRepository.js';
 import { activateLineItems, completeLineItems, copyLineItems, listLineItems } from './lineItemRepository.js';
 import { addLineItem, campaignNotFound, normalizedLineItem, withCreatives } from './lineItemService.js';
 import { activationGaps, campaignTransitionError, createdCampaignStatus } from './statusTransitions.js';
+import { FLIGHT_ORDER_MESSAGE, flightInOrder } from './flightSchema.js';
 
 const userNotMember = () => new ApiError('forbidden', 'user_id is not a member of this organization');
 
 function newCampaign(input: CampaignInput): NewCampaign {
-  return { user_id: input.user_id, name: input.name, brand_name: input.brand_name, objective: input.objective ?? null };
+  return {
+    user_id: input.user_id,
+    name: input.name,
+    brand_name: input.brand_name,
+    objective: input.objective ?? null,
+    starts_at: input.starts_at ?? null,
+    ends_at: input.ends_at ?? null,
+  };
 }
 
-/** The create response: exactly the fields the spec lists. */
+/** The create response: the fields the spec lists, and the flight. */
 function created(campaign: Campaign) {
-  const { id, name, brand_name, user_id, status, objective, created_at } = campaign;
-  return { id, name, brand_name, user_id, status, objective, created_at };
+  const { id, name, brand_name, user_id, status, objective, starts_at, ends_at, created_at } = campaign;
+  return { id, name, brand_name, user_id, status, objective, starts_at, ends_at, created_at };
 }
 
 export async function createCampaign(db: SqlExecutor, organizationId: string, input: CampaignInput) {
@@ -44,7 +52,7 @@ export async function composeCampaign(db: Postgres, organizationId: string, inpu
     if (!campaign) throw userNotMember();
     const lineItem = await addLineItem(tx, campaign.id, input.line_item);
     return {
-      campaign: { id: campaign.id, name: campaign.name, status: campaign.status },
+      campaign: { id: campaign.id, name: campaign.name, status: campaign.status, starts_at: campaign.starts_at, ends_at: campaign.ends_at },
       line_item: { id: lineItem.id, campaign_id: lineItem.campaign_id, title: lineItem.title, status: lineItem.status },
     };
   });
@@ -86,6 +94,11 @@ export async function listCampaignPage(db: SqlExecutor, organizationId: string, 
  * bids. Then the campaign and those line items become active.
  */
 async function activateLocked(tx: SqlExecutor, campaign: Campaign): Promise<void> {
+  // Before the state check: the flight sweep may already have completed such a campaign.
+  if (campaign.ends_at !== null && campaign.ends_at.getTime() <= Date.now()) {
+    const message = 'the flight has ended (ends_at is past): set a later ends_at to activate';
+    throw new ApiError('validation_error', message, [{ path: 'ends_at', message }]);
+  }
   const refusal = campaignTransitionError(campaign.status, 'active');
   if (refusal) throw new ApiError('validation_error', refusal, [{ path: 'status', message: refusal }]);
   const open = (await listLineItems(tx, campaign.id)).filter((lineItem) => lineItem.status !== 'completed');
@@ -118,12 +131,22 @@ export async function activateCampaign(db: Postgres, organizationId: string, cam
 
 /**
  * PATCH: active <-> paused, anything -> completed (its line items complete with it), nothing out
- * of completed. status=active is the activation rule itself.
+ * of completed. status=active is the activation rule itself. A flight bound sent here is checked
+ * against the stored other bound.
  */
 export async function patchCampaign(db: Postgres, organizationId: string, campaignId: string, patch: CampaignPatch) {
   return db.transaction(async (tx) => {
-    const campaign = await lockCampaign(tx, organizationId, campaignId);
-    if (!campaign) throw campaignNotFound();
+    const stored = await lockCampaign(tx, organizationId, campaignId);
+    if (!stored) throw campaignNotFound();
+    const flight = {
+      starts_at: patch.starts_at !== undefined ? patch.starts_at : stored.starts_at?.toISOString(),
+      ends_at: patch.ends_at !== undefined ? patch.ends_at : stored.ends_at?.toISOString(),
+    };
+    if (!flightInOrder(flight)) {
+      throw new ApiError('validation_error', FLIGHT_ORDER_MESSAGE, [{ path: 'ends_at', message: FLIGHT_ORDER_MESSAGE }]);
+    }
+    // Activation judges the flight as this PATCH leaves it.
+    const campaign = { ...stored, ends_at: flight.ends_at ? new Date(flight.ends_at) : null };
     if (patch.status === 'active') {
       await activateLocked(tx, campaign);
     } else if (patch.status !== undefined) {

@@ -2,6 +2,7 @@ import type { SqlExecutor } from '../store/postgres.js';
 import type { Creative } from './creativeRepository.js';
 import type { Bids, Budget, LineItemPatch } from './lineItemSchemas.js';
 import type { Targeting } from './targetingSchema.js';
+import type { FrequencyCap } from './frequencyCapSchema.js';
 import type { BidType, LineItemStatus, Objective, PrimaryKpi } from './valueNormalization.js';
 import { createdLineItemStatus } from './statusTransitions.js';
 import { memberOf } from './campaignTenancy.js';
@@ -15,9 +16,12 @@ interface LineItemRow {
   status: LineItemStatus;
   budget_daily: string | null;
   budget_currency: string | null;
+  budget_lifetime: string | null;
+  budget_pacing: 'even' | 'asap';
   bid_type: BidType | null;
   bid_value: string | null;
   targeting: Targeting;
+  frequency_cap: FrequencyCap | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -33,6 +37,7 @@ export interface LineItemRecord {
   budget: Budget | null;
   bids: Bids | null;
   targeting: Targeting;
+  frequency_cap: FrequencyCap | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -42,7 +47,8 @@ export interface LineItem extends LineItemRecord {
 }
 
 const lineItemColumns = `li.id, li.campaign_id, li.title, li.objective, li.primary_kpi, li.status, li.budget_daily,
-  li.budget_currency, li.bid_type, li.bid_value, li.targeting, li.created_at, li.updated_at`;
+  li.budget_currency, li.budget_lifetime, li.budget_pacing, li.bid_type, li.bid_value, li.targeting, li.frequency_cap,
+  li.created_at, li.updated_at`;
 
 // A line item is visible when its campaign is (campaignTenancy.ts).
 const visibleToOrganization = `EXISTS (SELECT 1 FROM campaigns c WHERE c.id = li.campaign_id AND ${memberOf('$1', 'c.user_id')})`;
@@ -59,9 +65,15 @@ function toRecord(row: LineItemRow): LineItemRecord {
     budget:
       row.budget_daily === null || row.budget_currency === null
         ? null
-        : { daily: Number(row.budget_daily), currency: row.budget_currency },
+        : {
+            daily: Number(row.budget_daily),
+            currency: row.budget_currency,
+            lifetime: row.budget_lifetime === null ? null : Number(row.budget_lifetime),
+            pacing: row.budget_pacing,
+          },
     bids: row.bid_type === null || row.bid_value === null ? null : { bid_type: row.bid_type, bid_value: Number(row.bid_value) },
     targeting: row.targeting,
+    frequency_cap: row.frequency_cap,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -75,13 +87,15 @@ export interface NewLineItem {
   budget: Budget | null;
   bids: Bids | null;
   targeting: Targeting;
+  frequency_cap: FrequencyCap | null;
 }
 
 export async function insertLineItem(tx: SqlExecutor, campaignId: string, item: NewLineItem): Promise<LineItemRecord> {
   const { rows } = await tx.query<LineItemRow>(
     `INSERT INTO line_items AS li
-       (campaign_id, title, objective, primary_kpi, status, budget_daily, budget_currency, bid_type, bid_value, targeting)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       (campaign_id, title, objective, primary_kpi, status, budget_daily, budget_currency, bid_type, bid_value, targeting,
+        budget_lifetime, budget_pacing, frequency_cap)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12, 'even'), $13::jsonb)
      RETURNING ${lineItemColumns}`,
     [
       campaignId,
@@ -94,6 +108,9 @@ export async function insertLineItem(tx: SqlExecutor, campaignId: string, item: 
       item.bids?.bid_type ?? null,
       item.bids?.bid_value.toFixed(6) ?? null,
       JSON.stringify(item.targeting),
+      item.budget?.lifetime?.toFixed(6) ?? null,
+      item.budget?.pacing ?? null,
+      item.frequency_cap === null ? null : JSON.stringify(item.frequency_cap),
     ],
   );
   return toRecord(rows[0]!);
@@ -133,6 +150,7 @@ export async function updateLineItem(tx: SqlExecutor, lineItemId: string, patch:
        objective = CASE WHEN $3::boolean THEN $4::text ELSE li.objective END,
        primary_kpi = CASE WHEN $5::boolean THEN $6::text ELSE li.primary_kpi END,
        status = COALESCE($7, li.status),
+       frequency_cap = CASE WHEN $8::boolean THEN $9::jsonb ELSE li.frequency_cap END,
        updated_at = now()
      WHERE li.id = $1
      RETURNING ${lineItemColumns}`,
@@ -144,6 +162,8 @@ export async function updateLineItem(tx: SqlExecutor, lineItemId: string, patch:
       patch.primary_kpi !== undefined,
       patch.primary_kpi ?? null,
       patch.status ?? null,
+      patch.frequency_cap !== undefined,
+      patch.frequency_cap ? JSON.stringify(patch.frequency_cap) : null,
     ],
   );
   return toRecord(rows[0]!);
@@ -151,10 +171,10 @@ export async function updateLineItem(tx: SqlExecutor, lineItemId: string, patch:
 
 export async function setBudget(db: SqlExecutor, organizationId: string, lineItemId: string, budget: Budget) {
   const { rows } = await db.query<LineItemRow>(
-    `UPDATE line_items li SET budget_daily = $3, budget_currency = $4, updated_at = now()
+    `UPDATE line_items li SET budget_daily = $3, budget_currency = $4, budget_lifetime = $5, budget_pacing = $6, updated_at = now()
      WHERE li.id = $2 AND ${visibleToOrganization}
      RETURNING ${lineItemColumns}`,
-    [organizationId, lineItemId, budget.daily.toFixed(6), budget.currency],
+    [organizationId, lineItemId, budget.daily.toFixed(6), budget.currency, budget.lifetime?.toFixed(6) ?? null, budget.pacing],
   );
   return rows[0] ? toRecord(rows[0]) : null;
 }
@@ -201,19 +221,20 @@ export async function completeLineItems(tx: SqlExecutor, campaignId: string): Pr
   );
 }
 
-/** Copies the campaign's line items (as draft, with budget, bids and targeting) under another campaign. */
+/** Copies the campaign's line items (as draft, with budget, bids, frequency cap and targeting) under another campaign. */
 export async function copyLineItems(tx: SqlExecutor, fromCampaignId: string, toCampaignId: string) {
   const { rows } = await tx.query<LineItemRow & { source_id: string }>(
     `WITH source AS (
-       SELECT id, title, objective, primary_kpi, budget_daily, budget_currency, bid_type, bid_value, targeting,
+       SELECT id, title, objective, primary_kpi, budget_daily, budget_currency, budget_lifetime, budget_pacing,
+              frequency_cap, bid_type, bid_value, targeting,
               gen_random_uuid() AS new_id, row_number() OVER (ORDER BY created_at, id) AS position
        FROM line_items WHERE campaign_id = $1
      ), copied AS (
        -- one microsecond apart, so that the copies list in the order of their sources
        INSERT INTO line_items AS li (id, campaign_id, title, objective, primary_kpi, status, budget_daily,
-         budget_currency, bid_type, bid_value, targeting, created_at)
-       SELECT new_id, $2, title, objective, primary_kpi, $3, budget_daily, budget_currency, bid_type, bid_value,
-              targeting, now() + position * interval '1 microsecond'
+         budget_currency, budget_lifetime, budget_pacing, frequency_cap, bid_type, bid_value, targeting, created_at)
+       SELECT new_id, $2, title, objective, primary_kpi, $3, budget_daily, budget_currency, budget_lifetime,
+              budget_pacing, frequency_cap, bid_type, bid_value, targeting, now() + position * interval '1 microsecond'
        FROM source
        RETURNING ${lineItemColumns}
      )

@@ -3,11 +3,32 @@ import { currencyCode } from '../money/currencyCode.js';
 import { creativeList } from './creativeSchema.js';
 import { moneyAmount, textLine } from './fieldSchemas.js';
 import { targetingSchema } from './targetingSchema.js';
+import { frequencyCapSchema } from './frequencyCapSchema.js';
 import { bidTypeAliases, lineItemStatuses, normalizedTerm, objectiveAliases, primaryKpiAliases } from './valueNormalization.js';
 
-/** The daily budget; its currency is also the currency of the line item's bid_value. */
-export const budgetBody = z.strictObject({ daily: moneyAmount, currency: currencyCode });
-export type Budget = z.output<typeof budgetBody>;
+/**
+ * The daily budget, an optional lifetime total in the same currency, and how the day's budget is
+ * spent: even (spread over the UTC day, the default) or asap (as fast as traffic comes). The
+ * currency is also the currency of the line item's bid_value.
+ */
+export const budgetBody = z.strictObject({
+  daily: moneyAmount,
+  currency: currencyCode,
+  lifetime: moneyAmount.optional(),
+  pacing: z.enum(['even', 'asap']).default('even'),
+});
+export type BudgetInput = z.output<typeof budgetBody>;
+/** A budget as stored and shown: lifetime null when there is none. */
+export interface Budget {
+  daily: number;
+  currency: string;
+  lifetime: number | null;
+  pacing: 'even' | 'asap';
+}
+
+export function storedBudget(input: BudgetInput): Budget {
+  return { daily: input.daily, currency: input.currency, lifetime: input.lifetime ?? null, pacing: input.pacing };
+}
 
 export const bidsBody = z.strictObject({ bid_type: normalizedTerm(bidTypeAliases), bid_value: moneyAmount });
 export type Bids = z.output<typeof bidsBody>;
@@ -23,6 +44,7 @@ export const lineItemInput = z.strictObject({
   budget: budgetBody.optional(),
   bids: bidsBody.optional(),
   targeting: targetingSchema.optional(),
+  frequency_cap: frequencyCapSchema.nullable().optional(),
   creatives: creativeList.optional(),
 });
 export type LineItemInput = z.output<typeof lineItemInput>;
@@ -33,6 +55,7 @@ export const lineItemPatch = z
     objective: normalizedTerm(objectiveAliases).nullable().optional(),
     primary_kpi: normalizedTerm(primaryKpiAliases).nullable().optional(),
     status: z.string().trim().toLowerCase().pipe(z.enum(lineItemStatuses)).optional(),
+    frequency_cap: frequencyCapSchema.nullable().optional(),
   })
-  .refine((patch) => Object.keys(patch).length > 0, 'send at least one of title, objective, primary_kpi, status');
+  .refine((patch) => Object.keys(patch).length > 0, 'send at least one of title, objective, primary_kpi, status, frequency_cap');
 export type LineItemPatch = z.output<typeof lineItemPatch>;

@@ -16,7 +16,7 @@ import {
   type LineItem,
   type LineItemRecord,
 } from './lineItemRepository.js';
-import type { Bids, Budget, LineItemInput, LineItemPatch } from './lineItemSchemas.js';
+import { storedBudget, type Bids, type BudgetInput, type LineItemInput, type LineItemPatch } from './lineItemSchemas.js';
 import { activationGaps, createdLineItemStatus, lineItemTransitionError } from './statusTransitions.js';
 import type { Targeting } from './targetingSchema.js';
 
@@ -45,9 +45,10 @@ export function normalizedLineItem(input: LineItemInput) {
     objective: input.objective ?? null,
     primary_kpi: input.primary_kpi ?? null,
     status: createdLineItemStatus,
-    budget: input.budget ?? null,
+    budget: input.budget ? storedBudget(input.budget) : null,
     bids: input.bids ?? null,
     targeting: input.targeting ?? {},
+    frequency_cap: input.frequency_cap ?? null,
   };
 }
 
@@ -108,8 +109,8 @@ export async function patchLineItem(db: Postgres, organizationId: string, lineIt
   });
 }
 
-export async function putBudget(db: SqlExecutor, organizationId: string, lineItemId: string, budget: Budget) {
-  return shownWithCreatives(db, await setBudget(db, organizationId, lineItemId, budget));
+export async function putBudget(db: SqlExecutor, organizationId: string, lineItemId: string, budget: BudgetInput) {
+  return shownWithCreatives(db, await setBudget(db, organizationId, lineItemId, storedBudget(budget)));
 }
 
 export async function putBids(db: SqlExecutor, organizationId: string, lineItemId: string, bids: Bids) {

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { placementId } from '../admin/adminSchemas.js';
+import { daypartsSchema } from './daypartSchema.js';
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
 
 /**
  * A keyword or phrase, stored the way serving matches it: lower case, trimmed, inner whitespace
@@ -23,6 +25,14 @@ const languageCode = z
   .toLowerCase()
   .regex(/^[a-z]{2}$/, { message: 'must be an ISO 639-1 language code (two letters)', abort: true })
   .refine((code) => languageNames.of(code) !== undefined, 'is not an ISO 639-1 language code');
+
+/** An ISO 3166-1 alpha-2 country code, stored upper case (US, DE). */
+const countryCode = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .regex(/^[A-Z]{2}$/, { message: 'must be an ISO 3166-1 alpha-2 country code (two letters)', abort: true })
+  .refine((code) => regionNames.of(code) !== undefined, 'is not an ISO 3166-1 alpha-2 country code');
 
 function uniqueList<Item extends z.ZodType<string>>(item: Item, max: number) {
   return z
@@ -52,6 +62,10 @@ export const targetingSchema = z.strictObject({
       min_similarity: z.number().min(0).max(1).optional(),
     })
     .optional(),
+  /** Matched against the country of the serve request's user.ip; an unknown country matches no include list. */
+  countries: includeExclude(countryCode).optional(),
+  /** Local-time windows the line item serves in; missing means any time. */
+  dayparts: daypartsSchema.optional(),
 });
 
 export type Targeting = z.output<typeof targetingSchema>;

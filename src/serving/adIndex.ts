@@ -3,6 +3,9 @@ import type { CatalogRows, CreativeRow, LineItemRow } from './catalogQueries.js'
 import { expectedValuePerImpression, type DeliveryStats } from './expectedValue.js';
 import { bidInUsd, eligiblePriceModels, lineItemCurrency, priceNanos, usdToNanos, type PriceModel } from '../money/priceModels.js';
 import type { SpendCounter } from './spendPacing.js';
+import type { UserCounts } from './frequencyCounts.js';
+import { frequencyCapWindows } from '../management/frequencyCapSchema.js';
+import { minutesOf, weekdays } from '../management/daypartSchema.js';
 import { wordHash, wordsOf } from './contextWords.js';
 import { hashSecret } from '../http/secretHash.js';
 import { lineItemVector, type SemanticModel } from '../semantic/semanticModel.js';
@@ -47,13 +50,26 @@ export interface LineItemEntry {
   bidUsd: number;
   priceNanos: number;
   budgetNanos: number;
+  /** The lifetime budget; Infinity when there is none. */
+  lifetimeBudgetNanos: number;
+  /** Even pacing (else asap): today's budget is released over the day, see dailyAllowanceShare. */
+  evenPacing: boolean;
+  /** The campaign's flight, [startsAtMs, endsAtMs), in ms since the epoch; open ends are -/+Infinity. */
+  startsAtMs: number;
+  endsAtMs: number;
   creatives: ServableCreative[];
   nextCreative: number;
   placementsInclude: Set<string> | null;
   placementsExclude: Set<string> | null;
   languages: Set<string> | null;
+  countriesInclude: Set<string> | null;
+  countriesExclude: Set<string> | null;
+  /** Dayparts: the zone, and per local weekday (0 = Monday) [start, end) minute pairs, flattened; null when any time. */
+  dayparts: { timezone: string; minutesByDay: number[][] } | null;
   includePhrases: Phrase[];
   excludePhrases: Phrase[];
+  /** The frequency cap: impressions per user in the window, and the counts (shared with FrequencyCounts); null when uncapped. */
+  frequencyCap: { impressions: number; counts: UserCounts } | null;
   /** Today's spend (shared with pacing, which keeps it current). */
   spend: SpendCounter;
   /** Delivery history (shared with the learner), from which expectedValue is re-estimated. */
@@ -107,10 +123,13 @@ export interface AdIndex {
   semanticModel: SemanticModel | undefined;
   /** Sensitive topics that veto every ad; undefined turns the check off. */
   brandSafety: BrandSafety | undefined;
+  /** Whether any line item targets countries: only then does a serve look its address up. */
+  countryTargeting: boolean;
 }
 
 export interface IndexBuildDeps {
   spendCounterFor(lineItemId: string): SpendCounter;
+  userCountsFor(lineItemId: string, per: (typeof frequencyCapWindows)[number]): UserCounts;
   statsFor(lineItemId: string): DeliveryStats;
   /** USD for an amount in a currency; undefined when the currency cannot be converted. */
   toUsd(amount: number, currency: string): number | undefined;
@@ -136,8 +155,16 @@ const storedTargeting = z.object({
   placements: storedIncludeExclude,
   languages: storedPhrases,
   semantic: z.object({ enabled: z.boolean(), min_similarity: z.number().optional() }).optional(),
+  countries: storedIncludeExclude,
+  dayparts: z
+    .object({
+      timezone: z.string(),
+      windows: z.array(z.object({ days: z.array(z.enum(weekdays)), start: z.string(), end: z.string() })),
+    })
+    .optional(),
 });
 
+const storedFrequencyCap = z.object({ impressions: z.number().int().positive(), per: z.enum(frequencyCapWindows) }).nullable();
 const YIELD_EVERY = 5000;
 
 /**
@@ -168,6 +195,7 @@ export async function buildAdIndex(
     semanticClusters: [],
     semanticModel: deps.semanticModel,
     brandSafety: deps.brandSafety,
+    countryTargeting: false,
   };
   const phrases = new Map<string, Phrase>();
   const phraseFor = (words: string[]): Phrase => {
@@ -198,6 +226,7 @@ export async function buildAdIndex(
     index.lineItems.push(entry);
     // An opted-in line item without keywords is served where the conversation is like what it says, not everywhere.
     if (entry.semantic) addToRanked(index.semantic, entry);
+    if (entry.countriesInclude !== null || entry.countriesExclude !== null) index.countryTargeting = true;
     if (entry.includePhrases.length > 0) {
       for (const phrase of entry.includePhrases) addToRanked(phrase.includedBy, entry);
     } else if (entry.semantic) {
@@ -226,15 +255,19 @@ function buildEntry(
   const bid = bidInUsd(row, deps.toUsd);
   if (bid === 'no_bid') return 'no_bid';
   if (row.budget_daily === null) return 'no_budget';
-  const budgetUsd = deps.toUsd(Number(row.budget_daily), lineItemCurrency(row));
-  if (bid === 'unknown_currency' || budgetUsd === undefined) return 'unknown_currency';
+  const currency = lineItemCurrency(row);
+  const budgetUsd = deps.toUsd(Number(row.budget_daily), currency);
+  const lifetimeUsd = row.budget_lifetime === null ? Infinity : deps.toUsd(Number(row.budget_lifetime), currency);
+  if (bid === 'unknown_currency' || budgetUsd === undefined || lifetimeUsd === undefined) return 'unknown_currency';
   const { model, bidUsd } = bid;
   if (!(bidUsd > 0)) return 'no_bid';
-  if (!(budgetUsd > 0)) return 'no_budget';
+  if (!(budgetUsd > 0) || !(lifetimeUsd > 0)) return 'no_budget';
   // A row that does not have the shape is left out, not guessed at.
   const parsed = storedTargeting.safeParse(row.targeting ?? {});
   if (!parsed.success) return 'bad_targeting';
   const targeting = parsed.data;
+  const cap = storedFrequencyCap.safeParse(row.frequency_cap ?? null);
+  if (!cap.success) return 'bad_targeting';
   const creatives = (creativeRows ?? []).flatMap((creative) => servableCreative(creative, row.brand_name) ?? []);
   if (creatives.length === 0) return 'no_creative';
 
@@ -250,13 +283,21 @@ function buildEntry(
     bidUsd,
     priceNanos: priceNanos(model, bidUsd),
     budgetNanos: usdToNanos(budgetUsd),
+    lifetimeBudgetNanos: usdToNanos(lifetimeUsd),
+    evenPacing: row.budget_pacing !== 'asap',
+    startsAtMs: row.starts_at?.getTime() ?? -Infinity,
+    endsAtMs: row.ends_at?.getTime() ?? Infinity,
     creatives,
     nextCreative: 0,
     placementsInclude: nonEmptySet(targeting.placements?.include),
     placementsExclude: nonEmptySet(targeting.placements?.exclude),
     languages: nonEmptySet(targeting.languages?.map((language) => language.toLowerCase())),
+    countriesInclude: nonEmptySet(targeting.countries?.include),
+    countriesExclude: nonEmptySet(targeting.countries?.exclude),
+    dayparts: targeting.dayparts ? { timezone: targeting.dayparts.timezone, minutesByDay: minutesByDay(targeting.dayparts.windows) } : null,
     includePhrases,
     excludePhrases: uniquePhrases(targeting.keywords?.exclude ?? [], phraseFor),
+    frequencyCap: cap.data === null ? null : { impressions: cap.data.impressions, counts: deps.userCountsFor(row.id, cap.data.per) },
     spend: deps.spendCounterFor(row.id),
     stats: deps.statsFor(row.id),
     expectedValue: 0,
@@ -277,6 +318,14 @@ function semanticTarget(
   const vector = lineItemVector(model, includeKeywords, creativeTexts);
   if (!vector) return null;
   return { vector, minSimilarity: targeting.semantic.min_similarity ?? DEFAULT_MIN_SIMILARITY };
+}
+
+function minutesByDay(windows: Array<{ days: string[]; start: string; end: string }>): number[][] {
+  const byDay: number[][] = weekdays.map(() => []);
+  for (const window of windows) {
+    for (const day of window.days) byDay[weekdays.indexOf(day as (typeof weekdays)[number])]!.push(minutesOf(window.start), minutesOf(window.end));
+  }
+  return byDay;
 }
 
 function uniquePhrases(keywords: string[], phraseFor: (words: string[]) => Phrase): Phrase[] {

@@ -39,7 +39,14 @@ function newServeId(): string {
  * The ad for a selection, with both tracking links carrying one token signed over everything a
  * billable event depends on (ids, price model, price, expiry), so no byte of it can be altered.
  */
-export function adPayload(selection: Selection, placementId: string, publisherId: string, signing: LinkSigning, nowMs = Date.now()): AdPayload {
+export function adPayload(
+  selection: Selection,
+  placementId: string,
+  publisherId: string,
+  signing: LinkSigning,
+  nowMs = Date.now(),
+  userKey?: string,
+): AdPayload {
   const { lineItem, creative } = selection;
   const serveId = newServeId();
   const claims: TrackingClaims = {
@@ -53,6 +60,7 @@ export function adPayload(selection: Selection, placementId: string, publisherId
     n: lineItem.priceNanos,
     e: Math.floor(nowMs / 1000) + signing.linkTtlSeconds,
     t: nowMs,
+    ...(userKey === undefined ? {} : { k: userKey }),
   };
   const token = signTrackingToken(claims, signing.trackingSecret);
   return { id: serveId, format: 'contextual_card', render: creative.render, tracking: trackingLinks(signing.trackingBaseUrl, token) };

@@ -16,7 +16,12 @@ export interface LineItemRow {
   bid_value: string | null;
   budget_daily: string | null;
   budget_currency: string | null;
+  budget_lifetime: string | null;
+  budget_pacing: string;
   targeting: unknown;
+  frequency_cap: unknown;
+  starts_at: Date | null;
+  ends_at: Date | null;
 }
 
 export interface CreativeRow {
@@ -43,7 +48,7 @@ export async function readCatalogVersion(db: Postgres): Promise<string> {
 /**
  * Everything servable, in one REPEATABLE READ transaction so that the tables agree with each other
  * (no creative without its line item, no token of a deleted publisher). Only active line items of
- * active campaigns are loaded: nothing else can ever be served.
+ * active campaigns whose flight has not ended are loaded: nothing else can ever be served.
  */
 export async function loadCatalog(db: Postgres): Promise<CatalogRows> {
   return db.transaction(async (tx) => {
@@ -54,9 +59,10 @@ export async function loadCatalog(db: Postgres): Promise<CatalogRows> {
     const placements = await tx.query<CatalogRows['placements'][number]>('SELECT id, publisher_id, certification FROM placements');
     const lineItems = await tx.query<LineItemRow>(
       `SELECT li.id, li.campaign_id, c.brand_name, li.bid_type, li.bid_value::text AS bid_value,
-              li.budget_daily::text AS budget_daily, li.budget_currency, li.targeting
+              li.budget_daily::text AS budget_daily, li.budget_currency, li.budget_lifetime::text AS budget_lifetime,
+              li.budget_pacing, li.targeting, li.frequency_cap, c.starts_at, c.ends_at
        FROM line_items li JOIN campaigns c ON c.id = li.campaign_id
-       WHERE li.status = 'active' AND c.status = 'active'`,
+       WHERE li.status = 'active' AND c.status = 'active' AND (c.ends_at IS NULL OR c.ends_at > now())`,
     );
     const creatives = await tx.query<CreativeRow>(
       `SELECT cr.id, cr.line_item_id, cr.title, cr.body, cr.cta, cr.destination_url, cr.image_url

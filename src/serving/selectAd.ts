@@ -3,12 +3,21 @@ import { WordScan } from './contextWords.js';
 import { MAX_EMBEDDED_WORDS, similarity } from '../semantic/semanticModel.js';
 import type { BrandSafetyVeto } from '../semantic/brandSafety.js';
 import { similarityBound } from '../semantic/semanticClusters.js';
+import { localTime } from './localClock.js';
 
 export interface ServeContext {
   query: string;
   response: string;
   /** ISO 639-1, lowercase; undefined matches every language targeting. */
   language?: string;
+  /** The serve's time, ms since the epoch: flights and pacing are judged at it. */
+  nowMs: number;
+  /** dailyAllowanceShare(nowMs): the share of a day's budget even pacing has released. */
+  evenShare: number;
+  /** The serve's keyed user id (userKey); capped line items never serve without one. */
+  userKey?: string;
+  /** ISO 3166-1 alpha-2 country of user.ip; undefined when unknown (matches no include list). */
+  country?: string;
 }
 
 export interface Selection {
@@ -108,7 +117,7 @@ export function selectAd(
   markPhrases(responseWords, index.phrasesByFirstWord, stamp, found);
 
   const best = new Best();
-  const eligible = (entry: LineItemEntry) => isEligible(entry, placementId, context.language, stamp);
+  const eligible = (entry: LineItemEntry) => isEligible(entry, placementId, context, stamp);
   const listOf = (lists: RankedLists) => (placement.certified ? lists.certified : lists.uncertified);
 
   // Line items without include keywords score their expected value: the first eligible one of a list
@@ -227,12 +236,27 @@ function keywordsFound(entry: LineItemEntry, stamp: number): number {
   return count;
 }
 
-/** Budget left today, placement and language targeting, and no excluded keyword in the context. */
-function isEligible(entry: LineItemEntry, placementId: string, language: string | undefined, stamp: number): boolean {
-  if (entry.spend.nanos >= entry.budgetNanos) return false;
+/** Inside its flight, budget left (today's as paced, and lifetime), placement and language targeting, and no excluded keyword in the context. */
+function isEligible(entry: LineItemEntry, placementId: string, context: ServeContext, stamp: number): boolean {
+  if (context.nowMs < entry.startsAtMs || context.nowMs >= entry.endsAtMs) return false;
+  if (entry.spend.nanos >= (entry.evenPacing ? entry.budgetNanos * context.evenShare : entry.budgetNanos)) return false;
+  if (entry.spend.lifetimeNanos >= entry.lifetimeBudgetNanos) return false;
+  const cap = entry.frequencyCap;
+  if (cap !== null && (context.userKey === undefined || (cap.counts.get(context.userKey) ?? 0) >= cap.impressions)) return false;
+  const language = context.language;
   if (entry.placementsInclude !== null && !entry.placementsInclude.has(placementId)) return false;
   if (entry.placementsExclude !== null && entry.placementsExclude.has(placementId)) return false;
   if (language !== undefined && entry.languages !== null && !entry.languages.has(language)) return false;
+  if (entry.countriesInclude !== null && (context.country === undefined || !entry.countriesInclude.has(context.country))) return false;
+  if (entry.countriesExclude !== null && context.country !== undefined && entry.countriesExclude.has(context.country)) return false;
+  if (entry.dayparts !== null && !inDaypart(entry.dayparts, context.nowMs)) return false;
   for (const phrase of entry.excludePhrases) if (phrase.stamp === stamp) return false;
   return true;
+}
+
+function inDaypart(dayparts: { timezone: string; minutesByDay: number[][] }, nowMs: number): boolean {
+  const { day, minute } = localTime(dayparts.timezone, nowMs);
+  const windows = dayparts.minutesByDay[day]!;
+  for (let i = 0; i < windows.length; i += 2) if (minute >= windows[i]! && minute < windows[i + 1]!) return true;
+  return false;
 }

@@ -9,10 +9,14 @@ import { publisherRoutes } from '../publisher/publisherRoutes.js';
 import { integrationReviewAdminRoutes } from '../publisher/integrationReviewAdminRoutes.js';
 import { AdIndexRefresher } from './adIndexRefresher.js';
 import { publisherOfToken } from './adIndex.js';
-import { SpendPacing } from './spendPacing.js';
+import { SpendPacing, dailyAllowanceShare } from './spendPacing.js';
+import { FrequencyCounts } from './frequencyCounts.js';
+import { userKeyer } from './userKey.js';
+import { countryOfAddress, loadCountryTables } from '../geo/countryOfAddress.js';
 import { DeliveryLearning } from './deliveryLearning.js';
 import { startPeriodicTask } from './periodicTask.js';
 import { revokeServerSideTraffic } from './autoRevocation.js';
+import { completeEndedFlights } from '../management/campaignRepository.js';
 import { selectAd } from './selectAd.js';
 import { adPayload } from './adPayload.js';
 import { SERVE_BODY_LIMIT_BYTES, serveRequestBody } from './serveSchemas.js';
@@ -31,10 +35,14 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   const { config, db, ch, events, secrets, metrics, indexedDestinations } = deps;
   const log = app.log;
 
+  // Before the first serve or pixel: geo targeting and event countries look addresses up.
+  loadCountryTables();
   const pacing = new SpendPacing(ch, () => events.pending());
   const learning = new DeliveryLearning(ch);
+  const frequency = new FrequencyCounts(ch, () => events.pending());
   events.onAccepted((event) => {
     pacing.record(event);
+    frequency.record(event);
     learning.record(event);
   });
 
@@ -44,6 +52,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     refreshMs: config.INDEX_REFRESH_MS,
     build: {
       spendCounterFor: (id) => pacing.counterFor(id),
+      userCountsFor: (id, per) => frequency.countsFor(id, per),
       statsFor: (id) => learning.statsFor(id),
       toUsd: convertToUsd,
       ...semantic,
@@ -54,6 +63,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       indexedDestinations.replace(index);
       const ids = new Set(index.lineItems.map((entry) => entry.id));
       pacing.retainOnly(ids);
+      frequency.retainOnly(new Set(index.lineItems.filter((entry) => entry.frequencyCap !== null).map((entry) => entry.id)));
       learning.retainOnly(ids);
     },
     log,
@@ -61,6 +71,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   // Spend and history before the first serve, so a restarted instance does not overspend.
   await Promise.all([
     pacing.sync().catch((error: unknown) => log.error({ err: error }, 'initial pacing sync failed; retrying in the background')),
+    frequency.sync().catch((error: unknown) => log.error({ err: error }, 'initial frequency sync failed; retrying in the background')),
     learning.refresh().catch((error: unknown) => log.error({ err: error }, 'initial selection stats refresh failed')),
   ]);
   refresher.rerank();
@@ -69,6 +80,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   const tasks = [
     startPeriodicTask('serve counts flush', config.EVENT_FLUSH_INTERVAL_MS, () => serveCounts.flush(), log),
     startPeriodicTask('pacing sync', config.PACING_SYNC_MS, () => pacing.sync(), log),
+    startPeriodicTask('frequency sync', config.PACING_SYNC_MS, () => frequency.sync(), log),
     startPeriodicTask(
       'selection stats refresh',
       config.SELECTION_STATS_REFRESH_MS,
@@ -89,6 +101,17 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       },
       log,
     ),
+    // Serving already stops at ends_at (the index knows each flight); this makes it visible as
+    // status completed to management and reporting.
+    startPeriodicTask(
+      'flight sweep',
+      config.FLIGHT_SWEEP_MS,
+      async () => {
+        const completed = await completeEndedFlights(db);
+        if (completed > 0) log.info({ campaigns: completed }, 'completed campaigns whose flight ended');
+      },
+      log,
+    ),
   ];
   app.addHook('onClose', async () => {
     await Promise.all([refresher.stop(), ...tasks.map((task) => task.stop())]);
@@ -96,6 +119,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   });
 
   const userAgentVerdict = createUserAgentClassifier();
+  const keyUser = userKeyer(secrets.trackingSecret);
   const signing = {
     trackingSecret: secrets.trackingSecret,
     trackingBaseUrl: config.TRACKING_BASE_URL,
@@ -127,18 +151,28 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
         serveCounts.count(body.placement_id, false);
         return NO_AD;
       }
+      const nowMs = Date.now();
+      const userKey = body.user?.id === undefined ? undefined : keyUser(body.user.id);
       let veto: BrandSafetyVeto | undefined;
       const selection = selectAd(
         index,
         body.placement_id,
         placement,
-        { query: body.context.query, response: body.context.response, language: body.language },
+        {
+          query: body.context.query,
+          response: body.context.response,
+          language: body.language,
+          nowMs,
+          evenShare: dailyAllowanceShare(nowMs),
+          userKey,
+          country: index.countryTargeting && body.user?.ip !== undefined ? countryOfAddress(body.user.ip) : undefined,
+        },
         (found) => (veto = found),
       );
       serveCounts.count(body.placement_id, selection !== undefined);
       if (selection === undefined) return body.explain ? { ...NO_AD, match: noAdExplanation(veto) } : NO_AD;
       metrics.serveFills.inc();
-      const ad = adPayload(selection, body.placement_id, placement.publisherId, signing);
+      const ad = adPayload(selection, body.placement_id, placement.publisherId, signing, nowMs, userKey);
       return body.explain ? { ad, match: selection.match } : { ad };
     },
   );

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { TrackedEvent } from '../tracking/trackedEvent.js';
 
-/** A line item's spend today (UTC), in nano-USD; the ad index holds it and reads it on every serve. */
+/** A line item's spend today (UTC) and in all, in nano-USD; the ad index holds it and reads it on every serve. */
 export interface SpendCounter {
   nanos: number;
+  lifetimeNanos: number;
 }
 
 interface UnflushedSpend {
@@ -17,10 +18,24 @@ interface UnflushedSpend {
 const MS_PER_DAY = 86_400_000;
 const spendRow = z.object({ line_item: z.string(), spend: z.coerce.number() });
 
+/** How much of a day's budget even pacing lets a line item have spent by `nowMs`: see dailyAllowanceShare. */
+const EVEN_PACING_LEAD_MS = 3_600_000;
+
 /**
- * Today's spend per line item, kept current between two sources:
+ * Even pacing: by any moment of the UTC day, at most budget x (time elapsed today + 1 hour) / 24 h
+ * is spent. Whatever earlier hours left unspent stays available, so the remaining budget is spread
+ * over the remaining hours; the hour of lead lets delivery start at midnight and has the whole
+ * budget available from 23:00.
+ */
+export function dailyAllowanceShare(nowMs: number): number {
+  return Math.min(1, ((nowMs % MS_PER_DAY) + EVEN_PACING_LEAD_MS) / MS_PER_DAY);
+}
+
+/**
+ * Today's and lifetime spend per line item, kept current between two sources:
  *
- * - ClickHouse `daily_stats_v1`, which every instance writes to: re-read every PACING_SYNC_MS, so
+ * - ClickHouse `daily_stats_v1` (today) and `line_item_spend_v1` (lifetime), which every instance
+ *   writes to: re-read every PACING_SYNC_MS, so
  *   counters survive a restart and converge across instances;
  * - this instance's own accepted events (`events.onAccepted`), added at once, so one instance never
  *   waits for a sync to see its own spend.
@@ -45,7 +60,7 @@ export class SpendPacing {
   /** The counter of a line item, shared by every index build so a rebuild keeps the spend. */
   counterFor(lineItemId: string): SpendCounter {
     let counter = this.counters.get(lineItemId);
-    if (!counter) this.counters.set(lineItemId, (counter = { nanos: 0 }));
+    if (!counter) this.counters.set(lineItemId, (counter = { nanos: 0, lifetimeNanos: 0 }));
     return counter;
   }
 
@@ -60,16 +75,27 @@ export class SpendPacing {
     if (event.ivt !== '' || event.cost_nanos <= 0) return;
     const day = utcDay(event.event_time);
     this.unflushed.push({ seq, lineItemId: event.line_item_id, day, nanos: event.cost_nanos });
-    if (day === this.day) {
-      const counter = this.counters.get(event.line_item_id);
-      if (counter) counter.nanos += event.cost_nanos;
+    const counter = this.counters.get(event.line_item_id);
+    if (counter) {
+      counter.lifetimeNanos += event.cost_nanos;
+      if (day === this.day) counter.nanos += event.cost_nanos;
     }
   }
 
-  /** Re-reads today's spend from ClickHouse and adds what this instance accepted that is not there yet. */
+  /** Re-reads today's and lifetime spend from ClickHouse and adds what this instance accepted that is not there yet. */
   async sync(now = Date.now()): Promise<void> {
     const writtenThroughSeq = this.acceptedSeq - this.pendingEvents();
     const today = utcDay(now);
+    const lifetime = await this.ch.client.query({
+      query: `SELECT toString(line_item_id) AS line_item, toString(sum(spend_nanos)) AS spend
+              FROM line_item_spend_v1 GROUP BY line_item_id HAVING sum(spend_nanos) != 0`,
+      format: 'JSONEachRow',
+    });
+    const writtenLifetime = new Map<string, number>();
+    for (const row of await lifetime.json()) {
+      const { line_item, spend } = spendRow.parse(row);
+      writtenLifetime.set(line_item, spend);
+    }
     const result = await this.ch.client.query({
       // Aliases differ from the column names: ClickHouse would otherwise read the alias inside sum().
       query: `SELECT toString(line_item_id) AS line_item, toString(sum(spend_nanos)) AS spend
@@ -84,13 +110,18 @@ export class SpendPacing {
       written.set(line_item, spend);
     }
     // Everything after the await ran without yielding: no event was recorded half-way through.
-    this.unflushed = this.unflushed.filter((spend) => spend.seq > writtenThroughSeq && spend.day >= today);
+    this.unflushed = this.unflushed.filter((spend) => spend.seq > writtenThroughSeq);
     const local = new Map<string, number>();
+    const localLifetime = new Map<string, number>();
     for (const spend of this.unflushed) {
+      localLifetime.set(spend.lineItemId, (localLifetime.get(spend.lineItemId) ?? 0) + spend.nanos);
       if (spend.day === today) local.set(spend.lineItemId, (local.get(spend.lineItemId) ?? 0) + spend.nanos);
     }
     this.day = today;
-    for (const [id, counter] of this.counters) counter.nanos = (written.get(id) ?? 0) + (local.get(id) ?? 0);
+    for (const [id, counter] of this.counters) {
+      counter.nanos = (written.get(id) ?? 0) + (local.get(id) ?? 0);
+      counter.lifetimeNanos = (writtenLifetime.get(id) ?? 0) + (localLifetime.get(id) ?? 0);
+    }
   }
 }
 

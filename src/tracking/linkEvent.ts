@@ -2,6 +2,7 @@ import { billedEvent } from '../money/priceModels.js';
 import { NIL_UUID, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
 import type { LinkRequest } from './linkRequest.js';
 import type { TrackingClaims } from './trackingToken.js';
+import { countryOfAddress } from '../geo/countryOfAddress.js';
 
 /**
  * What a tracking link's event costs the advertiser: the signed price, for a valid event of the kind
@@ -45,5 +46,7 @@ export function linkEvent(
     fetch_dest: fetch.dest,
     fetch_mode: fetch.mode,
     fetch_site: fetch.site,
+    user_key: claims.k ?? '',
+    country: countryOfAddress(visitor.ip.ip) ?? '',
   };
 }

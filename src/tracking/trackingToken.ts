@@ -27,6 +27,8 @@ export const trackingClaimsSchema = z.object({
   e: z.number().int().positive(),
   /** serve time, milliseconds since the epoch */
   t: z.number().int().positive(),
+  /** the serve's keyed user id (see userKey), when the publisher sent user.id */
+  k: z.string().min(1).max(64).optional(),
 });
 
 export type TrackingClaims = z.infer<typeof trackingClaimsSchema>;

@@ -15,10 +15,14 @@ export interface Advertiser {
 
 export interface LineItemSpec {
   bids?: { bid_type: string; bid_value: number };
-  budget?: { daily: number; currency: string };
+  budget?: { daily: number; currency: string; lifetime?: number; pacing?: 'even' | 'asap' };
   targeting?: object;
   creatives?: object[] | null;
   brandName?: string;
+  /** More campaign fields (a flight). */
+  campaign?: object;
+  /** More line item fields (frequency_cap). */
+  lineItem?: object;
 }
 
 /** The management tests' valid creative under a title of its own, so tests can tell cards apart. */
@@ -34,13 +38,14 @@ export function uniqueWord(prefix = 'kw'): string {
 /** An active campaign with one active line item, through compose and activate. */
 export async function servableLineItem(ctx: TestContext, advertiser: Advertiser, spec: LineItemSpec = {}) {
   const composed = await asAdvertiser(ctx, advertiser.key)('POST', '/v1/advertiser/campaigns/compose', {
-    campaign: { name: 'Serving test', brand_name: spec.brandName ?? 'Brandco', user_id: advertiser.userId },
+    campaign: { name: 'Serving test', brand_name: spec.brandName ?? 'Brandco', user_id: advertiser.userId, ...spec.campaign },
     line_item: {
       title: 'Line item',
       budget: spec.budget ?? { daily: 1000, currency: 'USD' },
       bids: spec.bids ?? { bid_type: 'cpc', bid_value: 100 },
       targeting: spec.targeting ?? {},
       ...(spec.creatives === null ? {} : { creatives: spec.creatives ?? [creative()] }),
+      ...spec.lineItem,
     },
   });
   if (composed.statusCode !== 201) throw new Error(`compose: ${composed.statusCode} ${composed.body}`);

@@ -183,6 +183,8 @@ describe('POST /v1/advertiser/campaigns', () => {
         user_id: advertiser.user.id,
         status: 'paused',
         objective: 'awareness',
+        starts_at: null,
+        ends_at: null,
         created_at: expect.any(String),
       },
     });
@@ -341,15 +343,24 @@ describe('POST /v1/advertiser/campaigns/validate', () => {
     expect(response.json()).toEqual({
       data: {
         valid: true,
-        campaign: { name: 'Spring launch', brand_name: 'Acme', user_id: advertiser.user.id, objective: 'awareness', status: 'paused' },
+        campaign: {
+          name: 'Spring launch',
+          brand_name: 'Acme',
+          user_id: advertiser.user.id,
+          objective: 'awareness',
+          status: 'paused',
+          starts_at: null,
+          ends_at: null,
+        },
         line_item: {
           title: 'Developers, US',
           objective: 'traffic',
           primary_kpi: 'CPC',
           status: 'draft',
-          budget: { daily: 10, currency: 'EUR' },
+          budget: { daily: 10, currency: 'EUR', lifetime: null, pacing: 'even' },
           bids: { bid_type: 'CPC', bid_value: 1.25 },
           targeting: {},
+          frequency_cap: null,
           creatives: [],
         },
       },
@@ -397,7 +408,7 @@ describe('POST /v1/advertiser/campaigns/compose', () => {
     const data = response.json().data;
     expect(response.json()).toEqual({
       data: {
-        campaign: { id: expect.any(String), name: 'Spring launch', status: 'paused' },
+        campaign: { id: expect.any(String), name: 'Spring launch', status: 'paused', starts_at: null, ends_at: null },
         line_item: { id: expect.any(String), campaign_id: data.campaign.id, title: 'Developers, US', status: 'draft' },
       },
     });
@@ -530,6 +541,8 @@ describe('GET /v1/advertiser/campaigns', () => {
           user_id: advertiser.user.id,
           objective: 'traffic',
           status: 'paused',
+          starts_at: null,
+          ends_at: null,
           created_at: expect.any(String),
           updated_at: expect.any(String),
         },

@@ -42,9 +42,10 @@ describe('POST /v1/advertiser/campaigns/:id/line-items', () => {
         objective: 'conversions',
         primary_kpi: 'CPA',
         status: 'draft',
-        budget: { daily: 100.5, currency: 'EUR' },
+        budget: { daily: 100.5, currency: 'EUR', lifetime: null, pacing: 'even' },
         bids: { bid_type: 'CPA', bid_value: 12.345678 },
         targeting: {},
+        frequency_cap: null,
         creatives: [],
         created_at: expect.any(String),
         updated_at: expect.any(String),
@@ -189,9 +190,9 @@ describe('PUT /v1/advertiser/line-items/:id/budget', () => {
     const bare = (await api('POST', `/v1/advertiser/campaigns/${campaignId}/line-items`, { title: 'Bare' })).json().data;
     const first = await api('PUT', `/v1/advertiser/line-items/${bare.id}/budget`, { daily: 25, currency: 'gbp' });
     expect(first.statusCode).toBe(200);
-    expect(first.json().data.budget).toEqual({ daily: 25, currency: 'GBP' });
+    expect(first.json().data.budget).toEqual({ daily: 25, currency: 'GBP', lifetime: null, pacing: 'even' });
     const second = await api('PUT', `/v1/advertiser/line-items/${bare.id}/budget`, { daily: 0.000001, currency: 'JPY' });
-    expect(second.json().data.budget).toEqual({ daily: 0.000001, currency: 'JPY' });
+    expect(second.json().data.budget).toEqual({ daily: 0.000001, currency: 'JPY', lifetime: null, pacing: 'even' });
     expect(Date.parse(second.json().data.updated_at)).toBeGreaterThan(Date.parse(first.json().data.updated_at));
   });
 
@@ -211,7 +212,7 @@ describe('PUT /v1/advertiser/line-items/:id/budget', () => {
     const response = await api('PUT', `/v1/advertiser/line-items/${lineItemId}/budget`, body);
     expect(response.statusCode).toBe(422);
     expect(paths(response)).toEqual(offending);
-    expect((await api('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data.budget).toEqual({ daily: 50, currency: 'USD' });
+    expect((await api('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data.budget).toEqual({ daily: 50, currency: 'USD', lifetime: null, pacing: 'even' });
   });
 
   it('tells an ISO code without a rate ("unsupported currency") from a code that is not ISO', async () => {

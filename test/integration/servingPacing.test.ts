@@ -74,7 +74,7 @@ describe('pacing: daily budgets', () => {
     // 10 USD per impression (tCPM 10,000) against a 15 USD daily budget: the second impression exhausts it.
     const capped = await servableLineItem(ctx, advertiser, {
       bids: { bid_type: 'cpm', bid_value: 10_000 },
-      budget: { daily: 15, currency: 'USD' },
+      budget: { daily: 15, currency: 'USD', pacing: 'asap' },
       targeting: { keywords: { include: [word] } },
     });
     const body = { placement_id: placement, context: { query: word, response: '' } };

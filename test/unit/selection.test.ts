@@ -34,6 +34,11 @@ function catalog(specs: Spec[]) {
       budget_daily: spec.budget_daily === undefined ? '100' : spec.budget_daily,
       budget_currency: spec.budget_currency === undefined ? 'USD' : spec.budget_currency,
       targeting: spec.targeting ?? {},
+      budget_lifetime: null,
+      budget_pacing: 'asap',
+      frequency_cap: null,
+      starts_at: null,
+      ends_at: null,
     });
     for (let i = 0; i < (spec.creatives ?? 1); i++) {
       creatives.push({ id: randomUUID(), line_item_id: id, title: `creative ${i}`, body: 'b', cta: 'c', destination_url: 'https://example.com/x', image_url: null });
@@ -48,7 +53,8 @@ async function indexOf(specs: Spec[]) {
   const spend = new Map<string, SpendCounter>();
   const stats = new Map<string, DeliveryStats>();
   const { index, skipped } = await buildAdIndex('v1', rows, {
-    spendCounterFor: (id) => spend.get(id) ?? spend.set(id, { nanos: 0 }).get(id)!,
+    userCountsFor: () => new Map(),
+    spendCounterFor: (id) => spend.get(id) ?? spend.set(id, { nanos: 0, lifetimeNanos: 0 }).get(id)!,
     statsFor: (id) => stats.get(id) ?? stats.set(id, { impressions: 0, clicks: 0, conversions: 0 }).get(id)!,
     toUsd: convertToUsd,
   });
@@ -60,6 +66,8 @@ function pick(index: AdIndex, query: string, options: { placement?: string; cert
     query,
     response: options.response ?? '',
     language: options.language,
+    nowMs: Date.now(),
+    evenShare: 1,
   });
   return selection?.lineItem.id;
 }
@@ -216,7 +224,7 @@ describe('selection', () => {
 
   it('rotates the winning line item\u2019s creatives', async () => {
     const { index } = await indexOf([{ creatives: 3 }]);
-    const titles = Array.from({ length: 6 }, () => selectAd(index, 'pl', CERTIFIED, { query: '', response: '' })!.creative.render.title);
+    const titles = Array.from({ length: 6 }, () => selectAd(index, 'pl', CERTIFIED, { query: '', response: '', nowMs: Date.now(), evenShare: 1 })!.creative.render.title);
     expect(titles).toEqual(['creative 0', 'creative 1', 'creative 2', 'creative 0', 'creative 1', 'creative 2']);
   });
 });

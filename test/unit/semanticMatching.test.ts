@@ -15,6 +15,9 @@ import { decodeWordVectors, encodeWordVectors } from '../../src/semantic/wordVec
 import { realSemanticModel } from '../helpers/wordVectors.js';
 import { DEFAULT_MIN_SIMILARITY } from '../../src/semantic/semanticDefaults.js';
 
+/** No flight, pacing share or daypart in play: these line items only test matching. */
+const ANY_TIME = { nowMs: Date.now(), evenShare: 1 };
+
 const PLACEMENT = { publisherId: 'pub', certified: true };
 
 interface Spec {
@@ -34,13 +37,14 @@ async function indexOf(specs: Spec[], options: { model?: SemanticModel | null; b
   const creatives: CreativeRow[] = [];
   for (const spec of specs) {
     const id = randomUUID();
-    lineItems.push({ id, campaign_id: randomUUID(), brand_name: 'Brand', bid_type: 'CPC', bid_value: spec.bid ?? '1', budget_daily: '100', budget_currency: 'USD', targeting: spec.targeting });
+    lineItems.push({ id, campaign_id: randomUUID(), brand_name: 'Brand', bid_type: 'CPC', bid_value: spec.bid ?? '1', budget_daily: '100', budget_currency: 'USD', budget_lifetime: null, budget_pacing: 'asap', frequency_cap: null, starts_at: null, ends_at: null, targeting: spec.targeting });
     creatives.push({ id: randomUUID(), line_item_id: id, title: spec.title, body: spec.body, cta: 'Shop', destination_url: 'https://example.com', image_url: null });
   }
   const rows: CatalogRows = { tokens: [], placements: [], lineItems, creatives };
   const semanticModel = options.model === null ? undefined : (options.model ?? model);
   const { index } = await buildAdIndex('v1', rows, {
-    spendCounterFor: () => ({ nanos: 0 }),
+    userCountsFor: () => new Map(),
+    spendCounterFor: () => ({ nanos: 0, lifetimeNanos: 0 }),
     statsFor: () => ({ impressions: 0, clicks: 0, conversions: 0 }),
     toUsd: convertToUsd,
     ...(semanticModel ? { semanticModel } : {}),
@@ -63,7 +67,7 @@ const DOG_FOOD: Spec = {
 describe('semantic matching', () => {
   it('serves an opted-in line item where the conversation means what its keywords say, without any keyword in it', async () => {
     const { index, ids } = await indexOf([RUNNING_SHOES]);
-    const selection = selectAd(index, 'pl', PLACEMENT, { query: 'What should I wear for my first marathon?', response: 'Start with comfortable clothes that breathe.' });
+    const selection = selectAd(index, 'pl', PLACEMENT, { ...ANY_TIME, query: 'What should I wear for my first marathon?', response: 'Start with comfortable clothes that breathe.' });
     expect(selection?.lineItem.id).toBe(ids[0]);
     expect(selection?.match.by).toBe('similarity');
     expect(selection?.match.similarity).toBeGreaterThanOrEqual(selection!.match.min_similarity!);
@@ -71,17 +75,17 @@ describe('semantic matching', () => {
 
   it('does not serve it next to an unrelated conversation', async () => {
     const { index } = await indexOf([RUNNING_SHOES]);
-    expect(selectAd(index, 'pl', PLACEMENT, { query: 'How do I bake sourdough bread?', response: 'Feed your starter the night before.' })).toBeUndefined();
+    expect(selectAd(index, 'pl', PLACEMENT, { ...ANY_TIME, query: 'How do I bake sourdough bread?', response: 'Feed your starter the night before.' })).toBeUndefined();
   });
 
   it('leaves a line item that did not opt in to its keywords', async () => {
     const { index } = await indexOf([{ ...RUNNING_SHOES, targeting: { keywords: { include: ['running shoes'] } } }]);
-    expect(selectAd(index, 'pl', PLACEMENT, { query: 'What should I wear for my first marathon?', response: '' })).toBeUndefined();
+    expect(selectAd(index, 'pl', PLACEMENT, { ...ANY_TIME, query: 'What should I wear for my first marathon?', response: '' })).toBeUndefined();
   });
 
   it('still matches include keywords as before, and says which', async () => {
     const { index, ids } = await indexOf([RUNNING_SHOES]);
-    const selection = selectAd(index, 'pl', PLACEMENT, { query: 'Are trail runners worth it?', response: 'For muddy paths, yes.' });
+    const selection = selectAd(index, 'pl', PLACEMENT, { ...ANY_TIME, query: 'Are trail runners worth it?', response: 'For muddy paths, yes.' });
     expect(selection?.lineItem.id).toBe(ids[0]);
     expect(selection?.match).toEqual({ by: 'keywords', keywords: ['trail runners'] });
   });
@@ -89,19 +93,19 @@ describe('semantic matching', () => {
   it('lets a keyword exclude veto a similarity match', async () => {
     const targeting = { keywords: { include: ['running shoes'], exclude: ['marathon'] }, semantic: { enabled: true } };
     const { index } = await indexOf([{ ...RUNNING_SHOES, targeting }]);
-    expect(selectAd(index, 'pl', PLACEMENT, { query: 'What should I wear for my first marathon?', response: '' })).toBeUndefined();
+    expect(selectAd(index, 'pl', PLACEMENT, { ...ANY_TIME, query: 'What should I wear for my first marathon?', response: '' })).toBeUndefined();
   });
 
   it('honours a line item\u2019s own min_similarity', async () => {
     const { index } = await indexOf([{ ...RUNNING_SHOES, targeting: { keywords: { include: ['running shoes'] }, semantic: { enabled: true, min_similarity: 0.95 } } }]);
-    expect(selectAd(index, 'pl', PLACEMENT, { query: 'What should I wear for my first marathon?', response: '' })).toBeUndefined();
+    expect(selectAd(index, 'pl', PLACEMENT, { ...ANY_TIME, query: 'What should I wear for my first marathon?', response: '' })).toBeUndefined();
   });
 
   it('serves an opted-in line item without keywords only where the conversation is similar, not everywhere', async () => {
     const { index, ids } = await indexOf([{ ...RUNNING_SHOES, targeting: { semantic: { enabled: true } } }]);
     expect(index.lineItems[0]!.semantic!.minSimilarity).toBe(DEFAULT_MIN_SIMILARITY);
-    expect(selectAd(index, 'pl', PLACEMENT, { query: 'Which trainers are best for long distance running?', response: '' })?.lineItem.id).toBe(ids[0]);
-    expect(selectAd(index, 'pl', PLACEMENT, { query: 'How do I bake sourdough bread?', response: '' })).toBeUndefined();
+    expect(selectAd(index, 'pl', PLACEMENT, { ...ANY_TIME, query: 'Which trainers are best for long distance running?', response: '' })?.lineItem.id).toBe(ids[0]);
+    expect(selectAd(index, 'pl', PLACEMENT, { ...ANY_TIME, query: 'How do I bake sourdough bread?', response: '' })).toBeUndefined();
   });
 
   it('ranks a similarity match as at most one matched keyword, weighted by its similarity', async () => {
@@ -109,21 +113,21 @@ describe('semantic matching', () => {
     const keywordItem: Spec = { title: 'Race kit', body: 'Gear for racing.', bid: '1', targeting: { keywords: { include: ['marathon', 'first'] } } };
     const similarItem: Spec = { ...RUNNING_SHOES, bid: '1.2' };
     const { index, ids } = await indexOf([keywordItem, similarItem]);
-    expect(selectAd(index, 'pl', PLACEMENT, { query: 'What should I wear for my first marathon?', response: '' })?.lineItem.id).toBe(ids[0]);
+    expect(selectAd(index, 'pl', PLACEMENT, { ...ANY_TIME, query: 'What should I wear for my first marathon?', response: '' })?.lineItem.id).toBe(ids[0]);
     const { index: richer, ids: richerIds } = await indexOf([keywordItem, { ...similarItem, bid: '1.8' }]);
-    expect(selectAd(richer, 'pl', PLACEMENT, { query: 'What should I wear for my first marathon?', response: '' })?.lineItem.id).toBe(richerIds[1]);
+    expect(selectAd(richer, 'pl', PLACEMENT, { ...ANY_TIME, query: 'What should I wear for my first marathon?', response: '' })?.lineItem.id).toBe(richerIds[1]);
   });
 
   it('without word vectors, an opted-in line item matches by its keywords only', async () => {
     const { index, ids } = await indexOf([RUNNING_SHOES], { model: null });
-    expect(selectAd(index, 'pl', PLACEMENT, { query: 'What should I wear for my first marathon?', response: '' })).toBeUndefined();
-    expect(selectAd(index, 'pl', PLACEMENT, { query: 'Best running shoes?', response: '' })?.lineItem.id).toBe(ids[0]);
+    expect(selectAd(index, 'pl', PLACEMENT, { ...ANY_TIME, query: 'What should I wear for my first marathon?', response: '' })).toBeUndefined();
+    expect(selectAd(index, 'pl', PLACEMENT, { ...ANY_TIME, query: 'Best running shoes?', response: '' })?.lineItem.id).toBe(ids[0]);
   });
 
   it('prefers the closer of two similar line items at equal bids', async () => {
     const { index, ids } = await indexOf([DOG_FOOD, RUNNING_SHOES].map((spec) => ({ ...spec, targeting: { semantic: { enabled: true, min_similarity: 0.1 } } })));
-    expect(selectAd(index, 'pl', PLACEMENT, { query: 'What should I feed my new puppy?', response: '' })?.lineItem.id).toBe(ids[0]);
-    expect(selectAd(index, 'pl', PLACEMENT, { query: 'What should I wear for my first marathon?', response: '' })?.lineItem.id).toBe(ids[1]);
+    expect(selectAd(index, 'pl', PLACEMENT, { ...ANY_TIME, query: 'What should I feed my new puppy?', response: '' })?.lineItem.id).toBe(ids[0]);
+    expect(selectAd(index, 'pl', PLACEMENT, { ...ANY_TIME, query: 'What should I wear for my first marathon?', response: '' })?.lineItem.id).toBe(ids[1]);
   });
 });
 
@@ -131,7 +135,7 @@ describe('brand safety', () => {
   const vetoOf = async (query: string, response: string) => {
     const { index } = await indexOf([DOG_FOOD], { brandSafety: true });
     let veto: BrandSafetyVeto | undefined;
-    const selection = selectAd(index, 'pl', PLACEMENT, { query, response }, (found) => (veto = found));
+    const selection = selectAd(index, 'pl', PLACEMENT, { ...ANY_TIME, query, response }, (found) => (veto = found));
     return { selection, veto };
   };
 
@@ -149,7 +153,7 @@ describe('brand safety', () => {
 
   it('vetoes a similarity match too', async () => {
     const { index } = await indexOf([{ ...DOG_FOOD, targeting: { semantic: { enabled: true, min_similarity: 0.45 } } }], { brandSafety: true });
-    const context = { query: 'Our puppy was hit by a car and is badly hurt, what should we feed her?', response: '' };
+    const context = { ...ANY_TIME, query: 'Our puppy was hit by a car and is badly hurt, what should we feed her?', response: '' };
     const { index: unguarded, ids } = await indexOf([{ ...DOG_FOOD, targeting: { semantic: { enabled: true, min_similarity: 0.45 } } }]);
     expect(selectAd(unguarded, 'pl', PLACEMENT, context)?.lineItem.id).toBe(ids[0]);
     expect(selectAd(index, 'pl', PLACEMENT, context)).toBeUndefined();
@@ -209,7 +213,7 @@ describe('semantic clusters', () => {
         if (similar >= 0.45 && score > bestScore) [expected, bestScore] = [entry.id, score];
       }
       if (expected) served += 1;
-      expect(selectAd(index, 'pl', PLACEMENT, { query, response })?.lineItem.id, query).toBe(expected);
+      expect(selectAd(index, 'pl', PLACEMENT, { ...ANY_TIME, query, response })?.lineItem.id, query).toBe(expected);
     }
     expect(served).toBeGreaterThan(30);
   });

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+/**
+ * A flight bound: an RFC 3339 timestamp with its offset ("2026-12-01T00:00:00Z",
+ * "2026-12-01T09:00:00+09:00"). A time without an offset would depend on the server's zone, so
+ * it is refused. Kept as the instant it names, in UTC.
+ */
+export const flightTime = z.iso
+  .datetime({ offset: true, error: 'must be an RFC 3339 timestamp with an offset, such as 2026-12-01T00:00:00Z' })
+  .transform((text) => new Date(text).toISOString());
+
+interface Flight {
+  starts_at?: string | null;
+  ends_at?: string | null;
+}
+
+/** Whether a flight's end comes after its start (an open end, or start, always does). */
+export function flightInOrder(flight: Flight): boolean {
+  return !flight.starts_at || !flight.ends_at || Date.parse(flight.ends_at) > Date.parse(flight.starts_at);
+}
+
+export const FLIGHT_ORDER_MESSAGE = 'ends_at must be after starts_at';
+
+/**
+ * Adds the ends_at-after-starts_at check to an object schema holding both bounds. It also runs when
+ * other fields failed (as long as both bounds parsed), so one 422 lists every offending field.
+ */
+export function withFlightOrder<Shape extends z.ZodType<Flight>>(schema: Shape) {
+  return schema.refine(flightInOrder, {
+    message: FLIGHT_ORDER_MESSAGE,
+    path: ['ends_at'],
+    when: (payload) => {
+      const value = payload.value as Flight | undefined;
+      return typeof value === 'object' && value !== null && boundParsed(value.starts_at) && boundParsed(value.ends_at);
+    },
+  });
+}
+
+function boundParsed(bound: unknown): boolean {
+  return bound === undefined || bound === null || (typeof bound === 'string' && !Number.isNaN(Date.parse(bound)));
+}

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { asAdvertiser } from '../helpers/managementFactories.js';
+import { sampleEvent } from '../helpers/sampleEvent.js';
+import { eventuallyServed, insertEvents, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec } from '../helpers/servingFixtures.js';
+import { dailyAllowanceShare } from '../../src/serving/spendPacing.js';
+
+let ctx: TestContext;
+let advertiser: Advertiser;
+let publisher: { id: string; token: string };
+
+// The test's pixel requests come from 127.0.0.1: count them like a browser's.
+const env = { IVT_ALLOW_PRIVATE_IPS: 'true' };
+const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
+const USD = 1e9;
+
+beforeAll(async () => {
+  ctx = await startTestApp(env);
+  const created = await createAdvertiser(ctx);
+  advertiser = { key: created.key, userId: created.user.id };
+  publisher = await createPublisher(ctx);
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+async function firePixel(response: Awaited<ReturnType<typeof serve>>): Promise<void> {
+  const url = new URL(response.json().ad.tracking.impression_url);
+  const pixel = await ctx.app.inject({ method: 'GET', url: url.pathname, headers: { 'user-agent': BROWSER } });
+  expect(pixel.statusCode).toBe(200);
+}
+
+/** A certified placement, a cheap fallback line item on a fresh keyword, and the line item under test on it. */
+async function setup(budget: NonNullable<LineItemSpec['budget']>, bidCpm: number) {
+  const word = uniqueWord();
+  const placement = (await createPlacement(ctx, publisher.id)).id;
+  await certifyPlacement(ctx, placement);
+  const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+  const tested = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpm', bid_value: bidCpm }, budget, targeting: { keywords: { include: [word] } } });
+  const body = { placement_id: placement, context: { query: word, response: '' } };
+  await eventuallyServed(ctx, publisher.token, body, tested.lineItemId);
+  return { placement, tested, fallback, body };
+}
+
+describe('budgets: management', () => {
+  it('stores lifetime and pacing (even by default), and refuses a bad one with every field named', async () => {
+    const call = asAdvertiser(ctx, advertiser.key);
+    const { lineItemId } = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [uniqueWord()] } } });
+    const even = await call('PUT', `/v1/advertiser/line-items/${lineItemId}/budget`, { daily: 10, currency: 'eur', lifetime: 300 });
+    expect(even.json().data.budget).toEqual({ daily: 10, currency: 'EUR', lifetime: 300, pacing: 'even' });
+    const asap = await call('PUT', `/v1/advertiser/line-items/${lineItemId}/budget`, { daily: 10, currency: 'USD', pacing: 'asap' });
+    expect(asap.json().data.budget).toEqual({ daily: 10, currency: 'USD', lifetime: null, pacing: 'asap' });
+    const refused = await call('PUT', `/v1/advertiser/line-items/${lineItemId}/budget`, { daily: 10, currency: 'USD', lifetime: -1, pacing: 'fast' });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().error.details.map((detail: { path: string }) => detail.path).sort()).toEqual(['lifetime', 'pacing']);
+    expect((await call('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data.budget).toEqual(asap.json().data.budget);
+  });
+});
+
+describe('budgets: serving', () => {
+  it('stops a line item when its lifetime spend reaches the lifetime budget, through pixels and after a restart', async () => {
+    // 10 USD an impression (tCPM 10,000) against a 15 USD lifetime budget: the second impression exhausts it.
+    const { tested, fallback, body } = await setup({ daily: 1000, currency: 'USD', lifetime: 15, pacing: 'asap' }, 10_000);
+    for (let i = 0; i < 2; i++) {
+      const response = await serve(ctx, publisher.token, body);
+      expect(servedLineItem(ctx, response)).toBe(tested.lineItemId);
+      await firePixel(response);
+    }
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(fallback.lineItemId);
+
+    await ctx.close();
+    ctx = await startTestApp(env);
+    // The first serve of the new instance knows the lifetime spend, from ClickHouse.
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(fallback.lineItemId);
+  });
+
+  it("counts earlier days' spend, written by any instance, against the lifetime budget", async () => {
+    const { placement, tested, fallback, body } = await setup({ daily: 1000, currency: 'USD', lifetime: 15, pacing: 'asap' }, 100);
+    const yesterday = sampleEvent({
+      campaign_id: tested.campaignId,
+      line_item_id: tested.lineItemId,
+      placement_id: placement,
+      publisher_id: publisher.id,
+      cost_nanos: 20 * USD,
+      event_time: Date.now() - 86_400_000,
+    });
+    await insertEvents(ctx, [yesterday]);
+    await eventuallyServed(ctx, publisher.token, body, fallback.lineItemId);
+  });
+
+  it('even pacing spends about the elapsed share of the UTC day, then lets the next line item serve', async () => {
+    // 24 USD a day at 1 USD an impression: about one impression per hour elapsed today, plus one hour's.
+    const startShare = dailyAllowanceShare(Date.now());
+    const { tested, fallback, body } = await setup({ daily: 24, currency: 'USD' }, 1000);
+    let impressions = 0;
+    for (;;) {
+      const response = await serve(ctx, publisher.token, body);
+      const served = servedLineItem(ctx, response);
+      if (served !== tested.lineItemId) {
+        expect(served).toBe(fallback.lineItemId);
+        break;
+      }
+      await firePixel(response);
+      impressions += 1;
+      expect(impressions).toBeLessThanOrEqual(25);
+    }
+    const endShare = dailyAllowanceShare(Date.now());
+    // It stops at the first impression that reaches the share released so far.
+    expect(impressions).toBeGreaterThanOrEqual(Math.ceil(24 * startShare));
+    expect(impressions).toBeLessThanOrEqual(Math.ceil(24 * endShare));
+  });
+});

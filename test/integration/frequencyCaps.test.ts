@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { asAdvertiser } from '../helpers/managementFactories.js';
+import { claimsOf, eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
+import { eventually } from '../helpers/eventually.js';
+
+let ctx: TestContext;
+let advertiser: Advertiser;
+let publisher: { id: string; token: string };
+
+// The test's pixel requests come from 127.0.0.1: count them like a browser's.
+const env = { IVT_ALLOW_PRIVATE_IPS: 'true' };
+const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
+
+beforeAll(async () => {
+  ctx = await startTestApp(env);
+  const created = await createAdvertiser(ctx);
+  advertiser = { key: created.key, userId: created.user.id };
+  publisher = await createPublisher(ctx);
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+async function firePixel(response: Awaited<ReturnType<typeof serve>>): Promise<void> {
+  const url = new URL(response.json().ad.tracking.impression_url);
+  const pixel = await ctx.app.inject({ method: 'GET', url: url.pathname, headers: { 'user-agent': BROWSER } });
+  expect(pixel.statusCode).toBe(200);
+}
+
+describe('frequency caps: management', () => {
+  it('stores a cap, clears it with null, and refuses a bad one naming every field', async () => {
+    const call = asAdvertiser(ctx, advertiser.key);
+    const { lineItemId } = await servableLineItem(ctx, advertiser, {
+      targeting: { keywords: { include: [uniqueWord()] } },
+      lineItem: { frequency_cap: { impressions: 3, per: 'day' } },
+    });
+    expect((await call('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data.frequency_cap).toEqual({ impressions: 3, per: 'day' });
+    const refused = await call('PATCH', `/v1/advertiser/line-items/${lineItemId}`, { title: '', frequency_cap: { impressions: 0, per: 'month' } });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().error.details.map((detail: { path: string }) => detail.path).sort()).toEqual([
+      'frequency_cap.impressions',
+      'frequency_cap.per',
+      'title',
+    ]);
+    const cleared = await call('PATCH', `/v1/advertiser/line-items/${lineItemId}`, { frequency_cap: null });
+    expect(cleared.json().data.frequency_cap).toBeNull();
+  });
+});
+
+describe('frequency caps: serving', () => {
+  it('gives a user at the cap another line item, keeps other users and needs a user id, also after a restart', async () => {
+    const word = uniqueWord();
+    const placement = (await createPlacement(ctx, publisher.id)).id;
+    await certifyPlacement(ctx, placement);
+    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+    const capped = await servableLineItem(ctx, advertiser, {
+      bids: { bid_type: 'cpm', bid_value: 100 },
+      targeting: { keywords: { include: [word] } },
+      lineItem: { frequency_cap: { impressions: 2, per: 'day' } },
+    });
+    const as = (id?: string) => ({ placement_id: placement, context: { query: word, response: '' }, ...(id ? { user: { id } } : {}) });
+    await eventuallyServed(ctx, publisher.token, as('alice'), capped.lineItemId);
+    // No user id: a capped line item cannot count, so it never serves.
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, as()))).toBe(fallback.lineItemId);
+
+    for (let i = 0; i < 2; i++) {
+      const response = await serve(ctx, publisher.token, as('alice'));
+      expect(servedLineItem(ctx, response)).toBe(capped.lineItemId);
+      // The link carries the keyed id, never the raw one.
+      expect(claimsOf(ctx, response).k).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      await firePixel(response);
+    }
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, as('alice')))).toBe(fallback.lineItemId);
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, as('bob')))).toBe(capped.lineItemId);
+
+    // The impressions are stored under the keyed id.
+    const stored = await eventually(async () => {
+      const result = await ctx.stores.ch.client.query({
+        query: `SELECT user_key FROM events_v1 WHERE line_item_id = {id:UUID} AND type = 'impression'`,
+        query_params: { id: capped.lineItemId },
+        format: 'JSONEachRow',
+      });
+      const rows = (await result.json()) as Array<{ user_key: string }>;
+      return rows.length === 2 ? rows : undefined;
+    }, 'the impressions in ClickHouse');
+    expect(stored.every((row) => row.user_key.length === 22 && row.user_key !== 'alice')).toBe(true);
+
+    await ctx.close();
+    ctx = await startTestApp(env);
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, as('alice')))).toBe(fallback.lineItemId);
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, as('carol')))).toBe(capped.lineItemId);
+  });
+});

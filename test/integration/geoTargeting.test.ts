@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { asAdvertiser } from '../helpers/managementFactories.js';
+import { claimsOf, eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
+import { eventually } from '../helpers/eventually.js';
+import { countryOfAddress } from '../../src/geo/countryOfAddress.js';
+
+let ctx: TestContext;
+let advertiser: Advertiser;
+let publisher: { id: string; token: string };
+
+const COMCAST = '73.0.0.1';
+const DEUTSCHE_TELEKOM = '80.128.0.1';
+const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
+
+beforeAll(async () => {
+  // Pixels come through a proxy in front of the service: trust loopback for x-forwarded-for.
+  ctx = await startTestApp({ TRUST_PROXY: 'loopback' });
+  const created = await createAdvertiser(ctx);
+  advertiser = { key: created.key, userId: created.user.id };
+  publisher = await createPublisher(ctx);
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+describe('geo targeting', () => {
+  it('knows the test addresses: Comcast in the US, Deutsche Telekom in Germany, a private one nowhere', () => {
+    expect(countryOfAddress(COMCAST)).toBe('US');
+    expect(countryOfAddress(DEUTSCHE_TELEKOM)).toBe('DE');
+    expect(countryOfAddress('10.1.2.3')).toBeUndefined();
+  });
+
+  it('stores countries upper case and refuses codes that are not ISO 3166-1 alpha-2, naming each', async () => {
+    const call = asAdvertiser(ctx, advertiser.key);
+    const { lineItemId } = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [uniqueWord()] } } });
+    const refused = await call('PUT', `/v1/advertiser/line-items/${lineItemId}/targeting`, { countries: { include: ['us', 'USA'], exclude: ['XX'] } });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().error.details.map((detail: { path: string }) => detail.path).sort()).toEqual(['countries.exclude.0', 'countries.include.1']);
+    const stored = await call('PUT', `/v1/advertiser/line-items/${lineItemId}/targeting`, { countries: { include: ['us'], exclude: ['de'] } });
+    expect(stored.json().data.targeting).toEqual({ countries: { include: ['US'], exclude: ['DE'] } });
+  });
+
+  it('serves a US-only line item to a Comcast address, not to a Deutsche Telekom one nor to an unknown country, and records the country', async () => {
+    const word = uniqueWord();
+    const placement = (await createPlacement(ctx, publisher.id)).id;
+    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+    const usOnly = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] }, countries: { include: ['US'] } } });
+    const from = (ip?: string) => ({ placement_id: placement, context: { query: word, response: '' }, ...(ip ? { user: { ip } } : {}) });
+    await eventuallyServed(ctx, publisher.token, from(COMCAST), usOnly.lineItemId);
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, from(DEUTSCHE_TELEKOM)))).toBe(fallback.lineItemId);
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, from()))).toBe(fallback.lineItemId);
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, from('10.1.2.3')))).toBe(fallback.lineItemId);
+
+    const served = await serve(ctx, publisher.token, from(COMCAST));
+    const url = new URL(served.json().ad.tracking.impression_url);
+    const pixel = await ctx.app.inject({ method: 'GET', url: url.pathname, headers: { 'user-agent': BROWSER, 'x-forwarded-for': DEUTSCHE_TELEKOM } });
+    expect(pixel.statusCode).toBe(200);
+    // The event's country is the client address's (the pixel's), not the serve's.
+    const country = await eventually(async () => {
+      const result = await ctx.stores.ch.client.query({
+        query: `SELECT country FROM events_v1 WHERE serve_id = {serve:String}`,
+        query_params: { serve: claimsOf(ctx, served).s },
+        format: 'JSONEachRow',
+      });
+      const rows = (await result.json()) as Array<{ country: string }>;
+      return rows[0]?.country;
+    }, 'the impression in ClickHouse');
+    expect(country).toBe('DE');
+  });
+});
