@@ -14,6 +14,7 @@ import { reportingRoutes } from './reporting/reportingRoutes.js';
 import { servingRoutes } from './serving/servingRoutes.js';
 import { trackingRoutes } from './tracking/trackingRoutes.js';
 import { publisherKitRoutes } from './sdk/publisherKitRoutes.js';
+import { consoleRoutes } from './console/consoleRoutes.js';
 import { createClickHouseEventPipeline } from './tracking/clickhouseEventPipeline.js';
 
 export interface Secrets {
@@ -27,6 +28,8 @@ export interface AppDeps {
   ch: ClickHouse;
   secrets: Secrets;
   logger?: FastifyServerOptions['logger'];
+  /** Where the console bundle is (tests build their own); dist/console by default. */
+  consoleDir?: string;
 }
 
 /** What every feature plugin may use; each takes what it needs. */
@@ -73,5 +76,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(servingRoutes, features);
   await app.register(trackingRoutes, features);
   await app.register(publisherKitRoutes, features);
+  await app.register(consoleRoutes, { dir: deps.consoleDir });
   return app;
 }
