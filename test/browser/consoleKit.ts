@@ -178,3 +178,27 @@ export async function serveAndView(service: ConsoleService, publisher: Publisher
   await page.close();
   return { click_url: tracking!.click_url };
 }
+
+/** An active CPC campaign of the advertiser on one placement, made through the advertiser API. */
+export async function createActiveCampaign(service: ConsoleService, advertiser: AdvertiserTenant, placementId: string): Promise<void> {
+  const call = async (route: string, body: unknown) => {
+    const response = await fetch(service.url + route, {
+      method: 'POST',
+      headers: { 'x-api-key': advertiser.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(response.ok, `POST ${route}: ${response.status}`).toBe(true);
+    return (await response.json()) as { data: { campaign: { id: string } } };
+  };
+  const composed = await call('/v1/advertiser/campaigns/compose', {
+    campaign: { name: 'Rain shells', brand_name: 'Trailhead Outfitters', user_id: advertiser.userId },
+    line_item: {
+      title: 'Hikers',
+      budget: { daily: 50, currency: 'USD' },
+      bids: { bid_type: 'CPC', bid_value: 0.5 },
+      targeting: { placements: { include: [placementId] } },
+      creatives: [{ format: 'contextual_card', title: 'Stay dry', body: 'Packable rain shells.', cta: 'Shop', destination_url: `${service.url}/healthz` }],
+    },
+  });
+  await call(`/v1/advertiser/campaigns/${composed.data.campaign.id}/activate`, {});
+}

@@ -68,9 +68,7 @@ const percent = (share: number) => `${Math.round(share * 100)}%`;
 export function IntegrationCheckView({ check }: { check: IntegrationCheck }) {
   const { summary } = check;
   return html`
-    <p data-testid="integration-summary">Last ${check.window.hours} hours: <strong>${summary.impressions}</strong> impressions —
-      ${summary.from_browsers} from browsers (${percent(summary.browser_share)}), ${summary.from_servers} from servers (${percent(summary.server_share)}),
-      ${summary.unknown} unknown; ${summary.valid} counted as valid.</p>
+    <p data-testid="integration-summary">${`Last ${check.window.hours} hours: ${summary.impressions} impressions — ${summary.from_browsers} from browsers (${percent(summary.browser_share)}), ${summary.from_servers} from servers (${percent(summary.server_share)}), ${summary.unknown} unknown; ${summary.valid} counted as valid.`}</p>
     ${summary.impressions === 0
       ? html`<p class="hint">No impression yet: load a page with the placement in a browser and scroll the ad into view, then refresh.</p>`
       : html`<div class="table-wrap"><table aria-label="Recent impressions">

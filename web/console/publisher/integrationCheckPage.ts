@@ -29,8 +29,7 @@ export function IntegrationCheckPage({ session, route }: { session: Session; rou
       aria-current=${placement.id === id ? 'page' : undefined}>${placement.id}</a>`)}</nav>
     <${ErrorMessage} error=${error} />
     ${check && html`<h2>${id} <${CertificationBadge} state=${check.placement.certification} /></h2>
-      <p class="hint">Each impression's origin: <strong>browser</strong> when a person's browser requested the pixel (what certification needs);
-        <strong>server</strong> when a data-center address, a bot or an HTTP library did.</p>
+      <p class="hint">Each impression's origin: <strong>browser</strong> when a person's browser requested the pixel (what certification needs); <strong>server</strong> when a data-center address, a bot or an HTTP library did.</p>
       <${IntegrationCheckView} check=${check} />
       <button type="button" class="secondary" onClick=${() => setVersion((count) => count + 1)}>Refresh</button>`}`;
 }

@@ -41,7 +41,9 @@ export function PublisherPlacementsPage({ session }: { session: Session }) {
   }
 
   const toggle = (id: string) => setChosen(chosen.includes(id) ? chosen.filter((item) => item !== id) : [...chosen, id]);
-  const reviewable = (placements ?? []).filter((placement) => placement.certification !== 'certified');
+  // The API refuses certified placements and those already waiting in a review: offer neither.
+  const waiting = new Set(reviews.filter((review) => review.status === 'pending').flatMap((review) => review.placement_ids));
+  const reviewable = (placements ?? []).filter((placement) => placement.certification !== 'certified' && !waiting.has(placement.id));
 
   return html`
     <${ErrorMessage} error=${error} shownPaths=${['note']} />
