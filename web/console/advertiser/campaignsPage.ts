@@ -70,11 +70,11 @@ export function CampaignsPage({ session }: { session: Session }) {
         <td class="num">${usd(spentToday)}</td>
         <td>${budgetText(lineItems)}</td>
         <td>${lineItems.length}</td>
-        <td class="actions">
+        <td><div class="actions">
           ${campaign.status === 'paused' && html`<button type="button" onClick=${() => setStatus(campaign, 'active')} aria-label=${`Activate ${campaign.name}`}>Activate</button>`}
           ${campaign.status === 'active' && html`<button type="button" class="secondary" onClick=${() => setStatus(campaign, 'paused')} aria-label=${`Pause ${campaign.name}`}>Pause</button>`}
           <a href=${`#/report?campaign=${campaign.id}`}>Report<span class="visually-hidden"> for ${campaign.name}</span></a>
-        </td>
+        </div></td>
       </tr>`)}</tbody>
     </table></div>`}`;
 }
