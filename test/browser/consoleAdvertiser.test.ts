@@ -81,6 +81,18 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the advertiser', () => {
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'advertiser-campaign');
 
+    // Editing the budget: the API's refusal beside the field, then the saved value.
+    const budgetForm = page.getByRole('form', { name: 'Budget of Hikers' });
+    await budgetForm.getByLabel('Daily budget').fill('-5');
+    await budgetForm.getByRole('button', { name: 'Save budget' }).click();
+    await expect.poll(() => budgetForm.getByLabel('Daily budget').getAttribute('aria-invalid')).toBe('true');
+    await budgetForm.getByLabel('Daily budget').fill('60');
+    await budgetForm.getByRole('button', { name: 'Save budget' }).click();
+    await budgetForm.getByText('Budget saved.').waitFor();
+    await budgetForm.getByLabel('Daily budget').fill('50');
+    await budgetForm.getByRole('button', { name: 'Save budget' }).click();
+    await budgetForm.getByText('Budget saved.').waitFor();
+
     // Real traffic: an impression pixel loaded by Chromium, then a click followed to the destination.
     const { click_url } = await serveAndView(service, publisher, 'best hiking jacket');
     await sleep(MIN_CLICK_DELAY_MS + 200);

@@ -61,7 +61,12 @@ export async function startConsoleService(): Promise<ConsoleService> {
  * Opens the console in a new tab, failing on any Content-Security-Policy violation or script error
  * the page reports (the console must work under its own CSP), and signs in as `role`.
  */
-export async function signIn(service: ConsoleService, role: 'an advertiser' | 'a publisher' | 'an operator', secret: string): Promise<Page> {
+export async function signIn(
+  service: ConsoleService,
+  role: 'an advertiser' | 'a publisher' | 'an operator',
+  secret: string,
+  { keyboard = false } = {},
+): Promise<Page> {
   const page = await service.browser.context.newPage();
   const problems: string[] = [];
   page.on('console', (message) => {
@@ -71,9 +76,21 @@ export async function signIn(service: ConsoleService, role: 'an advertiser' | 'a
   (page as Page & { consoleProblems: string[] }).consoleProblems = problems;
   const response = await page.goto(`${service.url}/console`);
   expect(response!.headers()['content-security-policy']).toContain("script-src 'self'");
-  await page.getByRole('radio', { name: role }).check();
-  await page.getByLabel(/API key|Publisher token|Admin token/).fill(secret);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  if (keyboard) {
+    // With the keyboard only: Tab into the role group, arrows to the role, Tab to the field, Enter.
+    await page.getByRole('radio', { name: 'an advertiser' }).waitFor();
+    await page.keyboard.press('Tab');
+    const roles = ['an advertiser', 'a publisher', 'an operator'];
+    for (let step = 0; step < roles.indexOf(role); step++) await page.keyboard.press('ArrowDown');
+    expect(await page.getByRole('radio', { name: role }).isChecked()).toBe(true);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(secret);
+    await page.keyboard.press('Enter');
+  } else {
+    await page.getByRole('radio', { name: role }).check();
+    await page.getByLabel(/API key|Publisher token|Admin token/).fill(secret);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
   return page;
 }

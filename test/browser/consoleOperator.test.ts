@@ -106,6 +106,22 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     await revokeForm.getByRole('button', { name: 'Revoke API key' }).click();
     await revokeForm.getByText('Revoked').waitFor();
     expect(await asAdvertiser()).toBe(401);
+
+    await page.getByRole('link', { name: 'Publishers and tokens' }).click();
+    const publisherForm = page.getByRole('form', { name: 'Create a publisher' });
+    await publisherForm.getByLabel('Publisher name').fill('Console Chat');
+    await publisherForm.getByRole('button', { name: 'Create publisher' }).click();
+    const publisherId = (await publisherForm.getByTestId('publisher-id').textContent())!;
+    const token = (await publisherForm.locator('code.secret').textContent())!;
+    const placementForm = page.getByRole('form', { name: 'Register a placement' });
+    await placementForm.getByLabel('Publisher id').fill(publisherId);
+    await placementForm.getByLabel('Placement id').fill('console-chat-1');
+    await placementForm.getByRole('button', { name: 'Register placement' }).click();
+    await placementForm.getByText('Registered placement').waitFor();
+    // The token shown once is the publisher's, and sees the placement just registered.
+    const placements = await fetch(`${service.url}/v1/publisher/placements`, { headers: { authorization: `Bearer ${token}` } }).then((response) => response.json());
+    expect(placements.data.map((placement: { id: string }) => placement.id)).toEqual(['console-chat-1']);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });

@@ -31,7 +31,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the publisher', () => {
     await createActiveCampaign(service, await createAdvertiser(service, 'Trailhead Outfitters'), publisher.placementId);
     await serveAndView(service, publisher, 'rain on the trail');
 
-    const page = await signIn(service, 'a publisher', publisher.token);
+    const page = await signIn(service, 'a publisher', publisher.token, { keyboard: true });
     await page.getByRole('heading', { name: 'Placements', level: 1 }).waitFor();
     const row = page.locator(`tr[data-placement="${publisher.placementId}"]`);
     await row.waitFor();
