@@ -5,6 +5,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=optional --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY web ./web
 COPY bench ./bench
 RUN npm run build && npm prune --omit=dev --omit=optional
 

@@ -12,6 +12,7 @@ import { reportingRoutes } from './reporting/reportingRoutes.js';
 import { servingRoutes } from './serving/servingRoutes.js';
 import { trackingRoutes } from './tracking/trackingRoutes.js';
 import { publisherKitRoutes } from './sdk/publisherKitRoutes.js';
+import { consoleRoutes } from './console/consoleRoutes.js';
 import { createClickHouseEventPipeline } from './tracking/clickhouseEventPipeline.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { registerMetrics } from './http/metricsRoute.js';
@@ -60,5 +61,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(servingRoutes, features);
   await app.register(trackingRoutes, features);
   await app.register(publisherKitRoutes, features);
+  await app.register(consoleRoutes, { dir: deps.consoleDir });
   return app;
 }

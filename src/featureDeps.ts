@@ -20,6 +20,8 @@ export interface AppDeps {
   ch: ClickHouse;
   secrets: Secrets;
   logger?: FastifyServerOptions['logger'];
+  /** Where the console bundle is (tests build their own); dist/console by default. */
+  consoleDir?: string;
 }
 
 /** What every feature plugin may use; each takes what it needs. */

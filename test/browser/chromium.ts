@@ -9,7 +9,7 @@ const CHROMIUM_PATH = '/usr/bin/chromium';
 
 /** ADSVC_SKIP_BROWSER=1 skips the browser tests, saying so; without it a missing Chromium fails them. */
 export const skipBrowserTests = process.env.ADSVC_SKIP_BROWSER === '1';
-if (skipBrowserTests) console.warn('ADSVC_SKIP_BROWSER=1: skipping the real-browser tests of the render kit');
+if (skipBrowserTests) console.warn('ADSVC_SKIP_BROWSER=1: skipping the real-browser tests (render kit, console)');
 
 /**
  * A desktop Chrome user agent. Headless Chromium announces itself as HeadlessChrome, which the

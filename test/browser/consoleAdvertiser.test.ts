@@ -1,0 +1,145 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIN_CLICK_DELAY_MS } from '../../src/tracking/linkTracker.js';
+import { skipBrowserTests } from './chromium.js';
+import {
+  consoleProblems,
+  createAdvertiser,
+  createPublisher,
+  screenshots,
+  seriousAccessibilityViolations,
+  serveAndView,
+  signIn,
+  startConsoleService,
+  type ConsoleService,
+} from './consoleKit.js';
+
+let service: ConsoleService;
+
+beforeAll(async () => {
+  if (skipBrowserTests) return;
+  service = await startConsoleService();
+});
+
+afterAll(async () => {
+  await service?.close();
+});
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+describe.skipIf(skipBrowserTests)('console in Chromium: the advertiser', () => {
+  it('signs in with an API key, composes and activates a campaign, sees its report after real pixel traffic and downloads the CSV', async () => {
+    const advertiser = await createAdvertiser(service, 'Trailhead Outfitters');
+    const publisher = await createPublisher(service, 'adv-chat-1');
+    const page = await signIn(service, 'an advertiser', advertiser.apiKey);
+
+    // The credential is in this tab's session storage only: no cookie, nothing in localStorage.
+    expect(await page.evaluate(() => JSON.parse(sessionStorage.getItem('adsvc.console.session')!).secret)).toBe(advertiser.apiKey);
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    expect(await service.browser.context.cookies()).toEqual([]);
+
+    await page.getByRole('heading', { name: 'Campaigns', level: 1 }).waitFor();
+    await page.getByText('No campaigns yet.').waitFor();
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+    // The API's 422 details appear next to the fields they are about.
+    await page.getByRole('link', { name: 'New campaign' }).click();
+    await page.getByLabel('Owner user id').fill(advertiser.userId);
+    await page.getByLabel('Destination URL').fill('ftp://files.example/shell');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    const nameField = page.getByLabel('Campaign name');
+    await expect.poll(() => nameField.getAttribute('aria-invalid')).toBe('true');
+    const nameError = await nameField.getAttribute('aria-describedby');
+    expect(await page.locator(`[id="${nameError!.split(' ').pop()}"]`).textContent()).not.toBe('');
+    expect(await page.getByLabel('Destination URL').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByRole('alert').first().textContent()).toMatch(/invalid|valid/i);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'advertiser-compose-errors');
+
+    await nameField.fill('<b>Rain shells</b> spring');
+    await page.getByLabel('Brand name').fill('Trailhead Outfitters');
+    await page.getByLabel('Line item title').fill('Hikers');
+    await page.getByLabel('Daily budget').fill('50');
+    await page.getByLabel('Budget currency').fill('USD');
+    await page.getByLabel('Bid type').selectOption('CPC');
+    await page.getByLabel('Bid value').fill('0.5');
+    await page.getByLabel('Keywords to match').fill('hiking, rain');
+    await page.getByLabel('Placements to run on').fill(publisher.placementId);
+    await page.getByLabel('Title', { exact: true }).fill('Stay dry on the trail');
+    await page.getByLabel('Body').fill('Packable rain shells, 20% off this week.');
+    await page.getByLabel('Call to action').fill('Shop shells');
+    await page.getByLabel('Destination URL').fill(`${service.url}/healthz`);
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+
+    // User text is text: the name's markup is shown as typed, not rendered.
+    await page.getByRole('heading', { name: '<b>Rain shells</b> spring' }).waitFor();
+    expect(await page.getByTestId('campaign-status').textContent()).toBe('paused');
+    await page.getByRole('button', { name: 'Activate campaign' }).click();
+    await expect.poll(() => page.getByTestId('campaign-status').textContent()).toBe('active');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'advertiser-campaign');
+
+    // Editing the budget: the API's refusal beside the field, then the saved value.
+    const budgetForm = page.getByRole('form', { name: 'Budget of Hikers' });
+    await budgetForm.getByLabel('Daily budget').fill('-5');
+    await budgetForm.getByRole('button', { name: 'Save budget' }).click();
+    await expect.poll(() => budgetForm.getByLabel('Daily budget').getAttribute('aria-invalid')).toBe('true');
+    await budgetForm.getByLabel('Daily budget').fill('60');
+    await budgetForm.getByRole('button', { name: 'Save budget' }).click();
+    await budgetForm.getByText('Budget saved.').waitFor();
+    await budgetForm.getByLabel('Daily budget').fill('50');
+    await budgetForm.getByRole('button', { name: 'Save budget' }).click();
+    await budgetForm.getByText('Budget saved.').waitFor();
+
+    // Real traffic: an impression pixel loaded by Chromium, then a click followed to the destination.
+    const { click_url } = await serveAndView(service, publisher, 'best hiking jacket');
+    await sleep(MIN_CLICK_DELAY_MS + 200);
+    const visitor = await service.browser.context.newPage();
+    await visitor.goto(click_url);
+    expect(new URL(visitor.url()).pathname).toBe('/healthz');
+    await visitor.close();
+
+    await page.getByRole('link', { name: 'Reports' }).first().click();
+    const byCampaign = page.getByRole('table', { name: 'Metrics by campaign' });
+    const row = byCampaign.getByRole('row', { name: /Rain shells/ });
+    // The events reach the rollups after a flush; the report is asked again until they are counted.
+    await expect
+      .poll(async () => {
+        await page.getByRole('button', { name: 'Show report' }).click();
+        return (await row.count()) > 0 ? (await row.getByRole('cell').allTextContents()).slice(1, 5) : [];
+      }, { timeout: 20_000, interval: 500 })
+      .toEqual(['1', '1', '0', '0.5']);
+    // Every metric of the spec's row has a column.
+    expect(await byCampaign.getByRole('columnheader').allTextContents()).toEqual([
+      'Campaign', 'Status', 'Impressions', 'Clicks', 'Conversions', 'Spend (USD)', 'Revenue (USD)', 'CTR %', 'CPC (USD)', 'CPA (USD)', 'CVR %', 'eCPM (USD)', 'ROAS',
+    ]);
+    expect(await page.locator('.chart canvas').count()).toBeGreaterThan(0);
+    const dailyRows = page.getByRole('table', { name: 'Metrics by day' }).locator('tbody tr');
+    expect(await dailyRows.count()).toBe(7);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'advertiser-report');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download campaign CSV' }).click()]);
+    const csv = readFileSync((await download.path())!, 'utf8').trim().split(/\r?\n/);
+    expect(download.suggestedFilename()).toMatch(/^campaign-report_\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2}\.csv$/);
+    expect(csv[0]).toContain('impressions');
+    expect(csv.slice(1).some((line) => line.includes('Rain shells') && line.includes(',1,1,'))).toBe(true);
+
+    // A range over 92 days is explained before it is refused.
+    await page.getByLabel('From (UTC day)').fill('2020-01-01');
+    await page.getByText(/a report covers at most 92/).waitFor();
+    expect(await page.getByRole('button', { name: 'Show report' }).isDisabled()).toBe(true);
+
+    // The list: status and today's spend against the daily budget.
+    await page.getByRole('link', { name: 'Campaigns' }).click();
+    const listed = page.getByRole('row', { name: /Rain shells/ });
+    await listed.waitFor();
+    expect(await listed.getByRole('cell').allTextContents()).toEqual(expect.arrayContaining(['active', '$0.50', '50 USD a day']));
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'advertiser-campaigns');
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skipBrowserTests } from './chromium.js';
+import {
+  consoleProblems,
+  createActiveCampaign,
+  createAdvertiser,
+  createPublisher,
+  screenshots,
+  seriousAccessibilityViolations,
+  serveAndView,
+  signIn,
+  startConsoleService,
+  type ConsoleService,
+} from './consoleKit.js';
+
+let service: ConsoleService;
+
+beforeAll(async () => {
+  if (skipBrowserTests) return;
+  service = await startConsoleService();
+});
+
+afterAll(async () => {
+  await service?.close();
+});
+
+describe.skipIf(skipBrowserTests)('console in Chromium: the publisher', () => {
+  it('signs in with a publisher token, sees certification and the integration check after a real impression, and requests a review', async () => {
+    const publisher = await createPublisher(service, 'pub-chat-1');
+    await createPublisher(service, 'someone-elses-placement');
+    await createActiveCampaign(service, await createAdvertiser(service, 'Trailhead Outfitters'), publisher.placementId);
+    await serveAndView(service, publisher, 'rain on the trail');
+
+    const page = await signIn(service, 'a publisher', publisher.token, { keyboard: true });
+    await page.getByRole('heading', { name: 'Placements', level: 1 }).waitFor();
+    const row = page.locator(`tr[data-placement="${publisher.placementId}"]`);
+    await row.waitFor();
+    // Only its own placements, with what each may earn from.
+    expect(await page.locator('tr[data-placement]').count()).toBe(1);
+    expect(await row.getByTestId('certification').textContent()).toBe('uncertified');
+    expect(await row.getByRole('cell').allTextContents()).toContain('CPC, CPA');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+    await row.getByRole('link', { name: /Integration check/ }).click();
+    const summary = page.getByTestId('integration-summary');
+    // The impression is in ClickHouse after a flush: refresh until the check lists it.
+    await expect
+      .poll(async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        return summary.textContent();
+      }, { timeout: 20_000, interval: 500 })
+      .toMatch(/24 hours: 1 impressions — 1 from browsers \(100%\), 0 from servers/);
+    const impression = page.getByRole('table', { name: 'Recent impressions' }).locator('tbody tr');
+    expect(await impression.count()).toBe(1);
+    expect(await impression.getByRole('cell').allTextContents()).toEqual(expect.arrayContaining(['browser', 'Chrome', 'pixel']));
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'publisher-integration-check');
+
+    await page.getByRole('link', { name: 'Placements' }).click();
+    await page.getByRole('checkbox', { name: publisher.placementId }).check();
+    await page.getByLabel('Note for the reviewer (optional)').fill('See https://chat.example/ — the ad shows under the answer.');
+    await page.getByRole('button', { name: 'Request review' }).click();
+    await page.getByText(`Review requested for ${publisher.placementId}`).waitFor();
+    const reviews = page.getByRole('row', { name: new RegExp(publisher.placementId) }).filter({ hasText: 'pending' });
+    await reviews.waitFor();
+    // A placement waiting in a review cannot be asked for again.
+    expect(await page.getByRole('checkbox', { name: publisher.placementId }).count()).toBe(0);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'publisher-placements');
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,90 @@
+/** The shapes of the advertiser API the console reads (openapi.yaml: Campaign, LineItem, rows). */
+export interface Campaign {
+  id: string;
+  name: string;
+  brand_name: string;
+  user_id: string;
+  status: 'active' | 'paused' | 'completed';
+  objective: string | null;
+  created_at: string;
+}
+
+interface Budget {
+  daily: number;
+  currency: string;
+}
+
+interface Targeting {
+  keywords?: { include?: string[]; exclude?: string[] };
+  placements?: { include?: string[]; exclude?: string[] };
+  languages?: string[];
+}
+
+interface Creative {
+  id: string;
+  title: string;
+  body: string;
+  cta: string;
+  destination_url: string;
+  image_url: string | null;
+}
+
+export interface LineItem {
+  id: string;
+  campaign_id: string;
+  title: string;
+  status: string;
+  budget: Budget | null;
+  bids: { bid_type: string; bid_value: number } | null;
+  targeting: Targeting;
+  creatives: Creative[];
+}
+
+/** The spec's metrics of a reporting row, in the order the table shows them. */
+export const metricColumns = [
+  ['impressions', 'Impressions'],
+  ['clicks', 'Clicks'],
+  ['conversions', 'Conversions'],
+  ['spend_usd', 'Spend (USD)'],
+  ['revenue_usd', 'Revenue (USD)'],
+  ['ctr', 'CTR %'],
+  ['cpc_usd', 'CPC (USD)'],
+  ['cpa_usd', 'CPA (USD)'],
+  ['cvr', 'CVR %'],
+  ['ecpm_usd', 'eCPM (USD)'],
+  ['roas', 'ROAS'],
+] as const;
+
+export type Metrics = Record<(typeof metricColumns)[number][0], number>;
+
+export interface CampaignRow extends Metrics {
+  campaign_id: string;
+  campaign_name: string;
+  campaign_status: string;
+}
+
+export interface DailyRow extends Metrics {
+  date: string;
+}
+
+export interface TrafficQualityRow {
+  campaign_id: string;
+  campaign_name: string;
+  ivt_reason: string;
+  invalid_impressions: number;
+  invalid_clicks: number;
+  invalid_conversions: number;
+}
+
+/** Today's UTC date, the reporting routes' day. */
+export function todayUtc(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+export function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+export function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+}

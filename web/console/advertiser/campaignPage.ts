@@ -1,0 +1,168 @@
+import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.js';
+import type { Route } from '../route.js';
+import type { Session } from '../session.js';
+import { ErrorMessage, Field, Notice, Select } from '../ui.js';
+import type { Campaign, LineItem } from './advertiserApi.js';
+import { amount, bidTypes, listOf } from './composeForm.js';
+
+type Save = (method: string, path: string, body: unknown) => Promise<void>;
+
+/** One small form per API write (PUT budget, PUT bids, PUT targeting, POST creatives), each with its own 422 details. */
+function useWrite(save: Save) {
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+  async function write(method: string, path: string, body: unknown) {
+    setError(null);
+    setSaved(false);
+    try {
+      await save(method, path, body);
+      setSaved(true);
+    } catch (failure) {
+      setError(failure);
+    }
+  }
+  return { error, saved, write };
+}
+
+function BudgetForm({ item, save }: { item: LineItem; save: Save }) {
+  const [daily, setDaily] = useState(String(item.budget?.daily ?? ''));
+  const [currency, setCurrency] = useState(item.budget?.currency ?? 'USD');
+  const { error, saved, write } = useWrite(save);
+  return html`<form class="card" noValidate aria-label=${`Budget of ${item.title}`}
+    onSubmit=${(event: Event) => { event.preventDefault(); write('PUT', `/v1/advertiser/line-items/${item.id}/budget`, { daily: amount(daily), currency }); }}>
+    <h3>Daily budget</h3>
+    <div class="grid">
+      <${Field} label="Daily budget" path="daily" value=${daily} onInput=${setDaily} error=${error} />
+      <${Field} label="Currency" path="currency" value=${currency} onInput=${setCurrency} error=${error} />
+    </div>
+    <${ErrorMessage} error=${error} shownPaths=${['daily', 'currency']} />
+    ${saved && html`<${Notice}>Budget saved.</${Notice}>`}
+    <button type="submit">Save budget</button>
+  </form>`;
+}
+
+function BidsForm({ item, save }: { item: LineItem; save: Save }) {
+  const [bidType, setBidType] = useState(item.bids?.bid_type ?? 'CPC');
+  const [bidValue, setBidValue] = useState(String(item.bids?.bid_value ?? ''));
+  const { error, saved, write } = useWrite(save);
+  return html`<form class="card" noValidate aria-label=${`Bids of ${item.title}`}
+    onSubmit=${(event: Event) => { event.preventDefault(); write('PUT', `/v1/advertiser/line-items/${item.id}/bids`, { bid_type: bidType, bid_value: amount(bidValue) }); }}>
+    <h3>Bids</h3>
+    <div class="grid">
+      <${Select} label="Bid type" path="bid_type" options=${bidTypes} value=${bidType} onInput=${setBidType} error=${error} />
+      <${Field} label="Bid value" path="bid_value" hint=${`In ${item.budget?.currency ?? 'the budget currency'}`} value=${bidValue} onInput=${setBidValue} error=${error} />
+    </div>
+    <${ErrorMessage} error=${error} shownPaths=${['bid_type', 'bid_value']} />
+    ${saved && html`<${Notice}>Bids saved.</${Notice}>`}
+    <button type="submit">Save bids</button>
+  </form>`;
+}
+
+function TargetingForm({ item, save }: { item: LineItem; save: Save }) {
+  const [include, setInclude] = useState((item.targeting.keywords?.include ?? []).join(', '));
+  const [exclude, setExclude] = useState((item.targeting.keywords?.exclude ?? []).join(', '));
+  const [placements, setPlacements] = useState((item.targeting.placements?.include ?? []).join(', '));
+  const [languages, setLanguages] = useState((item.targeting.languages ?? []).join(', '));
+  const { error, saved, write } = useWrite(save);
+  function submit(event: Event) {
+    event.preventDefault();
+    const keywords = { ...(listOf(include) ? { include: listOf(include) } : {}), ...(listOf(exclude) ? { exclude: listOf(exclude) } : {}) };
+    write('PUT', `/v1/advertiser/line-items/${item.id}/targeting`, {
+      ...(Object.keys(keywords).length > 0 ? { keywords } : {}),
+      ...(listOf(placements) ? { placements: { include: listOf(placements) } } : {}),
+      ...(listOf(languages) ? { languages: listOf(languages) } : {}),
+    });
+  }
+  return html`<form class="card" noValidate aria-label=${`Targeting of ${item.title}`} onSubmit=${submit}>
+    <h3>Targeting</h3>
+    <p class="hint">Comma-separated; an empty list matches everything and exclusions always win. Saving replaces the whole targeting.</p>
+    <div class="grid">
+      <${Field} label="Keywords to match" path="keywords.include" value=${include} onInput=${setInclude} error=${error} />
+      <${Field} label="Keywords to avoid" path="keywords.exclude" value=${exclude} onInput=${setExclude} error=${error} />
+      <${Field} label="Placements to run on" path="placements.include" value=${placements} onInput=${setPlacements} error=${error} />
+      <${Field} label="Languages (ISO 639-1)" path="languages" value=${languages} onInput=${setLanguages} error=${error} />
+    </div>
+    <${ErrorMessage} error=${error} shownPaths=${['keywords.include', 'keywords.exclude', 'placements.include', 'languages']} />
+    ${saved && html`<${Notice}>Targeting saved.</${Notice}>`}
+    <button type="submit">Save targeting</button>
+  </form>`;
+}
+
+function CreativeForm({ item, save }: { item: LineItem; save: Save }) {
+  const [creative, setCreative] = useState({ title: '', body: '', cta: '', destination_url: '', image_url: '' });
+  const { error, saved, write } = useWrite(save);
+  const field = (name: keyof typeof creative) => ({ value: creative[name], onInput: (value: string) => setCreative({ ...creative, [name]: value }), error, path: `creatives.0.${name}` });
+  function submit(event: Event) {
+    event.preventDefault();
+    const { image_url, ...text } = creative;
+    write('POST', `/v1/advertiser/line-items/${item.id}/creatives`, { creatives: [{ format: 'contextual_card', ...text, ...(image_url.trim() ? { image_url } : {}) }] });
+  }
+  return html`<form class="card" noValidate aria-label=${`New creative for ${item.title}`} onSubmit=${submit}>
+    <h3>Add a creative</h3>
+    <div class="grid">
+      <${Field} label="Title" ...${field('title')} />
+      <${Field} label="Call to action" ...${field('cta')} />
+      <${Field} label="Destination URL" type="url" ...${field('destination_url')} />
+      <${Field} label="Image URL (optional)" type="url" ...${field('image_url')} />
+    </div>
+    <${Field} label="Body" multiline ...${field('body')} />
+    <${ErrorMessage} error=${error} shownPaths=${['title', 'body', 'cta', 'destination_url', 'image_url'].map((name) => `creatives.0.${name}`)} />
+    ${saved && html`<${Notice}>Creative added.</${Notice}>`}
+    <button type="submit">Add creative</button>
+  </form>`;
+}
+
+/** A campaign: status with activate and pause, and each line item's budget, bids, targeting and creatives. */
+export function CampaignPage({ session, route }: { session: Session; route: Route }) {
+  const id = route.params.get('id') ?? '';
+  const [detail, setDetail] = useState<{ campaign: Campaign; line_items: LineItem[] } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [version, setVersion] = useState(0);
+
+  useEffect(() => {
+    const segment = encodeURIComponent(id);
+    Promise.all([
+      api<{ data: Campaign }>(session, 'GET', `/v1/advertiser/campaigns/${segment}`),
+      api<{ data: LineItem[] }>(session, 'GET', `/v1/advertiser/campaigns/${segment}/line-items`),
+    ]).then(([campaign, lineItems]) => setDetail({ campaign: campaign.data, line_items: lineItems.data }), setError);
+  }, [id, version]);
+
+  const save: Save = async (method, path, body) => {
+    await api(session, method, path, body);
+    setVersion((count) => count + 1);
+  };
+  async function setStatus(status: 'active' | 'paused') {
+    setError(null);
+    try {
+      if (status === 'active') await save('POST', `/v1/advertiser/campaigns/${id}/activate`, {});
+      else await save('PATCH', `/v1/advertiser/campaigns/${id}`, { status });
+    } catch (failure) {
+      setError(failure);
+    }
+  }
+
+  if (!detail) return html`<${ErrorMessage} error=${error} />${!error && html`<p role="status">Loading…</p>`}`;
+  const { campaign, line_items } = detail;
+  return html`
+    <h2>${campaign.name}</h2>
+    <p>Brand ${campaign.brand_name} · status <span class=${`status status-${campaign.status}`} data-testid="campaign-status">${campaign.status}</span></p>
+    <div class="actions">
+      ${campaign.status === 'paused' && html`<button type="button" onClick=${() => setStatus('active')}>Activate campaign</button>`}
+      ${campaign.status === 'active' && html`<button type="button" class="secondary" onClick=${() => setStatus('paused')}>Pause campaign</button>`}
+      <a href=${`#/report?campaign=${campaign.id}`}>Report</a>
+    </div>
+    <${ErrorMessage} error=${error} />
+    ${line_items.map((item) => html`<section key=${item.id} aria-labelledby=${`li-${item.id}`}>
+      <h2 id=${`li-${item.id}`}>Line item: ${item.title} <span class=${`status status-${item.status}`}>${item.status}</span></h2>
+      <div class="grid">
+        <${BudgetForm} item=${item} save=${save} />
+        <${BidsForm} item=${item} save=${save} />
+      </div>
+      <${TargetingForm} item=${item} save=${save} />
+      <h3>Creatives</h3>
+      <ul>${item.creatives.map((creative) => html`<li key=${creative.id}><strong>${creative.title}</strong> — ${creative.body} <em>${creative.cta}</em> → ${creative.destination_url}</li>`)}</ul>
+      <${CreativeForm} item=${item} save=${save} />
+    </section>`)}`;
+}

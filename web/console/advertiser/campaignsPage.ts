@@ -1,0 +1,80 @@
+import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, query } from '../api.js';
+import type { Session } from '../session.js';
+import { ErrorMessage, usd } from '../ui.js';
+import { todayUtc, type Campaign, type CampaignRow, type LineItem } from './advertiserApi.js';
+
+interface CampaignLine {
+  campaign: Campaign;
+  lineItems: LineItem[];
+  spentToday: number;
+}
+
+/** Budgets are per line item and in their own currency: listed as they are, not converted. */
+function budgetText(lineItems: LineItem[]): string {
+  const byCurrency = new Map<string, number>();
+  for (const item of lineItems) {
+    if (item.budget && item.status !== 'completed') byCurrency.set(item.budget.currency, (byCurrency.get(item.budget.currency) ?? 0) + item.budget.daily);
+  }
+  if (byCurrency.size === 0) return 'no budget set';
+  return [...byCurrency].map(([currency, daily]) => `${daily.toLocaleString('en-US')} ${currency}`).join(' + ') + ' a day';
+}
+
+/**
+ * The advertiser's main page: every campaign with its status, today's spend (from the reporting
+ * route, today's UTC window) against the daily budgets of its line items, and what to do next.
+ */
+export function CampaignsPage({ session }: { session: Session }) {
+  const [lines, setLines] = useState<CampaignLine[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [reload, setReload] = useState(0);
+
+  useEffect(() => {
+    (async () => {
+      const today = todayUtc();
+      const [campaigns, report] = await Promise.all([
+        api<{ data: Campaign[] }>(session, 'GET', '/v1/advertiser/campaigns?limit=100'),
+        api<{ data: CampaignRow[] }>(session, 'GET', `/v1/advertiser/reporting/campaigns${query({ date_from: today, date_to: today, limit: 1000 })}`).catch(() => ({ data: [] })),
+      ]);
+      const spend = new Map(report.data.map((row) => [row.campaign_id, row.spend_usd]));
+      const details = await Promise.all(
+        campaigns.data.map((campaign) => api<{ data: LineItem[] }>(session, 'GET', `/v1/advertiser/campaigns/${campaign.id}/line-items`)),
+      );
+      setLines(campaigns.data.map((campaign, index) => ({ campaign, lineItems: details[index]!.data, spentToday: spend.get(campaign.id) ?? 0 })));
+    })().catch(setError);
+  }, [reload]);
+
+  async function setStatus(campaign: Campaign, status: 'active' | 'paused') {
+    setError(null);
+    try {
+      if (status === 'active') await api(session, 'POST', `/v1/advertiser/campaigns/${campaign.id}/activate`, {});
+      else await api(session, 'PATCH', `/v1/advertiser/campaigns/${campaign.id}`, { status });
+      setReload((count) => count + 1);
+    } catch (failure) {
+      setError(failure);
+    }
+  }
+
+  return html`
+    <p class="actions"><a href="#/compose">Create a campaign</a> <a href="#/report">Reports</a></p>
+    <${ErrorMessage} error=${error} />
+    ${lines === null && !error && html`<p role="status">Loading campaigns…</p>`}
+    ${lines?.length === 0 && html`<p>No campaigns yet. <a href="#/compose">Create the first one</a>.</p>`}
+    ${lines && lines.length > 0 && html`<div class="table-wrap"><table>
+      <caption class="hint">Spend is today's (UTC) in USD; budgets are per line item in their own currency.</caption>
+      <thead><tr><th scope="col">Campaign</th><th scope="col">Status</th><th scope="col" class="num">Spent today</th><th scope="col">Daily budget</th><th scope="col">Line items</th><th scope="col">Actions</th></tr></thead>
+      <tbody>${lines.map(({ campaign, lineItems, spentToday }) => html`<tr>
+        <th scope="row"><a href=${`#/campaign?id=${campaign.id}`}>${campaign.name}</a><br /><span class="hint">${campaign.brand_name}</span></th>
+        <td><span class=${`status status-${campaign.status}`}>${campaign.status}</span></td>
+        <td class="num">${usd(spentToday)}</td>
+        <td>${budgetText(lineItems)}</td>
+        <td>${lineItems.length}</td>
+        <td><div class="actions">
+          ${campaign.status === 'paused' && html`<button type="button" onClick=${() => setStatus(campaign, 'active')} aria-label=${`Activate ${campaign.name}`}>Activate</button>`}
+          ${campaign.status === 'active' && html`<button type="button" class="secondary" onClick=${() => setStatus(campaign, 'paused')} aria-label=${`Pause ${campaign.name}`}>Pause</button>`}
+          <a href=${`#/report?campaign=${campaign.id}`}>Report<span class="visually-hidden"> for ${campaign.name}</span></a>
+        </div></td>
+      </tr>`)}</tbody>
+    </table></div>`}`;
+}

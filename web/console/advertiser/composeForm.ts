@@ -1,0 +1,118 @@
+import { html } from 'htm/preact';
+import { useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { go } from '../route.js';
+import type { Session } from '../session.js';
+import { ErrorMessage, Field, Select } from '../ui.js';
+
+export const bidTypes = [['CPC', 'CPC: per valid click'], ['tCPM', 'tCPM: per thousand valid impressions'], ['CPA', 'CPA: per conversion']] as const;
+
+const initial = {
+  name: '', brand_name: '', user_id: '', line_title: '', daily: '', currency: 'USD', bid_type: 'CPC', bid_value: '',
+  keywords: '', placements: '', title: '', body: '', cta: '', destination_url: '', image_url: '',
+};
+type Form = typeof initial;
+
+/** A comma-separated list as the API's array; nothing typed is no list at all. */
+export function listOf(text: string): string[] | undefined {
+  const items = text.split(',').map((item) => item.trim()).filter(Boolean);
+  return items.length > 0 ? items : undefined;
+}
+
+/** A typed amount as a number; what is not one goes to the API as typed, so its 422 says why. */
+export function amount(text: string): number | string {
+  const value = Number(text.trim());
+  return text.trim() !== '' && Number.isFinite(value) ? value : text;
+}
+
+/** The compose body: only what was filled in, so that the API's rules (not this form's) decide. */
+function composeBody(form: Form) {
+  const keywords = listOf(form.keywords);
+  const placements = listOf(form.placements);
+  const creativeTyped = [form.title, form.body, form.cta, form.destination_url, form.image_url].some((value) => value.trim() !== '');
+  return {
+    campaign: { name: form.name, brand_name: form.brand_name, user_id: form.user_id.trim() },
+    line_item: {
+      title: form.line_title,
+      ...(form.daily.trim() !== '' ? { budget: { daily: amount(form.daily), currency: form.currency } } : {}),
+      ...(form.bid_value.trim() !== '' ? { bids: { bid_type: form.bid_type, bid_value: amount(form.bid_value) } } : {}),
+      ...(keywords || placements
+        ? { targeting: { ...(keywords ? { keywords: { include: keywords } } : {}), ...(placements ? { placements: { include: placements } } : {}) } }
+        : {}),
+      ...(creativeTyped
+        ? {
+            creatives: [{
+              format: 'contextual_card', title: form.title, body: form.body, cta: form.cta, destination_url: form.destination_url,
+              ...(form.image_url.trim() !== '' ? { image_url: form.image_url } : {}),
+            }],
+          }
+        : {}),
+    },
+  };
+}
+
+/** The detail paths the form shows beside its fields; ErrorMessage lists any other. */
+const fieldPaths = [
+  'campaign.name', 'campaign.brand_name', 'campaign.user_id', 'line_item.title', 'line_item.budget.daily', 'line_item.budget.currency',
+  'line_item.bids.bid_type', 'line_item.bids.bid_value', 'line_item.targeting.keywords.include', 'line_item.targeting.placements.include',
+  'line_item.creatives.0.title', 'line_item.creatives.0.body', 'line_item.creatives.0.cta', 'line_item.creatives.0.destination_url', 'line_item.creatives.0.image_url',
+];
+
+/** Creates a campaign with its first line item in one call (POST compose); it starts paused. */
+export function ComposePage({ session }: { session: Session }) {
+  const [form, setForm] = useState(initial);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const field = (name: keyof Form) => ({ value: form[name], onInput: (value: string) => setForm({ ...form, [name]: value }), error });
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const created = await api<{ data: { campaign: { id: string } } }>(session, 'POST', '/v1/advertiser/campaigns/compose', composeBody(form));
+      go('campaign', { id: created.data.campaign.id });
+    } catch (failure) {
+      setError(failure);
+      document.getElementById('compose-errors')?.focus();
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return html`<form onSubmit=${submit} noValidate>
+    <p class="hint">The campaign starts paused; activate it once its line item has a budget and bids. Fields the service refuses are marked with its reason.</p>
+    <div id="compose-errors" tabindex="-1"><${ErrorMessage} error=${error} shownPaths=${fieldPaths} /></div>
+    <section class="card" aria-labelledby="compose-campaign">
+      <h2 id="compose-campaign">Campaign</h2>
+      <div class="grid">
+        <${Field} label="Campaign name" path="campaign.name" ...${field('name')} />
+        <${Field} label="Brand name" path="campaign.brand_name" ...${field('brand_name')} />
+        <${Field} label="Owner user id" path="campaign.user_id" hint="A user of your organization (UUID), given by your operator." ...${field('user_id')} />
+      </div>
+    </section>
+    <section class="card" aria-labelledby="compose-line-item">
+      <h2 id="compose-line-item">Line item</h2>
+      <div class="grid">
+        <${Field} label="Line item title" path="line_item.title" ...${field('line_title')} />
+        <${Field} label="Daily budget" path="line_item.budget.daily" type="text" hint="For example 50" ...${field('daily')} />
+        <${Field} label="Budget currency" path="line_item.budget.currency" hint="ISO 4217, e.g. USD or EUR; also the bid's currency" ...${field('currency')} />
+        <${Select} label="Bid type" path="line_item.bids.bid_type" options=${bidTypes} ...${field('bid_type')} />
+        <${Field} label="Bid value" path="line_item.bids.bid_value" ...${field('bid_value')} />
+        <${Field} label="Keywords to match" path="line_item.targeting.keywords.include" hint="Comma-separated; empty matches every conversation." ...${field('keywords')} />
+        <${Field} label="Placements to run on" path="line_item.targeting.placements.include" hint="Comma-separated placement ids; empty means all." ...${field('placements')} />
+      </div>
+    </section>
+    <section class="card" aria-labelledby="compose-creative">
+      <h2 id="compose-creative">Creative (contextual card)</h2>
+      <div class="grid">
+        <${Field} label="Title" path="line_item.creatives.0.title" hint="Up to 90 characters" ...${field('title')} />
+        <${Field} label="Call to action" path="line_item.creatives.0.cta" hint="Up to 30 characters" ...${field('cta')} />
+        <${Field} label="Destination URL" path="line_item.creatives.0.destination_url" type="url" ...${field('destination_url')} />
+        <${Field} label="Image URL (optional)" path="line_item.creatives.0.image_url" type="url" ...${field('image_url')} />
+      </div>
+      <${Field} label="Body" path="line_item.creatives.0.body" multiline hint="Up to 300 characters" ...${field('body')} />
+    </section>
+    <button type="submit" disabled=${busy}>Create campaign</button>
+  </form>`;
+}

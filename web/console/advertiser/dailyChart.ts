@@ -1,0 +1,66 @@
+import { html } from 'htm/preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import uPlot from 'uplot';
+import type { DailyRow } from './advertiserApi.js';
+
+function chartWidth(element: HTMLElement): number {
+  return Math.max(280, element.clientWidth);
+}
+
+/**
+ * Impressions and clicks (left axis, counts) and spend (right axis, USD) per UTC day, drawn by
+ * uPlot on a canvas. The table under it has the same numbers for screen readers and keyboards.
+ */
+export function DailyChart({ rows }: { rows: DailyRow[] }) {
+  const container = useRef<HTMLDivElement>(null);
+  // The canvas takes its colours when drawn: draw again when the system switches light and dark.
+  const [scheme, setScheme] = useState(0);
+  useEffect(() => {
+    const dark = matchMedia('(prefers-color-scheme: dark)');
+    const redraw = () => setScheme((count) => count + 1);
+    dark.addEventListener('change', redraw);
+    return () => dark.removeEventListener('change', redraw);
+  }, []);
+  useEffect(() => {
+    const element = container.current!;
+    const styles = getComputedStyle(document.documentElement);
+    const color = (name: string) => styles.getPropertyValue(name).trim();
+    const days = rows.map((row) => Date.parse(`${row.date}T00:00:00Z`) / 1000);
+    const plot = new uPlot(
+      {
+        width: chartWidth(element),
+        height: 300,
+        tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
+        scales: { x: { time: true }, usd: { auto: true } },
+        axes: [
+          {
+            stroke: color('--fg'),
+            grid: { stroke: color('--line') },
+            // Daily rows: ticks on whole days (or weeks, months), labelled MM-DD.
+            incrs: [86_400, 7 * 86_400, 30 * 86_400],
+            values: (_plot, ticks) => ticks.map((tick) => new Date(tick * 1000).toISOString().slice(5, 10)),
+          },
+          { stroke: color('--fg'), grid: { stroke: color('--line') }, label: 'Impressions, clicks' },
+          { scale: 'usd', side: 1, stroke: color('--fg'), grid: { show: false }, label: 'Spend (USD)' },
+        ],
+        series: [
+          { label: 'Day (UTC)' },
+          { label: 'Impressions', stroke: '#1f77b4', width: 2 },
+          { label: 'Clicks', stroke: '#e8590c', width: 2, dash: [6, 4] },
+          { label: 'Spend (USD)', scale: 'usd', stroke: '#2f9e44', width: 2, value: (_plot, value) => (value == null ? '—' : `$${value.toFixed(2)}`) },
+        ],
+      },
+      [days, rows.map((row) => row.impressions), rows.map((row) => row.clicks), rows.map((row) => row.spend_usd)],
+      element,
+    );
+    const resize = new ResizeObserver(() => plot.setSize({ width: chartWidth(element), height: 300 }));
+    resize.observe(element);
+    return () => {
+      resize.disconnect();
+      plot.destroy();
+    };
+  }, [rows, scheme]);
+  return html`<figure class="chart">
+    <div ref=${container} role="img" aria-label="Daily impressions, clicks and spend; the same numbers are in the daily table below"></div>
+  </figure>`;
+}

@@ -1,0 +1,121 @@
+import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, apiCsv, query } from '../api.js';
+import { go, type Route } from '../route.js';
+import type { Session } from '../session.js';
+import { ErrorMessage, Field, Select } from '../ui.js';
+import { addDays, daysBetween, metricColumns, todayUtc, type Campaign, type CampaignRow, type DailyRow, type Metrics, type TrafficQualityRow } from './advertiserApi.js';
+import { DailyChart } from './dailyChart.js';
+
+/** The reporting routes' limit (the spec's): date_to minus date_from at most 92 days. */
+const MAX_WINDOW_DAYS = 92;
+
+interface Report {
+  daily: DailyRow[];
+  campaigns: CampaignRow[];
+  quality: TrafficQualityRow[];
+}
+
+function MetricCells({ row }: { row: Metrics }) {
+  return metricColumns.map(([name]) => html`<td class="num">${row[name].toLocaleString('en-US', { maximumFractionDigits: 6 })}</td>`);
+}
+
+function MetricHeaders() {
+  return metricColumns.map(([, title]) => html`<th scope="col" class="num">${title}</th>`);
+}
+
+/** Saves a CSV export: fetched with the session's key (a plain link could not send the header). */
+async function downloadCsv(session: Session, path: string, filename: string): Promise<void> {
+  const url = URL.createObjectURL(await apiCsv(session, path));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/**
+ * Reports over a date range: the daily chart and table, one row per campaign, invalid traffic by
+ * reason, and CSV exports of each, all from the reporting routes with the same parameters.
+ */
+export function ReportPage({ session, route }: { session: Session; route: Route }) {
+  const today = todayUtc();
+  const [from, setFrom] = useState(route.params.get('from') ?? addDays(today, -6));
+  const [to, setTo] = useState(route.params.get('to') ?? today);
+  const campaign = route.params.get('campaign') ?? '';
+  const [campaigns, setCampaigns] = useState<Campaign[]>([]);
+  const [report, setReport] = useState<Report | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [applied, setApplied] = useState({ from, to, campaign });
+
+  const windowDays = daysBetween(from, to);
+  const windowProblem =
+    Number.isNaN(windowDays) ? 'Pick both dates.'
+    : windowDays < 0 ? 'The end date is before the start date.'
+    : windowDays > MAX_WINDOW_DAYS ? `This range is ${windowDays} days; a report covers at most ${MAX_WINDOW_DAYS}. Pick a later start date (${addDays(to, -MAX_WINDOW_DAYS)} or after) or export consecutive ranges.`
+    : null;
+
+  useEffect(() => {
+    api<{ data: Campaign[] }>(session, 'GET', '/v1/advertiser/campaigns?limit=1000').then((answer) => setCampaigns(answer.data), () => setCampaigns([]));
+  }, []);
+
+  const params = (breakdown?: string) => ({ date_from: applied.from, date_to: applied.to, campaign_ids: applied.campaign || undefined, breakdown, limit: 1000 });
+  useEffect(() => {
+    setError(null);
+    Promise.all([
+      api<{ data: DailyRow[] }>(session, 'GET', `/v1/advertiser/reporting/campaigns${query(params('daily'))}`),
+      api<{ data: CampaignRow[] }>(session, 'GET', `/v1/advertiser/reporting/campaigns${query(params('campaign'))}`),
+      api<{ data: TrafficQualityRow[] }>(session, 'GET', `/v1/advertiser/reporting/traffic-quality${query(params())}`),
+    ]).then(([daily, byCampaign, quality]) => setReport({ daily: daily.data, campaigns: byCampaign.data, quality: quality.data }), setError);
+  }, [applied]);
+
+  function submit(event: Event) {
+    event.preventDefault();
+    if (windowProblem) return;
+    setApplied({ from, to, campaign: applied.campaign });
+    go('report', { from, to, ...(applied.campaign ? { campaign: applied.campaign } : {}) });
+  }
+  const chooseCampaign = (id: string) => {
+    setApplied({ ...applied, campaign: id });
+    go('report', { from: applied.from, to: applied.to, ...(id ? { campaign: id } : {}) });
+  };
+  const download = (breakdown: string | undefined, name: string) =>
+    downloadCsv(session, `/v1/advertiser/reporting/${breakdown ? 'campaigns' : 'traffic-quality'}${query({ ...params(breakdown), limit: 100_000 })}`, `${name}_${applied.from}_${applied.to}.csv`).catch(setError);
+
+  return html`
+    <form class="card" onSubmit=${submit} noValidate aria-describedby="window-rule">
+      <div class="grid">
+        <${Field} label="From (UTC day)" type="date" value=${from} onInput=${setFrom} path="date_from" error=${error} />
+        <${Field} label="To (UTC day, included)" type="date" value=${to} onInput=${setTo} path="date_to" error=${error} />
+        <${Select} label="Campaign" value=${applied.campaign} onInput=${chooseCampaign}
+          options=${[['', 'All campaigns'], ...campaigns.map((item) => [item.id, item.name] as const)]} />
+      </div>
+      <p id="window-rule" class="hint">A report covers at most ${MAX_WINDOW_DAYS} days (the end date minus the start date), so that
+        every answer stays fast; for a longer period, export consecutive ranges as CSV.</p>
+      ${windowProblem && html`<p class="field-error" role="alert">${windowProblem}</p>`}
+      <button type="submit" disabled=${Boolean(windowProblem)}>Show report</button>
+    </form>
+    <${ErrorMessage} error=${error} shownPaths=${['date_from', 'date_to']} />
+    ${report && html`
+      <h2>By day</h2>
+      <${DailyChart} rows=${report.daily} />
+      <div class="actions"><button type="button" class="secondary" onClick=${() => download('daily', 'daily-report')}>Download daily CSV</button></div>
+      <div class="table-wrap"><table aria-label="Metrics by day">
+        <thead><tr><th scope="col">Day (UTC)</th><${MetricHeaders} /></tr></thead>
+        <tbody>${report.daily.map((row) => html`<tr><th scope="row">${row.date}</th><${MetricCells} row=${row} /></tr>`)}</tbody>
+      </table></div>
+      <h2>By campaign</h2>
+      <div class="actions"><button type="button" class="secondary" onClick=${() => download('campaign', 'campaign-report')}>Download campaign CSV</button></div>
+      <div class="table-wrap"><table aria-label="Metrics by campaign">
+        <thead><tr><th scope="col">Campaign</th><th scope="col">Status</th><${MetricHeaders} /></tr></thead>
+        <tbody>${report.campaigns.map((row) => html`<tr><th scope="row">${row.campaign_name}</th><td>${row.campaign_status}</td><${MetricCells} row=${row} /></tr>`)}</tbody>
+      </table></div>
+      <h2>Traffic quality</h2>
+      <p class="hint">Invalid traffic (bots, data centers, duplicates…) is never billed or counted above; this is what was filtered out, by reason.</p>
+      ${report.quality.length === 0 ? html`<p>No invalid traffic in this range.</p>` : html`
+        <div class="actions"><button type="button" class="secondary" onClick=${() => download(undefined, 'traffic-quality')}>Download traffic-quality CSV</button></div>
+        <div class="table-wrap"><table aria-label="Invalid traffic by reason">
+          <thead><tr><th scope="col">Campaign</th><th scope="col">Reason</th><th scope="col" class="num">Invalid impressions</th><th scope="col" class="num">Invalid clicks</th><th scope="col" class="num">Invalid conversions</th></tr></thead>
+          <tbody>${report.quality.map((row) => html`<tr><th scope="row">${row.campaign_name}</th><td>${row.ivt_reason}</td><td class="num">${row.invalid_impressions}</td><td class="num">${row.invalid_clicks}</td><td class="num">${row.invalid_conversions}</td></tr>`)}</tbody>
+        </table></div>`}`}`;
+}

@@ -1,0 +1,61 @@
+import { authHeaders, type Session } from './session.js';
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/** An error answer of the API ({error:{code,message,details}}), or a network failure (status 0). */
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+  }
+
+  /** The message of a detail at `path`, for showing next to the field it is about. */
+  detailAt(path: string): string | undefined {
+    return this.details.find((detail) => detail.path === path)?.message;
+  }
+}
+
+async function send(session: Session, method: string, path: string, body: unknown, accept: string): Promise<Response> {
+  const headers: Record<string, string> = { accept, ...authHeaders(session) };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit' });
+  } catch {
+    throw new ApiFailure(0, 'network', 'the service did not answer; check your connection and try again');
+  }
+  if (response.ok) return response;
+  const answer = (await response.json().catch(() => null)) as { error?: { code?: string; message?: string; details?: ErrorDetail[] } } | null;
+  throw new ApiFailure(
+    response.status,
+    answer?.error?.code ?? 'http_' + response.status,
+    answer?.error?.message ?? `the service answered ${response.status}`,
+    answer?.error?.details ?? [],
+  );
+}
+
+/** Calls the API with the session's credentials; resolves to the JSON answer (undefined for 204). */
+export async function api<T>(session: Session, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await send(session, method, path, body, 'application/json');
+  return (response.status === 204 ? undefined : await response.json()) as T;
+}
+
+/** A CSV export of a reporting route, as a Blob to save. */
+export async function apiCsv(session: Session, path: string): Promise<Blob> {
+  const response = await send(session, 'GET', path, undefined, 'text/csv');
+  return response.blob();
+}
+
+export function query(params: Record<string, string | number | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== '') search.set(name, String(value));
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}

@@ -1,0 +1,81 @@
+import { html } from 'htm/preact';
+import { formatDateTime } from './ui.js';
+
+/** The placement shapes of openapi.yaml (Placement, RecentImpressionsResponse, IntegrationReview). */
+export interface CertificationHistoryEntry {
+  from: string | null;
+  to: string;
+  actor: string;
+  reason: string | null;
+  at: string;
+}
+
+export interface Placement {
+  id: string;
+  publisher_id: string;
+  name: string | null;
+  certification: 'uncertified' | 'certified' | 'revoked';
+  history: CertificationHistoryEntry[];
+  eligible_price_models?: string[];
+}
+
+interface RecentImpression {
+  time: string;
+  origin: string;
+  ip_masked: string;
+  ip_class: string;
+  ip_network: string;
+  ivt: string | null;
+  user_agent_family: string;
+  source: string;
+}
+
+export interface IntegrationCheck {
+  window: { hours: number };
+  summary: { impressions: number; from_browsers: number; from_servers: number; unknown: number; browser_share: number; server_share: number; valid: number; by_ivt: Record<string, number> };
+  impressions: RecentImpression[];
+}
+
+export interface IntegrationReview {
+  id: string;
+  publisher_id: string;
+  placement_ids: string[];
+  status: 'pending' | 'approved' | 'rejected';
+  note: string | null;
+  decision_reason: string | null;
+  decided_at: string | null;
+  created_at: string;
+}
+
+export function CertificationBadge({ state }: { state: string }) {
+  return html`<span class=${`status status-${state}`} data-testid="certification">${state}</span>`;
+}
+
+export function CertificationHistory({ history }: { history: CertificationHistoryEntry[] }) {
+  if (history.length === 0) return html`<p class="hint">No certification changes yet.</p>`;
+  return html`<div class="table-wrap"><table aria-label="Certification history">
+    <thead><tr><th scope="col">When</th><th scope="col">Change</th><th scope="col">By</th><th scope="col">Reason</th></tr></thead>
+    <tbody>${history.map((entry) => html`<tr><td>${formatDateTime(entry.at)}</td><td>${entry.from ?? 'new'} → ${entry.to}</td><td>${entry.actor}</td><td>${entry.reason ?? ''}</td></tr>`)}</tbody>
+  </table></div>`;
+}
+
+const percent = (share: number) => `${Math.round(share * 100)}%`;
+
+/**
+ * The integration check: where the placement's recent pixels came from. Pixels from servers instead of
+ * people's browsers are what an operator looks for before certifying.
+ */
+export function IntegrationCheckView({ check }: { check: IntegrationCheck }) {
+  const { summary } = check;
+  return html`
+    <p data-testid="integration-summary">${`Last ${check.window.hours} hours: ${summary.impressions} impressions — ${summary.from_browsers} from browsers (${percent(summary.browser_share)}), ${summary.from_servers} from servers (${percent(summary.server_share)}), ${summary.unknown} unknown; ${summary.valid} counted as valid.`}</p>
+    ${summary.impressions === 0
+      ? html`<p class="hint">No impression yet: load a page with the placement in a browser and scroll the ad into view, then refresh.</p>`
+      : html`<div class="table-wrap"><table aria-label="Recent impressions">
+          <thead><tr><th scope="col">Time</th><th scope="col">Origin</th><th scope="col">Browser</th><th scope="col">Address</th><th scope="col">Network</th><th scope="col">Invalid because</th><th scope="col">Source</th></tr></thead>
+          <tbody>${check.impressions.map((impression) => html`<tr>
+            <td>${formatDateTime(impression.time)}</td><td>${impression.origin}</td><td>${impression.user_agent_family}</td>
+            <td>${impression.ip_masked} (${impression.ip_class})</td><td>${impression.ip_network}</td><td>${impression.ivt ?? '—'}</td><td>${impression.source}</td>
+          </tr>`)}</tbody>
+        </table></div>`}`;
+}

@@ -1,0 +1,79 @@
+import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.js';
+import type { Session } from '../session.js';
+import { ErrorMessage, Field, formatDateTime, Notice } from '../ui.js';
+import { CertificationBadge, CertificationHistory, type IntegrationReview, type Placement } from '../placements.js';
+
+/**
+ * The publisher's main page: each placement's certification (what demand it can get) and history,
+ * a review request for the uncertified ones, and the reviews asked for so far.
+ */
+export function PublisherPlacementsPage({ session }: { session: Session }) {
+  const [placements, setPlacements] = useState<Placement[] | null>(null);
+  const [reviews, setReviews] = useState<IntegrationReview[]>([]);
+  const [chosen, setChosen] = useState<string[]>([]);
+  const [note, setNote] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [message, setMessage] = useState('');
+  const [version, setVersion] = useState(0);
+
+  useEffect(() => {
+    Promise.all([
+      api<{ data: Placement[] }>(session, 'GET', '/v1/publisher/placements'),
+      api<{ data: IntegrationReview[] }>(session, 'GET', '/v1/publisher/integration-reviews?limit=20'),
+    ]).then(([found, asked]) => { setPlacements(found.data); setReviews(asked.data); }, setError);
+  }, [version]);
+
+  async function requestReview(event: Event) {
+    event.preventDefault();
+    setError(null);
+    setMessage('');
+    try {
+      await api(session, 'POST', '/v1/publisher/integration-reviews', { placement_ids: chosen, ...(note.trim() ? { note } : {}) });
+      setMessage(`Review requested for ${chosen.join(', ')}. An operator will look at the integration check and decide.`);
+      setChosen([]);
+      setNote('');
+      setVersion((count) => count + 1);
+    } catch (failure) {
+      setError(failure);
+    }
+  }
+
+  const toggle = (id: string) => setChosen(chosen.includes(id) ? chosen.filter((item) => item !== id) : [...chosen, id]);
+  // The API refuses certified placements and those already waiting in a review: offer neither.
+  const waiting = new Set(reviews.filter((review) => review.status === 'pending').flatMap((review) => review.placement_ids));
+  const reviewable = (placements ?? []).filter((placement) => placement.certification !== 'certified' && !waiting.has(placement.id));
+
+  return html`
+    <${ErrorMessage} error=${error} shownPaths=${['note']} />
+    ${message && html`<${Notice}>${message}</${Notice}>`}
+    ${placements === null && !error && html`<p role="status">Loading placements…</p>`}
+    ${placements?.length === 0 && html`<p>No placement yet: ask your operator to register one.</p>`}
+    ${placements && placements.length > 0 && html`<div class="table-wrap"><table>
+      <caption class="hint">Certified placements get every kind of demand (tCPM too); the others get CPC and CPA only.</caption>
+      <thead><tr><th scope="col">Placement</th><th scope="col">Certification</th><th scope="col">Demand it gets</th><th scope="col">History</th><th scope="col">Integration</th></tr></thead>
+      <tbody>${placements.map((placement) => html`<tr key=${placement.id} data-placement=${placement.id}>
+        <th scope="row">${placement.name ?? placement.id}<br /><code class="hint">${placement.id}</code></th>
+        <td><${CertificationBadge} state=${placement.certification} /></td>
+        <td>${(placement.eligible_price_models ?? []).join(', ')}</td>
+        <td><details><summary>${placement.history.length} change${placement.history.length === 1 ? '' : 's'}</summary><${CertificationHistory} history=${placement.history} /></details></td>
+        <td><a href=${`#/check?id=${encodeURIComponent(placement.id)}`}>Integration check<span class="visually-hidden"> of ${placement.id}</span></a></td>
+      </tr>`)}</tbody>
+    </table></div>`}
+    ${reviewable.length > 0 && html`<form class="card" noValidate onSubmit=${requestReview} aria-labelledby="request-review">
+      <h2 id="request-review">Request a review</h2>
+      <p class="hint">An operator checks that your pixels fire from people's browsers (see the integration check) and certifies the placements.</p>
+      <fieldset><legend>Placements to review</legend>
+        ${reviewable.map((placement) => html`<label class="choice" key=${placement.id}>
+          <input type="checkbox" checked=${chosen.includes(placement.id)} onChange=${() => toggle(placement.id)} /> ${placement.id}</label>`)}
+      </fieldset>
+      <${Field} label="Note for the reviewer (optional)" path="note" error=${error} multiline value=${note} onInput=${setNote} hint="Where to see the integration, test pages…" />
+      <button type="submit" disabled=${chosen.length === 0}>Request review</button>
+    </form>`}
+    ${reviews.length > 0 && html`<h2>Your reviews</h2><div class="table-wrap"><table>
+      <thead><tr><th scope="col">Requested</th><th scope="col">Placements</th><th scope="col">Status</th><th scope="col">Reason</th></tr></thead>
+      <tbody>${reviews.map((review) => html`<tr key=${review.id}><td>${formatDateTime(review.created_at)}</td><td>${review.placement_ids.join(', ')}</td>
+        <td><span class=${`status status-${review.status}`}>${review.status}</span></td><td>${review.decision_reason ?? ''}</td></tr>`)}</tbody>
+    </table></div>`}`;
+}

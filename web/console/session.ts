@@ -1,0 +1,33 @@
+/** Who is signed in to this tab. Kept in sessionStorage only: gone when the tab closes, never in a cookie. */
+export type Role = 'advertiser' | 'publisher' | 'operator';
+
+export interface Session {
+  role: Role;
+  secret: string;
+}
+
+const STORAGE_KEY = 'adsvc.console.session';
+const roles: readonly Role[] = ['advertiser', 'publisher', 'operator'];
+
+export function loadSession(): Session | null {
+  try {
+    const stored = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? 'null') as Partial<Session> | null;
+    if (stored && roles.includes(stored.role as Role) && typeof stored.secret === 'string') return stored as Session;
+  } catch {
+    // A value this console did not write: treat the tab as signed out.
+  }
+  return null;
+}
+
+export function saveSession(session: Session): void {
+  sessionStorage.setItem(STORAGE_KEY, JSON.stringify(session));
+}
+
+export function clearSession(): void {
+  sessionStorage.removeItem(STORAGE_KEY);
+}
+
+/** The headers the API documents: x-api-key for advertisers, a Bearer token for publishers and operators. */
+export function authHeaders(session: Session): Record<string, string> {
+  return session.role === 'advertiser' ? { 'x-api-key': session.secret } : { authorization: `Bearer ${session.secret}` };
+}

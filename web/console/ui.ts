@@ -1,0 +1,97 @@
+import { html } from 'htm/preact';
+import { useId } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { ApiFailure } from './api.js';
+
+interface FieldProps {
+  label: string;
+  value: string;
+  onInput(value: string): void;
+  /** The API's detail path of this field (campaign.name), to show its 422 message beside it. */
+  path?: string;
+  error?: unknown;
+  type?: string;
+  hint?: string;
+  required?: boolean;
+  multiline?: boolean;
+  autocomplete?: string;
+}
+
+/** A labelled input; the API's message about it (422 details) is shown under it and announced. */
+export function Field(props: FieldProps) {
+  const id = useId();
+  const message = props.path && props.error instanceof ApiFailure ? props.error.detailAt(props.path) : undefined;
+  const describedBy = [props.hint ? `${id}-hint` : '', message ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  const common = {
+    id,
+    value: props.value,
+    required: props.required,
+    'aria-invalid': message ? 'true' : undefined,
+    'aria-describedby': describedBy,
+    autocomplete: props.autocomplete ?? 'off',
+    onInput: (event: Event) => props.onInput((event.currentTarget as HTMLInputElement).value),
+  };
+  return html`<div class="field">
+    <label for=${id}>${props.label}</label>
+    ${props.multiline ? html`<textarea ...${common} rows="3"></textarea>` : html`<input type=${props.type ?? 'text'} ...${common} />`}
+    ${props.hint && html`<small id=${`${id}-hint`} class="hint">${props.hint}</small>`}
+    ${message && html`<small id=${`${id}-error`} class="field-error">${message}</small>`}
+  </div>`;
+}
+
+interface SelectProps {
+  label: string;
+  value: string;
+  options: readonly (readonly [string, string])[];
+  onInput(value: string): void;
+  path?: string;
+  error?: unknown;
+}
+
+export function Select(props: SelectProps) {
+  const id = useId();
+  const message = props.path && props.error instanceof ApiFailure ? props.error.detailAt(props.path) : undefined;
+  return html`<div class="field">
+    <label for=${id}>${props.label}</label>
+    <select id=${id} value=${props.value} aria-invalid=${message ? 'true' : undefined} aria-describedby=${message ? `${id}-error` : undefined}
+      onChange=${(event: Event) => props.onInput((event.currentTarget as HTMLSelectElement).value)}>
+      ${props.options.map(([value, text]) => html`<option value=${value}>${text}</option>`)}
+    </select>
+    ${message && html`<small id=${`${id}-error`} class="field-error">${message}</small>`}
+  </div>`;
+}
+
+/**
+ * The error of the last action: the API's message, and the details no field on the form shows
+ * (so nothing the API said is hidden).
+ */
+export function ErrorMessage({ error, shownPaths = [] }: { error: unknown; shownPaths?: string[] }) {
+  if (!error) return null;
+  const failure = error instanceof ApiFailure ? error : new ApiFailure(0, 'error', String(error));
+  const other = failure.details.filter((detail) => !shownPaths.includes(detail.path));
+  return html`<div class="error" role="alert">
+    <p>${failure.message}</p>
+    ${other.length > 0 && html`<ul>${other.map((detail) => html`<li><code>${detail.path || '(body)'}</code>: ${detail.message}</li>`)}</ul>`}
+  </div>`;
+}
+
+export function Notice({ children }: { children: ComponentChildren }) {
+  return html`<div class="notice" role="status">${children}</div>`;
+}
+
+/** A secret the API shows once (a new key or token), with the warning that it will not be shown again. */
+export function ShownOnce({ label, value }: { label: string; value: string }) {
+  return html`<div class="notice" role="status">
+    <p><strong>${label}</strong> — copy it now: the service keeps only its hash and will not show it again.</p>
+    <p><code class="secret">${value}</code></p>
+  </div>`;
+}
+
+export function formatDateTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return new Date(iso).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+}
+
+export function usd(value: number): string {
+  return '$' + value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6 });
+}
