@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -163,8 +164,12 @@ export interface PublisherTenant {
   placementId: string;
 }
 
-/** A publisher with its token and one uncertified placement, made through the admin API. */
-export async function createPublisher(service: ConsoleService, placementId: string): Promise<PublisherTenant> {
+/**
+ * A publisher with its token and one uncertified placement, made through the admin API. The id gets
+ * a random suffix: on a PostgreSQL server every run and test file shares one database.
+ */
+export async function createPublisher(service: ConsoleService, placementName: string): Promise<PublisherTenant> {
+  const placementId = `${placementName}-${randomUUID().slice(0, 8)}`;
   const publisher = await service.admin<{ data: { id: string; token: string } }>('POST', '/v1/admin/publishers', { name: `Publisher of ${placementId}` });
   await service.admin('POST', `/v1/admin/publishers/${publisher.data.id}/placements`, { id: placementId, name: `Chat sidebar ${placementId}` });
   return { publisherId: publisher.data.id, token: publisher.data.token, placementId };

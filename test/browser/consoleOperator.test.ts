@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
 import {
@@ -116,12 +117,13 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     const token = (await publisherForm.locator('code.secret').textContent())!;
     const placementForm = page.getByRole('form', { name: 'Register a placement' });
     await placementForm.getByLabel('Publisher id').fill(publisherId);
-    await placementForm.getByLabel('Placement id').fill('console-chat-1');
+    const placementId = `console-chat-${randomUUID().slice(0, 8)}`;
+    await placementForm.getByLabel('Placement id').fill(placementId);
     await placementForm.getByRole('button', { name: 'Register placement' }).click();
     await placementForm.getByText('Registered placement').waitFor();
     // The token shown once is the publisher's, and sees the placement just registered.
     const placements = await fetch(`${service.url}/v1/publisher/placements`, { headers: { authorization: `Bearer ${token}` } }).then((response) => response.json());
-    expect(placements.data.map((placement: { id: string }) => placement.id)).toEqual(['console-chat-1']);
+    expect(placements.data.map((placement: { id: string }) => placement.id)).toEqual([placementId]);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
