@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { addMember, createApiKey, createOrganization } from '../src/admin/tenancyRepository.js';
-import { createPublisher } from '../src/admin/publisherRepository.js';
-import { changeCertification, createPlacement } from '../src/admin/placementRepository.js';
+import { createPublisher } from '../src/placements/publisherRepository.js';
+import { changeCertification, createPlacement } from '../src/placements/placementRepository.js';
 import type { Postgres } from '../src/store/postgres.js';
 
 export interface BenchPlacement {

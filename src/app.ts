@@ -17,6 +17,8 @@ import { createClickHouseEventPipeline } from './tracking/clickhouseEventPipelin
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { registerMetrics } from './http/metricsRoute.js';
 import { IndexedDestinations } from './serving/indexedDestinations.js';
+import { ServingIndexRefresh } from './serving/servingIndexRefresh.js';
+import { placementsRoutes } from './placements/placementsRoutes.js';
 
 /**
  * Builds the whole service on the stores it is given. No I/O at import time: tests build it on
@@ -51,7 +53,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => events.close());
   const metrics = createMetrics(events);
   registerMetrics(app, metrics);
-  const features: FeatureDeps = { ...deps, events, metrics, indexedDestinations: new IndexedDestinations() };
+  const features: FeatureDeps = {
+    ...deps,
+    events,
+    metrics,
+    indexedDestinations: new IndexedDestinations(),
+    servingIndex: new ServingIndexRefresh(),
+  };
 
   await app.register(healthRoutes, features);
   await app.register(openapiRoute);
@@ -59,6 +67,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(managementRoutes, features);
   await app.register(reportingRoutes, features);
   await app.register(servingRoutes, features);
+  await app.register(placementsRoutes, features);
   await app.register(trackingRoutes, features);
   await app.register(publisherKitRoutes, features);
   await app.register(consoleRoutes, { dir: deps.consoleDir });

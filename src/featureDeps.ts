@@ -5,6 +5,7 @@ import type { ClickHouse } from './store/clickhouse.js';
 import type { EventPipeline } from './tracking/eventPipeline.js';
 import type { Metrics } from './http/metrics.js';
 import type { IndexedDestinations } from './serving/indexedDestinations.js';
+import type { ServingIndexRefresh } from './serving/servingIndexRefresh.js';
 
 // The dependency types live in a leaf of their own so feature plugins can name them without
 // importing app.ts, which imports every feature.
@@ -30,4 +31,6 @@ export interface FeatureDeps extends AppDeps {
   metrics: Metrics;
   /** Filled by serving with each index build; read by click tracking while Postgres is down. */
   indexedDestinations: IndexedDestinations;
+  /** Provided by serving; called by whatever changes a placement's certification. */
+  servingIndex: ServingIndexRefresh;
 }

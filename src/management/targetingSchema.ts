@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { placementId } from '../admin/adminSchemas.js';
+import { placementId } from '../placements/placementSchemas.js';
 import { daypartsSchema } from './daypartSchema.js';
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });

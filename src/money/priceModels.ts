@@ -1,4 +1,4 @@
-import type { Certification } from '../admin/placementRepository.js';
+import type { Certification } from '../placements/placementRepository.js';
 
 /**
  * How demand pays: tCPM per thousand valid impressions, CPC per valid click, CPA per attributed

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
-import { publisherOf, requirePublisherToken } from '../publisher/publisherAuth.js';
+import { publisherOf, requirePublisherToken } from '../placements/publisherAuth.js';
 import { parsePublisherReportParams } from './reportingParams.js';
 import { sendReport } from './reportResponse.js';
 import { negotiatedFormat } from './negotiatedFormat.js';

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { FeatureDeps } from '../featureDeps.js';
-import { placementIdParam } from '../admin/adminSchemas.js';
-import { findPlacement, type Placement } from '../admin/placementRepository.js';
-import { findPublisherByToken } from '../admin/publisherRepository.js';
+import { placementIdParam } from '../placements/placementSchemas.js';
+import { findPlacement, type Placement } from '../placements/placementRepository.js';
+import { findPublisherByToken } from '../placements/publisherRepository.js';
 import { requireAdminToken } from '../http/adminAuth.js';
 import { bearerToken } from '../http/bearerToken.js';
 import { ApiError, parsePathParams, zodDetails } from '../http/errors.js';

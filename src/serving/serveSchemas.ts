@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { placementId } from '../admin/adminSchemas.js';
+import { placementId } from '../placements/placementSchemas.js';
 
 /** Longest context texts a serve may carry (characters); the body limit leaves room for them in any script. */
 const MAX_QUERY_LENGTH = 4000;

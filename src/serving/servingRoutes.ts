@@ -5,8 +5,6 @@ import { ApiError, parseInput } from '../http/errors.js';
 import { bearerToken } from '../http/bearerToken.js';
 import { convertToUsd } from '../money/usdRates.js';
 import { createUserAgentClassifier } from '../ivt/userAgentClassifier.js';
-import { publisherRoutes } from '../publisher/publisherRoutes.js';
-import { integrationReviewAdminRoutes } from '../publisher/integrationReviewAdminRoutes.js';
 import { AdIndexRefresher } from './adIndexRefresher.js';
 import { publisherOfToken } from './adIndex.js';
 import { SpendPacing, dailyAllowanceShare } from './spendPacing.js';
@@ -15,7 +13,6 @@ import { userKeyer } from './userKey.js';
 import { countryOfAddress, loadCountryTables } from '../geo/countryOfAddress.js';
 import { DeliveryLearning } from './deliveryLearning.js';
 import { startPeriodicTask } from './periodicTask.js';
-import { revokeServerSideTraffic } from './autoRevocation.js';
 import { completeEndedFlights } from '../management/campaignRepository.js';
 import { selectAd } from './selectAd.js';
 import { adPayload } from './adPayload.js';
@@ -28,11 +25,11 @@ const NO_AD = { ad: null } as const;
 
 /**
  * POST /v1/serve from an in-memory ad index (no database query on the serve path), the background
- * work that keeps it current (index refresh, pacing sync, CTR learning, auto-revocation), and the
- * publisher and integration-review routes.
+ * work that keeps it current (index refresh, pacing sync, CTR learning, flight sweep). Provides
+ * deps.servingIndex, so certification changes (src/placements) are served from the next request.
  */
 export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
-  const { config, db, ch, events, secrets, metrics, indexedDestinations } = deps;
+  const { config, db, ch, events, secrets, metrics, indexedDestinations, servingIndex } = deps;
   const log = app.log;
 
   // Before the first serve or pixel: geo targeting and event countries look addresses up.
@@ -75,6 +72,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     learning.refresh().catch((error: unknown) => log.error({ err: error }, 'initial selection stats refresh failed')),
   ]);
   refresher.rerank();
+  servingIndex.provide(() => refresher.refreshNow());
 
   const serveCounts = new ServeCounts(ch, path.join(config.DATA_DIR, 'serve-counts'), config.EVENT_SPOOL_FSYNC);
   const tasks = [
@@ -87,17 +85,6 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       async () => {
         await learning.refresh();
         refresher.rerank();
-      },
-      log,
-    ),
-    startPeriodicTask(
-      'auto-revocation',
-      config.AUTO_REVOCATION_INTERVAL_MS,
-      async () => {
-        const revoked = await revokeServerSideTraffic(db, ch, config);
-        if (revoked.length === 0) return;
-        log.warn({ placements: revoked }, 'revoked certification: server-side impression traffic');
-        await refresher.refreshNow();
       },
       log,
     ),
@@ -176,13 +163,6 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       return body.explain ? { ad, match: selection.match } : { ad };
     },
   );
-
-  await app.register(publisherRoutes, { db });
-  await app.register(integrationReviewAdminRoutes, {
-    db,
-    adminToken: secrets.adminToken,
-    onCertified: () => refresher.refreshNow(),
-  });
 }
 
 /** Why no ad was served, for an `explain` request. */

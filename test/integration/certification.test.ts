@@ -5,7 +5,7 @@ import { sampleEvent } from '../helpers/sampleEvent.js';
 import { eventuallyServed, insertEvents, servableLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 import { signedToken, serveClaims, trackedLineItem } from '../helpers/trackingFixtures.js';
-import { revokeServerSideTraffic, showsServerSideTraffic } from '../../src/serving/autoRevocation.js';
+import { revokeServerSideTraffic, showsServerSideTraffic } from '../../src/placements/autoRevocation.js';
 
 let ctx: TestContext;
 let advertiser: Advertiser;

@@ -1,5 +1,5 @@
 import type { SqlExecutor } from '../store/postgres.js';
-import type { ReviewStatus } from './publisherSchemas.js';
+import type { ReviewStatus } from './integrationReviewSchemas.js';
 
 export interface IntegrationReview {
   id: string;

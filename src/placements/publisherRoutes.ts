@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
 import { parseInput } from '../http/errors.js';
 import { publisherOf, requirePublisherToken } from './publisherAuth.js';
-import { createReviewBody, listReviewsQuery } from './publisherSchemas.js';
+import { createReviewBody, listReviewsQuery } from './integrationReviewSchemas.js';
 import { listPublisherPlacements } from './publisherPlacementRepository.js';
 import { listReviews } from './integrationReviewRepository.js';
 import { requestReview } from './integrationReviews.js';

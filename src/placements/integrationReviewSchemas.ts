@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { placementId } from '../admin/adminSchemas.js';
+import { placementId } from './placementSchemas.js';
 import { textBlock } from '../management/fieldSchemas.js';
 
 const MAX_PLACEMENTS_PER_REVIEW = 100;

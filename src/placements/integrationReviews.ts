@@ -1,6 +1,6 @@
 import type { Postgres } from '../store/postgres.js';
 import { ApiError } from '../http/errors.js';
-import { changeCertification } from '../admin/placementRepository.js';
+import { changeCertification } from './placementRepository.js';
 import {
   decideReview,
   findReview,

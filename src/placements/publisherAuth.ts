@@ -2,7 +2,7 @@ import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { SqlExecutor } from '../store/postgres.js';
 import { ApiError } from '../http/errors.js';
 import { bearerToken } from '../http/bearerToken.js';
-import { findPublisherByToken } from '../admin/publisherRepository.js';
+import { findPublisherByToken } from './publisherRepository.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

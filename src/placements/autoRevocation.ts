@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { Postgres } from '../store/postgres.js';
 import type { ClickHouse } from '../store/clickhouse.js';
-import { changeCertification } from '../admin/placementRepository.js';
+import { changeCertification } from './placementRepository.js';
 import { serverSideReasons } from '../ivt/ivtReasons.js';
 
 export type AutoRevocationThresholds = Pick<

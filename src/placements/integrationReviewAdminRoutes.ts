@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
 import { parseInput, parsePathParams } from '../http/errors.js';
 import { requireAdminToken } from '../http/adminAuth.js';
-import { approveReviewBody, listReviewsQuery, rejectReviewBody, reviewIdParam } from './publisherSchemas.js';
+import { approveReviewBody, listReviewsQuery, rejectReviewBody, reviewIdParam } from './integrationReviewSchemas.js';
 import { listReviews } from './integrationReviewRepository.js';
 import { approveReview, rejectReview } from './integrationReviews.js';
 
@@ -10,11 +10,11 @@ export interface IntegrationReviewAdminDeps {
   db: Postgres;
   adminToken: string;
   /** Called after placements were certified, so this instance serves the change from the next request. */
-  onCertified(): Promise<void>;
+  onCertificationChanged(): Promise<void>;
 }
 
 /** The operators' side of integration reviews (Bearer admin token): the queue, approve, reject. */
-export async function integrationReviewAdminRoutes(app: FastifyInstance, { db, adminToken, onCertified }: IntegrationReviewAdminDeps): Promise<void> {
+export async function integrationReviewAdminRoutes(app: FastifyInstance, { db, adminToken, onCertificationChanged }: IntegrationReviewAdminDeps): Promise<void> {
   app.addHook('onRequest', requireAdminToken(adminToken));
 
   app.get('/v1/admin/integration-reviews', async (request) => {
@@ -27,7 +27,7 @@ export async function integrationReviewAdminRoutes(app: FastifyInstance, { db, a
     const { id } = parsePathParams(reviewIdParam, request.params, 'integration review');
     const { reason } = parseInput(approveReviewBody, request.body);
     const review = await approveReview(db, id, reason);
-    await onCertified();
+    await onCertificationChanged();
     return { data: review };
   });
 

@@ -1,5 +1,5 @@
 import type { SqlExecutor } from '../store/postgres.js';
-import type { Certification, CertificationHistoryEntry, Placement } from '../admin/placementRepository.js';
+import type { Certification, CertificationHistoryEntry, Placement } from './placementRepository.js';
 import { eligiblePriceModels, type PriceModel } from '../money/priceModels.js';
 
 export interface PublisherPlacement extends Placement {

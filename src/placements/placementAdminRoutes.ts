@@ -1,0 +1,80 @@
+import type { FastifyInstance } from 'fastify';
+import type { Postgres } from '../store/postgres.js';
+import { ApiError, parseInput, parsePathParams } from '../http/errors.js';
+import { requireAdminToken } from '../http/adminAuth.js';
+import {
+  certificationBody,
+  createPlacementBody,
+  createPublisherBody,
+  placementIdParam,
+  publisherIdParam,
+  publisherTokenIdParam,
+} from './placementSchemas.js';
+import { createPublisher, issuePublisherToken, publisherExists, revokePublisherToken } from './publisherRepository.js';
+import { changeCertification, createPlacement, findPlacement, PlacementExistsError } from './placementRepository.js';
+
+export interface PlacementAdminDeps {
+  db: Postgres;
+  adminToken: string;
+  /** Called after a certification changed, so this instance serves the change from the next request. */
+  onCertificationChanged(): Promise<void>;
+}
+
+/** The operators' side of publishers and placements (Bearer admin token): tokens, placements, certify and revoke. */
+export async function placementAdminRoutes(app: FastifyInstance, { db, adminToken, onCertificationChanged }: PlacementAdminDeps): Promise<void> {
+  app.addHook('onRequest', requireAdminToken(adminToken));
+
+  app.post('/v1/admin/publishers', async (request, reply) => {
+    const { name } = parseInput(createPublisherBody, request.body);
+    return reply.code(201).send({ data: await createPublisher(db, name) });
+  });
+
+  app.post('/v1/admin/publishers/:publisher_id/tokens', async (request, reply) => {
+    const { publisher_id } = parsePathParams(publisherIdParam, request.params, 'publisher');
+    if (!(await publisherExists(db, publisher_id))) throw new ApiError('not_found', 'publisher not found');
+    return reply.code(201).send({ data: await issuePublisherToken(db, publisher_id) });
+  });
+
+  app.delete('/v1/admin/publisher-tokens/:id', async (request, reply) => {
+    const { id } = parsePathParams(publisherTokenIdParam, request.params, 'publisher token');
+    if (!(await revokePublisherToken(db, id))) throw new ApiError('not_found', 'publisher token not found');
+    return reply.code(204).send();
+  });
+
+  app.post('/v1/admin/publishers/:publisher_id/placements', async (request, reply) => {
+    const { publisher_id } = parsePathParams(publisherIdParam, request.params, 'publisher');
+    const { id, name } = parseInput(createPlacementBody, request.body);
+    if (!(await publisherExists(db, publisher_id))) throw new ApiError('not_found', 'publisher not found');
+    try {
+      return reply.code(201).send({ data: await createPlacement(db, publisher_id, id, name) });
+    } catch (error) {
+      if (error instanceof PlacementExistsError) throw new ApiError('conflict', error.message);
+      throw error;
+    }
+  });
+
+  app.get('/v1/admin/placements/:id', async (request) => {
+    const { id } = parsePathParams(placementIdParam, request.params, 'placement');
+    const placement = await findPlacement(db, id);
+    if (!placement) throw new ApiError('not_found', 'placement not found');
+    return { data: placement };
+  });
+
+  app.post('/v1/admin/placements/:id/certify', async (request) => {
+    const { id } = parsePathParams(placementIdParam, request.params, 'placement');
+    const { reason } = parseInput(certificationBody, request.body);
+    const placement = await changeCertification(db, id, 'certified', 'operator', reason ?? 'integration review approved');
+    if (!placement) throw new ApiError('not_found', 'placement not found');
+    await onCertificationChanged();
+    return { data: placement };
+  });
+
+  app.post('/v1/admin/placements/:id/revoke', async (request) => {
+    const { id } = parsePathParams(placementIdParam, request.params, 'placement');
+    const { reason } = parseInput(certificationBody, request.body);
+    const placement = await changeCertification(db, id, 'revoked', 'operator', reason ?? 'revoked by operator', ['certified']);
+    if (!placement) throw new ApiError('not_found', 'placement not found');
+    await onCertificationChanged();
+    return { data: placement };
+  });
+}
