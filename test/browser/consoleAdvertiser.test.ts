@@ -127,6 +127,18 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the advertiser', () => {
     expect(csv[0]).toContain('impressions');
     expect(csv.slice(1).some((line) => line.includes('Rain shells') && line.includes(',1,1,'))).toBe(true);
 
+    // Other breakdowns: the same events by line item (with its campaign) and by placement.
+    await page.getByLabel('Break down by').selectOption('line_item');
+    const byLineItem = page.getByRole('table', { name: 'Metrics by line item' }).getByRole('row', { name: /Hikers/ });
+    await byLineItem.waitFor();
+    expect((await byLineItem.getByRole('cell').allTextContents()).slice(0, 3)).toEqual(['<b>Rain shells</b> spring', '1', '1']);
+    await page.getByLabel('Break down by').selectOption('placement');
+    const byPlacement = page.getByRole('table', { name: 'Metrics by placement' }).getByRole('row', { name: new RegExp(`Chat sidebar ${publisher.placementId}`) });
+    await byPlacement.waitFor();
+    expect((await byPlacement.getByRole('cell').allTextContents()).slice(0, 2)).toEqual(['1', '1']);
+    expect(new URL(page.url()).hash).toContain('by=placement');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
     // A range over 92 days is explained before it is refused.
     await page.getByLabel('From (UTC day)').fill('2020-01-01');
     await page.getByText(/a report covers at most 92/).waitFor();

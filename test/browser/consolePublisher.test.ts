@@ -56,6 +56,30 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the publisher', () => {
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'publisher-integration-check');
 
+    // Earnings: the serve requests and the browser's impression, per placement, over the default week.
+    await page.getByRole('link', { name: 'Earnings' }).click();
+    await page.getByRole('heading', { name: 'Earnings', level: 1 }).waitFor();
+    const earnings = page.getByRole('table', { name: 'Earnings by placement' });
+    const earningsRow = earnings.locator(`tr[data-placement="${publisher.placementId}"]`);
+    const cell = (column: string) => earningsRow.locator(`td[data-column="${column}"]`).textContent();
+    // Serve counts reach the report after a flush: ask again from the keyboard until they show.
+    await expect
+      .poll(async () => {
+        await page.getByRole('button', { name: 'Show earnings' }).press('Enter');
+        return cell('Impressions');
+      }, { timeout: 20_000, interval: 500 })
+      .toBe('1');
+    expect(await earnings.locator('tbody tr').count()).toBe(1);
+    expect(Number((await cell('Requests'))!.replace(/,/g, ''))).toBeGreaterThanOrEqual(1);
+    expect(await cell('Clicks')).toBe('0');
+    expect(await cell('Invalid impressions')).toBe('0');
+    expect(await earningsRow.getByRole('rowheader').textContent()).toContain(`Chat sidebar ${publisher.placementId}`);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    // At a phone's width the table scrolls inside its box, which must be reachable from the keyboard.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'publisher-earnings');
+
     await page.getByRole('link', { name: 'Placements' }).click();
     await page.getByRole('checkbox', { name: publisher.placementId }).check();
     await page.getByLabel('Note for the reviewer (optional)').fill('See https://chat.example/ — the ad shows under the answer.');

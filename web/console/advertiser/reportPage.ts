@@ -4,7 +4,8 @@ import { api, apiCsv, query } from '../api.js';
 import { go, type Route } from '../route.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, Field, Select } from '../ui.js';
-import { addDays, daysBetween, metricColumns, todayUtc, type Campaign, type CampaignRow, type DailyRow, type Metrics, type TrafficQualityRow } from './advertiserApi.js';
+import { addDays, daysBetween, todayUtc, type Campaign, type DailyRow, type TrafficQualityRow } from './advertiserApi.js';
+import { BreakdownTable, breakdowns, isBreakdown, MetricCells, MetricHeaders, type Breakdown, type BreakdownRow } from './breakdownTable.js';
 import { DailyChart } from './dailyChart.js';
 
 /** The reporting routes' limit (the spec's): date_to minus date_from at most 92 days. */
@@ -12,16 +13,10 @@ const MAX_WINDOW_DAYS = 92;
 
 interface Report {
   daily: DailyRow[];
-  campaigns: CampaignRow[];
+  /** The rows of `breakdown`, kept together so that a table never shows one breakdown's rows under another's columns. */
+  breakdown: Breakdown;
+  rows: BreakdownRow[];
   quality: TrafficQualityRow[];
-}
-
-function MetricCells({ row }: { row: Metrics }) {
-  return metricColumns.map(([name]) => html`<td class="num">${row[name].toLocaleString('en-US', { maximumFractionDigits: 6 })}</td>`);
-}
-
-function MetricHeaders() {
-  return metricColumns.map(([, title]) => html`<th scope="col" class="num">${title}</th>`);
 }
 
 /** Saves a CSV export: fetched with the session's key (a plain link could not send the header). */
@@ -35,8 +30,9 @@ async function downloadCsv(session: Session, path: string, filename: string): Pr
 }
 
 /**
- * Reports over a date range: the daily chart and table, one row per campaign, invalid traffic by
- * reason, and CSV exports of each, all from the reporting routes with the same parameters.
+ * Reports over a date range: the daily chart and table, one row per campaign (or line item,
+ * creative, placement, country), invalid traffic by reason, and CSV exports of each, all from the
+ * reporting routes with the same parameters.
  */
 export function ReportPage({ session, route }: { session: Session; route: Route }) {
   const today = todayUtc();
@@ -46,7 +42,8 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
   const [campaigns, setCampaigns] = useState<Campaign[]>([]);
   const [report, setReport] = useState<Report | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const [applied, setApplied] = useState({ from, to, campaign });
+  const by = route.params.get('by');
+  const [applied, setApplied] = useState({ from, to, campaign, breakdown: isBreakdown(by) ? by : 'campaign' as Breakdown });
 
   const windowDays = daysBetween(from, to);
   const windowProblem =
@@ -64,21 +61,23 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
     setError(null);
     Promise.all([
       api<{ data: DailyRow[] }>(session, 'GET', `/v1/advertiser/reporting/campaigns${query(params('daily'))}`),
-      api<{ data: CampaignRow[] }>(session, 'GET', `/v1/advertiser/reporting/campaigns${query(params('campaign'))}`),
+      api<{ data: BreakdownRow[] }>(session, 'GET', `/v1/advertiser/reporting/campaigns${query(params(applied.breakdown))}`),
       api<{ data: TrafficQualityRow[] }>(session, 'GET', `/v1/advertiser/reporting/traffic-quality${query(params())}`),
-    ]).then(([daily, byCampaign, quality]) => setReport({ daily: daily.data, campaigns: byCampaign.data, quality: quality.data }), setError);
+    ]).then(([daily, broken, quality]) => setReport({ daily: daily.data, breakdown: applied.breakdown, rows: broken.data, quality: quality.data }), setError);
   }, [applied]);
 
   function submit(event: Event) {
     event.preventDefault();
     if (windowProblem) return;
-    setApplied({ from, to, campaign: applied.campaign });
-    go('report', { from, to, ...(applied.campaign ? { campaign: applied.campaign } : {}) });
+    show({ ...applied, from, to });
   }
-  const chooseCampaign = (id: string) => {
-    setApplied({ ...applied, campaign: id });
-    go('report', { from: applied.from, to: applied.to, ...(id ? { campaign: id } : {}) });
-  };
+  function show(next: typeof applied) {
+    setApplied(next);
+    go('report', { from: next.from, to: next.to, ...(next.campaign ? { campaign: next.campaign } : {}), ...(next.breakdown === 'campaign' ? {} : { by: next.breakdown }) });
+  }
+  const chooseCampaign = (id: string) => show({ ...applied, campaign: id });
+  const chooseBreakdown = (breakdown: string) => isBreakdown(breakdown) && show({ ...applied, breakdown });
+  const breakdownLabel = breakdowns.find(([name]) => name === applied.breakdown)![1];
   const download = (breakdown: string | undefined, name: string) =>
     downloadCsv(session, `/v1/advertiser/reporting/${breakdown ? 'campaigns' : 'traffic-quality'}${query({ ...params(breakdown), limit: 100_000 })}`, `${name}_${applied.from}_${applied.to}.csv`).catch(setError);
 
@@ -104,12 +103,10 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
         <thead><tr><th scope="col">Day (UTC)</th><${MetricHeaders} /></tr></thead>
         <tbody>${report.daily.map((row) => html`<tr><th scope="row">${row.date}</th><${MetricCells} row=${row} /></tr>`)}</tbody>
       </table></div>
-      <h2>By campaign</h2>
-      <div class="actions"><button type="button" class="secondary" onClick=${() => download('campaign', 'campaign-report')}>Download campaign CSV</button></div>
-      <div class="table-wrap"><table aria-label="Metrics by campaign">
-        <thead><tr><th scope="col">Campaign</th><th scope="col">Status</th><${MetricHeaders} /></tr></thead>
-        <tbody>${report.campaigns.map((row) => html`<tr><th scope="row">${row.campaign_name}</th><td>${row.campaign_status}</td><${MetricCells} row=${row} /></tr>`)}</tbody>
-      </table></div>
+      <h2>By ${breakdownLabel}</h2>
+      <div class="grid"><${Select} label="Break down by" value=${applied.breakdown} onInput=${chooseBreakdown} options=${breakdowns} /></div>
+      <div class="actions"><button type="button" class="secondary" onClick=${() => download(applied.breakdown, `${applied.breakdown.replace('_', '-')}-report`)}>Download ${breakdownLabel} CSV</button></div>
+      <${BreakdownTable} breakdown=${report.breakdown} rows=${report.rows} />
       <h2>Traffic quality</h2>
       <p class="hint">Invalid traffic (bots, data centers, duplicates…) is never billed or counted above; this is what was filtered out, by reason.</p>
       ${report.quality.length === 0 ? html`<p>No invalid traffic in this range.</p>` : html`

@@ -1,0 +1,52 @@
+import { html } from 'htm/preact';
+import { metricColumns, type Metrics } from './advertiserApi.js';
+
+/** The advertiser report's breakdowns the console offers as a table (daily has its own chart and table). */
+export const breakdowns = [
+  ['campaign', 'campaign'],
+  ['line_item', 'line item'],
+  ['creative', 'creative'],
+  ['placement', 'placement'],
+  ['country', 'country'],
+] as const;
+
+export type Breakdown = (typeof breakdowns)[number][0];
+
+export function isBreakdown(value: string | null): value is Breakdown {
+  return breakdowns.some(([name]) => name === value);
+}
+
+/** A row of any of those breakdowns (openapi.yaml: AdvertiserCampaignRow, AdvertiserLineItemRow, …). */
+export type BreakdownRow = Metrics & Record<string, string | number | null>;
+
+/** What names a row of each breakdown: the first is the row's header cell, the others plain cells. */
+const keyColumns: Record<Breakdown, { titles: string[]; cells(row: BreakdownRow): (string | number | null | undefined)[] }> = {
+  campaign: { titles: ['Campaign', 'Status'], cells: (row) => [row.campaign_name, row.campaign_status] },
+  // Titles are null for line items and creatives deleted since, or events without a creative (imported).
+  line_item: { titles: ['Line item', 'Campaign'], cells: (row) => [row.line_item_title ?? row.line_item_id, row.campaign_name] },
+  creative: { titles: ['Creative', 'Campaign'], cells: (row) => [row.creative_title ?? row.creative_id, row.campaign_name] },
+  placement: { titles: ['Placement'], cells: (row) => [row.placement_name ?? row.placement_id] },
+  country: { titles: ['Country'], cells: (row) => [row.country] },
+};
+
+export function MetricCells({ row }: { row: Metrics }) {
+  return metricColumns.map(([name]) => html`<td class="num">${row[name].toLocaleString('en-US', { maximumFractionDigits: 6 })}</td>`);
+}
+
+export function MetricHeaders() {
+  return metricColumns.map(([, title]) => html`<th scope="col" class="num">${title}</th>`);
+}
+
+/** One row per campaign, line item, creative, placement or country: its key columns, then every metric. */
+export function BreakdownTable({ breakdown, rows }: { breakdown: Breakdown; rows: BreakdownRow[] }) {
+  const key = keyColumns[breakdown];
+  const label = breakdowns.find(([name]) => name === breakdown)![1];
+  if (rows.length === 0) return html`<p>No valid events by ${label} in this range.</p>`;
+  return html`<div class="table-wrap"><table aria-label=${`Metrics by ${label}`}>
+    <thead><tr>${key.titles.map((title) => html`<th scope="col">${title}</th>`)}<${MetricHeaders} /></tr></thead>
+    <tbody>${rows.map((row) => {
+      const [name, ...rest] = key.cells(row);
+      return html`<tr><th scope="row">${name}</th>${rest.map((cell) => html`<td>${cell}</td>`)}<${MetricCells} row=${row} /></tr>`;
+    })}</tbody>
+  </table></div>`;
+}

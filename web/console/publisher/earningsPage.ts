@@ -1,0 +1,92 @@
+import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, query } from '../api.js';
+import { go, type Route } from '../route.js';
+import type { Session } from '../session.js';
+import { ErrorMessage, Field, usd } from '../ui.js';
+import { addDays, daysBetween, todayUtc } from '../advertiser/advertiserApi.js';
+
+/** The reporting routes' limit (the spec's): date_to minus date_from at most 92 days. */
+const MAX_WINDOW_DAYS = 92;
+
+/** One row of GET /v1/publisher/reporting?breakdown=placement (openapi.yaml: PublisherPlacementRow). */
+interface PlacementEarningsRow {
+  placement_id: string;
+  placement_name: string | null;
+  requests: number;
+  filled: number;
+  fill_rate: number;
+  impressions: number;
+  clicks: number;
+  ctr: number;
+  earnings_usd: number;
+  ecpm_usd: number;
+  invalid_impressions: number;
+}
+
+const count = (value: number) => value.toLocaleString('en-US');
+const percent = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: 2 }) + ' %';
+
+/** The columns after the placement, in the order shown: title and how a row's value reads. */
+const columns: readonly (readonly [string, (row: PlacementEarningsRow) => string])[] = [
+  ['Requests', (row) => count(row.requests)],
+  ['Fill rate', (row) => percent(row.fill_rate)],
+  ['Impressions', (row) => count(row.impressions)],
+  ['Clicks', (row) => count(row.clicks)],
+  ['CTR', (row) => percent(row.ctr)],
+  ['Earnings (USD)', (row) => usd(row.earnings_usd)],
+  ['eCPM (USD)', (row) => usd(row.ecpm_usd)],
+  ['Invalid impressions', (row) => count(row.invalid_impressions)],
+];
+
+/** What each placement earned over a date range, from the publisher reporting route. */
+export function EarningsPage({ session, route }: { session: Session; route: Route }) {
+  const today = todayUtc();
+  const [from, setFrom] = useState(route.params.get('from') ?? addDays(today, -6));
+  const [to, setTo] = useState(route.params.get('to') ?? today);
+  const [applied, setApplied] = useState({ from, to });
+  const [rows, setRows] = useState<PlacementEarningsRow[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  const windowDays = daysBetween(from, to);
+  const windowProblem =
+    Number.isNaN(windowDays) ? 'Pick both dates.'
+    : windowDays < 0 ? 'The end date is before the start date.'
+    : windowDays > MAX_WINDOW_DAYS ? `This range is ${windowDays} days; a report covers at most ${MAX_WINDOW_DAYS}. Pick a later start date (${addDays(to, -MAX_WINDOW_DAYS)} or after).`
+    : null;
+
+  useEffect(() => {
+    setError(null);
+    api<{ data: PlacementEarningsRow[] }>(session, 'GET', `/v1/publisher/reporting${query({ breakdown: 'placement', date_from: applied.from, date_to: applied.to, limit: 1000 })}`)
+      .then((answer) => setRows(answer.data), setError);
+  }, [applied]);
+
+  function submit(event: Event) {
+    event.preventDefault();
+    if (windowProblem) return;
+    setApplied({ from, to });
+    go('earnings', { from, to });
+  }
+
+  return html`
+    <form class="card" onSubmit=${submit} noValidate aria-describedby="earnings-rule">
+      <div class="grid">
+        <${Field} label="From (UTC day)" type="date" value=${from} onInput=${setFrom} path="date_from" error=${error} />
+        <${Field} label="To (UTC day, included)" type="date" value=${to} onInput=${setTo} path="date_to" error=${error} />
+      </div>
+      <p id="earnings-rule" class="hint">A report covers at most ${MAX_WINDOW_DAYS} days. Earnings are your share of the valid spend on
+        your placements; invalid traffic (bots, data centers…) earns nothing and is counted apart. New traffic shows within a few seconds.</p>
+      ${windowProblem && html`<p class="field-error" role="alert">${windowProblem}</p>`}
+      <button type="submit" disabled=${Boolean(windowProblem)}>Show earnings</button>
+    </form>
+    <${ErrorMessage} error=${error} shownPaths=${['date_from', 'date_to']} />
+    ${rows === null && !error && html`<p role="status">Loading earnings…</p>`}
+    ${rows?.length === 0 && html`<p>No placement yet: ask your operator to register one.</p>`}
+    ${rows && rows.length > 0 && html`<div class="table-wrap" tabindex="0" role="region" aria-label="Earnings by placement, scrolls sideways on narrow screens"><table aria-label="Earnings by placement">
+      <thead><tr><th scope="col">Placement</th>${columns.map(([title]) => html`<th scope="col" class="num">${title}</th>`)}</tr></thead>
+      <tbody>${rows.map((row) => html`<tr key=${row.placement_id} data-placement=${row.placement_id}>
+        <th scope="row">${row.placement_name ?? row.placement_id}${row.placement_name && html`<br /><code class="hint">${row.placement_id}</code>`}</th>
+        ${columns.map(([title, show]) => html`<td class="num" data-column=${title}>${show(row)}</td>`)}
+      </tr>`)}</tbody>
+    </table></div>`}`;
+}
