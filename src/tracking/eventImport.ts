@@ -45,9 +45,9 @@ const pricingProblems: Record<PricingProblem, string> = {
 };
 
 /** Events handed to the pipeline at a time: memory stays bounded whatever the body's size. */
-const IMPORT_BATCH_ROWS = 5000;
+const IMPORT_BATCH_ROWS = 1000;
 /** Lines handled between two yields to the event loop, so live pixels are answered during an import. */
-const LINES_PER_YIELD = 500;
+const LINES_PER_YIELD = 100;
 
 /**
  * Turns NDJSON lines into stored events, batch by batch: each line classified like live traffic
