@@ -70,3 +70,18 @@ export function at(date: string, time = '12:00:00.000'): string {
   return `${date}T${time}Z`;
 }
 
+
+/** Every metric of the spec's report row for a campaign or day without events: rates are 0, never null. */
+export const ZERO_METRICS = {
+  impressions: 0,
+  clicks: 0,
+  conversions: 0,
+  spend_usd: 0,
+  revenue_usd: 0,
+  ctr: 0,
+  cpc_usd: 0,
+  cpa_usd: 0,
+  cvr: 0,
+  ecpm_usd: 0,
+  roas: 0,
+};

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
 import type { TestContext } from './testApp.js';
 import { eventually } from './eventually.js';
+import { BROWSER_UA } from './trackingFixtures.js';
 import { asAdvertiser, validCreative } from './managementFactories.js';
 import { verifyTrackingToken, type TrackingClaims } from '../../src/tracking/trackingToken.js';
 import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
@@ -125,4 +127,11 @@ export async function insertEvents(ctx: TestContext, events: TrackedEvent[]): Pr
     'events_v1',
     events.map((event) => ({ ...event, event_time: new Date(event.event_time).toISOString().replace('T', ' ').replace('Z', '') })),
   );
+}
+
+/** Loads the impression pixel of a served ad the way a browser does, and expects it kept. */
+export async function firePixel(ctx: TestContext, response: LightMyRequestResponse): Promise<void> {
+  const url = new URL(response.json().ad.tracking.impression_url);
+  const pixel = await ctx.app.inject({ method: 'GET', url: url.pathname, headers: { 'user-agent': BROWSER_UA } });
+  expect(pixel.statusCode).toBe(200);
 }

@@ -3,7 +3,7 @@ import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
-import { eventuallyServed, insertEvents, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec } from '../helpers/servingFixtures.js';
+import { firePixel, eventuallyServed, insertEvents, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec } from '../helpers/servingFixtures.js';
 import { dailyAllowanceShare } from '../../src/serving/spendPacing.js';
 
 let ctx: TestContext;
@@ -12,7 +12,6 @@ let publisher: { id: string; token: string };
 
 // The test's pixel requests come from 127.0.0.1: count them like a browser's.
 const env = { IVT_ALLOW_PRIVATE_IPS: 'true' };
-const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
 const USD = 1e9;
 
 beforeAll(async () => {
@@ -24,12 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await ctx.close();
 });
-
-async function firePixel(response: Awaited<ReturnType<typeof serve>>): Promise<void> {
-  const url = new URL(response.json().ad.tracking.impression_url);
-  const pixel = await ctx.app.inject({ method: 'GET', url: url.pathname, headers: { 'user-agent': BROWSER } });
-  expect(pixel.statusCode).toBe(200);
-}
 
 /** A certified placement, a cheap fallback line item on a fresh keyword, and the line item under test on it. */
 async function setup(budget: NonNullable<LineItemSpec['budget']>, bidCpm: number) {
@@ -65,7 +58,7 @@ describe('budgets: serving', () => {
     for (let i = 0; i < 2; i++) {
       const response = await serve(ctx, publisher.token, body);
       expect(servedLineItem(ctx, response)).toBe(tested.lineItemId);
-      await firePixel(response);
+      await firePixel(ctx, response);
     }
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(fallback.lineItemId);
 
@@ -101,7 +94,7 @@ describe('budgets: serving', () => {
         expect(served).toBe(fallback.lineItemId);
         break;
       }
-      await firePixel(response);
+      await firePixel(ctx, response);
       impressions += 1;
       expect(impressions).toBeLessThanOrEqual(25);
     }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
-import { claimsOf, eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
+import { firePixel, claimsOf, eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 
 let ctx: TestContext;
@@ -11,7 +11,6 @@ let publisher: { id: string; token: string };
 
 // The test's pixel requests come from 127.0.0.1: count them like a browser's.
 const env = { IVT_ALLOW_PRIVATE_IPS: 'true' };
-const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
 
 beforeAll(async () => {
   ctx = await startTestApp(env);
@@ -22,12 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await ctx.close();
 });
-
-async function firePixel(response: Awaited<ReturnType<typeof serve>>): Promise<void> {
-  const url = new URL(response.json().ad.tracking.impression_url);
-  const pixel = await ctx.app.inject({ method: 'GET', url: url.pathname, headers: { 'user-agent': BROWSER } });
-  expect(pixel.statusCode).toBe(200);
-}
 
 describe('frequency caps: management', () => {
   it('stores a cap, clears it with null, and refuses a bad one naming every field', async () => {
@@ -70,7 +63,7 @@ describe('frequency caps: serving', () => {
       expect(servedLineItem(ctx, response)).toBe(capped.lineItemId);
       // The link carries the keyed id, never the raw one.
       expect(claimsOf(ctx, response).k).toMatch(/^[A-Za-z0-9_-]{22}$/);
-      await firePixel(response);
+      await firePixel(ctx, response);
     }
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, as('alice')))).toBe(fallback.lineItemId);
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, as('bob')))).toBe(capped.lineItemId);

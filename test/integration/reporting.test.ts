@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { contractSchema } from '../helpers/contract.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
-import { at, createReportCampaign, importEvents, type CampaignFixture, type ImportLine } from '../helpers/reportingFixtures.js';
+import { at, createReportCampaign, importEvents, type CampaignFixture, type ImportLine, ZERO_METRICS } from '../helpers/reportingFixtures.js';
 import {
   ADDRESSES,
   BOT_UA,
@@ -25,20 +25,6 @@ function daysFromToday(days: number): string {
 function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
-
-const ZERO_METRICS = {
-  impressions: 0,
-  clicks: 0,
-  conversions: 0,
-  spend_usd: 0,
-  revenue_usd: 0,
-  ctr: 0,
-  cpc_usd: 0,
-  cpa_usd: 0,
-  cvr: 0,
-  ecpm_usd: 0,
-  roas: 0,
-};
 
 let ctx: TestContext;
 let key: string;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/packageRoot.js';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
-import { createReportCampaign, type CampaignFixture } from '../helpers/reportingFixtures.js';
+import { createReportCampaign, type CampaignFixture, ZERO_METRICS } from '../helpers/reportingFixtures.js';
 import { insertEvents } from '../helpers/servingFixtures.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
@@ -26,20 +26,6 @@ const d0 = addDays(new Date().toISOString().slice(0, 10), -20);
 const d = (offset: number) => addDays(d0, offset);
 const windowQuery = { date_from: d0, date_to: d(2) };
 const time = (day: string, clock: string) => Date.parse(`${day}T${clock}Z`);
-
-const ZERO_METRICS = {
-  impressions: 0,
-  clicks: 0,
-  conversions: 0,
-  spend_usd: 0,
-  revenue_usd: 0,
-  ctr: 0,
-  cpc_usd: 0,
-  cpa_usd: 0,
-  cvr: 0,
-  ecpm_usd: 0,
-  roas: 0,
-};
 
 let ctx: TestContext;
 let key: string;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
-import { eventuallyServed, insertEvents, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
+import { firePixel, eventuallyServed, insertEvents, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { SpendPacing } from '../../src/serving/spendPacing.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 
@@ -30,14 +30,6 @@ afterAll(async () => {
 const USD = 1e9;
 
 describe('pacing: daily budgets', () => {
-  const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
-
-  /** Loads the impression pixel of a served ad the way a browser does. */
-  async function firePixel(response: Awaited<ReturnType<typeof serve>>): Promise<void> {
-    const url = new URL(response.json().ad.tracking.impression_url);
-    const pixel = await ctx.app.inject({ method: 'GET', url: url.pathname, headers: { 'user-agent': BROWSER } });
-    expect(pixel.statusCode).toBe(200);
-  }
 
   /**
    * A line item that a test spends in full through ClickHouse alongside the rows it is about: once
@@ -86,11 +78,11 @@ describe('pacing: daily budgets', () => {
     const { capped, fallback, body } = await cappedSetup();
     const first = await serve(ctx, publisher.token, body);
     expect(servedLineItem(ctx, first)).toBe(capped.lineItemId);
-    await firePixel(first);
+    await firePixel(ctx, first);
     // 10 of 15 USD spent: still serving.
     const second = await serve(ctx, publisher.token, body);
     expect(servedLineItem(ctx, second)).toBe(capped.lineItemId);
-    await firePixel(second);
+    await firePixel(ctx, second);
     // 20 of 15 USD: this instance counted its own impressions at once, without waiting for a sync.
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(fallback.lineItemId);
 
