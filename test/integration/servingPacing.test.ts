@@ -30,7 +30,6 @@ afterAll(async () => {
 const USD = 1e9;
 
 describe('pacing: daily budgets', () => {
-
   /**
    * A line item that a test spends in full through ClickHouse alongside the rows it is about: once
    * the witness stops being served, a pacing sync has read those rows too. Tests wait on that
