@@ -23,7 +23,7 @@ export function sortTimeSql(column: string): string {
   return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 }
 
-function encodeCursor(position: KeysetPosition): string {
+export function encodeCursor(position: KeysetPosition): string {
   return Buffer.from(JSON.stringify([position.time, position.id]), 'utf8').toString('base64url');
 }
 
@@ -31,7 +31,7 @@ const cursorText = /^[A-Za-z0-9_-]{1,512}$/;
 const cursorMessage = 'not a cursor of this list: pass next_cursor back unchanged';
 
 /** The `cursor` query parameter of a list whose rows have ids like `id`. */
-function cursorParam(id: z.ZodType<string>) {
+export function cursorParam(id: z.ZodType<string>) {
   const position = z.tuple([z.iso.datetime({ precision: 6 }), id]);
   return z.string().transform((text, ctx): KeysetPosition => {
     const decoded = cursorText.test(text) ? parseJson(Buffer.from(text, 'base64url').toString('utf8')) : undefined;
