@@ -1,18 +1,14 @@
 import type { ClickHouse } from '../src/store/clickhouse.js';
 
-/** Valid sums as report rows carry them (spend in USD), and the invalid counts where a row has them. */
-export interface ReportTotals {
+/** Valid sums as report rows carry them (spend in USD). */
+interface ReportTotals {
   impressions: number;
   clicks: number;
   conversions: number;
   spend_usd: number;
 }
 
-export interface RawTotals extends ReportTotals {
-  invalid_impressions: number;
-}
-
-export interface ReportWindow {
+interface ReportWindow {
   from: string;
   to: string;
 }
