@@ -11,7 +11,7 @@ import {
   type PerformanceMetrics,
 } from './performanceMetrics.js';
 import { rollupSums } from './rollupSums.js';
-import { campaignReach } from './breakdownRollup.js';
+import { reachOver } from './reachBlocks.js';
 
 export interface CampaignRow extends PerformanceMetrics {
   campaign_id: string;
@@ -63,7 +63,7 @@ export async function* campaignReport(
     const ids = campaigns.map((campaign) => campaign.id);
     const [sums, reach] = await Promise.all([
       rollupSums(stores.ch, 'campaign_id', ids, request.dateFrom, request.dateTo),
-      campaignReach(stores.ch, ids, request.dateFrom, request.dateTo),
+      reachOver(stores.ch, ids, request.dateFrom, request.dateTo, false),
     ]);
     const last = campaigns.at(-1)!;
     progress.last = { time: last.sort_time, id: last.id };
