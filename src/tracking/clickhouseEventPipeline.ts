@@ -39,7 +39,9 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
 
   if (sealed.length > 0) log.info({ segments: sealed.length, events: sealedCount }, 'replaying spooled events');
 
-  const pending = () => sealedCount + spool.openCount;
+  /** Events handed to acceptInTurn() whose group write has not happened yet. */
+  let turn: { events: TrackedEvent[]; settle: Array<(error?: unknown) => void> } | undefined;
+  const pending = () => sealedCount + spool.openCount + (turn?.events.length ?? 0);
 
   function sealOpenSegment(): void {
     for (const segment of spool.seal()) {
@@ -197,30 +199,64 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
     };
   }
 
+  function checkRoom(events: TrackedEvent[]): void {
+    if (closed) refuse(events, 'service is shutting down');
+    if (pending() + events.length > config.EVENT_BUFFER_MAX_ROWS) {
+      log.warn({ pending: pending() }, 'event buffer is full; refusing events');
+      refuse(events, 'event buffer is full; retry later');
+    }
+  }
+
+  function append(events: TrackedEvent[]): void {
+    try {
+      spool.append(events);
+    } catch (error) {
+      log.error({ err: spool.failure, pending: pending() }, 'cannot write the event spool; refusing events');
+      refuse(events, (error as Error).message);
+    }
+    counts.accepted += events.length;
+    for (const event of events) for (const listener of listeners) listener(event);
+    if (spool.openCount >= config.EVENT_FLUSH_ROWS) {
+      sealOpenSegment();
+      if (retryDelayMs === 0) void drain().catch(() => undefined);
+    }
+  }
+
+  /** Writes the turn's group with one append and answers each of its callers. */
+  function writeTurn(): void {
+    const group = turn;
+    turn = undefined;
+    if (group === undefined) return;
+    let failure: unknown;
+    try {
+      append(group.events);
+    } catch (error) {
+      failure = error;
+    }
+    for (const settle of group.settle) settle(failure);
+  }
+
   return {
     accept(events) {
-      if (closed) refuse(events, 'service is shutting down');
-      if (pending() + events.length > config.EVENT_BUFFER_MAX_ROWS) {
-        log.warn({ pending: pending() }, 'event buffer is full; refusing events');
-        refuse(events, 'event buffer is full; retry later');
+      checkRoom(events);
+      append(events);
+    },
+    acceptInTurn(events) {
+      checkRoom(events);
+      if (turn === undefined) {
+        turn = { events: [], settle: [] };
+        // After the poll phase: every request read in this turn joins the same write.
+        setImmediate(writeTurn);
       }
-      try {
-        spool.append(events);
-      } catch (error) {
-        log.error({ err: spool.failure, pending: pending() }, 'cannot write the event spool; refusing events');
-        refuse(events, (error as Error).message);
-      }
-      counts.accepted += events.length;
-      for (const event of events) for (const listener of listeners) listener(event);
-      if (spool.openCount >= config.EVENT_FLUSH_ROWS) {
-        sealOpenSegment();
-        if (retryDelayMs === 0) void drain().catch(() => undefined);
-      }
+      turn.events.push(...events);
+      const group = turn;
+      return new Promise<void>((resolve, reject) => group.settle.push((error) => (error === undefined ? resolve() : reject(error))));
     },
     onAccepted(listener) {
       listeners.push(listener);
     },
     async flush() {
+      writeTurn();
       sealOpenSegment();
       await drain();
     },
@@ -231,6 +267,7 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
       if (closed) return;
       closed = true;
       clearTimeout(timer);
+      writeTurn();
       sealOpenSegment();
       if (writing) await writing.catch(() => undefined);
       try {
