@@ -1,5 +1,5 @@
 import type { SqlExecutor } from '../store/postgres.js';
-import { sortTimeSql, type KeyedRow, type PageRequest } from '../http/keysetPaging.js';
+import { pageParameters, sortTimeSql, type KeyedRow, type PageRequest } from '../http/keysetPaging.js';
 import type { Permission } from '../http/apiKeyAuth.js';
 import type { Organization } from './tenancyRepository.js';
 
@@ -13,7 +13,7 @@ export async function listOrganizations(db: SqlExecutor, page: PageRequest): Pro
      WHERE ($1::timestamptz IS NULL OR (o.created_at, o.id) > ($1::timestamptz, $2::uuid))
      ORDER BY o.created_at, o.id
      LIMIT $3 OFFSET $4`,
-    [page.cursor?.time ?? null, page.cursor?.id ?? null, page.limit, page.offset],
+    pageParameters(page),
   );
   return rows;
 }
@@ -35,7 +35,7 @@ export async function listMembers(db: SqlExecutor, organizationId: string, page:
        AND ($2::timestamptz IS NULL OR (m.created_at, m.user_id) > ($2::timestamptz, $3::uuid))
      ORDER BY m.created_at, m.user_id
      LIMIT $4 OFFSET $5`,
-    [organizationId, page.cursor?.time ?? null, page.cursor?.id ?? null, page.limit, page.offset],
+    [organizationId, ...pageParameters(page)],
   );
   return rows;
 }
@@ -57,7 +57,7 @@ export async function listApiKeys(db: SqlExecutor, organizationId: string, page:
        AND ($2::timestamptz IS NULL OR (k.created_at, k.id) > ($2::timestamptz, $3::uuid))
      ORDER BY k.created_at, k.id
      LIMIT $4 OFFSET $5`,
-    [organizationId, page.cursor?.time ?? null, page.cursor?.id ?? null, page.limit, page.offset],
+    [organizationId, ...pageParameters(page)],
   );
   return rows;
 }

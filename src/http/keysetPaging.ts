@@ -81,6 +81,14 @@ export interface PageRequest {
   cursor?: KeysetPosition;
 }
 
+/**
+ * A page's query parameters in the order the admin lists' SQL numbers them after its parent id:
+ * cursor time, cursor id (both null without a cursor), LIMIT, OFFSET.
+ */
+export function pageParameters(page: PageRequest): [string | null, string | null, number, number] {
+  return [page.cursor?.time ?? null, page.cursor?.id ?? null, page.limit, page.offset];
+}
+
 /** Rows as the list queries return them: the row, plus its sort time for the cursor. */
 export type KeyedRow<Row> = Row & { sort_time: string; id: string };
 

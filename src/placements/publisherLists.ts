@@ -1,5 +1,5 @@
 import type { SqlExecutor } from '../store/postgres.js';
-import { sortTimeSql, type KeyedRow, type PageRequest } from '../http/keysetPaging.js';
+import { pageParameters, sortTimeSql, type KeyedRow, type PageRequest } from '../http/keysetPaging.js';
 import type { Certification } from './placementRepository.js';
 
 // The operators' lists of publishers, their tokens and placements, oldest first by (created_at, id),
@@ -18,7 +18,7 @@ export async function listPublishers(db: SqlExecutor, page: PageRequest): Promis
      WHERE ($1::timestamptz IS NULL OR (p.created_at, p.id) > ($1::timestamptz, $2::uuid))
      ORDER BY p.created_at, p.id
      LIMIT $3 OFFSET $4`,
-    [page.cursor?.time ?? null, page.cursor?.id ?? null, page.limit, page.offset],
+    pageParameters(page),
   );
   return rows;
 }
@@ -39,7 +39,7 @@ export async function listPublisherTokens(db: SqlExecutor, publisherId: string, 
        AND ($2::timestamptz IS NULL OR (t.created_at, t.id) > ($2::timestamptz, $3::uuid))
      ORDER BY t.created_at, t.id
      LIMIT $4 OFFSET $5`,
-    [publisherId, page.cursor?.time ?? null, page.cursor?.id ?? null, page.limit, page.offset],
+    [publisherId, ...pageParameters(page)],
   );
   return rows;
 }
@@ -62,7 +62,7 @@ export async function listPublisherPlacements(db: SqlExecutor, publisherId: stri
        AND ($2::timestamptz IS NULL OR (p.created_at, p.id) > ($2::timestamptz, $3::text))
      ORDER BY p.created_at, p.id
      LIMIT $4 OFFSET $5`,
-    [publisherId, page.cursor?.time ?? null, page.cursor?.id ?? null, page.limit, page.offset],
+    [publisherId, ...pageParameters(page)],
   );
   return rows;
 }
