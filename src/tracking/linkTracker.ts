@@ -46,10 +46,12 @@ export function createLinkTracker({ events, ledger, history, log }: LinkTrackerD
     if (ivt === '' && ledger.get(claims.s)?.impressionCounted) ivt = 'duplicate';
     else if (ivt === '' && !learned) ivt = 'serve_unverified';
     const event = linkEvent('impression', claims, request, ivt, randomUUID(), nowMs);
-    events.accept([event]);
-    // Forged and expired tokens teach nothing about the serve: their claims are not trusted.
+    // One spool write for the turn's pixels; the answer waits for it.
+    const written = events.acceptInTurn([event]);
+    // Forged and expired tokens teach nothing about the serve: their claims are not trusted. Recorded
+    // before the write, so a second impression of the serve in the same turn is the duplicate.
     if (token.ivt === '') ledger.record(claims.s, { impressionAt: nowMs, impressionCounted: ivt === '' });
-    return event;
+    return written.then(() => event);
   }
 
   /** The click's event id is its click id, which the redirect hands to the advertiser. */
