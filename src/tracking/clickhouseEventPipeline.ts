@@ -9,6 +9,7 @@ import type { TrackedEvent } from './trackedEvent.js';
 import { EventQuarantine } from './eventQuarantine.js';
 import { EventSpool, SPOOL_COLUMNS, segmentCreatedAt, type SealedSegment } from './eventSpool.js';
 import { isUnparsableInsert, isUnreachable } from './insertErrors.js';
+import { lockSpoolDirectory } from './spoolLock.js';
 
 export interface EventPipelineOptions {
   config: Pick<Config, 'DATA_DIR' | 'EVENT_FLUSH_ROWS' | 'EVENT_FLUSH_INTERVAL_MS' | 'EVENT_BUFFER_MAX_ROWS' | 'EVENT_SPOOL_FSYNC'>;
@@ -27,9 +28,19 @@ const MAX_RETRY_DELAY_MS = 4000;
  * more than EVENT_BUFFER_MAX_ROWS are waiting, accept() refuses (503) instead of growing without limit.
  */
 export async function createClickHouseEventPipeline({ config, ch, log }: EventPipelineOptions): Promise<EventPipeline> {
-  const spool = new EventSpool(path.join(config.DATA_DIR, 'spool'), config.EVENT_SPOOL_FSYNC);
+  const spoolDirectory = path.join(config.DATA_DIR, 'spool');
+  // Before recover(): the segments found there must be a gone process's, never a running pipeline's.
+  const releaseSpool = lockSpoolDirectory(spoolDirectory);
+  let spool: EventSpool;
+  let sealed: SealedSegment[];
+  try {
+    spool = new EventSpool(spoolDirectory, config.EVENT_SPOOL_FSYNC);
+    sealed = spool.recover();
+  } catch (error) {
+    releaseSpool();
+    throw error;
+  }
   const quarantine = new EventQuarantine(path.join(config.DATA_DIR, 'quarantine'));
-  const sealed: SealedSegment[] = spool.recover();
   const listeners: Array<(event: TrackedEvent) => void> = [];
   const counts = { accepted: 0, refused: 0, written: 0, quarantined: 0, writeFailures: 0 };
   let sealedCount = sealed.reduce((sum, segment) => sum + segment.events, 0);
@@ -275,6 +286,8 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
       } catch (error) {
         // The segments stay in the spool and are replayed at the next start: still nothing is lost.
         log.error({ err: error, pending: pending() }, 'could not write events at shutdown; they stay spooled');
+      } finally {
+        releaseSpool();
       }
     },
   };
