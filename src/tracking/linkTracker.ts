@@ -51,7 +51,15 @@ export function createLinkTracker({ events, ledger, history, log }: LinkTrackerD
     // Forged and expired tokens teach nothing about the serve: their claims are not trusted. Recorded
     // before the write, so a second impression of the serve in the same turn is the duplicate.
     if (token.ivt === '') ledger.record(claims.s, { impressionAt: nowMs, impressionCounted: ivt === '' });
-    return written.then(() => event);
+    return written.then(
+      () => event,
+      (error: unknown) => {
+        // Not stored (503): the serve's billable impression is still to come. The turn's duplicates
+        // of it shared the failed write, so none of them was stored either.
+        if (ivt === '') ledger.uncountImpression(claims.s);
+        throw error;
+      },
+    );
   }
 
   /** The click's event id is its click id, which the redirect hands to the advertiser. */
