@@ -1,10 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openStores, type Stores } from '../../src/runtime.js';
+import type { Stores } from '../../src/runtime.js';
+import { openClickHouse } from '../../src/store/clickhouse.js';
 import { CLICK_PATH, IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
 import { canMount, fillDisk, mountTmpfs } from '../helpers/tmpfs.js';
-import { startTestApp, startTestAppOn, testConfig, testStores, type TestContext } from '../helpers/testApp.js';
+import { startTestApp, startTestAppOn, type TestContext } from '../helpers/testApp.js';
 import {
   ADDRESSES,
   fromAddress,
@@ -113,5 +114,58 @@ describe('a restart in between', () => {
     expect(impressionsOf(events)).toEqual(['', 'duplicate']);
     expect(clicksOf(events)).toEqual(['', 'duplicate']);
     expect(await rollupOf(a, item.lineItemId)).toMatchObject({ impressions: 1, clicks: 1, spend_nanos: CLICK_PRICE });
+  });
+});
+
+describe.skipIf(!canMount)('a spool write that fails (a full disk, real tmpfs)', () => {
+  it('takes back the impression it counted: the serve\'s next impression is billed, not called a duplicate', async () => {
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'full-spool-'));
+    const unmount = mountTmpfs(path.join(dataDir, 'spool'), 64 * 1024);
+    let full: TestContext | undefined;
+    try {
+      full = await startTestAppOn(a.stores, dataDir, env);
+      const item = await trackedLineItem(a);
+      const freeSpace = fillDisk(path.join(dataDir, 'spool'));
+      // The open segment's last page still takes a few lines: the first serve refused is the one.
+      let refused: { serveId: string; token: string } | undefined;
+      for (let attempt = 0; attempt < 200 && !refused; attempt++) {
+        const claims = serveClaims(item, 'tCPM', IMPRESSION_PRICE);
+        const token = signedToken(a, claims);
+        if ((await pixel(full, token)).statusCode === 503) refused = { serveId: claims.s, token };
+      }
+      expect(refused).toBeDefined();
+      freeSpace();
+      expect((await pixel(full, refused!.token)).statusCode).toBe(200);
+      await full.close();
+      full = undefined;
+      const events = await waitForEvents(a, item.lineItemId, 1);
+      expect(events.filter((event) => event.serve_id === refused!.serveId).map((event) => event.ivt)).toEqual(['']);
+    } finally {
+      await full?.close();
+      unmount();
+    }
+  });
+});
+
+describe('ClickHouse that cannot answer (its store closed)', () => {
+  it('answers the pixel 200 only once spooled, and stores the impression as serve_unverified, never billed', async () => {
+    const item = await trackedLineItem(a);
+    const token = signedToken(a, serveClaims(item, 'tCPM', IMPRESSION_PRICE));
+    const closedDataDirs = [a.dataDir, b.dataDir];
+    await a.stores.ch.close();
+    // The first impression of the serve (neither instance has seen it) and its duplicate elsewhere.
+    expect((await pixel(a, token)).statusCode).toBe(200);
+    expect((await pixel(b, token)).statusCode).toBe(200);
+    // Both events are in the instances' spools only; each restarts on its own spool with ClickHouse back.
+    await a.close();
+    await b.close();
+    const { CLICKHOUSE_URL, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, CLICKHOUSE_DATABASE } = a.config;
+    const ch = await openClickHouse({ url: CLICKHOUSE_URL, user: CLICKHOUSE_USER, password: CLICKHOUSE_PASSWORD, database: CLICKHOUSE_DATABASE, dataDir: a.dataDir });
+    const stores: Stores = { ...a.stores, ch };
+    a = await startTestAppOn(stores, closedDataDirs[0]!, env);
+    b = await startTestAppOn(stores, closedDataDirs[1]!, env);
+    const events = await waitForEvents(a, item.lineItemId, 2);
+    expect(impressionsOf(events)).toEqual(['serve_unverified', 'serve_unverified']);
+    expect(await rollupOf(a, item.lineItemId)).toMatchObject({ impressions: 0, spend_nanos: 0 });
   });
 });
