@@ -19,7 +19,6 @@ export const ivtReasons = {
   click_without_impression: 'no impression of the serve of the click was recorded',
   click_too_fast: 'the click came less than 1000 ms after the first impression of its serve',
   impression_unverified: 'the history of the serve of a click (its impression, an earlier click) could not be looked up in time: the click is kept, not billed',
-  serve_unverified: 'an impression whose serve this instance has not seen counted, and whose history ClickHouse could not tell in time: kept, not billed, so it is never billed twice',
   invalid_click: 'a conversion whose click was invalid traffic',
   outside_window: 'a conversion before its click or more than ATTRIBUTION_WINDOW_DAYS after it',
 } as const;

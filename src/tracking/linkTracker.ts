@@ -19,7 +19,7 @@ export const MIN_CLICK_DELAY_MS = 1000;
 export interface LinkTrackerDeps {
   events: EventPipeline;
   ledger: ServeLedger;
-  /** What ClickHouse holds about a serve this process has not seen counted (batched). */
+  /** What ClickHouse holds about the serve of a click this process does not know (batched). */
   history: ServeHistoryLookup;
   log: FastifyBaseLogger;
 }
@@ -29,22 +29,18 @@ export interface LinkTrackerDeps {
  * (bad_token, expired_token), the address (private_ip, datacenter), the user agent (bot,
  * no_user_agent), server-side markers (server_side), how the request was made (not_image_request,
  * not_navigation), then the serve's history (duplicate, click_without_impression, click_too_fast,
- * and when the history could not be looked up impression_unverified for a click, serve_unverified
- * for an impression).
+ * impression_unverified).
  *
- * Exactly one billable impression and one billable click per serve, whichever instance sees them:
- * the ledger's "already counted" is final, but its "not counted" only speaks for this process, so
- * an event that would be billed first asks ClickHouse (batched) what other instances and earlier
- * runs recorded. The verdict, the spool write and the ledger update then happen without an await
- * in between, so two requests of one serve waiting on the same answer cannot both be billed.
+ * The serve's history is this process's ledger; a click whose serve it does not know asks ClickHouse
+ * (batched). What another instance or an earlier run billed is settled when the event is written
+ * (billedOnce.ts), so the pixel never waits on a query.
  */
 export function createLinkTracker({ events, ledger, history, log }: LinkTrackerDeps) {
-  async function trackImpression(token: ReadToken, request: LinkRequest, nowMs: number): Promise<TrackedEvent> {
+  /** Never queries anything: the pixel's hot path is the token check, two lookups in memory and one spool write. */
+  function trackImpression(token: ReadToken, request: LinkRequest, nowMs: number): Promise<TrackedEvent> {
     const { claims } = token;
     let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || impressionRequestIvt(request.fetch);
-    const learned = ivt === '' && !ledger.get(claims.s)?.impressionCounted ? await learnHistory(claims.s) : true;
     if (ivt === '' && ledger.get(claims.s)?.impressionCounted) ivt = 'duplicate';
-    else if (ivt === '' && !learned) ivt = 'serve_unverified';
     const event = linkEvent('impression', claims, request, ivt, randomUUID(), nowMs);
     // One spool write for the turn's pixels; the answer waits for it.
     const written = events.acceptInTurn([event]);
@@ -66,29 +62,26 @@ export function createLinkTracker({ events, ledger, history, log }: LinkTrackerD
   async function trackClick(token: ReadToken, request: LinkRequest, nowMs: number): Promise<TrackedEvent> {
     const { claims } = token;
     let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || clickRequestIvt(request.fetch);
-    const learned = ivt === '' && !ledger.get(claims.s)?.clickCounted ? await learnHistory(claims.s) : true;
-    if (ivt === '') ivt = clickQuality(claims.s, learned, nowMs);
+    if (ivt === '') ivt = await clickQuality(claims.s, nowMs);
     const event = linkEvent('click', claims, request, ivt, randomUUID(), nowMs);
     events.accept([event]);
     if (token.ivt === '') ledger.record(claims.s, { clickCounted: ivt === '' });
     return event;
   }
 
-  /** Merges what ClickHouse holds about the serve into the ledger; false when it could not be asked. */
-  async function learnHistory(serveId: string): Promise<boolean> {
-    try {
-      ledger.record(serveId, await history.find(serveId));
-      return true;
-    } catch (error) {
-      log.warn({ err: error, serve_id: serveId }, 'could not look up the history of a serve; its event is not billed');
-      return false;
+  async function clickQuality(serveId: string, nowMs: number): Promise<IvtReason | ''> {
+    let serve = ledger.get(serveId);
+    if (!serve?.clickCounted && !serve?.impressionAt) {
+      try {
+        ledger.record(serveId, await history.find(serveId));
+      } catch (error) {
+        log.warn({ err: error, serve_id: serveId }, 'could not look up the serve of a click; it is not billed');
+        return 'impression_unverified';
+      }
+      // Read again: a concurrent click of the same serve may have been counted while this one waited.
+      serve = ledger.get(serveId);
     }
-  }
-
-  function clickQuality(serveId: string, learned: boolean, nowMs: number): IvtReason | '' {
-    const serve = ledger.get(serveId);
     if (serve?.clickCounted) return 'duplicate';
-    if (!learned) return 'impression_unverified';
     if (!serve?.impressionAt) return 'click_without_impression';
     if (nowMs - serve.impressionAt < MIN_CLICK_DELAY_MS) return 'click_too_fast';
     return '';
