@@ -12,10 +12,11 @@ import type { TrackedEvent } from './trackedEvent.js';
  * retried), so an outage can delay billing but never bill twice.
  */
 
-/** `type \t serve_id` of one valid link event: what can be billed only once per serve. */
+/** `type \t serve_id \t event_id` of one valid link event: what can be billed only once per serve. */
 export type BillableKey = string;
 
 const at = (column: (typeof SPOOL_COLUMNS)[number]) => SPOOL_COLUMNS.indexOf(column);
+const EVENT_ID = at('event_id');
 const TYPE = at('type');
 const SOURCE = at('source');
 const SERVE_ID = at('serve_id');
@@ -29,7 +30,7 @@ function isBillableLink(type: unknown, source: unknown, ivt: unknown): boolean {
 
 /** The key of an accepted event that would be billed, or undefined (invalid traffic, imports, conversions). */
 export function billableKey(event: TrackedEvent): BillableKey | undefined {
-  return isBillableLink(event.type, event.source, event.ivt) ? `${event.type}\t${event.serve_id}` : undefined;
+  return isBillableLink(event.type, event.source, event.ivt) ? `${event.type}\t${event.serve_id}\t${event.event_id}` : undefined;
 }
 
 /** The same keys read back from a segment's lines: for segments a previous run left in the spool. */
@@ -37,29 +38,43 @@ export function billableKeysInLines(body: string): BillableKey[] {
   const keys: BillableKey[] = [];
   for (const line of body.split('\n')) {
     const row = parseRow(line);
-    if (row && isBillableLink(row[TYPE], row[SOURCE], row[IVT])) keys.push(`${row[TYPE]}\t${row[SERVE_ID]}`);
+    if (row && isBillableLink(row[TYPE], row[SOURCE], row[IVT])) keys.push(`${row[TYPE]}\t${row[SERVE_ID]}\t${row[EVENT_ID]}`);
   }
   return keys;
 }
 
-/** Which of the keys ClickHouse already holds as counted (by any instance, in any run). */
+/**
+ * Which of the keys' serves ClickHouse already holds as counted by another event (another instance,
+ * an earlier run). The event itself does not count: a segment sent again after a crash or a lost
+ * answer finds its own events there, and they must go in as they were (its insert deduplication
+ * token then completes what the first try left unwritten, views included).
+ */
 export async function alreadyBilled(ch: ClickHouse, keys: BillableKey[]): Promise<Set<BillableKey>> {
-  const serveIds = [...new Set(keys.map((key) => key.slice(key.indexOf('\t') + 1)))];
+  const serveIds = [...new Set(keys.map((key) => key.split('\t')[1]!))];
   const result = await ch.client.query({
-    query: `SELECT DISTINCT type, serve_id FROM serve_events_v1
+    query: `SELECT type, serve_id, toString(event_id) AS event_id FROM serve_events_v1
             WHERE serve_id IN {serve_ids:Array(String)} AND counted = 1`,
     query_params: { serve_ids: serveIds },
     format: 'JSONEachRow',
   });
-  const counted = new Set((await result.json<{ type: string; serve_id: string }>()).map((row) => `${row.type}\t${row.serve_id}`));
-  return new Set(keys.filter((key) => counted.has(key)));
+  const countedBy = new Map<string, string[]>();
+  for (const row of await result.json<{ type: string; serve_id: string; event_id: string }>()) {
+    const serve = `${row.type}\t${row.serve_id}`;
+    countedBy.set(serve, [...(countedBy.get(serve) ?? []), row.event_id]);
+  }
+  return new Set(
+    keys.filter((key) => {
+      const [type, serveId, eventId] = key.split('\t');
+      return countedBy.get(`${type}\t${serveId}`)?.some((counted) => counted !== eventId) ?? false;
+    }),
+  );
 }
 
 /** The segment's lines with the events of already billed serves turned into unbilled duplicates. */
 export function markDuplicates(body: string, billed: Set<BillableKey>): string {
   return body.replace(/[^\n]+/g, (line) => {
     const row = parseRow(line);
-    if (!row || !isBillableLink(row[TYPE], row[SOURCE], row[IVT]) || !billed.has(`${row[TYPE]}\t${row[SERVE_ID]}`)) return line;
+    if (!row || !isBillableLink(row[TYPE], row[SOURCE], row[IVT]) || !billed.has(`${row[TYPE]}\t${row[SERVE_ID]}\t${row[EVENT_ID]}`)) return line;
     row[IVT] = 'duplicate';
     row[COST] = 0;
     row[REVENUE] = 0;
