@@ -1,11 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Stores } from '../../src/runtime.js';
 import { openClickHouse } from '../../src/store/clickhouse.js';
+import { alreadyBilled, billableKey } from '../../src/tracking/billedOnce.js';
+import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
+import { sampleEvent } from '../helpers/sampleEvent.js';
 import { CLICK_PATH, IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
 import { canMount, fillDisk, mountTmpfs } from '../helpers/tmpfs.js';
-import { startTestApp, startTestAppOn, type TestContext } from '../helpers/testApp.js';
+import { startTestApp, startTestAppOn, testConfig, type TestContext } from '../helpers/testApp.js';
 import {
   ADDRESSES,
   fromAddress,
@@ -116,6 +120,22 @@ describe('a restart in between', () => {
     expect(impressionsOf(events)).toEqual(['', 'duplicate']);
     expect(clicksOf(events)).toEqual(['', 'duplicate']);
     expect(await rollupOf(a, item.lineItemId)).toMatchObject({ impressions: 1, clicks: 1, spend_nanos: CLICK_PRICE });
+  });
+});
+
+describe('the check before a segment is written', () => {
+  it('calls a serve billed only for another event than the one being written (a segment sent again keeps its events)', async () => {
+    const pipeline = await createClickHouseEventPipeline({
+      config: testConfig(mkdtempSync(path.join(inject('testRoot'), 'resent-'))),
+      ch: a.stores.ch,
+      log: a.app.log,
+    });
+    const written = sampleEvent();
+    pipeline.accept([written]);
+    await pipeline.close();
+    const again = billableKey(written)!;
+    const elsewhere = billableKey({ ...written, event_id: randomUUID() })!;
+    expect(await alreadyBilled(a.stores.ch, [again, elsewhere])).toEqual(new Set([elsewhere]));
   });
 });
 
