@@ -8,9 +8,9 @@ export interface ServeHistoryLookupOptions {
 }
 
 /** Most serve ids in one query: a fuller batch is sent at once, without waiting for the window. */
-export const MAX_BATCH_SERVES = 1000;
+const MAX_BATCH_SERVES = 1000;
 /** Most lookups waiting at once (about 50 queries' worth): past it a lookup fails at once instead of queueing. */
-export const MAX_WAITING_LOOKUPS = 50_000;
+const MAX_WAITING_LOOKUPS = 50_000;
 
 interface Waiter {
   resolve(history: ServeHistory): void;
