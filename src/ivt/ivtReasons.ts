@@ -18,7 +18,7 @@ export const ivtReasons = {
   duplicate: 'the serve already counted a valid impression (or click)',
   click_without_impression: 'no impression of the serve of the click was recorded',
   click_too_fast: 'the click came less than 1000 ms after the first impression of its serve',
-  impression_unverified: 'the history of the serve of a click (its impression, an earlier click) could not be looked up in time: the click is kept, not billed',
+  impression_unverified: 'the impression of the serve of a click could not be looked up in time: the click is kept, not billed',
   invalid_click: 'a conversion whose click was invalid traffic',
   outside_window: 'a conversion before its click or more than ATTRIBUTION_WINDOW_DAYS after it',
 } as const;
