@@ -76,7 +76,11 @@ const configSchema = z
     AUTO_REVOCATION_DATACENTER_SHARE: z.coerce.number().gt(0).max(1).default(0.05),
     AUTO_REVOCATION_MIN_IMPRESSIONS: z.coerce.number().int().min(1).default(100),
     /** How long a tracking link stays valid after the serve. */
-    TRACKING_LINK_TTL_SECONDS: z.coerce.number().int().min(60).default(7 * 24 * 3600),
+    TRACKING_LINK_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(7 * 24 * 3600),
+    /** How long the first click of a serve this process does not know waits for others to share its ClickHouse lookup. */
+    SERVE_LOOKUP_WINDOW_MS: z.coerce.number().int().min(1).max(1000).default(5),
+    /** How long that lookup may take; past it the click is stored as impression_unverified, not billed. */
+    SERVE_LOOKUP_TIMEOUT_MS: z.coerce.number().int().min(10).default(2000),
     /** Days a conversion may follow its click and still be attributed. */
     ATTRIBUTION_WINDOW_DAYS: z.coerce.number().int().min(1).max(365).default(30),
     /** The compact word vectors `npm run build` writes (default dist/word-vectors.bin); missing means semantic matching is off. */

@@ -9,6 +9,8 @@ import type { TrackedEvent } from './trackedEvent.js';
 import { EventQuarantine } from './eventQuarantine.js';
 import { EventSpool, SPOOL_COLUMNS, segmentCreatedAt, type SealedSegment } from './eventSpool.js';
 import { isUnparsableInsert, isUnreachable } from './insertErrors.js';
+import { lockSpoolDirectory } from './spoolLock.js';
+import { alreadyBilled, billableKey, billableKeysInLines, markDuplicates, type BillableKey } from './billedOnce.js';
 
 export interface EventPipelineOptions {
   config: Pick<Config, 'DATA_DIR' | 'EVENT_FLUSH_ROWS' | 'EVENT_FLUSH_INTERVAL_MS' | 'EVENT_BUFFER_MAX_ROWS' | 'EVENT_SPOOL_FSYNC'>;
@@ -27,9 +29,23 @@ const MAX_RETRY_DELAY_MS = 4000;
  * more than EVENT_BUFFER_MAX_ROWS are waiting, accept() refuses (503) instead of growing without limit.
  */
 export async function createClickHouseEventPipeline({ config, ch, log }: EventPipelineOptions): Promise<EventPipeline> {
-  const spool = new EventSpool(path.join(config.DATA_DIR, 'spool'), config.EVENT_SPOOL_FSYNC);
+  const spoolDirectory = path.join(config.DATA_DIR, 'spool');
+  // Before recover(): the segments found there must be a gone process's, never a running pipeline's.
+  const releaseSpool = lockSpoolDirectory(spoolDirectory);
+  let spool: EventSpool;
+  let sealed: SealedSegment[];
+  try {
+    spool = new EventSpool(spoolDirectory, config.EVENT_SPOOL_FSYNC);
+    sealed = spool.recover();
+  } catch (error) {
+    releaseSpool();
+    throw error;
+  }
   const quarantine = new EventQuarantine(path.join(config.DATA_DIR, 'quarantine'));
-  const sealed: SealedSegment[] = spool.recover();
+  /** The valid link events of each segment this run spooled, checked against ClickHouse before its insert (billedOnce.ts). */
+  const billable = new Map<string, BillableKey[]>();
+  /** Segments a previous run left: their valid link events are read from their lines. */
+  const recovered = new Set(sealed.map((segment) => segment.name));
   const listeners: Array<(event: TrackedEvent) => void> = [];
   const counts = { accepted: 0, refused: 0, written: 0, quarantined: 0, writeFailures: 0 };
   let sealedCount = sealed.reduce((sum, segment) => sum + segment.events, 0);
@@ -122,9 +138,24 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
     return body === '' ? 0 : insertLines(segment.name, body, segment.events, segment.name);
   }
 
+  /**
+   * The segment, with the valid link events whose serve another instance or an earlier run already
+   * billed turned into duplicates. Nothing is inserted when ClickHouse cannot tell: the segment
+   * stays for the next try, never billed twice.
+   */
+  async function insertBilledOnce(segment: SealedSegment): Promise<number> {
+    const keys = recovered.has(segment.name) ? billableKeysInLines(spool.read(segment.name)) : (billable.get(segment.name) ?? []);
+    const billed = keys.length > 0 ? await alreadyBilled(ch, keys) : new Set<BillableKey>();
+    if (billed.size === 0) return insertSegment(segment);
+    log.info({ segment: segment.name, duplicates: billed.size }, 'events of serves already billed elsewhere are stored as duplicate');
+    return insertLines(segment.name, markDuplicates(spool.read(segment.name), billed), segment.events, segment.name);
+  }
+
   async function writeSegment(segment: SealedSegment): Promise<void> {
-    counts.written += await insertSegment(segment);
+    counts.written += await insertBilledOnce(segment);
     spool.remove(segment.name);
+    billable.delete(segment.name);
+    recovered.delete(segment.name);
     sealed.splice(sealed.indexOf(segment), 1);
     sealedCount -= segment.events;
   }
@@ -215,11 +246,22 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
       refuse(events, (error as Error).message);
     }
     counts.accepted += events.length;
-    for (const event of events) for (const listener of listeners) listener(event);
+    let keys: BillableKey[] | undefined;
+    for (const event of events) {
+      for (const listener of listeners) listener(event);
+      const key = billableKey(event);
+      if (key !== undefined) (keys ??= billableOf(spool.openName)).push(key);
+    }
     if (spool.openCount >= config.EVENT_FLUSH_ROWS) {
       sealOpenSegment();
       if (retryDelayMs === 0) void drain().catch(() => undefined);
     }
+  }
+
+  function billableOf(segmentName: string): BillableKey[] {
+    let keys = billable.get(segmentName);
+    if (keys === undefined) billable.set(segmentName, (keys = []));
+    return keys;
   }
 
   /** Writes the turn's group with one append and answers each of its callers. */
@@ -275,6 +317,8 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
       } catch (error) {
         // The segments stay in the spool and are replayed at the next start: still nothing is lost.
         log.error({ err: error, pending: pending() }, 'could not write events at shutdown; they stay spooled');
+      } finally {
+        releaseSpool();
       }
     },
   };

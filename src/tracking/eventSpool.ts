@@ -133,6 +133,11 @@ export class EventSpool {
     }
   }
 
+  /** The segment the last successful append went to. */
+  get openName(): string {
+    return this.segmentName;
+  }
+
   /** Events not yet handed over by seal(). */
   get openCount(): number {
     return this.segmentEvents + this.orphaned.reduce((sum, segment) => sum + segment.events, 0);

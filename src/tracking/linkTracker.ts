@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { ClickHouse } from '../store/clickhouse.js';
 import { clickRequestIvt, impressionRequestIvt } from '../ivt/fetchMetadata.js';
 import type { IvtReason } from '../ivt/ivtReasons.js';
 import type { EventPipeline } from './eventPipeline.js';
 import { linkEvent } from './linkEvent.js';
 import type { LinkRequest } from './linkRequest.js';
-import { findServeHistory } from './serveHistory.js';
+import type { ServeHistoryLookup } from './serveHistoryLookup.js';
 import type { ServeLedger } from './serveLedger.js';
 import type { TrackedEvent } from './trackedEvent.js';
 import type { ReadToken } from './trackingTokenClaims.js';
@@ -17,13 +16,11 @@ import type { ReadToken } from './trackingTokenClaims.js';
  */
 export const MIN_CLICK_DELAY_MS = 1000;
 
-/** How long a click waits for ClickHouse to say whether its serve had an impression. */
-const HISTORY_TIMEOUT_MS = 2000;
-
 export interface LinkTrackerDeps {
   events: EventPipeline;
-  ch: ClickHouse;
   ledger: ServeLedger;
+  /** What ClickHouse holds about the serve of a click this process does not know (batched). */
+  history: ServeHistoryLookup;
   log: FastifyBaseLogger;
 }
 
@@ -31,9 +28,14 @@ export interface LinkTrackerDeps {
  * Classifies and stores the events of tracking links. One reason per event, in this order: the token
  * (bad_token, expired_token), the address (private_ip, datacenter), the user agent (bot,
  * no_user_agent), server-side markers (server_side), how the request was made (not_image_request,
- * not_navigation), then the serve's history (duplicate, click_without_impression, click_too_fast).
+ * not_navigation), then the serve's history (duplicate, click_without_impression, click_too_fast,
+ * impression_unverified).
+ *
+ * The serve's history is this process's ledger; a click whose serve it does not know asks ClickHouse
+ * (batched). What another instance or an earlier run billed is settled when the event is written
+ * (billedOnce.ts), so the pixel never waits on a query.
  */
-export function createLinkTracker({ events, ch, ledger, log }: LinkTrackerDeps) {
+export function createLinkTracker({ events, ledger, history, log }: LinkTrackerDeps) {
   /** Never queries anything: the pixel's hot path is the token check, two lookups in memory and one spool write. */
   function trackImpression(token: ReadToken, request: LinkRequest, nowMs: number): Promise<TrackedEvent> {
     const { claims } = token;
@@ -45,31 +47,39 @@ export function createLinkTracker({ events, ch, ledger, log }: LinkTrackerDeps) 
     // Forged and expired tokens teach nothing about the serve: their claims are not trusted. Recorded
     // before the write, so a second impression of the serve in the same turn is the duplicate.
     if (token.ivt === '') ledger.record(claims.s, { impressionAt: nowMs, impressionCounted: ivt === '' });
-    return written.then(() => event);
+    return written.then(
+      () => event,
+      (error: unknown) => {
+        // Not stored (503): the serve's billable impression is still to come. The turn's duplicates
+        // of it shared the failed write, so none of them was stored either.
+        if (ivt === '') ledger.uncountImpression(claims.s);
+        throw error;
+      },
+    );
   }
 
   /** The click's event id is its click id, which the redirect hands to the advertiser. */
   async function trackClick(token: ReadToken, request: LinkRequest, nowMs: number): Promise<TrackedEvent> {
     const { claims } = token;
     let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || clickRequestIvt(request.fetch);
-    if (ivt === '') ivt = await clickQuality(token, nowMs);
+    if (ivt === '') ivt = await clickQuality(claims.s, nowMs);
     const event = linkEvent('click', claims, request, ivt, randomUUID(), nowMs);
     events.accept([event]);
     if (token.ivt === '') ledger.record(claims.s, { clickCounted: ivt === '' });
     return event;
   }
 
-  async function clickQuality({ claims }: ReadToken, nowMs: number): Promise<IvtReason | ''> {
-    let serve = ledger.get(claims.s);
+  async function clickQuality(serveId: string, nowMs: number): Promise<IvtReason | ''> {
+    let serve = ledger.get(serveId);
     if (!serve?.clickCounted && !serve?.impressionAt) {
       try {
-        ledger.record(claims.s, await withTimeout(findServeHistory(ch, claims), HISTORY_TIMEOUT_MS));
+        ledger.record(serveId, await history.find(serveId));
       } catch (error) {
-        log.warn({ err: error, serve_id: claims.s }, 'could not look up the serve of a click; it is not billed');
+        log.warn({ err: error, serve_id: serveId }, 'could not look up the serve of a click; it is not billed');
         return 'impression_unverified';
       }
       // Read again: a concurrent click of the same serve may have been counted while this one waited.
-      serve = ledger.get(claims.s);
+      serve = ledger.get(serveId);
     }
     if (serve?.clickCounted) return 'duplicate';
     if (!serve?.impressionAt) return 'click_without_impression';
@@ -78,14 +88,6 @@ export function createLinkTracker({ events, ch, ledger, log }: LinkTrackerDeps) 
   }
 
   return { trackImpression, trackClick };
-}
-
-function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 export type LinkTracker = ReturnType<typeof createLinkTracker>;

@@ -1,43 +1,50 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
-import type { TrackingClaims } from './trackingToken.js';
-
-/** Clocks of instances differ a little; an impression is looked for from this long before the serve. */
-const CLOCK_SKEW_MS = 60_000;
 
 const historyRow = z.object({
-  impressions: z.coerce.number(),
+  serve_id: z.string(),
   first_impression_ms: z.coerce.number(),
-  counted_clicks: z.coerce.number(),
+  impressions: z.coerce.number(),
+  impression_counted: z.coerce.number(),
+  click_counted: z.coerce.number(),
 });
 
 export interface ServeHistory {
   /** First impression with a verified token (valid or not), ms since the epoch; 0 when there is none. */
   impressionAt: number;
-  /** A valid click was already counted for the serve. */
+  /** A valid (billed) impression was already counted for the serve. */
+  impressionCounted: boolean;
+  /** A valid (billed) click was already counted for the serve. */
   clickCounted: boolean;
 }
 
+export const NO_HISTORY: ServeHistory = { impressionAt: 0, impressionCounted: false, clickCounted: false };
+
 /**
- * What ClickHouse holds about a serve, for a click whose serve this process does not remember (it was
- * served through another instance, or before a restart). The campaign and the serve time narrow the
- * scan to one campaign's recent granules; the serve_id bloom filter does the rest.
+ * What ClickHouse holds about a batch of serves (clickhouse/0006: one primary-key range per serve).
+ * A serve with no row is absent from the answer: nothing was recorded for it.
  */
-export async function findServeHistory(ch: ClickHouse, claims: TrackingClaims): Promise<ServeHistory> {
+export async function findServeHistories(ch: ClickHouse, serveIds: string[]): Promise<Map<string, ServeHistory>> {
   const result = await ch.client.query({
-    query: `SELECT
-              toUInt64(countIf(type = 'impression')) AS impressions,
-              toInt64(toUnixTimestamp64Milli(minIf(event_time, type = 'impression'))) AS first_impression_ms,
-              toUInt64(countIf(type = 'click' AND ivt = '')) AS counted_clicks
-            FROM events_v1
-            WHERE campaign_id = {campaign_id:UUID}
-              AND serve_id = {serve_id:String}
-              AND event_time >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')
-              AND ivt NOT IN ('bad_token', 'expired_token')`,
-    query_params: { campaign_id: claims.c, serve_id: claims.s, since: claims.t - CLOCK_SKEW_MS },
+    query: `SELECT serve_id,
+                   toInt64(toUnixTimestamp64Milli(minIf(event_time, type = 'impression'))) AS first_impression_ms,
+                   countIf(type = 'impression') AS impressions,
+                   max(type = 'impression' AND counted = 1) AS impression_counted,
+                   max(type = 'click' AND counted = 1) AS click_counted
+            FROM serve_events_v1
+            WHERE serve_id IN {serve_ids:Array(String)}
+            GROUP BY serve_id`,
+    query_params: { serve_ids: serveIds },
     format: 'JSONEachRow',
   });
-  const rows = await result.json();
-  const row = historyRow.parse(rows[0] ?? { impressions: 0, first_impression_ms: 0, counted_clicks: 0 });
-  return { impressionAt: row.impressions > 0 ? row.first_impression_ms : 0, clickCounted: row.counted_clicks > 0 };
+  const histories = new Map<string, ServeHistory>();
+  for (const raw of await result.json()) {
+    const row = historyRow.parse(raw);
+    histories.set(row.serve_id, {
+      impressionAt: row.impressions > 0 ? row.first_impression_ms : 0,
+      impressionCounted: row.impression_counted > 0,
+      clickCounted: row.click_counted > 0,
+    });
+  }
+  return histories;
 }

@@ -45,6 +45,16 @@ export class ServeLedger {
     }
     this.serves.set(serveId, impressionAt * 4 + flags);
   }
+
+  /**
+   * Takes back a counted impression whose spool write failed (answered 503, stored nowhere): the
+   * serve's next impression is then billed, not called a duplicate of nothing. A click counted
+   * meanwhile stays counted.
+   */
+  uncountImpression(serveId: string): void {
+    const packed = this.serves.get(serveId);
+    if (packed !== undefined) this.serves.set(serveId, packed & ~IMPRESSION_COUNTED);
+  }
 }
 
 function earliest(a: number, b: number): number {

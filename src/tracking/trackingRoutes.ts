@@ -6,6 +6,9 @@ import { conversionRoutes } from './conversionRoutes.js';
 import { eventImportRoute } from './eventImportRoute.js';
 import { createLinkTracker } from './linkTracker.js';
 import { ServeLedger } from './serveLedger.js';
+import { findServeHistories } from './serveHistory.js';
+import { ServeHistoryLookup } from './serveHistoryLookup.js';
+import { afterSpoolReplay } from './spoolReplay.js';
 import { trackingLinkRoutes } from './trackingLinkRoutes.js';
 
 /** Serves remembered per process for duplicate and click-quality checks (about 100 MB at capacity). */
@@ -22,7 +25,11 @@ export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): P
   const traffic = loadTrafficClassifier(config);
   app.log.info({ ms: Math.round(performance.now() - startedAt) }, 'invalid-traffic tables loaded');
 
-  const tracker = createLinkTracker({ events, ch, ledger: new ServeLedger(SERVE_LEDGER_CAPACITY), log: app.log });
+  const history = new ServeHistoryLookup(afterSpoolReplay(events, (serveIds) => findServeHistories(ch, serveIds)), {
+    windowMs: config.SERVE_LOOKUP_WINDOW_MS,
+    timeoutMs: config.SERVE_LOOKUP_TIMEOUT_MS,
+  });
+  const tracker = createLinkTracker({ events, ledger: new ServeLedger(SERVE_LEDGER_CAPACITY), history, log: app.log });
   const conversions = createConversionRecorder({ db, ch, events, attributionWindowDays: config.ATTRIBUTION_WINDOW_DAYS });
 
   await app.register(trackingLinkRoutes, { db, indexedDestinations, trackingSecret: secrets.trackingSecret, traffic, tracker });

@@ -1,0 +1,81 @@
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import path from 'node:path';
+
+/** Spool directories held by pipelines of this process (a second app in one process has the same pid). */
+const heldHere = new Set<string>();
+
+/**
+ * Makes a spool directory one pipeline's own, or throws. Two pipelines on one directory take each
+ * other's segments: a starting one replays every segment it finds as a crashed run's, the other's
+ * open segment included, and deletes it once written, so the other's later events (already
+ * answered 2xx) go to a deleted file and are lost. The lock is a file next to the directory (not
+ * in it: a full spool disk must not stop a start) naming the process that holds it; one left by a
+ * process that is gone (a crash, kill -9) is taken over. Returns the release, for close.
+ */
+export function lockSpoolDirectory(directory: string): () => void {
+  const owned = path.resolve(directory);
+  const file = `${owned}.lock`;
+  if (heldHere.has(owned)) throw inUse(owned, process.pid);
+  if (!createLock(file)) {
+    const holder = lockHolder(file);
+    if (holder !== undefined && holder !== process.pid && isRunning(holder)) throw inUse(owned, holder);
+    // Left by a process that is gone: taken over, unless another start takes it first.
+    removeLock(file);
+    if (!createLock(file)) throw inUse(owned, lockHolder(file));
+  }
+  heldHere.add(owned);
+  return () => {
+    heldHere.delete(owned);
+    if (lockHolder(file) === process.pid) removeLock(file);
+  };
+}
+
+function removeLock(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+function createLock(file: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx', 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    writeSync(fd, `${process.pid}\n`);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+function lockHolder(file: string): number | undefined {
+  try {
+    const pid = Number.parseInt(readFileSync(file, 'utf8'), 10);
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function inUse(directory: string, holder: number | undefined): Error {
+  return new Error(
+    `the event spool ${directory} is in use by ${holder === process.pid ? 'another app in this process' : `process ${holder ?? '(unknown)'}`}: ` +
+      'each instance needs its own DATA_DIR (two on one spool would replay and delete each other\'s events)',
+  );
+}

@@ -1,0 +1,193 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Stores } from '../../src/runtime.js';
+import { openClickHouse } from '../../src/store/clickhouse.js';
+import { alreadyBilled, billableKey } from '../../src/tracking/billedOnce.js';
+import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
+import { sampleEvent } from '../helpers/sampleEvent.js';
+import { CLICK_PATH, IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
+import { canMount, fillDisk, mountTmpfs } from '../helpers/tmpfs.js';
+import { startTestApp, startTestAppOn, testConfig, type TestContext } from '../helpers/testApp.js';
+import {
+  ADDRESSES,
+  fromAddress,
+  rollupOf,
+  serveClaims,
+  signedToken,
+  trackedLineItem,
+  waitForEvents,
+  waitPastClickDelay,
+  type TrackedLineItem,
+} from '../helpers/trackingFixtures.js';
+
+/**
+ * One billable impression and one billable click per serve, whichever instance a request reaches:
+ * two apps on the same Postgres and ClickHouse, each with its own DATA_DIR (its spool), and an app
+ * restarted on the same stores and spool in between. The duplicate is stored with its reason and
+ * never billed; when ClickHouse cannot say whether a serve was billed, nothing is billed twice.
+ */
+const IMPRESSION_PRICE = 2_500_000;
+const CLICK_PRICE = 400_000_000;
+const env = { TRUST_PROXY: '127.0.0.1' };
+
+let a: TestContext;
+let b: TestContext;
+
+/** A second instance: the same stores, its own DATA_DIR. */
+async function otherInstance(stores: Stores): Promise<TestContext> {
+  return startTestAppOn(stores, mkdtempSync(path.join(inject('testRoot'), 'instance-')), env);
+}
+
+beforeAll(async () => {
+  a = await startTestApp(env);
+  b = await otherInstance(a.stores);
+});
+
+afterAll(async () => {
+  await a?.close();
+  await b?.close();
+});
+
+const pixel = (ctx: TestContext, token: string) => fromAddress(ctx, `${IMPRESSION_PATH}${token}`, ADDRESSES.comcastResidential);
+const click = (ctx: TestContext, token: string) => fromAddress(ctx, `${CLICK_PATH}${token}`, ADDRESSES.comcastResidential);
+
+function impressionsOf(events: Array<{ type: string; ivt: string }>) {
+  return events.filter((event) => event.type === 'impression').map((event) => event.ivt);
+}
+function clicksOf(events: Array<{ type: string; ivt: string }>) {
+  return events.filter((event) => event.type === 'click').map((event) => event.ivt);
+}
+
+/** A CPC serve with its impression answered by `at` and stored; resolves once a click on it would not be too fast. */
+async function seenServe(item: TrackedLineItem, at: TestContext): Promise<string> {
+  const token = signedToken(at, serveClaims(item, 'CPC', CLICK_PRICE));
+  expect((await pixel(at, token)).statusCode).toBe(200);
+  const answeredAt = Date.now();
+  await waitForEvents(at, item.lineItemId, 1);
+  await waitPastClickDelay(answeredAt);
+  return token;
+}
+
+describe('two instances sharing Postgres and ClickHouse', () => {
+  it('bills an impression once: its duplicate at the other instance is stored as duplicate, unbilled', async () => {
+    const item = await trackedLineItem(a);
+    const token = signedToken(a, serveClaims(item, 'tCPM', IMPRESSION_PRICE));
+    expect((await pixel(a, token)).statusCode).toBe(200);
+    // The window that remains: until the first instance has written its event to ClickHouse.
+    await waitForEvents(a, item.lineItemId, 1);
+    expect((await pixel(b, token)).statusCode).toBe(200);
+    expect(impressionsOf(await waitForEvents(a, item.lineItemId, 2))).toEqual(['', 'duplicate']);
+    expect(await rollupOf(a, item.lineItemId)).toMatchObject({ impressions: 1, spend_nanos: IMPRESSION_PRICE });
+  });
+
+  it('bills a click once: its duplicate at the other instance is stored as duplicate, unbilled', async () => {
+    const item = await trackedLineItem(a, { bid_type: 'cpc', bid_value: 0.4 });
+    const token = await seenServe(item, a);
+    expect((await click(a, token)).statusCode).toBe(302);
+    await waitForEvents(a, item.lineItemId, 2);
+    expect((await click(b, token)).statusCode).toBe(302);
+    // The impression fired again at the other instance is a duplicate too.
+    expect((await pixel(b, token)).statusCode).toBe(200);
+    const events = await waitForEvents(a, item.lineItemId, 4);
+    expect(clicksOf(events)).toEqual(['', 'duplicate']);
+    expect(impressionsOf(events)).toEqual(['', 'duplicate']);
+    expect(await rollupOf(a, item.lineItemId)).toMatchObject({ impressions: 1, clicks: 1, spend_nanos: CLICK_PRICE });
+  });
+
+  it('refuses to start a second app on a spool another one holds, so neither takes the other\'s events', async () => {
+    await expect(startTestApp(env)).rejects.toThrow(/event spool .* is in use/);
+    const item = await trackedLineItem(a);
+    const token = signedToken(a, serveClaims(item, 'tCPM', IMPRESSION_PRICE));
+    expect((await pixel(a, token)).statusCode).toBe(200);
+    expect(impressionsOf(await waitForEvents(a, item.lineItemId, 1))).toEqual(['']);
+  });
+});
+
+describe('a restart in between', () => {
+  it('does not bill the duplicate impression or click that reaches the restarted app', async () => {
+    const item = await trackedLineItem(a, { bid_type: 'cpc', bid_value: 0.4 });
+    const token = await seenServe(item, a);
+    expect((await click(a, token)).statusCode).toBe(302);
+    await a.close();
+    a = await startTestApp(env);
+    // A cached page reopened after a deploy: the ad shows again and is clicked again, a while later.
+    expect((await pixel(a, token)).statusCode).toBe(200);
+    await waitPastClickDelay(Date.now());
+    expect((await click(a, token)).statusCode).toBe(302);
+    const events = await waitForEvents(a, item.lineItemId, 4);
+    expect(impressionsOf(events)).toEqual(['', 'duplicate']);
+    expect(clicksOf(events)).toEqual(['', 'duplicate']);
+    expect(await rollupOf(a, item.lineItemId)).toMatchObject({ impressions: 1, clicks: 1, spend_nanos: CLICK_PRICE });
+  });
+});
+
+describe('the check before a segment is written', () => {
+  it('calls a serve billed only for another event than the one being written (a segment sent again keeps its events)', async () => {
+    const pipeline = await createClickHouseEventPipeline({
+      config: testConfig(mkdtempSync(path.join(inject('testRoot'), 'resent-'))),
+      ch: a.stores.ch,
+      log: a.app.log,
+    });
+    const written = sampleEvent();
+    pipeline.accept([written]);
+    await pipeline.close();
+    const again = billableKey(written)!;
+    const elsewhere = billableKey({ ...written, event_id: randomUUID() })!;
+    expect(await alreadyBilled(a.stores.ch, [again, elsewhere])).toEqual(new Set([elsewhere]));
+  });
+});
+
+describe.skipIf(!canMount)('a spool write that fails (a full disk, real tmpfs)', () => {
+  it('takes back the impression it counted: the serve\'s next impression is billed, not called a duplicate', async () => {
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'full-spool-'));
+    const unmount = mountTmpfs(path.join(dataDir, 'spool'), 64 * 1024);
+    let full: TestContext | undefined;
+    try {
+      full = await startTestAppOn(a.stores, dataDir, env);
+      const item = await trackedLineItem(a);
+      const freeSpace = fillDisk(path.join(dataDir, 'spool'));
+      // The open segment's last page still takes a few lines: the first serve refused is the one.
+      let refused: { serveId: string; token: string } | undefined;
+      for (let attempt = 0; attempt < 200 && !refused; attempt++) {
+        const claims = serveClaims(item, 'tCPM', IMPRESSION_PRICE);
+        const token = signedToken(a, claims);
+        if ((await pixel(full, token)).statusCode === 503) refused = { serveId: claims.s, token };
+      }
+      expect(refused).toBeDefined();
+      freeSpace();
+      expect((await pixel(full, refused!.token)).statusCode).toBe(200);
+      await full.close();
+      full = undefined;
+      const events = await waitForEvents(a, item.lineItemId, 1);
+      expect(events.filter((event) => event.serve_id === refused!.serveId).map((event) => event.ivt)).toEqual(['']);
+    } finally {
+      await full?.close();
+      unmount();
+    }
+  });
+});
+
+describe('ClickHouse that cannot answer (its store closed)', () => {
+  it('still answers pixels 200 once spooled; the events wait in the spools, and once written the serve is billed once', async () => {
+    const item = await trackedLineItem(a);
+    const token = signedToken(a, serveClaims(item, 'tCPM', IMPRESSION_PRICE));
+    const dataDirs = [a.dataDir, b.dataDir] as const;
+    await a.stores.ch.close();
+    // The first impression of the serve (neither instance has seen it) and its duplicate elsewhere.
+    expect((await pixel(a, token)).statusCode).toBe(200);
+    expect((await pixel(b, token)).statusCode).toBe(200);
+    // Both events are only in the instances' spools; each restarts on its own spool, ClickHouse back.
+    await a.close();
+    await b.close();
+    const { CLICKHOUSE_URL, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, CLICKHOUSE_DATABASE } = a.config;
+    const ch = await openClickHouse({ url: CLICKHOUSE_URL, user: CLICKHOUSE_USER, password: CLICKHOUSE_PASSWORD, database: CLICKHOUSE_DATABASE, dataDir: a.dataDir });
+    const stores: Stores = { ...a.stores, ch };
+    a = await startTestAppOn(stores, dataDirs[0], env);
+    expect(impressionsOf(await waitForEvents(a, item.lineItemId, 1))).toEqual(['']);
+    b = await startTestAppOn(stores, dataDirs[1], env);
+    expect(impressionsOf(await waitForEvents(a, item.lineItemId, 2))).toEqual(['', 'duplicate']);
+    expect(await rollupOf(a, item.lineItemId)).toMatchObject({ impressions: 1, spend_nanos: IMPRESSION_PRICE });
+  });
+});
