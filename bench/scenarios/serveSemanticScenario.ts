@@ -38,6 +38,7 @@ interface ExplainedAnswer {
 export async function serveSemanticScenario(options: BenchOptions): Promise<ScenarioReport> {
   if (options.url) throw new Error('serve-semantic starts two services of its own (with and without opted-in line items): run it without --url');
   const lineItems = options.lineItems ?? 10_000;
+  const share = options.semanticShare ?? 1;
   const durationSeconds = options.duration ?? (options.full ? 30 : 10);
   const connections = options.connections ?? 10;
   const failures: string[] = [];
@@ -45,7 +46,7 @@ export async function serveSemanticScenario(options: BenchOptions): Promise<Scen
     stores: async ({ db }: { db: Postgres }): Promise<BenchTenancy> => {
       const tenancy = await seedTenancy(db, PLACEMENTS, CERTIFIED_PLACEMENTS);
       const catalog = generateCatalog({ lineItems, lineItemsPerCampaign: 5, placements: tenancy.placements.map((placement) => placement.id) });
-      await seedCatalog(db, tenancy.userId, semantic ? optedIn(catalog) : catalog, 'active');
+      await seedCatalog(db, tenancy.userId, semantic ? optedIn(catalog, share) : catalog, 'active');
       return tenancy;
     },
   });
@@ -109,7 +110,7 @@ export async function serveSemanticScenario(options: BenchOptions): Promise<Scen
     { figure: 'ads matched by similarity, on', result: `${fillOn.bySimilarity} of ${fillOn.filled}` },
   ];
   const notes = [
-    `${formatNumber(lineItems)} active line items (the serve scenario's catalog) on each of two services, ${PLACEMENTS} placements each, both with word vectors loaded and BRAND_SAFETY on (the defaults). On: every line item sets targeting.semantic.enabled (default min_similarity). Off: the same catalog without it, so matching is by keywords only and the conversation is embedded only for brand safety.`,
+    `${formatNumber(lineItems)} active line items (the serve scenario's catalog) on each of two services, ${PLACEMENTS} placements each, both with word vectors loaded and BRAND_SAFETY on (the defaults). On: ${share === 1 ? 'every line item sets' : `${formatNumber(Math.floor(lineItems * share))} line items (${(share * 100).toFixed(0)}%, spread evenly) set`} targeting.semantic.enabled (default min_similarity). Off: the same catalog without it, so matching is by keywords only and the conversation is embedded only when brand safety judges a winner.`,
     `Bodies: ${DISTINCT_REQUESTS / 2} of the serve scenario's (90% on-topic chat, 10% small talk) and ${DISTINCT_REQUESTS / 2} conversations of bench/semantic/conversations.txt (written without the catalog's keywords in mind, 20 of 300 on sensitive topics), on random placements.`,
     `Load: autocannon, ${connections} keep-alive connections, ${durationSeconds} s on each service in ${ROUNDS} rounds, alternating A B B A ... after a ${WARMUP_SECONDS} s warm-up of each. Rounds, req/s: on ${withSemantic.rounds.map((rps) => formatNumber(rps)).join(', ')}; off ${without.rounds.map((rps) => formatNumber(rps)).join(', ')}.`,
     'Fill rates: one sequential pass over the bodies with explain: true before the load (the load itself sends no explain).',
@@ -117,11 +118,14 @@ export async function serveSemanticScenario(options: BenchOptions): Promise<Scen
   return { scenario: 'serve-semantic', figures, notes, failures };
 }
 
-/** The same campaigns with every line item opted into semantic matching, as the management API would store them. */
-function optedIn(catalog: GeneratedCampaign[]): GeneratedCampaign[] {
+/** The same campaigns with this share of the line items (spread evenly) opted into semantic matching, as the management API would store them. */
+function optedIn(catalog: GeneratedCampaign[], share: number): GeneratedCampaign[] {
+  let ordinal = 0;
   return catalog.map((campaign) => ({
     ...campaign,
     lineItems: campaign.lineItems.map((lineItem) => {
+      ordinal += 1;
+      if (Math.floor(ordinal * share) === Math.floor((ordinal - 1) * share)) return lineItem;
       const input = { ...lineItem.input, targeting: { ...(lineItem.input.targeting as object), semantic: { enabled: true } } };
       return { ...lineItem, input, stored: lineItemInput.parse(input) };
     }),
