@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 
-export const scenarioNames = ['serve', 'track', 'ingest', 'report', 'management', 'import', 'serve-counts'] as const;
+export const scenarioNames = ['serve', 'track', 'ingest', 'report', 'management', 'import', 'serve-counts', 'serve-semantic'] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
 const optionsSchema = z.object({
@@ -14,6 +14,7 @@ const optionsSchema = z.object({
   duration: z.coerce.number().positive().max(600).optional(),
   connections: z.coerce.number().int().min(1).max(1000).optional(),
   lineItems: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  semanticShare: z.coerce.number().gt(0).max(1).optional(),
   events: z.coerce.number().int().min(1).max(10_000_000_000).optional(),
   keepData: z.string().min(1).optional(),
   cpuProf: z.boolean(),
@@ -30,6 +31,7 @@ const usage = `usage: npm run bench -- <${[...scenarioNames, 'all'].join('|')}> 
   --duration <s>     seconds of load per measured run (serve, track)
   --connections <n>  concurrent keep-alive connections of the load generator
   --line-items <n>   serve: active line items (default 10,000), to size for your own catalog
+  --semantic-share <s>  serve-semantic: share of the line items opted into semantic matching (default 1)
   --events <n>       report: raw events to generate (default 5M, 100M with --full)
   --keep-data <dir>  report: keep the generated DATA_DIR in <dir>, and reuse it when a run with
                      the same number of events left it there (skips the generation)
@@ -50,6 +52,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       duration: { type: 'string' },
       connections: { type: 'string' },
       'line-items': { type: 'string' },
+      'semantic-share': { type: 'string' },
       events: { type: 'string' },
       'keep-data': { type: 'string' },
       'cpu-prof': { type: 'boolean', default: false },
@@ -64,6 +67,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     duration: values.duration,
     connections: values.connections,
     lineItems: values['line-items'],
+    semanticShare: values['semantic-share'],
     events: values.events,
     keepData: values['keep-data'],
     cpuProf: values['cpu-prof'],
@@ -84,6 +88,7 @@ export function optionsAsFlags(options: BenchOptions): string[] {
     ...(options.duration ? ['--duration', String(options.duration)] : []),
     ...(options.connections ? ['--connections', String(options.connections)] : []),
     ...(options.lineItems ? ['--line-items', String(options.lineItems)] : []),
+    ...(options.semanticShare !== undefined ? ['--semantic-share', String(options.semanticShare)] : []),
     ...(options.events ? ['--events', String(options.events)] : []),
     ...(options.keepData ? ['--keep-data', options.keepData] : []),
     ...(options.cpuProf ? ['--cpu-prof'] : []),

@@ -13,6 +13,7 @@ import { reportScenario } from './scenarios/reportScenario.js';
 import { managementScenario } from './scenarios/managementScenario.js';
 import { importScenario } from './scenarios/importScenario.js';
 import { serveCountsScenario } from './scenarios/serveCountsScenario.js';
+import { serveSemanticScenario } from './scenarios/serveSemanticScenario.js';
 
 const scenarios: Record<ScenarioName, (options: BenchOptions) => Promise<ScenarioReport>> = {
   serve: serveScenario,
@@ -22,6 +23,7 @@ const scenarios: Record<ScenarioName, (options: BenchOptions) => Promise<Scenari
   management: managementScenario,
   import: importScenario,
   'serve-counts': serveCountsScenario,
+  'serve-semantic': serveSemanticScenario,
 };
 
 const README = path.join(packageRoot, 'bench', 'README.md');
@@ -58,6 +60,10 @@ async function runAll(options: BenchOptions): Promise<number> {
     }
     if (name === 'serve-counts' && options.url) {
       process.stderr.write('skipping serve-counts: it starts two services of its own\n');
+      continue;
+    }
+    if (name === 'serve-semantic' && options.url) {
+      process.stderr.write('skipping serve-semantic: it starts two services of its own\n');
       continue;
     }
     if (name === 'import' && options.url) {

@@ -36,6 +36,11 @@ export class BrandSafety {
 
   /** The topic that vetoes an ad for these scanned texts and this conversation vector, if any. */
   veto(scans: WordScan[], conversation: Float32Array | undefined): BrandSafetyVeto | undefined {
+    return this.phraseVeto(scans) ?? this.similarityVeto(conversation);
+  }
+
+  /** The topic one of whose phrases these scanned texts contain, if any: cheap, no vector needed. */
+  phraseVeto(scans: WordScan[]): BrandSafetyVeto | undefined {
     for (const scan of scans) {
       for (let i = 0; i < scan.count; i++) {
         const candidates = this.phrasesByFirstWord.get(scan.hashes[i]!);
@@ -43,6 +48,11 @@ export class BrandSafety {
         for (const phrase of candidates) if (phraseAt(scan, i, phrase.words)) return { topic: phrase.topic, by: 'phrase' };
       }
     }
+    return undefined;
+  }
+
+  /** The first topic this conversation vector is similar enough to, if any (none without word vectors). */
+  similarityVeto(conversation: Float32Array | undefined): BrandSafetyVeto | undefined {
     if (conversation === undefined) return undefined;
     for (const { topic, vector } of this.topicVectors) {
       const score = similarity(conversation, vector);

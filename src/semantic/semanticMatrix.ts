@@ -36,6 +36,8 @@ export class SemanticMatrix<Entry extends SemanticRow> {
   private readonly kernel: ScanKernel;
   private layout = { capacity: -1, query: 0, scales: 0, thresholds: 0, out: 0, bounds: 0, matrix: 0 };
   private views = emptyViews();
+  /** The prepared conversation's quantization: what the kernel's bound needs besides the rows. */
+  private prepared: { queryScale: number; halfSumOfMagnitudes: number; queryError: number } | undefined = undefined;
 
   constructor(dimensions: number) {
     this.dimensions = dimensions;
@@ -46,6 +48,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
   /** Lays out these line items (each with a semantic target) as rows, in this order. */
   fill(entries: Entry[]): void {
     this.entries = entries;
+    this.prepared = undefined;
     this.reserve(entries.length);
     const width = this.blocks * 16;
     const { matrix, scales, thresholds } = this.views;
@@ -59,12 +62,10 @@ export class SemanticMatrix<Entry extends SemanticRow> {
   }
 
   /**
-   * Scans the first `rows` rows; returns how many may reach their min_similarity. Their row numbers,
-   * ascending, are candidateRows()[0..count), and an upper bound of each one's similarity is
-   * candidateBounds() at the same position. Valid until the next scan or fill.
+   * Quantizes the conversation for the scans that follow (until the next prepare or fill); false
+   * when it is the zero vector, which nothing can be similar to.
    */
-  scan(conversation: Float32Array, rows: number): number {
-    if (rows === 0) return 0;
+  prepare(conversation: Float32Array): boolean {
     let largest = 0;
     let sumOfMagnitudes = 0;
     for (let d = 0; d < this.dimensions; d++) {
@@ -72,13 +73,30 @@ export class SemanticMatrix<Entry extends SemanticRow> {
       largest = Math.max(largest, magnitude);
       sumOfMagnitudes += magnitude;
     }
-    if (largest === 0) return 0;
+    if (largest === 0) return false;
     const queryScale = Math.fround(largest / QUERY_LEVELS);
     const query = this.views.query;
     for (let d = 0; d < this.dimensions; d++) query[d] = Math.max(-QUERY_LEVELS, Math.min(QUERY_LEVELS, Math.round(conversation[d]! / queryScale)));
+    this.prepared = { queryScale, halfSumOfMagnitudes: sumOfMagnitudes / 2, queryError: (queryScale / 2) * (Math.sqrt(this.dimensions) + this.dimensions / 254) + ROUNDING_SLACK };
+    return true;
+  }
+
+  /**
+   * Scans rows [from, to) against the prepared conversation; returns how many may reach their
+   * min_similarity. Their row numbers, ascending, are candidateRows()[0..count), and an upper bound
+   * of each one's similarity is candidateBounds() at the same position. Valid until the next scan or fill.
+   */
+  scan(from: number, to: number): number {
+    const end = Math.min(to, this.entries.length);
+    if (from >= end || this.prepared === undefined) return 0;
     const { layout } = this;
-    const queryError = (queryScale / 2) * (Math.sqrt(this.dimensions) + this.dimensions / 254) + ROUNDING_SLACK;
-    return this.kernel.scan(layout.matrix, layout.query, Math.min(rows, this.entries.length), layout.scales, layout.thresholds, layout.out, layout.bounds, queryScale, sumOfMagnitudes / 2, queryError);
+    const { queryScale, halfSumOfMagnitudes, queryError } = this.prepared;
+    const width = this.blocks * 16;
+    const count = this.kernel.scan(layout.matrix + from * width, layout.query, end - from, layout.scales + from * 4, layout.thresholds + from * 4, layout.out, layout.bounds, queryScale, halfSumOfMagnitudes, queryError);
+    // The kernel numbers rows from the start of the range it was given.
+    const rows = this.views.out;
+    if (from > 0) for (let i = 0; i < count; i++) rows[i]! += from;
+    return count;
   }
 
   candidateRows(): Int32Array {

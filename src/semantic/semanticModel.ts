@@ -13,8 +13,14 @@ export const MAX_EMBEDDED_WORDS = 400;
 export class SemanticModel {
   readonly dimensions: number;
   private readonly vectors: WordVectors;
-  /** wordHash -> ranks of the words with that hash (almost always one). */
-  private readonly ranksByHash = new Map<number, number[]>();
+  /**
+   * Open addressing over wordHash (linear probing, at most half full): a slot holds rank + 1 (0 is
+   * empty) and its word's hash. A Map keyed by the hash was a third of the embedding's time: half the
+   * hashes are outside V8's small integers, so each lookup hashed a boxed number.
+   */
+  private readonly slotRanks: Int32Array;
+  private readonly slotHashes: Int32Array;
+  private readonly slotMask: number;
   /** Per rank: SIF weight x quantization scale, so a component times this is its weighted value. */
   private readonly factors: Float32Array;
   private readonly scratch = new WordScan();
@@ -23,13 +29,29 @@ export class SemanticModel {
     this.vectors = vectors;
     this.dimensions = vectors.dimensions;
     this.factors = new Float32Array(vectors.words.length);
+    const slots = 2 ** Math.ceil(Math.log2(Math.max(2, vectors.words.length * 2)));
+    this.slotRanks = new Int32Array(slots);
+    this.slotHashes = new Int32Array(slots);
+    this.slotMask = slots - 1;
     vectors.words.forEach((word, rank) => {
       const hash = wordHash(word);
-      const ranks = this.ranksByHash.get(hash);
-      if (ranks) ranks.push(rank);
-      else this.ranksByHash.set(hash, [rank]);
+      // Probed in rank order, so among words with one hash the most frequent is found first.
+      let slot = hash & this.slotMask;
+      while (this.slotRanks[slot] !== 0) slot = (slot + 1) & this.slotMask;
+      this.slotRanks[slot] = rank + 1;
+      this.slotHashes[slot] = hash;
       this.factors[rank] = sifWeight(rank) * vectors.scales[rank]!;
     });
+  }
+
+  /** The rank of the scan's word at `index`, or -1 when it has no vector. */
+  private rankOf(scan: WordScan, index: number): number {
+    const hash = scan.hashes[index]!;
+    const words = this.vectors.words;
+    for (let slot = hash & this.slotMask; this.slotRanks[slot] !== 0; slot = (slot + 1) & this.slotMask) {
+      if (this.slotHashes[slot] === hash && scan.wordIs(index, words[this.slotRanks[slot]! - 1]!)) return this.slotRanks[slot]! - 1;
+    }
+    return -1;
   }
 
   /** The unit SIF vector of a text, or undefined when none of its words is known. */
@@ -44,15 +66,13 @@ export class SemanticModel {
    * were known. Call finish(sum) after the last text.
    */
   addScan(scan: WordScan, sum: Float32Array, maxWords: number): number {
-    const { components, words } = this.vectors;
+    const { components } = this.vectors;
     const dimensions = this.dimensions;
     const limit = Math.min(scan.count, maxWords);
     let known = 0;
     for (let i = 0; i < limit; i++) {
-      const ranks = this.ranksByHash.get(scan.hashes[i]!);
-      if (ranks === undefined) continue;
-      const rank = ranks.length === 1 ? ranks[0]! : ranks.find((candidate) => scan.wordIs(i, words[candidate]!));
-      if (rank === undefined || !scan.wordIs(i, words[rank]!)) continue;
+      const rank = this.rankOf(scan, i);
+      if (rank < 0) continue;
       const factor = this.factors[rank]!;
       const offset = rank * dimensions;
       for (let d = 0; d < dimensions; d++) sum[d]! += components[offset + d]! * factor;

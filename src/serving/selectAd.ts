@@ -105,14 +105,17 @@ export function selectAd(
   // Scanned separately so that a keyword never spans the end of the query and the start of the response.
   queryWords.scan(context.query);
   responseWords.scan(context.response);
-  const needsVector = index.semanticModel !== undefined && (index.brandSafety !== undefined || index.semantic.certified.length > 0);
-  const conversation = needsVector ? conversationVector(index) : undefined;
-  // Brand safety goes first and vetoes every ad, however it would have matched.
-  const veto = index.brandSafety?.veto([queryWords, responseWords], conversation);
-  if (veto !== undefined) {
-    onVeto?.(veto);
+  // Brand safety vetoes every ad, however it would have matched. Its phrases cost no vector and go
+  // first; its similarity needs the conversation's vector, so it judges only a winner (below).
+  const phraseVeto = index.brandSafety?.phraseVeto([queryWords, responseWords]);
+  if (phraseVeto !== undefined) {
+    onVeto?.(phraseVeto);
     return undefined;
   }
+  // Embedding costs about as much as the rest of a keyword selection: done at most once, and only
+  // when an opted-in line item could still win or brand safety must judge a winner.
+  let conversation: Float32Array | undefined | null = null;
+  const embedded = () => (conversation === null ? (conversation = conversationVector(index)) : conversation);
   markPhrases(queryWords, index.phrasesByFirstWord, stamp, found);
   markPhrases(responseWords, index.phrasesByFirstWord, stamp, found);
 
@@ -155,19 +158,31 @@ export function selectAd(
   }
   // Opted-in line items without a keyword found: eligible when the conversation is similar enough,
   // and then ranked by similarityRelevance (at most one keyword's worth).
-  if (conversation !== undefined && index.semanticMatrices !== undefined) {
-    similarMatch(placement.certified ? index.semanticMatrices.certified : index.semanticMatrices.uncertified, conversation, best, eligible, stamp);
+  const matrix = index.semanticMatrices === undefined ? undefined : placement.certified ? index.semanticMatrices.certified : index.semanticMatrices.uncertified;
+  if (matrix !== undefined && rowsThatCouldWin(matrix.entries, best) > 0) {
+    const vector = embedded();
+    if (vector !== undefined) similarMatch(matrix, vector, best, eligible, stamp);
   }
   const winner = best.entry;
   if (winner === undefined) return undefined;
+  const veto = index.brandSafety?.similarityVeto(embedded());
+  if (veto !== undefined) {
+    onVeto?.(veto);
+    return undefined;
+  }
   const creative = winner.creatives[winner.nextCreative++ % winner.creatives.length]!;
   return { lineItem: winner, creative, match: explain(winner, best.similarity, stamp) };
 }
+
+/** Rows of the matrix scanned at a time: after each chunk the rows that could still win are counted again. */
+const SCAN_CHUNK_ROWS = 512;
 
 /**
  * Scans the opted-in line items that could still win (the matrix is ranked by expected value, so
  * they are its first rows) for those that may be similar enough, then judges those best expected
  * value first by the exact similarity, after the cheap filters and only while one could still win.
+ * The scan goes a chunk at a time: once a chunk yields a better ad, the rows after the new bar are
+ * never scanned (the walk would have stopped before them anyway).
  */
 function similarMatch(
   matrix: SemanticMatrix<LineItemEntry>,
@@ -178,33 +193,40 @@ function similarMatch(
 ): void {
   const mostRelevant = relevance(1);
   const entries = matrix.entries;
-  const rows = best.entry === undefined ? entries.length : rowsThatCouldWin(entries, mostRelevant, best.score);
-  const count = matrix.scan(conversation, rows);
-  const candidates = matrix.candidateRows();
-  const bounds = matrix.candidateBounds();
-  for (let i = 0; i < count; i++) {
-    const entry = entries[candidates[i]!]!;
-    if (best.entry !== undefined && entry.expectedValue * mostRelevant < best.score) break;
-    if (entry.seenStamp === stamp) continue;
-    entry.seenStamp = stamp;
-    if (!best.beatenBy(entry, entry.expectedValue * similarityRelevance(bounds[i]!)) || !eligible(entry)) continue;
-    const similar = similarity(conversation, entry.semantic!.vector);
-    if (similar < entry.semantic!.minSimilarity) continue;
-    const score = entry.expectedValue * similarityRelevance(similar);
-    if (!best.beatenBy(entry, score)) continue;
-    best.entry = entry;
-    best.score = score;
-    best.similarity = similar;
+  if (!matrix.prepare(conversation)) return;
+  for (let from = 0, rows = rowsThatCouldWin(entries, best); from < rows; from += SCAN_CHUNK_ROWS, rows = rowsThatCouldWin(entries, best)) {
+    const count = matrix.scan(from, Math.min(rows, from + SCAN_CHUNK_ROWS));
+    const candidates = matrix.candidateRows();
+    const bounds = matrix.candidateBounds();
+    for (let i = 0; i < count; i++) {
+      const entry = entries[candidates[i]!]!;
+      if (best.entry !== undefined && entry.expectedValue * mostRelevant < best.score) return;
+      if (entry.seenStamp === stamp) continue;
+      entry.seenStamp = stamp;
+      if (!best.beatenBy(entry, entry.expectedValue * similarityRelevance(bounds[i]!)) || !eligible(entry)) continue;
+      const similar = similarity(conversation, entry.semantic!.vector);
+      if (similar < entry.semantic!.minSimilarity) continue;
+      const score = entry.expectedValue * similarityRelevance(similar);
+      if (!best.beatenBy(entry, score)) continue;
+      best.entry = entry;
+      best.score = score;
+      best.similarity = similar;
+    }
   }
 }
 
-/** How many line items of a list ranked by expected value could reach `score` at this relevance (binary search; the same test as the walk's). */
-function rowsThatCouldWin(entries: LineItemEntry[], mostRelevant: number, score: number): number {
+/**
+ * How many line items of a list ranked by expected value could beat the best so far with a
+ * similarity match (binary search; the same test as the walk's), all of them while there is none.
+ */
+function rowsThatCouldWin(entries: LineItemEntry[], best: Best): number {
+  if (best.entry === undefined) return entries.length;
+  const mostRelevant = relevance(1);
   let low = 0;
   let high = entries.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (!(entries[middle]!.expectedValue * mostRelevant < score)) low = middle + 1;
+    if (!(entries[middle]!.expectedValue * mostRelevant < best.score)) low = middle + 1;
     else high = middle;
   }
   return low;

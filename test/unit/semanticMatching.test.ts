@@ -241,17 +241,19 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
     });
     const matrix = new SemanticMatrix<(typeof entries)[number]>(dimensions);
     matrix.fill(entries);
-    for (const rows of [entries.length, 500]) {
-      const count = matrix.scan(conversation, rows);
+    expect(matrix.prepare(conversation)).toBe(true);
+    // Whole, a prefix, and a range in the middle (row numbers stay those of the whole matrix).
+    for (const [from, to] of [[0, entries.length], [0, 500], [700, 1212]] as const) {
+      const count = matrix.scan(from, to);
       const kept = new Map<number, number>();
       for (let i = 0; i < count; i++) kept.set(matrix.candidateRows()[i]!, matrix.candidateBounds()[i]!);
-      const matching = entries.slice(0, rows).filter((entry) => entry.exact >= entry.semantic.minSimilarity);
-      expect(matching.length).toBeGreaterThan(rows / 8);
+      const matching = entries.slice(from, to).filter((entry) => entry.exact >= entry.semantic.minSimilarity);
+      expect(matching.length).toBeGreaterThan((to - from) / 8);
       for (const entry of matching) {
         expect(kept.has(entry.id), `row ${entry.id}`).toBe(true);
         expect(kept.get(entry.id)!).toBeGreaterThanOrEqual(entry.exact);
       }
-      expect([...kept.keys()].every((row) => row < rows)).toBe(true);
+      expect([...kept.keys()].every((row) => row >= from && row < to)).toBe(true);
       expect(count).toBeLessThan(matching.length * 1.2);
     }
   });
