@@ -27,6 +27,7 @@ export async function openStores(config: Config): Promise<Stores> {
       password: config.CLICKHOUSE_PASSWORD,
       database: config.CLICKHOUSE_DATABASE,
       replicated: config.CLICKHOUSE_REPLICATED,
+      cluster: config.CLICKHOUSE_CLUSTER,
       dataDir: config.DATA_DIR,
     });
     const ping = await ch.client.ping();

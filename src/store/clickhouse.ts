@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { ClusterTarget } from './clusterDdl.js';
 
 export interface ClickHouseOptions {
   url?: string;
@@ -9,12 +10,16 @@ export interface ClickHouseOptions {
   database: string;
   /** Create the database with the Replicated engine (self-managed clusters). */
   replicated?: boolean;
+  /** A cluster in the servers' remote_servers: migrations create sharded, replicated tables on it (src/store/clusterDdl.ts). */
+  cluster?: string;
   dataDir: string;
 }
 
 export interface ClickHouse {
   client: ClickHouseClient;
   readonly kind: 'server' | 'embedded';
+  /** Set on a cluster (server mode only): the migrations run as cluster DDL. */
+  readonly cluster?: ClusterTarget;
   close(): Promise<void>;
 }
 
@@ -38,9 +43,15 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
       database: options.database,
       request_timeout: 30_000,
       log: { level: ClickHouseLogLevel.OFF },
-      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+      clickhouse_settings: {
+        output_format_json_quote_64bit_integers: 0,
+        // On a cluster an insert into a Distributed table returns once every shard has its rows (not
+        // when they are queued on the receiving server), so the spool is dropped only after that.
+        ...(options.cluster ? { insert_distributed_sync: 1 } : {}),
+      },
     });
-    return { client, kind: 'server', close: () => client.close() };
+    const cluster = options.cluster ? { name: options.cluster, database: options.database } : undefined;
+    return { client, kind: 'server', cluster, close: () => client.close() };
   }
   const directory = path.join(options.dataDir, 'clickhouse');
   await mkdir(directory, { recursive: true });
@@ -59,11 +70,12 @@ async function ensureServerDatabase(options: ClickHouseOptions): Promise<void> {
     log: { level: ClickHouseLogLevel.OFF },
   });
   try {
-    // The name is a checked identifier (config), so it can stand in the DDL; ClickHouse has no parameter for it.
+    // The names are checked identifiers (config), so it can stand in the DDL; ClickHouse has no parameter for it.
     const engine = options.replicated
       ? ` ENGINE = Replicated('/clickhouse/databases/${options.database}', '{shard}', '{replica}')`
       : '';
-    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}${engine}` });
+    const onCluster = options.cluster ? ` ON CLUSTER ${options.cluster}` : '';
+    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}${onCluster}${engine}` });
   } finally {
     await admin.close();
   }
