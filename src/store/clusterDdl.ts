@@ -31,7 +31,7 @@ export interface ClusterTarget {
 export class ClusterDdlError extends Error {}
 
 /** The suffix of a shard's own table: events_v1_local holds the shard's rows of events_v1. */
-export const LOCAL_SUFFIX = '_local';
+const LOCAL_SUFFIX = '_local';
 
 const CAMPAIGN_SHARDING_KEY = 'cityHash64(campaign_id)';
 
