@@ -18,8 +18,9 @@ export async function readMigrationFiles(folder: string): Promise<MigrationFile[
   return Promise.all(names.map(async (name) => ({ name, sql: await readFile(path.join(folder, name), 'utf8') })));
 }
 
-// Any fixed number: every instance that starts at once waits here, so migrations run exactly once.
+// Any fixed numbers: every instance that starts at once waits here, so migrations run exactly once.
 const MIGRATION_LOCK_ID = 724_100_001;
+const CLICKHOUSE_MIGRATION_LOCK_ID = 724_100_002;
 
 /** Applies the Postgres migrations not yet recorded in schema_migrations; returns the names it applied. */
 export async function migratePostgres(db: Postgres, folder = path.join(packageRoot, 'migrations')): Promise<string[]> {
@@ -72,6 +73,18 @@ export async function migrateClickHouse(ch: ClickHouse, folder = path.join(packa
     applied.push(file.name);
   }
   return applied;
+}
+
+/**
+ * The ClickHouse migrations under a Postgres advisory lock (ClickHouse has none to offer): instances
+ * starting together run them one after another, and the later one finds them recorded, so a
+ * backfill (INSERT ... SELECT) is not repeated. The lock's transaction does nothing else.
+ */
+export async function migrateClickHouseOnce(db: Postgres, ch: ClickHouse, folder?: string): Promise<string[]> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [CLICKHOUSE_MIGRATION_LOCK_ID]);
+    return migrateClickHouse(ch, folder);
+  });
 }
 
 /**
