@@ -46,8 +46,11 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
       clickhouse_settings: {
         output_format_json_quote_64bit_integers: 0,
         // On a cluster an insert into a Distributed table returns once every shard has its rows (not
-        // when they are queued on the receiving server), so the spool is dropped only after that.
-        ...(options.cluster ? { insert_distributed_sync: 1 } : {}),
+        // when they are queued on the receiving server): the spool is dropped only after that, and
+        // another instance's lookup of a serve sees the event at once. Queries read every shard: the
+        // rows views write into tables without campaign_id sit on their campaign's shard, not where
+        // those tables' sharding keys would send a direct insert (src/store/clusterDdl.ts).
+        ...(options.cluster ? { insert_distributed_sync: 1, optimize_skip_unused_shards: 0 } : {}),
       },
     });
     const cluster = options.cluster ? { name: options.cluster, database: options.database } : undefined;
