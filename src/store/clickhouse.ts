@@ -73,13 +73,16 @@ async function ensureServerDatabase(options: ClickHouseOptions): Promise<void> {
     log: { level: ClickHouseLogLevel.OFF },
   });
   try {
-    // The names are checked identifiers (config), so it can stand in the DDL; ClickHouse has no parameter for it.
-    const engine = options.replicated
-      ? ` ENGINE = Replicated('/clickhouse/databases/${options.database}', '{shard}', '{replica}')`
-      : '';
-    const onCluster = options.cluster ? ` ON CLUSTER ${options.cluster}` : '';
-    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}${onCluster}${engine}` });
+    await admin.command({ query: createDatabaseDdl(options) });
   } finally {
     await admin.close();
   }
+}
+
+/** The database's DDL: on every server of a cluster, or as a Replicated database, or plain. */
+export function createDatabaseDdl(options: Pick<ClickHouseOptions, 'database' | 'replicated' | 'cluster'>): string {
+  // The names are checked identifiers (config), so they can stand in the DDL; ClickHouse has no parameter for them.
+  const onCluster = options.cluster ? ` ON CLUSTER ${options.cluster}` : '';
+  const engine = options.replicated ? ` ENGINE = Replicated('/clickhouse/databases/${options.database}', '{shard}', '{replica}')` : '';
+  return `CREATE DATABASE IF NOT EXISTS ${options.database}${onCluster}${engine}`;
 }

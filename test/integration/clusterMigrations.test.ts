@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
-import { openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
+import { createDatabaseDdl, openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
 import { migrateClickHouse, migrationsTableDdl, readClickHouseMigrations } from '../../src/store/migrate.js';
 import { ClusterDdlError, clusterStatements, type ClusterTables } from '../../src/store/clusterDdl.js';
 import { loadConfig } from '../../src/config.js';
@@ -135,6 +135,10 @@ describe('ClickHouse migrations as cluster DDL (CLICKHOUSE_CLUSTER)', () => {
     for (const alter of alters.filter((statement) => /^ALTER TABLE \w+_local /.test(statement))) {
       expect(alters).toContain(alter.replace(/^ALTER TABLE (\w+)_local /, 'ALTER TABLE $1 '));
     }
+  });
+
+  it('creates the database on every server of the cluster', async () => {
+    expect(await format(createDatabaseDdl({ database: 'adsvc', cluster: 'adsvc_cluster' }))).toBe('CREATE DATABASE IF NOT EXISTS adsvc ON CLUSTER adsvc_cluster');
   });
 
   it('keeps the migrations table as one replicated table shared by every shard', async () => {
