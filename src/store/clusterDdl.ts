@@ -53,12 +53,12 @@ const REPLICATED_PATH = "'/clickhouse/tables/{shard}/{database}/{table}', '{repl
 const MERGE_TREE_ENGINES = new Set(['MergeTree', 'SummingMergeTree', 'AggregatingMergeTree', 'ReplacingMergeTree', 'CollapsingMergeTree', 'VersionedCollapsingMergeTree']);
 const DISTRIBUTED_COLUMN_ACTION = /^(ADD|DROP|MODIFY|RENAME|COMMENT)\s+COLUMN\b/i;
 
-/** The tables created so far (by name), with the sharding key of their Distributed table. */
-export type ClusterTables = Map<string, string>;
+/** The names of the tables created so far. */
+export type ClusterTables = Set<string>;
 
 /**
  * Every statement of one migration, in order, as cluster DDL. `tables` carries the tables of the
- * earlier migrations (pass the same map through all of them, in order, applied or not).
+ * earlier migrations (pass the same set through all of them, in order, applied or not).
  */
 export function clusterStatements(statements: string[], target: ClusterTarget, tables: ClusterTables): string[] {
   return statements.flatMap((statement) => clusterStatement(statement.trim(), target, tables));
@@ -75,7 +75,7 @@ function clusterStatement(statement: string, target: ClusterTarget, tables: Clus
     if (shardingKey === undefined) {
       throw new ClusterDdlError(`table ${table} has no campaign_id column: give its sharding key in SHARDING_KEYS (src/store/clusterDdl.ts)`);
     }
-    tables.set(table, shardingKey);
+    tables.add(table);
     const local = `${table}${LOCAL_SUFFIX}`;
     const rest = replicatedEngine(statement.slice(columnsEnd + 1), table);
     return [

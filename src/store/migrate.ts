@@ -92,7 +92,7 @@ export async function migrateClickHouseOnce(db: Postgres, ch: ClickHouse, folder
  * is read and converted, applied or not: a later migration's tables are known from the earlier ones.
  */
 export async function readClickHouseMigrations(folder: string, cluster?: ClusterTarget): Promise<Array<{ name: string; statements: string[] }>> {
-  const tables: ClusterTables = new Map();
+  const tables: ClusterTables = new Set();
   return (await readMigrationFiles(folder)).map((file) => {
     const statements = splitStatements(file.sql);
     return { name: file.name, statements: cluster ? clusterStatements(statements, cluster, tables) : statements };
