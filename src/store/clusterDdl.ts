@@ -13,8 +13,9 @@
  *   campaign's events and every rollup row of that campaign sit on one shard. A table without one must
  *   be named in SHARDING_KEYS with its key.
  * - `CREATE MATERIALIZED VIEW [IF NOT EXISTS] v TO t AS SELECT ... FROM s ...` becomes `... v ON CLUSTER c
- *   TO t_local AS SELECT ... FROM s_local ...`: every table after FROM, JOIN or TO is the shard's own,
- *   so a view fires on the shard that received the rows and writes next to them.
+ *   TO t_local AS SELECT ... FROM s_local ...`: every name after FROM, JOIN (not ARRAY JOIN) or TO
+ *   becomes the shard's own table, so a view fires on the shard that received the rows and writes
+ *   next to them. A name there that no earlier migration created (`extract(DAY FROM d)` too) is an error.
  * - `ALTER TABLE t <column actions>` runs on t_local and then on t (a Distributed table has its own
  *   column list); `ALTER TABLE t <other actions>` (indexes, TTL, settings) on t_local only.
  * - `INSERT INTO t SELECT ... FROM s` (a backfill) stays as it is: it reads every shard through the
@@ -37,8 +38,9 @@ const CAMPAIGN_SHARDING_KEY = 'cityHash64(campaign_id)';
 
 /**
  * Tables without a campaign_id column, and how their direct inserts are sharded. Rows that views
- * write still land on the shard of the campaign whose events made them; every read of these tables
- * sums over all shards (GROUP BY through the Distributed table), so it never relies on where a row is.
+ * write still land on the shard of the campaign whose events made them, so every read of these
+ * tables goes to all shards through the Distributed table (the client never skips shards: see
+ * openClickHouse) and never relies on where a row is.
  */
 const SHARDING_KEYS: Readonly<Record<string, string>> = {
   line_item_spend_v1: 'cityHash64(line_item_id)',
