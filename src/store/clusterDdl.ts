@@ -5,8 +5,8 @@
  *
  * - `CREATE TABLE [IF NOT EXISTS] t (...) ENGINE = XMergeTree[(args)] ...` becomes the shard's table
  *   `t_local ... ON CLUSTER c` with `ENGINE = ReplicatedXMergeTree('/clickhouse/tables/{shard}/{database}/{table}',
- *   '{replica}'[, args])` and `replicated_deduplication_window` for `non_replicated_deduplication_window`
- *   (the same window), followed by `CREATE TABLE t ON CLUSTER c AS t_local ENGINE = Distributed(c, db,
+ *   '{replica}'[, args])` and `replicated_deduplication_window` (and its seconds) for
+ *   `non_replicated_deduplication_window` (the same window), followed by `CREATE TABLE t ON CLUSTER c AS t_local ENGINE = Distributed(c, db,
  *   t_local, <sharding key>)` under the name the app uses. `ENGINE = Null` stays Null (it keeps nothing
  *   to replicate). Any other engine is an error.
  * - The sharding key is `cityHash64(campaign_id)` for every table with a campaign_id column, so a
@@ -53,6 +53,12 @@ const SHARDING_KEYS: Readonly<Record<string, string>> = {
 
 const REPLICATED_PATH = "'/clickhouse/tables/{shard}/{database}/{table}', '{replica}'";
 const MERGE_TREE_ENGINES = new Set(['MergeTree', 'SummingMergeTree', 'AggregatingMergeTree', 'ReplacingMergeTree', 'CollapsingMergeTree', 'VersionedCollapsingMergeTree']);
+/**
+ * A replicated table also forgets an insert's deduplication token after this many seconds (3600 by
+ * default in recent releases), which a non-replicated table does not: a spool segment replayed
+ * later than that after a crash would count twice. A week, so the window of inserts is what limits it.
+ */
+const DEDUPLICATION_WINDOW_SECONDS = 'replicated_deduplication_window_seconds = 604800';
 const DISTRIBUTED_COLUMN_ACTION = /^(ADD|DROP|MODIFY|RENAME|COMMENT)\s+COLUMN\b/i;
 
 /** The names of the tables created so far. */
@@ -124,7 +130,7 @@ function replicatedEngine(rest: string, table: string): string {
   const args = rest.slice(argsStart + 1, argsEnd).trim();
   const replicated = `ENGINE = Replicated${name}(${REPLICATED_PATH}${args ? `, ${args}` : ''})`;
   const withEngine = `${rest.slice(0, engine.index)}${replicated}\n${rest.slice(argsEnd + 1).trimStart()}`;
-  return withEngine.replace(/\bnon_replicated_deduplication_window\b/g, 'replicated_deduplication_window');
+  return withEngine.replace(/\bnon_replicated_deduplication_window(\s*=\s*\d+)/g, `replicated_deduplication_window$1, ${DEDUPLICATION_WINDOW_SECONDS}`);
 }
 
 /** The statement with every known table after FROM, JOIN (not ARRAY JOIN) or TO replaced by the shard's own table. */

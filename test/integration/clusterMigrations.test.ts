@@ -85,8 +85,11 @@ describe('ClickHouse migrations as cluster DDL (CLICKHOUSE_CLUSTER)', () => {
       const engine = table.engine === 'Null' ? '`Null`' : `Replicated${table.engine}(${SHARD_PATH})`;
       expect(table.engine === 'Null' || table.engine.endsWith('MergeTree'), table.engine).toBe(true);
       expect(local).toContain(`ENGINE = ${engine}`);
+      // The same deduplication window, not shortened by the replicated default of an hour.
       expect(local).not.toContain('non_replicated_deduplication_window');
+      if (/deduplication_window/.test(local!)) expect(local).toMatch(/replicated_deduplication_window = \d+, replicated_deduplication_window_seconds = 604800/);
     }
+    expect(created('events_v1_local')).toContain('replicated_deduplication_window = 10000, replicated_deduplication_window_seconds = 604800');
     for (const statement of formatted) {
       for (const [, engine] of statement.matchAll(/ENGINE = ([\w`]+)/g)) expect(engine).toMatch(/^(Replicated\w*MergeTree|Distributed|`Null`)$/);
     }
