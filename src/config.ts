@@ -30,6 +30,11 @@ const configSchema = z
      * migration reaches every replica and MergeTree tables become ReplicatedMergeTree.
      */
     CLICKHOUSE_REPLICATED: booleanFlag.default(false),
+    /**
+     * A cluster named in the ClickHouse servers' remote_servers: migrations create ReplicatedMergeTree
+     * tables on every shard and Distributed tables over them, ON CLUSTER (src/store/clusterDdl.ts).
+     */
+    CLICKHOUSE_CLUSTER: optionalString.pipe(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier').optional()),
     ADMIN_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
     TRACKING_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
     /** The admin CLI's defaults for --url and --token (and the demo's for --admin-token); the server ignores them. */
@@ -89,6 +94,12 @@ const configSchema = z
     BRAND_SAFETY: booleanFlag.default(true),
     /** Count serve requests and fills per placement (publisher and operator reports); false only to measure what counting costs. */
     SERVE_COUNTS: booleanFlag.default(true),
+  })
+  .superRefine((env, context) => {
+    if (env.CLICKHOUSE_CLUSTER === undefined) return;
+    if (!env.CLICKHOUSE_URL) context.addIssue({ code: 'custom', path: ['CLICKHOUSE_CLUSTER'], message: 'needs CLICKHOUSE_URL (embedded chdb is one server)' });
+    // A Replicated database replicates its own DDL and refuses ON CLUSTER: one or the other.
+    if (env.CLICKHOUSE_REPLICATED) context.addIssue({ code: 'custom', path: ['CLICKHOUSE_CLUSTER'], message: 'cannot be combined with CLICKHOUSE_REPLICATED' });
   })
   .transform((env) => ({
     ...env,

@@ -2,7 +2,7 @@ import { accessSync, constants, mkdirSync } from 'node:fs';
 import type { Config } from './config.js';
 import { openPostgres, type Postgres } from './store/postgres.js';
 import { openClickHouse, type ClickHouse } from './store/clickhouse.js';
-import { migrateClickHouse, migratePostgres } from './store/migrate.js';
+import { migrateClickHouseOnce, migratePostgres } from './store/migrate.js';
 
 export interface Stores {
   db: Postgres;
@@ -27,6 +27,7 @@ export async function openStores(config: Config): Promise<Stores> {
       password: config.CLICKHOUSE_PASSWORD,
       database: config.CLICKHOUSE_DATABASE,
       replicated: config.CLICKHOUSE_REPLICATED,
+      cluster: config.CLICKHOUSE_CLUSTER,
       dataDir: config.DATA_DIR,
     });
     const ping = await ch.client.ping();
@@ -37,7 +38,7 @@ export async function openStores(config: Config): Promise<Stores> {
   }
   try {
     await migratePostgres(db);
-    await migrateClickHouse(ch);
+    await migrateClickHouseOnce(db, ch);
   } catch (error) {
     await Promise.allSettled([db.close(), ch.close()]);
     throw new StartupError((error as Error).message);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { ClusterTarget } from './clusterDdl.js';
 
 export interface ClickHouseOptions {
   url?: string;
@@ -9,12 +10,16 @@ export interface ClickHouseOptions {
   database: string;
   /** Create the database with the Replicated engine (self-managed clusters). */
   replicated?: boolean;
+  /** A cluster in the servers' remote_servers: migrations create sharded, replicated tables on it (src/store/clusterDdl.ts). */
+  cluster?: string;
   dataDir: string;
 }
 
 export interface ClickHouse {
   client: ClickHouseClient;
   readonly kind: 'server' | 'embedded';
+  /** Set on a cluster (server mode only): the migrations run as cluster DDL. */
+  readonly cluster?: ClusterTarget;
   close(): Promise<void>;
 }
 
@@ -38,9 +43,18 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
       database: options.database,
       request_timeout: 30_000,
       log: { level: ClickHouseLogLevel.OFF },
-      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+      clickhouse_settings: {
+        output_format_json_quote_64bit_integers: 0,
+        // On a cluster an insert into a Distributed table returns once every shard has its rows (not
+        // when they are queued on the receiving server): the spool is dropped only after that, and
+        // another instance's lookup of a serve sees the event at once. Queries read every shard: the
+        // rows views write into tables without campaign_id sit on their campaign's shard, not where
+        // those tables' sharding keys would send a direct insert (src/store/clusterDdl.ts).
+        ...(options.cluster ? { insert_distributed_sync: 1, optimize_skip_unused_shards: 0 } : {}),
+      },
     });
-    return { client, kind: 'server', close: () => client.close() };
+    const cluster = options.cluster ? { name: options.cluster, database: options.database } : undefined;
+    return { client, kind: 'server', cluster, close: () => client.close() };
   }
   const directory = path.join(options.dataDir, 'clickhouse');
   await mkdir(directory, { recursive: true });
@@ -59,12 +73,16 @@ async function ensureServerDatabase(options: ClickHouseOptions): Promise<void> {
     log: { level: ClickHouseLogLevel.OFF },
   });
   try {
-    // The name is a checked identifier (config), so it can stand in the DDL; ClickHouse has no parameter for it.
-    const engine = options.replicated
-      ? ` ENGINE = Replicated('/clickhouse/databases/${options.database}', '{shard}', '{replica}')`
-      : '';
-    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${options.database}${engine}` });
+    await admin.command({ query: createDatabaseDdl(options) });
   } finally {
     await admin.close();
   }
+}
+
+/** The database's DDL: on every server of a cluster, or as a Replicated database, or plain. */
+export function createDatabaseDdl(options: Pick<ClickHouseOptions, 'database' | 'replicated' | 'cluster'>): string {
+  // The names are checked identifiers (config), so they can stand in the DDL; ClickHouse has no parameter for them.
+  const onCluster = options.cluster ? ` ON CLUSTER ${options.cluster}` : '';
+  const engine = options.replicated ? ` ENGINE = Replicated('/clickhouse/databases/${options.database}', '{shard}', '{replica}')` : '';
+  return `CREATE DATABASE IF NOT EXISTS ${options.database}${onCluster}${engine}`;
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { packageRoot } from '../packageRoot.js';
 import type { Postgres } from './postgres.js';
 import type { ClickHouse } from './clickhouse.js';
+import { clusterStatements, type ClusterTables, type ClusterTarget } from './clusterDdl.js';
 
 export class MigrationError extends Error {}
 
@@ -17,8 +18,9 @@ export async function readMigrationFiles(folder: string): Promise<MigrationFile[
   return Promise.all(names.map(async (name) => ({ name, sql: await readFile(path.join(folder, name), 'utf8') })));
 }
 
-// Any fixed number: every instance that starts at once waits here, so migrations run exactly once.
+// Any fixed numbers: every instance that starts at once waits here, so migrations run exactly once.
 const MIGRATION_LOCK_ID = 724_100_001;
+const CLICKHOUSE_MIGRATION_LOCK_ID = 724_100_002;
 
 /** Applies the Postgres migrations not yet recorded in schema_migrations; returns the names it applied. */
 export async function migratePostgres(db: Postgres, folder = path.join(packageRoot, 'migrations')): Promise<string[]> {
@@ -50,19 +52,17 @@ export async function migratePostgres(db: Postgres, folder = path.join(packageRo
 /**
  * Applies the ClickHouse migrations not yet recorded. ClickHouse has no transactions, so each
  * statement must be idempotent (IF NOT EXISTS): a migration interrupted half-way is simply re-run.
+ * On a cluster (ch.cluster) every statement runs as its cluster DDL (src/store/clusterDdl.ts).
  */
 export async function migrateClickHouse(ch: ClickHouse, folder = path.join(packageRoot, 'clickhouse')): Promise<string[]> {
-  const files = await readMigrationFiles(folder);
-  await ch.client.command({
-    query: `CREATE TABLE IF NOT EXISTS schema_migrations (name String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3))
-            ENGINE = ReplacingMergeTree ORDER BY name`,
-  });
+  const files = await readClickHouseMigrations(folder, ch.cluster);
+  await ch.client.command({ query: migrationsTableDdl(ch.cluster) });
   const result = await ch.client.query({ query: 'SELECT DISTINCT name FROM schema_migrations', format: 'JSONEachRow' });
   const done = new Set((await result.json<{ name: string }>()).map((row) => row.name));
   const applied: string[] = [];
   for (const file of files) {
     if (done.has(file.name)) continue;
-    for (const statement of splitStatements(file.sql)) {
+    for (const statement of file.statements) {
       try {
         await ch.client.command({ query: statement });
       } catch (error) {
@@ -73,6 +73,42 @@ export async function migrateClickHouse(ch: ClickHouse, folder = path.join(packa
     applied.push(file.name);
   }
   return applied;
+}
+
+/**
+ * The ClickHouse migrations under a Postgres advisory lock (ClickHouse has none to offer): instances
+ * starting together run them one after another, and the later one finds them recorded, so a
+ * backfill (INSERT ... SELECT) is not repeated. The lock's transaction does nothing else.
+ */
+export async function migrateClickHouseOnce(db: Postgres, ch: ClickHouse, folder?: string): Promise<string[]> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [CLICKHOUSE_MIGRATION_LOCK_ID]);
+    return migrateClickHouse(ch, folder);
+  });
+}
+
+/**
+ * The statements of every ClickHouse migration, in order; on a cluster as cluster DDL. Every file
+ * is read and converted, applied or not: a later migration's tables are known from the earlier ones.
+ */
+export async function readClickHouseMigrations(folder: string, cluster?: ClusterTarget): Promise<Array<{ name: string; statements: string[] }>> {
+  const tables: ClusterTables = new Set();
+  return (await readMigrationFiles(folder)).map((file) => {
+    const statements = splitStatements(file.sql);
+    return { name: file.name, statements: cluster ? clusterStatements(statements, cluster, tables) : statements };
+  });
+}
+
+/**
+ * The table recording applied migrations. On a cluster it is one replicated table shared by every
+ * server of every shard (its path has no {shard}; a replica is named by shard and replica), so any
+ * server the load balancer picks knows what ran. It is read locally, not through a Distributed table.
+ */
+export function migrationsTableDdl(cluster?: ClusterTarget): string {
+  const columns = "(name String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3))";
+  if (!cluster) return `CREATE TABLE IF NOT EXISTS schema_migrations ${columns} ENGINE = ReplacingMergeTree ORDER BY name`;
+  return `CREATE TABLE IF NOT EXISTS schema_migrations ON CLUSTER ${cluster.name} ${columns}
+          ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/all-shards/{database}/{table}', '{shard}-{replica}') ORDER BY name`;
 }
 
 /**

@@ -38,9 +38,18 @@ describe('configuration from the environment', () => {
     ['ADMIN_TOKEN', 'short'],
     ['LOG_LEVEL', 'loud'],
     ['EVENT_SPOOL_FSYNC', 'maybe'],
+    ['CLICKHOUSE_CLUSTER', 'two shards'],
   ])('stops with a message naming %s when it is %j', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
+  });
+
+  it('takes CLICKHOUSE_CLUSTER only with a ClickHouse server and without a Replicated database', () => {
+    expect(loadConfig({ CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_CLUSTER: 'adsvc_cluster' }).CLICKHOUSE_CLUSTER).toBe('adsvc_cluster');
+    expect(() => loadConfig({ CLICKHOUSE_CLUSTER: 'adsvc_cluster' })).toThrow(/CLICKHOUSE_CLUSTER: needs CLICKHOUSE_URL/);
+    expect(() => loadConfig({ CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_CLUSTER: 'adsvc_cluster', CLICKHOUSE_REPLICATED: 'true' })).toThrow(
+      /CLICKHOUSE_CLUSTER: cannot be combined with CLICKHOUSE_REPLICATED/,
+    );
   });
 
   it.each([

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync, mkdirSync, cpSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { MigrationError, migratePostgres, migrateClickHouse, readMigrationFiles, splitStatements } from '../../src/store/migrate.js';
+import { MigrationError, migratePostgres, migrateClickHouse, migrateClickHouseOnce, readMigrationFiles, splitStatements } from '../../src/store/migrate.js';
 import { openPostgres, type Postgres } from '../../src/store/postgres.js';
 import { openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
 import { packageRoot } from '../../src/packageRoot.js';
@@ -62,6 +62,16 @@ describe('migrations on a real engine', () => {
     const files = await readMigrationFiles(path.join(packageRoot, 'clickhouse'));
     expect(applied).toEqual(files.map((file) => file.name));
     expect(await migrateClickHouse(ch)).toEqual([]);
+  });
+
+  it('runs the ClickHouse migrations of instances starting together once, so a backfill is not repeated', async () => {
+    const folder = mkdtempSync(path.join(inject('testRoot'), 'once-'));
+    const table = `backfill_probe_${Date.now()}`;
+    writeFileSync(path.join(folder, '9101_backfill_probe.sql'), `CREATE TABLE IF NOT EXISTS ${table} (x UInt8) ENGINE = MergeTree ORDER BY x;\nINSERT INTO ${table} VALUES (1);\n`);
+    const [first, second] = await Promise.all([migrateClickHouseOnce(db, ch, folder), migrateClickHouseOnce(db, ch, folder)]);
+    expect([...first, ...second]).toEqual(['9101_backfill_probe.sql']);
+    const result = await ch.client.query({ query: `SELECT count() AS n FROM ${table}`, format: 'JSONEachRow' });
+    expect(await result.json()).toEqual([{ n: 1 }]);
   });
 
   it('stops on a failing migration with the file name and the engine message, recording nothing', async () => {
