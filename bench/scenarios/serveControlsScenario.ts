@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { BenchOptions } from '../benchOptions.js';
 import { generateCatalog, generateServeRequests, type GeneratedCampaign, type ServeRequestBody } from '../catalogGenerator.js';
 import { controlShares } from '../deliveryControls.js';
@@ -77,13 +78,18 @@ export async function serveControlsScenario(options: BenchOptions): Promise<Scen
       body: JSON.stringify(body),
     }));
   const targets = [
-    { name: 'controls', baseUrl: withControls.baseUrl, requests: requestsOf(withControls), results: [] as LoadResult[] },
-    { name: 'no controls', baseUrl: without.baseUrl, requests: requestsOf(without), results: [] as LoadResult[] },
+    { name: 'controls', baseUrl: withControls.baseUrl, pid: withControls.pid, cpuSeconds: 0, requests: requestsOf(withControls), results: [] as LoadResult[] },
+    { name: 'no controls', baseUrl: without.baseUrl, pid: without.pid, cpuSeconds: 0, requests: requestsOf(without), results: [] as LoadResult[] },
     // The stub parses the body and answers a fixed ad: any of the bodies will do.
-    { name: 'stub', baseUrl: stub.baseUrl, requests: requestsOf(without), results: [] as LoadResult[] },
+    { name: 'stub', baseUrl: stub.baseUrl, pid: undefined, cpuSeconds: 0, requests: requestsOf(without), results: [] as LoadResult[] },
   ];
   const load = (target: (typeof targets)[number], seconds: number) =>
     runLoad({ baseUrl: target.baseUrl, connections, durationSeconds: seconds, requests: target.requests, expectedStatuses: [200] });
+  const measuredRound = async (target: (typeof targets)[number]) => {
+    const before = processCpuSeconds(target.pid);
+    target.results.push(await load(target, durationSeconds / ROUNDS));
+    target.cpuSeconds += processCpuSeconds(target.pid) - before;
+  };
   let controlsFill: FillPass;
   let plainFill: FillPass;
   try {
@@ -95,12 +101,13 @@ export async function serveControlsScenario(options: BenchOptions): Promise<Scen
     progress(`${ROUNDS} rounds of ${(durationSeconds / ROUNDS).toFixed(1)} s on each service and the stub, in rotating order`);
     for (let round = 0; round < ROUNDS; round++) {
       const order = [...targets.slice(round % targets.length), ...targets.slice(0, round % targets.length)];
-      for (const target of round % 2 === 0 ? order : order.reverse()) target.results.push(await load(target, durationSeconds / ROUNDS));
+      for (const target of round % 2 === 0 ? order : order.reverse()) await measuredRound(target);
     }
   } finally {
     failures.push(...(await withControls.stop()), ...(await without.stop()));
     await stub.stop();
   }
+  const cpuPerThousand = (target: (typeof targets)[number], result: LoadResult) => (target.cpuSeconds * 1e6) / result.responses;
   const [controls, plain, stubbed] = targets.map((target) => combineRounds(target.results)) as [LoadResult, LoadResult, LoadResult];
   failures.push(...loadFailures('service with controls', controls), ...loadFailures('service without controls', plain));
   if (controlsFill.filled === 0) failures.push('the service with controls served no ad in the fill pass');
@@ -124,6 +131,10 @@ export async function serveControlsScenario(options: BenchOptions): Promise<Scen
       figure: 'latency p50 / p99, controls; no controls',
       result: `${formatMs(controls.latency.p50)} / ${formatMs(controls.latency.p99)}; ${formatMs(plain.latency.p50)} / ${formatMs(plain.latency.p99)}`,
       baseline: `${formatMs(stubbed.latency.p50)} / ${formatMs(stubbed.latency.p99)}`,
+    },
+    {
+      figure: 'service CPU per 1,000 serves (user + system, all threads), controls / no controls',
+      result: `${formatMs(cpuPerThousand(targets[0]!, controls))} / ${formatMs(cpuPerThousand(targets[1]!, plain))}`,
     },
     {
       figure: `fill rate, controls / no controls (${DISTINCT_REQUESTS} sampled requests each)`,
@@ -152,7 +163,7 @@ export async function serveControlsScenario(options: BenchOptions): Promise<Scen
     `${formatNumber(lineItems)} active line items in ${formatNumber(lineItems / 5)} campaigns on each service, the serve scenario's catalog (same keywords, bids, creatives; ${PLACEMENTS} placements, ${CERTIFIED_PLACEMENTS} certified). With controls: every campaign has a flight that started 1-30 days ago and ends in 7-60 days (${percent(controlShares.openEndedFlight)} never); line items have a lifetime budget of a year of their daily budget (${percent(controlShares.lifetimeBudget)}), even pacing (${percent(controlShares.evenPacing)}, asap the rest), a frequency cap per hour/day/week/lifetime (${percent(controlShares.frequencyCap)}), a country include list (${percent(controlShares.countriesInclude)}) or exclude list (${percent(controlShares.countriesExclude)}), and dayparts in one of six IANA zones (${percent(controlShares.dayparts)}; ${percent(controlShares.daypartsOutsideRun)} of them with windows away from the run's local time, which serve nothing).`,
     `Requests: the serve scenario's ${DISTINCT_REQUESTS} bodies, each with user.id and user.ip of one of ${USERS} users on consumer ISP addresses (${shares}), sent to both services. Frequency counts seeded in frequency_hours_v1 before the start: for each capped line item, 10% of the users at the cap and 20% part-way (the service reads them at start; no pixels fire during the run).`,
     `Load: autocannon, ${connections} keep-alive connections, ${durationSeconds} s on each service and the stub in ${ROUNDS} rounds (order rotating and reversing each round) after a ${WARMUP_SECONDS} s warm-up of each. Rounds, req/s: controls ${controls.rounds.map((rps) => formatNumber(rps)).join(', ')}; no controls ${plain.rounds.map((rps) => formatNumber(rps)).join(', ')}; stub ${stubbed.rounds.map((rps) => formatNumber(rps)).join(', ')}.`,
-    'Fill: one sequential pass over the bodies before the load; each ad of the controls service is read back from its tracking token (line item) and checked against the user\'s country, the daypart windows at serve time and the seeded caps.',
+    'CPU per 1,000 serves: utime + stime of the service process (every thread, ClickHouse\'s included) from /proc over its measured rounds, divided by its answers. Fill: one sequential pass over the bodies before the load; each ad of the controls service is read back from its tracking token (line item) and checked against the user\'s country, the daypart windows at serve time and the seeded caps.',
   ];
   for (const [name, service] of [['controls', withControls], ['no controls', without]] as const) {
     const profile = service.profileSummary();
@@ -235,6 +246,21 @@ function inWindows(dayparts: NonNullable<NonNullable<LineItemInput['targeting']>
   const hhmm = (text: string) => Number(text.slice(0, 2)) * 60 + Number(text.slice(3, 5));
   return dayparts.windows.some((window) => (window.days as string[]).includes(day) && minute >= hhmm(window.start) && minute < hhmm(window.end));
 }
+
+/** CPU time a process has used so far, every thread, from /proc (0 where there is no /proc or no pid). */
+function processCpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+/** USER_HZ: the unit of /proc's times, 100 on Linux. */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 function percent(share: number): string {
   return `${(share * 100).toFixed(1)}%`;

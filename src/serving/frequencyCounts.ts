@@ -30,10 +30,11 @@ function windowStart(per: FrequencyCapWindow, nowMs: number): number {
 
 interface TrackedCap {
   per: FrequencyCapWindow;
-  /** What serving reads: settled + recent + this instance's impressions not in ClickHouse yet (local). */
+  /**
+   * What serving reads: ClickHouse's counts in the window's hours before `settledBefore` (settled,
+   * read once per hour), plus `recent`, plus `local`.
+   */
   counts: UserCounts;
-  /** ClickHouse's counts in the window's hours before `settledBefore`, read once per hour. */
-  settled: UserCounts;
   /** The `recentFrom` the settled counts were read for; undefined until they are. */
   settledBefore: number | undefined;
   /** ClickHouse's counts from `settledBefore` on, as last read. */
@@ -98,7 +99,7 @@ export class FrequencyCounts {
     if (!tracked || tracked.per !== per) {
       this.capped.set(
         lineItemId,
-        (tracked = { per, counts: new Map(), settled: new Map(), settledBefore: undefined, recent: new Map(), recentVersion: '', local: new Map() }),
+        (tracked = { per, counts: new Map(), settledBefore: undefined, recent: new Map(), recentVersion: '', local: new Map() }),
       );
     }
     return tracked.counts;
@@ -131,7 +132,7 @@ export class FrequencyCounts {
     const synced = [...this.capped];
     const toSettle = synced.filter(([, tracked]) => tracked.settledBefore !== recentFrom);
     const settled = await this.readCounts(toSettle, nowMs, (start) => ({ from: start, before: recentFrom }));
-    const versions = await this.readVersions(synced, nowMs, recentRange);
+    const versions = await this.readVersions(synced.map(([id]) => id), recentFrom);
     const changed = synced.filter(([id, tracked]) => tracked.settledBefore !== recentFrom || (versions.get(id) ?? '') !== tracked.recentVersion);
     const recent = await this.readCounts(changed, nowMs, recentRange);
     // Everything after the last await runs without yielding: no event is recorded half-way through.
@@ -143,10 +144,9 @@ export class FrequencyCounts {
       if (this.capped.get(id) !== tracked) continue;
       current.add(tracked);
       if (tracked.settledBefore !== recentFrom) {
-        tracked.settled = settled.get(id) ?? new Map();
         tracked.settledBefore = recentFrom;
         tracked.counts.clear();
-        for (const [userKey, count] of tracked.settled) tracked.counts.set(userKey, count);
+        for (const [userKey, count] of settled.get(id) ?? []) tracked.counts.set(userKey, count);
       } else {
         if (changedIds.has(id)) subtract(tracked.counts, tracked.recent);
         subtract(tracked.counts, tracked.local);
@@ -166,26 +166,25 @@ export class FrequencyCounts {
     }
   }
 
-  /** Per line item, `rows:impressions` in frequency_hours_v1 over the hours `range` gives: a new row always changes it. */
-  private async readVersions(
-    lineItems: Array<[string, TrackedCap]>,
-    nowMs: number,
-    range: (windowStartMs: number) => { from: number },
-  ): Promise<Map<string, string>> {
+  /**
+   * Per line item, `rows:impressions` in frequency_hours_v1 from `from` on: a new row always changes
+   * it. One query for every window: an hourly cap's range starts later, so a change before it only
+   * costs a read that finds the same counts.
+   */
+  private async readVersions(ids: string[], from: number): Promise<Map<string, string>> {
     const versions = new Map<string, string>();
-    for (const [per, ids] of byWindow(lineItems)) {
-      const result = await this.ch.client.query({
-        query: `SELECT toString(line_item_id) AS line_item, toString(count()) AS rows, toString(sum(impressions)) AS impressions
-                FROM frequency_hours_v1
-                WHERE line_item_id IN {ids:Array(UUID)} AND hour >= toDateTime({from:UInt32}, 'UTC')
-                GROUP BY line_item_id`,
-        query_params: { ids, from: Math.floor(range(windowStart(per, nowMs)).from / 1000) },
-        format: 'JSONEachRow',
-      });
-      for (const row of await result.json()) {
-        const { line_item, rows, impressions } = versionRow.parse(row);
-        versions.set(line_item, `${rows}:${impressions}`);
-      }
+    if (ids.length === 0) return versions;
+    const result = await this.ch.client.query({
+      query: `SELECT toString(line_item_id) AS line_item, toString(count()) AS rows, toString(sum(impressions)) AS impressions
+              FROM frequency_hours_v1
+              WHERE line_item_id IN {ids:Array(UUID)} AND hour >= toDateTime({from:UInt32}, 'UTC')
+              GROUP BY line_item_id`,
+      query_params: { ids, from: Math.floor(from / 1000) },
+      format: 'JSONEachRow',
+    });
+    for (const row of await result.json()) {
+      const { line_item, rows, impressions } = versionRow.parse(row);
+      versions.set(line_item, `${rows}:${impressions}`);
     }
     return versions;
   }
@@ -197,6 +196,8 @@ export class FrequencyCounts {
     range: (windowStartMs: number) => { from: number; before?: number },
   ): Promise<Map<string, UserCounts>> {
     const read = new Map<string, UserCounts>();
+    // One string per user however many line items they saw: the counts stay in memory for an hour.
+    const userKeys = new Map<string, string>();
     for (const [per, ids] of byWindow(lineItems)) {
       const { from, before = Infinity } = range(windowStart(per, nowMs));
       if (from >= before) continue;
@@ -213,7 +214,9 @@ export class FrequencyCounts {
         const { line_item, user_key, impressions } = countRow.parse(row);
         let counts = read.get(line_item);
         if (!counts) read.set(line_item, (counts = new Map()));
-        counts.set(user_key, impressions);
+        let userKey = userKeys.get(user_key);
+        if (userKey === undefined) userKeys.set(user_key, (userKey = user_key));
+        counts.set(userKey, impressions);
       }
     }
     return read;
