@@ -38,7 +38,7 @@ const excludeLists = [['CN', 'RU'], ['BR'], ['IN', 'PK', 'BD'], ['FR']] as const
 const timezones = ['America/New_York', 'America/Los_Angeles', 'Europe/Berlin', 'Europe/London', 'Asia/Tokyo', 'Australia/Sydney'] as const;
 const capWindows = ['hour', 'day', 'week', 'lifetime'] as const;
 
-export interface Flight {
+interface Flight {
   starts_at: string;
   ends_at: string | null;
 }
