@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 
-export const scenarioNames = ['serve', 'track', 'ingest', 'report', 'management', 'import', 'serve-counts', 'serve-semantic'] as const;
+export const scenarioNames = ['serve', 'track', 'ingest', 'report', 'management', 'import', 'serve-counts', 'serve-semantic', 'serve-controls'] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
 const optionsSchema = z.object({

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { campaignInput } from '../src/management/campaignSchemas.js';
 import { lineItemInput, type LineItemInput } from '../src/management/lineItemSchemas.js';
 import { offTopicExchanges, topics } from './contextVocabulary.js';
+import { flightAround, lineItemControls } from './deliveryControls.js';
 
 /** A deterministic pseudo-random sequence (mulberry32), so a seed reproduces the same catalog and traffic. */
 export function seededRandom(seed: number): () => number {
@@ -37,8 +38,11 @@ interface GeneratedLineItem {
 
 export interface GeneratedCampaign {
   id: string;
-  input: { name: string; brand_name: string; objective: string };
+  input: { name: string; brand_name: string; objective: string; starts_at?: string; ends_at?: string | null };
   objective: string | null;
+  /** With `controls`: the campaign's flight, as stored (UTC). */
+  startsAt: string | null;
+  endsAt: string | null;
   lineItems: GeneratedLineItem[];
 }
 
@@ -48,6 +52,12 @@ export interface CatalogShape {
   /** Placement ids line items may include or exclude. */
   placements: readonly string[];
   seed?: number;
+  /**
+   * Issue 14's delivery controls on top of the same catalog (bench/deliveryControls.ts): flights,
+   * lifetime budgets, even/asap pacing, frequency caps, countries, dayparts. They come from a random
+   * stream of their own, so keywords, bids and creatives are those of the catalog without them.
+   */
+  controls?: { nowMs: number };
 }
 
 /**
@@ -58,19 +68,29 @@ export interface CatalogShape {
  */
 export function generateCatalog(shape: CatalogShape): GeneratedCampaign[] {
   const random = seededRandom(shape.seed ?? 7);
+  const controlRandom = seededRandom((shape.seed ?? 7) + 1_000);
   const campaigns: GeneratedCampaign[] = [];
   for (let made = 0; made < shape.lineItems; ) {
     const topic = topics[campaigns.length % topics.length]!;
     const brand = pick(random, topic.brands);
     const objective = pick(random, ['brand_awareness', 'traffic', 'conversions', 'consideration']);
-    const campaign = { name: `${brand} ${topic.name} #${campaigns.length + 1}`, brand_name: brand, objective };
+    const flight = shape.controls ? flightAround(controlRandom, shape.controls.nowMs) : undefined;
+    const campaign = { name: `${brand} ${topic.name} #${campaigns.length + 1}`, brand_name: brand, objective, ...flight };
     const lineItems: GeneratedLineItem[] = [];
     for (let index = 0; index < shape.lineItemsPerCampaign && made < shape.lineItems; index++, made++) {
-      const input = lineItemFor(random, topic, brand, shape.placements, made);
+      const plain = lineItemFor(random, topic, brand, shape.placements, made);
+      const input = shape.controls ? withControls(plain, lineItemControls(controlRandom, plain.budget.daily, shape.controls.nowMs)) : plain;
       const stored = lineItemInput.parse(input);
       lineItems.push({ id: randomUUID(), input, stored, creativeIds: (stored.creatives ?? []).map(() => randomUUID()) });
     }
-    campaigns.push({ id: randomUUID(), input: campaign, objective: campaignInput.shape.objective.parse(objective) ?? null, lineItems });
+    campaigns.push({
+      id: randomUUID(),
+      input: campaign,
+      objective: campaignInput.shape.objective.parse(objective) ?? null,
+      startsAt: flight ? campaignInput.shape.starts_at.parse(flight.starts_at) ?? null : null,
+      endsAt: flight ? campaignInput.shape.ends_at.parse(flight.ends_at) ?? null : null,
+      lineItems,
+    });
   }
   return campaigns;
 }
@@ -113,6 +133,15 @@ function lineItemFor(random: () => number, topic: (typeof topics)[number], brand
   };
 }
 
+function withControls(input: ReturnType<typeof lineItemFor>, controls: ReturnType<typeof lineItemControls>) {
+  return {
+    ...input,
+    budget: { ...input.budget, ...controls.budget },
+    targeting: { ...input.targeting, ...controls.targeting },
+    ...(controls.frequency_cap ? { frequency_cap: controls.frequency_cap } : {}),
+  };
+}
+
 function round2(value: number): number {
   return Math.round(value * 100) / 100;
 }
@@ -120,6 +149,8 @@ function round2(value: number): number {
 export interface ServeRequestBody {
   placement_id: string;
   context: { query: string; response: string };
+  /** The end user (serve-controls): frequency caps need user.id, country targeting user.ip. */
+  user?: { id: string; ip: string };
 }
 
 /** Serve requests as a chat publisher's backend sends them: 90% on a topic, 10% small talk. */

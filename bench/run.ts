@@ -14,6 +14,7 @@ import { managementScenario } from './scenarios/managementScenario.js';
 import { importScenario } from './scenarios/importScenario.js';
 import { serveCountsScenario } from './scenarios/serveCountsScenario.js';
 import { serveSemanticScenario } from './scenarios/serveSemanticScenario.js';
+import { serveControlsScenario } from './scenarios/serveControlsScenario.js';
 
 const scenarios: Record<ScenarioName, (options: BenchOptions) => Promise<ScenarioReport>> = {
   serve: serveScenario,
@@ -24,6 +25,7 @@ const scenarios: Record<ScenarioName, (options: BenchOptions) => Promise<Scenari
   import: importScenario,
   'serve-counts': serveCountsScenario,
   'serve-semantic': serveSemanticScenario,
+  'serve-controls': serveControlsScenario,
 };
 
 const README = path.join(packageRoot, 'bench', 'README.md');
@@ -58,12 +60,8 @@ async function runAll(options: BenchOptions): Promise<number> {
       process.stderr.write('skipping report: it writes 100M events straight into ClickHouse and cannot run against --url\n');
       continue;
     }
-    if (name === 'serve-counts' && options.url) {
-      process.stderr.write('skipping serve-counts: it starts two services of its own\n');
-      continue;
-    }
-    if (name === 'serve-semantic' && options.url) {
-      process.stderr.write('skipping serve-semantic: it starts two services of its own\n');
+    if ((name === 'serve-counts' || name === 'serve-controls' || name === 'serve-semantic') && options.url) {
+      process.stderr.write(`skipping ${name}: it starts two services of its own\n`);
       continue;
     }
     if (name === 'import' && options.url) {

@@ -76,3 +76,45 @@ function addressIn(prefix: string, random: () => number): string {
   const octet = () => 1 + Math.floor(random() * 254);
   return `${prefix}.${octet()}.${octet()}`;
 }
+
+/**
+ * Consumer-ISP prefixes of the serve-controls traffic, weighted by share, with the country the
+ * service's offline database (src/geo/countryOfAddress.ts) gives every address they produce (each
+ * checked over its whole range: 4,096 sampled IPv4 addresses, 1,000 IPv6 /64s).
+ */
+const servingPrefixes = [
+  { prefix: '73.162', country: 'US', share: 0.2 }, // Comcast
+  { prefix: '71.187', country: 'US', share: 0.1 }, // Verizon
+  { prefix: '2601:647:4d00', country: 'US', share: 0.1 }, // Comcast IPv6
+  { prefix: '79.214', country: 'DE', share: 0.1 }, // Deutsche Telekom
+  { prefix: '2003:e6:1f0a', country: 'DE', share: 0.05 }, // Deutsche Telekom IPv6
+  { prefix: '86.153', country: 'GB', share: 0.15 }, // BT
+  { prefix: '90.12', country: 'FR', share: 0.1 }, // Orange France
+  { prefix: '99.229', country: 'CA', share: 0.1 },
+  { prefix: '60.240', country: 'AU', share: 0.05 },
+  { prefix: '189.6', country: 'BR', share: 0.05 },
+] as const;
+
+/** Countries of the serve-controls traffic, with their shares. */
+export const servingCountries: Readonly<Record<string, number>> = servingPrefixes.reduce<Record<string, number>>((shares, { country, share }) => {
+  shares[country] = Math.round(((shares[country] ?? 0) + share) * 100) / 100;
+  return shares;
+}, {});
+
+export interface ServingUser {
+  /** The publisher's pseudonymous user id, as a serve request's user.id carries it. */
+  id: string;
+  ip: string;
+  /** The country the service's database gives `ip`. */
+  country: string;
+}
+
+/** A reproducible pool of end users of a chat publisher: an id each and a consumer address. */
+export function servingUsers(count: number, seed = 17): ServingUser[] {
+  const random = seededRandom(seed);
+  return Array.from({ length: count }, (_, index) => {
+    let roll = random();
+    const entry = servingPrefixes.find(({ share }) => (roll -= share) < 0) ?? servingPrefixes[0];
+    return { id: `chat-user-${seed}-${index}`, ip: addressIn(entry.prefix, random), country: entry.country };
+  });
+}

@@ -18,6 +18,7 @@ const DAY_MS = 24 * HOUR_MS;
 // 1970-01-01 was a Thursday: weeks start on Monday, 4 days later.
 const WEEK_OFFSET_MS = 4 * DAY_MS;
 const countRow = z.object({ line_item: z.string(), user_key: z.string(), impressions: z.coerce.number() });
+const versionRow = z.object({ line_item: z.string(), rows: z.string(), impressions: z.string() });
 
 /** The start of the UTC window that holds `nowMs`. */
 function windowStart(per: FrequencyCapWindow, nowMs: number): number {
@@ -27,15 +28,63 @@ function windowStart(per: FrequencyCapWindow, nowMs: number): number {
   return 0;
 }
 
+interface TrackedCap {
+  per: FrequencyCapWindow;
+  /**
+   * What serving reads: ClickHouse's counts in the window's hours before `settledBefore` (settled,
+   * read once per hour), plus `recent`, plus `local`.
+   */
+  counts: UserCounts;
+  /** The `recentFrom` the settled counts were read for; undefined until they are. */
+  settledBefore: number | undefined;
+  /** ClickHouse's counts from `settledBefore` on, as last read. */
+  recent: UserCounts;
+  /** Rows and impressions ClickHouse held in those hours when `recent` was read: unchanged, nothing to read again. */
+  recentVersion: string;
+  /** This instance's impressions in `counts` that ClickHouse did not have at the last sync. */
+  local: UserCounts;
+}
+
+function add(counts: UserCounts, userKey: string, impressions: number): void {
+  counts.set(userKey, (counts.get(userKey) ?? 0) + impressions);
+}
+
+function subtract(counts: UserCounts, part: UserCounts): void {
+  for (const [userKey, impressions] of part) {
+    const left = (counts.get(userKey) ?? 0) - impressions;
+    if (left > 0) counts.set(userKey, left);
+    else counts.delete(userKey);
+  }
+}
+
+/** Line item ids grouped by their cap's window: one query per window. */
+function byWindow(lineItems: Array<[string, TrackedCap]>): Map<FrequencyCapWindow, string[]> {
+  const grouped = new Map<FrequencyCapWindow, string[]>();
+  for (const [id, { per }] of lineItems) {
+    const ids = grouped.get(per);
+    if (ids) ids.push(id);
+    else grouped.set(per, [id]);
+  }
+  return grouped;
+}
+
 /**
  * Valid impressions per (capped line item, keyed user) in each cap's current window, kept the way
  * SpendPacing keeps spend: ClickHouse `frequency_hours_v1` (every instance's impressions) re-read
  * every PACING_SYNC_MS, plus this instance's accepted impressions not written there yet, counted
  * the moment the pixel is accepted. Only line items with a cap are tracked, and only users who
  * saw them in the window are held in memory.
+ *
+ * A sync reads only what changed: the window's hours before the last two are settled, read once
+ * when the hour turns (and when a line item is first capped); of the recent hours (the current
+ * clock hour and the one before) it first reads each line item's row and impression totals, which
+ * any new row changes, and re-reads the users of those line items only. So a sync costs what new
+ * impressions touched, not every user of a week or lifetime window. Impressions written to an hour
+ * that was already settled (more than an hour after they happened: a spool replayed after an
+ * outage, an import) count from the next hour on.
  */
 export class FrequencyCounts {
-  private readonly capped = new Map<string, { per: FrequencyCapWindow; counts: UserCounts }>();
+  private readonly capped = new Map<string, TrackedCap>();
   private unflushed: UnflushedImpression[] = [];
   private acceptedSeq = 0;
 
@@ -47,7 +96,12 @@ export class FrequencyCounts {
   /** The counts of a capped line item, shared by every index build so a rebuild keeps them. */
   countsFor(lineItemId: string, per: FrequencyCapWindow): UserCounts {
     let tracked = this.capped.get(lineItemId);
-    if (!tracked || tracked.per !== per) this.capped.set(lineItemId, (tracked = { per, counts: new Map() }));
+    if (!tracked || tracked.per !== per) {
+      this.capped.set(
+        lineItemId,
+        (tracked = { per, counts: new Map(), settledBefore: undefined, recent: new Map(), recentVersion: '', local: new Map() }),
+      );
+    }
     return tracked.counts;
   }
 
@@ -63,41 +117,108 @@ export class FrequencyCounts {
     const tracked = this.capped.get(event.line_item_id);
     if (!tracked) return;
     this.unflushed.push({ seq, lineItemId: event.line_item_id, userKey: event.user_key, timeMs: event.event_time });
-    tracked.counts.set(event.user_key, (tracked.counts.get(event.user_key) ?? 0) + 1);
+    add(tracked.counts, event.user_key, 1);
+    add(tracked.local, event.user_key, 1);
   }
 
-  /** Re-reads the windows' counts from ClickHouse and adds what this instance accepted that is not there yet. */
+  /**
+   * Re-reads the recent hours' counts of the line items ClickHouse has new rows for (and the settled
+   * hours' when the hour turned), and adds what this instance accepted that is not there yet.
+   */
   async sync(nowMs = Date.now()): Promise<void> {
     const writtenThroughSeq = this.acceptedSeq - this.pendingEvents();
-    const byWindow = new Map<FrequencyCapWindow, string[]>();
-    for (const [id, { per }] of this.capped) byWindow.set(per, [...(byWindow.get(per) ?? []), id]);
-    const written = new Map<string, UserCounts>();
-    for (const [per, ids] of byWindow) {
+    const recentFrom = windowStart('hour', nowMs) - HOUR_MS;
+    const recentRange = (start: number) => ({ from: Math.max(start, recentFrom) });
+    const synced = [...this.capped];
+    const toSettle = synced.filter(([, tracked]) => tracked.settledBefore !== recentFrom);
+    const settled = await this.readCounts(toSettle, nowMs, (start) => ({ from: start, before: recentFrom }));
+    const versions = await this.readVersions(synced.map(([id]) => id), recentFrom);
+    const changed = synced.filter(([id, tracked]) => tracked.settledBefore !== recentFrom || (versions.get(id) ?? '') !== tracked.recentVersion);
+    const recent = await this.readCounts(changed, nowMs, recentRange);
+    // Everything after the last await runs without yielding: no event is recorded half-way through.
+    this.unflushed = this.unflushed.filter((impression) => impression.seq > writtenThroughSeq);
+    const current = new Set<TrackedCap>();
+    const changedIds = new Set(changed.map(([id]) => id));
+    for (const [id, tracked] of synced) {
+      // A line item capped anew while the queries ran is read at the next sync.
+      if (this.capped.get(id) !== tracked) continue;
+      current.add(tracked);
+      if (tracked.settledBefore !== recentFrom) {
+        tracked.settledBefore = recentFrom;
+        tracked.counts.clear();
+        for (const [userKey, count] of settled.get(id) ?? []) tracked.counts.set(userKey, count);
+      } else {
+        if (changedIds.has(id)) subtract(tracked.counts, tracked.recent);
+        subtract(tracked.counts, tracked.local);
+      }
+      if (changedIds.has(id)) {
+        tracked.recent = recent.get(id) ?? new Map();
+        tracked.recentVersion = versions.get(id) ?? '';
+        for (const [userKey, count] of tracked.recent) add(tracked.counts, userKey, count);
+      }
+      tracked.local = new Map();
+    }
+    for (const impression of this.unflushed) {
+      const tracked = this.capped.get(impression.lineItemId);
+      if (!tracked || !current.has(tracked) || impression.timeMs < windowStart(tracked.per, nowMs)) continue;
+      add(tracked.counts, impression.userKey, 1);
+      add(tracked.local, impression.userKey, 1);
+    }
+  }
+
+  /**
+   * Per line item, `rows:impressions` in frequency_hours_v1 from `from` on: a new row always changes
+   * it. One query for every window: an hourly cap's range starts later, so a change before it only
+   * costs a read that finds the same counts.
+   */
+  private async readVersions(ids: string[], from: number): Promise<Map<string, string>> {
+    const versions = new Map<string, string>();
+    if (ids.length === 0) return versions;
+    const result = await this.ch.client.query({
+      query: `SELECT toString(line_item_id) AS line_item, toString(count()) AS rows, toString(sum(impressions)) AS impressions
+              FROM frequency_hours_v1
+              WHERE line_item_id IN {ids:Array(UUID)} AND hour >= toDateTime({from:UInt32}, 'UTC')
+              GROUP BY line_item_id`,
+      query_params: { ids, from: Math.floor(from / 1000) },
+      format: 'JSONEachRow',
+    });
+    for (const row of await result.json()) {
+      const { line_item, rows, impressions } = versionRow.parse(row);
+      versions.set(line_item, `${rows}:${impressions}`);
+    }
+    return versions;
+  }
+
+  /** frequency_hours_v1 summed per line item and user over the hours `range` gives for each window start; empty ranges are not queried. */
+  private async readCounts(
+    lineItems: Array<[string, TrackedCap]>,
+    nowMs: number,
+    range: (windowStartMs: number) => { from: number; before?: number },
+  ): Promise<Map<string, UserCounts>> {
+    const read = new Map<string, UserCounts>();
+    // One string per user however many line items they saw: the counts stay in memory for an hour.
+    const userKeys = new Map<string, string>();
+    for (const [per, ids] of byWindow(lineItems)) {
+      const { from, before = Infinity } = range(windowStart(per, nowMs));
+      if (from >= before) continue;
       const result = await this.ch.client.query({
         query: `SELECT toString(line_item_id) AS line_item, user_key, toString(sum(impressions)) AS impressions
                 FROM frequency_hours_v1
                 WHERE line_item_id IN {ids:Array(UUID)} AND hour >= toDateTime({from:UInt32}, 'UTC')
+                  ${before === Infinity ? '' : "AND hour < toDateTime({before:UInt32}, 'UTC')"}
                 GROUP BY line_item_id, user_key`,
-        query_params: { ids, from: Math.floor(windowStart(per, nowMs) / 1000) },
+        query_params: { ids, from: Math.floor(from / 1000), ...(before === Infinity ? {} : { before: Math.floor(before / 1000) }) },
         format: 'JSONEachRow',
       });
       for (const row of await result.json()) {
         const { line_item, user_key, impressions } = countRow.parse(row);
-        let counts = written.get(line_item);
-        if (!counts) written.set(line_item, (counts = new Map()));
-        counts.set(user_key, impressions);
+        let counts = read.get(line_item);
+        if (!counts) read.set(line_item, (counts = new Map()));
+        let userKey = userKeys.get(user_key);
+        if (userKey === undefined) userKeys.set(user_key, (userKey = user_key));
+        counts.set(userKey, impressions);
       }
     }
-    // Everything after the last await runs without yielding: no event is recorded half-way through.
-    this.unflushed = this.unflushed.filter((impression) => impression.seq > writtenThroughSeq);
-    for (const [id, tracked] of this.capped) {
-      tracked.counts.clear();
-      for (const [userKey, count] of written.get(id) ?? []) tracked.counts.set(userKey, count);
-    }
-    for (const impression of this.unflushed) {
-      const tracked = this.capped.get(impression.lineItemId);
-      if (!tracked || impression.timeMs < windowStart(tracked.per, nowMs)) continue;
-      tracked.counts.set(impression.userKey, (tracked.counts.get(impression.userKey) ?? 0) + 1);
-    }
+    return read;
   }
 }

@@ -32,6 +32,16 @@ describe('geo targeting', () => {
     expect(countryOfAddress('10.1.2.3')).toBeUndefined();
   });
 
+  it('reads a dotted quad as its IPv4-mapped IPv6 form reads, and refuses what is not an address', () => {
+    // Spread over the whole IPv4 space: the dotted quad takes a path of its own, the mapped form ipaddr.js's.
+    for (let n = 0; n < 2 ** 32; n += 9_973_451) {
+      const quad = [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
+      expect(countryOfAddress(quad), quad).toBe(countryOfAddress(`::ffff:${quad}`));
+    }
+    expect(countryOfAddress('255.255.255.255')).toBeUndefined();
+    for (const text of ['73.0.0.1.1', '73.0.0.256', '73..0.1', 'x73.0.0.1', '']) expect(countryOfAddress(text), text).toBeUndefined();
+  });
+
   it('stores countries upper case and refuses codes that are not ISO 3166-1 alpha-2, naming each', async () => {
     const call = asAdvertiser(ctx, advertiser.key);
     const { lineItemId } = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [uniqueWord()] } } });

@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ClickHouse } from '../../src/store/clickhouse.js';
+import { FrequencyCounts } from '../../src/serving/frequencyCounts.js';
+import { testStores } from '../helpers/testApp.js';
+import { sampleEvent } from '../helpers/sampleEvent.js';
+
+let ch: ClickHouse;
+beforeAll(async () => {
+  ch = (await testStores()).stores.ch;
+});
+
+const HOUR_MS = 3_600_000;
+// Wednesday 2026-11-25 15:30 UTC: the week's window starts on Monday the 23rd at 00:00.
+const NOW = Date.UTC(2026, 10, 25, 15, 30);
+const at = (day: number, hour: number) => Date.UTC(2026, 10, day, hour);
+
+/** Rows as the materialized view writes them from valid impressions. */
+async function written(lineItemId: string, rows: Array<[userKey: string, hourMs: number, impressions: number]>) {
+  await ch.client.insert({
+    table: 'frequency_hours_v1',
+    values: rows.map(([user_key, hourMs, impressions]) => ({ line_item_id: lineItemId, user_key, hour: hourMs / 1000, impressions })),
+    format: 'JSONEachRow',
+    clickhouse_settings: { insert_deduplication_token: randomUUID() },
+  });
+}
+
+describe('frequency counts: what a sync reads', () => {
+  it("adds the window's earlier hours, read once an hour, to the recent hours, read at every sync", async () => {
+    const lineItemId = randomUUID();
+    await written(lineItemId, [
+      ['alice', at(22, 23), 5], // Sunday: the week before
+      ['alice', at(23, 10), 2], // Monday: settled
+      ['alice', at(25, 15), 1], // this hour
+      ['bob', at(25, 14), 1], // the hour before: still recent
+    ]);
+    const frequency = new FrequencyCounts(ch, () => 0);
+    const counts = frequency.countsFor(lineItemId, 'week');
+    await frequency.sync(NOW);
+    expect(Object.fromEntries(counts)).toEqual({ alice: 3, bob: 1 });
+
+    await written(lineItemId, [
+      ['alice', at(25, 15), 1],
+      ['bob', at(24, 9), 4], // written late, into an hour already settled
+    ]);
+    await frequency.sync(NOW + 1000);
+    expect(Object.fromEntries(counts)).toEqual({ alice: 4, bob: 1 });
+
+    // The hour turned: the settled hours are read again, the late write with them.
+    await frequency.sync(NOW + HOUR_MS);
+    expect(Object.fromEntries(counts)).toEqual({ alice: 4, bob: 5 });
+  });
+
+  it('counts only the clock hour for an hourly cap', async () => {
+    const lineItemId = randomUUID();
+    await written(lineItemId, [
+      ['carol', at(25, 14), 3],
+      ['carol', at(25, 15), 2],
+    ]);
+    const frequency = new FrequencyCounts(ch, () => 0);
+    const counts = frequency.countsFor(lineItemId, 'hour');
+    await frequency.sync(NOW);
+    expect(Object.fromEntries(counts)).toEqual({ carol: 2 });
+    await frequency.sync(NOW + HOUR_MS);
+    expect(Object.fromEntries(counts)).toEqual({});
+  });
+
+  it('counts an accepted impression at once, and once only before and after ClickHouse has it', async () => {
+    const lineItemId = randomUUID();
+    await written(lineItemId, [['dave', at(23, 8), 2]]);
+    let pending = 0;
+    const frequency = new FrequencyCounts(ch, () => pending);
+    const counts = frequency.countsFor(lineItemId, 'week');
+    await frequency.sync(NOW);
+    expect(counts.get('dave')).toBe(2);
+
+    frequency.record(sampleEvent({ line_item_id: lineItemId, user_key: 'dave', event_time: NOW + 1000 }));
+    pending = 1;
+    expect(counts.get('dave')).toBe(3);
+    await frequency.sync(NOW + 2000);
+    expect(counts.get('dave')).toBe(3);
+
+    await written(lineItemId, [['dave', at(25, 15), 1]]);
+    pending = 0;
+    await frequency.sync(NOW + 3000);
+    expect(counts.get('dave')).toBe(3);
+    await frequency.sync(NOW + HOUR_MS);
+    expect(counts.get('dave')).toBe(3);
+  });
+});
