@@ -1,37 +1,58 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
 import { buildAdIndex, rerank, type AdIndex, type IndexBuildDeps } from './adIndex.js';
-import { loadCatalog, readCatalogVersion } from './catalogQueries.js';
+import { AdIndexPatcher, type IndexPatch } from './adIndexPatcher.js';
+import { CatalogChangeFeed, pruneCatalogChanges } from './catalogChanges.js';
+import { loadCatalog, loadCatalogPart } from './catalogQueries.js';
 import { startPeriodicTask, type PeriodicTask } from './periodicTask.js';
+
+/** How long catalog_changes keeps a change; an instance that could not read them for half of that rebuilds. */
+const CHANGE_RETENTION_MS = 24 * 60 * 60 * 1000;
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 export interface AdIndexRefresherOptions {
   db: Postgres;
+  /** How often catalog_changes is read (INDEX_REFRESH_MS). */
   refreshMs: number;
   build: IndexBuildDeps;
-  /** Called with every new index (so per-line-item state of removed line items can go) and how long it took. */
+  /** Called with every index built from the whole catalog (at start) and how long it took. */
   onBuilt(index: AdIndex, buildMs: number): void;
+  /** Called after every incremental patch: the entries that left the index and those that came in. */
+  onPatched(index: AdIndex, patch: IndexPatch, changes: number, patchMs: number): void;
   log: FastifyBaseLogger;
 }
 
 /**
- * Holds the current ad index and rebuilds it when the catalog version changes (polled every
- * INDEX_REFRESH_MS), and once more on the poll after a change: the version is a sequence, bumped
- * before the changing transaction commits, so the first rebuild may not see that change yet.
- * A failed rebuild keeps the index it had.
+ * Holds the ad index: built from the whole catalog once, at start, then kept current by reading
+ * catalog_changes every INDEX_REFRESH_MS and reloading only the rows a change names (see
+ * CatalogChangeFeed for why no commit is missed). A failed read or reload keeps the index as it
+ * was and retries the same changes at the next poll.
  */
 export class AdIndexRefresher {
   private task: PeriodicTask | undefined;
-  private confirmPending = false;
+  private pruneTask: PeriodicTask | undefined;
+  private lastReadAt = Date.now();
 
   private constructor(
     public current: AdIndex,
+    private patcher: AdIndexPatcher,
+    private feed: CatalogChangeFeed,
     private readonly options: AdIndexRefresherOptions,
   ) {}
 
-  /** Builds the first index (a failure here fails the start) and starts polling. */
+  /** Builds the first index (a failure here fails the start) and starts following changes. */
   static async start(options: AdIndexRefresherOptions): Promise<AdIndexRefresher> {
-    const refresher = new AdIndexRefresher(await AdIndexRefresher.build(options), options);
+    const { index, feed, patcher } = await AdIndexRefresher.build(options);
+    const refresher = new AdIndexRefresher(index, patcher, feed, options);
     refresher.task = startPeriodicTask('ad index refresh', options.refreshMs, () => refresher.poll(), options.log);
+    refresher.pruneTask = startPeriodicTask(
+      'catalog changes prune',
+      PRUNE_EVERY_MS,
+      async () => {
+        await pruneCatalogChanges(options.db, CHANGE_RETENTION_MS);
+      },
+      options.log,
+    );
     return refresher;
   }
 
@@ -46,37 +67,43 @@ export class AdIndexRefresher {
   }
 
   async stop(): Promise<void> {
-    await this.task?.stop();
+    await Promise.all([this.task?.stop(), this.pruneTask?.stop()]);
   }
 
   private async poll(): Promise<void> {
-    const version = await readCatalogVersion(this.options.db);
-    if (version !== this.current.version) {
-      this.confirmPending = true;
-    } else if (this.confirmPending) {
-      this.confirmPending = false;
-    } else {
+    // Changes older than the retention may be gone: after that long without a read, start afresh.
+    if (Date.now() - this.lastReadAt > CHANGE_RETENTION_MS / 2) {
+      this.options.log.warn('catalog changes not read for too long; rebuilding the ad index');
+      const { index, feed, patcher } = await AdIndexRefresher.build(this.options);
+      [this.current, this.feed, this.patcher, this.lastReadAt] = [index, feed, patcher, Date.now()];
       return;
     }
-    try {
-      this.current = await AdIndexRefresher.build(this.options);
-    } catch (error) {
-      this.options.log.error({ err: error }, 'rebuilding the ad index failed; serving from the previous one');
+    const started = Date.now();
+    const changed = await this.feed.next();
+    if (changed === undefined) {
+      this.lastReadAt = started;
+      return;
     }
+    const rows = await loadCatalogPart(this.options.db, changed.keys);
+    const patch = this.patcher.apply(changed.keys, rows, changed.horizon);
+    changed.commit();
+    this.lastReadAt = started;
+    const ms = Date.now() - started;
+    this.options.onPatched(this.current, patch, changed.changes, ms);
+    this.options.log.debug(
+      { changes: changed.changes, removed: patch.removed.length, added: patch.added.length, skipped: patch.skipped, ms },
+      'ad index patched',
+    );
   }
 
-  private static async build(options: AdIndexRefresherOptions): Promise<AdIndex> {
+  private static async build(options: AdIndexRefresherOptions) {
     const started = Date.now();
-    // Read before loading: a change made during the load bumps the version past it, so the next poll rebuilds.
-    const version = await readCatalogVersion(options.db);
     const rows = await loadCatalog(options.db);
-    const { index, skipped } = await buildAdIndex(version, rows, options.build);
+    const { index, skipped } = await buildAdIndex(rows.horizon, rows, options.build);
+    const patcher = new AdIndexPatcher(index, options.build);
     const ms = Date.now() - started;
     options.onBuilt(index, ms);
-    options.log.info(
-      { version, lineItems: index.lineItems.length, placements: index.placements.size, skipped, ms },
-      'ad index built',
-    );
-    return index;
+    options.log.info({ lineItems: index.lineItems.length, placements: index.placements.size, skipped, ms }, 'ad index built');
+    return { index, feed: new CatalogChangeFeed(options.db, rows.horizon), patcher };
   }
 }

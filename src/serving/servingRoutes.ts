@@ -63,6 +63,21 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       frequency.retainOnly(new Set(index.lineItems.filter((entry) => entry.frequencyCap !== null).map((entry) => entry.id)));
       learning.retainOnly(ids);
     },
+    onPatched: (index, patch, changes, patchMs) => {
+      metrics.indexLineItems.set(index.lineItems.length);
+      metrics.indexChanges.inc(changes);
+      metrics.indexPatchSeconds.observe(patchMs / 1000);
+      indexedDestinations.patch(patch.removed, patch.added);
+      const kept = new Map(patch.added.map((entry) => [entry.id, entry]));
+      for (const entry of patch.removed) {
+        const next = kept.get(entry.id);
+        if (!next) {
+          pacing.forget(entry.id);
+          learning.forget(entry.id);
+        }
+        if (!next?.frequencyCap) frequency.forget(entry.id);
+      }
+    },
     log,
   });
   // Spend and history before the first serve, so a restarted instance does not overspend.
