@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 
-export const scenarioNames = ['serve', 'track', 'ingest', 'report', 'management', 'import'] as const;
+export const scenarioNames = ['serve', 'track', 'ingest', 'report', 'management', 'import', 'serve-counts'] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
 const optionsSchema = z.object({
@@ -15,6 +15,7 @@ const optionsSchema = z.object({
   connections: z.coerce.number().int().min(1).max(1000).optional(),
   lineItems: z.coerce.number().int().min(1).max(1_000_000).optional(),
   events: z.coerce.number().int().min(1).max(10_000_000_000).optional(),
+  keepData: z.string().min(1).optional(),
   cpuProf: z.boolean(),
   record: z.boolean(),
   adminToken: z.string().min(1).optional(),
@@ -30,6 +31,8 @@ const usage = `usage: npm run bench -- <${[...scenarioNames, 'all'].join('|')}> 
   --connections <n>  concurrent keep-alive connections of the load generator
   --line-items <n>   serve: active line items (default 10,000), to size for your own catalog
   --events <n>       report: raw events to generate (default 5M, 100M with --full)
+  --keep-data <dir>  report: keep the generated DATA_DIR in <dir>, and reuse it when a run with
+                     the same number of events left it there (skips the generation)
   --url <url>        measure a service that is already running on this machine instead of
                      starting one; it is seeded through its admin and management APIs
                      (needs --admin-token, and TRACKING_SECRET in the environment for track)
@@ -48,6 +51,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       connections: { type: 'string' },
       'line-items': { type: 'string' },
       events: { type: 'string' },
+      'keep-data': { type: 'string' },
       'cpu-prof': { type: 'boolean', default: false },
       record: { type: 'boolean', default: false },
       'admin-token': { type: 'string' },
@@ -61,6 +65,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     connections: values.connections,
     lineItems: values['line-items'],
     events: values.events,
+    keepData: values['keep-data'],
     cpuProf: values['cpu-prof'],
     record: values.record,
     adminToken: values['admin-token'],
@@ -80,6 +85,7 @@ export function optionsAsFlags(options: BenchOptions): string[] {
     ...(options.connections ? ['--connections', String(options.connections)] : []),
     ...(options.lineItems ? ['--line-items', String(options.lineItems)] : []),
     ...(options.events ? ['--events', String(options.events)] : []),
+    ...(options.keepData ? ['--keep-data', options.keepData] : []),
     ...(options.cpuProf ? ['--cpu-prof'] : []),
     ...(options.record ? ['--record'] : []),
     ...(options.adminToken ? ['--admin-token', options.adminToken] : []),

@@ -82,7 +82,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 }
 
 /** Several rounds against one target as one result: all responses over all the time, every latency. */
-function combineRounds(results: readonly LoadResult[]): LoadResult {
+export function combineRounds(results: readonly LoadResult[]): LoadResult {
   const latenciesMs = results.flatMap((result) => result.latenciesMs);
   const durationSeconds = results.reduce((sum, result) => sum + result.durationSeconds, 0);
   const statusCounts: Record<string, number> = {};

@@ -12,6 +12,7 @@ import { ingestScenario } from './scenarios/ingestScenario.js';
 import { reportScenario } from './scenarios/reportScenario.js';
 import { managementScenario } from './scenarios/managementScenario.js';
 import { importScenario } from './scenarios/importScenario.js';
+import { serveCountsScenario } from './scenarios/serveCountsScenario.js';
 
 const scenarios: Record<ScenarioName, (options: BenchOptions) => Promise<ScenarioReport>> = {
   serve: serveScenario,
@@ -20,6 +21,7 @@ const scenarios: Record<ScenarioName, (options: BenchOptions) => Promise<Scenari
   report: reportScenario,
   management: managementScenario,
   import: importScenario,
+  'serve-counts': serveCountsScenario,
 };
 
 const README = path.join(packageRoot, 'bench', 'README.md');
@@ -52,6 +54,10 @@ async function runAll(options: BenchOptions): Promise<number> {
   for (const name of scenarioNames) {
     if (name === 'report' && options.url) {
       process.stderr.write('skipping report: it writes 100M events straight into ClickHouse and cannot run against --url\n');
+      continue;
+    }
+    if (name === 'serve-counts' && options.url) {
+      process.stderr.write('skipping serve-counts: it starts two services of its own\n');
       continue;
     }
     if (name === 'import' && options.url) {

@@ -33,7 +33,7 @@ export interface Seeders<Seeded> {
 }
 
 /**
- * The service a scenario measures: by default a fresh one on a temp DATA_DIR, seeded first and then
+ * The service a scenario measures: by default a fresh one on a temp DATA_DIR (or settings.keptDataDir), seeded first and then
  * started (built code, LOG_LEVEL=warn, a free loopback port); with --url the running one, seeded
  * over HTTP.
  */
@@ -41,7 +41,7 @@ export async function prepareService<Seeded>(
   scenario: string,
   options: BenchOptions,
   seeders: Seeders<Seeded>,
-  settings: { env?: Record<string, string>; heapProbe?: boolean } = {},
+  settings: { env?: Record<string, string>; heapProbe?: boolean; keptDataDir?: string } = {},
 ): Promise<ServiceUnderTest<Seeded>> {
   if (options.url) {
     assertLoopback(options.url);
@@ -57,7 +57,8 @@ export async function prepareService<Seeded>(
       heapUsage: () => Promise.reject(new Error('the heap probe needs a service the bench started')),
     };
   }
-  const dataDir = temporaryDataDir(scenario);
+  // A kept directory (report --keep-data) outlives the run; the seeder decides whether to reuse what is in it.
+  const dataDir = settings.keptDataDir ?? temporaryDataDir(scenario);
   progress(`seeding ${dataDir}`);
   const seeded = await withStores(dataDir, seeders.stores);
   const profileDir = options.cpuProf ? mkdtempSync(path.join(os.tmpdir(), `adsvc-bench-profile-${scenario}-`)) : undefined;

@@ -83,6 +83,8 @@ const configSchema = z
     WORD_VECTORS_PATH: optionalString,
     /** Veto every ad next to a sensitive topic (bereavement, accident, disaster, serious diagnosis, ...). */
     BRAND_SAFETY: booleanFlag.default(true),
+    /** Count serve requests and fills per placement (publisher and operator reports); false only to measure what counting costs. */
+    SERVE_COUNTS: booleanFlag.default(true),
   })
   .transform((env) => ({
     ...env,

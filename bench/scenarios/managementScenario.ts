@@ -20,8 +20,8 @@ interface ManagementSeed {
 
 /**
  * Management latency with 10,000 campaigns (each with a line item and creatives) in one
- * organization: create, get and list pages of 100, one request at a time (the latency a client
- * sees), then gets under concurrent load.
+ * organization: create, get and list pages of 100 (by offset and by cursor), one request at a time
+ * (the latency a client sees), then gets under concurrent load.
  */
 export async function managementScenario(options: BenchOptions): Promise<ScenarioReport> {
   const requests = options.full ? 2_000 : 500;
@@ -53,9 +53,10 @@ export async function managementScenario(options: BenchOptions): Promise<Scenari
   let create: LatencySummary;
   let get: LatencySummary;
   let list: LatencySummary;
+  let listByCursor: LatencySummary;
   let underLoad: Awaited<ReturnType<typeof runLoad>>;
   try {
-    progress(`timing ${requests} creates, gets and lists`);
+    progress(`timing ${requests} creates, gets, lists by offset and lists by cursor`);
     create = await timeSequential(requests, 20, (index) =>
       expect(
         201,
@@ -76,6 +77,18 @@ export async function managementScenario(options: BenchOptions): Promise<Scenari
         'GET /campaigns?limit=100',
       ),
     );
+    // The same pages by cursor: each request continues from the next_cursor of the one before, so
+    // the walk covers every depth (back to the first page after the last).
+    let cursor: string | null = null;
+    listByCursor = await timeSequential(requests, 20, async () => {
+      const answer = await requestJson<{ pagination: { next_cursor: string | null } }>(
+        'GET',
+        `${api}/campaigns?limit=${LIST_PAGE}${cursor ? `&cursor=${cursor}` : ''}`,
+        { headers },
+      );
+      if (answer.status !== 200) throw new Error(`GET /campaigns?cursor answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`);
+      cursor = answer.body.pagination.next_cursor;
+    });
     progress(`gets under load: ${connections} connections for ${durationSeconds} s`);
     underLoad = await runLoad({
       baseUrl: service.baseUrl,
@@ -103,6 +116,7 @@ export async function managementScenario(options: BenchOptions): Promise<Scenari
     row('POST /campaigns (create)', create),
     row('GET /campaigns/:id', get),
     row(`GET /campaigns?limit=${LIST_PAGE} (offsets 0..9,900)`, list),
+    row(`GET /campaigns?limit=${LIST_PAGE}&cursor= (every page in turn)`, listByCursor),
     {
       figure: `GET /campaigns/:id under load (${connections} connections)`,
       result: `${formatNumber(underLoad.requestsPerSecond)} req/s, p50 ${formatMs(underLoad.latency.p50)}, p99 ${formatMs(underLoad.latency.p99)}`,

@@ -2,8 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
 import { ApiError, parseInput, parsePathParams } from '../http/errors.js';
 import { requireAdminToken } from '../http/adminAuth.js';
-import { addUserBody, createApiKeyBody, createOrganizationBody, orgIdParam, uuidParam } from './adminSchemas.js';
+import { keysetPage, parseListQuery } from '../http/keysetPaging.js';
+import { addUserBody, createApiKeyBody, createOrganizationBody, orgIdParam, uuidListQuery, uuidParam } from './adminSchemas.js';
 import { addMember, createApiKey, createOrganization, organizationExists, revokeApiKey } from './tenancyRepository.js';
+import { listApiKeys, listMembers, listOrganizations } from './tenancyLists.js';
 
 export interface AdminRoutesDeps {
   db: Postgres;
@@ -13,6 +15,25 @@ export interface AdminRoutesDeps {
 /** The operators' API for tenancy: organizations, users and API keys (publishers and placements: src/placements). */
 export async function adminRoutes(app: FastifyInstance, { db, adminToken }: AdminRoutesDeps): Promise<void> {
   app.addHook('onRequest', requireAdminToken(adminToken));
+
+  app.get('/v1/admin/organizations', async (request) => {
+    const page = parseListQuery(uuidListQuery, request.query);
+    return keysetPage(await listOrganizations(db, page), page);
+  });
+
+  app.get('/v1/admin/organizations/:org_id/users', async (request) => {
+    const { org_id } = parsePathParams(orgIdParam, request.params, 'organization');
+    const page = parseListQuery(uuidListQuery, request.query);
+    if (!(await organizationExists(db, org_id))) throw new ApiError('not_found', 'organization not found');
+    return keysetPage(await listMembers(db, org_id, page), page);
+  });
+
+  app.get('/v1/admin/organizations/:org_id/api-keys', async (request) => {
+    const { org_id } = parsePathParams(orgIdParam, request.params, 'organization');
+    const page = parseListQuery(uuidListQuery, request.query);
+    if (!(await organizationExists(db, org_id))) throw new ApiError('not_found', 'organization not found');
+    return keysetPage(await listApiKeys(db, org_id, page), page);
+  });
 
   app.post('/v1/admin/organizations', async (request, reply) => {
     const { name } = parseInput(createOrganizationBody, request.body);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { permissions } from '../http/apiKeyAuth.js';
 import { textLine } from '../management/fieldSchemas.js';
+import { pageQueryFields, refineOneStart } from '../http/keysetPaging.js';
 
 export const uuidParam = z.object({ id: z.uuid() });
 export const orgIdParam = z.object({ org_id: z.uuid() });
@@ -10,3 +11,6 @@ export const addUserBody = z.strictObject({ email: z.email().max(320).transform(
 export const createApiKeyBody = z.strictObject({
   permissions: z.array(z.enum(permissions)).min(1).transform((list) => [...new Set(list)]),
 });
+
+/** The operators' lists: limit, offset or cursor (src/http/keysetPaging.ts). */
+export const uuidListQuery = z.object(pageQueryFields(z.uuid())).superRefine(refineOneStart);

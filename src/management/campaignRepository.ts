@@ -3,6 +3,7 @@ import type { CampaignPatch } from './campaignSchemas.js';
 import type { CampaignStatus, Objective } from './valueNormalization.js';
 import { createdCampaignStatus } from './statusTransitions.js';
 import { memberOf, membersOf } from './campaignTenancy.js';
+import { sortTimeSql, type KeyedRow, type PageRequest } from '../http/keysetPaging.js';
 
 export interface Campaign {
   id: string;
@@ -70,30 +71,30 @@ export async function lockCampaign(tx: SqlExecutor, organizationId: string, camp
   return rows[0] ?? null;
 }
 
-export interface CampaignPage {
+export interface CampaignPage extends PageRequest {
   status?: CampaignStatus;
-  limit: number;
-  offset: number;
 }
 
 /**
- * One page of the organization's campaigns, oldest first, ties broken by id so that offset paging
- * never repeats or skips a row. A plain join would read and sort every campaign of the
- * organization for each page; instead each member contributes at most offset + limit rows, read in
- * order from campaigns_user_created_idx, and only those are merged.
+ * One page of the organization's campaigns, oldest first, ties broken by id so that paging never
+ * repeats or skips a row. A plain join would read and sort every campaign of the organization for
+ * each page; instead each member contributes at most offset + limit rows, read in order from
+ * campaigns_user_created_idx (starting after the cursor's position when there is one, so a cursor
+ * page reads limit rows per member whatever its depth), and only those are merged.
  */
-export async function listCampaigns(db: SqlExecutor, organizationId: string, page: CampaignPage): Promise<Campaign[]> {
-  const { rows } = await db.query<Campaign>(
-    `SELECT ${campaignColumns} FROM (${membersOf('$1')}) m
+export async function listCampaigns(db: SqlExecutor, organizationId: string, page: CampaignPage): Promise<KeyedRow<Campaign>[]> {
+  const { rows } = await db.query<KeyedRow<Campaign>>(
+    `SELECT ${campaignColumns}, ${sortTimeSql('c.created_at')} AS sort_time FROM (${membersOf('$1')}) m
      CROSS JOIN LATERAL (
        SELECT * FROM campaigns own
        WHERE own.user_id = m.user_id AND ($2::text IS NULL OR own.status = $2::text)
+         AND ($5::timestamptz IS NULL OR (own.created_at, own.id) > ($5::timestamptz, $6::uuid))
        ORDER BY own.created_at, own.id
        LIMIT $3::bigint + $4::bigint
      ) c
      ORDER BY c.created_at, c.id
      LIMIT $3 OFFSET $4`,
-    [organizationId, page.status ?? null, page.limit, page.offset],
+    [organizationId, page.status ?? null, page.limit, page.offset, page.cursor?.time ?? null, page.cursor?.id ?? null],
   );
   return rows;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { boundedInteger, textLine } from './fieldSchemas.js';
+import { textLine } from './fieldSchemas.js';
+import { pageQueryFields, refineOneStart } from '../http/keysetPaging.js';
 import { flightTime, withFlightOrder } from './flightSchema.js';
 import { lineItemInput } from './lineItemSchemas.js';
 import { campaignStatuses, normalizedTerm, objectiveAliases } from './valueNormalization.js';
@@ -53,8 +54,6 @@ export const duplicateBody = z.strictObject({ name: textLine(200).optional() });
 
 export const activateBody = z.strictObject({});
 
-export const campaignListQuery = z.object({
-  status: z.enum(campaignStatuses).optional(),
-  limit: boundedInteger(1, 1000).default(100),
-  offset: boundedInteger(0, 1_000_000_000).default(0),
-});
+export const campaignListQuery = z
+  .object({ status: z.enum(campaignStatuses).optional(), ...pageQueryFields(z.uuid()) })
+  .superRefine(refineOneStart);

@@ -1,5 +1,6 @@
 import type { Postgres, SqlExecutor } from '../store/postgres.js';
 import { ApiError, type ErrorDetail } from '../http/errors.js';
+import { keysetPage } from '../http/keysetPaging.js';
 import {
   copyCampaign,
   deleteCampaign,
@@ -81,11 +82,7 @@ export async function removeCampaign(db: SqlExecutor, organizationId: string, ca
 
 /** A page in reporting's shape: total is the rows on this page; has_more when the page is full. */
 export async function listCampaignPage(db: SqlExecutor, organizationId: string, page: CampaignPage) {
-  const rows = await listCampaigns(db, organizationId, page);
-  return {
-    data: rows,
-    pagination: { limit: page.limit, offset: page.offset, total: rows.length, has_more: rows.length === page.limit },
-  };
+  return keysetPage(await listCampaigns(db, organizationId, page), page);
 }
 
 /**

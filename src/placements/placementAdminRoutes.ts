@@ -7,10 +7,14 @@ import {
   createPlacementBody,
   createPublisherBody,
   placementIdParam,
+  placementListQuery,
   publisherIdParam,
   publisherTokenIdParam,
 } from './placementSchemas.js';
 import { createPublisher, issuePublisherToken, publisherExists, revokePublisherToken } from './publisherRepository.js';
+import { keysetPage, parseListQuery } from '../http/keysetPaging.js';
+import { uuidListQuery } from '../admin/adminSchemas.js';
+import { listPublisherPlacements, listPublishers, listPublisherTokens } from './publisherLists.js';
 import { changeCertification, createPlacement, findPlacement, PlacementExistsError } from './placementRepository.js';
 
 export interface PlacementAdminDeps {
@@ -23,6 +27,25 @@ export interface PlacementAdminDeps {
 /** The operators' side of publishers and placements (Bearer admin token): tokens, placements, certify and revoke. */
 export async function placementAdminRoutes(app: FastifyInstance, { db, adminToken, onCertificationChanged }: PlacementAdminDeps): Promise<void> {
   app.addHook('onRequest', requireAdminToken(adminToken));
+
+  app.get('/v1/admin/publishers', async (request) => {
+    const page = parseListQuery(uuidListQuery, request.query);
+    return keysetPage(await listPublishers(db, page), page);
+  });
+
+  app.get('/v1/admin/publishers/:publisher_id/tokens', async (request) => {
+    const { publisher_id } = parsePathParams(publisherIdParam, request.params, 'publisher');
+    const page = parseListQuery(uuidListQuery, request.query);
+    if (!(await publisherExists(db, publisher_id))) throw new ApiError('not_found', 'publisher not found');
+    return keysetPage(await listPublisherTokens(db, publisher_id, page), page);
+  });
+
+  app.get('/v1/admin/publishers/:publisher_id/placements', async (request) => {
+    const { publisher_id } = parsePathParams(publisherIdParam, request.params, 'publisher');
+    const page = parseListQuery(placementListQuery, request.query);
+    if (!(await publisherExists(db, publisher_id))) throw new ApiError('not_found', 'publisher not found');
+    return keysetPage(await listPublisherPlacements(db, publisher_id, page), page);
+  });
 
   app.post('/v1/admin/publishers', async (request, reply) => {
     const { name } = parseInput(createPublisherBody, request.body);

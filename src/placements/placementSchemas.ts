@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { textBlock, textLine } from '../management/fieldSchemas.js';
+import { pageQueryFields, refineOneStart } from '../http/keysetPaging.js';
 
 export const publisherIdParam = z.object({ publisher_id: z.uuid() });
 export const publisherTokenIdParam = z.object({ id: z.uuid() });
@@ -15,3 +16,6 @@ export const placementIdParam = z.object({ id: placementId });
 export const createPublisherBody = z.strictObject({ name: textLine(200) });
 export const createPlacementBody = z.strictObject({ id: placementId, name: textLine(200).optional() });
 export const certificationBody = z.strictObject({ reason: textBlock(1000).optional() }).default({});
+
+/** The list of a publisher's placements pages by (created_at, placement id): see src/http/keysetPaging.ts. */
+export const placementListQuery = z.object(pageQueryFields(placementId)).superRefine(refineOneStart);

@@ -6,6 +6,7 @@ import { addSums, performanceMetricNames, performanceMetrics, ZERO_SUMS, type Pe
 import { breakdownSums, type BreakdownDimension, type BreakdownSums } from './breakdownRollup.js';
 import { creativeTitles, lineItemTitles, placementNames } from './breakdownNames.js';
 import { eachDate } from './utcDate.js';
+import { reachOver } from './reachBlocks.js';
 
 type Stores = { db: SqlExecutor; ch: ClickHouse };
 
@@ -96,14 +97,17 @@ function page<Row>(request: ReportRequest, rows: Row[]): Row[] {
 export async function* lineItemReport(stores: Stores, request: ReportRequest): AsyncGenerator<LineItemRow[]> {
   const { campaigns, rows } = await organizationSums(stores, request, 'line_item');
   const paged = page(request, inCampaignOrder(campaigns, rows));
-  const titles = await lineItemTitles(stores.db, paged.map((row) => row.key));
+  const [titles, reach] = await Promise.all([
+    lineItemTitles(stores.db, paged.map((row) => row.key)),
+    reachOver(stores.ch, [...new Set(paged.map((row) => row.campaignId))], request.dateFrom, request.dateTo, true),
+  ]);
   yield paged.map((row) => ({
     campaign_id: row.campaign.id,
     campaign_name: row.campaign.name,
     line_item_id: row.key,
     line_item_title: titles.get(row.key) ?? null,
     ...performanceMetrics(row.sums),
-    unique_users: row.uniqueUsers,
+    unique_users: reach.get(row.key) ?? 0,
   }));
 }
 

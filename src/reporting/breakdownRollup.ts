@@ -8,12 +8,11 @@ export type BreakdownDimension = 'line_item' | 'creative' | 'placement' | 'count
 
 /**
  * How each breakdown is read: its table, the rows' `campaign` and `key` SQL expressions and the
- * dimension filter. Line items and creatives belong to one campaign, so their rows keep it (and
- * line items carry an exact-per-row reach); placements, countries and hours are summed over the
- * requested campaigns. `campaign` reads the line-item rows only for their reach per campaign.
+ * dimension filter. Line items and creatives belong to one campaign, so their rows keep it;
+ * placements, countries and hours are summed over the requested campaigns. Reach comes from
+ * reach_blocks_v1 (reachBlocks.ts).
  */
-const sources: Record<BreakdownDimension | 'campaign', { table: string; dimension: string | null; campaign: string; key: string; period: string }> = {
-  campaign: { table: 'campaign_dimension_daily_v1', dimension: 'line_item', campaign: 'toString(campaign_id)', key: "''", period: 'day' },
+const sources: Record<BreakdownDimension, { table: string; dimension: string | null; campaign: string; key: string; period: string }> = {
   line_item: { table: 'campaign_dimension_daily_v1', dimension: 'line_item', campaign: 'toString(campaign_id)', key: 'key', period: 'day' },
   creative: { table: 'campaign_dimension_daily_v1', dimension: 'creative', campaign: 'toString(campaign_id)', key: 'key', period: 'day' },
   placement: { table: 'campaign_dimension_daily_v1', dimension: 'placement', campaign: "''", key: 'key', period: 'day' },
@@ -26,22 +25,20 @@ export interface BreakdownSums {
   campaignId: string;
   key: string;
   sums: MetricSums;
-  /** Distinct users who saw a valid impression in the window (line item and campaign rows; 0 elsewhere). */
-  uniqueUsers: number;
 }
 
 const breakdownRows = z.array(
-  z.object({ row_campaign: z.string(), row_key: z.string(), unique_users: z.coerce.number(), ...rollupSumsColumns }),
+  z.object({ row_campaign: z.string(), row_key: z.string(), ...rollupSumsColumns }),
 );
 
 /**
  * Valid-traffic sums per breakdown key over the UTC days dateFrom..dateTo for the given campaigns.
  * Both rollups are sorted so that the dimension, campaign and period conditions narrow the read;
- * sum() and uniqCombinedMerge over GROUP BY make their lazily merged rows whole.
+ * sum() over GROUP BY makes their lazily merged rows whole.
  */
 export async function breakdownSums(
   ch: ClickHouse,
-  dimension: BreakdownDimension | 'campaign',
+  dimension: BreakdownDimension,
   campaignIds: string[],
   dateFrom: string,
   dateTo: string,
@@ -63,8 +60,7 @@ export async function breakdownSums(
         sum(clicks) AS total_clicks,
         sum(conversions) AS total_conversions,
         toString(sum(spend_nanos)) AS total_spend_nanos,
-        toString(sum(revenue_nanos)) AS total_revenue_nanos,
-        ${source.dimension === 'line_item' ? 'uniqCombinedMerge(17)(users_state)' : '0'} AS unique_users
+        toString(sum(revenue_nanos)) AS total_revenue_nanos
       FROM ${source.table}
       WHERE ${source.dimension === null ? '' : 'dimension = {dimension:String} AND '}campaign_id IN {campaign_ids:Array(UUID)}
         AND ${window}
@@ -77,12 +73,5 @@ export async function breakdownSums(
     campaignId: row.row_campaign,
     key: row.row_key,
     sums: sumsOfRow(row),
-    uniqueUsers: row.unique_users,
   }));
-}
-
-/** Distinct users per campaign over the window, for the campaign breakdown's `unique_users`. */
-export async function campaignReach(ch: ClickHouse, campaignIds: string[], dateFrom: string, dateTo: string): Promise<Map<string, number>> {
-  const rows = await breakdownSums(ch, 'campaign', campaignIds, dateFrom, dateTo);
-  return new Map(rows.map((row) => [row.campaignId, row.uniqueUsers]));
 }

@@ -1,7 +1,8 @@
 import type { SqlExecutor } from '../store/postgres.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { ReportRequest } from './reportRequest.js';
-import { organizationCampaigns, type ReportCampaign } from './reportCampaigns.js';
+import { organizationCampaigns, type CampaignPage, type ReportCampaign } from './reportCampaigns.js';
+import type { KeysetPosition } from '../http/keysetPaging.js';
 import {
   performanceMetricNames,
   performanceMetrics,
@@ -10,7 +11,7 @@ import {
   type PerformanceMetrics,
 } from './performanceMetrics.js';
 import { rollupSums } from './rollupSums.js';
-import { campaignReach } from './breakdownRollup.js';
+import { reachOver } from './reachBlocks.js';
 
 export interface CampaignRow extends PerformanceMetrics {
   campaign_id: string;
@@ -35,31 +36,41 @@ export const campaignRowColumns = [
 /** Campaigns per round trip: one Postgres page and one ClickHouse query each. */
 const BATCH_SIZE = 1000;
 
+/** Where a campaign report stopped: the position of its last campaign, for the next page's cursor. */
+export interface ReportProgress {
+  last?: KeysetPosition;
+}
+
 /**
  * The campaign breakdown: one row per campaign of the organization, in the stable order of
  * organizationCampaigns, campaigns without events included as zero rows. Pages are cut in Postgres
  * and only that page's ids go to ClickHouse, so the cost follows the page, not the organization.
- * Yields batches so that a large CSV export streams instead of building up in memory.
+ * Yields batches so that a large CSV export streams instead of building up in memory. The first
+ * batch starts at the request's offset or cursor; each later one continues after the last campaign
+ * of the batch before (keyset), so a 100,000-row export never re-reads what it sent, and a campaign
+ * deleted during the export shifts nothing.
  */
 export async function* campaignReport(
   stores: { db: SqlExecutor; ch: ClickHouse },
   request: ReportRequest,
+  progress: ReportProgress = {},
 ): AsyncGenerator<CampaignRow[]> {
+  let page: CampaignPage = { limit: 0, offset: request.offset, after: request.cursor };
   for (let done = 0; done < request.limit; ) {
     const size = Math.min(BATCH_SIZE, request.limit - done);
-    const campaigns = await organizationCampaigns(stores.db, request.organizationId, request.campaignIds, {
-      limit: size,
-      offset: request.offset + done,
-    });
+    const campaigns = await organizationCampaigns(stores.db, request.organizationId, request.campaignIds, { ...page, limit: size });
     if (campaigns.length === 0) return;
     const ids = campaigns.map((campaign) => campaign.id);
     const [sums, reach] = await Promise.all([
       rollupSums(stores.ch, 'campaign_id', ids, request.dateFrom, request.dateTo),
-      campaignReach(stores.ch, ids, request.dateFrom, request.dateTo),
+      reachOver(stores.ch, ids, request.dateFrom, request.dateTo, false),
     ]);
+    const last = campaigns.at(-1)!;
+    progress.last = { time: last.sort_time, id: last.id };
     yield campaigns.map((campaign) => campaignRow(campaign, sums.get(campaign.id) ?? ZERO_SUMS, reach.get(campaign.id) ?? 0));
     if (campaigns.length < size) return;
     done += campaigns.length;
+    page = { limit: 0, offset: 0, after: progress.last };
   }
 }
 

@@ -1,5 +1,6 @@
 import type { SqlExecutor } from '../store/postgres.js';
 import { membersOf } from '../management/campaignTenancy.js';
+import { sortTimeSql, type KeysetPosition } from '../http/keysetPaging.js';
 
 /** A campaign as reports show it. */
 export interface ReportCampaign {
@@ -8,6 +9,8 @@ export interface ReportCampaign {
   status: string;
   brand_name: string;
   objective: string | null;
+  /** created_at to the microsecond: the campaign's keyset position with its id. */
+  sort_time: string;
 }
 
 /**
@@ -21,6 +24,8 @@ export interface CampaignPage {
   /** null: every campaign from `offset` on. */
   limit: number | null;
   offset: number;
+  /** Only campaigns after this position (keyset paging); the offset then counts from there. */
+  after?: KeysetPosition;
 }
 
 /**
@@ -29,7 +34,9 @@ export interface CampaignPage {
  * a total order, and new campaigns land at the end, so offset paging neither repeats nor skips.
  * Each member contributes at most offset + limit rows, read in order from
  * campaigns_user_created_idx, so a page does not sort every campaign of a large organization.
- * LIMIT NULL is LIMIT ALL (and NULL + offset is NULL).
+ * With `after`, each member's rows start at that position in the index: a long export continues
+ * batch after batch from its last campaign instead of re-reading every earlier one, and a campaign
+ * deleted meanwhile moves nothing. LIMIT NULL is LIMIT ALL (and NULL + offset is NULL).
  */
 export async function organizationCampaigns(
   db: SqlExecutor,
@@ -38,18 +45,19 @@ export async function organizationCampaigns(
   page: CampaignPage,
 ): Promise<ReportCampaign[]> {
   const { rows } = await db.query<ReportCampaign>(
-    `SELECT c.id, c.name, c.status, c.brand_name, c.objective
+    `SELECT c.id, c.name, c.status, c.brand_name, c.objective, ${sortTimeSql('c.created_at')} AS sort_time
        FROM (${membersOf('$1')}) m
       CROSS JOIN LATERAL (
         SELECT own.id, own.name, own.status, own.brand_name, own.objective, own.created_at
           FROM campaigns own
          WHERE own.user_id = m.user_id AND ($2::uuid[] IS NULL OR own.id = ANY ($2::uuid[]))
+           AND ($5::timestamptz IS NULL OR (own.created_at, own.id) > ($5::timestamptz, $6::uuid))
          ORDER BY own.created_at, own.id
          LIMIT $3::bigint + $4::bigint
       ) c
       ORDER BY c.created_at, c.id
       LIMIT $3 OFFSET $4`,
-    [organizationId, campaignIds, page.limit, page.offset],
+    [organizationId, campaignIds, page.limit, page.offset, page.after?.time ?? null, page.after?.id ?? null],
   );
   return rows;
 }

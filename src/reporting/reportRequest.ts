@@ -1,3 +1,5 @@
+import type { KeysetPosition } from '../http/keysetPaging.js';
+
 /** What every report is asked for, after the query parameters were checked. */
 export interface ReportRequest {
   organizationId: string;
@@ -8,4 +10,6 @@ export interface ReportRequest {
   dateTo: string;
   limit: number;
   offset: number;
+  /** The campaign breakdown's keyset position: the page starts after that campaign. */
+  cursor?: KeysetPosition;
 }

@@ -14,6 +14,8 @@ export interface Report<Row> {
   query: Record<string, unknown>;
   /** Suggested file name of a CSV download. */
   filename: string;
+  /** The next page's cursor once every batch was read (lists with keyset paging; JSON only). */
+  nextCursor?: () => string | null;
 }
 
 /**
@@ -26,9 +28,11 @@ export async function sendReport<Row extends object>(reply: FastifyReply, report
   if (report.format === 'json') {
     const data: Row[] = [];
     for await (const batch of report.batches) data.push(...batch);
+    const hasMore = data.length === report.limit;
+    const pagination = { limit: report.limit, offset: report.offset, total: data.length, has_more: hasMore };
     return reply.send({
       data,
-      pagination: { limit: report.limit, offset: report.offset, total: data.length, has_more: data.length === report.limit },
+      pagination: report.nextCursor ? { ...pagination, next_cursor: hasMore ? report.nextCursor() : null } : pagination,
       query: report.query,
     });
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ApiError, zodDetails } from '../http/errors.js';
+import { cursorParam, refineOneStart } from '../http/keysetPaging.js';
 import { addDays, daysBetween, isCalendarDate, todayUtc } from './utcDate.js';
 
 /** The spec's limits. The window is date_to minus date_from in days, the spec's own measure (see docs/reporting.md). */
@@ -88,8 +89,19 @@ function checkWindow(params: { date_from: string; date_to: string }, ctx: z.Refi
 }
 
 const campaignReportSchema = z
-  .object({ ...windowParams, breakdown: z.enum(['campaign', 'daily', 'line_item', 'creative', 'placement', 'country', 'hourly']).default('campaign') })
-  .superRefine(checkWindowAndLimit);
+  .object({
+    ...windowParams,
+    breakdown: z.enum(['campaign', 'daily', 'line_item', 'creative', 'placement', 'country', 'hourly']).default('campaign'),
+    cursor: cursorParam(z.uuid()).optional(),
+  })
+  .superRefine(checkWindowAndLimit)
+  .superRefine(refineOneStart)
+  .superRefine((params, ctx) => {
+    // Only the campaign breakdown pages rows of a stored, keyed table; the others are built whole and cut in memory.
+    if (params.cursor && params.breakdown !== 'campaign') {
+      ctx.addIssue({ code: 'custom', path: ['cursor'], message: 'only the campaign breakdown pages by cursor; use offset' });
+    }
+  });
 
 const trafficQualitySchema = z.object(windowParams).superRefine(checkWindowAndLimit);
 

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
 import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
-import { campaignReport, campaignRowColumns } from './campaignReport.js';
+import { campaignReport, campaignRowColumns, type ReportProgress } from './campaignReport.js';
+import { encodeCursor } from '../http/keysetPaging.js';
 import { dailyReport, dailyRowColumns } from './dailyReport.js';
 import {
   countryReport,
@@ -50,6 +51,7 @@ export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): 
       dateTo: params.date_to,
       limit: params.limit,
       offset: params.offset,
+      cursor: params.cursor,
     };
     const common = {
       format: params.format,
@@ -59,8 +61,11 @@ export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): 
       filename: `${params.breakdown}-report_${params.date_from}_${params.date_to}.csv`,
     };
     switch (params.breakdown) {
-      case 'campaign':
-        return sendReport(reply, { ...common, columns: campaignRowColumns, batches: campaignReport(stores, reportRequest) });
+      case 'campaign': {
+        const progress: ReportProgress = {};
+        const nextCursor = () => (progress.last ? encodeCursor(progress.last) : null);
+        return sendReport(reply, { ...common, columns: campaignRowColumns, batches: campaignReport(stores, reportRequest, progress), nextCursor });
+      }
       case 'daily':
         return sendReport(reply, { ...common, columns: dailyRowColumns, batches: dailyReport(stores, reportRequest) });
       case 'line_item':

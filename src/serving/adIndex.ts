@@ -11,7 +11,7 @@ import { hashSecret } from '../http/secretHash.js';
 import { lineItemVector, type SemanticModel } from '../semantic/semanticModel.js';
 import { DEFAULT_MIN_SIMILARITY } from '../semantic/semanticDefaults.js';
 import type { BrandSafety } from '../semantic/brandSafety.js';
-import { buildSemanticClusters, type SemanticCluster } from '../semantic/semanticClusters.js';
+import { SemanticMatrix } from '../semantic/semanticMatrix.js';
 
 /** The render payload of a contextual card, built once per creative when the index is built. */
 export interface ContextualCardRender {
@@ -118,8 +118,8 @@ export interface AdIndex {
   phrasesByFirstWord: Map<number, Phrase[]>;
   /** Line items that opted into semantic matching; undefined model when no word vectors are loaded. */
   semantic: RankedLists;
-  /** The same line items in clusters, when there are enough of them (see semanticClusters.ts); else empty. */
-  semanticClusters: SemanticCluster<LineItemEntry>[];
+  /** The same lists as int8 matrices in the same order, scanned per serve (see semanticMatrix.ts); undefined when none opted in. */
+  semanticMatrices: { certified: SemanticMatrix<LineItemEntry>; uncertified: SemanticMatrix<LineItemEntry> } | undefined;
   semanticModel: SemanticModel | undefined;
   /** Sensitive topics that veto every ad; undefined turns the check off. */
   brandSafety: BrandSafety | undefined;
@@ -192,7 +192,7 @@ export async function buildAdIndex(
     phrases: [],
     phrasesByFirstWord: new Map(),
     semantic: { certified: [], uncertified: [] },
-    semanticClusters: [],
+    semanticMatrices: undefined,
     semanticModel: deps.semanticModel,
     brandSafety: deps.brandSafety,
     countryTargeting: false,
@@ -215,7 +215,10 @@ export async function buildAdIndex(
     if (entry.countriesInclude !== null || entry.countriesExclude !== null) index.countryTargeting = true;
     for (const lists of postingsOf(index, entry)) addToRanked(lists, entry);
   }
-  index.semanticClusters = buildSemanticClusters(index.semantic.certified, addToRanked);
+  if (deps.semanticModel && index.semantic.certified.length > 0) {
+    const dimensions = deps.semanticModel.dimensions;
+    index.semanticMatrices = { certified: new SemanticMatrix(dimensions), uncertified: new SemanticMatrix(dimensions) };
+  }
   rerank(index);
   return { index, skipped };
 }
@@ -404,7 +407,8 @@ export function rerank(index: AdIndex): void {
   for (const lists of index.openByPlacement.values()) sortRanked(lists);
   for (const phrase of index.phrases) sortRanked(phrase.includedBy);
   sortRanked(index.semantic);
-  for (const cluster of index.semanticClusters) sortRanked(cluster.members);
+  index.semanticMatrices?.certified.fill(index.semantic.certified);
+  index.semanticMatrices?.uncertified.fill(index.semantic.uncertified);
 }
 
 /**

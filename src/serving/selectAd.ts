@@ -2,7 +2,7 @@ import { ranksBefore, type AdIndex, type LineItemEntry, type Phrase, type Placem
 import { WordScan } from './contextWords.js';
 import { MAX_EMBEDDED_WORDS, similarity } from '../semantic/semanticModel.js';
 import type { BrandSafetyVeto } from '../semantic/brandSafety.js';
-import { similarityBound } from '../semantic/semanticClusters.js';
+import type { SemanticMatrix } from '../semantic/semanticMatrix.js';
 import { localTime } from './localClock.js';
 
 export interface ServeContext {
@@ -154,19 +154,9 @@ export function selectAd(
     }
   }
   // Opted-in line items without a keyword found: eligible when the conversation is similar enough,
-  // and then ranked by similarityRelevance (at most one keyword's worth). Walked by expected value like
-  // the keyword lists, so similarity is computed only for line items that could still win and pass the
-  // cheap filters.
-  if (conversation !== undefined) {
-    if (index.semanticClusters.length === 0) similarMatch(listOf(index.semantic), relevance(1), conversation, best, eligible, stamp);
-    // Nearest clusters first, so that the bar rises early; a cluster's bound also caps its members' relevance.
-    const reachable: { members: LineItemEntry[]; bound: number }[] = [];
-    for (const cluster of index.semanticClusters) {
-      const bound = similarityBound(cluster, conversation);
-      if (bound >= cluster.minThreshold) reachable.push({ members: listOf(cluster.members), bound });
-    }
-    reachable.sort((a, b) => b.bound - a.bound);
-    for (const { members, bound } of reachable) similarMatch(members, similarityRelevance(bound), conversation, best, eligible, stamp);
+  // and then ranked by similarityRelevance (at most one keyword's worth).
+  if (conversation !== undefined && index.semanticMatrices !== undefined) {
+    similarMatch(placement.certified ? index.semanticMatrices.certified : index.semanticMatrices.uncertified, conversation, best, eligible, stamp);
   }
   const winner = best.entry;
   if (winner === undefined) return undefined;
@@ -174,20 +164,30 @@ export function selectAd(
   return { lineItem: winner, creative, match: explain(winner, best.similarity, stamp) };
 }
 
-/** Walks opted-in line items best expected value first while one could still win; see selectAd. */
+/**
+ * Scans the opted-in line items that could still win (the matrix is ranked by expected value, so
+ * they are its first rows) for those that may be similar enough, then judges those best expected
+ * value first by the exact similarity, after the cheap filters and only while one could still win.
+ */
 function similarMatch(
-  list: LineItemEntry[],
-  mostRelevant: number,
+  matrix: SemanticMatrix<LineItemEntry>,
   conversation: Float32Array,
   best: Best,
   eligible: (entry: LineItemEntry) => boolean,
   stamp: number,
 ): void {
-  for (const entry of list) {
+  const mostRelevant = relevance(1);
+  const entries = matrix.entries;
+  const rows = best.entry === undefined ? entries.length : rowsThatCouldWin(entries, mostRelevant, best.score);
+  const count = matrix.scan(conversation, rows);
+  const candidates = matrix.candidateRows();
+  const bounds = matrix.candidateBounds();
+  for (let i = 0; i < count; i++) {
+    const entry = entries[candidates[i]!]!;
     if (best.entry !== undefined && entry.expectedValue * mostRelevant < best.score) break;
     if (entry.seenStamp === stamp) continue;
     entry.seenStamp = stamp;
-    if (!best.beatenBy(entry, entry.expectedValue * mostRelevant) || !eligible(entry)) continue;
+    if (!best.beatenBy(entry, entry.expectedValue * similarityRelevance(bounds[i]!)) || !eligible(entry)) continue;
     const similar = similarity(conversation, entry.semantic!.vector);
     if (similar < entry.semantic!.minSimilarity) continue;
     const score = entry.expectedValue * similarityRelevance(similar);
@@ -196,6 +196,18 @@ function similarMatch(
     best.score = score;
     best.similarity = similar;
   }
+}
+
+/** How many line items of a list ranked by expected value could reach `score` at this relevance (binary search; the same test as the walk's). */
+function rowsThatCouldWin(entries: LineItemEntry[], mostRelevant: number, score: number): number {
+  let low = 0;
+  let high = entries.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (!(entries[middle]!.expectedValue * mostRelevant < score)) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 function explain(winner: LineItemEntry, similar: number | undefined, stamp: number): MatchExplanation {

@@ -26,12 +26,15 @@ export class ServeCounts {
     private readonly ch: ClickHouse,
     private readonly directory: string,
     private readonly fsync: boolean,
+    /** false (SERVE_COUNTS=false): count nothing, to measure what counting costs the serve path. */
+    private readonly enabled = true,
   ) {
     mkdirSync(directory, { recursive: true });
   }
 
   /** One serve call on a placement of the calling publisher; `filled` when an ad was answered. */
   count(placementId: string, filled: boolean, nowMs = Date.now()): void {
+    if (!this.enabled) return;
     const day = Math.floor(nowMs / MS_PER_DAY);
     let placements = this.counts.get(day);
     if (placements === undefined) this.counts.set(day, (placements = new Map()));

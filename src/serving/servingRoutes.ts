@@ -89,7 +89,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   refresher.rerank();
   servingIndex.provide(() => refresher.refreshNow());
 
-  const serveCounts = new ServeCounts(ch, path.join(config.DATA_DIR, 'serve-counts'), config.EVENT_SPOOL_FSYNC);
+  const serveCounts = new ServeCounts(ch, path.join(config.DATA_DIR, 'serve-counts'), config.EVENT_SPOOL_FSYNC, config.SERVE_COUNTS);
   const tasks = [
     startPeriodicTask('serve counts flush', config.EVENT_FLUSH_INTERVAL_MS, () => serveCounts.flush(), log),
     startPeriodicTask('pacing sync', config.PACING_SYNC_MS, () => pacing.sync(), log),

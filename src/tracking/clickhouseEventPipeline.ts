@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { ClickHouseSettings } from '@clickhouse/client';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { ClickHouse } from '../store/clickhouse.js';
@@ -38,7 +39,9 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
 
   if (sealed.length > 0) log.info({ segments: sealed.length, events: sealedCount }, 'replaying spooled events');
 
-  const pending = () => sealedCount + spool.openCount;
+  /** Events handed to acceptInTurn() whose group write has not happened yet. */
+  let turn: { events: TrackedEvent[]; settle: Array<(error?: unknown) => void> } | undefined;
+  const pending = () => sealedCount + spool.openCount + (turn?.events.length ?? 0);
 
   function sealOpenSegment(): void {
     for (const segment of spool.seal()) {
@@ -47,16 +50,29 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
     }
   }
 
+  function insertSettings(token: string): ClickHouseSettings {
+    return {
+      insert_deduplication_token: token,
+      deduplicate_blocks_in_dependent_materialized_views: 1,
+      // Segments spooled by an older release list fewer (leading) columns: the rest take their defaults.
+      input_format_json_compact_allow_variable_number_of_columns: 1,
+    };
+  }
+
   function insert(body: string, token: string): Promise<unknown> {
     // The spool's lines are the insert's body as they are: ClickHouse parses them, Node never re-encodes them.
+    return ch.client.command({ query: `${INSERT_EVENTS}\n${body}`, clickhouse_settings: insertSettings(token) });
+  }
+
+  /**
+   * Embedded ClickHouse reads the sealed segment itself with its file() reader (parallel parsing,
+   * off the event loop), so the segment never passes through Node: 2.5x the inline insert of the
+   * same body in a measurement of 100,000 rows. The table function takes events_v1's structure.
+   */
+  function insertFile(file: string, token: string): Promise<unknown> {
     return ch.client.command({
-      query: `${INSERT_EVENTS}\n${body}`,
-      clickhouse_settings: {
-        insert_deduplication_token: token,
-        deduplicate_blocks_in_dependent_materialized_views: 1,
-        // Segments spooled by an older release list fewer (leading) columns: the rest take their defaults.
-        input_format_json_compact_allow_variable_number_of_columns: 1,
-      },
+      query: `INSERT INTO events_v1 (${SPOOL_COLUMNS.join(', ')}) SELECT * FROM file('${file}', JSONCompactEachRow)`,
+      clickhouse_settings: insertSettings(token),
     });
   }
 
@@ -85,10 +101,29 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
     }
   }
 
-  async function writeSegment(segment: SealedSegment): Promise<void> {
+  /**
+   * A whole segment, under its name as the token. Embedded, the engine reads the file; anything it
+   * cannot parse (a torn last line after a power loss included) sends the segment the inline way,
+   * which cuts the torn line and halves around bad ones. Nothing was written by the failed read:
+   * a segment is one insert block (fewer rows than min_insert_block_size_rows), so it fails whole.
+   */
+  async function insertSegment(segment: SealedSegment): Promise<number> {
+    const file = ch.kind === 'embedded' ? spool.readableByEngine(segment.name) : undefined;
+    if (file !== undefined && segment.events < ONE_INSERT_BLOCK_ROWS) {
+      try {
+        await insertFile(file, segment.name);
+        return segment.events;
+      } catch (error) {
+        if (!isUnparsableInsert(error)) throw error;
+      }
+    }
     const body = spool.read(segment.name);
     // An empty body is not an insert (ClickHouse refuses it): the segment just goes.
-    if (body !== '') counts.written += await insertLines(segment.name, body, segment.events, segment.name);
+    return body === '' ? 0 : insertLines(segment.name, body, segment.events, segment.name);
+  }
+
+  async function writeSegment(segment: SealedSegment): Promise<void> {
+    counts.written += await insertSegment(segment);
     spool.remove(segment.name);
     sealed.splice(sealed.indexOf(segment), 1);
     sealedCount -= segment.events;
@@ -164,30 +199,64 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
     };
   }
 
+  function checkRoom(events: TrackedEvent[]): void {
+    if (closed) refuse(events, 'service is shutting down');
+    if (pending() + events.length > config.EVENT_BUFFER_MAX_ROWS) {
+      log.warn({ pending: pending() }, 'event buffer is full; refusing events');
+      refuse(events, 'event buffer is full; retry later');
+    }
+  }
+
+  function append(events: TrackedEvent[]): void {
+    try {
+      spool.append(events);
+    } catch (error) {
+      log.error({ err: spool.failure, pending: pending() }, 'cannot write the event spool; refusing events');
+      refuse(events, (error as Error).message);
+    }
+    counts.accepted += events.length;
+    for (const event of events) for (const listener of listeners) listener(event);
+    if (spool.openCount >= config.EVENT_FLUSH_ROWS) {
+      sealOpenSegment();
+      if (retryDelayMs === 0) void drain().catch(() => undefined);
+    }
+  }
+
+  /** Writes the turn's group with one append and answers each of its callers. */
+  function writeTurn(): void {
+    const group = turn;
+    turn = undefined;
+    if (group === undefined) return;
+    let failure: unknown;
+    try {
+      append(group.events);
+    } catch (error) {
+      failure = error;
+    }
+    for (const settle of group.settle) settle(failure);
+  }
+
   return {
     accept(events) {
-      if (closed) refuse(events, 'service is shutting down');
-      if (pending() + events.length > config.EVENT_BUFFER_MAX_ROWS) {
-        log.warn({ pending: pending() }, 'event buffer is full; refusing events');
-        refuse(events, 'event buffer is full; retry later');
+      checkRoom(events);
+      append(events);
+    },
+    acceptInTurn(events) {
+      checkRoom(events);
+      if (turn === undefined) {
+        turn = { events: [], settle: [] };
+        // After the poll phase: every request read in this turn joins the same write.
+        setImmediate(writeTurn);
       }
-      try {
-        spool.append(events);
-      } catch (error) {
-        log.error({ err: spool.failure, pending: pending() }, 'cannot write the event spool; refusing events');
-        refuse(events, (error as Error).message);
-      }
-      counts.accepted += events.length;
-      for (const event of events) for (const listener of listeners) listener(event);
-      if (spool.openCount >= config.EVENT_FLUSH_ROWS) {
-        sealOpenSegment();
-        if (retryDelayMs === 0) void drain().catch(() => undefined);
-      }
+      turn.events.push(...events);
+      const group = turn;
+      return new Promise<void>((resolve, reject) => group.settle.push((error) => (error === undefined ? resolve() : reject(error))));
     },
     onAccepted(listener) {
       listeners.push(listener);
     },
     async flush() {
+      writeTurn();
       sealOpenSegment();
       await drain();
     },
@@ -198,6 +267,7 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
       if (closed) return;
       closed = true;
       clearTimeout(timer);
+      writeTurn();
       sealOpenSegment();
       if (writing) await writing.catch(() => undefined);
       try {
@@ -209,5 +279,8 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
     },
   };
 }
+
+/** ClickHouse's default min_insert_block_size_rows: an INSERT ... SELECT of fewer rows is one block. */
+const ONE_INSERT_BLOCK_ROWS = 1_048_449;
 
 const INSERT_EVENTS = `INSERT INTO events_v1 (${SPOOL_COLUMNS.join(', ')}) FORMAT JSONCompactEachRow`;

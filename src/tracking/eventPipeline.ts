@@ -7,6 +7,13 @@ import type { TrackedEvent } from './trackedEvent.js';
 export interface EventPipeline {
   /** Throws ApiError('unavailable') when the buffer is full; the caller answers 503 and nothing is stored. */
   accept(events: TrackedEvent[]): void;
+  /**
+   * The same guarantee, with one spool write for every event accepted this way in the same
+   * event-loop turn (group commit): resolves once that write is complete, rejects with
+   * ApiError('unavailable') when it failed. Throws that at once when the buffer is full or the
+   * pipeline is closed. For routes under heavy load.
+   */
+  acceptInTurn(events: TrackedEvent[]): Promise<void>;
   /** Called synchronously for each accepted event (pacing and certification watch these). */
   onAccepted(listener: (event: TrackedEvent) => void): void;
   /** Writes everything accepted so far to ClickHouse. */

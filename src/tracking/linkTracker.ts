@@ -35,15 +35,17 @@ export interface LinkTrackerDeps {
  */
 export function createLinkTracker({ events, ch, ledger, log }: LinkTrackerDeps) {
   /** Never queries anything: the pixel's hot path is the token check, two lookups in memory and one spool write. */
-  function trackImpression(token: ReadToken, request: LinkRequest, nowMs: number): TrackedEvent {
+  function trackImpression(token: ReadToken, request: LinkRequest, nowMs: number): Promise<TrackedEvent> {
     const { claims } = token;
     let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || impressionRequestIvt(request.fetch);
     if (ivt === '' && ledger.get(claims.s)?.impressionCounted) ivt = 'duplicate';
     const event = linkEvent('impression', claims, request, ivt, randomUUID(), nowMs);
-    events.accept([event]);
-    // Forged and expired tokens teach nothing about the serve: their claims are not trusted.
+    // One spool write for the turn's pixels; the answer waits for it.
+    const written = events.acceptInTurn([event]);
+    // Forged and expired tokens teach nothing about the serve: their claims are not trusted. Recorded
+    // before the write, so a second impression of the serve in the same turn is the duplicate.
     if (token.ivt === '') ledger.record(claims.s, { impressionAt: nowMs, impressionCounted: ivt === '' });
-    return event;
+    return written.then(() => event);
   }
 
   /** The click's event id is its click id, which the redirect hands to the advertiser. */

@@ -34,7 +34,7 @@ export async function trackingLinkRoutes(app: FastifyInstance, { db, indexedDest
   app.get(`${IMPRESSION_PATH}*`, linkRouteOptions, async (request, reply) => {
     const nowMs = Date.now();
     const token = readTrackingToken(tokenOf(request), trackingSecret, nowMs);
-    if (token) tracker.trackImpression(token, readLinkRequest(traffic, request), nowMs);
+    if (token) await tracker.trackImpression(token, readLinkRequest(traffic, request), nowMs);
     return reply
       .header('cache-control', 'no-store, max-age=0')
       .header('cross-origin-resource-policy', 'cross-origin')

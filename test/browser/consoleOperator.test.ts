@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
 import {
@@ -36,6 +37,26 @@ async function certification(placementId: string): Promise<string> {
   return (await service.admin<{ data: { certification: string } }>('GET', `/v1/admin/placements/${placementId}`)).data.certification;
 }
 
+/**
+ * Clicks the link named `link` in the list table `table`, going to the next page of the list (its
+ * pager, `Pages of <what>`) until the link is on the page: on a shared PostgreSQL server other test
+ * files' rows come first, oldest first.
+ */
+async function openFromList(page: Page, table: string, what: string, link: string): Promise<void> {
+  for (let pageNumber = 1; ; pageNumber += 1) {
+    const rows = page.getByRole('table', { name: table });
+    await rows.waitFor();
+    const found = rows.getByRole('link', { name: link, exact: true });
+    const next = page.getByRole('navigation', { name: `Pages of ${what}` }).getByRole('button', { name: 'Next page', disabled: false });
+    // A list reloading after a create keeps its old rows until the new ones arrive: wait for the
+    // link or a way on, not for whatever the table shows first.
+    await found.or(next).first().waitFor();
+    if ((await found.count()) > 0) return found.click();
+    await next.click();
+    await page.getByText(`Page ${pageNumber + 1}`, { exact: true }).waitFor();
+  }
+}
+
 describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
   it('signs in with the admin token, certifies a placement from the review queue, and revokes it with a reason', async () => {
     const publisher = await createPublisher(service, 'op-chat-1');
@@ -57,9 +78,12 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     await review.waitFor({ state: 'detached' });
     expect(await certification(publisher.placementId)).toBe('certified');
 
-    await page.getByRole('link', { name: 'Placements' }).click();
-    await page.getByLabel('Placement id').fill(publisher.placementId);
-    await page.getByRole('button', { name: 'Look up' }).click();
+    // From the list of publishers to this one's placements, and on to the placement: no id typed.
+    await page.getByRole('link', { name: 'Publishers', exact: true }).click();
+    await openFromList(page, 'Publishers', 'publishers', `Publisher of ${publisher.placementId}`);
+    const placements = page.getByRole('table', { name: 'Placements' });
+    await expect.poll(() => placements.getByRole('row', { name: new RegExp(publisher.placementId) }).getByTestId('certification').textContent()).toBe('certified');
+    await placements.getByRole('link', { name: publisher.placementId }).click();
     await expect.poll(() => page.getByTestId('certification').textContent()).toBe('certified');
     const history = page.getByRole('table', { name: 'Certification history' });
     await history.getByRole('cell', { name: 'pixels fire from browsers' }).waitFor();
@@ -75,55 +99,104 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     await page.close();
   });
 
-  it('creates an organization, a user and an API key shown once, which then works; and revokes it', async () => {
+  it('browses organizations to one, adds a user, creates an API key shown once that works, and revokes it from the list', async () => {
+    // A full page (20) of older organizations: the new one is found by paging, not on the first page.
+    for (let n = 0; n < 20; n += 1) await service.admin('POST', '/v1/admin/organizations', { name: `Older Co ${n}` });
     const page = await signIn(service, 'an operator', service.adminToken);
-    await page.getByRole('link', { name: 'Organizations, users and keys' }).click();
-
+    await page.getByRole('link', { name: 'Organizations', exact: true }).click();
+    const orgName = `Console Co ${randomUUID().slice(0, 8)}`;
     const orgForm = page.getByRole('form', { name: 'Create an organization' });
-    await orgForm.getByLabel('Organization name').fill('Console Co');
+    await orgForm.getByLabel('Organization name').fill(orgName);
     await orgForm.getByRole('button', { name: 'Create organization' }).click();
-    const orgId = (await orgForm.getByTestId('organization-id').textContent())!;
+    await orgForm.getByText('Created').waitFor();
+    await page.getByRole('table', { name: 'Organizations' }).waitFor();
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'operator-organizations');
+    await openFromList(page, 'Organizations', 'organizations', orgName);
+    expect(new URL(page.url()).hash).toContain('#/organization?');
+    await page.getByRole('heading', { name: orgName, level: 2 }).waitFor();
+    await page.getByText('No user yet', { exact: false }).waitFor();
 
     const userForm = page.getByRole('form', { name: 'Add a user' });
-    await userForm.getByLabel('Organization id').fill(orgId);
     await userForm.getByLabel('Email').fill('not an email');
     await userForm.getByRole('button', { name: 'Add user' }).click();
     await expect.poll(() => userForm.getByLabel('Email').getAttribute('aria-invalid')).toBe('true');
     await userForm.getByLabel('Email').fill('owner@console.test');
     await userForm.getByRole('button', { name: 'Add user' }).click();
-    await userForm.getByTestId('user-id').waitFor();
+    await page.getByRole('table', { name: 'Users' }).getByRole('cell', { name: 'owner@console.test' }).waitFor();
 
     const keyForm = page.getByRole('form', { name: 'Create an API key' });
-    await keyForm.getByLabel('Organization id').fill(orgId);
+    await keyForm.getByLabel('Permissions').fill('reporting');
     await keyForm.getByRole('button', { name: 'Create API key' }).click();
     const key = (await keyForm.locator('code.secret').textContent())!;
     const keyId = (await keyForm.getByText(/^API key /).textContent())!.match(/API key ([0-9a-f-]{36})/)![1]!;
+    const keys = page.getByRole('table', { name: 'API keys' });
+    const keyRow = keys.getByRole('row', { name: new RegExp(keyId) });
+    await keyRow.getByText('live').waitFor();
+    // The list shows the key's id and permissions, never the key itself.
+    expect(await keyRow.textContent()).toContain('reporting');
+    expect(await keys.textContent()).not.toContain(key);
     const asAdvertiser = () => fetch(`${service.url}/v1/advertiser/campaigns`, { headers: { 'x-api-key': key } }).then((response) => response.status);
     expect(await asAdvertiser()).toBe(200);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
-    await screenshots(page, 'operator-organizations');
+    await screenshots(page, 'operator-organization');
 
-    const revokeForm = page.getByRole('form', { name: 'Revoke an API key' });
-    await revokeForm.getByLabel('API key id').fill(keyId);
-    await revokeForm.getByRole('button', { name: 'Revoke API key' }).click();
-    await revokeForm.getByText('Revoked').waitFor();
+    await keyRow.getByRole('button', { name: `Revoke API key ${keyId}` }).click();
+    await keyRow.getByText('revoked').waitFor();
     expect(await asAdvertiser()).toBe(401);
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
 
-    await page.getByRole('link', { name: 'Publishers and tokens' }).click();
+  it('browses publishers to one, registers a placement, rotates its token from the list, and certifies the placement with a reason', async () => {
+    const page = await signIn(service, 'an operator', service.adminToken);
+    await page.getByRole('link', { name: 'Publishers', exact: true }).click();
+    const publisherName = `Console Chat ${randomUUID().slice(0, 8)}`;
     const publisherForm = page.getByRole('form', { name: 'Create a publisher' });
-    await publisherForm.getByLabel('Publisher name').fill('Console Chat');
+    await publisherForm.getByLabel('Publisher name').fill(publisherName);
     await publisherForm.getByRole('button', { name: 'Create publisher' }).click();
-    const publisherId = (await publisherForm.getByTestId('publisher-id').textContent())!;
-    const token = (await publisherForm.locator('code.secret').textContent())!;
-    const placementForm = page.getByRole('form', { name: 'Register a placement' });
-    await placementForm.getByLabel('Publisher id').fill(publisherId);
+    const firstToken = (await publisherForm.locator('code.secret').textContent())!;
+    await openFromList(page, 'Publishers', 'publishers', publisherName);
+    await page.getByRole('heading', { name: publisherName, level: 2 }).waitFor();
+
     const placementId = `console-chat-${randomUUID().slice(0, 8)}`;
+    const placementForm = page.getByRole('form', { name: 'Register a placement' });
     await placementForm.getByLabel('Placement id').fill(placementId);
+    await placementForm.getByLabel('Name (optional)').fill('<b>Answer</b> sidebar');
     await placementForm.getByRole('button', { name: 'Register placement' }).click();
-    await placementForm.getByText('Registered placement').waitFor();
-    // The token shown once is the publisher's, and sees the placement just registered.
-    const placements = await fetch(`${service.url}/v1/publisher/placements`, { headers: { authorization: `Bearer ${token}` } }).then((response) => response.json());
+    const placementRow = page.getByRole('table', { name: 'Placements' }).getByRole('row', { name: new RegExp(placementId) });
+    await placementRow.getByTestId('certification').waitFor();
+    expect(await placementRow.getByTestId('certification').textContent()).toBe('uncertified');
+    // The name is shown as typed, markup included.
+    await placementRow.getByRole('cell', { name: '<b>Answer</b> sidebar' }).waitFor();
+
+    const tokens = page.getByRole('table', { name: 'Tokens' });
+    await expect.poll(() => tokens.getByText('live').count()).toBe(1);
+    const tokenForm = page.getByRole('form', { name: 'Issue a token' });
+    await tokenForm.getByRole('button', { name: 'Issue token' }).click();
+    const secondToken = (await tokenForm.locator('code.secret').textContent())!;
+    await expect.poll(() => tokens.getByText('live').count()).toBe(2);
+    expect(await tokens.textContent()).not.toContain(firstToken);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'operator-publisher');
+
+    const asPublisher = (token: string) =>
+      fetch(`${service.url}/v1/publisher/placements`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await asPublisher(firstToken)).status).toBe(200);
+    // The first token is the older row: revoke it from the list.
+    await tokens.getByRole('button', { name: /^Revoke token / }).first().click();
+    await expect.poll(() => tokens.getByText('revoked').count()).toBe(1);
+    expect((await asPublisher(firstToken)).status).toBe(401);
+    const placements = await (await asPublisher(secondToken)).json();
     expect(placements.data.map((placement: { id: string }) => placement.id)).toEqual([placementId]);
+
+    await placementRow.getByRole('link', { name: placementId }).click();
+    await expect.poll(() => page.getByTestId('certification').textContent()).toBe('uncertified');
+    await page.getByLabel('Reason').fill('checked the chat page by hand');
+    await page.getByRole('button', { name: 'Certify' }).click();
+    await expect.poll(() => page.getByTestId('certification').textContent()).toBe('certified');
+    await page.getByRole('table', { name: 'Certification history' }).getByRole('cell', { name: 'checked the chat page by hand' }).waitFor();
+    expect(await certification(placementId)).toBe('certified');
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     expect(consoleProblems(page)).toEqual([]);
     await page.close();

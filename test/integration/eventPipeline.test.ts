@@ -126,6 +126,23 @@ describe('an accepted event survives kill -9 of the process (the spool is replay
     expect((await countEvents(id)).rows).toBe(3);
   });
 
+  it('writes the events accepted in one turn together, and settles each only once its line is in the spool', async () => {
+    const spoolDir = path.join(dataDir, 'spool');
+    const config = loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' });
+    const pipeline = await createClickHouseEventPipeline({ config, ch: ch!, log: silent });
+    const id = randomUUID();
+    const spooledLines = () =>
+      readdirSync(spoolDir).reduce((sum, name) => sum + readFileSync(path.join(spoolDir, name), 'utf8').split('\n').length - 1, 0);
+    const settled: number[] = [];
+    const written = [1, 2, 3].map((n) => pipeline.acceptInTurn([sampleEvent({ campaign_id: id })]).then(() => settled.push(spooledLines())));
+    expect(pipeline.pending()).toBe(3);
+    expect(spooledLines()).toBe(0);
+    await Promise.all(written);
+    expect(settled).toEqual([3, 3, 3]);
+    await pipeline.close();
+    expect((await countEvents(id)).rows).toBe(3);
+  });
+
   it('tells listeners about each accepted event', async () => {
     const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: dataDir }), ch: ch!, log: silent });
     const seen: string[] = [];

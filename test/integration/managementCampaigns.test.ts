@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { addUser, createAdvertiser, createOrganization } from '../helpers/factories.js';
 import { asAdvertiser, composeBody, composeCampaign, createCampaign, validCreative } from '../helpers/managementFactories.js';
+import { contractSchema } from '../helpers/contract.js';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -13,6 +14,7 @@ afterAll(async () => {
 });
 
 const missingId = '00000000-0000-4000-8000-000000000000';
+const matchesCampaignList = contractSchema('#/components/schemas/CampaignList');
 
 async function countRows(table: 'campaigns' | 'line_items' | 'creatives', column: string, value: string) {
   const { rows } = await ctx.stores.db.query<{ count: number }>(
@@ -522,9 +524,9 @@ describe('GET /v1/advertiser/campaigns', () => {
     }
     expect(seen).toEqual(created);
     expect(pages).toEqual([
-      { limit: 2, offset: 0, total: 2, has_more: true },
-      { limit: 2, offset: 2, total: 2, has_more: true },
-      { limit: 2, offset: 4, total: 1, has_more: false },
+      { limit: 2, offset: 0, total: 2, has_more: true, next_cursor: expect.any(String) },
+      { limit: 2, offset: 2, total: 2, has_more: true, next_cursor: expect.any(String) },
+      { limit: 2, offset: 4, total: 1, has_more: false, next_cursor: null },
     ]);
   });
 
@@ -547,7 +549,7 @@ describe('GET /v1/advertiser/campaigns', () => {
           updated_at: expect.any(String),
         },
       ],
-      pagination: { limit: 100, offset: 0, total: 1, has_more: false },
+      pagination: { limit: 100, offset: 0, total: 1, has_more: false, next_cursor: null },
     });
   });
 
@@ -562,6 +564,77 @@ describe('GET /v1/advertiser/campaigns', () => {
     expect(await ids('active')).toEqual([active]);
     expect(await ids('paused')).toEqual([paused.id]);
     expect(await ids('completed')).toEqual([]);
+  });
+
+  it('pages by cursor across the members of the organization, in the same order as by offset', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    const second = await addUser(ctx, advertiser.organization.id);
+    const created = [];
+    for (let index = 0; index < 7; index += 1) {
+      const owner = index % 2 === 0 ? advertiser.user.id : second.id;
+      created.push((await createCampaign(ctx, advertiser.key, owner, { name: `c${index}` })).id);
+    }
+    const api = asAdvertiser(ctx, advertiser.key);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const response = await api('GET', `/v1/advertiser/campaigns?limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(response.statusCode).toBe(200);
+      const page = response.json();
+      expect(matchesCampaignList(page), JSON.stringify(matchesCampaignList.errors)).toBe(true);
+      seen.push(...page.data.map((campaign: { id: string }) => campaign.id));
+      cursor = page.pagination.next_cursor;
+      pages += 1;
+    } while (cursor);
+    expect(seen).toEqual(created);
+    expect(pages).toBe(3);
+  });
+
+  it('by cursor, a campaign deleted between two pages shifts nothing; offset keeps its meaning (rows skipped from the start)', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    const created = [];
+    for (let index = 0; index < 6; index += 1) {
+      created.push((await createCampaign(ctx, advertiser.key, advertiser.user.id, { name: `c${index}` })).id);
+    }
+    const api = asAdvertiser(ctx, advertiser.key);
+    const first = (await api('GET', '/v1/advertiser/campaigns?limit=2')).json();
+    expect(first.data.map((campaign: { id: string }) => campaign.id)).toEqual(created.slice(0, 2));
+    expect((await api('DELETE', `/v1/advertiser/campaigns/${created[0]}`)).statusCode).toBe(204);
+    const next = (await api('GET', `/v1/advertiser/campaigns?limit=2&cursor=${first.pagination.next_cursor}`)).json();
+    expect(next.data.map((campaign: { id: string }) => campaign.id)).toEqual(created.slice(2, 4));
+    expect(next.pagination).toEqual({ limit: 2, offset: 0, total: 2, has_more: true, next_cursor: expect.any(String) });
+    const byOffset = (await api('GET', '/v1/advertiser/campaigns?limit=2&offset=2')).json();
+    expect(byOffset.data.map((campaign: { id: string }) => campaign.id)).toEqual(created.slice(3, 5));
+  });
+
+  it('keeps the status filter on cursor pages', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    const api = asAdvertiser(ctx, advertiser.key);
+    const active = [];
+    for (let index = 0; index < 3; index += 1) {
+      await createCampaign(ctx, advertiser.key, advertiser.user.id);
+      const { campaignId } = await composeCampaign(ctx, advertiser.key, advertiser.user.id);
+      expect((await api('POST', `/v1/advertiser/campaigns/${campaignId}/activate`)).statusCode).toBe(200);
+      active.push(campaignId);
+    }
+    const first = (await api('GET', '/v1/advertiser/campaigns?status=active&limit=2')).json();
+    const second = (await api('GET', `/v1/advertiser/campaigns?status=active&limit=2&cursor=${first.pagination.next_cursor}`)).json();
+    expect([...first.data, ...second.data].map((campaign: { id: string }) => campaign.id)).toEqual(active);
+    expect(second.pagination.next_cursor).toBeNull();
+  });
+
+  it.each([
+    ['a cursor that is not one', 'cursor=abc%3D'],
+    ['a cursor with a bad position', `cursor=${Buffer.from('["2026-11-23T12:00:00.000000Z","not-a-uuid"]').toString('base64url')}`],
+    ['a cursor with an offset', `offset=2&cursor=${Buffer.from(`["2026-11-23T12:00:00.000000Z","${randomUUID()}"]`).toString('base64url')}`],
+  ])('answers 400 bad_request in the envelope for %s', async (_what, query) => {
+    const advertiser = await createAdvertiser(ctx);
+    const response = await asAdvertiser(ctx, advertiser.key)('GET', `/v1/advertiser/campaigns?${query}`);
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({
+      error: { code: 'bad_request', message: expect.any(String), details: [{ path: expect.any(String), message: expect.any(String) }] },
+    });
   });
 
   it.each(['status=draft', 'status=bogus', 'limit=0', 'limit=1001', 'limit=abc', 'offset=-1', 'limit=1.5'])(
@@ -819,6 +892,6 @@ describe('organizations without campaigns', () => {
     const organization = await createOrganization(ctx);
     const key = (await ctx.admin({ method: 'POST', url: `/v1/admin/organizations/${organization.id}/api-keys`, payload: { permissions: ['campaigns'] } })).json().data.key;
     const list = (await asAdvertiser(ctx, key)('GET', '/v1/advertiser/campaigns')).json();
-    expect(list).toEqual({ data: [], pagination: { limit: 100, offset: 0, total: 0, has_more: false } });
+    expect(list).toEqual({ data: [], pagination: { limit: 100, offset: 0, total: 0, has_more: false, next_cursor: null } });
   });
 });

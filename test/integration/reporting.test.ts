@@ -177,7 +177,7 @@ describe('GET /v1/advertiser/reporting/campaigns, campaign breakdown', () => {
         unique_users: 0,
       },
     ]);
-    expect(body.pagination).toEqual({ limit: 100, offset: 0, total: 4, has_more: false });
+    expect(body.pagination).toEqual({ limit: 100, offset: 0, total: 4, has_more: false, next_cursor: null });
     expect(body.query).toEqual({ breakdown: 'campaign', date_from: d0, date_to: d(4), campaign_ids: null });
   });
 
@@ -234,7 +234,7 @@ describe('GET /v1/advertiser/reporting/campaigns, campaign breakdown', () => {
     expect(response.statusCode).toBe(200);
     const body = response.json();
     expect(body.query).toEqual({ breakdown: 'campaign', date_from: daysFromToday(-30), date_to: daysFromToday(0), campaign_ids: null });
-    expect(body.pagination).toEqual({ limit: 100, offset: 0, total: 4, has_more: false });
+    expect(body.pagination).toEqual({ limit: 100, offset: 0, total: 4, has_more: false, next_cursor: null });
     // d(-1)..d(5) all lie within the default window.
     expect(body.data[0]).toMatchObject({ campaign_id: c1.id, impressions: 5, clicks: 1, conversions: 1 });
   });
@@ -314,12 +314,22 @@ describe('reporting pagination over campaigns', () => {
       if (!body.pagination.has_more) break;
     }
     expect(pages).toEqual([
-      { limit: 3, offset: 0, total: 3, has_more: true },
-      { limit: 3, offset: 3, total: 3, has_more: true },
-      { limit: 3, offset: 6, total: 1, has_more: false },
+      { limit: 3, offset: 0, total: 3, has_more: true, next_cursor: expect.any(String) },
+      { limit: 3, offset: 3, total: 3, has_more: true, next_cursor: expect.any(String) },
+      { limit: 3, offset: 6, total: 1, has_more: false, next_cursor: null },
     ]);
     expect(new Set(seen).size).toBe(7);
     expect(seen).toEqual(documentedOrder);
+
+    const byCursor: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: Record<string, string> = cursor ? { limit: '3', cursor } : { limit: '3' };
+      const body: { data: Array<{ campaign_id: string }>; pagination: { next_cursor: string | null } } = (await get(CAMPAIGNS_URL, query, {}, advertiser.key)).json();
+      byCursor.push(...body.data.map((row) => row.campaign_id));
+      cursor = body.pagination.next_cursor;
+    } while (cursor);
+    expect(byCursor).toEqual(documentedOrder);
   });
 
   it('answers an empty page past the end', async () => {
@@ -330,7 +340,7 @@ describe('reporting pagination over campaigns', () => {
 
   it('says has_more when a page is exactly full', async () => {
     const response = await get(CAMPAIGNS_URL, { limit: '4' });
-    expect(response.json().pagination).toEqual({ limit: 4, offset: 0, total: 4, has_more: true });
+    expect(response.json().pagination).toEqual({ limit: 4, offset: 0, total: 4, has_more: true, next_cursor: expect.any(String) });
   });
 });
 
@@ -370,7 +380,7 @@ describe('reporting parameters', () => {
   it('accepts a one-day window, limit 1000 and a large offset', async () => {
     const response = await get(CAMPAIGNS_URL, { date_from: '2026-02-28', date_to: '2026-02-28', limit: '1000', offset: '5000' });
     expect(response.statusCode).toBe(200);
-    expect(response.json().pagination).toEqual({ limit: 1000, offset: 5000, total: 0, has_more: false });
+    expect(response.json().pagination).toEqual({ limit: 1000, offset: 5000, total: 0, has_more: false, next_cursor: null });
   });
 
   it('names every offending parameter', async () => {

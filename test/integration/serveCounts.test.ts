@@ -56,6 +56,14 @@ describe('serve counts', () => {
     ]);
   });
 
+  it('counts nothing when disabled (SERVE_COUNTS=false)', async () => {
+    const placement = `p-${randomUUID()}`;
+    const counts = new ServeCounts(ch, newDirectory(), false, false);
+    counts.count(placement, true, monday);
+    await counts.flush();
+    expect(await countsOf(placement)).toEqual([]);
+  });
+
   it('keeps counts on disk while ClickHouse fails, and a restarted instance sends them', async () => {
     const placement = `p-${randomUUID()}`;
     const directory = newDirectory();

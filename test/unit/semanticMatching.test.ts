@@ -6,7 +6,7 @@ import { buildAdIndex } from '../../src/serving/adIndex.js';
 import type { CatalogRows, CreativeRow, LineItemRow } from '../../src/serving/catalogQueries.js';
 import { relevance, selectAd } from '../../src/serving/selectAd.js';
 import { packageRoot } from '../../src/packageRoot.js';
-import { MIN_CLUSTERED_LINE_ITEMS } from '../../src/semantic/semanticClusters.js';
+import { SemanticMatrix } from '../../src/semantic/semanticMatrix.js';
 import { convertToUsd } from '../../src/money/usdRates.js';
 import { BrandSafety, type BrandSafetyVeto } from '../../src/semantic/brandSafety.js';
 import { SemanticModel, similarity } from '../../src/semantic/semanticModel.js';
@@ -187,8 +187,8 @@ describe('word vectors file', () => {
   });
 });
 
-describe('semantic clusters', () => {
-  it('pick the same line item as comparing the conversation with every opted-in line item', async () => {
+describe('semantic scan', () => {
+  it('picks the same line item as comparing the conversation with every opted-in line item', async () => {
     const folder = path.join(packageRoot, 'bench', 'semantic');
     const categories = JSON.parse(readFileSync(path.join(folder, 'lineItems.json'), 'utf8')) as { keywords: string[]; title: string; body: string }[];
     const specs: Spec[] = [];
@@ -198,8 +198,7 @@ describe('semantic clusters', () => {
       }
     }
     const { index } = await indexOf(specs);
-    expect(specs.length).toBeGreaterThanOrEqual(MIN_CLUSTERED_LINE_ITEMS);
-    expect(index.semanticClusters.length).toBeGreaterThan(1);
+    expect(index.semanticMatrices?.certified.entries).toHaveLength(specs.length);
     const conversations = readFileSync(path.join(folder, 'conversations.txt'), 'utf8').split('\n').filter((line) => line.includes(' | ') && !line.startsWith('#'));
     let served = 0;
     for (const line of conversations.slice(0, 120)) {
@@ -216,5 +215,44 @@ describe('semantic clusters', () => {
       expect(selectAd(index, 'pl', PLACEMENT, { ...ANY_TIME, query, response })?.lineItem.id, query).toBe(expected);
     }
     expect(served).toBeGreaterThan(30);
+  });
+});
+
+describe('SemanticMatrix (the int8 SIMD scan)', () => {
+  const unitVector = (dimensions: number, random: () => number) => {
+    const vector = Float32Array.from({ length: dimensions }, () => random() - 0.5);
+    const norm = Math.hypot(...vector);
+    return vector.map((value) => value / norm);
+  };
+
+  it.each([100, 37])('keeps every row the exact similarity matches, at %i dimensions, and drops most of the others', (dimensions) => {
+    let seed = dimensions;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const conversation = unitVector(dimensions, random);
+    // Rows near the conversation (some exactly at their threshold), and unrelated ones.
+    const entries = Array.from({ length: 2000 }, (_, row) => {
+      const noise = unitVector(dimensions, random);
+      const mix = row % 4 === 0 ? 0.6 : 0;
+      const vector = conversation.map((value, d) => value * mix + noise[d]!);
+      const norm = Math.hypot(...vector);
+      const unit = vector.map((value) => value / norm);
+      const exact = similarity(conversation, unit);
+      return { id: row, semantic: { vector: unit, minSimilarity: row % 8 === 0 ? exact : 0.3 }, exact };
+    });
+    const matrix = new SemanticMatrix<(typeof entries)[number]>(dimensions);
+    matrix.fill(entries);
+    for (const rows of [entries.length, 500]) {
+      const count = matrix.scan(conversation, rows);
+      const kept = new Map<number, number>();
+      for (let i = 0; i < count; i++) kept.set(matrix.candidateRows()[i]!, matrix.candidateBounds()[i]!);
+      const matching = entries.slice(0, rows).filter((entry) => entry.exact >= entry.semantic.minSimilarity);
+      expect(matching.length).toBeGreaterThan(rows / 8);
+      for (const entry of matching) {
+        expect(kept.has(entry.id), `row ${entry.id}`).toBe(true);
+        expect(kept.get(entry.id)!).toBeGreaterThanOrEqual(entry.exact);
+      }
+      expect([...kept.keys()].every((row) => row < rows)).toBe(true);
+      expect(count).toBeLessThan(matching.length * 1.2);
+    }
   });
 });

@@ -18,10 +18,12 @@ interface ActionFormProps<Answer> {
   run(values: Record<string, string>): Promise<Answer>;
   /** What to show after success (a created id, a key shown once). */
   done(answer: Answer): VNode | string;
+  /** Called once after success (to reload a list that shows what was made). */
+  onDone?(answer: Answer): void;
 }
 
 /** A small form for one API call (create an organization, revoke a key, …) with its answer or its error. */
-export function ActionForm<Answer>({ title, fields, submitLabel, run, done }: ActionFormProps<Answer>) {
+export function ActionForm<Answer>({ title, fields, submitLabel, run, done, onDone }: ActionFormProps<Answer>) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [error, setError] = useState<unknown>(null);
   const [answer, setAnswer] = useState<{ value: Answer } | null>(null);
@@ -33,7 +35,9 @@ export function ActionForm<Answer>({ title, fields, submitLabel, run, done }: Ac
     setError(null);
     setAnswer(null);
     try {
-      setAnswer({ value: await run(values) });
+      const value = await run(values);
+      setAnswer({ value });
+      onDone?.(value);
     } catch (failure) {
       setError(failure);
     } finally {

@@ -2,11 +2,15 @@ import type { Page } from '../consoleShell.js';
 import { ReviewQueuePage } from './reviewQueuePage.js';
 import { PlacementPage } from './placementPage.js';
 import { PublishersPage } from './publishersPage.js';
-import { TenancyPage } from './tenancyPage.js';
+import { PublisherPage } from './publisherPage.js';
+import { OrganizationsPage } from './organizationsPage.js';
+import { OrganizationPage } from './organizationPage.js';
 
 export const operatorPages: Page[] = [
   { name: 'reviews', title: 'Integration reviews', view: ReviewQueuePage },
+  { name: 'organizations', title: 'Organizations', view: OrganizationsPage },
+  { name: 'organization', title: 'Organization', hidden: true, view: OrganizationPage },
+  { name: 'publishers', title: 'Publishers', view: PublishersPage },
+  { name: 'publisher', title: 'Publisher', hidden: true, view: PublisherPage },
   { name: 'placements', title: 'Placements', view: PlacementPage },
-  { name: 'publishers', title: 'Publishers and tokens', view: PublishersPage },
-  { name: 'organizations', title: 'Organizations, users and keys', view: TenancyPage },
 ];

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { boundedInteger } from '../management/fieldSchemas.js';
+import { ApiError, zodDetails } from './errors.js';
+
+/**
+ * Keyset paging for lists ordered by (created_at, id): `next_cursor` names the last row of a page,
+ * and the next page starts strictly after it. A deep page then costs what the first does (an index
+ * range read, not offset rows read and dropped), and a row deleted between two pages shifts
+ * nothing. `offset` keeps the spec's meaning (rows skipped from the start) for callers that use it.
+ */
+
+/** The position after which a page starts: created_at to the microsecond (UTC) and the row's id. */
+export interface KeysetPosition {
+  time: string;
+  id: string;
+}
+
+/**
+ * created_at as exact UTC text for the cursor. A JS Date holds milliseconds and Postgres stores
+ * microseconds: a cursor built from the Date would sit before the row it names and repeat it.
+ */
+export function sortTimeSql(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+}
+
+export function encodeCursor(position: KeysetPosition): string {
+  return Buffer.from(JSON.stringify([position.time, position.id]), 'utf8').toString('base64url');
+}
+
+const cursorText = /^[A-Za-z0-9_-]{1,512}$/;
+const cursorMessage = 'not a cursor of this list: pass next_cursor back unchanged';
+
+/** The `cursor` query parameter of a list whose rows have ids like `id`. */
+export function cursorParam(id: z.ZodType<string>) {
+  const position = z.tuple([z.iso.datetime({ precision: 6 }), id]);
+  return z.string().transform((text, ctx): KeysetPosition => {
+    const decoded = cursorText.test(text) ? parseJson(Buffer.from(text, 'base64url').toString('utf8')) : undefined;
+    const parsed = position.safeParse(decoded);
+    if (!parsed.success) {
+      ctx.addIssue({ code: 'custom', message: cursorMessage });
+      return z.NEVER;
+    }
+    return { time: parsed.data[0], id: parsed.data[1] };
+  });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** limit, offset and cursor as every keyset-paged list takes them (the campaign list's bounds). */
+export function pageQueryFields(id: z.ZodType<string>) {
+  return {
+    limit: boundedInteger(1, 1000).default(100),
+    offset: boundedInteger(0, 1_000_000_000).default(0),
+    cursor: cursorParam(id).optional(),
+  };
+}
+
+/** A cursor already names where the page starts: an offset on top of it would mean two things. */
+export function refineOneStart(page: { offset: number; cursor?: KeysetPosition }, ctx: z.RefinementCtx): void {
+  if (page.cursor && page.offset > 0) {
+    ctx.addIssue({ code: 'custom', path: ['offset'], message: 'send either cursor or offset, not both' });
+  }
+}
+
+/** A list's query string: like the campaign list, anything out of bounds or malformed is 400 bad_request. */
+export function parseListQuery<Schema extends z.ZodType>(schema: Schema, query: unknown): z.output<Schema> {
+  const result = schema.safeParse(query);
+  if (!result.success) throw new ApiError('bad_request', 'query parameters are invalid', zodDetails(result.error));
+  return result.data;
+}
+
+export interface PageRequest {
+  limit: number;
+  offset: number;
+  cursor?: KeysetPosition;
+}
+
+/**
+ * A page's query parameters in the order the admin lists' SQL numbers them after its parent id:
+ * cursor time, cursor id (both null without a cursor), LIMIT, OFFSET.
+ */
+export function pageParameters(page: PageRequest): [string | null, string | null, number, number] {
+  return [page.cursor?.time ?? null, page.cursor?.id ?? null, page.limit, page.offset];
+}
+
+/** Rows as the list queries return them: the row, plus its sort time for the cursor. */
+export type KeyedRow<Row> = Row & { sort_time: string; id: string };
+
+/** The response of a keyset-paged list: `{data, pagination}` with the spec's fields and next_cursor. */
+export function keysetPage<Row extends object>(rows: KeyedRow<Row>[], page: PageRequest) {
+  const hasMore = rows.length === page.limit;
+  const last = rows.at(-1);
+  return {
+    data: rows.map(({ sort_time: _sortTime, ...row }) => row),
+    pagination: {
+      limit: page.limit,
+      offset: page.offset,
+      total: rows.length,
+      has_more: hasMore,
+      next_cursor: hasMore && last ? encodeCursor({ time: last.sort_time, id: last.id }) : null,
+    },
+  };
+}

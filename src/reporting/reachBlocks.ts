@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import type { ClickHouse } from '../store/clickhouse.js';
+import { addDays, daysBetween } from './utcDate.js';
+import { CAMPAIGN_IDS_PER_QUERY } from './reportCampaigns.js';
+
+/** The block lengths of reach_blocks_v1 (clickhouse/0008), longest first. */
+const SPANS = [64, 32, 16, 8, 4, 2, 1] as const;
+const EPOCH = '1970-01-01';
+
+export interface ReachBlock {
+  spanDays: number;
+  start: string;
+}
+
+/**
+ * The aligned blocks that exactly cover the UTC days dateFrom..dateTo: from the first day on, each
+ * time the longest block that starts there (its day number divisible by its length) and ends
+ * inside the window. A 92-day window takes at most 12 blocks.
+ */
+export function reachBlocks(dateFrom: string, dateTo: string): ReachBlock[] {
+  const blocks: ReachBlock[] = [];
+  const last = daysBetween(EPOCH, dateTo);
+  for (let day = daysBetween(EPOCH, dateFrom); day <= last; ) {
+    const spanDays = SPANS.find((span) => day % span === 0 && day + span - 1 <= last)!;
+    blocks.push({ spanDays, start: addDays(EPOCH, day) });
+    day += spanDays;
+  }
+  return blocks;
+}
+
+const reachRows = z.array(z.object({ row_campaign: z.string(), row_line_item: z.string(), unique_users: z.coerce.number() }));
+
+/**
+ * Distinct users with a valid impression over the window, per campaign (`perLineItem` false) or per
+ * line item (keyed by line item id), merging the window's block states. The sort key starts with
+ * the block, so the read covers those blocks' rows of the given campaigns only.
+ */
+export async function reachOver(
+  ch: ClickHouse,
+  campaignIds: string[],
+  dateFrom: string,
+  dateTo: string,
+  perLineItem: boolean,
+): Promise<Map<string, number>> {
+  const blocks = reachBlocks(dateFrom, dateTo);
+  const reach = new Map<string, number>();
+  for (let start = 0; start < campaignIds.length; start += CAMPAIGN_IDS_PER_QUERY) {
+    const result = await ch.client.query({
+      query: `
+        SELECT toString(campaign_id) AS row_campaign, toString(line_item_id) AS row_line_item, uniqCombinedMerge(12)(users_state) AS unique_users
+        FROM reach_blocks_v1
+        WHERE (span_days, block_start) IN arrayZip({spans:Array(UInt8)}, {starts:Array(Date)})
+          AND level = {level:String}
+          AND campaign_id IN {campaign_ids:Array(UUID)}
+        GROUP BY campaign_id, line_item_id
+        SETTINGS max_execution_time = 30`,
+      query_params: {
+        spans: blocks.map((block) => block.spanDays),
+        starts: blocks.map((block) => block.start),
+        campaign_ids: campaignIds.slice(start, start + CAMPAIGN_IDS_PER_QUERY),
+        level: perLineItem ? 'line_item' : 'campaign',
+      },
+      format: 'JSONEachRow',
+    });
+    for (const row of reachRows.parse(await result.json())) reach.set(perLineItem ? row.row_line_item : row.row_campaign, row.unique_users);
+  }
+  return reach;
+}

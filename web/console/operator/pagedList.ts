@@ -1,0 +1,83 @@
+import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiFailure, query } from '../api.js';
+import type { Session } from '../session.js';
+
+/** The admin lists' answer (openapi.yaml KeysetPagination): a page and the cursor of the next one. */
+interface ListAnswer<Row> {
+  data: Row[];
+  pagination: { has_more: boolean; next_cursor: string | null };
+}
+
+const PAGE_SIZE = 20;
+
+export interface PagedList<Row> {
+  rows: Row[] | null;
+  error: unknown;
+  pageNumber: number;
+  next?: () => void;
+  previous?: () => void;
+}
+
+/**
+ * One page of an admin list at a time, walked with the API's next_cursor. The cursors of the pages
+ * seen are kept, so "Previous page" goes back without offsets; `version` reloads the current page
+ * (after a create or a revoke).
+ */
+export function usePagedList<Row>(session: Session, path: string, version: number): PagedList<Row> {
+  // Kept with the list they belong to: opening another organization starts at its first page.
+  const [walk, setWalk] = useState<{ path: string; cursors: string[] }>({ path, cursors: [] });
+  const cursors = walk.path === path ? walk.cursors : [];
+  const setCursors = (next: string[]) => setWalk({ path, cursors: next });
+  const [loaded, setLoaded] = useState<{ url: string; answer: ListAnswer<Row> } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const url = path + query({ limit: PAGE_SIZE, cursor: cursors.at(-1) });
+  useEffect(() => {
+    setError(null);
+    api<ListAnswer<Row>>(session, 'GET', url).then((answer) => setLoaded({ url, answer }), setError);
+  }, [url, version]);
+  // Another page shows nothing until it has loaded (never the rows of the page before under its
+  // number); a reload of the same page keeps its rows until the new ones arrive.
+  const answer = loaded?.url === url ? loaded.answer : null;
+  const nextCursor = answer?.pagination.next_cursor;
+  return {
+    rows: answer?.data ?? null,
+    error,
+    pageNumber: cursors.length + 1,
+    next: nextCursor ? () => setCursors([...cursors, nextCursor]) : undefined,
+    previous: cursors.length > 0 ? () => setCursors(cursors.slice(0, -1)) : undefined,
+  };
+}
+
+export function Pager({ list, label }: { list: PagedList<unknown>; label: string }) {
+  if (!list.next && !list.previous) return null;
+  return html`<nav class="actions pager" aria-label=${`Pages of ${label}`}>
+    <button type="button" class="secondary" disabled=${!list.previous} onClick=${list.previous}>Previous page</button>
+    <span>Page ${list.pageNumber}</span>
+    <button type="button" class="secondary" disabled=${!list.next} onClick=${list.next}>Next page</button>
+  </nav>`;
+}
+
+/** A row's revoke button (an API key, a publisher token): calls the API, then lets the list reload. */
+export function RevokeButton({ label, run, onDone, onError }: { label: string; run(): Promise<unknown>; onDone(): void; onError(error: unknown): void }) {
+  const [busy, setBusy] = useState(false);
+  async function click() {
+    setBusy(true);
+    try {
+      await run();
+      onDone();
+    } catch (failure) {
+      onError(failure instanceof ApiFailure ? failure : new ApiFailure(0, 'error', String(failure)));
+    } finally {
+      setBusy(false);
+    }
+  }
+  return html`<button type="button" class="secondary" aria-label=${label} disabled=${busy} onClick=${click}>Revoke</button>`;
+}
+
+/** Where a listed secret stands: keys and tokens are never shown again, only whether they still work. */
+export function SecretState({ revokedAt }: { revokedAt: string | null }) {
+  return revokedAt
+    ? html`<span class="status status-revoked">revoked</span>`
+    : html`<span class="status status-active">live</span>`;
+}

@@ -1,0 +1,81 @@
+import { html } from 'htm/preact';
+import { useState } from 'preact/hooks';
+import { api } from '../api.js';
+import type { Route } from '../route.js';
+import type { Session } from '../session.js';
+import { ActionForm } from '../actionForm.js';
+import { ErrorMessage, formatDateTime, Notice, ShownOnce } from '../ui.js';
+import { CertificationBadge } from '../placements.js';
+import { Pager, RevokeButton, SecretState, usePagedList } from './pagedList.js';
+
+interface TokenSummary {
+  id: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+interface PlacementSummary {
+  id: string;
+  name: string | null;
+  certification: string;
+  updated_at: string;
+}
+
+const placementLink = (id: string) => `#/placements?${new URLSearchParams({ id })}`;
+
+/**
+ * One publisher (opened from the list): its tokens (issue, shown once; revoke) and its placements
+ * (register; each opens its certification, history and integration check, to certify or revoke).
+ */
+export function PublisherPage({ session, route }: { session: Session; route: Route }) {
+  const id = route.params.get('id') ?? '';
+  const base = `/v1/admin/publishers/${encodeURIComponent(id)}`;
+  const [tokensVersion, setTokensVersion] = useState(0);
+  const [placementsVersion, setPlacementsVersion] = useState(0);
+  const [revokeError, setRevokeError] = useState<unknown>(null);
+  const tokens = usePagedList<TokenSummary>(session, `${base}/tokens`, tokensVersion);
+  const placements = usePagedList<PlacementSummary>(session, `${base}/placements`, placementsVersion);
+  return html`
+    <p><a href="#/publishers">All publishers</a></p>
+    <h2>${route.params.get('name') ?? 'Publisher'}</h2>
+    <p>Publisher <code>${id}</code>.</p>
+
+    <h2>Placements</h2>
+    <${ErrorMessage} error=${placements.error} />
+    ${placements.rows?.length === 0 && html`<p>No placement yet.</p>`}
+    ${placements.rows && placements.rows.length > 0 && html`<div class="table-wrap"><table aria-label="Placements">
+      <caption class="hint">Open a placement to see its history and integration check, and to certify or revoke it with a reason.</caption>
+      <thead><tr><th scope="col">Placement id</th><th scope="col">Name</th><th scope="col">Certification</th><th scope="col">Changed</th></tr></thead>
+      <tbody>${placements.rows.map((placement) => html`<tr key=${placement.id}>
+        <td><a href=${placementLink(placement.id)}>${placement.id}</a></td><td>${placement.name ?? ''}</td>
+        <td><${CertificationBadge} state=${placement.certification} /></td><td>${formatDateTime(placement.updated_at)}</td>
+      </tr>`)}</tbody>
+    </table></div>`}
+    <${Pager} list=${placements} label="placements" />
+    <${ActionForm} title="Register a placement" submitLabel="Register placement"
+      fields=${[{ name: 'id', label: 'Placement id', hint: "The publisher's own id: letters, digits and . _ : ~ -" }, { name: 'name', label: 'Name (optional)' }]}
+      run=${(values: Record<string, string>) => api<{ data: { id: string } }>(session, 'POST', `${base}/placements`, {
+        id: values.id ?? '', ...(values.name?.trim() ? { name: values.name } : {}),
+      })}
+      onDone=${() => setPlacementsVersion((count) => count + 1)}
+      done=${(answer: { data: { id: string } }) => html`<${Notice}>Registered placement <code>${answer.data.id}</code>, uncertified.</${Notice}>`} />
+
+    <h2>Tokens</h2>
+    <${ErrorMessage} error=${tokens.error ?? revokeError} />
+    ${tokens.rows && tokens.rows.length > 0 && html`<div class="table-wrap"><table aria-label="Tokens">
+      <caption class="hint">A token is shown once, when it is issued; the service keeps only its hash.</caption>
+      <thead><tr><th scope="col">Token id</th><th scope="col">Issued</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
+      <tbody>${tokens.rows.map((token) => html`<tr key=${token.id}>
+        <td><code>${token.id}</code></td><td>${formatDateTime(token.created_at)}</td>
+        <td><${SecretState} revokedAt=${token.revoked_at} />${token.revoked_at ? ` ${formatDateTime(token.revoked_at)}` : ''}</td>
+        <td>${!token.revoked_at && html`<${RevokeButton} label=${`Revoke token ${token.id}`} onError=${setRevokeError}
+          run=${() => { setRevokeError(null); return api(session, 'DELETE', `/v1/admin/publisher-tokens/${token.id}`); }}
+          onDone=${() => setTokensVersion((count) => count + 1)} />`}</td>
+      </tr>`)}</tbody>
+    </table></div>`}
+    <${Pager} list=${tokens} label="tokens" />
+    <${ActionForm} title="Issue a token" submitLabel="Issue token" fields=${[]}
+      run=${() => api<{ data: { id: string; token: string } }>(session, 'POST', `${base}/tokens`, {})}
+      onDone=${() => setTokensVersion((count) => count + 1)}
+      done=${(answer: { data: { id: string; token: string } }) => html`<${ShownOnce} label=${`Token ${answer.data.id}`} value=${answer.data.token} />`} />`;
+}
