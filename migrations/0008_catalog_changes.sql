@@ -9,11 +9,17 @@ CREATE TABLE catalog_changes (
   xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
   -- 'campaign', 'line_item' (its creatives too), 'placement' or 'token' (by token_hash).
   kind text NOT NULL,
-  entity_id text NOT NULL,
-  changed_at timestamptz NOT NULL DEFAULT clock_timestamp()
+  entity_id text NOT NULL
 );
 CREATE INDEX catalog_changes_xid_idx ON catalog_changes (xid);
-CREATE INDEX catalog_changes_changed_at_idx ON catalog_changes (changed_at);
+
+-- Changes of every transaction below `below` may have been deleted (pruneCatalogChanges): a poller
+-- whose horizon is lower could have missed some, and rebuilds its index instead of patching it.
+CREATE TABLE catalog_changes_pruned (
+  only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+  below xid8 NOT NULL
+);
+INSERT INTO catalog_changes_pruned (below) VALUES ('0');
 
 CREATE FUNCTION record_catalog_change() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
@@ -42,3 +48,12 @@ CREATE TRIGGER placements_catalog_changes AFTER INSERT OR UPDATE OR DELETE ON pl
   FOR EACH ROW EXECUTE FUNCTION record_catalog_change('placement', 'id');
 CREATE TRIGGER publisher_tokens_catalog_changes AFTER INSERT OR UPDATE OR DELETE ON publisher_tokens
   FOR EACH ROW EXECUTE FUNCTION record_catalog_change('token', 'token_hash');
+
+-- The version sequence the index used to poll (0001) is replaced by the rows above.
+DROP TRIGGER campaigns_catalog_version ON campaigns;
+DROP TRIGGER line_items_catalog_version ON line_items;
+DROP TRIGGER creatives_catalog_version ON creatives;
+DROP TRIGGER placements_catalog_version ON placements;
+DROP TRIGGER publisher_tokens_catalog_version ON publisher_tokens;
+DROP FUNCTION bump_catalog_version();
+DROP SEQUENCE catalog_version;

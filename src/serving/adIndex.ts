@@ -239,7 +239,7 @@ export function internPhrase(index: AdIndex, phrases: Map<string, Phrase>, words
 }
 
 /**
- * The ranked lists a line item belongs in (semantic clusters aside): its keywords' lists, else the
+ * The ranked lists a line item belongs in: its keywords' lists, else the
  * lists of the placements it names, else the open lists; and the semantic lists when it opted in.
  */
 export function postingsOf(index: AdIndex, entry: LineItemEntry): RankedLists[] {

@@ -14,7 +14,7 @@ import {
 } from './adIndex.js';
 import type { CatalogKeys, CatalogRows } from './catalogQueries.js';
 import { expectedValuePerImpression } from './expectedValue.js';
-import type { SemanticCluster } from '../semantic/semanticClusters.js';
+import { SemanticMatrix } from '../semantic/semanticMatrix.js';
 
 /** What one patch did to the line items: entries taken out (changed or gone) and entries put in. */
 export interface IndexPatch {
@@ -38,7 +38,6 @@ export class AdIndexPatcher {
   private readonly phrases = new Map<string, Phrase>();
   /** How many line items use each keyword (include or exclude); an unused one leaves the index. */
   private readonly phraseUses = new Map<Phrase, number>();
-  private readonly clusterOf = new Map<LineItemEntry, SemanticCluster<LineItemEntry>>();
   private countryTargeted = 0;
 
   constructor(
@@ -47,10 +46,6 @@ export class AdIndexPatcher {
   ) {
     for (const phrase of index.phrases) this.phrases.set(phrase.words.join(' '), phrase);
     for (const entry of index.lineItems) this.remember(entry);
-    for (const cluster of index.semanticClusters) {
-      for (const entry of cluster.members.certified) this.clusterOf.set(entry, cluster);
-      for (const entry of cluster.members.uncertified) this.clusterOf.set(entry, cluster);
-    }
   }
 
   /** Replaces everything the keys name with what the rows say (a key without a row is dropped). */
@@ -87,6 +82,7 @@ export class AdIndexPatcher {
       patch.added.push(built);
     }
     this.add(patch.added);
+    if ([...patch.removed, ...patch.added].some((entry) => entry.semantic !== null)) this.refillSemanticMatrices();
     return patch;
   }
 
@@ -107,9 +103,6 @@ export class AdIndexPatcher {
     for (const entry of entries) {
       this.forget(entry);
       for (const lists of postingsOf(index, entry)) touched.add(lists);
-      const cluster = this.clusterOf.get(entry);
-      if (cluster) touched.add(cluster.members);
-      this.clusterOf.delete(entry);
     }
     const keep = (entry: LineItemEntry) => !gone.has(entry);
     for (const lists of touched) {
@@ -136,13 +129,6 @@ export class AdIndexPatcher {
       this.remember(entry);
       index.lineItems.push(entry);
       for (const lists of postingsOf(index, entry)) queue(lists, entry);
-      const cluster = entry.semantic ? this.nearestCluster(entry) : undefined;
-      if (cluster) {
-        cluster.cosRadius = Math.min(cluster.cosRadius, dot(entry.semantic!.vector, cluster.centroid));
-        cluster.minThreshold = Math.min(cluster.minThreshold, entry.semantic!.minSimilarity);
-        this.clusterOf.set(entry, cluster);
-        queue(cluster.members, entry);
-      }
     }
     for (const [lists, pending] of additions) {
       insertRanked(lists.certified, pending.certified);
@@ -188,18 +174,16 @@ export class AdIndexPatcher {
   }
 
   /**
-   * The cluster whose centroid is closest. Widening its radius keeps its bound true; clusters are
-   * formed at start only, so a catalog that changes a lot drifts towards looser bounds (more
-   * similarities computed per serve), never towards a missed match.
+   * The semantic matrices hold the semantic lists' rows in rank order: laid out again when an
+   * opted-in line item came or went (each row's quantized vector is cached, so this costs a copy).
    */
-  private nearestCluster(entry: LineItemEntry): SemanticCluster<LineItemEntry> | undefined {
-    let nearest: SemanticCluster<LineItemEntry> | undefined;
-    let best = -Infinity;
-    for (const cluster of this.index.semanticClusters) {
-      const score = dot(entry.semantic!.vector, cluster.centroid);
-      if (score > best) [nearest, best] = [cluster, score];
-    }
-    return nearest;
+  private refillSemanticMatrices(): void {
+    const index = this.index;
+    const model = this.deps.semanticModel;
+    if (!model) return;
+    index.semanticMatrices ??= { certified: new SemanticMatrix(model.dimensions), uncertified: new SemanticMatrix(model.dimensions) };
+    index.semanticMatrices.certified.fill(index.semantic.certified);
+    index.semanticMatrices.uncertified.fill(index.semantic.uncertified);
   }
 }
 
@@ -220,10 +204,4 @@ function insertRanked(list: LineItemEntry[], entries: LineItemEntry[]): void {
     }
     list.splice(low, 0, entry);
   }
-}
-
-function dot(a: Float32Array, b: Float32Array): number {
-  let sum = 0;
-  for (let d = 0; d < a.length; d++) sum += a[d]! * b[d]!;
-  return sum;
 }

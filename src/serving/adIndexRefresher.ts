@@ -2,18 +2,16 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
 import { buildAdIndex, rerank, type AdIndex, type IndexBuildDeps } from './adIndex.js';
 import { AdIndexPatcher, type IndexPatch } from './adIndexPatcher.js';
-import { CatalogChangeFeed, pruneCatalogChanges } from './catalogChanges.js';
+import { CatalogChangeFeed, pruneCatalogChanges, readHorizon } from './catalogChanges.js';
 import { loadCatalog, loadCatalogPart } from './catalogQueries.js';
 import { startPeriodicTask, type PeriodicTask } from './periodicTask.js';
-
-/** How long catalog_changes keeps a change; an instance that could not read them for half of that rebuilds. */
-const CHANGE_RETENTION_MS = 24 * 60 * 60 * 1000;
-const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 export interface AdIndexRefresherOptions {
   db: Postgres;
   /** How often catalog_changes is read (INDEX_REFRESH_MS). */
   refreshMs: number;
+  /** How often changes older than one such interval are deleted (INDEX_CHANGES_PRUNE_MS). */
+  pruneMs: number;
   build: IndexBuildDeps;
   /** Called with every index built from the whole catalog (at start) and how long it took. */
   onBuilt(index: AdIndex, buildMs: number): void;
@@ -26,12 +24,14 @@ export interface AdIndexRefresherOptions {
  * Holds the ad index: built from the whole catalog once, at start, then kept current by reading
  * catalog_changes every INDEX_REFRESH_MS and reloading only the rows a change names (see
  * CatalogChangeFeed for why no commit is missed). A failed read or reload keeps the index as it
- * was and retries the same changes at the next poll.
+ * was and retries the same changes at the next poll. Rebuilt only when changes it had not read yet
+ * were pruned (it could not read for a whole INDEX_CHANGES_PRUNE_MS).
  */
 export class AdIndexRefresher {
   private task: PeriodicTask | undefined;
   private pruneTask: PeriodicTask | undefined;
-  private lastReadAt = Date.now();
+  /** The horizon read at the previous prune: what is below it is deleted at the next one. */
+  private pruneBelow: string | undefined;
 
   private constructor(
     public current: AdIndex,
@@ -45,14 +45,7 @@ export class AdIndexRefresher {
     const { index, feed, patcher } = await AdIndexRefresher.build(options);
     const refresher = new AdIndexRefresher(index, patcher, feed, options);
     refresher.task = startPeriodicTask('ad index refresh', options.refreshMs, () => refresher.poll(), options.log);
-    refresher.pruneTask = startPeriodicTask(
-      'catalog changes prune',
-      PRUNE_EVERY_MS,
-      async () => {
-        await pruneCatalogChanges(options.db, CHANGE_RETENTION_MS);
-      },
-      options.log,
-    );
+    refresher.pruneTask = startPeriodicTask('catalog changes prune', options.pruneMs, () => refresher.prune(), options.log);
     return refresher;
   }
 
@@ -71,29 +64,33 @@ export class AdIndexRefresher {
   }
 
   private async poll(): Promise<void> {
-    // Changes older than the retention may be gone: after that long without a read, start afresh.
-    if (Date.now() - this.lastReadAt > CHANGE_RETENTION_MS / 2) {
-      this.options.log.warn('catalog changes not read for too long; rebuilding the ad index');
-      const { index, feed, patcher } = await AdIndexRefresher.build(this.options);
-      [this.current, this.feed, this.patcher, this.lastReadAt] = [index, feed, patcher, Date.now()];
-      return;
-    }
     const started = Date.now();
-    const changed = await this.feed.next();
-    if (changed === undefined) {
-      this.lastReadAt = started;
+    const read = await this.feed.next();
+    if (read.kind === 'none') return;
+    if (read.kind === 'pruned') {
+      this.options.log.warn('catalog changes this instance had not read were pruned; rebuilding the ad index');
+      const { index, feed, patcher } = await AdIndexRefresher.build(this.options);
+      [this.current, this.feed, this.patcher] = [index, feed, patcher];
       return;
     }
-    const rows = await loadCatalogPart(this.options.db, changed.keys);
-    const patch = this.patcher.apply(changed.keys, rows, changed.horizon);
-    changed.commit();
-    this.lastReadAt = started;
+    const rows = await loadCatalogPart(this.options.db, read.keys);
+    const patch = this.patcher.apply(read.keys, rows, read.horizon);
+    read.commit();
     const ms = Date.now() - started;
-    this.options.onPatched(this.current, patch, changed.changes, ms);
+    this.options.onPatched(this.current, patch, read.changes, ms);
     this.options.log.debug(
-      { changes: changed.changes, removed: patch.removed.length, added: patch.added.length, skipped: patch.skipped, ms },
+      { changes: read.changes, removed: patch.removed.length, added: patch.added.length, skipped: patch.skipped, ms },
       'ad index patched',
     );
+  }
+
+  private async prune(): Promise<void> {
+    const horizon = await readHorizon(this.options.db);
+    if (this.pruneBelow !== undefined) {
+      const deleted = await pruneCatalogChanges(this.options.db, this.pruneBelow);
+      if (deleted > 0) this.options.log.debug({ deleted }, 'catalog changes pruned');
+    }
+    this.pruneBelow = horizon;
   }
 
   private static async build(options: AdIndexRefresherOptions) {

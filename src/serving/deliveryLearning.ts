@@ -41,11 +41,11 @@ export class DeliveryLearning {
   retainOnly(lineItemIds: Set<string>): void {
     for (const id of this.stats.keys()) if (!lineItemIds.has(id)) this.stats.delete(id);
   }
+
   /** Forgets one line item that left the index (an incremental patch). */
   forget(lineItemId: string): void {
     this.stats.delete(lineItemId);
   }
-
 
   record(event: TrackedEvent): void {
     if (event.ivt !== '') return;
