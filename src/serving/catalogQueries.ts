@@ -1,4 +1,4 @@
-import type { Postgres } from '../store/postgres.js';
+import type { Postgres, SqlExecutor } from '../store/postgres.js';
 
 /** What the ad index is built from: everything servable, one query per table. */
 export interface CatalogRows {
@@ -60,16 +60,31 @@ export async function loadCatalog(db: Postgres): Promise<CatalogRows & { horizon
     const horizon = await tx.query<{ horizon: string }>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon');
     const tokens = await tx.query<CatalogRows['tokens'][number]>(TOKEN_COLUMNS);
     const placements = await tx.query<CatalogRows['placements'][number]>(PLACEMENT_COLUMNS);
-    const lineItems = await tx.query<LineItemRow>(LINE_ITEM_COLUMNS);
-    const creatives = await tx.query<CreativeRow>(`${CREATIVE_COLUMNS} ${CREATIVE_ORDER}`);
-    return {
-      horizon: horizon.rows[0]!.horizon,
-      tokens: tokens.rows,
-      placements: placements.rows,
-      lineItems: lineItems.rows,
-      creatives: creatives.rows,
-    };
+    const lineItems = await lineItemRows(tx, '', []);
+    const creatives = await jsonRows<CreativeRow>(tx, `${CREATIVE_COLUMNS} ${CREATIVE_ORDER}`, []);
+    return { horizon: horizon.rows[0]!.horizon, tokens: tokens.rows, placements: placements.rows, lineItems, creatives };
   });
+}
+
+/**
+ * Rows as one JSON text built by the engine and parsed at once: with 100,000 line items this takes
+ * half the time of decoding them row by row (embedded PGlite decodes each row's fields in
+ * JavaScript). Timestamps arrive as ISO text. One text holds at most 1 GB in Postgres: some 2.5
+ * million line items (430 bytes each) or 2.8 million creatives (375 bytes each) here. (Paging by line item id
+ * was tried: each page's join took 50 s on PGlite.)
+ */
+async function jsonRows<Row>(tx: SqlExecutor, sql: string, params: unknown[]): Promise<Row[]> {
+  const { rows } = await tx.query<{ rows: string }>(`SELECT coalesce(json_agg(t), '[]')::text AS rows FROM (${sql}) t`, params);
+  return JSON.parse(rows[0]!.rows) as Row[];
+}
+
+async function lineItemRows(tx: SqlExecutor, filter: string, params: unknown[]): Promise<LineItemRow[]> {
+  const rows = await jsonRows<LineItemRow>(tx, `${LINE_ITEM_COLUMNS} ${filter}`, params);
+  for (const row of rows) {
+    if (row.starts_at !== null) row.starts_at = new Date(row.starts_at);
+    if (row.ends_at !== null) row.ends_at = new Date(row.ends_at);
+  }
+  return rows;
 }
 
 /** What a batch of catalog changes names: the rows to read again. */
