@@ -1,7 +1,7 @@
 import { loadConfig } from '../src/config.js';
 import { openStores } from '../src/runtime.js';
 import { buildAdIndex } from '../src/serving/adIndex.js';
-import { loadCatalog, readCatalogVersion } from '../src/serving/catalogQueries.js';
+import { loadCatalog } from '../src/serving/catalogQueries.js';
 import { DeliveryLearning } from '../src/serving/deliveryLearning.js';
 import { SpendPacing } from '../src/serving/spendPacing.js';
 import { FrequencyCounts } from '../src/serving/frequencyCounts.js';
@@ -28,14 +28,13 @@ const stores = await openStores(loadConfig({ ...process.env, DATA_DIR: process.a
 gc();
 const heapBefore = process.memoryUsage().heapUsed;
 const loadStarted = performance.now();
-const version = await readCatalogVersion(stores.db);
 let rows: Awaited<ReturnType<typeof loadCatalog>> | undefined = await loadCatalog(stores.db);
 const loadCatalogMs = performance.now() - loadStarted;
 const pacing = new SpendPacing(stores.ch, () => 0);
 const frequency = new FrequencyCounts(stores.ch, () => 0);
 const learning = new DeliveryLearning(stores.ch);
 const buildStarted = performance.now();
-const { index } = await buildAdIndex(version, rows, {
+const { index } = await buildAdIndex(rows.horizon, rows, {
   spendCounterFor: (id) => pacing.counterFor(id),
   userCountsFor: (id, per) => frequency.countsFor(id, per),
   statsFor: (id) => learning.statsFor(id),

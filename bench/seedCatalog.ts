@@ -7,7 +7,7 @@ const ROWS_PER_STATEMENT = 2000;
  * Bulk SQL: the management API would take minutes for 100,000 line items (a transaction per
  * compose), so the bench writes the same rows directly, a few thousand per statement through
  * jsonb_to_recordset. Campaigns and line items get `status` (active for serving, paused for the
- * management scenario); the catalog_version triggers fire as for any other change. Flights, lifetime
+ * management scenario); the catalog_changes triggers fire as for any other change. Flights, lifetime
  * budgets, pacing and frequency caps are written when the catalog has them (serve-controls).
  */
 export async function seedCatalog(db: Postgres, userId: string, campaigns: readonly GeneratedCampaign[], status: 'active' | 'paused'): Promise<void> {

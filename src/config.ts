@@ -64,7 +64,9 @@ const configSchema = z
     /** Optional operator CIDR files (comma-separated paths), each line a range treated as data-center traffic. */
     IVT_EXTRA_CIDR_FILES: optionalString,
     /** How often the serving index checks Postgres for management changes. */
-    INDEX_REFRESH_MS: z.coerce.number().int().min(50).default(1000),
+    INDEX_REFRESH_MS: z.coerce.number().int().min(50).default(250),
+    /** How often the catalog change log is pruned of what every instance has read (see docs/serving.md). */
+    INDEX_CHANGES_PRUNE_MS: z.coerce.number().int().min(100).default(600_000),
     /** How often pacing re-reads today's spend from ClickHouse (the sum over every instance). */
     PACING_SYNC_MS: z.coerce.number().int().min(100).default(2000),
     /** How often an instance completes campaigns whose flight has ended (any instance may; the sweep is idempotent). */

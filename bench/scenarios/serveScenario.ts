@@ -14,6 +14,7 @@ import { seedTenancy, type BenchTenancy } from '../seedTenancy.js';
 import { prepareService } from '../serviceUnderTest.js';
 import { requestHeapReport, startService, startStub, temporaryDataDir, type RunningService } from '../serviceProcess.js';
 import { withStores } from '../benchStores.js';
+import { timeChangeVisibility } from '../changeVisibility.js';
 import type { IndexHeapReport } from '../indexHeapProbe.js';
 import { packageRoot } from '../../src/packageRoot.js';
 import { CLICK_PATH, IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
@@ -128,6 +129,22 @@ export async function serveScenario(options: BenchOptions): Promise<ScenarioRepo
         ? { target: '< 300 MB', met: heap.heapUsed < HEAP_TARGET_BYTES }
         : { target: '< 300 MB at 100,000 (--full)' }),
     });
+    const full = heapLineItems >= 100_000;
+    if (heap.startSeconds !== undefined) {
+      figures.push({
+        figure: `ready after start, ${formatNumber(heapLineItems)} line items`,
+        result: `${formatNumber(heap.startSeconds, 1)} s`,
+        ...(full ? { target: '< 3 s', met: heap.startSeconds < 3 } : {}),
+      });
+    }
+    if (heap.changeMillis && heap.changeMillis.length > 0) {
+      const slowest = Math.max(...heap.changeMillis);
+      figures.push({
+        figure: `change visible to serve, ${formatNumber(heapLineItems)} line items (slowest of ${heap.changeMillis.length} pauses)`,
+        result: `${formatMs(slowest)} (each: ${heap.changeMillis.map((ms) => formatNumber(ms, 0)).join(', ')} ms)`,
+        ...(full ? { target: '< 1 s', met: slowest < 1000 } : {}),
+      });
+    }
   }
   notes.push(
     `${formatNumber(lineItems)} active line items in ${formatNumber(lineItems / 5)} campaigns (1-3 include keywords each, 30% with an exclude keyword, 33% with placement targeting; 45% CPC, 45% tCPM, 10% CPA; 1-2 creatives), ${PLACEMENTS} placements of which ${CERTIFIED_PLACEMENTS} certified.`,
@@ -225,6 +242,8 @@ interface HeapFigure {
   rss?: number;
   /** From spawning the service to its first 200 on /healthz (it builds the whole index first). */
   startSeconds?: number;
+  /** From pausing a served line item to the first serve without it, ms, per change (see changeVisibility.ts). */
+  changeMillis?: number[];
   /** How the figure was taken, when not from the running service. */
   method?: string;
   problem?: string;
@@ -261,11 +280,14 @@ async function measureHeap(lineItems: number): Promise<HeapFigure> {
       body,
     });
     const usage = await requestHeapReport(service.child);
+    progress('timing changes until serving sees them');
+    const changes = await timeChangeVisibility(service.baseUrl, seeded.apiKey, seeded.publisherToken, body);
     return {
       heapUsed: usage.heapUsed,
       rss: usage.rss,
       startSeconds,
-      problem: answer.status === 200 ? undefined : `serve answered ${answer.status} in the heap run`,
+      changeMillis: changes.millis,
+      problem: answer.status === 200 ? changes.problem : `serve answered ${answer.status} in the heap run`,
     };
   } finally {
     await service.stop();

@@ -56,8 +56,19 @@ export function createMetrics(events: EventPipeline) {
     indexLineItems: new Gauge({ name: 'adsvc_ad_index_line_items', help: 'Line items in the serving index', registers: [registry] }),
     indexRebuildSeconds: new Histogram({
       name: 'adsvc_ad_index_rebuild_seconds',
-      help: 'Time to build the serving index from Postgres',
+      help: 'Time to build the serving index from the whole catalog in Postgres (once, at start)',
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [registry],
+    }),
+    indexChanges: new Counter({
+      name: 'adsvc_ad_index_changes_total',
+      help: 'Catalog changes (rows of catalog_changes) applied to the serving index without a rebuild',
+      registers: [registry],
+    }),
+    indexPatchSeconds: new Histogram({
+      name: 'adsvc_ad_index_patch_seconds',
+      help: 'Time from reading catalog changes to the serving index holding them',
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
   };

@@ -198,19 +198,7 @@ export async function buildAdIndex(
     countryTargeting: false,
   };
   const phrases = new Map<string, Phrase>();
-  const phraseFor = (words: string[]): Phrase => {
-    const key = words.join(' ');
-    let phrase = phrases.get(key);
-    if (!phrase) {
-      phrase = { words, hashes: words.map(wordHash), stamp: 0, includedBy: { certified: [], uncertified: [] } };
-      phrases.set(key, phrase);
-      index.phrases.push(phrase);
-      const sameFirstWord = index.phrasesByFirstWord.get(phrase.hashes[0]!);
-      if (sameFirstWord) sameFirstWord.push(phrase);
-      else index.phrasesByFirstWord.set(phrase.hashes[0]!, [phrase]);
-    }
-    return phrase;
-  };
+  const phraseFor = (words: string[]): Phrase => internPhrase(index, phrases, words);
 
   const creativesByLineItem = groupCreatives(rows.creatives);
   const skipped: Partial<Record<SkipReason, number>> = {};
@@ -224,22 +212,8 @@ export async function buildAdIndex(
     }
     const entry = built;
     index.lineItems.push(entry);
-    // An opted-in line item without keywords is served where the conversation is like what it says, not everywhere.
-    if (entry.semantic) addToRanked(index.semantic, entry);
     if (entry.countriesInclude !== null || entry.countriesExclude !== null) index.countryTargeting = true;
-    if (entry.includePhrases.length > 0) {
-      for (const phrase of entry.includePhrases) addToRanked(phrase.includedBy, entry);
-    } else if (entry.semantic) {
-      continue;
-    } else if (entry.placementsInclude) {
-      for (const placementId of entry.placementsInclude) {
-        let lists = index.openByPlacement.get(placementId);
-        if (!lists) index.openByPlacement.set(placementId, (lists = { certified: [], uncertified: [] }));
-        addToRanked(lists, entry);
-      }
-    } else {
-      addToRanked(index.open, entry);
-    }
+    for (const lists of postingsOf(index, entry)) addToRanked(lists, entry);
   }
   if (deps.semanticModel && index.semantic.certified.length > 0) {
     const dimensions = deps.semanticModel.dimensions;
@@ -249,7 +223,46 @@ export async function buildAdIndex(
   return { index, skipped };
 }
 
-function buildEntry(
+/** The keyword (an interned Phrase) for these words, added to the index's phrase lookups when new. */
+export function internPhrase(index: AdIndex, phrases: Map<string, Phrase>, words: string[]): Phrase {
+  const key = words.join(' ');
+  let phrase = phrases.get(key);
+  if (!phrase) {
+    phrase = { words, hashes: words.map(wordHash), stamp: 0, includedBy: { certified: [], uncertified: [] } };
+    phrases.set(key, phrase);
+    index.phrases.push(phrase);
+    const sameFirstWord = index.phrasesByFirstWord.get(phrase.hashes[0]!);
+    if (sameFirstWord) sameFirstWord.push(phrase);
+    else index.phrasesByFirstWord.set(phrase.hashes[0]!, [phrase]);
+  }
+  return phrase;
+}
+
+/**
+ * The ranked lists a line item belongs in: its keywords' lists, else the
+ * lists of the placements it names, else the open lists; and the semantic lists when it opted in.
+ */
+export function postingsOf(index: AdIndex, entry: LineItemEntry): RankedLists[] {
+  // An opted-in line item without keywords is served where the conversation is like what it says, not everywhere.
+  const lists: RankedLists[] = entry.semantic ? [index.semantic] : [];
+  if (entry.includePhrases.length > 0) {
+    for (const phrase of entry.includePhrases) lists.push(phrase.includedBy);
+  } else if (entry.semantic) {
+    return lists;
+  } else if (entry.placementsInclude) {
+    for (const placementId of entry.placementsInclude) {
+      let byPlacement = index.openByPlacement.get(placementId);
+      if (!byPlacement) index.openByPlacement.set(placementId, (byPlacement = { certified: [], uncertified: [] }));
+      lists.push(byPlacement);
+    }
+  } else {
+    lists.push(index.open);
+  }
+  return lists;
+}
+
+/** The index entry of a line item row and its creatives, or why the row cannot be served. */
+export function buildEntry(
   row: LineItemRow,
   creativeRows: CreativeRow[] | undefined,
   deps: IndexBuildDeps,
@@ -359,7 +372,7 @@ function servableCreative(row: CreativeRow, brandName: string): ServableCreative
   return { id: row.id, render, destinationUrl: row.destination_url };
 }
 
-function groupCreatives(rows: CreativeRow[]): Map<string, CreativeRow[]> {
+export function groupCreatives(rows: CreativeRow[]): Map<string, CreativeRow[]> {
   const byLineItem = new Map<string, CreativeRow[]>();
   for (const row of rows) {
     const list = byLineItem.get(row.line_item_id);
@@ -376,7 +389,7 @@ function nonEmptySet(values: string[] | undefined): Set<string> | null {
 const CERTIFIED_MODELS: ReadonlySet<PriceModel> = new Set(eligiblePriceModels('certified'));
 const UNCERTIFIED_MODELS: ReadonlySet<PriceModel> = new Set(eligiblePriceModels('uncertified'));
 
-function addToRanked(lists: RankedLists, entry: LineItemEntry): void {
+export function addToRanked(lists: RankedLists, entry: LineItemEntry): void {
   if (CERTIFIED_MODELS.has(entry.model)) lists.certified.push(entry);
   if (UNCERTIFIED_MODELS.has(entry.model)) lists.uncertified.push(entry);
 }
@@ -400,8 +413,8 @@ export function rerank(index: AdIndex): void {
 
 /**
  * The publisher of a live bearer token, or undefined. Hashing costs more than the rest of a serve's
- * lookups, so a live token is remembered for the life of this index (a revocation rebuilds the
- * index); a wrong token is never remembered, so guessing cannot grow the map.
+ * lookups, so a live token is remembered for the life of this index (a revocation clears the
+ * memory, see AdIndexPatcher); a wrong token is never remembered, so guessing cannot grow the map.
  */
 export function publisherOfToken(index: AdIndex, token: string): string | undefined {
   let publisherId = index.publisherByKnownToken.get(token);
@@ -417,8 +430,10 @@ export function ranksBefore(a: LineItemEntry, scoreA: number, b: LineItemEntry, 
   return scoreA > scoreB || (scoreA === scoreB && a.tieBreak > b.tieBreak);
 }
 
+/** The ranked lists' order: best expected value first, exact ties by tie-break. */
+export const rankOrder = (a: LineItemEntry, b: LineItemEntry) => b.expectedValue - a.expectedValue || b.tieBreak - a.tieBreak;
+
 function sortRanked(lists: RankedLists): void {
-  const order = (a: LineItemEntry, b: LineItemEntry) => b.expectedValue - a.expectedValue || b.tieBreak - a.tieBreak;
-  lists.certified.sort(order);
-  lists.uncertified.sort(order);
+  lists.certified.sort(rankOrder);
+  lists.uncertified.sort(rankOrder);
 }

@@ -1,37 +1,51 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
 import { buildAdIndex, rerank, type AdIndex, type IndexBuildDeps } from './adIndex.js';
-import { loadCatalog, readCatalogVersion } from './catalogQueries.js';
+import { AdIndexPatcher, type IndexPatch } from './adIndexPatcher.js';
+import { CatalogChangeFeed, pruneCatalogChanges, readHorizon } from './catalogChanges.js';
+import { loadCatalog, loadCatalogPart } from './catalogQueries.js';
 import { startPeriodicTask, type PeriodicTask } from './periodicTask.js';
 
 export interface AdIndexRefresherOptions {
   db: Postgres;
+  /** How often catalog_changes is read (INDEX_REFRESH_MS). */
   refreshMs: number;
+  /** How often changes older than one such interval are deleted (INDEX_CHANGES_PRUNE_MS). */
+  pruneMs: number;
   build: IndexBuildDeps;
-  /** Called with every new index (so per-line-item state of removed line items can go) and how long it took. */
+  /** Called with every index built from the whole catalog (at start) and how long it took. */
   onBuilt(index: AdIndex, buildMs: number): void;
+  /** Called after every incremental patch: the entries that left the index and those that came in. */
+  onPatched(index: AdIndex, patch: IndexPatch, changes: number, patchMs: number): void;
   log: FastifyBaseLogger;
 }
 
 /**
- * Holds the current ad index and rebuilds it when the catalog version changes (polled every
- * INDEX_REFRESH_MS), and once more on the poll after a change: the version is a sequence, bumped
- * before the changing transaction commits, so the first rebuild may not see that change yet.
- * A failed rebuild keeps the index it had.
+ * Holds the ad index: built from the whole catalog once, at start, then kept current by reading
+ * catalog_changes every INDEX_REFRESH_MS and reloading only the rows a change names (see
+ * CatalogChangeFeed for why no commit is missed). A failed read or reload keeps the index as it
+ * was and retries the same changes at the next poll. Rebuilt only when changes it had not read yet
+ * were pruned (it could not read for a whole INDEX_CHANGES_PRUNE_MS).
  */
 export class AdIndexRefresher {
   private task: PeriodicTask | undefined;
-  private confirmPending = false;
+  private pruneTask: PeriodicTask | undefined;
+  /** The horizon read at the previous prune: what is below it is deleted at the next one. */
+  private pruneBelow: string | undefined;
 
   private constructor(
     public current: AdIndex,
+    private patcher: AdIndexPatcher,
+    private feed: CatalogChangeFeed,
     private readonly options: AdIndexRefresherOptions,
   ) {}
 
-  /** Builds the first index (a failure here fails the start) and starts polling. */
+  /** Builds the first index (a failure here fails the start) and starts following changes. */
   static async start(options: AdIndexRefresherOptions): Promise<AdIndexRefresher> {
-    const refresher = new AdIndexRefresher(await AdIndexRefresher.build(options), options);
+    const { index, feed, patcher } = await AdIndexRefresher.build(options);
+    const refresher = new AdIndexRefresher(index, patcher, feed, options);
     refresher.task = startPeriodicTask('ad index refresh', options.refreshMs, () => refresher.poll(), options.log);
+    refresher.pruneTask = startPeriodicTask('catalog changes prune', options.pruneMs, () => refresher.prune(), options.log);
     return refresher;
   }
 
@@ -46,37 +60,47 @@ export class AdIndexRefresher {
   }
 
   async stop(): Promise<void> {
-    await this.task?.stop();
+    await Promise.all([this.task?.stop(), this.pruneTask?.stop()]);
   }
 
   private async poll(): Promise<void> {
-    const version = await readCatalogVersion(this.options.db);
-    if (version !== this.current.version) {
-      this.confirmPending = true;
-    } else if (this.confirmPending) {
-      this.confirmPending = false;
-    } else {
+    const started = Date.now();
+    const read = await this.feed.next();
+    if (read.kind === 'none') return;
+    if (read.kind === 'pruned') {
+      this.options.log.warn('catalog changes this instance had not read were pruned; rebuilding the ad index');
+      const { index, feed, patcher } = await AdIndexRefresher.build(this.options);
+      [this.current, this.feed, this.patcher] = [index, feed, patcher];
       return;
     }
-    try {
-      this.current = await AdIndexRefresher.build(this.options);
-    } catch (error) {
-      this.options.log.error({ err: error }, 'rebuilding the ad index failed; serving from the previous one');
-    }
+    const rows = await loadCatalogPart(this.options.db, read.keys);
+    const patch = this.patcher.apply(read.keys, rows, read.horizon);
+    read.commit();
+    const ms = Date.now() - started;
+    this.options.onPatched(this.current, patch, read.changes, ms);
+    this.options.log.debug(
+      { changes: read.changes, removed: patch.removed.length, added: patch.added.length, skipped: patch.skipped, ms },
+      'ad index patched',
+    );
   }
 
-  private static async build(options: AdIndexRefresherOptions): Promise<AdIndex> {
+  private async prune(): Promise<void> {
+    const horizon = await readHorizon(this.options.db);
+    if (this.pruneBelow !== undefined) {
+      const deleted = await pruneCatalogChanges(this.options.db, this.pruneBelow);
+      if (deleted > 0) this.options.log.debug({ deleted }, 'catalog changes pruned');
+    }
+    this.pruneBelow = horizon;
+  }
+
+  private static async build(options: AdIndexRefresherOptions) {
     const started = Date.now();
-    // Read before loading: a change made during the load bumps the version past it, so the next poll rebuilds.
-    const version = await readCatalogVersion(options.db);
     const rows = await loadCatalog(options.db);
-    const { index, skipped } = await buildAdIndex(version, rows, options.build);
+    const { index, skipped } = await buildAdIndex(rows.horizon, rows, options.build);
+    const patcher = new AdIndexPatcher(index, options.build);
     const ms = Date.now() - started;
     options.onBuilt(index, ms);
-    options.log.info(
-      { version, lineItems: index.lineItems.length, placements: index.placements.size, skipped, ms },
-      'ad index built',
-    );
-    return index;
+    options.log.info({ lineItems: index.lineItems.length, placements: index.placements.size, skipped, ms }, 'ad index built');
+    return { index, feed: new CatalogChangeFeed(options.db, rows.horizon), patcher };
   }
 }

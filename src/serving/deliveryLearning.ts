@@ -42,6 +42,11 @@ export class DeliveryLearning {
     for (const id of this.stats.keys()) if (!lineItemIds.has(id)) this.stats.delete(id);
   }
 
+  /** Forgets one line item that left the index (an incremental patch). */
+  forget(lineItemId: string): void {
+    this.stats.delete(lineItemId);
+  }
+
   record(event: TrackedEvent): void {
     if (event.ivt !== '') return;
     const stats = this.stats.get(event.line_item_id);

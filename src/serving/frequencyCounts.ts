@@ -110,6 +110,11 @@ export class FrequencyCounts {
     for (const id of this.capped.keys()) if (!lineItemIds.has(id)) this.capped.delete(id);
   }
 
+  /** Forgets one line item that left the index (an incremental patch). */
+  forget(lineItemId: string): void {
+    this.capped.delete(lineItemId);
+  }
+
   /** Every accepted event, so that `acceptedSeq` lines up with the pipeline's `pending()`. */
   record(event: TrackedEvent): void {
     const seq = ++this.acceptedSeq;

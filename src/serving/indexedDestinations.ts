@@ -1,4 +1,4 @@
-import type { AdIndex } from './adIndex.js';
+import type { AdIndex, LineItemEntry } from './adIndex.js';
 
 /**
  * The click destinations of every creative in the current serving index, by creative and line item:
@@ -14,6 +14,12 @@ export class IndexedDestinations {
       for (const creative of lineItem.creatives) next.set(`${creative.id}/${lineItem.id}`, creative.destinationUrl);
     }
     this.byCreative = next;
+  }
+
+  /** Follows an incremental patch: the entries that left the index, then those that came in. */
+  patch(removed: LineItemEntry[], added: LineItemEntry[]): void {
+    for (const lineItem of removed) for (const creative of lineItem.creatives) this.byCreative.delete(`${creative.id}/${lineItem.id}`);
+    for (const lineItem of added) for (const creative of lineItem.creatives) this.byCreative.set(`${creative.id}/${lineItem.id}`, creative.destinationUrl);
   }
 
   get(creativeId: string, lineItemId: string): string | undefined {

@@ -47,6 +47,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   const refresher = await AdIndexRefresher.start({
     db,
     refreshMs: config.INDEX_REFRESH_MS,
+    pruneMs: config.INDEX_CHANGES_PRUNE_MS,
     build: {
       spendCounterFor: (id) => pacing.counterFor(id),
       userCountsFor: (id, per) => frequency.countsFor(id, per),
@@ -62,6 +63,21 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       pacing.retainOnly(ids);
       frequency.retainOnly(new Set(index.lineItems.filter((entry) => entry.frequencyCap !== null).map((entry) => entry.id)));
       learning.retainOnly(ids);
+    },
+    onPatched: (index, patch, changes, patchMs) => {
+      metrics.indexLineItems.set(index.lineItems.length);
+      metrics.indexChanges.inc(changes);
+      metrics.indexPatchSeconds.observe(patchMs / 1000);
+      indexedDestinations.patch(patch.removed, patch.added);
+      const kept = new Map(patch.added.map((entry) => [entry.id, entry]));
+      for (const entry of patch.removed) {
+        const next = kept.get(entry.id);
+        if (!next) {
+          pacing.forget(entry.id);
+          learning.forget(entry.id);
+        }
+        if (!next?.frequencyCap) frequency.forget(entry.id);
+      }
     },
     log,
   });

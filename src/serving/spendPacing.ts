@@ -69,6 +69,11 @@ export class SpendPacing {
     for (const id of this.counters.keys()) if (!lineItemIds.has(id)) this.counters.delete(id);
   }
 
+  /** Forgets one line item that left the index (an incremental patch). */
+  forget(lineItemId: string): void {
+    this.counters.delete(lineItemId);
+  }
+
   /** Every accepted event, valid or not, so that `acceptedSeq` lines up with the pipeline's `pending()`. */
   record(event: TrackedEvent): void {
     const seq = ++this.acceptedSeq;

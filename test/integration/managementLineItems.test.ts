@@ -380,13 +380,13 @@ describe('POST /v1/advertiser/line-items/:id/creatives', () => {
   });
 });
 
-describe('catalog version', () => {
-  it('moves on every management write, so serving sees the change', async () => {
+describe('catalog changes', () => {
+  it('records every management write of a line item, so serving reloads it', async () => {
     const { api, lineItemId } = await setup();
-    const version = async () =>
-      (await ctx.stores.db.query<{ last_value: number }>('SELECT last_value FROM catalog_version')).rows[0]!.last_value;
-    const before = await version();
+    const changes = async () =>
+      (await ctx.stores.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM catalog_changes WHERE kind = 'line_item' AND entity_id = $1`, [lineItemId])).rows[0]!.n;
+    const before = await changes();
     await api('PUT', `/v1/advertiser/line-items/${lineItemId}/bids`, { bid_type: 'cpc', bid_value: 2 });
-    expect(await version()).toBeGreaterThan(before);
+    expect(await changes()).toBeGreaterThan(before);
   });
 });

@@ -1,0 +1,207 @@
+import {
+  addToRanked,
+  buildEntry,
+  groupCreatives,
+  internPhrase,
+  postingsOf,
+  rankOrder,
+  type AdIndex,
+  type IndexBuildDeps,
+  type LineItemEntry,
+  type Phrase,
+  type RankedLists,
+  type SkipReason,
+} from './adIndex.js';
+import type { CatalogKeys, CatalogRows } from './catalogQueries.js';
+import { expectedValuePerImpression } from './expectedValue.js';
+import { SemanticMatrix } from '../semantic/semanticMatrix.js';
+
+/** What one patch did to the line items: entries taken out (changed or gone) and entries put in. */
+export interface IndexPatch {
+  removed: LineItemEntry[];
+  added: LineItemEntry[];
+  skipped: Partial<Record<SkipReason, number>>;
+}
+
+/** Above this many new entries for one list, appending and sorting beats inserting one by one. */
+const SORT_INSTEAD_OF_INSERT = 32;
+
+/**
+ * Applies reloaded catalog rows to a built index in place, so a change costs what it touches and
+ * not a rebuild: the changed line items leave every list they were in and their new entries go
+ * into the lists they belong in, at their rank; tokens and placements are replaced one by one.
+ * Runs synchronously, so no serve sees an index half-patched.
+ */
+export class AdIndexPatcher {
+  private readonly entries = new Map<string, LineItemEntry>();
+  private readonly byCampaign = new Map<string, Set<string>>();
+  private readonly phrases = new Map<string, Phrase>();
+  /** How many line items use each keyword (include or exclude); an unused one leaves the index. */
+  private readonly phraseUses = new Map<Phrase, number>();
+  private countryTargeted = 0;
+
+  constructor(
+    private readonly index: AdIndex,
+    private readonly deps: IndexBuildDeps,
+  ) {
+    for (const phrase of index.phrases) this.phrases.set(phrase.words.join(' '), phrase);
+    for (const entry of index.lineItems) this.remember(entry);
+  }
+
+  /** Replaces everything the keys name with what the rows say (a key without a row is dropped). */
+  apply(keys: CatalogKeys, rows: CatalogRows, horizon: string): IndexPatch {
+    const index = this.index;
+    index.version = horizon;
+    this.patchTokens(keys.tokenHashes, rows.tokens);
+    for (const id of keys.placementIds) index.placements.delete(id);
+    for (const row of rows.placements) index.placements.set(row.id, { publisherId: row.publisher_id, certified: row.certification === 'certified' });
+
+    const affected = new Set(keys.lineItemIds);
+    for (const campaignId of keys.campaignIds) for (const id of this.byCampaign.get(campaignId) ?? []) affected.add(id);
+    for (const row of rows.lineItems) affected.add(row.id);
+    const rowsById = new Map(rows.lineItems.map((row) => [row.id, row]));
+    const creativesByLineItem = groupCreatives(rows.creatives);
+    const phraseFor = (words: string[]) => internPhrase(index, this.phrases, words);
+    const patch: IndexPatch = { removed: [], added: [], skipped: {} };
+    for (const id of affected) {
+      const old = this.entries.get(id);
+      if (old) patch.removed.push(old);
+    }
+    // Out first, so that a keyword only the old entries used is dropped before the new ones intern theirs.
+    this.remove(patch.removed);
+    for (const id of affected) {
+      const row = rowsById.get(id);
+      if (!row) continue;
+      const built = buildEntry(row, creativesByLineItem.get(id), this.deps, phraseFor);
+      if (typeof built === 'string') {
+        patch.skipped[built] = (patch.skipped[built] ?? 0) + 1;
+        continue;
+      }
+      built.expectedValue = expectedValuePerImpression(built.model, built.bidUsd, built.stats);
+      built.tieBreak = Math.random();
+      patch.added.push(built);
+    }
+    this.add(patch.added);
+    if ([...patch.removed, ...patch.added].some((entry) => entry.semantic !== null)) this.refillSemanticMatrices();
+    return patch;
+  }
+
+  private patchTokens(hashes: string[], live: CatalogRows['tokens']): void {
+    const index = this.index;
+    let revoked = false;
+    for (const hash of hashes) revoked = index.publisherByTokenHash.delete(hash) || revoked;
+    for (const row of live) index.publisherByTokenHash.set(row.token_hash, row.publisher_id);
+    // Remembered tokens are kept by their plain text, not their hash: forget them all, each live one is hashed again once.
+    if (revoked) index.publisherByKnownToken.clear();
+  }
+
+  private remove(entries: LineItemEntry[]): void {
+    if (entries.length === 0) return;
+    const index = this.index;
+    const gone = new Set(entries);
+    const touched = new Set<RankedLists>();
+    for (const entry of entries) {
+      this.forget(entry);
+      for (const lists of postingsOf(index, entry)) touched.add(lists);
+    }
+    const keep = (entry: LineItemEntry) => !gone.has(entry);
+    for (const lists of touched) {
+      lists.certified = lists.certified.filter(keep);
+      lists.uncertified = lists.uncertified.filter(keep);
+    }
+    index.lineItems = index.lineItems.filter(keep);
+    for (const [placementId, lists] of index.openByPlacement) {
+      if (touched.has(lists) && lists.certified.length === 0 && lists.uncertified.length === 0) index.openByPlacement.delete(placementId);
+    }
+    this.dropUnusedPhrases(entries);
+    index.countryTargeting = this.countryTargeted > 0;
+  }
+
+  private add(entries: LineItemEntry[]): void {
+    const index = this.index;
+    const additions = new Map<RankedLists, RankedLists>();
+    const queue = (lists: RankedLists, entry: LineItemEntry) => {
+      let pending = additions.get(lists);
+      if (!pending) additions.set(lists, (pending = { certified: [], uncertified: [] }));
+      addToRanked(pending, entry);
+    };
+    for (const entry of entries) {
+      this.remember(entry);
+      index.lineItems.push(entry);
+      for (const lists of postingsOf(index, entry)) queue(lists, entry);
+    }
+    for (const [lists, pending] of additions) {
+      insertRanked(lists.certified, pending.certified);
+      insertRanked(lists.uncertified, pending.uncertified);
+    }
+    index.countryTargeting = this.countryTargeted > 0;
+  }
+
+  private remember(entry: LineItemEntry): void {
+    this.entries.set(entry.id, entry);
+    let ids = this.byCampaign.get(entry.campaignId);
+    if (!ids) this.byCampaign.set(entry.campaignId, (ids = new Set()));
+    ids.add(entry.id);
+    for (const phrase of [...entry.includePhrases, ...entry.excludePhrases]) this.phraseUses.set(phrase, (this.phraseUses.get(phrase) ?? 0) + 1);
+    if (entry.countriesInclude !== null || entry.countriesExclude !== null) this.countryTargeted += 1;
+  }
+
+  private forget(entry: LineItemEntry): void {
+    if (this.entries.get(entry.id) === entry) this.entries.delete(entry.id);
+    const ids = this.byCampaign.get(entry.campaignId);
+    ids?.delete(entry.id);
+    if (ids?.size === 0) this.byCampaign.delete(entry.campaignId);
+    for (const phrase of [...entry.includePhrases, ...entry.excludePhrases]) this.phraseUses.set(phrase, this.phraseUses.get(phrase)! - 1);
+    if (entry.countriesInclude !== null || entry.countriesExclude !== null) this.countryTargeted -= 1;
+  }
+
+  /** Keywords no line item uses any more leave the lookups, so a changing catalog does not grow them. */
+  private dropUnusedPhrases(entries: LineItemEntry[]): void {
+    const unused = new Set<Phrase>();
+    for (const entry of entries) {
+      for (const phrase of [...entry.includePhrases, ...entry.excludePhrases]) if (this.phraseUses.get(phrase) === 0) unused.add(phrase);
+    }
+    if (unused.size === 0) return;
+    const index = this.index;
+    for (const phrase of unused) {
+      this.phraseUses.delete(phrase);
+      this.phrases.delete(phrase.words.join(' '));
+      const sameFirstWord = index.phrasesByFirstWord.get(phrase.hashes[0]!)!.filter((other) => other !== phrase);
+      if (sameFirstWord.length > 0) index.phrasesByFirstWord.set(phrase.hashes[0]!, sameFirstWord);
+      else index.phrasesByFirstWord.delete(phrase.hashes[0]!);
+    }
+    index.phrases = index.phrases.filter((phrase) => !unused.has(phrase));
+  }
+
+  /**
+   * The semantic matrices hold the semantic lists' rows in rank order: laid out again when an
+   * opted-in line item came or went (each row's quantized vector is cached, so this costs a copy).
+   */
+  private refillSemanticMatrices(): void {
+    const index = this.index;
+    const model = this.deps.semanticModel;
+    if (!model) return;
+    index.semanticMatrices ??= { certified: new SemanticMatrix(model.dimensions), uncertified: new SemanticMatrix(model.dimensions) };
+    index.semanticMatrices.certified.fill(index.semantic.certified);
+    index.semanticMatrices.uncertified.fill(index.semantic.uncertified);
+  }
+}
+
+/** Adds entries to a list kept in rank order. */
+function insertRanked(list: LineItemEntry[], entries: LineItemEntry[]): void {
+  if (entries.length > SORT_INSTEAD_OF_INSERT) {
+    for (const entry of entries) list.push(entry);
+    list.sort(rankOrder);
+    return;
+  }
+  for (const entry of entries) {
+    let low = 0;
+    let high = list.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (rankOrder(list[middle]!, entry) <= 0) low = middle + 1;
+      else high = middle;
+    }
+    list.splice(low, 0, entry);
+  }
+}
