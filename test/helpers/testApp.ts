@@ -88,3 +88,11 @@ export async function startTestAppOn(opened: Stores, dataDir: string, env: Recor
     close: () => app.close(),
   };
 }
+
+/**
+ * Another instance on the same stores with a DATA_DIR of its own, as on servers: an event spool
+ * belongs to one pipeline, so a second app on the first one's DATA_DIR refuses to start.
+ */
+export async function startAnotherInstance(on: TestContext, env: Record<string, string> = {}): Promise<TestContext> {
+  return startTestAppOn(on.stores, mkdtempSync(path.join(inject('testRoot'), 'instance-')), env);
+}

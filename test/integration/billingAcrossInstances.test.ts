@@ -9,7 +9,7 @@ import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEven
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { CLICK_PATH, IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
 import { canMount, fillDisk, mountTmpfs } from '../helpers/tmpfs.js';
-import { startTestApp, startTestAppOn, testConfig, type TestContext } from '../helpers/testApp.js';
+import { startAnotherInstance, startTestApp, startTestAppOn, testConfig, type TestContext } from '../helpers/testApp.js';
 import {
   ADDRESSES,
   fromAddress,
@@ -35,14 +35,9 @@ const env = { TRUST_PROXY: '127.0.0.1' };
 let a: TestContext;
 let b: TestContext;
 
-/** A second instance: the same stores, its own DATA_DIR. */
-async function otherInstance(stores: Stores): Promise<TestContext> {
-  return startTestAppOn(stores, mkdtempSync(path.join(inject('testRoot'), 'instance-')), env);
-}
-
 beforeAll(async () => {
   a = await startTestApp(env);
-  b = await otherInstance(a.stores);
+  b = await startAnotherInstance(a, env);
 });
 
 afterAll(async () => {

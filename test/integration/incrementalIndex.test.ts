@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { startTestApp, testDatabaseUrl, type TestContext } from '../helpers/testApp.js';
+import { startAnotherInstance, startTestApp, testDatabaseUrl, type TestContext } from '../helpers/testApp.js';
 import { eventually } from '../helpers/eventually.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
@@ -138,7 +138,7 @@ describe('the ad index follows catalog changes without a rebuild', () => {
 describe('many changes in one poll', () => {
   it('applies every change committed before the poll, in one patch', async () => {
     // No periodic poll for an hour: the one poll is the one a certification asks for.
-    const quiet = await startTestApp({ INDEX_REFRESH_MS: '3600000' });
+    const quiet = await startAnotherInstance(ctx, { INDEX_REFRESH_MS: '3600000' });
     try {
       const word = uniqueWord();
       const targeting = { keywords: { include: [word] } };
@@ -170,7 +170,7 @@ describe('many changes in one poll', () => {
 
 describe('several instances on one Postgres', () => {
   it('a change made through one instance reaches the other, which prunes the log it has read', async () => {
-    const other = await startTestApp({ INDEX_CHANGES_PRUNE_MS: '1000' });
+    const other = await startAnotherInstance(ctx, { INDEX_CHANGES_PRUNE_MS: '1000' });
     try {
       const word = uniqueWord();
       const { lineItemId } = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } } });
