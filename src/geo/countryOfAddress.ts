@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import ipaddr from 'ipaddr.js';
 import { ipv4Key, ipv6PrefixWords } from '../ivt/addressKeys.js';
+import { parseAddressText } from '../ivt/addressText.js';
 import { RangeTableBuilder, type RangeTable } from '../ivt/rangeTable.js';
 
 const require = createRequire(import.meta.url);
@@ -20,13 +21,17 @@ let tables: CountryTables | undefined;
  * (a few hundred ms); IPv6 ranges are keyed by their top 64 bits, like the IVT tables.
  */
 export function countryOfAddress(ip: string): string | undefined {
+  const { ipv4, ipv6 } = (tables ??= loadTables());
+  // The forms requests carry take the IVT classifier's parser (every pixel looks its country up);
+  // it reads them as ipaddr.js does and leaves every other form to it.
+  const fast = parseAddressText(ip);
+  if (fast) return fast.family === 'ipv4' ? ipv4.find(fast.key) : ipv6.find(fast.high, fast.low);
   let address: ipaddr.IPv4 | ipaddr.IPv6;
   try {
     address = ipaddr.process(ip);
   } catch {
     return undefined;
   }
-  const { ipv4, ipv6 } = (tables ??= loadTables());
   if (address.kind() === 'ipv4') return ipv4.find(ipv4Key(address as ipaddr.IPv4));
   const [high, low] = ipv6PrefixWords(address as ipaddr.IPv6);
   return ipv6.find(high, low);
