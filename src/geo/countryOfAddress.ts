@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import ipaddr from 'ipaddr.js';
 import { ipv4Key, ipv6PrefixWords } from '../ivt/addressKeys.js';
+import { parseAddressText } from '../ivt/addressText.js';
 import { RangeTableBuilder, type RangeTable } from '../ivt/rangeTable.js';
 
 const require = createRequire(import.meta.url);
@@ -21,10 +22,10 @@ let tables: CountryTables | undefined;
  */
 export function countryOfAddress(ip: string): string | undefined {
   const { ipv4, ipv6 } = (tables ??= loadTables());
-  // Every serve with user.ip asks when a line item targets countries: most addresses are plain
-  // dotted quads, read here without ipaddr.js's objects.
-  const key = dottedQuadKey(ip);
-  if (key !== undefined) return ipv4.find(key);
+  // The forms requests carry take the IVT classifier's parser (every pixel looks its country up);
+  // it reads them as ipaddr.js does and leaves every other form to it.
+  const fast = parseAddressText(ip);
+  if (fast) return fast.family === 'ipv4' ? ipv4.find(fast.key) : ipv6.find(fast.high, fast.low);
   let address: ipaddr.IPv4 | ipaddr.IPv6;
   try {
     address = ipaddr.process(ip);
@@ -34,34 +35,6 @@ export function countryOfAddress(ip: string): string | undefined {
   if (address.kind() === 'ipv4') return ipv4.find(ipv4Key(address as ipaddr.IPv4));
   const [high, low] = ipv6PrefixWords(address as ipaddr.IPv6);
   return ipv6.find(high, low);
-}
-
-/**
- * The table key of a plain dotted-decimal IPv4 address ("73.162.4.5"), or undefined for any other
- * text, left to ipaddr.js: IPv6, IPv4-mapped IPv6, and octets with a leading zero (which ipaddr.js
- * reads as octal).
- */
-function dottedQuadKey(text: string): number | undefined {
-  let key = 0;
-  let octet = 0;
-  let digits = 0;
-  let dots = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code === 46) {
-      if (digits === 0 || dots === 3) return undefined;
-      key = key * 256 + octet;
-      octet = 0;
-      digits = 0;
-      dots += 1;
-      continue;
-    }
-    if (code < 48 || code > 57 || (digits > 0 && octet === 0)) return undefined;
-    octet = octet * 10 + (code - 48);
-    digits += 1;
-    if (octet > 255) return undefined;
-  }
-  return dots === 3 && digits > 0 ? key * 256 + octet : undefined;
 }
 
 /** Loads the tables now, so the first serve or pixel does not pay for it. */

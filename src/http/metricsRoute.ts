@@ -6,10 +6,12 @@ import type { Metrics } from './metrics.js';
  * /healthz it needs no token: it carries service-wide counts only, no tenant's data.
  */
 export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook, not an async one: no promise per response.
+  app.addHook('onResponse', (request, reply, done) => {
     // Unmatched URLs share one label, so a scan of random paths cannot grow the series without limit.
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpDuration.observe({ route, method: request.method, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    done();
   });
   app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
     const body = await metrics.registry.metrics();

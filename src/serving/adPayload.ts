@@ -65,3 +65,20 @@ export function adPayload(
   const token = signTrackingToken(claims, signing.trackingSecret);
   return { id: serveId, format: 'contextual_card', render: creative.render, tracking: trackingLinks(signing.trackingBaseUrl, token) };
 }
+
+/** Each creative's render as JSON, made once: the index keeps one render object per creative for as long as it serves it. */
+const renderJson = new WeakMap<ContextualCardRender, string>();
+
+/**
+ * `JSON.stringify({ ad })`, byte for byte (the test says so), with the creative's part written once
+ * per creative instead of once per serve: serializing the response was 7% of a serve's CPU.
+ */
+export function adResponseJson(ad: AdPayload): string {
+  let render = renderJson.get(ad.render);
+  if (render === undefined) {
+    render = JSON.stringify(ad.render);
+    renderJson.set(ad.render, render);
+  }
+  const { impression_url, click_url } = ad.tracking;
+  return `{"ad":{"id":${JSON.stringify(ad.id)},"format":${JSON.stringify(ad.format)},"render":${render},"tracking":{"impression_url":${JSON.stringify(impression_url)},"click_url":${JSON.stringify(click_url)}}}}`;
+}

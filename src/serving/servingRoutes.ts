@@ -15,13 +15,15 @@ import { DeliveryLearning } from './deliveryLearning.js';
 import { startPeriodicTask } from './periodicTask.js';
 import { completeEndedFlights } from '../management/campaignRepository.js';
 import { selectAd } from './selectAd.js';
-import { adPayload } from './adPayload.js';
+import { adPayload, adResponseJson } from './adPayload.js';
 import { SERVE_BODY_LIMIT_BYTES, serveRequestBody } from './serveSchemas.js';
 import { ServeCounts } from './serveCounts.js';
 import { loadSemanticMatching } from '../semantic/loadSemanticMatching.js';
 import type { BrandSafetyVeto } from '../semantic/brandSafety.js';
 
 const NO_AD = { ad: null } as const;
+/** What fastify sends with a serialized object, for the ad answers serialized here. */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
  * POST /v1/serve from an in-memory ad index (no database query on the serve path), the background
@@ -141,7 +143,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
         request.publisherId = publisherId;
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const body = parseInput(serveRequestBody, request.body);
       metrics.serveRequests.inc();
       const index = refresher.current;
@@ -176,7 +178,8 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       if (selection === undefined) return body.explain ? { ...NO_AD, match: noAdExplanation(veto) } : NO_AD;
       metrics.serveFills.inc();
       const ad = adPayload(selection, body.placement_id, placement.publisherId, signing, nowMs, userKey);
-      return body.explain ? { ad, match: selection.match } : { ad };
+      if (body.explain) return { ad, match: selection.match };
+      return reply.type(JSON_CONTENT_TYPE).send(adResponseJson(ad));
     },
   );
 }
