@@ -18,21 +18,32 @@ export interface LinkSigning {
   linkTtlSeconds: number;
 }
 
-const SERVE_ID_BYTES = 16;
+const SERVE_TIME_BYTES = 6;
+const SERVE_RANDOM_BYTES = 10;
 // One call to the system's random source per 256 serves: a call per serve costs more than selecting the ad.
-const RANDOM_POOL_BYTES = SERVE_ID_BYTES * 256;
+const RANDOM_POOL_BYTES = SERVE_RANDOM_BYTES * 256;
 let randomPool = Buffer.alloc(0);
 let randomOffset = 0;
 
-/** 16 random bytes, base64url: unguessable, and short enough to keep the links short. */
-function newServeId(): string {
-  if (randomOffset + SERVE_ID_BYTES > randomPool.length) {
+/**
+ * 16 bytes, base64url (22 characters, short enough to keep the links short): the serve's time in
+ * milliseconds (6 bytes, big-endian) then 10 random bytes. The time comes first so that serves made
+ * minutes apart share the id's first characters: serve_events_v1 (clickhouse/0006) is sorted by
+ * serve id, and a segment's lookup of its serves (billedOnce.ts) then reads the table's newest
+ * granules instead of every one (a batch of 10,000 random ids read all of a 20M-row table: 400 ms,
+ * against 50 ms with the time first). The token's HMAC, not the id, is what cannot be forged; the
+ * 80 random bits keep ids from colliding.
+ */
+export function newServeId(nowMs: number): string {
+  if (randomOffset + SERVE_RANDOM_BYTES > randomPool.length) {
     randomPool = randomBytes(RANDOM_POOL_BYTES);
     randomOffset = 0;
   }
-  const id = randomPool.toString('base64url', randomOffset, randomOffset + SERVE_ID_BYTES);
-  randomOffset += SERVE_ID_BYTES;
-  return id;
+  const id = Buffer.allocUnsafe(SERVE_TIME_BYTES + SERVE_RANDOM_BYTES);
+  id.writeUIntBE(nowMs, 0, SERVE_TIME_BYTES);
+  randomPool.copy(id, SERVE_TIME_BYTES, randomOffset, randomOffset + SERVE_RANDOM_BYTES);
+  randomOffset += SERVE_RANDOM_BYTES;
+  return id.toString('base64url');
 }
 
 /**
@@ -48,7 +59,7 @@ export function adPayload(
   userKey?: string,
 ): AdPayload {
   const { lineItem, creative } = selection;
-  const serveId = newServeId();
+  const serveId = newServeId(nowMs);
   const claims: TrackingClaims = {
     s: serveId,
     c: lineItem.campaignId,
