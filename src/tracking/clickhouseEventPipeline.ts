@@ -145,8 +145,8 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
 
   /**
    * The segment, with the valid link events whose serve another instance or an earlier run already
-   * billed turned into duplicates. Nothing is inserted when ClickHouse cannot tell: the segment
-   * stays for the next try, never billed twice.
+   * billed turned into duplicates. Nothing is inserted when ClickHouse cannot tell, or when the
+   * billing lock cannot be taken (Postgres down): the segment stays for the next try, never billed twice.
    */
   async function insertBilledOnce(segment: SealedSegment): Promise<number> {
     const keys = recovered.has(segment.name) ? billableKeysInLines(spool.read(segment.name)) : (billable.get(segment.name) ?? []);
