@@ -14,6 +14,7 @@ import { trackingRoutes } from './tracking/trackingRoutes.js';
 import { publisherKitRoutes } from './sdk/publisherKitRoutes.js';
 import { consoleRoutes } from './console/consoleRoutes.js';
 import { createClickHouseEventPipeline } from './tracking/clickhouseEventPipeline.js';
+import { billingLock } from './tracking/billingLock.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { registerMetrics } from './http/metricsRoute.js';
 import { IndexedDestinations } from './serving/indexedDestinations.js';
@@ -51,7 +52,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   registerJsonParser(app);
 
-  const events = await createClickHouseEventPipeline({ config, ch: deps.ch, log: app.log });
+  const events = await createClickHouseEventPipeline({ config, ch: deps.ch, log: app.log, billing: billingLock(deps.db) });
   app.addHook('onClose', async () => events.close());
   const metrics = createMetrics(events);
   registerMetrics(app, metrics);

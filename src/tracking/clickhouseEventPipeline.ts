@@ -11,15 +11,20 @@ import { EventSpool, SPOOL_COLUMNS, segmentCreatedAt, type SealedSegment } from 
 import { isUnparsableInsert, isUnreachable } from './insertErrors.js';
 import { lockSpoolDirectory } from './spoolLock.js';
 import { alreadyBilled, billableKey, billableKeysInLines, markDuplicates, type BillableKey } from './billedOnce.js';
+import { processBillingLock, type BillingLock } from './billingLock.js';
 
 export interface EventPipelineOptions {
   config: Pick<Config, 'DATA_DIR' | 'EVENT_FLUSH_ROWS' | 'EVENT_FLUSH_INTERVAL_MS' | 'EVENT_BUFFER_MAX_ROWS' | 'EVENT_SPOOL_FSYNC'>;
   ch: ClickHouse;
   log: FastifyBaseLogger;
+  /** Serialises the billing lookup and insert with every other pipeline sharing the stores; by default with this process's only. */
+  billing?: BillingLock;
 }
 
 /** The longest wait between retries: writing resumes within about this long after a fault clears. */
 const MAX_RETRY_DELAY_MS = 4000;
+/** A wait for the billing lock (billingLock.ts) worth telling the operator about. */
+const SLOW_BILLING_LOCK_MS = 1000;
 
 /**
  * Buffers accepted events (durably, in the spool) and writes them to ClickHouse in batches: on
@@ -28,7 +33,7 @@ const MAX_RETRY_DELAY_MS = 4000;
  * ClickHouse cannot parse goes to the quarantine and the lines around it are still written. When
  * more than EVENT_BUFFER_MAX_ROWS are waiting, accept() refuses (503) instead of growing without limit.
  */
-export async function createClickHouseEventPipeline({ config, ch, log }: EventPipelineOptions): Promise<EventPipeline> {
+export async function createClickHouseEventPipeline({ config, ch, log, billing = processBillingLock }: EventPipelineOptions): Promise<EventPipeline> {
   const spoolDirectory = path.join(config.DATA_DIR, 'spool');
   // Before recover(): the segments found there must be a gone process's, never a running pipeline's.
   const releaseSpool = lockSpoolDirectory(spoolDirectory);
@@ -140,15 +145,23 @@ export async function createClickHouseEventPipeline({ config, ch, log }: EventPi
 
   /**
    * The segment, with the valid link events whose serve another instance or an earlier run already
-   * billed turned into duplicates. Nothing is inserted when ClickHouse cannot tell: the segment
-   * stays for the next try, never billed twice.
+   * billed turned into duplicates. Nothing is inserted when ClickHouse cannot tell, or when the
+   * billing lock cannot be taken (Postgres down): the segment stays for the next try, never billed twice.
    */
   async function insertBilledOnce(segment: SealedSegment): Promise<number> {
     const keys = recovered.has(segment.name) ? billableKeysInLines(spool.read(segment.name)) : (billable.get(segment.name) ?? []);
-    const billed = keys.length > 0 ? await alreadyBilled(ch, keys) : new Set<BillableKey>();
-    if (billed.size === 0) return insertSegment(segment);
-    log.info({ segment: segment.name, duplicates: billed.size }, 'events of serves already billed elsewhere are stored as duplicate');
-    return insertLines(segment.name, markDuplicates(spool.read(segment.name), billed), segment.events, segment.name);
+    if (keys.length === 0) return insertSegment(segment);
+    // The lookup and the insert as one step across instances (billingLock.ts): no other pipeline's
+    // lookup runs between them, so an event of the same serve elsewhere is found once it counts.
+    const askedAt = Date.now();
+    return billing(async () => {
+      const waitedMs = Date.now() - askedAt;
+      if (waitedMs >= SLOW_BILLING_LOCK_MS) log.warn({ segment: segment.name, waitedMs }, 'waited long for the billing lock: instances are writing faster than one at a time can');
+      const billed = await alreadyBilled(ch, keys);
+      if (billed.size === 0) return insertSegment(segment);
+      log.info({ segment: segment.name, duplicates: billed.size }, 'events of serves already billed elsewhere are stored as duplicate');
+      return insertLines(segment.name, markDuplicates(spool.read(segment.name), billed), segment.events, segment.name);
+    });
   }
 
   async function writeSegment(segment: SealedSegment): Promise<void> {
