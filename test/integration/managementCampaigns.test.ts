@@ -608,7 +608,7 @@ describe('GET /v1/advertiser/campaigns', () => {
     expect(byOffset.data.map((campaign: { id: string }) => campaign.id)).toEqual(created.slice(3, 5));
   });
 
-  it('keeps the status filter on cursor pages', async () => {
+  it('keeps the status filter on cursor and offset pages', async () => {
     const advertiser = await createAdvertiser(ctx);
     const api = asAdvertiser(ctx, advertiser.key);
     const active = [];
@@ -622,6 +622,8 @@ describe('GET /v1/advertiser/campaigns', () => {
     const second = (await api('GET', `/v1/advertiser/campaigns?status=active&limit=2&cursor=${first.pagination.next_cursor}`)).json();
     expect([...first.data, ...second.data].map((campaign: { id: string }) => campaign.id)).toEqual(active);
     expect(second.pagination.next_cursor).toBeNull();
+    const byOffset = (await api('GET', '/v1/advertiser/campaigns?status=active&limit=2&offset=1')).json();
+    expect(byOffset.data.map((campaign: { id: string }) => campaign.id)).toEqual(active.slice(1));
   });
 
   it.each([
