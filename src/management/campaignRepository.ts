@@ -110,10 +110,11 @@ export interface CampaignPageJson {
 
 /** A timestamp as Date.prototype.toJSON writes it (milliseconds, truncated like the Date a row holds). */
 const jsonTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+// row_to_json writes compact JSON with the keys in column order (json_build_object spaces every key).
 const campaignJson = (row: string) =>
-  `json_build_object('id', ${row}.id, 'name', ${row}.name, 'brand_name', ${row}.brand_name, 'user_id', ${row}.user_id,
-     'objective', ${row}.objective, 'status', ${row}.status, 'starts_at', ${jsonTime(`${row}.starts_at`)},
-     'ends_at', ${jsonTime(`${row}.ends_at`)}, 'created_at', ${jsonTime(`${row}.created_at`)}, 'updated_at', ${jsonTime(`${row}.updated_at`)})`;
+  `(SELECT row_to_json(campaign) FROM (SELECT ${row}.id, ${row}.name, ${row}.brand_name, ${row}.user_id, ${row}.objective, ${row}.status,
+     ${jsonTime(`${row}.starts_at`)} AS starts_at, ${jsonTime(`${row}.ends_at`)} AS ends_at,
+     ${jsonTime(`${row}.created_at`)} AS created_at, ${jsonTime(`${row}.updated_at`)} AS updated_at) campaign)`;
 
 const listSqlWith = (statusCondition: string) =>
   `SELECT ${campaignColumns}, ${sortTimeSql('c.created_at')} AS sort_time FROM (${membersOf('$1')}) m
