@@ -20,6 +20,13 @@ import { registerMetrics } from './http/metricsRoute.js';
 import { IndexedDestinations } from './serving/indexedDestinations.js';
 import { ServingIndexRefresh } from './serving/servingIndexRefresh.js';
 import { placementsRoutes } from './placements/placementsRoutes.js';
+import { analyzeChangedTables } from './store/embeddedStatistics.js';
+import { startPeriodicTask } from './serving/periodicTask.js';
+
+/** How often embedded PGlite's tables are checked for statistics to gather (autovacuum's naptime). */
+const EMBEDDED_ANALYZE_MS = 60_000;
+/** The first check, after listening: not before, so it does not delay the start (it holds the event loop). */
+const EMBEDDED_FIRST_ANALYZE_MS = 1_000;
 
 /**
  * Builds the whole service on the stores it is given. No I/O at import time: tests build it on
@@ -63,6 +70,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     indexedDestinations: new IndexedDestinations(),
     servingIndex: new ServingIndexRefresh(),
   };
+
+  if (deps.db.kind === 'embedded') {
+    // No autovacuum in PGlite (see embeddedStatistics.ts): a first run a second after listening, then every minute.
+    const analyze = async () => {
+      const started = performance.now();
+      const tables = await analyzeChangedTables(deps.db);
+      if (tables.length > 0) app.log.info({ tables, ms: Math.round(performance.now() - started) }, 'gathered planner statistics of embedded Postgres');
+    };
+    const statistics = startPeriodicTask('embedded statistics', EMBEDDED_ANALYZE_MS, analyze, app.log);
+    let first: NodeJS.Timeout | undefined;
+    app.addHook('onListen', (done) => {
+      first = setTimeout(() => void statistics.runNow(), EMBEDDED_FIRST_ANALYZE_MS).unref();
+      done();
+    });
+    app.addHook('onClose', async () => {
+      clearTimeout(first);
+      await statistics.stop();
+    });
+  }
 
   await app.register(healthRoutes, features);
   await app.register(openapiRoute);

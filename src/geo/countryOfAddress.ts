@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import ipaddr from 'ipaddr.js';
 import { ipv4Key, ipv6PrefixWords } from '../ivt/addressKeys.js';
 import { parseAddressText } from '../ivt/addressText.js';
-import { RangeTableBuilder, type RangeTable } from '../ivt/rangeTable.js';
+import { RangeTable, RangeTableBuilder, type RangeTableParts } from '../ivt/rangeTable.js';
 
 const require = createRequire(import.meta.url);
 
@@ -13,6 +14,7 @@ interface CountryTables {
 }
 
 let tables: CountryTables | undefined;
+let loading: Promise<void> | undefined;
 
 /**
  * The ISO 3166-1 alpha-2 country of an address, from @ip-location-db/geo-whois-asn-country (public
@@ -21,7 +23,7 @@ let tables: CountryTables | undefined;
  * (a few hundred ms); IPv6 ranges are keyed by their top 64 bits, like the IVT tables.
  */
 export function countryOfAddress(ip: string): string | undefined {
-  const { ipv4, ipv6 } = (tables ??= loadTables());
+  const { ipv4, ipv6 } = (tables ??= buildCountryTables());
   // The forms requests carry take the IVT classifier's parser (every pixel looks its country up);
   // it reads them as ipaddr.js does and leaves every other form to it.
   const fast = parseAddressText(ip);
@@ -37,12 +39,40 @@ export function countryOfAddress(ip: string): string | undefined {
   return ipv6.find(high, low);
 }
 
-/** Loads the tables now, so the first serve or pixel does not pay for it. */
-export function loadCountryTables(): void {
-  tables ??= loadTables();
+/**
+ * Loads the tables before the first serve or pixel, so neither pays for it: built in a worker
+ * thread (half a second of parsing), so that the start goes on meanwhile (the ad index is read and
+ * built on the main thread). Built here instead when no worker can be started (tests run the
+ * TypeScript sources, where the worker's compiled file does not exist).
+ */
+export function loadCountryTables(): Promise<void> {
+  if (tables) return Promise.resolve();
+  return (loading ??= new Promise((resolve) => {
+    const buildHere = () => {
+      tables ??= buildCountryTables();
+      resolve();
+    };
+    let worker: Worker;
+    try {
+      worker = new Worker(new URL('./countryTablesWorker.js', import.meta.url));
+    } catch {
+      buildHere();
+      return;
+    }
+    worker.once('message', (parts: { ipv4: RangeTableParts; ipv6: RangeTableParts }) => {
+      tables ??= { ipv4: RangeTable.fromParts(parts.ipv4), ipv6: RangeTable.fromParts(parts.ipv6) };
+      resolve();
+      void worker.terminate();
+    });
+    worker.once('error', buildHere);
+    worker.once('exit', () => {
+      if (!tables) buildHere();
+    });
+  }));
 }
 
-function loadTables(): CountryTables {
+/** Both tables, parsed from the package's files (in countryTablesWorker, or here as a fallback). */
+export function buildCountryTables(): CountryTables {
   const ipv4 = new RangeTableBuilder(1);
   const ipv6 = new RangeTableBuilder(2);
   // Rows are `start,end,CC` with decimal bounds; an IPv6 bound keeps its top 64 bits.

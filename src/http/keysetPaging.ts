@@ -107,3 +107,16 @@ export function keysetPage<Row extends object>(rows: KeyedRow<Row>[], page: Page
     },
   };
 }
+
+/** keysetPage for rows the engine already wrote as a JSON array: the same response text, without parsing and serializing each row again. */
+export function keysetPageJson(rowsJson: string, rows: number, last: KeysetPosition | null, page: PageRequest): string {
+  const hasMore = rows === page.limit;
+  const pagination = {
+    limit: page.limit,
+    offset: page.offset,
+    total: rows,
+    has_more: hasMore,
+    next_cursor: hasMore && last ? encodeCursor(last) : null,
+  };
+  return `{"data":${rowsJson},"pagination":${JSON.stringify(pagination)}}`;
+}

@@ -14,6 +14,16 @@ export class RangeTable {
     private readonly labels: readonly string[],
   ) {}
 
+  /** A table built in another thread, from what parts() sent. */
+  static fromParts(parts: RangeTableParts): RangeTable {
+    return new RangeTable(parts.words, parts.starts, parts.ends, parts.labelIndexes, parts.labels);
+  }
+
+  /** What the table is made of, to send it to another thread (the arrays' buffers can be transferred). */
+  parts(): RangeTableParts {
+    return { words: this.words, starts: this.starts, ends: this.ends, labelIndexes: this.labelIndexes, labels: this.labels };
+  }
+
   get size(): number {
     return this.labelIndexes.length;
   }
@@ -42,6 +52,14 @@ export class RangeTable {
     const difference = keys[2 * index]! - high;
     return difference !== 0 ? difference : keys[2 * index + 1]! - low;
   }
+}
+
+export interface RangeTableParts {
+  words: 1 | 2;
+  starts: Uint32Array;
+  ends: Uint32Array;
+  labelIndexes: Uint32Array;
+  labels: readonly string[];
 }
 
 interface PendingRange {

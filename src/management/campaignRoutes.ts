@@ -31,10 +31,11 @@ export async function campaignRoutes(app: FastifyInstance, { db }: FeatureDeps):
   const write = { onRequest: requireApiKey(db, ['campaigns']) };
   const campaignId = (params: unknown) => parsePathParams(idParam, params, 'campaign').id;
 
-  app.get('/v1/advertiser/campaigns', read, async (request) => {
+  app.get('/v1/advertiser/campaigns', read, async (request, reply) => {
     const query = campaignListQuery.safeParse(request.query);
     if (!query.success) throw new ApiError('bad_request', 'query parameters are invalid', zodDetails(query.error));
-    return listCampaignPage(db, advertiserOf(request).organizationId, query.data);
+    // Already JSON text (see listCampaigns): sent as it is.
+    return reply.type('application/json; charset=utf-8').send(await listCampaignPage(db, advertiserOf(request).organizationId, query.data));
   });
 
   app.post('/v1/advertiser/campaigns', write, async (request, reply) => {

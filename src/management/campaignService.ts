@@ -1,6 +1,6 @@
 import type { Postgres, SqlExecutor } from '../store/postgres.js';
 import { ApiError, type ErrorDetail } from '../http/errors.js';
-import { keysetPage } from '../http/keysetPaging.js';
+import { keysetPageJson } from '../http/keysetPaging.js';
 import {
   copyCampaign,
   deleteCampaign,
@@ -80,9 +80,10 @@ export async function removeCampaign(db: SqlExecutor, organizationId: string, ca
   if (!(await deleteCampaign(db, organizationId, campaignId))) throw campaignNotFound();
 }
 
-/** A page in reporting's shape: total is the rows on this page; has_more when the page is full. */
-export async function listCampaignPage(db: SqlExecutor, organizationId: string, page: CampaignPage) {
-  return keysetPage(await listCampaigns(db, organizationId, page), page);
+/** A page in reporting's shape, as JSON text: total is the rows on this page; has_more when the page is full. */
+export async function listCampaignPage(db: SqlExecutor, organizationId: string, page: CampaignPage): Promise<string> {
+  const { data, rows, last } = await listCampaigns(db, organizationId, page);
+  return keysetPageJson(data, rows, last, page);
 }
 
 /**

@@ -46,6 +46,13 @@ const CREATIVE_COLUMNS = `SELECT cr.id, cr.line_item_id, cr.title, cr.body, cr.c
   FROM creatives cr JOIN line_items li ON li.id = cr.line_item_id JOIN campaigns c ON c.id = li.campaign_id
   WHERE li.status = 'active' AND c.status = 'active' AND cr.format = 'contextual_card'`;
 const CREATIVE_ORDER = 'ORDER BY cr.line_item_id, cr.created_at, cr.id';
+/**
+ * At start, every card creative without the join: joining each to its line item and campaign took
+ * a third of reading the catalog (100,000 index lookups), and a creative of a line item that is
+ * not servable is never looked up (buildAdIndex takes the creatives of the line items it has).
+ */
+const ALL_CREATIVE_COLUMNS = `SELECT cr.id, cr.line_item_id, cr.title, cr.body, cr.cta, cr.destination_url, cr.image_url
+  FROM creatives cr WHERE cr.format = 'contextual_card'`;
 
 /**
  * Everything servable, in one REPEATABLE READ transaction so that the tables agree with each other
@@ -61,7 +68,7 @@ export async function loadCatalog(db: Postgres): Promise<CatalogRows & { horizon
     const tokens = await tx.query<CatalogRows['tokens'][number]>(TOKEN_COLUMNS);
     const placements = await tx.query<CatalogRows['placements'][number]>(PLACEMENT_COLUMNS);
     const lineItems = await lineItemRows(tx, '', []);
-    const creatives = await jsonRows<CreativeRow>(tx, `${CREATIVE_COLUMNS} ${CREATIVE_ORDER}`, []);
+    const creatives = await jsonRows<CreativeRow>(tx, `${ALL_CREATIVE_COLUMNS} ${CREATIVE_ORDER}`, []);
     return { horizon: horizon.rows[0]!.horizon, tokens: tokens.rows, placements: placements.rows, lineItems, creatives };
   });
 }

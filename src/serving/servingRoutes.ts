@@ -34,8 +34,9 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   const { config, db, ch, events, secrets, metrics, indexedDestinations, servingIndex } = deps;
   const log = app.log;
 
-  // Before the first serve or pixel: geo targeting and event countries look addresses up.
-  loadCountryTables();
+  // Before the first serve or pixel: geo targeting and event countries look addresses up. Built
+  // in a worker thread while the index is built here, and awaited with the other start work below.
+  const countryTables = loadCountryTables();
   const pacing = new SpendPacing(ch, () => events.pending());
   const learning = new DeliveryLearning(ch);
   const frequency = new FrequencyCounts(ch, () => events.pending());
@@ -88,6 +89,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     pacing.sync().catch((error: unknown) => log.error({ err: error }, 'initial pacing sync failed; retrying in the background')),
     frequency.sync().catch((error: unknown) => log.error({ err: error }, 'initial frequency sync failed; retrying in the background')),
     learning.refresh().catch((error: unknown) => log.error({ err: error }, 'initial selection stats refresh failed')),
+    countryTables,
   ]);
   refresher.rerank();
   servingIndex.provide(() => refresher.refreshNow());

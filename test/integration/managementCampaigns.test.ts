@@ -553,6 +553,25 @@ describe('GET /v1/advertiser/campaigns', () => {
     });
   });
 
+  it('lists each campaign as GET shows it: every field, timestamps to the millisecond in UTC', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    const api = asAdvertiser(ctx, advertiser.key);
+    const created = await api('POST', '/v1/advertiser/campaigns', {
+      name: 'Flight "quoted" \\ ünïcode',
+      brand_name: 'Acme',
+      user_id: advertiser.user.id,
+      objective: 'traffic',
+      starts_at: '2031-03-04T05:06:07.891Z',
+      ends_at: '2031-05-06T07:08:09.012Z',
+    });
+    expect(created.statusCode).toBe(201);
+    const id = created.json().data.id;
+    const shown = (await api('GET', `/v1/advertiser/campaigns/${id}`)).json().data;
+    const listed = (await api('GET', '/v1/advertiser/campaigns')).json().data;
+    expect(listed).toEqual([shown]);
+    expect(shown.starts_at).toBe('2031-03-04T05:06:07.891Z');
+  });
+
   it('filters by status', async () => {
     const advertiser = await createAdvertiser(ctx);
     const paused = await createCampaign(ctx, advertiser.key, advertiser.user.id);
@@ -608,7 +627,7 @@ describe('GET /v1/advertiser/campaigns', () => {
     expect(byOffset.data.map((campaign: { id: string }) => campaign.id)).toEqual(created.slice(3, 5));
   });
 
-  it('keeps the status filter on cursor pages', async () => {
+  it('keeps the status filter on cursor and offset pages', async () => {
     const advertiser = await createAdvertiser(ctx);
     const api = asAdvertiser(ctx, advertiser.key);
     const active = [];
@@ -622,6 +641,8 @@ describe('GET /v1/advertiser/campaigns', () => {
     const second = (await api('GET', `/v1/advertiser/campaigns?status=active&limit=2&cursor=${first.pagination.next_cursor}`)).json();
     expect([...first.data, ...second.data].map((campaign: { id: string }) => campaign.id)).toEqual(active);
     expect(second.pagination.next_cursor).toBeNull();
+    const byOffset = (await api('GET', '/v1/advertiser/campaigns?status=active&limit=2&offset=1')).json();
+    expect(byOffset.data.map((campaign: { id: string }) => campaign.id)).toEqual(active.slice(1));
   });
 
   it.each([

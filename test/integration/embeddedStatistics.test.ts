@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, testDatabaseUrl, type TestContext } from '../helpers/testApp.js';
+import { createAdvertiser } from '../helpers/factories.js';
+import { analyzeChangedTables } from '../../src/store/embeddedStatistics.js';
+import { campaignListSql } from '../../src/management/campaignRepository.js';
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await startTestApp();
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+// Embedded PGlite only: a server's autovacuum gathers its statistics, and the service leaves it to it.
+describe.skipIf(testDatabaseUrl !== undefined)('statistics of embedded Postgres', () => {
+  it('are gathered for tables that changed, so a deep cursor page of the campaign list is read in order from the index', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    const { db } = ctx.stores;
+    await db.query(
+      `INSERT INTO campaigns (user_id, name, brand_name, status)
+       SELECT $1::uuid, 'campaign ' || n, 'Brand', 'paused' FROM generate_series(1, 3000) n`,
+      [advertiser.user.id],
+    );
+    expect(await analyzeChangedTables(db)).toContain('public.campaigns');
+    // Nothing changed since: nothing to gather.
+    expect(await analyzeChangedTables(db)).not.toContain('public.campaigns');
+
+    const { rows: cursor } = await db.query<{ created_at: string; id: string }>(
+      'SELECT created_at::text AS created_at, id FROM campaigns WHERE user_id = $1 ORDER BY created_at, id OFFSET 100 LIMIT 1',
+      [advertiser.user.id],
+    );
+    const { rows: plan } = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${campaignListSql(false)}`, [
+      advertiser.organization.id,
+      100,
+      0,
+      cursor[0]!.created_at,
+      cursor[0]!.id,
+    ]);
+    const text = plan.map((row) => row['QUERY PLAN']).join('\n');
+    expect(text).toContain('Index Scan using campaigns_user_created_idx');
+    expect(text).not.toContain('Bitmap Heap Scan on campaigns');
+  });
+});
