@@ -9,6 +9,8 @@ interface ProfileNode {
 
 interface CpuProfile {
   nodes: ProfileNode[];
+  /** Microseconds of the monotonic clock; each sample's time is this plus the deltas up to it. */
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
 }
@@ -20,17 +22,23 @@ export interface SelfTime {
 
 /**
  * The functions that spent the most CPU time themselves (not in their callees) in the V8 profile
- * that `node --cpu-prof` wrote into `directory`: where a missed target is actually lost.
+ * that `node --cpu-prof` wrote into `directory`: where a missed target is actually lost. With
+ * `windows` (LoadResult.windows), only the samples taken while the service was under load count:
+ * the whole profile also holds the start, the seeding, the stub's rounds and the checks, when the
+ * service waits, which would show as "(idle)".
  */
-export function topSelfTime(directory: string, top = 12): SelfTime[] {
+export function topSelfTime(directory: string, top = 12, windows?: ReadonlyArray<readonly [number, number]>): SelfTime[] {
   const file = readdirSync(directory).find((name) => name.endsWith('.cpuprofile'));
   if (!file) return [];
   const profile = JSON.parse(readFileSync(path.join(directory, file), 'utf8')) as CpuProfile;
   const nameOf = new Map(profile.nodes.map((node) => [node.id, describe(node)]));
   const micros = new Map<string, number>();
   let total = 0;
+  let sampledAt = profile.startTime;
   profile.samples.forEach((nodeId, index) => {
     const delta = profile.timeDeltas[index] ?? 0;
+    sampledAt += delta;
+    if (windows && !windows.some(([start, end]) => sampledAt >= start && sampledAt < end)) return;
     const name = nameOf.get(nodeId) ?? '(unknown)';
     micros.set(name, (micros.get(name) ?? 0) + delta);
     total += delta;

@@ -27,6 +27,11 @@ export interface LoadResult {
   latenciesMs: number[];
   /** req/s of each round, when this result combines several. */
   rounds: number[];
+  /**
+   * When each round ran, [start, end] in microseconds of the monotonic clock (the clock of a V8 CPU
+   * profile's sample times), so a service's profile can be read over its load alone.
+   */
+  windows: Array<[number, number]>;
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -45,6 +50,7 @@ export function assertLoopback(baseUrl: string): void {
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   assertLoopback(options.baseUrl);
   const latencies: number[] = [];
+  const startedUs = monotonicMicros();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {
@@ -78,7 +84,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     durationSeconds: result.duration,
     latenciesMs: latencies,
     rounds: [latencies.length / result.duration],
+    windows: [[startedUs, monotonicMicros()]],
   };
+}
+
+function monotonicMicros(): number {
+  return Number(process.hrtime.bigint() / 1000n);
 }
 
 /** Several rounds against one target as one result: all responses over all the time, every latency. */
@@ -99,6 +110,7 @@ export function combineRounds(results: readonly LoadResult[]): LoadResult {
     durationSeconds,
     latenciesMs,
     rounds: results.flatMap((result) => result.rounds),
+    windows: results.flatMap((result) => result.windows),
   };
 }
 

@@ -5,7 +5,7 @@ import type { Stores } from '../src/runtime.js';
 import type { BenchOptions } from './benchOptions.js';
 import { withStores } from './benchStores.js';
 import { formatSelfTimes, topSelfTime } from './cpuProfileSummary.js';
-import { assertLoopback } from './loadTest.js';
+import { assertLoopback, type LoadResult } from './loadTest.js';
 import { progress } from './progress.js';
 import type { HeapReport } from './heapProbe.js';
 import { requestHeapReport, startService, temporaryDataDir } from './serviceProcess.js';
@@ -19,8 +19,8 @@ export interface ServiceUnderTest<Seeded> {
   pid?: number;
   /** Stops what the bench started (nothing with --url); returns problems worth failing the run for. */
   stop(): Promise<string[]>;
-  /** With --cpu-prof, after stop: the top self-time functions of the service. */
-  profileSummary(): string | undefined;
+  /** With --cpu-prof, after stop: the top self-time functions of the service (in `windows` only, when given). */
+  profileSummary(windows?: LoadResult['windows']): string | undefined;
   /** With settings.heapProbe: the service's memory after a full GC. */
   heapUsage(): Promise<HeapReport>;
 }
@@ -64,7 +64,7 @@ export async function prepareService<Seeded>(
   const profileDir = options.cpuProf ? mkdtempSync(path.join(os.tmpdir(), `adsvc-bench-profile-${scenario}-`)) : undefined;
   progress('starting the service');
   const service = await startService({ dataDir, env: settings.env, heapProbe: settings.heapProbe, cpuProfileDir: profileDir });
-  let profile: string | undefined;
+  let stopped = false;
   progress(`service up at ${service.baseUrl}`);
   return {
     baseUrl: service.baseUrl,
@@ -73,10 +73,11 @@ export async function prepareService<Seeded>(
     pid: service.child.pid,
     stop: async () => {
       const exit = await service.stop();
-      if (profileDir) profile = `${formatSelfTimes(topSelfTime(profileDir))} (profile in ${profileDir})`;
+      stopped = true;
       return exit.code === 0 ? [] : [`the service did not exit cleanly (code ${exit.code}, signal ${exit.signal})`];
     },
-    profileSummary: () => profile,
+    profileSummary: (windows) =>
+      profileDir && stopped ? `${formatSelfTimes(topSelfTime(profileDir, 12, windows))} (profile in ${profileDir})` : undefined,
     heapUsage: () => requestHeapReport(service.child),
   };
 }

@@ -65,6 +65,8 @@ const configSchema = z
     IVT_EXTRA_CIDR_FILES: optionalString,
     /** How often the serving index checks Postgres for management changes. */
     INDEX_REFRESH_MS: z.coerce.number().int().min(50).default(250),
+    /** ...and how often it checks all the same on embedded PGlite, where every change notifies it at its commit. */
+    INDEX_REFRESH_NOTIFIED_MS: z.coerce.number().int().min(50).default(5000),
     /** How often the catalog change log is pruned of what every instance has read (see docs/serving.md). */
     INDEX_CHANGES_PRUNE_MS: z.coerce.number().int().min(100).default(600_000),
     /** How often pacing re-reads today's spend from ClickHouse (the sum over every instance). */

@@ -128,7 +128,7 @@ export async function trackScenario(options: BenchOptions): Promise<ScenarioRepo
   } finally {
     failures.push(...(await service.stop()));
   }
-  const profile = service.profileSummary();
+  const profile = service.profileSummary(pixels.windows);
   failures.push(...loadFailures('pixel', pixels), ...loadFailures('click', clicks));
 
   const acceptedImpressions = countSet(answered);
@@ -210,7 +210,7 @@ export async function trackScenario(options: BenchOptions): Promise<ScenarioRepo
       'Stored events were counted after a SIGTERM stop (the service flushes its buffer on shutdown) by opening the same DATA_DIR, and matched one by one to the answers by serve id.',
     );
   }
-  if (profile) notes.push(`CPU profile of the service (top self time): ${profile}`);
+  if (profile) notes.push(`CPU profile of the service in its pixel rounds (top self time): ${profile}`);
   return { scenario: 'track', baselineName: 'fastify stub', figures, notes, failures };
 }
 

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
 import { buildAdIndex, rerank, type AdIndex, type IndexBuildDeps } from './adIndex.js';
 import { AdIndexPatcher, type IndexPatch } from './adIndexPatcher.js';
-import { CatalogChangeFeed, pruneCatalogChanges, readHorizon } from './catalogChanges.js';
+import { CATALOG_CHANGES_CHANNEL, CatalogChangeFeed, pruneCatalogChanges, readHorizon } from './catalogChanges.js';
 import { loadCatalog, loadCatalogPart } from './catalogQueries.js';
 import { startPeriodicTask, type PeriodicTask } from './periodicTask.js';
 
@@ -10,6 +10,8 @@ export interface AdIndexRefresherOptions {
   db: Postgres;
   /** How often catalog_changes is read (INDEX_REFRESH_MS). */
   refreshMs: number;
+  /** How often it is read all the same where the store notifies every change (INDEX_REFRESH_NOTIFIED_MS). */
+  notifiedRefreshMs: number;
   /** How often changes older than one such interval are deleted (INDEX_CHANGES_PRUNE_MS). */
   pruneMs: number;
   build: IndexBuildDeps;
@@ -22,16 +24,20 @@ export interface AdIndexRefresherOptions {
 
 /**
  * Holds the ad index: built from the whole catalog once, at start, then kept current by reading
- * catalog_changes every INDEX_REFRESH_MS and reloading only the rows a change names (see
- * CatalogChangeFeed for why no commit is missed). A failed read or reload keeps the index as it
- * was and retries the same changes at the next poll. Rebuilt only when changes it had not read yet
- * were pruned (it could not read for a whole INDEX_CHANGES_PRUNE_MS).
+ * catalog_changes and reloading only the rows a change names (see CatalogChangeFeed for why no
+ * commit is missed). On a Postgres server it reads every INDEX_REFRESH_MS: other instances write
+ * too. On embedded PGlite every catalog write is this process's own and notifies at its commit
+ * (migrations/0010), so it reads when told, at once, and every INDEX_REFRESH_NOTIFIED_MS besides;
+ * each poll is a query run on the main thread, between requests. A failed read or reload keeps
+ * the index as it was and retries the same changes at the next poll. Rebuilt only when changes it
+ * had not read yet were pruned (it could not read for a whole INDEX_CHANGES_PRUNE_MS).
  */
 export class AdIndexRefresher {
   private task: PeriodicTask | undefined;
   private pruneTask: PeriodicTask | undefined;
   /** The horizon read at the previous prune: what is below it is deleted at the next one. */
   private pruneBelow: string | undefined;
+  private unlisten: (() => Promise<void>) | undefined;
 
   private constructor(
     public current: AdIndex,
@@ -44,8 +50,15 @@ export class AdIndexRefresher {
   static async start(options: AdIndexRefresherOptions): Promise<AdIndexRefresher> {
     const { index, feed, patcher } = await AdIndexRefresher.build(options);
     const refresher = new AdIndexRefresher(index, patcher, feed, options);
-    refresher.task = startPeriodicTask('ad index refresh', options.refreshMs, () => refresher.poll(), options.log);
+    const { db } = options;
+    const pollMs = db.listen ? options.notifiedRefreshMs : options.refreshMs;
+    refresher.task = startPeriodicTask('ad index refresh', pollMs, () => refresher.poll(), options.log);
     refresher.pruneTask = startPeriodicTask('catalog changes prune', options.pruneMs, () => refresher.prune(), options.log);
+    if (db.listen) {
+      refresher.unlisten = await db.listen(CATALOG_CHANGES_CHANNEL, () => void refresher.refreshNow());
+      // What committed between the build's snapshot and the listen was not notified to it.
+      await refresher.refreshNow();
+    }
     return refresher;
   }
 
@@ -60,6 +73,7 @@ export class AdIndexRefresher {
   }
 
   async stop(): Promise<void> {
+    await this.unlisten?.();
     await Promise.all([this.task?.stop(), this.pruneTask?.stop()]);
   }
 

@@ -9,6 +9,9 @@ interface CatalogChangeRow {
   entity_id: string;
 }
 
+/** Notified at the commit of every transaction that wrote catalog_changes (migrations/0010). */
+export const CATALOG_CHANGES_CHANNEL = 'catalog_changes';
+
 /** What one read of the feed found. */
 export type CatalogChangeRead =
   | { kind: 'none' }

@@ -1,7 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 
 export interface PeriodicTask {
-  /** Runs the task now (after the run in progress, if any) and resolves when it is done. */
+  /**
+   * Runs the task now (after the run in progress, if any) and resolves when it is done. Calls made
+   * while a run waits to start share that run: it starts after each of them.
+   */
   runNow(): Promise<void>;
   /** Stops the schedule and waits for the run in progress, so no query reaches a closed store. */
   stop(): Promise<void>;
@@ -14,11 +17,15 @@ export interface PeriodicTask {
 export function startPeriodicTask(name: string, intervalMs: number, run: () => Promise<void>, log: FastifyBaseLogger): PeriodicTask {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
+  /** The run queued behind the one in progress, until it starts. */
+  let waiting: Promise<void> | undefined;
   let stopped = false;
 
   const runOnce = (): Promise<void> => {
+    if (waiting) return waiting;
     const previous = running ?? Promise.resolve();
     const next = previous.then(async () => {
+      waiting = undefined;
       if (stopped) return;
       try {
         await run();
@@ -27,6 +34,7 @@ export function startPeriodicTask(name: string, intervalMs: number, run: () => P
       }
     });
     running = next;
+    waiting = next;
     void next.finally(() => {
       if (running === next) running = undefined;
     });

@@ -50,6 +50,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   const refresher = await AdIndexRefresher.start({
     db,
     refreshMs: config.INDEX_REFRESH_MS,
+    notifiedRefreshMs: config.INDEX_REFRESH_NOTIFIED_MS,
     pruneMs: config.INDEX_CHANGES_PRUNE_MS,
     build: {
       spendCounterFor: (id) => pacing.counterFor(id),

@@ -13,6 +13,12 @@ export interface Postgres extends SqlExecutor {
   /** Runs several statements separated by semicolons, without parameters (migrations). */
   exec(sql: string): Promise<void>;
   readonly kind: 'server' | 'embedded';
+  /**
+   * Embedded only: calls onNotify after each commit of a transaction that sent NOTIFY on `channel`;
+   * resolves to the unsubscribe. Absent on a server, where a LISTEN needs a connection of its own
+   * that can be lost, so a missed notification would go unnoticed.
+   */
+  listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -82,6 +88,11 @@ async function openEmbedded(directory: string): Promise<Postgres> {
       await db.exec(sql);
     },
     transaction: (fn) => db.transaction((tx) => fn({ query: async (sql, params) => tx.query(sql, params) as never })),
+    // In process: PGlite hands each notification over when the query that committed it returns.
+    listen: async (channel, onNotify) => {
+      const unlisten = await db.listen(channel, () => onNotify());
+      return () => unlisten();
+    },
     close: () => db.close(),
   };
 }

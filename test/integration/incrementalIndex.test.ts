@@ -168,6 +168,23 @@ describe('many changes in one poll', () => {
   });
 });
 
+describe('embedded PGlite: every catalog write is this process\'s own', () => {
+  it.skipIf(testDatabaseUrl !== undefined)('reaches serving at its commit, with no poll due for an hour', async () => {
+    const quiet = await startAnotherInstance(ctx, { INDEX_REFRESH_MS: '3600000', INDEX_REFRESH_NOTIFIED_MS: '3600000' });
+    try {
+      const word = uniqueWord();
+      const { lineItemId } = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } } });
+      await eventuallyServed(quiet, publisher.token, about(word), lineItemId);
+      const paused = await asAdvertiser(ctx, advertiser.key)('PATCH', `/v1/advertiser/line-items/${lineItemId}`, { status: 'paused' });
+      expect(paused.statusCode).toBe(200);
+      await eventuallyServed(quiet, publisher.token, about(word), lineItemId, false);
+      expect(await builds(quiet)).toBe(1);
+    } finally {
+      await quiet.close();
+    }
+  });
+});
+
 describe('several instances on one Postgres', () => {
   it('a change made through one instance reaches the other, which prunes the log it has read', async () => {
     const other = await startAnotherInstance(ctx, { INDEX_CHANGES_PRUNE_MS: '1000' });
