@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { signTrackingToken, trackingClaimsSchema, verifyTrackingToken, type TrackingClaims } from '../../src/tracking/trackingToken.js';
+import { claimsJson, signTrackingToken, trackingClaimsSchema, verifyTrackingToken, type TrackingClaims } from '../../src/tracking/trackingToken.js';
 
 const secret = 'test secret with ünïcödé, longer than one block of sha256 so that hmac hashes the key first';
 const nowMs = Date.UTC(2026, 10, 23, 12);
@@ -27,6 +27,14 @@ describe('tracking tokens', () => {
   it('are signed as HMAC-SHA256 of the base64url claims under the secret, so tokens issued before still verify', () => {
     expect(signTrackingToken(claims, secret)).toBe(tokenOf(claims));
     expect(verifyTrackingToken(tokenOf({ ...claims, k: 'user-key' }), secret, nowMs)).toEqual({ valid: true, claims: { ...claims, k: 'user-key' } });
+  });
+
+  it('carry the claims as JSON.stringify writes them, byte for byte, whatever the strings hold', () => {
+    const awkward: TrackingClaims = { ...claims, s: 'id"with\\odd', p: 'plä\ncement \u2028 😀', n: 0, k: 'key "quoted"' };
+    for (const written of [claims, { ...claims, k: 'user-key' }, { ...claims, k: undefined }, awkward]) {
+      expect(claimsJson(written)).toBe(JSON.stringify(written));
+    }
+    expect(verifyTrackingToken(signTrackingToken(awkward, secret), secret, nowMs)).toEqual({ valid: true, claims: awkward });
   });
 
   it('follow a change of secret', () => {
