@@ -1,14 +1,9 @@
 import { WordScan, wordHash } from '../serving/contextWords.js';
 import { sifWeight } from './sifWeight.js';
 import type { WordVectors } from './wordVectorsFile.js';
-import { embeddingKernel, type EmbeddingKernel } from './embeddingKernel.js';
 
 /** Words of a serve's context that are embedded: a long answer's opening says what it is about, and the cost stays bounded. */
 export const MAX_EMBEDDED_WORDS = 400;
-
-/** Words handed to the kernel at a time. */
-const KERNEL_CHUNK_WORDS = 512;
-const WASM_PAGE_BYTES = 65536;
 
 /**
  * Embeds texts as SIF vectors (Arora et al. 2017): the average of word vectors weighted by
@@ -29,12 +24,6 @@ export class SemanticModel {
   /** Per rank: SIF weight x quantization scale, so a component times this is its weighted value. */
   private readonly factors: Float32Array;
   private readonly scratch = new WordScan();
-  /** The rows in WebAssembly memory and the views addScan fills (see embeddingKernel.ts). */
-  private readonly kernel: EmbeddingKernel;
-  private readonly kernelSum: Float32Array;
-  private readonly kernelRows: Int32Array;
-  private readonly kernelFactors: Float32Array;
-  private readonly componentsAt: number;
 
   constructor(vectors: WordVectors) {
     this.vectors = vectors;
@@ -53,19 +42,6 @@ export class SemanticModel {
       this.slotHashes[slot] = hash;
       this.factors[rank] = sifWeight(rank) * vectors.scales[rank]!;
     });
-    // Memory: the sum, a chunk of row offsets, a chunk of factors, then every word's components.
-    this.kernel = embeddingKernel(this.dimensions);
-    const sumBytes = Math.ceil((this.dimensions * 4) / 16) * 16;
-    const rowsAt = sumBytes;
-    const factorsAt = rowsAt + KERNEL_CHUNK_WORDS * 4;
-    this.componentsAt = factorsAt + KERNEL_CHUNK_WORDS * 4;
-    const bytes = this.componentsAt + vectors.components.length;
-    const memory = this.kernel.memory;
-    if (bytes > memory.buffer.byteLength) memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / WASM_PAGE_BYTES));
-    new Int8Array(memory.buffer, this.componentsAt, vectors.components.length).set(vectors.components);
-    this.kernelSum = new Float32Array(memory.buffer, 0, this.dimensions);
-    this.kernelRows = new Int32Array(memory.buffer, rowsAt, KERNEL_CHUNK_WORDS);
-    this.kernelFactors = new Float32Array(memory.buffer, factorsAt, KERNEL_CHUNK_WORDS);
   }
 
   /** The rank of the scan's word at `index`, or -1 when it has no vector. */
@@ -90,25 +66,18 @@ export class SemanticModel {
    * were known. Call finish(sum) after the last text.
    */
   addScan(scan: WordScan, sum: Float32Array, maxWords: number): number {
+    const { components } = this.vectors;
+    const dimensions = this.dimensions;
     const limit = Math.min(scan.count, maxWords);
-    const rowBytes = this.dimensions;
-    this.kernelSum.set(sum.subarray(0, this.dimensions));
     let known = 0;
-    let pending = 0;
     for (let i = 0; i < limit; i++) {
       const rank = this.rankOf(scan, i);
       if (rank < 0) continue;
-      this.kernelRows[pending] = this.componentsAt + rank * rowBytes;
-      this.kernelFactors[pending] = this.factors[rank]!;
-      pending += 1;
+      const factor = this.factors[rank]!;
+      const offset = rank * dimensions;
+      for (let d = 0; d < dimensions; d++) sum[d]! += components[offset + d]! * factor;
       known += 1;
-      if (pending === KERNEL_CHUNK_WORDS) {
-        this.kernel.addRows(this.kernelRows.byteOffset, this.kernelFactors.byteOffset, pending, 0);
-        pending = 0;
-      }
     }
-    if (pending > 0) this.kernel.addRows(this.kernelRows.byteOffset, this.kernelFactors.byteOffset, pending, 0);
-    sum.set(this.kernelSum);
     return known;
   }
 
