@@ -13,6 +13,7 @@ import { formatNumber, ratio, type Figure, type ScenarioReport } from '../scenar
 import { temporaryDataDir } from '../serviceProcess.js';
 import { progress } from '../progress.js';
 import { visitorStream } from '../trafficMix.js';
+import { newServeId } from '../../src/serving/adPayload.js';
 
 const DISTINCT_EVENTS = 20_000;
 const INGEST_TARGET_PER_SECOND = 200_000;
@@ -78,7 +79,7 @@ export async function ingestScenario(options: BenchOptions): Promise<ScenarioRep
   };
 }
 
-/** A pool of realistic events (10% invalid) under a serve-id prefix, so a run can count its own rows. */
+/** A pool of realistic events (10% invalid) of one publisher of their own, so a run can count its own rows. */
 function eventPool(prefix: string): TrackedEvent[] {
   const campaigns = Array.from({ length: 100 }, () => ({ campaign: randomUUID(), lineItem: randomUUID(), creative: randomUUID() }));
   const visitor = visitorStream(9);
@@ -114,8 +115,12 @@ function eventPool(prefix: string): TrackedEvent[] {
 }
 
 async function timePipeline(ch: ClickHouse, dataDir: string, batchSize: number, total: number) {
-  const prefix = `ingest-p${batchSize}-${randomUUID().slice(0, 8)}-`;
-  const pool = eventPool(prefix);
+  const pool = eventPool(`ingest-p${batchSize}-`);
+  // Every pixel is a new serve: its own time-first serve id (50,000 serves a second) and event id,
+  // made before the clock starts. The pool's objects carry them in turn (a turn holds fewer than the pool).
+  const firstServeMs = Date.now();
+  const serveIds = Array.from({ length: total }, (_, index) => newServeId(firstServeMs + Math.floor(index / 50)));
+  const eventIds = Array.from({ length: total }, () => randomUUID());
   const pipeline = await createClickHouseEventPipeline({
     config: {
       DATA_DIR: dataDir,
@@ -135,7 +140,12 @@ async function timePipeline(ch: ClickHouse, dataDir: string, batchSize: number, 
     const sliceEnd = Math.min(total, sent + Math.min(batchSize, 5_000));
     try {
       const written: Array<Promise<void>> = [];
-      for (; sent < sliceEnd; sent++) written.push(pipeline.acceptInTurn([pool[sent % pool.length]!]));
+      for (; sent < sliceEnd; sent++) {
+        const event = pool[sent % pool.length]!;
+        event.serve_id = serveIds[sent]!;
+        event.event_id = eventIds[sent]!;
+        written.push(pipeline.acceptInTurn([event]));
+      }
       await Promise.all(written);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
@@ -149,7 +159,7 @@ async function timePipeline(ch: ClickHouse, dataDir: string, batchSize: number, 
   await pipeline.flush();
   const elapsedMs = performance.now() - started;
   await pipeline.close();
-  const stored = await countPrefix(ch, prefix);
+  const stored = await countPublisher(ch, pool[0]!.publisher_id);
   return {
     pipelinePerSecond: total / (elapsedMs / 1000),
     acceptPerSecond: total / (acceptMs / 1000),
@@ -173,10 +183,10 @@ async function timeClientInserts(ch: ClickHouse, batchSize: number, total: numbe
   return total / ((performance.now() - started) / 1000);
 }
 
-async function countPrefix(ch: ClickHouse, prefix: string): Promise<number> {
+async function countPublisher(ch: ClickHouse, publisherId: string): Promise<number> {
   const result = await ch.client.query({
-    query: 'SELECT toUInt64(count()) AS stored FROM events_v1 WHERE startsWith(serve_id, {prefix:String})',
-    query_params: { prefix },
+    query: 'SELECT toUInt64(count()) AS stored FROM events_v1 WHERE publisher_id = {publisher_id:UUID}',
+    query_params: { publisher_id: publisherId },
     format: 'JSONEachRow',
   });
   const [row] = await result.json<{ stored: number | string }>();

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
 import { SPOOL_COLUMNS } from './eventSpool.js';
 import type { TrackedEvent } from './trackedEvent.js';
@@ -5,81 +6,148 @@ import type { TrackedEvent } from './trackedEvent.js';
 /**
  * A serve is billed once for its impression and once for its click, whichever instance and run saw
  * them. Each process's ServeLedger settles that among its own events as they arrive (no query on
- * the pixel's path); what another instance or an earlier run counted is settled here, when a
- * spooled segment is written: the segment's valid link events are looked up in serve_events_v1
- * (clickhouse/0006, keyed by serve id), and those whose serve ClickHouse already counted go in as
- * `duplicate`, unbilled. When that lookup fails the segment is not written (it stays spooled and is
- * retried), so an outage can delay billing but never bill twice.
+ * the pixel's path); what another instance or an earlier run counted is settled here, inside the
+ * insert of a spooled segment: the engine reads the segment (file() or input(), its own parser),
+ * joins its valid link events to what serve_events_v1 (clickhouse/0006, keyed by serve id) counted
+ * for those serves, and writes those whose serve was already counted by another event as
+ * `duplicate`, unbilled. The check and the write are one statement: when ClickHouse cannot answer,
+ * nothing is written (the segment stays spooled and is retried), so an outage can delay billing but
+ * never bill twice. Sending the segment's serve ids to a query of their own (an Array(String)
+ * parameter of 50,000 ids) cost more than writing the segment's events.
  */
 
-/** `type \t serve_id \t event_id` of one valid link event: what can be billed only once per serve. */
-export type BillableKey = string;
-
 const at = (column: (typeof SPOOL_COLUMNS)[number]) => SPOOL_COLUMNS.indexOf(column);
-const EVENT_ID = at('event_id');
 const TYPE = at('type');
 const SOURCE = at('source');
 const SERVE_ID = at('serve_id');
-const COST = at('cost_nanos');
-const REVENUE = at('revenue_nanos');
 const IVT = at('ivt');
 
 function isBillableLink(type: unknown, source: unknown, ivt: unknown): boolean {
   return ivt === '' && (source === 'pixel' || source === 'click') && (type === 'impression' || type === 'click');
 }
 
-/** The key of an accepted event that would be billed, or undefined (invalid traffic, imports, conversions). */
-export function billableKey(event: TrackedEvent): BillableKey | undefined {
-  return isBillableLink(event.type, event.source, event.ivt) ? `${event.type}\t${event.serve_id}\t${event.event_id}` : undefined;
-}
-
-/** The same keys read back from a segment's lines: for segments a previous run left in the spool. */
-export function billableKeysInLines(body: string): BillableKey[] {
-  const keys: BillableKey[] = [];
-  for (const line of body.split('\n')) {
-    const row = parseRow(line);
-    if (row && isBillableLink(row[TYPE], row[SOURCE], row[IVT])) keys.push(`${row[TYPE]}\t${row[SERVE_ID]}\t${row[EVENT_ID]}`);
-  }
-  return keys;
+/** The serve id of an accepted event that would be billed, or undefined (invalid traffic, imports, conversions). */
+export function billableServeId(event: TrackedEvent): string | undefined {
+  return isBillableLink(event.type, event.source, event.ivt) ? event.serve_id : undefined;
 }
 
 /**
- * Which of the keys' serves ClickHouse already holds as counted by another event (another instance,
- * an earlier run). The event itself does not count: a segment sent again after a crash or a lost
- * answer finds its own events there, and they must go in as they were (its insert deduplication
- * token then completes what the first try left unwritten, views included).
+ * Serve ids start with the serve's time (src/serving/adPayload.ts: 6 bytes of ms, base64url), so
+ * the first PREFIX_CHARS characters name a 4-second slice of serves. A segment's billable serves
+ * fall in few slices: the check reads serve_events_v1 only between each slice's lowest and highest
+ * id of the segment, a few primary-key ranges, instead of being handed every id.
  */
-export async function alreadyBilled(ch: ClickHouse, keys: BillableKey[]): Promise<Set<BillableKey>> {
-  const serveIds = [...new Set(keys.map((key) => key.split('\t')[1]!))];
-  const result = await ch.client.query({
-    query: `SELECT type, serve_id, toString(event_id) AS event_id FROM serve_events_v1
-            WHERE serve_id IN {serve_ids:Array(String)} AND counted = 1`,
-    query_params: { serve_ids: serveIds },
-    format: 'JSONEachRow',
-  });
-  const countedBy = new Map<string, string[]>();
-  for (const row of await result.json<{ type: string; serve_id: string; event_id: string }>()) {
-    const serve = `${row.type}\t${row.serve_id}`;
-    countedBy.set(serve, [...(countedBy.get(serve) ?? []), row.event_id]);
+const PREFIX_CHARS = 6;
+/** Beyond this many ranges (serve ids that are not time-first, clicks on serves of many past slices), shorter prefixes merge them. */
+const MAX_RANGES = 200;
+
+/**
+ * The serve ids of a segment's billable events, kept as the lowest and highest id per prefix.
+ * JavaScript orders strings as ClickHouse orders their UTF-8 bytes except around surrogate pairs;
+ * serve ids are ASCII (base64url, or UUIDs from older releases).
+ */
+export class ServeIdRanges {
+  private readonly byPrefix = new Map<string, [string, string]>();
+
+  add(serveId: string): void {
+    const prefix = serveId.slice(0, PREFIX_CHARS);
+    const range = this.byPrefix.get(prefix);
+    if (range === undefined) this.byPrefix.set(prefix, [serveId, serveId]);
+    else if (serveId < range[0]) range[0] = serveId;
+    else if (serveId > range[1]) range[1] = serveId;
   }
-  return new Set(
-    keys.filter((key) => {
-      const [type, serveId, eventId] = key.split('\t');
-      return countedBy.get(`${type}\t${serveId}`)?.some((counted) => counted !== eventId) ?? false;
-    }),
-  );
+
+  get size(): number {
+    return this.byPrefix.size;
+  }
+
+  /** At most MAX_RANGES [lowest, highest] pairs that cover every serve id added. */
+  ranges(): Array<[string, string]> {
+    let ranges = [...this.byPrefix.values()];
+    for (let chars = PREFIX_CHARS - 1; ranges.length > MAX_RANGES; chars--) {
+      const merged = new Map<string, [string, string]>();
+      for (const [low, high] of ranges) {
+        const prefix = low.slice(0, chars);
+        const range = merged.get(prefix);
+        if (range === undefined) merged.set(prefix, [low, high]);
+        else {
+          if (low < range[0]) range[0] = low;
+          if (high > range[1]) range[1] = high;
+        }
+      }
+      ranges = [...merged.values()];
+    }
+    return ranges;
+  }
 }
 
-/** The segment's lines with the events of already billed serves turned into unbilled duplicates. */
-export function markDuplicates(body: string, billed: Set<BillableKey>): string {
-  return body.replace(/[^\n]+/g, (line) => {
+/** The serve ids of the billable events in a segment's lines: for segments a previous run left in the spool. */
+export function billableServeIdsInLines(body: string): ServeIdRanges {
+  const serves = new ServeIdRanges();
+  for (const line of body.split('\n')) {
     const row = parseRow(line);
-    if (!row || !isBillableLink(row[TYPE], row[SOURCE], row[IVT]) || !billed.has(`${row[TYPE]}\t${row[SERVE_ID]}\t${row[EVENT_ID]}`)) return line;
-    row[IVT] = 'duplicate';
-    row[COST] = 0;
-    row[REVENUE] = 0;
-    return JSON.stringify(row);
+    if (row && isBillableLink(row[TYPE], row[SOURCE], row[IVT]) && typeof row[SERVE_ID] === 'string') serves.add(row[SERVE_ID]);
+  }
+  return serves;
+}
+
+/**
+ * The SELECT an insert of spooled rows runs instead of `SELECT *` when the rows hold billable
+ * events: `source` is the engine's reader of the rows (file(...) or input(...)), listing
+ * SPOOL_COLUMNS. A row is a duplicate when it is a valid impression or click and serve_events_v1
+ * holds a counted event of the same serve and type with another event id: a segment sent again
+ * after a crash or a lost answer finds its own events there, and they must go in as they were
+ * (its insert deduplication token then completes what the first try left unwritten, views included).
+ * The ids are string literals (quotes and backslashes escaped): the primary-key ranges must be
+ * constants in the SQL, and the statement may carry the rows after it.
+ */
+export function billedOnceSelect(source: string, serves: ServeIdRanges): string {
+  const inRanges = serves
+    .ranges()
+    .map(([low, high]) => (low === high ? `serve_id = ${stringLiteral(low)}` : `serve_id BETWEEN ${stringLiteral(low)} AND ${stringLiteral(high)}`))
+    .join(' OR ');
+  const columns = SPOOL_COLUMNS.map((column) => {
+    if (column === 'ivt') return `if(duplicate, 'duplicate', ivt) AS ivt`;
+    if (column === 'cost_nanos' || column === 'revenue_nanos') return `if(duplicate, 0, ${column}) AS ${column}`;
+    return column;
   });
+  return `SELECT ${columns.join(', ')}
+    FROM (
+      SELECT spooled.*,
+             spooled.ivt = '' AND spooled.source IN ('pixel', 'click') AND spooled.type IN ('impression', 'click')
+               AND arrayExists(counted_event -> counted_event != spooled.event_id, billed.counted_by) AS duplicate
+      FROM ${source} AS spooled
+      LEFT ANY JOIN (
+        SELECT serve_id, type, groupArray(event_id) AS counted_by
+        FROM serve_events_v1
+        WHERE counted = 1 AND (${inRanges === '' ? '0' : inRanges})
+        GROUP BY serve_id, type
+      ) AS billed ON billed.serve_id = spooled.serve_id AND billed.type = spooled.type
+    )`;
+}
+
+const columnRows = z.array(z.object({ name: z.string(), type: z.string() }));
+
+/**
+ * `event_id UUID, event_time DateTime64(3, 'UTC'), ...`: SPOOL_COLUMNS with events_v1's types, what
+ * the engine's readers of spooled rows (file(), input()) need to be told when a select reads them.
+ */
+export async function spoolStructure(ch: ClickHouse): Promise<string> {
+  const result = await ch.client.query({
+    query: `SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = 'events_v1'`,
+    format: 'JSONEachRow',
+  });
+  const types = new Map(columnRows.parse(await result.json()).map((column) => [column.name, column.type]));
+  return SPOOL_COLUMNS.map((column) => {
+    const type = types.get(column);
+    if (type === undefined) throw new Error(`events_v1 has no column ${column}: the ClickHouse migrations have not run`);
+    return `${column} ${type}`;
+  }).join(', ');
+}
+
+/** A ClickHouse string literal: backslash and single quote escaped. */
+export function stringLiteral(value: string): string {
+  return `'${value.replace(/[\\']/g, '\\$&')}'`;
 }
 
 /** A spool line's values; undefined for a line ClickHouse would not parse either (it is quarantined there). */

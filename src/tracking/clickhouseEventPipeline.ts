@@ -10,7 +10,7 @@ import { EventQuarantine } from './eventQuarantine.js';
 import { EventSpool, SPOOL_COLUMNS, segmentCreatedAt, type SealedSegment } from './eventSpool.js';
 import { isUnparsableInsert, isUnreachable } from './insertErrors.js';
 import { lockSpoolDirectory } from './spoolLock.js';
-import { alreadyBilled, billableKey, billableKeysInLines, markDuplicates, type BillableKey } from './billedOnce.js';
+import { billableServeId, billableServeIdsInLines, billedOnceSelect, ServeIdRanges, spoolStructure, stringLiteral } from './billedOnce.js';
 import { processBillingLock, type BillingLock } from './billingLock.js';
 
 export interface EventPipelineOptions {
@@ -47,8 +47,8 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     throw error;
   }
   const quarantine = new EventQuarantine(path.join(config.DATA_DIR, 'quarantine'));
-  /** The valid link events of each segment this run spooled, checked against ClickHouse before its insert (billedOnce.ts). */
-  const billable = new Map<string, BillableKey[]>();
+  /** The serves of the valid link events of each segment this run spooled, checked by its insert (billedOnce.ts). */
+  const billable = new Map<string, ServeIdRanges>();
   /** Segments a previous run left: their valid link events are read from their lines. */
   const recovered = new Set(sealed.map((segment) => segment.name));
   const listeners: Array<(event: TrackedEvent) => void> = [];
@@ -80,9 +80,35 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     };
   }
 
-  function insert(body: string, token: string): Promise<unknown> {
+  /** events_v1's column types of SPOOL_COLUMNS as a string literal, for the engine's readers of spooled rows; asked once. */
+  let structure: Promise<string> | undefined;
+  function spooledStructure(): Promise<string> {
+    structure ??= spoolStructure(ch).then(stringLiteral, (error: unknown) => {
+      structure = undefined;
+      throw error;
+    });
+    return structure;
+  }
+
+  /**
+   * `serves`: the body's billable events, whose serves the insert checks (billedOnce.ts). A server
+   * reads the body through input() as the rows of the checking select. Embedded chdb's input()
+   * reads the process's stdin instead of the statement's rows (it waits forever on an open pipe or
+   * terminal), so there the body goes to a file of its own, which the engine reads with file().
+   */
+  async function insert(body: string, token: string, serves: ServeIdRanges | undefined): Promise<unknown> {
     // The spool's lines are the insert's body as they are: ClickHouse parses them, Node never re-encodes them.
-    return ch.client.command({ query: `${INSERT_EVENTS}\n${body}`, clickhouse_settings: insertSettings(token) });
+    if (serves === undefined) return ch.client.command({ query: `${INSERT_EVENTS}\n${body}`, clickhouse_settings: insertSettings(token) });
+    if (ch.kind === 'embedded') {
+      const file = spool.writeForEngine(body);
+      try {
+        return await insertFile(file, token, serves);
+      } finally {
+        spool.removeForEngine(file);
+      }
+    }
+    const select = billedOnceSelect(`input(${await spooledStructure()})`, serves);
+    return ch.client.command({ query: `${INSERT_EVENTS_SELECT} ${select} FORMAT JSONCompactEachRow\n${body}`, clickhouse_settings: insertSettings(token) });
   }
 
   /**
@@ -90,11 +116,12 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
    * off the event loop), so the segment never passes through Node: 2.5x the inline insert of the
    * same body in a measurement of 100,000 rows. The table function takes events_v1's structure.
    */
-  function insertFile(file: string, token: string): Promise<unknown> {
-    return ch.client.command({
-      query: `INSERT INTO events_v1 (${SPOOL_COLUMNS.join(', ')}) SELECT * FROM file('${file}', JSONCompactEachRow)`,
-      clickhouse_settings: insertSettings(token),
-    });
+  async function insertFile(file: string, token: string, serves: ServeIdRanges | undefined): Promise<unknown> {
+    const select =
+      serves === undefined
+        ? `SELECT * FROM file(${stringLiteral(file)}, JSONCompactEachRow)`
+        : billedOnceSelect(`file(${stringLiteral(file)}, JSONCompactEachRow, ${await spooledStructure()})`, serves);
+    return ch.client.command({ query: `${INSERT_EVENTS_SELECT} ${select}`, clickhouse_settings: insertSettings(token) });
   }
 
   /**
@@ -103,9 +130,9 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
    * The tokens follow the halving, which depends only on the segment's content, so a retried or
    * replayed segment repeats the same tokens and counts once.
    */
-  async function insertLines(segmentName: string, body: string, lineCount: number, token: string): Promise<number> {
+  async function insertLines(segmentName: string, body: string, lineCount: number, token: string, serves: ServeIdRanges | undefined): Promise<number> {
     try {
-      await insert(body, token);
+      await insert(body, token, serves);
       return lineCount;
     } catch (error) {
       if (!isUnparsableInsert(error)) throw error;
@@ -117,8 +144,9 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
         return 0;
       }
       const half = Math.ceil(lines.length / 2);
-      const first = await insertLines(segmentName, lines.slice(0, half).join(''), half, `${token}:a`);
-      return first + (await insertLines(segmentName, lines.slice(half).join(''), lines.length - half, `${token}:b`));
+      // Each half is checked against the serves of the whole body: a superset, so the same answer.
+      const first = await insertLines(segmentName, lines.slice(0, half).join(''), half, `${token}:a`, serves);
+      return first + (await insertLines(segmentName, lines.slice(half).join(''), lines.length - half, `${token}:b`, serves));
     }
   }
 
@@ -128,11 +156,11 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
    * which cuts the torn line and halves around bad ones. Nothing was written by the failed read:
    * a segment is one insert block (fewer rows than min_insert_block_size_rows), so it fails whole.
    */
-  async function insertSegment(segment: SealedSegment): Promise<number> {
+  async function insertSegment(segment: SealedSegment, serves: ServeIdRanges | undefined): Promise<number> {
     const file = ch.kind === 'embedded' ? spool.readableByEngine(segment.name) : undefined;
     if (file !== undefined && segment.events < ONE_INSERT_BLOCK_ROWS) {
       try {
-        await insertFile(file, segment.name);
+        await insertFile(file, segment.name, serves);
         return segment.events;
       } catch (error) {
         if (!isUnparsableInsert(error)) throw error;
@@ -140,27 +168,29 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     }
     const body = spool.read(segment.name);
     // An empty body is not an insert (ClickHouse refuses it): the segment just goes.
-    return body === '' ? 0 : insertLines(segment.name, body, segment.events, segment.name);
+    return body === '' ? 0 : insertLines(segment.name, body, segment.events, segment.name, serves);
+  }
+
+  /** The serves of the segment's valid link events, which its insert checks; undefined when it has none. */
+  function billableServes(segment: SealedSegment): ServeIdRanges | undefined {
+    const serves = recovered.has(segment.name) ? billableServeIdsInLines(spool.read(segment.name)) : billable.get(segment.name);
+    return serves !== undefined && serves.size > 0 ? serves : undefined;
   }
 
   /**
-   * The segment, with the valid link events whose serve another instance or an earlier run already
-   * billed turned into duplicates. Nothing is inserted when ClickHouse cannot tell, or when the
-   * billing lock cannot be taken (Postgres down): the segment stays for the next try, never billed twice.
+   * A segment with valid link events is checked and inserted as one step across instances
+   * (billingLock.ts): no other pipeline's check runs between them, so an event of the same serve
+   * elsewhere is found once it counts. When the lock cannot be taken (Postgres down) nothing is
+   * inserted and the segment stays for the next try, never billed twice.
    */
   async function insertBilledOnce(segment: SealedSegment): Promise<number> {
-    const keys = recovered.has(segment.name) ? billableKeysInLines(spool.read(segment.name)) : (billable.get(segment.name) ?? []);
-    if (keys.length === 0) return insertSegment(segment);
-    // The lookup and the insert as one step across instances (billingLock.ts): no other pipeline's
-    // lookup runs between them, so an event of the same serve elsewhere is found once it counts.
+    const serves = billableServes(segment);
+    if (serves === undefined) return insertSegment(segment, undefined);
     const askedAt = Date.now();
     return billing(async () => {
       const waitedMs = Date.now() - askedAt;
       if (waitedMs >= SLOW_BILLING_LOCK_MS) log.warn({ segment: segment.name, waitedMs }, 'waited long for the billing lock: instances are writing faster than one at a time can');
-      const billed = await alreadyBilled(ch, keys);
-      if (billed.size === 0) return insertSegment(segment);
-      log.info({ segment: segment.name, duplicates: billed.size }, 'events of serves already billed elsewhere are stored as duplicate');
-      return insertLines(segment.name, markDuplicates(spool.read(segment.name), billed), segment.events, segment.name);
+      return insertSegment(segment, serves);
     });
   }
 
@@ -259,11 +289,11 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
       refuse(events, (error as Error).message);
     }
     counts.accepted += events.length;
-    let keys: BillableKey[] | undefined;
+    let serves: ServeIdRanges | undefined;
     for (const event of events) {
       for (const listener of listeners) listener(event);
-      const key = billableKey(event);
-      if (key !== undefined) (keys ??= billableOf(spool.openName)).push(key);
+      const serveId = billableServeId(event);
+      if (serveId !== undefined) (serves ??= billableOf(spool.openName)).add(serveId);
     }
     if (spool.openCount >= config.EVENT_FLUSH_ROWS) {
       sealOpenSegment();
@@ -271,10 +301,10 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     }
   }
 
-  function billableOf(segmentName: string): BillableKey[] {
-    let keys = billable.get(segmentName);
-    if (keys === undefined) billable.set(segmentName, (keys = []));
-    return keys;
+  function billableOf(segmentName: string): ServeIdRanges {
+    let serves = billable.get(segmentName);
+    if (serves === undefined) billable.set(segmentName, (serves = new ServeIdRanges()));
+    return serves;
   }
 
   /** Writes the turn's group with one append and answers each of its callers. */
@@ -340,4 +370,5 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
 /** ClickHouse's default min_insert_block_size_rows: an INSERT ... SELECT of fewer rows is one block. */
 const ONE_INSERT_BLOCK_ROWS = 1_048_449;
 
-const INSERT_EVENTS = `INSERT INTO events_v1 (${SPOOL_COLUMNS.join(', ')}) FORMAT JSONCompactEachRow`;
+const INSERT_EVENTS_SELECT = `INSERT INTO events_v1 (${SPOOL_COLUMNS.join(', ')})`;
+const INSERT_EVENTS = `${INSERT_EVENTS_SELECT} FORMAT JSONCompactEachRow`;

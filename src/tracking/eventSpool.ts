@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../http/errors.js';
@@ -13,6 +13,9 @@ export const SPOOL_COLUMNS = [
   'placement_id', 'publisher_id', 'price_model', 'cost_nanos', 'revenue_nanos', 'click_id', 'ip', 'ip_class',
   'ip_network', 'user_agent', 'ivt', 'country', 'user_key', 'fetch_dest', 'fetch_mode', 'fetch_site',
 ] as const satisfies ReadonlyArray<keyof TrackedEvent>;
+
+/** The suffix of a body copied for the embedded engine's reader (EventSpool.writeForEngine): not a segment. */
+const FOR_ENGINE = '.engine-body';
 
 /** A closed spool file waiting to be written to ClickHouse. */
 export interface SealedSegment {
@@ -52,7 +55,9 @@ export class EventSpool {
 
   /** Segments a previous process left behind, oldest first. */
   recover(): SealedSegment[] {
-    return readdirSync(this.directory)
+    const names = readdirSync(this.directory);
+    for (const name of names) if (name.endsWith(FOR_ENGINE)) this.remove(name);
+    return names
       .filter((name) => name.endsWith('.jsonl'))
       .sort()
       .map((name) => ({ name, events: countLines(this.read(name)) }))
@@ -205,6 +210,22 @@ export class EventSpool {
 
   remove(name: string): void {
     unlinkSync(path.join(this.directory, name));
+  }
+
+  /**
+   * A body written to a file of its own for the embedded engine's file() reader (see
+   * readableByEngine; recover() drops those a crash left behind). Throws when the spool's path has
+   * characters file() takes for a glob: the body then stays spooled, and the error says why.
+   */
+  writeForEngine(body: string): string {
+    const file = path.resolve(this.directory, `${randomBytes(8).toString('hex')}${FOR_ENGINE}`);
+    if (/[*?{}[\]\\]/.test(file)) throw new Error(`the embedded engine cannot read files under ${this.directory} (glob characters in DATA_DIR)`);
+    writeFileSync(file, body, { mode: 0o600 });
+    return file;
+  }
+
+  removeForEngine(file: string): void {
+    unlinkSync(file);
   }
 
   private open(): void {

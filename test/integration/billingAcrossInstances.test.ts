@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Stores } from '../../src/runtime.js';
 import { openClickHouse } from '../../src/store/clickhouse.js';
-import { alreadyBilled, billableKey } from '../../src/tracking/billedOnce.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
+import { spoolLine } from '../../src/tracking/eventSpool.js';
+import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { CLICK_PATH, IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
 import { canMount, fillDisk, mountTmpfs } from '../helpers/tmpfs.js';
@@ -118,20 +119,53 @@ describe('a restart in between', () => {
   });
 });
 
-describe('the check before a segment is written', () => {
-  it('calls a serve billed only for another event than the one being written (a segment sent again keeps its events)', async () => {
-    const pipeline = await createClickHouseEventPipeline({
-      config: testConfig(mkdtempSync(path.join(inject('testRoot'), 'resent-'))),
-      ch: a.stores.ch,
-      log: a.app.log,
-    });
-    const written = sampleEvent();
-    pipeline.accept([written]);
+describe('the check inside a segment\'s insert', () => {
+  type How = 'accepted' | 'left in the spool' | 'left in the spool with a torn last line';
+
+  /**
+   * Writes the events through a pipeline of its own: accepted in this run, or left in its spool by
+   * an earlier one; a torn last line (a power loss) makes the segment go as a body the engine reads
+   * with input() instead of its file() reader (the way every segment goes to a server).
+   */
+  async function writeThroughPipeline(events: TrackedEvent[], how: How): Promise<void> {
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'billed-once-'));
+    if (how !== 'accepted') {
+      const torn = how === 'left in the spool with a torn last line' ? '["torn' : '';
+      mkdirSync(path.join(dataDir, 'spool'));
+      writeFileSync(path.join(dataDir, 'spool', `${Date.now().toString().padStart(15, '0')}-0123456789ab.jsonl`), events.map(spoolLine).join('') + torn);
+    }
+    const pipeline = await createClickHouseEventPipeline({ config: testConfig(dataDir), ch: a.stores.ch, log: a.app.log });
+    if (how === 'accepted') pipeline.accept(events);
     await pipeline.close();
-    const again = billableKey(written)!;
-    const elsewhere = billableKey({ ...written, event_id: randomUUID() })!;
-    expect(await alreadyBilled(a.stores.ch, [again, elsewhere])).toEqual(new Set([elsewhere]));
-  });
+  }
+
+  async function storedOf(serveId: string): Promise<Array<{ event_id: string; type: string; ivt: string; cost_nanos: number }>> {
+    const result = await a.stores.ch.client.query({
+      query: `SELECT toString(event_id) AS event_id, type, ivt, toInt64(cost_nanos) AS cost_nanos FROM events_v1 WHERE serve_id = {serve_id:String}`,
+      query_params: { serve_id: serveId },
+      format: 'JSONEachRow',
+    });
+    return result.json();
+  }
+
+  for (const how of ['accepted', 'left in the spool', 'left in the spool with a torn last line'] as const) {
+    it(`calls a serve billed only for another event than the one being written (events ${how})`, async () => {
+      // Quotes and backslashes in a serve id stay inside the check's string literals.
+      const written = sampleEvent({ serve_id: `${randomUUID()}'\\` });
+      await writeThroughPipeline([written], 'accepted');
+      // The same event again (a segment sent again keeps its events), another impression of the serve, its click, and an invalid one.
+      const elsewhere = sampleEvent({ serve_id: written.serve_id, campaign_id: written.campaign_id });
+      const click = sampleEvent({ serve_id: written.serve_id, campaign_id: written.campaign_id, type: 'click', source: 'click', cost_nanos: 0 });
+      const bot = sampleEvent({ serve_id: written.serve_id, campaign_id: written.campaign_id, ivt: 'bot', cost_nanos: 0 });
+      await writeThroughPipeline([written, elsewhere, click, bot], how);
+      const stored = await storedOf(written.serve_id);
+      const ivtOf = (event: TrackedEvent) => stored.filter((row) => row.event_id === event.event_id).map((row) => [row.ivt, Number(row.cost_nanos)]);
+      expect(ivtOf(written)).toEqual([['', 2_500_000], ['', 2_500_000]]);
+      expect(ivtOf(elsewhere)).toEqual([['duplicate', 0]]);
+      expect(ivtOf(click)).toEqual([['', 0]]);
+      expect(ivtOf(bot)).toEqual([['bot', 0]]);
+    });
+  }
 });
 
 describe.skipIf(!canMount)('a spool write that fails (a full disk, real tmpfs)', () => {
