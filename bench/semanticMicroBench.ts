@@ -25,7 +25,7 @@ const LINE_ITEMS = 10_000;
 const ROUNDS = 20;
 
 const folder = path.join(packageRoot, 'bench', 'semantic');
-const specs = JSON.parse(readFileSync(path.join(folder, 'lineItems.json'), 'utf8')) as { keywords: string[]; title: string; body: string }[];
+const specs = JSON.parse(readFileSync(path.join(folder, 'lineItems.json'), 'utf8')) as { category: string; keywords: string[]; title: string; body: string }[];
 const conversations = readFileSync(path.join(folder, 'conversations.txt'), 'utf8')
   .split('\n')
   .filter((line) => line.trim() !== '' && !line.startsWith('#'))
@@ -103,10 +103,19 @@ const [exact, clustered] = [await indexOf(rows, true, Infinity), await indexOf(r
 let sameAd = 0;
 let exactBySimilarity = 0;
 let keptBySimilarity = 0;
-for (const [, query, answer] of conversations) {
+// Precision@1 (right category / ads) and fill (ads / conversations) on the evaluation labels, per search.
+const labelled = { exact: { served: 0, right: 0 }, clustered: { served: 0, right: 0 } };
+const tally = (which: keyof typeof labelled, label: string, lineItemId: string | undefined) => {
+  if (lineItemId === undefined) return;
+  labelled[which].served += 1;
+  if (specs[Number(lineItemId.slice('li-'.length)) % specs.length]!.category === label) labelled[which].right += 1;
+};
+for (const [label, query, answer] of conversations) {
   const context = { ...ANY_TIME, query: query!, response: answer! };
   const wanted = selectAd(exact, 'pl', placement, context);
   const found = selectAd(clustered, 'pl', placement, context);
+  tally('exact', label!, wanted?.lineItem.id);
+  tally('clustered', label!, found?.lineItem.id);
   if (wanted?.lineItem.id === found?.lineItem.id) sameAd += 1;
   if (wanted?.match.by === 'similarity') {
     exactBySimilarity += 1;
@@ -114,4 +123,7 @@ for (const [, query, answer] of conversations) {
   }
 }
 console.log(`clustered search vs every line item compared: same ad (or none) for ${sameAd} of ${conversations.length} conversations; of the ${exactBySimilarity} ads exact search matched by similarity, ${keptBySimilarity} found (recall ${((keptBySimilarity / exactBySimilarity) * 100).toFixed(1)} %)`);
+for (const [which, { served, right }] of Object.entries(labelled)) {
+  console.log(`${which} search (default min_similarity): precision@1 ${((right / served) * 100).toFixed(1)} % (${right}/${served}), fill ${((served / conversations.length) * 100).toFixed(1)} % on the ${conversations.length} labelled conversations`);
+}
 console.log(`word vectors in memory: about ${((heapAfter - heapBefore) / 1e6).toFixed(0)} MB${typeof (globalThis as { gc?: unknown }).gc === 'function' ? ' (after full GCs)' : ' (run node with --expose-gc for a figure after full GCs)'}`);
