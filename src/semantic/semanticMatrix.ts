@@ -12,7 +12,7 @@ interface SemanticRow {
  */
 export const CLUSTERED_FROM_ROWS = 2048;
 /** Clusters whose members a serve scans: the ones whose centres are most similar to the conversation. */
-export const PROBED_CLUSTERS = 4;
+const PROBED_CLUSTERS = 4;
 
 const ROW_LEVELS = 127;
 const QUERY_LEVELS = 32767;

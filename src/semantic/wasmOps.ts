@@ -6,7 +6,7 @@ export const I32 = 0x7f;
 export const F32 = 0x7d;
 export const V128 = 0x7b;
 
-export const unsignedLeb = (value: number): number[] => {
+const unsignedLeb = (value: number): number[] => {
   const bytes: number[] = [];
   do {
     let byte = value & 0x7f;
@@ -67,8 +67,8 @@ export const f32x4Add = op.simd(0xe4);
 export const f32x4Mul = op.simd(0xe6);
 export const f32x4ConvertI32x4S = op.simd(0xfa);
 
-export const section = (id: number, content: number[]) => [id, ...unsignedLeb(content.length), ...content];
-export const name = (text: string) => [...unsignedLeb(text.length), ...Buffer.from(text, 'latin1')];
+const section = (id: number, content: number[]) => [id, ...unsignedLeb(content.length), ...content];
+const name = (text: string) => [...unsignedLeb(text.length), ...Buffer.from(text, 'latin1')];
 
 /** A module of one exported function `exportName` and an exported memory of one page (grow it to fit). */
 export function assembleModule(exportName: string, params: number[], results: number[], locals: number[], body: number[]): Uint8Array<ArrayBuffer> {
