@@ -10,65 +10,13 @@
  * and that left-hand side to bounds[count]. All arguments are byte offsets into the module's memory
  * except rows and the three floats. See semanticMatrix.ts for what a, b and c are.
  */
-const I32 = 0x7f;
-const F32 = 0x7d;
-const V128 = 0x7b;
+import {
+  F32, I32, V128, assembleModule, i16x8ExtendHighI8x16S, i16x8ExtendLowI8x16S, i32x4Add, i32x4DotI16x8S, i32x4ExtractLane, op, v128Load, v128Zero,
+} from './wasmOps.js';
 
 // Parameters, then locals, by index (the order the function type and the locals declaration give).
 const [MATRIX, QUERY, ROWS, SCALES, THRESHOLDS, OUT, BOUNDS, A, B, C] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
 const [ROW, COUNT, BOUND, ACC, LOADED] = [10, 11, 12, 13, 14];
-
-const unsignedLeb = (value: number): number[] => {
-  const bytes: number[] = [];
-  do {
-    let byte = value & 0x7f;
-    value >>>= 7;
-    if (value !== 0) byte |= 0x80;
-    bytes.push(byte);
-  } while (value !== 0);
-  return bytes;
-};
-
-const signedLeb = (value: number): number[] => {
-  const bytes: number[] = [];
-  for (;;) {
-    const byte = value & 0x7f;
-    value >>= 7;
-    if ((value === 0 && (byte & 0x40) === 0) || (value === -1 && (byte & 0x40) !== 0)) return [...bytes, byte];
-    bytes.push(byte | 0x80);
-  }
-};
-
-const op = {
-  localGet: (index: number) => [0x20, index],
-  localSet: (index: number) => [0x21, index],
-  localTee: (index: number) => [0x22, index],
-  i32Const: (value: number) => [0x41, ...signedLeb(value)],
-  i32Add: [0x6a],
-  i32Shl: [0x74],
-  i32LtU: [0x49],
-  i32Eqz: [0x45],
-  i32Store: [0x36, 2, 0],
-  f32Load: [0x2a, 2, 0],
-  f32Store: [0x38, 2, 0],
-  f32Add: [0x92],
-  f32Mul: [0x94],
-  f32Ge: [0x60],
-  f32ConvertI32S: [0xb2],
-  loop: [0x03, 0x40],
-  if: [0x04, 0x40],
-  end: [0x0b],
-  return: [0x0f],
-  brIf: (depth: number) => [0x0d, depth],
-  simd: (opcode: number, ...immediates: number[]) => [0xfd, ...unsignedLeb(opcode), ...immediates],
-};
-const v128Load = (offset: number) => op.simd(0x00, 0, ...unsignedLeb(offset));
-const v128Zero = op.simd(0x0c, ...new Array<number>(16).fill(0));
-const i16x8ExtendLowI8x16S = op.simd(0x87);
-const i16x8ExtendHighI8x16S = op.simd(0x88);
-const i32x4DotI16x8S = op.simd(0xba);
-const i32x4Add = op.simd(0xae);
-const i32x4ExtractLane = (lane: number) => op.simd(0x1b, lane);
 
 /** `base + (index << 2)`: the address of a 4-byte element. */
 const element = (base: number, index: number) => [...op.localGet(base), ...op.localGet(index), ...op.i32Const(2), ...op.i32Shl, ...op.i32Add];
@@ -113,21 +61,8 @@ function scanBody(blocks: number): number[] {
   ];
 }
 
-const section = (id: number, content: number[]) => [id, ...unsignedLeb(content.length), ...content];
-const name = (text: string) => [...unsignedLeb(text.length), ...Buffer.from(text, 'latin1')];
-
 function assemble(blocks: number): Uint8Array<ArrayBuffer> {
-  const locals = [3, 2, I32, 1, F32, 2, V128];
-  const body = [...locals, ...scanBody(blocks)];
-  const params = [I32, I32, I32, I32, I32, I32, I32, F32, F32, F32];
-  return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, [1, 0x60, params.length, ...params, 1, I32]),
-    ...section(3, [1, 0]),
-    ...section(5, [1, 0x00, 1]),
-    ...section(7, [2, ...name('memory'), 0x02, 0, ...name('scan'), 0x00, 0]),
-    ...section(10, [1, ...unsignedLeb(body.length), ...body]),
-  ]);
+  return assembleModule('scan', [I32, I32, I32, I32, I32, I32, I32, F32, F32, F32], [I32], [3, 2, I32, 1, F32, 2, V128], scanBody(blocks));
 }
 
 export interface ScanKernel {

@@ -1,9 +1,18 @@
 import { scanKernel, type ScanKernel } from './int8ScanKernel.js';
+import { clusterVectors } from './semanticClusters.js';
 
 /** What a row is made of: a line item's unit vector and the similarity a serve must reach. */
 interface SemanticRow {
   semantic: { vector: Float32Array; minSimilarity: number } | null;
 }
+
+/**
+ * Lists of at least this many opted-in line items are searched through clusters (approximate, see
+ * below); smaller ones are compared whole, exactly: a full scan of 2,000 rows costs about 18 us.
+ */
+export const CLUSTERED_FROM_ROWS = 2048;
+/** Clusters whose members a serve scans: the ones whose centres are most similar to the conversation. */
+const PROBED_CLUSTERS = 4;
 
 const ROW_LEVELS = 127;
 const QUERY_LEVELS = 32767;
@@ -15,13 +24,22 @@ const ROUNDING_SLACK = 1e-5;
 const quantizedRows = new WeakMap<Float32Array, { components: Int8Array; scale: number }>();
 
 /**
- * Opted-in line items as one contiguous int8 matrix in a WebAssembly memory, in the order of a
- * ranked list (best expected value first), so that a serve scans the whole set, or only the rows
- * that could still beat its best ad, in one SIMD pass (int8ScanKernel.ts).
+ * Opted-in line items as one contiguous int8 matrix in a WebAssembly memory, scanned per serve in
+ * one SIMD pass (int8ScanKernel.ts) for the rows that may reach their min_similarity.
  *
- * The scan is a filter, never the judge: a row's quantization error is bounded (below), so a row
- * the scan drops cannot reach its min_similarity; every row it keeps is judged by the exact float
- * similarity, as before. What matches is therefore exactly what comparing every line item matches.
+ * Rows are known by their rank: their position in the ranked list fill() was given (best expected
+ * value first), so that a serve scans only the ranks that could still beat its best ad.
+ *
+ * Small lists (below CLUSTERED_FROM_ROWS) are scanned whole, and the scan is a filter, never the
+ * judge: a row's quantization error is bounded (below), so a row the scan drops cannot reach its
+ * min_similarity; every row it keeps is judged by the exact float similarity. What matches is
+ * exactly what comparing every line item matches.
+ *
+ * Larger lists are an inverted-file index: the rows are grouped into about sqrt(n) clusters by
+ * k-means (semanticClusters.ts), and a serve compares the conversation with the clusters' centres,
+ * then scans only the members of the PROBED_CLUSTERS nearest: a few hundred rows of 10,000, not all.
+ * That is an approximation: a line item similar enough to the conversation whose cluster's centre
+ * is not among the nearest is missed (its recall is measured in bench/README.md).
  *
  * The bound, for a unit row vector x = s_x (xq + e), |e| <= 1/2 per component (s_x = max|x| / 127)
  * and the conversation q = s_q (qq + f), |f| <= 1/2 (s_q = max|q| / 32767), with D dimensions:
@@ -29,43 +47,245 @@ const quantizedRows = new WeakMap<Float32Array, { components: Int8Array; scale: 
  * which is the kernel's  scales[r] x (a x dot + b) + c.
  */
 export class SemanticMatrix<Entry extends SemanticRow> {
-  /** The rows' line items, in the order fill() was given. */
+  /** The rows' line items, in the order fill() was given (rank order). */
   entries: Entry[] = [];
+  /** Rows the last scans read (centres included): what a serve cost. */
+  scannedRows = 0;
   private readonly dimensions: number;
   private readonly blocks: number;
   private readonly kernel: ScanKernel;
-  private layout = { capacity: -1, query: 0, scales: 0, thresholds: 0, out: 0, bounds: 0, matrix: 0 };
+  private readonly clusteredFromRows: number;
+  private layout = { rowCapacity: -1, centreCapacity: -1, centresWritten: 0, query: 0, scales: 0, thresholds: 0, out: 0, bounds: 0, centreScales: 0, centreThresholds: 0, centreMatrix: 0, matrix: 0 };
   private views = emptyViews();
+  /** Per row of the matrix, its rank; rows are grouped by cluster and ranked within each. */
+  private rankOfRow = new Int32Array(0);
+  /** Cluster c's rows are [clusterStarts[c], clusterStarts[c + 1]); one cluster of every row when not clustered. */
+  private clusterStarts = Int32Array.of(0, 0);
+  /** Unit centres and each vector's cluster; undefined when the list is scanned whole. */
+  private clustering: { centres: Float32Array[]; clusterOf: WeakMap<Float32Array, number>; trainedRows: number } | undefined = undefined;
+  /** The clusters the prepared conversation probes. */
+  private probes = new Int32Array(PROBED_CLUSTERS);
+  private probeCount = 0;
+  /** Candidates of a clustered scan, merged from the probed clusters into rank order. */
+  private mergedRanks = new Int32Array(0);
+  private mergedBounds = new Float32Array(0);
   /** The prepared conversation's quantization: what the kernel's bound needs besides the rows. */
   private prepared: { queryScale: number; halfSumOfMagnitudes: number; queryError: number } | undefined = undefined;
 
-  constructor(dimensions: number) {
+  constructor(dimensions: number, clusteredFromRows = CLUSTERED_FROM_ROWS) {
     this.dimensions = dimensions;
     this.blocks = Math.ceil(dimensions / 16);
     this.kernel = scanKernel(this.blocks);
+    this.clusteredFromRows = clusteredFromRows;
   }
 
-  /** Lays out these line items (each with a semantic target) as rows, in this order. */
+  /** Whether scans read only the probed clusters (an approximation), rather than every row. */
+  get clustered(): boolean {
+    return this.clustering !== undefined;
+  }
+
+  /** Lays out these line items (each with a semantic target, in rank order) as rows. */
   fill(entries: Entry[]): void {
     this.entries = entries;
     this.prepared = undefined;
-    this.reserve(entries.length);
+    const clusterOfRank = this.assignClusters(entries);
+    const clusters = this.clustering?.centres.length ?? 1;
+    this.reserve(entries.length, clusters);
+    // Counting sort by cluster; ranks ascend within each cluster because they are visited in order.
+    const starts = new Int32Array(clusters + 1);
+    for (let rank = 0; rank < entries.length; rank++) starts[(clusterOfRank?.[rank] ?? 0) + 1]! += 1;
+    for (let c = 0; c < clusters; c++) starts[c + 1]! += starts[c]!;
+    const next = starts.slice(0, clusters);
+    const rankOfRow = new Int32Array(entries.length);
     const width = this.blocks * 16;
     const { matrix, scales, thresholds } = this.views;
-    entries.forEach((entry, row) => {
+    entries.forEach((entry, rank) => {
+      const row = next[clusterOfRank?.[rank] ?? 0]!++;
+      rankOfRow[row] = rank;
       const { vector, minSimilarity } = entry.semantic!;
       const quantized = this.quantized(vector);
       matrix.set(quantized.components, row * width);
       scales[row] = quantized.scale;
       thresholds[row] = minSimilarity;
     });
+    this.rankOfRow = rankOfRow;
+    this.clusterStarts = starts;
+    if (this.clustering !== undefined) this.writeCentres(this.clustering.centres);
   }
 
   /**
-   * Quantizes the conversation for the scans that follow (until the next prepare or fill); false
-   * when it is the zero vector, which nothing can be similar to.
+   * Quantizes the conversation for the scans that follow (until the next prepare or fill), and
+   * picks the clusters to probe; false when it is the zero vector, which nothing can be similar to.
    */
   prepare(conversation: Float32Array): boolean {
+    if (!this.quantizeQuery(conversation)) return false;
+    this.scannedRows = 0;
+    if (this.clustering === undefined) return true;
+    const clusters = this.clustering.centres.length;
+    const { layout } = this;
+    // Approximate similarities to every centre (b = c = 0: the estimate, not a bound); all pass the -Infinity thresholds.
+    this.kernel.scan(layout.centreMatrix, layout.query, clusters, layout.centreScales, layout.centreThresholds, layout.out, layout.bounds, this.prepared!.queryScale, 0, 0);
+    this.scannedRows += clusters;
+    const similar = this.views.bounds;
+    const probes = this.probes;
+    let count = 0;
+    for (let c = 0; c < clusters; c++) {
+      if (this.clusterStarts[c + 1] === this.clusterStarts[c]) continue;
+      // Insertion into the few most similar so far, most similar first.
+      let at = Math.min(count, probes.length);
+      if (at === probes.length && !(similar[c]! > similar[probes[at - 1]!]!)) continue;
+      if (at === probes.length) at -= 1;
+      while (at > 0 && similar[c]! > similar[probes[at - 1]!]!) {
+        probes[at] = probes[at - 1]!;
+        at -= 1;
+      }
+      probes[at] = c;
+      count = Math.min(count + 1, probes.length);
+    }
+    this.probeCount = count;
+    return true;
+  }
+
+  /**
+   * Scans the rows ranked [from, to) (of the probed clusters, when clustered) against the prepared
+   * conversation; returns how many may reach their min_similarity. Their ranks, ascending, are
+   * candidateRows()[0..count), and an upper bound of each one's similarity is candidateBounds() at
+   * the same position. Valid until the next scan or fill.
+   */
+  scan(from: number, to: number): number {
+    const end = Math.min(to, this.entries.length);
+    if (from >= end || this.prepared === undefined) return 0;
+    if (this.clustering === undefined) {
+      const count = this.scanRows(from, end, 0);
+      // The kernel numbers rows from the start of the range it was given; unclustered, a row is its rank.
+      const rows = this.views.out;
+      if (from > 0) for (let i = 0; i < count; i++) rows[i]! += from;
+      return count;
+    }
+    let count = 0;
+    const runs: number[] = [0];
+    for (let p = 0; p < this.probeCount; p++) {
+      const cluster = this.probes[p]!;
+      const first = this.firstRowRankedFrom(this.clusterStarts[cluster]!, this.clusterStarts[cluster + 1]!, from);
+      const last = this.firstRowRankedFrom(first, this.clusterStarts[cluster + 1]!, end);
+      if (first >= last) continue;
+      const kept = this.scanRows(first, last, count);
+      const rows = this.views.out;
+      for (let i = count; i < count + kept; i++) rows[i] = this.rankOfRow[first + rows[i]!]!;
+      count += kept;
+      runs.push(count);
+    }
+    this.mergeRuns(runs);
+    return count;
+  }
+
+  candidateRows(): Int32Array {
+    return this.clustering === undefined ? this.views.out : this.mergedRanks;
+  }
+
+  candidateBounds(): Float32Array {
+    return this.clustering === undefined ? this.views.bounds : this.mergedBounds;
+  }
+
+  /** Bytes of WebAssembly memory this matrix holds. */
+  get byteLength(): number {
+    return this.kernel.memory.buffer.byteLength;
+  }
+
+  /** Scans matrix rows [first, last), writing the kept ones (numbered from `first`) from position `at` of out and bounds. */
+  private scanRows(first: number, last: number, at: number): number {
+    const { layout } = this;
+    const { queryScale, halfSumOfMagnitudes, queryError } = this.prepared!;
+    const width = this.blocks * 16;
+    this.scannedRows += last - first;
+    return this.kernel.scan(layout.matrix + first * width, layout.query, last - first, layout.scales + first * 4, layout.thresholds + first * 4, layout.out + at * 4, layout.bounds + at * 4, queryScale, halfSumOfMagnitudes, queryError);
+  }
+
+  /** The first row of [first, last) (one cluster's, ranks ascending) ranked at least `rank`. */
+  private firstRowRankedFrom(first: number, last: number, rank: number): number {
+    let low = first;
+    let high = last;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.rankOfRow[middle]! < rank) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  /** Merges the probed clusters' candidates (each run ascending by rank) into one ascending list. */
+  private mergeRuns(runs: number[]): void {
+    const total = runs.at(-1)!;
+    if (this.mergedRanks.length < total) {
+      this.mergedRanks = new Int32Array(this.views.out.length);
+      this.mergedBounds = new Float32Array(this.views.out.length);
+    }
+    const { out, bounds } = this.views;
+    const heads = runs.slice(0, -1);
+    for (let i = 0; i < total; i++) {
+      let pick = -1;
+      for (let r = 0; r < heads.length; r++) {
+        if (heads[r]! < runs[r + 1]! && (pick < 0 || out[heads[r]!]! < out[heads[pick]!]!)) pick = r;
+      }
+      this.mergedRanks[i] = out[heads[pick]!]!;
+      this.mergedBounds[i] = bounds[heads[pick]!]!;
+      heads[pick]! += 1;
+    }
+  }
+
+  /** Each rank's cluster, clustering (again) when the list has grown or shrunk a lot; undefined when the list is scanned whole. */
+  private assignClusters(entries: Entry[]): Int32Array | undefined {
+    if (entries.length < this.clusteredFromRows) {
+      this.clustering = undefined;
+      return undefined;
+    }
+    const vectors = entries.map((entry) => entry.semantic!.vector);
+    const trained = this.clustering?.trainedRows;
+    if (trained === undefined || entries.length > trained * 2 || entries.length * 2 < trained) {
+      const { centres, clusterOf } = clusterVectors(vectors, (centres) => {
+        this.reserve(entries.length, centres.length);
+        this.writeCentres(centres);
+        return Int32Array.from(vectors, this.nearestCentre);
+      });
+      this.clustering = { centres, clusterOf: new WeakMap(), trainedRows: entries.length };
+      vectors.forEach((vector, rank) => this.clustering!.clusterOf.set(vector, clusterOf[rank]!));
+    }
+    // Line items added since the clustering join their nearest centre; the centres stay until the list doubles or halves.
+    const clustering = this.clustering!;
+    let written = false;
+    return Int32Array.from(vectors, (vector) => {
+      let cluster = clustering.clusterOf.get(vector);
+      if (cluster === undefined) {
+        if (!written) {
+          this.reserve(entries.length, clustering.centres.length);
+          this.writeCentres(clustering.centres);
+          written = true;
+        }
+        clustering.clusterOf.set(vector, (cluster = this.nearestCentre(vector)));
+      }
+      return cluster;
+    });
+  }
+
+  /**
+   * The cluster whose centre (as last written by writeCentres) is the most similar to a vector, by
+   * the kernel's estimate. Uses the query area: call before a serve's prepare.
+   */
+  private nearestCentre = (vector: Float32Array): number => {
+    this.prepared = undefined;
+    if (!this.quantizeQuery(vector)) return 0;
+    const { layout } = this;
+    const clusters = layout.centresWritten;
+    this.kernel.scan(layout.centreMatrix, layout.query, clusters, layout.centreScales, layout.centreThresholds, layout.out, layout.bounds, this.prepared!.queryScale, 0, 0);
+    this.prepared = undefined;
+    const similar = this.views.bounds;
+    let best = 0;
+    for (let c = 1; c < clusters; c++) if (similar[c]! > similar[best]!) best = c;
+    return best;
+  };
+
+  /** Quantizes a vector into the query area; false for the zero vector. */
+  private quantizeQuery(conversation: Float32Array): boolean {
     let largest = 0;
     let sumOfMagnitudes = 0;
     for (let d = 0; d < this.dimensions; d++) {
@@ -81,77 +301,83 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     return true;
   }
 
-  /**
-   * Scans rows [from, to) against the prepared conversation; returns how many may reach their
-   * min_similarity. Their row numbers, ascending, are candidateRows()[0..count), and an upper bound
-   * of each one's similarity is candidateBounds() at the same position. Valid until the next scan or fill.
-   */
-  scan(from: number, to: number): number {
-    const end = Math.min(to, this.entries.length);
-    if (from >= end || this.prepared === undefined) return 0;
-    const { layout } = this;
-    const { queryScale, halfSumOfMagnitudes, queryError } = this.prepared;
+  /** Writes unit centres into the kernel's memory (room reserved), each quantized as a row is. */
+  private writeCentres = (centres: Float32Array[]): void => {
     const width = this.blocks * 16;
-    const count = this.kernel.scan(layout.matrix + from * width, layout.query, end - from, layout.scales + from * 4, layout.thresholds + from * 4, layout.out, layout.bounds, queryScale, halfSumOfMagnitudes, queryError);
-    // The kernel numbers rows from the start of the range it was given.
-    const rows = this.views.out;
-    if (from > 0) for (let i = 0; i < count; i++) rows[i]! += from;
-    return count;
-  }
-
-  candidateRows(): Int32Array {
-    return this.views.out;
-  }
-
-  candidateBounds(): Float32Array {
-    return this.views.bounds;
-  }
-
-  /** Bytes of WebAssembly memory this matrix holds. */
-  get byteLength(): number {
-    return this.kernel.memory.buffer.byteLength;
-  }
+    const { centreMatrix, centreScales, centreThresholds } = this.views;
+    centres.forEach((centre, c) => {
+      const quantized = quantize(centre, this.blocks);
+      centreMatrix.set(quantized.components, c * width);
+      centreScales[c] = quantized.scale;
+      centreThresholds[c] = -Infinity;
+    });
+    this.layout.centresWritten = centres.length;
+  };
 
   private quantized(vector: Float32Array): { components: Int8Array; scale: number } {
     let row = quantizedRows.get(vector);
-    if (row === undefined) {
-      let largest = 0;
-      for (let d = 0; d < vector.length; d++) largest = Math.max(largest, Math.abs(vector[d]!));
-      const scale = Math.fround(largest > 0 ? largest / ROW_LEVELS : 1);
-      const components = new Int8Array(this.blocks * 16);
-      for (let d = 0; d < vector.length; d++) components[d] = Math.max(-ROW_LEVELS, Math.min(ROW_LEVELS, Math.round(vector[d]! / scale)));
-      quantizedRows.set(vector, (row = { components, scale }));
-    }
+    if (row === undefined) quantizedRows.set(vector, (row = quantize(vector, this.blocks)));
     return row;
   }
 
-  /** Room for `capacity` rows: query, per-row scales, thresholds, candidate rows and bounds, then the matrix (16-byte aligned). */
-  private reserve(capacity: number): void {
-    if (capacity <= this.layout.capacity) return;
-    const rounded = Math.ceil(Math.max(capacity, 1) / 4) * 4;
+  /**
+   * Room for `rows` rows and `centres` cluster centres: query, per-row scales, thresholds, candidate
+   * rows and bounds, the centres' scales, thresholds and components, then the matrix (16-byte aligned).
+   */
+  private reserve(rows: number, centres: number): void {
+    if (rows <= this.layout.rowCapacity && centres <= this.layout.centreCapacity) return;
+    const roundedRows = Math.ceil(Math.max(rows, this.layout.rowCapacity, 1) / 4) * 4;
+    const roundedCentres = Math.ceil(Math.max(centres, this.layout.centreCapacity, 1) / 4) * 4;
+    const candidates = Math.max(roundedRows, roundedCentres);
     const width = this.blocks * 16;
     const query = 0;
     const scales = query + width * 2;
-    const thresholds = scales + rounded * 4;
-    const out = thresholds + rounded * 4;
-    const bounds = out + rounded * 4;
-    const matrix = bounds + rounded * 4;
-    const bytes = matrix + rounded * width;
+    const thresholds = scales + roundedRows * 4;
+    const out = thresholds + roundedRows * 4;
+    const bounds = out + candidates * 4;
+    const centreScales = bounds + candidates * 4;
+    const centreThresholds = centreScales + roundedCentres * 4;
+    const centreMatrix = centreThresholds + roundedCentres * 4;
+    const matrix = centreMatrix + roundedCentres * width;
+    const bytes = matrix + roundedRows * width;
     const memory = this.kernel.memory;
     if (bytes > memory.buffer.byteLength) memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / PAGE_BYTES));
-    this.layout = { capacity: rounded, query, scales, thresholds, out, bounds, matrix };
+    // Growing moves nothing that must survive: fill() writes every row and centre after reserving.
+    this.layout = { rowCapacity: roundedRows, centreCapacity: roundedCentres, centresWritten: 0, query, scales, thresholds, out, bounds, centreScales, centreThresholds, centreMatrix, matrix };
     const buffer = memory.buffer;
     this.views = {
       query: new Int16Array(buffer, query, width),
-      scales: new Float32Array(buffer, scales, rounded),
-      thresholds: new Float32Array(buffer, thresholds, rounded),
-      out: new Int32Array(buffer, out, rounded),
-      bounds: new Float32Array(buffer, bounds, rounded),
-      matrix: new Int8Array(buffer, matrix, rounded * width),
+      scales: new Float32Array(buffer, scales, roundedRows),
+      thresholds: new Float32Array(buffer, thresholds, roundedRows),
+      out: new Int32Array(buffer, out, candidates),
+      bounds: new Float32Array(buffer, bounds, candidates),
+      centreScales: new Float32Array(buffer, centreScales, roundedCentres),
+      centreThresholds: new Float32Array(buffer, centreThresholds, roundedCentres),
+      centreMatrix: new Int8Array(buffer, centreMatrix, roundedCentres * width),
+      matrix: new Int8Array(buffer, matrix, roundedRows * width),
     };
   }
 }
 
+function quantize(vector: Float32Array, blocks: number): { components: Int8Array; scale: number } {
+  let largest = 0;
+  for (let d = 0; d < vector.length; d++) largest = Math.max(largest, Math.abs(vector[d]!));
+  const scale = Math.fround(largest > 0 ? largest / ROW_LEVELS : 1);
+  const components = new Int8Array(blocks * 16);
+  for (let d = 0; d < vector.length; d++) components[d] = Math.max(-ROW_LEVELS, Math.min(ROW_LEVELS, Math.round(vector[d]! / scale)));
+  return { components, scale };
+}
+
 function emptyViews() {
-  return { query: new Int16Array(0), scales: new Float32Array(0), thresholds: new Float32Array(0), out: new Int32Array(0), bounds: new Float32Array(0), matrix: new Int8Array(0) };
+  return {
+    query: new Int16Array(0),
+    scales: new Float32Array(0),
+    thresholds: new Float32Array(0),
+    out: new Int32Array(0),
+    bounds: new Float32Array(0),
+    centreScales: new Float32Array(0),
+    centreThresholds: new Float32Array(0),
+    centreMatrix: new Int8Array(0),
+    matrix: new Int8Array(0),
+  };
 }

@@ -1,9 +1,13 @@
 import { WordScan, wordHash } from '../serving/contextWords.js';
 import { sifWeight } from './sifWeight.js';
 import type { WordVectors } from './wordVectorsFile.js';
+import { wordSumKernel, type WordSumKernel } from './wordSumKernel.js';
 
 /** Words of a serve's context that are embedded: a long answer's opening says what it is about, and the cost stays bounded. */
 export const MAX_EMBEDDED_WORDS = 400;
+/** Words the sum kernel adds up per call. */
+const BATCH_WORDS = 512;
+const PAGE_BYTES = 65536;
 
 /**
  * Embeds texts as SIF vectors (Arora et al. 2017): the average of word vectors weighted by
@@ -12,7 +16,8 @@ export const MAX_EMBEDDED_WORDS = 400;
  */
 export class SemanticModel {
   readonly dimensions: number;
-  private readonly vectors: WordVectors;
+  private readonly words: string[];
+  private readonly commonDirection: Float32Array;
   /**
    * Open addressing over wordHash (linear probing, at most half full): a slot holds rank + 1 (0 is
    * empty) and its word's hash. A Map keyed by the hash was a third of the embedding's time: half the
@@ -24,11 +29,35 @@ export class SemanticModel {
   /** Per rank: SIF weight x quantization scale, so a component times this is its weighted value. */
   private readonly factors: Float32Array;
   private readonly scratch = new WordScan();
+  /**
+   * The int8 components live in the sum kernel's memory, each word's row padded to whole blocks of
+   * 16, followed by a batch of ranks and weights to add up and the sum's float32 components.
+   */
+  private readonly kernel: WordSumKernel;
+  private readonly layout: { rowBytes: number; ranks: number; weights: number; out: number };
+  private readonly staged: { ranks: Int32Array; weights: Float32Array; out: Float32Array };
 
   constructor(vectors: WordVectors) {
-    this.vectors = vectors;
     this.dimensions = vectors.dimensions;
+    this.words = vectors.words;
+    this.commonDirection = Float32Array.from(vectors.commonDirection);
     this.factors = new Float32Array(vectors.words.length);
+    const blocks = Math.ceil(this.dimensions / 16);
+    this.kernel = wordSumKernel(blocks);
+    const rowBytes = blocks * 16;
+    const ranks = rowBytes * vectors.words.length;
+    const weights = ranks + BATCH_WORDS * 4;
+    const out = weights + BATCH_WORDS * 4;
+    this.layout = { rowBytes, ranks, weights, out };
+    const memory = this.kernel.memory;
+    memory.grow(Math.max(0, Math.ceil((out + rowBytes * 4 - memory.buffer.byteLength) / PAGE_BYTES)));
+    const rows = new Int8Array(memory.buffer, 0, ranks);
+    for (let rank = 0; rank < vectors.words.length; rank++) rows.set(vectors.components.subarray(rank * this.dimensions, (rank + 1) * this.dimensions), rank * rowBytes);
+    this.staged = {
+      ranks: new Int32Array(memory.buffer, ranks, BATCH_WORDS),
+      weights: new Float32Array(memory.buffer, weights, BATCH_WORDS),
+      out: new Float32Array(memory.buffer, out, this.dimensions),
+    };
     const slots = 2 ** Math.ceil(Math.log2(Math.max(2, vectors.words.length * 2)));
     this.slotRanks = new Int32Array(slots);
     this.slotHashes = new Int32Array(slots);
@@ -47,7 +76,7 @@ export class SemanticModel {
   /** The rank of the scan's word at `index`, or -1 when it has no vector. */
   private rankOf(scan: WordScan, index: number): number {
     const hash = scan.hashes[index]!;
-    const words = this.vectors.words;
+    const words = this.words;
     for (let slot = hash & this.slotMask; this.slotRanks[slot] !== 0; slot = (slot + 1) & this.slotMask) {
       if (this.slotHashes[slot] === hash && scan.wordIs(index, words[this.slotRanks[slot]! - 1]!)) return this.slotRanks[slot]! - 1;
     }
@@ -66,24 +95,36 @@ export class SemanticModel {
    * were known. Call finish(sum) after the last text.
    */
   addScan(scan: WordScan, sum: Float32Array, maxWords: number): number {
-    const { components } = this.vectors;
-    const dimensions = this.dimensions;
+    const { ranks, weights } = this.staged;
     const limit = Math.min(scan.count, maxWords);
     let known = 0;
+    let batched = 0;
     for (let i = 0; i < limit; i++) {
       const rank = this.rankOf(scan, i);
       if (rank < 0) continue;
-      const factor = this.factors[rank]!;
-      const offset = rank * dimensions;
-      for (let d = 0; d < dimensions; d++) sum[d]! += components[offset + d]! * factor;
+      ranks[batched] = rank;
+      weights[batched] = this.factors[rank]!;
+      batched += 1;
       known += 1;
+      if (batched === BATCH_WORDS) batched = this.addBatch(batched, sum);
     }
+    this.addBatch(batched, sum);
     return known;
+  }
+
+  /** Adds the staged words' weighted vectors to `sum`; returns 0, the batch's new size. */
+  private addBatch(count: number, sum: Float32Array): number {
+    if (count === 0) return 0;
+    const { ranks, weights, out } = this.layout;
+    this.kernel.sum(0, ranks, weights, count, out);
+    const added = this.staged.out;
+    for (let d = 0; d < this.dimensions; d++) sum[d]! += added[d]!;
+    return 0;
   }
 
   /** Removes the common direction and scales to unit length, in place; undefined for a zero vector. */
   finish(sum: Float32Array): Float32Array | undefined {
-    const common = this.vectors.commonDirection;
+    const common = this.commonDirection;
     let projection = 0;
     for (let d = 0; d < this.dimensions; d++) projection += sum[d]! * common[d]!;
     let norm = 0;

@@ -136,6 +136,8 @@ export interface IndexBuildDeps {
   /** Word vectors for semantic matching; without them, opted-in line items match by keywords only. */
   semanticModel?: SemanticModel;
   brandSafety?: BrandSafety;
+  /** Semantic lists this long or longer are searched through clusters (semanticMatrix.ts); the evaluation compares with exact search. */
+  semanticClusteredFrom?: number;
 }
 
 /** Line items left out of the index, by reason: an operator's first clue when an ad does not show. */
@@ -222,7 +224,7 @@ export async function buildAdIndex(
   for (const entry of ranked) for (const lists of postingsOf(index, entry)) addToRanked(lists, entry);
   if (deps.semanticModel && index.semantic.certified.length > 0) {
     const dimensions = deps.semanticModel.dimensions;
-    index.semanticMatrices = { certified: new SemanticMatrix(dimensions), uncertified: new SemanticMatrix(dimensions) };
+    index.semanticMatrices = { certified: new SemanticMatrix(dimensions, deps.semanticClusteredFrom), uncertified: new SemanticMatrix(dimensions, deps.semanticClusteredFrom) };
     index.semanticMatrices.certified.fill(index.semantic.certified);
     index.semanticMatrices.uncertified.fill(index.semantic.uncertified);
   }

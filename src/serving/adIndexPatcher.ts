@@ -181,7 +181,7 @@ export class AdIndexPatcher {
     const index = this.index;
     const model = this.deps.semanticModel;
     if (!model) return;
-    index.semanticMatrices ??= { certified: new SemanticMatrix(model.dimensions), uncertified: new SemanticMatrix(model.dimensions) };
+    index.semanticMatrices ??= { certified: new SemanticMatrix(model.dimensions, this.deps.semanticClusteredFrom), uncertified: new SemanticMatrix(model.dimensions, this.deps.semanticClusteredFrom) };
     index.semanticMatrices.certified.fill(index.semantic.certified);
     index.semanticMatrices.uncertified.fill(index.semantic.uncertified);
   }

@@ -194,8 +194,10 @@ function similarMatch(
   const mostRelevant = relevance(1);
   const entries = matrix.entries;
   if (!matrix.prepare(conversation)) return;
-  for (let from = 0, rows = rowsThatCouldWin(entries, best); from < rows; from += SCAN_CHUNK_ROWS, rows = rowsThatCouldWin(entries, best)) {
-    const count = matrix.scan(from, Math.min(rows, from + SCAN_CHUNK_ROWS));
+  // A clustered matrix scans only the probed clusters' rows: a few hundred, in one pass.
+  const chunk = matrix.clustered ? Infinity : SCAN_CHUNK_ROWS;
+  for (let from = 0, rows = rowsThatCouldWin(entries, best); from < rows; from += chunk, rows = rowsThatCouldWin(entries, best)) {
+    const count = matrix.scan(from, Math.min(rows, from + chunk));
     const candidates = matrix.candidateRows();
     const bounds = matrix.candidateBounds();
     for (let i = 0; i < count; i++) {

@@ -6,7 +6,7 @@ import { buildAdIndex } from '../../src/serving/adIndex.js';
 import type { CatalogRows, CreativeRow, LineItemRow } from '../../src/serving/catalogQueries.js';
 import { relevance, selectAd } from '../../src/serving/selectAd.js';
 import { packageRoot } from '../../src/packageRoot.js';
-import { SemanticMatrix } from '../../src/semantic/semanticMatrix.js';
+import { CLUSTERED_FROM_ROWS, SemanticMatrix } from '../../src/semantic/semanticMatrix.js';
 import { convertToUsd } from '../../src/money/usdRates.js';
 import { BrandSafety, type BrandSafetyVeto } from '../../src/semantic/brandSafety.js';
 import { SemanticModel, similarity } from '../../src/semantic/semanticModel.js';
@@ -255,6 +255,45 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
       }
       expect([...kept.keys()].every((row) => row >= from && row < to)).toBe(true);
       expect(count).toBeLessThan(matching.length * 1.2);
+    }
+  });
+
+  it('clusters a large list: scans a fraction of its rows, and finds the rows near the conversation, in rank order', () => {
+    const dimensions = 100;
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    // 60 topics of 70 line items each, every line item its topic plus noise of its own.
+    const topics = Array.from({ length: 60 }, () => unitVector(dimensions, random));
+    const near = (centre: Float32Array) => {
+      const noise = unitVector(dimensions, random);
+      const vector = centre.map((value, d) => value + 0.5 * noise[d]!);
+      const norm = Math.hypot(...vector);
+      return vector.map((value) => value / norm);
+    };
+    const entryNear = (topic: number) => ({ topic, semantic: { vector: near(topics[topic]!), minSimilarity: 0.6 } });
+    const entries = Array.from({ length: 4200 }, (_, rank) => entryNear(rank % topics.length));
+    expect(entries.length).toBeGreaterThanOrEqual(CLUSTERED_FROM_ROWS);
+    const matrix = new SemanticMatrix<(typeof entries)[number]>(dimensions);
+    matrix.fill(entries);
+    expect(matrix.clustered).toBe(true);
+    // Line items added later join the nearest cluster without clustering again.
+    const added = [...entries, ...Array.from({ length: 30 }, () => entryNear(3))];
+    matrix.fill(added);
+
+    for (const topic of [0, 3, 17, 59]) {
+      const conversation = near(topics[topic]!);
+      const matching = added.flatMap((entry, rank) => (similarity(conversation, entry.semantic.vector) >= entry.semantic.minSimilarity ? [rank] : []));
+      expect(matching.length).toBeGreaterThan(40);
+      expect(matrix.prepare(conversation)).toBe(true);
+      for (const [from, to] of [[0, added.length], [1000, 3000]] as const) {
+        const count = matrix.scan(from, to);
+        const kept = [...matrix.candidateRows().subarray(0, count)];
+        expect(kept).toEqual([...kept].sort((a, b) => a - b));
+        expect(kept.every((rank) => rank >= from && rank < to)).toBe(true);
+        for (const rank of matching.filter((rank) => rank >= from && rank < to)) expect(kept, `rank ${rank}`).toContain(rank);
+      }
+      // The centres plus a few clusters' members, not the whole list.
+      expect(matrix.scannedRows).toBeLessThan(added.length / 5);
     }
   });
 });

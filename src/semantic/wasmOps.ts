@@ -1,0 +1,84 @@
+/**
+ * Just enough of the WebAssembly binary format to assemble the small SIMD kernels of semantic
+ * matching (int8ScanKernel.ts, wordSumKernel.ts) at run time: no package and no build step.
+ */
+export const I32 = 0x7f;
+export const F32 = 0x7d;
+export const V128 = 0x7b;
+
+const unsignedLeb = (value: number): number[] => {
+  const bytes: number[] = [];
+  do {
+    let byte = value & 0x7f;
+    value >>>= 7;
+    if (value !== 0) byte |= 0x80;
+    bytes.push(byte);
+  } while (value !== 0);
+  return bytes;
+};
+
+const signedLeb = (value: number): number[] => {
+  const bytes: number[] = [];
+  for (;;) {
+    const byte = value & 0x7f;
+    value >>= 7;
+    if ((value === 0 && (byte & 0x40) === 0) || (value === -1 && (byte & 0x40) !== 0)) return [...bytes, byte];
+    bytes.push(byte | 0x80);
+  }
+};
+
+export const op = {
+  localGet: (index: number) => [0x20, index],
+  localSet: (index: number) => [0x21, index],
+  localTee: (index: number) => [0x22, index],
+  i32Const: (value: number) => [0x41, ...signedLeb(value)],
+  i32Add: [0x6a],
+  i32Mul: [0x6c],
+  i32Shl: [0x74],
+  i32LtU: [0x49],
+  i32Eqz: [0x45],
+  i32Load: [0x28, 2, 0],
+  i32Store: [0x36, 2, 0],
+  f32Load: [0x2a, 2, 0],
+  f32Store: [0x38, 2, 0],
+  f32Add: [0x92],
+  f32Mul: [0x94],
+  f32Ge: [0x60],
+  f32ConvertI32S: [0xb2],
+  loop: [0x03, 0x40],
+  if: [0x04, 0x40],
+  end: [0x0b],
+  return: [0x0f],
+  brIf: (depth: number) => [0x0d, depth],
+  simd: (opcode: number, ...immediates: number[]) => [0xfd, ...unsignedLeb(opcode), ...immediates],
+};
+export const v128Load = (offset: number) => op.simd(0x00, 0, ...unsignedLeb(offset));
+export const v128Store = (offset: number) => op.simd(0x0b, 0, ...unsignedLeb(offset));
+export const v128Zero = op.simd(0x0c, ...new Array<number>(16).fill(0));
+export const i16x8ExtendLowI8x16S = op.simd(0x87);
+export const i16x8ExtendHighI8x16S = op.simd(0x88);
+export const i32x4ExtendLowI16x8S = op.simd(0xa7);
+export const i32x4ExtendHighI16x8S = op.simd(0xa8);
+export const i32x4DotI16x8S = op.simd(0xba);
+export const i32x4Add = op.simd(0xae);
+export const i32x4ExtractLane = (lane: number) => op.simd(0x1b, lane);
+export const f32x4Splat = op.simd(0x13);
+export const f32x4Add = op.simd(0xe4);
+export const f32x4Mul = op.simd(0xe6);
+export const f32x4ConvertI32x4S = op.simd(0xfa);
+
+const section = (id: number, content: number[]) => [id, ...unsignedLeb(content.length), ...content];
+const name = (text: string) => [...unsignedLeb(text.length), ...Buffer.from(text, 'latin1')];
+
+/** A module of one exported function `exportName` and an exported memory of one page (grow it to fit). */
+export function assembleModule(exportName: string, params: number[], results: number[], locals: number[], body: number[]): Uint8Array<ArrayBuffer> {
+  const code = [...locals, ...body];
+  return new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, [1, 0x60, params.length, ...params, results.length, ...results]),
+    ...section(3, [1, 0]),
+    ...section(5, [1, 0x00, 1]),
+    ...section(7, [2, ...name('memory'), 0x02, 0, ...name(exportName), 0x00, 0]),
+    ...section(10, [1, ...unsignedLeb(code.length), ...code]),
+  ]);
+}
