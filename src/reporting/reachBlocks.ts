@@ -1,32 +1,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
-import { addDays, daysBetween } from './utcDate.js';
+import { blockParams, dayBlocks } from './dayBlocks.js';
 import { CAMPAIGN_IDS_PER_QUERY } from './reportCampaigns.js';
-
-/** The block lengths of reach_blocks_v1 (clickhouse/0008), longest first. */
-const SPANS = [64, 32, 16, 8, 4, 2, 1] as const;
-const EPOCH = '1970-01-01';
-
-export interface ReachBlock {
-  spanDays: number;
-  start: string;
-}
-
-/**
- * The aligned blocks that exactly cover the UTC days dateFrom..dateTo: from the first day on, each
- * time the longest block that starts there (its day number divisible by its length) and ends
- * inside the window. A 92-day window takes at most 12 blocks.
- */
-export function reachBlocks(dateFrom: string, dateTo: string): ReachBlock[] {
-  const blocks: ReachBlock[] = [];
-  const last = daysBetween(EPOCH, dateTo);
-  for (let day = daysBetween(EPOCH, dateFrom); day <= last; ) {
-    const spanDays = SPANS.find((span) => day % span === 0 && day + span - 1 <= last)!;
-    blocks.push({ spanDays, start: addDays(EPOCH, day) });
-    day += spanDays;
-  }
-  return blocks;
-}
 
 const reachRows = z.array(z.object({ row_campaign: z.string(), row_line_item: z.string(), unique_users: z.coerce.number() }));
 
@@ -42,7 +17,7 @@ export async function reachOver(
   dateTo: string,
   perLineItem: boolean,
 ): Promise<Map<string, number>> {
-  const blocks = reachBlocks(dateFrom, dateTo);
+  const blocks = blockParams(dayBlocks(dateFrom, dateTo));
   const reach = new Map<string, number>();
   for (let start = 0; start < campaignIds.length; start += CAMPAIGN_IDS_PER_QUERY) {
     const result = await ch.client.query({
@@ -55,8 +30,7 @@ export async function reachOver(
         GROUP BY campaign_id, line_item_id
         SETTINGS max_execution_time = 30`,
       query_params: {
-        spans: blocks.map((block) => block.spanDays),
-        starts: blocks.map((block) => block.start),
+        ...blocks,
         campaign_ids: campaignIds.slice(start, start + CAMPAIGN_IDS_PER_QUERY),
         level: perLineItem ? 'line_item' : 'campaign',
       },
