@@ -94,29 +94,26 @@ export type KeyedRow<Row> = Row & { sort_time: string; id: string };
 
 /** The response of a keyset-paged list: `{data, pagination}` with the spec's fields and next_cursor. */
 export function keysetPage<Row extends object>(rows: KeyedRow<Row>[], page: PageRequest) {
-  const hasMore = rows.length === page.limit;
   const last = rows.at(-1);
   return {
     data: rows.map(({ sort_time: _sortTime, ...row }) => row),
-    pagination: {
-      limit: page.limit,
-      offset: page.offset,
-      total: rows.length,
-      has_more: hasMore,
-      next_cursor: hasMore && last ? encodeCursor({ time: last.sort_time, id: last.id }) : null,
-    },
+    pagination: keysetPagination(rows.length, last ? { time: last.sort_time, id: last.id } : null, page),
   };
 }
 
 /** keysetPage for rows the engine already wrote as a JSON array: the same response text, without parsing and serializing each row again. */
 export function keysetPageJson(rowsJson: string, rows: number, last: KeysetPosition | null, page: PageRequest): string {
+  return `{"data":${rowsJson},"pagination":${JSON.stringify(keysetPagination(rows, last, page))}}`;
+}
+
+/** The page's pagination: total is the rows on this page; has_more, and a cursor after its last row, when the page is full. */
+function keysetPagination(rows: number, last: KeysetPosition | null, page: PageRequest) {
   const hasMore = rows === page.limit;
-  const pagination = {
+  return {
     limit: page.limit,
     offset: page.offset,
     total: rows,
     has_more: hasMore,
     next_cursor: hasMore && last ? encodeCursor(last) : null,
   };
-  return `{"data":${rowsJson},"pagination":${JSON.stringify(pagination)}}`;
 }
