@@ -48,6 +48,17 @@ async function walkByOffset(url: string, schema: string, limit: number): Promise
   }
 }
 
+/**
+ * Walking by offset after walking by cursor must give the same rows in the same order. On the
+ * PostgreSQL server pass other test files create organizations and publishers at the same time,
+ * so rows made between the two walks are left out of the comparison (they are the newest rows).
+ */
+function expectSameRowsAsCursorWalk(byOffset: string[], byCursor: string[]): void {
+  const seenByCursor = new Set(byCursor);
+  expect(byOffset.filter((id) => seenByCursor.has(id))).toEqual(byCursor);
+  expect(new Set(byOffset).size).toBe(byOffset.length);
+}
+
 const listRoutes = (orgId: string, publisherId: string) => [
   '/v1/admin/organizations',
   `/v1/admin/organizations/${orgId}/users`,
@@ -86,7 +97,7 @@ describe('GET /v1/admin/organizations', () => {
     const byCursor = await walkByCursor('/v1/admin/organizations', 'OrganizationList', 2);
     expect(new Set(byCursor).size).toBe(byCursor.length);
     expect(byCursor.filter((id) => made.some((org) => org.id === id))).toEqual(made.map((org) => org.id));
-    expect(await walkByOffset('/v1/admin/organizations', 'OrganizationList', 2)).toEqual(byCursor);
+    expectSameRowsAsCursorWalk(await walkByOffset('/v1/admin/organizations', 'OrganizationList', 2), byCursor);
   });
 });
 
@@ -145,7 +156,7 @@ describe('GET /v1/admin/publishers and a publisher\'s tokens and placements', ()
     const made = [await createPublisher(ctx), await createPublisher(ctx)];
     const byCursor = await walkByCursor('/v1/admin/publishers', 'PublisherList', 3);
     expect(byCursor.filter((id) => made.some((publisher) => publisher.id === id))).toEqual(made.map((publisher) => publisher.id));
-    expect(await walkByOffset('/v1/admin/publishers', 'PublisherList', 3)).toEqual(byCursor);
+    expectSameRowsAsCursorWalk(await walkByOffset('/v1/admin/publishers', 'PublisherList', 3), byCursor);
   });
 
   it('lists tokens with their revocation, never the token', async () => {
