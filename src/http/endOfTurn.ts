@@ -7,8 +7,8 @@ let turnEnd: Promise<void> | undefined;
  * turn, instead of one write between the handling of each.
  *
  * Why: on a loaded server the socket write is the largest single cost of a small answer (a third
- * of a serve's CPU on the 2-core bench VM), and most of it is waking a client that went idle
- * waiting for it. Written back to back, the first answer of a turn wakes the clients and the rest
+ * of a serve's CPU on the 2-core bench VM), most of it, as far as profiles show, waking a client
+ * that went idle waiting for it. Written back to back, the first answer of a turn wakes the clients and the rest
  * find them awake. Serve throughput went up by 13-30% in side-by-side runs, with a lower p50 and
  * p99 (bench/README.md, "Serve: session 24").
  */
