@@ -78,7 +78,8 @@ export async function serveScenario(options: BenchOptions): Promise<ScenarioRepo
     failures.push(...(await service.stop()));
     await stub.stop();
   }
-  const profile = service.profileSummary();
+  // The service's samples in its load rounds only, as track does: the rest is start, stub rounds and idle time.
+  const profile = service.profileSummary(real.windows);
   failures.push(...loadFailures('service', real));
 
   if (!options.url) progress(`heap with ${formatNumber(heapLineItems)} line items`);

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { FeatureDeps } from '../featureDeps.js';
 import { ApiError, parseInput } from '../http/errors.js';
 import { bearerToken } from '../http/bearerToken.js';
+import { endOfTurn } from '../http/endOfTurn.js';
 import { convertToUsd } from '../money/usdRates.js';
 import { createUserAgentClassifier } from '../ivt/userAgentClassifier.js';
 import { AdIndexRefresher } from './adIndexRefresher.js';
@@ -141,6 +142,46 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   };
   app.decorateRequest('publisherId', null);
 
+  /** The answer to a serve: an object for fastify to serialize, or an ad answer already written as JSON. */
+  const answerServe = (input: unknown, publisherId: string | null): object | string => {
+    const body = parseInput(compiledServeRequestBody, input);
+    metrics.serveRequests.inc();
+    const index = refresher.current;
+    const placement = index.placements.get(body.placement_id);
+    if (placement === undefined || placement.publisherId !== publisherId) {
+      throw new ApiError('not_found', 'placement not found');
+    }
+    // A declared bot would only produce invalid impressions: no advertiser wants that ad shown.
+    if (body.user?.user_agent && userAgentVerdict(body.user.user_agent) === 'bot') {
+      serveCounts.count(body.placement_id, false);
+      return NO_AD;
+    }
+    const nowMs = Date.now();
+    const userKey = body.user?.id === undefined ? undefined : keyUser(body.user.id);
+    let veto: BrandSafetyVeto | undefined;
+    const selection = selectAd(
+      index,
+      body.placement_id,
+      placement,
+      {
+        query: body.context.query,
+        response: body.context.response,
+        language: body.language,
+        nowMs,
+        evenShare: dailyAllowanceShare(nowMs),
+        userKey,
+        country: index.countryTargeting && body.user?.ip !== undefined ? countryOfAddress(body.user.ip) : undefined,
+      },
+      (found) => (veto = found),
+    );
+    serveCounts.count(body.placement_id, selection !== undefined);
+    if (selection === undefined) return body.explain ? { ...NO_AD, match: noAdExplanation(veto) } : NO_AD;
+    metrics.serveFills.inc();
+    const ad = adPayload(selection, body.placement_id, placement.publisherId, signing, nowMs, userKey);
+    if (body.explain) return { ad, match: selection.match };
+    return adResponseJson(ad);
+  };
+
   app.post(
     '/v1/serve',
     {
@@ -163,42 +204,10 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       },
     },
     async (request, reply) => {
-      const body = parseInput(compiledServeRequestBody, request.body);
-      metrics.serveRequests.inc();
-      const index = refresher.current;
-      const placement = index.placements.get(body.placement_id);
-      if (placement === undefined || placement.publisherId !== request.publisherId) {
-        throw new ApiError('not_found', 'placement not found');
-      }
-      // A declared bot would only produce invalid impressions: no advertiser wants that ad shown.
-      if (body.user?.user_agent && userAgentVerdict(body.user.user_agent) === 'bot') {
-        serveCounts.count(body.placement_id, false);
-        return NO_AD;
-      }
-      const nowMs = Date.now();
-      const userKey = body.user?.id === undefined ? undefined : keyUser(body.user.id);
-      let veto: BrandSafetyVeto | undefined;
-      const selection = selectAd(
-        index,
-        body.placement_id,
-        placement,
-        {
-          query: body.context.query,
-          response: body.context.response,
-          language: body.language,
-          nowMs,
-          evenShare: dailyAllowanceShare(nowMs),
-          userKey,
-          country: index.countryTargeting && body.user?.ip !== undefined ? countryOfAddress(body.user.ip) : undefined,
-        },
-        (found) => (veto = found),
-      );
-      serveCounts.count(body.placement_id, selection !== undefined);
-      if (selection === undefined) return body.explain ? { ...NO_AD, match: noAdExplanation(veto) } : NO_AD;
-      metrics.serveFills.inc();
-      const ad = adPayload(selection, body.placement_id, placement.publisherId, signing, nowMs, userKey);
-      if (body.explain) return { ad, match: selection.match };
-      return reply.type(JSON_CONTENT_TYPE).send(adResponseJson(ad));
+      const answer = answerServe(request.body, request.publisherId);
+      // Written together with the other answers of this event-loop turn: see endOfTurn.
+      await endOfTurn();
+      return typeof answer === 'string' ? reply.type(JSON_CONTENT_TYPE).send(answer) : answer;
     },
   );
 }
