@@ -16,6 +16,7 @@
  *   TO t_local AS SELECT ... FROM s_local ...`: every name after FROM, JOIN (not ARRAY JOIN) or TO
  *   becomes the shard's own table, so a view fires on the shard that received the rows and writes
  *   next to them. A name there that no earlier migration created (`extract(DAY FROM d)` too) is an error.
+ * - `DROP VIEW [IF EXISTS] v` (a view replaced by a later one) becomes `DROP VIEW [IF EXISTS] v ON CLUSTER c`.
  * - `ALTER TABLE t <column actions>` runs on t_local and then on t (a Distributed table has its own
  *   column list); `ALTER TABLE t <other actions>` (indexes, TTL, settings) on t_local only.
  * - `INSERT INTO t SELECT ... FROM s` (a backfill) stays as it is: it reads every shard through the
@@ -96,6 +97,11 @@ function clusterStatement(statement: string, target: ClusterTarget, tables: Clus
   if (match) {
     const [, ifNotExists = '', view, body] = match as unknown as [string, string | undefined, string, string];
     return [`CREATE MATERIALIZED VIEW ${ifNotExists}${view} ${onCluster} ${localTables(body, tables)}`];
+  }
+  match = /^DROP\s+VIEW\s+(IF\s+EXISTS\s+)?(\w+)$/i.exec(statement);
+  if (match) {
+    const [, ifExists = '', view] = match as unknown as [string, string | undefined, string];
+    return [`DROP VIEW ${ifExists}${view} ${onCluster}`];
   }
   match = /^ALTER\s+TABLE\s+(\w+)\s+/i.exec(statement);
   if (match) {

@@ -311,6 +311,46 @@ describe('reach', () => {
   });
 });
 
+describe('reach kept for past days (reach_windows_v1)', () => {
+  async function campaignWithTwoLineItems() {
+    const advertiser = await createAdvertiser(ctx, ['reporting']);
+    const campaign = await createReportCampaign(ctx, advertiser.user.id);
+    const second = await addLineItem(campaign.id);
+    const seen = (lineItem: string, user: string, day: string) =>
+      sampleEvent({ campaign_id: campaign.id, line_item_id: lineItem, user_key: user, event_time: time(day, '12:00:00.000') });
+    return { key: advertiser.key, campaign, second, seen };
+  }
+  const reachOf = async (apiKey: string, window: Record<string, string>) => {
+    const [campaignRow] = (await get(window, {}, apiKey)).json().data;
+    const lineItems = (await get({ ...window, breakdown: 'line_item' }, {}, apiKey)).json().data as Array<{ line_item_id: string; unique_users: number }>;
+    return { campaign: campaignRow.unique_users, lineItems: Object.fromEntries(lineItems.map((row) => [row.line_item_id, row.unique_users])) };
+  };
+
+  it('counts late events of a past day that arrive after the window was last reported', async () => {
+    const { key: apiKey, campaign, second, seen } = await campaignWithTwoLineItems();
+    await insertEvents(ctx, [seen(campaign.line_item_id, 'u1', d(0)), seen(second, 'u2', d(1))]);
+    const window = { date_from: d0, date_to: d(2) };
+    expect(await reachOf(apiKey, window)).toEqual({ campaign: 2, lineItems: { [campaign.line_item_id]: 1, [second]: 1 } });
+    // Late: days already reported, new users on both line items and one user seen before.
+    await insertEvents(ctx, [seen(campaign.line_item_id, 'u3', d(1)), seen(second, 'u4', d(0)), seen(second, 'u1', d(2))]);
+    expect(await reachOf(apiKey, window)).toEqual({ campaign: 4, lineItems: { [campaign.line_item_id]: 2, [second]: 3 } });
+    // The same window again, nothing new: the kept state, the same figures.
+    expect(await reachOf(apiKey, window)).toEqual({ campaign: 4, lineItems: { [campaign.line_item_id]: 2, [second]: 3 } });
+  });
+
+  it('adds today to the kept past days as one union, today changing between reports', async () => {
+    const { key: apiKey, campaign, second, seen } = await campaignWithTwoLineItems();
+    const today = new Date().toISOString().slice(0, 10);
+    const window = { date_from: addDays(today, -3), date_to: today };
+    await insertEvents(ctx, [seen(campaign.line_item_id, 'u1', addDays(today, -2)), seen(second, 'u2', addDays(today, -1)), seen(second, 'u1', today)]);
+    expect(await reachOf(apiKey, window)).toEqual({ campaign: 2, lineItems: { [campaign.line_item_id]: 1, [second]: 2 } });
+    await insertEvents(ctx, [seen(campaign.line_item_id, 'u2', today), seen(campaign.line_item_id, 'u5', today)]);
+    expect(await reachOf(apiKey, window)).toEqual({ campaign: 3, lineItems: { [campaign.line_item_id]: 3, [second]: 2 } });
+    // A window of today alone reads no kept state.
+    expect(await reachOf(apiKey, { date_from: today, date_to: today })).toEqual({ campaign: 3, lineItems: { [campaign.line_item_id]: 2, [second]: 1 } });
+  });
+});
+
 describe('breakdowns and tenancy', () => {
   for (const breakdown of ['line_item', 'creative', 'placement', 'country', 'hourly']) {
     it(`${breakdown} shows another organization nothing of these campaigns`, async () => {
