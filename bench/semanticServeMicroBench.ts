@@ -68,7 +68,8 @@ Math.random = seededRandom(5);
 const catalog = generateCatalog({ lineItems: LINE_ITEMS, lineItemsPerCampaign: 5, placements: placements.map((placement) => placement.id) });
 const indexes = { on: await indexOf(optedIn(catalog, 1)), off: await indexOf(catalog) };
 const ordinalOf = new Map(catalog.flatMap((campaign) => campaign.lineItems).map((lineItem, ordinal) => [lineItem.id, ordinal]));
-const bodies = serveBodies(placements.map((placement) => placement.id));
+// BODIES=serve|evaluation and ONLY=on|off narrow a run, e.g. under --cpu-prof.
+const bodies = serveBodies(placements.map((placement) => placement.id)).filter(({ source }) => process.env.BODIES === undefined || source === process.env.BODIES);
 const nowMs = Date.now();
 const spent = { on: [0, 0], off: [0, 0] };
 const fills = { on: [0, 0, 0, 0], off: [0, 0, 0, 0] };
