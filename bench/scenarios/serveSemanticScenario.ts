@@ -119,6 +119,11 @@ export async function serveSemanticScenario(options: BenchOptions): Promise<Scen
     `Load: autocannon, ${connections} keep-alive connections, ${durationSeconds} s on each service in ${ROUNDS} rounds, alternating A B B A ... after a ${WARMUP_SECONDS} s warm-up of each. Rounds, req/s: on ${withSemantic.rounds.map((rps) => formatNumber(rps)).join(', ')}; off ${without.rounds.map((rps) => formatNumber(rps)).join(', ')}.`,
     'Fill rates: one sequential pass over the bodies with explain: true before the load (the load itself sends no explain).',
   ];
+  // With --cpu-prof: each service's top self time within its own load rounds.
+  for (const [name, service, rounds] of [['on', on, withSemantic], ['off', off, without]] as const) {
+    const profile = service.profileSummary(rounds.windows);
+    if (profile) notes.push(`CPU profile, ${name}, load rounds only: ${profile}`);
+  }
   return { scenario: 'serve-semantic', figures, notes, failures };
 }
 

@@ -8,8 +8,6 @@ export const MAX_EMBEDDED_WORDS = 400;
 /** Words the sum kernel adds up per call. */
 const BATCH_WORDS = 512;
 const PAGE_BYTES = 65536;
-/** A word table slot's ints (see SemanticModel.slots): hash, rank + 1, factor, padding to 16 bytes. */
-const [SLOT_HASH, SLOT_RANK, SLOT_FACTOR, SLOT_INTS] = [0, 1, 2, 4];
 
 /**
  * Embeds texts as SIF vectors (Arora et al. 2017): the average of word vectors weighted by
@@ -21,15 +19,15 @@ export class SemanticModel {
   private readonly words: string[];
   private readonly commonDirection: Float32Array;
   /**
-   * Open addressing over wordHash (linear probing, at most half full). A Map keyed by the hash was a
-   * third of the embedding's time: half the hashes are outside V8's small integers, so each lookup
-   * hashed a boxed number. A slot is SLOT_INTS ints side by side, read from one cache line: its word's
-   * hash, rank + 1 (0 is empty) and factor (SIF weight x quantization scale, so a component times it
-   * is its weighted value) as float32 bits; separate arrays cost a cache miss each per word.
+   * Open addressing over wordHash (linear probing, at most half full): a slot holds rank + 1 (0 is
+   * empty) and its word's hash. A Map keyed by the hash was a third of the embedding's time: half the
+   * hashes are outside V8's small integers, so each lookup hashed a boxed number.
    */
-  private readonly slots: Int32Array;
-  private readonly slotFactors: Float32Array;
+  private readonly slotRanks: Int32Array;
+  private readonly slotHashes: Int32Array;
   private readonly slotMask: number;
+  /** Per rank: SIF weight x quantization scale, so a component times this is its weighted value. */
+  private readonly factors: Float32Array;
   private readonly scratch = new WordScan();
   /**
    * The int8 components live in the sum kernel's memory, each word's row padded to whole blocks of
@@ -43,6 +41,7 @@ export class SemanticModel {
     this.dimensions = vectors.dimensions;
     this.words = vectors.words;
     this.commonDirection = Float32Array.from(vectors.commonDirection);
+    this.factors = new Float32Array(vectors.words.length);
     const blocks = Math.ceil(this.dimensions / 16);
     this.kernel = wordSumKernel(blocks);
     const rowBytes = blocks * 16;
@@ -59,32 +58,29 @@ export class SemanticModel {
       weights: new Float32Array(memory.buffer, weights, BATCH_WORDS),
       out: new Float32Array(memory.buffer, out, this.dimensions),
     };
-    const slotCount = 2 ** Math.ceil(Math.log2(Math.max(2, vectors.words.length * 2)));
-    this.slots = new Int32Array(slotCount * SLOT_INTS);
-    this.slotFactors = new Float32Array(this.slots.buffer);
-    this.slotMask = slotCount - 1;
+    const slots = 2 ** Math.ceil(Math.log2(Math.max(2, vectors.words.length * 2)));
+    this.slotRanks = new Int32Array(slots);
+    this.slotHashes = new Int32Array(slots);
+    this.slotMask = slots - 1;
     vectors.words.forEach((word, rank) => {
       const hash = wordHash(word);
       // Probed in rank order, so among words with one hash the most frequent is found first.
       let slot = hash & this.slotMask;
-      while (this.slots[slot * SLOT_INTS + SLOT_RANK] !== 0) slot = (slot + 1) & this.slotMask;
-      const at = slot * SLOT_INTS;
-      this.slots[at + SLOT_HASH] = hash;
-      this.slots[at + SLOT_RANK] = rank + 1;
-      this.slotFactors[at + SLOT_FACTOR] = sifWeight(rank) * vectors.scales[rank]!;
+      while (this.slotRanks[slot] !== 0) slot = (slot + 1) & this.slotMask;
+      this.slotRanks[slot] = rank + 1;
+      this.slotHashes[slot] = hash;
+      this.factors[rank] = sifWeight(rank) * vectors.scales[rank]!;
     });
   }
 
-  /** The slot (its first int) of the scan's word at `index`, or -1 when it has no vector. */
-  private slotOf(scan: WordScan, index: number): number {
+  /** The rank of the scan's word at `index`, or -1 when it has no vector. */
+  private rankOf(scan: WordScan, index: number): number {
     const hash = scan.hashes[index]!;
-    const { slots, words } = this;
-    for (let slot = hash & this.slotMask; ; slot = (slot + 1) & this.slotMask) {
-      const at = slot * SLOT_INTS;
-      const rankPlusOne = slots[at + SLOT_RANK]!;
-      if (rankPlusOne === 0) return -1;
-      if (slots[at + SLOT_HASH] === hash && scan.wordIs(index, words[rankPlusOne - 1]!)) return at;
+    const words = this.words;
+    for (let slot = hash & this.slotMask; this.slotRanks[slot] !== 0; slot = (slot + 1) & this.slotMask) {
+      if (this.slotHashes[slot] === hash && scan.wordIs(index, words[this.slotRanks[slot]! - 1]!)) return this.slotRanks[slot]! - 1;
     }
+    return -1;
   }
 
   /** The unit SIF vector of a text, or undefined when none of its words is known. */
@@ -104,10 +100,10 @@ export class SemanticModel {
     let known = 0;
     let batched = 0;
     for (let i = 0; i < limit; i++) {
-      const at = this.slotOf(scan, i);
-      if (at < 0) continue;
-      ranks[batched] = this.slots[at + SLOT_RANK]! - 1;
-      weights[batched] = this.slotFactors[at + SLOT_FACTOR]!;
+      const rank = this.rankOf(scan, i);
+      if (rank < 0) continue;
+      ranks[batched] = rank;
+      weights[batched] = this.factors[rank]!;
       batched += 1;
       known += 1;
       if (batched === BATCH_WORDS) batched = this.addBatch(batched, sum);
