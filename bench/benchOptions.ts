@@ -15,6 +15,7 @@ const optionsSchema = z.object({
   connections: z.coerce.number().int().min(1).max(1000).optional(),
   lineItems: z.coerce.number().int().min(1).max(1_000_000).optional(),
   semanticShare: z.coerce.number().gt(0).max(1).optional(),
+  semanticBodies: z.enum(['mixed', 'serve', 'evaluation']).optional(),
   events: z.coerce.number().int().min(1).max(10_000_000_000).optional(),
   keepData: z.string().min(1).optional(),
   cpuProf: z.boolean(),
@@ -32,6 +33,8 @@ const usage = `usage: npm run bench -- <${[...scenarioNames, 'all'].join('|')}> 
   --connections <n>  concurrent keep-alive connections of the load generator
   --line-items <n>   serve: active line items (default 10,000), to size for your own catalog
   --semantic-share <s>  serve-semantic: share of the line items opted into semantic matching (default 1)
+  --semantic-bodies <b>  serve-semantic: mixed (default: half serve bodies, half evaluation conversations),
+                     serve (only the serve scenario's bodies: both services fill equally) or evaluation
   --events <n>       report: raw events to generate (default 5M, 100M with --full)
   --keep-data <dir>  report: keep the generated DATA_DIR in <dir>, and reuse it when a run with
                      the same number of events left it there (skips the generation)
@@ -53,6 +56,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       connections: { type: 'string' },
       'line-items': { type: 'string' },
       'semantic-share': { type: 'string' },
+      'semantic-bodies': { type: 'string' },
       events: { type: 'string' },
       'keep-data': { type: 'string' },
       'cpu-prof': { type: 'boolean', default: false },
@@ -68,6 +72,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     connections: values.connections,
     lineItems: values['line-items'],
     semanticShare: values['semantic-share'],
+    semanticBodies: values['semantic-bodies'],
     events: values.events,
     keepData: values['keep-data'],
     cpuProf: values['cpu-prof'],
@@ -89,6 +94,7 @@ export function optionsAsFlags(options: BenchOptions): string[] {
     ...(options.connections ? ['--connections', String(options.connections)] : []),
     ...(options.lineItems ? ['--line-items', String(options.lineItems)] : []),
     ...(options.semanticShare !== undefined ? ['--semantic-share', String(options.semanticShare)] : []),
+    ...(options.semanticBodies !== undefined ? ['--semantic-bodies', options.semanticBodies] : []),
     ...(options.events ? ['--events', String(options.events)] : []),
     ...(options.keepData ? ['--keep-data', options.keepData] : []),
     ...(options.cpuProf ? ['--cpu-prof'] : []),

@@ -52,7 +52,10 @@ export async function serveSemanticScenario(options: BenchOptions): Promise<Scen
   });
   const on = await prepareService('serve-semantic', options, seeders(true));
   const off = await prepareService('serve-semantic-off', options, seeders(false));
-  const bodiesOf = (service: ServiceUnderTest<BenchTenancy>) => serveBodies(service.seeded.placements.map((placement) => placement.id));
+  // "serve" alone fills equally on both services: the ratio of the matching itself, without the extra ads it serves.
+  const bodyKind = options.semanticBodies ?? 'mixed';
+  const bodiesOf = (service: ServiceUnderTest<BenchTenancy>) =>
+    serveBodies(service.seeded.placements.map((placement) => placement.id)).filter(({ source }) => bodyKind === 'mixed' || source === bodyKind);
   const auth = (service: ServiceUnderTest<BenchTenancy>) => ({ authorization: `Bearer ${service.seeded.publisherToken}` });
   const load = (service: ServiceUnderTest<BenchTenancy>, seconds: number) =>
     runLoad({
@@ -76,7 +79,8 @@ export async function serveSemanticScenario(options: BenchOptions): Promise<Scen
     fillOn = await sampleFill(on.baseUrl, auth(on), bodiesOf(on));
     fillOff = await sampleFill(off.baseUrl, auth(off), bodiesOf(off));
     failures.push(...fillOn.problems, ...fillOff.problems);
-    if (fillOn.bySimilarity === 0) failures.push('no ad matched by similarity on the opted-in service: are the word vectors (dist/word-vectors.bin) built?');
+    // The serve bodies use the catalog's keywords: alone (--semantic-bodies serve) they are served the same keyword matches on both.
+    if (fillOn.bySimilarity === 0 && bodyKind !== 'serve') failures.push('no ad matched by similarity on the opted-in service: are the word vectors (dist/word-vectors.bin) built?');
     if (fillOff.bySimilarity > 0) failures.push('an ad matched by similarity on the service without opted-in line items');
     await load(on, WARMUP_SECONDS);
     await load(off, WARMUP_SECONDS);
@@ -111,15 +115,20 @@ export async function serveSemanticScenario(options: BenchOptions): Promise<Scen
   ];
   const notes = [
     `${formatNumber(lineItems)} active line items (the serve scenario's catalog) on each of two services, ${PLACEMENTS} placements each, both with word vectors loaded and BRAND_SAFETY on (the defaults). On: ${share === 1 ? 'every line item sets' : `${formatNumber(Math.floor(lineItems * share))} line items (${(share * 100).toFixed(0)}%, spread evenly) set`} targeting.semantic.enabled (default min_similarity). Off: the same catalog without it, so matching is by keywords only and the conversation is embedded only when brand safety judges a winner.`,
-    `Bodies: ${DISTINCT_REQUESTS / 2} of the serve scenario's (90% on-topic chat, 10% small talk) and ${DISTINCT_REQUESTS / 2} conversations of bench/semantic/conversations.txt (written without the catalog's keywords in mind, 20 of 300 on sensitive topics), on random placements.`,
+    `Bodies: ${bodyKind === 'evaluation' ? 'none' : DISTINCT_REQUESTS / 2} of the serve scenario's (90% on-topic chat, 10% small talk) and ${bodyKind === 'serve' ? 'none' : DISTINCT_REQUESTS / 2} of the conversations of bench/semantic/conversations.txt (written without the catalog's keywords in mind, 20 of 300 on sensitive topics), on random placements${bodyKind === 'mixed' ? '' : ` (--semantic-bodies ${bodyKind})`}.`,
     `Load: autocannon, ${connections} keep-alive connections, ${durationSeconds} s on each service in ${ROUNDS} rounds, alternating A B B A ... after a ${WARMUP_SECONDS} s warm-up of each. Rounds, req/s: on ${withSemantic.rounds.map((rps) => formatNumber(rps)).join(', ')}; off ${without.rounds.map((rps) => formatNumber(rps)).join(', ')}.`,
     'Fill rates: one sequential pass over the bodies with explain: true before the load (the load itself sends no explain).',
   ];
+  // With --cpu-prof: each service's top self time within its own load rounds.
+  for (const [name, service, rounds] of [['on', on, withSemantic], ['off', off, without]] as const) {
+    const profile = service.profileSummary(rounds.windows);
+    if (profile) notes.push(`CPU profile, ${name}, load rounds only: ${profile}`);
+  }
   return { scenario: 'serve-semantic', figures, notes, failures };
 }
 
 /** The same campaigns with this share of the line items (spread evenly) opted into semantic matching, as the management API would store them. */
-function optedIn(catalog: GeneratedCampaign[], share: number): GeneratedCampaign[] {
+export function optedIn(catalog: GeneratedCampaign[], share: number): GeneratedCampaign[] {
   let ordinal = 0;
   return catalog.map((campaign) => ({
     ...campaign,
@@ -135,7 +144,7 @@ function optedIn(catalog: GeneratedCampaign[], share: number): GeneratedCampaign
 type Source = 'serve' | 'evaluation';
 
 /** The serve scenario's bodies (first half) and evaluation conversations (second half), each on a random placement. */
-function serveBodies(placements: readonly string[]): { body: ServeRequestBody; source: Source }[] {
+export function serveBodies(placements: readonly string[]): { body: ServeRequestBody; source: Source }[] {
   const serve = generateServeRequests(DISTINCT_REQUESTS / 2, placements).map((body) => ({ body, source: 'serve' as const }));
   const random = seededRandom(13);
   const conversations = evaluationConversations();

@@ -174,8 +174,13 @@ export function selectAd(
   return { lineItem: winner, creative, match: explain(winner, best.similarity, stamp) };
 }
 
-/** Rows of the matrix scanned at a time: after each chunk the rows that could still win are counted again. */
-const SCAN_CHUNK_ROWS = 512;
+/**
+ * Ranks of the matrix scanned first; each later chunk is twice the one before. After each chunk the
+ * ranks that could still win are counted again: the first ranks usually hold the winner, which
+ * raises the bar over most later ranks, while a conversation nothing is similar to still scans
+ * every rank in a few chunks.
+ */
+const FIRST_SCAN_CHUNK_RANKS = 512;
 
 /**
  * Scans the opted-in line items that could still win (the matrix is ranked by expected value, so
@@ -194,9 +199,9 @@ function similarMatch(
   const mostRelevant = relevance(1);
   const entries = matrix.entries;
   if (!matrix.prepare(conversation)) return;
-  // A clustered matrix scans only the probed clusters' rows: a few hundred, in one pass.
-  const chunk = matrix.clustered ? Infinity : SCAN_CHUNK_ROWS;
-  for (let from = 0, rows = rowsThatCouldWin(entries, best); from < rows; from += chunk, rows = rowsThatCouldWin(entries, best)) {
+  // A clustered matrix scans only the probed clusters' rows of each chunk of ranks.
+  let chunk = FIRST_SCAN_CHUNK_RANKS;
+  for (let from = 0, rows = rowsThatCouldWin(entries, best); from < rows; from += chunk, chunk *= 2, rows = rowsThatCouldWin(entries, best)) {
     const count = matrix.scan(from, Math.min(rows, from + chunk));
     const candidates = matrix.candidateRows();
     const bounds = matrix.candidateBounds();

@@ -1,0 +1,104 @@
+import { performance } from 'node:perf_hooks';
+import { createHash, randomUUID } from 'node:crypto';
+import { buildAdIndex, type AdIndex } from '../src/serving/adIndex.js';
+import type { CatalogRows } from '../src/serving/catalogQueries.js';
+import { selectAd } from '../src/serving/selectAd.js';
+import { convertToUsd } from '../src/money/usdRates.js';
+import { BrandSafety } from '../src/semantic/brandSafety.js';
+import { SemanticModel } from '../src/semantic/semanticModel.js';
+import { DEFAULT_WORD_VECTORS_PATH, readWordVectors } from '../src/semantic/wordVectorsFile.js';
+import { generateCatalog, seededRandom, type GeneratedCampaign } from './catalogGenerator.js';
+import { optedIn, serveBodies } from './scenarios/serveSemanticScenario.js';
+
+/**
+ * The serve-semantic scenario's matching in process: its catalog (10,000 line items, all opted in
+ * or none) and its 500 bodies, selectAd only (no HTTP, no token, no answer), alternating the two
+ * indexes round by round. Says what the semantic share of a serve costs on that bench, apart from
+ * the serving of the extra ads it finds.
+ * Usage: npm run build && node dist/bench/semanticServeMicroBench.js [rounds]
+ */
+const LINE_ITEMS = 10_000;
+const ROUNDS = Number(process.argv[2] ?? 40);
+const placements = Array.from({ length: 40 }, (_, i) => ({ id: randomUUID(), publisher_id: 'p', certification: i < 20 ? 'certified' : 'uncertified' }));
+const model = new SemanticModel(readWordVectors(DEFAULT_WORD_VECTORS_PATH)!);
+
+function rowsOf(campaigns: GeneratedCampaign[]): CatalogRows {
+  return {
+    tokens: [],
+    placements,
+    lineItems: campaigns.flatMap((campaign) =>
+      campaign.lineItems.map(({ id, stored }) => ({
+        id,
+        campaign_id: campaign.id,
+        brand_name: campaign.input.brand_name,
+        bid_type: stored.bids?.bid_type ?? null,
+        bid_value: stored.bids?.bid_value === undefined ? null : String(stored.bids.bid_value),
+        budget_daily: stored.budget?.daily === undefined ? null : String(stored.budget.daily),
+        budget_currency: stored.budget?.currency ?? null,
+        budget_lifetime: null,
+        budget_pacing: stored.budget?.pacing ?? 'even',
+        targeting: stored.targeting ?? {},
+        frequency_cap: null,
+        starts_at: null,
+        ends_at: null,
+      })),
+    ),
+    creatives: campaigns.flatMap((campaign) =>
+      campaign.lineItems.flatMap(({ id, stored, creativeIds }) =>
+        (stored.creatives ?? []).map((creative, index) => ({ id: creativeIds[index]!, line_item_id: id, title: creative.title, body: creative.body, cta: creative.cta, destination_url: creative.destination_url, image_url: creative.image_url ?? null })),
+      ),
+    ),
+  };
+}
+
+async function indexOf(campaigns: GeneratedCampaign[]): Promise<AdIndex> {
+  const { index } = await buildAdIndex('bench', rowsOf(campaigns), {
+    userCountsFor: () => new Map(),
+    spendCounterFor: () => ({ nanos: 0, lifetimeNanos: 0 }),
+    statsFor: () => ({ impressions: 0, clicks: 0, conversions: 0 }),
+    toUsd: convertToUsd,
+    semanticModel: model,
+    brandSafety: new BrandSafety(model),
+  });
+  return index;
+}
+
+// The index breaks exact ties by Math.random(): seeded here, so that two builds' winners compare.
+Math.random = seededRandom(5);
+const catalog = generateCatalog({ lineItems: LINE_ITEMS, lineItemsPerCampaign: 5, placements: placements.map((placement) => placement.id) });
+const indexes = { on: await indexOf(optedIn(catalog, 1)), off: await indexOf(catalog) };
+const ordinalOf = new Map(catalog.flatMap((campaign) => campaign.lineItems).map((lineItem, ordinal) => [lineItem.id, ordinal]));
+// BODIES=serve|evaluation and ONLY=on|off narrow a run, e.g. under --cpu-prof.
+const bodies = serveBodies(placements.map((placement) => placement.id)).filter(({ source }) => process.env.BODIES === undefined || source === process.env.BODIES);
+const nowMs = Date.now();
+const spent = { on: [0, 0], off: [0, 0] };
+const fills = { on: [0, 0, 0, 0], off: [0, 0, 0, 0] };
+// The winners of the first round, per body: a change that should keep every match keeps this list.
+const winners = { on: [] as string[], off: [] as string[] };
+for (let round = 0; round < ROUNDS; round++) {
+  for (const which of round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
+    if (process.env.ONLY !== undefined && which !== process.env.ONLY) continue;
+    const index = indexes[which];
+    for (const { body, source } of bodies) {
+      const start = performance.now();
+      const selection = selectAd(index, body.placement_id, index.placements.get(body.placement_id)!, { query: body.context.query, response: body.context.response, nowMs, evenShare: 1 });
+      const micros = (performance.now() - start) * 1000;
+      if (round === 0) {
+        winners[which].push(selection ? String(ordinalOf.get(selection.lineItem.id)) : '-');
+        if (selection) fills[which][source === 'serve' ? 0 : 1]! += 1;
+        if (selection?.match.by === 'similarity') fills[which][source === 'serve' ? 2 : 3]! += 1;
+        continue;
+      }
+      spent[which][source === 'serve' ? 0 : 1]! += micros;
+    }
+  }
+}
+const perServe = (micros: number) => (micros / ((ROUNDS - 1) * (bodies.length / 2))).toFixed(1);
+for (const which of ['on', 'off'] as const) {
+  const [serve, evaluation] = spent[which];
+  const [serveFills, evaluationFills, serveBySimilarity, evaluationBySimilarity] = fills[which];
+  console.log(
+    `semantic ${which}: selectAd mean ${perServe((serve! + evaluation!) / 2)} us (serve bodies ${perServe(serve!)}, evaluation ${perServe(evaluation!)}); ` +
+      `fill ${serveFills}/${bodies.length / 2} serve, ${evaluationFills}/${bodies.length / 2} evaluation, ${serveBySimilarity} + ${evaluationBySimilarity} by similarity; winners ${createHash('sha256').update(winners[which].join()).digest('hex').slice(0, 12)}`,
+  );
+}
