@@ -40,7 +40,7 @@ export function createLinkTracker({ events, ledger, history, log }: LinkTrackerD
   function trackImpression(token: ReadToken, request: LinkRequest, nowMs: number): Promise<TrackedEvent> {
     const { claims } = token;
     let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || impressionRequestIvt(request.fetch);
-    if (ivt === '' && ledger.get(claims.s)?.impressionCounted) ivt = 'duplicate';
+    if (ivt === '' && ledger.impressionCounted(claims.s)) ivt = 'duplicate';
     const event = linkEvent('impression', claims, request, ivt, randomUUID(), nowMs);
     // One spool write for the turn's pixels; the answer waits for it.
     const written = events.acceptInTurn([event]);

@@ -32,14 +32,21 @@ export class ServeLedger {
     };
   }
 
+  /** Whether a valid impression of the serve was counted: get(serveId)?.impressionCounted without a record made (every pixel asks). */
+  impressionCounted(serveId: string): boolean {
+    return ((this.serves.get(serveId) ?? 0) % 4 & IMPRESSION_COUNTED) !== 0;
+  }
+
   /** Merges what was learned: the earliest impression time wins, and a counted flag never goes back. */
   record(serveId: string, update: Partial<ServeRecord>): void {
-    const current = this.get(serveId);
-    const impressionAt = earliest(current?.impressionAt ?? 0, update.impressionAt ?? 0);
+    // Read packed, not through get(): every pixel records, and a record object per call is garbage.
+    const packed = this.serves.get(serveId);
+    const impressionAt = earliest(packed === undefined ? 0 : Math.floor(packed / 4), update.impressionAt ?? 0);
     const flags =
-      (current?.impressionCounted || update.impressionCounted ? IMPRESSION_COUNTED : 0) |
-      (current?.clickCounted || update.clickCounted ? CLICK_COUNTED : 0);
-    if (current === undefined && this.serves.size >= this.capacity) {
+      ((packed ?? 0) % 4) |
+      (update.impressionCounted ? IMPRESSION_COUNTED : 0) |
+      (update.clickCounted ? CLICK_COUNTED : 0);
+    if (packed === undefined && this.serves.size >= this.capacity) {
       // Map iteration follows insertion order: the first key is the oldest serve.
       this.serves.delete(this.serves.keys().next().value!);
     }
@@ -53,7 +60,8 @@ export class ServeLedger {
    */
   uncountImpression(serveId: string): void {
     const packed = this.serves.get(serveId);
-    if (packed !== undefined) this.serves.set(serveId, packed & ~IMPRESSION_COUNTED);
+    // Arithmetic, not `&`: the packed time is beyond 32 bits, which a bitwise operator would cut off.
+    if (packed !== undefined) this.serves.set(serveId, packed - (packed % 4 & IMPRESSION_COUNTED));
   }
 }
 

@@ -18,6 +18,18 @@ describe('serve ledger (per-process duplicate and click-quality memory)', () => 
     expect(ledger.get('s2')).toEqual({ impressionAt: 0, impressionCounted: false, clickCounted: false });
   });
 
+  it('tells whether an impression was counted, as get() does', () => {
+    const ledger = new ServeLedger(10);
+    expect(ledger.impressionCounted('s3')).toBe(false);
+    ledger.record('s3', { impressionAt: 1_700_000_001_000, impressionCounted: false, clickCounted: true });
+    expect(ledger.impressionCounted('s3')).toBe(false);
+    ledger.record('s3', { impressionAt: 1_700_000_002_000, impressionCounted: true });
+    expect(ledger.impressionCounted('s3')).toBe(true);
+    ledger.uncountImpression('s3');
+    expect(ledger.impressionCounted('s3')).toBe(false);
+    expect(ledger.get('s3')).toEqual({ impressionAt: 1_700_000_001_000, impressionCounted: false, clickCounted: true });
+  });
+
   it('forgets the oldest serve first beyond its capacity', () => {
     const ledger = new ServeLedger(2);
     ledger.record('a', { impressionAt: 1 });
