@@ -1,7 +1,7 @@
 import { appendFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, testStores, type TestContext } from '../helpers/testApp.js';
+import { startTestApp, testDatabaseUrl, testStores, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
@@ -100,7 +100,8 @@ describe('the catalog snapshot', () => {
     expect(await baseInode()).toBe(inode.base);
   });
 
-  it('reads the catalog in full when the changes since the snapshot were pruned', async () => {
+  // Not on the server pass: pruning the change log every test file shares would make the other files' instances rebuild.
+  it.skipIf(testDatabaseUrl !== undefined)('reads the catalog in full when the changes since the snapshot were pruned', async () => {
     const word = uniqueWord();
     const lineItem = await withApp(async (ctx) => {
       const created = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } } });
