@@ -69,6 +69,8 @@ const configSchema = z
     INDEX_REFRESH_NOTIFIED_MS: z.coerce.number().int().min(50).default(5000),
     /** How often the catalog change log is pruned of what every instance has read (see docs/serving.md). */
     INDEX_CHANGES_PRUNE_MS: z.coerce.number().int().min(100).default(600_000),
+    /** Keep the catalog the ad index is built from in DATA_DIR/catalog-snapshot, so a restart does not read it all from Postgres. */
+    CATALOG_SNAPSHOT: booleanFlag.default(true),
     /** How often pacing re-reads today's spend from ClickHouse (the sum over every instance). */
     PACING_SYNC_MS: z.coerce.number().int().min(100).default(2000),
     /** How often an instance completes campaigns whose flight has ended (any instance may; the sweep is idempotent). */

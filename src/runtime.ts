@@ -16,26 +16,20 @@ export class StartupError extends Error {}
 export async function openStores(config: Config): Promise<Stores> {
   const embedded = !config.DATABASE_URL || !config.CLICKHOUSE_URL;
   if (embedded) ensureWritableDirectory(config.DATA_DIR);
-  const db = await openPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR }).catch((error: Error) => {
-    throw new StartupError(`cannot open Postgres (${config.DATABASE_URL ? 'DATABASE_URL' : 'embedded PGlite'}): ${error.message}`);
-  });
-  let ch: ClickHouse;
-  try {
-    ch = await openClickHouse({
-      url: config.CLICKHOUSE_URL,
-      user: config.CLICKHOUSE_USER,
-      password: config.CLICKHOUSE_PASSWORD,
-      database: config.CLICKHOUSE_DATABASE,
-      replicated: config.CLICKHOUSE_REPLICATED,
-      cluster: config.CLICKHOUSE_CLUSTER,
-      dataDir: config.DATA_DIR,
-    });
-    const ping = await ch.client.ping();
-    if (!ping.success) throw ping.error;
-  } catch (error) {
-    await db.close();
-    throw new StartupError(`cannot open ClickHouse (${config.CLICKHOUSE_URL ? 'CLICKHOUSE_URL' : 'embedded chdb'}): ${(error as Error).message}`);
+  // Opened side by side: PGlite compiles its WebAssembly and chdb loads its library meanwhile.
+  const [postgres, clickhouse] = await Promise.allSettled([
+    openPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR }).catch((error: Error) => {
+      throw new StartupError(`cannot open Postgres (${config.DATABASE_URL ? 'DATABASE_URL' : 'embedded PGlite'}): ${error.message}`);
+    }),
+    openPingedClickHouse(config).catch((error: Error) => {
+      throw new StartupError(`cannot open ClickHouse (${config.CLICKHOUSE_URL ? 'CLICKHOUSE_URL' : 'embedded chdb'}): ${error.message}`);
+    }),
+  ]);
+  if (postgres.status === 'rejected' || clickhouse.status === 'rejected') {
+    await Promise.allSettled([postgres.status === 'fulfilled' && postgres.value.close(), clickhouse.status === 'fulfilled' && clickhouse.value.close()]);
+    throw postgres.status === 'rejected' ? postgres.reason : (clickhouse as PromiseRejectedResult).reason;
   }
+  const [db, ch] = [postgres.value, clickhouse.value];
   try {
     await migratePostgres(db);
     await migrateClickHouseOnce(db, ch);
@@ -50,6 +44,26 @@ export async function openStores(config: Config): Promise<Stores> {
       await Promise.allSettled([db.close(), ch.close()]);
     },
   };
+}
+
+async function openPingedClickHouse(config: Config): Promise<ClickHouse> {
+  const ch = await openClickHouse({
+    url: config.CLICKHOUSE_URL,
+    user: config.CLICKHOUSE_USER,
+    password: config.CLICKHOUSE_PASSWORD,
+    database: config.CLICKHOUSE_DATABASE,
+    replicated: config.CLICKHOUSE_REPLICATED,
+    cluster: config.CLICKHOUSE_CLUSTER,
+    dataDir: config.DATA_DIR,
+  });
+  try {
+    const ping = await ch.client.ping();
+    if (!ping.success) throw ping.error;
+    return ch;
+  } catch (error) {
+    await ch.close().catch(() => undefined);
+    throw error;
+  }
 }
 
 function ensureWritableDirectory(directory: string): void {

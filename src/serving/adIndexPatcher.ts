@@ -142,7 +142,8 @@ export class AdIndexPatcher {
     let ids = this.byCampaign.get(entry.campaignId);
     if (!ids) this.byCampaign.set(entry.campaignId, (ids = new Set()));
     ids.add(entry.id);
-    for (const phrase of [...entry.includePhrases, ...entry.excludePhrases]) this.phraseUses.set(phrase, (this.phraseUses.get(phrase) ?? 0) + 1);
+    for (const phrase of entry.includePhrases) this.phraseUses.set(phrase, (this.phraseUses.get(phrase) ?? 0) + 1);
+    for (const phrase of entry.excludePhrases) this.phraseUses.set(phrase, (this.phraseUses.get(phrase) ?? 0) + 1);
     if (entry.countriesInclude !== null || entry.countriesExclude !== null) this.countryTargeted += 1;
   }
 

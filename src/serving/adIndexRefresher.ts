@@ -4,6 +4,7 @@ import { buildAdIndex, rerank, type AdIndex, type IndexBuildDeps } from './adInd
 import { AdIndexPatcher, type IndexPatch } from './adIndexPatcher.js';
 import { CATALOG_CHANGES_CHANNEL, CatalogChangeFeed, pruneCatalogChanges, readHorizon } from './catalogChanges.js';
 import { loadCatalog, loadCatalogPart } from './catalogQueries.js';
+import { CatalogSnapshot, type LoadedSnapshot } from './catalogSnapshot.js';
 import { startPeriodicTask, type PeriodicTask } from './periodicTask.js';
 
 export interface AdIndexRefresherOptions {
@@ -15,6 +16,8 @@ export interface AdIndexRefresherOptions {
   /** How often changes older than one such interval are deleted (INDEX_CHANGES_PRUNE_MS). */
   pruneMs: number;
   build: IndexBuildDeps;
+  /** Where the catalog snapshot is kept (DATA_DIR/catalog-snapshot); undefined when CATALOG_SNAPSHOT is off. */
+  snapshotDir: string | undefined;
   /** Called with every index built from the whole catalog (at start) and how long it took. */
   onBuilt(index: AdIndex, buildMs: number): void;
   /** Called after every incremental patch: the entries that left the index and those that came in. */
@@ -44,13 +47,23 @@ export class AdIndexRefresher {
     private patcher: AdIndexPatcher,
     private feed: CatalogChangeFeed,
     private readonly options: AdIndexRefresherOptions,
+    private readonly snapshot: CatalogSnapshot | undefined,
   ) {}
 
-  /** Builds the first index (a failure here fails the start) and starts following changes. */
+  /**
+   * Builds the first index (a failure here fails the start) and starts following changes. From the
+   * catalog snapshot when there is a current one: then the change log is read before the index is
+   * used, so whatever changed while the service was down is served or gone from the first request.
+   */
   static async start(options: AdIndexRefresherOptions): Promise<AdIndexRefresher> {
-    const { index, feed, patcher } = await AdIndexRefresher.build(options);
-    const refresher = new AdIndexRefresher(index, patcher, feed, options);
     const { db } = options;
+    const snapshot = options.snapshotDir ? await CatalogSnapshot.open(options.snapshotDir, db, options.log) : undefined;
+    const loaded = await snapshot?.load();
+    const restored = loaded && (await AdIndexRefresher.restore(options, loaded));
+    const { index, feed, patcher } = restored ?? (await AdIndexRefresher.build(options, snapshot));
+    const refresher = new AdIndexRefresher(index, patcher, feed, options, snapshot);
+    // Throws, failing the start, when the change log cannot be read: a snapshot alone may be stale.
+    if (restored) await refresher.poll();
     const pollMs = db.listen ? options.notifiedRefreshMs : options.refreshMs;
     refresher.task = startPeriodicTask('ad index refresh', pollMs, () => refresher.poll(), options.log);
     refresher.pruneTask = startPeriodicTask('catalog changes prune', options.pruneMs, () => refresher.prune(), options.log);
@@ -75,6 +88,9 @@ export class AdIndexRefresher {
   async stop(): Promise<void> {
     await this.unlisten?.();
     await Promise.all([this.task?.stop(), this.pruneTask?.stop()]);
+    // A restart reads the change log from here on.
+    this.snapshot?.recordHorizon(this.feed.position);
+    await this.snapshot?.flush();
   }
 
   private async poll(): Promise<void> {
@@ -83,13 +99,14 @@ export class AdIndexRefresher {
     if (read.kind === 'none') return;
     if (read.kind === 'pruned') {
       this.options.log.warn('catalog changes this instance had not read were pruned; rebuilding the ad index');
-      const { index, feed, patcher } = await AdIndexRefresher.build(this.options);
+      const { index, feed, patcher } = await AdIndexRefresher.build(this.options, this.snapshot);
       [this.current, this.feed, this.patcher] = [index, feed, patcher];
       return;
     }
     const rows = await loadCatalogPart(this.options.db, read.keys);
     const patch = this.patcher.apply(read.keys, rows, read.horizon);
     read.commit();
+    this.snapshot?.recordPatch(read.keys, rows, read.horizon);
     const ms = Date.now() - started;
     this.options.onPatched(this.current, patch, read.changes, ms);
     this.options.log.debug(
@@ -100,6 +117,8 @@ export class AdIndexRefresher {
 
   private async prune(): Promise<void> {
     const horizon = await readHorizon(this.options.db);
+    // Before the change log is pruned below what this instance has read: a restart reads it from here.
+    this.snapshot?.recordHorizon(this.feed.position);
     if (this.pruneBelow !== undefined) {
       const deleted = await pruneCatalogChanges(this.options.db, this.pruneBelow);
       if (deleted > 0) this.options.log.debug({ deleted }, 'catalog changes pruned');
@@ -107,14 +126,39 @@ export class AdIndexRefresher {
     this.pruneBelow = horizon;
   }
 
-  private static async build(options: AdIndexRefresherOptions) {
+  private static async build(options: AdIndexRefresherOptions, snapshot: CatalogSnapshot | undefined) {
     const started = Date.now();
     const rows = await loadCatalog(options.db);
+    snapshot?.replaceBase(rows.horizon, rows, rows.texts);
     const { index, skipped } = await buildAdIndex(rows.horizon, rows, options.build);
     const patcher = new AdIndexPatcher(index, options.build);
     const ms = Date.now() - started;
     options.onBuilt(index, ms);
     options.log.info({ lineItems: index.lineItems.length, placements: index.placements.size, skipped, ms }, 'ad index built');
     return { index, feed: new CatalogChangeFeed(options.db, rows.horizon), patcher };
+  }
+
+  /**
+   * The index of a snapshot: its base built, its patches applied in order, and a feed that reads
+   * the change log from the snapshot's last horizon. Undefined when the database has not reached
+   * that horizon (a restored or other database): the catalog is then read in full.
+   */
+  private static async restore(options: AdIndexRefresherOptions, loaded: LoadedSnapshot) {
+    const started = Date.now();
+    const current = await readHorizon(options.db);
+    if (BigInt(loaded.position) > BigInt(current)) {
+      options.log.warn({ snapshot: loaded.position, database: current }, 'the catalog snapshot is ahead of the database; reading the catalog in full');
+      return undefined;
+    }
+    const { index, skipped } = await buildAdIndex(loaded.baseHorizon, loaded.rows, options.build);
+    const patcher = new AdIndexPatcher(index, options.build);
+    for (const patch of loaded.patches) patcher.apply(patch.keys, patch.rows, patch.horizon);
+    const ms = Date.now() - started;
+    options.onBuilt(index, ms);
+    options.log.info(
+      { lineItems: index.lineItems.length, placements: index.placements.size, skipped, patches: loaded.patches.length, ms },
+      'ad index built from the catalog snapshot',
+    );
+    return { index, feed: new CatalogChangeFeed(options.db, loaded.position), patcher };
   }
 }

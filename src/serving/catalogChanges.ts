@@ -37,6 +37,11 @@ export class CatalogChangeFeed {
     private horizon: string,
   ) {}
 
+  /** Every change of a transaction below this is in the index: the log is read again from here after a restart. */
+  get position(): string {
+    return this.horizon;
+  }
+
   /** The rows to reload since the last committed read. */
   async next(): Promise<CatalogChangeRead> {
     const { rows } = await this.db.query<{ horizon: string; pruned_below: string } & Partial<CatalogChangeRow>>(

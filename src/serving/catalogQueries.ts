@@ -58,35 +58,57 @@ const ALL_CREATIVE_COLUMNS = `SELECT cr.id, cr.line_item_id, cr.title, cr.body, 
  * Everything servable, in one REPEATABLE READ transaction so that the tables agree with each other
  * (no creative without its line item, no token of a deleted publisher), and the catalog-change
  * horizon of that snapshot: every change of a transaction below it is in these rows (see
- * catalogChanges.ts).
+ * catalogChanges.ts). `texts` are the line items and creatives as the engine wrote them, which the
+ * catalog snapshot in DATA_DIR stores as they are (catalogSnapshot.ts).
  */
-export async function loadCatalog(db: Postgres): Promise<CatalogRows & { horizon: string }> {
+export async function loadCatalog(db: Postgres): Promise<CatalogRows & { horizon: string; texts: CatalogTexts }> {
   return db.transaction(async (tx) => {
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
     // The first query takes the snapshot, so the horizon is that of every row read below.
     const horizon = await tx.query<{ horizon: string }>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon');
     const tokens = await tx.query<CatalogRows['tokens'][number]>(TOKEN_COLUMNS);
     const placements = await tx.query<CatalogRows['placements'][number]>(PLACEMENT_COLUMNS);
-    const lineItems = await lineItemRows(tx, '', []);
-    const creatives = await jsonRows<CreativeRow>(tx, `${ALL_CREATIVE_COLUMNS} ${CREATIVE_ORDER}`, []);
-    return { horizon: horizon.rows[0]!.horizon, tokens: tokens.rows, placements: placements.rows, lineItems, creatives };
+    const lineItems = await jsonText(tx, LINE_ITEM_COLUMNS);
+    const creatives = await jsonText(tx, `${ALL_CREATIVE_COLUMNS} ${CREATIVE_ORDER}`);
+    return {
+      horizon: horizon.rows[0]!.horizon,
+      tokens: tokens.rows,
+      placements: placements.rows,
+      lineItems: parseLineItems(lineItems),
+      creatives: JSON.parse(creatives) as CreativeRow[],
+      texts: { lineItems, creatives },
+    };
   });
 }
 
+/** The two large tables of the catalog as JSON arrays of rows, the form loadCatalog reads them in. */
+export interface CatalogTexts {
+  lineItems: string;
+  creatives: string;
+}
+
+/** The queries whose rows make the catalog: a snapshot written by other queries is not read (catalogSnapshot.ts). */
+export const CATALOG_QUERIES = [TOKEN_COLUMNS, PLACEMENT_COLUMNS, LINE_ITEM_COLUMNS, ALL_CREATIVE_COLUMNS, CREATIVE_ORDER] as const;
+
 /**
- * Rows as one JSON text built by the engine and parsed at once: with 100,000 line items this takes
+ * Rows as one JSON text built by the engine, parsed at once: with 100,000 line items this takes
  * half the time of decoding them row by row (embedded PGlite decodes each row's fields in
  * JavaScript). Timestamps arrive as ISO text. One text holds at most 1 GB in Postgres: some 2.5
  * million line items (430 bytes each) or 2.8 million creatives (375 bytes each) here. (Paging by line item id
  * was tried: each page's join took 50 s on PGlite.)
  */
-async function jsonRows<Row>(tx: SqlExecutor, sql: string, params: unknown[]): Promise<Row[]> {
-  const { rows } = await tx.query<{ rows: string }>(`SELECT coalesce(json_agg(t), '[]')::text AS rows FROM (${sql}) t`, params);
-  return JSON.parse(rows[0]!.rows) as Row[];
+async function jsonText(tx: SqlExecutor, sql: string): Promise<string> {
+  const { rows } = await tx.query<{ rows: string }>(`SELECT coalesce(json_agg(t), '[]')::text AS rows FROM (${sql}) t`);
+  return rows[0]!.rows;
 }
 
-async function lineItemRows(tx: SqlExecutor, filter: string, params: unknown[]): Promise<LineItemRow[]> {
-  const rows = await jsonRows<LineItemRow>(tx, `${LINE_ITEM_COLUMNS} ${filter}`, params);
+/** Line item rows from their JSON text, with their flight's timestamps as Dates again. */
+export function parseLineItems(text: string): LineItemRow[] {
+  return reviveFlights(JSON.parse(text) as LineItemRow[]);
+}
+
+/** Line item rows whose flight timestamps went through JSON (ISO text) made Dates again, in place. */
+export function reviveFlights(rows: LineItemRow[]): LineItemRow[] {
   for (const row of rows) {
     if (row.starts_at !== null) row.starts_at = new Date(row.starts_at);
     if (row.ends_at !== null) row.ends_at = new Date(row.ends_at);

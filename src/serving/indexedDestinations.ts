@@ -3,26 +3,26 @@ import type { AdIndex, LineItemEntry } from './adIndex.js';
 /**
  * The click destinations of every creative in the current serving index, by creative and line item:
  * where a click goes when Postgres cannot be asked and the click cache has never seen the creative.
+ * Kept as the index's line items by id, whose one to three creatives are looked through on a
+ * lookup: a key per creative cost 0.13 s of every start at 100,000 line items.
  */
 export class IndexedDestinations {
-  private byCreative = new Map<string, string>();
+  private byLineItem = new Map<string, LineItemEntry>();
 
   /** Called with each new index; a failed rebuild keeps the previous one, and these with it. */
   replace(index: AdIndex): void {
-    const next = new Map<string, string>();
-    for (const lineItem of index.lineItems) {
-      for (const creative of lineItem.creatives) next.set(`${creative.id}/${lineItem.id}`, creative.destinationUrl);
-    }
-    this.byCreative = next;
+    const next = new Map<string, LineItemEntry>();
+    for (const lineItem of index.lineItems) next.set(lineItem.id, lineItem);
+    this.byLineItem = next;
   }
 
   /** Follows an incremental patch: the entries that left the index, then those that came in. */
   patch(removed: LineItemEntry[], added: LineItemEntry[]): void {
-    for (const lineItem of removed) for (const creative of lineItem.creatives) this.byCreative.delete(`${creative.id}/${lineItem.id}`);
-    for (const lineItem of added) for (const creative of lineItem.creatives) this.byCreative.set(`${creative.id}/${lineItem.id}`, creative.destinationUrl);
+    for (const lineItem of removed) if (this.byLineItem.get(lineItem.id) === lineItem) this.byLineItem.delete(lineItem.id);
+    for (const lineItem of added) this.byLineItem.set(lineItem.id, lineItem);
   }
 
   get(creativeId: string, lineItemId: string): string | undefined {
-    return this.byCreative.get(`${creativeId}/${lineItemId}`);
+    return this.byLineItem.get(lineItemId)?.creatives.find((creative) => creative.id === creativeId)?.destinationUrl;
   }
 }

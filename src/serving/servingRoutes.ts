@@ -59,6 +59,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     refreshMs: config.INDEX_REFRESH_MS,
     notifiedRefreshMs: config.INDEX_REFRESH_NOTIFIED_MS,
     pruneMs: config.INDEX_CHANGES_PRUNE_MS,
+    snapshotDir: config.CATALOG_SNAPSHOT ? path.join(config.DATA_DIR, 'catalog-snapshot') : undefined,
     build: {
       spendCounterFor: (id) => pacing.counterFor(id),
       userCountsFor: (id, per) => frequency.countsFor(id, per),
