@@ -608,6 +608,11 @@ describe('GET /v1/advertiser/campaigns', () => {
     } while (cursor);
     expect(seen).toEqual(created);
     expect(pages).toBe(3);
+    // By offset, the page starts at the (offset + 1)th campaign of all the members' campaigns together.
+    for (let offset = 0; offset <= 8; offset += 1) {
+      const page = (await api('GET', `/v1/advertiser/campaigns?limit=2&offset=${offset}`)).json();
+      expect(page.data.map((campaign: { id: string }) => campaign.id)).toEqual(created.slice(offset, offset + 2));
+    }
   });
 
   it('by cursor, a campaign deleted between two pages shifts nothing; offset keeps its meaning (rows skipped from the start)', async () => {
