@@ -141,19 +141,30 @@ const pageSqlFrom = (statusCondition: string, startCondition: string, from = '')
  * With an offset, the page starts at the (offset + 1)th campaign in the list's order, found on the
  * index alone: the skipped rows are (created_at, id) index entries, read without their table rows
  * (an index-only scan, on the pages the embedded statistics task has vacuumed), instead of whole
- * rows read, sorted and dropped. Both steps are one statement, so one snapshot: offset keeps its
- * meaning (rows skipped from the start).
+ * rows read, sorted and dropped. An organization with one member (the usual case) skips them in
+ * index order; with more, each member's first offset + 1 entries are merged by a sort. Each branch
+ * runs only when its member count holds (a one-time filter), and the scalar member subquery only
+ * in the first. Both steps are one statement, so one snapshot: offset keeps its meaning (rows
+ * skipped from the start).
  */
-const offsetStartSql = (statusCondition: string, offset: string) =>
-  `SELECT k.created_at, k.id FROM (${membersOf('$1')}) m
-   CROSS JOIN LATERAL (
-     SELECT own.created_at, own.id FROM campaigns own
-     WHERE own.user_id = m.user_id ${statusCondition}
+const offsetStartSql = (statusCondition: string, offset: string) => {
+  const memberCount = `(SELECT count(*) FROM (${membersOf('$1')}) n)`;
+  return `(SELECT own.created_at, own.id FROM campaigns own
+     WHERE ${memberCount} = 1 AND own.user_id = (${membersOf('$1')}) ${statusCondition}
      ORDER BY own.created_at, own.id
-     LIMIT ${offset}::bigint + 1
-   ) k
-   ORDER BY k.created_at, k.id
-   OFFSET ${offset} LIMIT 1`;
+     OFFSET ${offset} LIMIT 1)
+   UNION ALL
+   (SELECT k.created_at, k.id FROM (${membersOf('$1')}) m
+     CROSS JOIN LATERAL (
+       SELECT own.created_at, own.id FROM campaigns own
+       WHERE own.user_id = m.user_id ${statusCondition}
+       ORDER BY own.created_at, own.id
+       LIMIT ${offset}::bigint + 1
+     ) k
+     WHERE ${memberCount} > 1
+     ORDER BY k.created_at, k.id
+     OFFSET ${offset} LIMIT 1)`;
+};
 
 function listSqlWith(byStatus: boolean, start: 'cursor' | 'offset'): string {
   const status = byStatus ? 'AND own.status = $3::text' : '';
