@@ -8,7 +8,7 @@ export interface ApiKeyRow {
   permissions: Permission[];
 }
 
-/** The API key channel of migrations/0012: every committed write to api_keys notifies it. */
+/** The API key channel of migrations/0012_management_write_notices.sql: every committed write to api_keys notifies it. */
 const API_KEYS_CHANNEL = 'api_keys';
 /** Live keys remembered at most; past it the memory starts again (a bound, not a tuning knob). */
 const MAX_REMEMBERED_KEYS = 10_000;

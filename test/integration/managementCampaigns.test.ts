@@ -70,6 +70,17 @@ describe('management authentication', () => {
     expect(response.json().error.code).toBe('auth_invalid');
   });
 
+  it('logs no catalog change for a new campaign (it has no line items to serve), and logs its updates', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    const campaign = await createCampaign(ctx, advertiser.key, advertiser.user.id, { name: 'quiet' });
+    const changes = async () =>
+      (await ctx.stores.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM catalog_changes WHERE kind = 'campaign' AND entity_id = $1`, [campaign.id])).rows[0]!.n;
+    expect(await changes()).toBe(0);
+    const renamed = await asAdvertiser(ctx, advertiser.key)('PATCH', `/v1/advertiser/campaigns/${campaign.id}`, { name: 'renamed' });
+    expect(renamed.statusCode).toBe(200);
+    expect(await changes()).toBeGreaterThan(0);
+  });
+
   it('answers 401 auth_invalid at once for a key revoked after it was used', async () => {
     const advertiser = await createAdvertiser(ctx);
     const api = asAdvertiser(ctx, advertiser.key);
