@@ -3,8 +3,8 @@
 -- Every transaction that writes api_keys sends NOTIFY api_keys (delivered at its commit, once per
 -- transaction, never for a rolled-back one). On embedded PGlite every write is this process's own,
 -- so the service keeps the keys it has looked up in memory and forgets them all when told
--- (src/http/apiKeyLookup.ts): a revoked key still stops working at once. Row triggers, so that a
--- key deleted with its organization (ON DELETE CASCADE) notifies too.
+-- (src/http/apiKeyAuth.ts): a revoked key still stops working at once. Row triggers, so that a key
+-- deleted with its organization (ON DELETE CASCADE) notifies too.
 CREATE FUNCTION notify_api_keys_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM pg_notify('api_keys', '');
