@@ -78,19 +78,23 @@ export interface CampaignPage extends PageRequest {
 /**
  * One page of the organization's campaigns, oldest first, ties broken by id so that paging never
  * repeats or skips a row. A plain join would read and sort every campaign of the organization for
- * each page; instead each member contributes at most offset + limit rows, read in order from
+ * each page; instead each member contributes at most limit rows, read in order from
  * campaigns_user_created_idx, or campaigns_user_status_created_idx with a status (starting after
  * the cursor's position when there is one, so a cursor page reads limit rows per member whatever
- * its depth), and only those are merged. The status condition is in the SQL text only when given:
- * `$2 IS NULL OR status = $2` could not be an index condition.
+ * its depth), and only those are merged. An offset is skipped first on the index alone (see
+ * campaignListSql). The status condition is in the SQL text only when given: `$2 IS NULL OR
+ * status = $2` could not be an index condition.
  */
 export async function listCampaigns(db: SqlExecutor, organizationId: string, page: CampaignPage): Promise<CampaignPageJson> {
+  const start = page.offset > 0 ? 'offset' : 'cursor';
+  const startParams = start === 'offset' ? [page.offset] : [page.cursor?.time ?? null, page.cursor?.id ?? null];
   const { rows } = await db.query<{ data: string; rows: number; last_time: string | null; last_id: string | null }>(
-    `SELECT coalesce(json_agg(${campaignJson('p')} ORDER BY p.created_at, p.id), '[]')::text AS data, count(*)::int AS rows,
-            (array_agg(p.sort_time ORDER BY p.created_at DESC, p.id DESC))[1] AS last_time,
-            (array_agg(p.id::text ORDER BY p.created_at DESC, p.id DESC))[1] AS last_id
-     FROM (${campaignListSql(page.status !== undefined)}) p`,
-    [organizationId, page.limit, page.offset, page.cursor?.time ?? null, page.cursor?.id ?? null, ...(page.status === undefined ? [] : [page.status])],
+    `SELECT coalesce(json_agg(row_to_json(campaign) ORDER BY p.created_at, p.id), '[]')::text AS data, count(*)::int AS rows,
+            ${sortTimeSql('max(p.created_at)')} AS last_time,
+            (array_agg(p.id ORDER BY p.created_at, p.id))[count(*)::int]::text AS last_id
+     FROM (${campaignListSql(page.status !== undefined, start)}) p
+     CROSS JOIN LATERAL (${campaignJsonColumns('p')}) campaign`,
+    [organizationId, page.limit, ...(page.status === undefined ? [] : [page.status]), ...startParams],
   );
   const { data, rows: count, last_time, last_id } = rows[0]!;
   return { data, rows: count, last: last_time !== null && last_id !== null ? { time: last_time, id: last_id } : null };
@@ -110,28 +114,79 @@ export interface CampaignPageJson {
 
 /** A timestamp as Date.prototype.toJSON writes it (milliseconds, truncated like the Date a row holds). */
 const jsonTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-// row_to_json writes compact JSON with the keys in column order (json_build_object spaces every key).
-const campaignJson = (row: string) =>
-  `(SELECT row_to_json(campaign) FROM (SELECT ${row}.id, ${row}.name, ${row}.brand_name, ${row}.user_id, ${row}.objective, ${row}.status,
+/**
+ * A campaign's JSON fields as a lateral subquery: the planner flattens it, so json_agg of its row
+ * writes compact JSON with these keys in this order, without a subquery run per row. The page's
+ * cursor is taken from its last row only (max created_at, the last id in the page's order), in
+ * the order json_agg already reads, so nothing is sorted twice.
+ */
+const campaignJsonColumns = (row: string) =>
+  `SELECT ${row}.id, ${row}.name, ${row}.brand_name, ${row}.user_id, ${row}.objective, ${row}.status,
      ${jsonTime(`${row}.starts_at`)} AS starts_at, ${jsonTime(`${row}.ends_at`)} AS ends_at,
-     ${jsonTime(`${row}.created_at`)} AS created_at, ${jsonTime(`${row}.updated_at`)} AS updated_at) campaign)`;
+     ${jsonTime(`${row}.created_at`)} AS created_at, ${jsonTime(`${row}.updated_at`)} AS updated_at`;
 
-const listSqlWith = (statusCondition: string) =>
-  `SELECT ${campaignColumns}, ${sortTimeSql('c.created_at')} AS sort_time FROM (${membersOf('$1')}) m
+/** Each member's campaigns from `start` on, at most $2 of them, in the list's order; merged, the first $2. */
+const pageSqlFrom = (statusCondition: string, startCondition: string, from = '') =>
+  `SELECT c.* FROM (${membersOf('$1')}) m${from}
    CROSS JOIN LATERAL (
      SELECT * FROM campaigns own
-     WHERE own.user_id = m.user_id ${statusCondition}
-       AND ($4::timestamptz IS NULL OR (own.created_at, own.id) > ($4::timestamptz, $5::uuid))
+     WHERE own.user_id = m.user_id ${statusCondition} AND ${startCondition}
      ORDER BY own.created_at, own.id
-     LIMIT $2::bigint + $3::bigint
+     LIMIT $2::bigint
    ) c
    ORDER BY c.created_at, c.id
-   LIMIT $2 OFFSET $3`;
-const listSql = { all: listSqlWith(''), byStatus: listSqlWith('AND own.status = $6::text') };
+   LIMIT $2`;
 
-/** The list's SQL: $1 organization, $2 limit, $3 offset, $4 and $5 the cursor's time and id (or nulls), $6 the status. */
-export function campaignListSql(byStatus: boolean): string {
-  return byStatus ? listSql.byStatus : listSql.all;
+/**
+ * With an offset, the page starts at the (offset + 1)th campaign in the list's order, found on the
+ * index alone: the skipped rows are (created_at, id) index entries, read without their table rows
+ * (an index-only scan, on the pages the embedded statistics task has vacuumed), instead of whole
+ * rows read, sorted and dropped. An organization with one member (the usual case) skips them in
+ * index order; with more, each member's first offset + 1 entries are merged by a sort. Each branch
+ * runs only when its member count holds (a one-time filter), and the scalar member subquery only
+ * in the first. Both steps are one statement, so one snapshot: offset keeps its meaning (rows
+ * skipped from the start).
+ */
+const offsetStartSql = (statusCondition: string, offset: string) => {
+  const memberCount = `(SELECT count(*) FROM (${membersOf('$1')}) n)`;
+  return `(SELECT own.created_at, own.id FROM campaigns own
+     WHERE ${memberCount} = 1 AND own.user_id = (${membersOf('$1')}) ${statusCondition}
+     ORDER BY own.created_at, own.id
+     OFFSET ${offset} LIMIT 1)
+   UNION ALL
+   (SELECT k.created_at, k.id FROM (${membersOf('$1')}) m
+     CROSS JOIN LATERAL (
+       SELECT own.created_at, own.id FROM campaigns own
+       WHERE own.user_id = m.user_id ${statusCondition}
+       ORDER BY own.created_at, own.id
+       LIMIT ${offset}::bigint + 1
+     ) k
+     WHERE ${memberCount} > 1
+     ORDER BY k.created_at, k.id
+     OFFSET ${offset} LIMIT 1)`;
+};
+
+function listSqlWith(byStatus: boolean, start: 'cursor' | 'offset'): string {
+  const status = byStatus ? 'AND own.status = $3::text' : '';
+  const next = byStatus ? 4 : 3;
+  if (start === 'cursor') {
+    const cursor = `($${next}::timestamptz IS NULL OR (own.created_at, own.id) > ($${next}::timestamptz, $${next + 1}::uuid))`;
+    return pageSqlFrom(status, cursor);
+  }
+  return pageSqlFrom(status, '(own.created_at, own.id) >= (start.created_at, start.id)', ` CROSS JOIN (${offsetStartSql(status, `$${next}`)}) start`);
+}
+
+const listSql = {
+  cursor: { all: listSqlWith(false, 'cursor'), byStatus: listSqlWith(true, 'cursor') },
+  offset: { all: listSqlWith(false, 'offset'), byStatus: listSqlWith(true, 'offset') },
+};
+
+/**
+ * The list's SQL: $1 organization, $2 limit, $3 the status when filtered, then from a cursor its
+ * time and id (or nulls: the first page), or the offset.
+ */
+export function campaignListSql(byStatus: boolean, start: 'cursor' | 'offset' = 'cursor'): string {
+  return listSql[start][byStatus ? 'byStatus' : 'all'];
 }
 
 /**

@@ -10,7 +10,19 @@ import type { Postgres } from './postgres.js';
  * counters: those reach pg_stat_user_tables late in single-user mode. A small sample (statistics
  * target 10: 3,000 rows) keeps each run short, since PGlite runs on the event loop and plans need
  * the rough sizes, not fine histograms.
+ *
+ * The tables in indexOnlyScanTables are also vacuumed: without autovacuum nothing sets their
+ * visibility map either, and an index-only scan then reads each entry's table row all the same.
  */
+/**
+ * Tables whose lists skip an offset on the index alone: the campaign list finds where a page at
+ * offset 9,900 starts from 9,900 (created_at, id) index entries (campaignListSql): a page over
+ * offsets 0..9,900 took 2.8 ms (p50, in process, 10,000 campaigns) against 4.2 ms when each
+ * entry's row had to be read too. VACUUM sets the bits for the pages as they are;
+ * a page written since reads its rows again until the next one.
+ */
+const indexOnlyScanTables = new Set(['public.campaigns']);
+
 export async function analyzeChangedTables(db: Postgres): Promise<string[]> {
   const { rows } = await db.query<{ name: string }>(
     `SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name
@@ -22,5 +34,8 @@ export async function analyzeChangedTables(db: Postgres): Promise<string[]> {
   if (rows.length === 0) return [];
   const names = rows.map((row) => row.name);
   await db.exec(`SET default_statistics_target = 10; ANALYZE ${names.join(', ')}; RESET default_statistics_target`);
+  // VACUUM cannot share a statement string (an implicit transaction) with anything else.
+  const vacuumed = names.filter((name) => indexOnlyScanTables.has(name));
+  if (vacuumed.length > 0) await db.exec(`VACUUM ${vacuumed.join(', ')}`);
   return names;
 }

@@ -70,6 +70,45 @@ describe('management authentication', () => {
     expect(response.json().error.code).toBe('auth_invalid');
   });
 
+  it('logs no catalog change for a new campaign (it has no line items to serve), and logs its updates', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    const campaign = await createCampaign(ctx, advertiser.key, advertiser.user.id, { name: 'quiet' });
+    const changes = async () =>
+      (await ctx.stores.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM catalog_changes WHERE kind = 'campaign' AND entity_id = $1`, [campaign.id])).rows[0]!.n;
+    expect(await changes()).toBe(0);
+    const renamed = await asAdvertiser(ctx, advertiser.key)('PATCH', `/v1/advertiser/campaigns/${campaign.id}`, { name: 'renamed' });
+    expect(renamed.statusCode).toBe(200);
+    expect(await changes()).toBeGreaterThan(0);
+  });
+
+  it('answers 401 auth_invalid at once for a key revoked after it was used', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    const api = asAdvertiser(ctx, advertiser.key);
+    expect((await api('GET', '/v1/advertiser/campaigns')).statusCode).toBe(200);
+    expect((await api('GET', '/v1/advertiser/campaigns')).statusCode).toBe(200);
+    await ctx.admin({ method: 'DELETE', url: `/v1/admin/api-keys/${advertiser.apiKey.id}` });
+    const response = await api('GET', '/v1/advertiser/campaigns');
+    expect(response.statusCode).toBe(401);
+    expect(response.json().error.code).toBe('auth_invalid');
+  });
+
+  it('sees a key changed in the database by any writer at once: revoked, or its permissions changed', async () => {
+    const revoked = await createAdvertiser(ctx);
+    const narrowed = await createAdvertiser(ctx);
+    for (const advertiser of [revoked, narrowed]) {
+      expect((await asAdvertiser(ctx, advertiser.key)('GET', '/v1/advertiser/campaigns')).statusCode).toBe(200);
+    }
+    await ctx.stores.db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [revoked.apiKey.id]);
+    expect((await asAdvertiser(ctx, revoked.key)('GET', '/v1/advertiser/campaigns')).statusCode).toBe(401);
+    await ctx.stores.db.query(`UPDATE api_keys SET permissions = '{reporting}' WHERE id = $1`, [narrowed.apiKey.id]);
+    const write = await asAdvertiser(ctx, narrowed.key)('POST', '/v1/advertiser/campaigns', {
+      name: 'x',
+      brand_name: 'y',
+      user_id: narrowed.user.id,
+    });
+    expect(write.statusCode).toBe(403);
+  });
+
   it('answers 403 forbidden on every write route for a key with only the reporting permission, and changes nothing', async () => {
     const owner = await createAdvertiser(ctx, ['campaigns']);
     const { campaignId, lineItemId } = await composeCampaign(ctx, owner.key, owner.user.id);
@@ -608,6 +647,11 @@ describe('GET /v1/advertiser/campaigns', () => {
     } while (cursor);
     expect(seen).toEqual(created);
     expect(pages).toBe(3);
+    // By offset, the page starts at the (offset + 1)th campaign of all the members' campaigns together.
+    for (let offset = 0; offset <= 8; offset += 1) {
+      const page = (await api('GET', `/v1/advertiser/campaigns?limit=2&offset=${offset}`)).json();
+      expect(page.data.map((campaign: { id: string }) => campaign.id)).toEqual(created.slice(offset, offset + 2));
+    }
   });
 
   it('by cursor, a campaign deleted between two pages shifts nothing; offset keeps its meaning (rows skipped from the start)', async () => {
