@@ -33,6 +33,8 @@ export async function keepWindowStates(ch: ClickHouse, level: ReachLevel, campai
         FROM reach_windows_v1
         WHERE level = {level:String} AND date_from = {date_from:Date} AND date_to = {date_to:Date}
           AND campaign_id IN {campaign_ids:Array(UUID)}
+          -- A row near its TTL is merged again before a TTL merge can drop it between this check and the read.
+          AND written_at > now() - INTERVAL 6 DAY
         GROUP BY campaign_id, line_item_id
       ) AS kept ON kept.campaign_id = blocks.campaign_id AND kept.line_item_id = blocks.line_item_id
       GROUP BY blocks.campaign_id

@@ -349,6 +349,19 @@ describe('reach kept for past days (reach_windows_v1)', () => {
     // A window of today alone reads no kept state.
     expect(await reachOf(apiKey, { date_from: today, date_to: today })).toEqual({ campaign: 3, lineItems: { [campaign.line_item_id]: 2, [second]: 1 } });
   });
+
+  it('still answers, with the same figures, when the past days\' state cannot be kept (its table unavailable)', async () => {
+    const { key: apiKey, campaign, second, seen } = await campaignWithTwoLineItems();
+    await insertEvents(ctx, [seen(campaign.line_item_id, 'u1', d(0)), seen(second, 'u2', d(1)), seen(second, 'u1', d(2))]);
+    const window = { date_from: d0, date_to: d(2) };
+    await ctx.stores.ch.client.command({ query: 'RENAME TABLE reach_windows_v1 TO reach_windows_v1_aside' });
+    try {
+      expect(await reachOf(apiKey, window)).toEqual({ campaign: 2, lineItems: { [campaign.line_item_id]: 1, [second]: 2 } });
+    } finally {
+      await ctx.stores.ch.client.command({ query: 'RENAME TABLE reach_windows_v1_aside TO reach_windows_v1' });
+    }
+    expect(await reachOf(apiKey, window)).toEqual({ campaign: 2, lineItems: { [campaign.line_item_id]: 1, [second]: 2 } });
+  });
 });
 
 describe('breakdowns and tenancy', () => {
