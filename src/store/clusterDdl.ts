@@ -18,7 +18,8 @@
  *   next to them. A name there that no earlier migration created (`extract(DAY FROM d)` too) is an error.
  * - `DROP VIEW [IF EXISTS] v` (a view replaced by a later one) becomes `DROP VIEW [IF EXISTS] v ON CLUSTER c`.
  * - `ALTER TABLE t <column actions>` runs on t_local and then on t (a Distributed table has its own
- *   column list); `ALTER TABLE t <other actions>` (indexes, TTL, settings) on t_local only.
+ *   column list); `ALTER TABLE t <other actions>` (indexes, TTL, settings) on t_local only. On
+ *   t_local it waits for every replica (alter_sync = 2).
  * - `INSERT INTO t SELECT ... FROM s` (a backfill) stays as it is: it reads every shard through the
  *   Distributed tables and writes through t's sharding key, like the app's own inserts.
  */
@@ -112,7 +113,9 @@ function clusterStatement(statement: string, target: ClusterTarget, tables: Clus
     if (columnActions.some(Boolean) !== columnActions.every(Boolean)) {
       throw new ClusterDdlError(`split column actions from other actions into two ALTERs: ${firstLine(statement)}`);
     }
-    const altered = [`ALTER TABLE ${table}${LOCAL_SUFFIX} ${onCluster} ${actions}`];
+    // alter_sync = 2: every replica has the change before the next statement runs, so a view
+    // created next never writes to a replica that does not have the new column yet.
+    const altered = [`ALTER TABLE ${table}${LOCAL_SUFFIX} ${onCluster} ${actions} SETTINGS alter_sync = 2`];
     if (columnActions.every(Boolean)) altered.push(`ALTER TABLE ${table} ${onCluster} ${actions}`);
     return altered;
   }

@@ -139,7 +139,9 @@ describe('ClickHouse migrations as cluster DDL (CLICKHOUSE_CLUSTER)', () => {
     const alters = formatted.filter((statement) => statement.startsWith('ALTER TABLE'));
     expect(alters.length).toBeGreaterThan(0);
     for (const alter of alters.filter((statement) => /^ALTER TABLE \w+_local /.test(statement))) {
-      expect(alters).toContain(alter.replace(/^ALTER TABLE (\w+)_local /, 'ALTER TABLE $1 '));
+      // The shard's table waits for every replica before the next statement (a view reading the new column).
+      expect(alter).toMatch(/\sSETTINGS alter_sync = 2$/);
+      expect(alters).toContain(alter.replace(/^ALTER TABLE (\w+)_local /, 'ALTER TABLE $1 ').replace(/\sSETTINGS alter_sync = 2$/, ''));
     }
   });
 
