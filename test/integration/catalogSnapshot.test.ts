@@ -142,8 +142,8 @@ describe('the catalog snapshot', () => {
       await eventuallyServed(ctx, publisher.token, about(word), created.lineItemId);
       return created.lineItemId;
     });
-    spoil(await snapshotFile('base'));
     const id = await baseId();
+    spoil(await snapshotFile('base'));
     await sql(`UPDATE line_items SET status = 'paused' WHERE id = $1`, [lineItem]);
 
     await withApp(async (ctx) => {
@@ -244,7 +244,7 @@ describe('the catalog snapshot', () => {
       await db.exec(`CREATE DATABASE ${name}`);
       const pool = new pg.Pool({ connectionString: url.toString(), max: 1 });
       try {
-        await pool.query('CREATE TABLE schema_migrations (name text PRIMARY KEY)');
+        await pool.query(`CREATE TABLE schema_migrations (name text PRIMARY KEY); INSERT INTO schema_migrations VALUES ('0001_init.sql')`);
         return (await snapshotStamp(pool as never)).database;
       } finally {
         await pool.end();
