@@ -152,6 +152,26 @@ describe('the catalog snapshot', () => {
     expect(await baseId()).not.toBe(id);
   });
 
+  it('reads the catalog in full when the snapshot is ahead of the database', async () => {
+    const word = uniqueWord();
+    const lineItem = await withApp(async (ctx) => {
+      const created = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } } });
+      await eventuallyServed(ctx, publisher.token, about(word), created.lineItemId);
+      return created.lineItemId;
+    });
+    // The next record of the log names an xmin this database has not reached (a database restored to an earlier point).
+    const log = await snapshotFile('log');
+    const records = readFileSync(log, 'utf8').split('\n').filter(Boolean).length - 1;
+    appendFileSync(log, `${JSON.stringify({ seq: records + 1, horizon: '999999999999' })}\n`);
+    const id = await baseId();
+    await sql(`UPDATE line_items SET status = 'paused' WHERE id = $1`, [lineItem]);
+
+    await withApp(async (ctx) => {
+      expect(await firstServe(ctx, word)).toBeNull();
+    });
+    expect(await baseId()).not.toBe(id);
+  });
+
   it('replays a log up to a torn last line and goes on from there', async () => {
     const word = uniqueWord();
     const targeting = { keywords: { include: [word] } };
