@@ -59,7 +59,7 @@ export class AdIndexRefresher {
     const { db } = options;
     const snapshot = options.snapshotDir ? await CatalogSnapshot.open(options.snapshotDir, db, options.log) : undefined;
     const loaded = await snapshot?.load();
-    const restored = loaded && (await AdIndexRefresher.restore(options, loaded));
+    const restored = snapshot && loaded && (await AdIndexRefresher.restore(options, snapshot, loaded));
     const { index, feed, patcher } = restored ?? (await AdIndexRefresher.build(options, snapshot));
     const refresher = new AdIndexRefresher(index, patcher, feed, options, snapshot);
     // Throws, failing the start, when the change log cannot be read: a snapshot alone may be stale.
@@ -141,13 +141,14 @@ export class AdIndexRefresher {
   /**
    * The index of a snapshot: its base built, its patches applied in order, and a feed that reads
    * the change log from the snapshot's last horizon. Undefined when the database has not reached
-   * that horizon (a restored or other database): the catalog is then read in full.
+   * that horizon (a restored or other database): the snapshot is removed and the catalog read in full.
    */
-  private static async restore(options: AdIndexRefresherOptions, loaded: LoadedSnapshot) {
+  private static async restore(options: AdIndexRefresherOptions, snapshot: CatalogSnapshot, loaded: LoadedSnapshot) {
     const started = Date.now();
     const current = await readHorizon(options.db);
     if (BigInt(loaded.position) > BigInt(current)) {
       options.log.warn({ snapshot: loaded.position, database: current }, 'the catalog snapshot is ahead of the database; reading the catalog in full');
+      await snapshot.discard();
       return undefined;
     }
     const { index, skipped } = await buildAdIndex(loaded.baseHorizon, loaded.rows, options.build);

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { appendFile, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Postgres } from '../store/postgres.js';
+import type { Postgres, SqlExecutor } from '../store/postgres.js';
 import { CATALOG_QUERIES, parseLineItems, reviveFlights, type CatalogKeys, type CatalogRows, type CatalogTexts, type CreativeRow } from './catalogQueries.js';
 
 /**
@@ -12,7 +12,7 @@ import { CATALOG_QUERIES, parseLineItems, reviveFlights, type CatalogKeys, type 
 export interface SnapshotStamp {
   /** The snapshot's format and the queries its rows came from. */
   format: string;
-  /** The database: its cluster's system identifier and timeline, and its name. */
+  /** The database: its cluster's system identifier and timeline, its name and its OID. */
   database: string;
   /** The Postgres migrations applied. */
   migrations: string;
@@ -48,12 +48,17 @@ const FORMAT = createHash('sha256')
   .digest('hex')
   .slice(0, 16);
 /**
- * A log larger than this share of the base (and than LOG_BYTES_ALWAYS_REPLAYED) costs more to
- * replay than it saves: the catalog is read in full instead, which writes a new base.
+ * How long the log may grow. A log larger than `maxLogShare` of the base (and than
+ * `logBytesAlwaysReplayed`, replayed whatever the base's size: a small catalog is cheap to read
+ * either way) costs more to replay than it saves: the catalog is read in full instead, which writes
+ * a new base. A running instance stops at the same limit, so DATA_DIR (which also holds the event
+ * spool) never fills with patches. Mutable only so that a test can reach the limit.
  */
-const MAX_LOG_SHARE = 0.5;
-/** A log this small is replayed whatever the base's size (a small catalog is cheap to read either way). */
-const LOG_BYTES_ALWAYS_REPLAYED = 16 * 2 ** 20;
+export const snapshotLogLimit = { maxLogShare: 0.5, logBytesAlwaysReplayed: 16 * 2 ** 20 };
+
+function maxLogBytes(baseBytes: number): number {
+  return Math.max(baseBytes * snapshotLogLimit.maxLogShare, snapshotLogLimit.logBytesAlwaysReplayed);
+}
 
 /**
  * The catalog the ad index was built from, kept in DATA_DIR/catalog-snapshot so that a restart
@@ -78,6 +83,9 @@ export class CatalogSnapshot {
   private readonly logPath: string;
   private baseId: string | undefined;
   private seq = 0;
+  /** The base's size and the log's, as written so far (appends included). */
+  private baseBytes = 0;
+  private logBytes = 0;
   private writes: Promise<void> = Promise.resolve();
   /** Set when a write failed: the files were removed and nothing more is written. */
   private broken = false;
@@ -98,7 +106,13 @@ export class CatalogSnapshot {
       return undefined;
     });
     if (!stamp) return undefined;
-    await mkdir(directory, { recursive: true });
+    try {
+      await mkdir(directory, { recursive: true });
+    } catch (error) {
+      // A full or read-only disk costs the snapshot (a start that reads the catalog in full), not the start.
+      log.warn({ err: error }, 'cannot create the catalog snapshot directory; the catalog snapshot is off');
+      return undefined;
+    }
     return new CatalogSnapshot(directory, stamp, log);
   }
 
@@ -117,6 +131,7 @@ export class CatalogSnapshot {
       const mismatch = (['format', 'database', 'migrations'] as const).find((key) => header[key] !== this.stamp[key]);
       if (mismatch) {
         this.log.info({ differs: mismatch }, 'the catalog snapshot is of another catalog; reading the catalog in full');
+        await this.discard();
         return undefined;
       }
       const texts: string[] = [];
@@ -133,14 +148,29 @@ export class CatalogSnapshot {
         creatives: JSON.parse(texts[3]!) as CreativeRow[],
       };
       const log = await this.readLog(header.id, base.length);
-      if (!log) return undefined;
+      if (!log) {
+        await this.discard();
+        return undefined;
+      }
       this.baseId = header.id;
+      this.baseBytes = base.length;
       this.seq = log.patches.length + log.horizonsOnly;
       return { rows, baseHorizon: header.horizon, patches: log.patches, position: log.position ?? header.horizon };
     } catch (error) {
       this.log.warn({ err: error }, 'the catalog snapshot is unreadable; reading the catalog in full');
+      await this.discard();
       return undefined;
     }
+  }
+
+  /**
+   * Removes the snapshot now (a rejected one): were the full read that replaces it to fail, or the
+   * process to stop before the new base is written, the next start must not find it again.
+   */
+  async discard(): Promise<void> {
+    this.baseId = undefined;
+    this.enqueue(() => this.remove());
+    await this.flush();
   }
 
   /** Replaces the snapshot with the rows of a full read (in the background; see flush). */
@@ -148,20 +178,24 @@ export class CatalogSnapshot {
     const id = randomUUID();
     const sections = [JSON.stringify(rows.tokens), JSON.stringify(rows.placements), texts.lineItems, texts.creatives].map((text) => Buffer.from(text));
     const header: BaseHeader = { ...this.stamp, id, horizon, sections: sections.map((section) => section.length) };
+    const headerLine = Buffer.from(`${JSON.stringify(header)}\n`);
+    const logHeader = `${JSON.stringify({ base: id })}\n`;
     this.baseId = id;
     this.seq = 0;
+    this.baseBytes = sections.reduce((bytes, section) => bytes + section.length, headerLine.length);
+    this.logBytes = Buffer.byteLength(logHeader);
     this.enqueue(async () => {
       const temporary = `${this.basePath}.tmp`;
       const file = await open(temporary, 'w');
       try {
-        await file.writev([Buffer.from(`${JSON.stringify(header)}\n`), ...sections]);
+        await file.writev([headerLine, ...sections]);
         await file.sync();
       } finally {
         await file.close();
       }
       // The new base's log is empty; a crash between the two renames leaves a log naming the old base, which is not read.
       await rename(temporary, this.basePath);
-      await writeFile(`${this.logPath}.tmp`, `${JSON.stringify({ base: id })}\n`);
+      await writeFile(`${this.logPath}.tmp`, logHeader);
       await rename(`${this.logPath}.tmp`, this.logPath);
     });
   }
@@ -184,7 +218,25 @@ export class CatalogSnapshot {
   private append(record: Omit<LogRecord, 'seq'>): void {
     if (this.baseId === undefined) return;
     const line = `${JSON.stringify({ seq: ++this.seq, ...record })}\n`;
+    this.logBytes += Buffer.byteLength(line);
+    if (this.logBytes > maxLogBytes(this.baseBytes)) {
+      // Longer than a start would replay: the snapshot goes (the next start reads in full) rather than fill DATA_DIR.
+      this.log.info({ bytes: this.logBytes }, 'the catalog snapshot log is long; removing the snapshot');
+      this.baseId = undefined;
+      this.enqueue(() => this.remove());
+      return;
+    }
     this.enqueue(() => appendFile(this.logPath, line));
+  }
+
+  /** Removes the snapshot's files, the temporary ones of an interrupted write included. */
+  private async remove(): Promise<void> {
+    // Every file is tried, whichever fails, before the first failure is told.
+    const removals = await Promise.allSettled(
+      [this.basePath, this.logPath, `${this.basePath}.tmp`, `${this.logPath}.tmp`].map((file) => rm(file, { force: true })),
+    );
+    const failed = removals.find((removal) => removal.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   private enqueue(write: () => Promise<void>): void {
@@ -196,7 +248,7 @@ export class CatalogSnapshot {
         // A log missing a patch must never be replayed: the snapshot goes, and the next start reads the catalog in full.
         this.broken = true;
         this.log.error({ err: error }, 'cannot write the catalog snapshot; removing it');
-        await Promise.all([rm(this.basePath, { force: true }), rm(this.logPath, { force: true })]).catch(() => undefined);
+        await this.remove().catch(() => undefined);
       }
     });
   }
@@ -208,7 +260,7 @@ export class CatalogSnapshot {
    */
   private async readLog(baseId: string, baseBytes: number) {
     const size = await stat(this.logPath).then((info) => info.size, () => 0);
-    if (size > Math.max(baseBytes * MAX_LOG_SHARE, LOG_BYTES_ALWAYS_REPLAYED)) {
+    if (size > maxLogBytes(baseBytes)) {
       this.log.info({ bytes: size }, 'the catalog snapshot log is long; reading the catalog in full');
       return undefined;
     }
@@ -237,6 +289,7 @@ export class CatalogSnapshot {
       position = record.horizon;
       kept += `${line}\n`;
     }
+    this.logBytes = Buffer.byteLength(kept);
     if (kept !== text) {
       this.enqueue(async () => {
         await writeFile(`${this.logPath}.tmp`, kept);
@@ -250,11 +303,16 @@ export class CatalogSnapshot {
 /**
  * What a snapshot's rows depend on besides the catalog itself. The cluster's system identifier and
  * timeline tell one database (and one history of it) from another, which a copy or a point-in-time
- * restore would not keep apart by name alone.
+ * restore would not keep apart by name alone. The database's OID tells a database dropped and
+ * created again under the same name (a pg_restore into a new database, say) from the old one: the
+ * cluster's transaction ids go on growing, so the snapshot would not look ahead of it. Embedded
+ * PGlite's database is always OID 5, but a new DATA_DIR/postgres is a new cluster (initdb), with a
+ * system identifier of its own.
  */
-async function snapshotStamp(db: Postgres): Promise<SnapshotStamp> {
+export async function snapshotStamp(db: SqlExecutor): Promise<SnapshotStamp> {
   const { rows } = await db.query<{ database: string; migrations: string }>(
-    `SELECT s.system_identifier::text || '/' || c.timeline_id::text || '/' || current_database() AS database,
+    `SELECT s.system_identifier::text || '/' || c.timeline_id::text || '/' || current_database()
+              || '/' || (SELECT oid FROM pg_database WHERE datname = current_database())::text AS database,
             (SELECT string_agg(name, ',' ORDER BY name) FROM schema_migrations) AS migrations
      FROM pg_control_system() s CROSS JOIN pg_control_checkpoint() c`,
   );

@@ -1,11 +1,14 @@
-import { appendFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, testDatabaseUrl, testStores, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { pruneCatalogChanges, readHorizon } from '../../src/serving/catalogChanges.js';
+import { snapshotLogLimit, snapshotStamp } from '../../src/serving/catalogSnapshot.js';
 
 // A restart builds the ad index from DATA_DIR/catalog-snapshot and the change log since it
 // (src/serving/catalogSnapshot.ts). Each test checks the first serve after the restart, without
@@ -35,13 +38,14 @@ async function firstServe(ctx: TestContext, word: string): Promise<string | null
   return servedLineItem(ctx, await serve(ctx, publisher.token, about(word)));
 }
 
-async function snapshotFile(name: 'base' | 'log'): Promise<string> {
+async function snapshotFile(name: 'base' | 'log' | 'base.tmp' | 'log.tmp' | '' = ''): Promise<string> {
   return path.join((await testStores()).dataDir, 'catalog-snapshot', name);
 }
 
-/** The base's inode: a start that read the catalog in full wrote a new base file. */
-async function baseInode(): Promise<number> {
-  return statSync(await snapshotFile('base')).ino;
+/** The base's id (in its header line): a start that read the catalog in full wrote a new base. */
+async function baseId(): Promise<string> {
+  const text = readFileSync(await snapshotFile('base'), 'utf8');
+  return (JSON.parse(text.slice(0, text.indexOf('\n'))) as { id: string }).id;
 }
 
 /** Runs `fn` on a started app and stops it (which records the change-log horizon and waits for snapshot writes). */
@@ -68,7 +72,7 @@ describe('the catalog snapshot', () => {
       await eventuallyServed(ctx, publisher.token, about(word), items[0]!.lineItemId);
       return items;
     });
-    const inode = await baseInode();
+    const id = await baseId();
 
     // While down: the best line item paused, the next one's daily budget gone.
     await sql(`UPDATE line_items SET status = 'paused' WHERE id = $1`, [first!.lineItemId]);
@@ -77,27 +81,27 @@ describe('the catalog snapshot', () => {
     await withApp(async (ctx) => {
       expect(await firstServe(ctx, word)).toBe(third!.lineItemId);
     });
-    expect(await baseInode()).toBe(inode);
+    expect(await baseId()).toBe(id);
   });
 
   it('holds what the index was patched with while the service ran', async () => {
     const word = uniqueWord();
     const targeting = { keywords: { include: [word] } };
-    const inode = await withApp(async (ctx) => {
+    const ids = await withApp(async (ctx) => {
       const high = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 2 }, targeting });
       const low = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 1 }, targeting });
       await eventuallyServed(ctx, publisher.token, about(word), high.lineItemId);
       const paused = await asAdvertiser(ctx, advertiser.key)('PATCH', `/v1/advertiser/line-items/${high.lineItemId}`, { status: 'paused' });
       expect(paused.statusCode).toBe(200);
       await eventuallyServed(ctx, publisher.token, about(word), low.lineItemId);
-      return { low: low.lineItemId, base: await baseInode() };
+      return { low: low.lineItemId, base: await baseId() };
     });
 
     // The change log is read from the horizon recorded at the stop: these changes come from the snapshot's log.
     await withApp(async (ctx) => {
-      expect(await firstServe(ctx, word)).toBe(inode.low);
+      expect(await firstServe(ctx, word)).toBe(ids.low);
     });
-    expect(await baseInode()).toBe(inode.base);
+    expect(await baseId()).toBe(ids.base);
   });
 
   // Not on the server pass: pruning the change log every test file shares would make the other files' instances rebuild.
@@ -108,7 +112,7 @@ describe('the catalog snapshot', () => {
       await eventuallyServed(ctx, publisher.token, about(word), created.lineItemId);
       return created.lineItemId;
     });
-    const inode = await baseInode();
+    const id = await baseId();
 
     await sql(`UPDATE line_items SET status = 'paused' WHERE id = $1`, [lineItem]);
     const { db } = (await testStores()).stores;
@@ -117,7 +121,7 @@ describe('the catalog snapshot', () => {
     await withApp(async (ctx) => {
       expect(await firstServe(ctx, word)).toBeNull();
     });
-    expect(await baseInode()).not.toBe(inode);
+    expect(await baseId()).not.toBe(id);
   });
 
   it.each([
@@ -138,14 +142,34 @@ describe('the catalog snapshot', () => {
       await eventuallyServed(ctx, publisher.token, about(word), created.lineItemId);
       return created.lineItemId;
     });
+    const id = await baseId();
     spoil(await snapshotFile('base'));
-    const inode = await baseInode();
     await sql(`UPDATE line_items SET status = 'paused' WHERE id = $1`, [lineItem]);
 
     await withApp(async (ctx) => {
       expect(await firstServe(ctx, word)).toBeNull();
     });
-    expect(await baseInode()).not.toBe(inode);
+    expect(await baseId()).not.toBe(id);
+  });
+
+  it('reads the catalog in full when the snapshot is ahead of the database', async () => {
+    const word = uniqueWord();
+    const lineItem = await withApp(async (ctx) => {
+      const created = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } } });
+      await eventuallyServed(ctx, publisher.token, about(word), created.lineItemId);
+      return created.lineItemId;
+    });
+    // The next record of the log names an xmin this database has not reached (a database restored to an earlier point).
+    const log = await snapshotFile('log');
+    const records = readFileSync(log, 'utf8').split('\n').filter(Boolean).length - 1;
+    appendFileSync(log, `${JSON.stringify({ seq: records + 1, horizon: '999999999999' })}\n`);
+    const id = await baseId();
+    await sql(`UPDATE line_items SET status = 'paused' WHERE id = $1`, [lineItem]);
+
+    await withApp(async (ctx) => {
+      expect(await firstServe(ctx, word)).toBeNull();
+    });
+    expect(await baseId()).not.toBe(id);
   });
 
   it('replays a log up to a torn last line and goes on from there', async () => {
@@ -158,7 +182,7 @@ describe('the catalog snapshot', () => {
       return { high: items[0]!.lineItemId, low: items[1]!.lineItemId };
     });
     appendFileSync(await snapshotFile('log'), '{"seq": 999999, "horizon": "1');
-    const inode = await baseInode();
+    const id = await baseId();
 
     await withApp(async (ctx) => {
       expect(await firstServe(ctx, word)).toBe(high);
@@ -167,7 +191,91 @@ describe('the catalog snapshot', () => {
     await withApp(async (ctx) => {
       expect(await firstServe(ctx, word)).toBe(low);
     });
-    expect(await baseInode()).toBe(inode);
+    expect(await baseId()).toBe(id);
     expect(readFileSync(await snapshotFile('log'), 'utf8')).not.toContain('999999');
+  });
+
+  it('stops the log at the limit a start would replay, removing the snapshot, and the next start reads in full', async () => {
+    const word = uniqueWord();
+    const targeting = { keywords: { include: [word] } };
+    const limit = { ...snapshotLogLimit };
+    // The limit of a small test catalog: 16 MB of patches would take too long to write.
+    Object.assign(snapshotLogLimit, { maxLogShare: 0, logBytesAlwaysReplayed: 4_000 });
+    let last: string;
+    try {
+      last = await withApp(async (ctx) => {
+        let lineItem = '';
+        // Each line item's creation and approval append its rows to the log: well past 4,000 bytes.
+        for (let bid = 1; bid <= 8; bid += 1) {
+          lineItem = (await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: bid }, targeting })).lineItemId;
+          await eventuallyServed(ctx, publisher.token, about(word), lineItem);
+        }
+        return lineItem;
+      });
+    } finally {
+      Object.assign(snapshotLogLimit, limit);
+    }
+    expect(existsSync(await snapshotFile('base'))).toBe(false);
+    expect(existsSync(await snapshotFile('log'))).toBe(false);
+
+    await withApp(async (ctx) => {
+      expect(await firstServe(ctx, word)).toBe(last);
+    });
+    expect(existsSync(await snapshotFile('base'))).toBe(true);
+  });
+
+  it('leaves no temporary file behind when the base cannot be written', async () => {
+    const base = await snapshotFile('base');
+    rmSync(base, { force: true });
+    // A directory where the base goes: the write of the new base fails at its rename.
+    mkdirSync(base);
+    try {
+      await withApp(async () => undefined);
+      expect(existsSync(await snapshotFile('base.tmp'))).toBe(false);
+      expect(existsSync(await snapshotFile('log.tmp'))).toBe(false);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  it('starts without a snapshot when its directory cannot be created', async () => {
+    const word = uniqueWord();
+    const directory = await snapshotFile();
+    rmSync(directory, { recursive: true, force: true });
+    // A file where the directory goes: mkdir fails as on a full or read-only disk.
+    writeFileSync(directory, '');
+    try {
+      await withApp(async (ctx) => {
+        const created = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } } });
+        await eventuallyServed(ctx, publisher.token, about(word), created.lineItemId);
+      });
+    } finally {
+      rmSync(directory, { force: true });
+    }
+  });
+
+  // A database dropped and created again under the same name keeps the cluster's identifier and timeline.
+  it.runIf(testDatabaseUrl !== undefined)('stamps a database created again under the same name as another database', async () => {
+    const name = `adsvc_stamp_${randomUUID().replaceAll('-', '')}`;
+    const url = new URL(testDatabaseUrl!);
+    url.pathname = `/${name}`;
+    const { db } = (await testStores()).stores;
+    async function stampOfNewDatabase(): Promise<string> {
+      await db.exec(`CREATE DATABASE ${name}`);
+      const pool = new pg.Pool({ connectionString: url.toString(), max: 1 });
+      try {
+        await pool.query(`CREATE TABLE schema_migrations (name text PRIMARY KEY); INSERT INTO schema_migrations VALUES ('0001_init.sql')`);
+        return (await snapshotStamp(pool as never)).database;
+      } finally {
+        await pool.end();
+      }
+    }
+    try {
+      const first = await stampOfNewDatabase();
+      await db.exec(`DROP DATABASE ${name}`);
+      expect(await stampOfNewDatabase()).not.toBe(first);
+    } finally {
+      await db.exec(`DROP DATABASE IF EXISTS ${name}`);
+    }
   });
 });
