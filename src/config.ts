@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -14,6 +15,13 @@ const optionalUrl = optionalString.pipe(z.url().optional());
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+/**
+ * Embedded chdb reads spooled event bodies from DATA_DIR/spool with its file() reader, which takes
+ * these characters for a glob (a backslash for their escape): a path holding one names other files
+ * or none, and every segment with billable events could never be written. Quotes and spaces are fine.
+ */
+const FILE_PATTERN_CHARACTERS = /[*?{}[\]\\]/;
 
 const configSchema = z
   .object({
@@ -102,6 +110,9 @@ const configSchema = z
     SERVE_COUNTS: booleanFlag.default(true),
   })
   .superRefine((env, context) => {
+    if (!env.CLICKHOUSE_URL && FILE_PATTERN_CHARACTERS.test(path.resolve(env.DATA_DIR))) {
+      context.addIssue({ code: 'custom', path: ['DATA_DIR'], message: 'holds a character embedded ClickHouse reads as a file pattern (* ? { } [ ] \\): choose a path without them' });
+    }
     if (env.CLICKHOUSE_CLUSTER === undefined) return;
     if (!env.CLICKHOUSE_URL) context.addIssue({ code: 'custom', path: ['CLICKHOUSE_CLUSTER'], message: 'needs CLICKHOUSE_URL (embedded chdb is one server)' });
     // A Replicated database replicates its own DDL and refuses ON CLUSTER: one or the other.

@@ -1,13 +1,13 @@
 import path from 'node:path';
 import type { ClickHouseSettings } from '@clickhouse/client';
 import type { FastifyBaseLogger } from 'fastify';
-import { ConfigError, type Config } from '../config.js';
+import type { Config } from '../config.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import { ApiError } from '../http/errors.js';
 import type { EventPipeline, EventPipelineStats } from './eventPipeline.js';
 import type { TrackedEvent } from './trackedEvent.js';
 import { EventQuarantine } from './eventQuarantine.js';
-import { EventSpool, SPOOL_COLUMNS, engineReadsLiterally, segmentCreatedAt, type SealedSegment } from './eventSpool.js';
+import { EventSpool, SPOOL_COLUMNS, segmentCreatedAt, type SealedSegment } from './eventSpool.js';
 import { isUnparsableInsert, isUnreachable } from './insertErrors.js';
 import { lockSpoolDirectory } from './spoolLock.js';
 import { billableServeId, billableServeIdsInLines, billedOnceSelect, ServeIdRanges, spoolStructure, stringLiteral } from './billedOnce.js';
@@ -35,11 +35,6 @@ const SLOW_BILLING_LOCK_MS = 1000;
  */
 export async function createClickHouseEventPipeline({ config, ch, log, billing = processBillingLock }: EventPipelineOptions): Promise<EventPipeline> {
   const spoolDirectory = path.join(config.DATA_DIR, 'spool');
-  // Embedded, the engine reads spooled bodies from this directory with file(): a path it would take
-  // for a glob would leave every segment with billable events unwritable, retried forever.
-  if (ch.kind === 'embedded' && !engineReadsLiterally(path.resolve(spoolDirectory))) {
-    throw new ConfigError(`DATA_DIR ${config.DATA_DIR} holds a character embedded ClickHouse reads as a file pattern (* ? { } [ ] \\): choose a DATA_DIR without them`);
-  }
   // Before recover(): the segments found there must be a gone process's, never a running pipeline's.
   const releaseSpool = lockSpoolDirectory(spoolDirectory);
   let spool: EventSpool;

@@ -25,15 +25,6 @@ export interface SealedSegment {
   events: number;
 }
 
-/**
- * Whether ClickHouse's file() reader takes this path for itself: it reads *, ?, {, }, [ and ] as
- * glob patterns (and a backslash as their escape), so a path holding any of them names other files
- * or none. Quotes are fine: the path goes in an escaped string literal.
- */
-export function engineReadsLiterally(file: string): boolean {
-  return !/[*?{}[\]\\]/.test(file);
-}
-
 /** Segment names start with the time their first event was accepted (ms, zero-padded): recovery replays them in order. */
 export function segmentCreatedAt(name: string): number {
   return Number(name.slice(0, 15));
@@ -203,7 +194,7 @@ export class EventSpool {
   /**
    * The segment's absolute path for the engine's own file reader, when the reader would get exactly
    * read()'s lines: the file ends with a whole line. Otherwise undefined: send read()'s lines instead.
-   * The directory's path was checked once by the pipeline (engineReadsLiterally).
+   * The path holds no character file() takes for a pattern: the configuration refuses such a DATA_DIR.
    */
   readableByEngine(name: string): string | undefined {
     const file = path.resolve(this.directory, name);

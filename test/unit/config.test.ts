@@ -24,6 +24,15 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ TRACKING_BASE_URL: 'https://t.example.com/' }).TRACKING_BASE_URL).toBe('https://t.example.com');
   });
 
+  it('refuses a DATA_DIR embedded ClickHouse would read as a file pattern, before anything is opened', () => {
+    for (const dataDir of ['/srv/ads[1]', '/srv/ads{a,b}', '/srv/ads*', '/srv/ads?', '/srv/ads\\x']) {
+      expect(() => loadConfig({ DATA_DIR: dataDir }), dataDir).toThrow(/DATA_DIR: holds a character embedded ClickHouse reads as a file pattern/);
+    }
+    // A ClickHouse server never reads DATA_DIR; spaces, quotes and pluses are fine for chdb.
+    expect(loadConfig({ DATA_DIR: '/srv/ads[1]', CLICKHOUSE_URL: 'http://ch:8123' }).DATA_DIR).toBe('/srv/ads[1]');
+    expect(loadConfig({ DATA_DIR: "/srv/o'brien data +1" }).DATA_DIR).toBe("/srv/o'brien data +1");
+  });
+
   it('treats empty variables as unset', () => {
     const config = loadConfig({ DATABASE_URL: '', CLICKHOUSE_URL: '  ' });
     expect(config.DATABASE_URL).toBeUndefined();
