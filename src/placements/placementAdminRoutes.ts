@@ -86,7 +86,7 @@ export async function placementAdminRoutes(app: FastifyInstance, { db, adminToke
   app.post('/v1/admin/placements/:id/certify', async (request) => {
     const { id } = parsePathParams(placementIdParam, request.params, 'placement');
     const { reason } = parseInput(certificationBody, request.body);
-    const placement = await changeCertification(db, id, 'certified', 'operator', reason ?? 'integration review approved');
+    const placement = await changeCertification(db, id, 'certified', 'operator', reason ?? 'certified by operator');
     if (!placement) throw new ApiError('not_found', 'placement not found');
     await onCertificationChanged();
     return { data: placement };

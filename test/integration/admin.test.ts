@@ -129,7 +129,7 @@ describe('publishers and placement certification', () => {
     const read = await ctx.admin({ method: 'GET', url: `/v1/admin/placements/${placement.id}` });
     expect(read.json().data.history.map((entry: { to: string; reason: string }) => [entry.to, entry.reason])).toEqual([
       ['uncertified', 'placement created'],
-      ['certified', 'integration review approved'],
+      ['certified', 'certified by operator'],
       ['revoked', 'server-side pixels seen'],
     ]);
   });
