@@ -136,7 +136,14 @@ export class CatalogSnapshot {
     }
     try {
       const headerEnd = base.indexOf(0x0a);
-      const header = checkedRecord(base.toString('utf8', 0, headerEnd === -1 ? base.length : headerEnd)) as BaseHeader | undefined;
+      const headerLine = base.toString('utf8', 0, headerEnd === -1 ? base.length : headerEnd);
+      if (headerLine.startsWith('{"format":')) {
+        // Format 1 had no checksums: its header is bare JSON.
+        this.log.info('the catalog snapshot is of an older format; reading the catalog in full');
+        await this.discard();
+        return undefined;
+      }
+      const header = checkedRecord(headerLine) as BaseHeader | undefined;
       if (!header) throw new SnapshotDamage('the header line does not match its checksum');
       const mismatch = (['format', 'database', 'migrations'] as const).find((key) => header[key] !== this.stamp[key]);
       if (mismatch) {
