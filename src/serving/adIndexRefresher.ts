@@ -62,8 +62,16 @@ export class AdIndexRefresher {
     const restored = snapshot && loaded && (await AdIndexRefresher.restore(options, snapshot, loaded));
     const { index, feed, patcher } = restored ?? (await AdIndexRefresher.build(options, snapshot));
     const refresher = new AdIndexRefresher(index, patcher, feed, options, snapshot);
-    // Throws, failing the start, when the change log cannot be read: a snapshot alone may be stale.
-    if (restored) await refresher.poll();
+    if (restored) {
+      // Throws, failing the start, when the change log cannot be read: a snapshot alone may be stale.
+      await refresher.poll();
+      // The index as it serves: after the change log's catch-up, not the base's.
+      const { current } = refresher;
+      options.log.info(
+        { lineItems: current.lineItems.length, placements: current.placements.size, ...restored.report, ms: Date.now() - restored.started },
+        'ad index built from the catalog snapshot and the change log since',
+      );
+    }
     const pollMs = db.listen ? options.notifiedRefreshMs : options.refreshMs;
     refresher.task = startPeriodicTask('ad index refresh', pollMs, () => refresher.poll(), options.log);
     refresher.pruneTask = startPeriodicTask('catalog changes prune', options.pruneMs, () => refresher.prune(), options.log);
@@ -154,12 +162,8 @@ export class AdIndexRefresher {
     const { index, skipped } = await buildAdIndex(loaded.baseHorizon, loaded.rows, options.build);
     const patcher = new AdIndexPatcher(index, options.build);
     for (const patch of loaded.patches) patcher.apply(patch.keys, patch.rows, patch.horizon);
-    const ms = Date.now() - started;
-    options.onBuilt(index, ms);
-    options.log.info(
-      { lineItems: index.lineItems.length, placements: index.placements.size, skipped, patches: loaded.patches.length, ms },
-      'ad index built from the catalog snapshot',
-    );
-    return { index, feed: new CatalogChangeFeed(options.db, loaded.position), patcher };
+    options.onBuilt(index, Date.now() - started);
+    const report = { skipped, patches: loaded.patches.length };
+    return { index, feed: new CatalogChangeFeed(options.db, loaded.position), patcher, started, report };
   }
 }

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { appendFile, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Postgres, SqlExecutor } from '../store/postgres.js';
 import { CATALOG_QUERIES, parseLineItems, reviveFlights, type CatalogKeys, type CatalogRows, type CatalogTexts, type CreativeRow } from './catalogQueries.js';
@@ -33,7 +34,12 @@ interface BaseHeader extends SnapshotStamp {
   horizon: string;
   /** Byte lengths of the sections after the header line: tokens, placements, line items, creatives. */
   sections: number[];
+  /** The CRC-32 of each section: a byte changed in place (a bid, a URL) still parses, so parsing proves nothing. */
+  checksums: number[];
 }
+
+/** A snapshot file whose bytes are not what was written: told in one line, without the bytes themselves. */
+class SnapshotDamage extends Error {}
 
 /** One line of the log: a patch the index applied (keys and rows), or only the feed's horizon. */
 interface LogRecord {
@@ -44,7 +50,7 @@ interface LogRecord {
 }
 
 const FORMAT = createHash('sha256')
-  .update(['adsvc catalog snapshot 1', ...CATALOG_QUERIES].join('\n'))
+  .update(['adsvc catalog snapshot 2', ...CATALOG_QUERIES].join('\n'))
   .digest('hex')
   .slice(0, 16);
 /**
@@ -75,8 +81,10 @@ function maxLogBytes(baseBytes: number): number {
  * instance would have: what changed while the service was down is in catalog_changes. Anything
  * that is not provably current makes the start read the whole catalog instead: no snapshot, an
  * unreadable one, another stamp, a horizon the database has not reached, a log too long to be
- * worth replaying, or changes since the horizon already pruned (the feed says so). A log line
- * that is torn or out of sequence ends the replay there: the change log covers the rest.
+ * worth replaying, or changes since the horizon already pruned (the feed says so), or bytes that
+ * do not match their checksum (every line carries the CRC-32 of its JSON, the base's header those
+ * of its sections). A last log line that is torn, or one out of sequence, ends the replay there:
+ * the change log covers the rest.
  */
 export class CatalogSnapshot {
   private readonly basePath: string;
@@ -122,12 +130,21 @@ export class CatalogSnapshot {
     try {
       base = await readFile(this.basePath);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.log.warn({ err: error }, 'cannot read the catalog snapshot');
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') this.log.info('no catalog snapshot; reading the catalog in full');
+      else this.log.warn({ err: error }, 'cannot read the catalog snapshot; reading the catalog in full');
       return undefined;
     }
     try {
       const headerEnd = base.indexOf(0x0a);
-      const header = JSON.parse(base.toString('utf8', 0, headerEnd)) as BaseHeader;
+      const headerLine = base.toString('utf8', 0, headerEnd === -1 ? base.length : headerEnd);
+      if (headerLine.startsWith('{"format":')) {
+        // Format 1 had no checksums: its header is bare JSON.
+        this.log.info('the catalog snapshot is of an older format; reading the catalog in full');
+        await this.discard();
+        return undefined;
+      }
+      const header = checkedRecord(headerLine) as BaseHeader | undefined;
+      if (!header) throw new SnapshotDamage('the header line does not match its checksum');
       const mismatch = (['format', 'database', 'migrations'] as const).find((key) => header[key] !== this.stamp[key]);
       if (mismatch) {
         this.log.info({ differs: mismatch }, 'the catalog snapshot is of another catalog; reading the catalog in full');
@@ -140,7 +157,13 @@ export class CatalogSnapshot {
         texts.push(base.toString('utf8', offset, offset + length));
         offset += length;
       }
-      if (texts.length !== 4 || offset !== base.length) throw new Error(`sections of ${offset} bytes in a file of ${base.length}`);
+      if (texts.length !== 4 || offset !== base.length) throw new SnapshotDamage(`sections of ${offset} bytes in a file of ${base.length}`);
+      // 25-50 ms for the 99 MB base of 100,000 line items (zlib's CRC-32, measured in process), against 2.8 s for a full read.
+      offset = headerEnd + 1;
+      header.sections.forEach((length, section) => {
+        if (crc32(base.subarray(offset, offset + length)) !== header.checksums[section]) throw new SnapshotDamage(`section ${section + 1} does not match its checksum`);
+        offset += length;
+      });
       const rows: CatalogRows = {
         tokens: JSON.parse(texts[0]!) as CatalogRows['tokens'],
         placements: JSON.parse(texts[1]!) as CatalogRows['placements'],
@@ -157,7 +180,9 @@ export class CatalogSnapshot {
       this.seq = log.patches.length + log.horizonsOnly;
       return { rows, baseHorizon: header.horizon, patches: log.patches, position: log.position ?? header.horizon };
     } catch (error) {
-      this.log.warn({ err: error }, 'the catalog snapshot is unreadable; reading the catalog in full');
+      // One line: neither a stack nor a parser's quote of the damaged bytes.
+      const reason = error instanceof SnapshotDamage ? error.message : `${error instanceof Error ? error.name : 'error'} while parsing it`;
+      this.log.warn({ reason }, 'the catalog snapshot is damaged; reading the catalog in full');
       await this.discard();
       return undefined;
     }
@@ -177,9 +202,15 @@ export class CatalogSnapshot {
   replaceBase(horizon: string, rows: CatalogRows, texts: CatalogTexts): void {
     const id = randomUUID();
     const sections = [JSON.stringify(rows.tokens), JSON.stringify(rows.placements), texts.lineItems, texts.creatives].map((text) => Buffer.from(text));
-    const header: BaseHeader = { ...this.stamp, id, horizon, sections: sections.map((section) => section.length) };
-    const headerLine = Buffer.from(`${JSON.stringify(header)}\n`);
-    const logHeader = `${JSON.stringify({ base: id })}\n`;
+    const header: BaseHeader = {
+      ...this.stamp,
+      id,
+      horizon,
+      sections: sections.map((section) => section.length),
+      checksums: sections.map((section) => crc32(section)),
+    };
+    const headerLine = Buffer.from(logLine(header));
+    const logHeader = logLine({ base: id });
     this.baseId = id;
     this.seq = 0;
     this.baseBytes = sections.reduce((bytes, section) => bytes + section.length, headerLine.length);
@@ -217,7 +248,7 @@ export class CatalogSnapshot {
 
   private append(record: Omit<LogRecord, 'seq'>): void {
     if (this.baseId === undefined) return;
-    const line = `${JSON.stringify({ seq: ++this.seq, ...record })}\n`;
+    const line = logLine({ seq: ++this.seq, ...record });
     this.logBytes += Buffer.byteLength(line);
     if (this.logBytes > maxLogBytes(this.baseBytes)) {
       // Longer than a start would replay: the snapshot goes (the next start reads in full) rather than fill DATA_DIR.
@@ -254,30 +285,41 @@ export class CatalogSnapshot {
   }
 
   /**
-   * The log's patches and last horizon for the base `baseId`. What follows a torn or out-of-sequence
-   * line is dropped from the file too (and a log of another base is started again), so that later
-   * records are never appended behind a line that stops the replay.
+   * The log's patches and last horizon for the base `baseId`; undefined when the snapshot must not
+   * be used. A torn last line (a write cut short: no line end) or an out-of-sequence line ends the
+   * replay there, and what follows is dropped from the file too (and a log of another base is
+   * started again), so that later records are never appended behind a line that stops the replay.
+   * A whole line that does not match its checksum is damage, not a torn write: the records after it
+   * cannot be trusted either, so the snapshot is not used.
    */
   private async readLog(baseId: string, baseBytes: number) {
-    const size = await stat(this.logPath).then((info) => info.size, () => 0);
+    const size = await stat(this.logPath).then(
+      (info) => info.size,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') this.log.info('the catalog snapshot has no log; reading the change log from the base');
+        return 0;
+      },
+    );
     if (size > maxLogBytes(baseBytes)) {
       this.log.info({ bytes: size }, 'the catalog snapshot log is long; reading the catalog in full');
       return undefined;
     }
     const text = size === 0 ? '' : await readFile(this.logPath, 'utf8');
+    // The last element is what follows the last line end: empty, or a torn line.
     const lines = text.split('\n');
-    const header = `${JSON.stringify({ base: baseId })}\n`;
+    const header = logLine({ base: baseId });
     let kept = header;
     const patches: LoadedSnapshot['patches'] = [];
     let horizonsOnly = 0;
     let position: string | undefined;
     // A log of another base (a crash while the base was replaced) holds nothing for this one.
-    for (const line of lines[0] === header.trimEnd() ? lines.slice(1) : []) {
-      let record: LogRecord;
-      try {
-        record = JSON.parse(line) as LogRecord;
-      } catch {
-        break;
+    const records = lines[0] === header.trimEnd() ? lines.slice(1) : [];
+    for (const [index, line] of records.entries()) {
+      if (index === records.length - 1) break;
+      const record = checkedRecord(line) as LogRecord | undefined;
+      if (!record) {
+        this.log.warn({ line: index + 2 }, 'a catalog snapshot log line does not match its checksum; reading the catalog in full');
+        return undefined;
       }
       if (record.seq !== patches.length + horizonsOnly + 1) break;
       if (record.keys && record.rows) {
@@ -298,6 +340,19 @@ export class CatalogSnapshot {
     }
     return { patches, horizonsOnly, position };
   }
+}
+
+/** A line of the snapshot's files: the CRC-32 of the JSON text (8 hex digits), a space, the JSON text. */
+function logLine(record: object): string {
+  const json = JSON.stringify(record);
+  return `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
+}
+
+/** The record of a line written by logLine; undefined when its bytes are not the ones written. */
+function checkedRecord(line: string): unknown {
+  const json = line.slice(9);
+  if (line[8] !== ' ' || line.slice(0, 8) !== crc32(json).toString(16).padStart(8, '0')) return undefined;
+  return JSON.parse(json) as unknown;
 }
 
 /**

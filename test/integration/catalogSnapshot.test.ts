@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, testDatabaseUrl, testStores, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
-import { eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
+import { claimsOf, eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { pruneCatalogChanges, readHorizon } from '../../src/serving/catalogChanges.js';
 import { snapshotLogLimit, snapshotStamp } from '../../src/serving/catalogSnapshot.js';
 
@@ -42,10 +43,16 @@ async function snapshotFile(name: 'base' | 'log' | 'base.tmp' | 'log.tmp' | '' =
   return path.join((await testStores()).dataDir, 'catalog-snapshot', name);
 }
 
+/** A line of the snapshot's files as the service writes them: the JSON text's CRC-32 in hex, a space, the JSON text. */
+function snapshotLine(record: object): string {
+  const json = JSON.stringify(record);
+  return `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
+}
+
 /** The base's id (in its header line): a start that read the catalog in full wrote a new base. */
 async function baseId(): Promise<string> {
   const text = readFileSync(await snapshotFile('base'), 'utf8');
-  return (JSON.parse(text.slice(0, text.indexOf('\n'))) as { id: string }).id;
+  return (JSON.parse(text.slice(text.indexOf('{'), text.indexOf('\n'))) as { id: string }).id;
 }
 
 /** Runs `fn` on a started app and stops it (which records the change-log horizon and waits for snapshot writes). */
@@ -131,8 +138,8 @@ describe('the catalog snapshot', () => {
       (file: string) => {
         const text = readFileSync(file, 'utf8');
         const end = text.indexOf('\n');
-        const header = JSON.parse(text.slice(0, end)) as { migrations: string };
-        writeFileSync(file, JSON.stringify({ ...header, migrations: `${header.migrations}x` }) + text.slice(end));
+        const header = JSON.parse(text.slice(text.indexOf(' ') + 1, end)) as { migrations: string };
+        writeFileSync(file, snapshotLine({ ...header, migrations: `${header.migrations}x` }) + text.slice(end + 1));
       },
     ],
   ])('reads the catalog in full when the base is %s', async (_case, spoil) => {
@@ -162,7 +169,7 @@ describe('the catalog snapshot', () => {
     // The next record of the log names an xmin this database has not reached (a database restored to an earlier point).
     const log = await snapshotFile('log');
     const records = readFileSync(log, 'utf8').split('\n').filter(Boolean).length - 1;
-    appendFileSync(log, `${JSON.stringify({ seq: records + 1, horizon: '999999999999' })}\n`);
+    appendFileSync(log, snapshotLine({ seq: records + 1, horizon: '999999999999' }));
     const id = await baseId();
     await sql(`UPDATE line_items SET status = 'paused' WHERE id = $1`, [lineItem]);
 
@@ -193,6 +200,64 @@ describe('the catalog snapshot', () => {
     });
     expect(await baseId()).toBe(id);
     expect(readFileSync(await snapshotFile('log'), 'utf8')).not.toContain('999999');
+  });
+
+  it('reads the catalog in full when a log line in the middle is damaged but still parses', async () => {
+    const word = uniqueWord();
+    const targeting = { keywords: { include: [word] } };
+    const { high, low } = await withApp(async (ctx) => {
+      const items = [];
+      for (const bid of [2, 1]) items.push(await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: bid }, targeting }));
+      await eventuallyServed(ctx, publisher.token, about(word), items[0]!.lineItemId);
+      const paused = await asAdvertiser(ctx, advertiser.key)('PATCH', `/v1/advertiser/line-items/${items[0]!.lineItemId}`, { status: 'paused' });
+      expect(paused.statusCode).toBe(200);
+      await eventuallyServed(ctx, publisher.token, about(word), items[1]!.lineItemId);
+      return { high: items[0]!.lineItemId, low: items[1]!.lineItemId };
+    });
+    // The pause's patch is the log's last with rows; the stop's horizon follows it. Same length, still JSON, no `rows` key.
+    const log = await snapshotFile('log');
+    const lines = readFileSync(log, 'utf8').split('\n');
+    const pause = lines.map((line) => line.includes('"rows":')).lastIndexOf(true);
+    expect(pause).toBeGreaterThan(0);
+    expect(lines.slice(pause + 1).some((line) => line.includes('"horizon"'))).toBe(true);
+    lines[pause] = lines[pause]!.replace('"rows":', '"rowz":');
+    writeFileSync(log, lines.join('\n'));
+    const id = await baseId();
+
+    await withApp(async (ctx) => {
+      const served = await firstServe(ctx, word);
+      expect(served).not.toBe(high);
+      expect(served).toBe(low);
+    });
+    expect(await baseId()).not.toBe(id);
+  });
+
+  it('reads the catalog in full when a byte of the base is changed in place (a bid)', async () => {
+    const word = uniqueWord();
+    const lineItem = await withApp(async (ctx) => {
+      const created = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.1 }, targeting: { keywords: { include: [word] } } });
+      await eventuallyServed(ctx, publisher.token, about(word), created.lineItemId);
+      return created.lineItemId;
+    });
+    // A base that holds the line item (not only the log): a start without a snapshot reads in full and writes one.
+    rmSync(await snapshotFile(), { recursive: true, force: true });
+    await withApp(async () => undefined);
+    const base = await snapshotFile('base');
+    const text = readFileSync(base, 'utf8');
+    const bid = text.indexOf('0.100000', text.indexOf(lineItem));
+    expect(text.indexOf(lineItem)).toBeGreaterThan(0);
+    expect(bid).toBeGreaterThan(0);
+    // Same size, still JSON: $9.10 a click instead of $0.10.
+    writeFileSync(base, `${text.slice(0, bid)}9${text.slice(bid + 1)}`);
+    const id = await baseId();
+
+    await withApp(async (ctx) => {
+      const response = await serve(ctx, publisher.token, about(word));
+      expect(servedLineItem(ctx, response)).toBe(lineItem);
+      // The API's price: 0.10 USD a click, in nano-USD.
+      expect(claimsOf(ctx, response).n).toBe(100_000_000);
+    });
+    expect(await baseId()).not.toBe(id);
   });
 
   it('stops the log at the limit a start would replay, removing the snapshot, and the next start reads in full', async () => {
