@@ -1,8 +1,10 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { Config } from './config.js';
 import { openPostgres, type Postgres } from './store/postgres.js';
 import { openClickHouse, type ClickHouse } from './store/clickhouse.js';
 import { migrateClickHouseOnce, migratePostgres } from './store/migrate.js';
+import { lockDirectory } from './store/directoryLock.js';
 
 export interface Stores {
   db: Postgres;
@@ -16,6 +18,7 @@ export class StartupError extends Error {}
 export async function openStores(config: Config): Promise<Stores> {
   const embedded = !config.DATABASE_URL || !config.CLICKHOUSE_URL;
   if (embedded) ensureWritableDirectory(config.DATA_DIR);
+  const releasePostgres = config.DATABASE_URL ? () => {} : lockEmbeddedPostgres(config.DATA_DIR);
   // Opened side by side: PGlite compiles its WebAssembly and chdb loads its library meanwhile.
   const [postgres, clickhouse] = await Promise.allSettled([
     openPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR }).catch((error: Error) => {
@@ -27,6 +30,7 @@ export async function openStores(config: Config): Promise<Stores> {
   ]);
   if (postgres.status === 'rejected' || clickhouse.status === 'rejected') {
     await Promise.allSettled([postgres.status === 'fulfilled' && postgres.value.close(), clickhouse.status === 'fulfilled' && clickhouse.value.close()]);
+    releasePostgres();
     throw postgres.status === 'rejected' ? postgres.reason : (clickhouse as PromiseRejectedResult).reason;
   }
   const [db, ch] = [postgres.value, clickhouse.value];
@@ -35,6 +39,7 @@ export async function openStores(config: Config): Promise<Stores> {
     await migrateClickHouseOnce(db, ch);
   } catch (error) {
     await Promise.allSettled([db.close(), ch.close()]);
+    releasePostgres();
     throw new StartupError((error as Error).message);
   }
   return {
@@ -42,8 +47,22 @@ export async function openStores(config: Config): Promise<Stores> {
     ch,
     close: async () => {
       await Promise.allSettled([db.close(), ch.close()]);
+      releasePostgres();
     },
   };
+}
+
+/**
+ * Embedded PGlite's files belong to one process. Taken before anything opens them, so a second
+ * `serve` on a running instance's DATA_DIR stops with the reason instead of opening the database
+ * files twice (PGlite only aborts, and the event spool's own lock comes later).
+ */
+function lockEmbeddedPostgres(dataDir: string): () => void {
+  try {
+    return lockDirectory(path.join(dataDir, 'postgres'), { name: 'the embedded Postgres', harm: "PGlite's files are one process's own" });
+  } catch (error) {
+    throw new StartupError(`cannot open Postgres (embedded PGlite): ${(error as Error).message}`);
+  }
 }
 
 async function openPingedClickHouse(config: Config): Promise<ClickHouse> {

@@ -9,7 +9,7 @@ import type { TrackedEvent } from './trackedEvent.js';
 import { EventQuarantine } from './eventQuarantine.js';
 import { EventSpool, SPOOL_COLUMNS, segmentCreatedAt, type SealedSegment } from './eventSpool.js';
 import { isUnparsableInsert, isUnreachable } from './insertErrors.js';
-import { lockSpoolDirectory } from './spoolLock.js';
+import { lockDirectory } from '../store/directoryLock.js';
 import { billableServeId, billableServeIdsInLines, billedOnceSelect, ServeIdRanges, spoolStructure, stringLiteral } from './billedOnce.js';
 import { processBillingLock, type BillingLock } from './billingLock.js';
 
@@ -36,7 +36,7 @@ const SLOW_BILLING_LOCK_MS = 1000;
 export async function createClickHouseEventPipeline({ config, ch, log, billing = processBillingLock }: EventPipelineOptions): Promise<EventPipeline> {
   const spoolDirectory = path.join(config.DATA_DIR, 'spool');
   // Before recover(): the segments found there must be a gone process's, never a running pipeline's.
-  const releaseSpool = lockSpoolDirectory(spoolDirectory);
+  const releaseSpool = lockDirectory(spoolDirectory, { name: 'the event spool', harm: "two on one spool would replay and delete each other's events" });
   let spool: EventSpool;
   let sealed: SealedSegment[];
   try {

@@ -102,6 +102,14 @@ describe('adsvc serve, the CLI against it, and SIGTERM', () => {
     expect(refused.stdout).toContain('auth_invalid');
   });
 
+  it.runIf(!testDatabaseUrl)('refuses a second serve on the running instance\'s DATA_DIR with one line, before opening its database', async () => {
+    const second = await finished(adsvc(['serve'], { ...env, PORT: String(await freePort()) }));
+    expect(second.code).toBe(1);
+    expect(second.stderr.trim().split('\n')).toHaveLength(1);
+    expect(second.stderr).toMatch(/^adsvc: cannot open Postgres \(embedded PGlite\): the embedded Postgres .* is in use by process \d+: each instance needs its own DATA_DIR/);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  });
+
   it('stops on SIGTERM with exit code 0, and never logged a key or token', async () => {
     server.kill('SIGTERM');
     const { code, stdout, stderr } = await serverExit;

@@ -1,27 +1,35 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
-/** Spool directories held by pipelines of this process (a second app in one process has the same pid). */
+/** Directories held by this process (a second app in one process has the same pid). */
 const heldHere = new Set<string>();
 
+/** What a locked directory is, and why a second holder would do harm: the refusal says both. */
+export interface LockedUse {
+  name: string;
+  harm: string;
+}
+
 /**
- * Makes a spool directory one pipeline's own, or throws. Two pipelines on one directory take each
- * other's segments: a starting one replays every segment it finds as a crashed run's, the other's
- * open segment included, and deletes it once written, so the other's later events (already
- * answered 2xx) go to a deleted file and are lost. The lock is a file next to the directory (not
- * in it: a full spool disk must not stop a start) naming the process that holds it; one left by a
+ * Makes a directory one holder's own, or throws. The lock is a file next to the directory (not in
+ * it: a full disk there must not stop a start) naming the process that holds it; one left by a
  * process that is gone (a crash, kill -9) is taken over. Returns the release, for close.
+ *
+ * Used for the event spool (two pipelines on one spool take each other's segments: a starting one
+ * replays every segment it finds as a crashed run's and deletes it once written, so the other's
+ * later events, already answered 2xx, are lost) and for embedded PGlite's directory (one process's
+ * own database files), both taken before anything in them is opened.
  */
-export function lockSpoolDirectory(directory: string): () => void {
+export function lockDirectory(directory: string, use: LockedUse): () => void {
   const owned = path.resolve(directory);
   const file = `${owned}.lock`;
-  if (heldHere.has(owned)) throw inUse(owned, process.pid);
+  if (heldHere.has(owned)) throw inUse(owned, process.pid, use);
   if (!createLock(file)) {
     const holder = lockHolder(file);
-    if (holder !== undefined && holder !== process.pid && isRunning(holder)) throw inUse(owned, holder);
+    if (holder !== undefined && holder !== process.pid && isRunning(holder)) throw inUse(owned, holder, use);
     // Left by a process that is gone: taken over, unless another start takes it first.
     removeLock(file);
-    if (!createLock(file)) throw inUse(owned, lockHolder(file));
+    if (!createLock(file)) throw inUse(owned, lockHolder(file), use);
   }
   heldHere.add(owned);
   return () => {
@@ -73,9 +81,9 @@ function isRunning(pid: number): boolean {
   }
 }
 
-function inUse(directory: string, holder: number | undefined): Error {
+function inUse(directory: string, holder: number | undefined, use: LockedUse): Error {
   return new Error(
-    `the event spool ${directory} is in use by ${holder === process.pid ? 'another app in this process' : `process ${holder ?? '(unknown)'}`}: ` +
-      'each instance needs its own DATA_DIR (two on one spool would replay and delete each other\'s events)',
+    `${use.name} ${directory} is in use by ${holder === process.pid ? 'another app in this process' : `process ${holder ?? '(unknown)'}`}: ` +
+      `each instance needs its own DATA_DIR (${use.harm})`,
   );
 }
