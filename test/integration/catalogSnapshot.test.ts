@@ -65,6 +65,13 @@ async function withApp<T>(fn: (ctx: TestContext) => Promise<T>): Promise<T> {
   }
 }
 
+/** A line item targeting `word`, once the app serves it; its id. */
+async function servedLineItemOn(ctx: TestContext, word: string, fields: Record<string, unknown> = {}): Promise<string> {
+  const created = await servableLineItem(ctx, advertiser, { ...fields, targeting: { keywords: { include: [word] } } });
+  await eventuallyServed(ctx, publisher.token, about(word), created.lineItemId);
+  return created.lineItemId;
+}
+
 async function sql(text: string, params: unknown[] = []): Promise<void> {
   await (await testStores()).stores.db.query(text, params);
 }
@@ -114,11 +121,7 @@ describe('the catalog snapshot', () => {
   // Not on the server pass: pruning the change log every test file shares would make the other files' instances rebuild.
   it.skipIf(testDatabaseUrl !== undefined)('reads the catalog in full when the changes since the snapshot were pruned', async () => {
     const word = uniqueWord();
-    const lineItem = await withApp(async (ctx) => {
-      const created = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } } });
-      await eventuallyServed(ctx, publisher.token, about(word), created.lineItemId);
-      return created.lineItemId;
-    });
+    const lineItem = await withApp((ctx) => servedLineItemOn(ctx, word));
     const id = await baseId();
 
     await sql(`UPDATE line_items SET status = 'paused' WHERE id = $1`, [lineItem]);
@@ -144,11 +147,7 @@ describe('the catalog snapshot', () => {
     ],
   ])('reads the catalog in full when the base is %s', async (_case, spoil) => {
     const word = uniqueWord();
-    const lineItem = await withApp(async (ctx) => {
-      const created = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } } });
-      await eventuallyServed(ctx, publisher.token, about(word), created.lineItemId);
-      return created.lineItemId;
-    });
+    const lineItem = await withApp((ctx) => servedLineItemOn(ctx, word));
     const id = await baseId();
     spoil(await snapshotFile('base'));
     await sql(`UPDATE line_items SET status = 'paused' WHERE id = $1`, [lineItem]);
@@ -161,11 +160,7 @@ describe('the catalog snapshot', () => {
 
   it('reads the catalog in full when the snapshot is ahead of the database', async () => {
     const word = uniqueWord();
-    const lineItem = await withApp(async (ctx) => {
-      const created = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } } });
-      await eventuallyServed(ctx, publisher.token, about(word), created.lineItemId);
-      return created.lineItemId;
-    });
+    const lineItem = await withApp((ctx) => servedLineItemOn(ctx, word));
     // The next record of the log names an xmin this database has not reached (a database restored to an earlier point).
     const log = await snapshotFile('log');
     const records = readFileSync(log, 'utf8').split('\n').filter(Boolean).length - 1;
@@ -234,11 +229,7 @@ describe('the catalog snapshot', () => {
 
   it('reads the catalog in full when a byte of the base is changed in place (a bid)', async () => {
     const word = uniqueWord();
-    const lineItem = await withApp(async (ctx) => {
-      const created = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.1 }, targeting: { keywords: { include: [word] } } });
-      await eventuallyServed(ctx, publisher.token, about(word), created.lineItemId);
-      return created.lineItemId;
-    });
+    const lineItem = await withApp((ctx) => servedLineItemOn(ctx, word, { bids: { bid_type: 'cpc', bid_value: 0.1 } }));
     // A base that holds the line item (not only the log): a start without a snapshot reads in full and writes one.
     rmSync(await snapshotFile(), { recursive: true, force: true });
     await withApp(async () => undefined);
@@ -310,10 +301,7 @@ describe('the catalog snapshot', () => {
     // A file where the directory goes: mkdir fails as on a full or read-only disk.
     writeFileSync(directory, '');
     try {
-      await withApp(async (ctx) => {
-        const created = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } } });
-        await eventuallyServed(ctx, publisher.token, about(word), created.lineItemId);
-      });
+      await withApp((ctx) => servedLineItemOn(ctx, word));
     } finally {
       rmSync(directory, { force: true });
     }

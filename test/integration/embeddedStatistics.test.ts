@@ -12,16 +12,22 @@ afterAll(async () => {
   await ctx.close();
 });
 
+/** An advertiser whose organization holds 3,000 paused campaigns, written in one statement. */
+async function advertiserWith3000Campaigns() {
+  const advertiser = await createAdvertiser(ctx);
+  await ctx.stores.db.query(
+    `INSERT INTO campaigns (user_id, name, brand_name, status)
+     SELECT $1::uuid, 'campaign ' || n, 'Brand', 'paused' FROM generate_series(1, 3000) n`,
+    [advertiser.user.id],
+  );
+  return advertiser;
+}
+
 // Embedded PGlite only: a server's autovacuum gathers its statistics, and the service leaves it to it.
 describe.skipIf(testDatabaseUrl !== undefined)('statistics of embedded Postgres', () => {
   it('are gathered for tables that changed, so a deep cursor page of the campaign list is read in order from the index', async () => {
-    const advertiser = await createAdvertiser(ctx);
+    const advertiser = await advertiserWith3000Campaigns();
     const { db } = ctx.stores;
-    await db.query(
-      `INSERT INTO campaigns (user_id, name, brand_name, status)
-       SELECT $1::uuid, 'campaign ' || n, 'Brand', 'paused' FROM generate_series(1, 3000) n`,
-      [advertiser.user.id],
-    );
     expect(await analyzeChangedTables(db)).toContain('public.campaigns');
     // Nothing changed since: nothing to gather.
     expect(await analyzeChangedTables(db)).not.toContain('public.campaigns');
@@ -42,13 +48,8 @@ describe.skipIf(testDatabaseUrl !== undefined)('statistics of embedded Postgres'
   });
 
   it('vacuum the campaigns, so a page at an offset skips the rows before it on the index alone', async () => {
-    const advertiser = await createAdvertiser(ctx);
+    const advertiser = await advertiserWith3000Campaigns();
     const { db } = ctx.stores;
-    await db.query(
-      `INSERT INTO campaigns (user_id, name, brand_name, status)
-       SELECT $1::uuid, 'campaign ' || n, 'Brand', 'paused' FROM generate_series(1, 3000) n`,
-      [advertiser.user.id],
-    );
     expect(await analyzeChangedTables(db)).toContain('public.campaigns');
 
     const { rows: plan } = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF) ${campaignListSql(false, 'offset')}`, [
