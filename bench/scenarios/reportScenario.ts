@@ -247,7 +247,7 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
     'The rollups were left as the inserts and background merges left them (no OPTIMIZE).',
   ];
   if (windowBeforeToday) {
-    notes.push(`**The window ends ${window.to}, before today (${isoDay(Date.now())})**: every day of it is a past day, so the campaign and line_item reports read one kept reach state per row and merge no users of today; they measure less than on the day the data was generated (about 40 ms less for 1,000 rows at 100M events). \`node dist/bench/reachMicroBench.js <copy of the directory>\` times the reach of the same window in process with its last day as today.`);
+    notes.push(`**The window ends ${window.to}, before today (${isoDay(Date.now())})**: every day of it is a past day, so the campaign and line_item reports read one kept reach state per row and merge no users of today; they measure less than on the day the data was generated. \`node dist/bench/reachMicroBench.js <copy of the directory>\` times the reach of the same window in process with its last day as today.`);
   }
   if (profile) notes.push(`CPU profile of the service (top self time): ${profile}`);
   return { scenario: 'report', baselineName: 'raw events_v1 (p50 / p95)', figures, notes, failures };
