@@ -9,6 +9,8 @@ export default defineConfig({
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/globalSetup.ts'],
+    // On a PostgreSQL server, a database of each file's own (test/helpers/fileDatabase.ts).
+    setupFiles: ['test/helpers/fileDatabaseSetup.ts'],
     testTimeout: 60_000,
     hookTimeout: 180_000,
     reporters: ['default'],

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -147,10 +147,10 @@ function holderOf(holders: Record<'ipv4' | 'ipv6', RangeTable>, address: string)
   return holder === undefined ? undefined : Number(holder);
 }
 
-/** A DATA_DIR whose ivt/ holds the feeds ivt:update would have written from these documents. */
-function dataDirWithFeeds(feedDirectory: string): string {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'ivt-coverage-feeds-'));
-  mkdirSync(rangeFeedDirectory(dataDir));
+/** A DATA_DIR (in `scratch`) whose ivt/ holds the feeds ivt:update would have written from these documents. */
+function dataDirWithFeeds(feedDirectory: string, scratch: string): string {
+  const dataDir = path.join(scratch, 'with-feeds');
+  mkdirSync(rangeFeedDirectory(dataDir), { recursive: true });
   for (const [, file, , feedName] of providers) {
     const feed = rangeFeeds.find((candidate) => candidate.name === feedName);
     if (!feed) continue;
@@ -164,12 +164,24 @@ function percent(part: number, whole: number): string {
   return whole === 0 ? 'n/a' : `${((part / whole) * 100).toFixed(2)} %`;
 }
 
+/** Both DATA_DIRs go in one temporary directory, removed when the run ends. */
 function main(feedDirectory: string): void {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'ivt-coverage-'));
+  try {
+    measure(feedDirectory, scratch);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function measure(feedDirectory: string, scratch: string): void {
+  const packageOnlyDir = path.join(scratch, 'package-only');
+  mkdirSync(packageOnlyDir);
   const startedAt = performance.now();
-  const tables = loadNetworkTables(mkdtempSync(path.join(tmpdir(), 'ivt-coverage-')), []);
+  const tables = loadNetworkTables(packageOnlyDir, []);
   const loadMs = performance.now() - startedAt;
   const packageOnly = createIpClassifier({ ...tables, allowPrivate: false });
-  const withFeeds = createIpClassifier({ ...loadNetworkTables(dataDirWithFeeds(feedDirectory), []), allowPrivate: false });
+  const withFeeds = createIpClassifier({ ...loadNetworkTables(dataDirWithFeeds(feedDirectory, scratch), []), allowPrivate: false });
   const rows = packageRows();
   const holders = holderTables(rows);
   const hostingAsns = new Set(hostingNetworks.map((network) => network.asn));

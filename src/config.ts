@@ -113,6 +113,19 @@ const configSchema = z
     if (!env.CLICKHOUSE_URL && FILE_PATTERN_CHARACTERS.test(path.resolve(env.DATA_DIR))) {
       context.addIssue({ code: 'custom', path: ['DATA_DIR'], message: 'holds a character embedded ClickHouse reads as a file pattern (* ? { } [ ] \\): choose a path without them' });
     }
+    // An instance that has not read the change log since the previous prune finds what it had not
+    // read deleted and rebuilds its index from the whole catalog (docs/serving.md): pruning about as
+    // often as this instance reads would rebuild it at nearly every prune. Twice leaves room for a
+    // slow read and late timers. Embedded PGlite reads at each catalog commit, else only this often.
+    const readEveryName = env.DATABASE_URL ? 'INDEX_REFRESH_MS' : 'INDEX_REFRESH_NOTIFIED_MS';
+    const readEveryMs = env.DATABASE_URL ? env.INDEX_REFRESH_MS : env.INDEX_REFRESH_NOTIFIED_MS;
+    if (env.INDEX_CHANGES_PRUNE_MS < 2 * readEveryMs) {
+      context.addIssue({
+        code: 'custom',
+        path: ['INDEX_CHANGES_PRUNE_MS'],
+        message: `must be at least twice ${readEveryName} (${2 * readEveryMs} ms or more): an instance that has not read the catalog change log for a whole prune interval rebuilds its ad index, so a shorter interval rebuilds it at every prune`,
+      });
+    }
     if (env.CLICKHOUSE_CLUSTER === undefined) return;
     if (!env.CLICKHOUSE_URL) context.addIssue({ code: 'custom', path: ['CLICKHOUSE_CLUSTER'], message: 'needs CLICKHOUSE_URL (embedded chdb is one server)' });
     // A Replicated database replicates its own DDL and refuses ON CLUSTER: one or the other.

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
 import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
+import { eventually } from '../helpers/eventually.js';
 import { firePixel, eventuallyServed, insertEvents, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec } from '../helpers/servingFixtures.js';
 import { dailyAllowanceShare } from '../../src/serving/spendPacing.js';
 
@@ -36,6 +37,27 @@ async function setup(budget: NonNullable<LineItemSpec['budget']>, bidCpm: number
   return { placement, tested, fallback, body };
 }
 
+/**
+ * Makes the index rebuild from the whole catalog, as after changes it had not read were pruned: the
+ * prune mark goes above what it has read, and a catalog change makes it read the log.
+ */
+async function rebuildIndex(on: TestContext): Promise<void> {
+  const builds = async () => {
+    const text = (await on.app.inject({ method: 'GET', url: '/metrics' })).body;
+    return Number(/^adsvc_ad_index_rebuild_seconds_count (\d+)$/m.exec(text)?.[1] ?? 0);
+  };
+  const before = await builds();
+  const { db } = on.stores;
+  const mark = (await db.query<{ below: string }>('SELECT below::text AS below FROM catalog_changes_pruned')).rows[0]!.below;
+  await db.query(`UPDATE catalog_changes_pruned SET below = (pg_snapshot_xmin(pg_current_snapshot())::text::bigint + 1000000)::text::xid8`);
+  try {
+    await certifyPlacement(on, (await createPlacement(on, publisher.id)).id);
+    await eventually(async () => ((await builds()) > before ? true : undefined), 'the index to be rebuilt');
+  } finally {
+    await db.query('UPDATE catalog_changes_pruned SET below = $1::xid8', [mark]);
+  }
+}
+
 describe('budgets: management', () => {
   it('stores lifetime and pacing (even by default), and refuses a bad one with every field named', async () => {
     const call = asAdvertiser(ctx, advertiser.key);
@@ -66,6 +88,26 @@ describe('budgets: serving', () => {
     ctx = await startTestApp(env);
     // The first serve of the new instance knows the lifetime spend, from ClickHouse.
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(fallback.lineItemId);
+  });
+
+  it('keeps the spend across index rebuilds between a serve and its pixel, and between a pixel and the next serve', async () => {
+    const { tested, fallback, body } = await setup({ daily: 1000, currency: 'USD', lifetime: 15, pacing: 'asap' }, 10_000);
+    // No pacing sync in the hour: only the counter the index holds can know this instance's spend.
+    const instance = await startAnotherInstance(ctx, { ...env, PACING_SYNC_MS: '3600000' });
+    try {
+      await eventuallyServed(instance, publisher.token, body, tested.lineItemId);
+      const first = await serve(instance, publisher.token, body);
+      expect(servedLineItem(instance, first)).toBe(tested.lineItemId);
+      await rebuildIndex(instance);
+      await firePixel(instance, first);
+      const second = await serve(instance, publisher.token, body);
+      expect(servedLineItem(instance, second)).toBe(tested.lineItemId);
+      await firePixel(instance, second);
+      await rebuildIndex(instance);
+      expect(servedLineItem(instance, await serve(instance, publisher.token, body))).toBe(fallback.lineItemId);
+    } finally {
+      await instance.close();
+    }
   });
 
   it("counts earlier days' spend, written by any instance, against the lifetime budget", async () => {

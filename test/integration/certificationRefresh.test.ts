@@ -4,8 +4,9 @@ import { createAdvertiser, createPlacement, createPublisher } from '../helpers/f
 import { serve, servableLineItem, servedLineItem, uniqueWord } from '../helpers/servingFixtures.js';
 
 // The periodic index refresh is an hour away: whatever these tests serve after a certification
-// change can only come from the refresh the change itself asked for.
-const NO_PERIODIC_REFRESH = { INDEX_REFRESH_MS: '3600000' };
+// change can only come from the refresh the change itself asked for. The change log is pruned less
+// often still, as the configuration requires.
+const NO_PERIODIC_REFRESH = { INDEX_REFRESH_MS: '3600000', INDEX_CHANGES_PRUNE_MS: '7200000' };
 
 let ctx: TestContext;
 let publisher: { id: string; token: string };

@@ -137,8 +137,8 @@ describe('the ad index follows catalog changes without a rebuild', () => {
 
 describe('many changes in one poll', () => {
   it('applies every change committed before the poll, in one patch', async () => {
-    // No periodic poll for an hour: the one poll is the one a certification asks for.
-    const quiet = await startAnotherInstance(ctx, { INDEX_REFRESH_MS: '3600000' });
+    // No periodic poll for an hour: the one poll is the one a certification asks for. (It prunes less often still, as the configuration requires.)
+    const quiet = await startAnotherInstance(ctx, { INDEX_REFRESH_MS: '3600000', INDEX_CHANGES_PRUNE_MS: '7200000' });
     try {
       const word = uniqueWord();
       const targeting = { keywords: { include: [word] } };
@@ -170,7 +170,7 @@ describe('many changes in one poll', () => {
 
 describe('embedded PGlite: every catalog write is this process\'s own', () => {
   it.skipIf(testDatabaseUrl !== undefined)('reaches serving at its commit, with no poll due for an hour', async () => {
-    const quiet = await startAnotherInstance(ctx, { INDEX_REFRESH_MS: '3600000', INDEX_REFRESH_NOTIFIED_MS: '3600000' });
+    const quiet = await startAnotherInstance(ctx, { INDEX_REFRESH_MS: '3600000', INDEX_REFRESH_NOTIFIED_MS: '3600000', INDEX_CHANGES_PRUNE_MS: '7200000' });
     try {
       const word = uniqueWord();
       const { lineItemId } = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } } });
@@ -187,7 +187,8 @@ describe('embedded PGlite: every catalog write is this process\'s own', () => {
 
 describe('several instances on one Postgres', () => {
   it('a change made through one instance reaches the other, which prunes the log it has read', async () => {
-    const other = await startAnotherInstance(ctx, { INDEX_CHANGES_PRUNE_MS: '1000' });
+    // Pruning every second needs reads at least every half second: on PGlite that is INDEX_REFRESH_NOTIFIED_MS (tests read a server every 100 ms).
+    const other = await startAnotherInstance(ctx, { INDEX_CHANGES_PRUNE_MS: '1000', INDEX_REFRESH_NOTIFIED_MS: '250' });
     try {
       const word = uniqueWord();
       const { lineItemId } = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } } });

@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { testStores } from '../helpers/testApp.js';
+import { tempDirectory } from '../helpers/tempDirectory.js';
 import { ServeCounts } from '../../src/serving/serveCounts.js';
 import type { ClickHouse } from '../../src/store/clickhouse.js';
 
@@ -36,7 +36,7 @@ async function withCountsTableGone<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-const newDirectory = () => mkdtempSync(path.join(tmpdir(), 'serve-counts-'));
+const newDirectory = () => tempDirectory('serve-counts-');
 const monday = Date.parse('2026-03-02T23:59:59.999Z');
 const tuesday = Date.parse('2026-03-03T00:00:00.000Z');
 

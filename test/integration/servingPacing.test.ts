@@ -1,9 +1,7 @@
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { tempDirectory } from '../helpers/tempDirectory.js';
 import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { firePixel, eventuallyServed, insertEvents, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
@@ -130,7 +128,7 @@ describe('pacing: counting each event once', () => {
   async function pipelineWithPacing() {
     const pipeline = await createClickHouseEventPipeline({
       config: {
-        DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'adsvc-pacing-')),
+        DATA_DIR: tempDirectory('adsvc-pacing-'),
         EVENT_FLUSH_ROWS: 1_000_000,
         // Written only when the test flushes.
         EVENT_FLUSH_INTERVAL_MS: 3_600_000,

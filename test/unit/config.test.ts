@@ -61,6 +61,19 @@ describe('configuration from the environment', () => {
     );
   });
 
+  it('refuses to prune the catalog change log less than twice as long as the index takes between reads', () => {
+    const server = { DATABASE_URL: 'postgres://db/adsvc' };
+    // On a Postgres server the index reads every INDEX_REFRESH_MS.
+    expect(loadConfig({ ...server, INDEX_REFRESH_MS: '250', INDEX_CHANGES_PRUNE_MS: '500' }).INDEX_CHANGES_PRUNE_MS).toBe(500);
+    expect(() => loadConfig({ ...server, INDEX_REFRESH_MS: '250', INDEX_CHANGES_PRUNE_MS: '499' })).toThrow(
+      /INDEX_CHANGES_PRUNE_MS: must be at least twice INDEX_REFRESH_MS \(500 ms or more\): .* rebuilds it at every prune/,
+    );
+    expect(() => loadConfig({ ...server, INDEX_REFRESH_MS: '3600000' })).toThrow(/INDEX_CHANGES_PRUNE_MS: must be at least twice INDEX_REFRESH_MS \(7200000 ms/);
+    // On embedded PGlite it reads at each catalog commit and otherwise every INDEX_REFRESH_NOTIFIED_MS.
+    expect(() => loadConfig({ INDEX_CHANGES_PRUNE_MS: '1000' })).toThrow(/INDEX_CHANGES_PRUNE_MS: must be at least twice INDEX_REFRESH_NOTIFIED_MS \(10000 ms/);
+    expect(loadConfig({ INDEX_CHANGES_PRUNE_MS: '1000', INDEX_REFRESH_NOTIFIED_MS: '500', INDEX_REFRESH_MS: '3600000' }).INDEX_CHANGES_PRUNE_MS).toBe(1000);
+  });
+
   it.each([
     [undefined, false],
     ['true', true],

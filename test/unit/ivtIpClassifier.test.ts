@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createIpClassifier, type IpClassifier } from '../../src/ivt/ipClassifier.js';
 import { loadNetworkTables, type NetworkTables } from '../../src/ivt/networkTables.js';
+import { tempDirectory } from '../helpers/tempDirectory.js';
 
 // Every address below was checked against @ip-location-db/asn: the ASN named is the one its data gives.
 let tables: NetworkTables;
@@ -12,7 +12,7 @@ let loadMs = 0;
 
 beforeAll(() => {
   const started = performance.now();
-  tables = loadNetworkTables(mkdtempSync(path.join(tmpdir(), 'ivt-empty-')), []);
+  tables = loadNetworkTables(tempDirectory('ivt-empty-'), []);
   loadMs = performance.now() - started;
   classify = createIpClassifier({ ...tables, allowPrivate: false });
 });
@@ -135,7 +135,7 @@ describe('cost', () => {
 
 describe('operator CIDR files', () => {
   it('adds DATA_DIR/ivt/*.cidr and IVT_EXTRA_CIDR_FILES ranges as data-center space, labelled by file', () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'ivt-files-'));
+    const dataDir = tempDirectory('ivt-files-');
     mkdirSync(path.join(dataDir, 'ivt'));
     writeFileSync(path.join(dataDir, 'ivt', 'aws.cidr'), '# feed\n81.2.69.0/24\n');
     const extra = path.join(dataDir, 'office-vpn.cidr');
@@ -149,7 +149,7 @@ describe('operator CIDR files', () => {
   });
 
   it('refuses to start on a line that is not an address, naming the file and line', () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'ivt-bad-'));
+    const dataDir = tempDirectory('ivt-bad-');
     const bad = path.join(dataDir, 'bad.cidr');
     writeFileSync(bad, '81.2.69.0/24\nnot a range\n');
     expect(() => loadNetworkTables(dataDir, [bad])).toThrow(`${bad}:2`);
