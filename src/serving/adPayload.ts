@@ -24,6 +24,7 @@ const SERVE_RANDOM_BYTES = 10;
 const RANDOM_POOL_BYTES = SERVE_RANDOM_BYTES * 256;
 let randomPool = Buffer.alloc(0);
 let randomOffset = 0;
+const idBytes = Buffer.alloc(SERVE_TIME_BYTES + SERVE_RANDOM_BYTES);
 
 /**
  * 16 bytes, base64url (22 characters, short enough to keep the links short): the serve's time in
@@ -39,11 +40,17 @@ export function newServeId(nowMs: number): string {
     randomPool = randomBytes(RANDOM_POOL_BYTES);
     randomOffset = 0;
   }
-  const id = Buffer.allocUnsafe(SERVE_TIME_BYTES + SERVE_RANDOM_BYTES);
-  id.writeUIntBE(nowMs, 0, SERVE_TIME_BYTES);
-  randomPool.copy(id, SERVE_TIME_BYTES, randomOffset, randomOffset + SERVE_RANDOM_BYTES);
+  // Byte by byte into one buffer: Buffer.allocUnsafe, writeUIntBE and copy made the id 2% of a serve's CPU.
+  const high = Math.floor(nowMs / 2 ** 32);
+  idBytes[0] = high >>> 8;
+  idBytes[1] = high;
+  idBytes[2] = nowMs >>> 24;
+  idBytes[3] = nowMs >>> 16;
+  idBytes[4] = nowMs >>> 8;
+  idBytes[5] = nowMs;
+  for (let i = 0; i < SERVE_RANDOM_BYTES; i++) idBytes[SERVE_TIME_BYTES + i] = randomPool[randomOffset + i]!;
   randomOffset += SERVE_RANDOM_BYTES;
-  return id.toString('base64url');
+  return idBytes.toString('base64url');
 }
 
 /**
