@@ -17,7 +17,7 @@ import { DeliveryLearning } from './deliveryLearning.js';
 import { startPeriodicTask } from './periodicTask.js';
 import { completeEndedFlights } from '../management/campaignRepository.js';
 import { selectAd } from './selectAd.js';
-import { adPayload, adResponseJson } from './adPayload.js';
+import { adPayload, adResponseJson, signAd } from './adPayload.js';
 import { SERVE_BODY_LIMIT_BYTES, serveRequestBody } from './serveSchemas.js';
 import { ServeCounts } from './serveCounts.js';
 import { loadSemanticMatching } from '../semantic/loadSemanticMatching.js';
@@ -178,9 +178,9 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     serveCounts.count(body.placement_id, selection !== undefined);
     if (selection === undefined) return body.explain ? { ...NO_AD, match: noAdExplanation(veto) } : NO_AD;
     metrics.serveFills.inc();
-    const ad = adPayload(selection, body.placement_id, placement.publisherId, signing, nowMs, userKey);
-    if (body.explain) return { ad, match: selection.match };
-    return adResponseJson(ad);
+    const ad = signAd(selection, body.placement_id, placement.publisherId, signing, nowMs, userKey);
+    if (body.explain) return { ad: adPayload(ad, signing.trackingBaseUrl), match: selection.match };
+    return adResponseJson(ad, signing.trackingBaseUrl);
   };
 
   app.post(

@@ -1,37 +1,10 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { PRICE_MODELS } from '../money/priceModels.js';
+import { HMAC_SHA256_BYTES, hmacSha256, hmacSha256Key, type HmacKey } from './hmacSha256.js';
+import { MAX_CLAIMS_BYTES, readClaims, writeClaims } from './trackingClaimsBytes.js';
+import { trackingClaimsSchema, type TrackingClaims } from './trackingClaimsSchema.js';
 
-/**
- * What a tracking link vouches for. Signed with HMAC-SHA256 (TRACKING_SECRET), so that no byte of a
- * billable event can be forged or altered: the price, the line item and the expiry are all covered.
- */
-export const trackingClaimsSchema = z.object({
-  /** serve id */
-  s: z.string().min(1).max(64),
-  /** campaign id */
-  c: z.uuid(),
-  /** line item id */
-  l: z.uuid(),
-  /** creative id */
-  r: z.uuid(),
-  /** placement id */
-  p: z.string().min(1).max(128),
-  /** publisher id */
-  u: z.uuid(),
-  /** price model: tCPM, CPC or CPA */
-  m: z.enum(PRICE_MODELS),
-  /** price in nano-USD: per impression for tCPM (bid/1000), per click for CPC, per conversion for CPA */
-  n: z.number().int().nonnegative(),
-  /** expiry, seconds since the epoch */
-  e: z.number().int().positive(),
-  /** serve time, milliseconds since the epoch */
-  t: z.number().int().positive(),
-  /** the serve's keyed user id (see userKey), when the publisher sent user.id */
-  k: z.string().min(1).max(64).optional(),
-});
-
-export type TrackingClaims = z.infer<typeof trackingClaimsSchema>;
+export { trackingClaimsSchema, type TrackingClaims };
 
 /**
  * The same schema with zod's generated fast path (z.compile): every pixel and click checks its
@@ -40,55 +13,111 @@ export type TrackingClaims = z.infer<typeof trackingClaimsSchema>;
  */
 const compiledClaimsSchema = z.compile(trackingClaimsSchema);
 
-/** `<base64url(json claims)>.<base64url(hmac)>`; impression and click links share the token. */
-export function signTrackingToken(claims: TrackingClaims, secret: string): string {
-  const payload = Buffer.from(claimsJson(claims)).toString('base64url');
-  return `${payload}.${mac(payload, secret)}`;
-}
-
-const quoted = JSON.stringify;
+// Signing and verifying are synchronous: one buffer serves every call.
+const tokenBytes = Buffer.alloc(MAX_CLAIMS_BYTES + HMAC_SHA256_BYTES);
+const expectedMac = Buffer.alloc(HMAC_SHA256_BYTES);
+/** Longer than any token of format 2 can be: its bytes would not fit tokenBytes. */
+const MAX_TOKEN_CHARS = Math.ceil((tokenBytes.length * 4) / 3);
 
 /**
- * `JSON.stringify(claims)` for claims in the schema's key order, byte for byte (the unit test says
- * so): written field by field it costs 40% less, and every serve signs one token.
+ * A token of format 2: `base64url(claims || mac)`, the claims in bytes (trackingClaimsBytes.ts) and
+ * their HMAC-SHA256 under the secret (32 bytes). Impression and click links share the token. About
+ * 220 characters, against 420 for format 1, and a quarter of its cost to sign.
  */
-export function claimsJson(claims: TrackingClaims): string {
-  const { s, c, l, r, p, u, m, n, e, t, k } = claims;
-  const user = k === undefined ? '' : `,"k":${quoted(k)}`;
-  return `{"s":${quoted(s)},"c":${quoted(c)},"l":${quoted(l)},"r":${quoted(r)},"p":${quoted(p)},"u":${quoted(u)},"m":${quoted(m)},"n":${quoted(n)},"e":${quoted(e)},"t":${quoted(t)}${user}}`;
+export function signTrackingToken(claims: TrackingClaims, secret: string): string {
+  const length = writeClaims(claims, tokenBytes);
+  hmacSha256(hmacKeyOf(secret), tokenBytes, length, tokenBytes, length);
+  return tokenBytes.toString('base64url', 0, length + HMAC_SHA256_BYTES);
 }
 
 export type TokenVerdict =
   | { valid: true; claims: TrackingClaims }
   | { valid: false; reason: 'bad_token' | 'expired_token'; claims?: TrackingClaims };
 
-/** Checks the signature first, then the shape, then the expiry. */
+/** Checks the signature first, then the shape, then the expiry; tokens of both formats. */
 export function verifyTrackingToken(token: string, secret: string, nowMs = Date.now()): TokenVerdict {
-  const [payload, signature, extra] = token.split('.');
-  if (!payload || !signature || extra !== undefined) return { valid: false, reason: 'bad_token' };
-  const expected = Buffer.from(mac(payload, secret));
-  const given = Buffer.from(signature);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { valid: false, reason: 'bad_token' };
+  if (token.includes('.')) return verifyFormat1(token, secret, nowMs);
+  const length = macedLength(token, true);
+  if (length === undefined) return { valid: false, reason: 'bad_token' };
+  hmacSha256(hmacKeyOf(secret), tokenBytes, length, expectedMac, 0);
+  if (!timingSafeEqual(expectedMac, tokenBytes.subarray(length, length + HMAC_SHA256_BYTES))) return { valid: false, reason: 'bad_token' };
+  return judged(readClaims(tokenBytes, length), nowMs);
+}
+
+/**
+ * The claims a token carries, its signature not checked: what a tampered link says it is about,
+ * for the audit trail only (never trusted for money). Undefined when nothing usable decodes.
+ */
+export function unverifiedTrackingClaims(token: string): TrackingClaims | undefined {
   let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  } catch {
-    return { valid: false, reason: 'bad_token' };
+  if (token.includes('.')) decoded = format1Claims(token.split('.')[0] ?? '');
+  else {
+    // Any spelling node decodes: a tampered link is recorded as what it says, not dropped.
+    const length = macedLength(token, false);
+    decoded = length === undefined ? undefined : readClaims(tokenBytes, length);
   }
+  const parsed = trackingClaimsSchema.safeParse(decoded);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * Decodes a format 2 token into tokenBytes and answers the length of its claims (the MAC follows
+ * them), or undefined. `canonical`: only the one base64url spelling of the bytes, as signed; node's
+ * decoder also takes '+', '/', padding and stray bits in the last character, which would make
+ * several valid links out of one.
+ */
+function macedLength(token: string, canonical: boolean): number | undefined {
+  if (token.length > MAX_TOKEN_CHARS) return undefined;
+  const written = tokenBytes.write(token, 0, 'base64url');
+  if (written <= HMAC_SHA256_BYTES || (canonical && tokenBytes.toString('base64url', 0, written) !== token)) return undefined;
+  return written - HMAC_SHA256_BYTES;
+}
+
+/** A signed payload's claims against the schema, then the expiry. */
+function judged(decoded: unknown, nowMs: number): TokenVerdict {
   const parsed = compiledClaimsSchema.safeParse(decoded);
   if (!parsed.success) return { valid: false, reason: 'bad_token' };
   if (parsed.data.e * 1000 < nowMs) return { valid: false, reason: 'expired_token', claims: parsed.data };
   return { valid: true, claims: parsed.data };
 }
 
-function mac(payload: string, secret: string): string {
-  return createHmac('sha256', macKey(secret)).update(payload).digest('base64url');
+/** The secret's HMAC state, made once: the pads are hashed per secret, not per token. */
+let hmacKey: { secret: string; key: HmacKey } | undefined;
+
+function hmacKeyOf(secret: string): HmacKey {
+  if (hmacKey?.secret !== secret) hmacKey = { secret, key: hmacSha256Key(Buffer.from(secret, 'utf8')) };
+  return hmacKey.key;
+}
+
+/*
+ * Format 1, signed until session 25: `<base64url(JSON claims)>.<base64url(HMAC-SHA256 of that
+ * base64url text)>`. Still verified, so that links served before an upgrade count for their whole
+ * TTL (TRACKING_LINK_TTL_SECONDS, at most 30 days); it can go once every instance has signed
+ * format 2 for longer than that. Its payload starts with '{' and format 2's with byte 2, so no
+ * signed message means something in both.
+ */
+function verifyFormat1(token: string, secret: string, nowMs: number): TokenVerdict {
+  const [payload, signature, extra] = token.split('.');
+  if (!payload || !signature || extra !== undefined) return { valid: false, reason: 'bad_token' };
+  const expected = Buffer.from(createHmac('sha256', format1Key(secret)).update(payload).digest('base64url'));
+  const given = Buffer.from(signature);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { valid: false, reason: 'bad_token' };
+  const decoded = format1Claims(payload);
+  return decoded === undefined ? { valid: false, reason: 'bad_token' } : judged(decoded, nowMs);
+}
+
+function format1Claims(payload: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The secret as a key object, made once: a string key is converted and imported again on every createHmac. */
 let keyedSecret: { secret: string; key: KeyObject } | undefined;
 
-function macKey(secret: string): KeyObject {
+function format1Key(secret: string): KeyObject {
   if (keyedSecret?.secret !== secret) keyedSecret = { secret, key: createSecretKey(secret, 'utf8') };
   return keyedSecret.key;
 }

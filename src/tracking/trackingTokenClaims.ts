@@ -1,4 +1,4 @@
-import { trackingClaimsSchema, verifyTrackingToken, type TrackingClaims } from './trackingToken.js';
+import { unverifiedTrackingClaims, verifyTrackingToken, type TrackingClaims } from './trackingToken.js';
 
 /** Longer than any token serving signs; longer input is not worth an HMAC. */
 const MAX_TOKEN_LENGTH = 2048;
@@ -20,16 +20,6 @@ export function readTrackingToken(token: string, secret: string, nowMs: number):
   const verdict = verifyTrackingToken(token, secret, nowMs);
   if (verdict.valid) return { claims: verdict.claims, ivt: '' };
   if (verdict.claims) return { claims: verdict.claims, ivt: verdict.reason };
-  const claims = unverifiedClaims(token);
+  const claims = unverifiedTrackingClaims(token);
   return claims ? { claims, ivt: 'bad_token' } : undefined;
-}
-
-function unverifiedClaims(token: string): TrackingClaims | undefined {
-  const payload = token.split('.')[0] ?? '';
-  try {
-    const parsed = trackingClaimsSchema.safeParse(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import {
@@ -273,6 +274,22 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
       ivt: '',
       cost_nanos: CLICK_PRICE,
     });
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ impressions: 1, clicks: 1, spend_nanos: CLICK_PRICE });
+  });
+
+  it('bills the impression and the click of a link signed in the former token format (served before an upgrade)', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
+    const claims = serveClaims(item, 'CPC', CLICK_PRICE);
+    // Format 1: base64url(JSON claims) '.' base64url(HMAC-SHA256 of that text), as signed until session 25.
+    const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
+    const token = `${payload}.${createHmac('sha256', ctx.secrets.trackingSecret).update(payload).digest('base64url')}`;
+    expect(token).not.toBe(signedToken(ctx, claims));
+    await waitPastClickDelay(await impression(token));
+    const response = await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential);
+    expect(response.statusCode).toBe(302);
+    const events = await waitForEvents(ctx, item.lineItemId, 2);
+    expect(events.find((event) => event.type === 'impression')).toMatchObject({ serve_id: claims.s, ivt: '' });
+    expect(events.find((event) => event.type === 'click')).toMatchObject({ serve_id: claims.s, ivt: '', cost_nanos: CLICK_PRICE });
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ impressions: 1, clicks: 1, spend_nanos: CLICK_PRICE });
   });
 

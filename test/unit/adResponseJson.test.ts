@@ -1,14 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import { adResponseJson, type AdPayload } from '../../src/serving/adPayload.js';
+import { adPayload, adResponseJson, newServeId, type SignedAd } from '../../src/serving/adPayload.js';
 import type { ContextualCardRender } from '../../src/serving/adIndex.js';
+import { signTrackingToken } from '../../src/tracking/trackingToken.js';
 
-function adWith(render: ContextualCardRender, id = 'c2VydmUtaWQtMTIzNDU2'): AdPayload {
-  return {
-    id,
-    format: 'contextual_card',
-    render,
-    tracking: { impression_url: `https://t.example.com/v1/t/i/${id}.sig`, click_url: `https://t.example.com/v1/t/c/${id}.sig` },
-  };
+const BASE_URL = 'https://t.example.com';
+
+/** An ad as serving signs one: a real serve id and a real token. */
+function signedWith(render: ContextualCardRender, userKey?: string): SignedAd {
+  const nowMs = Date.now();
+  const id = newServeId(nowMs);
+  const token = signTrackingToken(
+    {
+      s: id,
+      c: '7b0c1d9e-1111-4222-8333-444455556666',
+      l: '8b0c1d9e-1111-4222-8333-444455556666',
+      r: '9b0c1d9e-1111-4222-8333-444455556666',
+      p: 'placement-1',
+      u: 'ab0c1d9e-1111-4222-8333-444455556666',
+      m: 'CPC',
+      n: 250_000_000,
+      e: Math.floor(nowMs / 1000) + 3600,
+      t: nowMs,
+      ...(userKey === undefined ? {} : { k: userKey }),
+    },
+    'a tracking secret of at least thirty-two characters',
+  );
+  return { id, render, token };
 }
 
 const plain: ContextualCardRender = {
@@ -22,32 +39,37 @@ const plain: ContextualCardRender = {
 };
 
 describe('adResponseJson', () => {
-  it('writes exactly what JSON.stringify({ ad }) writes, with and without an image', () => {
+  it('writes exactly what JSON.stringify({ ad }) writes, with and without an image or a user key', () => {
     const { image_url: _image, ...withoutImage } = plain;
-    for (const render of [plain, withoutImage]) {
-      const ad = adWith(render);
-      expect(adResponseJson(ad)).toBe(JSON.stringify({ ad }));
+    for (const ad of [signedWith(plain), signedWith(withoutImage), signedWith(plain, 'dXNlci1rZXktMTIzNDU2Nzg')]) {
+      expect(adResponseJson(ad, BASE_URL)).toBe(JSON.stringify({ ad: adPayload(ad, BASE_URL) }));
+      expect(JSON.parse(adResponseJson(ad, BASE_URL)).ad.tracking).toEqual({
+        impression_url: `${BASE_URL}/v1/t/i/${ad.token}`,
+        click_url: `${BASE_URL}/v1/t/c/${ad.token}`,
+      });
     }
   });
 
-  it('escapes what JSON needs escaped in every field', () => {
+  it('escapes what JSON needs escaped in the render and the tracking base URL', () => {
     const awkward: ContextualCardRender = {
       ...plain,
       title: 'quote " backslash \\ newline \n tab \t',
       body: 'ünïcödé ✓ 😀 \u2028 \u0000 </script>',
       brand_name: '"},"ad":null,"x":{"',
     };
-    const ad = { ...adWith(awkward, 'id"with\\odd'), tracking: { impression_url: 'https://t.example.com/a"b', click_url: 'https://t.example.com/c\\d' } };
-    const written = adResponseJson(ad);
-    expect(written).toBe(JSON.stringify({ ad }));
-    expect(JSON.parse(written)).toEqual({ ad });
+    const ad = signedWith(awkward);
+    for (const baseUrl of ['https://t.example.com/a"b', 'https://t.example.com/c\\d', 'https://t.exämple.com']) {
+      const written = adResponseJson(ad, baseUrl);
+      expect(written).toBe(JSON.stringify({ ad: adPayload(ad, baseUrl) }));
+      expect(JSON.parse(written)).toEqual({ ad: adPayload(ad, baseUrl) });
+    }
   });
 
   it('answers each creative with its own render once the first is remembered', () => {
-    const first = adWith(plain);
-    const second = adWith({ ...plain, title: 'Another creative' }, 'b3RoZXItc2VydmU');
-    adResponseJson(first);
-    expect(adResponseJson(second)).toBe(JSON.stringify({ ad: second }));
-    expect(adResponseJson(first)).toBe(JSON.stringify({ ad: first }));
+    const first = signedWith(plain);
+    const second = signedWith({ ...plain, title: 'Another creative' });
+    adResponseJson(first, BASE_URL);
+    expect(adResponseJson(second, BASE_URL)).toBe(JSON.stringify({ ad: adPayload(second, BASE_URL) }));
+    expect(adResponseJson(first, BASE_URL)).toBe(JSON.stringify({ ad: adPayload(first, BASE_URL) }));
   });
 });

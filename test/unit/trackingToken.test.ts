@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { claimsJson, signTrackingToken, trackingClaimsSchema, verifyTrackingToken, type TrackingClaims } from '../../src/tracking/trackingToken.js';
+import { signTrackingToken, trackingClaimsSchema, unverifiedTrackingClaims, verifyTrackingToken, type TrackingClaims } from '../../src/tracking/trackingToken.js';
 
 const secret = 'test secret with ünïcödé, longer than one block of sha256 so that hmac hashes the key first';
 const nowMs = Date.UTC(2026, 10, 23, 12);
@@ -17,34 +17,149 @@ const claims: TrackingClaims = {
   t: nowMs,
 };
 
-/** A token as the first version of the service made it: HMAC-SHA256 keyed with the secret string. */
-function tokenOf(payloadObject: unknown, key = secret): string {
+/** A token of format 1, as the service signed them until session 25: HMAC-SHA256 of the base64url JSON claims. */
+function format1Token(payloadObject: unknown, key = secret): string {
   const payload = Buffer.from(JSON.stringify(payloadObject)).toString('base64url');
   return `${payload}.${createHmac('sha256', key).update(payload).digest('base64url')}`;
 }
 
+/** A token of format 2 around any bytes, MACed by node's own HMAC-SHA256: what the format says a token is. */
+function format2Token(payload: Buffer, key = secret): string {
+  return Buffer.concat([payload, createHmac('sha256', key).update(payload).digest()]).toString('base64url');
+}
+
+/** The claims bytes of a token signed now (everything but its last 32 bytes). */
+function payloadOf(token: string): Buffer {
+  const bytes = Buffer.from(token, 'base64url');
+  return bytes.subarray(0, bytes.length - 32);
+}
+
+const uuidBytes = (uuid: string) => Buffer.from(uuid.replaceAll('-', ''), 'hex');
+const integerBytes = (value: number) => {
+  const bytes = Buffer.alloc(8);
+  bytes.writeBigUInt64BE(BigInt(value));
+  return bytes;
+};
+const text1 = (text: string) => Buffer.concat([Buffer.from([Buffer.byteLength(text)]), Buffer.from(text)]);
+const text2 = (text: string) => {
+  const length = Buffer.alloc(2);
+  length.writeUInt16BE(Buffer.byteLength(text));
+  return Buffer.concat([length, Buffer.from(text)]);
+};
+
+/** The claims in the byte layout of docs/tracking.md, written out by hand. */
+function layout(fields: TrackingClaims, overrides: { format?: number; flags?: number; tail?: Buffer } = {}): Buffer {
+  const model = ['tCPM', 'CPC', 'CPA'].indexOf(fields.m);
+  return Buffer.concat([
+    Buffer.from([overrides.format ?? 2, overrides.flags ?? (fields.k === undefined ? model : model | 4)]),
+    text1(fields.s),
+    uuidBytes(fields.c),
+    uuidBytes(fields.l),
+    uuidBytes(fields.r),
+    text2(fields.p),
+    uuidBytes(fields.u),
+    integerBytes(fields.n),
+    integerBytes(fields.e),
+    integerBytes(fields.t),
+    fields.k === undefined ? Buffer.alloc(0) : text1(fields.k),
+    overrides.tail ?? Buffer.alloc(0),
+  ]);
+}
+
 describe('tracking tokens', () => {
-  it('are signed as HMAC-SHA256 of the base64url claims under the secret, so tokens issued before still verify', () => {
-    expect(signTrackingToken(claims, secret)).toBe(tokenOf(claims));
-    expect(verifyTrackingToken(tokenOf({ ...claims, k: 'user-key' }), secret, nowMs)).toEqual({ valid: true, claims: { ...claims, k: 'user-key' } });
-  });
-
-  it('carry the claims as JSON.stringify writes them, byte for byte, whatever the strings hold', () => {
-    const awkward: TrackingClaims = { ...claims, s: 'id"with\\odd', p: 'plä\ncement \u2028 😀', n: 0, k: 'key "quoted"' };
-    for (const written of [claims, { ...claims, k: 'user-key' }, { ...claims, k: undefined }, awkward]) {
-      expect(claimsJson(written)).toBe(JSON.stringify(written));
+  it('are signed in format 2: the claims in bytes followed by their HMAC-SHA256 under the secret, base64url', () => {
+    for (const signed of [claims, { ...claims, k: 'dXNlci1rZXktMTIzNDU2Nzg', m: 'CPC' as const }, { ...claims, m: 'CPA' as const, n: 0 }]) {
+      const token = signTrackingToken(signed, secret);
+      expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(payloadOf(token)).toEqual(layout(signed));
+      expect(token).toBe(format2Token(layout(signed)));
+      expect(verifyTrackingToken(token, secret, nowMs)).toEqual({ valid: true, claims: signed });
     }
+    expect(signTrackingToken(claims, secret).length).toBeLessThan(format1Token(claims).length * 0.6);
+  });
+
+  it('still verify tokens of format 1 (links served before the upgrade), for their whole lifetime', () => {
+    expect(verifyTrackingToken(format1Token(claims), secret, nowMs)).toEqual({ valid: true, claims });
+    expect(verifyTrackingToken(format1Token({ ...claims, k: 'user-key' }), secret, nowMs)).toEqual({ valid: true, claims: { ...claims, k: 'user-key' } });
+    expect(verifyTrackingToken(format1Token(claims), secret, claims.e * 1000)).toEqual({ valid: true, claims });
+    expect(verifyTrackingToken(format1Token(claims), secret, claims.e * 1000 + 1)).toEqual({ valid: false, reason: 'expired_token', claims });
+    expect(verifyTrackingToken(format1Token(claims, 'another secret'), secret, nowMs)).toEqual({ valid: false, reason: 'bad_token' });
+    const token = format1Token(claims);
+    expect(verifyTrackingToken(token.slice(0, -1) + (token.at(-1) === 'A' ? 'B' : 'A'), secret, nowMs)).toEqual({ valid: false, reason: 'bad_token' });
+  });
+
+  it('carry any claims the schema accepts unchanged, whatever the strings hold; UUIDs come back in lowercase', () => {
+    const awkward: TrackingClaims = {
+      ...claims,
+      s: 'id"with\\odd ✓'.padEnd(64, 'é'),
+      p: 'plä\ncement \u2028 😀'.padEnd(128, '€'),
+      n: Number.MAX_SAFE_INTEGER,
+      e: 2 ** 32 + 5,
+      k: 'key "quoted" 😀',
+    };
+    expect(trackingClaimsSchema.safeParse(awkward).success).toBe(true);
     expect(verifyTrackingToken(signTrackingToken(awkward, secret), secret, nowMs)).toEqual({ valid: true, claims: awkward });
+    const capitals = { ...claims, c: claims.c.toUpperCase(), u: 'AB0C1D9E-1111-4222-8333-444455556666' };
+    expect(verifyTrackingToken(signTrackingToken(capitals, secret), secret, nowMs)).toEqual({ valid: true, claims });
   });
 
-  it('follow a change of secret', () => {
-    const other = 'another secret';
-    expect(verifyTrackingToken(tokenOf(claims, other), secret, nowMs)).toEqual({ valid: false, reason: 'bad_token' });
-    expect(verifyTrackingToken(tokenOf(claims, other), other, nowMs)).toEqual({ valid: true, claims });
-    expect(verifyTrackingToken(tokenOf(claims), secret, nowMs)).toEqual({ valid: true, claims });
+  it('refuse to sign claims the format cannot carry exactly', () => {
+    const refused: TrackingClaims[] = [
+      { ...claims, c: 'not-a-uuid' },
+      { ...claims, u: '7b0c1d9e_1111-4222-8333-444455556666' },
+      { ...claims, n: 1.5 },
+      { ...claims, n: -1 },
+      { ...claims, t: 2 ** 53 },
+      { ...claims, s: 'x'.repeat(65) },
+      { ...claims, p: 'x'.repeat(129) },
+      { ...claims, m: 'CPV' as TrackingClaims['m'] },
+    ];
+    for (const signed of refused) expect(() => signTrackingToken(signed, secret)).toThrow(RangeError);
   });
 
-  it('answer bad_token for a signed payload the claims schema refuses, and drop what it does not know', () => {
+  it('are bad_token when any character is altered, under another secret, or spelt another way', () => {
+    const token = signTrackingToken({ ...claims, k: 'user-key' }, secret);
+    for (let i = 0; i < token.length; i++) {
+      for (const replacement of ['A', 'B', '-', 'z']) {
+        if (token[i] === replacement) continue;
+        const altered = token.slice(0, i) + replacement + token.slice(i + 1);
+        expect(verifyTrackingToken(altered, secret, nowMs), `character ${i}`).toEqual({ valid: false, reason: 'bad_token' });
+      }
+    }
+    expect(verifyTrackingToken(token, 'another secret', nowMs)).toEqual({ valid: false, reason: 'bad_token' });
+    expect(verifyTrackingToken(signTrackingToken(claims, 'another secret'), 'another secret', nowMs)).toEqual({ valid: true, claims });
+    const base64 = Buffer.from(token, 'base64url').toString('base64');
+    expect(base64).not.toBe(token);
+    for (const spelling of [base64, `${token}=`, `${token}==`, `${token}A`, token.slice(0, -1), ` ${token}`, `${token}.`, '']) {
+      expect(verifyTrackingToken(spelling, secret, nowMs), spelling).toEqual({ valid: false, reason: 'bad_token' });
+    }
+  });
+
+  it('answer bad_token for a signed payload the format or the claims schema refuses', () => {
+    const refused: Buffer[] = [
+      layout(claims, { format: 1 }),
+      layout(claims, { format: 0x7b }),
+      layout(claims, { flags: 3 }),
+      layout(claims, { flags: 8 }),
+      layout(claims, { flags: 4 }),
+      layout(claims, { tail: Buffer.from([0]) }),
+      layout(claims).subarray(0, 60),
+      layout({ ...claims, c: '7b0c1d9e-1111-0222-8333-444455556666' }),
+      layout({ ...claims, l: '8b0c1d9e-1111-4222-0333-444455556666' }),
+      layout({ ...claims, s: '' }),
+      layout({ ...claims, s: 'x'.repeat(65) }),
+      layout({ ...claims, p: '' }),
+      layout({ ...claims, e: 0 }),
+      layout({ ...claims, n: 2 ** 53 }),
+      Buffer.from([2]),
+    ];
+    for (const payload of refused) {
+      expect(verifyTrackingToken(format2Token(payload), secret, nowMs)).toEqual({ valid: false, reason: 'bad_token' });
+    }
+    expect(verifyTrackingToken(format2Token(layout(claims)), secret, nowMs)).toEqual({ valid: true, claims });
+  });
+
+  it('answer bad_token for a format 1 payload the claims schema refuses, and drop what it does not know', () => {
     const refused: unknown[] = [
       { ...claims, c: 'not-a-uuid' },
       { ...claims, m: 'CPV' },
@@ -60,12 +175,26 @@ describe('tracking tokens', () => {
     ];
     for (const payload of refused) {
       expect(trackingClaimsSchema.safeParse(payload).success).toBe(false);
-      expect(verifyTrackingToken(tokenOf(payload), secret, nowMs)).toEqual({ valid: false, reason: 'bad_token' });
+      expect(verifyTrackingToken(format1Token(payload), secret, nowMs)).toEqual({ valid: false, reason: 'bad_token' });
     }
-    expect(verifyTrackingToken(tokenOf({ ...claims, extra: 1 }), secret, nowMs)).toEqual({ valid: true, claims });
+    expect(verifyTrackingToken(format1Token({ ...claims, extra: 1 }), secret, nowMs)).toEqual({ valid: true, claims });
   });
 
   it('answer expired_token with the claims once the expiry has passed', () => {
-    expect(verifyTrackingToken(tokenOf(claims), secret, claims.e * 1000 + 1)).toEqual({ valid: false, reason: 'expired_token', claims });
+    const token = signTrackingToken(claims, secret);
+    expect(verifyTrackingToken(token, secret, claims.e * 1000)).toEqual({ valid: true, claims });
+    expect(verifyTrackingToken(token, secret, claims.e * 1000 + 1)).toEqual({ valid: false, reason: 'expired_token', claims });
+  });
+
+  it('still show what a tampered token of either format says it is about, for the audit trail', () => {
+    const token = signTrackingToken(claims, secret);
+    const tampered = token.slice(0, -1) + (token.at(-1) === 'A' ? 'B' : 'A');
+    expect(verifyTrackingToken(tampered, secret, nowMs)).toEqual({ valid: false, reason: 'bad_token' });
+    expect(unverifiedTrackingClaims(tampered)).toEqual(claims);
+    expect(unverifiedTrackingClaims(format1Token(claims, 'another secret'))).toEqual(claims);
+    expect(unverifiedTrackingClaims(format2Token(layout(claims), 'another secret'))).toEqual(claims);
+    for (const nothing of ['', 'not a token', format2Token(layout(claims, { flags: 9 })), format1Token({ ...claims, c: 'x' })]) {
+      expect(unverifiedTrackingClaims(nothing)).toBeUndefined();
+    }
   });
 });
