@@ -15,7 +15,7 @@ import { optedIn, serveBodies } from './scenarios/serveSemanticScenario.js';
  * or none) and its 500 bodies, selectAd only (no HTTP, no token, no answer), alternating the two
  * indexes round by round. Says what the semantic share of a serve costs on that bench, apart from
  * the serving of the extra ads it finds.
- * Usage: npm run build && node dist/bench/semanticServeMicroBench.js [rounds]
+ * Usage: npm run build && [EVICT_MB=4] node dist/bench/semanticServeMicroBench.js [rounds]
  */
 const LINE_ITEMS = 10_000;
 const ROUNDS = Number(process.argv[2] ?? 40);
@@ -69,6 +69,14 @@ const catalog = generateCatalog({ lineItems: LINE_ITEMS, lineItemsPerCampaign: 5
 const indexes = { on: await indexOf(optedIn(catalog, 1)), off: await indexOf(catalog) };
 const ordinalOf = new Map(catalog.flatMap((campaign) => campaign.lineItems).map((lineItem, ordinal) => [lineItem.id, ordinal]));
 // BODIES=serve|evaluation and ONLY=on|off narrow a run, e.g. under --cpu-prof.
+// EVICT_MB=n reads n MB of other memory before each selectAd (not timed): in the service, parsing,
+// the answer and its write run between two selections and push the word table and the matrix out of
+// the core's caches, which a loop of selections alone keeps warm.
+const evicted = new Int32Array((Number(process.env.EVICT_MB ?? 0) * 1024 * 1024) / 4);
+let evictedSum = 0;
+function evictCaches(): void {
+  for (let i = 0; i < evicted.length; i += 16) evictedSum += evicted[i]!;
+}
 const bodies = serveBodies(placements.map((placement) => placement.id)).filter(({ source }) => process.env.BODIES === undefined || source === process.env.BODIES);
 const nowMs = Date.now();
 const spent = { on: [0, 0], off: [0, 0] };
@@ -80,6 +88,7 @@ for (let round = 0; round < ROUNDS; round++) {
     if (process.env.ONLY !== undefined && which !== process.env.ONLY) continue;
     const index = indexes[which];
     for (const { body, source } of bodies) {
+      if (evicted.length > 0) evictCaches();
       const start = performance.now();
       const selection = selectAd(index, body.placement_id, index.placements.get(body.placement_id)!, { query: body.context.query, response: body.context.response, nowMs, evenShare: 1 });
       const micros = (performance.now() - start) * 1000;
@@ -102,3 +111,4 @@ for (const which of ['on', 'off'] as const) {
       `fill ${serveFills}/${bodies.length / 2} serve, ${evaluationFills}/${bodies.length / 2} evaluation, ${serveBySimilarity} + ${evaluationBySimilarity} by similarity; winners ${createHash('sha256').update(winners[which].join()).digest('hex').slice(0, 12)}`,
   );
 }
+if (evictedSum !== 0) console.log('(the evicted memory was not zero)');

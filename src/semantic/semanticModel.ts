@@ -4,10 +4,25 @@ import type { WordVectors } from './wordVectorsFile.js';
 import { wordSumKernel, type WordSumKernel } from './wordSumKernel.js';
 
 /** Words of a serve's context that are embedded: a long answer's opening says what it is about, and the cost stays bounded. */
-export const MAX_EMBEDDED_WORDS = 400;
+const MAX_EMBEDDED_WORDS = 400;
 /** Words the sum kernel adds up per call. */
 const BATCH_WORDS = 512;
 const PAGE_BYTES = 65536;
+/** Ints per slot of the word table: hash, rank + 1, check hash, weight (as float32 bits). */
+const SLOT_INTS = 4;
+
+/**
+ * A second 32-bit hash of the word text[start, end) (murmur-style mixing, seeded with its length),
+ * independent of wordHash's FNV-1a: together they identify a word without comparing its letters.
+ */
+export function checkHash(text: string, start: number, end: number): number {
+  let hash = Math.imul(end - start, 0x9e3779b1);
+  for (let at = start; at < end; at++) {
+    hash = Math.imul(hash ^ text.charCodeAt(at), 0x5bd1e995);
+    hash ^= hash >>> 15;
+  }
+  return hash;
+}
 
 /**
  * Embeds texts as SIF vectors (Arora et al. 2017): the average of word vectors weighted by
@@ -16,18 +31,22 @@ const PAGE_BYTES = 65536;
  */
 export class SemanticModel {
   readonly dimensions: number;
-  private readonly words: string[];
   private readonly commonDirection: Float32Array;
   /**
-   * Open addressing over wordHash (linear probing, at most half full): a slot holds rank + 1 (0 is
-   * empty) and its word's hash. A Map keyed by the hash was a third of the embedding's time: half the
-   * hashes are outside V8's small integers, so each lookup hashed a boxed number.
+   * Open addressing over wordHash (linear probing, at most half full), one 16-byte slot per entry:
+   * the word's hash, rank + 1 (0 is empty), a second hash of the word (checkHash) and its SIF weight x
+   * quantization scale, so that a component times this is its weighted value. A lookup reads one
+   * cache line, then the word's row: the words' strings, a rank-indexed weight array and separate
+   * hash and rank arrays were five more cache misses a word when a serve runs with cold caches (in
+   * the service, between two serves, parsing and writing answers evict them).
+   *
+   * The two hashes (64 bits) identify the word: a word outside the vocabulary is taken for one in it
+   * only if both collide, about once in 10^14 lookups (of two vocabulary words sharing both, the
+   * more frequent would be kept: the shipped vocabulary has none, a unit test checks).
    */
-  private readonly slotRanks: Int32Array;
-  private readonly slotHashes: Int32Array;
+  private readonly slots: Int32Array;
+  private readonly slotWeights: Float32Array;
   private readonly slotMask: number;
-  /** Per rank: SIF weight x quantization scale, so a component times this is its weighted value. */
-  private readonly factors: Float32Array;
   private readonly scratch = new WordScan();
   /**
    * The int8 components live in the sum kernel's memory, each word's row padded to whole blocks of
@@ -36,12 +55,15 @@ export class SemanticModel {
   private readonly kernel: WordSumKernel;
   private readonly layout: { rowBytes: number; ranks: number; weights: number; out: number };
   private readonly staged: { ranks: Int32Array; weights: Float32Array; out: Float32Array };
+  /** Words staged for the next kernel call. */
+  private batched = 0;
+  /** embedConversation's result. */
+  private readonly conversation: Float32Array;
 
   constructor(vectors: WordVectors) {
     this.dimensions = vectors.dimensions;
-    this.words = vectors.words;
     this.commonDirection = Float32Array.from(vectors.commonDirection);
-    this.factors = new Float32Array(vectors.words.length);
+    this.conversation = new Float32Array(this.dimensions);
     const blocks = Math.ceil(this.dimensions / 16);
     this.kernel = wordSumKernel(blocks);
     const rowBytes = blocks * 16;
@@ -59,71 +81,89 @@ export class SemanticModel {
       out: new Float32Array(memory.buffer, out, this.dimensions),
     };
     const slots = 2 ** Math.ceil(Math.log2(Math.max(2, vectors.words.length * 2)));
-    this.slotRanks = new Int32Array(slots);
-    this.slotHashes = new Int32Array(slots);
+    this.slots = new Int32Array(slots * SLOT_INTS);
+    this.slotWeights = new Float32Array(this.slots.buffer);
     this.slotMask = slots - 1;
     vectors.words.forEach((word, rank) => {
       const hash = wordHash(word);
-      // Probed in rank order, so among words with one hash the most frequent is found first.
+      const check = checkHash(word, 0, word.length);
+      // Inserted in rank order: of two words with both hashes equal (none in the shipped vocabulary), the more frequent is kept.
+      if (this.slotOf(hash, check, word, 0, word.length) >= 0) return;
       let slot = hash & this.slotMask;
-      while (this.slotRanks[slot] !== 0) slot = (slot + 1) & this.slotMask;
-      this.slotRanks[slot] = rank + 1;
-      this.slotHashes[slot] = hash;
-      this.factors[rank] = sifWeight(rank) * vectors.scales[rank]!;
+      while (this.slots[slot * SLOT_INTS + 1] !== 0) slot = (slot + 1) & this.slotMask;
+      const at = slot * SLOT_INTS;
+      this.slots[at] = hash;
+      this.slots[at + 1] = rank + 1;
+      this.slots[at + 2] = check;
+      this.slotWeights[at + 3] = sifWeight(rank) * vectors.scales[rank]!;
     });
   }
 
-  /** The rank of the scan's word at `index`, or -1 when it has no vector. */
-  private rankOf(scan: WordScan, index: number): number {
-    const hash = scan.hashes[index]!;
-    const words = this.words;
-    for (let slot = hash & this.slotMask; this.slotRanks[slot] !== 0; slot = (slot + 1) & this.slotMask) {
-      if (this.slotHashes[slot] === hash && scan.wordIs(index, words[this.slotRanks[slot]! - 1]!)) return this.slotRanks[slot]! - 1;
+  /**
+   * The slot (its first int) of the word text[start, end) with this hash, or -1 when it has no
+   * vector. `check` is its checkHash, or undefined to compute it only if the first hash is found.
+   */
+  private slotOf(hash: number, check: number | undefined, text: string, start: number, end: number): number {
+    const slots = this.slots;
+    for (let slot = hash & this.slotMask; ; slot = (slot + 1) & this.slotMask) {
+      const at = slot * SLOT_INTS;
+      if (slots[at + 1] === 0) return -1;
+      if (slots[at] !== hash) continue;
+      check ??= checkHash(text, start, end);
+      if (slots[at + 2] === check) return at;
     }
-    return -1;
   }
 
   /** The unit SIF vector of a text, or undefined when none of its words is known. */
   embedText(text: string): Float32Array | undefined {
     this.scratch.scan(text);
     const sum = new Float32Array(this.dimensions);
-    return this.addScan(this.scratch, sum, Infinity) > 0 ? this.finish(sum) : undefined;
+    const known = this.stage(this.scratch, Infinity, sum);
+    this.addBatch(sum);
+    return known > 0 ? this.finish(sum) : undefined;
   }
 
   /**
-   * Adds the weighted vectors of up to `maxWords` scanned words to `sum`; returns how many words
-   * were known. Call finish(sum) after the last text.
+   * The unit SIF vector of a serve's conversation: the query's words and then the response's, up to
+   * MAX_EMBEDDED_WORDS in all; undefined when none is known. The vector is a buffer of the model,
+   * valid until the next call (requests are handled one at a time).
    */
-  addScan(scan: WordScan, sum: Float32Array, maxWords: number): number {
+  embedConversation(query: WordScan, response: WordScan): Float32Array | undefined {
+    const sum = this.conversation.fill(0);
+    const known = this.stage(query, MAX_EMBEDDED_WORDS, sum) + this.stage(response, MAX_EMBEDDED_WORDS - Math.min(query.count, MAX_EMBEDDED_WORDS), sum);
+    this.addBatch(sum);
+    return known > 0 ? this.finish(sum) : undefined;
+  }
+
+  /** Stages the known words among the first `maxWords` of a scan for the kernel (adding full batches to `sum`); returns how many were known. */
+  private stage(scan: WordScan, maxWords: number, sum: Float32Array): number {
     const { ranks, weights } = this.staged;
+    const slots = this.slots;
     const limit = Math.min(scan.count, maxWords);
     let known = 0;
-    let batched = 0;
     for (let i = 0; i < limit; i++) {
-      const rank = this.rankOf(scan, i);
-      if (rank < 0) continue;
-      ranks[batched] = rank;
-      weights[batched] = this.factors[rank]!;
-      batched += 1;
+      const at = this.slotOf(scan.hashes[i]!, undefined, scan.text, scan.starts[i]!, scan.ends[i]!);
+      if (at < 0) continue;
+      ranks[this.batched] = slots[at + 1]! - 1;
+      weights[this.batched] = this.slotWeights[at + 3]!;
       known += 1;
-      if (batched === BATCH_WORDS) batched = this.addBatch(batched, sum);
+      if (++this.batched === BATCH_WORDS) this.addBatch(sum);
     }
-    this.addBatch(batched, sum);
     return known;
   }
 
-  /** Adds the staged words' weighted vectors to `sum`; returns 0, the batch's new size. */
-  private addBatch(count: number, sum: Float32Array): number {
-    if (count === 0) return 0;
+  /** Adds the staged words' weighted vectors to `sum` in one kernel call, and empties the batch. */
+  private addBatch(sum: Float32Array): void {
+    if (this.batched === 0) return;
     const { ranks, weights, out } = this.layout;
-    this.kernel.sum(0, ranks, weights, count, out);
+    this.kernel.sum(0, ranks, weights, this.batched, out);
+    this.batched = 0;
     const added = this.staged.out;
     for (let d = 0; d < this.dimensions; d++) sum[d]! += added[d]!;
-    return 0;
   }
 
   /** Removes the common direction and scales to unit length, in place; undefined for a zero vector. */
-  finish(sum: Float32Array): Float32Array | undefined {
+  private finish(sum: Float32Array): Float32Array | undefined {
     const common = this.commonDirection;
     let projection = 0;
     for (let d = 0; d < this.dimensions; d++) projection += sum[d]! * common[d]!;

@@ -1,6 +1,6 @@
 import { ranksBefore, type AdIndex, type LineItemEntry, type Phrase, type PlacementEntry, type RankedLists, type ServableCreative } from './adIndex.js';
 import { WordScan } from './contextWords.js';
-import { MAX_EMBEDDED_WORDS, similarity } from '../semantic/semanticModel.js';
+import { similarity } from '../semantic/semanticModel.js';
 import type { BrandSafetyVeto } from '../semantic/brandSafety.js';
 import type { SemanticMatrix } from '../semantic/semanticMatrix.js';
 import { localTime } from './localClock.js';
@@ -60,18 +60,13 @@ function similarityRelevance(similar: number): number {
 let lastStamp = 0;
 const queryWords = new WordScan();
 const responseWords = new WordScan();
-const conversationSum = new Float32Array(256);
 
 /**
- * The SIF vector of the query and the start of the response (see MAX_EMBEDDED_WORDS), or undefined
- * without word vectors or known words. Reuses one buffer: valid until the next serve.
+ * The SIF vector of the query and the start of the response (see embedConversation), or undefined
+ * without word vectors or known words. The model's buffer: valid until the next serve.
  */
 function conversationVector(index: AdIndex): Float32Array | undefined {
-  const model = index.semanticModel;
-  if (model === undefined) return undefined;
-  const sum = conversationSum.subarray(0, model.dimensions).fill(0);
-  const known = model.addScan(queryWords, sum, MAX_EMBEDDED_WORDS) + model.addScan(responseWords, sum, MAX_EMBEDDED_WORDS - Math.min(queryWords.count, MAX_EMBEDDED_WORDS));
-  return known > 0 ? model.finish(sum) : undefined;
+  return index.semanticModel?.embedConversation(queryWords, responseWords);
 }
 
 /** The best candidate so far of one selection. */

@@ -9,9 +9,10 @@ import { packageRoot } from '../../src/packageRoot.js';
 import { CLUSTERED_FROM_ROWS, SemanticMatrix } from '../../src/semantic/semanticMatrix.js';
 import { convertToUsd } from '../../src/money/usdRates.js';
 import { BrandSafety, type BrandSafetyVeto } from '../../src/semantic/brandSafety.js';
-import { SemanticModel, similarity } from '../../src/semantic/semanticModel.js';
+import { SemanticModel, checkHash, similarity } from '../../src/semantic/semanticModel.js';
+import { WordScan, wordHash, wordsOf } from '../../src/serving/contextWords.js';
 import { convertWinkEmbeddings } from '../../src/semantic/buildWordVectors.js';
-import { decodeWordVectors, encodeWordVectors } from '../../src/semantic/wordVectorsFile.js';
+import { DEFAULT_WORD_VECTORS_PATH, decodeWordVectors, encodeWordVectors, readWordVectors } from '../../src/semantic/wordVectorsFile.js';
 import { realSemanticModel } from '../helpers/wordVectors.js';
 import { DEFAULT_MIN_SIMILARITY } from '../../src/semantic/semanticDefaults.js';
 
@@ -180,6 +181,28 @@ describe('word vectors file', () => {
     const component = (rank: number, d: number) => decoded.components[rank * 3 + d]! * decoded.scales[rank]!;
     raw.vectors.dog.forEach((value, d) => expect(Math.abs(component(1, d) - value)).toBeLessThanOrEqual(0.3 / 254 + 1e-7));
     expect(Math.hypot(...decoded.commonDirection)).toBeCloseTo(1, 5);
+  });
+
+  it('identifies each word by its two hashes: no two words of the shipped vocabulary share both', () => {
+    const { words } = readWordVectors(DEFAULT_WORD_VECTORS_PATH)!;
+    const pairs = new Set(words.map((word) => `${wordHash(word)}:${checkHash(word, 0, word.length)}`));
+    expect(words.length).toBeGreaterThan(50_000);
+    expect(pairs.size).toBe(words.length);
+  });
+
+  it('embeds a conversation as its query and response together, up to 400 words', () => {
+    const scanOf = (text: string) => {
+      const scan = new WordScan();
+      scan.scan(text);
+      return scan;
+    };
+    const query = 'what should I wear for my first marathon';
+    const response = 'Pick light shoes with good cushioning and socks that do not rub.';
+    expect([...model.embedConversation(scanOf(query), scanOf(response))!]).toEqual([...model.embedText(`${query} ${response}`)!]);
+    const long = Array.from({ length: 60 }, () => response).join(' ');
+    const kept = wordsOf(long).slice(0, 400 - wordsOf(query).length).join(' ');
+    expect([...model.embedConversation(scanOf(query), scanOf(long))!]).toEqual([...model.embedText(`${query} ${kept}`)!]);
+    expect(model.embedConversation(scanOf('zxqv'), scanOf('qqzx'))).toBeUndefined();
   });
 
   it('refuses a file that is not one', () => {
