@@ -5,7 +5,7 @@ import type { Route } from '../route.js';
 import type { Session } from '../session.js';
 import { ActionForm } from '../actionForm.js';
 import { ErrorMessage, formatDateTime, Notice, ShownOnce } from '../ui.js';
-import { Pager, RevokeButton, SecretState, usePagedList } from './pagedList.js';
+import { Pager, RevokeButton, SecretState, usePagedList } from '../pagedList.js';
 
 interface Member {
   id: string;
