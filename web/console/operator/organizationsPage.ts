@@ -12,8 +12,7 @@ interface Organization {
   created_at: string;
 }
 
-const organizationLink = (organization: { id: string; name: string }) =>
-  `#/organization?${new URLSearchParams({ id: organization.id, name: organization.name })}`;
+const organizationLink = (organization: { id: string }) => `#/organization?${new URLSearchParams({ id: organization.id })}`;
 
 /** Every organization, oldest first, a page at a time; each opens its users and API keys. */
 export function OrganizationsPage({ session }: { session: Session }) {
