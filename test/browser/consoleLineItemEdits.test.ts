@@ -64,20 +64,11 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     const page = await signIn(service, 'an advertiser', advertiser.apiKey);
     await page.goto(`${service.url}/console#/campaign?id=${composed.data.campaign.id}`);
 
-    // What the form does not edit is shown, so the user knows it is there and kept.
     const targetingForm = page.getByRole('form', { name: 'Targeting of Skiers' });
-    const kept = await targetingForm.getByTestId('kept-targeting').textContent();
-    expect(kept).toContain('placements avoided: chat-answer-top');
-    expect(kept).toContain('countries: GB, DE');
-    expect(kept).toContain('Europe/Berlin');
-    expect(kept).toContain('semantic matching on (min similarity 0.6)');
-
     await targetingForm.getByLabel('Keywords to match').fill('hiking, skiing');
     await targetingForm.getByRole('button', { name: 'Save targeting' }).click();
     await targetingForm.getByText('Targeting saved.').waitFor();
     const budgetForm = page.getByRole('form', { name: 'Budget of Skiers' });
-    expect(await budgetForm.getByLabel('Lifetime budget (optional)').inputValue()).toBe('5000');
-    expect(await budgetForm.getByLabel('Pacing').inputValue()).toBe('asap');
     await budgetForm.getByRole('button', { name: 'Save budget' }).click();
     await budgetForm.getByText('Budget saved.').waitFor();
     const bidsForm = page.getByRole('form', { name: 'Bids of Skiers' });
@@ -88,6 +79,16 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     expect(saved.budget).toEqual({ daily: 50, currency: 'EUR', lifetime: 5000, pacing: 'asap' });
     expect(saved.bids).toEqual({ bid_type: 'CPC', bid_value: 0.4 });
     expect(saved.targeting).toEqual({ ...targeting, keywords: { include: ['hiking', 'skiing'] } });
+
+    // What the targeting form does not edit is listed, so the user knows it is there and kept;
+    // the budget form shows (and edits) every field of the budget.
+    const kept = await targetingForm.getByTestId('kept-targeting').textContent();
+    expect(kept).toContain('placements avoided: chat-answer-top');
+    expect(kept).toContain('countries: GB, DE');
+    expect(kept).toContain('dayparts (Europe/Berlin): mon tue 08:00–20:00');
+    expect(kept).toContain('semantic matching on (min similarity 0.6)');
+    expect(await budgetForm.getByLabel('Lifetime budget (optional)').inputValue()).toBe('5000');
+    expect(await budgetForm.getByLabel('Pacing').inputValue()).toBe('asap');
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'advertiser-line-item-kept-targeting');
 
