@@ -127,4 +127,27 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the publisher', () => {
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });
+
+  it('pages the earnings table 100 placements at a time instead of stopping at the first 1000', async () => {
+    const publisher = await createPublisher(service, 'pub-wide');
+    for (let n = 1; n <= 100; n += 1) {
+      await service.admin('POST', `/v1/admin/publishers/${publisher.publisherId}/placements`, { id: `${publisher.placementId}-${String(n).padStart(3, '0')}` });
+    }
+    const page = await signIn(service, 'a publisher', publisher.token);
+    await page.getByRole('link', { name: 'Earnings' }).click();
+    const earnings = page.getByRole('table', { name: 'Earnings by placement' });
+    const pager = page.getByRole('navigation', { name: 'Pages of earnings by placement' });
+    await pager.getByText('Rows 1–100', { exact: true }).waitFor();
+    const firstPage = await earnings.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-placement')));
+    await pager.getByRole('button', { name: 'Next page' }).click();
+    await pager.getByText('Row 101', { exact: true }).waitFor();
+    const secondPage = await earnings.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-placement')));
+    expect(firstPage.length).toBe(100);
+    expect(secondPage.length).toBe(1);
+    expect(new Set([...firstPage, ...secondPage]).size).toBe(101);
+    expect(await pager.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
 });

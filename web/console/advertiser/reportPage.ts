@@ -7,19 +7,13 @@ import { ErrorMessage, Field, Select } from '../ui.js';
 import { addDays, daysBetween, todayUtc, type Campaign, type DailyRow, type TrafficQualityRow } from './advertiserApi.js';
 import { BreakdownTable, breakdowns, isBreakdown, MetricCells, MetricHeaders, type Breakdown, type BreakdownRow } from './breakdownTable.js';
 import { DailyChart } from './dailyChart.js';
+import { ROWS_PER_PAGE, RowsPager, type RowsPage } from '../rowsPager.js';
 
 /** The reporting routes' limit (the spec's): date_to minus date_from at most 92 days. */
 const MAX_WINDOW_DAYS = 92;
 
-/** Rows a page in the breakdown and traffic-quality tables (the daily table has at most 93). */
-const ROWS_PER_PAGE = 100;
 /** Campaigns a request when listing them all for the campaign picker (names only: no request per row). */
 const CAMPAIGNS_PER_REQUEST = 200;
-
-interface RowsPage {
-  offset: number;
-  hasMore: boolean;
-}
 
 interface Report {
   daily: DailyRow[];
@@ -46,16 +40,6 @@ async function allCampaigns(session: Session): Promise<Campaign[]> {
     cursor = page.pagination.next_cursor ?? undefined;
   } while (cursor);
   return campaigns;
-}
-
-/** "Rows 101–200" with the previous and next page of a report table, when it has more than one. */
-function RowsPager({ page, shown, label, onOffset }: { page: RowsPage; shown: number; label: string; onOffset(offset: number): void }) {
-  if (page.offset === 0 && !page.hasMore) return null;
-  return html`<nav class="actions pager" aria-label=${`Pages of ${label}`}>
-    <button type="button" class="secondary" disabled=${page.offset === 0} onClick=${() => onOffset(Math.max(0, page.offset - ROWS_PER_PAGE))}>Previous page</button>
-    <span>Rows ${page.offset + 1}–${page.offset + shown}</span>
-    <button type="button" class="secondary" disabled=${!page.hasMore} onClick=${() => onOffset(page.offset + ROWS_PER_PAGE)}>Next page</button>
-  </nav>`;
 }
 
 /** Saves a CSV export: fetched with the session's key (a plain link could not send the header). */
