@@ -77,6 +77,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: an advertiser with more 
     expect(new Set(reported)).toEqual(new Set(Array.from({ length: CAMPAIGNS }, (_, n) => name(n))));
     expect(await page.getByRole('navigation', { name: 'Pages of metrics by campaign' }).getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'advertiser-report-last-rows');
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });
