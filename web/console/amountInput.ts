@@ -5,7 +5,7 @@ import { ApiFailure, type ErrorDetail } from './api.js';
  * accepted (12.5, 12,5); a comma followed by exactly three digits (1,000) is refused as ambiguous
  * (one thousand in English, one in German) rather than guessed, since a wrong guess moves money.
  */
-export function parseAmount(text: string): { value: number } | { problem: string } {
+function parseAmount(text: string): { value: number } | { problem: string } {
   const typed = text.trim();
   if (/^\d+(\.\d+)?$/.test(typed)) return { value: Number(typed) };
   const comma = /^(\d+),(\d+)$/.exec(typed);

@@ -62,7 +62,7 @@ export function CertificationHistory({ history }: { history: CertificationHistor
 const percent = (share: number) => `${Math.round(share * 100)}%`;
 
 /** How many of the latest impressions the integration check lists; its summary counts those only (openapi.yaml). */
-export const CHECKED_IMPRESSIONS = 50;
+const CHECKED_IMPRESSIONS = 50;
 
 /** The recent-impressions route of a placement, asking for the number of impressions the summary's label names. */
 export function recentImpressionsPath(base: string, placementId: string): string {

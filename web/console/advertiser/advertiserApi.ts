@@ -9,7 +9,7 @@ export interface Campaign {
   created_at: string;
 }
 
-export interface Budget {
+interface Budget {
   daily: number;
   currency: string;
   lifetime: number | null;
