@@ -4,7 +4,7 @@ import { ApiError, parseInput, parsePathParams } from '../http/errors.js';
 import { requireAdminToken } from '../http/adminAuth.js';
 import { keysetPage, parseListQuery } from '../http/keysetPaging.js';
 import { addUserBody, createApiKeyBody, createOrganizationBody, orgIdParam, uuidListQuery, uuidParam } from './adminSchemas.js';
-import { addMember, createApiKey, createOrganization, organizationExists, revokeApiKey } from './tenancyRepository.js';
+import { addMember, createApiKey, createOrganization, findOrganization, organizationExists, revokeApiKey } from './tenancyRepository.js';
 import { listApiKeys, listMembers, listOrganizations } from './tenancyLists.js';
 
 export interface AdminRoutesDeps {
@@ -19,6 +19,13 @@ export async function adminRoutes(app: FastifyInstance, { db, adminToken }: Admi
   app.get('/v1/admin/organizations', async (request) => {
     const page = parseListQuery(uuidListQuery, request.query);
     return keysetPage(await listOrganizations(db, page), page);
+  });
+
+  app.get('/v1/admin/organizations/:org_id', async (request) => {
+    const { org_id } = parsePathParams(orgIdParam, request.params, 'organization');
+    const organization = await findOrganization(db, org_id);
+    if (!organization) throw new ApiError('not_found', 'organization not found');
+    return { data: organization };
   });
 
   app.get('/v1/admin/organizations/:org_id/users', async (request) => {

@@ -16,6 +16,11 @@ export async function createOrganization(db: SqlExecutor, name: string): Promise
   return rows[0]!;
 }
 
+export async function findOrganization(db: SqlExecutor, organizationId: string): Promise<Organization | undefined> {
+  const { rows } = await db.query<Organization>('SELECT id, name, created_at FROM organizations WHERE id = $1', [organizationId]);
+  return rows[0];
+}
+
 export async function organizationExists(db: SqlExecutor, organizationId: string): Promise<boolean> {
   const { rows } = await db.query('SELECT 1 FROM organizations WHERE id = $1', [organizationId]);
   return rows.length > 0;

@@ -30,6 +30,7 @@ const PAGE = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>adsvc console</title>
+<link rel="icon" href="/console/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/console/console.css">
 <script type="module" src="/console/console.js"></script>
 </head>
@@ -38,6 +39,13 @@ const PAGE = `<!doctype html>
 <div id="console"></div>
 </body>
 </html>
+`;
+
+/** The console's tab icon: a blue tile with "ad" (the colours of the console's buttons). */
+const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
+<rect width="32" height="32" rx="6" fill="#0b5cad"/>
+<text x="16" y="22" font-family="system-ui, sans-serif" font-size="16" font-weight="700" text-anchor="middle" fill="#fff">ad</text>
+</svg>
 `;
 
 const ASSETS: Record<string, string> = {
@@ -63,6 +71,11 @@ function consoleHeaders(reply: FastifyReply): FastifyReply {
 export async function consoleRoutes(app: FastifyInstance, { dir = CONSOLE_BUILD_DIR }: { dir?: string } = {}): Promise<void> {
   app.get('/console', async (_request, reply) => consoleHeaders(reply).type('text/html; charset=utf-8').send(PAGE));
   app.get('/console/', async (_request, reply) => reply.redirect('/console', 301));
+  app.get('/console/icon.svg', async (_request, reply) => consoleHeaders(reply).type('image/svg+xml').send(ICON));
+  // Browsers ask for /favicon.ico whatever a page declares (before reading it, or for a bookmark):
+  // "nothing here" without an error, cached for a day so they stop asking. The console's own icon
+  // is the SVG its page links.
+  app.get('/favicon.ico', async (_request, reply) => reply.code(204).header('cache-control', 'public, max-age=86400').send());
 
   app.get<{ Params: { asset: string } }>('/console/:asset', async (request, reply) => {
     const type = ASSETS[request.params.asset];

@@ -115,6 +115,12 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     await openFromList(page, 'Organizations', 'organizations', orgName);
     expect(new URL(page.url()).hash).toContain('#/organization?');
     await page.getByRole('heading', { name: orgName, level: 2 }).waitFor();
+    // A bookmark or a shared link carries the id only: the name shown is the API's, not the link's.
+    const orgId = new URLSearchParams(new URL(page.url()).hash.split('?')[1]).get('id')!;
+    await page.goto(`${service.url}/console#/organization?${new URLSearchParams({ id: orgId, name: 'Not its name' })}`);
+    await page.reload();
+    await page.getByRole('heading', { name: orgName, level: 2 }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Not its name' }).count()).toBe(0);
     await page.getByText('No user yet', { exact: false }).waitFor();
 
     const userForm = page.getByRole('form', { name: 'Add a user' });

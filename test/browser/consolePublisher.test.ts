@@ -49,7 +49,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the publisher', () => {
         await page.getByRole('button', { name: 'Refresh' }).click();
         return summary.textContent();
       }, { timeout: 20_000, interval: 500 })
-      .toMatch(/24 hours: 1 impressions — 1 from browsers \(100%\), 0 from servers/);
+      .toMatch(/^The one impression of the last 24 hours: 1 from browsers \(100%\), 0 from servers/);
     const impression = page.getByRole('table', { name: 'Recent impressions' }).locator('tbody tr');
     expect(await impression.count()).toBe(1);
     expect(await impression.getByRole('cell').allTextContents()).toEqual(expect.arrayContaining(['browser', 'Chrome', 'pixel']));
@@ -91,6 +91,62 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the publisher', () => {
     expect(await page.getByRole('checkbox', { name: publisher.placementId }).count()).toBe(0);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'publisher-placements');
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('labels the integration check summary as what it counts: the latest 50 impressions, not the whole window', async () => {
+    const publisher = await createPublisher(service, 'pub-busy');
+    await createActiveCampaign(service, await createAdvertiser(service, 'Busy Outfitters'), publisher.placementId);
+    // 51 impressions (pixels fetched by this test, not a browser): one more than the check lists.
+    for (let n = 0; n < 51; n += 1) {
+      let impressionUrl: string | undefined;
+      await expect
+        .poll(async () => {
+          const response = await fetch(`${service.url}/v1/serve`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${publisher.token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ placement_id: publisher.placementId, context: { query: 'rain jacket', response: '' } }),
+          });
+          impressionUrl = response.ok ? ((await response.json()) as { ad: { tracking: { impression_url: string } } | null }).ad?.tracking.impression_url : undefined;
+          return impressionUrl !== undefined;
+        }, { timeout: 15_000, interval: 100 })
+        .toBe(true);
+      expect((await fetch(impressionUrl!)).status).toBe(200);
+    }
+    const page = await signIn(service, 'a publisher', publisher.token);
+    await page.goto(`${service.url}/console#/check?id=${encodeURIComponent(publisher.placementId)}`);
+    const summary = page.getByTestId('integration-summary');
+    await expect
+      .poll(async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        return summary.textContent();
+      }, { timeout: 20_000, interval: 500 })
+      .toMatch(/^Latest 50 impressions of the last 24 hours \(older ones are not counted here\): /);
+    expect(await page.getByRole('table', { name: 'Recent impressions' }).locator('tbody tr').count()).toBe(50);
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('pages the earnings table 100 placements at a time instead of stopping at the first 1000', async () => {
+    const publisher = await createPublisher(service, 'pub-wide');
+    for (let n = 1; n <= 100; n += 1) {
+      await service.admin('POST', `/v1/admin/publishers/${publisher.publisherId}/placements`, { id: `${publisher.placementId}-${String(n).padStart(3, '0')}` });
+    }
+    const page = await signIn(service, 'a publisher', publisher.token);
+    await page.getByRole('link', { name: 'Earnings' }).click();
+    const earnings = page.getByRole('table', { name: 'Earnings by placement' });
+    const pager = page.getByRole('navigation', { name: 'Pages of earnings by placement' });
+    await pager.getByText('Rows 1–100', { exact: true }).waitFor();
+    const firstPage = await earnings.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-placement')));
+    await pager.getByRole('button', { name: 'Next page' }).click();
+    await pager.getByText('Row 101', { exact: true }).waitFor();
+    const secondPage = await earnings.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-placement')));
+    expect(firstPage.length).toBe(100);
+    expect(secondPage.length).toBe(1);
+    expect(new Set([...firstPage, ...secondPage]).size).toBe(101);
+    expect(await pager.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });

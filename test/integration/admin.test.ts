@@ -54,6 +54,21 @@ describe('POST /v1/admin/organizations', () => {
   });
 });
 
+describe('GET /v1/admin/organizations/{org_id}', () => {
+  it('answers the organization as created, and 404 not_found for an unknown or malformed id', async () => {
+    const created = await createOrganization(ctx, 'Northwind <b>Traders</b>');
+    const response = await ctx.admin({ method: 'GET', url: `/v1/admin/organizations/${created.id}` });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ data: created });
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+      const missing = await ctx.admin({ method: 'GET', url: `/v1/admin/organizations/${id}` });
+      expect(missing.statusCode, id).toBe(404);
+      expect(missing.json().error.code, id).toBe('not_found');
+    }
+    expect((await ctx.app.inject({ method: 'GET', url: `/v1/admin/organizations/${created.id}` })).statusCode).toBe(401);
+  });
+});
+
 describe('users and memberships', () => {
   it('adds an existing email to a second organization as the same user', async () => {
     const first = await createOrganization(ctx);

@@ -61,3 +61,19 @@ describe('GET /console/{asset}', () => {
     expect(response.json().error).toEqual({ code: 'unavailable', message: 'the console is not built: run npm run build' });
   });
 });
+
+describe('icons', () => {
+  it('answers /favicon.ico (which browsers ask for on every console load) with 204 and a day of caching, and serves the SVG icon the page links', async () => {
+    const server = await consoleApp(mkdtempSync(path.join(inject('testRoot'), 'console-')));
+    const favicon = await server.inject({ method: 'GET', url: '/favicon.ico' });
+    expect(favicon.statusCode).toBe(204);
+    expect(favicon.body).toBe('');
+    expect(favicon.headers['cache-control']).toBe('public, max-age=86400');
+    const page = await server.inject({ method: 'GET', url: '/console' });
+    expect(page.body).toContain('<link rel="icon" href="/console/icon.svg" type="image/svg+xml">');
+    const icon = await server.inject({ method: 'GET', url: '/console/icon.svg' });
+    expect(icon.statusCode).toBe(200);
+    expect(icon.headers['content-type']).toMatch(/^image\/svg\+xml/);
+    expect(icon.body).toMatch(/^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  });
+});

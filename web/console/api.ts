@@ -1,3 +1,4 @@
+import { plainMessage } from './plainMessages.js';
 import { authHeaders, type Session } from './session.js';
 
 export interface ErrorDetail {
@@ -37,7 +38,7 @@ async function send(session: Session, method: string, path: string, body: unknow
     response.status,
     answer?.error?.code ?? 'http_' + response.status,
     answer?.error?.message ?? `the service answered ${response.status}`,
-    answer?.error?.details ?? [],
+    (answer?.error?.details ?? []).map((detail) => ({ path: detail.path, message: plainMessage(detail.message) })),
   );
 }
 

@@ -61,6 +61,27 @@ export function CertificationHistory({ history }: { history: CertificationHistor
 
 const percent = (share: number) => `${Math.round(share * 100)}%`;
 
+/** How many of the latest impressions the integration check lists; its summary counts those only (openapi.yaml). */
+const CHECKED_IMPRESSIONS = 50;
+
+/** The recent-impressions route of a placement, asking for the number of impressions the summary's label names. */
+export function recentImpressionsPath(base: string, placementId: string): string {
+  return `${base}/placements/${encodeURIComponent(placementId)}/recent-impressions?limit=${CHECKED_IMPRESSIONS}`;
+}
+
+/**
+ * What the summary counts: the latest CHECKED_IMPRESSIONS impressions of the window, not the whole
+ * window. When fewer came, they are all of the window's.
+ */
+function summaryScope(check: IntegrationCheck): string {
+  const { impressions } = check.summary;
+  const window = `the last ${check.window.hours} hours`;
+  if (impressions === 0) return `No impressions in ${window}`;
+  if (impressions === 1) return `The one impression of ${window}`;
+  if (impressions < CHECKED_IMPRESSIONS) return `All ${impressions} impressions of ${window}`;
+  return `Latest ${impressions} impressions of ${window} (older ones are not counted here)`;
+}
+
 /**
  * The integration check: where the placement's recent pixels came from. Pixels from servers instead of
  * people's browsers are what an operator looks for before certifying.
@@ -68,7 +89,7 @@ const percent = (share: number) => `${Math.round(share * 100)}%`;
 export function IntegrationCheckView({ check }: { check: IntegrationCheck }) {
   const { summary } = check;
   return html`
-    <p data-testid="integration-summary">${`Last ${check.window.hours} hours: ${summary.impressions} impressions — ${summary.from_browsers} from browsers (${percent(summary.browser_share)}), ${summary.from_servers} from servers (${percent(summary.server_share)}), ${summary.unknown} unknown; ${summary.valid} counted as valid.`}</p>
+    <p data-testid="integration-summary">${`${summaryScope(check)}: ${summary.from_browsers} from browsers (${percent(summary.browser_share)}), ${summary.from_servers} from servers (${percent(summary.server_share)}), ${summary.unknown} unknown; ${summary.valid} counted as valid.`}</p>
     ${summary.impressions === 0
       ? html`<p class="hint">No impression yet: load a page with the placement in a browser and scroll the ad into view, then refresh.</p>`
       : html`<div class="table-wrap"><table aria-label="Recent impressions">

@@ -12,12 +12,23 @@ export interface Campaign {
 interface Budget {
   daily: number;
   currency: string;
+  lifetime: number | null;
+  pacing: 'even' | 'asap';
 }
 
-interface Targeting {
-  keywords?: { include?: string[]; exclude?: string[] };
-  placements?: { include?: string[]; exclude?: string[] };
+interface IncludeExclude {
+  include?: string[];
+  exclude?: string[];
+}
+
+/** PUT targeting replaces the whole object: the console sends back every part it does not edit (lineItemEdits.ts). */
+export interface Targeting {
+  keywords?: IncludeExclude;
+  placements?: IncludeExclude;
   languages?: string[];
+  countries?: IncludeExclude;
+  semantic?: { enabled: boolean; min_similarity?: number };
+  dayparts?: { timezone: string; windows: { days: string[]; start: string; end: string }[] };
 }
 
 interface Creative {

@@ -5,7 +5,9 @@ import type { Route } from '../route.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, Field, Notice, Select } from '../ui.js';
 import type { Campaign, LineItem } from './advertiserApi.js';
-import { amount, bidTypes, listOf } from './composeForm.js';
+import { readAmounts } from '../amountInput.js';
+import { bidTypes } from './composeForm.js';
+import { targetingBody, untouchedTargeting, type TargetingEdits } from './lineItemEdits.js';
 
 type Save = (method: string, path: string, body: unknown) => Promise<void>;
 
@@ -23,32 +25,60 @@ function useWrite(save: Save) {
       setError(failure);
     }
   }
-  return { error, saved, write };
+  /** A problem found before sending (an amount that cannot be read), shown like the API's own. */
+  function fail(failure: unknown) {
+    setSaved(false);
+    setError(failure);
+  }
+  return { error, saved, write, fail };
 }
 
+const pacings = [['even', 'Even: spread over the UTC day'], ['asap', 'As soon as possible']] as const;
+
+/** Every field of the budget (PUT budget replaces it whole): daily, currency, the optional lifetime total and pacing. */
 function BudgetForm({ item, save }: { item: LineItem; save: Save }) {
   const [daily, setDaily] = useState(String(item.budget?.daily ?? ''));
   const [currency, setCurrency] = useState(item.budget?.currency ?? 'USD');
-  const { error, saved, write } = useWrite(save);
-  return html`<form class="card" noValidate aria-label=${`Budget of ${item.title}`}
-    onSubmit=${(event: Event) => { event.preventDefault(); write('PUT', `/v1/advertiser/line-items/${item.id}/budget`, { daily: amount(daily), currency }); }}>
-    <h3>Daily budget</h3>
+  const [lifetime, setLifetime] = useState(String(item.budget?.lifetime ?? ''));
+  const [pacing, setPacing] = useState<string>(item.budget?.pacing ?? 'even');
+  const { error, saved, write, fail } = useWrite(save);
+  function submit(event: Event) {
+    event.preventDefault();
+    try {
+      const amounts = readAmounts({ daily, ...(lifetime.trim() !== '' ? { lifetime } : {}) });
+      write('PUT', `/v1/advertiser/line-items/${item.id}/budget`, { ...amounts, currency, pacing });
+    } catch (failure) {
+      fail(failure);
+    }
+  }
+  return html`<form class="card" noValidate aria-label=${`Budget of ${item.title}`} onSubmit=${submit}>
+    <h3>Budget</h3>
     <div class="grid">
       <${Field} label="Daily budget" path="daily" value=${daily} onInput=${setDaily} error=${error} />
       <${Field} label="Currency" path="currency" value=${currency} onInput=${setCurrency} error=${error} />
+      <${Field} label="Lifetime budget (optional)" path="lifetime" hint="A total over the line item's life, same currency; empty: none" value=${lifetime} onInput=${setLifetime} error=${error} />
+      <${Select} label="Pacing" path="pacing" options=${pacings} value=${pacing} onInput=${setPacing} error=${error} />
     </div>
-    <${ErrorMessage} error=${error} shownPaths=${['daily', 'currency']} />
+    <${ErrorMessage} error=${error} shownPaths=${['daily', 'currency', 'lifetime', 'pacing']} />
     ${saved && html`<${Notice}>Budget saved.</${Notice}>`}
     <button type="submit">Save budget</button>
   </form>`;
 }
 
+/** Both fields of the bids (PUT bids replaces them whole). */
 function BidsForm({ item, save }: { item: LineItem; save: Save }) {
   const [bidType, setBidType] = useState(item.bids?.bid_type ?? 'CPC');
   const [bidValue, setBidValue] = useState(String(item.bids?.bid_value ?? ''));
-  const { error, saved, write } = useWrite(save);
-  return html`<form class="card" noValidate aria-label=${`Bids of ${item.title}`}
-    onSubmit=${(event: Event) => { event.preventDefault(); write('PUT', `/v1/advertiser/line-items/${item.id}/bids`, { bid_type: bidType, bid_value: amount(bidValue) }); }}>
+  const { error, saved, write, fail } = useWrite(save);
+  function submit(event: Event) {
+    event.preventDefault();
+    try {
+      write('PUT', `/v1/advertiser/line-items/${item.id}/bids`, { bid_type: bidType, ...readAmounts({ bid_value: bidValue }) });
+    } catch (failure) {
+      fail(failure);
+    }
+  }
+  return html`<form class="card" noValidate aria-label=${`Bids of ${item.title}`} onSubmit=${submit}>
     <h3>Bids</h3>
     <div class="grid">
       <${Select} label="Bid type" path="bid_type" options=${bidTypes} value=${bidType} onInput=${setBidType} error=${error} />
@@ -61,29 +91,30 @@ function BidsForm({ item, save }: { item: LineItem; save: Save }) {
 }
 
 function TargetingForm({ item, save }: { item: LineItem; save: Save }) {
-  const [include, setInclude] = useState((item.targeting.keywords?.include ?? []).join(', '));
-  const [exclude, setExclude] = useState((item.targeting.keywords?.exclude ?? []).join(', '));
-  const [placements, setPlacements] = useState((item.targeting.placements?.include ?? []).join(', '));
-  const [languages, setLanguages] = useState((item.targeting.languages ?? []).join(', '));
+  const [edits, setEdits] = useState<TargetingEdits>({
+    keywordsInclude: (item.targeting.keywords?.include ?? []).join(', '),
+    keywordsExclude: (item.targeting.keywords?.exclude ?? []).join(', '),
+    placementsInclude: (item.targeting.placements?.include ?? []).join(', '),
+    languages: (item.targeting.languages ?? []).join(', '),
+  });
   const { error, saved, write } = useWrite(save);
+  const field = (name: keyof TargetingEdits) => ({ value: edits[name], onInput: (value: string) => setEdits({ ...edits, [name]: value }), error });
+  const untouched = untouchedTargeting(item.targeting);
   function submit(event: Event) {
     event.preventDefault();
-    const keywords = { ...(listOf(include) ? { include: listOf(include) } : {}), ...(listOf(exclude) ? { exclude: listOf(exclude) } : {}) };
-    write('PUT', `/v1/advertiser/line-items/${item.id}/targeting`, {
-      ...(Object.keys(keywords).length > 0 ? { keywords } : {}),
-      ...(listOf(placements) ? { placements: { include: listOf(placements) } } : {}),
-      ...(listOf(languages) ? { languages: listOf(languages) } : {}),
-    });
+    write('PUT', `/v1/advertiser/line-items/${item.id}/targeting`, targetingBody(item.targeting, edits));
   }
   return html`<form class="card" noValidate aria-label=${`Targeting of ${item.title}`} onSubmit=${submit}>
     <h3>Targeting</h3>
-    <p class="hint">Comma-separated; an empty list matches everything and exclusions always win. Saving replaces the whole targeting.</p>
+    <p class="hint">Comma-separated; an empty list matches everything and exclusions always win.</p>
     <div class="grid">
-      <${Field} label="Keywords to match" path="keywords.include" value=${include} onInput=${setInclude} error=${error} />
-      <${Field} label="Keywords to avoid" path="keywords.exclude" value=${exclude} onInput=${setExclude} error=${error} />
-      <${Field} label="Placements to run on" path="placements.include" value=${placements} onInput=${setPlacements} error=${error} />
-      <${Field} label="Languages (ISO 639-1)" path="languages" value=${languages} onInput=${setLanguages} error=${error} />
+      <${Field} label="Keywords to match" path="keywords.include" ...${field('keywordsInclude')} />
+      <${Field} label="Keywords to avoid" path="keywords.exclude" ...${field('keywordsExclude')} />
+      <${Field} label="Placements to run on" path="placements.include" ...${field('placementsInclude')} />
+      <${Field} label="Languages (ISO 639-1)" path="languages" ...${field('languages')} />
     </div>
+    ${untouched.length > 0 && html`<div class="hint" data-testid="kept-targeting"><p>Also set (through the API), kept as it is when you save:</p>
+      <ul>${untouched.map((part) => html`<li>${part}</li>`)}</ul></div>`}
     <${ErrorMessage} error=${error} shownPaths=${['keywords.include', 'keywords.exclude', 'placements.include', 'languages']} />
     ${saved && html`<${Notice}>Targeting saved.</${Notice}>`}
     <button type="submit">Save targeting</button>

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, query } from '../api.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, usd } from '../ui.js';
+import { Pager, usePagedList } from '../pagedList.js';
 import { todayUtc, type Campaign, type CampaignRow, type LineItem } from './advertiserApi.js';
 
 interface CampaignLine {
@@ -21,29 +22,45 @@ function budgetText(lineItems: LineItem[]): string {
   return [...byCurrency].map(([currency, daily]) => `${daily.toLocaleString('en-US')} ${currency}`).join(' + ') + ' a day';
 }
 
+/** Campaigns a page: each row costs one line-items request, so a page stays small whatever the total. */
+const CAMPAIGNS_PER_PAGE = 50;
+
 /**
- * The advertiser's main page: every campaign with its status, today's spend (from the reporting
- * route, today's UTC window) against the daily budgets of its line items, and what to do next.
+ * The advertiser's main page: the campaigns, oldest first and a page at a time (the API's cursor),
+ * each with its status, today's spend (from the reporting route, today's UTC window, for this
+ * page's campaigns only) against the daily budgets of its line items, and what to do next.
  */
 export function CampaignsPage({ session }: { session: Session }) {
-  const [lines, setLines] = useState<CampaignLine[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
   const [reload, setReload] = useState(0);
+  const list = usePagedList<Campaign>(session, '/v1/advertiser/campaigns', reload, CAMPAIGNS_PER_PAGE);
+  const [lines, setLines] = useState<{ pageNumber: number; lines: CampaignLine[] } | null>(null);
+  const [error, setError] = useState<unknown>(null);
 
+  const pageNumber = list.pageNumber;
   useEffect(() => {
+    const campaigns = list.rows;
+    if (!campaigns) return;
+    let current = true;
     (async () => {
       const today = todayUtc();
-      const [campaigns, report] = await Promise.all([
-        api<{ data: Campaign[] }>(session, 'GET', '/v1/advertiser/campaigns?limit=100'),
-        api<{ data: CampaignRow[] }>(session, 'GET', `/v1/advertiser/reporting/campaigns${query({ date_from: today, date_to: today, limit: 1000 })}`).catch(() => ({ data: [] })),
+      const ids = campaigns.map((campaign) => campaign.id).join(',');
+      const [report, details] = await Promise.all([
+        campaigns.length === 0
+          ? { data: [] }
+          : api<{ data: CampaignRow[] }>(session, 'GET', `/v1/advertiser/reporting/campaigns${query({ date_from: today, date_to: today, campaign_ids: ids, limit: CAMPAIGNS_PER_PAGE })}`).catch(() => ({ data: [] })),
+        Promise.all(campaigns.map((campaign) => api<{ data: LineItem[] }>(session, 'GET', `/v1/advertiser/campaigns/${campaign.id}/line-items`))),
       ]);
       const spend = new Map(report.data.map((row) => [row.campaign_id, row.spend_usd]));
-      const details = await Promise.all(
-        campaigns.data.map((campaign) => api<{ data: LineItem[] }>(session, 'GET', `/v1/advertiser/campaigns/${campaign.id}/line-items`)),
-      );
-      setLines(campaigns.data.map((campaign, index) => ({ campaign, lineItems: details[index]!.data, spentToday: spend.get(campaign.id) ?? 0 })));
+      if (!current) return;
+      setLines({ pageNumber, lines: campaigns.map((campaign, index) => ({ campaign, lineItems: details[index]!.data, spentToday: spend.get(campaign.id) ?? 0 })) });
     })().catch(setError);
-  }, [reload]);
+    return () => {
+      current = false;
+    };
+  }, [list.rows]);
+  // Another page shows "Loading" until its own rows are in (never the page before under its
+  // number); a reload of the same page (after activate or pause) keeps its rows meanwhile.
+  const shown = lines?.pageNumber === pageNumber ? lines.lines : null;
 
   async function setStatus(campaign: Campaign, status: 'active' | 'paused') {
     setError(null);
@@ -59,12 +76,13 @@ export function CampaignsPage({ session }: { session: Session }) {
   return html`
     <p class="actions"><a href="#/compose">Create a campaign</a> <a href="#/report">Reports</a></p>
     <${ErrorMessage} error=${error} />
-    ${lines === null && !error && html`<p role="status">Loading campaigns…</p>`}
-    ${lines?.length === 0 && html`<p>No campaigns yet. <a href="#/compose">Create the first one</a>.</p>`}
-    ${lines && lines.length > 0 && html`<div class="table-wrap"><table>
-      <caption class="hint">Spend is today's (UTC) in USD; budgets are per line item in their own currency.</caption>
+    <${ErrorMessage} error=${list.error} />
+    ${shown === null && !error && !list.error && html`<p role="status">Loading campaigns…</p>`}
+    ${shown?.length === 0 && list.pageNumber === 1 && html`<p>No campaigns yet. <a href="#/compose">Create the first one</a>.</p>`}
+    ${shown && shown.length > 0 && html`<div class="table-wrap"><table aria-label="Campaigns">
+      <caption class="hint">Oldest first, ${CAMPAIGNS_PER_PAGE} a page. Spend is today's (UTC) in USD; budgets are per line item in their own currency.</caption>
       <thead><tr><th scope="col">Campaign</th><th scope="col">Status</th><th scope="col" class="num">Spent today</th><th scope="col">Daily budget</th><th scope="col">Line items</th><th scope="col">Actions</th></tr></thead>
-      <tbody>${lines.map(({ campaign, lineItems, spentToday }) => html`<tr>
+      <tbody>${shown.map(({ campaign, lineItems, spentToday }) => html`<tr>
         <th scope="row"><a href=${`#/campaign?id=${campaign.id}`}>${campaign.name}</a><br /><span class="hint">${campaign.brand_name}</span></th>
         <td><span class=${`status status-${campaign.status}`}>${campaign.status}</span></td>
         <td class="num">${usd(spentToday)}</td>
@@ -76,5 +94,6 @@ export function CampaignsPage({ session }: { session: Session }) {
           <a href=${`#/report?campaign=${campaign.id}`}>Report<span class="visually-hidden"> for ${campaign.name}</span></a>
         </div></td>
       </tr>`)}</tbody>
-    </table></div>`}`;
+    </table></div>`}
+    <${Pager} list=${list} label="campaigns" />`;
 }

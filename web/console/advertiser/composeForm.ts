@@ -4,6 +4,8 @@ import { api } from '../api.js';
 import { go } from '../route.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, Field, Select } from '../ui.js';
+import { readAmounts } from '../amountInput.js';
+import { listOf } from './lineItemEdits.js';
 
 export const bidTypes = [['CPC', 'CPC: per valid click'], ['tCPM', 'tCPM: per thousand valid impressions'], ['CPA', 'CPA: per conversion']] as const;
 
@@ -13,20 +15,16 @@ const initial = {
 };
 type Form = typeof initial;
 
-/** A comma-separated list as the API's array; nothing typed is no list at all. */
-export function listOf(text: string): string[] | undefined {
-  const items = text.split(',').map((item) => item.trim()).filter(Boolean);
-  return items.length > 0 ? items : undefined;
-}
-
-/** A typed amount as a number; what is not one goes to the API as typed, so its 422 says why. */
-export function amount(text: string): number | string {
-  const value = Number(text.trim());
-  return text.trim() !== '' && Number.isFinite(value) ? value : text;
-}
-
-/** The compose body: only what was filled in, so that the API's rules (not this form's) decide. */
+/**
+ * The compose body: only what was filled in, so that the API's rules (not this form's) decide.
+ * Amounts are read first (a decimal comma is fine); one that cannot be read stops here with its
+ * message beside the field, rather than going out as text the API would refuse in zod's words.
+ */
 function composeBody(form: Form) {
+  const amounts = readAmounts({
+    ...(form.daily.trim() !== '' ? { 'line_item.budget.daily': form.daily } : {}),
+    ...(form.bid_value.trim() !== '' ? { 'line_item.bids.bid_value': form.bid_value } : {}),
+  });
   const keywords = listOf(form.keywords);
   const placements = listOf(form.placements);
   const creativeTyped = [form.title, form.body, form.cta, form.destination_url, form.image_url].some((value) => value.trim() !== '');
@@ -34,8 +32,8 @@ function composeBody(form: Form) {
     campaign: { name: form.name, brand_name: form.brand_name, user_id: form.user_id.trim() },
     line_item: {
       title: form.line_title,
-      ...(form.daily.trim() !== '' ? { budget: { daily: amount(form.daily), currency: form.currency } } : {}),
-      ...(form.bid_value.trim() !== '' ? { bids: { bid_type: form.bid_type, bid_value: amount(form.bid_value) } } : {}),
+      ...(form.daily.trim() !== '' ? { budget: { daily: amounts['line_item.budget.daily'], currency: form.currency } } : {}),
+      ...(form.bid_value.trim() !== '' ? { bids: { bid_type: form.bid_type, bid_value: amounts['line_item.bids.bid_value'] } } : {}),
       ...(keywords || placements
         ? { targeting: { ...(keywords ? { keywords: { include: keywords } } : {}), ...(placements ? { placements: { include: placements } } : {}) } }
         : {}),

@@ -7,16 +7,39 @@ import { ErrorMessage, Field, Select } from '../ui.js';
 import { addDays, daysBetween, todayUtc, type Campaign, type DailyRow, type TrafficQualityRow } from './advertiserApi.js';
 import { BreakdownTable, breakdowns, isBreakdown, MetricCells, MetricHeaders, type Breakdown, type BreakdownRow } from './breakdownTable.js';
 import { DailyChart } from './dailyChart.js';
+import { ROWS_PER_PAGE, RowsPager, type RowsPage } from '../rowsPager.js';
 
 /** The reporting routes' limit (the spec's): date_to minus date_from at most 92 days. */
 const MAX_WINDOW_DAYS = 92;
+
+/** Campaigns a request when listing them all for the campaign picker (names only: no request per row). */
+const CAMPAIGNS_PER_REQUEST = 200;
 
 interface Report {
   daily: DailyRow[];
   /** The rows of `breakdown`, kept together so that a table never shows one breakdown's rows under another's columns. */
   breakdown: Breakdown;
   rows: BreakdownRow[];
+  rowsPage: RowsPage;
   quality: TrafficQualityRow[];
+  qualityPage: RowsPage;
+}
+
+interface ReportAnswer<Row> {
+  data: Row[];
+  pagination: { has_more: boolean };
+}
+
+/** Every campaign of the organization for the picker, walking the list's cursor to its end. */
+async function allCampaigns(session: Session): Promise<Campaign[]> {
+  const campaigns: Campaign[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await api<{ data: Campaign[]; pagination: { next_cursor: string | null } }>(session, 'GET', `/v1/advertiser/campaigns${query({ limit: CAMPAIGNS_PER_REQUEST, cursor })}`);
+    campaigns.push(...page.data);
+    cursor = page.pagination.next_cursor ?? undefined;
+  } while (cursor);
+  return campaigns;
 }
 
 /** Saves a CSV export: fetched with the session's key (a plain link could not send the header). */
@@ -53,18 +76,32 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
     : null;
 
   useEffect(() => {
-    api<{ data: Campaign[] }>(session, 'GET', '/v1/advertiser/campaigns?limit=1000').then((answer) => setCampaigns(answer.data), () => setCampaigns([]));
+    allCampaigns(session).then(setCampaigns, () => setCampaigns([]));
   }, []);
 
-  const params = (breakdown?: string) => ({ date_from: applied.from, date_to: applied.to, campaign_ids: applied.campaign || undefined, breakdown, limit: 1000 });
+  // The tables' pages belong to the report they page through: another range or breakdown starts at their first page.
+  const [offsets, setOffsets] = useState({ applied, rows: 0, quality: 0 });
+  const rowsOffset = offsets.applied === applied ? offsets.rows : 0;
+  const qualityOffset = offsets.applied === applied ? offsets.quality : 0;
+  const pageTo = (table: 'rows' | 'quality') => (offset: number) => setOffsets({ applied, rows: rowsOffset, quality: qualityOffset, [table]: offset });
+
+  const params = (breakdown?: string) => ({ date_from: applied.from, date_to: applied.to, campaign_ids: applied.campaign || undefined, breakdown });
   useEffect(() => {
     setError(null);
+    const page = { limit: ROWS_PER_PAGE };
     Promise.all([
-      api<{ data: DailyRow[] }>(session, 'GET', `/v1/advertiser/reporting/campaigns${query(params('daily'))}`),
-      api<{ data: BreakdownRow[] }>(session, 'GET', `/v1/advertiser/reporting/campaigns${query(params(applied.breakdown))}`),
-      api<{ data: TrafficQualityRow[] }>(session, 'GET', `/v1/advertiser/reporting/traffic-quality${query(params())}`),
-    ]).then(([daily, broken, quality]) => setReport({ daily: daily.data, breakdown: applied.breakdown, rows: broken.data, quality: quality.data }), setError);
-  }, [applied]);
+      api<ReportAnswer<DailyRow>>(session, 'GET', `/v1/advertiser/reporting/campaigns${query({ ...params('daily'), limit: 1000 })}`),
+      api<ReportAnswer<BreakdownRow>>(session, 'GET', `/v1/advertiser/reporting/campaigns${query({ ...params(applied.breakdown), ...page, offset: rowsOffset })}`),
+      api<ReportAnswer<TrafficQualityRow>>(session, 'GET', `/v1/advertiser/reporting/traffic-quality${query({ ...params(), ...page, offset: qualityOffset })}`),
+    ]).then(([daily, broken, quality]) => setReport({
+      daily: daily.data,
+      breakdown: applied.breakdown,
+      rows: broken.data,
+      rowsPage: { offset: rowsOffset, hasMore: broken.pagination.has_more },
+      quality: quality.data,
+      qualityPage: { offset: qualityOffset, hasMore: quality.pagination.has_more },
+    }), setError);
+  }, [applied, rowsOffset, qualityOffset]);
 
   function submit(event: Event) {
     event.preventDefault();
@@ -107,6 +144,7 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
       <div class="grid"><${Select} label="Break down by" value=${applied.breakdown} onInput=${chooseBreakdown} options=${breakdowns} /></div>
       <div class="actions"><button type="button" class="secondary" onClick=${() => download(applied.breakdown, `${applied.breakdown.replace('_', '-')}-report`)}>Download ${breakdownLabel} CSV</button></div>
       <${BreakdownTable} breakdown=${report.breakdown} rows=${report.rows} />
+      <${RowsPager} page=${report.rowsPage} shown=${report.rows.length} label=${`metrics by ${breakdownLabel}`} onOffset=${pageTo('rows')} />
       <h2>Traffic quality</h2>
       <p class="hint">Invalid traffic (bots, data centers, duplicates…) is never billed or counted above; this is what was filtered out, by reason.</p>
       ${report.quality.length === 0 ? html`<p>No invalid traffic in this range.</p>` : html`
@@ -114,5 +152,6 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
         <div class="table-wrap"><table aria-label="Invalid traffic by reason">
           <thead><tr><th scope="col">Campaign</th><th scope="col">Reason</th><th scope="col" class="num">Invalid impressions</th><th scope="col" class="num">Invalid clicks</th><th scope="col" class="num">Invalid conversions</th></tr></thead>
           <tbody>${report.quality.map((row) => html`<tr><th scope="row">${row.campaign_name}</th><td>${row.ivt_reason}</td><td class="num">${row.invalid_impressions}</td><td class="num">${row.invalid_clicks}</td><td class="num">${row.invalid_conversions}</td></tr>`)}</tbody>
-        </table></div>`}`}`;
+        </table></div>
+        <${RowsPager} page=${report.qualityPage} shown=${report.quality.length} label="invalid traffic" onOffset=${pageTo('quality')} />`}`}`;
 }

@@ -1,11 +1,11 @@
 import { html } from 'htm/preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { Route } from '../route.js';
 import type { Session } from '../session.js';
 import { ActionForm } from '../actionForm.js';
 import { ErrorMessage, formatDateTime, Notice, ShownOnce } from '../ui.js';
-import { Pager, RevokeButton, SecretState, usePagedList } from './pagedList.js';
+import { Pager, RevokeButton, SecretState, usePagedList } from '../pagedList.js';
 
 interface Member {
   id: string;
@@ -27,11 +27,20 @@ export function OrganizationPage({ session, route }: { session: Session; route: 
   const [usersVersion, setUsersVersion] = useState(0);
   const [keysVersion, setKeysVersion] = useState(0);
   const [revokeError, setRevokeError] = useState<unknown>(null);
+  // The name comes from the API, not from the link: a bookmark or a typed id shows it too.
+  const [organization, setOrganization] = useState<{ name: string } | null>(null);
+  const [organizationError, setOrganizationError] = useState<unknown>(null);
+  useEffect(() => {
+    setOrganization(null);
+    setOrganizationError(null);
+    api<{ data: { name: string } }>(session, 'GET', base).then((answer) => setOrganization(answer.data), setOrganizationError);
+  }, [base]);
   const users = usePagedList<Member>(session, `${base}/users`, usersVersion);
   const keys = usePagedList<ApiKeySummary>(session, `${base}/api-keys`, keysVersion);
   return html`
     <p><a href="#/organizations">All organizations</a></p>
-    <h2>${route.params.get('name') ?? 'Organization'}</h2>
+    <${ErrorMessage} error=${organizationError} />
+    ${organization && html`<h2>${organization.name}</h2>`}
     <p>Organization <code>${id}</code>.</p>
 
     <h2>Users</h2>

@@ -4,7 +4,7 @@ import { api } from '../api.js';
 import type { Session } from '../session.js';
 import { ActionForm } from '../actionForm.js';
 import { ErrorMessage, formatDateTime, Notice } from '../ui.js';
-import { Pager, usePagedList } from './pagedList.js';
+import { Pager, usePagedList } from '../pagedList.js';
 
 interface Organization {
   id: string;
@@ -12,8 +12,7 @@ interface Organization {
   created_at: string;
 }
 
-const organizationLink = (organization: { id: string; name: string }) =>
-  `#/organization?${new URLSearchParams({ id: organization.id, name: organization.name })}`;
+const organizationLink = (organization: { id: string }) => `#/organization?${new URLSearchParams({ id: organization.id })}`;
 
 /** Every organization, oldest first, a page at a time; each opens its users and API keys. */
 export function OrganizationsPage({ session }: { session: Session }) {

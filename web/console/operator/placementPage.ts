@@ -4,7 +4,7 @@ import { api } from '../api.js';
 import { go, type Route } from '../route.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, Field, Notice } from '../ui.js';
-import { CertificationBadge, CertificationHistory, IntegrationCheckView, type IntegrationCheck, type Placement } from '../placements.js';
+import { CertificationBadge, CertificationHistory, IntegrationCheckView, recentImpressionsPath, type IntegrationCheck, type Placement } from '../placements.js';
 
 /** A placement looked up by id: its certification and history, certify or revoke with a reason, and its integration check. */
 export function PlacementPage({ session, route }: { session: Session; route: Route }) {
@@ -23,7 +23,7 @@ export function PlacementPage({ session, route }: { session: Session; route: Rou
     const segment = encodeURIComponent(id);
     Promise.all([
       api<{ data: Placement }>(session, 'GET', `/v1/admin/placements/${segment}`),
-      api<{ data: IntegrationCheck }>(session, 'GET', `/v1/admin/placements/${segment}/recent-impressions`),
+      api<{ data: IntegrationCheck }>(session, 'GET', recentImpressionsPath('/v1/admin', id)),
     ]).then(([found, recent]) => { setPlacement(found.data); setCheck(recent.data); }, setError);
   }, [id]);
 

@@ -6,7 +6,7 @@ import type { Session } from '../session.js';
 import { ActionForm } from '../actionForm.js';
 import { ErrorMessage, formatDateTime, Notice, ShownOnce } from '../ui.js';
 import { CertificationBadge } from '../placements.js';
-import { Pager, RevokeButton, SecretState, usePagedList } from './pagedList.js';
+import { Pager, RevokeButton, SecretState, usePagedList } from '../pagedList.js';
 
 interface TokenSummary {
   id: string;

@@ -4,7 +4,7 @@ import { api } from '../api.js';
 import type { Session } from '../session.js';
 import { ActionForm } from '../actionForm.js';
 import { ErrorMessage, formatDateTime, Notice, ShownOnce } from '../ui.js';
-import { Pager, usePagedList } from './pagedList.js';
+import { Pager, usePagedList } from '../pagedList.js';
 
 interface Publisher {
   id: string;

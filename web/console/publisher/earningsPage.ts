@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, query } from '../api.js';
 import { go, type Route } from '../route.js';
 import type { Session } from '../session.js';
+import { ROWS_PER_PAGE, RowsPager, type RowsPage } from '../rowsPager.js';
 import { ErrorMessage, Field, usd } from '../ui.js';
 import { addDays, daysBetween, todayUtc } from '../advertiser/advertiserApi.js';
 
@@ -46,6 +47,10 @@ export function EarningsPage({ session, route }: { session: Session; route: Rout
   const [to, setTo] = useState(route.params.get('to') ?? today);
   const [applied, setApplied] = useState({ from, to });
   const [rows, setRows] = useState<PlacementEarningsRow[] | null>(null);
+  const [rowsPage, setRowsPage] = useState<RowsPage>({ offset: 0, hasMore: false });
+  // The page belongs to the range it pages through: another range starts at its first page.
+  const [paged, setPaged] = useState({ applied, offset: 0 });
+  const offset = paged.applied === applied ? paged.offset : 0;
   const [error, setError] = useState<unknown>(null);
 
   const windowDays = daysBetween(from, to);
@@ -57,9 +62,13 @@ export function EarningsPage({ session, route }: { session: Session; route: Rout
 
   useEffect(() => {
     setError(null);
-    api<{ data: PlacementEarningsRow[] }>(session, 'GET', `/v1/publisher/reporting${query({ breakdown: 'placement', date_from: applied.from, date_to: applied.to, limit: 1000 })}`)
-      .then((answer) => setRows(answer.data), setError);
-  }, [applied]);
+    api<{ data: PlacementEarningsRow[]; pagination: { has_more: boolean } }>(session, 'GET',
+      `/v1/publisher/reporting${query({ breakdown: 'placement', date_from: applied.from, date_to: applied.to, limit: ROWS_PER_PAGE, offset })}`)
+      .then((answer) => {
+        setRows(answer.data);
+        setRowsPage({ offset, hasMore: answer.pagination.has_more });
+      }, setError);
+  }, [applied, offset]);
 
   function submit(event: Event) {
     event.preventDefault();
@@ -81,12 +90,13 @@ export function EarningsPage({ session, route }: { session: Session; route: Rout
     </form>
     <${ErrorMessage} error=${error} shownPaths=${['date_from', 'date_to']} />
     ${rows === null && !error && html`<p role="status">Loading earnings…</p>`}
-    ${rows?.length === 0 && html`<p>No placement yet: ask your operator to register one.</p>`}
+    ${rows?.length === 0 && rowsPage.offset === 0 && html`<p>No placement yet: ask your operator to register one.</p>`}
     ${rows && rows.length > 0 && html`<div class="table-wrap" tabindex="0" role="region" aria-label="Earnings by placement, scrolls sideways on narrow screens"><table aria-label="Earnings by placement">
       <thead><tr><th scope="col">Placement</th>${columns.map(([title]) => html`<th scope="col" class="num">${title}</th>`)}</tr></thead>
       <tbody>${rows.map((row) => html`<tr key=${row.placement_id} data-placement=${row.placement_id}>
         <th scope="row">${row.placement_name ?? row.placement_id}${row.placement_name && html`<br /><code class="hint">${row.placement_id}</code>`}</th>
         ${columns.map(([title, show]) => html`<td class="num" data-column=${title}>${show(row)}</td>`)}
       </tr>`)}</tbody>
-    </table></div>`}`;
+    </table></div>`}
+    ${rows && html`<${RowsPager} page=${rowsPage} shown=${rows.length} label="earnings by placement" onOffset=${(next: number) => setPaged({ applied, offset: next })} />`}`;
 }

@@ -4,7 +4,7 @@ import { api } from '../api.js';
 import type { Route } from '../route.js';
 import type { Session } from '../session.js';
 import { ErrorMessage } from '../ui.js';
-import { CertificationBadge, IntegrationCheckView, type IntegrationCheck, type Placement } from '../placements.js';
+import { CertificationBadge, IntegrationCheckView, recentImpressionsPath, type IntegrationCheck, type Placement } from '../placements.js';
 
 /** One placement's integration check: its recent impressions and whether they came from browsers. */
 export function IntegrationCheckPage({ session, route }: { session: Session; route: Route }) {
@@ -20,7 +20,7 @@ export function IntegrationCheckPage({ session, route }: { session: Session; rou
   useEffect(() => {
     if (!id) return;
     setError(null);
-    api<{ data: IntegrationCheck & { placement: { certification: string } } }>(session, 'GET', `/v1/publisher/placements/${encodeURIComponent(id)}/recent-impressions`)
+    api<{ data: IntegrationCheck & { placement: { certification: string } } }>(session, 'GET', recentImpressionsPath('/v1/publisher', id))
       .then((answer) => setCheck(answer.data), setError);
   }, [id, version]);
 

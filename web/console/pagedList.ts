@@ -1,15 +1,14 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiFailure, query } from '../api.js';
-import type { Session } from '../session.js';
+import { api, ApiFailure, query } from './api.js';
+import type { Session } from './session.js';
 
-/** The admin lists' answer (openapi.yaml KeysetPagination): a page and the cursor of the next one. */
+/** A list's answer (openapi.yaml: the admin lists' KeysetPagination, the campaigns list): a page and the cursor of the next one. */
 interface ListAnswer<Row> {
   data: Row[];
   pagination: { has_more: boolean; next_cursor: string | null };
 }
 
-const PAGE_SIZE = 20;
 
 export interface PagedList<Row> {
   rows: Row[] | null;
@@ -20,18 +19,18 @@ export interface PagedList<Row> {
 }
 
 /**
- * One page of an admin list at a time, walked with the API's next_cursor. The cursors of the pages
- * seen are kept, so "Previous page" goes back without offsets; `version` reloads the current page
- * (after a create or a revoke).
+ * One page of a list at a time (an admin list, the campaigns), walked with the API's next_cursor.
+ * The cursors of the pages seen are kept, so "Previous page" goes back without offsets; `version`
+ * reloads the current page (after a create or a revoke).
  */
-export function usePagedList<Row>(session: Session, path: string, version: number): PagedList<Row> {
+export function usePagedList<Row>(session: Session, path: string, version: number, pageSize = 20): PagedList<Row> {
   // Kept with the list they belong to: opening another organization starts at its first page.
   const [walk, setWalk] = useState<{ path: string; cursors: string[] }>({ path, cursors: [] });
   const cursors = walk.path === path ? walk.cursors : [];
   const setCursors = (next: string[]) => setWalk({ path, cursors: next });
   const [loaded, setLoaded] = useState<{ url: string; answer: ListAnswer<Row> } | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const url = path + query({ limit: PAGE_SIZE, cursor: cursors.at(-1) });
+  const url = path + query({ limit: pageSize, cursor: cursors.at(-1) });
   useEffect(() => {
     setError(null);
     api<ListAnswer<Row>>(session, 'GET', url).then((answer) => setLoaded({ url, answer }), setError);

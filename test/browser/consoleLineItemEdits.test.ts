@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skipBrowserTests } from './chromium.js';
+import {
+  consoleProblems,
+  createAdvertiser,
+  screenshots,
+  seriousAccessibilityViolations,
+  signIn,
+  startConsoleService,
+  type AdvertiserTenant,
+  type ConsoleService,
+} from './consoleKit.js';
+
+let service: ConsoleService;
+
+beforeAll(async () => {
+  if (skipBrowserTests) return;
+  service = await startConsoleService();
+});
+
+afterAll(async () => {
+  await service?.close();
+});
+
+/** A call to the advertiser API with the tenant's key; fails the test on an error answer. */
+async function advertiserApi<T>(advertiser: AdvertiserTenant, method: string, route: string, body?: unknown): Promise<T> {
+  const response = await fetch(service.url + route, {
+    method,
+    headers: { 'x-api-key': advertiser.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  expect(response.ok, `${method} ${route}: ${response.status} ${await response.clone().text()}`).toBe(true);
+  return (await response.json()) as T;
+}
+
+interface LineItem {
+  id: string;
+  budget: Record<string, unknown>;
+  bids: Record<string, unknown>;
+  targeting: Record<string, unknown>;
+}
+
+const targeting = {
+  keywords: { include: ['hiking'] },
+  placements: { exclude: ['chat-answer-top'] },
+  countries: { include: ['GB', 'DE'] },
+  dayparts: { timezone: 'Europe/Berlin', windows: [{ days: ['mon', 'tue'], start: '08:00', end: '20:00' }] },
+  semantic: { enabled: true, min_similarity: 0.6 },
+};
+
+describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keeps what the form does not show', () => {
+  it('saves targeting, budget and bids without dropping the lifetime budget, pacing, placement exclusions, countries, dayparts or semantic', async () => {
+    const advertiser = await createAdvertiser(service, 'Alpine Gear');
+    const composed = await advertiserApi<{ data: { campaign: { id: string }; line_item: { id: string } } }>(advertiser, 'POST', '/v1/advertiser/campaigns/compose', {
+      campaign: { name: 'Winter boots', brand_name: 'Alpine Gear', user_id: advertiser.userId },
+      line_item: {
+        title: 'Skiers',
+        budget: { daily: 50, currency: 'EUR', lifetime: 5000, pacing: 'asap' },
+        bids: { bid_type: 'CPC', bid_value: 0.4 },
+        targeting,
+      },
+    });
+    const lineItemRoute = `/v1/advertiser/line-items/${composed.data.line_item.id}`;
+    const page = await signIn(service, 'an advertiser', advertiser.apiKey);
+    await page.goto(`${service.url}/console#/campaign?id=${composed.data.campaign.id}`);
+
+    const targetingForm = page.getByRole('form', { name: 'Targeting of Skiers' });
+    await targetingForm.getByLabel('Keywords to match').fill('hiking, skiing');
+    await targetingForm.getByRole('button', { name: 'Save targeting' }).click();
+    await targetingForm.getByText('Targeting saved.').waitFor();
+    const budgetForm = page.getByRole('form', { name: 'Budget of Skiers' });
+    await budgetForm.getByRole('button', { name: 'Save budget' }).click();
+    await budgetForm.getByText('Budget saved.').waitFor();
+    const bidsForm = page.getByRole('form', { name: 'Bids of Skiers' });
+    await bidsForm.getByRole('button', { name: 'Save bids' }).click();
+    await bidsForm.getByText('Bids saved.').waitFor();
+
+    const saved = (await advertiserApi<{ data: LineItem }>(advertiser, 'GET', lineItemRoute)).data;
+    expect(saved.budget).toEqual({ daily: 50, currency: 'EUR', lifetime: 5000, pacing: 'asap' });
+    expect(saved.bids).toEqual({ bid_type: 'CPC', bid_value: 0.4 });
+    expect(saved.targeting).toEqual({ ...targeting, keywords: { include: ['hiking', 'skiing'] } });
+
+    // What the targeting form does not edit is listed, so the user knows it is there and kept;
+    // the budget form shows (and edits) every field of the budget.
+    const kept = await targetingForm.getByTestId('kept-targeting').textContent();
+    expect(kept).toContain('placements avoided: chat-answer-top');
+    expect(kept).toContain('countries: GB, DE');
+    expect(kept).toContain('dayparts (Europe/Berlin): mon tue 08:00–20:00');
+    expect(kept).toContain('semantic matching on (min similarity 0.6)');
+    expect(await budgetForm.getByLabel('Lifetime budget (optional)').inputValue()).toBe('5000');
+    expect(await budgetForm.getByLabel('Pacing').inputValue()).toBe('asap');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'advertiser-line-item-kept-targeting');
+
+    // The lifetime budget and pacing are fields of the form: clearing one clears it, on purpose.
+    await budgetForm.getByLabel('Lifetime budget (optional)').fill('');
+    await budgetForm.getByLabel('Pacing').selectOption('even');
+    await budgetForm.getByRole('button', { name: 'Save budget' }).click();
+    await expect
+      .poll(async () => (await advertiserApi<{ data: LineItem }>(advertiser, 'GET', lineItemRoute)).data.budget)
+      .toEqual({ daily: 50, currency: 'EUR', lifetime: null, pacing: 'even' });
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('reads a decimal comma as a decimal point, refuses an ambiguous 1,000 in plain words, and never shows zod wording', async () => {
+    const advertiser = await createAdvertiser(service, 'Comma Co');
+    const page = await signIn(service, 'an advertiser', advertiser.apiKey);
+    const requests: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST') requests.push(request.url());
+    });
+    await page.getByRole('link', { name: 'New campaign' }).click();
+    await page.getByLabel('Owner user id').fill(advertiser.userId);
+    await page.getByLabel('Line item title').fill('Commas');
+    await page.getByLabel('Daily budget').fill('1,000');
+    await page.getByLabel('Bid value').fill('abc');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    const daily = page.getByLabel('Daily budget');
+    await expect.poll(() => daily.getAttribute('aria-invalid')).toBe('true');
+    const messageOf = async (label: string) => {
+      const describedBy = (await page.getByLabel(label).getAttribute('aria-describedby'))!.split(' ').pop()!;
+      return page.locator(`[id="${describedBy}"]`).textContent();
+    };
+    expect(await messageOf('Daily budget')).toBe('is 1,000 1 thousand or 1? Write 1000 or 1.000');
+    expect(await messageOf('Bid value')).toMatch(/^enter an amount as digits, for example 12.5 or 12,5/);
+    // Refused before sending: nothing reached the service.
+    expect(requests).toEqual([]);
+
+    // Fields the service refuses (an empty name) are explained in plain words, not in zod's.
+    await page.getByLabel('Daily budget').fill('12,5');
+    await page.getByLabel('Bid value').fill('0,75');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await expect.poll(() => page.getByLabel('Campaign name').getAttribute('aria-invalid')).toBe('true');
+    expect(await messageOf('Campaign name')).toBe('is required');
+    const shown = (await page.locator('main').textContent())!;
+    expect(shown).not.toMatch(/Invalid input|Too small|Too big|expected \w+, received/);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'advertiser-compose-plain-errors');
+
+    await page.getByLabel('Campaign name').fill('Decimal commas');
+    await page.getByLabel('Brand name').fill('Comma Co');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await page.getByRole('heading', { name: 'Decimal commas' }).waitFor();
+    const campaignId = new URLSearchParams(new URL(page.url()).hash.split('?')[1]).get('id')!;
+    const [lineItem] = (await advertiserApi<{ data: LineItem[] }>(advertiser, 'GET', `/v1/advertiser/campaigns/${campaignId}/line-items`)).data;
+    expect(lineItem!.budget).toMatchObject({ daily: 12.5 });
+    expect(lineItem!.bids).toEqual({ bid_type: 'CPC', bid_value: 0.75 });
+
+    // The campaign page's budget form reads amounts the same way.
+    const budgetForm = page.getByRole('form', { name: 'Budget of Commas' });
+    await budgetForm.getByLabel('Daily budget').fill('20,25');
+    await budgetForm.getByLabel('Lifetime budget (optional)').fill('2.000');
+    await budgetForm.getByRole('button', { name: 'Save budget' }).click();
+    await budgetForm.getByText('Budget saved.').waitFor();
+    expect((await advertiserApi<{ data: LineItem }>(advertiser, 'GET', `/v1/advertiser/line-items/${lineItem!.id}`)).data.budget).toMatchObject({ daily: 20.25, lifetime: 2 });
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,56 @@
+import type { Targeting } from './advertiserApi.js';
+
+/** A comma-separated list as the API's array; nothing typed is no list at all. */
+export function listOf(text: string): string[] | undefined {
+  const items = text.split(',').map((item) => item.trim()).filter(Boolean);
+  return items.length > 0 ? items : undefined;
+}
+
+/** The parts of the targeting the campaign page edits, as typed. */
+export interface TargetingEdits {
+  keywordsInclude: string;
+  keywordsExclude: string;
+  placementsInclude: string;
+  languages: string;
+}
+
+/** An include/exclude group without its empty lists; undefined when nothing is left. */
+function group(lists: { include?: string[]; exclude?: string[] }) {
+  const kept = Object.fromEntries(Object.entries(lists).filter(([, list]) => list !== undefined && list.length > 0));
+  return Object.keys(kept).length > 0 ? kept : undefined;
+}
+
+/**
+ * The PUT targeting body. The route replaces the whole object (docs/management.md), so every part
+ * the form does not edit (placement exclusions, countries, dayparts, semantic, and any part a later
+ * API adds) goes back exactly as it was loaded; only what the form shows is taken from the form.
+ */
+export function targetingBody(loaded: Targeting, edits: TargetingEdits): Targeting {
+  const { keywords: _keywords, placements, languages: _languages, ...untouched } = loaded;
+  const keywords = group({ include: listOf(edits.keywordsInclude), exclude: listOf(edits.keywordsExclude) });
+  const placementGroup = group({ ...placements, include: listOf(edits.placementsInclude) });
+  const languages = listOf(edits.languages);
+  return {
+    ...untouched,
+    ...(keywords ? { keywords } : {}),
+    ...(placementGroup ? { placements: placementGroup } : {}),
+    ...(languages ? { languages } : {}),
+  };
+}
+
+/** What the targeting holds beyond the form's fields, in words: kept on save, edited through the API. */
+export function untouchedTargeting(targeting: Targeting): string[] {
+  const parts: string[] = [];
+  if (targeting.placements?.exclude?.length) parts.push(`placements avoided: ${targeting.placements.exclude.join(', ')}`);
+  if (targeting.countries?.include?.length) parts.push(`countries: ${targeting.countries.include.join(', ')}`);
+  if (targeting.countries?.exclude?.length) parts.push(`countries avoided: ${targeting.countries.exclude.join(', ')}`);
+  if (targeting.dayparts) {
+    const windows = targeting.dayparts.windows.map((window) => `${window.days.join(' ')} ${window.start}–${window.end}`);
+    parts.push(`dayparts (${targeting.dayparts.timezone}): ${windows.join('; ')}`);
+  }
+  if (targeting.semantic) {
+    const similarity = targeting.semantic.min_similarity === undefined ? 'service default similarity' : `min similarity ${targeting.semantic.min_similarity}`;
+    parts.push(`semantic matching ${targeting.semantic.enabled ? `on (${similarity})` : 'off'}`);
+  }
+  return parts;
+}
