@@ -26,7 +26,8 @@ function appWithRoutes(lines: Array<Record<string, unknown>>): FastifyInstance {
       request.log.info('below the route level');
       request.log.warn({ visitor: 'x' }, 'a warning');
       request.log.child({ part: 'inner' }).error('from a child');
-      return { info: request.log.isLevelEnabled('info'), warn: request.log.isLevelEnabled('warn'), level: request.log.level };
+      const log = request.log as typeof request.log & { isLevelEnabled(level: string): boolean };
+      return { info: log.isLevelEnabled('info'), warn: log.isLevelEnabled('warn'), level: log.level };
     });
     built.get(`/${prefix}/quiet`, options, async () => 'ok');
     built.get(`/${prefix}/fails`, options, async () => {
