@@ -5,6 +5,7 @@ import { registerErrorHandling } from './http/errors.js';
 import { registerJsonParser } from './http/jsonBody.js';
 import { answerFrameworkError, clientErrorHandler } from './http/frameworkErrors.js';
 import { healthRoutes } from './http/healthRoutes.js';
+import { cachedProxyTrust } from './http/proxyTrust.js';
 import { openapiRoute } from './http/openapiRoute.js';
 import { adminRoutes } from './admin/adminRoutes.js';
 import { managementRoutes } from './management/managementRoutes.js';
@@ -37,8 +38,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
     logger: deps.logger ?? false,
-    // fastify accepts a hop count too, which its types do not list.
-    trustProxy: config.TRUST_PROXY as FastifyServerOptions['trustProxy'],
+    // fastify accepts a hop count too, which its types do not list. A list is compiled here, with
+    // each address's verdict remembered (proxyTrust.ts).
+    trustProxy: Array.isArray(config.TRUST_PROXY) ? cachedProxyTrust(config.TRUST_PROXY) : (config.TRUST_PROXY as FastifyServerOptions['trustProxy']),
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Serving builds its whole ad index before the first request: with 100,000 line items on the
     // embedded engines that takes longer than fastify's default 10 s for a plugin to load.

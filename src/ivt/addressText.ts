@@ -41,34 +41,36 @@ function parseIpv4(text: string): ParsedAddress | undefined {
   return parts === 4 ? { family: 'ipv4', key, text } : undefined;
 }
 
-function parseIpv6(text: string): ParsedAddress | undefined {
-  const halves = text.split('::');
-  if (halves.length > 2) return undefined;
-  const head = groupsOf(halves[0]!);
-  const tail = halves.length === 2 ? groupsOf(halves[1]!) : [];
-  if (!head || !tail) return undefined;
-  const missing = 8 - head.length - tail.length;
-  if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined;
-  const groups = [...head, ...Array<number>(missing).fill(0), ...tail];
-  const high = (groups[0]! * 0x10000 + groups[1]!) >>> 0;
-  const low = (groups[2]! * 0x10000 + groups[3]!) >>> 0;
-  if (high === 0 && low === 0) return undefined;
-  return { family: 'ipv6', high, low, text: rfc5952(groups) };
-}
+/**
+ * The eight 16-bit groups of the address being parsed: one scratch array, filled and read within one
+ * synchronous call, so a parse makes no array (split, spread and map made four, 1.9% of a pixel).
+ */
+const groups = new Uint16Array(8);
 
-/** The 16-bit groups of `1:2:3` (empty text: none); undefined when a group is not 1-4 hex digits. */
-function groupsOf(text: string): number[] | undefined {
-  if (text === '') return [];
-  const groups: number[] = [];
+function parseIpv6(text: string): ParsedAddress | undefined {
+  let count = 0;
+  /** Where `::` stands: the number of groups before it; -1 when there is none. */
+  let gap = -1;
   let value = 0;
   let digits = 0;
-  for (let index = 0; index <= text.length; index++) {
+  let index = 0;
+  if (text.charCodeAt(0) === 58 && text.charCodeAt(1) === 58) {
+    gap = 0;
+    index = 2;
+  }
+  for (; index <= text.length; index++) {
     const code = index === text.length ? 58 : text.charCodeAt(index);
     if (code === 58) {
-      if (digits === 0) return undefined;
-      groups.push(value);
+      if (digits === 0 || count === 8) return undefined;
+      groups[count++] = value;
       value = 0;
       digits = 0;
+      if (index + 1 < text.length && text.charCodeAt(index + 1) === 58) {
+        if (gap !== -1) return undefined;
+        gap = count;
+        index += 1;
+        if (index + 1 === text.length) break;
+      }
       continue;
     }
     const digit = code >= 48 && code <= 57 ? code - 48 : code >= 97 && code <= 102 ? code - 87 : code >= 65 && code <= 70 ? code - 55 : -1;
@@ -76,11 +78,21 @@ function groupsOf(text: string): number[] | undefined {
     value = value * 16 + digit;
     digits += 1;
   }
-  return groups;
+  if (gap === -1 ? count !== 8 : count > 7) return undefined;
+  if (gap !== -1) {
+    // Move the groups after `::` to the end and zero the ones it stands for.
+    const after = count - gap;
+    for (let from = count - 1; from >= gap; from--) groups[from + 8 - count] = groups[from]!;
+    groups.fill(0, gap, 8 - after);
+  }
+  const high = (groups[0]! * 0x10000 + groups[1]!) >>> 0;
+  const low = (groups[2]! * 0x10000 + groups[3]!) >>> 0;
+  if (high === 0 && low === 0) return undefined;
+  return { family: 'ipv6', high, low, text: rfc5952() };
 }
 
-/** RFC 5952: lower-case hex without leading zeros, the first longest run of two or more zero groups as `::`. */
-function rfc5952(groups: readonly number[]): string {
+/** RFC 5952 of `groups`: lower-case hex without leading zeros, the first longest run of two or more zero groups as `::`. */
+function rfc5952(): string {
   let bestStart = -1;
   let bestLength = 1;
   for (let index = 0; index < 8; ) {
@@ -96,7 +108,15 @@ function rfc5952(groups: readonly number[]): string {
     }
     index = end;
   }
-  const hex = groups.map((group) => group.toString(16));
-  if (bestStart < 0) return hex.join(':');
-  return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLength).join(':')}`;
+  let text = '';
+  for (let index = 0; index < 8; index++) {
+    if (index === bestStart) {
+      text += '::';
+      index += bestLength - 1;
+      continue;
+    }
+    if (index > 0 && index !== bestStart + bestLength) text += ':';
+    text += groups[index]!.toString(16);
+  }
+  return text;
 }

@@ -3,6 +3,7 @@ import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { Postgres } from '../store/postgres.js';
 import type { IndexedDestinations } from '../serving/indexedDestinations.js';
 import { ApiError } from '../http/errors.js';
+import { lazyChildLogger } from '../http/lazyRequestLogger.js';
 import { creativeDestinations } from './creativeDestinations.js';
 import type { LinkTracker } from './linkTracker.js';
 import { CLICK_PATH, IMPRESSION_PATH } from './trackingLinks.js';
@@ -58,7 +59,7 @@ export async function trackingLinkRoutes(app: FastifyInstance, { db, indexedDest
  * record an event. No access log line either: these routes take the most traffic, and every event
  * they see is recorded in ClickHouse already; warnings and errors are still logged.
  */
-const linkRouteOptions = { exposeHeadRoute: false, logLevel: 'warn' } as const;
+const linkRouteOptions = { exposeHeadRoute: false, logLevel: 'warn', childLoggerFactory: lazyChildLogger } as const;
 
 function tokenOf(request: FastifyRequest): string {
   return (request.params as { '*': string })['*'];

@@ -49,6 +49,18 @@ describe('fast address parser', () => {
     expect(accepted).toBeGreaterThan(10_000);
   });
 
+  it('reads :: at the start, in the middle and at the end, and upper case, as ipaddr.js does', () => {
+    for (const text of ['2001:db8::', '2001:db8::1', '2001:0:0:1::1', '1:2:3:4:5:6:7::', '::2:3:4:5:6:7:8', '1:0:0:2:0:0:0:3', '1:0:0:0:2:0:0:0', 'ABCD:EF01::9', '2a01:4f8:1c1c:7b1e::1']) {
+      const fast = parseAddressText(text);
+      const slow = ipaddr.process(text);
+      expect(fast?.text, text).toBe(slow.toString());
+      expect(fast && fast.family === 'ipv6' ? [fast.high, fast.low] : undefined, text).toEqual(ipv6PrefixWords(slow as ipaddr.IPv6));
+    }
+    for (const text of ['1:2:3:4:5:6:7:8::', '::1:2:3:4:5:6:7:8', '1:2:3:4:5:6:7', '1:', ':1::', '1:::2', '12345::1']) {
+      expect(parseAddressText(text), text).toBeUndefined();
+    }
+  });
+
   it('leaves leading zeros (octal to ipaddr.js), embedded IPv4, zone ids and ::/64 to ipaddr.js', () => {
     for (const text of ['010.1.2.3', '::ffff:1.2.3.4', 'fe80::1%eth0', '::1', '::', '1.2.3', '1.2.3.4.5', '1:2:3:4:5:6:7:8:9', '1::2::3', '12345::', 'g::1', '']) {
       expect(parseAddressText(text), text).toBeUndefined();
