@@ -5,8 +5,9 @@ import { errorBody, errorStatus, type ErrorCode } from './errors.js';
 
 /**
  * Errors fastify's router raises before any route or hook runs, answered in the envelope. A path
- * segment over 100 characters (FST_ERR_MAX_PARAM_LENGTH) or one that does not decode (FST_ERR_BAD_URL)
- * cannot be an id that exists: 404 not_found, as for any other id that is not valid.
+ * segment longer than the longest id (PLACEMENT_ID_MAX_LENGTH, 128: FST_ERR_MAX_PARAM_LENGTH) or one
+ * that does not decode (FST_ERR_BAD_URL) cannot be an id that exists: 404 not_found, as for any other
+ * id that is not valid.
  */
 export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id);
