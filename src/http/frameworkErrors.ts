@@ -2,6 +2,8 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, errorStatus, type ErrorCode } from './errors.js';
+import { sendPixel } from '../tracking/trackingLinkRoutes.js';
+import { IMPRESSION_PATH } from '../tracking/trackingLinks.js';
 
 /**
  * Errors fastify's router raises before any route or hook runs, answered in the envelope. A path
@@ -11,6 +13,11 @@ import { errorBody, errorStatus, type ErrorCode } from './errors.js';
  */
 export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id);
+  // A pixel answers its GIF to every bad token, this one too (nothing is recorded).
+  if (error.code === 'FST_ERR_BAD_URL' && request.url.startsWith(IMPRESSION_PATH) && (request.method === 'GET' || request.method === 'HEAD')) {
+    sendPixel(reply);
+    return;
+  }
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH' || error.code === 'FST_ERR_BAD_URL') {
     reply.code(404).send(errorBody('not_found', `no resource at ${request.method} ${request.url.split('?')[0]}`));
     return;
