@@ -21,6 +21,7 @@ import { registerMetrics } from './http/metricsRoute.js';
 import { IndexedDestinations } from './serving/indexedDestinations.js';
 import { ServingIndexRefresh } from './serving/servingIndexRefresh.js';
 import { placementsRoutes } from './placements/placementsRoutes.js';
+import { PLACEMENT_ID_MAX_LENGTH } from './placements/placementSchemas.js';
 import { analyzeChangedTables } from './store/embeddedStatistics.js';
 import { startPeriodicTask } from './serving/periodicTask.js';
 
@@ -42,6 +43,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // each address's verdict remembered (proxyTrust.ts).
     trustProxy: Array.isArray(config.TRUST_PROXY) ? cachedProxyTrust(config.TRUST_PROXY) : (config.TRUST_PROXY as FastifyServerOptions['trustProxy']),
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // A longer segment cannot be an id that exists: 404 before any route runs (src/http/frameworkErrors.ts).
+    routerOptions: { maxParamLength: PLACEMENT_ID_MAX_LENGTH },
     // Serving builds its whole ad index before the first request: with 100,000 line items on the
     // embedded engines that takes longer than fastify's default 10 s for a plugin to load.
     pluginTimeout: 300_000,

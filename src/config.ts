@@ -1,4 +1,5 @@
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 /**
@@ -110,6 +111,10 @@ const configSchema = z
     SERVE_COUNTS: booleanFlag.default(true),
   })
   .superRefine((env, context) => {
+    const untrusted = untrustableProxies(env.TRUST_PROXY);
+    if (untrusted.length > 0) {
+      context.addIssue({ code: 'custom', path: ['TRUST_PROXY'], message: `${untrusted.map((part) => JSON.stringify(part)).join(', ')}: not true, false, a hop count, an address, a CIDR or loopback/linklocal/uniquelocal` });
+    }
     if (!env.CLICKHOUSE_URL && FILE_PATTERN_CHARACTERS.test(path.resolve(env.DATA_DIR))) {
       context.addIssue({ code: 'custom', path: ['DATA_DIR'], message: 'holds a character embedded ClickHouse reads as a file pattern (* ? { } [ ] \\): choose a path without them' });
     }
@@ -154,6 +159,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 function stripTrailingSlash(url: string): string {
   return url.replace(/\/+$/, '');
+}
+
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** The parts of a TRUST_PROXY list fastify's proxy-addr would throw on at start, after DATA_DIR is created. */
+function untrustableProxies(value: string | undefined): string[] {
+  const parsed = parseTrustProxy(value);
+  if (!Array.isArray(parsed)) return [];
+  return parsed.filter((part) => !PROXY_RANGE_NAMES.has(part) && !isAddressOrRange(part));
+}
+
+/** As proxy-addr reads them: an address, address/prefix length or IPv4 address/netmask. */
+function isAddressOrRange(part: string): boolean {
+  const [address = '', range, extra] = part.split('/');
+  if (extra !== undefined || !ipaddr.isValid(address)) return false;
+  if (range === undefined) return true;
+  const kind = ipaddr.parse(address).kind();
+  if (/^\d+$/.test(range)) return Number(range) <= (kind === 'ipv4' ? 32 : 128);
+  return kind === 'ipv4' && ipaddr.IPv4.isValidFourPartDecimal(range) && ipaddr.IPv4.parse(range).prefixLengthFromSubnetMask() !== null;
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string[] {

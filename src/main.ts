@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { StartupError, openStores } from './runtime.js';
 import { serve } from './server.js';
 import { readAdminTokenFile } from './secrets.js';
-import { adminCommands, type Flags } from './cli/adminCommands.js';
+import { adminCommands, CommandError, type Flags } from './cli/adminCommands.js';
 
 const usage = `usage:
   adsvc serve                 start the service (runs migrations first)
@@ -46,12 +46,20 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     return 1;
   }
   const baseUrl = (flags.url ?? config.ADSVC_URL ?? `http://127.0.0.1:${config.PORT}`).replace(/\/+$/, '');
-  const token = flags.token ?? config.ADSVC_ADMIN_TOKEN ?? config.ADMIN_TOKEN ?? readAdminTokenFile(config);
+  const commandPath = command.path(flags, rest);
   const body = command.body?.(flags);
-  const response = await request(baseUrl + command.path(flags, rest), {
+  let token: string;
+  try {
+    token = flags.token ?? config.ADSVC_ADMIN_TOKEN ?? config.ADMIN_TOKEN ?? readAdminTokenFile(config);
+  } catch (error) {
+    throw new CommandError((error as Error).message);
+  }
+  const response = await request(baseUrl + commandPath, {
     method: command.method,
     headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
+  }).catch((error: Error & { code?: string }) => {
+    throw new CommandError(`cannot reach the server at ${baseUrl} (--url, ADSVC_URL): ${error.message || error.code}`);
   });
   const text = await response.body.text();
   if (text) console.log(text.startsWith('{') ? JSON.stringify(JSON.parse(text), null, 2) : text);
@@ -63,7 +71,7 @@ main(process.argv.slice(2), process.env).then(
     if (code >= 0) process.exit(code);
   },
   (error: unknown) => {
-    const known = error instanceof ConfigError || error instanceof StartupError;
+    const known = error instanceof ConfigError || error instanceof StartupError || error instanceof CommandError;
     console.error(`adsvc: ${(error as Error).message}`);
     if (!known) console.error((error as Error).stack);
     process.exit(1);

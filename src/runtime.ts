@@ -1,10 +1,11 @@
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.js';
 import { openPostgres, type Postgres } from './store/postgres.js';
 import { openClickHouse, type ClickHouse } from './store/clickhouse.js';
 import { migrateClickHouseOnce, migratePostgres } from './store/migrate.js';
 import { lockDirectory } from './store/directoryLock.js';
+import { lowDiskSpace } from './store/diskSpace.js';
 
 export interface Stores {
   db: Postgres;
@@ -16,16 +17,16 @@ export class StartupError extends Error {}
 
 /** Checks DATA_DIR, opens both stores and brings their schemas up to date; one clear error if any step fails. */
 export async function openStores(config: Config): Promise<Stores> {
-  const embedded = !config.DATABASE_URL || !config.CLICKHOUSE_URL;
-  if (embedded) ensureWritableDirectory(config.DATA_DIR);
+  // Checked whatever the stores: the event spool and the generated secrets live there too.
+  ensureWritableDirectory(config.DATA_DIR);
   const releasePostgres = config.DATABASE_URL ? () => {} : lockEmbeddedPostgres(config.DATA_DIR);
   // Opened side by side: PGlite compiles its WebAssembly and chdb loads its library meanwhile.
   const [postgres, clickhouse] = await Promise.allSettled([
     openPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR }).catch((error: Error) => {
-      throw new StartupError(`cannot open Postgres (${config.DATABASE_URL ? 'DATABASE_URL' : 'embedded PGlite'}): ${error.message}`);
+      throw new StartupError(`cannot open Postgres (${config.DATABASE_URL ? 'DATABASE_URL' : 'embedded PGlite'}): ${embeddedCause(config.DATABASE_URL, config.DATA_DIR, error)}`);
     }),
     openPingedClickHouse(config).catch((error: Error) => {
-      throw new StartupError(`cannot open ClickHouse (${config.CLICKHOUSE_URL ? 'CLICKHOUSE_URL' : 'embedded chdb'}): ${error.message}`);
+      throw new StartupError(`cannot open ClickHouse (${config.CLICKHOUSE_URL ? 'CLICKHOUSE_URL' : 'embedded chdb'}): ${embeddedCause(config.CLICKHOUSE_URL, config.DATA_DIR, error)}`);
     }),
   ]);
   if (postgres.status === 'rejected' || clickhouse.status === 'rejected') {
@@ -61,7 +62,7 @@ function lockEmbeddedPostgres(dataDir: string): () => void {
   try {
     return lockDirectory(path.join(dataDir, 'postgres'), { name: 'the embedded Postgres', harm: "PGlite's files are one process's own" });
   } catch (error) {
-    throw new StartupError(`cannot open Postgres (embedded PGlite): ${(error as Error).message}`);
+    throw new StartupError(`cannot open Postgres (embedded PGlite): ${embeddedCause(undefined, dataDir, error as Error)}`);
   }
 }
 
@@ -85,11 +86,37 @@ async function openPingedClickHouse(config: Config): Promise<ClickHouse> {
   }
 }
 
+/** An embedded engine's error, led by the likely cause when DATA_DIR's file system is full (PGlite says only "Aborted()"). */
+function embeddedCause(serverUrl: string | undefined, dataDir: string, error: Error): string {
+  const full = serverUrl ? undefined : lowDiskSpace(dataDir);
+  return full ? `${full} (${error.message})` : error.message;
+}
+
 function ensureWritableDirectory(directory: string): void {
   try {
-    mkdirSync(directory, { recursive: true });
+    makeDirectoryPath(directory);
     accessSync(directory, constants.W_OK | constants.R_OK);
   } catch (error) {
     throw new StartupError(`DATA_DIR ${directory} is not a writable directory: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+/**
+ * mkdir -p without Node's recursive mkdir, which retries forever where mkdir answers ENOENT under a
+ * parent that exists (DATA_DIR=/proc/nope spun at full CPU): each missing directory is made once,
+ * top down, and the first failure is the answer.
+ */
+function makeDirectoryPath(directory: string): void {
+  const missing: string[] = [];
+  for (let current = path.resolve(directory); !existsSync(current); current = path.dirname(current)) {
+    missing.unshift(current);
+    if (path.dirname(current) === current) break;
+  }
+  for (const dir of missing) {
+    try {
+      mkdirSync(dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
 }

@@ -51,10 +51,12 @@ export async function createApiKey(db: SqlExecutor, organizationId: string, perm
   return { id: rows[0]!.id, key, permissions, organization_id: organizationId, created_at: rows[0]!.created_at };
 }
 
-/** Returns false when there is no live key with that id. */
+/** Revokes once (a second revoke keeps the first revoked_at); false when there is no key with that id. */
 export async function revokeApiKey(db: SqlExecutor, apiKeyId: string): Promise<boolean> {
+  // The UPDATE runs whether or not the SELECT reads it; the SELECT sees the row as it was before.
   const { rows } = await db.query(
-    'UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id',
+    `WITH revoked AS (UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id)
+     SELECT id FROM api_keys WHERE id = $1`,
     [apiKeyId],
   );
   return rows.length > 0;

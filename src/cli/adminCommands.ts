@@ -11,15 +11,18 @@ export interface AdminCommand {
 
 export type Flags = Record<string, string | undefined>;
 
+/** A command that cannot be sent as given, or whose server cannot be reached: one line, exit 1, no stack. */
+export class CommandError extends Error {}
+
 function required(flags: Flags, name: string): string {
   const value = flags[name];
-  if (!value) throw new Error(`--${name} is required`);
+  if (!value) throw new CommandError(`--${name} is required`);
   return value;
 }
 
 function argument(args: string[], what: string): string {
   const value = args[0];
-  if (!value) throw new Error(`${what} is required`);
+  if (!value) throw new CommandError(`${what} is required`);
   return encodeURIComponent(value);
 }
 

@@ -2,14 +2,22 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, errorStatus, type ErrorCode } from './errors.js';
+import { sendPixel } from '../tracking/trackingLinkRoutes.js';
+import { IMPRESSION_PATH } from '../tracking/trackingLinks.js';
 
 /**
  * Errors fastify's router raises before any route or hook runs, answered in the envelope. A path
- * segment over 100 characters (FST_ERR_MAX_PARAM_LENGTH) or one that does not decode (FST_ERR_BAD_URL)
- * cannot be an id that exists: 404 not_found, as for any other id that is not valid.
+ * segment longer than the longest id (PLACEMENT_ID_MAX_LENGTH, 128: FST_ERR_MAX_PARAM_LENGTH) or one
+ * that does not decode (FST_ERR_BAD_URL) cannot be an id that exists: 404 not_found, as for any other
+ * id that is not valid.
  */
 export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id);
+  // A pixel answers its GIF to every bad token, this one too (nothing is recorded).
+  if (error.code === 'FST_ERR_BAD_URL' && request.url.startsWith(IMPRESSION_PATH) && (request.method === 'GET' || request.method === 'HEAD')) {
+    sendPixel(reply);
+    return;
+  }
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH' || error.code === 'FST_ERR_BAD_URL') {
     reply.code(404).send(errorBody('not_found', `no resource at ${request.method} ${request.url.split('?')[0]}`));
     return;

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { isSupportedCurrency, supportedCurrencies } from './usdRates.js';
 
-// The runtime's ICU knows the current ISO 4217 list; no hand-kept copy to go stale.
-const iso4217 = new Set(Intl.supportedValuesOf('currency'));
+// The runtime's ICU names every ISO 4217 code, no hand-kept copy to go stale: current ones, former
+// ones (DEM) and the X codes for metals and units (XAU, XDR), which Intl.supportedValuesOf leaves out.
+const currencyNames = new Intl.DisplayNames(['en'], { type: 'currency', fallback: 'none' });
+const isIso4217 = (code: string) => /^[A-Z]{3}$/.test(code) && currencyNames.of(code) !== undefined;
 
 /**
  * A budget currency: an ISO 4217 code (any case in, upper case out) that has a USD rate.
@@ -12,7 +14,7 @@ export const currencyCode = z
   .string()
   .trim()
   .toUpperCase()
-  .refine((code) => iso4217.has(code), { message: 'must be an ISO 4217 currency code', abort: true })
+  .refine(isIso4217, { message: 'must be an ISO 4217 currency code', abort: true })
   .refine(isSupportedCurrency, {
     message: `unsupported currency; supported: ${supportedCurrencies.join(', ')}`,
   });

@@ -5,11 +5,17 @@ import { pageQueryFields, refineOneStart } from '../http/keysetPaging.js';
 export const publisherIdParam = z.object({ publisher_id: z.uuid() });
 export const publisherTokenIdParam = z.object({ id: z.uuid() });
 
+/**
+ * The longest placement id, and so the longest id any path carries (the others are UUIDs): the
+ * router's limit for a path segment (src/app.ts), so every placement that can be created can be managed.
+ */
+export const PLACEMENT_ID_MAX_LENGTH = 128;
+
 /** Placement ids are the publisher's own strings: printable, no control characters, no slashes. */
 export const placementId = z
   .string()
   .min(1)
-  .max(128)
+  .max(PLACEMENT_ID_MAX_LENGTH)
   .regex(/^[A-Za-z0-9._:~-]+$/, 'may hold letters, digits and . _ : ~ - only');
 export const placementIdParam = z.object({ id: placementId });
 

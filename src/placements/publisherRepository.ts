@@ -26,9 +26,12 @@ export async function issuePublisherToken(db: SqlExecutor, publisherId: string) 
   return { id: rows[0]!.id, publisher_id: publisherId, token, created_at: rows[0]!.created_at };
 }
 
+/** Revokes once (a second revoke keeps the first revoked_at); false when there is no token with that id. */
 export async function revokePublisherToken(db: SqlExecutor, tokenId: string): Promise<boolean> {
+  // The UPDATE runs whether or not the SELECT reads it; the SELECT sees the row as it was before.
   const { rows } = await db.query(
-    'UPDATE publisher_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id',
+    `WITH revoked AS (UPDATE publisher_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id)
+     SELECT id FROM publisher_tokens WHERE id = $1`,
     [tokenId],
   );
   return rows.length > 0;

@@ -273,6 +273,9 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     };
   }
 
+  /** The spool failure last logged, until an append succeeds again. */
+  let spoolFailureLogged: string | undefined;
+
   function checkRoom(events: TrackedEvent[]): void {
     if (closed) refuse(events, 'service is shutting down');
     if (pending() + events.length > config.EVENT_BUFFER_MAX_ROWS) {
@@ -285,8 +288,17 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     try {
       spool.append(events);
     } catch (error) {
-      log.error({ err: spool.failure, pending: pending() }, 'cannot write the event spool; refusing events');
+      // Once per failure, not per refused request: a full disk refuses every pixel (the refusals
+      // are counted in the metrics), and a stack per request filled the log that had to say why.
+      if (spool.failure?.message !== spoolFailureLogged) {
+        spoolFailureLogged = spool.failure?.message;
+        log.error({ err: spool.failure, pending: pending() }, 'cannot write the event spool; refusing events until it can');
+      }
       refuse(events, (error as Error).message);
+    }
+    if (spoolFailureLogged !== undefined) {
+      spoolFailureLogged = undefined;
+      log.info('the event spool is written again; accepting events');
     }
     counts.accepted += events.length;
     let serves: ServeIdRanges | undefined;

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { countryOfAddress } from '../geo/countryOfAddress.js';
 import { ApiError } from '../http/errors.js';
+import { placementId } from '../placements/placementSchemas.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { Postgres } from '../store/postgres.js';
 import { StoreUnavailableError } from '../store/storeUnavailable.js';
@@ -8,13 +10,13 @@ import { eventCost, findLineItemPricing, type LineItemPricing, type PricingProbl
 import { NANOS_PER_USD, NIL_UUID, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
 import { classifyVisitor } from './visitor.js';
 
-/** One NDJSON line of POST /v1/admin/events/import. Fields not listed here are ignored. */
+/** One NDJSON line of POST /v1/admin/events/import. A field not listed here rejects the line, as everywhere. */
 const importLine = z
-  .object({
+  .strictObject({
     type: z.enum(['impression', 'click', 'conversion']),
     time: z.iso.datetime({ offset: true }),
     line_item_id: z.uuid(),
-    placement_id: z.string().min(1).max(128),
+    placement_id: placementId,
     ip: z.union([z.ipv4(), z.ipv6()], { error: 'must be an IPv4 or IPv6 address' }),
     user_agent: z.string().max(2048).optional(),
     revenue_usd: z.number().nonnegative().max(1e12).optional(),
@@ -37,6 +39,13 @@ export interface ImportSummary {
 
 const MAX_REPORTED_ERRORS = 1000;
 const FUTURE_TOLERANCE_MS = 5 * 60_000;
+/**
+ * How long events_v1 keeps an event (its TTL, clickhouse/0001_events.sql). An older one would be
+ * counted in reports (the rollups keep no TTL) while the audit export could never show it, so it is
+ * refused; this also keeps out times before 1970, which the rollups' days cannot hold.
+ */
+export const EVENT_RETENTION_DAYS = 400;
+const EVENT_RETENTION_MS = EVENT_RETENTION_DAYS * 86_400_000;
 
 const pricingProblems: Record<PricingProblem, string> = {
   not_found: 'unknown line_item_id',
@@ -120,6 +129,10 @@ export async function importEvents(
       reject(line, 'time: must not be in the future');
       return undefined;
     }
+    if (time < nowMs - EVENT_RETENTION_MS) {
+      reject(line, `time: older than the ${EVENT_RETENTION_DAYS} days raw events are kept`);
+      return undefined;
+    }
     const pricing: LineItemPricing | PricingProblem = await pricingOf(fields.line_item_id);
     if (typeof pricing === 'string') {
       reject(line, `line_item_id: ${pricingProblems[pricing]}`);
@@ -156,6 +169,7 @@ export async function importEvents(
       user_agent: visitor.userAgent,
       ivt: visitor.ivt,
       ...NO_EVENT_CONTEXT,
+      country: countryOfAddress(visitor.ip.ip) ?? '',
     };
   }
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { Postgres } from '../store/postgres.js';
 import type { IndexedDestinations } from '../serving/indexedDestinations.js';
@@ -9,6 +9,7 @@ import type { LinkTracker } from './linkTracker.js';
 import { CLICK_PATH, IMPRESSION_PATH } from './trackingLinks.js';
 import { readTrackingToken } from './trackingTokenClaims.js';
 import { TRANSPARENT_GIF } from './transparentGif.js';
+import { AD_GONE_PAGE } from './adGonePage.js';
 import { readLinkRequest } from './linkRequest.js';
 
 /** The query parameter the click redirect adds to the destination; conversions quote its value. */
@@ -36,27 +37,36 @@ export async function trackingLinkRoutes(app: FastifyInstance, { db, indexedDest
     const nowMs = Date.now();
     const token = readTrackingToken(tokenOf(request), trackingSecret, nowMs);
     if (token) await tracker.trackImpression(token, readLinkRequest(traffic, request), nowMs);
-    return reply
-      .header('cache-control', 'no-store, max-age=0')
-      .header('cross-origin-resource-policy', 'cross-origin')
-      .type('image/gif')
-      .send(TRANSPARENT_GIF);
+    return sendPixel(reply);
   });
+  // Link scanners and prefetchers: the image's headers, and no event.
+  app.head(`${IMPRESSION_PATH}*`, linkRouteOptions, async (_request, reply) => sendPixel(reply));
 
-  // Invalid clicks are redirected too; only a link that names no creative we know answers 404.
+  // Invalid clicks are redirected too; only a link that names no creative we know answers 404: the
+  // envelope for a token that is not ours, a page for a reader whose ad was deleted since its serve.
   app.get(`${CLICK_PATH}*`, linkRouteOptions, async (request, reply) => {
     const nowMs = Date.now();
     const token = readTrackingToken(tokenOf(request), trackingSecret, nowMs);
     const destination = token && (await destinationOf(token.claims.r, token.claims.l, nowMs));
-    if (!token || !destination) throw new ApiError('not_found', 'tracking link not found');
+    if (!token) throw new ApiError('not_found', 'tracking link not found');
+    if (!destination) return reply.code(404).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(AD_GONE_PAGE);
     const click = await tracker.trackClick(token, readLinkRequest(traffic, request), nowMs);
     return reply.code(302).header('cache-control', 'no-store').header('location', withClickId(destination, click.event_id)).send();
   });
 }
 
+/** The pixel's answer, whatever the verdict (also for a token that does not decode: src/http/frameworkErrors.ts). */
+export function sendPixel(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('cache-control', 'no-store, max-age=0')
+    .header('cross-origin-resource-policy', 'cross-origin')
+    .type('image/gif')
+    .send(TRANSPARENT_GIF);
+}
+
 /**
  * A HEAD request (link scanners, prefetchers) is neither an image load nor a click: it must not
- * record an event. No access log line either: these routes take the most traffic, and every event
+ * record an event (the pixel's HEAD route records none; the click has none, so it is 404). No access log line either: these routes take the most traffic, and every event
  * they see is recorded in ClickHouse already; warnings and errors are still logged.
  */
 const linkRouteOptions = { exposeHeadRoute: false, logLevel: 'warn', childLoggerFactory: lazyChildLogger } as const;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser, createOrganization, createPlacement, createPublisher } from '../helpers/factories.js';
@@ -112,10 +113,28 @@ describe('API keys', () => {
     expect(response.json().error.details[0].path).toBe('permissions.1');
   });
 
-  it('revokes a key with 204, and a second revoke is 404', async () => {
-    const { apiKey } = await createAdvertiser(ctx);
+  it('revokes a key with 204; a second revoke is 204 too and keeps the first revoked_at; an unknown key is 404', async () => {
+    const { apiKey, organization } = await createAdvertiser(ctx);
+    const revokedAt = async () => {
+      const listed = await ctx.admin({ method: 'GET', url: `/v1/admin/organizations/${organization.id}/api-keys` });
+      return (listed.json().data as Array<{ id: string; revoked_at: string | null }>).find((key) => key.id === apiKey.id)!.revoked_at;
+    };
     expect((await ctx.admin({ method: 'DELETE', url: `/v1/admin/api-keys/${apiKey.id}` })).statusCode).toBe(204);
-    expect((await ctx.admin({ method: 'DELETE', url: `/v1/admin/api-keys/${apiKey.id}` })).statusCode).toBe(404);
+    const first = await revokedAt();
+    expect(first).toEqual(expect.any(String));
+    expect((await ctx.admin({ method: 'DELETE', url: `/v1/admin/api-keys/${apiKey.id}` })).statusCode).toBe(204);
+    expect(await revokedAt()).toBe(first);
+    expect((await ctx.app.inject({ method: 'GET', url: '/v1/advertiser/campaigns', headers: { 'x-api-key': apiKey.key } })).statusCode).toBe(401);
+    const unknown = await ctx.admin({ method: 'DELETE', url: `/v1/admin/api-keys/${randomUUID()}` });
+    expect(unknown.statusCode).toBe(404);
+  });
+
+  it('revokes a publisher token idempotently: a second revoke is 204, an unknown token 404', async () => {
+    const publisher = await createPublisher(ctx);
+    const url = `/v1/admin/publisher-tokens/${publisher.token_id}`;
+    expect((await ctx.admin({ method: 'DELETE', url })).statusCode).toBe(204);
+    expect((await ctx.admin({ method: 'DELETE', url })).statusCode).toBe(204);
+    expect((await ctx.admin({ method: 'DELETE', url: `/v1/admin/publisher-tokens/${randomUUID()}` })).statusCode).toBe(404);
   });
 });
 

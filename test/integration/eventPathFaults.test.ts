@@ -118,6 +118,30 @@ describe.skipIf(!canMount)('a full disk under the spool (real tmpfs)', () => {
       release();
     }
   });
+
+  it('logs a spool that cannot be written once, not once per refused event, and when it is written again', async () => {
+    const { stores } = await testStores();
+    const dataDir = mkdtempSync(path.join(path.dirname(spoolDir), 'log-once-'));
+    const release = mountTmpfs(path.join(dataDir, 'spool'), 64 * 1024);
+    const lines: Array<{ level: number; msg: string }> = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    try {
+      const pipeline = await createClickHouseEventPipeline({ config: testConfig(dataDir, { EVENT_FLUSH_INTERVAL_MS: '600000' }), ch: stores.ch, log });
+      const freeSpace = fillDisk(path.join(dataDir, 'spool'));
+      for (let refused = 0; refused < 20; refused++) expect(() => pipeline.accept([sampleEvent()])).toThrow('events cannot be stored right now');
+      freeSpace();
+      pipeline.accept([sampleEvent()]);
+      pipeline.accept([sampleEvent()]);
+      await pipeline.close();
+      const spoolLines = lines.filter((line) => /event spool/.test(line.msg)).map((line) => [line.level, line.msg]);
+      expect(spoolLines).toEqual([
+        [50, 'cannot write the event spool; refusing events until it can'],
+        [30, 'the event spool is written again; accepting events'],
+      ]);
+    } finally {
+      release();
+    }
+  });
 });
 
 if (!canMount) console.warn(notRootMessage);

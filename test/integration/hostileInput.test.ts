@@ -166,9 +166,23 @@ describe('a body that is not JSON answers 415', () => {
 });
 
 describe('errors raised before a route runs use the envelope', () => {
-  it('answers 404 not_found for a path id over 100 characters or one that does not decode', async () => {
+  it('manages a placement whose id has the longest length an id may have (128 characters)', async () => {
+    const publisher = await createPublisher(ctx);
+    const id = `${randomUUID()}${'p'.repeat(128 - 36)}`;
+    await createPlacement(ctx, publisher.id, id);
+    const answers = [
+      await ctx.admin({ method: 'GET', url: `/v1/admin/placements/${id}` }),
+      await ctx.admin({ method: 'POST', url: `/v1/admin/placements/${id}/certify` }),
+      await ctx.admin({ method: 'POST', url: `/v1/admin/placements/${id}/revoke` }),
+      await ctx.app.inject({ method: 'GET', url: `/v1/publisher/placements/${id}/recent-impressions`, headers: { authorization: `Bearer ${publisher.token}` } }),
+    ];
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 200]);
+    expect((await placementState(id)).certification).toBe('revoked');
+  });
+
+  it('answers 404 not_found for a path id over 128 characters or one that does not decode', async () => {
     const advertiser = await createAdvertiser(ctx);
-    const long = 'a'.repeat(101);
+    const long = 'a'.repeat(129);
     const cases = [
       ctx.app.inject({ method: 'GET', url: `/v1/advertiser/campaigns/${long}`, headers: { 'x-api-key': advertiser.key } }),
       ctx.admin({ method: 'GET', url: `/v1/admin/placements/${long}` }),

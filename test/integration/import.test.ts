@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { EVENT_RETENTION_DAYS } from '../../src/tracking/eventImport.js';
 import { ADDRESSES, BOT_UA, BROWSER_UA, eventsOf, rollupOf, trackedLineItem, waitForEvents } from '../helpers/trackingFixtures.js';
 
 let ctx: TestContext;
@@ -112,6 +114,45 @@ describe('POST /v1/admin/events/import', () => {
       ndjson([{ type: 'impression', time: new Date(Date.now() + 86_400_000).toISOString(), line_item_id: item.lineItemId, placement_id: item.placementId, ip: ADDRESSES.comcastResidential }]),
     );
     expect(response.json().data).toMatchObject({ accepted: 0, rejected: 1, errors: [{ line: 1, message: 'time: must not be in the future' }] });
+  });
+
+  it('rejects a time older than the 400 days events_v1 keeps, before 1970 too, and keeps one within them', async () => {
+    const item = await trackedLineItem(ctx);
+    const line = (time: string) => ({ type: 'impression', time, line_item_id: item.lineItemId, placement_id: item.placementId, ip: ADDRESSES.comcastResidential });
+    const day = 86_400_000;
+    const times = ['0001-01-01T00:00:00Z', '1900-01-01T00:00:00Z', '1969-01-01T00:00:00Z', '2000-01-01T00:00:00Z', new Date(Date.now() - 401 * day).toISOString()];
+    const kept = new Date(Date.now() - 399 * day).toISOString();
+    const response = await importNdjson(ndjson([...times.map(line), line(kept)]));
+    const message = 'time: older than the 400 days raw events are kept';
+    expect(response.json().data).toEqual({ accepted: 1, invalid: 0, rejected: 5, errors: times.map((_, index) => ({ line: index + 1, message })) });
+    expect((await eventsOf(ctx, item.lineItemId)).map((event) => event.type)).toEqual(['impression']);
+    const eventsTable = readFileSync(new URL('../../clickhouse/0001_events.sql', import.meta.url), 'utf8');
+    expect(eventsTable).toContain(`TTL toDateTime(event_time) + INTERVAL ${EVENT_RETENTION_DAYS} DAY`);
+  });
+
+  it('rejects a line with a field it does not know', async () => {
+    const item = await trackedLineItem(ctx);
+    const line = { type: 'impression', time: new Date().toISOString(), line_item_id: item.lineItemId, placement_id: item.placementId, ip: ADDRESSES.comcastResidential };
+    const response = await importNdjson(ndjson([{ ...line, extra: 1 }]));
+    expect(response.json().data).toMatchObject({ accepted: 0, rejected: 1, errors: [{ line: 1, message: expect.stringContaining('extra') }] });
+    expect(await eventsOf(ctx, item.lineItemId)).toEqual([]);
+  });
+
+  it('stores the country of the address, as for a live pixel', async () => {
+    const item = await trackedLineItem(ctx);
+    const line = { type: 'impression', time: new Date().toISOString(), line_item_id: item.lineItemId, placement_id: item.placementId };
+    const response = await importNdjson(ndjson([{ ...line, ip: '81.2.69.142' }, { ...line, ip: ADDRESSES.comcastResidential }, { ...line, ip: '10.0.0.1' }]));
+    expect(response.json().data).toMatchObject({ accepted: 2, invalid: 1 });
+    const stored = await ctx.stores.ch.client.query({
+      query: 'SELECT ip, country FROM events_v1 WHERE line_item_id = {id:UUID} ORDER BY ip',
+      query_params: { id: item.lineItemId },
+      format: 'JSONEachRow',
+    });
+    expect(await stored.json()).toEqual([
+      { ip: '10.0.0.1', country: '' },
+      { ip: '73.162.10.20', country: 'US' },
+      { ip: '81.2.69.142', country: 'GB' },
+    ]);
   });
 
   it('imports the lines as they arrive, in batches, before the body has ended', async () => {

@@ -1,21 +1,26 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { packageRoot } from '../../src/packageRoot.js';
 import { testDatabaseUrl } from '../helpers/testApp.js';
 import { eventually } from '../helpers/eventually.js';
+import { canMount, fillDisk, mountTmpfs } from '../helpers/tmpfs.js';
 
 /** `adsvc` as operators run it: a real process, its CLI, its logs and its signals. */
 
 const ADMIN_TOKEN = 'process-test-admin-token-0123456789';
+
+/** A start that hangs instead of failing (DATA_DIR=/proc/nope did) is killed after this, and its test fails. */
+const HUNG_START_MS = 30_000;
 
 function adsvc(args: string[], env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', path.join(packageRoot, 'src/main.ts'), ...args], {
     cwd: packageRoot,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: HUNG_START_MS,
   });
 }
 
@@ -96,6 +101,17 @@ describe('adsvc serve, the CLI against it, and SIGTERM', () => {
     expect(listed.status).toBe(200);
   });
 
+  it('exits 1 with one line, no stack, for a missing flag or a server that cannot be reached', async () => {
+    const missing = await finished(adsvc(['key', 'create', '--permissions', 'campaigns', '--url', url, '--token', ADMIN_TOKEN], {}));
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe('adsvc: --org is required\n');
+    const port = await freePort();
+    const unreachable = await finished(adsvc(['org', 'create', '--name', 'x', '--url', `http://127.0.0.1:${port}`, '--token', ADMIN_TOKEN], {}));
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr.trim().split('\n')).toHaveLength(1);
+    expect(unreachable.stderr).toMatch(new RegExp(`^adsvc: cannot reach the server at http://127.0.0.1:${port} \\(--url, ADSVC_URL\\): .*ECONNREFUSED`));
+  });
+
   it('exits 1 with the error body when the server refuses a command', async () => {
     const refused = await finished(adsvc(['org', 'create', '--name', 'x', '--url', url, '--token', 'wrong-token-0123456789'], {}));
     expect(refused.code).toBe(1);
@@ -128,8 +144,38 @@ describe('a start that cannot work fails fast with one line naming the cause', (
     expect(code).toBe(1);
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toMatch(/^adsvc: invalid configuration: PORT: /);
-    const { existsSync } = await import('node:fs');
     expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('names TRUST_PROXY when it holds something that is not an address, and writes nothing', async () => {
+    const dataDir = path.join(inject('testRoot'), `never-created-${Date.now()}`);
+    const { code, stderr } = await finished(adsvc(['serve'], { TRUST_PROXY: '10.0.0.1,banana', DATA_DIR: dataDir }));
+    expect(code).toBe(1);
+    expect(stderr).toBe('adsvc: invalid configuration: TRUST_PROXY: "banana": not true, false, a hop count, an address, a CIDR or loopback/linklocal/uniquelocal\n');
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it.runIf(existsSync('/proc/self'))('names a DATA_DIR that cannot be created (under /proc) instead of retrying forever', async () => {
+    const { code, stderr } = await finished(adsvc(['serve'], { DATA_DIR: '/proc/adsvc-nope/data' }));
+    expect(code).toBe(1);
+    expect(stderr).toBe('adsvc: DATA_DIR /proc/adsvc-nope/data is not a writable directory: ENOENT\n');
+  });
+
+  it.runIf(canMount)('says the disk is full when embedded PGlite cannot open on a full DATA_DIR', async () => {
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'full-'));
+    const unmount = mountTmpfs(dataDir, 96 * 1_048_576);
+    try {
+      cpSync(inject('pgliteTemplate'), path.join(dataDir, 'postgres'), { recursive: true });
+      // As kill -9 leaves it: the start takes the lock over in the space the old one frees, and gets to PGlite.
+      writeFileSync(path.join(dataDir, 'postgres.lock'), '2147483646\n');
+      fillDisk(dataDir);
+      const { code, stderr } = await finished(adsvc(['serve'], { DATA_DIR: dataDir, PORT: String(await freePort()) }));
+      expect(code).toBe(1);
+      expect(stderr.trim().split('\n')).toHaveLength(1);
+      expect(stderr).toMatch(new RegExp(`^adsvc: cannot open (Postgres \\(embedded PGlite\\)|ClickHouse \\(embedded chdb\\)): no space left on the file system of DATA_DIR ${dataDir} \\(0\\.0 MB free\\)`));
+    } finally {
+      unmount();
+    }
   });
 
   it('names an unreachable DATABASE_URL', async () => {

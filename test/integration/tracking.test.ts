@@ -177,7 +177,7 @@ describe('GET /v1/t/i/:token (impression pixel)', () => {
     expect((await eventsOf(ctx, item.lineItemId)).map((event) => event.ivt)).toEqual(['']);
   });
 
-  it('records nothing for a HEAD request (link scanners and prefetchers do not load images)', async () => {
+  it('answers a HEAD request like the image and records nothing (link scanners and prefetchers do not load images)', async () => {
     const item = await trackedLineItem(ctx);
     const token = signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE));
     const head = await ctx.app.inject({
@@ -186,9 +186,20 @@ describe('GET /v1/t/i/:token (impression pixel)', () => {
       remoteAddress: '127.0.0.1',
       headers: { 'x-forwarded-for': ADDRESSES.comcastResidential },
     });
-    expect(head.statusCode).toBe(404);
+    expect(head.statusCode).toBe(200);
+    expect(head.headers).toMatchObject({ 'content-type': 'image/gif', 'cache-control': 'no-store, max-age=0' });
+    expect(head.body).toBe('');
     await settle(item);
     expect(await eventsOf(ctx, item.lineItemId)).toHaveLength(1);
+  });
+
+  it('answers the GIF to a token that does not percent-decode, as to every other bad token', async () => {
+    for (const url of ['/v1/t/i/%00%ff.x', '/v1/t/i/%E0%A4%A']) {
+      const response = await fromAddress(ctx, url, ADDRESSES.comcastResidential);
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toBe('image/gif');
+      expect(response.rawPayload.subarray(0, 6).toString()).toBe('GIF89a');
+    }
   });
 
   it('stores an impression of an expired link as expired_token, unbilled', async () => {
@@ -256,6 +267,21 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
     const unknownCreative = await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential);
     expect(unknownCreative.statusCode).toBe(404);
     expect(unknownCreative.headers.location).toBeUndefined();
+  });
+
+  it('shows the reader a page, records nothing and bills nothing, when the campaign was deleted after the serve', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
+    const claims = serveClaims(item, 'CPC', CLICK_PRICE);
+    const token = signedToken(ctx, claims);
+    const deleted = await ctx.app.inject({ method: 'DELETE', url: `/v1/advertiser/campaigns/${item.campaignId}`, headers: { 'x-api-key': item.key } });
+    expect(deleted.statusCode).toBe(204);
+    const click = await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential);
+    expect(click.statusCode).toBe(404);
+    expect(click.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(click.headers.location).toBeUndefined();
+    expect(click.body).toContain('This ad is no longer available');
+    await settle(item);
+    expect((await eventsOf(ctx, item.lineItemId)).map((event) => event.type)).toEqual(['impression']);
   });
 
   it('bills a click that follows its impression by more than a second (CPC), under the click id it redirected with', async () => {

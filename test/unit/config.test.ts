@@ -83,4 +83,16 @@ describe('configuration from the environment', () => {
   ])('parses TRUST_PROXY %j for fastify', (value, expected) => {
     expect(loadConfig(value === undefined ? {} : { TRUST_PROXY: value }).TRUST_PROXY).toEqual(expected);
   });
+
+  it.each(['banana', '10.0.0.0/33', '10.0.0.1, 10.0.0.0/255.0.255.0', '::1/129', '1.2.3.4/8/8'])(
+    'refuses TRUST_PROXY %j naming the variable, before anything starts',
+    (value) => {
+      expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/^invalid configuration: TRUST_PROXY: ".*": not true, false, a hop count/);
+    },
+  );
+
+  it('takes TRUST_PROXY addresses, CIDRs, netmasks and the named ranges', () => {
+    const value = '10.0.0.1, 10.0.0.0/8, 192.168.0.0/255.255.0.0, 2001:db8::/32, ::ffff:10.0.0.1, loopback, linklocal, uniquelocal';
+    expect(loadConfig({ TRUST_PROXY: value }).TRUST_PROXY).toHaveLength(8);
+  });
 });

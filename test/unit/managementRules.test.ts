@@ -46,6 +46,8 @@ describe('currency codes', () => {
 
   it('refuses codes that are not ISO 4217, and ISO codes without a rate, with different messages', () => {
     expect(currencyCode.safeParse('XYZ').error?.issues.map((issue) => issue.message)).toEqual(['must be an ISO 4217 currency code']);
+    for (const iso of ['XAU', 'XDR', 'DEM']) expect(currencyCode.safeParse(iso).error?.issues.map((issue) => issue.message)).toEqual([expect.stringMatching(/^unsupported currency; supported: /)]);
+    for (const notIso of ['', 'EU', 'EURO', 'E1R']) expect(currencyCode.safeParse(notIso).error?.issues.map((issue) => issue.message)).toEqual(['must be an ISO 4217 currency code']);
     expect(currencyCode.safeParse('UYU').error?.issues[0]?.message).toMatch(/^unsupported currency/);
   });
 
