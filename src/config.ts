@@ -1,6 +1,6 @@
 import path from 'node:path';
-import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { isTrustListEntry } from './http/proxyTrust.js';
 
 /**
  * The service's whole configuration, read from the environment once at start.
@@ -161,23 +161,11 @@ function stripTrailingSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
-
-/** The parts of a TRUST_PROXY list fastify's proxy-addr would throw on at start, after DATA_DIR is created. */
+/** The parts of a TRUST_PROXY list the app could not compile at start, after DATA_DIR is created. */
 function untrustableProxies(value: string | undefined): string[] {
   const parsed = parseTrustProxy(value);
   if (!Array.isArray(parsed)) return [];
-  return parsed.filter((part) => !PROXY_RANGE_NAMES.has(part) && !isAddressOrRange(part));
-}
-
-/** As proxy-addr reads them: an address, address/prefix length or IPv4 address/netmask. */
-function isAddressOrRange(part: string): boolean {
-  const [address = '', range, extra] = part.split('/');
-  if (extra !== undefined || !ipaddr.isValid(address)) return false;
-  if (range === undefined) return true;
-  const kind = ipaddr.parse(address).kind();
-  if (/^\d+$/.test(range)) return Number(range) <= (kind === 'ipv4' ? 32 : 128);
-  return kind === 'ipv4' && ipaddr.IPv4.isValidFourPartDecimal(range) && ipaddr.IPv4.parse(range).prefixLengthFromSubnetMask() !== null;
+  return parsed.filter((part) => !isTrustListEntry(part));
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string[] {

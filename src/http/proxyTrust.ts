@@ -27,7 +27,7 @@ type Subnet = readonly [ipaddr.IPv4 | ipaddr.IPv6, number];
  * Throws on an entry that is not an address or CIDR, as fastify did.
  */
 export function cachedProxyTrust(list: readonly string[]): ProxyTrust {
-  const subnets = list.flatMap((entry) => NAMED_RANGES[entry] ?? [entry]).map(parseSubnet);
+  const subnets = list.flatMap((entry) => (Object.hasOwn(NAMED_RANGES, entry) ? NAMED_RANGES[entry]! : [entry])).map(parseSubnet);
   const verdicts = new Map<string, boolean>();
   return (address) => {
     let trusted = verdicts.get(address);
@@ -39,6 +39,17 @@ export function cachedProxyTrust(list: readonly string[]): ProxyTrust {
     }
     return trusted;
   };
+}
+
+/** Whether a TRUST_PROXY list may hold `entry`: a named range, an address, a CIDR or an IPv4 address/netmask. */
+export function isTrustListEntry(entry: string): boolean {
+  if (Object.hasOwn(NAMED_RANGES, entry)) return true;
+  try {
+    parseSubnet(entry);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function parseSubnet(note: string): Subnet {

@@ -84,7 +84,7 @@ describe('configuration from the environment', () => {
     expect(loadConfig(value === undefined ? {} : { TRUST_PROXY: value }).TRUST_PROXY).toEqual(expected);
   });
 
-  it.each(['banana', '10.0.0.0/33', '10.0.0.1, 10.0.0.0/255.0.255.0', '::1/129', '1.2.3.4/8/8'])(
+  it.each(['banana', 'constructor', '10.0.0.0/0', '10.0.0.0/33', '10.0.0.1, 10.0.0.0/255.0.255.0', '::1/129', '1.2.3.4/8/8'])(
     'refuses TRUST_PROXY %j naming the variable, before anything starts',
     (value) => {
       expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/^invalid configuration: TRUST_PROXY: ".*": not true, false, a hop count/);
