@@ -24,6 +24,7 @@ import { placementsRoutes } from './placements/placementsRoutes.js';
 import { PLACEMENT_ID_MAX_LENGTH } from './placements/placementSchemas.js';
 import { analyzeChangedTables } from './store/embeddedStatistics.js';
 import { startPeriodicTask } from './serving/periodicTask.js';
+import { loadTrafficClassifier } from './ivt/trafficClassifier.js';
 
 /** How often embedded PGlite's tables are checked for statistics to gather (autovacuum's naptime). */
 const EMBEDDED_ANALYZE_MS = 60_000;
@@ -64,6 +65,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   registerJsonParser(app);
 
+  // Built in a worker thread while the rest of the start (the ad index above all) goes on here.
+  const traffic = loadTrafficClassifier(config);
+  // Awaited by tracking; a failure (a bad CIDR file) fails the start there, not as an unhandled rejection before.
+  traffic.catch(() => undefined);
   const events = await createClickHouseEventPipeline({ config, ch: deps.ch, log: app.log, billing: billingLock(deps.db) });
   app.addHook('onClose', async () => events.close());
   const metrics = createMetrics(events);
@@ -74,6 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     metrics,
     indexedDestinations: new IndexedDestinations(),
     servingIndex: new ServingIndexRefresh(),
+    traffic,
   };
 
   if (deps.db.kind === 'embedded') {

@@ -6,6 +6,7 @@ import type { EventPipeline } from './tracking/eventPipeline.js';
 import type { Metrics } from './http/metrics.js';
 import type { IndexedDestinations } from './serving/indexedDestinations.js';
 import type { ServingIndexRefresh } from './serving/servingIndexRefresh.js';
+import type { TrafficClassifier } from './ivt/trafficClassifier.js';
 
 // The dependency types live in a leaf of their own so feature plugins can name them without
 // importing app.ts, which imports every feature.
@@ -33,4 +34,6 @@ export interface FeatureDeps extends AppDeps {
   indexedDestinations: IndexedDestinations;
   /** Provided by serving; called by whatever changes a placement's certification. */
   servingIndex: ServingIndexRefresh;
+  /** The invalid-traffic tables, built in a worker thread from the start of buildApp; tracking awaits them. */
+  traffic: Promise<TrafficClassifier>;
 }

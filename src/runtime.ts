@@ -4,7 +4,6 @@ import type { Config } from './config.js';
 import { openPostgres, type Postgres } from './store/postgres.js';
 import { openClickHouse, type ClickHouse } from './store/clickhouse.js';
 import { migrateClickHouseOnce, migratePostgres } from './store/migrate.js';
-import { lockDirectory } from './store/directoryLock.js';
 import { lowDiskSpace } from './store/diskSpace.js';
 
 export interface Stores {
@@ -19,11 +18,20 @@ export class StartupError extends Error {}
 export async function openStores(config: Config): Promise<Stores> {
   // Checked whatever the stores: the event spool and the generated secrets live there too.
   ensureWritableDirectory(config.DATA_DIR);
-  const releasePostgres = config.DATABASE_URL ? () => {} : lockEmbeddedPostgres(config.DATA_DIR);
+  const postgresFailure = (error: Error) =>
+    new StartupError(`cannot open Postgres (${config.DATABASE_URL ? 'DATABASE_URL' : 'embedded PGlite'}): ${embeddedCause(config.DATABASE_URL, config.DATA_DIR, error)}`);
+  let openingPostgres: Promise<Postgres>;
+  try {
+    // Throws at once when embedded PGlite's directory is locked by a running instance: a second
+    // `serve` on its DATA_DIR stops with the reason before chdb (or anything else) opens its files.
+    openingPostgres = openPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  } catch (error) {
+    throw postgresFailure(error as Error);
+  }
   // Opened side by side: PGlite compiles its WebAssembly and chdb loads its library meanwhile.
   const [postgres, clickhouse] = await Promise.allSettled([
-    openPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR }).catch((error: Error) => {
-      throw new StartupError(`cannot open Postgres (${config.DATABASE_URL ? 'DATABASE_URL' : 'embedded PGlite'}): ${embeddedCause(config.DATABASE_URL, config.DATA_DIR, error)}`);
+    openingPostgres.catch((error: Error) => {
+      throw postgresFailure(error);
     }),
     openPingedClickHouse(config).catch((error: Error) => {
       throw new StartupError(`cannot open ClickHouse (${config.CLICKHOUSE_URL ? 'CLICKHOUSE_URL' : 'embedded chdb'}): ${embeddedCause(config.CLICKHOUSE_URL, config.DATA_DIR, error)}`);
@@ -31,7 +39,6 @@ export async function openStores(config: Config): Promise<Stores> {
   ]);
   if (postgres.status === 'rejected' || clickhouse.status === 'rejected') {
     await Promise.allSettled([postgres.status === 'fulfilled' && postgres.value.close(), clickhouse.status === 'fulfilled' && clickhouse.value.close()]);
-    releasePostgres();
     throw postgres.status === 'rejected' ? postgres.reason : (clickhouse as PromiseRejectedResult).reason;
   }
   const [db, ch] = [postgres.value, clickhouse.value];
@@ -40,7 +47,6 @@ export async function openStores(config: Config): Promise<Stores> {
     await migrateClickHouseOnce(db, ch);
   } catch (error) {
     await Promise.allSettled([db.close(), ch.close()]);
-    releasePostgres();
     throw new StartupError((error as Error).message);
   }
   return {
@@ -48,22 +54,8 @@ export async function openStores(config: Config): Promise<Stores> {
     ch,
     close: async () => {
       await Promise.allSettled([db.close(), ch.close()]);
-      releasePostgres();
     },
   };
-}
-
-/**
- * Embedded PGlite's files belong to one process. Taken before anything opens them, so a second
- * `serve` on a running instance's DATA_DIR stops with the reason instead of opening the database
- * files twice (PGlite only aborts, and the event spool's own lock comes later).
- */
-function lockEmbeddedPostgres(dataDir: string): () => void {
-  try {
-    return lockDirectory(path.join(dataDir, 'postgres'), { name: 'the embedded Postgres', harm: "PGlite's files are one process's own" });
-  } catch (error) {
-    throw new StartupError(`cannot open Postgres (embedded PGlite): ${embeddedCause(undefined, dataDir, error as Error)}`);
-  }
 }
 
 async function openPingedClickHouse(config: Config): Promise<ClickHouse> {

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { createIpClassifier, type IpClassifier } from './ipClassifier.js';
-import { loadNetworkTables } from './networkTables.js';
+import { loadNetworkTablesInWorker } from './networkTables.js';
 import { createUserAgentClassifier, type UserAgentInvalidReason } from './userAgentClassifier.js';
 
 /** What general invalid traffic is judged on: the client's address and its user agent. */
@@ -9,14 +9,15 @@ export interface TrafficClassifier {
   userAgent(userAgent: string | undefined): UserAgentInvalidReason | '';
 }
 
-export function loadTrafficClassifier(
+/** Built in a worker thread (see loadNetworkTablesInWorker); rejects when a CIDR file cannot be read. */
+export async function loadTrafficClassifier(
   config: Pick<Config, 'DATA_DIR' | 'IVT_EXTRA_CIDR_FILES' | 'IVT_ALLOW_PRIVATE_IPS'>,
-): TrafficClassifier {
+): Promise<TrafficClassifier> {
   const extraFiles = (config.IVT_EXTRA_CIDR_FILES ?? '')
     .split(',')
     .map((file) => file.trim())
     .filter((file) => file !== '');
-  const tables = loadNetworkTables(config.DATA_DIR, extraFiles);
+  const tables = await loadNetworkTablesInWorker({ dataDir: config.DATA_DIR, extraCidrFiles: extraFiles });
   return {
     ip: createIpClassifier({ ...tables, allowPrivate: config.IVT_ALLOW_PRIVATE_IPS }),
     userAgent: createUserAgentClassifier(),

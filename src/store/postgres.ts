@@ -1,5 +1,6 @@
 import path from 'node:path';
 import pg from 'pg';
+import { lockDirectory } from './directoryLock.js';
 import { rethrowUnavailable } from './storeUnavailable.js';
 
 /** What every repository needs from Postgres; the pg Pool and embedded PGlite both provide it. */
@@ -27,8 +28,12 @@ export interface PostgresOptions {
   dataDir: string;
 }
 
-/** A pg Pool when DATABASE_URL is set; otherwise embedded PGlite with its files in DATA_DIR/postgres. */
-export async function openPostgres(options: PostgresOptions): Promise<Postgres> {
+/**
+ * A pg Pool when DATABASE_URL is set; otherwise embedded PGlite with its files in DATA_DIR/postgres.
+ * Embedded, the directory is locked before this returns: when another process holds it, this throws
+ * at once (not a rejected promise), so the caller opens nothing else on a running instance's DATA_DIR.
+ */
+export function openPostgres(options: PostgresOptions): Promise<Postgres> {
   return options.databaseUrl ? openServer(options.databaseUrl) : openEmbedded(path.join(options.dataDir, 'postgres'));
 }
 
@@ -76,7 +81,19 @@ async function openServer(databaseUrl: string): Promise<Postgres> {
   };
 }
 
-async function openEmbedded(directory: string): Promise<Postgres> {
+/**
+ * PGlite's files belong to one process: the directory is locked before anything opens them (a second
+ * process on them only aborts) and released when the database is closed, or failed to open.
+ */
+function openEmbedded(directory: string): Promise<Postgres> {
+  const release = lockDirectory(directory, { name: 'the embedded Postgres', harm: "PGlite's files are one process's own" });
+  return openLockedEmbedded(directory, release).catch((error: unknown) => {
+    release();
+    throw error;
+  });
+}
+
+async function openLockedEmbedded(directory: string, release: () => void): Promise<Postgres> {
   const { PGlite, types } = await import('@electric-sql/pglite');
   const db = await PGlite.create(directory, {
     parsers: { [types.INT8]: (value: string) => Number(value) },
@@ -93,6 +110,12 @@ async function openEmbedded(directory: string): Promise<Postgres> {
       const unlisten = await db.listen(channel, () => onNotify());
       return () => unlisten();
     },
-    close: () => db.close(),
+    close: async () => {
+      try {
+        await db.close();
+      } finally {
+        release();
+      }
+    },
   };
 }

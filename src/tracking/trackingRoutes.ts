@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
-import { loadTrafficClassifier } from '../ivt/trafficClassifier.js';
 import { createConversionRecorder } from './conversionRecorder.js';
 import { conversionRoutes } from './conversionRoutes.js';
 import { eventImportRoute } from './eventImportRoute.js';
@@ -17,13 +16,13 @@ const SERVE_LEDGER_CAPACITY = 1_000_000;
 /**
  * Tracking: the impression pixel and click redirect of ad payloads, advertisers' conversions, and
  * the operators' event import. Every event is classified before it is written; the data-center
- * tables are built here, once, at start.
+ * tables are built once, at start (deps.traffic).
  */
 export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
   const { config, db, ch, events, secrets, indexedDestinations } = deps;
   const startedAt = performance.now();
-  const traffic = loadTrafficClassifier(config);
-  app.log.info({ ms: Math.round(performance.now() - startedAt) }, 'invalid-traffic tables loaded');
+  const traffic = await deps.traffic;
+  app.log.info({ waitedMs: Math.round(performance.now() - startedAt) }, 'invalid-traffic tables loaded');
 
   const history = new ServeHistoryLookup(afterSpoolReplay(events, (serveIds) => findServeHistories(ch, serveIds)), {
     windowMs: config.SERVE_LOOKUP_WINDOW_MS,

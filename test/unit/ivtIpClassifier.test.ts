@@ -1,8 +1,10 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createIpClassifier, type IpClassifier } from '../../src/ivt/ipClassifier.js';
-import { loadNetworkTables, type NetworkTables } from '../../src/ivt/networkTables.js';
+import { RangeTable, type RangeTableParts } from '../../src/ivt/rangeTable.js';
+import { loadNetworkTables, loadNetworkTablesInWorker, type NetworkTables } from '../../src/ivt/networkTables.js';
 import { tempDirectory } from '../helpers/tempDirectory.js';
 
 // Every address below was checked against @ip-location-db/asn: the ASN named is the one its data gives.
@@ -154,5 +156,49 @@ describe('operator CIDR files', () => {
     writeFileSync(bad, '81.2.69.0/24\nnot a range\n');
     expect(() => loadNetworkTables(dataDir, [bad])).toThrow(`${bad}:2`);
     expect(() => loadNetworkTables(dataDir, [path.join(dataDir, 'missing.cidr')])).toThrow(/cannot read CIDR file/);
+  });
+
+  // The start's load (a worker thread in the built service; here, from the TypeScript sources, the
+  // fallback on the calling thread): the same tables, and the same refusal.
+  it('the start loads the same tables, and refuses the same bad line, naming the file and line', async () => {
+    const dataDir = tempDirectory('ivt-start-');
+    const extra = path.join(dataDir, 'office-vpn.cidr');
+    writeFileSync(extra, '81.2.70.7\n');
+    const atStart = createIpClassifier({ ...(await loadNetworkTablesInWorker({ dataDir, extraCidrFiles: [extra] })), allowPrivate: false });
+    expect(atStart('81.2.70.7')).toMatchObject({ ipClass: 'datacenter', network: 'office-vpn.cidr' });
+    expect(atStart('3.5.140.2')).toMatchObject({ ipClass: 'datacenter', network: 'AS16509 Amazon Web Services' });
+    expect(atStart('81.2.70.8')).toMatchObject({ ipClass: 'public' });
+    const bad = path.join(dataDir, 'bad.cidr');
+    writeFileSync(bad, '81.2.69.0/24\nnot a range\n');
+    await expect(loadNetworkTablesInWorker({ dataDir, extraCidrFiles: [bad] })).rejects.toThrow(`${bad}:2`);
+  });
+
+  it('the worker thread sends the tables it built, and null when it cannot build them (the caller then builds them to throw)', async () => {
+    type Parts = Record<'datacenter' | 'relay', Record<'ipv4' | 'ipv6', RangeTableParts>> | null;
+    // The worker's own source, run under tsx as the built service runs its compiled file.
+    const runWorker = (extraCidrFiles: string[]) =>
+      new Promise<Parts>((resolve, reject) => {
+        const source = new URL('../../src/ivt/networkTablesWorker.ts', import.meta.url).href;
+        const code = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`;
+        const worker = new Worker(code, { eval: true, workerData: { dataDir, extraCidrFiles } });
+        worker.once('message', (parts: Parts) => {
+          resolve(parts);
+          void worker.terminate();
+        });
+        worker.once('error', reject);
+      });
+    const dataDir = tempDirectory('ivt-worker-');
+    const extra = path.join(dataDir, 'office-vpn.cidr');
+    writeFileSync(extra, '81.2.70.7\n');
+    const parts = await runWorker([extra]);
+    expect(parts).not.toBeNull();
+    const tables = (family: 'datacenter' | 'relay') => ({ ipv4: RangeTable.fromParts(parts![family].ipv4), ipv6: RangeTable.fromParts(parts![family].ipv6) });
+    const fromWorker = createIpClassifier({ datacenter: tables('datacenter'), relay: tables('relay'), allowPrivate: false });
+    for (const address of ['81.2.70.7', '3.5.140.2', '2a01:4f8:c17:1::1', '81.2.70.8', '8.8.8.8']) {
+      expect(fromWorker(address)).toEqual(createIpClassifier({ ...loadNetworkTables(dataDir, [extra]), allowPrivate: false })(address));
+    }
+    const bad = path.join(dataDir, 'bad.cidr');
+    writeFileSync(bad, 'not a range\n');
+    expect(await runWorker([bad])).toBeNull();
   });
 });
