@@ -30,6 +30,8 @@ export function cachedProxyTrust(list: readonly string[]): ProxyTrust {
   const subnets = list.flatMap((entry) => (Object.hasOwn(NAMED_RANGES, entry) ? NAMED_RANGES[entry]! : [entry])).map(parseSubnet);
   const verdicts = new Map<string, boolean>();
   return (address) => {
+    // A closed socket's address is undefined: not a proxy, as proxy-addr answers (reading a length threw).
+    if (typeof address !== 'string') return false;
     let trusted = verdicts.get(address);
     if (trusted !== undefined) return trusted;
     trusted = trusts(subnets, address);

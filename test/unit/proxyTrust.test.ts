@@ -74,6 +74,11 @@ describe('cachedProxyTrust', () => {
     }
   });
 
+  it('trusts no address once the socket is gone (fastify asks with undefined), as proxy-addr', () => {
+    const trust = cachedProxyTrust(['10.0.0.0/8']);
+    expect(trust(undefined as unknown as string, 0)).toBe(false);
+  });
+
   it('refuses an entry that is not an address or a CIDR, as fastify does', () => {
     expect(() => Fastify({ trustProxy: ['10.0.0.0/33'] })).toThrow(/invalid range/);
     expect(() => cachedProxyTrust(['10.0.0.0/33'])).toThrow(/invalid range on address: 10.0.0.0\/33/);
