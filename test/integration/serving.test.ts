@@ -229,6 +229,24 @@ describe('POST /v1/serve ad payload', () => {
     expect(claims.n).toBe(20_700_000_000);
   });
 
+  it('never serves a line item whose price per click does not fit the links (a CPC bid of 10,000,000 USD), and answers 200 with another ad', async () => {
+    const word = uniqueWord();
+    // Above 2^53 nano-USD per click: the token cannot carry that price exactly.
+    const huge = await servableLineItem(ctx, advertiser, {
+      bids: { bid_type: 'cpc', bid_value: 10_000_000 },
+      budget: { daily: 500_000_000, currency: 'USD' },
+      targeting: { keywords: { include: [word] } },
+    });
+    // Created after the huge bid: once the index serves it, the index has seen the huge bid too.
+    const modest = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 1 }, targeting: { keywords: { include: [word] } } });
+    await eventuallyServed(ctx, publisher.token, about(word), modest.lineItemId);
+    for (let i = 0; i < 5; i++) {
+      const response = await serve(ctx, publisher.token, about(word));
+      expect(response.statusCode).toBe(200);
+      expect(claimsOf(ctx, response).l).not.toBe(huge.lineItemId);
+    }
+  });
+
   it('answers {"ad": null} for a declared bot user agent', async () => {
     const word = uniqueWord();
     const { lineItemId } = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } } });
