@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
 import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import {
   changeCampaign,
@@ -15,6 +15,7 @@ import {
 } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 import { verifyTrackingToken } from '../../src/tracking/trackingToken.js';
+import { format1OnlyClaims } from '../helpers/format1Verifier.js';
 
 let ctx: TestContext;
 let advertiser: Advertiser;
@@ -268,5 +269,28 @@ describe('POST /v1/serve ad payload', () => {
     expect(new Set(titles)).toEqual(new Set(['First card', 'Second card']));
     expect(titles[0]).not.toBe(titles[1]);
     expect(titles[1]).not.toBe(titles[2]);
+  });
+});
+
+describe('TRACKING_TOKEN_FORMAT=1 (a rolling upgrade from, or a rollback to, a version before format 2)', () => {
+  it('serves links a version that reads only format 1 verifies, and that this version verifies too', async () => {
+    // Another instance on the same stores, as on servers during a rolling upgrade.
+    const older = await startAnotherInstance(ctx, { TRACKING_TOKEN_FORMAT: '1' });
+    try {
+      const word = uniqueWord();
+      const { lineItemId } = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } } });
+      await eventuallyServed(older, publisher.token, about(word), lineItemId);
+      const { impression_url, click_url } = (await serve(older, publisher.token, about(word))).json().ad.tracking as Record<string, string>;
+      const token = impression_url!.slice(impression_url!.lastIndexOf('/') + 1);
+      expect(click_url!.endsWith(`/${token}`)).toBe(true);
+      expect(format1OnlyClaims(token, ctx.secrets.trackingSecret)).toMatchObject({ l: lineItemId, u: publisher.id, m: 'CPC', n: 100_000_000_000 });
+      expect(verifyTrackingToken(token, ctx.secrets.trackingSecret)).toMatchObject({ valid: true, claims: { l: lineItemId } });
+      // The default instance signs format 2, which the older code cannot read.
+      await eventuallyServed(ctx, publisher.token, about(word), lineItemId);
+      const url: string = (await serve(ctx, publisher.token, about(word))).json().ad.tracking.impression_url;
+      expect(format1OnlyClaims(url.slice(url.lastIndexOf('/') + 1), ctx.secrets.trackingSecret)).toBeUndefined();
+    } finally {
+      await older.close();
+    }
   });
 });
