@@ -97,6 +97,11 @@ const configSchema = z
     AUTO_REVOCATION_MIN_IMPRESSIONS: z.coerce.number().int().min(1).default(100),
     /** How long a tracking link stays valid after the serve. */
     TRACKING_LINK_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(7 * 24 * 3600),
+    /**
+     * The token format new tracking links are signed in; both verify everywhere. 1 while instances
+     * older than format 2 still serve the same links (a rolling upgrade, or to be able to roll back).
+     */
+    TRACKING_TOKEN_FORMAT: z.coerce.number().pipe(z.union([z.literal(1), z.literal(2)], { error: 'must be 1 or 2' })).default(2),
     /** How long the first click of a serve this process does not know waits for others to share its ClickHouse lookup. */
     SERVE_LOOKUP_WINDOW_MS: z.coerce.number().int().min(1).max(1000).default(5),
     /** How long that lookup may take; past it the click is stored as impression_unverified, not billed. */

@@ -141,7 +141,7 @@ export interface IndexBuildDeps {
 }
 
 /** Line items left out of the index, by reason: an operator's first clue when an ad does not show. */
-export type SkipReason = 'no_bid' | 'no_budget' | 'unknown_currency' | 'no_creative' | 'bad_targeting';
+export type SkipReason = 'no_bid' | 'no_budget' | 'unknown_currency' | 'no_creative' | 'bad_targeting' | 'price_out_of_range';
 
 const storedPhrases = z.array(z.string()).optional();
 const storedIncludeExclude = z.object({ include: storedPhrases, exclude: storedPhrases }).optional();
@@ -286,6 +286,11 @@ export function buildEntry(
   const { model, bidUsd } = bid;
   if (!(bidUsd > 0)) return 'no_bid';
   if (!(budgetUsd > 0) || !(lifetimeUsd > 0)) return 'no_budget';
+  // The links carry the price per event as a whole number of nano-USD (trackingClaimsBytes.ts): past
+  // 2^53 (a CPC or CPA bid above about 9,007,199 USD) it cannot be signed exactly, so such a line
+  // item is never served rather than making every serve that picks it fail.
+  const price = priceNanos(model, bidUsd);
+  if (!Number.isSafeInteger(price)) return 'price_out_of_range';
   // A row that does not have the shape is left out, not guessed at.
   const parsed = storedTargeting.safeParse(row.targeting ?? {});
   if (!parsed.success) return 'bad_targeting';
@@ -305,7 +310,7 @@ export function buildEntry(
     campaignId: row.campaign_id,
     model,
     bidUsd,
-    priceNanos: priceNanos(model, bidUsd),
+    priceNanos: price,
     budgetNanos: usdToNanos(budgetUsd),
     lifetimeBudgetNanos: usdToNanos(lifetimeUsd),
     evenPacing: row.budget_pacing !== 'asap',

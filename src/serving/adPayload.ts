@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { signTrackingToken, type TrackingClaims } from '../tracking/trackingToken.js';
+import { signTrackingToken, type TrackingClaims, type TrackingTokenFormat } from '../tracking/trackingToken.js';
 import { trackingLinks } from '../tracking/trackingLinks.js';
 import type { ContextualCardRender } from './adIndex.js';
 import type { Selection } from './selectAd.js';
@@ -16,6 +16,7 @@ export interface LinkSigning {
   trackingSecret: string;
   trackingBaseUrl: string;
   linkTtlSeconds: number;
+  tokenFormat: TrackingTokenFormat;
 }
 
 const SERVE_TIME_BYTES = 6;
@@ -90,7 +91,7 @@ export function signAd(
     t: nowMs,
     ...(userKey === undefined ? {} : { k: userKey }),
   };
-  return { id: serveId, render: creative.render, token: signTrackingToken(claims, signing.trackingSecret) };
+  return { id: serveId, render: creative.render, token: signTrackingToken(claims, signing.trackingSecret, signing.tokenFormat) };
 }
 
 /** The ad as an object, for answers fastify serializes (an `explain` serve). */

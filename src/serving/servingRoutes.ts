@@ -140,6 +140,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     trackingSecret: secrets.trackingSecret,
     trackingBaseUrl: config.TRACKING_BASE_URL,
     linkTtlSeconds: config.TRACKING_LINK_TTL_SECONDS,
+    tokenFormat: config.TRACKING_TOKEN_FORMAT,
   };
   app.decorateRequest('publisherId', null);
 

@@ -19,12 +19,17 @@ const expectedMac = Buffer.alloc(HMAC_SHA256_BYTES);
 /** Longer than any token of format 2 can be: its bytes would not fit tokenBytes. */
 const MAX_TOKEN_CHARS = Math.ceil((tokenBytes.length * 4) / 3);
 
+/** The formats a token can be signed in (TRACKING_TOKEN_FORMAT); both always verify. */
+export type TrackingTokenFormat = 1 | 2;
+
 /**
  * A token of format 2: `base64url(claims || mac)`, the claims in bytes (trackingClaimsBytes.ts) and
  * their HMAC-SHA256 under the secret (32 bytes). Impression and click links share the token. About
- * 220 characters, against 420 for format 1, and a quarter of its cost to sign.
+ * 220 characters, against 420 for format 1, and a quarter of its cost to sign. Format 1 on request:
+ * what versions before format 2 can read.
  */
-export function signTrackingToken(claims: TrackingClaims, secret: string): string {
+export function signTrackingToken(claims: TrackingClaims, secret: string, format: TrackingTokenFormat = 2): string {
+  if (format === 1) return signFormat1(claims, secret);
   const length = writeClaims(claims, tokenBytes);
   hmacSha256(hmacKeyOf(secret), tokenBytes, length, tokenBytes, length);
   return tokenBytes.toString('base64url', 0, length + HMAC_SHA256_BYTES);
@@ -90,16 +95,35 @@ function hmacKeyOf(secret: string): HmacKey {
 }
 
 /*
- * Format 1, signed until session 25: `<base64url(JSON claims)>.<base64url(HMAC-SHA256 of that
- * base64url text)>`. Still verified, so that links served before an upgrade count for their whole
- * TTL (TRACKING_LINK_TTL_SECONDS, at most 30 days); it can go once every instance has signed
- * format 2 for longer than that. Its payload starts with '{' and format 2's with byte 2, so no
- * signed message means something in both.
+ * Format 1, the JSON token, the only one versions before format 2 (adsvc 0.1.0 up to this change)
+ * sign and read: `<base64url(JSON claims)>.<base64url(HMAC-SHA256 of that base64url text)>`.
+ * Always verified, so that links served by an older instance count for their whole TTL
+ * (TRACKING_LINK_TTL_SECONDS, at most 30 days); signed when TRACKING_TOKEN_FORMAT=1, so that an
+ * older instance reads the links a newer one serves during a rolling upgrade or after a rollback.
+ * Its payload starts with '{' and format 2's with byte 2, so no signed message means something in both.
  */
+function signFormat1(claims: TrackingClaims, secret: string): string {
+  const payload = Buffer.from(claimsJson(claims)).toString('base64url');
+  return `${payload}.${format1Mac(payload, secret)}`;
+}
+
+const quoted = JSON.stringify;
+
+/** `JSON.stringify(claims)` for claims in the schema's key order, byte for byte, as older versions sign them. */
+function claimsJson(claims: TrackingClaims): string {
+  const { s, c, l, r, p, u, m, n, e, t, k } = claims;
+  const user = k === undefined ? '' : `,"k":${quoted(k)}`;
+  return `{"s":${quoted(s)},"c":${quoted(c)},"l":${quoted(l)},"r":${quoted(r)},"p":${quoted(p)},"u":${quoted(u)},"m":${quoted(m)},"n":${quoted(n)},"e":${quoted(e)},"t":${quoted(t)}${user}}`;
+}
+
+function format1Mac(payload: string, secret: string): string {
+  return createHmac('sha256', format1Key(secret)).update(payload).digest('base64url');
+}
+
 function verifyFormat1(token: string, secret: string, nowMs: number): TokenVerdict {
   const [payload, signature, extra] = token.split('.');
   if (!payload || !signature || extra !== undefined) return { valid: false, reason: 'bad_token' };
-  const expected = Buffer.from(createHmac('sha256', format1Key(secret)).update(payload).digest('base64url'));
+  const expected = Buffer.from(format1Mac(payload, secret));
   const given = Buffer.from(signature);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { valid: false, reason: 'bad_token' };
   const decoded = format1Claims(payload);

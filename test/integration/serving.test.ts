@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
 import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import {
   changeCampaign,
@@ -15,6 +15,7 @@ import {
 } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 import { verifyTrackingToken } from '../../src/tracking/trackingToken.js';
+import { format1OnlyClaims } from '../helpers/format1Verifier.js';
 
 let ctx: TestContext;
 let advertiser: Advertiser;
@@ -229,6 +230,24 @@ describe('POST /v1/serve ad payload', () => {
     expect(claims.n).toBe(20_700_000_000);
   });
 
+  it('never serves a line item whose price per click does not fit the links (a CPC bid of 10,000,000 USD), and answers 200 with another ad', async () => {
+    const word = uniqueWord();
+    // Above 2^53 nano-USD per click: the token cannot carry that price exactly.
+    const huge = await servableLineItem(ctx, advertiser, {
+      bids: { bid_type: 'cpc', bid_value: 10_000_000 },
+      budget: { daily: 500_000_000, currency: 'USD' },
+      targeting: { keywords: { include: [word] } },
+    });
+    // Created after the huge bid: once the index serves it, the index has seen the huge bid too.
+    const modest = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 1 }, targeting: { keywords: { include: [word] } } });
+    await eventuallyServed(ctx, publisher.token, about(word), modest.lineItemId);
+    for (let i = 0; i < 5; i++) {
+      const response = await serve(ctx, publisher.token, about(word));
+      expect(response.statusCode).toBe(200);
+      expect(claimsOf(ctx, response).l).not.toBe(huge.lineItemId);
+    }
+  });
+
   it('answers {"ad": null} for a declared bot user agent', async () => {
     const word = uniqueWord();
     const { lineItemId } = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } } });
@@ -250,5 +269,28 @@ describe('POST /v1/serve ad payload', () => {
     expect(new Set(titles)).toEqual(new Set(['First card', 'Second card']));
     expect(titles[0]).not.toBe(titles[1]);
     expect(titles[1]).not.toBe(titles[2]);
+  });
+});
+
+describe('TRACKING_TOKEN_FORMAT=1 (a rolling upgrade from, or a rollback to, a version before format 2)', () => {
+  it('serves links a version that reads only format 1 verifies, and that this version verifies too', async () => {
+    // Another instance on the same stores, as on servers during a rolling upgrade.
+    const older = await startAnotherInstance(ctx, { TRACKING_TOKEN_FORMAT: '1' });
+    try {
+      const word = uniqueWord();
+      const { lineItemId } = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } } });
+      await eventuallyServed(older, publisher.token, about(word), lineItemId);
+      const { impression_url, click_url } = (await serve(older, publisher.token, about(word))).json().ad.tracking as Record<string, string>;
+      const token = impression_url!.slice(impression_url!.lastIndexOf('/') + 1);
+      expect(click_url!.endsWith(`/${token}`)).toBe(true);
+      expect(format1OnlyClaims(token, ctx.secrets.trackingSecret)).toMatchObject({ l: lineItemId, u: publisher.id, m: 'CPC', n: 100_000_000_000 });
+      expect(verifyTrackingToken(token, ctx.secrets.trackingSecret)).toMatchObject({ valid: true, claims: { l: lineItemId } });
+      // The default instance signs format 2, which the older code cannot read.
+      await eventuallyServed(ctx, publisher.token, about(word), lineItemId);
+      const url: string = (await serve(ctx, publisher.token, about(word))).json().ad.tracking.impression_url;
+      expect(format1OnlyClaims(url.slice(url.lastIndexOf('/') + 1), ctx.secrets.trackingSecret)).toBeUndefined();
+    } finally {
+      await older.close();
+    }
   });
 });

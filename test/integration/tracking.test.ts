@@ -303,10 +303,10 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ impressions: 1, clicks: 1, spend_nanos: CLICK_PRICE });
   });
 
-  it('bills the impression and the click of a link signed in the former token format (served before an upgrade)', async () => {
+  it('bills the impression and the click of a format 1 link (the JSON token of versions before format 2) on an instance that signs format 2', async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
     const claims = serveClaims(item, 'CPC', CLICK_PRICE);
-    // Format 1: base64url(JSON claims) '.' base64url(HMAC-SHA256 of that text), as signed until session 25.
+    // Format 1: base64url(JSON claims) '.' base64url(HMAC-SHA256 of that text), as versions before format 2 sign it.
     const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
     const token = `${payload}.${createHmac('sha256', ctx.secrets.trackingSecret).update(payload).digest('base64url')}`;
     expect(token).not.toBe(signedToken(ctx, claims));

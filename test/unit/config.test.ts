@@ -33,6 +33,13 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ DATA_DIR: "/srv/o'brien data +1" }).DATA_DIR).toBe("/srv/o'brien data +1");
   });
 
+  it('signs tracking links in format 2 unless TRACKING_TOKEN_FORMAT says 1, and refuses any other format', () => {
+    expect(loadConfig({}).TRACKING_TOKEN_FORMAT).toBe(2);
+    expect(loadConfig({ TRACKING_TOKEN_FORMAT: '1' }).TRACKING_TOKEN_FORMAT).toBe(1);
+    for (const format of ['0', '3', '1.5']) expect(() => loadConfig({ TRACKING_TOKEN_FORMAT: format }), format).toThrow(/TRACKING_TOKEN_FORMAT: must be 1 or 2/);
+    expect(() => loadConfig({ TRACKING_TOKEN_FORMAT: 'json' })).toThrow(/TRACKING_TOKEN_FORMAT/);
+  });
+
   it('treats empty variables as unset', () => {
     const config = loadConfig({ DATABASE_URL: '', CLICKHOUSE_URL: '  ' });
     expect(config.DATABASE_URL).toBeUndefined();

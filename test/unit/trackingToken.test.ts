@@ -17,7 +17,7 @@ const claims: TrackingClaims = {
   t: nowMs,
 };
 
-/** A token of format 1, as the service signed them until session 25: HMAC-SHA256 of the base64url JSON claims. */
+/** A token of format 1 (the JSON token of versions before format 2), signed here as that code did: HMAC-SHA256 of the base64url JSON claims. */
 function format1Token(payloadObject: unknown, key = secret): string {
   const payload = Buffer.from(JSON.stringify(payloadObject)).toString('base64url');
   return `${payload}.${createHmac('sha256', key).update(payload).digest('base64url')}`;
@@ -78,7 +78,17 @@ describe('tracking tokens', () => {
     expect(signTrackingToken(claims, secret).length).toBeLessThan(format1Token(claims).length * 0.6);
   });
 
-  it('still verify tokens of format 1 (links served before the upgrade), for their whole lifetime', () => {
+  it('are signed in format 1 on request (TRACKING_TOKEN_FORMAT=1), byte for byte as versions before format 2 sign them', () => {
+    const awkward = { ...claims, s: 'serve "quoted" \\ é', p: 'placement\u2028<tag>', k: 'user-key' };
+    for (const signed of [claims, awkward, { ...claims, m: 'CPA' as const, n: 0 }]) {
+      const token = signTrackingToken(signed, secret, 1);
+      expect(token).toBe(format1Token(signed));
+      expect(verifyTrackingToken(token, secret, nowMs)).toEqual({ valid: true, claims: signed });
+    }
+    expect(signTrackingToken(claims, secret, 2)).toBe(signTrackingToken(claims, secret));
+  });
+
+  it('still verify tokens of format 1 (links served by a version before format 2), for their whole lifetime', () => {
     expect(verifyTrackingToken(format1Token(claims), secret, nowMs)).toEqual({ valid: true, claims });
     expect(verifyTrackingToken(format1Token({ ...claims, k: 'user-key' }), secret, nowMs)).toEqual({ valid: true, claims: { ...claims, k: 'user-key' } });
     expect(verifyTrackingToken(format1Token(claims), secret, claims.e * 1000)).toEqual({ valid: true, claims });
