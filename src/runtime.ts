@@ -1,5 +1,6 @@
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { inspect } from 'node:util';
 import type { Config } from './config.js';
 import { openPostgres, type Postgres } from './store/postgres.js';
 import { openClickHouse, type ClickHouse } from './store/clickhouse.js';
@@ -18,7 +19,7 @@ export class StartupError extends Error {}
 export async function openStores(config: Config): Promise<Stores> {
   // Checked whatever the stores: the event spool and the generated secrets live there too.
   ensureWritableDirectory(config.DATA_DIR);
-  const postgresFailure = (error: Error) =>
+  const postgresFailure = (error: unknown) =>
     new StartupError(`cannot open Postgres (${config.DATABASE_URL ? 'DATABASE_URL' : 'embedded PGlite'}): ${embeddedCause(config.DATABASE_URL, config.DATA_DIR, error)}`);
   let openingPostgres: Promise<Postgres>;
   try {
@@ -26,14 +27,14 @@ export async function openStores(config: Config): Promise<Stores> {
     // `serve` on its DATA_DIR stops with the reason before chdb (or anything else) opens its files.
     openingPostgres = openPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   } catch (error) {
-    throw postgresFailure(error as Error);
+    throw postgresFailure(error);
   }
   // Opened side by side: PGlite compiles its WebAssembly and chdb loads its library meanwhile.
   const [postgres, clickhouse] = await Promise.allSettled([
-    openingPostgres.catch((error: Error) => {
+    openingPostgres.catch((error: unknown) => {
       throw postgresFailure(error);
     }),
-    openPingedClickHouse(config).catch((error: Error) => {
+    openPingedClickHouse(config).catch((error: unknown) => {
       throw new StartupError(`cannot open ClickHouse (${config.CLICKHOUSE_URL ? 'CLICKHOUSE_URL' : 'embedded chdb'}): ${embeddedCause(config.CLICKHOUSE_URL, config.DATA_DIR, error)}`);
     }),
   ]);
@@ -78,15 +79,29 @@ async function openPingedClickHouse(config: Config): Promise<ClickHouse> {
   }
 }
 
-/** An embedded engine's error, led by the likely cause when DATA_DIR's file system is full (PGlite says only "Aborted()"). */
-function embeddedCause(serverUrl: string | undefined, dataDir: string, error: Error): string {
+/**
+ * An embedded engine's error, led by the likely cause when DATA_DIR's file system is full (PGlite
+ * says only "Aborted()", or rejects with its file system's ErrnoError, which has no message).
+ */
+function embeddedCause(serverUrl: string | undefined, dataDir: string, error: unknown): string {
+  const message = messageOf(error);
   const full = serverUrl ? undefined : lowDiskSpace(dataDir);
-  return full ? `${full} (${error.message})` : error.message;
+  if (full) return message ? `${full} (${message})` : full;
+  return message || inspect(error, { breakLength: Infinity });
+}
+
+/** What was thrown says, or '' when it says nothing (not everything rejected is an Error with a message). */
+function messageOf(error: unknown): string {
+  const message = (error as { message?: unknown } | null | undefined)?.message;
+  if (typeof message === 'string') return message;
+  return typeof error === 'string' ? error : '';
 }
 
 function ensureWritableDirectory(directory: string): void {
   try {
     makeDirectoryPath(directory);
+    // A regular file passes the access check; PGlite would then fail on its lock file inside it.
+    if (!statSync(directory).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     accessSync(directory, constants.W_OK | constants.R_OK);
   } catch (error) {
     throw new StartupError(`DATA_DIR ${directory} is not a writable directory: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 import { buildApp } from './app.js';
-import { openStores } from './runtime.js';
+import { StartupError, openStores } from './runtime.js';
 import { adminTokenFile, resolveSecrets, type ResolvedSecrets } from './secrets.js';
 import { loggerOptions } from './http/requestLogging.js';
 
@@ -30,9 +30,16 @@ export async function startService(config: Config, logger: FastifyServerOptions[
     await app.listen({ port: config.PORT, host: config.HOST });
   } catch (error) {
     await close();
-    throw error;
+    throw listenFailure(config, error as NodeJS.ErrnoException);
   }
   return { app, secrets, close };
+}
+
+/** The operator's one line for an address the service cannot take (in use, not on this host, privileged). */
+function listenFailure(config: Config, error: NodeJS.ErrnoException): Error {
+  if (!error.code) return error;
+  const why = error.code === 'EADDRINUSE' ? 'EADDRINUSE, another process is listening there' : error.code;
+  return new StartupError(`cannot listen on HOST ${config.HOST} PORT ${config.PORT}: ${why}`);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { countryOfAddress } from '../geo/countryOfAddress.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, zodDetails } from '../http/errors.js';
 import { placementId } from '../placements/placementSchemas.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { Postgres } from '../store/postgres.js';
@@ -120,7 +120,7 @@ export async function importEvents(
     }
     const parsed = importLine.safeParse(json);
     if (!parsed.success) {
-      reject(line, parsed.error.issues.map((issue) => `${issue.path.join('.') || 'line'}: ${issue.message}`).join('; '));
+      reject(line, zodDetails(parsed.error).map((detail) => `${detail.path || 'line'}: ${detail.message}`).join('; '));
       return undefined;
     }
     const fields = parsed.data;

@@ -47,9 +47,15 @@ export async function trackingLinkRoutes(app: FastifyInstance, { db, indexedDest
   app.get(`${CLICK_PATH}*`, linkRouteOptions, async (request, reply) => {
     const nowMs = Date.now();
     const token = readTrackingToken(tokenOf(request), trackingSecret, nowMs);
-    const destination = token && (await destinationOf(token.claims.r, token.claims.l, nowMs));
     if (!token) throw new ApiError('not_found', 'tracking link not found');
-    if (!destination) return reply.code(404).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(AD_GONE_PAGE);
+    const destination = await destinationOf(token.claims.r, token.claims.l, nowMs);
+    if (!destination) {
+      // Only a link we signed can say its ad was withdrawn. A forged one names ids it chose: it is
+      // stored as bad_token (cost 0, so tampering shows per campaign) and is simply not found.
+      if (token.ivt !== 'bad_token') return reply.code(404).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(AD_GONE_PAGE);
+      await tracker.trackClick(token, readLinkRequest(traffic, request), nowMs);
+      throw new ApiError('not_found', 'tracking link not found');
+    }
     const click = await tracker.trackClick(token, readLinkRequest(traffic, request), nowMs);
     return reply.code(302).header('cache-control', 'no-store').header('location', withClickId(destination, click.event_id)).send();
   });

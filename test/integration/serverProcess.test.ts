@@ -178,6 +178,44 @@ describe('a start that cannot work fails fast with one line naming the cause', (
     }
   });
 
+  it.runIf(canMount)('says the disk is full, and nothing undefined, when a fresh DATA_DIR is on a file system too small for PGlite', async () => {
+    const mountPoint = mkdtempSync(path.join(inject('testRoot'), 'small-'));
+    const unmount = mountTmpfs(mountPoint, 20 * 1_048_576);
+    try {
+      const dataDir = path.join(mountPoint, 'data');
+      const { code, stderr } = await finished(adsvc(['serve'], { DATA_DIR: dataDir, PORT: String(await freePort()) }));
+      expect(code).toBe(1);
+      expect(stderr.trim().split('\n')).toHaveLength(1);
+      expect(stderr).toMatch(new RegExp(`^adsvc: cannot open (Postgres \\(embedded PGlite\\)|ClickHouse \\(embedded chdb\\)): no space left on the file system of DATA_DIR ${dataDir} `));
+      expect(stderr).not.toContain('undefined');
+    } finally {
+      unmount();
+    }
+  });
+
+  it('names a DATA_DIR that is a regular file as not a writable directory', async () => {
+    const file = path.join(mkdtempSync(path.join(inject('testRoot'), 'file-')), 'f');
+    writeFileSync(file, 'not a directory\n');
+    const { code, stderr } = await finished(adsvc(['serve'], { DATA_DIR: file, PORT: String(await freePort()) }));
+    expect(code).toBe(1);
+    expect(stderr).toBe(`adsvc: DATA_DIR ${file} is not a writable directory: ENOTDIR\n`);
+  });
+
+  it('names PORT and HOST in one line when another process listens on the port', async () => {
+    const occupier = createServer();
+    await new Promise<void>((resolve) => occupier.listen(0, '127.0.0.1', resolve));
+    const { port } = occupier.address() as { port: number };
+    try {
+      const { code, stderr } = await finished(
+        adsvc(['serve'], { DATA_DIR: newDataDir(), HOST: '127.0.0.1', PORT: String(port), ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}) }),
+      );
+      expect(code).toBe(1);
+      expect(stderr).toBe(`adsvc: cannot listen on HOST 127.0.0.1 PORT ${port}: EADDRINUSE, another process is listening there\n`);
+    } finally {
+      await new Promise((resolve) => occupier.close(resolve));
+    }
+  });
+
   it('names an unreachable DATABASE_URL', async () => {
     const port = await freePort();
     const { code, stderr } = await finished(

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import {
@@ -15,6 +15,7 @@ import {
   type TrackedLineItem,
 } from '../helpers/trackingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
+import { signTrackingToken } from '../../src/tracking/trackingToken.js';
 
 // tCPM 2.50 USD: 2,500,000 nano-USD per impression. CPC 0.40 USD: 400,000,000 nano-USD per click.
 const IMPRESSION_PRICE = 2_500_000;
@@ -282,6 +283,18 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
     expect(click.body).toContain('This ad is no longer available');
     await settle(item);
     expect((await eventsOf(ctx, item.lineItemId)).map((event) => event.type)).toEqual(['impression']);
+  });
+
+  it('answers 404 not_found to a forged link naming a line item we do not have, and stores its click as bad_token', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
+    const forgedLineItemId = randomUUID();
+    const forged = signTrackingToken({ ...serveClaims(item, 'CPC', CLICK_PRICE), l: forgedLineItemId }, 'not-our-secret');
+    const click = await fromAddress(ctx, clickUrl(forged), ADDRESSES.comcastResidential);
+    expect(click.statusCode).toBe(404);
+    expect(click.json().error.code).toBe('not_found');
+    expect(click.body).not.toContain('no longer available');
+    const [event] = await waitForEvents(ctx, forgedLineItemId, 1);
+    expect(event).toMatchObject({ type: 'click', ivt: 'bad_token', cost_nanos: 0 });
   });
 
   it('bills a click that follows its impression by more than a second (CPC), under the click id it redirected with', async () => {
