@@ -139,6 +139,23 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the advertiser', () => {
     expect(new URL(page.url()).hash).toContain('by=placement');
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
 
+    // The page follows its address: Back, Forward and an address changed in place (a bookmark)
+    // ask for the report they name and show its choice, without a reload.
+    const breakdownAsked = (breakdown: string) =>
+      page.waitForRequest((request) => request.url().includes('/v1/advertiser/reporting/campaigns') && new URL(request.url()).searchParams.get('breakdown') === breakdown);
+    await Promise.all([breakdownAsked('line_item'), page.goBack()]);
+    await page.getByRole('table', { name: 'Metrics by line item' }).getByRole('row', { name: /Hikers/ }).waitFor();
+    expect(await page.getByLabel('Break down by').inputValue()).toBe('line_item');
+    await Promise.all([breakdownAsked('placement'), page.goForward()]);
+    await byPlacement.waitFor();
+    expect(await page.getByLabel('Break down by').inputValue()).toBe('placement');
+    await Promise.all([breakdownAsked('country'), page.evaluate(() => { location.hash = '#/report?by=country'; })]);
+    await page.getByRole('table', { name: 'Metrics by country' }).waitFor();
+    expect(await page.getByLabel('Break down by').inputValue()).toBe('country');
+    await Promise.all([breakdownAsked('campaign'), page.evaluate(() => { location.hash = '#/report'; })]);
+    await byCampaign.waitFor();
+    expect(await page.getByLabel('Break down by').inputValue()).toBe('campaign');
+
     // A range over 92 days is explained before it is refused.
     await page.getByLabel('From (UTC day)').fill('2020-01-01');
     await page.getByText(/a report covers at most 92/).waitFor();

@@ -154,6 +154,22 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     await page.close();
   });
 
+  it('shows an unknown organization as one not-found message, without lists or forms', async () => {
+    const page = await signIn(service, 'an operator', service.adminToken);
+    const unknown = '00000000-0000-0000-0000-000000000000';
+    await page.goto(`${service.url}/console#/organization?id=${unknown}`);
+    await page.reload();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').count()).toBe(1);
+    expect(await page.getByText(/not found/i).count()).toBe(1);
+    expect(await page.locator('main form').count()).toBe(0);
+    expect(await page.getByRole('button', { name: /Add user|Create API key/ }).count()).toBe(0);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'operator-organization-not-found');
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
   it('browses publishers to one, registers a placement, rotates its token from the list, and certifies the placement with a reason', async () => {
     const page = await signIn(service, 'an operator', service.adminToken);
     await page.getByRole('link', { name: 'Publishers', exact: true }).click();

@@ -150,4 +150,23 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the publisher', () => {
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });
+
+  it('wraps a 128-character placement id instead of widening the page', async () => {
+    const publisher = await createPublisher(service, 'p'.repeat(119));
+    expect(publisher.placementId).toHaveLength(128);
+    const page = await signIn(service, 'a publisher', publisher.token);
+    const pageWidth = () => page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+    await page.goto(`${service.url}/console#/check?id=${encodeURIComponent(publisher.placementId)}`);
+    await page.getByRole('heading', { name: publisher.placementId }).waitFor();
+    await page.getByTestId('integration-summary').waitFor();
+    const onCheck = await pageWidth();
+    expect(onCheck.scroll).toBeLessThanOrEqual(onCheck.client);
+    await screenshots(page, 'publisher-integration-check-long-id');
+    await page.goto(`${service.url}/console#/placements`);
+    await page.locator(`tr[data-placement="${publisher.placementId}"]`).waitFor();
+    const onPlacements = await pageWidth();
+    expect(onPlacements.scroll).toBeLessThanOrEqual(onPlacements.client);
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
 });

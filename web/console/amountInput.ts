@@ -2,15 +2,26 @@ import { ApiFailure, type ErrorDetail } from './api.js';
 
 /**
  * A typed money amount as the number the API takes. A decimal point or a decimal comma is
- * accepted (12.5, 12,5); a comma followed by exactly three digits (1,000) is refused as ambiguous
- * (one thousand in English, one in German) rather than guessed, since a wrong guess moves money.
+ * accepted (12.5, 12,5, 0.125); a point or comma followed by exactly three digits after a non-zero
+ * whole part (1.000, 12.500, 1,000) is refused as ambiguous (a thousands separator to some, a
+ * decimal mark to others) rather than guessed, since a wrong guess moves money.
  */
 function parseAmount(text: string): { value: number } | { problem: string } {
   const typed = text.trim();
-  if (/^\d+(\.\d+)?$/.test(typed)) return { value: Number(typed) };
-  const comma = /^(\d+),(\d+)$/.exec(typed);
-  if (comma && comma[2]!.length !== 3) return { value: Number(`${comma[1]}.${comma[2]}`) };
-  if (comma) return { problem: `is ${typed} ${comma[1]} thousand or ${comma[1]}? Write ${comma[1]}${comma[2]} or ${comma[1]}.${comma[2]}` };
+  const decimal = /^(\d+)(?:[.,](\d+))?$/.exec(typed);
+  if (decimal) {
+    const whole = decimal[1]!;
+    const fraction = decimal[2];
+    if (fraction?.length === 3 && Number(whole) > 0) {
+      // Both readings written so that the hint is itself unambiguous: no separator for the
+      // thousands, and a decimal that keeps three digits (2.125) gets a fourth (2.1250).
+      const thousands = String(Number(`${whole}${fraction}`));
+      const shortest = String(Number(`${whole}.${fraction}`));
+      const decimalMark = /\.\d{3}$/.test(shortest) ? `${shortest}0` : shortest;
+      return { problem: `is ${typed} ${thousands} or ${decimalMark}? Write ${thousands} or ${decimalMark}` };
+    }
+    return { value: Number(fraction === undefined ? whole : `${whole}.${fraction}`) };
+  }
   if (/^-\d/.test(typed)) return { problem: 'must be greater than 0' };
   if (typed === '') return { problem: 'enter an amount, for example 12.5' };
   return { problem: 'enter an amount as digits, for example 12.5 or 12,5 (no thousands separators, no currency sign)' };

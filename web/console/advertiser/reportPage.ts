@@ -42,6 +42,29 @@ async function allCampaigns(session: Session): Promise<Campaign[]> {
   return campaigns;
 }
 
+/** The report an address asks for (#/report?from=…&to=…&campaign=…&by=…), with the page's defaults for what it leaves out. */
+interface ReportChoice {
+  from: string;
+  to: string;
+  campaign: string;
+  breakdown: Breakdown;
+}
+
+function reportInAddress(route: Route): ReportChoice {
+  const today = todayUtc();
+  const by = route.params.get('by');
+  return {
+    from: route.params.get('from') ?? addDays(today, -6),
+    to: route.params.get('to') ?? today,
+    campaign: route.params.get('campaign') ?? '',
+    breakdown: isBreakdown(by) ? by : 'campaign',
+  };
+}
+
+function sameReport(one: ReportChoice, other: ReportChoice): boolean {
+  return one.from === other.from && one.to === other.to && one.campaign === other.campaign && one.breakdown === other.breakdown;
+}
+
 /** Saves a CSV export: fetched with the session's key (a plain link could not send the header). */
 async function downloadCsv(session: Session, path: string, filename: string): Promise<void> {
   const url = URL.createObjectURL(await apiCsv(session, path));
@@ -58,15 +81,23 @@ async function downloadCsv(session: Session, path: string, filename: string): Pr
  * reporting routes with the same parameters.
  */
 export function ReportPage({ session, route }: { session: Session; route: Route }) {
-  const today = todayUtc();
-  const [from, setFrom] = useState(route.params.get('from') ?? addDays(today, -6));
-  const [to, setTo] = useState(route.params.get('to') ?? today);
-  const campaign = route.params.get('campaign') ?? '';
+  const addressed = reportInAddress(route);
+  const [from, setFrom] = useState(addressed.from);
+  const [to, setTo] = useState(addressed.to);
   const [campaigns, setCampaigns] = useState<Campaign[]>([]);
   const [report, setReport] = useState<Report | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const by = route.params.get('by');
-  const [applied, setApplied] = useState({ from, to, campaign, breakdown: isBreakdown(by) ? by : 'campaign' as Breakdown });
+  const [applied, setApplied] = useState(addressed);
+
+  // The address is the report's (bookmarks, Back and Forward, an edited URL): when it names
+  // another report than the one shown, that one is shown. The page's own changes write the same
+  // address back (show), so they come round here as no change.
+  useEffect(() => {
+    if (sameReport(addressed, applied)) return;
+    setApplied(addressed);
+    setFrom(addressed.from);
+    setTo(addressed.to);
+  }, [route]);
 
   const windowDays = daysBetween(from, to);
   const windowProblem =
@@ -108,7 +139,7 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
     if (windowProblem) return;
     show({ ...applied, from, to });
   }
-  function show(next: typeof applied) {
+  function show(next: ReportChoice) {
     setApplied(next);
     go('report', { from: next.from, to: next.to, ...(next.campaign ? { campaign: next.campaign } : {}), ...(next.breakdown === 'campaign' ? {} : { by: next.breakdown }) });
   }

@@ -24,9 +24,6 @@ interface ApiKeySummary {
 export function OrganizationPage({ session, route }: { session: Session; route: Route }) {
   const id = route.params.get('id') ?? '';
   const base = `/v1/admin/organizations/${encodeURIComponent(id)}`;
-  const [usersVersion, setUsersVersion] = useState(0);
-  const [keysVersion, setKeysVersion] = useState(0);
-  const [revokeError, setRevokeError] = useState<unknown>(null);
   // The name comes from the API, not from the link: a bookmark or a typed id shows it too.
   const [organization, setOrganization] = useState<{ name: string } | null>(null);
   const [organizationError, setOrganizationError] = useState<unknown>(null);
@@ -35,12 +32,22 @@ export function OrganizationPage({ session, route }: { session: Session; route: 
     setOrganizationError(null);
     api<{ data: { name: string } }>(session, 'GET', base).then((answer) => setOrganization(answer.data), setOrganizationError);
   }, [base]);
-  const users = usePagedList<Member>(session, `${base}/users`, usersVersion);
-  const keys = usePagedList<ApiKeySummary>(session, `${base}/api-keys`, keysVersion);
+  // Users, keys and their forms only once the organization is known to exist: an unknown id gets
+  // one message, not one per list and forms that could only fail.
   return html`
     <p><a href="#/organizations">All organizations</a></p>
     <${ErrorMessage} error=${organizationError} />
-    ${organization && html`<h2>${organization.name}</h2>`}
+    ${organization && html`<${OrganizationDetails} session=${session} id=${id} base=${base} name=${organization.name} key=${base} />`}`;
+}
+
+function OrganizationDetails({ session, id, base, name }: { session: Session; id: string; base: string; name: string }) {
+  const [usersVersion, setUsersVersion] = useState(0);
+  const [keysVersion, setKeysVersion] = useState(0);
+  const [revokeError, setRevokeError] = useState<unknown>(null);
+  const users = usePagedList<Member>(session, `${base}/users`, usersVersion);
+  const keys = usePagedList<ApiKeySummary>(session, `${base}/api-keys`, keysVersion);
+  return html`
+    <h2>${name}</h2>
     <p>Organization <code>${id}</code>.</p>
 
     <h2>Users</h2>

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { ApiFailure } from '../../web/console/api.js';
+import { readAmounts } from '../../web/console/amountInput.js';
+
+function problemOf(typed: string): string | undefined {
+  try {
+    readAmounts({ amount: typed });
+    return undefined;
+  } catch (failure) {
+    return (failure as ApiFailure).detailAt('amount');
+  }
+}
+
+describe('console amounts', () => {
+  it('reads a decimal point or a decimal comma', () => {
+    expect(readAmounts({ a: '0.125', b: '12.5', c: '12,5', d: '0,75', e: '7', f: '0,125', g: '1.0000' })).toEqual({
+      a: 0.125,
+      b: 12.5,
+      c: 12.5,
+      d: 0.75,
+      e: 7,
+      f: 0.125,
+      g: 1,
+    });
+  });
+
+  it('refuses a point or comma followed by three digits after a non-zero whole part, with an unambiguous hint', () => {
+    expect(problemOf('1.000')).toBe('is 1.000 1000 or 1? Write 1000 or 1');
+    expect(problemOf('1,000')).toBe('is 1,000 1000 or 1? Write 1000 or 1');
+    expect(problemOf('12.500')).toBe('is 12.500 12500 or 12.5? Write 12500 or 12.5');
+    expect(problemOf('2,125')).toBe('is 2,125 2125 or 2.1250? Write 2125 or 2.1250');
+    // Every amount a hint suggests is itself read without a question.
+    for (const typed of ['1.000', '12.500', '1,000', '2,125', '30.050']) {
+      const suggested = /Write (\S+) or (\S+)$/.exec(problemOf(typed)!)!.slice(1);
+      for (const amount of suggested) expect(problemOf(amount), `${typed} suggests ${amount}`).toBeUndefined();
+    }
+  });
+
+  it('refuses negative, empty and separated amounts', () => {
+    expect(problemOf('-3')).toBe('must be greater than 0');
+    expect(problemOf(' ')).toBe('enter an amount, for example 12.5');
+    expect(problemOf('1.000,50')).toMatch(/^enter an amount as digits/);
+  });
+});
