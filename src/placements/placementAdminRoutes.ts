@@ -11,7 +11,7 @@ import {
   publisherIdParam,
   publisherTokenIdParam,
 } from './placementSchemas.js';
-import { createPublisher, issuePublisherToken, publisherExists, revokePublisherToken } from './publisherRepository.js';
+import { createPublisher, findPublisher, issuePublisherToken, publisherExists, revokePublisherToken } from './publisherRepository.js';
 import { keysetPage, parseListQuery } from '../http/keysetPaging.js';
 import { uuidListQuery } from '../admin/adminSchemas.js';
 import { listPublisherPlacements, listPublishers, listPublisherTokens } from './publisherLists.js';
@@ -31,6 +31,13 @@ export async function placementAdminRoutes(app: FastifyInstance, { db, adminToke
   app.get('/v1/admin/publishers', async (request) => {
     const page = parseListQuery(uuidListQuery, request.query);
     return keysetPage(await listPublishers(db, page), page);
+  });
+
+  app.get('/v1/admin/publishers/:publisher_id', async (request) => {
+    const { publisher_id } = parsePathParams(publisherIdParam, request.params, 'publisher');
+    const publisher = await findPublisher(db, publisher_id);
+    if (!publisher) throw new ApiError('not_found', 'publisher not found');
+    return { data: publisher };
   });
 
   app.get('/v1/admin/publishers/:publisher_id/tokens', async (request) => {

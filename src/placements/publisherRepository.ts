@@ -1,5 +1,6 @@
 import type { SqlExecutor } from '../store/postgres.js';
 import { hashSecret, newSecret } from '../http/secretHash.js';
+import type { PublisherSummary } from './publisherLists.js';
 
 export async function createPublisher(db: SqlExecutor, name: string) {
   const { rows } = await db.query<{ id: string; name: string; created_at: string }>(
@@ -9,6 +10,11 @@ export async function createPublisher(db: SqlExecutor, name: string) {
   const publisher = rows[0]!;
   const token = await issuePublisherToken(db, publisher.id);
   return { ...publisher, token: token.token, token_id: token.id };
+}
+
+export async function findPublisher(db: SqlExecutor, publisherId: string): Promise<PublisherSummary | undefined> {
+  const { rows } = await db.query<PublisherSummary>('SELECT id, name, created_at FROM publishers WHERE id = $1', [publisherId]);
+  return rows[0];
 }
 
 export async function publisherExists(db: SqlExecutor, publisherId: string): Promise<boolean> {

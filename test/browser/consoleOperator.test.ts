@@ -154,6 +154,21 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     await page.close();
   });
 
+  it('shows an unknown publisher as one not-found message, without lists or forms', async () => {
+    const page = await signIn(service, 'an operator', service.adminToken);
+    await page.goto(`${service.url}/console#/publisher?id=00000000-0000-0000-0000-000000000000&name=Ghost`);
+    await page.reload();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').count()).toBe(1);
+    expect(await page.getByText(/not found/i).count()).toBe(1);
+    expect(await page.getByRole('heading', { name: 'Ghost' }).count()).toBe(0);
+    expect(await page.locator('main form').count()).toBe(0);
+    expect(await page.getByRole('button', { name: /Register placement|Issue token/ }).count()).toBe(0);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
   it('shows an unknown organization as one not-found message, without lists or forms', async () => {
     const page = await signIn(service, 'an operator', service.adminToken);
     const unknown = '00000000-0000-0000-0000-000000000000';
@@ -180,6 +195,14 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     const firstToken = (await publisherForm.locator('code.secret').textContent())!;
     await openFromList(page, 'Publishers', 'publishers', publisherName);
     await page.getByRole('heading', { name: publisherName, level: 2 }).waitFor();
+    // A bookmark or a shared link carries the id only: the name shown is the API's, not the link's.
+    const publisherId = new URLSearchParams(new URL(page.url()).hash.split('?')[1]).get('id')!;
+    for (const link of [`id=${publisherId}`, `id=${publisherId}&name=Not+its+name`]) {
+      await page.goto(`${service.url}/console#/publisher?${link}`);
+      await page.reload();
+      await page.getByRole('heading', { name: publisherName, level: 2 }).waitFor();
+      expect(await page.getByRole('heading', { name: 'Not its name' }).count()).toBe(0);
+    }
 
     const placementId = `console-chat-${randomUUID().slice(0, 8)}`;
     const placementForm = page.getByRole('form', { name: 'Register a placement' });

@@ -40,7 +40,7 @@ export async function createAdvertiser(ctx: TestContext, permissions: string[] =
 export async function createPublisher(ctx: TestContext, name = `pub-${randomUUID().slice(0, 8)}`) {
   const response = await ctx.admin({ method: 'POST', url: '/v1/admin/publishers', payload: { name } });
   if (response.statusCode !== 201) throw new Error(`create publisher: ${response.statusCode} ${response.body}`);
-  return response.json().data as { id: string; name: string; token: string; token_id: string };
+  return response.json().data as { id: string; name: string; created_at: string; token: string; token_id: string };
 }
 
 export async function createPlacement(ctx: TestContext, publisherId: string, id = `pl-${randomUUID().slice(0, 12)}`) {

@@ -189,6 +189,22 @@ describe('GET /v1/admin/publishers and a publisher\'s tokens and placements', ()
     ]);
   });
 
+  it('answers one publisher as created (GET /v1/admin/publishers/{publisher_id}), 404 not_found for an unknown or malformed id, 401 without the token', async () => {
+    const publisher = await createPublisher(ctx);
+    const response = await ctx.admin({ method: 'GET', url: `/v1/admin/publishers/${publisher.id}` });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toEqual({ data: { id: publisher.id, name: publisher.name, created_at: publisher.created_at } });
+    const validate = contractSchema('#/paths/~1v1~1admin~1publishers~1%7Bpublisher_id%7D/get/responses/200/content/application~1json/schema');
+    expect(validate(response.json()), JSON.stringify(validate.errors)).toBe(true);
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+      const missing = await ctx.admin({ method: 'GET', url: `/v1/admin/publishers/${id}` });
+      expect(missing.statusCode, id).toBe(404);
+      expect(missing.json().error.code, id).toBe('not_found');
+      expect(contractSchema('#/components/schemas/Error')(missing.json()), id).toBe(true);
+    }
+    expect((await ctx.app.inject({ method: 'GET', url: `/v1/admin/publishers/${publisher.id}` })).statusCode).toBe(401);
+  });
+
   it('answers 404 for an unknown publisher', async () => {
     for (const list of ['tokens', 'placements']) {
       const response = await ctx.admin({ method: 'GET', url: `/v1/admin/publishers/00000000-0000-4000-8000-000000000000/${list}` });

@@ -1,5 +1,5 @@
 import { html } from 'htm/preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { Route } from '../route.js';
 import type { Session } from '../session.js';
@@ -30,14 +30,30 @@ const placementLink = (id: string) => `#/placements?${new URLSearchParams({ id }
 export function PublisherPage({ session, route }: { session: Session; route: Route }) {
   const id = route.params.get('id') ?? '';
   const base = `/v1/admin/publishers/${encodeURIComponent(id)}`;
+  // The name comes from the API, not from the link: a bookmark or a typed id shows it too.
+  const [publisher, setPublisher] = useState<{ name: string } | null>(null);
+  const [publisherError, setPublisherError] = useState<unknown>(null);
+  useEffect(() => {
+    setPublisher(null);
+    setPublisherError(null);
+    api<{ data: { name: string } }>(session, 'GET', base).then((answer) => setPublisher(answer.data), setPublisherError);
+  }, [base]);
+  // Placements, tokens and their forms only once the publisher is known to exist: an unknown id gets
+  // one message, not one per list and forms that could only fail.
+  return html`
+    <p><a href="#/publishers">All publishers</a></p>
+    <${ErrorMessage} error=${publisherError} />
+    ${publisher && html`<${PublisherDetails} session=${session} id=${id} base=${base} name=${publisher.name} key=${base} />`}`;
+}
+
+function PublisherDetails({ session, id, base, name }: { session: Session; id: string; base: string; name: string }) {
   const [tokensVersion, setTokensVersion] = useState(0);
   const [placementsVersion, setPlacementsVersion] = useState(0);
   const [revokeError, setRevokeError] = useState<unknown>(null);
   const tokens = usePagedList<TokenSummary>(session, `${base}/tokens`, tokensVersion);
   const placements = usePagedList<PlacementSummary>(session, `${base}/placements`, placementsVersion);
   return html`
-    <p><a href="#/publishers">All publishers</a></p>
-    <h2>${route.params.get('name') ?? 'Publisher'}</h2>
+    <h2>${name}</h2>
     <p>Publisher <code>${id}</code>.</p>
 
     <h2>Placements</h2>

@@ -12,8 +12,7 @@ interface Publisher {
   created_at: string;
 }
 
-const publisherLink = (publisher: { id: string; name: string }) =>
-  `#/publisher?${new URLSearchParams({ id: publisher.id, name: publisher.name })}`;
+const publisherLink = (publisher: { id: string }) => `#/publisher?${new URLSearchParams({ id: publisher.id })}`;
 
 /** Every publisher, oldest first, a page at a time; each opens its tokens and placements. */
 export function PublishersPage({ session }: { session: Session }) {
