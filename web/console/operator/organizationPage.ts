@@ -1,11 +1,12 @@
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { Route } from '../route.js';
 import type { Session } from '../session.js';
 import { ActionForm } from '../actionForm.js';
 import { ErrorMessage, formatDateTime, Notice, ShownOnce } from '../ui.js';
 import { Pager, RevokeButton, SecretState, usePagedList } from '../pagedList.js';
+import { useResource } from '../resource.js';
 
 interface Member {
   id: string;
@@ -25,13 +26,7 @@ export function OrganizationPage({ session, route }: { session: Session; route: 
   const id = route.params.get('id') ?? '';
   const base = `/v1/admin/organizations/${encodeURIComponent(id)}`;
   // The name comes from the API, not from the link: a bookmark or a typed id shows it too.
-  const [organization, setOrganization] = useState<{ name: string } | null>(null);
-  const [organizationError, setOrganizationError] = useState<unknown>(null);
-  useEffect(() => {
-    setOrganization(null);
-    setOrganizationError(null);
-    api<{ data: { name: string } }>(session, 'GET', base).then((answer) => setOrganization(answer.data), setOrganizationError);
-  }, [base]);
+  const { data: organization, error: organizationError } = useResource<{ name: string }>(session, base);
   // Users, keys and their forms only once the organization is known to exist: an unknown id gets
   // one message, not one per list and forms that could only fail.
   return html`

@@ -1,5 +1,5 @@
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { Route } from '../route.js';
 import type { Session } from '../session.js';
@@ -7,6 +7,7 @@ import { ActionForm } from '../actionForm.js';
 import { ErrorMessage, formatDateTime, Notice, ShownOnce } from '../ui.js';
 import { CertificationBadge } from '../placements.js';
 import { Pager, RevokeButton, SecretState, usePagedList } from '../pagedList.js';
+import { useResource } from '../resource.js';
 
 interface TokenSummary {
   id: string;
@@ -31,13 +32,7 @@ export function PublisherPage({ session, route }: { session: Session; route: Rou
   const id = route.params.get('id') ?? '';
   const base = `/v1/admin/publishers/${encodeURIComponent(id)}`;
   // The name comes from the API, not from the link: a bookmark or a typed id shows it too.
-  const [publisher, setPublisher] = useState<{ name: string } | null>(null);
-  const [publisherError, setPublisherError] = useState<unknown>(null);
-  useEffect(() => {
-    setPublisher(null);
-    setPublisherError(null);
-    api<{ data: { name: string } }>(session, 'GET', base).then((answer) => setPublisher(answer.data), setPublisherError);
-  }, [base]);
+  const { data: publisher, error: publisherError } = useResource<{ name: string }>(session, base);
   // Placements, tokens and their forms only once the publisher is known to exist: an unknown id gets
   // one message, not one per list and forms that could only fail.
   return html`
