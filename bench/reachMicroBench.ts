@@ -49,6 +49,7 @@ await withStores(dataDir, async ({ ch }) => {
   await timed('line_item reach', () => reachOver(ch, ids, from, today, true, today));
   // What the HTTP bench measures once the data's day has passed: the same window, every day of it past.
   await timed('campaign reach of the same window with every day past (the day after as today)', () => reachOver(ch, ids, from, today, false, addDays(today, 1)));
+  await timed('line_item reach of the same window with every day past', () => reachOver(ch, ids, from, today, true, addDays(today, 1)));
   await timed('the count check alone (keepWindowStates, nothing stale)', () => keepWindowStates(ch, 'campaign', ids, from, addDays(today, -1)));
   await timed('campaign sums (rollupSums), for scale', () => rollupSums(ch, 'campaign_id', ids, from, today));
   console.log(`reach in process: ${ids.length} campaigns, window ${from}..${today} with ${today} as today (${dataDir}, ${requests} calls each after 3 warm-up)\n`);

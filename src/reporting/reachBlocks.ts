@@ -3,7 +3,7 @@ import type { ClickHouse } from '../store/clickhouse.js';
 import { blockParams, dayBlocks } from './dayBlocks.js';
 import { CAMPAIGN_IDS_PER_QUERY } from './reportCampaigns.js';
 import { addDays, todayUtc } from './utcDate.js';
-import { keepWindowStates, type ReachLevel } from './reachWindows.js';
+import { keepWindowStates, keptWindowReach, type KeyReach, type ReachLevel } from './reachWindows.js';
 
 /** The block states of the days given as {spans} and {starts}. */
 const BLOCK_STATES = `
@@ -20,7 +20,8 @@ const reachRows = z.array(z.object({ row_campaign: z.string(), row_line_item: z.
  * line item (keyed by line item id). The days before today are one kept state per key
  * (reach_windows_v1, made or renewed by keepWindowStates); today and any later day of the window
  * are merged from their blocks in reach_blocks_v1 as they stand. Both are unions of the same users'
- * hashes, so the figure is the one a merge of every block of the window gives.
+ * hashes, so the figure is the one a merge of every block of the window gives. A window whose days
+ * are all past reads the figure kept with its state (keptWindowReach) and merges nothing.
  *
  * Keeping a state is a write. When it fails (too many parts under heavy ingest, a shard or quorum
  * replica down), the report still answers: that chunk merges every block of the window, as before
@@ -48,10 +49,19 @@ export async function reachOver(
   if (liveFrom <= dateTo) sources.push(BLOCK_STATES);
   const live = blockParams(liveFrom <= dateTo ? dayBlocks(liveFrom, dateTo) : []);
   const reach = new Map<string, number>();
+  const setReach = (row: KeyReach) => reach.set(perLineItem ? row.lineItemId : row.campaignId, row.uniqueUsers);
   for (let start = 0; start < campaignIds.length; start += CAMPAIGN_IDS_PER_QUERY) {
     const ids = campaignIds.slice(start, start + CAMPAIGN_IDS_PER_QUERY);
-    // False only when the window has past days and keeping their state failed.
-    const asPlanned = dateFrom > pastTo || (await keepWindowStates(ch, level, ids, dateFrom, pastTo).then(() => true, () => false));
+    if (dateTo < today) {
+      // Null when keeping the window's state failed.
+      const kept = await keptWindowReach(ch, level, ids, dateFrom, dateTo).catch(() => null);
+      if (kept) {
+        kept.forEach(setReach);
+        continue;
+      }
+    }
+    // False only when the window has past days and keeping their state (or figures) failed.
+    const asPlanned = dateFrom > pastTo || (dateTo >= today && (await keepWindowStates(ch, level, ids, dateFrom, pastTo).then(() => true, () => false)));
     // The sources are fixed SQL chosen above, never input; every value is a parameter.
     const result = await ch.client.query({
       query: `
@@ -68,7 +78,7 @@ export async function reachOver(
       },
       format: 'JSONEachRow',
     });
-    for (const row of reachRows.parse(await result.json())) reach.set(perLineItem ? row.row_line_item : row.row_campaign, row.unique_users);
+    for (const row of reachRows.parse(await result.json())) setReach({ campaignId: row.row_campaign, lineItemId: row.row_line_item, uniqueUsers: row.unique_users });
   }
   return reach;
 }
