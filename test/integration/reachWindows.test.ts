@@ -121,3 +121,15 @@ describe('reach of a past window from the kept figures (keptWindowReach)', () =>
     expect(await reachOf('campaign', campaign.id)).toEqual({});
   });
 });
+
+describe('reach_blocks_v1 parts (clickhouse/0011)', () => {
+  it('merges a month to one part once none of its parts was written for an hour, and no month still being written', async () => {
+    const result = await ctx.stores.ch.client.query({
+      query: "SELECT engine_full FROM system.tables WHERE database = currentDatabase() AND name = 'reach_blocks_v1'",
+      format: 'JSONEachRow',
+    });
+    const [table] = (await result.json()) as Array<{ engine_full: string }>;
+    expect(table!.engine_full).toContain('min_age_to_force_merge_seconds = 3600');
+    expect(table!.engine_full).toContain('min_age_to_force_merge_on_partition_only = 1');
+  });
+});
