@@ -30,47 +30,20 @@ const TRUSTED_KEPT_ROWS = `
           AND campaign_id IN {campaign_ids:Array(UUID)}
           AND written_at > now() - INTERVAL 6 DAY`;
 
-const staleRows = z.array(z.object({ row_campaign: z.string() }));
 const figureRows = z.array(
   z.object({ row_campaign: z.string(), row_line_item: z.string(), fresh: z.coerce.number(), present: z.coerce.number(), unique_users: z.coerce.number() }),
 );
 
 /**
- * Makes sure reach_windows_v1 (clickhouse/0010) holds, for every key (campaign, or line item) of the
- * given campaigns with valid impressions in dateFrom..dateTo, a state merged from the window's
- * blocks that is no older than what the blocks hold now. A key counts as kept when a kept row's
- * count reaches the blocks' count; a late event raises the blocks' count, so its campaign is merged
- * again (one INSERT ... SELECT, whose count and state come from the same read of the blocks). A
- * merge racing with a later event only leaves a row that the next report finds short, never one that
- * claims more than its state holds.
- */
-export async function keepWindowStates(ch: ClickHouse, level: ReachLevel, campaignIds: string[], dateFrom: string, dateTo: string): Promise<void> {
-  const window = windowParams(level, campaignIds, dateFrom, dateTo);
-  const result = await ch.client.query({
-    query: `
-      SELECT toString(blocks.campaign_id) AS row_campaign
-      FROM (${BLOCK_COUNTS}
-      ) AS blocks
-      LEFT JOIN (
-        SELECT campaign_id, line_item_id, max(impressions) AS impressions, 1 AS present${TRUSTED_KEPT_ROWS}
-        GROUP BY campaign_id, line_item_id
-      ) AS kept ON kept.campaign_id = blocks.campaign_id AND kept.line_item_id = blocks.line_item_id
-      GROUP BY blocks.campaign_id
-      HAVING min(kept.present = 1 AND kept.impressions >= blocks.impressions) = 0
-      SETTINGS max_execution_time = 30`,
-    query_params: window,
-    format: 'JSONEachRow',
-  });
-  const stale = staleRows.parse(await result.json()).map((row) => row.row_campaign);
-  if (stale.length > 0) await mergeWindowStates(ch, { ...window, campaign_ids: stale });
-}
-
-/**
- * Reach per key of a window whose days are all past, from the figures kept next to the states
- * (clickhouse/0011): the same check as keepWindowStates, in the same query as the read of the
- * figures, so an up-to-date window costs one query that finalizes no sketch. The campaigns found
- * stale are merged again and their figures read from the rows just written. Keys without valid
- * impressions in the window have no row.
+ * Reach per key (campaign, or line item) of the given campaigns over dateFrom..dateTo, days that are
+ * all past, from reach_windows_v1 (clickhouse/0010, 0011): one kept row per key holds the window's
+ * blocks merged into one state, the count of valid impressions it was merged from, and its figure.
+ * A key counts as kept when a kept row's count reaches the blocks' count now; a late event raises
+ * the blocks' count, so its campaign is merged again (one INSERT ... SELECT, whose count and state
+ * come from the same read of the blocks), and its figures are read from the rows just written. The
+ * check and the read of the figures are one query, so an up-to-date window finalizes no sketch. A
+ * merge racing with a later event only leaves a row that the next report finds short, never one
+ * that claims more than its state holds. Keys without valid impressions in the window have no row.
  */
 export async function keptWindowReach(ch: ClickHouse, level: ReachLevel, campaignIds: string[], dateFrom: string, dateTo: string): Promise<KeyReach[]> {
   const window = windowParams(level, campaignIds, dateFrom, dateTo);
