@@ -7,7 +7,7 @@ import { ApiError } from '../http/errors.js';
 import type { EventPipeline, EventPipelineStats } from './eventPipeline.js';
 import type { TrackedEvent } from './trackedEvent.js';
 import { EventQuarantine } from './eventQuarantine.js';
-import { EventSpool, SPOOL_COLUMNS, segmentCreatedAt, type SealedSegment } from './eventSpool.js';
+import { EventSpool, SPOOL_COLUMNS, segmentCreatedAt, spoolLine, type SealedSegment } from './eventSpool.js';
 import { isUnparsableInsert, isUnreachable } from './insertErrors.js';
 import { lockDirectory } from '../store/directoryLock.js';
 import { billableServeId, billableServeIdsInLines, billedOnceSelect, ServeIdRanges, spoolStructure, stringLiteral } from './billedOnce.js';
@@ -348,6 +348,18 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
       turn.events.push(...events);
       const group = turn;
       return new Promise<void>((resolve, reject) => group.settle.push((error) => (error === undefined ? resolve() : reject(error))));
+    },
+    async writeNow(events, token) {
+      if (closed) refuse(events, 'service is shutting down');
+      try {
+        await ch.client.command({ query: `${INSERT_EVENTS}\n${events.map(spoolLine).join('')}`, clickhouse_settings: insertSettings(token) });
+      } catch (error) {
+        log.error({ err: error }, 'ClickHouse did not take an event written at once; refused it');
+        refuse(events, 'the event could not be stored; retry later');
+      }
+      counts.accepted += events.length;
+      counts.written += events.length;
+      for (const event of events) for (const listener of listeners) listener(event);
     },
     onAccepted(listener) {
       listeners.push(listener);
