@@ -195,6 +195,20 @@ describe('errors raised before a route runs use the envelope', () => {
     }
   });
 
+  it('answers 404 not_found to a method no route has (QUERY) and to an unknown path, without reading its body', async () => {
+    const cases: Array<{ method: string; url: string; payload?: string }> = [
+      { method: 'QUERY', url: '/v1/advertiser/campaigns' },
+      { method: 'QUERY', url: '/nope', payload: '{"q":1}' },
+      { method: 'POST', url: '/nope', payload: '{' },
+    ];
+    for (const { method, url, payload } of cases) {
+      const headers = payload === undefined ? {} : { 'content-type': 'application/json' };
+      const response = await ctx.app.inject({ method: method as 'POST', url, headers, payload });
+      expect(response.statusCode, `${method} ${url}`).toBe(404);
+      expect(response.json()).toEqual({ error: { code: 'not_found', message: `no route for ${method} ${url}` } });
+    }
+  });
+
   it('answers 431 headers_too_large in the envelope for headers over 16 KB', { timeout: 10_000 }, async () => {
     const answer = await rawExchange([`GET /healthz HTTP/1.1\r\nHost: x\r\nx-padding: ${'p'.repeat(17 * 1024)}\r\n\r\n`]);
     expect(answer.status).toBe(431);
