@@ -57,6 +57,11 @@ const configSchema = z
     BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
     /** Largest body the NDJSON event import accepts. */
     IMPORT_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(64 * 1_048_576),
+    /**
+     * How long a whole request (headers and body) may take to arrive; then 408 request_timeout. The
+     * answer is not timed (long report downloads). 10 minutes take the largest import at 1 Mbit/s.
+     */
+    REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(600_000),
     /** Event buffer: flush to ClickHouse after this many rows or this many milliseconds, whichever comes first. */
     EVENT_FLUSH_ROWS: z.coerce.number().int().min(1).default(50_000),
     EVENT_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),

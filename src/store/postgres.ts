@@ -100,11 +100,12 @@ async function openLockedEmbedded(directory: string, release: () => void): Promi
   });
   return {
     kind: 'embedded',
-    query: async (sql, params) => db.query(sql, params) as never,
+    // A full disk (53100) surfaces as StoreUnavailableError (503 with Retry-After), as on a server.
+    query: async (sql, params) => db.query(sql, params).catch(rethrowUnavailable) as never,
     exec: async (sql) => {
-      await db.exec(sql);
+      await db.exec(sql).catch(rethrowUnavailable);
     },
-    transaction: (fn) => db.transaction((tx) => fn({ query: async (sql, params) => tx.query(sql, params) as never })),
+    transaction: (fn) => db.transaction((tx) => fn({ query: async (sql, params) => tx.query(sql, params) as never })).catch(rethrowUnavailable),
     // In process: PGlite hands each notification over when the query that committed it returns.
     listen: async (channel, onNotify) => {
       const unlisten = await db.listen(channel, () => onNotify());

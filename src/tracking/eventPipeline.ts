@@ -14,6 +14,14 @@ export interface EventPipeline {
    * pipeline is closed. For routes under heavy load.
    */
   acceptInTurn(events: TrackedEvent[]): Promise<void>;
+  /**
+   * Writes the events to ClickHouse now, past the spool, and resolves once ClickHouse has them: for
+   * an event whose answer must tell whether it is already stored (a conversion_id), which the next
+   * request, at any instance, must find. `token` deduplicates the insert (the same token again
+   * counts once). Rejects with ApiError('unavailable') when ClickHouse did not take them, or the
+   * pipeline is closed; nothing is kept then, unless ClickHouse stored them and its answer was lost.
+   */
+  writeNow(events: TrackedEvent[], token: string): Promise<void>;
   /** Called synchronously for each accepted event (pacing and certification watch these). */
   onAccepted(listener: (event: TrackedEvent) => void): void;
   /** Writes everything accepted so far to ClickHouse. */
