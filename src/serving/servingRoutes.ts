@@ -5,6 +5,7 @@ import type { FeatureDeps } from '../featureDeps.js';
 import { ApiError, parseInput } from '../http/errors.js';
 import { bearerToken } from '../http/bearerToken.js';
 import { endOfTurn } from '../http/endOfTurn.js';
+import { lazyChildLogger } from '../http/lazyRequestLogger.js';
 import { convertToUsd } from '../money/usdRates.js';
 import { createUserAgentClassifier } from '../ivt/userAgentClassifier.js';
 import { AdIndexRefresher } from './adIndexRefresher.js';
@@ -188,6 +189,9 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     '/v1/serve',
     {
       bodyLimit: SERVE_BODY_LIMIT_BYTES,
+      // The request's child logger only once something logs at or above its level (at the usual
+      // warn, nothing does on a serve): building it eagerly was about 0.4 us of every serve.
+      childLoggerFactory: lazyChildLogger,
       // Authenticated before the body is read: a caller without a valid token costs no parsing. A
       // callback hook: an async one costs every serve a promise and a turn of the microtask queue.
       onRequest: (request, _reply, done) => {

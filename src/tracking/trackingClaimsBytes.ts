@@ -91,30 +91,45 @@ function writeText(text: string, maxChars: number, lengthBytes: 1 | 2, out: Buff
   }
   const length = end - start;
   if (lengthBytes === 1) out[at] = length;
-  else out.writeUInt16BE(length, at);
+  else {
+    out[at] = length >>> 8;
+    out[at + 1] = length;
+  }
   return end;
 }
 
+/** Where each of a UUID's 16 bytes starts in its text: the dashes at 8, 13, 18 and 23 are skipped. */
+const UUID_BYTE_AT = Uint8Array.from([0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34]);
+
 function writeUuid(uuid: string, out: Buffer, at: number): number {
-  if (uuid.length !== UUID_CHARS) throw new RangeError('tracking claims: an id is not a UUID');
-  let byte = at;
-  for (let i = 0; i < UUID_CHARS; i += 2) {
-    if (i === 8 || i === 13 || i === 18 || i === 23) {
-      if (uuid.charCodeAt(i) !== DASH) throw new RangeError('tracking claims: an id is not a UUID');
-      i++;
-    }
-    const high = HEX_VALUE[uuid.charCodeAt(i)] ?? -1;
-    const low = HEX_VALUE[uuid.charCodeAt(i + 1)] ?? -1;
-    if (high < 0 || low < 0) throw new RangeError('tracking claims: an id is not a UUID');
-    out[byte++] = (high << 4) | low;
+  if (uuid.length !== UUID_CHARS || uuid.charCodeAt(8) !== DASH || uuid.charCodeAt(13) !== DASH || uuid.charCodeAt(18) !== DASH || uuid.charCodeAt(23) !== DASH) {
+    throw new RangeError('tracking claims: an id is not a UUID');
   }
-  return byte;
+  // A character past 127 reads as -1 too (HEX_VALUE has 128 entries), so any bad digit makes `bad` negative.
+  let bad = 0;
+  for (let i = 0; i < 16; i++) {
+    const char = UUID_BYTE_AT[i]!;
+    const high = HEX_VALUE[uuid.charCodeAt(char)] ?? -1;
+    const low = HEX_VALUE[uuid.charCodeAt(char + 1)] ?? -1;
+    bad |= high | low;
+    out[at + i] = (high << 4) | low;
+  }
+  if (bad < 0) throw new RangeError('tracking claims: an id is not a UUID');
+  return at + 16;
 }
 
 function writeInteger(value: number, out: Buffer, at: number): number {
   if (!Number.isSafeInteger(value) || value < 0) throw new RangeError('tracking claims: a number is not a non-negative integer');
-  out.writeUInt32BE(Math.floor(value / 2 ** 32), at);
-  out.writeUInt32BE(value >>> 0, at + 4);
+  // Byte by byte: Buffer's writeUInt32BE checks its arguments again, twice per field.
+  const high = Math.floor(value / 2 ** 32);
+  out[at] = high >>> 24;
+  out[at + 1] = high >>> 16;
+  out[at + 2] = high >>> 8;
+  out[at + 3] = high;
+  out[at + 4] = value >>> 24;
+  out[at + 5] = value >>> 16;
+  out[at + 6] = value >>> 8;
+  out[at + 7] = value;
   return at + 8;
 }
 

@@ -117,6 +117,9 @@ describe('tracking tokens', () => {
     const refused: TrackingClaims[] = [
       { ...claims, c: 'not-a-uuid' },
       { ...claims, u: '7b0c1d9e_1111-4222-8333-444455556666' },
+      { ...claims, l: '7b0c1d9e-1111-4222-8333-44445555666g' },
+      { ...claims, r: 'é7b0c1d9-1111-4222-8333-444455556666' },
+      { ...claims, c: '7b0c1d9e-1111-4222-8333x444455556666' },
       { ...claims, n: 1.5 },
       { ...claims, n: -1 },
       { ...claims, t: 2 ** 53 },
