@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { countryOfAddress } from '../geo/countryOfAddress.js';
 import { ApiError, zodDetails } from '../http/errors.js';
+import { wellFormedText } from '../management/fieldSchemas.js';
 import { placementId } from '../placements/placementSchemas.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { Postgres } from '../store/postgres.js';
@@ -18,7 +19,7 @@ const importLine = z
     line_item_id: z.uuid(),
     placement_id: placementId,
     ip: z.union([z.ipv4(), z.ipv6()], { error: 'must be an IPv4 or IPv6 address' }),
-    user_agent: z.string().max(2048).optional(),
+    user_agent: wellFormedText().max(2048).optional(),
     revenue_usd: z.number().nonnegative().max(1e12).optional(),
   })
   .refine((line) => line.revenue_usd === undefined || line.type === 'conversion', {
