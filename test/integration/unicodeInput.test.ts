@@ -84,6 +84,17 @@ describe('text that is not well-formed Unicode is refused with 422 and changes n
     expect(await eventsOf(ctx, item.lineItemId)).toHaveLength(1);
   });
 
+  it('an imported line whose bytes are not UTF-8: rejected with its line number, the others imported', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpm', bid_value: 3 });
+    const base = { type: 'impression', time: new Date(Date.now() - 60_000).toISOString(), line_item_id: item.lineItemId, placement_id: item.placementId, ip: ADDRESSES.comcastResidential };
+    const [before, after] = JSON.stringify({ ...base, user_agent: 'Mozilla' }).split('Mozilla');
+    const payload = Buffer.concat([Buffer.from(`${JSON.stringify(base)}\n${before}Moz`), Buffer.from([0xff]), Buffer.from(`illa${after}\n${JSON.stringify(base)}\n`)]);
+    const response = await ctx.admin({ method: 'POST', url: '/v1/admin/events/import', headers: { 'content-type': 'application/x-ndjson' }, payload });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data).toMatchObject({ accepted: 2, rejected: 1, errors: [{ line: 2, message: 'not valid UTF-8' }] });
+    expect(await eventsOf(ctx, item.lineItemId)).toHaveLength(2);
+  });
+
   it('keeps well-formed text outside the Basic Multilingual Plane (a surrogate pair) as sent', async () => {
     const advertiser = await createAdvertiser(ctx);
     const name = `launch \u{1F680} ${randomUUID()}`;
