@@ -6,6 +6,13 @@ describe('parseTimestamptz', () => {
     expect(parseTimestamptz('0001-06-15 00:00:00+00')).toEqual(new Date('0001-06-15T00:00:00Z'));
     expect(parseTimestamptz('0099-06-14 18:30:00+00')).toEqual(new Date('0099-06-14T18:30:00Z'));
     expect(parseTimestamptz('2026-01-02 03:04:05.123456+00')).toEqual(new Date('2026-01-02T03:04:05.123Z'));
+    expect(parseTimestamptz('2026-01-02 03:04:05+00')).toEqual(new Date('2026-01-02T03:04:05.000Z'));
+    expect(parseTimestamptz('1999-12-31 23:59:59.9+00')).toEqual(new Date('1999-12-31T23:59:59.900Z'));
+    expect(parseTimestamptz('1999-12-31 23:59:59.95+00')).toEqual(new Date('1999-12-31T23:59:59.950Z'));
+    expect(parseTimestamptz('1000-01-01 12:00:00.0019+00')).toEqual(new Date('1000-01-01T12:00:00.001Z'));
+    // 1 BC (the year 0) was a leap year; 1900, where Date.UTC would put it, was not.
+    expect(parseTimestamptz('0001-02-29 00:00:00+00 BC')).toEqual(new Date(Date.parse('0000-02-29T00:00:00Z')));
+    expect(parseTimestamptz('0999-12-31 23:59:59.999999+00')).toEqual(new Date('0999-12-31T23:59:59.999Z'));
     expect(parseTimestamptz('2026-01-02 03:04:05.1-08')).toEqual(new Date('2026-01-02T11:04:05.100Z'));
     // A zone's local mean time has seconds in its offset.
     expect(parseTimestamptz('1850-01-01 00:00:00+05:53:28')).toEqual(new Date('1849-12-31T18:06:32Z'));
