@@ -108,15 +108,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
 
-  await app.register(healthRoutes, features);
-  await app.register(openapiRoute);
-  await app.register(adminRoutes, { db: deps.db, adminToken: deps.secrets.adminToken });
-  await app.register(managementRoutes, features);
-  await app.register(reportingRoutes, features);
-  await app.register(servingRoutes, features);
-  await app.register(placementsRoutes, features);
-  await app.register(trackingRoutes, features);
-  await app.register(publisherKitRoutes, features);
-  await app.register(consoleRoutes, { dir: deps.consoleDir });
+  try {
+    await app.register(healthRoutes, features);
+    await app.register(openapiRoute);
+    await app.register(adminRoutes, { db: deps.db, adminToken: deps.secrets.adminToken });
+    await app.register(managementRoutes, features);
+    await app.register(reportingRoutes, features);
+    await app.register(servingRoutes, features);
+    await app.register(placementsRoutes, features);
+    await app.register(trackingRoutes, features);
+    await app.register(publisherKitRoutes, features);
+    await app.register(consoleRoutes, { dir: deps.consoleDir });
+  } catch (error) {
+    // A start that fails here (a bad CIDR feed, say) stops what already runs and releases the spool's lock.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
   return app;
 }

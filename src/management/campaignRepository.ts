@@ -233,8 +233,8 @@ export async function deleteCampaign(db: SqlExecutor, organizationId: string, ca
   return rows.length > 0;
 }
 
-/** A paused copy of the campaign under the same user, with a new name and the same flight. */
-export async function copyCampaign(tx: SqlExecutor, campaignId: string, name: string): Promise<Campaign> {
+/** A paused copy of the campaign under the same user, with a new name and the same flight; null when the campaign is gone. */
+export async function copyCampaign(tx: SqlExecutor, campaignId: string, name: string): Promise<Campaign | null> {
   const { rows } = await tx.query<Campaign>(
     `INSERT INTO campaigns AS c (user_id, name, brand_name, objective, status, starts_at, ends_at)
      SELECT source.user_id, $2, source.brand_name, source.objective, $3, source.starts_at, source.ends_at
@@ -242,7 +242,7 @@ export async function copyCampaign(tx: SqlExecutor, campaignId: string, name: st
      RETURNING ${campaignColumns}`,
     [campaignId, name, createdCampaignStatus],
   );
-  return rows[0]!;
+  return rows[0] ?? null;
 }
 
 /**

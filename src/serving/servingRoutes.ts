@@ -1,6 +1,8 @@
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { withBoundPort } from '../config.js';
 import type { FeatureDeps } from '../featureDeps.js';
 import { ApiError, parseInput } from '../http/errors.js';
 import { bearerToken } from '../http/bearerToken.js';
@@ -143,6 +145,9 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     linkTtlSeconds: config.TRACKING_LINK_TTL_SECONDS,
     tokenFormat: config.TRACKING_TOKEN_FORMAT,
   };
+  app.addHook('onListen', async () => {
+    signing.trackingBaseUrl = withBoundPort(signing.trackingBaseUrl, (app.server.address() as AddressInfo).port);
+  });
   app.decorateRequest('publisherId', null);
 
   /** The answer to a serve: an object for fastify to serialize, or an ad answer already written as JSON. */

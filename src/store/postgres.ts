@@ -1,6 +1,7 @@
 import path from 'node:path';
 import pg from 'pg';
 import { lockDirectory } from './directoryLock.js';
+import { parseTimestamptz } from './timestampText.js';
 import { rethrowUnavailable } from './storeUnavailable.js';
 
 /** What every repository needs from Postgres; the pg Pool and embedded PGlite both provide it. */
@@ -95,8 +96,9 @@ function openEmbedded(directory: string): Promise<Postgres> {
 
 async function openLockedEmbedded(directory: string, release: () => void): Promise<Postgres> {
   const { PGlite, types } = await import('@electric-sql/pglite');
+  // timestamptz read as node-postgres reads it on a server (its own parser misreads years 0001-0099).
   const db = await PGlite.create(directory, {
-    parsers: { [types.INT8]: (value: string) => Number(value) },
+    parsers: { [types.INT8]: (value: string) => Number(value), [types.TIMESTAMPTZ]: parseTimestamptz },
   });
   return {
     kind: 'embedded',
