@@ -1,6 +1,8 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { protocol } from '@electric-sql/pglite';
-import type { TextParam } from './postgres.js';
+
+/** A parameter as the wire protocol's text format sends it. */
+export type TextParam = string | number | null;
 
 /**
  * The first row's fields as the UTF-8 bytes the engine wrote, or undefined when there is no row.

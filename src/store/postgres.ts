@@ -2,14 +2,12 @@ import path from 'node:path';
 import pg from 'pg';
 import { lockDirectory } from './directoryLock.js';
 import { rethrowUnavailable } from './storeUnavailable.js';
+import type { TextParam } from './embeddedRowBytes.js';
 
 /** What every repository needs from Postgres; the pg Pool and embedded PGlite both provide it. */
 export interface SqlExecutor {
   query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: Row[] }>;
 }
-
-/** A parameter as the wire protocol's text format sends it. */
-export type TextParam = string | number | null;
 
 export interface Postgres extends SqlExecutor {
   /**
