@@ -81,7 +81,7 @@ export async function removeCampaign(db: SqlExecutor, organizationId: string, ca
 }
 
 /** A page in reporting's shape, as JSON text: total is the rows on this page; has_more when the page is full. */
-export async function listCampaignPage(db: SqlExecutor, organizationId: string, page: CampaignPage): Promise<string> {
+export async function listCampaignPage(db: Postgres, organizationId: string, page: CampaignPage): Promise<Buffer> {
   const { data, rows, last } = await listCampaigns(db, organizationId, page);
   return keysetPageJson(data, rows, last, page);
 }
