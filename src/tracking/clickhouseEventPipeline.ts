@@ -257,8 +257,8 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   }
   schedule(sealed.length > 0 ? 0 : config.EVENT_FLUSH_INTERVAL_MS);
 
-  function refuse(events: TrackedEvent[], message: string): never {
-    counts.refused += events.length;
+  function refuse(count: number, message: string): never {
+    counts.refused += count;
     throw new ApiError('unavailable', message);
   }
 
@@ -275,11 +275,12 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   /** The spool failure last logged, until an append succeeds again. */
   let spoolFailureLogged: string | undefined;
 
-  function checkRoom(events: TrackedEvent[]): void {
-    if (closed) refuse(events, 'service is shutting down');
-    if (pending() + events.length > config.EVENT_BUFFER_MAX_ROWS) {
+  /** Throws ApiError('unavailable') when `count` more events cannot be taken. */
+  function checkRoom(count: number): void {
+    if (closed) refuse(count, 'service is shutting down');
+    if (pending() + count > config.EVENT_BUFFER_MAX_ROWS) {
       log.warn({ pending: pending() }, 'event buffer is full; refusing events');
-      refuse(events, 'event buffer is full; retry later');
+      refuse(count, 'event buffer is full; retry later');
     }
   }
 
@@ -293,7 +294,7 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
         spoolFailureLogged = spool.failure?.message;
         log.error({ err: spool.failure, pending: pending() }, 'cannot write the event spool; refusing events until it can');
       }
-      refuse(events, (error as Error).message);
+      refuse(events.length, (error as Error).message);
     }
     if (spoolFailureLogged !== undefined) {
       spoolFailureLogged = undefined;
@@ -334,27 +335,26 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
 
   return {
     accept(events) {
-      checkRoom(events);
+      checkRoom(events.length);
       append(events);
     },
-    acceptInTurn(events) {
-      checkRoom(events);
+    acceptInTurn(event, settled) {
+      checkRoom(1);
       if (turn === undefined) {
         turn = { events: [], settle: [] };
         // After the poll phase: every request read in this turn joins the same write.
         setImmediate(writeTurn);
       }
-      turn.events.push(...events);
-      const group = turn;
-      return new Promise<void>((resolve, reject) => group.settle.push((error) => (error === undefined ? resolve() : reject(error))));
+      turn.events.push(event);
+      turn.settle.push(settled);
     },
     async writeNow(events, token) {
-      if (closed) refuse(events, 'service is shutting down');
+      if (closed) refuse(events.length, 'service is shutting down');
       try {
         await ch.client.command({ query: `${INSERT_EVENTS}\n${events.map(spoolLine).join('')}`, clickhouse_settings: insertSettings(token) });
       } catch (error) {
         log.error({ err: error }, 'ClickHouse did not take an event written at once; refused it');
-        refuse(events, 'the event could not be stored; retry later');
+        refuse(events.length, 'the event could not be stored; retry later');
       }
       counts.accepted += events.length;
       counts.written += events.length;
