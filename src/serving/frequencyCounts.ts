@@ -115,13 +115,17 @@ export class FrequencyCounts {
     this.capped.delete(lineItemId);
   }
 
-  /** Every accepted event, so that `acceptedSeq` lines up with the pipeline's `pending()`. */
-  record(event: TrackedEvent): void {
-    const seq = ++this.acceptedSeq;
+  /**
+   * Every spooled event, so that `acceptedSeq` lines up with the pipeline's `pending()`. An event
+   * already `written` to ClickHouse (EventPipeline.writeNow) never counts in `pending()`: it takes no
+   * sequence number and is counted locally only until the next sync reads it from ClickHouse.
+   */
+  record(event: TrackedEvent, written = false): void {
+    const seq = written ? 0 : ++this.acceptedSeq;
     if (event.type !== 'impression' || event.ivt !== '' || event.user_key === '') return;
     const tracked = this.capped.get(event.line_item_id);
     if (!tracked) return;
-    this.unflushed.push({ seq, lineItemId: event.line_item_id, userKey: event.user_key, timeMs: event.event_time });
+    if (!written) this.unflushed.push({ seq, lineItemId: event.line_item_id, userKey: event.user_key, timeMs: event.event_time });
     add(tracked.counts, event.user_key, 1);
     add(tracked.local, event.user_key, 1);
   }

@@ -50,9 +50,9 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   const pacing = new SpendPacing(ch, () => events.pending());
   const learning = new DeliveryLearning(ch);
   const frequency = new FrequencyCounts(ch, () => events.pending());
-  events.onAccepted((event) => {
-    pacing.record(event);
-    frequency.record(event);
+  events.onAccepted((event, written) => {
+    pacing.record(event, written);
+    frequency.record(event, written);
     learning.record(event);
   });
 

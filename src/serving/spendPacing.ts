@@ -74,12 +74,16 @@ export class SpendPacing {
     this.counters.delete(lineItemId);
   }
 
-  /** Every accepted event, valid or not, so that `acceptedSeq` lines up with the pipeline's `pending()`. */
-  record(event: TrackedEvent): void {
-    const seq = ++this.acceptedSeq;
+  /**
+   * Every spooled event, valid or not, so that `acceptedSeq` lines up with the pipeline's `pending()`.
+   * An event already `written` to ClickHouse (a conversion, EventPipeline.writeNow) never counts in
+   * `pending()`: it takes no sequence number, and the next sync finds it in ClickHouse.
+   */
+  record(event: TrackedEvent, written = false): void {
+    const seq = written ? 0 : ++this.acceptedSeq;
     if (event.ivt !== '' || event.cost_nanos <= 0) return;
     const day = utcDay(event.event_time);
-    this.unflushed.push({ seq, lineItemId: event.line_item_id, day, nanos: event.cost_nanos });
+    if (!written) this.unflushed.push({ seq, lineItemId: event.line_item_id, day, nanos: event.cost_nanos });
     const counter = this.counters.get(event.line_item_id);
     if (counter) {
       counter.lifetimeNanos += event.cost_nanos;

@@ -51,7 +51,7 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   const billable = new Map<string, ServeIdRanges>();
   /** Segments a previous run left: their valid link events are read from their lines. */
   const recovered = new Set(sealed.map((segment) => segment.name));
-  const listeners: Array<(event: TrackedEvent) => void> = [];
+  const listeners: Array<(event: TrackedEvent, written: boolean) => void> = [];
   const counts = { accepted: 0, refused: 0, written: 0, quarantined: 0, writeFailures: 0 };
   let sealedCount = sealed.reduce((sum, segment) => sum + segment.events, 0);
   let writing: Promise<void> | undefined;
@@ -303,7 +303,7 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     counts.accepted += events.length;
     let serves: ServeIdRanges | undefined;
     for (const event of events) {
-      for (const listener of listeners) listener(event);
+      for (const listener of listeners) listener(event, false);
       const serveId = billableServeId(event);
       if (serveId !== undefined) (serves ??= billableOf(spool.openName)).add(serveId);
     }
@@ -330,7 +330,14 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     } catch (error) {
       failure = error;
     }
-    for (const settle of group.settle) settle(failure);
+    for (const settle of group.settle) {
+      // One caller's throwing callback must not keep the others from their answers.
+      try {
+        settle(failure);
+      } catch (error) {
+        log.error({ err: error }, 'an event callback threw');
+      }
+    }
   }
 
   return {
@@ -358,7 +365,7 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
       }
       counts.accepted += events.length;
       counts.written += events.length;
-      for (const event of events) for (const listener of listeners) listener(event);
+      for (const event of events) for (const listener of listeners) listener(event, true);
     },
     onAccepted(listener) {
       listeners.push(listener);

@@ -1,3 +1,4 @@
+import { ApiError } from '../http/errors.js';
 import type { Postgres } from '../store/postgres.js';
 
 /**
@@ -17,6 +18,23 @@ export type ConversionLock = <T>(eventId: string, lookupAndWrite: () => Promise<
 const CONVERSION_LOCK_CLASS = 724_100_004;
 
 /**
+ * Steps that may hold a pooled connection at once (the pool has 10). A step keeps its connection,
+ * in an open transaction, across its ClickHouse insert, which may take up to its request timeout
+ * while ClickHouse is slow: without a cap, ten conversions then would leave sign-ins, management,
+ * the index refresh and the drain's billing lock waiting on the pool. Beyond it: 503, retried.
+ */
+export const CONVERSION_LOCK_HOLDERS = 3;
+
+/**
+ * How long a step waits for another step of the same id to finish. That one normally takes one
+ * ClickHouse insert (milliseconds); a waiter that gives up answers 503 and the sender retries.
+ */
+export const CONVERSION_LOCK_WAIT = '2s';
+
+const busy = () => new ApiError('unavailable', 'too many conversions are being stored at once; retry later');
+const stillStoring = () => new ApiError('unavailable', 'a conversion with this conversion_id is still being stored; retry later');
+
+/**
  * On a Postgres server, which every instance shares: a transaction-level advisory lock on the event
  * id's first 32 bits (two ids that share them just take turns), released when the step's
  * transaction ends, or by Postgres when the holder's connection goes (killed -9, cut off). Embedded
@@ -27,12 +45,22 @@ export function conversionLock(db: Postgres): ConversionLock {
 }
 
 function advisoryLock(db: Postgres): ConversionLock {
+  let holders = 0;
   return async (eventId, lookupAndWrite) => {
+    if (holders >= CONVERSION_LOCK_HOLDERS) throw busy();
+    holders += 1;
     // The step's own failure (a 503 when ClickHouse did not take the conversion) is thrown as it is.
     let failure: { error: unknown } | undefined;
     try {
       return await db.transaction(async (tx) => {
-        await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', [CONVERSION_LOCK_CLASS, lockKey(eventId)]);
+        await tx.query(`SET LOCAL lock_timeout = '${CONVERSION_LOCK_WAIT}'`);
+        try {
+          await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', [CONVERSION_LOCK_CLASS, lockKey(eventId)]);
+        } catch (error) {
+          // 55P03 lock_not_available: another step of this id still runs after lock_timeout.
+          failure = { error: (error as { code?: string }).code === '55P03' ? stillStoring() : error };
+          throw error;
+        }
         try {
           return await lookupAndWrite();
         } catch (error) {
@@ -42,6 +70,8 @@ function advisoryLock(db: Postgres): ConversionLock {
       });
     } catch (error) {
       throw failure ? failure.error : error;
+    } finally {
+      holders -= 1;
     }
   };
 }

@@ -23,8 +23,12 @@ export interface EventPipeline {
    * pipeline is closed; nothing is kept then, unless ClickHouse stored them and its answer was lost.
    */
   writeNow(events: TrackedEvent[], token: string): Promise<void>;
-  /** Called synchronously for each accepted event (pacing and certification watch these). */
-  onAccepted(listener: (event: TrackedEvent) => void): void;
+  /**
+   * Called synchronously for each accepted event (pacing and certification watch these).
+   * `written` is true for an event `writeNow` put in ClickHouse: it never counts in `pending()`,
+   * so a listener that sets its counts against `pending()` must not wait for it to be written.
+   */
+  onAccepted(listener: (event: TrackedEvent, written: boolean) => void): void;
   /** Writes everything accepted so far to ClickHouse. */
   flush(): Promise<void>;
   /** Accepted events not yet in ClickHouse. */

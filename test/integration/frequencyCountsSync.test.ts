@@ -87,4 +87,20 @@ describe('frequency counts: what a sync reads', () => {
     await frequency.sync(NOW + HOUR_MS);
     expect(counts.get('dave')).toBe(3);
   });
+
+  it('keeps a spooled impression counted when a conversion written at once to ClickHouse follows it', async () => {
+    const lineItemId = randomUUID();
+    await written(lineItemId, [['erin', at(23, 8), 2]]);
+    let pending = 0;
+    const frequency = new FrequencyCounts(ch, () => pending);
+    const counts = frequency.countsFor(lineItemId, 'week');
+    await frequency.sync(NOW);
+
+    frequency.record(sampleEvent({ line_item_id: lineItemId, user_key: 'erin', event_time: NOW + 1000 }));
+    pending = 1;
+    // A conversion EventPipeline.writeNow stored: in ClickHouse, never pending.
+    frequency.record(sampleEvent({ line_item_id: lineItemId, user_key: 'erin', type: 'conversion', event_time: NOW + 1500 }), true);
+    await frequency.sync(NOW + 2000);
+    expect(counts.get('erin')).toBe(3);
+  });
 });

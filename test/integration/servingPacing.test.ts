@@ -139,7 +139,7 @@ describe('pacing: counting each event once', () => {
       log: ctx.app.log,
     });
     const pacing = new SpendPacing(ctx.stores.ch, () => pipeline.pending());
-    pipeline.onAccepted((event) => pacing.record(event));
+    pipeline.onAccepted((event, written) => pacing.record(event, written));
     return { pipeline, pacing };
   }
 
@@ -165,6 +165,23 @@ describe('pacing: counting each event once', () => {
     await pipeline.flush();
     await pacing.sync();
     expect(counter.nanos).toBe(3500);
+    await pipeline.close();
+  });
+
+  it('counts a conversion written at once and a spooled event before it once each', async () => {
+    const { pipeline, pacing } = await pipelineWithPacing();
+    const lineItemId = randomUUID();
+    const counter = pacing.counterFor(lineItemId);
+    pipeline.accept([sampleEvent({ line_item_id: lineItemId, type: 'click', cost_nanos: 1000 })]);
+    const conversion = sampleEvent({ line_item_id: lineItemId, type: 'conversion', cost_nanos: 5000 });
+    await pipeline.writeNow([conversion], `conversion:${conversion.event_id}`);
+    expect(counter.nanos).toBe(6000);
+    // The click is still only spooled, the conversion already in ClickHouse.
+    await pacing.sync();
+    expect(counter.nanos).toBe(6000);
+    await pipeline.flush();
+    await pacing.sync();
+    expect(counter.nanos).toBe(6000);
     await pipeline.close();
   });
 
