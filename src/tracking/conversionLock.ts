@@ -29,7 +29,7 @@ export const CONVERSION_LOCK_HOLDERS = 3;
  * How long a step waits for another step of the same id to finish. That one normally takes one
  * ClickHouse insert (milliseconds); a waiter that gives up answers 503 and the sender retries.
  */
-export const CONVERSION_LOCK_WAIT = '2s';
+const CONVERSION_LOCK_WAIT = '2s';
 
 const busy = () => new ApiError('unavailable', 'too many conversions are being stored at once; retry later');
 const stillStoring = () => new ApiError('unavailable', 'a conversion with this conversion_id is still being stored; retry later');
