@@ -4,7 +4,8 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Postgres, SqlExecutor } from '../store/postgres.js';
-import { CATALOG_QUERIES, parseLineItems, reviveFlights, type CatalogKeys, type CatalogRows, type CatalogTexts, type CreativeRow } from './catalogQueries.js';
+import { CreativeGroup, groupCreatives, isServableCreative } from './adIndex.js';
+import { CATALOG_QUERIES, parseLineItems, reviveFlights, type CatalogKeys, type CatalogRows, type CatalogTexts, type LineItemRow } from './catalogQueries.js';
 
 /**
  * Which catalog rows a snapshot holds: a snapshot written by another version of the catalog
@@ -32,7 +33,10 @@ export interface LoadedSnapshot {
 interface BaseHeader extends SnapshotStamp {
   id: string;
   horizon: string;
-  /** Byte lengths of the sections after the header line: tokens, placements, line items, creatives. */
+  /**
+   * Byte lengths of the sections after the header line: tokens, placements, line items, creatives,
+   * and the byte length of each line item's creatives (see creativeSections).
+   */
   sections: number[];
   /** The CRC-32 of each section: a byte changed in place (a bid, a URL) still parses, so parsing proves nothing. */
   checksums: number[];
@@ -50,7 +54,7 @@ interface LogRecord {
 }
 
 const FORMAT = createHash('sha256')
-  .update(['adsvc catalog snapshot 2', ...CATALOG_QUERIES].join('\n'))
+  .update(['adsvc catalog snapshot 3', ...CATALOG_QUERIES].join('\n'))
   .digest('hex')
   .slice(0, 16);
 /**
@@ -151,24 +155,26 @@ export class CatalogSnapshot {
         await this.discard();
         return undefined;
       }
-      const texts: string[] = [];
+      const sections: Buffer[] = [];
       let offset = headerEnd + 1;
       for (const length of header.sections) {
-        texts.push(base.toString('utf8', offset, offset + length));
+        sections.push(base.subarray(offset, offset + length));
         offset += length;
       }
-      if (texts.length !== 4 || offset !== base.length) throw new SnapshotDamage(`sections of ${offset} bytes in a file of ${base.length}`);
+      if (sections.length !== 5 || offset !== base.length) throw new SnapshotDamage(`sections of ${offset} bytes in a file of ${base.length}`);
       // 25-50 ms for the 99 MB base of 100,000 line items (zlib's CRC-32, measured in process), against 2.8 s for a full read.
-      offset = headerEnd + 1;
-      header.sections.forEach((length, section) => {
-        if (crc32(base.subarray(offset, offset + length)) !== header.checksums[section]) throw new SnapshotDamage(`section ${section + 1} does not match its checksum`);
-        offset += length;
+      sections.forEach((section, index) => {
+        if (crc32(section) !== header.checksums[index]) throw new SnapshotDamage(`section ${index + 1} does not match its checksum`);
       });
+      const [tokens, placements, lineItemsText, creatives, groupLengths] = sections as [Buffer, Buffer, Buffer, Buffer, Buffer];
+      const lineItems = parseLineItems(lineItemsText.toString('utf8'));
       const rows: CatalogRows = {
-        tokens: JSON.parse(texts[0]!) as CatalogRows['tokens'],
-        placements: JSON.parse(texts[1]!) as CatalogRows['placements'],
-        lineItems: parseLineItems(texts[2]!),
-        creatives: JSON.parse(texts[3]!) as CreativeRow[],
+        tokens: JSON.parse(tokens.toString('utf8')) as CatalogRows['tokens'],
+        placements: JSON.parse(placements.toString('utf8')) as CatalogRows['placements'],
+        lineItems,
+        creatives: [],
+        // Copied out of the base, so the rest of it is freed once the index is built.
+        creativeGroups: creativeGroups(Buffer.from(creatives), JSON.parse(groupLengths.toString('utf8')) as number[], lineItems),
       };
       const log = await this.readLog(header.id, base.length);
       if (!log) {
@@ -201,7 +207,7 @@ export class CatalogSnapshot {
   /** Replaces the snapshot with the rows of a full read (in the background; see flush). */
   replaceBase(horizon: string, rows: CatalogRows, texts: CatalogTexts): void {
     const id = randomUUID();
-    const sections = [JSON.stringify(rows.tokens), JSON.stringify(rows.placements), texts.lineItems, texts.creatives].map((text) => Buffer.from(text));
+    const sections = [...[JSON.stringify(rows.tokens), JSON.stringify(rows.placements), texts.lineItems].map((text) => Buffer.from(text)), ...creativeSections(rows)];
     const header: BaseHeader = {
       ...this.stamp,
       id,
@@ -340,6 +346,38 @@ export class CatalogSnapshot {
     }
     return { patches, horizonsOnly, position };
   }
+}
+
+/**
+ * The base's creatives: each line item's servable creative rows as one JSON array, in the order of
+ * the line items (nothing for a line item without any), and the byte length of each as a JSON array
+ * of numbers. A restart parses only the lengths; a line item's creatives are parsed when it is
+ * first served (CreativeGroup).
+ */
+function creativeSections(rows: CatalogRows): [Buffer, Buffer] {
+  const byLineItem = groupCreatives(rows.creatives);
+  const groups: string[] = [];
+  const lengths: number[] = [];
+  for (const lineItem of rows.lineItems) {
+    const servable = byLineItem.get(lineItem.id)?.filter(isServableCreative) ?? [];
+    const text = servable.length === 0 ? '' : JSON.stringify(servable);
+    groups.push(text);
+    lengths.push(Buffer.byteLength(text));
+  }
+  return [Buffer.from(groups.join('')), Buffer.from(JSON.stringify(lengths))];
+}
+
+/** Each line item's creatives in `bytes` (creativeSections), undefined for a line item without any. */
+function creativeGroups(bytes: Buffer, lengths: number[], lineItems: LineItemRow[]): Array<CreativeGroup | undefined> {
+  if (lengths.length !== lineItems.length) throw new SnapshotDamage(`creatives for ${lengths.length} line items of ${lineItems.length}`);
+  let offset = 0;
+  const groups = lengths.map((length, index) => {
+    const group = length === 0 ? undefined : new CreativeGroup(bytes, offset, offset + length, lineItems[index]!.brand_name);
+    offset += length;
+    return group;
+  });
+  if (offset !== bytes.length) throw new SnapshotDamage(`creatives of ${offset} bytes in a section of ${bytes.length}`);
+  return groups;
 }
 
 /** A line of the snapshot's files: the CRC-32 of the JSON text (8 hex digits), a space, the JSON text. */
