@@ -33,11 +33,12 @@ export interface ServableCreative {
 }
 
 /**
- * A line item's servable creatives as the catalog snapshot keeps them: their rows' JSON, in a
- * buffer shared by every line item of the snapshot, parsed the first time the line item is served
+ * A line item's creatives as the catalog snapshot keeps them: their rows' JSON, comma-separated, in
+ * a buffer shared by every line item of the snapshot, parsed the first time the line item is served
  * (creativesOf). Parsing 150,000 creatives and building their renders was half of a restart's
  * catalog load at 100,000 line items, and most line items are never the winner of a serve. The
- * snapshot holds only rows servableCreative accepts, so a group is never empty.
+ * snapshot keeps a group only for a line item with a row servableCreative accepts, so what a group
+ * reads is never empty.
  */
 export class CreativeGroup {
   constructor(
@@ -48,7 +49,7 @@ export class CreativeGroup {
   ) {}
 
   read(): ServableCreative[] {
-    const rows = JSON.parse(this.bytes.toString('utf8', this.start, this.end)) as CreativeRow[];
+    const rows = JSON.parse(`[${this.bytes.toString('utf8', this.start, this.end)}]`) as CreativeRow[];
     return rows.flatMap((row) => servableCreative(row, this.brandName) ?? []);
   }
 }

@@ -61,8 +61,8 @@ const ALL_CREATIVE_COLUMNS = `SELECT cr.id, cr.line_item_id, cr.title, cr.body, 
  * Everything servable, in one REPEATABLE READ transaction so that the tables agree with each other
  * (no creative without its line item, no token of a deleted publisher), and the catalog-change
  * horizon of that snapshot: every change of a transaction below it is in these rows (see
- * catalogChanges.ts). `texts` are the line items as the engine wrote them, which the catalog
- * snapshot in DATA_DIR stores as they are (catalogSnapshot.ts).
+ * catalogChanges.ts). `texts` are the line items and creatives as the engine wrote them, which the
+ * catalog snapshot in DATA_DIR stores (catalogSnapshot.ts).
  */
 export async function loadCatalog(db: Postgres): Promise<CatalogRows & { horizon: string; texts: CatalogTexts }> {
   return db.transaction(async (tx) => {
@@ -79,14 +79,15 @@ export async function loadCatalog(db: Postgres): Promise<CatalogRows & { horizon
       placements: placements.rows,
       lineItems: parseLineItems(lineItems),
       creatives: JSON.parse(creatives) as CreativeRow[],
-      texts: { lineItems },
+      texts: { lineItems, creatives },
     };
   });
 }
 
-/** The line items as a JSON array of rows, the form loadCatalog reads them in. */
+/** The two large tables of the catalog as JSON arrays of rows, the form loadCatalog reads them in. */
 export interface CatalogTexts {
   lineItems: string;
+  creatives: string;
 }
 
 /** The queries whose rows make the catalog: a snapshot written by other queries is not read (catalogSnapshot.ts). */

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Postgres, SqlExecutor } from '../store/postgres.js';
-import { CreativeGroup, groupCreatives, isServableCreative } from './adIndex.js';
-import { CATALOG_QUERIES, parseLineItems, reviveFlights, type CatalogKeys, type CatalogRows, type CatalogTexts, type LineItemRow } from './catalogQueries.js';
+import { CreativeGroup, isServableCreative } from './adIndex.js';
+import { CATALOG_QUERIES, parseLineItems, reviveFlights, type CatalogKeys, type CatalogRows, type CatalogTexts, type CreativeRow, type LineItemRow } from './catalogQueries.js';
 
 /**
  * Which catalog rows a snapshot holds: a snapshot written by another version of the catalog
@@ -35,7 +35,7 @@ interface BaseHeader extends SnapshotStamp {
   horizon: string;
   /**
    * Byte lengths of the sections after the header line: tokens, placements, line items, creatives,
-   * and the byte length of each line item's creatives (see creativeSections).
+   * and where each line item's creatives are in theirs (see creativeSections).
    */
   sections: number[];
   /** The CRC-32 of each section: a byte changed in place (a bid, a URL) still parses, so parsing proves nothing. */
@@ -166,7 +166,7 @@ export class CatalogSnapshot {
       sections.forEach((section, index) => {
         if (crc32(section) !== header.checksums[index]) throw new SnapshotDamage(`section ${index + 1} does not match its checksum`);
       });
-      const [tokens, placements, lineItemsText, creatives, groupLengths] = sections as [Buffer, Buffer, Buffer, Buffer, Buffer];
+      const [tokens, placements, lineItemsText, creatives, creativeRanges] = sections as [Buffer, Buffer, Buffer, Buffer, Buffer];
       const lineItems = parseLineItems(lineItemsText.toString('utf8'));
       const rows: CatalogRows = {
         tokens: JSON.parse(tokens.toString('utf8')) as CatalogRows['tokens'],
@@ -174,7 +174,7 @@ export class CatalogSnapshot {
         lineItems,
         creatives: [],
         // Copied out of the base, so the rest of it is freed once the index is built.
-        creativeGroups: creativeGroups(Buffer.from(creatives), JSON.parse(groupLengths.toString('utf8')) as number[], lineItems),
+        creativeGroups: creativeGroups(Buffer.from(creatives), JSON.parse(creativeRanges.toString('utf8')) as number[], lineItems),
       };
       const log = await this.readLog(header.id, base.length);
       if (!log) {
@@ -207,7 +207,7 @@ export class CatalogSnapshot {
   /** Replaces the snapshot with the rows of a full read (in the background; see flush). */
   replaceBase(horizon: string, rows: CatalogRows, texts: CatalogTexts): void {
     const id = randomUUID();
-    const sections = [...[JSON.stringify(rows.tokens), JSON.stringify(rows.placements), texts.lineItems].map((text) => Buffer.from(text)), ...creativeSections(rows)];
+    const sections = [...[JSON.stringify(rows.tokens), JSON.stringify(rows.placements), texts.lineItems].map((text) => Buffer.from(text)), ...creativeSections(rows, texts.creatives)];
     const header: BaseHeader = {
       ...this.stamp,
       id,
@@ -349,34 +349,74 @@ export class CatalogSnapshot {
 }
 
 /**
- * The base's creatives: each line item's servable creative rows as one JSON array, in the order of
- * the line items (nothing for a line item without any), and the byte length of each as a JSON array
- * of numbers. A restart parses only the lengths; a line item's creatives are parsed when it is
- * first served (CreativeGroup).
+ * The base's creatives: the engine's JSON text of them all, as it wrote it (one row a line, in line
+ * item order; a JSON string holds no raw line end), and where each line item's rows are in it:
+ * [index in the line items, first byte, end] for each line item with a servable creative. A
+ * restart parses only those offsets; a line item's rows are parsed when it is first served
+ * (CreativeGroup). Should a line not start with its row's id (an engine writing json_agg otherwise),
+ * the rows are encoded again, one a line.
  */
-function creativeSections(rows: CatalogRows): [Buffer, Buffer] {
-  const byLineItem = groupCreatives(rows.creatives);
-  const groups: string[] = [];
-  const lengths: number[] = [];
-  for (const lineItem of rows.lineItems) {
-    const servable = byLineItem.get(lineItem.id)?.filter(isServableCreative) ?? [];
-    const text = servable.length === 0 ? '' : JSON.stringify(servable);
-    groups.push(text);
-    lengths.push(Buffer.byteLength(text));
+function creativeSections(rows: CatalogRows, creativesText: string): [Buffer, Buffer] {
+  let text = Buffer.from(creativesText);
+  let ranges = lineItemRanges(rows, text);
+  if (!ranges) {
+    text = Buffer.from(rows.creatives.map((row) => JSON.stringify(row)).join('\n'));
+    ranges = lineItemRanges(rows, text)!;
   }
-  return [Buffer.from(groups.join('')), Buffer.from(JSON.stringify(lengths))];
+  return [text, Buffer.from(JSON.stringify(ranges))];
 }
 
-/** Each line item's creatives in `bytes` (creativeSections), undefined for a line item without any. */
-function creativeGroups(bytes: Buffer, lengths: number[], lineItems: LineItemRow[]): Array<CreativeGroup | undefined> {
-  if (lengths.length !== lineItems.length) throw new SnapshotDamage(`creatives for ${lengths.length} line items of ${lineItems.length}`);
-  let offset = 0;
-  const groups = lengths.map((length, index) => {
-    const group = length === 0 ? undefined : new CreativeGroup(bytes, offset, offset + length, lineItems[index]!.brand_name);
-    offset += length;
-    return group;
-  });
-  if (offset !== bytes.length) throw new SnapshotDamage(`creatives of ${offset} bytes in a section of ${bytes.length}`);
+const ID_PREFIX = Buffer.from('{"id":"');
+
+/** The ranges of creativeSections, or undefined when a line of `text` does not hold its row. */
+function lineItemRanges(rows: CatalogRows, text: Buffer): number[] | undefined {
+  const indexOf = new Map<string, number>();
+  rows.lineItems.forEach((row, index) => indexOf.set(row.id, index));
+  const ranges: number[] = [];
+  let lineStart = 0;
+  // The line item whose rows are being read (rows come in line item order), from where, to where, and whether one is servable.
+  let run = { index: -1, lineItemId: '', start: 0, end: 0, servable: false };
+  for (const row of rows.creatives) {
+    let lineEnd = text.indexOf(0x0a, lineStart);
+    if (lineEnd === -1) lineEnd = text.length;
+    // The row's object: from its '{' (after the array's '[' or the separator's ' ') to its '}' (before ', ' or ']').
+    let start = lineStart;
+    while (start < lineEnd && text[start] !== 0x7b) start += 1;
+    let end = lineEnd;
+    while (end > start && text[end - 1] !== 0x7d) end -= 1;
+    if (!holdsId(text, start, end, row.id)) return undefined;
+    if (row.line_item_id !== run.lineItemId) {
+      if (run.servable && run.index >= 0) ranges.push(run.index, run.start, run.end);
+      run = { index: indexOf.get(row.line_item_id) ?? -1, lineItemId: row.line_item_id, start, end, servable: false };
+    }
+    run.end = end;
+    run.servable ||= isServableCreative(row);
+    lineStart = lineEnd + 1;
+  }
+  if (run.servable && run.index >= 0) ranges.push(run.index, run.start, run.end);
+  return ranges;
+}
+
+/** Whether the JSON object in text[start, end) starts with `{"id":"<id>"`, the way the engine writes a row. */
+function holdsId(text: Buffer, start: number, end: number, id: string): boolean {
+  const at = start + ID_PREFIX.length;
+  if (at + id.length >= end || text.compare(ID_PREFIX, 0, ID_PREFIX.length, start, at) !== 0 || text[at + id.length] !== 0x22) return false;
+  for (let i = 0; i < id.length; i++) if (text[at + i] !== id.charCodeAt(i)) return false;
+  return true;
+}
+
+/**
+ * Each line item's creatives in `bytes` (creativeSections), undefined for a line item without a
+ * servable one. Between a line item's rows the engine wrote `, \n `: bracketed, they are a JSON array.
+ */
+function creativeGroups(bytes: Buffer, ranges: number[], lineItems: LineItemRow[]): Array<CreativeGroup | undefined> {
+  const groups = new Array<CreativeGroup | undefined>(lineItems.length).fill(undefined);
+  for (let i = 0; i < ranges.length; i += 3) {
+    const [index, start, end] = [ranges[i]!, ranges[i + 1]!, ranges[i + 2]!];
+    const lineItem = lineItems[index];
+    if (!lineItem || groups[index] || !(start < end && end <= bytes.length)) throw new SnapshotDamage('the creatives\' offsets do not match the line items');
+    groups[index] = new CreativeGroup(bytes, start, end, lineItem.brand_name);
+  }
   return groups;
 }
 
