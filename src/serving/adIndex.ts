@@ -54,6 +54,9 @@ export class CreativeGroup {
   }
 }
 
+/** Catalog rows as the index is built from them; from the catalog snapshot, each line item's creatives unparsed, in lineItems' order (creatives is then empty). */
+export type IndexRows = CatalogRows & { creativeGroups?: Array<CreativeGroup | undefined> };
+
 /** A line item's creatives, parsed now when they came from the catalog snapshot and this is their first use. */
 export function creativesOf(entry: LineItemEntry): ServableCreative[] {
   const creatives = entry.creatives;
@@ -205,7 +208,7 @@ const YIELD_EVERY = 5000;
  */
 export async function buildAdIndex(
   version: string,
-  rows: CatalogRows,
+  rows: IndexRows,
   deps: IndexBuildDeps,
 ): Promise<{ index: AdIndex; skipped: Partial<Record<SkipReason, number>> }> {
   const index: AdIndex = {

@@ -1,5 +1,4 @@
 import type { Postgres, SqlExecutor } from '../store/postgres.js';
-import type { CreativeGroup } from './adIndex.js';
 
 /** What the ad index is built from: everything servable, one query per table. */
 export interface CatalogRows {
@@ -7,8 +6,6 @@ export interface CatalogRows {
   placements: Array<{ id: string; publisher_id: string; certification: string }>;
   lineItems: LineItemRow[];
   creatives: CreativeRow[];
-  /** From the catalog snapshot: each line item's creatives, unparsed, in lineItems' order (creatives is then empty). */
-  creativeGroups?: Array<CreativeGroup | undefined>;
 }
 
 export interface LineItemRow {

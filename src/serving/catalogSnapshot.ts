@@ -4,7 +4,7 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Postgres, SqlExecutor } from '../store/postgres.js';
-import { CreativeGroup, isServableCreative } from './adIndex.js';
+import { CreativeGroup, isServableCreative, type IndexRows } from './adIndex.js';
 import { CATALOG_QUERIES, parseLineItems, reviveFlights, type CatalogKeys, type CatalogRows, type CatalogTexts, type CreativeRow, type LineItemRow } from './catalogQueries.js';
 
 /**
@@ -22,7 +22,7 @@ export interface SnapshotStamp {
 
 /** A snapshot read back: the catalog at its base horizon, then the patches applied since, in order. */
 export interface LoadedSnapshot {
-  rows: CatalogRows;
+  rows: IndexRows;
   /** The horizon of the full read the rows came from. */
   baseHorizon: string;
   patches: Array<{ keys: CatalogKeys; rows: CatalogRows; horizon: string }>;
@@ -168,7 +168,7 @@ export class CatalogSnapshot {
       });
       const [tokens, placements, lineItemsText, creatives, creativeRanges] = sections as [Buffer, Buffer, Buffer, Buffer, Buffer];
       const lineItems = parseLineItems(lineItemsText.toString('utf8'));
-      const rows: CatalogRows = {
+      const rows: IndexRows = {
         tokens: JSON.parse(tokens.toString('utf8')) as CatalogRows['tokens'],
         placements: JSON.parse(placements.toString('utf8')) as CatalogRows['placements'],
         lineItems,
