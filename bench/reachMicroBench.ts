@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { keepWindowStates } from '../src/reporting/reachWindows.js';
+import { keptWindowReach } from '../src/reporting/reachWindows.js';
 import { reachOver } from '../src/reporting/reachBlocks.js';
 import { rollupSums } from '../src/reporting/rollupSums.js';
 import { addDays } from '../src/reporting/utcDate.js';
@@ -45,11 +45,12 @@ await withStores(dataDir, async ({ ch }) => {
     const latency = await timeSequential(requests, 3, async () => void (await fn()));
     rows.push([`${name}: p50 / p95`, `${formatMs(latency.p50)} / ${formatMs(latency.p95)}`]);
   };
-  await timed('campaign reach (reachOver: count check, kept state and today merged)', () => reachOver(ch, ids, from, today, false, today));
+  await timed('campaign reach (reachOver: count check, kept figures, kept state and today merged)', () => reachOver(ch, ids, from, today, false, today));
   await timed('line_item reach', () => reachOver(ch, ids, from, today, true, today));
   // What the HTTP bench measures once the data's day has passed: the same window, every day of it past.
   await timed('campaign reach of the same window with every day past (the day after as today)', () => reachOver(ch, ids, from, today, false, addDays(today, 1)));
-  await timed('the count check alone (keepWindowStates, nothing stale)', () => keepWindowStates(ch, 'campaign', ids, from, addDays(today, -1)));
+  await timed('line_item reach of the same window with every day past', () => reachOver(ch, ids, from, today, true, addDays(today, 1)));
+  await timed('the past days alone: count check and kept figures (keptWindowReach, nothing stale)', () => keptWindowReach(ch, 'campaign', ids, from, addDays(today, -1)));
   await timed('campaign sums (rollupSums), for scale', () => rollupSums(ch, 'campaign_id', ids, from, today));
   console.log(`reach in process: ${ids.length} campaigns, window ${from}..${today} with ${today} as today (${dataDir}, ${requests} calls each after 3 warm-up)\n`);
   console.log('| figure | result |\n|---|---|');

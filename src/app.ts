@@ -44,6 +44,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // each address's verdict remembered (proxyTrust.ts).
     trustProxy: Array.isArray(config.TRUST_PROXY) ? cachedProxyTrust(config.TRUST_PROXY) : (config.TRUST_PROXY as FastifyServerOptions['trustProxy']),
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // A request must have arrived whole within this (a body trickling in a byte every few seconds
+    // held its connection for good): Node answers it through clientErrorHandler, 408
+    // request_timeout. Only the request's arrival is timed, never the answer. Node times the
+    // headers on their own (60 s by default) and checks its connections every 30 s: neither may be
+    // longer than the whole, or a shorter setting would not be honoured.
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    http: { headersTimeout: Math.min(60_000, config.REQUEST_TIMEOUT_MS), connectionsCheckingInterval: Math.min(30_000, config.REQUEST_TIMEOUT_MS) },
     // A longer segment cannot be an id that exists: 404 before any route runs (src/http/frameworkErrors.ts).
     routerOptions: { maxParamLength: PLACEMENT_ID_MAX_LENGTH },
     // Serving builds its whole ad index before the first request: with 100,000 line items on the
@@ -101,15 +108,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
 
-  await app.register(healthRoutes, features);
-  await app.register(openapiRoute);
-  await app.register(adminRoutes, { db: deps.db, adminToken: deps.secrets.adminToken });
-  await app.register(managementRoutes, features);
-  await app.register(reportingRoutes, features);
-  await app.register(servingRoutes, features);
-  await app.register(placementsRoutes, features);
-  await app.register(trackingRoutes, features);
-  await app.register(publisherKitRoutes, features);
-  await app.register(consoleRoutes, { dir: deps.consoleDir });
+  try {
+    await app.register(healthRoutes, features);
+    await app.register(openapiRoute);
+    await app.register(adminRoutes, { db: deps.db, adminToken: deps.secrets.adminToken });
+    await app.register(managementRoutes, features);
+    await app.register(reportingRoutes, features);
+    await app.register(servingRoutes, features);
+    await app.register(placementsRoutes, features);
+    await app.register(trackingRoutes, features);
+    await app.register(publisherKitRoutes, features);
+    await app.register(consoleRoutes, { dir: deps.consoleDir });
+  } catch (error) {
+    // A start that fails here (a bad CIDR feed, say) stops what already runs and releases the spool's lock.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
   return app;
 }

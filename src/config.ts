@@ -26,7 +26,13 @@ const FILE_PATTERN_CHARACTERS = /[*?{}[\]\\]/;
 
 const configSchema = z
   .object({
-    PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+    /** Decimal digits only: z.coerce would take '' for 0 (a random port), 0x1F90 for 8080 and 1e3 for 1000. */
+    PORT: z
+      .string()
+      .regex(/^\d{1,5}$/, 'must be a decimal port number, 0 to 65535')
+      .transform(Number)
+      .pipe(z.number().max(65535, 'must be a decimal port number, 0 to 65535'))
+      .default(8080),
     HOST: z.string().min(1).default('127.0.0.1'),
     DATA_DIR: z.string().min(1).default('./data'),
     DATABASE_URL: optionalUrl,
@@ -57,6 +63,11 @@ const configSchema = z
     BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
     /** Largest body the NDJSON event import accepts. */
     IMPORT_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(64 * 1_048_576),
+    /**
+     * How long a whole request (headers and body) may take to arrive; then 408 request_timeout. The
+     * answer is not timed (long report downloads). 10 minutes take the largest import at 1 Mbit/s.
+     */
+    REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(600_000),
     /** Event buffer: flush to ClickHouse after this many rows or this many milliseconds, whichever comes first. */
     EVENT_FLUSH_ROWS: z.coerce.number().int().min(1).default(50_000),
     EVENT_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
@@ -164,6 +175,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 function stripTrailingSlash(url: string): string {
   return url.replace(/\/+$/, '');
+}
+
+/**
+ * A link base as it is once the server listens: with PORT=0 the default base names port 0, and the
+ * port actually bound (known only then) takes its place. A base naming another port is as given.
+ */
+export function withBoundPort(baseUrl: string, boundPort: number): string {
+  const url = new URL(baseUrl);
+  if (url.port !== '0') return baseUrl;
+  url.port = String(boundPort);
+  return stripTrailingSlash(url.href);
 }
 
 /** The parts of a TRUST_PROXY list the app could not compile at start, after DATA_DIR is created. */

@@ -4,6 +4,8 @@ import { buildApp } from './app.js';
 import { StartupError, openStores } from './runtime.js';
 import { adminTokenFile, resolveSecrets, type ResolvedSecrets } from './secrets.js';
 import { loggerOptions } from './http/requestLogging.js';
+import { readCidrFile } from './ivt/cidrFiles.js';
+import { extraCidrFiles } from './ivt/trafficClassifier.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -17,9 +19,18 @@ export interface RunningService {
  * stores, resolve the secrets, build the app and listen on config.HOST:config.PORT.
  */
 export async function startService(config: Config, logger: FastifyServerOptions['logger']): Promise<RunningService> {
+  checkExtraCidrFiles(config);
   const stores = await openStores(config);
-  const secrets = resolveSecrets(config);
-  const app = await buildApp({ config, db: stores.db, ch: stores.ch, secrets, logger });
+  let app: FastifyInstance;
+  let secrets: ResolvedSecrets;
+  try {
+    secrets = resolveSecrets(config);
+    app = await buildApp({ config, db: stores.db, ch: stores.ch, secrets, logger });
+  } catch (error) {
+    // The stores' directory locks go with them, so the next start does not find them held.
+    await stores.close().catch(() => undefined);
+    throw error;
+  }
   for (const file of secrets.generated) app.log.info({ file }, 'generated a secret; it is kept in this file (mode 0600)');
   if (!config.ADMIN_TOKEN) app.log.info({ file: adminTokenFile(config) }, 'admin token location');
   const close = async () => {
@@ -33,6 +44,21 @@ export async function startService(config: Config, logger: FastifyServerOptions[
     throw listenFailure(config, error as NodeJS.ErrnoException);
   }
   return { app, secrets, close };
+}
+
+/**
+ * The operator's CIDR files are read (and read again, with the feeds in DATA_DIR/ivt, by the worker
+ * that builds the tables during the start): a missing file or a bad line stops the start with one
+ * line before anything is created in DATA_DIR, instead of after the stores are open.
+ */
+function checkExtraCidrFiles(config: Config): void {
+  for (const file of extraCidrFiles(config.IVT_EXTRA_CIDR_FILES)) {
+    try {
+      readCidrFile(file);
+    } catch (error) {
+      throw new StartupError(`IVT_EXTRA_CIDR_FILES: ${(error as Error).message}`);
+    }
+  }
 }
 
 /** The operator's one line for an address the service cannot take (in use, not on this host, privileged). */

@@ -144,7 +144,7 @@ async function timePipeline(ch: ClickHouse, dataDir: string, batchSize: number, 
         const event = pool[sent % pool.length]!;
         event.serve_id = serveIds[sent]!;
         event.event_id = eventIds[sent]!;
-        written.push(pipeline.acceptInTurn([event]));
+        written.push(new Promise((resolve, reject) => pipeline.acceptInTurn(event, (error) => (error === undefined ? resolve() : reject(error)))));
       }
       await Promise.all(written);
     } catch (error) {

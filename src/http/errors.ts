@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { StoreUnavailableError } from '../store/storeUnavailable.js';
 
@@ -109,9 +109,17 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return reply.code(500).send(errorBody('internal_error', 'internal error'));
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send(errorBody('not_found', `no route for ${request.method} ${request.url.split('?')[0]}`));
-  });
+  const answerNotFound = async (request: FastifyRequest, reply: FastifyReply) => {
+    // Nobody reads the rest of the body: the connection goes with the answer, as in the error handler.
+    if (!request.raw.complete) reply.header('connection', 'close');
+    return reply.code(404).send(errorBody('not_found', `no route for ${request.method} ${request.url.split('?')[0]}`));
+  };
+  // Answered in onRequest, before fastify reads and parses a body no route will look at: a POST to
+  // an unknown path with malformed JSON, or a method no route has (QUERY, with or without a body),
+  // is 404, not 400. fastify runs every lifecycle hook of these options (lib/four-oh-four.js)
+  // though its types name only preValidation and preHandler, hence the empty preHandler list.
+  const notFoundHooks = { onRequest: answerNotFound, preHandler: [] };
+  app.setNotFoundHandler(notFoundHooks, answerNotFound);
 }
 
 /** Path ids that cannot exist (not a UUID, bad characters) answer 404 not_found, like ids that do not exist. */

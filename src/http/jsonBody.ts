@@ -1,17 +1,33 @@
 import type { FastifyInstance } from 'fastify';
+import { isUtf8 } from 'node:buffer';
+import { ApiError } from './errors.js';
 
 /**
  * fastify's own JSON parser (prototype-poisoning safe), except that an empty body counts as no
  * body: `POST .../activate` with a JSON content type and nothing in it is a valid request.
  * fastify's text/plain parser goes: a text body would reach the schemas as a string and answer
  * 422, where the contract says 415 unsupported_media_type for anything that is not JSON.
+ * JSON is UTF-8 (RFC 8259): a body that names another charset is 415, and bytes that are not UTF-8
+ * are 400, never read with U+FFFD in their place and stored as something the caller did not send.
  */
 export function registerJsonParser(app: FastifyInstance): void {
   app.removeContentTypeParser('text/plain');
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
-    return parseJson(request, body as string, done);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const charsetProblem = notUtf8Charset(request.headers['content-type']);
+    if (charsetProblem) return done(new ApiError('unsupported_media_type', charsetProblem), undefined);
+    const bytes = body as Buffer;
+    if (!isUtf8(bytes)) return done(new ApiError('bad_request', 'request body is not valid UTF-8'), undefined);
+    const text = bytes.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    return parseJson(request, text, done);
   });
+}
+
+/** Why a body of this content type cannot be read as UTF-8 text, or undefined when it can (no charset, or utf-8). */
+export function notUtf8Charset(contentType: string | undefined): string | undefined {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType ?? '')?.[1]?.toLowerCase();
+  if (charset === undefined || charset === 'utf-8' || charset === 'utf8') return undefined;
+  return `charset ${charset} is not supported: send the body as UTF-8 (charset=utf-8, or no charset)`;
 }

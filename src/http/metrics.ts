@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventPipeline } from '../tracking/eventPipeline.js';
+import { RequestDurationHistogram } from './requestDurationHistogram.js';
 
 /**
  * The service's Prometheus metrics, one registry per app (tests build several apps in a process).
@@ -44,13 +45,7 @@ export function createMetrics(events: EventPipeline) {
 
   return {
     registry,
-    httpDuration: new Histogram({
-      name: 'adsvc_http_request_duration_seconds',
-      help: 'Time to answer a request, per route (the route pattern, never the raw URL), method and status',
-      labelNames: ['route', 'method', 'status_code'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers: [registry],
-    }),
+    httpDuration: new RequestDurationHistogram(registry),
     serveRequests: new Counter({ name: 'adsvc_serve_requests_total', help: 'POST /v1/serve requests that reached ad selection', registers: [registry] }),
     serveFills: new Counter({ name: 'adsvc_serve_fills_total', help: 'POST /v1/serve requests answered with an ad', registers: [registry] }),
     indexLineItems: new Gauge({ name: 'adsvc_ad_index_line_items', help: 'Line items in the serving index', registers: [registry] }),

@@ -10,7 +10,7 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onResponse', (request, reply, done) => {
     // Unmatched URLs share one label, so a scan of random paths cannot grow the series without limit.
     const route = request.routeOptions.url ?? 'unmatched';
-    metrics.httpDuration.observe({ route, method: request.method, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    metrics.httpDuration.observe(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
   app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {

@@ -26,15 +26,18 @@ export function readCidrFiles(dataDir: string, extraFiles: readonly string[]): C
         .sort()
         .map((name) => path.join(feedDirectory, name))
     : [];
-  return [...feeds, ...extraFiles].map((file) => {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      throw new Error(`cannot read CIDR file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    }
-    return { label: path.basename(file), ranges: parseCidrList(text, file) };
-  });
+  return [...feeds, ...extraFiles].map(readCidrFile);
+}
+
+/** One CIDR file; throws naming the file (and the line) when it cannot be read or holds a bad line. */
+export function readCidrFile(file: string): CidrFile {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`cannot read CIDR file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  return { label: path.basename(file), ranges: parseCidrList(text, file) };
 }
 
 export function parseCidrList(text: string, source: string): CidrBounds[] {

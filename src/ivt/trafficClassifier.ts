@@ -13,13 +13,17 @@ export interface TrafficClassifier {
 export async function loadTrafficClassifier(
   config: Pick<Config, 'DATA_DIR' | 'IVT_EXTRA_CIDR_FILES' | 'IVT_ALLOW_PRIVATE_IPS'>,
 ): Promise<TrafficClassifier> {
-  const extraFiles = (config.IVT_EXTRA_CIDR_FILES ?? '')
-    .split(',')
-    .map((file) => file.trim())
-    .filter((file) => file !== '');
-  const tables = await loadNetworkTablesInWorker({ dataDir: config.DATA_DIR, extraCidrFiles: extraFiles });
+  const tables = await loadNetworkTablesInWorker({ dataDir: config.DATA_DIR, extraCidrFiles: extraCidrFiles(config.IVT_EXTRA_CIDR_FILES) });
   return {
     ip: createIpClassifier({ ...tables, allowPrivate: config.IVT_ALLOW_PRIVATE_IPS }),
     userAgent: createUserAgentClassifier(),
   };
+}
+
+/** The operator's IVT_EXTRA_CIDR_FILES, a comma-separated list of paths. */
+export function extraCidrFiles(setting: string | undefined): string[] {
+  return (setting ?? '')
+    .split(',')
+    .map((file) => file.trim())
+    .filter((file) => file !== '');
 }

@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../store/postgres.js';
+import type { Postgres, SqlExecutor } from '../store/postgres.js';
 import type { CampaignPatch } from './campaignSchemas.js';
 import type { CampaignStatus, Objective } from './valueNormalization.js';
 import { createdCampaignStatus } from './statusTransitions.js';
@@ -85,10 +85,10 @@ export interface CampaignPage extends PageRequest {
  * campaignListSql). The status condition is in the SQL text only when given: `$2 IS NULL OR
  * status = $2` could not be an index condition.
  */
-export async function listCampaigns(db: SqlExecutor, organizationId: string, page: CampaignPage): Promise<CampaignPageJson> {
+export async function listCampaigns(db: Postgres, organizationId: string, page: CampaignPage): Promise<CampaignPageJson> {
   const start = page.offset > 0 ? 'offset' : 'cursor';
   const startParams = start === 'offset' ? [page.offset] : [page.cursor?.time ?? null, page.cursor?.id ?? null];
-  const { rows } = await db.query<{ data: string; rows: number; last_time: string | null; last_id: string | null }>(
+  const fields = await db.rowBytes(
     `SELECT coalesce(json_agg(row_to_json(campaign) ORDER BY p.created_at, p.id), '[]')::text AS data, count(*)::int AS rows,
             ${sortTimeSql('max(p.created_at)')} AS last_time,
             (array_agg(p.id ORDER BY p.created_at, p.id))[count(*)::int]::text AS last_id
@@ -96,17 +96,22 @@ export async function listCampaigns(db: SqlExecutor, organizationId: string, pag
      CROSS JOIN LATERAL (${campaignJsonColumns('p')}) campaign`,
     [organizationId, page.limit, ...(page.status === undefined ? [] : [page.status]), ...startParams],
   );
-  const { data, rows: count, last_time, last_id } = rows[0]!;
-  return { data, rows: count, last: last_time !== null && last_id !== null ? { time: last_time, id: last_id } : null };
+  const [data, rows, lastTime, lastId] = fields!;
+  return {
+    data: data!,
+    rows: Number(rows!.toString()),
+    last: lastTime && lastId ? { time: lastTime.toString(), id: lastId.toString() } : null,
+  };
 }
 
 /**
- * A page of the list as the JSON text of its campaigns, built by the engine: embedded PGlite decodes
- * each field of each row in JavaScript, and 100 campaigns parsed into objects only to be serialized
- * again cost more than the query. Fields and timestamps as JSON.stringify writes a Campaign.
+ * A page of the list as the JSON text of its campaigns, built by the engine and kept as its UTF-8
+ * bytes (Postgres.rowBytes): embedded PGlite would decode each field of each row in JavaScript,
+ * and 100 campaigns parsed into objects only to be serialized again cost more than the query.
+ * Fields and timestamps as JSON.stringify writes a Campaign.
  */
 export interface CampaignPageJson {
-  data: string;
+  data: Buffer;
   rows: number;
   /** Where the page ends, for next_cursor; null when empty. */
   last: KeysetPosition | null;
@@ -233,8 +238,8 @@ export async function deleteCampaign(db: SqlExecutor, organizationId: string, ca
   return rows.length > 0;
 }
 
-/** A paused copy of the campaign under the same user, with a new name and the same flight. */
-export async function copyCampaign(tx: SqlExecutor, campaignId: string, name: string): Promise<Campaign> {
+/** A paused copy of the campaign under the same user, with a new name and the same flight; null when the campaign is gone. */
+export async function copyCampaign(tx: SqlExecutor, campaignId: string, name: string): Promise<Campaign | null> {
   const { rows } = await tx.query<Campaign>(
     `INSERT INTO campaigns AS c (user_id, name, brand_name, objective, status, starts_at, ends_at)
      SELECT source.user_id, $2, source.brand_name, source.objective, $3, source.starts_at, source.ends_at
@@ -242,7 +247,7 @@ export async function copyCampaign(tx: SqlExecutor, campaignId: string, name: st
      RETURNING ${campaignColumns}`,
     [campaignId, name, createdCampaignStatus],
   );
-  return rows[0]!;
+  return rows[0] ?? null;
 }
 
 /**

@@ -81,7 +81,7 @@ export async function removeCampaign(db: SqlExecutor, organizationId: string, ca
 }
 
 /** A page in reporting's shape, as JSON text: total is the rows on this page; has_more when the page is full. */
-export async function listCampaignPage(db: SqlExecutor, organizationId: string, page: CampaignPage): Promise<string> {
+export async function listCampaignPage(db: Postgres, organizationId: string, page: CampaignPage): Promise<Buffer> {
   const { data, rows, last } = await listCampaigns(db, organizationId, page);
   return keysetPageJson(data, rows, last, page);
 }
@@ -158,13 +158,17 @@ export async function patchCampaign(db: Postgres, organizationId: string, campai
 
 /**
  * A paused copy of the campaign with its line items (draft), their budgets, bids, targeting and
- * creatives, in one transaction.
+ * creatives, in one transaction. The source is locked first: on a Postgres server each statement
+ * reads what is committed when it starts, so a DELETE committed between reading the source and
+ * copying it would leave nothing (or only the campaign) to copy. Locked, a DELETE already under way
+ * makes this 404 once it commits, and one that comes later waits for the whole copy.
  */
 export async function duplicateCampaign(db: Postgres, organizationId: string, campaignId: string, name?: string) {
   return db.transaction(async (tx) => {
-    const source = await findCampaign(tx, organizationId, campaignId);
+    const source = await lockCampaign(tx, organizationId, campaignId);
     if (!source) throw campaignNotFound();
     const copy = await copyCampaign(tx, source.id, name ?? `${source.name} (copy)`);
+    if (!copy) throw campaignNotFound();
     for (const { sourceId, lineItem } of await copyLineItems(tx, source.id, copy.id)) {
       await copyCreatives(tx, sourceId, lineItem.id);
     }

@@ -5,11 +5,23 @@ import { z } from 'zod';
 // publisher and management bodies) is a textLine or a textBlock, so this is the one home of the rule.
 const controlCharacters = /[\p{Cc}]/u;
 const controlCharactersExceptNewline = /[^\P{Cc}\n]/u;
+// In a u-flag pattern a surrogate pair reads as one code point, so \p{Cs} matches only a lone surrogate.
+const loneSurrogate = /\p{Cs}/u;
+
+/**
+ * Text that is well-formed Unicode. JSON can spell a lone UTF-16 surrogate ("\ud800"), which has no
+ * UTF-8 form: Postgres jsonb and ClickHouse refuse it (a 500, or an event quarantined after a 2xx)
+ * and text columns store U+FFFD instead of what was sent. Every free text a body carries (names,
+ * creatives, keywords, conversion ids, imported user agents) starts from this, so the refusal is a
+ * 422 validation_error that changes nothing.
+ */
+export function wellFormedText() {
+  return z.string().refine((text) => !loneSurrogate.test(text), { message: 'must be well-formed Unicode (no lone surrogates)', abort: true });
+}
 
 /** A trimmed, non-empty line of text of at most `max` characters. */
 export function textLine(max: number) {
-  return z
-    .string()
+  return wellFormedText()
     .trim()
     .min(1)
     .max(max)
@@ -18,8 +30,7 @@ export function textLine(max: number) {
 
 /** Like textLine, but line breaks are allowed (creative body copy). */
 export function textBlock(max: number) {
-  return z
-    .string()
+  return wellFormedText()
     .trim()
     .min(1)
     .max(max)

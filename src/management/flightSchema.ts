@@ -1,13 +1,20 @@
 import { z } from 'zod';
 
+/** The first and last instants a flight bound may name (UTC years 1970 to 9999). */
+const FLIGHT_EARLIEST = '1970-01-01T00:00:00.000Z';
+const FLIGHT_LATEST = '9999-12-31T23:59:59.999Z';
+
 /**
  * A flight bound: an RFC 3339 timestamp with its offset ("2026-12-01T00:00:00Z",
  * "2026-12-01T09:00:00+09:00"). A time without an offset would depend on the server's zone, so
- * it is refused. Kept as the instant it names, in UTC.
+ * it is refused. Kept as the instant it names, in UTC. Years outside 1970-9999 name no ad flight:
+ * year 0000 does not exist in Postgres (a 500), and early years are where date handling differs
+ * between libraries, so they are refused rather than stored (an offset may not carry it out either).
  */
 export const flightTime = z.iso
   .datetime({ offset: true, error: 'must be an RFC 3339 timestamp with an offset, such as 2026-12-01T00:00:00Z' })
-  .transform((text) => new Date(text).toISOString());
+  .transform((text) => new Date(text).toISOString())
+  .refine((instant) => Date.parse(instant) >= Date.parse(FLIGHT_EARLIEST) && Date.parse(instant) <= Date.parse(FLIGHT_LATEST), `must be between ${FLIGHT_EARLIEST} and ${FLIGHT_LATEST}`);
 
 interface Flight {
   starts_at?: string | null;

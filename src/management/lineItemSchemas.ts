@@ -30,7 +30,21 @@ export function storedBudget(input: BudgetInput): Budget {
   return { daily: input.daily, currency: input.currency, lifetime: input.lifetime ?? null, pacing: input.pacing };
 }
 
-export const bidsBody = z.strictObject({ bid_type: normalizedTerm(bidTypeAliases), bid_value: moneyAmount });
+/**
+ * The most a bid_value may be, in the line item's currency (the budget's; USD without a budget).
+ * Tracking links carry the price per event as whole nano-USD, exact only below 2^53 (about
+ * 9,007,199 USD): a larger CPC or CPA bid could never be served. The cap is in the line item's own
+ * currency, not in USD, so that no later change of the budget's currency can carry a stored bid past
+ * that limit: 1,000,000 of the strongest supported currency (GBP, 1.245 USD) is 1,245,000 USD, and
+ * a test keeps every rate in usdRates.ts under that limit. Bids stored before the cap keep working
+ * as before: the index leaves any that cannot be priced out (price_out_of_range).
+ */
+export const BID_VALUE_MAX = 1_000_000;
+
+export const bidsBody = z.strictObject({
+  bid_type: normalizedTerm(bidTypeAliases),
+  bid_value: moneyAmount.max(BID_VALUE_MAX, { error: "must be at most 1,000,000 (in the budget's currency)" }),
+});
 export type Bids = z.output<typeof bidsBody>;
 
 /**

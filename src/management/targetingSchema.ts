@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { placementId } from '../placements/placementSchemas.js';
 import { daypartsSchema } from './daypartSchema.js';
+import { wellFormedText } from './fieldSchemas.js';
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
@@ -9,8 +10,7 @@ const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'n
  * A keyword or phrase, stored the way serving matches it: lower case, trimmed, inner whitespace
  * collapsed to one space. Matching against context.query and context.response is case-insensitive.
  */
-const keyword = z
-  .string()
+const keyword = wellFormedText()
   .trim()
   .toLowerCase()
   .overwrite((text) => text.replace(/\s+/g, ' '))

@@ -4,57 +4,105 @@ import { blockParams, dayBlocks } from './dayBlocks.js';
 
 export type ReachLevel = 'campaign' | 'line_item';
 
-const staleRows = z.array(z.object({ row_campaign: z.string() }));
+/** A key's reach: its campaign, its line item (the nil UUID at level 'campaign') and the figure. */
+export interface KeyReach {
+  campaignId: string;
+  lineItemId: string;
+  uniqueUsers: number;
+}
 
-/**
- * Makes sure reach_windows_v1 (clickhouse/0010) holds, for every key (campaign, or line item) of the
- * given campaigns with valid impressions in dateFrom..dateTo, a state merged from the window's
- * blocks that is no older than what the blocks hold now. A key counts as kept when a kept row's
- * count reaches the blocks' count; a late event raises the blocks' count, so its campaign is merged
- * again (one INSERT ... SELECT, whose count and state come from the same read of the blocks). A
- * merge racing with a later event only leaves a row that the next report finds short, never one that
- * claims more than its state holds.
- */
-export async function keepWindowStates(ch: ClickHouse, level: ReachLevel, campaignIds: string[], dateFrom: string, dateTo: string): Promise<void> {
-  const window = { ...blockParams(dayBlocks(dateFrom, dateTo)), level, date_from: dateFrom, date_to: dateTo, campaign_ids: campaignIds };
-  const result = await ch.client.query({
-    query: `
-      SELECT toString(blocks.campaign_id) AS row_campaign
-      FROM (
+/** Valid impressions per key of the given campaigns in the window's blocks, as they stand now. */
+const BLOCK_COUNTS = `
         SELECT campaign_id, line_item_id, sum(impressions) AS impressions
         FROM reach_blocks_v1
         WHERE (span_days, block_start) IN arrayZip({spans:Array(UInt8)}, {starts:Array(Date)})
           AND level = {level:String}
           AND campaign_id IN {campaign_ids:Array(UUID)}
-        GROUP BY campaign_id, line_item_id
-      ) AS blocks
-      LEFT JOIN (
-        SELECT campaign_id, line_item_id, max(impressions) AS impressions, 1 AS present
+        GROUP BY campaign_id, line_item_id`;
+
+/**
+ * The window's kept rows that a report may trust. A row near its TTL is merged again before a TTL
+ * merge can drop it between the check and the read.
+ */
+const TRUSTED_KEPT_ROWS = `
         FROM reach_windows_v1
         WHERE level = {level:String} AND date_from = {date_from:Date} AND date_to = {date_to:Date}
           AND campaign_id IN {campaign_ids:Array(UUID)}
-          -- A row near its TTL is merged again before a TTL merge can drop it between this check and the read.
-          AND written_at > now() - INTERVAL 6 DAY
+          AND written_at > now() - INTERVAL 6 DAY`;
+
+const figureRows = z.array(
+  z.object({ row_campaign: z.string(), row_line_item: z.string(), fresh: z.coerce.number(), present: z.coerce.number(), unique_users: z.coerce.number() }),
+);
+
+/**
+ * Reach per key (campaign, or line item) of the given campaigns over dateFrom..dateTo, days that are
+ * all past, from reach_windows_v1 (clickhouse/0010, 0011): one kept row per key holds the window's
+ * blocks merged into one state, the count of valid impressions it was merged from, and its figure.
+ * A key counts as kept when a kept row's count reaches the blocks' count now; a late event raises
+ * the blocks' count, so its campaign is merged again (one INSERT ... SELECT, whose count and state
+ * come from the same read of the blocks), and its figures are read from the rows just written. The
+ * check and the read of the figures are one query, so an up-to-date window finalizes no sketch. A
+ * merge racing with a later event only leaves a row that the next report finds short, never one
+ * that claims more than its state holds. Keys without valid impressions in the window have no row.
+ */
+export async function keptWindowReach(ch: ClickHouse, level: ReachLevel, campaignIds: string[], dateFrom: string, dateTo: string): Promise<KeyReach[]> {
+  const window = windowParams(level, campaignIds, dateFrom, dateTo);
+  const rows = await keptFigures(ch, window);
+  const stale = new Set(rows.filter((row) => !row.fresh).map((row) => row.row_campaign));
+  if (stale.size === 0) return rows.map(keyReach);
+  await mergeWindowStates(ch, { ...window, campaign_ids: [...stale] });
+  const merged = await keptFigures(ch, { ...window, campaign_ids: [...stale] });
+  // A key of the blocks with no kept row even now is a write that did not land: no figure to give.
+  if (merged.some((row) => !row.present)) throw new Error('reach_windows_v1: a merged window state is missing');
+  // A merged row already short again met a later event, which the next report merges; its figure
+  // is the union as of this merge, as recent as a state merged live would be.
+  return [...rows.filter((row) => !stale.has(row.row_campaign)), ...merged].map(keyReach);
+}
+
+type WindowParams = ReturnType<typeof windowParams>;
+
+function windowParams(level: ReachLevel, campaignIds: string[], dateFrom: string, dateTo: string) {
+  return { ...blockParams(dayBlocks(dateFrom, dateTo)), level, date_from: dateFrom, date_to: dateTo, campaign_ids: campaignIds };
+}
+
+/** Per key of the blocks: whether a trusted kept row counts as many impressions, and the figure of the one counting most (a superset of the key's other rows). */
+async function keptFigures(ch: ClickHouse, window: WindowParams) {
+  const result = await ch.client.query({
+    query: `
+      SELECT toString(blocks.campaign_id) AS row_campaign, toString(blocks.line_item_id) AS row_line_item,
+             kept.present = 1 AND kept.kept_impressions >= blocks.impressions AS fresh, kept.present AS present, kept.kept_users AS unique_users
+      FROM (${BLOCK_COUNTS}
+      ) AS blocks
+      LEFT JOIN (
+        SELECT campaign_id, line_item_id, max(impressions) AS kept_impressions, argMax(unique_users, impressions) AS kept_users, 1 AS present${TRUSTED_KEPT_ROWS}
         GROUP BY campaign_id, line_item_id
       ) AS kept ON kept.campaign_id = blocks.campaign_id AND kept.line_item_id = blocks.line_item_id
-      GROUP BY blocks.campaign_id
-      HAVING min(kept.present = 1 AND kept.impressions >= blocks.impressions) = 0
       SETTINGS max_execution_time = 30`,
     query_params: window,
     format: 'JSONEachRow',
   });
-  const stale = staleRows.parse(await result.json()).map((row) => row.row_campaign);
-  if (stale.length === 0) return;
+  return figureRows.parse(await result.json());
+}
+
+function keyReach(row: z.infer<typeof figureRows>[number]): KeyReach {
+  return { campaignId: row.row_campaign, lineItemId: row.row_line_item, uniqueUsers: row.unique_users };
+}
+
+/** Merges the window's blocks of the given campaigns into one kept row per key, with its count and its figure. */
+async function mergeWindowStates(ch: ClickHouse, window: WindowParams): Promise<void> {
   await ch.client.command({
     query: `
-      INSERT INTO reach_windows_v1 (level, date_from, date_to, campaign_id, line_item_id, impressions, users_state)
-      SELECT {level:String}, {date_from:Date}, {date_to:Date}, campaign_id, line_item_id, sum(impressions), uniqCombinedMergeState(12)(users_state)
-      FROM reach_blocks_v1
-      WHERE (span_days, block_start) IN arrayZip({spans:Array(UInt8)}, {starts:Array(Date)})
-        AND level = {level:String}
-        AND campaign_id IN {campaign_ids:Array(UUID)}
-      GROUP BY campaign_id, line_item_id
+      INSERT INTO reach_windows_v1 (level, date_from, date_to, campaign_id, line_item_id, impressions, users_state, unique_users)
+      SELECT {level:String}, {date_from:Date}, {date_to:Date}, campaign_id, line_item_id, merged_impressions, merged_state, finalizeAggregation(merged_state)
+      FROM (
+        SELECT campaign_id, line_item_id, sum(impressions) AS merged_impressions, uniqCombinedMergeState(12)(users_state) AS merged_state
+        FROM reach_blocks_v1
+        WHERE (span_days, block_start) IN arrayZip({spans:Array(UInt8)}, {starts:Array(Date)})
+          AND level = {level:String}
+          AND campaign_id IN {campaign_ids:Array(UUID)}
+        GROUP BY campaign_id, line_item_id
+      )
       SETTINGS max_execution_time = 30`,
-    query_params: { ...window, campaign_ids: stale },
+    query_params: window,
   });
 }

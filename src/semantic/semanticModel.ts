@@ -4,7 +4,7 @@ import type { WordVectors } from './wordVectorsFile.js';
 import { wordSumKernel, type WordSumKernel } from './wordSumKernel.js';
 
 /** Words of a serve's context that are embedded: a long answer's opening says what it is about, and the cost stays bounded. */
-const MAX_EMBEDDED_WORDS = 400;
+export const MAX_EMBEDDED_WORDS = 400;
 /** Words the sum kernel adds up per call. */
 const BATCH_WORDS = 512;
 const PAGE_BYTES = 65536;
@@ -31,7 +31,10 @@ export function checkHash(text: string, start: number, end: number): number {
  */
 export class SemanticModel {
   readonly dimensions: number;
-  private readonly commonDirection: Float32Array;
+  /** Words in the vocabulary; ranks are 0 (most frequent) to wordCount - 1. */
+  readonly wordCount: number;
+  /** Unit vector SIF removes from every text's sum (see finish). */
+  readonly commonDirection: Float32Array;
   /**
    * Open addressing over wordHash (linear probing, at most half full), one 16-byte slot per entry:
    * the word's hash, rank + 1 (0 is empty), a second hash of the word (checkHash) and its SIF weight x
@@ -62,6 +65,7 @@ export class SemanticModel {
 
   constructor(vectors: WordVectors) {
     this.dimensions = vectors.dimensions;
+    this.wordCount = vectors.words.length;
     this.commonDirection = Float32Array.from(vectors.commonDirection);
     this.conversation = new Float32Array(this.dimensions);
     const blocks = Math.ceil(this.dimensions / 16);
@@ -97,6 +101,34 @@ export class SemanticModel {
       this.slots[at + 2] = check;
       this.slotWeights[at + 3] = sifWeight(rank) * vectors.scales[rank]!;
     });
+  }
+
+  /**
+   * For a caller that keeps its own data per word (topicBound.ts): each word in the table, as the
+   * lookup knows it (its two hashes), with its rank and weight (SIF weight x quantization scale).
+   */
+  forEachWord(visit: (hash: number, check: number, rank: number, weight: number) => void): void {
+    for (let at = 0; at < this.slots.length; at += SLOT_INTS) {
+      if (this.slots[at + 1] !== 0) visit(this.slots[at]!, this.slots[at + 2]!, this.slots[at + 1]! - 1, this.slotWeights[at + 3]!);
+    }
+  }
+
+  /** The slot of the word text[start, end) with this hash (see slotRank, slotWeight), or -1 when it has no vector. */
+  wordSlot(hash: number, text: string, start: number, end: number): number {
+    return this.slotOf(hash, undefined, text, start, end);
+  }
+
+  slotRank(at: number): number {
+    return this.slots[at + 1]! - 1;
+  }
+
+  slotWeight(at: number): number {
+    return this.slotWeights[at + 3]!;
+  }
+
+  /** The int8 components of the word ranked `rank` (a view of the kernel's memory: read, never keep). */
+  wordRow(rank: number): Int8Array {
+    return new Int8Array(this.kernel.memory.buffer, rank * this.layout.rowBytes, this.dimensions);
   }
 
   /**

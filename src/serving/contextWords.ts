@@ -77,19 +77,22 @@ export class WordScan {
     this.count = 0;
     let start = -1;
     let hash = FNV_OFFSET;
-    for (let at = 0; at < lower.length; at++) {
-      if (isWordCharacter(lower, at)) {
+    const length = lower.length;
+    for (let at = 0; at < length; at++) {
+      // Each character read once, ASCII answered here: the scan is a tenth of a serve's own CPU.
+      const code = lower.charCodeAt(at);
+      if (code < 128 ? ASCII_WORD_CHARACTER[code] === 1 : isWordCharacter(lower, at)) {
         if (start < 0) {
           start = at;
           hash = FNV_OFFSET;
         }
-        hash = Math.imul(hash ^ lower.charCodeAt(at), FNV_PRIME);
+        hash = Math.imul(hash ^ code, FNV_PRIME);
       } else if (start >= 0) {
         this.push(start, at, hash);
         start = -1;
       }
     }
-    if (start >= 0) this.push(start, lower.length, hash);
+    if (start >= 0) this.push(start, length, hash);
   }
 
   /** Whether word `index` is exactly `word` (after its hash matched). */

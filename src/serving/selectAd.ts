@@ -160,7 +160,11 @@ export function selectAd(
   }
   const winner = best.entry;
   if (winner === undefined) return undefined;
-  const veto = index.brandSafety?.similarityVeto(embedded());
+  // Brand safety by similarity: matching's vector when it made one, else a bound that clears most
+  // conversations without embedding them (the same verdicts).
+  const brandSafety = index.brandSafety;
+  const cleared = brandSafety === undefined || (conversation === null && brandSafety.clearsBySimilarity(queryWords, responseWords));
+  const veto = cleared ? undefined : brandSafety.similarityVeto(embedded());
   if (veto !== undefined) {
     onVeto?.(veto);
     return undefined;

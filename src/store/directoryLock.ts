@@ -74,11 +74,29 @@ function lockHolder(file: string): number | undefined {
 function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: it runs, under another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  return !isZombie(pid);
+}
+
+/**
+ * A process that has exited but whose parent has not collected it yet (state Z, zombie, or X, dead,
+ * in /proc/PID/stat) still answers kill(pid, 0) for as long as the parent takes, though it holds no
+ * file any more: a restart within seconds of a kill -9 was refused for it. Where there is no /proc
+ * (not Linux), kill's answer stands.
+ */
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  // "pid (command) state ...": the command may hold spaces and parentheses, so the state follows the last ')'.
+  const state = stat.charAt(stat.lastIndexOf(')') + 2);
+  return state === 'Z' || state === 'X';
 }
 
 function inUse(directory: string, holder: number | undefined, use: LockedUse): Error {

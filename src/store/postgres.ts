@@ -1,7 +1,9 @@
 import path from 'node:path';
 import pg from 'pg';
 import { lockDirectory } from './directoryLock.js';
+import { parseTimestamptz } from './timestampText.js';
 import { rethrowUnavailable } from './storeUnavailable.js';
+import type { TextParam } from './embeddedRowBytes.js';
 
 /** What every repository needs from Postgres; the pg Pool and embedded PGlite both provide it. */
 export interface SqlExecutor {
@@ -9,6 +11,12 @@ export interface SqlExecutor {
 }
 
 export interface Postgres extends SqlExecutor {
+  /**
+   * The first row's fields as the UTF-8 text the engine wrote (undefined when there is no row), for
+   * text built by the engine and sent on as it is, such as a page of JSON: no string is decoded and
+   * encoded back. Embedded, see embeddedRowBytes.ts.
+   */
+  rowBytes(sql: string, params: readonly TextParam[]): Promise<(Buffer | null)[] | undefined>;
   /** Runs fn in one transaction: committed when fn resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   /** Runs several statements separated by semicolons, without parameters (migrations). */
@@ -41,6 +49,8 @@ export function openPostgres(options: PostgresOptions): Promise<Postgres> {
 // convert explicitly where it is read, but counts should be plain numbers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
+const keepText = (text: string) => text;
+
 async function openServer(databaseUrl: string): Promise<Postgres> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
   pool.on('error', () => {
@@ -51,6 +61,12 @@ async function openServer(databaseUrl: string): Promise<Postgres> {
     kind: 'server',
     // A lost server surfaces as StoreUnavailableError (503 with Retry-After), never as a 500.
     query: async (sql, params) => pool.query(sql, params as unknown[]).catch(rethrowUnavailable) as never,
+    rowBytes: async (sql, params) => {
+      const { rows } = await pool
+        .query<(string | null)[]>({ text: sql, values: params as unknown[], rowMode: 'array', types: { getTypeParser: () => keepText } })
+        .catch(rethrowUnavailable);
+      return rows[0]?.map((field) => (field === null ? null : Buffer.from(field)));
+    },
     exec: async (sql) => {
       await pool.query(sql).catch(rethrowUnavailable);
     },
@@ -95,16 +111,26 @@ function openEmbedded(directory: string): Promise<Postgres> {
 
 async function openLockedEmbedded(directory: string, release: () => void): Promise<Postgres> {
   const { PGlite, types } = await import('@electric-sql/pglite');
+  const { embeddedRowBytes } = await import('./embeddedRowBytes.js');
+  // timestamptz read as node-postgres reads it on a server (its own parser misreads years 0001-0099).
   const db = await PGlite.create(directory, {
-    parsers: { [types.INT8]: (value: string) => Number(value) },
+    parsers: { [types.INT8]: (value: string) => Number(value), [types.TIMESTAMPTZ]: parseTimestamptz },
   });
+  // Only embeddedRowBytes makes named (cached) statements. A cached statement may switch to a plan
+  // made without its parameters' values, and keep it: one made before the first ANALYZE, on default
+  // guesses, read every campaign after a list cursor. Planned with the values, as every unnamed
+  // statement is, it reads 100 rows in order. The session is the process's one connection.
+  await db.exec('SET plan_cache_mode = force_custom_plan');
+  const readRowBytes = embeddedRowBytes(db);
   return {
     kind: 'embedded',
-    query: async (sql, params) => db.query(sql, params) as never,
+    // A full disk (53100) surfaces as StoreUnavailableError (503 with Retry-After), as on a server.
+    query: async (sql, params) => db.query(sql, params).catch(rethrowUnavailable) as never,
+    rowBytes: (sql, params) => readRowBytes(sql, params).catch(rethrowUnavailable),
     exec: async (sql) => {
-      await db.exec(sql);
+      await db.exec(sql).catch(rethrowUnavailable);
     },
-    transaction: (fn) => db.transaction((tx) => fn({ query: async (sql, params) => tx.query(sql, params) as never })),
+    transaction: (fn) => db.transaction((tx) => fn({ query: async (sql, params) => tx.query(sql, params) as never })).catch(rethrowUnavailable),
     // In process: PGlite hands each notification over when the query that committed it returns.
     listen: async (channel, onNotify) => {
       const unlisten = await db.listen(channel, () => onNotify());

@@ -1,6 +1,7 @@
 /**
  * Postgres could not be reached or dropped the connection (server stopped, restarting, network
- * gone, pool exhausted by dead connections): the request may succeed when retried. The error
+ * gone, pool exhausted by dead connections), or cannot take the request now (a full disk, out of
+ * memory): the request may succeed when retried. The error
  * handler answers it 503 `unavailable` with Retry-After instead of 500.
  */
 export class StoreUnavailableError extends Error {
@@ -10,8 +11,14 @@ export class StoreUnavailableError extends Error {
 }
 
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
-/** SQLSTATEs of a server going away: 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300 too_many_connections. */
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+/**
+ * SQLSTATEs of a server going away: 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03
+ * cannot_connect_now; and of one that cannot take this now (class 53, insufficient resources):
+ * 53000 insufficient_resources, 53100 disk_full (a full disk, under a server or embedded PGlite),
+ * 53200 out_of_memory, 53300 too_many_connections. Not 53400 configuration_limit_exceeded: the same
+ * request would hit the same limit again.
+ */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53000', '53100', '53200', '53300']);
 /** What pg itself says when a connection dies or cannot be made in time. */
 const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused/i;
 

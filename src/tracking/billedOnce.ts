@@ -91,8 +91,24 @@ export function billableServeIdsInLines(body: string): ServeIdRanges {
   return serves;
 }
 
+/** Every event type events_v1 holds. */
+const EVENT_TYPES = ['impression', 'click', 'conversion'] as const satisfies ReadonlyArray<TrackedEvent['type']>;
+
 /**
- * The SELECT an insert of spooled rows runs instead of `SELECT *` when the rows hold billable
+ * A spooled row's type, read through an Enum of the known types: a line of another type (a spool
+ * file edited by hand) fails its insert with UNKNOWN_ELEMENT_OF_ENUM, which is unparsable
+ * (insertErrors.ts), so the pipeline's halving quarantines that line like any line ClickHouse
+ * cannot parse, instead of storing an event no report counts but whose cost is spent.
+ */
+const CHECKED_TYPE = `toString(CAST(type AS Enum8(${EVENT_TYPES.map((type, index) => `'${type}' = ${index + 1}`).join(', ')}))) AS type`;
+
+/** The SELECT of every insert of spooled rows without billable events: `source` as in billedOnceSelect, the type checked. */
+export function spooledSelect(source: string): string {
+  return `SELECT ${SPOOL_COLUMNS.map((column) => (column === 'type' ? CHECKED_TYPE : column)).join(', ')} FROM ${source}`;
+}
+
+/**
+ * The SELECT an insert of spooled rows runs instead of spooledSelect when the rows hold billable
  * events: `source` is the engine's reader of the rows (file(...) or input(...)), listing
  * SPOOL_COLUMNS. A row is a duplicate when it is a valid impression or click and serve_events_v1
  * holds a counted event of the same serve and type with another event id: a segment sent again
@@ -107,6 +123,7 @@ export function billedOnceSelect(source: string, serves: ServeIdRanges): string 
     .map(([low, high]) => (low === high ? `serve_id = ${stringLiteral(low)}` : `serve_id BETWEEN ${stringLiteral(low)} AND ${stringLiteral(high)}`))
     .join(' OR ');
   const columns = SPOOL_COLUMNS.map((column) => {
+    if (column === 'type') return CHECKED_TYPE;
     if (column === 'ivt') return `if(duplicate, 'duplicate', ivt) AS ivt`;
     if (column === 'cost_nanos' || column === 'revenue_nanos') return `if(duplicate, 0, ${column}) AS ${column}`;
     return column;

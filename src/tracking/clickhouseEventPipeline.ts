@@ -7,10 +7,10 @@ import { ApiError } from '../http/errors.js';
 import type { EventPipeline, EventPipelineStats } from './eventPipeline.js';
 import type { TrackedEvent } from './trackedEvent.js';
 import { EventQuarantine } from './eventQuarantine.js';
-import { EventSpool, SPOOL_COLUMNS, segmentCreatedAt, type SealedSegment } from './eventSpool.js';
+import { EventSpool, SPOOL_COLUMNS, segmentCreatedAt, spoolLine, type SealedSegment } from './eventSpool.js';
 import { isUnparsableInsert, isUnreachable } from './insertErrors.js';
 import { lockDirectory } from '../store/directoryLock.js';
-import { billableServeId, billableServeIdsInLines, billedOnceSelect, ServeIdRanges, spoolStructure, stringLiteral } from './billedOnce.js';
+import { billableServeId, billableServeIdsInLines, billedOnceSelect, ServeIdRanges, spooledSelect, spoolStructure, stringLiteral } from './billedOnce.js';
 import { processBillingLock, type BillingLock } from './billingLock.js';
 
 export interface EventPipelineOptions {
@@ -91,14 +91,14 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   }
 
   /**
-   * `serves`: the body's billable events, whose serves the insert checks (billedOnce.ts). A server
-   * reads the body through input() as the rows of the checking select. Embedded chdb's input()
+   * `serves`: the body's billable events, whose serves the insert checks (billedOnce.ts). Every
+   * insert is a select over the rows, which checks their type (spooledSelect). A server reads the
+   * body through input() as the rows of that select. Embedded chdb's input()
    * reads the process's stdin instead of the statement's rows (it waits forever on an open pipe or
    * terminal), so there the body goes to a file of its own, which the engine reads with file().
    */
   async function insert(body: string, token: string, serves: ServeIdRanges | undefined): Promise<unknown> {
     // The spool's lines are the insert's body as they are: ClickHouse parses them, Node never re-encodes them.
-    if (serves === undefined) return ch.client.command({ query: `${INSERT_EVENTS}\n${body}`, clickhouse_settings: insertSettings(token) });
     if (ch.kind === 'embedded') {
       const file = spool.writeForEngine(body);
       try {
@@ -107,7 +107,8 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
         spool.removeForEngine(file);
       }
     }
-    const select = billedOnceSelect(`input(${await spooledStructure()})`, serves);
+    const source = `input(${await spooledStructure()})`;
+    const select = serves === undefined ? spooledSelect(source) : billedOnceSelect(source, serves);
     return ch.client.command({ query: `${INSERT_EVENTS_SELECT} ${select} FORMAT JSONCompactEachRow\n${body}`, clickhouse_settings: insertSettings(token) });
   }
 
@@ -117,10 +118,8 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
    * same body in a measurement of 100,000 rows. The table function takes events_v1's structure.
    */
   async function insertFile(file: string, token: string, serves: ServeIdRanges | undefined): Promise<unknown> {
-    const select =
-      serves === undefined
-        ? `SELECT * FROM file(${stringLiteral(file)}, JSONCompactEachRow)`
-        : billedOnceSelect(`file(${stringLiteral(file)}, JSONCompactEachRow, ${await spooledStructure()})`, serves);
+    const source = `file(${stringLiteral(file)}, JSONCompactEachRow, ${await spooledStructure()})`;
+    const select = serves === undefined ? spooledSelect(source) : billedOnceSelect(source, serves);
     return ch.client.command({ query: `${INSERT_EVENTS_SELECT} ${select}`, clickhouse_settings: insertSettings(token) });
   }
 
@@ -258,8 +257,8 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   }
   schedule(sealed.length > 0 ? 0 : config.EVENT_FLUSH_INTERVAL_MS);
 
-  function refuse(events: TrackedEvent[], message: string): never {
-    counts.refused += events.length;
+  function refuse(count: number, message: string): never {
+    counts.refused += count;
     throw new ApiError('unavailable', message);
   }
 
@@ -276,11 +275,12 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   /** The spool failure last logged, until an append succeeds again. */
   let spoolFailureLogged: string | undefined;
 
-  function checkRoom(events: TrackedEvent[]): void {
-    if (closed) refuse(events, 'service is shutting down');
-    if (pending() + events.length > config.EVENT_BUFFER_MAX_ROWS) {
+  /** Throws ApiError('unavailable') when `count` more events cannot be taken. */
+  function checkRoom(count: number): void {
+    if (closed) refuse(count, 'service is shutting down');
+    if (pending() + count > config.EVENT_BUFFER_MAX_ROWS) {
       log.warn({ pending: pending() }, 'event buffer is full; refusing events');
-      refuse(events, 'event buffer is full; retry later');
+      refuse(count, 'event buffer is full; retry later');
     }
   }
 
@@ -294,7 +294,7 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
         spoolFailureLogged = spool.failure?.message;
         log.error({ err: spool.failure, pending: pending() }, 'cannot write the event spool; refusing events until it can');
       }
-      refuse(events, (error as Error).message);
+      refuse(events.length, (error as Error).message);
     }
     if (spoolFailureLogged !== undefined) {
       spoolFailureLogged = undefined;
@@ -335,19 +335,30 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
 
   return {
     accept(events) {
-      checkRoom(events);
+      checkRoom(events.length);
       append(events);
     },
-    acceptInTurn(events) {
-      checkRoom(events);
+    acceptInTurn(event, settled) {
+      checkRoom(1);
       if (turn === undefined) {
         turn = { events: [], settle: [] };
         // After the poll phase: every request read in this turn joins the same write.
         setImmediate(writeTurn);
       }
-      turn.events.push(...events);
-      const group = turn;
-      return new Promise<void>((resolve, reject) => group.settle.push((error) => (error === undefined ? resolve() : reject(error))));
+      turn.events.push(event);
+      turn.settle.push(settled);
+    },
+    async writeNow(events, token) {
+      if (closed) refuse(events.length, 'service is shutting down');
+      try {
+        await ch.client.command({ query: `${INSERT_EVENTS}\n${events.map(spoolLine).join('')}`, clickhouse_settings: insertSettings(token) });
+      } catch (error) {
+        log.error({ err: error }, 'ClickHouse did not take an event written at once; refused it');
+        refuse(events.length, 'the event could not be stored; retry later');
+      }
+      counts.accepted += events.length;
+      counts.written += events.length;
+      for (const event of events) for (const listener of listeners) listener(event);
     },
     onAccepted(listener) {
       listeners.push(listener);

@@ -5,6 +5,7 @@ import { convertToUsd } from '../money/usdRates.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { Postgres } from '../store/postgres.js';
 import { findClick, type StoredClick } from './clickLookup.js';
+import { conversionLock } from './conversionLock.js';
 import type { ConversionInput, ConversionResult } from './conversionSchemas.js';
 import type { EventPipeline } from './eventPipeline.js';
 import { eventCost, findLineItemPricing } from './lineItemPricing.js';
@@ -14,8 +15,6 @@ import type { Visitor } from './visitor.js';
 const MS_PER_DAY = 86_400_000;
 /** A reporting server's clock may run a little ahead of ours. */
 const FUTURE_TOLERANCE_MS = 5 * 60_000;
-/** Conversions remembered per process, so a retry within seconds (before ClickHouse has it) is still one conversion. */
-const RECENT_CAPACITY = 100_000;
 
 export interface ConversionOutcome {
   result: ConversionResult;
@@ -37,7 +36,7 @@ export interface ConversionRecorderDeps {
  * A valid one costs the line item's current CPA bid (nothing on other price models).
  */
 export function createConversionRecorder({ db, ch, events, attributionWindowDays }: ConversionRecorderDeps) {
-  const recent = new Map<string, ConversionResult>();
+  const lock = conversionLock(db);
 
   async function record(input: ConversionInput, organizationId: string, visitor: Visitor, nowMs: number): Promise<ConversionOutcome> {
     const occurredAt = input.occurred_at ? Date.parse(input.occurred_at) : nowMs;
@@ -50,13 +49,6 @@ export function createConversionRecorder({ db, ch, events, attributionWindowDays
     if (!click || !pricing || pricing === 'not_found') throw new ApiError('not_found', 'click not found');
 
     const eventId = input.conversion_id === undefined ? randomUUID() : conversionEventId(input.click_id, input.conversion_id);
-    if (input.conversion_id !== undefined) {
-      const replayed = recent.get(eventId) ?? (await findConversion(ch, eventId));
-      // Checked again after the query: a concurrent request with the same conversion_id may have stored it meanwhile.
-      const stored = replayed ?? recent.get(eventId);
-      if (stored) return { result: stored, created: false };
-    }
-
     const ivt = attributionProblem(click, occurredAt);
     const revenueUsd = input.value === undefined ? 0 : (convertToUsd(input.value, input.currency) ?? 0);
     const event: TrackedEvent = {
@@ -83,11 +75,21 @@ export function createConversionRecorder({ db, ch, events, attributionWindowDays
       ivt,
       ...NO_EVENT_CONTEXT,
     };
-    events.accept([event]);
-    const result = resultOf(event);
-    if (recent.size >= RECENT_CAPACITY) recent.delete(recent.keys().next().value!);
-    recent.set(eventId, result);
-    return { result, created: true };
+    if (input.conversion_id === undefined) {
+      // Each is new (a repeat purchase): spooled like every event, and in ClickHouse within a flush.
+      events.accept([event]);
+      return { result: resultOf(event), created: true };
+    }
+    // Looked up and written in one step across instances (conversionLock.ts), and written to
+    // ClickHouse before the answer, so that the next request with this conversion_id, at any
+    // instance and after any restart, finds it there. The token makes ClickHouse itself keep one
+    // insert of the same conversion even if two ever ran (a holder cut off while its insert runs).
+    return lock(eventId, async () => {
+      const stored = await findConversion(ch, eventId);
+      if (stored) return { result: stored, created: false };
+      await events.writeNow([event], `conversion:${eventId}`);
+      return { result: resultOf(event), created: true };
+    });
   }
 
   function attributionProblem(click: StoredClick, occurredAt: number): string {

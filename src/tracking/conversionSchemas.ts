@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { currencyCode } from '../money/currencyCode.js';
+import { wellFormedText } from '../management/fieldSchemas.js';
 
 /** POST /v1/advertiser/conversions: a conversion the advertiser's server reports against a click id. */
 export const conversionBody = z.strictObject({
@@ -9,7 +10,7 @@ export const conversionBody = z.strictObject({
   value: z.number().nonnegative().max(1e12).optional(),
   currency: currencyCode.default('USD'),
   /** The advertiser's own id for the conversion (an order id): the same id for the same click counts once. */
-  conversion_id: z.string().trim().min(1).max(128).optional(),
+  conversion_id: wellFormedText().trim().min(1).max(128).optional(),
   /** When the conversion happened (ISO 8601 with offset); defaults to when it is reported. */
   occurred_at: z.iso.datetime({ offset: true }).optional(),
 });

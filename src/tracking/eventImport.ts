@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { countryOfAddress } from '../geo/countryOfAddress.js';
 import { ApiError, zodDetails } from '../http/errors.js';
+import { wellFormedText } from '../management/fieldSchemas.js';
 import { placementId } from '../placements/placementSchemas.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { Postgres } from '../store/postgres.js';
 import { StoreUnavailableError } from '../store/storeUnavailable.js';
 import { eventCost, findLineItemPricing, type LineItemPricing, type PricingProblem } from './lineItemPricing.js';
 import { NANOS_PER_USD, NIL_UUID, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
+import { NOT_UTF8_LINE, type NdjsonLine } from './ndjsonLines.js';
 import { classifyVisitor } from './visitor.js';
 
 /** One NDJSON line of POST /v1/admin/events/import. A field not listed here rejects the line, as everywhere. */
@@ -18,7 +20,7 @@ const importLine = z
     line_item_id: z.uuid(),
     placement_id: placementId,
     ip: z.union([z.ipv4(), z.ipv6()], { error: 'must be an IPv4 or IPv6 address' }),
-    user_agent: z.string().max(2048).optional(),
+    user_agent: wellFormedText().max(2048).optional(),
     revenue_usd: z.number().nonnegative().max(1e12).optional(),
   })
   .refine((line) => line.revenue_usd === undefined || line.type === 'conversion', {
@@ -66,7 +68,7 @@ const LINES_PER_YIELD = 100;
  * (or the body runs over its limit), the ApiError says up to which line the import is stored.
  */
 export async function importEvents(
-  lines: AsyncIterable<string>,
+  lines: AsyncIterable<NdjsonLine>,
   deps: { db: Postgres; traffic: TrafficClassifier; store: (events: TrackedEvent[]) => Promise<void> },
   nowMs: number,
 ): Promise<ImportSummary> {
@@ -99,6 +101,10 @@ export async function importEvents(
     for await (const raw of lines) {
       lineNumber += 1;
       if (lineNumber % LINES_PER_YIELD === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (raw === NOT_UTF8_LINE) {
+        reject(lineNumber, 'not valid UTF-8');
+        continue;
+      }
       const event = await importLineEvent(raw.trim(), lineNumber);
       if (event) batch.push(event);
       if (batch.length >= IMPORT_BATCH_ROWS) await storeBatch();

@@ -2,6 +2,7 @@ import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import type { Readable } from 'node:stream';
 import { requireAdminToken } from '../http/adminAuth.js';
 import { ApiError } from '../http/errors.js';
+import { notUtf8Charset } from '../http/jsonBody.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { Postgres } from '../store/postgres.js';
 import type { EventPipeline } from './eventPipeline.js';
@@ -29,6 +30,11 @@ export async function eventImportRoute(app: FastifyInstance, deps: EventImportRo
   app.addContentTypeParser('application/x-ndjson', (request, payload, done) => {
     if (Number(request.headers['content-length']) > deps.bodyLimit) {
       done(new ApiError('payload_too_large', `request body is over ${deps.bodyLimit} bytes`), undefined);
+      return;
+    }
+    const charsetProblem = notUtf8Charset(request.headers['content-type']);
+    if (charsetProblem) {
+      done(new ApiError('unsupported_media_type', charsetProblem), undefined);
       return;
     }
     done(null, payload);

@@ -9,11 +9,20 @@ export interface EventPipeline {
   accept(events: TrackedEvent[]): void;
   /**
    * The same guarantee, with one spool write for every event accepted this way in the same
-   * event-loop turn (group commit): resolves once that write is complete, rejects with
-   * ApiError('unavailable') when it failed. Throws that at once when the buffer is full or the
-   * pipeline is closed. For routes under heavy load.
+   * event-loop turn (group commit): calls `settled()` once that write is complete, or
+   * `settled(ApiError('unavailable'))` when it failed. Throws that at once when the buffer is full or
+   * the pipeline is closed. For routes under heavy load; a callback, not a promise, because the
+   * pixel answers from it (a promise and its turn of the microtask queue per pixel).
    */
-  acceptInTurn(events: TrackedEvent[]): Promise<void>;
+  acceptInTurn(event: TrackedEvent, settled: (error?: unknown) => void): void;
+  /**
+   * Writes the events to ClickHouse now, past the spool, and resolves once ClickHouse has them: for
+   * an event whose answer must tell whether it is already stored (a conversion_id), which the next
+   * request, at any instance, must find. `token` deduplicates the insert (the same token again
+   * counts once). Rejects with ApiError('unavailable') when ClickHouse did not take them, or the
+   * pipeline is closed; nothing is kept then, unless ClickHouse stored them and its answer was lost.
+   */
+  writeNow(events: TrackedEvent[], token: string): Promise<void>;
   /** Called synchronously for each accepted event (pacing and certification watch these). */
   onAccepted(listener: (event: TrackedEvent) => void): void;
   /** Writes everything accepted so far to ClickHouse. */

@@ -36,26 +36,26 @@ export interface LinkTrackerDeps {
  * (billedOnce.ts), so the pixel never waits on a query.
  */
 export function createLinkTracker({ events, ledger, history, log }: LinkTrackerDeps) {
-  /** Never queries anything: the pixel's hot path is the token check, two lookups in memory and one spool write. */
-  function trackImpression(token: ReadToken, request: LinkRequest, nowMs: number): Promise<TrackedEvent> {
+  /**
+   * Never queries anything: the pixel's hot path is the token check, two lookups in memory and one
+   * spool write. `settled()` once the event is in the spool, `settled(error)` when it could not be
+   * kept (503); throws that error at once when the buffer is full.
+   */
+  function trackImpression(token: ReadToken, request: LinkRequest, nowMs: number, settled: (error?: unknown) => void): void {
     const { claims } = token;
     let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || impressionRequestIvt(request.fetch);
     if (ivt === '' && ledger.impressionCounted(claims.s)) ivt = 'duplicate';
     const event = linkEvent('impression', claims, request, ivt, randomUUID(), nowMs);
     // One spool write for the turn's pixels; the answer waits for it.
-    const written = events.acceptInTurn([event]);
+    events.acceptInTurn(event, (error) => {
+      // Not stored (503): the serve's billable impression is still to come. The turn's duplicates
+      // of it shared the failed write, so none of them was stored either.
+      if (error !== undefined && ivt === '') ledger.uncountImpression(claims.s);
+      settled(error);
+    });
     // Forged and expired tokens teach nothing about the serve: their claims are not trusted. Recorded
     // before the write, so a second impression of the serve in the same turn is the duplicate.
     if (token.ivt === '') ledger.record(claims.s, { impressionAt: nowMs, impressionCounted: ivt === '' });
-    return written.then(
-      () => event,
-      (error: unknown) => {
-        // Not stored (503): the serve's billable impression is still to come. The turn's duplicates
-        // of it shared the failed write, so none of them was stored either.
-        if (ivt === '') ledger.uncountImpression(claims.s);
-        throw error;
-      },
-    );
   }
 
   /** The click's event id is its click id, which the redirect hands to the advertiser. */

@@ -8,21 +8,34 @@ import type { TrackedEvent } from './trackedEvent.js';
  * the generic line, escapes and odd times included). Undefined when a value needs the generic
  * encoder: a character JSON escapes (quote, backslash, control) or any surrogate, a number that is
  * not finite, a time outside 1970-9999 or not whole milliseconds.
+ *
+ * The line is checked once it is written out, by one pass of PLAIN_LINE over it: the line is made
+ * flat for the write anyway, where checking the values first cost a second copy of them all.
  */
 export function plainSpoolLine(e: TrackedEvent): string | undefined {
-  const texts =
-    e.event_id + e.type + e.source + e.serve_id + e.campaign_id + e.line_item_id + e.creative_id + e.placement_id +
-    e.publisher_id + e.price_model + e.click_id + e.ip + e.ip_class + e.ip_network + e.user_agent + e.ivt + e.country +
-    e.user_key + e.fetch_dest + e.fetch_mode + e.fetch_site;
-  if (NEEDS_ESCAPING.test(texts) || !Number.isFinite(e.cost_nanos) || !Number.isFinite(e.revenue_nanos)) return undefined;
+  if (!Number.isFinite(e.cost_nanos) || !Number.isFinite(e.revenue_nanos)) return undefined;
   const time = plainSpoolTime(e.event_time);
   if (time === undefined) return undefined;
   // In SPOOL_COLUMNS order.
-  return `["${e.event_id}","${time}","${e.type}","${e.source}","${e.serve_id}","${e.campaign_id}","${e.line_item_id}","${e.creative_id}","${e.placement_id}","${e.publisher_id}","${e.price_model}",${e.cost_nanos},${e.revenue_nanos},"${e.click_id}","${e.ip}","${e.ip_class}","${e.ip_network}","${e.user_agent}","${e.ivt}","${e.country}","${e.user_key}","${e.fetch_dest}","${e.fetch_mode}","${e.fetch_site}"]\n`;
+  const line = `["${e.event_id}","${time}","${e.type}","${e.source}","${e.serve_id}","${e.campaign_id}","${e.line_item_id}","${e.creative_id}","${e.placement_id}","${e.publisher_id}","${e.price_model}",${e.cost_nanos},${e.revenue_nanos},"${e.click_id}","${e.ip}","${e.ip_class}","${e.ip_network}","${e.user_agent}","${e.ivt}","${e.country}","${e.user_key}","${e.fetch_dest}","${e.fetch_mode}","${e.fetch_site}"]\n`;
+  return PLAIN_LINE.test(line) ? line : undefined;
 }
 
-/** What JSON.stringify writes differently from the text itself; surrogates, even paired ones, go the generic way. */
-const NEEDS_ESCAPING = /[\u0000-\u001f"\\\ud800-\udfff]/;
+/**
+ * A line of plainSpoolLine's shape whose every text holds nothing JSON.stringify writes differently
+ * (a quote, backslash, control character, or any surrogate, even a paired one): each text is
+ * delimited by the quotes around it, so a quote inside one breaks the match.
+ */
+const PLAIN_TEXT = '"[^"\\\\\\u0000-\\u001f\\ud800-\\udfff]*"';
+const PLAIN_NUMBER = '[^,"]*';
+const PLAIN_LINE = new RegExp(
+  `^\\[${[
+    ...Array<string>(11).fill(PLAIN_TEXT), // event_id ... price_model, the time among them
+    PLAIN_NUMBER, // cost_nanos
+    PLAIN_NUMBER, // revenue_nanos
+    ...Array<string>(11).fill(PLAIN_TEXT), // click_id ... fetch_site
+  ].join(',')}\\]\\n$`,
+);
 
 /** Year 10000: toISOString writes six-digit years from there on. */
 const YEAR_10000_MS = 253_402_300_800_000;

@@ -1,5 +1,5 @@
 import { PRICE_MODELS } from '../money/priceModels.js';
-import type { TrackingClaims } from './trackingClaimsSchema.js';
+import { trackingClaimsSchema, type TrackingClaims } from './trackingClaimsSchema.js';
 
 /**
  * The claims of a format 2 tracking token as bytes (the token is their base64url, followed by
@@ -34,7 +34,8 @@ for (let i = 0; i < 16; i++) {
 const UUID_CHARS = 36;
 const HEX_CHAR = Buffer.from(HEX_DIGITS, 'latin1');
 const DASH = 0x2d;
-const uuidText = Buffer.alloc(UUID_CHARS, DASH);
+/** Four UUIDs as text (uuidsText), dashes in place. */
+const uuidText = Buffer.alloc(4 * UUID_CHARS, DASH);
 
 /** Writes the claims into `out` from offset 0; answers the length. Throws on claims the schema would refuse in a way the format cannot carry. */
 export function writeClaims(claims: TrackingClaims, out: Buffer): number {
@@ -55,25 +56,129 @@ export function writeClaims(claims: TrackingClaims, out: Buffer): number {
   return k === undefined ? at : writeText(k, MAX_ID_CHARS, 1, out, at);
 }
 
-/** The claims in bytes[0, length), unchecked against the schema (the caller does that), or undefined when they do not decode. */
-export function readClaims(bytes: Buffer, length: number): Record<string, unknown> | undefined {
+/**
+ * The claims in bytes[0, length), or undefined when they do not decode or the claims schema refuses
+ * them. Every id the service makes is ASCII: such claims are checked here, on the bytes, against
+ * the schema's limits (string lengths, UUID version and variant, safe integers), which costs a tenth
+ * of the compiled schema's parse (every pixel and click reads one token). Claims with any other
+ * character in a text take the schema itself, which counts their lengths in code points. The unit
+ * test holds both ways to the schema over every limit and random payloads.
+ */
+export function readClaims(bytes: Buffer, length: number): TrackingClaims | undefined {
   if (length < 2 || bytes[0] !== CLAIMS_FORMAT) return undefined;
   const flags = bytes[1]!;
   const m = PRICE_MODELS[flags & ~WITH_USER_KEY];
   if (m === undefined) return undefined;
-  const reader = new ClaimsReader(bytes, length, 2);
-  const s = reader.text(1);
-  const c = reader.uuid();
-  const l = reader.uuid();
-  const r = reader.uuid();
-  const p = reader.text(2);
-  const u = reader.uuid();
-  const n = reader.integer();
-  const e = reader.integer();
-  const t = reader.integer();
-  const k = flags & WITH_USER_KEY ? reader.text(1) : undefined;
-  if (!reader.endedExactly()) return undefined;
+  // Offsets first: the lengths of s and p place every later field.
+  const sAt = 3;
+  if (sAt > length) return undefined;
+  const sEnd = sAt + bytes[2]!;
+  const uuidsAt = sEnd;
+  const pLengthAt = uuidsAt + 48;
+  if (pLengthAt + 2 > length) return undefined;
+  const pAt = pLengthAt + 2;
+  const pEnd = pAt + bytes.readUInt16BE(pLengthAt);
+  const uAt = pEnd;
+  const integersAt = uAt + 16;
+  const kLengthAt = integersAt + 24;
+  const withUserKey = (flags & WITH_USER_KEY) !== 0;
+  const kAt = kLengthAt + 1;
+  const end = withUserKey ? (kAt <= length ? kAt + bytes[kLengthAt]! : Infinity) : kLengthAt;
+  if (end !== length) return undefined;
+  const n = integerAt(bytes, integersAt);
+  const e = integerAt(bytes, integersAt + 8);
+  const t = integerAt(bytes, integersAt + 16);
+  const s = bytes.toString('latin1', sAt, sEnd);
+  const p = bytes.toString('latin1', pAt, pEnd);
+  const k = withUserKey ? bytes.toString('latin1', kAt, end) : undefined;
+  if (!isAscii(bytes, sAt, sEnd) || !isAscii(bytes, pAt, pEnd) || (withUserKey && !isAscii(bytes, kAt, end))) {
+    return schemaChecked(bytes, { sAt, sEnd, uuidsAt, pAt, pEnd, uAt, kAt, end, withUserKey }, m, n, e, t);
+  }
+  if (s.length < 1 || s.length > MAX_ID_CHARS || p.length < 1 || p.length > MAX_PLACEMENT_CHARS) return undefined;
+  if (k !== undefined && (k.length < 1 || k.length > MAX_ID_CHARS)) return undefined;
+  if (!isSchemaUuid(bytes, uuidsAt) || !isSchemaUuid(bytes, uuidsAt + 16) || !isSchemaUuid(bytes, uuidsAt + 32) || !isSchemaUuid(bytes, uAt)) return undefined;
+  if (!Number.isSafeInteger(n) || !Number.isSafeInteger(e) || e < 1 || !Number.isSafeInteger(t) || t < 1) return undefined;
+  // The four UUIDs as text with one conversion, cut into their own strings.
+  const uuids = uuidsText(bytes, uuidsAt, uAt);
+  const c = uuids.slice(0, UUID_CHARS);
+  const l = uuids.slice(UUID_CHARS, 2 * UUID_CHARS);
+  const r = uuids.slice(2 * UUID_CHARS, 3 * UUID_CHARS);
+  const u = uuids.slice(3 * UUID_CHARS);
   return k === undefined ? { s, c, l, r, p, u, m, n, e, t } : { s, c, l, r, p, u, m, n, e, t, k };
+}
+
+/** Where each field of a payload lies, as readClaims found it. */
+interface FieldOffsets {
+  sAt: number;
+  sEnd: number;
+  uuidsAt: number;
+  pAt: number;
+  pEnd: number;
+  uAt: number;
+  kAt: number;
+  end: number;
+  withUserKey: boolean;
+}
+
+/** Claims with a text beyond ASCII: decoded as UTF-8 and judged by the schema itself. */
+function schemaChecked(bytes: Buffer, at: FieldOffsets, m: TrackingClaims['m'], n: number, e: number, t: number): TrackingClaims | undefined {
+  const uuids = uuidsText(bytes, at.uuidsAt, at.uAt);
+  const decoded = {
+    s: bytes.toString('utf8', at.sAt, at.sEnd),
+    c: uuids.slice(0, UUID_CHARS),
+    l: uuids.slice(UUID_CHARS, 2 * UUID_CHARS),
+    r: uuids.slice(2 * UUID_CHARS, 3 * UUID_CHARS),
+    p: bytes.toString('utf8', at.pAt, at.pEnd),
+    u: uuids.slice(3 * UUID_CHARS),
+    m,
+    n,
+    e,
+    t,
+    ...(at.withUserKey ? { k: bytes.toString('utf8', at.kAt, at.end) } : {}),
+  };
+  const parsed = trackingClaimsSchema.safeParse(decoded);
+  return parsed.success ? parsed.data : undefined;
+}
+
+function integerAt(bytes: Buffer, at: number): number {
+  return bytes.readUInt32BE(at) * 2 ** 32 + bytes.readUInt32BE(at + 4);
+}
+
+function isAscii(bytes: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (bytes[i]! >= 0x80) return false;
+  return true;
+}
+
+/** What z.uuid() accepts: version 1-8 with the RFC 9562 variant, or the nil or max UUID. */
+function isSchemaUuid(bytes: Buffer, at: number): boolean {
+  const version = bytes[at + 6]! >>> 4;
+  if (version >= 1 && version <= 8 && bytes[at + 8]! >>> 6 === 2) return true;
+  const first = bytes[at]!;
+  if (first !== 0 && first !== 0xff) return false;
+  for (let i = 1; i < 16; i++) if (bytes[at + i] !== first) return false;
+  return true;
+}
+
+/**
+ * The UUIDs c, l, r (16 bytes each from `at`) and u (16 bytes at `uAt`) as one string of 4 x 36
+ * lowercase characters: one conversion instead of four.
+ */
+function uuidsText(bytes: Buffer, at: number, uAt: number): string {
+  writeUuidText(bytes, at, 0);
+  writeUuidText(bytes, at + 16, UUID_CHARS);
+  writeUuidText(bytes, at + 32, 2 * UUID_CHARS);
+  writeUuidText(bytes, uAt, 3 * UUID_CHARS);
+  return uuidText.toString('latin1');
+}
+
+function writeUuidText(bytes: Buffer, at: number, textAt: number): void {
+  let char = textAt;
+  for (let i = 0; i < 16; i++) {
+    if (i === 4 || i === 6 || i === 8 || i === 10) char++;
+    const byte = bytes[at + i]!;
+    uuidText[char++] = HEX_CHAR[byte >>> 4]!;
+    uuidText[char++] = HEX_CHAR[byte & 15]!;
+  }
 }
 
 function writeText(text: string, maxChars: number, lengthBytes: 1 | 2, out: Buffer, at: number): number {
@@ -91,78 +196,44 @@ function writeText(text: string, maxChars: number, lengthBytes: 1 | 2, out: Buff
   }
   const length = end - start;
   if (lengthBytes === 1) out[at] = length;
-  else out.writeUInt16BE(length, at);
+  else {
+    out[at] = length >>> 8;
+    out[at + 1] = length;
+  }
   return end;
 }
 
+/** Where each of a UUID's 16 bytes starts in its text: the dashes at 8, 13, 18 and 23 are skipped. */
+const UUID_BYTE_AT = Uint8Array.from([0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34]);
+
 function writeUuid(uuid: string, out: Buffer, at: number): number {
-  if (uuid.length !== UUID_CHARS) throw new RangeError('tracking claims: an id is not a UUID');
-  let byte = at;
-  for (let i = 0; i < UUID_CHARS; i += 2) {
-    if (i === 8 || i === 13 || i === 18 || i === 23) {
-      if (uuid.charCodeAt(i) !== DASH) throw new RangeError('tracking claims: an id is not a UUID');
-      i++;
-    }
-    const high = HEX_VALUE[uuid.charCodeAt(i)] ?? -1;
-    const low = HEX_VALUE[uuid.charCodeAt(i + 1)] ?? -1;
-    if (high < 0 || low < 0) throw new RangeError('tracking claims: an id is not a UUID');
-    out[byte++] = (high << 4) | low;
+  if (uuid.length !== UUID_CHARS || uuid.charCodeAt(8) !== DASH || uuid.charCodeAt(13) !== DASH || uuid.charCodeAt(18) !== DASH || uuid.charCodeAt(23) !== DASH) {
+    throw new RangeError('tracking claims: an id is not a UUID');
   }
-  return byte;
+  // A character past 127 reads as -1 too (HEX_VALUE has 128 entries), so any bad digit makes `bad` negative.
+  let bad = 0;
+  for (let i = 0; i < 16; i++) {
+    const char = UUID_BYTE_AT[i]!;
+    const high = HEX_VALUE[uuid.charCodeAt(char)] ?? -1;
+    const low = HEX_VALUE[uuid.charCodeAt(char + 1)] ?? -1;
+    bad |= high | low;
+    out[at + i] = (high << 4) | low;
+  }
+  if (bad < 0) throw new RangeError('tracking claims: an id is not a UUID');
+  return at + 16;
 }
 
 function writeInteger(value: number, out: Buffer, at: number): number {
   if (!Number.isSafeInteger(value) || value < 0) throw new RangeError('tracking claims: a number is not a non-negative integer');
-  out.writeUInt32BE(Math.floor(value / 2 ** 32), at);
-  out.writeUInt32BE(value >>> 0, at + 4);
+  // Byte by byte: Buffer's writeUInt32BE checks its arguments again, twice per field.
+  const high = Math.floor(value / 2 ** 32);
+  out[at] = high >>> 24;
+  out[at + 1] = high >>> 16;
+  out[at + 2] = high >>> 8;
+  out[at + 3] = high;
+  out[at + 4] = value >>> 24;
+  out[at + 5] = value >>> 16;
+  out[at + 6] = value >>> 8;
+  out[at + 7] = value;
   return at + 8;
-}
-
-/** Reads fields in order; a field past the end makes every later read fail and endedExactly() false. */
-class ClaimsReader {
-  private failed = false;
-
-  constructor(
-    private readonly bytes: Buffer,
-    private readonly length: number,
-    private at: number,
-  ) {}
-
-  private take(count: number): number {
-    const start = this.at;
-    this.at += count;
-    if (this.at > this.length) this.failed = true;
-    return start;
-  }
-
-  text(lengthBytes: 1 | 2): string {
-    const lengthAt = this.take(lengthBytes);
-    if (this.failed) return '';
-    const count = lengthBytes === 1 ? this.bytes[lengthAt]! : this.bytes.readUInt16BE(lengthAt);
-    const start = this.take(count);
-    return this.failed ? '' : this.bytes.toString('utf8', start, start + count);
-  }
-
-  uuid(): string {
-    const start = this.take(16);
-    if (this.failed) return '';
-    let char = 0;
-    for (let i = 0; i < 16; i++) {
-      if (char === 8 || char === 13 || char === 18 || char === 23) char++;
-      const byte = this.bytes[start + i]!;
-      uuidText[char++] = HEX_CHAR[byte >>> 4]!;
-      uuidText[char++] = HEX_CHAR[byte & 15]!;
-    }
-    return uuidText.toString('latin1');
-  }
-
-  integer(): number {
-    const start = this.take(8);
-    if (this.failed) return -1;
-    return this.bytes.readUInt32BE(start) * 2 ** 32 + this.bytes.readUInt32BE(start + 4);
-  }
-
-  endedExactly(): boolean {
-    return !this.failed && this.at === this.length;
-  }
 }

@@ -33,11 +33,15 @@ export async function trackingLinkRoutes(app: FastifyInstance, { db, indexedDest
   // The same GIF whatever the verdict, so filtering is never revealed. The only other answer is 503
   // when the event cannot be kept (buffer full, spool not writable): nothing was stored, and the
   // browser sees the backpressure.
-  app.get(`${IMPRESSION_PATH}*`, linkRouteOptions, async (request, reply) => {
+  // A callback handler, not an async one: no promise per pixel (it answers from the spool write's callback).
+  app.get(`${IMPRESSION_PATH}*`, linkRouteOptions, (request, reply) => {
     const nowMs = Date.now();
     const token = readTrackingToken(tokenOf(request), trackingSecret, nowMs);
-    if (token) await tracker.trackImpression(token, readLinkRequest(traffic, request), nowMs);
-    return sendPixel(reply);
+    if (!token) {
+      sendPixel(reply);
+      return;
+    }
+    tracker.trackImpression(token, readLinkRequest(traffic, request), nowMs, (error) => (error === undefined ? sendPixel(reply) : reply.send(error)));
   });
   // Link scanners and prefetchers: the image's headers, and no event.
   app.head(`${IMPRESSION_PATH}*`, linkRouteOptions, async (_request, reply) => sendPixel(reply));

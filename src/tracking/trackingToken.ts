@@ -7,9 +7,9 @@ import { trackingClaimsSchema, type TrackingClaims } from './trackingClaimsSchem
 export { trackingClaimsSchema, type TrackingClaims };
 
 /**
- * The same schema with zod's generated fast path (z.compile): every pixel and click checks its
- * token's claims, and the interpreted parse was a third of the verification. Whatever the fast path
- * does not accept goes to the runtime parser, so both answer alike.
+ * The same schema with zod's generated fast path (z.compile), for format 1 tokens (format 2's claims
+ * are checked as they are read, trackingClaimsBytes.ts). Whatever the fast path does not accept goes
+ * to the runtime parser, so both answer alike.
  */
 const compiledClaimsSchema = z.compile(trackingClaimsSchema);
 
@@ -46,7 +46,8 @@ export function verifyTrackingToken(token: string, secret: string, nowMs = Date.
   if (length === undefined) return { valid: false, reason: 'bad_token' };
   hmacSha256(hmacKeyOf(secret), tokenBytes, length, expectedMac, 0);
   if (!timingSafeEqual(expectedMac, tokenBytes.subarray(length, length + HMAC_SHA256_BYTES))) return { valid: false, reason: 'bad_token' };
-  return judged(readClaims(tokenBytes, length), nowMs);
+  const claims = readClaims(tokenBytes, length);
+  return claims === undefined ? { valid: false, reason: 'bad_token' } : unexpired(claims, nowMs);
 }
 
 /**
@@ -54,15 +55,13 @@ export function verifyTrackingToken(token: string, secret: string, nowMs = Date.
  * for the audit trail only (never trusted for money). Undefined when nothing usable decodes.
  */
 export function unverifiedTrackingClaims(token: string): TrackingClaims | undefined {
-  let decoded: unknown;
-  if (token.includes('.')) decoded = format1Claims(token.split('.')[0] ?? '');
-  else {
-    // Any spelling node decodes: a tampered link is recorded as what it says, not dropped.
-    const length = macedLength(token, false);
-    decoded = length === undefined ? undefined : readClaims(tokenBytes, length);
+  if (token.includes('.')) {
+    const parsed = trackingClaimsSchema.safeParse(format1Claims(token.split('.')[0] ?? ''));
+    return parsed.success ? parsed.data : undefined;
   }
-  const parsed = trackingClaimsSchema.safeParse(decoded);
-  return parsed.success ? parsed.data : undefined;
+  // Any spelling node decodes: a tampered link is recorded as what it says, not dropped.
+  const length = macedLength(token, false);
+  return length === undefined ? undefined : readClaims(tokenBytes, length);
 }
 
 /**
@@ -78,12 +77,14 @@ function macedLength(token: string, canonical: boolean): number | undefined {
   return written - HMAC_SHA256_BYTES;
 }
 
-/** A signed payload's claims against the schema, then the expiry. */
+/** A signed format 1 payload's claims against the schema, then the expiry. */
 function judged(decoded: unknown, nowMs: number): TokenVerdict {
   const parsed = compiledClaimsSchema.safeParse(decoded);
-  if (!parsed.success) return { valid: false, reason: 'bad_token' };
-  if (parsed.data.e * 1000 < nowMs) return { valid: false, reason: 'expired_token', claims: parsed.data };
-  return { valid: true, claims: parsed.data };
+  return parsed.success ? unexpired(parsed.data, nowMs) : { valid: false, reason: 'bad_token' };
+}
+
+function unexpired(claims: TrackingClaims, nowMs: number): TokenVerdict {
+  return claims.e * 1000 < nowMs ? { valid: false, reason: 'expired_token', claims } : { valid: true, claims };
 }
 
 /** The secret's HMAC state, made once: the pads are hashed per secret, not per token. */

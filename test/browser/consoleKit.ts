@@ -7,6 +7,7 @@ import { expect, inject } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { buildConsole } from '../../src/console/buildConsole.js';
 import { packageRoot } from '../../src/packageRoot.js';
+import type { Postgres } from '../../src/store/postgres.js';
 import { testConfig, testStores } from '../helpers/testApp.js';
 import { freePort, launchChromium, type ChromiumSession } from './chromium.js';
 
@@ -21,6 +22,8 @@ export interface ConsoleService {
   url: string;
   browser: ChromiumSession;
   adminToken: string;
+  /** The service's own Postgres, for data too large to make through the API in a test (bulk SQL). */
+  db: Postgres;
   /** A call to the service over HTTP with the admin token; fails the test on an error answer. */
   admin<T>(method: string, route: string, body?: unknown): Promise<T>;
   close(): Promise<void>;
@@ -42,6 +45,7 @@ export async function startConsoleService(): Promise<ConsoleService> {
     url,
     browser,
     adminToken: secrets.adminToken,
+    db: stores.db,
     admin: async <T>(method: string, route: string, body?: unknown) => {
       const response = await fetch(url + route, {
         method,

@@ -13,6 +13,7 @@ import { canMount, fillDisk, mountTmpfs } from '../helpers/tmpfs.js';
 import { startAnotherInstance, startTestApp, startTestAppOn, testConfig, type TestContext } from '../helpers/testApp.js';
 import {
   ADDRESSES,
+  eventsOf,
   fromAddress,
   rollupOf,
   serveClaims,
@@ -98,6 +99,44 @@ describe('two instances sharing Postgres and ClickHouse', () => {
     const token = signedToken(a, serveClaims(item, 'tCPM', IMPRESSION_PRICE));
     expect((await pixel(a, token)).statusCode).toBe(200);
     expect(impressionsOf(await waitForEvents(a, item.lineItemId, 1))).toEqual(['']);
+  });
+});
+
+describe('conversions with the same conversion_id at two instances', () => {
+  const CPA_PRICE = 7_000_000_000;
+  const postConversion = (ctx: TestContext, key: string, payload: object) =>
+    ctx.app.inject({ method: 'POST', url: '/v1/advertiser/conversions', headers: { 'x-api-key': key }, payload });
+
+  it('stores and bills one, answers the others 200 with it, and still does after a restart', async () => {
+    const item = await trackedLineItem(a, { bid_type: 'cpa', bid_value: 7 });
+    const token = signedToken(a, serveClaims(item, 'CPA', CPA_PRICE));
+    expect((await pixel(a, token)).statusCode).toBe(200);
+    const answeredAt = Date.now();
+    await waitForEvents(a, item.lineItemId, 1);
+    await waitPastClickDelay(answeredAt);
+    const redirect = await click(a, token);
+    const clickId = new URL(redirect.headers.location as string).searchParams.get('adsvc_click_id')!;
+    await waitForEvents(a, item.lineItemId, 2);
+
+    // The same order reported at the same moment to both instances, twice each (a sender's retries).
+    const conversion = { click_id: clickId, value: 10, conversion_id: 'order-A' };
+    const answers = await Promise.all([a, b, a, b].map((ctx) => postConversion(ctx, item.key, conversion)));
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 200, 200, 201]);
+    const first = answers.find((answer) => answer.statusCode === 201)!.json().data;
+    for (const answer of answers) expect(answer.json().data).toEqual(first);
+
+    // Closing flushes b's spool; b restarted on it still knows the conversion.
+    await b.close();
+    b = await startTestAppOn(a.stores, b.dataDir, env);
+    const retry = await postConversion(b, item.key, conversion);
+    expect(retry.statusCode).toBe(200);
+    expect(retry.json().data).toEqual(first);
+    await a.close();
+    a = await startTestApp(env);
+
+    const conversions = (await eventsOf(a, item.lineItemId)).filter((event) => event.type === 'conversion');
+    expect(conversions.map((event) => event.event_id)).toEqual([first.id]);
+    expect(await rollupOf(a, item.lineItemId)).toMatchObject({ clicks: 1, conversions: 1, spend_nanos: CPA_PRICE, revenue_nanos: 10_000_000_000 });
   });
 });
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { SPOOL_COLUMNS, spoolLine } from '../../src/tracking/eventSpool.js';
 import { IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
+import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { canMount, fillDisk, mountTmpfs, notRootMessage } from '../helpers/tmpfs.js';
 import { startTestApp, testConfig, testStores, type TestContext } from '../helpers/testApp.js';
@@ -167,6 +168,30 @@ describe('spooled lines ClickHouse cannot parse', () => {
     expect(pipeline.stats()).toMatchObject({ written: 7, quarantined: 1, backlogRows: 0 });
     expect(spoolFiles(spoolDir)).toEqual([]);
     expect(readFileSync(path.join(dataDir, 'quarantine', '000000000000001-aaaaaaaaaaaa.jsonl'), 'utf8')).toBe(`${torn}\n`);
+  });
+
+  it('quarantines a line whose type is no event type, as unparsable, billable segment or not', async () => {
+    const { stores } = await testStores();
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'unknown-type-'));
+    const spoolDir = path.join(dataDir, 'spool');
+    mkdirSync(spoolDir);
+    const campaignId = randomUUID();
+    const line = (overrides: Partial<TrackedEvent>) => spoolLine(sampleEvent({ campaign_id: campaignId, ...overrides }));
+    // A spool file edited by hand: an impression whose type is misspelt, with a cost that would be spent.
+    const misspelt = line({ type: 'imprezzion' as TrackedEvent['type'], cost_nanos: 2_500_000, source: 'import' });
+    writeFileSync(path.join(spoolDir, '000000000000005-eeeeeeeeeeee.jsonl'), [line({ source: 'import' }), misspelt, line({ source: 'import' })].join(''));
+    const billable = line({ type: 'click', source: 'click', serve_id: `unknown-type-${randomUUID()}`, ivt: '' });
+    const misspeltBillable = line({ type: 'klick' as TrackedEvent['type'], source: 'click', ivt: '' });
+    writeFileSync(path.join(spoolDir, '000000000000006-ffffffffffff.jsonl'), [billable, misspeltBillable].join(''));
+
+    const pipeline = await createClickHouseEventPipeline({ config: testConfig(dataDir, { EVENT_FLUSH_INTERVAL_MS: '600000' }), ch: stores.ch, log: silent });
+    await pipeline.flush();
+    await pipeline.close();
+
+    expect(await countByCampaign(stores.ch, campaignId)).toEqual({ rows: 3, distinct: 3 });
+    expect(pipeline.stats()).toMatchObject({ written: 3, quarantined: 2, backlogRows: 0 });
+    expect(readFileSync(path.join(dataDir, 'quarantine', '000000000000005-eeeeeeeeeeee.jsonl'), 'utf8')).toBe(misspelt);
+    expect(readFileSync(path.join(dataDir, 'quarantine', '000000000000006-ffffffffffff.jsonl'), 'utf8')).toBe(misspeltBillable);
   });
 
   it('leaves out a last line whose newline a power loss cut off (its request was never answered)', async () => {

@@ -134,7 +134,16 @@ describe('an accepted event survives kill -9 of the process (the spool is replay
     const spooledLines = () =>
       readdirSync(spoolDir).reduce((sum, name) => sum + readFileSync(path.join(spoolDir, name), 'utf8').split('\n').length - 1, 0);
     const settled: number[] = [];
-    const written = [1, 2, 3].map((n) => pipeline.acceptInTurn([sampleEvent({ campaign_id: id })]).then(() => settled.push(spooledLines())));
+    const written = [1, 2, 3].map(
+      () =>
+        new Promise<void>((resolve, reject) =>
+          pipeline.acceptInTurn(sampleEvent({ campaign_id: id }), (error) => {
+            if (error !== undefined) return reject(error);
+            settled.push(spooledLines());
+            resolve();
+          }),
+        ),
+    );
     expect(pipeline.pending()).toBe(3);
     expect(spooledLines()).toBe(0);
     await Promise.all(written);

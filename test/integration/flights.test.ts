@@ -93,6 +93,24 @@ describe('campaign flights: management', () => {
     expect(patched.json().data).toMatchObject({ starts_at: null, ends_at: '2030-02-01T00:00:00.000Z' });
   });
 
+  it('refuses flight bounds outside the years 1970 to 9999 with 422 and keeps those within as sent', async () => {
+    const created = await call('POST', '/v1/advertiser/campaigns', { name: 'Far flight', brand_name: 'Acme', user_id: advertiser.userId });
+    const id = created.json().data.id as string;
+    // Year 0000 was a 500 from Postgres; 0001-0099 read back on PGlite as other dates (0001-06-15 as 2015-01-06).
+    for (const bound of ['0000-01-01T00:00:00Z', '0001-06-15T00:00:00Z', '0099-06-15T00:00:00Z', '1969-12-31T23:59:59Z', '1970-01-01T00:30:00+01:00', '9999-12-31T23:59:59-01:00']) {
+      const refused = await call('PATCH', `/v1/advertiser/campaigns/${id}`, { starts_at: bound });
+      expect(refused.statusCode, bound).toBe(422);
+      expect(refused.json().error.details.map((detail: { path: string }) => detail.path)).toEqual(['starts_at']);
+    }
+    expect((await call('GET', `/v1/advertiser/campaigns/${id}`)).json().data.starts_at).toBeNull();
+
+    const patched = await call('PATCH', `/v1/advertiser/campaigns/${id}`, { starts_at: '1970-01-01T00:00:00Z', ends_at: '9999-12-31T23:59:59.999Z' });
+    expect(patched.statusCode).toBe(200);
+    const stored = { starts_at: '1970-01-01T00:00:00.000Z', ends_at: '9999-12-31T23:59:59.999Z' };
+    expect(patched.json().data).toMatchObject(stored);
+    expect((await call('GET', `/v1/advertiser/campaigns/${id}`)).json().data).toMatchObject(stored);
+  });
+
   it('refuses to activate a campaign whose ends_at is past', async () => {
     const composed = await call('POST', '/v1/advertiser/campaigns/compose', composeBody(advertiser.userId, { campaign: { ends_at: inMs(-HOUR) } }));
     expect(composed.statusCode).toBe(201);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loggerOptions } from '../../src/http/requestLogging.js';
-import { startTestApp, testConfig, type TestContext } from '../helpers/testApp.js';
+import { startAnotherInstance, startTestApp, testConfig, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 
 let ctx: TestContext;
@@ -106,9 +106,9 @@ describe('admin bodies refuse unknown fields with 422', () => {
  * Writes `chunks` to a fresh connection and collects what the server answers until it closes the
  * connection. Never sends more than given: a test that needs the server to close first waits here.
  */
-function rawExchange(chunks: string[]): Promise<{ status: number; headers: string; body: string }> {
+function rawExchange(chunks: string[], to = port): Promise<{ status: number; headers: string; body: string }> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect(to, '127.0.0.1');
     let received = '';
     socket.setEncoding('utf8');
     socket.on('data', (data: string) => (received += data));
@@ -195,11 +195,41 @@ describe('errors raised before a route runs use the envelope', () => {
     }
   });
 
+  it('answers 404 not_found to a method no route has (QUERY) and to an unknown path, without reading its body', async () => {
+    const cases: Array<{ method: string; url: string; payload?: string }> = [
+      { method: 'QUERY', url: '/v1/advertiser/campaigns' },
+      { method: 'QUERY', url: '/nope', payload: '{"q":1}' },
+      { method: 'POST', url: '/nope', payload: '{' },
+    ];
+    for (const { method, url, payload } of cases) {
+      const headers = payload === undefined ? {} : { 'content-type': 'application/json' };
+      const response = await ctx.app.inject({ method: method as 'POST', url, headers, payload });
+      expect(response.statusCode, `${method} ${url}`).toBe(404);
+      expect(response.json()).toEqual({ error: { code: 'not_found', message: `no route for ${method} ${url}` } });
+    }
+  });
+
   it('answers 431 headers_too_large in the envelope for headers over 16 KB', { timeout: 10_000 }, async () => {
     const answer = await rawExchange([`GET /healthz HTTP/1.1\r\nHost: x\r\nx-padding: ${'p'.repeat(17 * 1024)}\r\n\r\n`]);
     expect(answer.status).toBe(431);
     expect(answer.headers).toMatch(/content-type: application\/json/i);
     expect(JSON.parse(answer.body)).toEqual({ error: { code: 'headers_too_large', message: expect.any(String) } });
+  });
+
+  it('answers 408 request_timeout in the envelope when a body does not arrive within REQUEST_TIMEOUT_MS, and closes', { timeout: 20_000 }, async () => {
+    const impatient = await startAnotherInstance(ctx, { REQUEST_TIMEOUT_MS: '1000' });
+    try {
+      await impatient.app.listen({ port: 0, host: '127.0.0.1' });
+      const impatientPort = (impatient.app.server.address() as { port: number }).port;
+      // Authenticated, so the route waits for the body: its first bytes, then nothing more.
+      const head = `POST /v1/admin/organizations HTTP/1.1\r\nHost: x\r\nauthorization: Bearer ${ctx.secrets.adminToken}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n`;
+      const answer = await rawExchange([head, '{"name": "only the first bytes'], impatientPort);
+      expect(answer.status).toBe(408);
+      expect(answer.headers).toMatch(/connection: close/i);
+      expect(JSON.parse(answer.body)).toEqual({ error: { code: 'request_timeout', message: expect.any(String) } });
+    } finally {
+      await impatient.close();
+    }
   });
 
   it('answers 400 bad_request in the envelope for malformed HTTP', { timeout: 10_000 }, async () => {

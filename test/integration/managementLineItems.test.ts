@@ -250,6 +250,49 @@ describe('PUT /v1/advertiser/line-items/:id/bids', () => {
   });
 });
 
+describe('the bid_value cap: at most 1,000,000 in the line item\'s currency', () => {
+  const over = { bid_type: 'cpc', bid_value: 1_000_000.000001 };
+
+  it('PUT bids: 422 validation_error on bid_value above the cap, and the stored bids stay as they were', async () => {
+    const { api, lineItemId } = await setup();
+    const before = (await api('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data;
+    for (const body of [over, { bid_type: 'cpa', bid_value: 10_000_000 }]) {
+      const response = await api('PUT', `/v1/advertiser/line-items/${lineItemId}/bids`, body);
+      expect(response.statusCode).toBe(422);
+      expect(response.json().error).toMatchObject({ code: 'validation_error', details: [{ path: 'bid_value' }] });
+      expect(response.json().error.details[0].message).toContain('1,000,000');
+    }
+    expect((await api('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data).toEqual(before);
+    const atCap = await api('PUT', `/v1/advertiser/line-items/${lineItemId}/bids`, { bid_type: 'cpa', bid_value: 1_000_000 });
+    expect(atCap.statusCode).toBe(200);
+    expect(atCap.json().data.bids).toEqual({ bid_type: 'CPA', bid_value: 1_000_000 });
+  });
+
+  it('POST line-items and compose: 422 on bid_value above the cap, whatever the currency, and nothing is created', async () => {
+    const { api, campaignId, advertiser } = await setup();
+    const listed = async () => (await api('GET', `/v1/advertiser/campaigns/${campaignId}/line-items`)).json().data.length;
+    const count = await listed();
+    const created = await api('POST', `/v1/advertiser/campaigns/${campaignId}/line-items`, {
+      title: 'Too dear',
+      budget: { daily: 100, currency: 'KRW' },
+      bids: over,
+    });
+    expect(created.statusCode).toBe(422);
+    expect(created.json().error).toMatchObject({ code: 'validation_error', details: [{ path: 'bids.bid_value' }] });
+    expect(await listed()).toBe(count);
+
+    const campaigns = async () => (await api('GET', '/v1/advertiser/campaigns?limit=1000')).json().data.length;
+    const campaignCount = await campaigns();
+    const composed = await api('POST', '/v1/advertiser/campaigns/compose', {
+      campaign: { name: 'Dear', brand_name: 'Brand', user_id: advertiser.user.id },
+      line_item: { title: 'Too dear', bids: over },
+    });
+    expect(composed.statusCode).toBe(422);
+    expect(composed.json().error.details.map((detail: { path: string }) => detail.path)).toEqual(['line_item.bids.bid_value']);
+    expect(await campaigns()).toBe(campaignCount);
+  });
+});
+
 describe('PUT /v1/advertiser/line-items/:id/targeting', () => {
   it('stores targeting normalized: keywords lower-cased, trimmed, deduplicated; languages lower-cased', async () => {
     const { api, lineItemId } = await setup();

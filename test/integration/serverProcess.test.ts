@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -191,6 +191,34 @@ describe('a start that cannot work fails fast with one line naming the cause', (
     } finally {
       unmount();
     }
+  });
+
+  it('names a missing or bad IVT_EXTRA_CIDR_FILES file before anything is created in DATA_DIR', async () => {
+    const bad = path.join(mkdtempSync(path.join(inject('testRoot'), 'cidr-')), 'extra.cidr');
+    writeFileSync(bad, '# ours\n10.0.0.0/8\nbad\n');
+    const cases: Array<[string, string]> = [
+      ['/nonexistent/extra.cidr', 'adsvc: IVT_EXTRA_CIDR_FILES: cannot read CIDR file /nonexistent/extra.cidr: ENOENT\n'],
+      [bad, `adsvc: IVT_EXTRA_CIDR_FILES: ${bad}:3: not an IP address or CIDR: "bad"\n`],
+    ];
+    for (const [files, line] of cases) {
+      const dataDir = path.join(inject('testRoot'), `never-created-${Date.now()}`);
+      const { code, stderr } = await finished(adsvc(['serve'], { IVT_EXTRA_CIDR_FILES: files, DATA_DIR: dataDir, PORT: String(await freePort()) }));
+      expect(code, files).toBe(1);
+      expect(stderr).toBe(line);
+      expect(existsSync(dataDir), files).toBe(false);
+    }
+  });
+
+  it('releases the locks of DATA_DIR when a start fails after opening the stores (a bad range feed in DATA_DIR/ivt)', async () => {
+    const dataDir = newDataDir();
+    mkdirSync(path.join(dataDir, 'ivt'));
+    writeFileSync(path.join(dataDir, 'ivt', 'feed.cidr'), 'not-a-range\n');
+    const { code, stderr } = await finished(
+      adsvc(['serve'], { DATA_DIR: dataDir, PORT: String(await freePort()), ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}) }),
+    );
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^adsvc: .*feed\.cidr:1: not an IP address or CIDR: "not-a-range"\n/);
+    expect(readdirSync(dataDir).filter((name) => name.endsWith('.lock'))).toEqual([]);
   });
 
   it('names a DATA_DIR that is a regular file as not a writable directory', async () => {

@@ -230,14 +230,16 @@ describe('POST /v1/serve ad payload', () => {
     expect(claims.n).toBe(20_700_000_000);
   });
 
-  it('never serves a line item whose price per click does not fit the links (a CPC bid of 10,000,000 USD), and answers 200 with another ad', async () => {
+  it('never serves a line item whose price per click does not fit the links (a CPC bid of 10,000,000 USD, stored before the bid_value cap), and answers 200 with another ad', async () => {
     const word = uniqueWord();
-    // Above 2^53 nano-USD per click: the token cannot carry that price exactly.
     const huge = await servableLineItem(ctx, advertiser, {
-      bids: { bid_type: 'cpc', bid_value: 10_000_000 },
+      bids: { bid_type: 'cpc', bid_value: 1 },
       budget: { daily: 500_000_000, currency: 'USD' },
       targeting: { keywords: { include: [word] } },
     });
+    // Above 2^53 nano-USD per click: the token cannot carry that price exactly. The API refuses such
+    // a bid now (at most 1,000,000); a row stored before the cap is written here as it would be.
+    await ctx.stores.db.query('UPDATE line_items SET bid_value = 10000000 WHERE id = $1', [huge.lineItemId]);
     // Created after the huge bid: once the index serves it, the index has seen the huge bid too.
     const modest = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 1 }, targeting: { keywords: { include: [word] } } });
     await eventuallyServed(ctx, publisher.token, about(word), modest.lineItemId);

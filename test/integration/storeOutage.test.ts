@@ -1,13 +1,17 @@
-import { mkdtempSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { cpSync, mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { openStores, type Stores } from '../../src/runtime.js';
+import { migratePostgres } from '../../src/store/migrate.js';
+import { openPostgres, type Postgres } from '../../src/store/postgres.js';
 import { CLICK_PATH } from '../../src/tracking/trackingLinks.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { startPostgresServer, unavailableReason, type PostgresServer } from '../helpers/postgresServer.js';
 import { creative, eventuallyServed, servableLineItem, uniqueWord } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
-import { startTestAppOn, testConfig, type TestContext } from '../helpers/testApp.js';
+import { canMount, fillDisk, mountTmpfs } from '../helpers/tmpfs.js';
+import { startTestAppOn, testConfig, testStores, type TestContext } from '../helpers/testApp.js';
 import { ADDRESSES, DESTINATION, eventsOf, fromAddress, serveClaims, signedToken, trackedLineItem, type TrackedLineItem } from '../helpers/trackingFixtures.js';
 
 /**
@@ -100,5 +104,49 @@ describe.skipIf(unavailableReason !== undefined)('a PostgreSQL server outage', (
     const clicksOf = async (lineItemId: string) => (await eventsOf(ctx, lineItemId)).filter((event) => event.type === 'click').length;
     await eventually(async () => ((await clicksOf(servable.lineItemId)) === 1 && (await clicksOf(cachedItem.lineItemId)) === 2 ? true : undefined), 'the outage clicks in ClickHouse');
     expect(await clicksOf(unknownItem.lineItemId)).toBe(0);
+  });
+});
+
+/**
+ * Embedded PGlite whose DATA_DIR is a real tmpfs filled to the last byte: Postgres answers 53100
+ * disk_full ("could not extend file"), which is a store that cannot take the write now, 503 with
+ * Retry-After like an outage, not a 500; writes succeed again once there is room.
+ */
+describe.runIf(canMount)('embedded PGlite on a full disk (a real tmpfs)', () => {
+  let unmount: () => void;
+  let db: Postgres | undefined;
+  let ctx: TestContext | undefined;
+
+  beforeAll(async () => {
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'full-disk-'));
+    unmount = mountTmpfs(dataDir, 160 * 1_048_576);
+    cpSync(inject('pgliteTemplate'), path.join(dataDir, 'postgres'), { recursive: true });
+    db = await openPostgres({ dataDir });
+    await migratePostgres(db);
+    const { stores } = await testStores();
+    ctx = await startTestAppOn({ ...stores, db }, dataDir);
+  });
+
+  afterAll(async () => {
+    await ctx?.close();
+    await db?.close();
+    unmount?.();
+  });
+
+  it('answers a write 503 unavailable with Retry-After, and 201 again once there is room', async () => {
+    const create = () => ctx!.admin({ method: 'POST', url: '/v1/admin/organizations', payload: { name: `org-${randomUUID()}` } });
+    expect((await create()).statusCode).toBe(201);
+    const freeSpace = fillDisk(ctx!.dataDir);
+    // The table's last page still takes a few rows; the write that needs a new one meets the full disk.
+    let refused;
+    for (let attempt = 0; attempt < 5000 && !refused; attempt++) {
+      const response = await create();
+      if (response.statusCode !== 201) refused = response;
+    }
+    expect(refused?.statusCode).toBe(503);
+    expect(refused?.headers['retry-after']).toBe('5');
+    expect(refused?.json().error.code).toBe('unavailable');
+    freeSpace();
+    await eventually(async () => ((await create()).statusCode === 201 ? true : undefined), 'a write to succeed with room again');
   });
 });

@@ -24,6 +24,14 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ TRACKING_BASE_URL: 'https://t.example.com/' }).TRACKING_BASE_URL).toBe('https://t.example.com');
   });
 
+  it('takes PORT as decimal digits, 0 to 65535, and nothing else', () => {
+    for (const port of ['0', '80', '08080', '65535']) expect(loadConfig({ PORT: port }).PORT, port).toBe(Number(port));
+    // '' was a random port, 0x1F90 8080 and 1e3 1000.
+    for (const port of ['', ' ', '0x1F90', '1e3', '80.0', '-1', '+80', ' 80', '65536', '123456']) {
+      expect(() => loadConfig({ PORT: port }), JSON.stringify(port)).toThrow(/^invalid configuration: PORT: must be a decimal port number, 0 to 65535$/);
+    }
+  });
+
   it('refuses a DATA_DIR embedded ClickHouse would read as a file pattern, before anything is opened', () => {
     for (const dataDir of ['/srv/ads[1]', '/srv/ads{a,b}', '/srv/ads*', '/srv/ads?', '/srv/ads\\x']) {
       expect(() => loadConfig({ DATA_DIR: dataDir }), dataDir).toThrow(/DATA_DIR: holds a character embedded ClickHouse reads as a file pattern/);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { convertToUsd, isSupportedCurrency, supportedCurrencies } from '../../src/money/usdRates.js';
+import { priceNanos } from '../../src/money/priceModels.js';
+import { BID_VALUE_MAX } from '../../src/management/lineItemSchemas.js';
 import { currencyCode } from '../../src/money/currencyCode.js';
 import { moneyAmount } from '../../src/management/fieldSchemas.js';
 import { activationGaps, campaignStatusAliases, campaignTransitionError, lineItemTransitionError } from '../../src/management/statusTransitions.js';
@@ -54,6 +56,14 @@ describe('currency codes', () => {
   it('has an ISO 4217 code for every rate', () => {
     const iso = new Set(Intl.supportedValuesOf('currency'));
     expect(supportedCurrencies.filter((code) => !iso.has(code))).toEqual([]);
+  });
+});
+
+describe('the bid_value cap', () => {
+  it('keeps every supported currency\'s largest bid priceable: below 2^53 nano-USD per event', () => {
+    for (const currency of supportedCurrencies) {
+      expect(Number.isSafeInteger(priceNanos('CPA', convertToUsd(BID_VALUE_MAX, currency)!)), currency).toBe(true);
+    }
   });
 });
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ndjsonLines } from '../../src/tracking/ndjsonLines.js';
+import { ndjsonLines, NOT_UTF8_LINE, type NdjsonLine } from '../../src/tracking/ndjsonLines.js';
 
-async function collect(chunks: Buffer[], limit = 1_000_000): Promise<string[]> {
-  const lines: string[] = [];
+async function collect(chunks: Buffer[], limit = 1_000_000): Promise<NdjsonLine[]> {
+  const lines: NdjsonLine[] = [];
   for await (const line of ndjsonLines(chunks, limit)) lines.push(line);
   return lines;
 }
@@ -16,7 +16,7 @@ describe('ndjsonLines', () => {
   });
 
   it('yields the lines wholly within the limit, then refuses the body with 413', async () => {
-    const lines: string[] = [];
+    const lines: NdjsonLine[] = [];
     let refused: unknown;
     try {
       for await (const line of ndjsonLines([Buffer.from('one\ntwo\nthree\n')], 9)) lines.push(line);
@@ -25,5 +25,12 @@ describe('ndjsonLines', () => {
     }
     expect(lines).toEqual(['one', 'two']);
     expect(refused).toMatchObject({ code: 'payload_too_large' });
+  });
+
+  it('marks a line whose bytes are not UTF-8, and reads the lines around it', async () => {
+    const text = Buffer.concat([Buffer.from('{"a":1}\n{"ua":"caf'), Buffer.from([0xe9]), Buffer.from('"}\n{"b":"é"}')]);
+    // Cut inside the bad line and inside "é": neither cut makes or hides an error.
+    const chunks = [text.subarray(0, 12), text.subarray(12, 30), text.subarray(30)];
+    expect(await collect(chunks)).toEqual(['{"a":1}', NOT_UTF8_LINE, '{"b":"é"}']);
   });
 });

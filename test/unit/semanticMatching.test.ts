@@ -160,6 +160,49 @@ describe('brand safety', () => {
     expect(selectAd(index, 'pl', PLACEMENT, context)).toBeUndefined();
   });
 
+  it('clears without the vector only conversations the vector would not veto: the evaluation set and 20,000 generated ones', () => {
+    const brandSafety = new BrandSafety(model);
+    const { words: vocabulary } = readWordVectors(DEFAULT_WORD_VECTORS_PATH)!;
+    const evaluation = readFileSync(path.join(packageRoot, 'bench', 'semantic', 'conversations.txt'), 'utf8')
+      .split('\n')
+      .filter((line) => line.includes(' | ') && !line.startsWith('#'))
+      .map((line) => line.split(' | ').slice(1) as [string, string]);
+    // Mixes of the evaluation set's words, the topics' own and the vocabulary's (rare words too),
+    // 1 to 120 words long: many near the veto's threshold.
+    const evaluationWords = evaluation.flatMap(([query, response]) => wordsOf(`${query} ${response}`));
+    const topicWords = wordsOf('died funeral grief crash injured killed ambulance flood wildfire evacuation cancer tumor chemotherapy suicide overdose abuse assault victim hospital loss');
+    let seed = 7;
+    const random = () => ((seed = (Math.imul(seed ^ (seed >>> 15), 0x85ebca6b) + 0x9e3779b9) | 0) >>> 0) / 2 ** 32;
+    const pick = () => {
+      const kind = random();
+      if (kind < 0.6) return evaluationWords[Math.floor(random() * evaluationWords.length)]!;
+      if (kind < 0.75) return topicWords[Math.floor(random() * topicWords.length)]!;
+      return vocabulary[Math.floor(random() ** 3 * vocabulary.length)]!;
+    };
+    const generated = Array.from({ length: 20_000 }, () => {
+      const words = Array.from({ length: 1 + Math.floor(random() ** 2 * 120) }, pick);
+      const cut = Math.floor(random() * words.length);
+      return [words.slice(0, cut).join(' '), words.slice(cut).join(' ')] as [string, string];
+    });
+    const [query, response] = [new WordScan(), new WordScan()];
+    const tally = { cleared: 0, vetoed: 0, clearedButVetoed: 0, evaluationCleared: 0 };
+    for (const [at, [queryText, responseText]] of [...evaluation, ...generated].entries()) {
+      query.scan(queryText);
+      response.scan(responseText);
+      const cleared = brandSafety.clearsBySimilarity(query, response);
+      const veto = brandSafety.similarityVeto(model.embedConversation(query, response));
+      if (veto !== undefined) tally.vetoed += 1;
+      if (cleared) tally.cleared += 1;
+      if (cleared && at < evaluation.length) tally.evaluationCleared += 1;
+      if (cleared && veto !== undefined) tally.clearedButVetoed += 1;
+    }
+    expect(tally.clearedButVetoed).toBe(0);
+    expect(tally.vetoed).toBeGreaterThan(5_000);
+    expect(tally.cleared).toBeGreaterThan(2_000);
+    // It does its job: most everyday conversations are cleared without their vector.
+    expect(tally.evaluationCleared).toBeGreaterThan(evaluation.length * 0.7);
+  });
+
   it('leaves everyday senses of sensitive words alone', async () => {
     const { selection, veto } = await vetoOf('What dog food is best for a puppy? My phone battery died while I was reading reviews.', '');
     expect(veto).toBeUndefined();

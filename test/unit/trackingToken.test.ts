@@ -117,6 +117,9 @@ describe('tracking tokens', () => {
     const refused: TrackingClaims[] = [
       { ...claims, c: 'not-a-uuid' },
       { ...claims, u: '7b0c1d9e_1111-4222-8333-444455556666' },
+      { ...claims, l: '7b0c1d9e-1111-4222-8333-44445555666g' },
+      { ...claims, r: 'é7b0c1d9-1111-4222-8333-444455556666' },
+      { ...claims, c: '7b0c1d9e-1111-4222-8333x444455556666' },
       { ...claims, n: 1.5 },
       { ...claims, n: -1 },
       { ...claims, t: 2 ** 53 },
@@ -167,6 +170,86 @@ describe('tracking tokens', () => {
       expect(verifyTrackingToken(format2Token(payload), secret, nowMs)).toEqual({ valid: false, reason: 'bad_token' });
     }
     expect(verifyTrackingToken(format2Token(layout(claims)), secret, nowMs)).toEqual({ valid: true, claims });
+  });
+
+  it('judge format 2 claims exactly as the claims schema does, at each of its limits and on random payloads', () => {
+    // Integers as bigint: a payload carries 64 bits, past what a number holds exactly.
+    type Fields = Omit<TrackingClaims, 'n' | 'e' | 't' | 'm'> & { m: string; n: bigint; e: bigint; t: bigint };
+    const encode = (f: Fields) => {
+      const integer = (value: bigint) => {
+        const bytes = Buffer.alloc(8);
+        bytes.writeBigUInt64BE(value);
+        return bytes;
+      };
+      const model = ['tCPM', 'CPC', 'CPA'].indexOf(f.m);
+      return Buffer.concat([
+        Buffer.from([2, f.k === undefined ? model : model | 4]),
+        text1(f.s),
+        uuidBytes(f.c),
+        uuidBytes(f.l),
+        uuidBytes(f.r),
+        text2(f.p),
+        uuidBytes(f.u),
+        integer(f.n),
+        integer(f.e),
+        integer(f.t),
+        f.k === undefined ? Buffer.alloc(0) : text1(f.k),
+      ]);
+    };
+    const texts = ['', 'a', 'x'.repeat(64), 'x'.repeat(65), 'é', 'é'.repeat(64), 'é'.repeat(65), '😀'.repeat(32), '😀'.repeat(33), '😀'.repeat(63), 'a"b\\c\n', '\u0000'];
+    const placements = ['', 'p', 'p'.repeat(128), 'p'.repeat(129), 'é'.repeat(127), 'é'.repeat(128), 'é'.repeat(129), '😀'.repeat(64), '😀'.repeat(65)];
+    const uuids = [
+      claims.c,
+      '00000000-0000-0000-0000-000000000000',
+      'ffffffff-ffff-ffff-ffff-ffffffffffff',
+      '00000000-0000-0000-0000-000000000001',
+      'fffffffe-ffff-ffff-ffff-ffffffffffff',
+      '7b0c1d9e-1111-0222-8333-444455556666',
+      '7b0c1d9e-1111-1222-b333-444455556666',
+      '7b0c1d9e-1111-8222-9333-444455556666',
+      '7b0c1d9e-1111-9222-8333-444455556666',
+      '7b0c1d9e-1111-4222-7333-444455556666',
+      '7b0c1d9e-1111-4222-c333-444455556666',
+    ];
+    const integers = [0n, 1n, 2n ** 32n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 64n - 1n];
+    let seed = 7;
+    const pick = <T>(values: readonly T[]): T => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return values[(seed >>> 8) % values.length]!;
+    };
+    const valid: Fields = { ...claims, n: BigInt(claims.n), e: BigInt(claims.e), t: BigInt(claims.t) };
+    const choices: { [K in keyof Fields]-?: ReadonlyArray<Fields[K]> } = {
+      s: texts,
+      c: uuids,
+      l: uuids,
+      r: uuids,
+      p: placements,
+      u: uuids,
+      m: ['tCPM', 'CPC', 'CPA'],
+      n: integers,
+      e: integers,
+      t: integers,
+      k: texts,
+    };
+    const names = Object.keys(choices) as Array<keyof Fields>;
+    for (let round = 0; round < 3000; round++) {
+      // Mostly one field away from valid claims, so that each limit is met alone; sometimes several.
+      const fields: Fields = { ...valid, ...(pick([true, false]) ? { k: 'user-key' } : {}) };
+      const changes = pick([1, 1, 1, 2, 3]);
+      for (let change = 0; change < changes; change++) {
+        const name = pick(names);
+        (fields as Record<string, unknown>)[name] = pick(choices[name] as readonly unknown[]);
+      }
+      const asNumbers = { ...fields, n: Number(fields.n), e: Number(fields.e), t: Number(fields.t) };
+      // A number from past 2^53 is not the payload's value: the schema sees one that is not safe either.
+      const unsafe = [fields.n, fields.e, fields.t].some((value) => value > 2n ** 53n - 1n);
+      const expected = trackingClaimsSchema.safeParse(unsafe ? { ...asNumbers, n: 2 ** 53 } : asNumbers);
+      const token = format2Token(encode(fields));
+      const verdict = verifyTrackingToken(token, secret, 0);
+      if (expected.success && asNumbers.e > 0) expect(verdict, JSON.stringify(asNumbers)).toEqual({ valid: true, claims: expected.data });
+      else if (!expected.success) expect(verdict, JSON.stringify(asNumbers)).toEqual({ valid: false, reason: 'bad_token' });
+      expect(unverifiedTrackingClaims(token)).toEqual(expected.success ? expected.data : undefined);
+    }
   });
 
   it('answer bad_token for a format 1 payload the claims schema refuses, and drop what it does not know', () => {

@@ -48,10 +48,10 @@ export async function api<T>(session: Session, method: string, path: string, bod
   return (response.status === 204 ? undefined : await response.json()) as T;
 }
 
-/** A CSV export of a reporting route, as a Blob to save. */
-export async function apiCsv(session: Session, path: string): Promise<Blob> {
-  const response = await send(session, 'GET', path, undefined, 'text/csv');
-  return response.blob();
+/** A GET answered in `accept` (a CSV export), as the stream of its body. */
+export async function apiStream(session: Session, path: string, accept: string): Promise<ReadableStream<Uint8Array<ArrayBuffer>>> {
+  const response = await send(session, 'GET', path, undefined, accept);
+  return response.body ?? new Blob([]).stream();
 }
 
 export function query(params: Record<string, string | number | undefined>): string {

@@ -1,6 +1,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, apiCsv, query } from '../api.js';
+import { api, query } from '../api.js';
+import { csvExport } from '../csvExport.js';
 import { go, type Route } from '../route.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, Field, Select } from '../ui.js';
@@ -65,9 +66,9 @@ function sameReport(one: ReportChoice, other: ReportChoice): boolean {
   return one.from === other.from && one.to === other.to && one.campaign === other.campaign && one.breakdown === other.breakdown;
 }
 
-/** Saves a CSV export: fetched with the session's key (a plain link could not send the header). */
-async function downloadCsv(session: Session, path: string, filename: string): Promise<void> {
-  const url = URL.createObjectURL(await apiCsv(session, path));
+/** Saves a CSV export, every row of it: fetched with the session's key (a plain link could not send the header). */
+async function downloadCsv(session: Session, path: string, params: Record<string, string | number | undefined>, filename: string): Promise<void> {
+  const url = URL.createObjectURL(await csvExport(session, path, params));
   const link = document.createElement('a');
   link.href = url;
   link.download = filename;
@@ -147,7 +148,7 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
   const chooseBreakdown = (breakdown: string) => isBreakdown(breakdown) && show({ ...applied, breakdown });
   const breakdownLabel = breakdowns.find(([name]) => name === applied.breakdown)![1];
   const download = (breakdown: string | undefined, name: string) =>
-    downloadCsv(session, `/v1/advertiser/reporting/${breakdown ? 'campaigns' : 'traffic-quality'}${query({ ...params(breakdown), limit: 100_000 })}`, `${name}_${applied.from}_${applied.to}.csv`).catch(setError);
+    downloadCsv(session, `/v1/advertiser/reporting/${breakdown ? 'campaigns' : 'traffic-quality'}`, params(breakdown), `${name}_${applied.from}_${applied.to}.csv`).catch(setError);
 
   return html`
     <form class="card" onSubmit=${submit} noValidate aria-describedby="window-rule">

@@ -1,0 +1,103 @@
+import type { PGlite } from '@electric-sql/pglite';
+import { protocol } from '@electric-sql/pglite';
+
+/** A parameter as the wire protocol's text format sends it. */
+export type TextParam = string | number | null;
+
+/**
+ * The first row's fields as the UTF-8 bytes the engine wrote, or undefined when there is no row.
+ * For answers passed on as they are (a page of JSON built by the engine): PGlite's query() decodes
+ * every field into a string, which the HTTP reply then flattens and encodes back into bytes, three
+ * copies of a page (about 90 KiB of garbage per campaign-list page, and its scavenges). Here the
+ * page stays bytes, viewed inside one copy of what the engine wrote. A SELECT outside a transaction
+ * writes no notification (our own NOTIFYs arrive with their COMMIT), so none is missed by not
+ * handing this output to PGlite's parser.
+ *
+ * Each SQL text is parsed once, as a named prepared statement, and then only bound and executed,
+ * all messages in one call into the engine: the parse and rewrite of every request go (the engine
+ * still plans with the parameters' values, as an unnamed statement would). A call that fails closes
+ * its statement, and the next one prepares the SQL again under a new name: a failing parameter
+ * leaks nothing, and a statement the engine no longer has never sticks.
+ */
+export function embeddedRowBytes(db: PGlite): (sql: string, params: readonly TextParam[]) => Promise<(Buffer | null)[] | undefined> {
+  const statements = new Map<string, string>();
+  let made = 0;
+  // What the engine writes arrives in chunks valid only during the callback: gathered here, in a
+  // buffer kept across calls, then copied once. The stream form of the raw call matters: the plain
+  // one also decodes every message into strings and keeps them in PGlite's last result object.
+  let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+  let written = 0;
+  const gather = (chunk: Uint8Array) => {
+    if (written + chunk.length > scratch.length) {
+      const larger = Buffer.allocUnsafeSlow(Math.max(scratch.length * 2, written + chunk.length));
+      scratch.copy(larger, 0, 0, written);
+      scratch = larger;
+    }
+    scratch.set(chunk, written);
+    written += chunk.length;
+  };
+  // Both of PGlite's locks, as its query() takes them: between two queries of an open transaction
+  // these messages would otherwise run inside it (seeing its uncommitted rows) or abort it.
+  const send = (message: Uint8Array) =>
+    db._runExclusiveTransaction(() =>
+      db._runExclusiveQuery(async () => {
+        written = 0;
+        await db.execProtocolRawStream(message, { syncToFs: false, onRawData: gather });
+        return Buffer.from(scratch.subarray(0, written));
+      }),
+    );
+  return async (sql, params) => {
+    const { serialize } = protocol;
+    const prepared = statements.get(sql);
+    const name = prepared ?? `adsvc_row_bytes_${++made}`;
+    const values = params.map((value) => (value === null ? null : String(value)));
+    const answer = await send(
+      Buffer.concat([
+        ...(prepared === undefined ? [serialize.parse({ name, text: sql })] : []),
+        serialize.bind({ statement: name, values }),
+        serialize.execute({}),
+        serialize.sync(),
+      ]),
+    );
+    try {
+      const fields = firstRowFields(answer);
+      statements.set(sql, name);
+      return fields;
+    } catch (error) {
+      statements.delete(sql);
+      await send(Buffer.concat([serialize.close({ type: 'S', name }), serialize.sync()]));
+      throw error;
+    }
+  };
+}
+
+const DATA_ROW = 0x44; // 'D'
+const ERROR_RESPONSE = 0x45; // 'E'
+
+/** The first DataRow's fields as views of `bytes`; an ErrorResponse throws the DatabaseError query() would. */
+function firstRowFields(bytes: Buffer): (Buffer | null)[] | undefined {
+  let fields: (Buffer | null)[] | undefined;
+  for (let at = 0; at < bytes.length; at += 1 + bytes.readInt32BE(at + 1)) {
+    const type = bytes[at];
+    if (type === ERROR_RESPONSE) throw databaseError(bytes);
+    if (type !== DATA_ROW || fields) continue;
+    const count = bytes.readInt16BE(at + 5);
+    fields = [];
+    let field = at + 7;
+    for (let index = 0; index < count; index++) {
+      const length = bytes.readInt32BE(field);
+      field += 4;
+      fields.push(length < 0 ? null : bytes.subarray(field, field + length));
+      field += Math.max(length, 0);
+    }
+  }
+  return fields;
+}
+
+function databaseError(answer: Uint8Array): Error {
+  let error: Error | undefined;
+  new protocol.Parser().parse(answer, (message) => {
+    if (message.name === 'error') error ??= message as unknown as Error;
+  });
+  return error ?? new Error('the embedded Postgres answered an error it could not describe');
+}

@@ -1,0 +1,75 @@
+import { mkdtempSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Stores } from '../../src/runtime.js';
+import { migratePostgres } from '../../src/store/migrate.js';
+import { openPostgres } from '../../src/store/postgres.js';
+import { eventually } from '../helpers/eventually.js';
+import { createAdvertiser } from '../helpers/factories.js';
+import { asAdvertiser, composeCampaign } from '../helpers/managementFactories.js';
+import { startPostgresServer, unavailableReason, type PostgresServer } from '../helpers/postgresServer.js';
+import { startTestAppOn, testStores, type TestContext } from '../helpers/testApp.js';
+
+/**
+ * Management writes racing a DELETE on a PostgreSQL server, where (unlike embedded PGlite, one
+ * connection) another transaction can commit between two statements of a request. The DELETE is
+ * held open on a connection of the test's own, so the interleaving is chosen, not hoped for.
+ */
+if (unavailableReason) console.warn(unavailableReason);
+
+let server: PostgresServer | undefined;
+let serverStores: Stores | undefined;
+let ctx: TestContext;
+
+describe.skipIf(unavailableReason !== undefined)('duplicate racing a DELETE on a PostgreSQL server', () => {
+  beforeAll(async () => {
+    const suiteStores = (await testStores()).stores;
+    server = await startPostgresServer();
+    const db = await openPostgres({ databaseUrl: server.url, dataDir: '' });
+    await migratePostgres(db);
+    serverStores = { db, ch: suiteStores.ch, close: () => db.close() };
+    ctx = await startTestAppOn(serverStores, mkdtempSync(path.join(inject('testRoot'), 'races-')));
+  });
+
+  afterAll(async () => {
+    await ctx?.close();
+    await serverStores?.close();
+    server?.destroy();
+  });
+
+  it('answers 404 (not a 500) when the campaign is deleted while the duplicate runs, and copies nothing', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    const api = asAdvertiser(ctx, advertiser.key);
+    const { campaignId } = await composeCampaign(ctx, advertiser.key, advertiser.user.id);
+
+    const deleter = new pg.Client({ connectionString: server!.url });
+    await deleter.connect();
+    try {
+      await deleter.query('BEGIN');
+      // SHARE lets the duplicate read campaigns but holds its INSERT until the DELETE has committed:
+      // the moment a duplicate that read its source unlocked would copy a campaign that is gone.
+      await deleter.query('LOCK TABLE campaigns IN SHARE MODE');
+      await deleter.query('DELETE FROM campaigns WHERE id = $1', [campaignId]);
+      let answered = false;
+      const duplicate = api('POST', `/v1/advertiser/campaigns/${campaignId}/duplicate`, {}).finally(() => {
+        answered = true;
+      });
+      // The duplicate waits for the DELETE: on the campaign's row, or (reading its source unlocked) at its INSERT.
+      await eventually(async () => {
+        if (answered) return true;
+        const { rows } = await deleter.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
+        return rows.length > 0 ? true : undefined;
+      }, 'the duplicate to wait for the DELETE or answer');
+      await deleter.query('COMMIT');
+
+      const response = await duplicate;
+      expect(response.statusCode, response.body).toBe(404);
+      expect(response.json().error.code).toBe('not_found');
+      const { rows } = await serverStores!.db.query('SELECT id FROM campaigns WHERE user_id = $1', [advertiser.user.id]);
+      expect(rows).toEqual([]);
+    } finally {
+      await deleter.end();
+    }
+  });
+});
