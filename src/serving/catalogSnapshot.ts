@@ -101,6 +101,9 @@ export class CatalogSnapshot {
   private writes: Promise<void> = Promise.resolve();
   /** Set when a write failed: the files were removed and nothing more is written. */
   private broken = false;
+  /** Resolved by startWriting: a base waits for it (see there). */
+  private allowWrites!: () => void;
+  private readonly writesAllowed = new Promise<void>((resolve) => (this.allowWrites = resolve));
 
   private constructor(
     directory: string,
@@ -204,24 +207,37 @@ export class CatalogSnapshot {
     await this.flush();
   }
 
-  /** Replaces the snapshot with the rows of a full read (in the background; see flush). */
+  /**
+   * Lets the bases asked for be written: called once the service listens (or stops). Their
+   * sections (the offsets' walk over the creatives above all, 0.2-0.3 s at 100,000 line items) are
+   * not needed to answer, so a first start does not wait for them. Until then a crash leaves no base
+   * (or the discarded one gone): the next start reads the catalog in full, as it would have.
+   */
+  startWriting(): void {
+    this.allowWrites();
+  }
+
+  /** Replaces the snapshot with the rows of a full read (in the background, once startWriting is called; see flush). */
   replaceBase(horizon: string, rows: CatalogRows, texts: CatalogTexts): void {
     const id = randomUUID();
-    const sections = [...[JSON.stringify(rows.tokens), JSON.stringify(rows.placements), texts.lineItems].map((text) => Buffer.from(text)), ...creativeSections(rows, texts.creatives)];
-    const header: BaseHeader = {
-      ...this.stamp,
-      id,
-      horizon,
-      sections: sections.map((section) => section.length),
-      checksums: sections.map((section) => crc32(section)),
-    };
-    const headerLine = Buffer.from(logLine(header));
     const logHeader = logLine({ base: id });
     this.baseId = id;
     this.seq = 0;
-    this.baseBytes = sections.reduce((bytes, section) => bytes + section.length, headerLine.length);
+    // What the log's limit is measured against until the base's sections are written: close to their size.
+    this.baseBytes = texts.lineItems.length + texts.creatives.length;
     this.logBytes = Buffer.byteLength(logHeader);
     this.enqueue(async () => {
+      await this.writesAllowed;
+      const sections = [...[JSON.stringify(rows.tokens), JSON.stringify(rows.placements), texts.lineItems].map((text) => Buffer.from(text)), ...(await creativeSections(rows, texts.creatives))];
+      const header: BaseHeader = {
+        ...this.stamp,
+        id,
+        horizon,
+        sections: sections.map((section) => section.length),
+        checksums: sections.map((section) => crc32(section)),
+      };
+      const headerLine = Buffer.from(logLine(header));
+      if (this.baseId === id) this.baseBytes = sections.reduce((bytes, section) => bytes + section.length, headerLine.length);
       const temporary = `${this.basePath}.tmp`;
       const file = await open(temporary, 'w');
       try {
@@ -356,27 +372,32 @@ export class CatalogSnapshot {
  * (CreativeGroup). Should a line not start with its row's id (an engine writing json_agg otherwise),
  * the rows are encoded again, one a line.
  */
-function creativeSections(rows: CatalogRows, creativesText: string): [Buffer, Buffer] {
+async function creativeSections(rows: CatalogRows, creativesText: string): Promise<[Buffer, Buffer]> {
   let text = Buffer.from(creativesText);
-  let ranges = lineItemRanges(rows, text);
+  let ranges = await lineItemRanges(rows, text);
   if (!ranges) {
     text = Buffer.from(rows.creatives.map((row) => JSON.stringify(row)).join('\n'));
-    ranges = lineItemRanges(rows, text)!;
+    ranges = (await lineItemRanges(rows, text))!;
   }
   return [text, Buffer.from(JSON.stringify(ranges))];
 }
 
+/** How many creative rows the offsets' walk reads between two turns of the event loop (about 10 ms of it). */
+const ROWS_BETWEEN_YIELDS = 10_000;
+
 const ID_PREFIX = Buffer.from('{"id":"');
 
 /** The ranges of creativeSections, or undefined when a line of `text` does not hold its row. */
-function lineItemRanges(rows: CatalogRows, text: Buffer): number[] | undefined {
+async function lineItemRanges(rows: CatalogRows, text: Buffer): Promise<number[] | undefined> {
   const indexOf = new Map<string, number>();
   rows.lineItems.forEach((row, index) => indexOf.set(row.id, index));
   const ranges: number[] = [];
   let lineStart = 0;
   // The line item whose rows are being read (rows come in line item order), from where, to where, and whether one is servable.
   let run = { index: -1, lineItemId: '', start: 0, end: 0, servable: false };
-  for (const row of rows.creatives) {
+  for (const [rowNumber, row] of rows.creatives.entries()) {
+    // The service is answering meanwhile: requests are not held for the whole walk.
+    if (rowNumber % ROWS_BETWEEN_YIELDS === ROWS_BETWEEN_YIELDS - 1) await new Promise(setImmediate);
     let lineEnd = text.indexOf(0x0a, lineStart);
     if (lineEnd === -1) lineEnd = text.length;
     // The row's object: from its '{' (after the array's '[' or the separator's ' ') to its '}' (before ', ' or ']').

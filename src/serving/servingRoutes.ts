@@ -147,6 +147,8 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   };
   app.addHook('onListen', async () => {
     signing.trackingBaseUrl = withBoundPort(signing.trackingBaseUrl, (app.server.address() as AddressInfo).port);
+    // The catalog snapshot's base is not needed to answer: written once the service listens, not on the start's path.
+    refresher.startSnapshotWrites();
   });
   app.decorateRequest('publisherId', null);
 

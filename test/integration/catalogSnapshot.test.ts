@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, testDatabaseUrl, testStores, type TestContext } from '../helpers/testApp.js';
+import { eventually } from '../helpers/eventually.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { claimsOf, creative, eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
@@ -96,6 +98,35 @@ describe('the catalog snapshot', () => {
       expect(await firstServe(ctx, word)).toBe(third!.lineItemId);
     });
     expect(await baseId()).toBe(id);
+  });
+
+  it('writes the base of a full read once the service listens, and a restart from that base alone serves what changed since', async () => {
+    const word = uniqueWord();
+    const lineItem = await withApp((ctx) => servedLineItemOn(ctx, word));
+    rmSync(await snapshotFile(), { recursive: true, force: true });
+
+    const saved = mkdtempSync(path.join(tmpdir(), 'snapshot-'));
+    try {
+      await withApp(async (ctx) => {
+        // Read in full: the base is not written on the start's path, only once the service listens.
+        expect(existsSync(await snapshotFile('base'))).toBe(false);
+        await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+        await eventually(async () => existsSync(await snapshotFile('log')) || undefined, 'the base written after the listen');
+        // What a crash at this point would leave: the base and its empty log, no record of the stop.
+        for (const name of ['base', 'log'] as const) copyFileSync(await snapshotFile(name), path.join(saved, name));
+      });
+      for (const name of ['base', 'log'] as const) copyFileSync(path.join(saved, name), await snapshotFile(name));
+      const id = await baseId();
+
+      await sql(`UPDATE line_items SET status = 'paused' WHERE id = $1`, [lineItem]);
+      await withApp(async (ctx) => {
+        expect(await firstServe(ctx, word)).toBeNull();
+      });
+      // The restart used that base (a full read would have written another).
+      expect(await baseId()).toBe(id);
+    } finally {
+      rmSync(saved, { recursive: true, force: true });
+    }
   });
 
   it('holds what the index was patched with while the service ran', async () => {
