@@ -228,14 +228,16 @@ export class CatalogSnapshot {
     this.logBytes = Buffer.byteLength(logHeader);
     this.enqueue(async () => {
       await this.writesAllowed;
-      const sections = [...[JSON.stringify(rows.tokens), JSON.stringify(rows.placements), texts.lineItems].map((text) => Buffer.from(text)), ...(await creativeSections(rows, texts.creatives))];
-      const header: BaseHeader = {
-        ...this.stamp,
-        id,
-        horizon,
-        sections: sections.map((section) => section.length),
-        checksums: sections.map((section) => crc32(section)),
-      };
+      // Each step in its own turn of the event loop: the service answers between them.
+      const sections: Buffer[] = [];
+      for (const text of [JSON.stringify(rows.tokens), JSON.stringify(rows.placements), texts.lineItems]) {
+        sections.push(Buffer.from(text));
+        await new Promise(setImmediate);
+      }
+      sections.push(...(await creativeSections(rows, texts.creatives)));
+      const checksums: number[] = [];
+      for (const section of sections) checksums.push(await checksumOf(section));
+      const header: BaseHeader = { ...this.stamp, id, horizon, sections: sections.map((section) => section.length), checksums };
       const headerLine = Buffer.from(logLine(header));
       if (this.baseId === id) this.baseBytes = sections.reduce((bytes, section) => bytes + section.length, headerLine.length);
       const temporary = `${this.basePath}.tmp`;
@@ -380,6 +382,19 @@ async function creativeSections(rows: CatalogRows, creativesText: string): Promi
     ranges = (await lineItemRanges(rows, text))!;
   }
   return [text, Buffer.from(JSON.stringify(ranges))];
+}
+
+/** How many bytes the base's checksums read between two turns of the event loop (a few ms of it). */
+const CHECKSUM_BYTES_BETWEEN_YIELDS = 4 * 2 ** 20;
+
+/** The CRC-32 of `bytes`, read in slices so that the service answers meanwhile. */
+async function checksumOf(bytes: Buffer): Promise<number> {
+  let checksum = 0;
+  for (let start = 0; start < bytes.length; start += CHECKSUM_BYTES_BETWEEN_YIELDS) {
+    checksum = crc32(bytes.subarray(start, start + CHECKSUM_BYTES_BETWEEN_YIELDS), checksum);
+    await new Promise(setImmediate);
+  }
+  return checksum;
 }
 
 /** How many creative rows the offsets' walk reads between two turns of the event loop (about 10 ms of it). */
