@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { buildAdIndex } from '../src/serving/adIndex.js';
+import { buildAdIndex, creativesOf } from '../src/serving/adIndex.js';
 import type { CatalogRows } from '../src/serving/catalogQueries.js';
 import { selectAd } from '../src/serving/selectAd.js';
 import { adResponseJson, signAd } from '../src/serving/adPayload.js';
@@ -86,7 +86,7 @@ for (let round = 0; round < ROUNDS; round++) {
     const t2 = performance.now();
     const selection = selectAd(index, body.placement_id, placement, { query: body.context.query, response: body.context.response, nowMs, evenShare: dailyAllowanceShare(nowMs) });
     const t3 = performance.now();
-    if (round === 0) winners.push(selection ? `${ordinalOf.get(selection.lineItem.id)}/${selection.lineItem.creatives.indexOf(selection.creative)}` : '-');
+    if (round === 0) winners.push(selection ? `${ordinalOf.get(selection.lineItem.id)}/${creativesOf(selection.lineItem).indexOf(selection.creative)}` : '-');
     if (selection === undefined) {
       if (round > 0) {
         spent.parse += t1 - t0;

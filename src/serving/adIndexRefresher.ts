@@ -88,6 +88,11 @@ export class AdIndexRefresher {
     await this.task?.runNow();
   }
 
+  /** Lets the catalog snapshot's base be written: once the service listens (see CatalogSnapshot.startWriting). */
+  startSnapshotWrites(): void {
+    this.snapshot?.startWriting();
+  }
+
   /** Re-estimates expected values and re-sorts the current index (after a learning refresh). */
   rerank(): void {
     rerank(this.current);
@@ -98,6 +103,8 @@ export class AdIndexRefresher {
     await Promise.all([this.task?.stop(), this.pruneTask?.stop()]);
     // A restart reads the change log from here on.
     this.snapshot?.recordHorizon(this.feed.position);
+    // A service stopped before it listened still leaves its base.
+    this.snapshot?.startWriting();
     await this.snapshot?.flush();
   }
 

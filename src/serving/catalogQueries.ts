@@ -59,7 +59,7 @@ const ALL_CREATIVE_COLUMNS = `SELECT cr.id, cr.line_item_id, cr.title, cr.body, 
  * (no creative without its line item, no token of a deleted publisher), and the catalog-change
  * horizon of that snapshot: every change of a transaction below it is in these rows (see
  * catalogChanges.ts). `texts` are the line items and creatives as the engine wrote them, which the
- * catalog snapshot in DATA_DIR stores as they are (catalogSnapshot.ts).
+ * catalog snapshot in DATA_DIR stores (catalogSnapshot.ts).
  */
 export async function loadCatalog(db: Postgres): Promise<CatalogRows & { horizon: string; texts: CatalogTexts }> {
   return db.transaction(async (tx) => {

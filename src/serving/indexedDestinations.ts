@@ -1,4 +1,4 @@
-import type { AdIndex, LineItemEntry } from './adIndex.js';
+import { creativesOf, type AdIndex, type LineItemEntry } from './adIndex.js';
 
 /**
  * The click destinations of every creative in the current serving index, by creative and line item:
@@ -23,6 +23,7 @@ export class IndexedDestinations {
   }
 
   get(creativeId: string, lineItemId: string): string | undefined {
-    return this.byLineItem.get(lineItemId)?.creatives.find((creative) => creative.id === creativeId)?.destinationUrl;
+    const lineItem = this.byLineItem.get(lineItemId);
+    return lineItem && creativesOf(lineItem).find((creative) => creative.id === creativeId)?.destinationUrl;
   }
 }

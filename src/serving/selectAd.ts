@@ -1,4 +1,4 @@
-import { ranksBefore, type AdIndex, type LineItemEntry, type Phrase, type PlacementEntry, type RankedLists, type ServableCreative } from './adIndex.js';
+import { creativesOf, ranksBefore, type AdIndex, type LineItemEntry, type Phrase, type PlacementEntry, type RankedLists, type ServableCreative } from './adIndex.js';
 import { WordScan } from './contextWords.js';
 import { similarity } from '../semantic/semanticModel.js';
 import type { BrandSafetyVeto } from '../semantic/brandSafety.js';
@@ -169,7 +169,8 @@ export function selectAd(
     onVeto?.(veto);
     return undefined;
   }
-  const creative = winner.creatives[winner.nextCreative++ % winner.creatives.length]!;
+  const creatives = creativesOf(winner);
+  const creative = creatives[winner.nextCreative++ % creatives.length]!;
   return { lineItem: winner, creative, match: explain(winner, best.similarity, stamp) };
 }
 

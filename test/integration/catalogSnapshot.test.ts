@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, testDatabaseUrl, testStores, type TestContext } from '../helpers/testApp.js';
+import { eventually } from '../helpers/eventually.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
-import { claimsOf, eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
+import { claimsOf, creative, eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { pruneCatalogChanges, readHorizon } from '../../src/serving/catalogChanges.js';
 import { snapshotLogLimit, snapshotStamp } from '../../src/serving/catalogSnapshot.js';
 
@@ -96,6 +98,35 @@ describe('the catalog snapshot', () => {
       expect(await firstServe(ctx, word)).toBe(third!.lineItemId);
     });
     expect(await baseId()).toBe(id);
+  });
+
+  it('writes the base of a full read once the service listens, and a restart from that base alone serves what changed since', async () => {
+    const word = uniqueWord();
+    const lineItem = await withApp((ctx) => servedLineItemOn(ctx, word));
+    rmSync(await snapshotFile(), { recursive: true, force: true });
+
+    const saved = mkdtempSync(path.join(tmpdir(), 'snapshot-'));
+    try {
+      await withApp(async (ctx) => {
+        // Read in full: the base is not written on the start's path, only once the service listens.
+        expect(existsSync(await snapshotFile('base'))).toBe(false);
+        await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+        await eventually(async () => existsSync(await snapshotFile('log')) || undefined, 'the base written after the listen');
+        // What a crash at this point would leave: the base and its empty log, no record of the stop.
+        for (const name of ['base', 'log'] as const) copyFileSync(await snapshotFile(name), path.join(saved, name));
+      });
+      for (const name of ['base', 'log'] as const) copyFileSync(path.join(saved, name), await snapshotFile(name));
+      const id = await baseId();
+
+      await sql(`UPDATE line_items SET status = 'paused' WHERE id = $1`, [lineItem]);
+      await withApp(async (ctx) => {
+        expect(await firstServe(ctx, word)).toBeNull();
+      });
+      // The restart used that base (a full read would have written another).
+      expect(await baseId()).toBe(id);
+    } finally {
+      rmSync(saved, { recursive: true, force: true });
+    }
   });
 
   it('holds what the index was patched with while the service ran', async () => {
@@ -249,6 +280,39 @@ describe('the catalog snapshot', () => {
       expect(claimsOf(ctx, response).n).toBe(100_000_000);
     });
     expect(await baseId()).not.toBe(id);
+  });
+
+  it('serves the creatives of a line item in the base as a full read does, in turn, without one whose destination is not a URL', async () => {
+    const word = uniqueWord();
+    const cards = [creative('First card'), { ...creative('Second card'), image_url: 'https://cdn.example.com/second.png', destination_url: 'https://shop.example.org/a?b=1' }, creative('Third card')];
+    const otherWord = uniqueWord();
+    const [lineItem, other] = await withApp(async (ctx) => [await servedLineItemOn(ctx, word, { creatives: cards }), await servedLineItemOn(ctx, otherWord)]);
+    // Written before the API checked destinations: not servable, so not in the base's creatives either.
+    await sql(`UPDATE creatives SET destination_url = 'not a url' WHERE (line_item_id = $1 AND title = 'Third card') OR line_item_id = $2`, [lineItem, other]);
+    rmSync(await snapshotFile(), { recursive: true, force: true });
+    const renders = async (ctx: TestContext) => {
+      const seen = [];
+      for (let i = 0; i < 4; i++) {
+        const response = await serve(ctx, publisher.token, about(word));
+        expect(servedLineItem(ctx, response)).toBe(lineItem);
+        seen.push((response.json() as { ad: { render: { title: string } } }).ad.render);
+      }
+      return seen;
+    };
+    // A start that reads the catalog in full (and writes the base), then a restart from that base.
+    const fromFullRead = await withApp(renders);
+    const id = await baseId();
+    const fromBase = await withApp(async (ctx) => {
+      // A line item without a servable creative is left out, as by a full read.
+      const response = await serve(ctx, publisher.token, about(otherWord));
+      expect(response.statusCode).toBe(200);
+      expect(servedLineItem(ctx, response)).toBeNull();
+      return renders(ctx);
+    });
+    expect(await baseId()).toBe(id);
+    expect(fromBase).toEqual(fromFullRead);
+    expect(fromBase.map((render) => render.title)).toEqual(['First card', 'Second card', 'First card', 'Second card']);
+    expect(fromBase[1]).toMatchObject({ image_url: 'https://cdn.example.com/second.png', display_url: 'shop.example.org', brand_name: 'Brandco' });
   });
 
   it('stops the log at the limit a start would replay, removing the snapshot, and the next start reads in full', async () => {
