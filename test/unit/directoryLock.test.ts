@@ -28,8 +28,10 @@ describe.runIf(existsSync('/proc/self/stat'))('lockDirectory', () => {
 
   beforeAll(async () => {
     root = mkdtempSync(path.join(os.tmpdir(), 'directory-lock-'));
-    // A shell starts a child that exits at once, then becomes `sleep`, which never collects it: a zombie until sleep ends.
-    parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // A shell starts a child that exits a second later, then becomes `sleep`, which never collects it:
+    // a zombie until sleep ends. (A child that exited at once could be collected by the shell before
+    // its exec, and never be a zombie: it failed that way once on a loaded CI machine.)
+    parent = spawn('sh', ['-c', 'sleep 1 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
     zombiePid = await new Promise<number>((resolve) => parent.stdout!.once('data', (data: Buffer) => resolve(Number.parseInt(data.toString(), 10))));
     await eventually(async () => (processState(zombiePid) === 'Z' ? true : undefined), 'the child to become a zombie');
   });
