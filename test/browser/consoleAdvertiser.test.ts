@@ -163,7 +163,9 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the advertiser', () => {
 
     // The list: status and today's spend against the daily budget.
     await page.getByRole('link', { name: 'Campaigns' }).click();
-    const listed = page.getByRole('row', { name: /Rain shells/ });
+    // Scoped to the list's table: the report's "Metrics by campaign" has a Rain shells row too, and
+    // a wait that met it just before the page changed read the cells of a row no longer there ([]).
+    const listed = page.getByRole('table', { name: 'Campaigns' }).getByRole('row', { name: /Rain shells/ });
     await listed.waitFor();
     expect(await listed.getByRole('cell').allTextContents()).toEqual(expect.arrayContaining(['active', '$0.50', '50 USD a day']));
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
