@@ -12,7 +12,7 @@
  */
 import {
   F32, I32, V128, assembleModule, i16x8ExtendHighI8x16S, i16x8ExtendLowI8x16S, i32x4Add, i32x4DotI16x8S, i32x4ExtractLane, op, v128Load, v128Zero,
-} from './wasmOps.js';
+} from '../wasm/wasmOps.js';
 
 // Parameters, then locals, by index (the order the function type and the locals declaration give).
 const [MATRIX, QUERY, ROWS, SCALES, THRESHOLDS, OUT, BOUNDS, A, B, C] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];

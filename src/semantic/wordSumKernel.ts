@@ -1,7 +1,7 @@
 import {
   I32, V128, assembleModule, f32x4Add, f32x4ConvertI32x4S, f32x4Mul, f32x4Splat, i16x8ExtendHighI8x16S, i16x8ExtendLowI8x16S,
   i32x4ExtendHighI16x8S, i32x4ExtendLowI16x8S, op, v128Load, v128Store,
-} from './wasmOps.js';
+} from '../wasm/wasmOps.js';
 
 /**
  * A WebAssembly SIMD kernel that adds up weighted word vectors: the heart of embedding a

@@ -9,6 +9,8 @@
  * host reads an Int32Array), the message blocks from byte BLOCKS_OFFSET. `compress(count)` runs
  * `count` consecutive blocks into the state.
  */
+import { assembleModule, I32, signedLeb, unsignedLeb } from '../wasm/wasmOps.js';
+
 export const BLOCKS_OFFSET = 64;
 /** Room for the longest message hashed in one call: the token's claims and their padding. */
 export const MAX_BLOCKS = (65536 - BLOCKS_OFFSET) / 64;
@@ -55,31 +57,6 @@ const T1 = 25;
 const WORD = 26;
 const POINTER = 27;
 const LOCALS = 27;
-
-function unsignedLeb(value: number): number[] {
-  const bytes: number[] = [];
-  do {
-    let byte = value & 0x7f;
-    value >>>= 7;
-    if (value !== 0) byte |= 0x80;
-    bytes.push(byte);
-  } while (value !== 0);
-  return bytes;
-}
-
-function signedLeb(value: number): number[] {
-  const bytes: number[] = [];
-  value |= 0;
-  for (;;) {
-    const byte = value & 0x7f;
-    value >>= 7;
-    if ((value === 0 && (byte & 0x40) === 0) || (value === -1 && (byte & 0x40) !== 0)) {
-      bytes.push(byte);
-      return bytes;
-    }
-    bytes.push(byte | 0x80);
-  }
-}
 
 /** The body of `compress`, as instructions. */
 function compressBody(): number[] {
@@ -198,30 +175,9 @@ function compressBody(): number[] {
   return code;
 }
 
-function section(id: number, content: number[]): number[] {
-  return [id, ...unsignedLeb(content.length), ...content];
-}
-
-function name(text: string): number[] {
-  const bytes = [...Buffer.from(text, 'utf8')];
-  return [...unsignedLeb(bytes.length), ...bytes];
-}
-
-/** The module's bytes: one memory and one function, both exported. */
+/** The module's bytes: `compress(count)` and the memory, both exported; LOCALS i32 locals after the parameter. */
 function sha256WasmBytes(): Uint8Array<ArrayBuffer> {
-  const body = compressBody();
-  // One group of LOCALS i32 locals after the parameter.
-  const functionBody = [1, ...unsignedLeb(LOCALS), 0x7f, ...body];
-  return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    // type 0: (i32) -> ()
-    ...section(1, [1, 0x60, 1, 0x7f, 0]),
-    ...section(3, [1, 0]),
-    // one memory of one page, no maximum
-    ...section(5, [1, 0x00, 1]),
-    ...section(7, [2, ...name('compress'), 0x00, 0, ...name('memory'), 0x02, 0]),
-    ...section(10, [1, ...unsignedLeb(functionBody.length), ...functionBody]),
-  ]);
+  return assembleModule('compress', [I32], [], [1, ...unsignedLeb(LOCALS), I32], compressBody());
 }
 
 export function instantiateSha256Wasm(): Sha256Wasm {

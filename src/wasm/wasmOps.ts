@@ -1,12 +1,13 @@
 /**
- * Just enough of the WebAssembly binary format to assemble the small SIMD kernels of semantic
- * matching (int8ScanKernel.ts, wordSumKernel.ts) at run time: no package and no build step.
+ * Just enough of the WebAssembly binary format to assemble small modules at run time, no package
+ * and no build step: the SIMD kernels of semantic matching (int8ScanKernel.ts, wordSumKernel.ts)
+ * and the tracking token's SHA-256 compression (sha256Wasm.ts).
  */
 export const I32 = 0x7f;
 export const F32 = 0x7d;
 export const V128 = 0x7b;
 
-const unsignedLeb = (value: number): number[] => {
+export const unsignedLeb = (value: number): number[] => {
   const bytes: number[] = [];
   do {
     let byte = value & 0x7f;
@@ -17,8 +18,9 @@ const unsignedLeb = (value: number): number[] => {
   return bytes;
 };
 
-const signedLeb = (value: number): number[] => {
+export const signedLeb = (value: number): number[] => {
   const bytes: number[] = [];
+  value |= 0;
   for (;;) {
     const byte = value & 0x7f;
     value >>= 7;
