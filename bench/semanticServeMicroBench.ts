@@ -1,13 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { createHash, randomUUID } from 'node:crypto';
-import { buildAdIndex, type AdIndex } from '../src/serving/adIndex.js';
-import type { CatalogRows } from '../src/serving/catalogQueries.js';
 import { selectAd } from '../src/serving/selectAd.js';
-import { convertToUsd } from '../src/money/usdRates.js';
-import { BrandSafety } from '../src/semantic/brandSafety.js';
 import { SemanticModel } from '../src/semantic/semanticModel.js';
 import { DEFAULT_WORD_VECTORS_PATH, readWordVectors } from '../src/semantic/wordVectorsFile.js';
-import { generateCatalog, seededRandom, type GeneratedCampaign } from './catalogGenerator.js';
+import { generateCatalog, seededRandom } from './catalogGenerator.js';
+import { inProcessIndex } from './inProcessIndex.js';
 import { optedIn, serveBodies } from './scenarios/serveSemanticScenario.js';
 
 /**
@@ -22,51 +19,10 @@ const ROUNDS = Number(process.argv[2] ?? 40);
 const placements = Array.from({ length: 40 }, (_, i) => ({ id: randomUUID(), publisher_id: 'p', certification: i < 20 ? 'certified' : 'uncertified' }));
 const model = new SemanticModel(readWordVectors(DEFAULT_WORD_VECTORS_PATH)!);
 
-function rowsOf(campaigns: GeneratedCampaign[]): CatalogRows {
-  return {
-    tokens: [],
-    placements,
-    lineItems: campaigns.flatMap((campaign) =>
-      campaign.lineItems.map(({ id, stored }) => ({
-        id,
-        campaign_id: campaign.id,
-        brand_name: campaign.input.brand_name,
-        bid_type: stored.bids?.bid_type ?? null,
-        bid_value: stored.bids?.bid_value === undefined ? null : String(stored.bids.bid_value),
-        budget_daily: stored.budget?.daily === undefined ? null : String(stored.budget.daily),
-        budget_currency: stored.budget?.currency ?? null,
-        budget_lifetime: null,
-        budget_pacing: stored.budget?.pacing ?? 'even',
-        targeting: stored.targeting ?? {},
-        frequency_cap: null,
-        starts_at: null,
-        ends_at: null,
-      })),
-    ),
-    creatives: campaigns.flatMap((campaign) =>
-      campaign.lineItems.flatMap(({ id, stored, creativeIds }) =>
-        (stored.creatives ?? []).map((creative, index) => ({ id: creativeIds[index]!, line_item_id: id, title: creative.title, body: creative.body, cta: creative.cta, destination_url: creative.destination_url, image_url: creative.image_url ?? null })),
-      ),
-    ),
-  };
-}
-
-async function indexOf(campaigns: GeneratedCampaign[]): Promise<AdIndex> {
-  const { index } = await buildAdIndex('bench', rowsOf(campaigns), {
-    userCountsFor: () => new Map(),
-    spendCounterFor: () => ({ nanos: 0, lifetimeNanos: 0 }),
-    statsFor: () => ({ impressions: 0, clicks: 0, conversions: 0 }),
-    toUsd: convertToUsd,
-    semanticModel: model,
-    brandSafety: new BrandSafety(model),
-  });
-  return index;
-}
-
 // The index breaks exact ties by Math.random(): seeded here, so that two builds' winners compare.
 Math.random = seededRandom(5);
 const catalog = generateCatalog({ lineItems: LINE_ITEMS, lineItemsPerCampaign: 5, placements: placements.map((placement) => placement.id) });
-const indexes = { on: await indexOf(optedIn(catalog, 1)), off: await indexOf(catalog) };
+const indexes = { on: await inProcessIndex(optedIn(catalog, 1), placements, model), off: await inProcessIndex(catalog, placements, model) };
 const ordinalOf = new Map(catalog.flatMap((campaign) => campaign.lineItems).map((lineItem, ordinal) => [lineItem.id, ordinal]));
 // BODIES=serve|evaluation and ONLY=on|off narrow a run, e.g. under --cpu-prof.
 // EVICT_MB=n reads n MB of other memory before each selectAd (not timed): in the service, parsing,

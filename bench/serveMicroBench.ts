@@ -1,17 +1,15 @@
 import { performance } from 'node:perf_hooks';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { buildAdIndex, creativesOf } from '../src/serving/adIndex.js';
-import type { CatalogRows } from '../src/serving/catalogQueries.js';
+import { creativesOf } from '../src/serving/adIndex.js';
 import { selectAd } from '../src/serving/selectAd.js';
 import { adResponseJson, signAd } from '../src/serving/adPayload.js';
 import { serveRequestBody } from '../src/serving/serveSchemas.js';
 import { dailyAllowanceShare } from '../src/serving/spendPacing.js';
-import { convertToUsd } from '../src/money/usdRates.js';
-import { BrandSafety } from '../src/semantic/brandSafety.js';
 import { SemanticModel } from '../src/semantic/semanticModel.js';
 import { DEFAULT_WORD_VECTORS_PATH, readWordVectors } from '../src/semantic/wordVectorsFile.js';
-import { generateCatalog, generateServeRequests, seededRandom, type GeneratedCampaign } from './catalogGenerator.js';
+import { generateCatalog, generateServeRequests, seededRandom } from './catalogGenerator.js';
+import { inProcessIndex } from './inProcessIndex.js';
 
 /**
  * The serve scenario's work in process, step by step: its catalog (10,000 line items, brand safety
@@ -27,46 +25,10 @@ const uuidOf = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart
 const placements = Array.from({ length: 40 }, (_, i) => ({ id: uuidOf(i), publisher_id: uuidOf(1000), certification: i < 20 ? 'certified' : 'uncertified' }));
 const model = new SemanticModel(readWordVectors(DEFAULT_WORD_VECTORS_PATH)!);
 
-function rowsOf(campaigns: GeneratedCampaign[]): CatalogRows {
-  return {
-    tokens: [],
-    placements,
-    lineItems: campaigns.flatMap((campaign) =>
-      campaign.lineItems.map(({ id, stored }) => ({
-        id,
-        campaign_id: campaign.id,
-        brand_name: campaign.input.brand_name,
-        bid_type: stored.bids?.bid_type ?? null,
-        bid_value: stored.bids?.bid_value === undefined ? null : String(stored.bids.bid_value),
-        budget_daily: stored.budget?.daily === undefined ? null : String(stored.budget.daily),
-        budget_currency: stored.budget?.currency ?? null,
-        budget_lifetime: null,
-        budget_pacing: stored.budget?.pacing ?? 'even',
-        targeting: stored.targeting ?? {},
-        frequency_cap: null,
-        starts_at: null,
-        ends_at: null,
-      })),
-    ),
-    creatives: campaigns.flatMap((campaign) =>
-      campaign.lineItems.flatMap(({ id, stored, creativeIds }) =>
-        (stored.creatives ?? []).map((creative, index) => ({ id: creativeIds[index]!, line_item_id: id, title: creative.title, body: creative.body, cta: creative.cta, destination_url: creative.destination_url, image_url: creative.image_url ?? null })),
-      ),
-    ),
-  };
-}
-
 // The index breaks exact ties by Math.random(): seeded here, so that two builds' answers compare.
 Math.random = seededRandom(5);
 const catalog = generateCatalog({ lineItems: LINE_ITEMS, lineItemsPerCampaign: 5, placements: placements.map((placement) => placement.id) });
-const { index } = await buildAdIndex('bench', rowsOf(catalog), {
-  userCountsFor: () => new Map(),
-  spendCounterFor: () => ({ nanos: 0, lifetimeNanos: 0 }),
-  statsFor: () => ({ impressions: 0, clicks: 0, conversions: 0 }),
-  toUsd: convertToUsd,
-  semanticModel: model,
-  brandSafety: new BrandSafety(model),
-});
+const index = await inProcessIndex(catalog, placements, model);
 const texts = generateServeRequests(500, placements.map((placement) => placement.id)).map((body) => JSON.stringify(body));
 const compiled = z.compile(serveRequestBody);
 const signing = { trackingSecret: 'bench-tracking-secret-0123456789abcdef0123456789', trackingBaseUrl: 'http://127.0.0.1:8080', linkTtlSeconds: 86_400, tokenFormat: 2 as const };
