@@ -1,14 +1,15 @@
-// Fails when files under src/ import each other in a loop (type-only imports count: they tie
+// Fails when product files (src/ and the console's web/) import each other in a loop (type-only imports count: they tie
 // the files' meaning together just the same). Reads the import graph with TypeScript's own module
 // resolution, so it agrees with the compiler about which file an import names.
 import path from 'node:path';
 import ts from 'typescript';
 
 const root = path.resolve(import.meta.dirname, '..');
-const srcDir = path.join(root, 'src') + path.sep;
+const productDirs = ['src', 'web'].map((dir) => path.join(root, dir) + path.sep);
+const isProduct = (file: string): boolean => productDirs.some((dir) => file.startsWith(dir));
 const configFile = ts.readConfigFile(path.join(root, 'tsconfig.json'), ts.sys.readFile);
 const parsed = ts.parseJsonConfigFileContent(configFile.config, ts.sys, root);
-const files = parsed.fileNames.filter((file) => path.resolve(file).startsWith(srcDir));
+const files = parsed.fileNames.filter((file) => isProduct(path.resolve(file)));
 
 const imports = new Map<string, string[]>();
 for (const file of files) {
@@ -16,7 +17,7 @@ for (const file of files) {
   const targets = info.importedFiles.flatMap(({ fileName }) => {
     const resolved = ts.resolveModuleName(fileName, file, parsed.options, ts.sys).resolvedModule;
     const target = resolved && path.resolve(resolved.resolvedFileName);
-    return target && target.startsWith(srcDir) && !resolved.isExternalLibraryImport ? [target] : [];
+    return target && isProduct(target) && !resolved.isExternalLibraryImport ? [target] : [];
   });
   imports.set(path.resolve(file), targets);
 }
@@ -56,4 +57,4 @@ if (circles.length > 0) {
   for (const circle of circles) console.error(`import circle: ${circle.join(' <-> ')}`);
   process.exit(1);
 }
-console.log(`no import circle among ${imports.size} files in src/`);
+console.log(`no import circle among ${imports.size} files in src/ and web/`);

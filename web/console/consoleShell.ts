@@ -1,20 +1,12 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { clearSession, loadSession, type Role, type Session } from './session.js';
-import { useRoute, type Route } from './route.js';
+import { useRoute } from './route.js';
+import type { Page } from './page.js';
 import { SignIn } from './signIn.js';
 import { advertiserPages } from './advertiser/advertiserPages.js';
 import { operatorPages } from './operator/operatorPages.js';
 import { publisherPages } from './publisher/publisherPages.js';
-
-export interface Page {
-  /** The hash page name; the first one is the role's main page. */
-  name: string;
-  title: string;
-  /** Pages reached from another page (a campaign's detail) are not in the navigation. */
-  hidden?: boolean;
-  view(props: { session: Session; route: Route }): unknown;
-}
 
 const pagesOf: Record<Role, Page[]> = { advertiser: advertiserPages, publisher: publisherPages, operator: operatorPages };
 

@@ -1,4 +1,4 @@
-import type { Page } from '../consoleShell.js';
+import type { Page } from '../page.js';
 import { CampaignsPage } from './campaignsPage.js';
 import { ComposePage } from './composeForm.js';
 import { CampaignPage } from './campaignPage.js';

@@ -1,4 +1,4 @@
-import type { Page } from '../consoleShell.js';
+import type { Page } from '../page.js';
 import { ReviewQueuePage } from './reviewQueuePage.js';
 import { PlacementPage } from './placementPage.js';
 import { PublishersPage } from './publishersPage.js';

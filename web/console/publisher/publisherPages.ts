@@ -1,4 +1,4 @@
-import type { Page } from '../consoleShell.js';
+import type { Page } from '../page.js';
 import { PublisherPlacementsPage } from './placementsPage.js';
 import { IntegrationCheckPage } from './integrationCheckPage.js';
 import { EarningsPage } from './earningsPage.js';
