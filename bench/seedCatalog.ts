@@ -52,8 +52,8 @@ export async function seedCatalog(db: Postgres, userId: string, campaigns: reado
   await insertInChunks(
     db,
     campaignRows,
-    `INSERT INTO campaigns (id, user_id, name, brand_name, objective, status, starts_at, ends_at)
-     SELECT id, user_id, name, brand_name, objective, status, starts_at, ends_at
+    `INSERT INTO campaigns (id, organization_id, user_id, name, brand_name, objective, status, starts_at, ends_at)
+     SELECT id, (SELECT m.organization_id FROM memberships m WHERE m.user_id = r.user_id), user_id, name, brand_name, objective, status, starts_at, ends_at
      FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, user_id uuid, name text, brand_name text, objective text, status text,
        starts_at timestamptz, ends_at timestamptz)`,
   );

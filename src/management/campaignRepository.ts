@@ -2,7 +2,7 @@ import type { Postgres, SqlExecutor } from '../store/postgres.js';
 import type { CampaignPatch } from './campaignSchemas.js';
 import type { CampaignStatus, Objective } from './valueNormalization.js';
 import { createdCampaignStatus } from './statusTransitions.js';
-import { memberOf, membersOf } from './campaignTenancy.js';
+import { campaignOf, memberOf, membersOf } from './campaignTenancy.js';
 import { sortTimeSql, type KeysetPosition, type PageRequest } from '../http/keysetPaging.js';
 
 export interface Campaign {
@@ -40,8 +40,8 @@ export interface NewCampaign {
 /** Inserts a paused campaign in one statement with the membership check; null when the user is not a member. */
 export async function insertCampaign(db: SqlExecutor, organizationId: string, campaign: NewCampaign): Promise<Campaign | null> {
   const { rows } = await db.query<Campaign>(
-    `INSERT INTO campaigns AS c (user_id, name, brand_name, objective, status, starts_at, ends_at)
-     SELECT $2::uuid, $3::text, $4::text, $5::text, $6::text, $7::timestamptz, $8::timestamptz
+    `INSERT INTO campaigns AS c (organization_id, user_id, name, brand_name, objective, status, starts_at, ends_at)
+     SELECT $1::uuid, $2::uuid, $3::text, $4::text, $5::text, $6::text, $7::timestamptz, $8::timestamptz
      WHERE ${memberOf('$1', '$2::uuid')}
      RETURNING ${campaignColumns}`,
     [organizationId, campaign.user_id, campaign.name, campaign.brand_name, campaign.objective, createdCampaignStatus, campaign.starts_at, campaign.ends_at],
@@ -53,7 +53,7 @@ export async function findCampaign(db: SqlExecutor, organizationId: string, camp
   const { rows } = await db.query<Campaign>(
     `SELECT ${campaignColumns} FROM campaigns c
      WHERE c.id = $2
-       AND ${memberOf('$1', 'c.user_id')}`,
+       AND ${campaignOf('$1', 'c')}`,
     [organizationId, campaignId],
   );
   return rows[0] ?? null;
@@ -64,7 +64,7 @@ export async function lockCampaign(tx: SqlExecutor, organizationId: string, camp
   const { rows } = await tx.query<Campaign>(
     `SELECT ${campaignColumns} FROM campaigns c
      WHERE c.id = $2
-       AND ${memberOf('$1', 'c.user_id')}
+       AND ${campaignOf('$1', 'c')}
      FOR UPDATE`,
     [organizationId, campaignId],
   );
@@ -78,8 +78,9 @@ export interface CampaignPage extends PageRequest {
 /**
  * One page of the organization's campaigns, oldest first, ties broken by id so that paging never
  * repeats or skips a row. A plain join would read and sort every campaign of the organization for
- * each page; instead each member contributes at most limit rows, read in order from
- * campaigns_user_created_idx, or campaigns_user_status_created_idx with a status (starting after
+ * each page; instead each member contributes at most limit rows of the organization's, read in order
+ * from campaigns_organization_user_created_idx, or campaigns_organization_user_status_created_idx
+ * with a status (starting after
  * the cursor's position when there is one, so a cursor page reads limit rows per member whatever
  * its depth), and only those are merged. An offset is skipped first on the index alone (see
  * campaignListSql). The status condition is in the SQL text only when given: `$2 IS NULL OR
@@ -135,7 +136,7 @@ const pageSqlFrom = (statusCondition: string, startCondition: string, from = '')
   `SELECT c.* FROM (${membersOf('$1')}) m${from}
    CROSS JOIN LATERAL (
      SELECT * FROM campaigns own
-     WHERE own.user_id = m.user_id ${statusCondition} AND ${startCondition}
+     WHERE own.organization_id = $1 AND own.user_id = m.user_id ${statusCondition} AND ${startCondition}
      ORDER BY own.created_at, own.id
      LIMIT $2::bigint
    ) c
@@ -155,14 +156,14 @@ const pageSqlFrom = (statusCondition: string, startCondition: string, from = '')
 const offsetStartSql = (statusCondition: string, offset: string) => {
   const memberCount = `(SELECT count(*) FROM (${membersOf('$1')}) n)`;
   return `(SELECT own.created_at, own.id FROM campaigns own
-     WHERE ${memberCount} = 1 AND own.user_id = (${membersOf('$1')}) ${statusCondition}
+     WHERE ${memberCount} = 1 AND own.organization_id = $1 AND own.user_id = (${membersOf('$1')}) ${statusCondition}
      ORDER BY own.created_at, own.id
      OFFSET ${offset} LIMIT 1)
    UNION ALL
    (SELECT k.created_at, k.id FROM (${membersOf('$1')}) m
      CROSS JOIN LATERAL (
        SELECT own.created_at, own.id FROM campaigns own
-       WHERE own.user_id = m.user_id ${statusCondition}
+       WHERE own.organization_id = $1 AND own.user_id = m.user_id ${statusCondition}
        ORDER BY own.created_at, own.id
        LIMIT ${offset}::bigint + 1
      ) k
@@ -231,18 +232,18 @@ export async function deleteCampaign(db: SqlExecutor, organizationId: string, ca
   const { rows } = await db.query(
     `DELETE FROM campaigns c
      WHERE c.id = $2
-       AND ${memberOf('$1', 'c.user_id')}
+       AND ${campaignOf('$1', 'c')}
      RETURNING c.id`,
     [organizationId, campaignId],
   );
   return rows.length > 0;
 }
 
-/** A paused copy of the campaign under the same user, with a new name and the same flight; null when the campaign is gone. */
+/** A paused copy of the campaign under the same organization and user, with a new name and the same flight; null when the campaign is gone. */
 export async function copyCampaign(tx: SqlExecutor, campaignId: string, name: string): Promise<Campaign | null> {
   const { rows } = await tx.query<Campaign>(
-    `INSERT INTO campaigns AS c (user_id, name, brand_name, objective, status, starts_at, ends_at)
-     SELECT source.user_id, $2, source.brand_name, source.objective, $3, source.starts_at, source.ends_at
+    `INSERT INTO campaigns AS c (organization_id, user_id, name, brand_name, objective, status, starts_at, ends_at)
+     SELECT source.organization_id, source.user_id, $2, source.brand_name, source.objective, $3, source.starts_at, source.ends_at
      FROM campaigns source WHERE source.id = $1
      RETURNING ${campaignColumns}`,
     [campaignId, name, createdCampaignStatus],

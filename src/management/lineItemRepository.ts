@@ -5,7 +5,7 @@ import type { Targeting } from './targetingSchema.js';
 import type { FrequencyCap } from './frequencyCapSchema.js';
 import type { BidType, LineItemStatus, Objective, PrimaryKpi } from './valueNormalization.js';
 import { createdLineItemStatus } from './statusTransitions.js';
-import { memberOf } from './campaignTenancy.js';
+import { campaignOf } from './campaignTenancy.js';
 
 interface LineItemRow {
   id: string;
@@ -51,7 +51,7 @@ const lineItemColumns = `li.id, li.campaign_id, li.title, li.objective, li.prima
   li.created_at, li.updated_at`;
 
 // A line item is visible when its campaign is (campaignTenancy.ts).
-const visibleToOrganization = `EXISTS (SELECT 1 FROM campaigns c WHERE c.id = li.campaign_id AND ${memberOf('$1', 'c.user_id')})`;
+const visibleToOrganization = `EXISTS (SELECT 1 FROM campaigns c WHERE c.id = li.campaign_id AND ${campaignOf('$1', 'c')})`;
 
 // numeric arrives as a string; the column is numeric(18, 6), so Number() is exact enough to show.
 function toRecord(row: LineItemRow): LineItemRecord {

@@ -29,11 +29,11 @@ export interface CampaignPage {
 }
 
 /**
- * The organization's campaigns (their user is a member of it), optionally narrowed to `campaignIds`
+ * The organization's campaigns (campaignTenancy.ts), optionally narrowed to `campaignIds`
  * (ids of other organizations simply match nothing), in creation order with the id breaking ties:
  * a total order, and new campaigns land at the end, so offset paging neither repeats nor skips.
  * Each member contributes at most offset + limit rows, read in order from
- * campaigns_user_created_idx, so a page does not sort every campaign of a large organization.
+ * campaigns_organization_user_created_idx, so a page does not sort every campaign of a large organization.
  * With `after`, each member's rows start at that position in the index: a long export continues
  * batch after batch from its last campaign instead of re-reading every earlier one, and a campaign
  * deleted meanwhile moves nothing. LIMIT NULL is LIMIT ALL (and NULL + offset is NULL).
@@ -50,7 +50,7 @@ export async function organizationCampaigns(
       CROSS JOIN LATERAL (
         SELECT own.id, own.name, own.status, own.brand_name, own.objective, own.created_at
           FROM campaigns own
-         WHERE own.user_id = m.user_id AND ($2::uuid[] IS NULL OR own.id = ANY ($2::uuid[]))
+         WHERE own.organization_id = $1 AND own.user_id = m.user_id AND ($2::uuid[] IS NULL OR own.id = ANY ($2::uuid[]))
            AND ($5::timestamptz IS NULL OR (own.created_at, own.id) > ($5::timestamptz, $6::uuid))
          ORDER BY own.created_at, own.id
          LIMIT $3::bigint + $4::bigint

@@ -1,7 +1,7 @@
 import { convertToUsd } from '../money/usdRates.js';
 import { bidInUsd, billedEvent, priceNanos, type PriceModel } from '../money/priceModels.js';
 import type { SqlExecutor } from '../store/postgres.js';
-import { memberOf } from '../management/campaignTenancy.js';
+import { campaignOf } from '../management/campaignTenancy.js';
 
 /** A line item's current bid as events are charged: the same rule serving signs into its links. */
 export interface LineItemPricing {
@@ -28,7 +28,7 @@ export async function findLineItemPricing(
      FROM line_items li
      WHERE li.id = $1
        AND ($2::uuid IS NULL OR EXISTS (
-         SELECT 1 FROM campaigns c WHERE c.id = li.campaign_id AND ${memberOf('$2::uuid', 'c.user_id')}))`,
+         SELECT 1 FROM campaigns c WHERE c.id = li.campaign_id AND ${campaignOf('$2::uuid', 'c')}))`,
     [lineItemId, organizationId ?? null],
   );
   const row = rows[0];

@@ -24,8 +24,8 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a CSV download longer th
     // One statement: through the API this many campaigns would take minutes. Same created_at, so
     // the report's order is by id; the names are checked as a set.
     await service.db.query(
-      `INSERT INTO campaigns (user_id, name, brand_name, status)
-       SELECT $1::uuid, 'Export ' || lpad(n::text, 6, '0'), 'Export', 'paused' FROM generate_series(0, $2::int - 1) n`,
+      `INSERT INTO campaigns (organization_id, user_id, name, brand_name, status)
+       SELECT (SELECT m.organization_id FROM memberships m WHERE m.user_id = $1::uuid), $1::uuid, 'Export ' || lpad(n::text, 6, '0'), 'Export', 'paused' FROM generate_series(0, $2::int - 1) n`,
       [advertiser.userId, CAMPAIGNS],
     );
     const page = await signIn(service, 'an advertiser', advertiser.apiKey);

@@ -29,7 +29,8 @@ export async function createReportCampaign(
   const objective = fields.objective === undefined ? 'awareness' : fields.objective;
   const status = fields.status ?? 'active';
   const { rows } = await ctx.stores.db.query<{ id: string }>(
-    'INSERT INTO campaigns (user_id, name, brand_name, objective, status) VALUES ($1, $2, $3, $4, $5) RETURNING id',
+    `INSERT INTO campaigns (organization_id, user_id, name, brand_name, objective, status)
+     VALUES ((SELECT m.organization_id FROM memberships m WHERE m.user_id = $1::uuid), $1, $2, $3, $4, $5) RETURNING id`,
     [userId, name, brandName, objective, status],
   );
   const campaignId = rows[0]!.id;

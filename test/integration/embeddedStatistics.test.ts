@@ -16,8 +16,8 @@ afterAll(async () => {
 async function advertiserWith3000Campaigns() {
   const advertiser = await createAdvertiser(ctx);
   await ctx.stores.db.query(
-    `INSERT INTO campaigns (user_id, name, brand_name, status)
-     SELECT $1::uuid, 'campaign ' || n, 'Brand', 'paused' FROM generate_series(1, 3000) n`,
+    `INSERT INTO campaigns (organization_id, user_id, name, brand_name, status)
+     SELECT (SELECT m.organization_id FROM memberships m WHERE m.user_id = $1::uuid), $1::uuid, 'campaign ' || n, 'Brand', 'paused' FROM generate_series(1, 3000) n`,
     [advertiser.user.id],
   );
   return advertiser;
@@ -43,7 +43,7 @@ describe.skipIf(testDatabaseUrl !== undefined)('statistics of embedded Postgres'
       cursor[0]!.id,
     ]);
     const text = plan.map((row) => row['QUERY PLAN']).join('\n');
-    expect(text).toContain('Index Scan using campaigns_user_created_idx');
+    expect(text).toContain('Index Scan using campaigns_organization_user_created_idx');
     expect(text).not.toContain('Bitmap Heap Scan on campaigns');
   });
 
@@ -58,7 +58,7 @@ describe.skipIf(testDatabaseUrl !== undefined)('statistics of embedded Postgres'
       2500,
     ]);
     const text = plan.map((row) => row['QUERY PLAN']).join('\n');
-    expect(text).toContain('Index Only Scan using campaigns_user_created_idx');
+    expect(text).toContain('Index Only Scan using campaigns_organization_user_created_idx');
     // Every page of the table is marked all-visible: no skipped entry reads its row.
     expect(text).toMatch(/Heap Fetches: 0\b/);
     expect(text).not.toMatch(/Heap Fetches: [1-9]/);

@@ -48,7 +48,8 @@ describe('Postgres.rowBytes (a row kept as the bytes the engine wrote)', () => {
     let during: Promise<(Buffer | null)[] | undefined> | undefined;
     await expect(
       db.transaction(async (tx) => {
-        await tx.query(`INSERT INTO campaigns (user_id, name, brand_name, status) VALUES ($1, 'uncommitted', 'Brand', 'paused')`, [
+        await tx.query(`INSERT INTO campaigns (organization_id, user_id, name, brand_name, status)
+           VALUES ((SELECT m.organization_id FROM memberships m WHERE m.user_id = $1::uuid), $1, 'uncommitted', 'Brand', 'paused')`, [
           advertiser.user.id,
         ]);
         during = db.rowBytes(count, [advertiser.user.id]);

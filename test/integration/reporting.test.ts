@@ -442,8 +442,11 @@ describe('reporting as CSV', () => {
 
   it('streams a CSV export larger than one batch in the same order as JSON pages', async () => {
     const advertiser = await createAdvertiser(ctx, ['reporting']);
-    const values = Array.from({ length: 1203 }, (_, index) => `($1, 'bulk ${index}', 'Bulk', 'active')`).join(', ');
-    await ctx.stores.db.query(`INSERT INTO campaigns (user_id, name, brand_name, status) VALUES ${values}`, [advertiser.user.id]);
+    const values = Array.from({ length: 1203 }, (_, index) => `($1, $2, 'bulk ${index}', 'Bulk', 'active')`).join(', ');
+    await ctx.stores.db.query(`INSERT INTO campaigns (organization_id, user_id, name, brand_name, status) VALUES ${values}`, [
+      advertiser.organization.id,
+      advertiser.user.id,
+    ]);
     const csv = await get(CAMPAIGNS_URL, { format: 'csv', limit: '1202', offset: '1' }, {}, advertiser.key);
     const csvIds = csv.body
       .split('\r\n')

@@ -18,8 +18,8 @@ afterAll(async () => {
 /** `count` campaigns of the user, one second apart, oldest first; their ids in that order. */
 async function bulkCampaigns(userId: string, count: number): Promise<string[]> {
   const { rows } = await ctx.stores.db.query<{ id: string }>(
-    `INSERT INTO campaigns (user_id, name, brand_name, status, created_at)
-     SELECT $1, 'bulk ' || n, 'Bulk', 'active', timestamptz '2026-01-01T00:00:00Z' + n * interval '1 second'
+    `INSERT INTO campaigns (organization_id, user_id, name, brand_name, status, created_at)
+     SELECT (SELECT m.organization_id FROM memberships m WHERE m.user_id = $1::uuid), $1, 'bulk ' || n, 'Bulk', 'active', timestamptz '2026-01-01T00:00:00Z' + n * interval '1 second'
      FROM generate_series(0, $2::int - 1) AS n
      RETURNING id, created_at`,
     [userId, count],
