@@ -31,7 +31,7 @@ const NOT_NOW_TYPES = new Set([
   'KEEPER_EXCEPTION',
 ]);
 
-export function isEventStoreUnavailable(error: unknown): boolean {
+function isEventStoreUnavailable(error: unknown): boolean {
   if (error instanceof EventStoreUnavailableError) return true;
   const { code, type } = (error ?? {}) as { code?: unknown; type?: unknown };
   const answered = typeof code === 'string' && /^\d+$/.test(code);

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
 import { convertToUsd } from '../money/usdRates.js';
@@ -9,6 +9,7 @@ import { conversionLock } from './conversionLock.js';
 import { conversionTimes } from './conversionTimes.js';
 import type { ConversionInput, ConversionResult } from './conversionSchemas.js';
 import type { EventPipeline } from './eventPipeline.js';
+import { hashedEventId } from './hashedEventId.js';
 import { eventCost, findLineItemPricing } from './lineItemPricing.js';
 import { NANOS_PER_USD, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
 import type { Visitor } from './visitor.js';
@@ -111,13 +112,9 @@ export function createConversionRecorder({ db, ch, events, attributionWindowDays
 
 export type ConversionRecorder = ReturnType<typeof createConversionRecorder>;
 
-/** The same click and conversion_id always give the same event id (a UUID-shaped SHA-256 prefix, version 8). */
+/** The same click and conversion_id always give the same event id. */
 function conversionEventId(clickId: string, conversionId: string): string {
-  const bytes = createHash('sha256').update(`${clickId}\n${conversionId}`).digest().subarray(0, 16);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return hashedEventId(`${clickId}\n${conversionId}`);
 }
 
 type ConversionFields = Pick<TrackedEvent, 'event_id' | 'click_id' | 'campaign_id' | 'line_item_id' | 'revenue_nanos' | 'cost_nanos' | 'ivt'>;
