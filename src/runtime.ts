@@ -19,6 +19,7 @@ export class StartupError extends Error {}
 export async function openStores(config: Config): Promise<Stores> {
   // Checked whatever the stores: the event spool and the generated secrets live there too.
   ensureWritableDirectory(config.DATA_DIR);
+  ensureNoFileInTheWay(config);
   const postgresFailure = (error: unknown) =>
     new StartupError(`cannot open Postgres (${config.DATABASE_URL ? 'DATABASE_URL' : 'embedded PGlite'}): ${embeddedCause(config.DATABASE_URL, config.DATA_DIR, error)}`);
   let openingPostgres: Promise<Postgres>;
@@ -105,6 +106,21 @@ function ensureWritableDirectory(directory: string): void {
     accessSync(directory, constants.W_OK | constants.R_OK);
   } catch (error) {
     throw new StartupError(`DATA_DIR ${directory} is not a writable directory: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+/**
+ * What the service keeps in DATA_DIR as directories (the embedded engines' only when they are used).
+ * Anything else by one of these names stops the start with its name, before anything is opened:
+ * PGlite said only `ErrnoError { errno: 54 }` of a file named postgres, the spool a stack.
+ */
+function ensureNoFileInTheWay(config: Config): void {
+  const names = ['spool', 'quarantine', 'serve-counts', 'catalog-snapshot', 'ivt'];
+  if (!config.DATABASE_URL) names.push('postgres');
+  if (!config.CLICKHOUSE_URL) names.push('clickhouse');
+  for (const name of names) {
+    const file = path.join(config.DATA_DIR, name);
+    if (existsSync(file) && !statSync(file).isDirectory()) throw new StartupError(`DATA_DIR/${name} (${file}) is not a directory`);
   }
 }
 

@@ -4,7 +4,7 @@ import { buildApp } from './app.js';
 import { StartupError, openStores } from './runtime.js';
 import { adminTokenFile, resolveSecrets, type ResolvedSecrets } from './secrets.js';
 import { loggerOptions } from './http/requestLogging.js';
-import { readCidrFile } from './ivt/cidrFiles.js';
+import { CidrFileError, readCidrFile } from './ivt/cidrFiles.js';
 import { extraCidrFiles } from './ivt/trafficClassifier.js';
 
 export interface RunningService {
@@ -29,7 +29,7 @@ export async function startService(config: Config, logger: FastifyServerOptions[
   } catch (error) {
     // The stores' directory locks go with them, so the next start does not find them held.
     await stores.close().catch(() => undefined);
-    throw error;
+    throw startFailure(error);
   }
   for (const file of secrets.generated) app.log.info({ file }, 'generated a secret; it is kept in this file (mode 0600)');
   if (!config.ADMIN_TOKEN) app.log.info({ file: adminTokenFile(config) }, 'admin token location');
@@ -59,6 +59,17 @@ function checkExtraCidrFiles(config: Config): void {
       throw new StartupError(`IVT_EXTRA_CIDR_FILES: ${(error as Error).message}`);
     }
   }
+}
+
+/**
+ * The operator's one line, not a stack, for a start that failed on a file: a bad range feed in
+ * DATA_DIR/ivt (the message names its file and line), or a file system call under DATA_DIR.
+ */
+function startFailure(error: unknown): unknown {
+  if (error instanceof CidrFileError) return new StartupError(error.message);
+  const { code, syscall, path: file } = (error ?? {}) as NodeJS.ErrnoException;
+  if (typeof code === 'string' && typeof syscall === 'string' && typeof file === 'string') return new StartupError(`cannot ${syscall} ${file}: ${code}`);
+  return error;
 }
 
 /** The operator's one line for an address the service cannot take (in use, not on this host, privileged). */

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { StoreUnavailableError } from '../store/storeUnavailable.js';
+import { EventStoreUnavailableError } from '../store/clickhouseUnavailable.js';
 
 /** The codes of the spec's error table, plus the service-wide ones of the design. */
 export const errorStatus = {
@@ -88,6 +89,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error instanceof StoreUnavailableError) {
       request.log.warn({ err: error.cause }, 'Postgres is unavailable; answered 503');
       return reply.code(503).header('retry-after', RETRY_AFTER_SECONDS).send(errorBody('unavailable', 'the database is unavailable; retry later'));
+    }
+    if (error instanceof EventStoreUnavailableError) {
+      request.log.warn({ err: error.cause }, 'ClickHouse is unavailable; answered 503');
+      return reply.code(503).header('retry-after', RETRY_AFTER_SECONDS).send(errorBody('unavailable', 'the event store is unavailable; retry later'));
     }
     if (error instanceof z.ZodError) {
       return reply.code(422).send(errorBody('validation_error', 'request is invalid', zodDetails(error)));

@@ -13,6 +13,9 @@ export interface CidrFile {
   ranges: CidrBounds[];
 }
 
+/** A CIDR file that cannot be read or holds a bad line: the message names the file (and line), and stops the start with that one line. */
+export class CidrFileError extends Error {}
+
 /**
  * Every `*.cidr` file in DATA_DIR/ivt plus the operator's IVT_EXTRA_CIDR_FILES. Format: one CIDR or
  * address a line; `#` starts a comment. A line that is not an address or a CIDR stops the start
@@ -20,13 +23,21 @@ export interface CidrFile {
  */
 export function readCidrFiles(dataDir: string, extraFiles: readonly string[]): CidrFile[] {
   const feedDirectory = rangeFeedDirectory(dataDir);
-  const feeds = existsSync(feedDirectory)
-    ? readdirSync(feedDirectory)
-        .filter((name) => name.endsWith('.cidr'))
-        .sort()
-        .map((name) => path.join(feedDirectory, name))
-    : [];
+  const feeds = existsSync(feedDirectory) ? feedFiles(feedDirectory) : [];
   return [...feeds, ...extraFiles].map(readCidrFile);
+}
+
+function feedFiles(feedDirectory: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(feedDirectory);
+  } catch (error) {
+    throw new CidrFileError(`cannot read the range feeds' directory ${feedDirectory}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  return names
+    .filter((name) => name.endsWith('.cidr'))
+    .sort()
+    .map((name) => path.join(feedDirectory, name));
 }
 
 /** One CIDR file; throws naming the file (and the line) when it cannot be read or holds a bad line. */
@@ -35,7 +46,7 @@ export function readCidrFile(file: string): CidrFile {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Error(`cannot read CIDR file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new CidrFileError(`cannot read CIDR file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   return { label: path.basename(file), ranges: parseCidrList(text, file) };
 }
@@ -48,7 +59,7 @@ export function parseCidrList(text: string, source: string): CidrBounds[] {
     try {
       ranges.push(cidrBounds(line));
     } catch {
-      throw new Error(`${source}:${index + 1}: not an IP address or CIDR: ${JSON.stringify(line.slice(0, 80))}`);
+      throw new CidrFileError(`${source}:${index + 1}: not an IP address or CIDR: ${JSON.stringify(line.slice(0, 80))}`);
     }
   });
   return ranges;

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { ClusterTarget } from './clusterDdl.js';
+import { withUnavailableQueries } from './clickhouseUnavailable.js';
 
 export interface ClickHouseOptions {
   url?: string;
@@ -31,7 +32,7 @@ export interface ClickHouse {
  * calls): an insert into a table with a deduplication window must always pass its own
  * insert_deduplication_token, and a query's limits belong in its SQL (`SETTINGS ...`).
  * The client's own logger is off: it writes to stderr, and every failure reaches our code, which
- * logs it with pino.
+ * logs it with pino. A query ClickHouse cannot answer now rejects as EventStoreUnavailableError (503).
  */
 export async function openClickHouse(options: ClickHouseOptions): Promise<ClickHouse> {
   if (options.url) {
@@ -54,14 +55,14 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
       },
     });
     const cluster = options.cluster ? { name: options.cluster, database: options.database } : undefined;
-    return { client, kind: 'server', cluster, close: () => client.close() };
+    return { client: withUnavailableQueries(client), kind: 'server', cluster, close: () => client.close() };
   }
   const directory = path.join(options.dataDir, 'clickhouse');
   await mkdir(directory, { recursive: true });
   // chdb is an optional dependency, loaded only here so that server mode never needs its native library.
   const { createChdbConnection } = await import('chdb/connection');
   const client = createClient({ connection: createChdbConnection({ path: directory }) } as never);
-  return { client, kind: 'embedded', close: () => client.close() };
+  return { client: withUnavailableQueries(client), kind: 'embedded', close: () => client.close() };
 }
 
 async function ensureServerDatabase(options: ClickHouseOptions): Promise<void> {

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
 import { convertToUsd } from '../money/usdRates.js';
@@ -6,8 +6,10 @@ import type { ClickHouse } from '../store/clickhouse.js';
 import type { Postgres } from '../store/postgres.js';
 import { findClick, type StoredClick } from './clickLookup.js';
 import { conversionLock } from './conversionLock.js';
+import { conversionTimes } from './conversionTimes.js';
 import type { ConversionInput, ConversionResult } from './conversionSchemas.js';
 import type { EventPipeline } from './eventPipeline.js';
+import { hashedEventId } from './hashedEventId.js';
 import { eventCost, findLineItemPricing } from './lineItemPricing.js';
 import { NANOS_PER_USD, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
 import type { Visitor } from './visitor.js';
@@ -37,6 +39,7 @@ export interface ConversionRecorderDeps {
  */
 export function createConversionRecorder({ db, ch, events, attributionWindowDays }: ConversionRecorderDeps) {
   const lock = conversionLock(db);
+  const firstTime = conversionTimes(db);
 
   async function record(input: ConversionInput, organizationId: string, visitor: Visitor, nowMs: number): Promise<ConversionOutcome> {
     const occurredAt = input.occurred_at ? Date.parse(input.occurred_at) : nowMs;
@@ -48,45 +51,51 @@ export function createConversionRecorder({ db, ch, events, attributionWindowDays
     const pricing = click && (await findLineItemPricing(db, click.line_item_id, organizationId));
     if (!click || !pricing || pricing === 'not_found') throw new ApiError('not_found', 'click not found');
 
-    const eventId = input.conversion_id === undefined ? randomUUID() : conversionEventId(input.click_id, input.conversion_id);
-    const ivt = attributionProblem(click, occurredAt);
     const revenueUsd = input.value === undefined ? 0 : (convertToUsd(input.value, input.currency) ?? 0);
-    const event: TrackedEvent = {
-      event_id: eventId,
-      event_time: occurredAt,
-      type: 'conversion',
-      source: 'conversion_api',
-      serve_id: click.serve_id,
-      campaign_id: click.campaign_id,
-      line_item_id: click.line_item_id,
-      creative_id: click.creative_id,
-      placement_id: click.placement_id,
-      publisher_id: click.publisher_id,
-      price_model: typeof pricing === 'object' ? pricing.model : click.price_model,
-      cost_nanos: ivt === '' && typeof pricing === 'object' ? eventCost('conversion', pricing) : 0,
-      revenue_nanos: Math.round(revenueUsd * NANOS_PER_USD),
-      click_id: input.click_id,
-      // The caller is the advertiser's server, not the converting person: its address is kept for
-      // audit but does not make the conversion invalid.
-      ip: visitor.ip.ip,
-      ip_class: visitor.ip.ipClass,
-      ip_network: visitor.ip.network,
-      user_agent: visitor.userAgent,
-      ivt,
-      ...NO_EVENT_CONTEXT,
+    const eventOf = (eventId: string, eventTime: number): TrackedEvent => {
+      const ivt = attributionProblem(click, eventTime);
+      return {
+        event_id: eventId,
+        event_time: eventTime,
+        type: 'conversion',
+        source: 'conversion_api',
+        serve_id: click.serve_id,
+        campaign_id: click.campaign_id,
+        line_item_id: click.line_item_id,
+        creative_id: click.creative_id,
+        placement_id: click.placement_id,
+        publisher_id: click.publisher_id,
+        price_model: typeof pricing === 'object' ? pricing.model : click.price_model,
+        cost_nanos: ivt === '' && typeof pricing === 'object' ? eventCost('conversion', pricing) : 0,
+        revenue_nanos: Math.round(revenueUsd * NANOS_PER_USD),
+        click_id: input.click_id,
+        // The caller is the advertiser's server, not the converting person: its address is kept for
+        // audit but does not make the conversion invalid.
+        ip: visitor.ip.ip,
+        ip_class: visitor.ip.ipClass,
+        ip_network: visitor.ip.network,
+        user_agent: visitor.userAgent,
+        ivt,
+        ...NO_EVENT_CONTEXT,
+      };
     };
     if (input.conversion_id === undefined) {
       // Each is new (a repeat purchase): spooled like every event, and in ClickHouse within a flush.
+      const event = eventOf(randomUUID(), occurredAt);
       events.accept([event]);
       return { result: resultOf(event), created: true };
     }
+    const eventId = conversionEventId(input.click_id, input.conversion_id);
     // Looked up and written in one step across instances (conversionLock.ts), and written to
     // ClickHouse before the answer, so that the next request with this conversion_id, at any
     // instance and after any restart, finds it there. The token makes ClickHouse itself keep one
-    // insert of the same conversion even if two ever ran (a holder cut off while its insert runs).
+    // insert of the same conversion even if two ever ran (a holder cut off while its insert runs),
+    // across a month boundary too: every try carries the first one's time, so its partition.
     return lock(eventId, async () => {
       const stored = await findConversion(ch, eventId);
       if (stored) return { result: stored, created: false };
+      // With the first request's time, whenever this one came (conversionTimes.ts says why).
+      const event = eventOf(eventId, await firstTime(eventId, occurredAt));
       await events.writeNow([event], `conversion:${eventId}`);
       return { result: resultOf(event), created: true };
     });
@@ -103,13 +112,9 @@ export function createConversionRecorder({ db, ch, events, attributionWindowDays
 
 export type ConversionRecorder = ReturnType<typeof createConversionRecorder>;
 
-/** The same click and conversion_id always give the same event id (a UUID-shaped SHA-256 prefix, version 8). */
+/** The same click and conversion_id always give the same event id. */
 function conversionEventId(clickId: string, conversionId: string): string {
-  const bytes = createHash('sha256').update(`${clickId}\n${conversionId}`).digest().subarray(0, 16);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return hashedEventId(`${clickId}\n${conversionId}`);
 }
 
 type ConversionFields = Pick<TrackedEvent, 'event_id' | 'click_id' | 'campaign_id' | 'line_item_id' | 'revenue_nanos' | 'cost_nanos' | 'ivt'>;

@@ -7,6 +7,7 @@ import { placementId } from '../placements/placementSchemas.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { Postgres } from '../store/postgres.js';
 import { StoreUnavailableError } from '../store/storeUnavailable.js';
+import { EventStoreUnavailableError } from '../store/clickhouseUnavailable.js';
 import { eventCost, findLineItemPricing, type LineItemPricing, type PricingProblem } from './lineItemPricing.js';
 import { NANOS_PER_USD, NIL_UUID, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
 import { NOT_UTF8_LINE, type NdjsonLine } from './ndjsonLines.js';
@@ -35,6 +36,8 @@ export interface ImportSummary {
   invalid: number;
   /** Lines not stored: not JSON, bad fields, unknown line item or placement, no bid to price by. */
   rejected: number;
+  /** Lines an earlier request with the same Idempotency-Key stored: not stored again. */
+  already_imported: number;
   /** The first MAX_REPORTED_ERRORS rejected lines, 1-based. */
   errors: Array<{ line: number; message: string }>;
 }
@@ -69,7 +72,14 @@ const LINES_PER_YIELD = 100;
  */
 export async function importEvents(
   lines: AsyncIterable<NdjsonLine>,
-  deps: { db: Postgres; traffic: TrafficClassifier; store: (events: TrackedEvent[]) => Promise<void> },
+  deps: {
+    db: Postgres;
+    traffic: TrafficClassifier;
+    /** Stores a batch; resolves to its events that were already stored (an import with a key sent again), which are counted apart. */
+    store: (events: TrackedEvent[]) => Promise<TrackedEvent[] | void>;
+    /** The event id of a line (its number and text): an import with a key derives it; otherwise each is random. */
+    eventIdOf?: (line: number, text: string) => string;
+  },
   nowMs: number,
 ): Promise<ImportSummary> {
   const pricingOf = memoize((lineItemId: string) => findLineItemPricing(deps.db, lineItemId));
@@ -80,18 +90,28 @@ export async function importEvents(
   let batch: TrackedEvent[] = [];
   let storedThroughLine = 0;
   let lineNumber = 0;
-  const summary: ImportSummary = { accepted: 0, invalid: 0, rejected: 0, errors: [] };
+  const summary: ImportSummary = { accepted: 0, invalid: 0, rejected: 0, already_imported: 0, errors: [] };
   const reject = (line: number, message: string) => {
     summary.rejected += 1;
     if (summary.errors.length < MAX_REPORTED_ERRORS) summary.errors.push({ line, message });
   };
   const storeBatch = async () => {
-    if (batch.length > 0) await deps.store(batch);
+    const already = batch.length > 0 ? await deps.store(batch) : undefined;
+    for (const event of already ?? []) {
+      if (event.ivt === '') summary.accepted -= 1;
+      else summary.invalid -= 1;
+      summary.already_imported += 1;
+    }
     batch = [];
     storedThroughLine = lineNumber;
   };
   const stopped = (error: unknown): never => {
-    const known = error instanceof StoreUnavailableError ? new ApiError('unavailable', 'the database is unavailable; retry later') : error;
+    const known =
+      error instanceof StoreUnavailableError
+        ? new ApiError('unavailable', 'the database is unavailable; retry later')
+        : error instanceof EventStoreUnavailableError
+          ? new ApiError('unavailable', 'the event store is unavailable; retry later')
+          : error;
     if (!(known instanceof ApiError)) throw error;
     const stored = storedThroughLine === 0 ? 'no line is imported' : `lines 1 to ${storedThroughLine} are imported`;
     throw new ApiError(known.code, `${known.message}; ${stored}`);
@@ -151,7 +171,7 @@ export async function importEvents(
     }
 
     const visitor = classifyVisitor(deps.traffic, fields.ip, fields.user_agent, fields.user_agent !== undefined);
-    const eventId = randomUUID();
+    const eventId = deps.eventIdOf ? deps.eventIdOf(line, text) : randomUUID();
     if (visitor.ivt === '') summary.accepted += 1;
     else summary.invalid += 1;
     return {

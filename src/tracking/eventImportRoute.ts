@@ -1,17 +1,20 @@
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import type { Readable } from 'node:stream';
 import { requireAdminToken } from '../http/adminAuth.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, zodDetails } from '../http/errors.js';
 import { notUtf8Charset } from '../http/jsonBody.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
+import type { ClickHouse } from '../store/clickhouse.js';
 import type { Postgres } from '../store/postgres.js';
 import type { EventPipeline } from './eventPipeline.js';
 import { importEvents } from './eventImport.js';
+import { importedEventId, importKey, importOnceStore } from './importOnce.js';
 import { ndjsonLines } from './ndjsonLines.js';
 import type { TrackedEvent } from './trackedEvent.js';
 
 export interface EventImportRouteDeps {
   db: Postgres;
+  ch: ClickHouse;
   events: EventPipeline;
   traffic: TrafficClassifier;
   adminToken: string;
@@ -48,7 +51,13 @@ export async function eventImportRoute(app: FastifyInstance, deps: EventImportRo
       if (!isStream(request.body)) {
         throw new ApiError('unsupported_media_type', 'send the events as application/x-ndjson, one JSON object a line');
       }
+      const key = idempotencyKeyOf(request.headers['idempotency-key']);
       const lines = ndjsonLines(request.body, deps.bodyLimit);
+      if (key !== undefined) {
+        // Sent again with the same key (after a cut connection, a 503), the lines already stored are left out.
+        const once = { store: importOnceStore(deps.ch, deps.events), eventIdOf: (line: number, text: string) => importedEventId(key, line, text) };
+        return { data: await importEvents(lines, { db: deps.db, traffic: deps.traffic, ...once }, Date.now()) };
+      }
       const write = async () => {
         try {
           await deps.events.flush();
@@ -90,6 +99,15 @@ async function store(events: EventPipeline, batch: TrackedEvent[]): Promise<void
     await events.flush().catch(() => undefined);
     events.accept(batch);
   }
+}
+
+function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const parsed = importKey.safeParse(header);
+  if (!parsed.success) {
+    throw new ApiError('bad_request', 'the Idempotency-Key header is invalid', zodDetails(parsed.error).map((detail) => ({ ...detail, path: 'Idempotency-Key' })));
+  }
+  return parsed.data;
 }
 
 function isStream(body: unknown): body is Readable {

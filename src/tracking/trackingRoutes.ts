@@ -33,5 +33,5 @@ export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): P
 
   await app.register(trackingLinkRoutes, { db, indexedDestinations, trackingSecret: secrets.trackingSecret, traffic, tracker });
   await app.register(conversionRoutes, { db, traffic, conversions });
-  await app.register(eventImportRoute, { db, events, traffic, adminToken: secrets.adminToken, bodyLimit: config.IMPORT_BODY_LIMIT_BYTES });
+  await app.register(eventImportRoute, { db, ch, events, traffic, adminToken: secrets.adminToken, bodyLimit: config.IMPORT_BODY_LIMIT_BYTES });
 }

@@ -124,7 +124,7 @@ describe('POST /v1/admin/events/import', () => {
     const kept = new Date(Date.now() - 399 * day).toISOString();
     const response = await importNdjson(ndjson([...times.map(line), line(kept)]));
     const message = 'time: older than the 400 days raw events are kept';
-    expect(response.json().data).toEqual({ accepted: 1, invalid: 0, rejected: 5, errors: times.map((_, index) => ({ line: index + 1, message })) });
+    expect(response.json().data).toEqual({ accepted: 1, invalid: 0, rejected: 5, already_imported: 0, errors: times.map((_, index) => ({ line: index + 1, message })) });
     expect((await eventsOf(ctx, item.lineItemId)).map((event) => event.type)).toEqual(['impression']);
     const eventsTable = readFileSync(new URL('../../clickhouse/0001_events.sql', import.meta.url), 'utf8');
     expect(eventsTable).toContain(`TTL toDateTime(event_time) + INTERVAL ${EVENT_RETENTION_DAYS} DAY`);

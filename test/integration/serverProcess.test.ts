@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -217,8 +217,39 @@ describe('a start that cannot work fails fast with one line naming the cause', (
       adsvc(['serve'], { DATA_DIR: dataDir, PORT: String(await freePort()), ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}) }),
     );
     expect(code).toBe(1);
-    expect(stderr).toMatch(/^adsvc: .*feed\.cidr:1: not an IP address or CIDR: "not-a-range"\n/);
+    expect(stderr).toBe(`adsvc: ${path.join(dataDir, 'ivt', 'feed.cidr')}:1: not an IP address or CIDR: "not-a-range"\n`);
     expect(readdirSync(dataDir).filter((name) => name.endsWith('.lock'))).toEqual([]);
+  });
+
+  it('names what is wrong under DATA_DIR in one line, no stack, and leaves no lock behind', async () => {
+    const cases: Array<[string, (dataDir: string) => void, (dataDir: string) => string]> = [
+      ['a feed that is a directory', (dataDir) => mkdirSync(path.join(dataDir, 'ivt', 'aws.cidr'), { recursive: true }), (dataDir) => `adsvc: cannot read CIDR file ${path.join(dataDir, 'ivt', 'aws.cidr')}: EISDIR\n`],
+      ['ivt that is a file', (dataDir) => writeFileSync(path.join(dataDir, 'ivt'), ''), (dataDir) => `adsvc: DATA_DIR/ivt (${path.join(dataDir, 'ivt')}) is not a directory\n`],
+      ['spool that is a file', (dataDir) => writeFileSync(path.join(dataDir, 'spool'), ''), (dataDir) => `adsvc: DATA_DIR/spool (${path.join(dataDir, 'spool')}) is not a directory\n`],
+      ['clickhouse that is a file', (dataDir) => writeFileSync(path.join(dataDir, 'clickhouse'), ''), (dataDir) => `adsvc: DATA_DIR/clickhouse (${path.join(dataDir, 'clickhouse')}) is not a directory\n`],
+    ];
+    for (const [what, spoil, line] of cases) {
+      const dataDir = newDataDir();
+      spoil(dataDir);
+      const { code, stderr } = await finished(
+        adsvc(['serve'], { DATA_DIR: dataDir, PORT: String(await freePort()), ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}) }),
+      );
+      expect(code, what).toBe(1);
+      expect(stderr, what).toBe(line(dataDir));
+      expect(readdirSync(dataDir).filter((name) => name.endsWith('.lock')), what).toEqual([]);
+    }
+  });
+
+  it.runIf(canMount)('names a DATA_DIR on a read-only file system as not a writable directory', async () => {
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'read-only-'));
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', dataDir]);
+    try {
+      const { code, stderr } = await finished(adsvc(['serve'], { DATA_DIR: dataDir, PORT: String(await freePort()) }));
+      expect(code).toBe(1);
+      expect(stderr).toBe(`adsvc: DATA_DIR ${dataDir} is not a writable directory: EROFS\n`);
+    } finally {
+      execFileSync('umount', ['-l', dataDir]);
+    }
   });
 
   it('names a DATA_DIR that is a regular file as not a writable directory', async () => {
