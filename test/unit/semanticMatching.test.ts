@@ -362,4 +362,37 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
       expect(matrix.scannedRows).toBeLessThan(added.length / 5);
     }
   });
+
+  it('probes no cluster when even the nearest centre is far below the lowest min_similarity, and does when a line item asks for less', () => {
+    const dimensions = 100;
+    let seed = 11;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const topics = Array.from({ length: 60 }, () => unitVector(dimensions, random));
+    const near = (centre: Float32Array, noise: number) => {
+      const offset = unitVector(dimensions, random);
+      const vector = centre.map((value, d) => value + noise * offset[d]!);
+      const norm = Math.hypot(...vector);
+      return vector.map((value) => value / norm);
+    };
+    const entries = Array.from({ length: 4200 }, (_, rank) => ({ semantic: { vector: near(topics[rank % topics.length]!, 0.5), minSimilarity: 0.6 } }));
+    const matrix = new SemanticMatrix<(typeof entries)[number]>(dimensions);
+    matrix.fill(entries);
+    expect(matrix.clustered).toBe(true);
+    // A random direction: in 100 dimensions no centre comes near it (similarities around 0.1).
+    const unrelated = unitVector(dimensions, random);
+    const best = Math.max(...entries.map((entry) => similarity(unrelated, entry.semantic.vector)));
+    expect(best).toBeLessThan(0.6 - 0.1);
+    expect(matrix.prepare(unrelated)).toBe(false);
+    expect(matrix.scan(0, entries.length)).toBe(0);
+    // A conversation near a topic is probed as before.
+    expect(matrix.prepare(near(topics[5]!, 0.5))).toBe(true);
+    expect(matrix.scan(0, entries.length)).toBeGreaterThan(0);
+    // One line item that asks for little similarity lowers the floor: the unrelated conversation is probed, and that line item found.
+    const lenient = { semantic: { vector: near(unrelated, 0.3), minSimilarity: 0.05 } };
+    const withLenient = [lenient, ...entries];
+    matrix.fill(withLenient);
+    expect(matrix.prepare(unrelated)).toBe(true);
+    const count = matrix.scan(0, withLenient.length);
+    expect([...matrix.candidateRows().subarray(0, count)]).toContain(0);
+  });
 });
