@@ -1,6 +1,7 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { packageRoot } from '../src/packageRoot.js';
 import { withStores } from './benchStores.js';
 import { generateCatalog, generateServeRequests } from './catalogGenerator.js';
 import { freePort, startListeningProcess, type ListeningProcess } from './childProcess.js';
@@ -17,7 +18,8 @@ import { BENCH_ADMIN_TOKEN, BENCH_TRACKING_SECRET } from './serviceProcess.js';
  * answered serve read from /proc (main thread, and all threads). The main thread's CPU a serve moves
  * far less from run to run than req/s on this shared VM.
  * `node dist/bench/serveSideBySide.js <rootA> <rootB> [rounds] [seconds]`; extra env per side as
- * A_ENV / B_ENV ("K=V,K=V"), extra node flags as A_FLAGS / B_FLAGS ("--flag --flag").
+ * A_ENV / B_ENV ("K=V,K=V"), extra node flags as A_FLAGS / B_FLAGS ("--flag --flag"). A root given
+ * as `stub` runs this build's fastify stub (bench/stubServer.ts) on that side instead.
  */
 const [rootA, rootB, roundsText = '8', secondsText = '3'] = process.argv.slice(2);
 if (!rootA || !rootB) throw new Error('usage: serveSideBySide <rootA> <rootB> [rounds] [seconds]');
@@ -47,8 +49,8 @@ async function main(): Promise<void> {
       await startListeningProcess({
         label: side.name,
         nodeFlags: side.flags,
-        script: path.join(side.root, 'dist', 'src', 'main.js'),
-        args: ['serve'],
+        script: side.root === 'stub' ? path.join(packageRoot, 'dist', 'bench', 'stubServer.js') : path.join(side.root, 'dist', 'src', 'main.js'),
+        args: side.root === 'stub' ? ['serve', String(port)] : ['serve'],
         env: {
           ...process.env,
           PORT: String(port),
