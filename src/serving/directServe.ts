@@ -41,18 +41,19 @@ export interface DirectServeOptions {
  */
 export function directServe(options: DirectServeOptions): DirectRoute {
   return (request, response) => {
-    if (request.method !== 'POST' || request.url !== SERVE_PATH || !options.taking()) return false;
-    const headers = request.headers;
-    const contentType = headers['content-type'];
-    if (contentType === undefined || !PLAIN_JSON_TYPES.has(contentType.toLowerCase())) return false;
-    const declared = headers['content-length'] === undefined ? NaN : Number(headers['content-length']);
-    if (!Number.isSafeInteger(declared) || declared > options.bodyLimit || headers['transfer-encoding'] !== undefined) return false;
-    const token = bearerTokenIn(headers.authorization);
-    const publisherId = token === undefined ? undefined : options.publisherOf(token);
+    let publisherId: string | undefined;
+    try {
+      publisherId = publisherTaken(request, options);
+    } catch (error) {
+      // Nothing is read or answered yet: the route answers it (a 500 in the envelope, if it fails there too).
+      options.log.error({ err: error }, 'direct serve check failed; left to the fastify route');
+      return false;
+    }
     if (publisherId === undefined) return false;
     const started = performance.now();
-    const requestId = requestIdOf(headers);
-    readBody(request, response, (bytes) => {
+    const requestId = requestIdOf(request.headers);
+    const contentType = request.headers['content-type'];
+    readBody(request, (bytes) => {
       let payload: string;
       try {
         const answer = options.answer(options.readJsonBody(contentType, bytes), publisherId);
@@ -69,24 +70,42 @@ export function directServe(options: DirectServeOptions): DirectRoute {
   };
 }
 
+/** The publisher of a serve this handler takes, or undefined for a request it leaves to fastify. */
+function publisherTaken(request: IncomingMessage, options: DirectServeOptions): string | undefined {
+  if (request.method !== 'POST' || request.url !== SERVE_PATH || !options.taking()) return undefined;
+  const headers = request.headers;
+  const contentType = headers['content-type'];
+  if (contentType === undefined || !PLAIN_JSON_TYPES.has(contentType.toLowerCase())) return undefined;
+  const declared = headers['content-length'] === undefined ? NaN : Number(headers['content-length']);
+  if (!Number.isSafeInteger(declared) || declared > options.bodyLimit || headers['transfer-encoding'] !== undefined) return undefined;
+  const token = bearerTokenIn(headers.authorization);
+  return token === undefined ? undefined : options.publisherOf(token);
+}
+
 /** The whole body, then `done`; nothing when the request is cut short (nobody would read the answer). */
-function readBody(request: IncomingMessage, response: ServerResponse, done: (bytes: Buffer) => void): void {
+function readBody(request: IncomingMessage, done: (bytes: Buffer) => void): void {
   let first: Buffer | undefined;
   let more: Buffer[] | undefined;
   request.on('data', (chunk: Buffer) => {
     if (first === undefined) first = chunk;
     else (more ??= [first]).push(chunk);
   });
+  // A connection cut mid-body never ends the request; node emits its 'error' only to a listener.
   request.on('end', () => done(more === undefined ? (first ?? Buffer.alloc(0)) : Buffer.concat(more)));
-  // A connection reset mid-body: an unheard 'error' would end the process.
-  request.on('error', () => response.destroy());
 }
 
 function send(response: ServerResponse, requestId: string, status: number, payload: string, started: number, options: DirectServeOptions): void {
   const headers: Record<string, string | number> = { 'content-type': JSON_CONTENT_TYPE, 'content-length': Buffer.byteLength(payload), 'x-request-id': requestId };
   if (status === 503) headers['retry-after'] = RETRY_AFTER_SECONDS;
-  response.writeHead(status, headers);
-  response.end(payload);
+  try {
+    response.writeHead(status, headers);
+    response.end(payload);
+  } catch (error) {
+    // Never an exception out of a stream callback (it would end the process): this connection goes instead.
+    options.log.child({ reqId: requestId }).error({ err: error }, 'writing a serve answer failed');
+    response.destroy();
+    return;
+  }
   options.observe(status, (performance.now() - started) / 1000);
 }
 

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
@@ -135,6 +136,19 @@ describe('POST /v1/serve over HTTP answers as the fastify route does', () => {
     expect(response.headers['transfer-encoding']).toBeUndefined();
     expect(response.statusCode).toBe(200);
     expect((await response.body.json()) as object).toMatchObject({ ad: { render: { title: 'Direct card' } } });
+  });
+
+  it('a connection cut in the middle of a body costs nothing but itself', async () => {
+    const { port } = new URL(baseUrl);
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(`POST /v1/serve HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${publisher.token}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"placement_id"`);
+        setImmediate(() => socket.destroy());
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', reject);
+    });
+    await expectSame(auth(), JSON.stringify(about(word)), 200);
   });
 
   it("echoes the caller's x-request-id, or gives a new one", async () => {

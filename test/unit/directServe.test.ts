@@ -17,11 +17,14 @@ const observed: Array<[number, number]> = [];
 let taking = true;
 
 beforeAll(async () => {
-  const fastify = Fastify();
+  const fastify = Fastify({ logger: { level: 'fatal' } });
   const route = directServe({
     bodyLimit: 1000,
     readJsonBody: jsonBodyReader(fastify),
-    publisherOf: (token) => (token === 'good' ? 'publisher-1' : undefined),
+    publisherOf: (token) => {
+      if (token === 'throws') throw new Error('an index that cannot answer');
+      return token === 'good' ? 'publisher-1' : undefined;
+    },
     answer: (input, publisherId) => {
       answered.push({ input, publisherId });
       if ((input as { fail?: string } | undefined)?.fail === 'gone') throw new ApiError('not_found', 'placement not found');
@@ -75,6 +78,7 @@ describe('directServe', () => {
     const declined = [
       await post({ 'content-type': 'application/json' }, '{}'),
       await post({ ...good, authorization: 'Bearer unknown' }, '{}'),
+      await post({ ...good, authorization: 'Bearer throws' }, '{}'),
       await post({ ...good, authorization: 'Basic good' }, '{}'),
       await post({ ...good, 'content-type': 'application/json; charset=latin1' }, '{}'),
       await post({ ...good, 'content-type': 'text/plain' }, '{}'),
