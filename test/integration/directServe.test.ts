@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { creative, serve, servableLineItem, uniqueWord } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
@@ -149,6 +149,28 @@ describe('POST /v1/serve over HTTP answers as the fastify route does', () => {
       socket.on('error', reject);
     });
     await expectSame(auth(), JSON.stringify(about(word)), 200);
+  });
+
+  it('a serve whose body does not arrive within REQUEST_TIMEOUT_MS is answered 408 in the envelope and closed', { timeout: 20_000 }, async () => {
+    const impatient = await startAnotherInstance(ctx, { REQUEST_TIMEOUT_MS: '1000' });
+    try {
+      await impatient.app.listen({ port: 0, host: '127.0.0.1' });
+      const port = (impatient.app.server.address() as { port: number }).port;
+      const answer = await new Promise<string>((resolve, reject) => {
+        let received = '';
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write(`POST /v1/serve HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${publisher.token}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"placement_id"`);
+        });
+        socket.on('data', (chunk) => (received += chunk.toString('utf8')));
+        socket.on('close', () => resolve(received));
+        socket.on('error', reject);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(answer).toMatch(/connection: close/i);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ error: { code: 'request_timeout', message: expect.any(String) } });
+    } finally {
+      await impatient.close();
+    }
   });
 
   it("echoes the caller's x-request-id, or gives a new one", async () => {
