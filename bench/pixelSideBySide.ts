@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { NANOS_PER_USD } from '../src/tracking/trackedEvent.js';
@@ -12,6 +12,7 @@ import { seedCatalog } from './seedCatalog.js';
 import { seedTenancy } from './seedTenancy.js';
 import { BENCH_ADMIN_TOKEN, BENCH_TRACKING_SECRET } from './serviceProcess.js';
 import { visitorStream } from './trafficMix.js';
+import { MICROS_PER_TICK, cpuTicks } from './processCpu.js';
 
 /**
  * A probe, not a scenario: two builds of the service (package roots A and B) on copies of one
@@ -125,7 +126,7 @@ async function main(): Promise<void> {
   const exits: unknown[] = [];
   for (const service of services) exits.push(await service.stop());
   rmSync(seedDir, { recursive: true, force: true });
-  const tick = 1e6 / 100;
+  const tick = MICROS_PER_TICK;
   sides.forEach((side, i) => {
     const t = totals[i]!;
     console.log(
@@ -134,16 +135,6 @@ async function main(): Promise<void> {
   });
   const [a, b] = totals;
   console.log(`B/A req/s ${(b!.responses / b!.seconds / (a!.responses / a!.seconds)).toFixed(3)}`);
-}
-
-/** utime + stime in clock ticks (100 a second), of the main thread and of the whole process (ended threads included). */
-function cpuTicks(pid: number): { main: number; all: number } {
-  const ticks = (file: string) => {
-    const stat = readFileSync(file, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  };
-  return { main: ticks(`/proc/${pid}/task/${pid}/stat`), all: ticks(`/proc/${pid}/stat`) };
 }
 
 main().catch((error: unknown) => {

@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { randomUUID } from 'node:crypto';
 import type { AppDeps, FeatureDeps } from './featureDeps.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerJsonParser } from './http/jsonBody.js';
+import { requestIdOf } from './http/requestId.js';
 import { answerFrameworkError, clientErrorHandler } from './http/frameworkErrors.js';
 import { healthRoutes } from './http/healthRoutes.js';
 import { cachedProxyTrust } from './http/proxyTrust.js';
@@ -56,10 +56,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Serving builds its whole ad index before the first request: with 100,000 line items on the
     // embedded engines that takes longer than fastify's default 10 s for a plugin to load.
     pluginTimeout: 300_000,
-    genReqId: (request) => {
-      const given = request.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
-    },
+    genReqId: (request) => requestIdOf(request.headers),
     requestIdHeader: false,
     frameworkErrors: answerFrameworkError,
     clientErrorHandler,

@@ -2,6 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { isUtf8 } from 'node:buffer';
 import { ApiError } from './errors.js';
 
+/** A request body's bytes as the value its JSON says (undefined for an empty body), or an ApiError as answered. */
+export type JsonBodyReader = (contentType: string | undefined, bytes: Buffer) => unknown;
+
 /**
  * fastify's own JSON parser (prototype-poisoning safe), except that an empty body counts as no
  * body: `POST .../activate` with a JSON content type and nothing in it is a valid request.
@@ -12,17 +15,34 @@ import { ApiError } from './errors.js';
  */
 export function registerJsonParser(app: FastifyInstance): void {
   app.removeContentTypeParser('text/plain');
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  const readJsonBody = jsonBodyReader(app);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    const charsetProblem = notUtf8Charset(request.headers['content-type']);
-    if (charsetProblem) return done(new ApiError('unsupported_media_type', charsetProblem), undefined);
-    const bytes = body as Buffer;
-    if (!isUtf8(bytes)) return done(new ApiError('bad_request', 'request body is not valid UTF-8'), undefined);
-    const text = bytes.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
-    return parseJson(request, text, done);
+    let value: unknown;
+    try {
+      value = readJsonBody(request.headers['content-type'], body as Buffer);
+    } catch (error) {
+      return done(error as Error, undefined);
+    }
+    return done(null, value);
   });
+}
+
+/** The parser registerJsonParser registers, for a route answered before fastify reads its body (directServe.ts). */
+export function jsonBodyReader(app: FastifyInstance): JsonBodyReader {
+  // Synchronous: it calls back before it returns.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  return (contentType, bytes) => {
+    const charsetProblem = notUtf8Charset(contentType);
+    if (charsetProblem) throw new ApiError('unsupported_media_type', charsetProblem);
+    if (!isUtf8(bytes)) throw new ApiError('bad_request', 'request body is not valid UTF-8');
+    const text = bytes.toString('utf8');
+    if (text.trim() === '') return undefined;
+    let parsed: { error: Error | null; value: unknown } | undefined;
+    parseJson(undefined as never, text, (error, value) => (parsed = { error, value }));
+    if (parsed === undefined || parsed.error !== null) throw new ApiError('bad_request', 'request body is not valid JSON');
+    return parsed.value;
+  };
 }
 
 /** Why a body of this content type cannot be read as UTF-8 text, or undefined when it can (no charset, or utf-8). */

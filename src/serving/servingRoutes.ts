@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { withBoundPort } from '../config.js';
 import type { FeatureDeps } from '../featureDeps.js';
@@ -8,6 +8,8 @@ import { ApiError, parseInput } from '../http/errors.js';
 import { bearerToken } from '../http/bearerToken.js';
 import { endOfTurn } from '../http/endOfTurn.js';
 import { lazyChildLogger } from '../http/lazyRequestLogger.js';
+import { answerBeforeFastify } from '../http/answerBeforeFastify.js';
+import { jsonBodyReader } from '../http/jsonBody.js';
 import { convertToUsd } from '../money/usdRates.js';
 import { createUserAgentClassifier } from '../ivt/userAgentClassifier.js';
 import { AdIndexRefresher } from './adIndexRefresher.js';
@@ -23,6 +25,7 @@ import { selectAd } from './selectAd.js';
 import { adPayload, adResponseJson, signAd } from './adPayload.js';
 import { SERVE_BODY_LIMIT_BYTES, serveRequestBody } from './serveSchemas.js';
 import { ServeCounts } from './serveCounts.js';
+import { JSON_CONTENT_TYPE, SERVE_PATH, directServe } from './directServe.js';
 import { loadSemanticMatching } from '../semantic/loadSemanticMatching.js';
 import type { BrandSafetyVeto } from '../semantic/brandSafety.js';
 
@@ -34,8 +37,6 @@ const SNAPSHOT_WRITE_DELAY_MS = 1_000;
  * path refuses goes to the runtime parser, so errors read exactly as before.
  */
 const compiledServeRequestBody = z.compile(serveRequestBody);
-/** What fastify sends with a serialized object, for the ad answers serialized here. */
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
  * POST /v1/serve from an in-memory ad index (no database query on the serve path), the background
@@ -197,8 +198,27 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     return adResponseJson(ad, signing.trackingBaseUrl);
   };
 
+  // The usual serve skips fastify's routing and lifecycle (directServe.ts); the route below answers the rest.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  answerBeforeFastify(
+    app,
+    directServe({
+      bodyLimit: SERVE_BODY_LIMIT_BYTES,
+      readJsonBody: jsonBodyReader(app),
+      publisherOf: (token) => publisherOfToken(refresher.current, token),
+      answer: answerServe,
+      observe: (statusCode, seconds) => metrics.httpDuration.observe(SERVE_PATH, 'POST', statusCode, seconds),
+      taking: () => !closing && !logsRequests(app.log),
+      log,
+    }),
+  );
+
   app.post(
-    '/v1/serve',
+    SERVE_PATH,
     {
       bodyLimit: SERVE_BODY_LIMIT_BYTES,
       // The request's child logger only once something logs at or above its level (at the usual
@@ -228,6 +248,12 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       return typeof answer === 'string' ? reply.type(JSON_CONTENT_TYPE).send(answer) : answer;
     },
   );
+}
+
+/** Whether fastify logs each request (at info and below), which the direct serve does not. */
+function logsRequests(log: FastifyBaseLogger): boolean {
+  // pino's; without a logger fastify's stand-in logs nothing and has no such method.
+  return (log as Partial<{ isLevelEnabled(level: string): boolean }>).isLevelEnabled?.('info') === true;
 }
 
 /** Why no ad was served, for an `explain` request. */
