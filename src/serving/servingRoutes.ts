@@ -11,6 +11,7 @@ import { lazyChildLogger } from '../http/lazyRequestLogger.js';
 import { convertToUsd } from '../money/usdRates.js';
 import { createUserAgentClassifier } from '../ivt/userAgentClassifier.js';
 import { AdIndexRefresher } from './adIndexRefresher.js';
+import { readBaseAhead } from './catalogSnapshot.js';
 import { publisherOfToken } from './adIndex.js';
 import { SpendPacing, dailyAllowanceShare } from './spendPacing.js';
 import { FrequencyCounts } from './frequencyCounts.js';
@@ -58,13 +59,19 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     learning.record(event);
   });
 
+  // Both begun now, to go on while the word vectors load: the snapshot's read on the thread pool, the stats' query in ClickHouse.
+  const snapshotDir = config.CATALOG_SNAPSHOT ? path.join(config.DATA_DIR, 'catalog-snapshot') : undefined;
+  const snapshotBase = snapshotDir ? readBaseAhead(snapshotDir) : undefined;
+  const learned = learning.preload().catch((error: unknown) => log.error({ err: error }, 'initial selection stats refresh failed'));
   const semantic = loadSemanticMatching(config, log);
   const refresher = await AdIndexRefresher.start({
     db,
     refreshMs: config.INDEX_REFRESH_MS,
     notifiedRefreshMs: config.INDEX_REFRESH_NOTIFIED_MS,
     pruneMs: config.INDEX_CHANGES_PRUNE_MS,
-    snapshotDir: config.CATALOG_SNAPSHOT ? path.join(config.DATA_DIR, 'catalog-snapshot') : undefined,
+    snapshotDir,
+    snapshotBase,
+    beforeBuild: learned,
     build: {
       spendCounterFor: (id) => pacing.counterFor(id),
       userCountsFor: (id, per) => frequency.countsFor(id, per),
@@ -98,14 +105,18 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     },
     log,
   });
-  // Spend and history before the first serve, so a restarted instance does not overspend.
-  await Promise.all([
+  // Spend and capped users' counts before the first serve, so a restarted instance does not overspend:
+  // awaited before the listen (onReady), while the other routes register meanwhile.
+  const initialSyncs = Promise.all([
     pacing.sync().catch((error: unknown) => log.error({ err: error }, 'initial pacing sync failed; retrying in the background')),
     frequency.sync().catch((error: unknown) => log.error({ err: error }, 'initial frequency sync failed; retrying in the background')),
-    learning.refresh().catch((error: unknown) => log.error({ err: error }, 'initial selection stats refresh failed')),
     countryTables,
   ]);
-  refresher.rerank();
+  // A failure (the country tables' worker) fails the start in onReady, not as an unhandled rejection before.
+  initialSyncs.catch(() => undefined);
+  app.addHook('onReady', async () => {
+    await initialSyncs;
+  });
   servingIndex.provide(() => refresher.refreshNow());
 
   const serveCounts = new ServeCounts(ch, path.join(config.DATA_DIR, 'serve-counts'), config.EVENT_SPOOL_FSYNC, config.SERVE_COUNTS);
