@@ -12,7 +12,7 @@ import { convertToUsd } from '../money/usdRates.js';
 import { createUserAgentClassifier } from '../ivt/userAgentClassifier.js';
 import { AdIndexRefresher } from './adIndexRefresher.js';
 import { readBaseAhead } from './catalogSnapshot.js';
-import { publisherOfToken } from './adIndex.js';
+import { publisherOfToken, type IndexBuildDeps } from './adIndex.js';
 import { SpendPacing, dailyAllowanceShare } from './spendPacing.js';
 import { FrequencyCounts } from './frequencyCounts.js';
 import { userKeyer } from './userKey.js';
@@ -59,11 +59,23 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     learning.record(event);
   });
 
-  // Both begun now, to go on while the word vectors load: the snapshot's read on the thread pool, the stats' query in ClickHouse.
+  // Begun now, to go on while the catalog is read: the snapshot's read on the thread pool, the
+  // stats' query in ClickHouse, the word vectors in a worker thread (begun by server.ts before the
+  // stores opened, when started as a service). The index's build waits for all three.
   const snapshotDir = config.CATALOG_SNAPSHOT ? path.join(config.DATA_DIR, 'catalog-snapshot') : undefined;
   const snapshotBase = snapshotDir ? readBaseAhead(snapshotDir) : undefined;
   const learned = learning.preload().catch((error: unknown) => log.error({ err: error }, 'initial selection stats refresh failed'));
-  const semantic = loadSemanticMatching(config, log);
+  const build: IndexBuildDeps = {
+    spendCounterFor: (id) => pacing.counterFor(id),
+    userCountsFor: (id, per) => frequency.countsFor(id, per),
+    statsFor: (id) => learning.statsFor(id),
+    toUsd: convertToUsd,
+  };
+  // A bad word vectors file fails the start at the build, as it did when it was read here.
+  const semantic = loadSemanticMatching(config, log).then((loaded) => Object.assign(build, loaded));
+  const beforeBuild = Promise.all([learned, semantic]);
+  // Observed here too: a start that fails before the build never awaits it.
+  beforeBuild.catch(() => undefined);
   const refresher = await AdIndexRefresher.start({
     db,
     refreshMs: config.INDEX_REFRESH_MS,
@@ -71,14 +83,8 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     pruneMs: config.INDEX_CHANGES_PRUNE_MS,
     snapshotDir,
     snapshotBase,
-    beforeBuild: learned,
-    build: {
-      spendCounterFor: (id) => pacing.counterFor(id),
-      userCountsFor: (id, per) => frequency.countsFor(id, per),
-      statsFor: (id) => learning.statsFor(id),
-      toUsd: convertToUsd,
-      ...semantic,
-    },
+    beforeBuild,
+    build,
     onBuilt: (index, buildMs) => {
       metrics.indexLineItems.set(index.lineItems.length);
       metrics.indexRebuildSeconds.observe(buildMs / 1000);
