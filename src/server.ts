@@ -6,6 +6,7 @@ import { adminTokenFile, resolveSecrets, type ResolvedSecrets } from './secrets.
 import { loggerOptions } from './http/requestLogging.js';
 import { CidrFileError, readCidrFile } from './ivt/cidrFiles.js';
 import { extraCidrFiles } from './ivt/trafficClassifier.js';
+import { preloadSemanticMatching } from './semantic/loadSemanticMatching.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -20,6 +21,8 @@ export interface RunningService {
  */
 export async function startService(config: Config, logger: FastifyServerOptions['logger']): Promise<RunningService> {
   checkExtraCidrFiles(config);
+  // In a worker thread while the stores open: serving's index build needs the model (loadSemanticMatching).
+  preloadSemanticMatching(config);
   const stores = await openStores(config);
   let app: FastifyInstance;
   let secrets: ResolvedSecrets;

@@ -25,6 +25,47 @@ export function checkHash(text: string, start: number, end: number): number {
 }
 
 /**
+ * What a SemanticModel is made of, in typed arrays only: built from the vectors by wordTables, in a
+ * worker thread at start (wordTablesWorker.ts, 0.2 s off the main thread) and moved, not copied.
+ */
+export interface WordTables {
+  dimensions: number;
+  wordCount: number;
+  commonDirection: Float32Array;
+  /** Each word's int8 components by rank, its row padded to whole blocks of 16 (the sum kernel's layout). */
+  rows: Int8Array;
+  /** The word table, SLOT_INTS ints a slot (see SemanticModel.slots). */
+  slots: Int32Array;
+}
+
+export function wordTables(vectors: WordVectors): WordTables {
+  const { dimensions } = vectors;
+  const wordCount = vectors.words.length;
+  const rowBytes = Math.ceil(dimensions / 16) * 16;
+  const rows = new Int8Array(rowBytes * wordCount);
+  for (let rank = 0; rank < wordCount; rank++) rows.set(vectors.components.subarray(rank * dimensions, (rank + 1) * dimensions), rank * rowBytes);
+  const slotCount = 2 ** Math.ceil(Math.log2(Math.max(2, wordCount * 2)));
+  const slots = new Int32Array(slotCount * SLOT_INTS);
+  const slotWeights = new Float32Array(slots.buffer);
+  const slotMask = slotCount - 1;
+  vectors.words.forEach((word, rank) => {
+    const hash = wordHash(word);
+    const check = checkHash(word, 0, word.length);
+    let slot = hash & slotMask;
+    for (; slots[slot * SLOT_INTS + 1] !== 0; slot = (slot + 1) & slotMask) {
+      // Inserted in rank order: of two words with both hashes equal (none in the shipped vocabulary), the more frequent is kept.
+      if (slots[slot * SLOT_INTS] === hash && slots[slot * SLOT_INTS + 2] === check) return;
+    }
+    const at = slot * SLOT_INTS;
+    slots[at] = hash;
+    slots[at + 1] = rank + 1;
+    slots[at + 2] = check;
+    slotWeights[at + 3] = sifWeight(rank) * vectors.scales[rank]!;
+  });
+  return { dimensions, wordCount, commonDirection: Float32Array.from(vectors.commonDirection), rows, slots };
+}
+
+/**
  * Embeds texts as SIF vectors (Arora et al. 2017): the average of word vectors weighted by
  * a / (a + p(word)), with the common direction removed, scaled to unit length. Words are looked
  * up by the same hash the keyword matcher computes, so a serve's words are never copied.
@@ -63,44 +104,31 @@ export class SemanticModel {
   /** embedConversation's result. */
   private readonly conversation: Float32Array;
 
-  constructor(vectors: WordVectors) {
-    this.dimensions = vectors.dimensions;
-    this.wordCount = vectors.words.length;
-    this.commonDirection = Float32Array.from(vectors.commonDirection);
+  /** From the vectors, or from their tables built elsewhere (a worker thread at start: loadSemanticMatching). */
+  constructor(source: WordVectors | WordTables) {
+    const tables = 'slots' in source ? source : wordTables(source);
+    this.dimensions = tables.dimensions;
+    this.wordCount = tables.wordCount;
+    this.commonDirection = tables.commonDirection;
     this.conversation = new Float32Array(this.dimensions);
     const blocks = Math.ceil(this.dimensions / 16);
     this.kernel = wordSumKernel(blocks);
     const rowBytes = blocks * 16;
-    const ranks = rowBytes * vectors.words.length;
+    const ranks = rowBytes * this.wordCount;
     const weights = ranks + BATCH_WORDS * 4;
     const out = weights + BATCH_WORDS * 4;
     this.layout = { rowBytes, ranks, weights, out };
     const memory = this.kernel.memory;
     memory.grow(Math.max(0, Math.ceil((out + rowBytes * 4 - memory.buffer.byteLength) / PAGE_BYTES)));
-    const rows = new Int8Array(memory.buffer, 0, ranks);
-    for (let rank = 0; rank < vectors.words.length; rank++) rows.set(vectors.components.subarray(rank * this.dimensions, (rank + 1) * this.dimensions), rank * rowBytes);
+    new Int8Array(memory.buffer, 0, ranks).set(tables.rows);
     this.staged = {
       ranks: new Int32Array(memory.buffer, ranks, BATCH_WORDS),
       weights: new Float32Array(memory.buffer, weights, BATCH_WORDS),
       out: new Float32Array(memory.buffer, out, this.dimensions),
     };
-    const slots = 2 ** Math.ceil(Math.log2(Math.max(2, vectors.words.length * 2)));
-    this.slots = new Int32Array(slots * SLOT_INTS);
-    this.slotWeights = new Float32Array(this.slots.buffer);
-    this.slotMask = slots - 1;
-    vectors.words.forEach((word, rank) => {
-      const hash = wordHash(word);
-      const check = checkHash(word, 0, word.length);
-      // Inserted in rank order: of two words with both hashes equal (none in the shipped vocabulary), the more frequent is kept.
-      if (this.slotOf(hash, check, word, 0, word.length) >= 0) return;
-      let slot = hash & this.slotMask;
-      while (this.slots[slot * SLOT_INTS + 1] !== 0) slot = (slot + 1) & this.slotMask;
-      const at = slot * SLOT_INTS;
-      this.slots[at] = hash;
-      this.slots[at + 1] = rank + 1;
-      this.slots[at + 2] = check;
-      this.slotWeights[at + 3] = sifWeight(rank) * vectors.scales[rank]!;
-    });
+    this.slots = tables.slots;
+    this.slotWeights = new Float32Array(this.slots.buffer, this.slots.byteOffset, this.slots.length);
+    this.slotMask = this.slots.length / SLOT_INTS - 1;
   }
 
   /**

@@ -4,7 +4,7 @@ import { buildAdIndex, rerank, type AdIndex, type IndexBuildDeps } from './adInd
 import { AdIndexPatcher, type IndexPatch } from './adIndexPatcher.js';
 import { CATALOG_CHANGES_CHANNEL, CatalogChangeFeed, pruneCatalogChanges, readHorizon } from './catalogChanges.js';
 import { loadCatalog, loadCatalogPart } from './catalogQueries.js';
-import { CatalogSnapshot, type LoadedSnapshot } from './catalogSnapshot.js';
+import { CatalogSnapshot, type BaseBytes, type LoadedSnapshot } from './catalogSnapshot.js';
 import { startPeriodicTask, type PeriodicTask } from './periodicTask.js';
 
 export interface AdIndexRefresherOptions {
@@ -18,6 +18,13 @@ export interface AdIndexRefresherOptions {
   build: IndexBuildDeps;
   /** Where the catalog snapshot is kept (DATA_DIR/catalog-snapshot); undefined when CATALOG_SNAPSHOT is off. */
   snapshotDir: string | undefined;
+  /** The snapshot's base, when the caller began reading it earlier (readBaseAhead of snapshotDir). */
+  snapshotBase?: Promise<BaseBytes>;
+  /**
+   * Awaited before the first index is built: what the build reads besides the rows (the learned
+   * delivery stats, see DeliveryLearning.preload) is current, so the index needs no rerank after it.
+   */
+  beforeBuild?: Promise<unknown>;
   /** Called with every index built from the whole catalog (at start) and how long it took. */
   onBuilt(index: AdIndex, buildMs: number): void;
   /** Called after every incremental patch: the entries that left the index and those that came in. */
@@ -58,7 +65,7 @@ export class AdIndexRefresher {
   static async start(options: AdIndexRefresherOptions): Promise<AdIndexRefresher> {
     const { db } = options;
     const snapshot = options.snapshotDir ? await CatalogSnapshot.open(options.snapshotDir, db, options.log) : undefined;
-    const loaded = await snapshot?.load();
+    const loaded = await snapshot?.load(options.snapshotBase);
     const restored = snapshot && loaded && (await AdIndexRefresher.restore(options, snapshot, loaded));
     const { index, feed, patcher } = restored ?? (await AdIndexRefresher.build(options, snapshot));
     const refresher = new AdIndexRefresher(index, patcher, feed, options, snapshot);
@@ -145,6 +152,7 @@ export class AdIndexRefresher {
     const started = Date.now();
     const rows = await loadCatalog(options.db);
     snapshot?.replaceBase(rows.horizon, rows, rows.texts);
+    await options.beforeBuild;
     const { index, skipped } = await buildAdIndex(rows.horizon, rows, options.build);
     const patcher = new AdIndexPatcher(index, options.build);
     const ms = Date.now() - started;
@@ -166,6 +174,7 @@ export class AdIndexRefresher {
       await snapshot.discard();
       return undefined;
     }
+    await options.beforeBuild;
     const { index, skipped } = await buildAdIndex(loaded.baseHorizon, loaded.rows, options.build);
     const patcher = new AdIndexPatcher(index, options.build);
     for (const patch of loaded.patches) patcher.apply(patch.keys, patch.rows, patch.horizon);

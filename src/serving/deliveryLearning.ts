@@ -56,7 +56,17 @@ export class DeliveryLearning {
     stats.recent[field] += 1;
   }
 
-  async refresh(now = Date.now()): Promise<void> {
+  /**
+   * The first refresh, before the index is built: it keeps the figures of every line item
+   * ClickHouse has them for, so the build's statsFor finds them and ranks by them at once (a
+   * refresh after the build made it sort every list again: 0.07 s of a start at 100,000 line items).
+   * The index's onBuilt drops those it did not take (retainOnly).
+   */
+  async preload(now = Date.now()): Promise<void> {
+    await this.refresh(now, true);
+  }
+
+  async refresh(now = Date.now(), addMissing = false): Promise<void> {
     for (const stats of this.stats.values()) stats.recent = { impressions: 0, clicks: 0, conversions: 0 };
     const result = await this.ch.client.query({
       // Aliases differ from the column names: ClickHouse would otherwise read the alias inside sum().
@@ -76,6 +86,7 @@ export class DeliveryLearning {
         conversions: counts.conversion_count,
       });
     }
+    if (addMissing) for (const id of learned.keys()) this.statsFor(id);
     for (const [id, stats] of this.stats) {
       const base = learned.get(id);
       stats.impressions = (base?.impressions ?? 0) + stats.recent.impressions;

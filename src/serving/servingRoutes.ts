@@ -13,7 +13,8 @@ import { jsonBodyReader } from '../http/jsonBody.js';
 import { convertToUsd } from '../money/usdRates.js';
 import { createUserAgentClassifier } from '../ivt/userAgentClassifier.js';
 import { AdIndexRefresher } from './adIndexRefresher.js';
-import { publisherOfToken } from './adIndex.js';
+import { readBaseAhead } from './catalogSnapshot.js';
+import { publisherOfToken, type IndexBuildDeps } from './adIndex.js';
 import { SpendPacing, dailyAllowanceShare } from './spendPacing.js';
 import { FrequencyCounts } from './frequencyCounts.js';
 import { userKeyer } from './userKey.js';
@@ -59,20 +60,32 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     learning.record(event);
   });
 
-  const semantic = loadSemanticMatching(config, log);
+  // Begun now, to go on while the catalog is read: the snapshot's read on the thread pool, the
+  // stats' query in ClickHouse, the word vectors in a worker thread (begun by server.ts before the
+  // stores opened, when started as a service). The index's build waits for all three.
+  const snapshotDir = config.CATALOG_SNAPSHOT ? path.join(config.DATA_DIR, 'catalog-snapshot') : undefined;
+  const snapshotBase = snapshotDir ? readBaseAhead(snapshotDir) : undefined;
+  const learned = learning.preload().catch((error: unknown) => log.error({ err: error }, 'initial selection stats refresh failed'));
+  const build: IndexBuildDeps = {
+    spendCounterFor: (id) => pacing.counterFor(id),
+    userCountsFor: (id, per) => frequency.countsFor(id, per),
+    statsFor: (id) => learning.statsFor(id),
+    toUsd: convertToUsd,
+  };
+  // A bad word vectors file fails the start at the build, as it did when it was read here.
+  const semantic = loadSemanticMatching(config, log).then((loaded) => Object.assign(build, loaded));
+  const beforeBuild = Promise.all([learned, semantic]);
+  // Observed here too: a start that fails before the build never awaits it.
+  beforeBuild.catch(() => undefined);
   const refresher = await AdIndexRefresher.start({
     db,
     refreshMs: config.INDEX_REFRESH_MS,
     notifiedRefreshMs: config.INDEX_REFRESH_NOTIFIED_MS,
     pruneMs: config.INDEX_CHANGES_PRUNE_MS,
-    snapshotDir: config.CATALOG_SNAPSHOT ? path.join(config.DATA_DIR, 'catalog-snapshot') : undefined,
-    build: {
-      spendCounterFor: (id) => pacing.counterFor(id),
-      userCountsFor: (id, per) => frequency.countsFor(id, per),
-      statsFor: (id) => learning.statsFor(id),
-      toUsd: convertToUsd,
-      ...semantic,
-    },
+    snapshotDir,
+    snapshotBase,
+    beforeBuild,
+    build,
     onBuilt: (index, buildMs) => {
       metrics.indexLineItems.set(index.lineItems.length);
       metrics.indexRebuildSeconds.observe(buildMs / 1000);
@@ -99,14 +112,18 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     },
     log,
   });
-  // Spend and history before the first serve, so a restarted instance does not overspend.
-  await Promise.all([
+  // Spend and capped users' counts before the first serve, so a restarted instance does not overspend:
+  // awaited before the listen (onReady), while the other routes register meanwhile.
+  const initialSyncs = Promise.all([
     pacing.sync().catch((error: unknown) => log.error({ err: error }, 'initial pacing sync failed; retrying in the background')),
     frequency.sync().catch((error: unknown) => log.error({ err: error }, 'initial frequency sync failed; retrying in the background')),
-    learning.refresh().catch((error: unknown) => log.error({ err: error }, 'initial selection stats refresh failed')),
     countryTables,
   ]);
-  refresher.rerank();
+  // A failure (the country tables' worker) fails the start in onReady, not as an unhandled rejection before.
+  initialSyncs.catch(() => undefined);
+  app.addHook('onReady', async () => {
+    await initialSyncs;
+  });
   servingIndex.provide(() => refresher.refreshNow());
 
   const serveCounts = new ServeCounts(ch, path.join(config.DATA_DIR, 'serve-counts'), config.EVENT_SPOOL_FSYNC, config.SERVE_COUNTS);

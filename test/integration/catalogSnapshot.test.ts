@@ -100,6 +100,34 @@ describe('the catalog snapshot', () => {
     expect(await baseId()).toBe(id);
   });
 
+  it('ranks by the delivery history in ClickHouse from the first serve after a start, from the base or a full read', async () => {
+    const word = uniqueWord();
+    const targeting = { keywords: { include: [word] } };
+    const [dearer, cheaper] = await withApp(async (ctx) => {
+      const items = [];
+      for (const bid of [100, 50]) items.push(await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: bid }, targeting }));
+      // Without history both have the prior 1% CTR: 100 x 1% beats 50 x 1%.
+      await eventuallyServed(ctx, publisher.token, about(word), items[0]!.lineItemId);
+      return items;
+    });
+    // While down, another instance delivered 10,000 impressions of the dearer one without a click:
+    // its estimated CTR is now 2 / 10,200, and 100 x 0.02% is below 50 x 1%.
+    const { ch } = (await testStores()).stores;
+    await ch.client.insert({
+      table: 'daily_stats_v1',
+      values: [{ day: new Date().toISOString().slice(0, 10), campaign_id: dearer!.campaignId, line_item_id: dearer!.lineItemId, placement_id: placementId, impressions: 10_000, clicks: 0, conversions: 0, spend_nanos: 0, revenue_nanos: 0 }],
+      format: 'JSONEachRow',
+      clickhouse_settings: { insert_deduplication_token: randomUUID() },
+    });
+    await withApp(async (ctx) => {
+      expect(await firstServe(ctx, word)).toBe(cheaper!.lineItemId);
+    });
+    rmSync(await snapshotFile(), { recursive: true, force: true });
+    await withApp(async (ctx) => {
+      expect(await firstServe(ctx, word)).toBe(cheaper!.lineItemId);
+    });
+  });
+
   it('writes the base of a full read once the service listens, and a restart from that base alone serves what changed since', async () => {
     const word = uniqueWord();
     const lineItem = await withApp((ctx) => servedLineItemOn(ctx, word));
