@@ -14,16 +14,16 @@ export class EventStoreUnavailableError extends Error {
 }
 
 /**
- * ClickHouse's own errors carry its numeric code (as a string) and its type name, from a server
- * and from embedded chdb alike; an error without one never got an answer from the engine. These
- * types are the engine's "not now" answers: load, memory, disk, and a cluster's unreachable parts.
+ * ClickHouse's "not now" answers, by type name (the engine's errors carry their numeric code, as a
+ * string, and this name, from a server and from embedded chdb alike): load, disk, and a cluster's
+ * unreachable parts. Not TIMEOUT_EXCEEDED: every report sets its own max_execution_time, and the
+ * same report would time out again, which is the contract's 500. MEMORY_LIMIT_EXCEEDED only for the
+ * server's total (other queries' load); a query over its own limit fails the same way every time.
  */
 const NOT_NOW_TYPES = new Set([
-  'TIMEOUT_EXCEEDED',
   'TOO_MANY_SIMULTANEOUS_QUERIES',
   'SOCKET_TIMEOUT',
   'NETWORK_ERROR',
-  'MEMORY_LIMIT_EXCEEDED',
   'NOT_ENOUGH_SPACE',
   'ALL_CONNECTION_TRIES_FAILED',
   'ALL_REPLICAS_ARE_STALE',
@@ -31,11 +31,22 @@ const NOT_NOW_TYPES = new Set([
   'KEEPER_EXCEPTION',
 ]);
 
+/**
+ * A failure before the engine answered: a system error of the connection (ECONNREFUSED,
+ * ECONNRESET, ETIMEDOUT...), the client's request timeout or a hung-up socket, the embedded session
+ * closed. Any other error without the engine's code is a bug of ours (a bad parameter, a misuse of
+ * a result) and stays a 500 that says so in the log.
+ */
+const NEVER_ANSWERED_MESSAGE = /socket hang up|timeout error|is closed/i;
+
 function isEventStoreUnavailable(error: unknown): boolean {
   if (error instanceof EventStoreUnavailableError) return true;
-  const { code, type } = (error ?? {}) as { code?: unknown; type?: unknown };
-  const answered = typeof code === 'string' && /^\d+$/.test(code);
-  return !answered || (typeof type === 'string' && NOT_NOW_TYPES.has(type));
+  const { code, type, message } = (error ?? {}) as { code?: unknown; type?: unknown; message?: unknown };
+  const text = typeof message === 'string' ? message : '';
+  if (typeof code === 'string' && /^\d+$/.test(code)) {
+    return (typeof type === 'string' && NOT_NOW_TYPES.has(type)) || (type === 'MEMORY_LIMIT_EXCEEDED' && text.includes('(total)'));
+  }
+  return (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) || NEVER_ANSWERED_MESSAGE.test(text);
 }
 
 /**

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
-import { withUnavailableQueries } from '../../src/store/clickhouseUnavailable.js';
+import { EventStoreUnavailableError, withUnavailableQueries } from '../../src/store/clickhouseUnavailable.js';
 import { startTestApp, startTestAppOn, type TestContext } from '../helpers/testApp.js';
 import {
   ADDRESSES,
@@ -80,6 +80,22 @@ describe('a ClickHouse server that refuses connections', () => {
     } finally {
       await other.close();
       await client.close();
+    }
+  });
+});
+
+describe('a query ClickHouse answers with an error', () => {
+  it("keeps its error (the contract's 500) when the same query would fail again: its own time limit, a bad query", async () => {
+    for (const query of [
+      "SELECT count() FROM system.numbers SETTINGS max_execution_time = 0.2, timeout_overflow_mode = 'throw'",
+      'SELECT no_such_function()',
+    ]) {
+      const failure = await ctx.stores.ch.client.query({ query, format: 'JSONEachRow' }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failure, query).toBeInstanceOf(Error);
+      expect(failure, query).not.toBeInstanceOf(EventStoreUnavailableError);
     }
   });
 });
