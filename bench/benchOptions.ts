@@ -18,6 +18,7 @@ const optionsSchema = z.object({
   semanticBodies: z.enum(['mixed', 'serve', 'evaluation']).optional(),
   events: z.coerce.number().int().min(1).max(10_000_000_000).optional(),
   keepData: z.string().min(1).optional(),
+  throughToday: z.boolean(),
   cpuProf: z.boolean(),
   record: z.boolean(),
   adminToken: z.string().min(1).optional(),
@@ -38,6 +39,9 @@ const usage = `usage: npm run bench -- <${[...scenarioNames, 'all'].join('|')}> 
   --events <n>       report: raw events to generate (default 5M, 100M with --full)
   --keep-data <dir>  report: keep the generated DATA_DIR in <dir>, and reuse it when a run with
                      the same number of events left it there (skips the generation)
+  --through-today    report, with --keep-data: first add the days after the kept data's last day
+                     up to today (1/92 of its events a day, through events_v1's views), so the
+                     window ends today and today's users are merged; writes into <dir>: use a copy
   --url <url>        measure a service that is already running on this machine instead of
                      starting one; it is seeded through its admin and management APIs
                      (needs --admin-token, and TRACKING_SECRET in the environment for track)
@@ -59,6 +63,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       'semantic-bodies': { type: 'string' },
       events: { type: 'string' },
       'keep-data': { type: 'string' },
+      'through-today': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
       record: { type: 'boolean', default: false },
       'admin-token': { type: 'string' },
@@ -75,6 +80,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     semanticBodies: values['semantic-bodies'],
     events: values.events,
     keepData: values['keep-data'],
+    throughToday: values['through-today'],
     cpuProf: values['cpu-prof'],
     record: values.record,
     adminToken: values['admin-token'],
@@ -97,6 +103,7 @@ export function optionsAsFlags(options: BenchOptions): string[] {
     ...(options.semanticBodies !== undefined ? ['--semantic-bodies', options.semanticBodies] : []),
     ...(options.events ? ['--events', String(options.events)] : []),
     ...(options.keepData ? ['--keep-data', options.keepData] : []),
+    ...(options.throughToday ? ['--through-today'] : []),
     ...(options.cpuProf ? ['--cpu-prof'] : []),
     ...(options.record ? ['--record'] : []),
     ...(options.adminToken ? ['--admin-token', options.adminToken] : []),

@@ -17,6 +17,17 @@ export interface GeneratedEvents {
   publisher?: { id: string; placementIds: string[] };
 }
 
+/** Events of a part of the time instead of the 92 days: what a later day adds to generated data. */
+export interface EventSpan {
+  /** Where the span starts (ms since the epoch, UTC) and how long it lasts. */
+  startMs: number;
+  spanMs: number;
+  /** Row number of the first event: the rows of a span must not repeat those of the 92 days (their serve ids and hashes). */
+  firstRow: number;
+  /** Distinct users the events are drawn from: those of the 92 days, so a day's users are the same people. */
+  users: number;
+}
+
 /** Countries the events' addresses are said to be in ('' = unknown), and how many distinct users there are. */
 const COUNTRIES = ['US', 'DE', 'FR', 'GB', 'JP', 'BR', 'IN', 'CA', 'ES', 'IT', ''];
 const EVENTS_PER_USER = 20;
@@ -26,9 +37,25 @@ const EVENTS_PER_USER = 20;
  * 92 days ending today. Everything is derived from the row number with cityHash64, so a run is
  * reproducible and ClickHouse generates rows as fast as it can write them.
  */
-export async function generateEvents(ch: ClickHouse, { campaignIds, lineItemIds, events, todayMs, serveIdPrefix = '', publisher }: GeneratedEvents): Promise<void> {
+export async function generateEvents(ch: ClickHouse, generated: GeneratedEvents): Promise<void> {
+  const { events, todayMs } = generated;
+  const span: EventSpan = { startMs: todayMs - (DAYS - 1) * DAY_MS, spanMs: DAYS * DAY_MS, firstRow: 0, users: usersOf(events) };
+  await generateEventSpan(ch, generated, span);
+}
+
+/** How many distinct users the generated events of the 92 days come from. */
+export function usersOf(events: number): number {
+  return Math.max(1, Math.floor(events / EVENTS_PER_USER));
+}
+
+/** The events of generateEvents (`todayMs` aside), spread uniformly over the given span instead of the 92 days. */
+export async function generateEventSpan(
+  ch: ClickHouse,
+  { campaignIds, lineItemIds, events, serveIdPrefix = '', publisher }: GeneratedEvents,
+  { startMs, spanMs, firstRow, users }: EventSpan,
+): Promise<void> {
   const placementIds = publisher?.placementIds ?? Array.from({ length: 40 }, (_, index) => `bench-chat-${index}`);
-  for (let offset = 0; offset < events; offset += ROWS_PER_INSERT) {
+  for (let offset = firstRow; offset < firstRow + events; offset += ROWS_PER_INSERT) {
     await ch.client.command({
       query: `
         INSERT INTO events_v1 (event_id, event_time, type, source, serve_id, campaign_id, line_item_id, creative_id,
@@ -65,8 +92,8 @@ export async function generateEvents(ch: ClickHouse, { campaignIds, lineItemIds,
           FROM numbers({offset:UInt64}, {count:UInt64})
         )`,
       query_params: {
-        start_ms: todayMs - (DAYS - 1) * DAY_MS,
-        span_ms: DAYS * DAY_MS,
+        start_ms: startMs,
+        span_ms: spanMs,
         campaign_ids: campaignIds,
         line_item_ids: lineItemIds,
         campaigns: campaignIds.length,
@@ -74,9 +101,9 @@ export async function generateEvents(ch: ClickHouse, { campaignIds, lineItemIds,
         placement_ids: placementIds,
         publisher_id: publisher?.id ?? '00000000-0000-4000-8000-000000000001',
         countries: COUNTRIES,
-        users: Math.max(1, Math.floor(events / EVENTS_PER_USER)),
+        users,
         offset,
-        count: Math.min(ROWS_PER_INSERT, events - offset),
+        count: Math.min(ROWS_PER_INSERT, firstRow + events - offset),
       },
     });
   }

@@ -69,3 +69,15 @@ export async function rawReach(ch: ClickHouse, campaignIds: string[], window: Re
   });
   return new Map((await result.json<{ campaign: string; users: string | number }>()).map((row) => [row.campaign, Number(row.users)]));
 }
+
+/** Serve requests and fills of the placements over the window, as serving instances wrote them (placement_serve_counts_v1). */
+export async function rawServeCounts(ch: ClickHouse, placementIds: string[], window: ReportWindow): Promise<{ requests: number; filled: number }> {
+  const result = await ch.client.query({
+    query: `SELECT toString(sum(requests)) AS requests, toString(sum(filled)) AS filled FROM placement_serve_counts_v1
+            WHERE placement_id IN {placement_ids:Array(String)} AND day BETWEEN {from:Date} AND {to:Date}`,
+    query_params: { placement_ids: placementIds, from: window.from, to: window.to },
+    format: 'JSONEachRow',
+  });
+  const [row] = await result.json<{ requests: string; filled: string }>();
+  return { requests: Number(row!.requests), filled: Number(row!.filled) };
+}

@@ -10,12 +10,12 @@ export interface ServeCountTotals {
 }
 
 /**
- * Serve requests and fills per placement over the 92 days ending today, written into
+ * Serve requests and fills per placement over the 92 days ending today (or the last `days` of them), written into
  * placement_serve_counts_v1 the way serving instances write them: one row per placement and day in
  * each of 24 separate inserts (so the table holds unmerged parts, as after a day of flushes).
  * Every count is derived from cityHash64 of the row, so a run is reproducible; returns the totals.
  */
-export async function generateServeCounts(ch: ClickHouse, placementIds: string[], todayMs: number): Promise<ServeCountTotals> {
+export async function generateServeCounts(ch: ClickHouse, placementIds: string[], todayMs: number, days: number = DAYS): Promise<ServeCountTotals> {
   for (let write = 0; write < WRITES_PER_DAY; write++) {
     await ch.client.command({
       query: `
@@ -28,7 +28,7 @@ export async function generateServeCounts(ch: ClickHouse, placementIds: string[]
                  500 + cityHash64(number, {write:UInt32}, 1) % 1000 AS requests
           FROM numbers({rows:UInt64})
         )`,
-      query_params: { write, start_ms: todayMs - (DAYS - 1) * DAY_MS, day_ms: DAY_MS, placement_ids: placementIds, rows: placementIds.length * DAYS },
+      query_params: { write, start_ms: todayMs - (days - 1) * DAY_MS, day_ms: DAY_MS, placement_ids: placementIds, rows: placementIds.length * days },
     });
   }
   const result = await ch.client.query({

@@ -1,9 +1,11 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { BenchOptions } from '../benchOptions.js';
+import type { Postgres } from '../../src/store/postgres.js';
+import type { ClickHouse } from '../../src/store/clickhouse.js';
 import { withStores } from '../benchStores.js';
 import { generateCatalog } from '../catalogGenerator.js';
-import { DAY_MS, DAYS, generateEvents } from '../eventGenerator.js';
+import { DAY_MS, DAYS, generateEvents, generateEventSpan, usersOf } from '../eventGenerator.js';
 import { requestJson } from '../httpJson.js';
 import { timeSequential, type LatencySummary } from '../latencyStats.js';
 import { formatMs, formatNumber, ratio, type Figure, type ScenarioReport } from '../scenarioReport.js';
@@ -12,7 +14,7 @@ import { seedTenancy, type BenchTenancy } from '../seedTenancy.js';
 import { generateServeCounts, type ServeCountTotals } from '../serveCountGenerator.js';
 import { prepareService } from '../serviceUnderTest.js';
 import { progress } from '../progress.js';
-import { rawAggregation, rawInvalidImpressions, rawReach, sameTotals, totals } from '../reportTotals.js';
+import { rawAggregation, rawInvalidImpressions, rawReach, rawServeCounts, sameTotals, totals } from '../reportTotals.js';
 import { BENCH_ADMIN_TOKEN } from '../serviceProcess.js';
 
 const CAMPAIGNS = 1_000;
@@ -27,8 +29,13 @@ const REACH_TOLERANCE = 0.04;
 export const SEED_FILE = 'bench-report-seed.json';
 
 export interface ReportSeed {
+  /** Events generated over the 92 days up to generatedMs (what --events names). */
   events: number;
+  /** Midnight UTC of the window's last day: the generation day, or the last day --through-today added. */
   todayMs: number;
+  generatedMs?: number;
+  /** Events of the days after the generation day that --through-today added (1/92 of `events` a day). */
+  addedEvents?: number;
   tenancy: BenchTenancy;
   campaignIds: string[];
   generationSeconds: number;
@@ -61,6 +68,7 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
   const requests = options.full ? 100 : 50;
   const failures: string[] = [];
   const keptDataDir = options.keepData === undefined ? undefined : path.resolve(options.keepData);
+  if (options.throughToday && keptDataDir === undefined) throw new Error('--through-today adds days to kept data: name its directory with --keep-data');
   if (keptDataDir !== undefined) mkdirSync(keptDataDir, { recursive: true });
   // Read before the stores open the directory (which writes into it).
   const kept = keptDataDir === undefined ? undefined : keptSeed(keptDataDir, events);
@@ -74,9 +82,9 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
           progress(`reusing the ${formatNumber(events)} events kept in ${keptDataDir}`);
           // Reach states an earlier run kept (clickhouse/0010): without them the first request is cold, as on fresh data.
           await ch.client.command({ query: 'TRUNCATE TABLE IF EXISTS reach_windows_v1' });
-          return kept;
+          return options.throughToday ? await addDaysThroughToday(db, ch, kept, keptDataDir!) : kept;
         }
-        const todayMs = new Date(new Date().toISOString().slice(0, 10) + 'T00:00:00Z').getTime();
+        const todayMs = midnightUtc(Date.now());
         const tenancy = await seedTenancy(db, PLACEMENTS, 0);
         const catalog = generateCatalog({ lineItems: CAMPAIGNS, lineItemsPerCampaign: 1, placements: [] });
         await seedCatalog(db, tenancy.userId, catalog, 'active');
@@ -169,6 +177,7 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
       totals: await query('campaign'),
       invalidImpressions: await rawInvalidImpressions(ch, seeded.campaignIds, window),
       reach: await rawReach(ch, reachSample, window),
+      serveCounts: await rawServeCounts(ch, seeded.tenancy.placements.map((placement) => placement.id), window),
       campaign: await timeSequential(RAW_REPETITIONS, 1, async () => void (await query('campaign'))),
       daily: await timeSequential(RAW_REPETITIONS, 1, async () => void (await query('daily'))),
     };
@@ -188,7 +197,7 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
     const sum = (field: string) => rows.reduce((total, row) => total + Number(row[field]), 0);
     expect(`${name} valid impressions and clicks`, [sum('impressions'), sum('clicks')], [raw.totals.impressions, raw.totals.clicks]);
     expect(`${name} invalid impressions`, sum('invalid_impressions'), raw.invalidImpressions);
-    expect(`${name} requests and fills`, [sum('requests'), sum('filled')], [seeded.serveCounts.requests, seeded.serveCounts.filled]);
+    expect(`${name} requests and fills`, [sum('requests'), sum('filled')], [raw.serveCounts.requests, raw.serveCounts.filled]);
   }
   failures.push(...mismatches.map((mismatch) => `report totals differ from the raw events: ${mismatch}`));
 
@@ -241,16 +250,66 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
     },
   ];
   const notes = [
-    `${formatNumber(seeded.events)} events (98.5% impressions, 1.4% clicks, 0.1% conversions; 10% invalid) for ${formatNumber(CAMPAIGNS)} campaigns (half tCPM, half CPC; one line item and creative each) of one organization, spread evenly over ${DAYS} UTC days ${window.from}..${window.to}, ${PLACEMENTS} placements of one publisher, ${COUNTRIES} countries (one unknown) and one user per 20 events; generated in ${seeded.generationSeconds.toFixed(0)} s by INSERT ... SELECT FROM numbers() into events_v1 (the materialized views fill the rollups), campaigns by bulk SQL; serve counts (${formatNumber(seeded.serveCounts.requests)} requests, ${formatNumber(seeded.serveCounts.filled)} filled) in 24 inserts per placement and day, as serving instances flush them.${keptDataDir ? ` Data kept in ${keptDataDir} (--keep-data).` : ''}`,
+    `${formatNumber(seeded.events)} events (98.5% impressions, 1.4% clicks, 0.1% conversions; 10% invalid) for ${formatNumber(CAMPAIGNS)} campaigns (half tCPM, half CPC; one line item and creative each) of one organization, spread evenly over ${DAYS} UTC days ${isoDay(seeded.generatedMs ?? seeded.todayMs) === window.to ? `${window.from}..${window.to}` : `up to ${isoDay(seeded.generatedMs!)}, and ${formatNumber(seeded.addedEvents!)} more on the days after through ${window.to} (--through-today: 1/${DAYS} of the events a day in ${ADDED_DAY_INSERTS} hourly inserts); the window is ${window.from}..${window.to}`}, ${PLACEMENTS} placements of one publisher, ${COUNTRIES} countries (one unknown) and one user per 20 events; generated in ${seeded.generationSeconds.toFixed(0)} s by INSERT ... SELECT FROM numbers() into events_v1 (the materialized views fill the rollups), campaigns by bulk SQL; serve counts (${formatNumber(raw.serveCounts.requests)} requests, ${formatNumber(raw.serveCounts.filled)} filled in the window) in 24 inserts per placement and day, as serving instances flush them.${keptDataDir ? ` Data kept in ${keptDataDir} (--keep-data).` : ''}`,
     `HTTP: ${requests} sequential requests per row after 5 warm-up requests: advertiser rows with a key of the organization, publisher rows with the publisher's token, the operator row with the admin token; the page-of-100 row walks offsets 0..900, the hourly row the first two pages of 1,000 hours. Before timing, each report was read once in full and its sums compared with the raw events; the first requests of the campaign and line_item breakdowns (reach states of the past days merged and kept in reach_windows_v1, emptied before the run) are given on their own rows.`,
     `Baseline: the same sums (valid events, the same window and campaign ids) straight over events_v1, in process with the service stopped, ${RAW_REPETITIONS} runs each after one warm-up. Ratio = raw p95 / report p95: above 1, the report over HTTP beats the raw query run in process.`,
     'The rollups were left as the inserts and background merges left them (no OPTIMIZE); since clickhouse/0011 the service merges each month of reach_blocks_v1 to one part once none of its parts was written for an hour, so on kept data (never written again) every month of it, the current one too, is one part after the first run (under live traffic the months still written keep several).',
   ];
   if (windowBeforeToday) {
-    notes.push(`**The window ends ${window.to}, before today (${isoDay(Date.now())})**: every day of it is a past day, so the campaign and line_item reports read one kept reach state per row and merge no users of today; they measure less than on the day the data was generated. \`node dist/bench/reachMicroBench.js <copy of the directory>\` times the reach of the same window in process with its last day as today.`);
+    notes.push(`**The window ends ${window.to}, before today (${isoDay(Date.now())})**: every day of it is a past day, so the campaign and line_item reports read one kept reach state per row and merge no users of today; they measure less than on the day the data was generated. \`--through-today\` (on a copy of the directory) adds the days since, so the window ends today; \`node dist/bench/reachMicroBench.js <copy of the directory>\` times the reach of the same window in process with its last day as today.`);
   }
   if (profile) notes.push(`CPU profile of the service (top self time): ${profile}`);
   return { scenario: 'report', baselineName: 'raw events_v1 (p50 / p95)', figures, notes, failures };
+}
+
+/** Hourly inserts a day --through-today adds: under live traffic today's blocks are written by many inserts, not one. */
+const ADDED_DAY_INSERTS = 24;
+
+/**
+ * --through-today: the days after the kept data's last one, up to today, added to it as a day of
+ * the generation would have been (1/92 of its events a day, drawn from the same users, campaigns
+ * and placements, in hourly INSERT ... SELECTs into events_v1, so the views fill the rollups and
+ * reach blocks as live traffic does; and the day's serve counts). The seed written back names today
+ * as the window's last day, so the report merges the users of today, as it does on the day of a
+ * generation. Writes into the directory: run it on a copy.
+ */
+async function addDaysThroughToday(db: Postgres, ch: ClickHouse, seed: ReportSeed, directory: string): Promise<ReportSeed> {
+  const todayMs = midnightUtc(Date.now());
+  const days = Math.round((todayMs - seed.todayMs) / DAY_MS);
+  if (days <= 0) return seed;
+  const started = performance.now();
+  const lineItems = await db.query<{ campaign_id: string; id: string }>('SELECT campaign_id, id FROM line_items WHERE campaign_id = ANY($1::uuid[])', [seed.campaignIds]);
+  const lineItemOf = new Map(lineItems.rows.map((row) => [row.campaign_id, row.id]));
+  const generated = {
+    campaignIds: seed.campaignIds,
+    lineItemIds: seed.campaignIds.map((id) => lineItemOf.get(id)!),
+    publisher: { id: seed.tenancy.publisherId, placementIds: seed.tenancy.placements.map((placement) => placement.id) },
+  };
+  const eventsPerInsert = Math.round(seed.events / DAYS / ADDED_DAY_INSERTS);
+  let addedEvents = seed.addedEvents ?? 0;
+  progress(`adding ${days} day(s) of ${formatNumber(eventsPerInsert * ADDED_DAY_INSERTS)} events through ${isoDay(todayMs)} to the kept data`);
+  for (let day = 1; day <= days; day++) {
+    for (let hour = 0; hour < ADDED_DAY_INSERTS; hour++) {
+      const span = { startMs: seed.todayMs + day * DAY_MS + (hour * DAY_MS) / ADDED_DAY_INSERTS, spanMs: DAY_MS / ADDED_DAY_INSERTS, firstRow: seed.events + addedEvents, users: usersOf(seed.events) };
+      await generateEventSpan(ch, { ...generated, events: eventsPerInsert, todayMs }, span);
+      addedEvents += eventsPerInsert;
+    }
+  }
+  const serveCounts = await generateServeCounts(ch, generated.publisher.placementIds, todayMs, days);
+  const extended: ReportSeed = {
+    ...seed,
+    todayMs,
+    generatedMs: seed.generatedMs ?? seed.todayMs,
+    addedEvents,
+    serveCounts,
+  };
+  writeFileSync(path.join(directory, SEED_FILE), JSON.stringify(extended));
+  progress(`added ${formatNumber(addedEvents - (seed.addedEvents ?? 0))} events in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  return extended;
+}
+
+function midnightUtc(ms: number): number {
+  return ms - (ms % DAY_MS);
 }
 
 function isoDay(ms: number): string {
