@@ -11,7 +11,7 @@ import type { TrackedEvent } from './trackedEvent.js';
 import type { ReadToken } from './trackingTokenClaims.js';
 
 /**
- * A click sooner than this after its serve's first impression is not a person reading an ad and
+ * A click sooner than this after its serve's first valid impression is not a person reading an ad and
  * deciding to follow it (the impression fires when the ad enters the viewport): `click_too_fast`.
  */
 export const MIN_CLICK_DELAY_MS = 1000;
@@ -53,9 +53,10 @@ export function createLinkTracker({ events, ledger, history, log }: LinkTrackerD
       if (error !== undefined && ivt === '') ledger.uncountImpression(claims.s);
       settled(error);
     });
-    // Forged and expired tokens teach nothing about the serve: their claims are not trusted. Recorded
-    // before the write, so a second impression of the serve in the same turn is the duplicate.
-    if (token.ivt === '') ledger.record(claims.s, { impressionAt: nowMs, impressionCounted: ivt === '' });
+    // Only a valid impression lets the serve's click count: one from a data center, a bot or a script
+    // fetch is no reader seeing the ad (and forged and expired tokens' claims are not trusted).
+    // Recorded before the write, so a second impression of the serve in the same turn is the duplicate.
+    if (ivt === '') ledger.record(claims.s, { impressionAt: nowMs, impressionCounted: true });
   }
 
   /**
