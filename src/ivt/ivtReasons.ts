@@ -14,7 +14,7 @@ export const ivtReasons = {
   no_user_agent: 'no or an empty User-Agent: every browser sends one',
   server_side: 'the request carries a header only server code adds (CF-Worker: a Cloudflare Workers subrequest)',
   not_image_request: 'an impression whose Sec-Fetch-Dest is present and not image: a script fetch, not an image load',
-  not_navigation: 'a click whose Sec-Fetch-Mode is present and not navigate: not a person following the link',
+  not_navigation: 'a click that is not a top-level navigation (Sec-Fetch-Mode not navigate, Sec-Fetch-Dest not document, or a Sec-Purpose/Purpose prefetch): not a person following the link',
   duplicate: 'the serve already counted a valid impression (or click)',
   click_without_impression: 'no valid impression of the serve of the click was recorded (an invalid one is no reader seeing the ad)',
   click_too_fast: 'the click came less than 1000 ms after the first valid impression of its serve',
