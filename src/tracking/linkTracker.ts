@@ -69,7 +69,7 @@ export function createLinkTracker({ events, ledger, history, log }: LinkTrackerD
   async function trackClick(token: ReadToken, request: LinkRequest, nowMs: number): Promise<TrackedEvent> {
     const { claims } = token;
     let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || clickRequestIvt(request.fetch);
-    if (ivt === '') ivt = await learnServe(claims.s);
+    if (ivt === '') ivt = await learnServe(claims.s, nowMs);
     // From here on nothing awaits: the verdict, the spool write and the ledger's record are one step,
     // so of the clicks that waited for the same lookup only the first to run can be counted.
     if (ivt === '') ivt = clickQuality(claims.s, nowMs);
@@ -79,10 +79,15 @@ export function createLinkTracker({ events, ledger, history, log }: LinkTrackerD
     return event;
   }
 
-  /** Asks ClickHouse about a serve the ledger does not know; 'impression_unverified' when it cannot answer. */
-  async function learnServe(serveId: string): Promise<'impression_unverified' | ''> {
+  /**
+   * Asks ClickHouse about a serve whose click the ledger alone cannot bill; 'impression_unverified'
+   * when it cannot answer. That includes an impression too recent for the click: a process that
+   * forgot the serve takes a repeated pixel for its first one, while the real first one, long
+   * before, is in ClickHouse (the ledger keeps the earlier time).
+   */
+  async function learnServe(serveId: string, nowMs: number): Promise<'impression_unverified' | ''> {
     const serve = ledger.get(serveId);
-    if (serve?.clickCounted || serve?.impressionAt) return '';
+    if (serve?.clickCounted || (serve?.impressionAt && nowMs - serve.impressionAt >= MIN_CLICK_DELAY_MS)) return '';
     let lookup = lookups.get(serveId);
     if (lookup === undefined) {
       lookup = history

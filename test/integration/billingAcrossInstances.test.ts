@@ -206,6 +206,22 @@ describe('a restart in between', () => {
   });
 });
 
+describe('a repeated pixel at a restarted app, then a click', () => {
+  it('times the click from the serve\'s first impression in ClickHouse, not the repeated one: it is billed, not click_too_fast', async () => {
+    const item = await trackedLineItem(a, { bid_type: 'cpc', bid_value: 0.4 });
+    const token = await seenServe(item, a);
+    await a.close();
+    a = await startTestApp(env);
+    // The restarted app takes the repeated pixel for the serve's first; the click follows it at once.
+    expect((await pixel(a, token)).statusCode).toBe(200);
+    expect((await click(a, token)).statusCode).toBe(302);
+    const events = await waitForEvents(a, item.lineItemId, 3);
+    expect(impressionsOf(events)).toEqual(['', 'duplicate']);
+    expect(clicksOf(events)).toEqual(['']);
+    expect(await rollupOf(a, item.lineItemId)).toMatchObject({ impressions: 1, clicks: 1, spend_nanos: CLICK_PRICE });
+  });
+});
+
 describe('the check inside a segment\'s insert', () => {
   type How = 'accepted' | 'left in the spool' | 'left in the spool with a torn last line';
 
