@@ -11,6 +11,11 @@ export interface FetchMetadata {
   dest: string;
   mode: string;
   site: string;
+  /**
+   * The request is a prefetch or prerender the browser made ahead of any click (`Sec-Purpose:
+   * prefetch`, `prefetch;prerender` from speculation rules, or the legacy `Purpose: prefetch`).
+   */
+  prefetch: boolean;
 }
 
 /** Longer values are cut before they are stored: the longest token the standard defines has 15 characters. */
@@ -21,6 +26,7 @@ export function readFetchMetadata(headers: IncomingHttpHeaders): FetchMetadata {
     dest: headerValue(headers['sec-fetch-dest']),
     mode: headerValue(headers['sec-fetch-mode']),
     site: headerValue(headers['sec-fetch-site']),
+    prefetch: /\bprefetch\b/i.test(headerValue(headers['sec-purpose']) || headerValue(headers.purpose)),
   };
 }
 
@@ -37,7 +43,14 @@ export function impressionRequestIvt(fetch: FetchMetadata): Extract<IvtReason, '
   return fetch.dest !== '' && fetch.dest !== 'image' ? 'not_image_request' : '';
 }
 
-/** A click is a person following click_url: a navigation. A `fetch` or prefetch of the link is `not_navigation`. */
+/**
+ * A click is a person following click_url: a top-level navigation. A `fetch` of the link (mode not
+ * `navigate`), a navigation of a frame (dest `iframe` or `frame`: a hidden iframe loading click_url
+ * is click stuffing from the reader's own browser) and a prefetch or prerender (made before anyone
+ * clicked) are `not_navigation`.
+ */
 export function clickRequestIvt(fetch: FetchMetadata): Extract<IvtReason, 'not_navigation'> | '' {
-  return fetch.mode !== '' && fetch.mode !== 'navigate' ? 'not_navigation' : '';
+  if (fetch.mode !== '' && fetch.mode !== 'navigate') return 'not_navigation';
+  if (fetch.dest !== '' && fetch.dest !== 'document') return 'not_navigation';
+  return fetch.prefetch ? 'not_navigation' : '';
 }

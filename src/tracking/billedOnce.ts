@@ -114,6 +114,10 @@ export function spooledSelect(source: string): string {
  * holds a counted event of the same serve and type with another event id: a segment sent again
  * after a crash or a lost answer finds its own events there, and they must go in as they were
  * (its insert deduplication token then completes what the first try left unwritten, views included).
+ * It is one too when an earlier valid row of the same serve and type is in the rows themselves
+ * (`nth`, by time then event id: the same order whenever the segment is sent), unless the row
+ * itself was already counted: the ledger of the process that spooled them should have called it a
+ * duplicate, but a process that forgot the serve (its ledger full) must still not bill it twice.
  * The ids are string literals (quotes and backslashes escaped): the primary-key ranges must be
  * constants in the SQL, and the statement may carry the rows after it.
  */
@@ -131,9 +135,15 @@ export function billedOnceSelect(source: string, serves: ServeIdRanges): string 
   return `SELECT ${columns.join(', ')}
     FROM (
       SELECT spooled.*,
-             spooled.ivt = '' AND spooled.source IN ('pixel', 'click') AND spooled.type IN ('impression', 'click')
-               AND arrayExists(counted_event -> counted_event != spooled.event_id, billed.counted_by) AS duplicate
-      FROM ${source} AS spooled
+             spooled.billable
+               AND (arrayExists(counted_event -> counted_event != spooled.event_id, billed.counted_by)
+                    OR (spooled.nth > 1 AND NOT has(billed.counted_by, spooled.event_id))) AS duplicate
+      FROM (
+        SELECT *,
+               ivt = '' AND source IN ('pixel', 'click') AND type IN ('impression', 'click') AS billable,
+               row_number() OVER (PARTITION BY serve_id, type, billable ORDER BY event_time, event_id) AS nth
+        FROM ${source}
+      ) AS spooled
       LEFT ANY JOIN (
         SELECT serve_id, type, groupArray(event_id) AS counted_by
         FROM serve_events_v1

@@ -11,7 +11,7 @@ import type { TrackedEvent } from './trackedEvent.js';
 import type { ReadToken } from './trackingTokenClaims.js';
 
 /**
- * A click sooner than this after its serve's first impression is not a person reading an ad and
+ * A click sooner than this after its serve's first valid impression is not a person reading an ad and
  * deciding to follow it (the impression fires when the ad enters the viewport): `click_too_fast`.
  */
 export const MIN_CLICK_DELAY_MS = 1000;
@@ -53,34 +53,60 @@ export function createLinkTracker({ events, ledger, history, log }: LinkTrackerD
       if (error !== undefined && ivt === '') ledger.uncountImpression(claims.s);
       settled(error);
     });
-    // Forged and expired tokens teach nothing about the serve: their claims are not trusted. Recorded
-    // before the write, so a second impression of the serve in the same turn is the duplicate.
-    if (token.ivt === '') ledger.record(claims.s, { impressionAt: nowMs, impressionCounted: ivt === '' });
+    // Only a valid impression lets the serve's click count: one from a data center, a bot or a script
+    // fetch is no reader seeing the ad (and forged and expired tokens' claims are not trusted).
+    // Recorded before the write, so a second impression of the serve in the same turn is the duplicate.
+    if (ivt === '') ledger.record(claims.s, { impressionAt: nowMs, impressionCounted: true });
   }
+
+  /**
+   * Lookups of serves this process does not know, one per serve while it is under way: every click
+   * of the serve waits for the same answer.
+   */
+  const lookups = new Map<string, Promise<void>>();
 
   /** The click's event id is its click id, which the redirect hands to the advertiser. */
   async function trackClick(token: ReadToken, request: LinkRequest, nowMs: number): Promise<TrackedEvent> {
     const { claims } = token;
     let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || clickRequestIvt(request.fetch);
-    if (ivt === '') ivt = await clickQuality(claims.s, nowMs);
+    if (ivt === '') ivt = await learnServe(claims.s, nowMs);
+    // From here on nothing awaits: the verdict, the spool write and the ledger's record are one step,
+    // so of the clicks that waited for the same lookup only the first to run can be counted.
+    if (ivt === '') ivt = clickQuality(claims.s, nowMs);
     const event = linkEvent('click', claims, request, ivt, randomUUID(), nowMs);
     events.accept([event]);
     if (token.ivt === '') ledger.record(claims.s, { clickCounted: ivt === '' });
     return event;
   }
 
-  async function clickQuality(serveId: string, nowMs: number): Promise<IvtReason | ''> {
-    let serve = ledger.get(serveId);
-    if (!serve?.clickCounted && !serve?.impressionAt) {
-      try {
-        ledger.record(serveId, await history.find(serveId));
-      } catch (error) {
-        log.warn({ err: error, serve_id: serveId }, 'could not look up the serve of a click; it is not billed');
-        return 'impression_unverified';
-      }
-      // Read again: a concurrent click of the same serve may have been counted while this one waited.
-      serve = ledger.get(serveId);
+  /**
+   * Asks ClickHouse about a serve whose click the ledger alone cannot bill; 'impression_unverified'
+   * when it cannot answer. That includes an impression too recent for the click: a process that
+   * forgot the serve takes a repeated pixel for its first one, while the real first one, long
+   * before, is in ClickHouse (the ledger keeps the earlier time).
+   */
+  async function learnServe(serveId: string, nowMs: number): Promise<'impression_unverified' | ''> {
+    const serve = ledger.get(serveId);
+    if (serve?.clickCounted || (serve?.impressionAt && nowMs - serve.impressionAt >= MIN_CLICK_DELAY_MS)) return '';
+    let lookup = lookups.get(serveId);
+    if (lookup === undefined) {
+      lookup = history
+        .find(serveId)
+        .then((found) => ledger.record(serveId, found))
+        .finally(() => lookups.delete(serveId));
+      lookups.set(serveId, lookup);
     }
+    try {
+      await lookup;
+      return '';
+    } catch (error) {
+      log.warn({ err: error, serve_id: serveId }, 'could not look up the serve of a click; it is not billed');
+      return 'impression_unverified';
+    }
+  }
+
+  function clickQuality(serveId: string, nowMs: number): IvtReason | '' {
+    const serve = ledger.get(serveId);
     if (serve?.clickCounted) return 'duplicate';
     if (!serve?.impressionAt) return 'click_without_impression';
     if (nowMs - serve.impressionAt < MIN_CLICK_DELAY_MS) return 'click_too_fast';

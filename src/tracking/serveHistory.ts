@@ -10,7 +10,11 @@ const historyRow = z.object({
 });
 
 export interface ServeHistory {
-  /** First impression with a verified token (valid or not), ms since the epoch; 0 when there is none. */
+  /**
+   * The serve's valid (billed) impression, ms since the epoch; 0 when there is none. An invalid one (a
+   * data center, a bot, a script fetch) is no reader seeing the ad: a click after it alone is
+   * click_without_impression.
+   */
   impressionAt: number;
   /** A valid (billed) impression was already counted for the serve. */
   impressionCounted: boolean;
@@ -27,8 +31,8 @@ export const NO_HISTORY: ServeHistory = { impressionAt: 0, impressionCounted: fa
 export async function findServeHistories(ch: ClickHouse, serveIds: string[]): Promise<Map<string, ServeHistory>> {
   const result = await ch.client.query({
     query: `SELECT serve_id,
-                   toInt64(toUnixTimestamp64Milli(minIf(event_time, type = 'impression'))) AS first_impression_ms,
-                   countIf(type = 'impression') AS impressions,
+                   toInt64(toUnixTimestamp64Milli(minIf(event_time, type = 'impression' AND counted = 1))) AS first_impression_ms,
+                   countIf(type = 'impression' AND counted = 1) AS impressions,
                    max(type = 'impression' AND counted = 1) AS impression_counted,
                    max(type = 'click' AND counted = 1) AS click_counted
             FROM serve_events_v1

@@ -1,6 +1,6 @@
 /** What this process knows about one serve's tracking events. */
 export interface ServeRecord {
-  /** When the serve's first impression with a verified token arrived (ms since the epoch); 0 when none has. */
+  /** When the serve's first valid impression arrived (ms since the epoch); 0 when none has. */
   impressionAt: number;
   /** A valid (billed) impression has been counted for the serve. */
   impressionCounted: boolean;

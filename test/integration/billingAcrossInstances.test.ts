@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Stores } from '../../src/runtime.js';
 import { openClickHouse } from '../../src/store/clickhouse.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
-import { spoolLine } from '../../src/tracking/eventSpool.js';
+import { SPOOL_COLUMNS, spoolLine } from '../../src/tracking/eventSpool.js';
+import { newServeId } from '../../src/serving/adPayload.js';
 import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { CLICK_PATH, IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
@@ -140,6 +141,53 @@ describe('conversions with the same conversion_id at two instances', () => {
   });
 });
 
+describe('simultaneous clicks on a serve the instance does not remember', () => {
+  const CLICKS = 30;
+
+  it('bills one of many parallel clicks at an instance that never saw the serve; the rest are duplicates', async () => {
+    const item = await trackedLineItem(a, { bid_type: 'cpc', bid_value: 0.4 });
+    const token = await seenServe(item, a);
+    // Every click waits for the same lookup of the serve, and only the first to be decided counts.
+    const answers = await Promise.all(Array.from({ length: CLICKS }, () => click(b, token)));
+    expect(answers.map((answer) => answer.statusCode)).toEqual(Array(CLICKS).fill(302));
+    const clicks = clicksOf(await waitForEvents(a, item.lineItemId, 1 + CLICKS));
+    expect(clicks.filter((ivt) => ivt === '')).toHaveLength(1);
+    expect(clicks.filter((ivt) => ivt === 'duplicate')).toHaveLength(CLICKS - 1);
+    expect(await rollupOf(a, item.lineItemId)).toMatchObject({ clicks: 1, spend_nanos: CLICK_PRICE });
+  });
+
+  it('decides them in order in the process: one is spooled billable, the others as duplicate before any insert', async () => {
+    const item = await trackedLineItem(a, { bid_type: 'cpc', bid_value: 0.4 });
+    const token = await seenServe(item, a);
+    // An instance that writes only when closed: its spool holds its own verdicts, which pacing counts at once.
+    const c = await startAnotherInstance(a, { ...env, EVENT_FLUSH_INTERVAL_MS: '600000' });
+    try {
+      await Promise.all(Array.from({ length: CLICKS }, () => click(c, token)));
+      const spooled = readdirSync(path.join(c.dataDir, 'spool'))
+        .filter((file) => file.endsWith('.jsonl'))
+        .flatMap((file) => readFileSync(path.join(c.dataDir, 'spool', file), 'utf8').split('\n'))
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as unknown[]);
+      const clicks = spooled.filter((row) => row[SPOOL_COLUMNS.indexOf('type')] === 'click').map((row) => row[SPOOL_COLUMNS.indexOf('ivt')]);
+      expect(clicks.sort()).toEqual(['', ...Array(CLICKS - 1).fill('duplicate')]);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('bills one of parallel clicks reaching both instances and a restarted one', async () => {
+    const item = await trackedLineItem(a, { bid_type: 'cpc', bid_value: 0.4 });
+    const token = await seenServe(item, a);
+    await a.close();
+    a = await startTestApp(env);
+    const answers = await Promise.all(Array.from({ length: CLICKS }, (_, index) => click(index % 2 === 0 ? a : b, token)));
+    expect(answers.map((answer) => answer.statusCode)).toEqual(Array(CLICKS).fill(302));
+    const clicks = clicksOf(await waitForEvents(a, item.lineItemId, 1 + CLICKS));
+    expect(clicks.filter((ivt) => ivt === '')).toHaveLength(1);
+    expect(await rollupOf(a, item.lineItemId)).toMatchObject({ clicks: 1, spend_nanos: CLICK_PRICE });
+  });
+});
+
 describe('a restart in between', () => {
   it('does not bill the duplicate impression or click that reaches the restarted app', async () => {
     const item = await trackedLineItem(a, { bid_type: 'cpc', bid_value: 0.4 });
@@ -154,6 +202,22 @@ describe('a restart in between', () => {
     const events = await waitForEvents(a, item.lineItemId, 4);
     expect(impressionsOf(events)).toEqual(['', 'duplicate']);
     expect(clicksOf(events)).toEqual(['', 'duplicate']);
+    expect(await rollupOf(a, item.lineItemId)).toMatchObject({ impressions: 1, clicks: 1, spend_nanos: CLICK_PRICE });
+  });
+});
+
+describe('a repeated pixel at a restarted app, then a click', () => {
+  it('times the click from the serve\'s first impression in ClickHouse, not the repeated one: it is billed, not click_too_fast', async () => {
+    const item = await trackedLineItem(a, { bid_type: 'cpc', bid_value: 0.4 });
+    const token = await seenServe(item, a);
+    await a.close();
+    a = await startTestApp(env);
+    // The restarted app takes the repeated pixel for the serve's first; the click follows it at once.
+    expect((await pixel(a, token)).statusCode).toBe(200);
+    expect((await click(a, token)).statusCode).toBe(302);
+    const events = await waitForEvents(a, item.lineItemId, 3);
+    expect(impressionsOf(events)).toEqual(['', 'duplicate']);
+    expect(clicksOf(events)).toEqual(['']);
     expect(await rollupOf(a, item.lineItemId)).toMatchObject({ impressions: 1, clicks: 1, spend_nanos: CLICK_PRICE });
   });
 });
@@ -188,6 +252,19 @@ describe('the check inside a segment\'s insert', () => {
   }
 
   for (const how of ['accepted', 'left in the spool', 'left in the spool with a torn last line'] as const) {
+    it(`bills one of two valid events of a serve in the same segment, the later one a duplicate (events ${how})`, async () => {
+      // What a process whose ledger forgot the serve between them would spool.
+      const first = sampleEvent({ serve_id: newServeId(Date.now()), event_time: Date.now() - 1000 });
+      const second = sampleEvent({ serve_id: first.serve_id, campaign_id: first.campaign_id });
+      const clicks = [first, second].map((event) => ({ ...event, event_id: randomUUID(), type: 'click' as const, source: 'click', cost_nanos: 0 }));
+      await writeThroughPipeline([second, first, ...clicks], how);
+      const stored = await storedOf(first.serve_id);
+      const ivtOf = (event: TrackedEvent) => stored.filter((row) => row.event_id === event.event_id).map((row) => [row.ivt, Number(row.cost_nanos)]);
+      expect(ivtOf(first)).toEqual([['', 2_500_000]]);
+      expect(ivtOf(second)).toEqual([['duplicate', 0]]);
+      expect(stored.filter((row) => row.type === 'click').map((row) => row.ivt).sort()).toEqual(['', 'duplicate']);
+    });
+
     it(`calls a serve billed only for another event than the one being written (events ${how})`, async () => {
       // Quotes and backslashes in a serve id stay inside the check's string literals.
       const written = sampleEvent({ serve_id: `${randomUUID()}'\\` });

@@ -383,6 +383,26 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
     expect(event).toMatchObject({ ivt: 'bad_token', cost_nanos: 0 });
   });
 
+  /** Serves whose only impression is invalid traffic: from a data center, from a bot, a script fetch. */
+  async function invalidImpressions(item: TrackedLineItem): Promise<string[]> {
+    const tokens = [0, 1, 2].map(() => signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE)));
+    await fromAddress(ctx, pixelUrl(tokens[0]!), ADDRESSES.awsV4);
+    await fromAddress(ctx, pixelUrl(tokens[1]!), ADDRESSES.comcastResidential, BOT_UA);
+    await fromAddress(ctx, pixelUrl(tokens[2]!), ADDRESSES.comcastResidential, undefined, { 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors' });
+    await waitPastClickDelay(Date.now());
+    return tokens;
+  }
+
+  it('does not bill a click whose serve had only an invalid impression: click_without_impression', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
+    for (const token of await invalidImpressions(item)) {
+      expect((await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential)).statusCode).toBe(302);
+    }
+    const clicks = (await waitForEvents(ctx, item.lineItemId, 6)).filter((event) => event.type === 'click');
+    expect(clicks.map((click) => click.ivt)).toEqual(Array(3).fill('click_without_impression'));
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ impressions: 0, clicks: 0, spend_nanos: 0 });
+  });
+
   it("checks ClickHouse for the impression of a serve this process does not remember (another instance's, or before a restart)", async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
     const token = signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE));
@@ -394,5 +414,17 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
     await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential);
     const events = await waitForEvents(ctx, item.lineItemId, 2);
     expect(events.find((event) => event.type === 'click')).toMatchObject({ ivt: '', cost_nanos: CLICK_PRICE });
+  });
+
+  it('does not bill such a click at a process that does not remember the serve either (ClickHouse counts only valid impressions)', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
+    const tokens = await invalidImpressions(item);
+    await waitForEvents(ctx, item.lineItemId, 3);
+    await ctx.close();
+    ctx = await startTestApp({ TRUST_PROXY: '127.0.0.1' });
+    for (const token of tokens) await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential);
+    const clicks = (await waitForEvents(ctx, item.lineItemId, 6)).filter((event) => event.type === 'click');
+    expect(clicks.map((click) => click.ivt)).toEqual(Array(3).fill('click_without_impression'));
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 0, spend_nanos: 0 });
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
-import { ADDRESSES, fromAddress, rollupOf, serveClaims, signedToken, trackedLineItem, waitForEvents } from '../helpers/trackingFixtures.js';
+import { ADDRESSES, fromAddress, rollupOf, serveClaims, signedToken, trackedLineItem, waitForEvents, waitPastClickDelay } from '../helpers/trackingFixtures.js';
 
 /**
  * How a tracking request was made (Fetch Metadata) and who made it (server-side markers). The header
@@ -95,6 +95,28 @@ describe('click redirect: the request must be a navigation (Sec-Fetch-Mode)', ()
     const clicks = (await waitForEvents(ctx, item.lineItemId, 3)).filter((event) => event.type === 'click');
     expect(clicks.map((click) => [click.ivt, click.fetch_mode]).sort()).toEqual([['', 'navigate'], ['not_navigation', 'cors']]);
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 1, spend_nanos: CLICK_PRICE });
+  });
+});
+
+describe('click redirect: the request must be a top-level navigation, not a frame or a prefetch', () => {
+  it('stores a click loaded in an iframe (click stuffing), or prefetched or prerendered, as not_navigation, unbilled, still redirecting', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
+    const stuffed: Array<Record<string, string>> = [
+      IFRAME,
+      { ...NAVIGATION, 'sec-fetch-dest': 'frame' },
+      { ...NAVIGATION, 'sec-purpose': 'prefetch' },
+      { ...NAVIGATION, 'sec-purpose': 'prefetch;prerender' },
+      { purpose: 'prefetch' },
+    ];
+    const tokens = stuffed.map(() => signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE)));
+    for (const token of tokens) await fromAddress(ctx, pixelUrl(token), ADDRESSES.comcastResidential, undefined, IMAGE_LOAD);
+    await waitPastClickDelay(Date.now());
+    for (const [index, headers] of stuffed.entries()) {
+      expect((await fromAddress(ctx, clickUrl(tokens[index]!), ADDRESSES.comcastResidential, undefined, headers)).statusCode).toBe(302);
+    }
+    const clicks = (await waitForEvents(ctx, item.lineItemId, 2 * stuffed.length)).filter((event) => event.type === 'click');
+    expect(clicks.map((click) => click.ivt)).toEqual(Array(stuffed.length).fill('not_navigation'));
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 0, spend_nanos: 0 });
   });
 });
 
