@@ -35,6 +35,7 @@ export async function startService(config: Config, logger: FastifyServerOptions[
     throw startFailure(error);
   }
   for (const file of secrets.generated) app.log.info({ file }, 'generated a secret; it is kept in this file (mode 0600)');
+  for (const { table, part } of stores.ch.forgottenBlocks ?? []) app.log.warn({ table, part }, 'a crash left an insert recorded in ClickHouse without its part; the spool replays it');
   if (!config.ADMIN_TOKEN) app.log.info({ file: adminTokenFile(config) }, 'admin token location');
   const close = async () => {
     await app.close();

@@ -3,6 +3,8 @@ import { mkdir } from 'node:fs/promises';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { ClusterTarget } from './clusterDdl.js';
 import { withUnavailableQueries } from './clickhouseUnavailable.js';
+import { lockDirectory } from './directoryLock.js';
+import { forgetBlocksWithoutParts, type ForgottenBlocks } from './deduplicationLogRepair.js';
 
 export interface ClickHouseOptions {
   url?: string;
@@ -21,6 +23,8 @@ export interface ClickHouse {
   readonly kind: 'server' | 'embedded';
   /** Set on a cluster (server mode only): the migrations run as cluster DDL. */
   readonly cluster?: ClusterTarget;
+  /** Embedded only: the blocks a kill -9 left recorded without their part, forgotten before the engine opened (deduplicationLogRepair.ts). */
+  readonly forgottenBlocks?: ForgottenBlocks[];
   close(): Promise<void>;
 }
 
@@ -59,10 +63,29 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
   }
   const directory = path.join(options.dataDir, 'clickhouse');
   await mkdir(directory, { recursive: true });
-  // chdb is an optional dependency, loaded only here so that server mode never needs its native library.
-  const { createChdbConnection } = await import('chdb/connection');
-  const client = createClient({ connection: createChdbConnection({ path: directory }) } as never);
-  return { client: withUnavailableQueries(client), kind: 'embedded', close: () => client.close() };
+  // The repair below must never touch the files of an engine another process has open.
+  const release = lockDirectory(directory, { name: 'the embedded ClickHouse', harm: "chdb's files are one process's own" });
+  try {
+    const forgottenBlocks = forgetBlocksWithoutParts(directory);
+    // chdb is an optional dependency, loaded only here so that server mode never needs its native library.
+    const { createChdbConnection } = await import('chdb/connection');
+    const client = createClient({ connection: createChdbConnection({ path: directory }) } as never);
+    return {
+      client: withUnavailableQueries(client),
+      kind: 'embedded',
+      forgottenBlocks,
+      close: async () => {
+        try {
+          await client.close();
+        } finally {
+          release();
+        }
+      },
+    };
+  } catch (error) {
+    release();
+    throw error;
+  }
 }
 
 async function ensureServerDatabase(options: ClickHouseOptions): Promise<void> {

@@ -44,7 +44,12 @@ describe.skipIf(unavailableReason !== undefined)('duplicate racing a DELETE on a
     const { campaignId } = await composeCampaign(ctx, advertiser.key, advertiser.user.id);
 
     const deleter = new pg.Client({ connectionString: server!.url });
+    // Watches pg_stat_activity from outside the DELETE's transaction: inside it, the set of backends
+    // is read once, so a connection the app's pool opened for the duplicate after the first look was
+    // never seen (the duplicate waited, unseen, until the timeout: CI at 71742b3).
+    const observer = new pg.Client({ connectionString: server!.url });
     await deleter.connect();
+    await observer.connect();
     try {
       await deleter.query('BEGIN');
       // SHARE lets the duplicate read campaigns but holds its INSERT until the DELETE has committed:
@@ -56,11 +61,22 @@ describe.skipIf(unavailableReason !== undefined)('duplicate racing a DELETE on a
         answered = true;
       });
       // The duplicate waits for the DELETE: on the campaign's row, or (reading its source unlocked) at its INSERT.
-      await eventually(async () => {
-        if (answered) return true;
-        const { rows } = await deleter.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
-        return rows.length > 0 ? true : undefined;
-      }, 'the duplicate to wait for the DELETE or answer');
+      // The lock is held until the COMMIT below, so it must end up waiting; one that never does fails,
+      // with every connection's state in the message.
+      try {
+        await eventually(async () => {
+          if (answered) return true;
+          const { rows } = await observer.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
+          return rows.length > 0 ? true : undefined;
+        }, 'the duplicate to wait for the DELETE or answer');
+      } catch (error) {
+        // What every connection but the observer's was doing then: where the duplicate was instead.
+        const { rows } = await observer.query(
+          `SELECT pid, state, wait_event_type, wait_event, now() - query_start AS running, left(query, 200) AS query
+           FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+        );
+        throw new Error(`${(error as Error).message}; other connections: ${JSON.stringify(rows)}`);
+      }
       await deleter.query('COMMIT');
 
       const response = await duplicate;
@@ -70,6 +86,7 @@ describe.skipIf(unavailableReason !== undefined)('duplicate racing a DELETE on a
       expect(rows).toEqual([]);
     } finally {
       await deleter.end();
+      await observer.end();
     }
   });
 });

@@ -1,0 +1,99 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
+import { packageRoot } from '../../src/packageRoot.js';
+
+/**
+ * Embedded chdb commits an inserted part in two steps: the block's id goes to the table's
+ * deduplication log, then the part is renamed into place. These tests kill -9 the process between
+ * the two (strace delivers SIGKILL as the rename syscall is entered), then start again: the spooled
+ * segment is replayed with the same deduplication token, and every acknowledged event must be in
+ * events_v1 and in each rollup exactly once. Seen once on CI as a whole segment missing from events_v1.
+ */
+const hasStrace = spawnSync('strace', ['-V']).status === 0;
+const EVENTS = 1000;
+
+interface Held {
+  events: number;
+  distinctEvents: number;
+  dailyImpressions: number;
+  campaignImpressions: number;
+  serveEvents: number;
+  rows: Record<string, number>;
+}
+
+function run(command: string, args: string[]): Promise<{ stdout: string; stderr: string; signal: NodeJS.Signals | null; code: number | null }> {
+  const child = spawn(command, args, { cwd: packageRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code, signal) => resolve({ stdout, stderr, code, signal }));
+  });
+}
+
+const flushChild = (dataDir: string, count: number) => [process.execPath, '--import', 'tsx', path.join(packageRoot, 'test/helpers/pipelineFlushChild.ts'), dataDir, String(count)];
+
+async function writeAndPrint(dataDir: string): Promise<Held> {
+  const [command, ...args] = flushChild(dataDir, 0);
+  const { stdout, stderr, code } = await run(command!, args);
+  expect(code, stderr).toBe(0);
+  return JSON.parse(stdout.split('\n').find((line) => line.startsWith('held '))!.slice('held '.length)) as Held;
+}
+
+/** Each table (by name) whose deduplication log ends with a block whose part is not there. */
+function tablesWithBlockWithoutPart(dataDir: string): string[] {
+  const clickhouse = path.join(dataDir, 'clickhouse');
+  const metadata = path.join(clickhouse, 'metadata', 'default');
+  const found: string[] = [];
+  for (const file of readdirSync(metadata).filter((name) => name.endsWith('.sql'))) {
+    const uuid = /UUID '([0-9a-f-]+)'/.exec(readFileSync(path.join(metadata, file), 'utf8'))?.[1];
+    if (uuid === undefined) continue;
+    const table = path.join(clickhouse, 'store', uuid.slice(0, 3), uuid);
+    const logs = path.join(table, 'deduplication_logs');
+    if (!existsSync(logs)) continue;
+    const records = readdirSync(logs).flatMap((log) => readFileSync(path.join(logs, log), 'utf8').split('\n').filter((line) => line !== ''));
+    const last = records.at(-1)?.split('\t');
+    if (last?.[0] === '1' && !existsSync(path.join(table, last[1]!))) found.push(file.slice(0, -'.sql'.length));
+  }
+  return found;
+}
+
+/** Runs a child that accepts EVENTS events and writes them in one insert, killed -9 as it enters its `rename`-th rename. */
+async function crashInCommit(rename: number): Promise<{ dataDir: string; hit: string[]; acknowledged: number }> {
+  const dataDir = mkdtempSync(path.join(inject('testRoot'), 'commit-crash-'));
+  // The schema first, in a run of its own: the crashing run's renames are then its insert's alone.
+  await writeAndPrint(dataDir);
+  const crashed = await run('strace', ['-f', '-qq', '-o', '/dev/null', '-e', 'trace=rename', '-e', `inject=rename:signal=SIGKILL:when=${rename}`, ...flushChild(dataDir, EVENTS)]);
+  const acks = crashed.stdout.split('\n').filter((line) => line.startsWith('ack '));
+  expect(crashed.stdout, crashed.stderr).not.toMatch(/^held /m);
+  return { dataDir, hit: tablesWithBlockWithoutPart(dataDir), acknowledged: Number(acks.at(-1)?.split(' ')[1] ?? 0) };
+}
+
+describe.runIf(hasStrace)('kill -9 between ClickHouse recording a block and committing its part (embedded chdb)', () => {
+  it('replays the segment into events_v1 when the crash left its block id without its part', async () => {
+    // The insert's first rename is events_v1's part: the views come after it.
+    const { dataDir, hit, acknowledged } = await crashInCommit(1);
+    expect(acknowledged).toBe(EVENTS);
+    expect(hit).toEqual(['events_v1']);
+    const held = await writeAndPrint(dataDir);
+    expect(held).toMatchObject({ events: EVENTS, distinctEvents: EVENTS, dailyImpressions: EVENTS, campaignImpressions: EVENTS, serveEvents: EVENTS });
+    expect(readdirSync(path.join(dataDir, 'spool'))).toEqual([]);
+  }, 120_000);
+
+  it("replays the segment into the one view that lost its block, and into no other table again", async () => {
+    // The second rename is a view's part, after events_v1's is in place.
+    const { dataDir, hit, acknowledged } = await crashInCommit(2);
+    expect(acknowledged).toBe(EVENTS);
+    expect(hit).toHaveLength(1);
+    expect(hit[0]).not.toBe('events_v1');
+    const held = await writeAndPrint(dataDir);
+    expect(held).toMatchObject({ events: EVENTS, distinctEvents: EVENTS, dailyImpressions: EVENTS, campaignImpressions: EVENTS, serveEvents: EVENTS });
+    // Only this one segment was ever written here: the view holds something only if the replay reached it.
+    expect(held.rows[hit[0]!]).toBeGreaterThan(0);
+    expect(readdirSync(path.join(dataDir, 'spool'))).toEqual([]);
+  }, 120_000);
+});
