@@ -8,6 +8,7 @@ import { findClick, type StoredClick } from './clickLookup.js';
 import { conversionLock } from './conversionLock.js';
 import type { ConversionInput, ConversionResult } from './conversionSchemas.js';
 import type { EventPipeline } from './eventPipeline.js';
+import { EVENT_RETENTION_DAYS } from './eventImport.js';
 import { eventCost, findLineItemPricing } from './lineItemPricing.js';
 import { NANOS_PER_USD, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
 import type { Visitor } from './visitor.js';
@@ -42,6 +43,11 @@ export function createConversionRecorder({ db, ch, events, attributionWindowDays
     const occurredAt = input.occurred_at ? Date.parse(input.occurred_at) : nowMs;
     if (occurredAt > nowMs + FUTURE_TOLERANCE_MS) {
       throw new ApiError('validation_error', 'request is invalid', [{ path: 'occurred_at', message: 'must not be in the future' }]);
+    }
+    // events_v1 drops an older row (its TTL) and cannot hold one before 1970: a 2xx would be a lie.
+    if (occurredAt < nowMs - EVENT_RETENTION_DAYS * MS_PER_DAY) {
+      const message = `must be within the ${EVENT_RETENTION_DAYS} days raw events are kept`;
+      throw new ApiError('validation_error', 'request is invalid', [{ path: 'occurred_at', message }]);
     }
     // Tenancy first, so that not even a replayed conversion of another organization's click is shown.
     const click = await findClick(ch, input.click_id);
