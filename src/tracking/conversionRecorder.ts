@@ -34,7 +34,8 @@ export interface ConversionRecorderDeps {
  * Attributes a reported conversion to its click. A click of another organization, or one that does
  * not exist, is 404. A conversion of an invalid click, or outside [click, click + window], is stored
  * for audit as invalid traffic (invalid_click, outside_window): neither revenue nor cost is reported.
- * A valid one costs the line item's current CPA bid (nothing on other price models).
+ * A valid one of a CPA serve (the click's price model) costs the line item's current CPA bid;
+ * nothing for a serve of another model, nor once the line item no longer bids CPA.
  */
 export function createConversionRecorder({ db, ch, events, attributionWindowDays }: ConversionRecorderDeps) {
   const lock = conversionLock(db);
@@ -68,8 +69,11 @@ export function createConversionRecorder({ db, ch, events, attributionWindowDays
       creative_id: click.creative_id,
       placement_id: click.placement_id,
       publisher_id: click.publisher_id,
-      price_model: typeof pricing === 'object' ? pricing.model : click.price_model,
-      cost_nanos: ivt === '' && typeof pricing === 'object' ? eventCost('conversion', pricing) : 0,
+      // The model agreed at serve time (signed into the click's token, kept on its row) decides
+      // whether the conversion is billed: a CPC serve paid at its click, and a bid switched to CPA
+      // after it must not bill the same serve again.
+      price_model: click.price_model,
+      cost_nanos: ivt === '' && click.price_model === 'CPA' && typeof pricing === 'object' ? eventCost('conversion', pricing) : 0,
       revenue_nanos: Math.round(revenueUsd * NANOS_PER_USD),
       click_id: input.click_id,
       // The caller is the advertiser's server, not the converting person: its address is kept for

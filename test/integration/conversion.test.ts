@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdvertiser } from '../helpers/factories.js';
+import { asAdvertiser } from '../helpers/managementFactories.js';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import {
   ADDRESSES,
@@ -78,6 +79,19 @@ describe('POST /v1/advertiser/conversions', () => {
     expect(response.json().data).toMatchObject({ revenue_usd: 0, cost_usd: 12, attributed: true });
     await waitForEvents(ctx, item.lineItemId, 3);
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 1, conversions: 1, spend_nanos: 12_000_000_000 });
+  });
+
+  it('bills a conversion only when the serve that led to it was CPA: a CPC click whose bid later turns CPA is not billed twice', async () => {
+    const item = await trackedLineItem(ctx, CPC_BID);
+    const clickId = await clickOn(item, 'CPC', 400_000_000);
+    const switched = await asAdvertiser(ctx, item.key)('PUT', `/v1/advertiser/line-items/${item.lineItemId}/bids`, { bid_type: 'cpa', bid_value: 7 });
+    expect(switched.statusCode).toBe(200);
+    const response = await postConversion(item.key, { click_id: clickId, value: 3 });
+    expect(response.statusCode).toBe(201);
+    expect(response.json().data).toMatchObject({ cost_usd: 0, revenue_usd: 3, attributed: true });
+    const events = await waitForEvents(ctx, item.lineItemId, 3);
+    expect(events.find((event) => event.type === 'conversion')).toMatchObject({ price_model: 'CPC', cost_nanos: 0 });
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 1, conversions: 1, spend_nanos: 400_000_000 });
   });
 
   it('counts the same conversion_id for the same click once: a repeat answers 200 with the first conversion', async () => {
