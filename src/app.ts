@@ -5,6 +5,7 @@ import { registerJsonParser } from './http/jsonBody.js';
 import { requestIdOf } from './http/requestId.js';
 import { answerFrameworkError, clientErrorHandler } from './http/frameworkErrors.js';
 import { healthRoutes } from './http/healthRoutes.js';
+import { proxyTrustWarning } from './http/proxyTrustWarning.js';
 import { cachedProxyTrust } from './http/proxyTrust.js';
 import { openapiRoute } from './http/openapiRoute.js';
 import { adminRoutes } from './admin/adminRoutes.js';
@@ -61,6 +62,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: answerFrameworkError,
     clientErrorHandler,
   });
+  const proxyWarning = proxyTrustWarning(config.TRUST_PROXY);
+  if (proxyWarning) app.log.warn({ TRUST_PROXY: config.TRUST_PROXY }, proxyWarning);
   // A callback hook: an async one costs every response a promise and a turn of the microtask queue.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);

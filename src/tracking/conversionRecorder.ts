@@ -9,6 +9,7 @@ import { conversionLock } from './conversionLock.js';
 import { conversionTimes } from './conversionTimes.js';
 import type { ConversionInput, ConversionResult } from './conversionSchemas.js';
 import type { EventPipeline } from './eventPipeline.js';
+import { EVENT_RETENTION_DAYS } from './eventImport.js';
 import { hashedEventId } from './hashedEventId.js';
 import { eventCost, findLineItemPricing } from './lineItemPricing.js';
 import { NANOS_PER_USD, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
@@ -35,7 +36,8 @@ export interface ConversionRecorderDeps {
  * Attributes a reported conversion to its click. A click of another organization, or one that does
  * not exist, is 404. A conversion of an invalid click, or outside [click, click + window], is stored
  * for audit as invalid traffic (invalid_click, outside_window): neither revenue nor cost is reported.
- * A valid one costs the line item's current CPA bid (nothing on other price models).
+ * A valid one of a CPA serve (the click's price model) costs the line item's current CPA bid;
+ * nothing for a serve of another model, nor once the line item no longer bids CPA.
  */
 export function createConversionRecorder({ db, ch, events, attributionWindowDays }: ConversionRecorderDeps) {
   const lock = conversionLock(db);
@@ -45,6 +47,11 @@ export function createConversionRecorder({ db, ch, events, attributionWindowDays
     const occurredAt = input.occurred_at ? Date.parse(input.occurred_at) : nowMs;
     if (occurredAt > nowMs + FUTURE_TOLERANCE_MS) {
       throw new ApiError('validation_error', 'request is invalid', [{ path: 'occurred_at', message: 'must not be in the future' }]);
+    }
+    // events_v1 drops an older row (its TTL) and cannot hold one before 1970: a 2xx would be a lie.
+    if (occurredAt < nowMs - EVENT_RETENTION_DAYS * MS_PER_DAY) {
+      const message = `must be within the ${EVENT_RETENTION_DAYS} days raw events are kept`;
+      throw new ApiError('validation_error', 'request is invalid', [{ path: 'occurred_at', message }]);
     }
     // Tenancy first, so that not even a replayed conversion of another organization's click is shown.
     const click = await findClick(ch, input.click_id);
@@ -65,8 +72,11 @@ export function createConversionRecorder({ db, ch, events, attributionWindowDays
         creative_id: click.creative_id,
         placement_id: click.placement_id,
         publisher_id: click.publisher_id,
-        price_model: typeof pricing === 'object' ? pricing.model : click.price_model,
-        cost_nanos: ivt === '' && typeof pricing === 'object' ? eventCost('conversion', pricing) : 0,
+        // The model agreed at serve time (signed into the click's token, kept on its row) decides
+        // whether the conversion is billed: a CPC serve paid at its click, and a bid switched to CPA
+        // after it must not bill the same serve again.
+        price_model: click.price_model,
+        cost_nanos: ivt === '' && click.price_model === 'CPA' && typeof pricing === 'object' ? eventCost('conversion', pricing) : 0,
         revenue_nanos: Math.round(revenueUsd * NANOS_PER_USD),
         click_id: input.click_id,
         // The caller is the advertiser's server, not the converting person: its address is kept for

@@ -1,19 +1,39 @@
 import { z } from 'zod';
 import { currencyCode } from '../money/currencyCode.js';
+import { convertToUsd } from '../money/usdRates.js';
 import { wellFormedText } from '../management/fieldSchemas.js';
 
+/**
+ * The largest conversion value in USD (after conversion from its currency), and the largest
+ * revenue_usd of an imported line. Revenue is kept in nano-USD as Int64 (at most 9.2e18, about
+ * 9.2 billion USD), and the reporting rollups add a line item's conversions of a day and placement
+ * into one Int64 too: a larger value would be refused by ClickHouse (a conversion lost after its 2xx)
+ * or wrap to a negative revenue, and a ceiling near the Int64 limit would let nine conversions wrap a
+ * report's sum. 1,000,000 USD (1e15 nano-USD, the figure of the bid ceiling) is stored exactly, and
+ * takes 9,223 such conversions in one line item, placement and day to reach the limit of a sum.
+ */
+export const CONVERSION_VALUE_MAX_USD = 1_000_000;
+
 /** POST /v1/advertiser/conversions: a conversion the advertiser's server reports against a click id. */
-export const conversionBody = z.strictObject({
-  /** The `adsvc_click_id` the click redirect added to the destination URL. */
-  click_id: z.uuid(),
-  /** The conversion's value (order total, lead value), in `currency`; becomes revenue_usd. */
-  value: z.number().nonnegative().max(1e12).optional(),
-  currency: currencyCode.default('USD'),
-  /** The advertiser's own id for the conversion (an order id): the same id for the same click counts once. */
-  conversion_id: wellFormedText().trim().min(1).max(128).optional(),
-  /** When the conversion happened (ISO 8601 with offset); defaults to when it is reported. */
-  occurred_at: z.iso.datetime({ offset: true }).optional(),
-});
+export const conversionBody = z
+  .strictObject({
+    /** The `adsvc_click_id` the click redirect added to the destination URL. */
+    click_id: z.uuid(),
+    /** The conversion's value (order total, lead value), in `currency`; becomes revenue_usd. */
+    value: z.number().nonnegative().optional(),
+    currency: currencyCode.default('USD'),
+    /** The advertiser's own id for the conversion (an order id): the same id for the same click counts once. */
+    conversion_id: wellFormedText().trim().min(1).max(128).optional(),
+    /** When the conversion happened (ISO 8601 with offset); defaults to when it is reported. */
+    occurred_at: z.iso.datetime({ offset: true }).optional(),
+  })
+  .superRefine(({ value, currency }, context) => {
+    // Checked in USD, what is stored: the same ceiling whatever the currency.
+    const usd = value === undefined ? undefined : convertToUsd(value, currency);
+    if (usd !== undefined && !(usd <= CONVERSION_VALUE_MAX_USD)) {
+      context.addIssue({ code: 'custom', path: ['value'], message: 'must be at most 1,000,000 USD once converted to USD' });
+    }
+  });
 
 export type ConversionInput = z.output<typeof conversionBody>;
 

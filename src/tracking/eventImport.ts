@@ -8,6 +8,7 @@ import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { Postgres } from '../store/postgres.js';
 import { StoreUnavailableError } from '../store/storeUnavailable.js';
 import { EventStoreUnavailableError } from '../store/clickhouseUnavailable.js';
+import { CONVERSION_VALUE_MAX_USD } from './conversionSchemas.js';
 import { eventCost, findLineItemPricing, type LineItemPricing, type PricingProblem } from './lineItemPricing.js';
 import { NANOS_PER_USD, NIL_UUID, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
 import { NOT_UTF8_LINE, type NdjsonLine } from './ndjsonLines.js';
@@ -22,7 +23,7 @@ const importLine = z
     placement_id: placementId,
     ip: z.union([z.ipv4(), z.ipv6()], { error: 'must be an IPv4 or IPv6 address' }),
     user_agent: wellFormedText().max(2048).optional(),
-    revenue_usd: z.number().nonnegative().max(1e12).optional(),
+    revenue_usd: z.number().nonnegative().max(CONVERSION_VALUE_MAX_USD, { error: 'must be at most 1,000,000' }).optional(),
   })
   .refine((line) => line.revenue_usd === undefined || line.type === 'conversion', {
     path: ['revenue_usd'],

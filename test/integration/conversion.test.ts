@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdvertiser } from '../helpers/factories.js';
+import { asAdvertiser } from '../helpers/managementFactories.js';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import {
   ADDRESSES,
@@ -80,6 +81,19 @@ describe('POST /v1/advertiser/conversions', () => {
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 1, conversions: 1, spend_nanos: 12_000_000_000 });
   });
 
+  it('bills a conversion only when the serve that led to it was CPA: a CPC click whose bid later turns CPA is not billed twice', async () => {
+    const item = await trackedLineItem(ctx, CPC_BID);
+    const clickId = await clickOn(item, 'CPC', 400_000_000);
+    const switched = await asAdvertiser(ctx, item.key)('PUT', `/v1/advertiser/line-items/${item.lineItemId}/bids`, { bid_type: 'cpa', bid_value: 7 });
+    expect(switched.statusCode).toBe(200);
+    const response = await postConversion(item.key, { click_id: clickId, value: 3 });
+    expect(response.statusCode).toBe(201);
+    expect(response.json().data).toMatchObject({ cost_usd: 0, revenue_usd: 3, attributed: true });
+    const events = await waitForEvents(ctx, item.lineItemId, 3);
+    expect(events.find((event) => event.type === 'conversion')).toMatchObject({ price_model: 'CPC', cost_nanos: 0 });
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 1, conversions: 1, spend_nanos: 400_000_000 });
+  });
+
   it('counts the same conversion_id for the same click once: a repeat answers 200 with the first conversion', async () => {
     const item = await trackedLineItem(ctx, CPC_BID);
     const clickId = await clickOn(item, 'CPC', 400_000_000);
@@ -112,6 +126,31 @@ describe('POST /v1/advertiser/conversions', () => {
     const response = await postConversion(item.key, { click_id: clickId, value: 10, occurred_at: beforeClick });
     expect(response.statusCode).toBe(202);
     expect(response.json().data).toMatchObject({ attributed: false, reason: 'outside_window' });
+  });
+
+  it('refuses (422) a value over 1,000,000 USD once converted, or an occurred_at older than events are kept, and stores none of them', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 7 });
+    const clickId = await clickOn(item, 'CPA', 7_000_000_000);
+    const refused = [
+      { value: 1e12 },
+      { value: 1e10, conversion_id: 'order-big' },
+      // 990,000 EUR is 1,024,650 USD: the ceiling is checked after conversion.
+      { value: 990_000, currency: 'EUR' },
+      { value: 1, occurred_at: '1900-01-01T00:00:00Z' },
+      { value: 1, occurred_at: new Date(Date.now() - 401 * 86_400_000).toISOString(), conversion_id: 'order-old' },
+    ];
+    for (const payload of refused) {
+      const response = await postConversion(item.key, { click_id: clickId, ...payload });
+      expect(response.statusCode, JSON.stringify(payload)).toBe(422);
+      expect(response.json().error.code).toBe('validation_error');
+      expect(response.json().error.details[0].path).toBe('occurred_at' in payload ? 'occurred_at' : 'value');
+    }
+    const ceiling = await postConversion(item.key, { click_id: clickId, value: 1_000_000 });
+    expect(ceiling.statusCode).toBe(201);
+    expect(ceiling.json().data).toMatchObject({ revenue_usd: 1_000_000, cost_usd: 7 });
+    const events = await waitForEvents(ctx, item.lineItemId, 3);
+    expect(events.filter((event) => event.type === 'conversion').map((event) => event.revenue_nanos)).toEqual([1e15]);
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ conversions: 1, revenue_nanos: 1e15, spend_nanos: 7_000_000_000 });
   });
 
   it("answers 404 not_found for another organization's click and for an unknown one", async () => {

@@ -130,6 +130,16 @@ describe('POST /v1/admin/events/import', () => {
     expect(eventsTable).toContain(`TTL toDateTime(event_time) + INTERVAL ${EVENT_RETENTION_DAYS} DAY`);
   });
 
+  it('rejects a revenue_usd over 1,000,000 (what nano-USD in 64 bits keeps exactly, with room to sum) and keeps one at it', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 7 });
+    const line = (revenue: number) => ({ type: 'conversion', time: new Date().toISOString(), line_item_id: item.lineItemId, placement_id: item.placementId, ip: ADDRESSES.comcastResidential, revenue_usd: revenue });
+    const response = await importNdjson(ndjson([line(1e12), line(1e10), line(1_000_000.01), line(1_000_000)]));
+    const message = 'revenue_usd: must be at most 1,000,000';
+    expect(response.json().data).toEqual({ accepted: 1, invalid: 0, rejected: 3, errors: [1, 2, 3].map((number) => ({ line: number, message })) });
+    expect((await eventsOf(ctx, item.lineItemId)).map((event) => event.revenue_nanos)).toEqual([1e15]);
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ conversions: 1, revenue_nanos: 1e15 });
+  });
+
   it('rejects a line with a field it does not know', async () => {
     const item = await trackedLineItem(ctx);
     const line = { type: 'impression', time: new Date().toISOString(), line_item_id: item.lineItemId, placement_id: item.placementId, ip: ADDRESSES.comcastResidential };
