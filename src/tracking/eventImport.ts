@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { z } from 'zod';
 import { countryOfAddress } from '../geo/countryOfAddress.js';
 import { ApiError, zodDetails } from '../http/errors.js';
@@ -12,6 +12,7 @@ import { CONVERSION_VALUE_MAX_USD } from './conversionSchemas.js';
 import { eventCost, findLineItemPricing, type LineItemPricing, type PricingProblem } from './lineItemPricing.js';
 import { NANOS_PER_USD, NIL_UUID, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
 import { NOT_UTF8_LINE, type NdjsonLine } from './ndjsonLines.js';
+import type { ImportedRange } from './importedRanges.js';
 import { classifyVisitor } from './visitor.js';
 
 /** One NDJSON line of POST /v1/admin/events/import. A field not listed here rejects the line, as everywhere. */
@@ -59,8 +60,17 @@ const pricingProblems: Record<PricingProblem, string> = {
   unknown_currency: "the line item's currency has no USD rate",
 };
 
-/** Events handed to the pipeline at a time: memory stays bounded whatever the body's size. */
-const IMPORT_BATCH_ROWS = 1000;
+/**
+ * Lines per batch: a batch is a fixed range of line numbers (1 to 1000, 1001 to 2000, ...), however
+ * many of its lines are stored, so a file sent again makes the same batches even where a line is
+ * judged otherwise (its time against "now", a line item created since); memory stays bounded
+ * whatever the body's size.
+ */
+const IMPORT_BATCH_LINES = 1000;
+/** A range's digest without an import key: not asked for. */
+const NO_DIGEST = Buffer.alloc(0);
+/** What stands for a line that is not UTF-8 in its range's digest (such a line is refused, never stored). */
+const NOT_UTF8_TEXT = '\u0000not UTF-8';
 /** Lines handled between two yields to the event loop, so live pixels are answered during an import. */
 const LINES_PER_YIELD = 100;
 
@@ -76,9 +86,15 @@ export async function importEvents(
   deps: {
     db: Postgres;
     traffic: TrafficClassifier;
-    /** Stores a batch; resolves to its events that were already stored (an import with a key sent again), which are counted apart. */
-    store: (events: TrackedEvent[]) => Promise<TrackedEvent[] | void>;
-    /** The event id of a line (its number and text): an import with a key derives it; otherwise each is random. */
+    /**
+     * Stores a batch, the events of one range of lines (possibly none); resolves to its events that
+     * were already stored (an import with a key sent again), which are counted apart.
+     */
+    store: (events: TrackedEvent[], range: ImportedRange) => Promise<TrackedEvent[] | void>;
+    /**
+     * The event id of a line (its number and text): an import with a key derives it, and its ranges
+     * carry the SHA-256 of their lines; otherwise each id is random.
+     */
     eventIdOf?: (line: number, text: string) => string;
   },
   nowMs: number,
@@ -96,8 +112,12 @@ export async function importEvents(
     summary.rejected += 1;
     if (summary.errors.length < MAX_REPORTED_ERRORS) summary.errors.push({ line, message });
   };
+  let rangeText: Hash | undefined;
   const storeBatch = async () => {
-    const already = batch.length > 0 ? await deps.store(batch) : undefined;
+    const first = storedThroughLine + 1;
+    const sha256 = rangeText?.digest() ?? NO_DIGEST;
+    rangeText = undefined;
+    const already = await deps.store(batch, { first, last: lineNumber, sha256 });
     for (const event of already ?? []) {
       if (event.ivt === '') summary.accepted -= 1;
       else summary.invalid -= 1;
@@ -122,14 +142,20 @@ export async function importEvents(
     for await (const raw of lines) {
       lineNumber += 1;
       if (lineNumber % LINES_PER_YIELD === 0) await new Promise((resolve) => setImmediate(resolve));
-      if (raw === NOT_UTF8_LINE) {
-        reject(lineNumber, 'not valid UTF-8');
-        continue;
+      if (deps.eventIdOf) {
+        rangeText ??= createHash('sha256');
+        rangeText.update(raw === NOT_UTF8_LINE ? NOT_UTF8_TEXT : raw).update('\n');
       }
-      const event = await importLineEvent(raw.trim(), lineNumber);
-      if (event) batch.push(event);
-      if (batch.length >= IMPORT_BATCH_ROWS) await storeBatch();
+      if (raw === NOT_UTF8_LINE) reject(lineNumber, 'not valid UTF-8');
+      else {
+        const event = await importLineEvent(raw.trim(), lineNumber);
+        if (event) batch.push(event);
+      }
+      if (lineNumber % IMPORT_BATCH_LINES === 0) await storeBatch();
     }
+    // The last lines; or, when the body ended at a range's end, the empty range after it, which an
+    // import with a key records as where its body ended.
+    if (deps.eventIdOf) rangeText ??= createHash('sha256');
     await storeBatch();
   } catch (error) {
     stopped(error);

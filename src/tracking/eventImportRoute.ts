@@ -8,7 +8,7 @@ import type { ClickHouse } from '../store/clickhouse.js';
 import type { Postgres } from '../store/postgres.js';
 import type { EventPipeline } from './eventPipeline.js';
 import { importEvents } from './eventImport.js';
-import { importedEventId, importKey, importOnceStore } from './importOnce.js';
+import { importedEventId, importKey, importLock, importOnceStore } from './importOnce.js';
 import { ndjsonLines } from './ndjsonLines.js';
 import type { TrackedEvent } from './trackedEvent.js';
 
@@ -43,6 +43,7 @@ export async function eventImportRoute(app: FastifyInstance, deps: EventImportRo
     done(null, payload);
   });
 
+  const lock = importLock(deps.db);
   app.post(
     '/v1/admin/events/import',
     // Checked on request, before a body of up to IMPORT_BODY_LIMIT_BYTES is read.
@@ -55,7 +56,10 @@ export async function eventImportRoute(app: FastifyInstance, deps: EventImportRo
       const lines = ndjsonLines(request.body, deps.bodyLimit);
       if (key !== undefined) {
         // Sent again with the same key (after a cut connection, a 503), the lines already stored are left out.
-        const once = { store: importOnceStore(deps.ch, deps.events), eventIdOf: (line: number, text: string) => importedEventId(key, line, text) };
+        const once = {
+          store: importOnceStore({ db: deps.db, ch: deps.ch, events: deps.events, lock }, key),
+          eventIdOf: (line: number, text: string) => importedEventId(key, line, text),
+        };
         return { data: await importEvents(lines, { db: deps.db, traffic: deps.traffic, ...once }, Date.now()) };
       }
       const write = async () => {
@@ -68,6 +72,7 @@ export async function eventImportRoute(app: FastifyInstance, deps: EventImportRo
       };
       let unwritten = 0;
       const storeBatch = async (batch: TrackedEvent[]) => {
+        if (batch.length === 0) return;
         await store(deps.events, batch);
         unwritten += batch.length;
         if (unwritten < IMPORT_WRITE_ROWS) return;

@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { ApiError } from '../http/errors.js';
 import type { ClickHouse } from '../store/clickhouse.js';
+import { keyedLock, type KeyedLock } from '../store/keyedLock.js';
+import type { Postgres } from '../store/postgres.js';
 import type { EventPipeline } from './eventPipeline.js';
 import { hashedEventId } from './hashedEventId.js';
+import { checkImportedRange, type ImportedRange } from './importedRanges.js';
 import type { TrackedEvent } from './trackedEvent.js';
 
 /** The import's `Idempotency-Key` header: 1 to 255 printable ASCII characters, no spaces (a UUID, a file name and date). */
@@ -10,31 +14,72 @@ export const importKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 
 
 /**
  * The event id of an imported line under an import key: the same key, line number and text always
- * give the same id, so a resent file's lines are known, and a different file sent with the same
- * key shares no ids with the first (its lines differ).
+ * give the same id, so a resent file's lines are known. A different file under the same key is
+ * refused where its lines differ (importedRanges.ts), before any of them is stored.
  */
 export function importedEventId(key: string, line: number, text: string): string {
   return hashedEventId(`import\n${key}\n${line}\n${text}`);
 }
 
 /**
- * How the batches of an import with a key are stored: its lines an earlier request with the key
- * already stored are left out (looked up by their ids), the rest written to ClickHouse at once
- * (EventPipeline.writeNow), past the spool, so that the next request finds them. The insert's
- * deduplication token is its ids: a resend whose lookup ran while the cut request's last insert was
- * still on its way writes the same rows with the same token, and ClickHouse keeps one. Resolves to
- * the batch's events that were already stored.
+ * How the line ranges (batches) of an import with a key are stored, so that sending the file again,
+ * even while an earlier request of it still writes, stores each line once:
+ *
+ * - the range's text is checked against the one first sent under the key (importedRanges.ts);
+ * - the range's lookup and writes run under a lock of (key, first line), in this process and across
+ *   instances: a resend looks only after the earlier request's writes of the range returned;
+ * - the events an earlier request stored are looked up by their ids and left out; the rest are written
+ *   to ClickHouse at once (EventPipeline.writeNow), past the spool, so that the next request finds them,
+ *   one insert per calendar month (UTC). events_v1 is partitioned by month and an insert makes one part
+ *   per month, each committed on its own: a range over a month's end written as one insert could be
+ *   seen with one month and without the other, and the resend would write the other under a token of
+ *   its own, beside the first request's late part. One month's rows are one part, seen whole or not at all;
+ * - an insert's deduplication token is its ids: an insert whose answer was lost (ClickHouse stored it
+ *   after the request gave up) and the resend's insert of the same lines count once.
+ *
+ * Resolves to the range's events that were already stored.
  */
-export function importOnceStore(ch: ClickHouse, events: EventPipeline) {
-  return async (batch: TrackedEvent[]): Promise<TrackedEvent[]> => {
-    const stored = await storedEventIds(ch, batch);
-    const fresh = batch.filter((event) => !stored.has(event.event_id));
-    if (fresh.length > 0) {
-      const ids = createHash('sha256').update(fresh.map((event) => event.event_id).join(',')).digest('hex');
-      await events.writeNow(fresh, `import:${ids}`);
-    }
-    return batch.filter((event) => stored.has(event.event_id));
+export function importOnceStore(deps: { db: Postgres; ch: ClickHouse; events: EventPipeline; lock: KeyedLock }, key: string) {
+  return async (batch: TrackedEvent[], range: ImportedRange): Promise<TrackedEvent[]> => {
+    await checkImportedRange(deps.db, key, range);
+    if (batch.length === 0) return [];
+    return deps.lock(`${key}\n${range.first}`, async () => {
+      const stored = await storedEventIds(deps.ch, batch);
+      for (const month of byMonth(batch.filter((event) => !stored.has(event.event_id)))) {
+        const ids = createHash('sha256').update(month.map((event) => event.event_id).join(',')).digest('hex');
+        await deps.events.writeNow(month, `import:${ids}`);
+      }
+      return batch.filter((event) => stored.has(event.event_id));
+    });
   };
+}
+
+/**
+ * A range's steps wait up to 10 s for another request's step of the same range: a lookup and at most
+ * two inserts of up to 1000 rows, normally milliseconds. One waiting longer answers 503 and the file is
+ * resent. Three ranges at once, in all (keyedLock.ts says why there is a cap): an import holds one, a resend of it another.
+ */
+export function importLock(db: Postgres): KeyedLock {
+  return keyedLock(db, {
+    lockClass: 724_100_005,
+    lockKeyOf: (rangeKey) => createHash('sha256').update(rangeKey).digest().readInt32BE(0),
+    holders: 3,
+    wait: '10s',
+    busy: () => new ApiError('unavailable', 'too many keyed imports are being written at once; retry later'),
+    stillRunning: () => new ApiError('unavailable', 'another request with this Idempotency-Key is still writing these lines; retry later'),
+  });
+}
+
+/** The events by calendar month (UTC) of their time, the partition of events_v1. */
+function byMonth(events: TrackedEvent[]): TrackedEvent[][] {
+  const months = new Map<string, TrackedEvent[]>();
+  for (const event of events) {
+    const month = new Date(event.event_time).toISOString().slice(0, 7);
+    const list = months.get(month);
+    if (list) list.push(event);
+    else months.set(month, [event]);
+  }
+  return [...months.values()];
 }
 
 const idRow = z.object({ id: z.string() });

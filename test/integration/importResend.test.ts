@@ -34,6 +34,30 @@ function importNdjson(body: string, headers: Record<string, string>) {
   return ctx.admin({ method: 'POST', url: '/v1/admin/events/import', headers: { 'content-type': 'application/x-ndjson', ...headers }, payload: body });
 }
 
+/**
+ * An import over a real connection whose body the test sends in parts (`send`); `answer` is the
+ * status and JSON body once the server answers and closes.
+ */
+function importOverSocket(key: string, bodyBytes: number) {
+  const socket = connect(port, '127.0.0.1');
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const answer = new Promise<{ status: number; body: { data?: Record<string, number>; error?: { code: string; message: string } } }>((resolve, reject) => {
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      resolve({ status: Number(text.slice(9, 12)), body: JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) });
+    });
+  });
+  socket.write(
+    `POST /v1/admin/events/import HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${ctx.secrets.adminToken}\r\nconnection: close\r\n` +
+      `content-type: application/x-ndjson\r\nidempotency-key: ${key}\r\ncontent-length: ${bodyBytes}\r\n\r\n`,
+  );
+  return { send: (text: string) => socket.write(text), answer };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 describe('POST /v1/admin/events/import with an Idempotency-Key', () => {
   it('stores a file whose connection was cut midway once when it is sent again whole', async () => {
     const item = await trackedLineItem(ctx);
@@ -78,6 +102,75 @@ describe('POST /v1/admin/events/import with an Idempotency-Key', () => {
     const again = await importNdjson(body, headers);
     expect(again.json().data).toMatchObject({ accepted: 0, invalid: 0, rejected: 0, already_imported: 25_000 });
     expect(await storedOf(item.lineItemId)).toEqual({ rows: 25_000, ids: 25_000 });
+  });
+
+  it('stores each line once when the file is sent twice at once and a line is judged otherwise by the two', async () => {
+    const item = await trackedLineItem(ctx);
+    const t0 = Date.now();
+    // Line 1 is 5 minutes and 4 seconds ahead of t0: in the future for the first request (refused),
+    // not for the second, sent 4.5 s later. The other lines cross a month's end at line 1001.
+    const monthStart = Date.UTC(new Date(t0).getUTCFullYear(), new Date(t0).getUTCMonth(), 1);
+    const lines = Array.from({ length: 2500 }, (_, index) =>
+      JSON.stringify({
+        type: 'impression',
+        time: new Date(index === 0 ? t0 + 5 * 60_000 + 4_000 : monthStart - 1000 + index).toISOString(),
+        line_item_id: item.lineItemId,
+        placement_id: item.placementId,
+        ip: ADDRESSES.comcastResidential,
+      }),
+    );
+    const text = (from: number, to: number) => lines.slice(from, to).map((line) => `${line}\n`).join('');
+    const bodyBytes = Buffer.byteLength(text(0, lines.length));
+    const key = `twice-${item.lineItemId}`;
+
+    // Both requests get their first 999 lines, then the rest in the same instant: both reach the
+    // end of their first batch together and look it up before either has written it.
+    const first = importOverSocket(key, bodyBytes);
+    first.send(text(0, 999));
+    await sleep(Math.max(0, t0 + 4_500 - Date.now()));
+    const second = importOverSocket(key, bodyBytes);
+    second.send(text(0, 999));
+    await sleep(500);
+    first.send(text(999, lines.length));
+    second.send(text(999, lines.length));
+    const answers = await Promise.all([first.answer, second.answer]);
+
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    const [one, two] = answers.map((answer) => answer.body.data as Record<string, number>) as [Record<string, number>, Record<string, number>];
+    expect(one.rejected).toBe(1);
+    expect(two.rejected).toBe(0);
+    expect(one.accepted! + one.already_imported!).toBe(2499);
+    expect(two.accepted! + two.already_imported!).toBe(2500);
+    expect(await storedOf(item.lineItemId)).toEqual({ rows: 2500, ids: 2500 });
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ impressions: 2500 });
+  });
+
+  it('refuses another body under a key already used (422) where its lines differ, and stores none of them', async () => {
+    const item = await trackedLineItem(ctx);
+    const line = (minute: number, ip: string = ADDRESSES.comcastResidential) =>
+      `${JSON.stringify({ type: 'impression', time: new Date(Date.now() - minute * 60_000).toISOString(), line_item_id: item.lineItemId, placement_id: item.placementId, ip })}\n`;
+    const lines = Array.from({ length: 1500 }, (_, index) => line(index + 1));
+    const key = `reused-${item.lineItemId}`;
+    expect((await importNdjson(lines.join(''), { 'idempotency-key': key })).json().data).toMatchObject({ accepted: 1500, already_imported: 0 });
+
+    const refusedWith = async (body: string, lines: string) => {
+      const response = await importNdjson(body, { 'idempotency-key': key });
+      expect(response.statusCode).toBe(422);
+      expect(response.json().error).toMatchObject({ code: 'validation_error', details: [{ path: 'Idempotency-Key', message: 'already used with another body' }] });
+      expect(response.json().error.message).toContain(lines);
+    };
+    // The same first line, then others: before, the first was taken for already imported and the others stored.
+    await refusedWith([lines[0], line(1, ADDRESSES.telekomResidentialV6), line(2, ADDRESSES.telekomResidentialV6)].join(''), 'lines 1 to 3 differ');
+    // The same first 1000 lines, then others.
+    await refusedWith([...lines.slice(0, 1000), line(7), line(8)].join(''), 'lines 1001 to 1002 differ');
+    // The same lines and more; the first 1000 only.
+    await refusedWith([...lines, line(9)].join(''), 'lines 1001 to 1501 differ');
+    await refusedWith(lines.slice(0, 1000).join(''), 'this one ends at line 1000');
+    expect(await storedOf(item.lineItemId)).toEqual({ rows: 1500, ids: 1500 });
+
+    // The same file is still welcome, and another key takes the other file.
+    expect((await importNdjson(lines.join(''), { 'idempotency-key': key })).json().data).toMatchObject({ accepted: 0, already_imported: 1500 });
+    expect((await importNdjson([lines[0], line(1, ADDRESSES.telekomResidentialV6)].join(''), { 'idempotency-key': `${key}-2` })).json().data).toMatchObject({ accepted: 2 });
   });
 
   it('stores the same lines again under another key, or none', async () => {
