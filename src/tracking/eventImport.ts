@@ -135,7 +135,7 @@ export async function importEvents(
           : error;
     if (!(known instanceof ApiError)) throw error;
     const stored = storedThroughLine === 0 ? 'no line is imported' : `lines 1 to ${storedThroughLine} are imported`;
-    throw new ApiError(known.code, `${known.message}; ${stored}`);
+    throw new ApiError(known.code, `${known.message}; ${stored}`, known.details);
   };
 
   try {
