@@ -32,8 +32,9 @@ const NOT_NOW_TYPES = new Set([
 ]);
 
 /**
- * A failure before the engine answered: a system error of the connection (ECONNREFUSED,
- * ECONNRESET, ETIMEDOUT...), the client's request timeout or a hung-up socket, the embedded session
+ * A failure of the connection, before the engine answered or while its answer was read: a system
+ * error of the connection (ECONNREFUSED, ECONNRESET, ETIMEDOUT...; an answer cut midway is
+ * ECONNRESET "aborted"), the client's request timeout or a hung-up socket, the embedded session
  * closed. Any other error without the engine's code is a bug of ours (a bad parameter, a misuse of
  * a result) and stays a 500 that says so in the log.
  */
@@ -49,18 +50,39 @@ function isEventStoreUnavailable(error: unknown): boolean {
   return (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) || NEVER_ANSWERED_MESSAGE.test(text);
 }
 
+function sorted(error: unknown): unknown {
+  return isEventStoreUnavailable(error) ? new EventStoreUnavailableError(error) : error;
+}
+
 /**
  * The client with its queries' failures sorted: one that is isEventStoreUnavailable rejects as
  * EventStoreUnavailableError (so every route that reads ClickHouse answers 503 when it is down,
- * without a catch of its own), anything else as it was. Only `query`: inserts and commands keep
- * their errors, which the event pipeline sorts itself (src/tracking/insertErrors.ts).
+ * without a catch of its own), anything else as it was. Both when the query is sent and while its
+ * result is read (`json()`, `text()`: a server answers the status and headers first, and its
+ * connection can drop, or the server stop, in the middle of the rows; the same sorting keeps a
+ * TIMEOUT_EXCEEDED the server reports there a 500). Only `query`: inserts and commands keep their
+ * errors, which the event pipeline sorts itself (src/tracking/insertErrors.ts).
  */
 export function withUnavailableQueries(client: ClickHouseClient): ClickHouseClient {
-  const query: ClickHouseClient['query'] = (params) =>
-    client.query(params).catch((error: unknown) => {
-      throw isEventStoreUnavailable(error) ? new EventStoreUnavailableError(error) : error;
-    });
+  const query = ((params: Parameters<ClickHouseClient['query']>[0]) =>
+    client.query(params).then(withSortedReading, (error: unknown) => {
+      throw sorted(error);
+    })) as ClickHouseClient['query'];
   return new Proxy(client, {
     get: (target, property, receiver) => (property === 'query' ? query : Reflect.get(target, property, receiver)),
+  });
+}
+
+/** A result whose reads reject sorted, as the query itself does. */
+function withSortedReading<Result extends object>(result: Result): Result {
+  return new Proxy(result, {
+    get: (target, property, receiver) => {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if ((property !== 'json' && property !== 'text') || typeof value !== 'function') return value;
+      return (...args: unknown[]) =>
+        (value as (...args: unknown[]) => Promise<unknown>).apply(target, args).catch((error: unknown) => {
+          throw sorted(error);
+        });
+    },
   });
 }
