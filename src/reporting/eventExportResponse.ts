@@ -14,7 +14,9 @@ export function negotiatedExportFormat(request: FastifyRequest): ExportFormat {
 /**
  * Streams the pages as NDJSON (one event object a line) or CSV (a header line, then one record an
  * event), page by page, so memory holds one page whatever the window. The first page is read before
- * anything is sent, so a failing query still answers a clean 500; a later failure cuts the stream.
+ * anything is sent, so a failing query still answers a clean 500 (or 503); a later failure fails the
+ * stream, and fastify then destroys the response (and warns): the chunked body ends without its last
+ * chunk, so the client sees an incomplete download, never a shorter one that looks whole.
  */
 export async function sendEventExport(
   reply: FastifyReply,

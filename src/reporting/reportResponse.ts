@@ -22,7 +22,8 @@ export interface Report<Row> {
  * JSON: `{data, pagination, query}`, pagination as the spec defines it (total is the number of rows
  * on this page, has_more is total == limit). CSV: a header line and the same rows, streamed batch by
  * batch. The first batch is read before anything is sent, so a failing query still answers a clean
- * 500; a failure later can only cut the stream, which the client sees as an incomplete download.
+ * 500 (or 503); a failure later can only cut the stream: fastify destroys the response without the
+ * chunked body's last chunk, which the client sees as an incomplete download.
  */
 export async function sendReport<Row extends object>(reply: FastifyReply, report: Report<Row>): Promise<FastifyReply> {
   if (report.format === 'json') {
