@@ -47,8 +47,6 @@ describe('click redirect: one visitor clicking faster than a person can (click_v
     for (const token of flood) await fromAddress(ctx, `/v1/t/c/${token}`, flooding, undefined, NAVIGATION);
     for (const [index, [address, userAgent]] of readers.entries()) await fromAddress(ctx, `/v1/t/c/${honest[index]}`, address, userAgent, NAVIGATION);
     const clicks = (await waitForEvents(ctx, item.lineItemId, 16)).filter((event) => event.type === 'click');
-    const honestServes = new Set(honest.map((token) => token));
-    expect(honestServes.size).toBe(2);
     expect(clicks.filter((click) => click.ivt === '')).toHaveLength(3 + 2);
     expect(clicks.filter((click) => click.ivt === 'click_velocity')).toHaveLength(3);
     expect(clicks.filter((click) => click.ip !== flooding || !click.user_agent.includes('Chrome')).map((click) => click.ivt)).toEqual(['', '']);
