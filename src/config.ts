@@ -101,11 +101,13 @@ const configSchema = z
     AUTO_REVOCATION_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
     /** The look-back window of that check. */
     AUTO_REVOCATION_WINDOW_MINUTES: z.coerce.number().int().min(1).max(1440).default(60),
-    /** Revoke when this many impressions in the window came from data-center addresses... */
+    /** Flag a placement for an operator (logged; nothing changes) when this many serves in the window had a server-side impression. */
     AUTO_REVOCATION_DATACENTER_IMPRESSIONS: z.coerce.number().int().min(1).default(20),
-    /** ...or when this share of them did, once at least AUTO_REVOCATION_MIN_IMPRESSIONS were seen. */
-    AUTO_REVOCATION_DATACENTER_SHARE: z.coerce.number().gt(0).max(1).default(0.05),
+    /** Revoke when this share of the window's serves, and of their users, had one, once AUTO_REVOCATION_MIN_IMPRESSIONS serves were seen... */
+    AUTO_REVOCATION_DATACENTER_SHARE: z.coerce.number().gt(0).max(1).default(0.5),
     AUTO_REVOCATION_MIN_IMPRESSIONS: z.coerce.number().int().min(1).default(100),
+    /** ...and those server-side serves had at least this many distinct users (the serves' user.id). */
+    AUTO_REVOCATION_MIN_USERS: z.coerce.number().int().min(1).default(10),
     /** How long a tracking link stays valid after the serve. */
     TRACKING_LINK_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(7 * 24 * 3600),
     /**

@@ -11,6 +11,7 @@ export type AutoRevocationThresholds = Pick<
   | 'AUTO_REVOCATION_DATACENTER_IMPRESSIONS'
   | 'AUTO_REVOCATION_DATACENTER_SHARE'
   | 'AUTO_REVOCATION_MIN_IMPRESSIONS'
+  | 'AUTO_REVOCATION_MIN_USERS'
 >;
 
 const AUTO_REVOCATION_ACTOR = 'auto-revocation';
@@ -27,6 +28,10 @@ export interface ImpressionCounts {
   total: number;
   /** Client networks (IPv4 /24, IPv6 /48) those server-side impressions came from; said in the reason. */
   networks: number;
+  /** Distinct users (keyed user.id of the serve) of the server-side serves; serves without user.id add none. */
+  users: number;
+  /** Distinct users of all the serves. */
+  allUsers: number;
 }
 
 const countsRow = z.object({
@@ -34,43 +39,66 @@ const countsRow = z.object({
   datacenter: z.coerce.number(),
   total: z.coerce.number(),
   networks: z.coerce.number(),
+  users: z.coerce.number(),
+  allUsers: z.coerce.number(),
 });
 
-/** True when a certified placement's recent impressions show server-side traffic. */
-export function showsServerSideTraffic(counts: Pick<ImpressionCounts, 'datacenter' | 'total'>, thresholds: AutoRevocationThresholds): boolean {
-  if (counts.datacenter >= thresholds.AUTO_REVOCATION_DATACENTER_IMPRESSIONS) return true;
-  return (
-    counts.total >= thresholds.AUTO_REVOCATION_MIN_IMPRESSIONS &&
-    counts.datacenter / counts.total >= thresholds.AUTO_REVOCATION_DATACENTER_SHARE
-  );
+/**
+ * What the counts of a certified placement call for. Anyone who can chat on the publisher's site
+ * gets serves of its placement and can fetch their pixels from a cloud server, so that alone never
+ * revokes: `revoke` needs what the publisher's own backend fetching the pixels shows and one reader
+ * cannot make, server-side serves that are most of a sizeable window's traffic (a share of at least
+ * AUTO_REVOCATION_MIN_IMPRESSIONS serves) and of its users, and at least AUTO_REVOCATION_MIN_USERS
+ * users among them. `flag` (an operator looks; nothing changes) is any lesser sign: at least
+ * AUTO_REVOCATION_DATACENTER_IMPRESSIONS server-side serves, or the share without enough users.
+ */
+export function serverSideVerdict(counts: Omit<ImpressionCounts, 'networks'>, thresholds: AutoRevocationThresholds): 'revoke' | 'flag' | '' {
+  const share = thresholds.AUTO_REVOCATION_DATACENTER_SHARE;
+  const mostServes = counts.total >= thresholds.AUTO_REVOCATION_MIN_IMPRESSIONS && counts.datacenter / counts.total >= share;
+  const mostUsers = counts.users >= thresholds.AUTO_REVOCATION_MIN_USERS && counts.users / counts.allUsers >= share;
+  if (mostServes && mostUsers) return 'revoke';
+  if (mostServes || counts.datacenter >= thresholds.AUTO_REVOCATION_DATACENTER_IMPRESSIONS) return 'flag';
+  return '';
+}
+
+interface ServerSideTraffic {
+  revoked: string[];
+  /** Placements that show server-side traffic short of revocation, with why: for an operator to review. */
+  flagged: Array<{ placement_id: string; reason: string }>;
 }
 
 /**
- * Revokes every certified placement whose serves in the window had their pixel fetched by a server
- * (ivt datacenter or server_side; tokens verified, so the serves are real) past the thresholds.
- * Only impressions since the placement's latest certification count, so a re-certified placement
- * is judged on its traffic since. Returns the revoked placement ids. Safe on several instances at
- * once: changeCertification moves a placement from certified only once.
+ * Judges every certified placement on its serves in the window whose pixel was fetched by a server
+ * (ivt datacenter or server_side; tokens verified, so the serves are real): revokes those
+ * serverSideVerdict says to, and returns those it flags. Only impressions since the placement's
+ * latest certification count, so a re-certified placement is judged on its traffic since. Safe on
+ * several instances at once: changeCertification moves a placement from certified only once.
  */
-export async function revokeServerSideTraffic(db: Postgres, ch: ClickHouse, thresholds: AutoRevocationThresholds, nowMs = Date.now()): Promise<string[]> {
+export async function judgeServerSideTraffic(db: Postgres, ch: ClickHouse, thresholds: AutoRevocationThresholds, nowMs = Date.now()): Promise<ServerSideTraffic> {
+  const judged: ServerSideTraffic = { revoked: [], flagged: [] };
   const { rows: certified } = await db.query<{ id: string; certified_at: Date }>(
     `SELECT p.id, max(h.created_at) AS certified_at
      FROM placements p JOIN placement_certification_history h ON h.placement_id = p.id AND h.to_state = 'certified'
      WHERE p.certification = 'certified'
      GROUP BY p.id`,
   );
-  if (certified.length === 0) return [];
+  if (certified.length === 0) return judged;
   const windowStartMs = nowMs - thresholds.AUTO_REVOCATION_WINDOW_MINUTES * 60_000;
   const result = await ch.client.query({
     query: `SELECT placement_id,
-                   toString(uniqExactIf(serve_id, ivt IN {server_side:Array(String)})) AS datacenter,
+                   toString(uniqExactIf(serve_id, server_side)) AS datacenter,
                    toString(uniqExact(serve_id)) AS total,
-                   toString(uniqExactIf(cutIPv6(toIPv6OrDefault(ip), 10, 1), ivt IN {server_side:Array(String)})) AS networks
-            FROM events_v1
-            WHERE type = 'impression'
-              AND event_time >= fromUnixTimestamp64Milli({window_start:Int64}, 'UTC')
-              AND placement_id IN {ids:Array(String)}
-              AND toUnixTimestamp64Milli(event_time) >= transform(placement_id, {ids:Array(String)}, {since:Array(Int64)}, toInt64(0))
+                   toString(uniqExactIf(cutIPv6(toIPv6OrDefault(ip), 10, 1), server_side)) AS networks,
+                   toString(uniqExactIf(user_key, server_side AND user_key != '')) AS users,
+                   toString(uniqExactIf(user_key, user_key != '')) AS allUsers
+            FROM (
+              SELECT placement_id, serve_id, ip, user_key, ivt IN {server_side:Array(String)} AS server_side
+              FROM events_v1
+              WHERE type = 'impression'
+                AND event_time >= fromUnixTimestamp64Milli({window_start:Int64}, 'UTC')
+                AND placement_id IN {ids:Array(String)}
+                AND toUnixTimestamp64Milli(event_time) >= transform(placement_id, {ids:Array(String)}, {since:Array(Int64)}, toInt64(0))
+            )
             GROUP BY placement_id`,
     query_params: {
       window_start: windowStartMs,
@@ -80,18 +108,22 @@ export async function revokeServerSideTraffic(db: Postgres, ch: ClickHouse, thre
     },
     format: 'JSONEachRow',
   });
-  const revoked: string[] = [];
   for (const row of await result.json()) {
     const { placement_id, ...counts } = countsRow.parse(row);
-    if (!showsServerSideTraffic(counts, thresholds)) continue;
-    const minutes = thresholds.AUTO_REVOCATION_WINDOW_MINUTES;
+    const verdict = serverSideVerdict(counts, thresholds);
+    if (verdict === '') continue;
     const reason =
-      `${counts.datacenter} of ${counts.total} serves in the last ${minutes} minutes had their impression requested from data-center addresses ` +
-      `or by server code (server-side pixel requests, from ${counts.networks} client networks); the limit is ` +
-      `${thresholds.AUTO_REVOCATION_DATACENTER_IMPRESSIONS} serves, or ${thresholds.AUTO_REVOCATION_DATACENTER_SHARE * 100}% of at least ` +
-      `${thresholds.AUTO_REVOCATION_MIN_IMPRESSIONS}`;
+      `${counts.datacenter} of ${counts.total} serves (of ${counts.users} of ${counts.allUsers} users) in the last ` +
+      `${thresholds.AUTO_REVOCATION_WINDOW_MINUTES} minutes had their impression requested from data-center addresses ` +
+      `or by server code (server-side pixel requests, from ${counts.networks} client networks); revocation takes ` +
+      `${thresholds.AUTO_REVOCATION_DATACENTER_SHARE * 100}% of at least ${thresholds.AUTO_REVOCATION_MIN_IMPRESSIONS} serves and of ` +
+      `their users, at least ${thresholds.AUTO_REVOCATION_MIN_USERS} of them`;
+    if (verdict === 'flag') {
+      judged.flagged.push({ placement_id, reason });
+      continue;
+    }
     const placement = await changeCertification(db, placement_id, 'revoked', AUTO_REVOCATION_ACTOR, reason, ['certified']);
-    if (placement?.certification === 'revoked') revoked.push(placement_id);
+    if (placement?.certification === 'revoked') judged.revoked.push(placement_id);
   }
-  return revoked;
+  return judged;
 }

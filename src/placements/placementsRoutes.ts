@@ -4,7 +4,7 @@ import { startPeriodicTask } from '../serving/periodicTask.js';
 import { placementAdminRoutes } from './placementAdminRoutes.js';
 import { integrationReviewAdminRoutes } from './integrationReviewAdminRoutes.js';
 import { publisherRoutes } from './publisherRoutes.js';
-import { revokeServerSideTraffic } from './autoRevocation.js';
+import { judgeServerSideTraffic } from './autoRevocation.js';
 
 /**
  * Publishers, placements and their certification: the operators' routes, the publishers' own
@@ -26,7 +26,9 @@ export async function placementsRoutes(app: FastifyInstance, deps: FeatureDeps):
     'auto-revocation',
     config.AUTO_REVOCATION_INTERVAL_MS,
     async () => {
-      const revoked = await revokeServerSideTraffic(db, ch, config);
+      const { revoked, flagged } = await judgeServerSideTraffic(db, ch, config);
+      // At every check while it holds (and from every instance): what an operator's log alert picks up.
+      for (const flag of flagged) log.warn(flag, 'placement flagged for review: server-side impression traffic, not enough to revoke');
       if (revoked.length === 0) return;
       log.warn({ placements: revoked }, 'revoked certification: server-side impression traffic');
       await onCertificationChanged();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { clickRequestIvt, impressionRequestIvt } from '../ivt/fetchMetadata.js';
 import type { IvtReason } from '../ivt/ivtReasons.js';
+import { ClickVelocity } from './clickVelocity.js';
 import type { EventPipeline } from './eventPipeline.js';
 import { linkEvent } from './linkEvent.js';
 import type { LinkRequest } from './linkRequest.js';
@@ -29,7 +30,7 @@ export interface LinkTrackerDeps {
  * (bad_token, expired_token), the address (private_ip, datacenter), the user agent (bot,
  * no_user_agent), server-side markers (server_side), how the request was made (not_image_request,
  * not_navigation), then the serve's history (duplicate, click_without_impression, click_too_fast,
- * impression_unverified).
+ * impression_unverified), then the visitor's pace (click_velocity).
  *
  * The serve's history is this process's ledger; a click whose serve it does not know asks ClickHouse
  * (batched). What another instance or an earlier run billed is settled when the event is written
@@ -64,6 +65,7 @@ export function createLinkTracker({ events, ledger, history, log }: LinkTrackerD
    * of the serve waits for the same answer.
    */
   const lookups = new Map<string, Promise<void>>();
+  const velocity = new ClickVelocity();
 
   /** The click's event id is its click id, which the redirect hands to the advertiser. */
   async function trackClick(token: ReadToken, request: LinkRequest, nowMs: number): Promise<TrackedEvent> {
@@ -73,6 +75,7 @@ export function createLinkTracker({ events, ledger, history, log }: LinkTrackerD
     // From here on nothing awaits: the verdict, the spool write and the ledger's record are one step,
     // so of the clicks that waited for the same lookup only the first to run can be counted.
     if (ivt === '') ivt = clickQuality(claims.s, nowMs);
+    if (ivt === '' && velocity.tooFast(request.visitor, nowMs)) ivt = 'click_velocity';
     const event = linkEvent('click', claims, request, ivt, randomUUID(), nowMs);
     events.accept([event]);
     if (token.ivt === '') ledger.record(claims.s, { clickCounted: ivt === '' });

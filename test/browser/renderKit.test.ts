@@ -182,6 +182,50 @@ describe.skipIf(skipBrowserTests)('render kit in Chromium: the click', () => {
   });
 });
 
+describe.skipIf(skipBrowserTests)('render kit in Chromium: click stuffing', () => {
+  it('bills none of the loads of click_url a page makes on its own (a hidden iframe, <link rel=prefetch>, fetch()), and the reader\'s click on the card once', async () => {
+    const demo = await startDemo();
+    const { page, pixelRequests } = await openChat(demo);
+    const clickUrl = await page.evaluate(() => (window as unknown as { demoAd: { tracking: { click_url: string } } }).demoAd.tracking.click_url);
+    const link = page.locator('.adsvc-card a');
+    await link.scrollIntoViewIfNeeded();
+    await expect.poll(() => pixelRequests.length, { timeout: 10_000 }).toBe(1);
+    await pixelRequests[0]!.response();
+    // Past the minimum delay, so that only how each request was made can tell them from a click.
+    await sleep(MIN_CLICK_DELAY_MS + 200);
+
+    // Script on the publisher's page (its own, or injected into it) loading the ad's click_url.
+    await page.evaluate(async (url) => {
+      const frame = document.createElement('iframe');
+      frame.hidden = true;
+      frame.src = url;
+      document.body.append(frame);
+      const prefetch = document.createElement('link');
+      prefetch.rel = 'prefetch';
+      prefetch.href = url;
+      document.head.append(prefetch);
+      await fetch(url, { credentials: 'include' }).catch(() => undefined);
+    }, clickUrl);
+    // All three reached the service, each as it was made: stored, never billed.
+    await expect.poll(async () => (await storedFetchMetadata(demo.setup, 'click')).length, { timeout: 15_000, interval: 200 }).toBe(3);
+    const stuffed = await storedFetchMetadata(demo.setup, 'click');
+    expect(stuffed.map((click) => click.ivt)).toEqual(['not_navigation', 'not_navigation', 'not_navigation']);
+    expect(stuffed.map((click) => `${click.fetch_dest}/${click.fetch_mode}`).sort()).toEqual(['empty/cors', 'empty/no-cors', 'iframe/navigate']);
+    await sleep(SETTLE_MS);
+    expect(await reported(demo.setup)).toEqual({ impressions: 1, clicks: 0 });
+
+    const [landing] = await Promise.all([browser.context.waitForEvent('page'), link.click()]);
+    await landing.waitForLoadState('load');
+    await expect.poll(() => reported(demo.setup), { timeout: 15_000, interval: 200 }).toEqual({ impressions: 1, clicks: 1 });
+    await sleep(SETTLE_MS);
+    expect(await reported(demo.setup)).toEqual({ impressions: 1, clicks: 1 });
+    const valid = (await storedFetchMetadata(demo.setup, 'click')).filter((click) => click.ivt === '');
+    expect(valid).toEqual([{ fetch_dest: 'document', fetch_mode: 'navigate', fetch_site: 'same-site', ivt: '' }]);
+    await landing.close();
+    await page.close();
+  });
+});
+
 describe.skipIf(skipBrowserTests)('render kit in Chromium: creative text', () => {
   it('renders markup in a creative as text: nothing in it runs', async () => {
     const title = '<img src=x onerror=window.__xss=1>';

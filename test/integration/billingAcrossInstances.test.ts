@@ -13,16 +13,16 @@ import { CLICK_PATH, IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js
 import { canMount, fillDisk, mountTmpfs } from '../helpers/tmpfs.js';
 import { startAnotherInstance, startTestApp, startTestAppOn, testConfig, type TestContext } from '../helpers/testApp.js';
 import {
-  ADDRESSES,
   eventsOf,
   fromAddress,
+  readerAddress,
   rollupOf,
   serveClaims,
   signedToken,
   trackedLineItem,
+  type TrackedLineItem,
   waitForEvents,
   waitPastClickDelay,
-  type TrackedLineItem,
 } from '../helpers/trackingFixtures.js';
 
 /**
@@ -48,8 +48,11 @@ afterAll(async () => {
   await b?.close();
 });
 
-const pixel = (ctx: TestContext, token: string) => fromAddress(ctx, `${IMPRESSION_PATH}${token}`, ADDRESSES.comcastResidential);
-const click = (ctx: TestContext, token: string) => fromAddress(ctx, `${CLICK_PATH}${token}`, ADDRESSES.comcastResidential);
+/** Each serve's reader: one address per token, so that clicks of different tests never add up to one visitor's pace. */
+const readers = new Map<string, string>();
+const readerOf = (token: string) => readers.get(token) ?? readers.set(token, readerAddress()).get(token)!;
+const pixel = (ctx: TestContext, token: string) => fromAddress(ctx, `${IMPRESSION_PATH}${token}`, readerOf(token));
+const click = (ctx: TestContext, token: string) => fromAddress(ctx, `${CLICK_PATH}${token}`, readerOf(token));
 
 function impressionsOf(events: Array<{ type: string; ivt: string }>) {
   return events.filter((event) => event.type === 'impression').map((event) => event.ivt);

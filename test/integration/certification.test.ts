@@ -5,7 +5,7 @@ import { sampleEvent } from '../helpers/sampleEvent.js';
 import { eventuallyServed, insertEvents, servableLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 import { signedToken, serveClaims, trackedLineItem } from '../helpers/trackingFixtures.js';
-import { revokeServerSideTraffic, showsServerSideTraffic } from '../../src/placements/autoRevocation.js';
+import { judgeServerSideTraffic, serverSideVerdict } from '../../src/placements/autoRevocation.js';
 
 let ctx: TestContext;
 let advertiser: Advertiser;
@@ -30,17 +30,24 @@ function impressions(placementId: string, count: number, overrides: Parameters<t
   return Array.from({ length: count }, () => sampleEvent({ placement_id: placementId, publisher_id: publisher.id, ...overrides }));
 }
 
+/** Impressions of `count` serves to `users` distinct users (keyed user ids, as serving signs them), in turn. */
+function impressionsOfUsers(placementId: string, count: number, users: number, overrides: Parameters<typeof sampleEvent>[0] = {}) {
+  const tag = uniqueWord();
+  return impressions(placementId, count, overrides).map((event, index) => ({ ...event, user_key: `${tag}-user-${index % users}` }));
+}
+
 const datacenter = { ivt: 'datacenter', ip: '3.5.140.2', ip_class: 'datacenter', ip_network: 'AS16509 Amazon', cost_nanos: 0 };
 
 const defaultThresholds = {
   AUTO_REVOCATION_WINDOW_MINUTES: 60,
   AUTO_REVOCATION_DATACENTER_IMPRESSIONS: 20,
-  AUTO_REVOCATION_DATACENTER_SHARE: 0.05,
+  AUTO_REVOCATION_DATACENTER_SHARE: 0.5,
   AUTO_REVOCATION_MIN_IMPRESSIONS: 100,
+  AUTO_REVOCATION_MIN_USERS: 10,
 };
 
 describe('auto-revocation of certified placements', () => {
-  it('revokes after 20 data-center impressions in the last hour, records why, and the next serve gets no tCPM', async () => {
+  it('revokes when most of the last hour\'s serves, of most of its users, had their pixel fetched from a data center; records why, and the next serve gets no tCPM', async () => {
     const word = uniqueWord();
     const placement = (await createPlacement(ctx, publisher.id)).id;
     await certifyPlacement(ctx, placement);
@@ -49,25 +56,58 @@ describe('auto-revocation of certified placements', () => {
     const body = { placement_id: placement, context: { query: word, response: '' } };
     await eventuallyServed(ctx, publisher.token, body, cpm.lineItemId);
 
-    await insertEvents(ctx, impressions(placement, 20, datacenter));
+    await insertEvents(ctx, [...impressionsOfUsers(placement, 100, 25, datacenter), ...impressionsOfUsers(placement, 20, 5)]);
     const revoked = await eventually(async () => {
       const state = await placementState(placement);
       return state.certification === 'revoked' ? state : undefined;
     }, 'auto-revocation');
     expect(revoked.history.at(-1)).toMatchObject({ from: 'certified', to: 'revoked', actor: 'auto-revocation' });
-    expect(revoked.history.at(-1)!.reason).toMatch(/^20 of 20 serves in the last 60 minutes had their impression requested from data-center addresses or by server code \(server-side pixel requests, from 1 client networks\)/);
+    expect(revoked.history.at(-1)!.reason).toMatch(
+      /^100 of 120 serves \(of 25 of 30 users\) in the last 60 minutes had their impression requested from data-center addresses or by server code \(server-side pixel requests, from 1 client networks\); revocation takes 50% of at least 100 serves and of their users, at least 10 of them$/,
+    );
     await eventuallyServed(ctx, publisher.token, body, cpc.lineItemId);
   });
 
-  it('revokes at 5% data-center impressions once 100 were seen', async () => {
-    const placement = (await createPlacement(ctx, publisher.id)).id;
-    await certifyPlacement(ctx, placement);
-    await insertEvents(ctx, [...impressions(placement, 95), ...impressions(placement, 5, datacenter)]);
-    const revoked = await eventually(async () => {
-      const state = await placementState(placement);
-      return state.certification === 'revoked' ? state : undefined;
-    }, 'auto-revocation');
-    expect(revoked.history.at(-1)!.reason).toMatch(/^5 of 100 serves/);
+  it('never revokes for a reader who chats and fetches the pixels of the serves they got from a cloud server: the placement is flagged for an operator', async () => {
+    const item = await trackedLineItem(ctx);
+    await certifyPlacement(ctx, item.placementId);
+    // The placement's readers, in their browsers.
+    await insertEvents(ctx, impressionsOfUsers(item.placementId, 200, 50));
+    // One reader's 25 serves (their keyed user id signed in each), pixels fetched from AWS.
+    for (let serve = 0; serve < 25; serve++) {
+      const token = signedToken(ctx, serveClaims(item, 'tCPM', 2_500_000, { k: 'chatting-attacker' }));
+      await ctx.app.inject({ method: 'GET', url: `/v1/t/i/${token}`, remoteAddress: '3.5.140.2', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0.0.0' } });
+    }
+    await eventually(async () => {
+      const result = await ctx.stores.ch.client.query({
+        query: `SELECT count() AS n FROM events_v1 WHERE placement_id = {id:String} AND ivt = 'datacenter'`,
+        query_params: { id: item.placementId },
+        format: 'JSONEachRow',
+      });
+      const [row] = await result.json<{ n: string }>();
+      return Number(row!.n) === 25 ? true : undefined;
+    }, 'the cloud-fetched impressions in ClickHouse');
+    const judged = await judgeServerSideTraffic(ctx.stores.db, ctx.stores.ch, defaultThresholds);
+    expect(judged.revoked).not.toContain(item.placementId);
+    expect(judged.flagged.find((flag) => flag.placement_id === item.placementId)?.reason).toMatch(/^25 of 225 serves \(of 1 of 51 users\)/);
+    expect((await placementState(item.placementId)).certification).toBe('certified');
+  });
+
+  it('never revokes for one reader who makes most of a small placement\'s traffic from a cloud server, nor for serves without user ids: flagged', async () => {
+    const oneReader = (await createPlacement(ctx, publisher.id)).id;
+    const noUserIds = (await createPlacement(ctx, publisher.id)).id;
+    await certifyPlacement(ctx, oneReader);
+    await certifyPlacement(ctx, noUserIds);
+    await insertEvents(ctx, [
+      ...impressionsOfUsers(oneReader, 150, 1, datacenter),
+      ...impressionsOfUsers(oneReader, 20, 10),
+      ...impressions(noUserIds, 150, datacenter),
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect((await placementState(oneReader)).certification).toBe('certified');
+    expect((await placementState(noUserIds)).certification).toBe('certified');
+    const judged = await judgeServerSideTraffic(ctx.stores.db, ctx.stores.ch, defaultThresholds);
+    expect(judged.flagged.map((flag) => flag.placement_id)).toEqual(expect.arrayContaining([oneReader, noUserIds]));
   });
 
   it('leaves a placement certified below the thresholds, and ignores clicks, old traffic and traffic before its certification', async () => {
@@ -76,7 +116,7 @@ describe('auto-revocation of certified placements', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     await certifyPlacement(ctx, placement);
     await insertEvents(ctx, [
-      ...impressions(placement, 19, datacenter),
+      ...impressionsOfUsers(placement, 19, 19, datacenter),
       ...impressions(placement, 5, { ...datacenter, type: 'click' }),
       ...impressions(placement, 5, { ...datacenter, event_time: Date.now() - 2 * 3_600_000 }),
       ...impressions(placement, 380),
@@ -104,19 +144,21 @@ describe('auto-revocation of certified placements', () => {
       return Number(row!.n) === 40 ? true : undefined;
     }, 'the replayed impressions in ClickHouse');
     // The job's own check, run now that all 40 requests are stored (it also runs every 200 ms).
-    expect(await revokeServerSideTraffic(ctx.stores.db, ctx.stores.ch, defaultThresholds)).not.toContain(item.placementId);
+    const judged = await judgeServerSideTraffic(ctx.stores.db, ctx.stores.ch, defaultThresholds);
+    expect(judged.revoked).not.toContain(item.placementId);
+    expect(judged.flagged.map((flag) => flag.placement_id)).not.toContain(item.placementId);
     expect((await placementState(item.placementId)).certification).toBe('certified');
   });
 
-  it('revokes a placement whose server code fetches the pixel of 20 serves from a relay address (CF-Worker, ivt server_side)', async () => {
+  it('revokes a placement whose server code fetches the pixels of its serves from a relay address (CF-Worker, ivt server_side)', async () => {
     const placement = (await createPlacement(ctx, publisher.id)).id;
     await certifyPlacement(ctx, placement);
-    await insertEvents(ctx, impressions(placement, 20, { ivt: 'server_side', ip: '104.28.1.1', ip_class: 'relay', ip_network: 'AS13335 Cloudflare', cost_nanos: 0 }));
+    await insertEvents(ctx, impressionsOfUsers(placement, 100, 10, { ivt: 'server_side', ip: '104.28.1.1', ip_class: 'relay', ip_network: 'AS13335 Cloudflare', cost_nanos: 0 }));
     const revoked = await eventually(async () => {
       const state = await placementState(placement);
       return state.certification === 'revoked' ? state : undefined;
     }, 'auto-revocation');
-    expect(revoked.history.at(-1)!.reason).toMatch(/^20 of 20 serves/);
+    expect(revoked.history.at(-1)!.reason).toMatch(/^100 of 100 serves \(of 10 of 10 users\)/);
   });
 
   it('never revokes an uncertified placement (there is nothing to revoke)', async () => {
@@ -132,13 +174,17 @@ describe('auto-revocation of certified placements', () => {
 describe('auto-revocation thresholds', () => {
 
   it.each([
-    [{ datacenter: 20, total: 10_000 }, true],
-    [{ datacenter: 19, total: 10_000 }, false],
-    [{ datacenter: 5, total: 100 }, true],
-    [{ datacenter: 4, total: 100 }, false],
-    [{ datacenter: 5, total: 99 }, false],
-    [{ datacenter: 0, total: 0 }, false],
-  ])('%o -> revoke: %s', (counts, expected) => {
-    expect(showsServerSideTraffic(counts, defaultThresholds)).toBe(expected);
+    [{ datacenter: 100, total: 100, users: 10, allUsers: 10 }, 'revoke'],
+    [{ datacenter: 50, total: 100, users: 10, allUsers: 20 }, 'revoke'],
+    [{ datacenter: 49, total: 100, users: 49, allUsers: 60 }, 'flag'],
+    [{ datacenter: 99, total: 99, users: 99, allUsers: 99 }, 'flag'],
+    [{ datacenter: 100, total: 100, users: 9, allUsers: 9 }, 'flag'],
+    [{ datacenter: 100, total: 100, users: 0, allUsers: 0 }, 'flag'],
+    [{ datacenter: 100, total: 150, users: 10, allUsers: 21 }, 'flag'],
+    [{ datacenter: 20, total: 10_000, users: 1, allUsers: 3000 }, 'flag'],
+    [{ datacenter: 19, total: 10_000, users: 19, allUsers: 3000 }, ''],
+    [{ datacenter: 0, total: 0, users: 0, allUsers: 0 }, ''],
+  ])('%o -> %s', (counts, expected) => {
+    expect(serverSideVerdict(counts, defaultThresholds)).toBe(expected);
   });
 });

@@ -4,16 +4,16 @@ import { createAdvertiser } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import {
-  ADDRESSES,
   BOT_UA,
   fromAddress,
+  readerAddress,
   rollupOf,
   serveClaims,
   signedToken,
   trackedLineItem,
+  type TrackedLineItem,
   waitForEvents,
   waitPastClickDelay,
-  type TrackedLineItem,
 } from '../helpers/trackingFixtures.js';
 
 let ctx: TestContext;
@@ -32,9 +32,10 @@ const CPC_BID = { bid_type: 'cpc', bid_value: 0.4 };
 async function clickOn(item: TrackedLineItem, model: 'CPC' | 'CPA', priceNanos: number, userAgent?: string) {
   const token = signedToken(ctx, serveClaims(item, model, priceNanos));
   const before = (await waitForEvents(ctx, item.lineItemId, 0)).length;
-  await fromAddress(ctx, `/v1/t/i/${token}`, ADDRESSES.comcastResidential);
+  const reader = readerAddress();
+  await fromAddress(ctx, `/v1/t/i/${token}`, reader);
   await waitPastClickDelay(Date.now());
-  const response = await fromAddress(ctx, `/v1/t/c/${token}`, ADDRESSES.comcastResidential, userAgent);
+  const response = await fromAddress(ctx, `/v1/t/c/${token}`, reader, userAgent);
   await waitForEvents(ctx, item.lineItemId, before + 2);
   return new URL(response.headers.location as string).searchParams.get('adsvc_click_id')!;
 }

@@ -1,18 +1,19 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import {
   ADDRESSES,
   BOT_UA,
   eventsOf,
   fromAddress,
+  readerAddress,
   rollupOf,
   serveClaims,
   signedToken,
   trackedLineItem,
+  type TrackedLineItem,
   waitForEvents,
   waitPastClickDelay,
-  type TrackedLineItem,
 } from '../helpers/trackingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 import { signTrackingToken } from '../../src/tracking/trackingToken.js';
@@ -33,6 +34,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await ctx.close();
+});
+
+/** Each test's reader: the clicks of one test are never another's, whatever the visitor's pace rule counts. */
+let reader = '';
+beforeEach(() => {
+  reader = readerAddress();
 });
 
 const pixelUrl = (token: string) => `/v1/t/i/${token}`;
@@ -58,13 +65,13 @@ function eventsOfServe(lineItemId: string, serveId: string, count: number) {
 /** Sends a valid marker impression and waits for it: everything accepted before it is in ClickHouse by then. */
 async function settle(item: TrackedLineItem) {
   const claims = serveClaims(item, 'tCPM', 0);
-  await fromAddress(ctx, pixelUrl(signedToken(ctx, claims)), ADDRESSES.comcastResidential);
+  await fromAddress(ctx, pixelUrl(signedToken(ctx, claims)), reader);
   await eventsOfServe(item.lineItemId, claims.s, 1);
 }
 
 describe('GET /v1/t/i/:token (impression pixel)', () => {
   it('answers a 1x1 GIF that no cache keeps', async () => {
-    const response = await fromAddress(ctx, pixelUrl(cpmToken().token), ADDRESSES.comcastResidential);
+    const response = await fromAddress(ctx, pixelUrl(cpmToken().token), reader);
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('image/gif');
     expect(response.headers['cache-control']).toContain('no-store');
@@ -76,7 +83,7 @@ describe('GET /v1/t/i/:token (impression pixel)', () => {
   it('bills an impression from a residential address at the signed price, and reports it', async () => {
     const item = await trackedLineItem(ctx);
     const claims = serveClaims(item, 'tCPM', IMPRESSION_PRICE);
-    await fromAddress(ctx, pixelUrl(signedToken(ctx, claims)), ADDRESSES.comcastResidential);
+    await fromAddress(ctx, pixelUrl(signedToken(ctx, claims)), reader);
     const [event] = await waitForEvents(ctx, item.lineItemId, 1);
     expect(event).toMatchObject({
       type: 'impression',
@@ -87,7 +94,7 @@ describe('GET /v1/t/i/:token (impression pixel)', () => {
       publisher_id: item.publisherId,
       price_model: 'tCPM',
       cost_nanos: IMPRESSION_PRICE,
-      ip: ADDRESSES.comcastResidential,
+      ip: reader,
       ip_class: 'public',
       ivt: '',
     });
@@ -139,8 +146,8 @@ describe('GET /v1/t/i/:token (impression pixel)', () => {
     const item = await trackedLineItem(ctx);
     const bot = serveClaims(item, 'tCPM', IMPRESSION_PRICE);
     const anonymous = serveClaims(item, 'tCPM', IMPRESSION_PRICE);
-    await fromAddress(ctx, pixelUrl(signedToken(ctx, bot)), ADDRESSES.comcastResidential, BOT_UA);
-    await fromAddress(ctx, pixelUrl(signedToken(ctx, anonymous)), ADDRESSES.comcastResidential, '');
+    await fromAddress(ctx, pixelUrl(signedToken(ctx, bot)), reader, BOT_UA);
+    await fromAddress(ctx, pixelUrl(signedToken(ctx, anonymous)), reader, '');
     const events = await waitForEvents(ctx, item.lineItemId, 2);
     expect(events.find((event) => event.serve_id === bot.s)).toMatchObject({ ivt: 'bot', cost_nanos: 0, user_agent: BOT_UA });
     expect(events.find((event) => event.serve_id === anonymous.s)).toMatchObject({ ivt: 'no_user_agent', cost_nanos: 0 });
@@ -160,7 +167,7 @@ describe('GET /v1/t/i/:token (impression pixel)', () => {
     const token = signedToken(ctx, claims);
     const lastChar = token.at(-1) === 'A' ? 'B' : 'A';
     const tampered = token.slice(0, -1) + lastChar;
-    const response = await fromAddress(ctx, pixelUrl(tampered), ADDRESSES.comcastResidential);
+    const response = await fromAddress(ctx, pixelUrl(tampered), reader);
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('image/gif');
     const [event] = await waitForEvents(ctx, item.lineItemId, 1);
@@ -171,7 +178,7 @@ describe('GET /v1/t/i/:token (impression pixel)', () => {
   it('records nothing for a token that does not decode at all, and still answers the GIF', async () => {
     const item = await trackedLineItem(ctx);
     const token = signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE));
-    const response = await fromAddress(ctx, pixelUrl(`x${token}`), ADDRESSES.comcastResidential);
+    const response = await fromAddress(ctx, pixelUrl(`x${token}`), reader);
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('image/gif');
     await settle(item);
@@ -185,7 +192,7 @@ describe('GET /v1/t/i/:token (impression pixel)', () => {
       method: 'HEAD',
       url: pixelUrl(token),
       remoteAddress: '127.0.0.1',
-      headers: { 'x-forwarded-for': ADDRESSES.comcastResidential },
+      headers: { 'x-forwarded-for': reader },
     });
     expect(head.statusCode).toBe(200);
     expect(head.headers).toMatchObject({ 'content-type': 'image/gif', 'cache-control': 'no-store, max-age=0' });
@@ -196,7 +203,7 @@ describe('GET /v1/t/i/:token (impression pixel)', () => {
 
   it('answers the GIF to a token that does not percent-decode, as to every other bad token', async () => {
     for (const url of ['/v1/t/i/%00%ff.x', '/v1/t/i/%E0%A4%A']) {
-      const response = await fromAddress(ctx, url, ADDRESSES.comcastResidential);
+      const response = await fromAddress(ctx, url, reader);
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toBe('image/gif');
       expect(response.rawPayload.subarray(0, 6).toString()).toBe('GIF89a');
@@ -206,7 +213,7 @@ describe('GET /v1/t/i/:token (impression pixel)', () => {
   it('stores an impression of an expired link as expired_token, unbilled', async () => {
     const item = await trackedLineItem(ctx);
     const claims = serveClaims(item, 'tCPM', IMPRESSION_PRICE, { e: Math.floor(Date.now() / 1000) - 1 });
-    await fromAddress(ctx, pixelUrl(signedToken(ctx, claims)), ADDRESSES.comcastResidential);
+    await fromAddress(ctx, pixelUrl(signedToken(ctx, claims)), reader);
     const [event] = await waitForEvents(ctx, item.lineItemId, 1);
     expect(event).toMatchObject({ ivt: 'expired_token', cost_nanos: 0 });
   });
@@ -214,8 +221,8 @@ describe('GET /v1/t/i/:token (impression pixel)', () => {
   it('counts the same serve once: a second impression is stored as duplicate, unbilled', async () => {
     const item = await trackedLineItem(ctx);
     const token = signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE));
-    await fromAddress(ctx, pixelUrl(token), ADDRESSES.comcastResidential);
-    await fromAddress(ctx, pixelUrl(token), ADDRESSES.comcastResidential);
+    await fromAddress(ctx, pixelUrl(token), reader);
+    await fromAddress(ctx, pixelUrl(token), reader);
     const events = await waitForEvents(ctx, item.lineItemId, 2);
     expect(events.map((event) => event.ivt).sort()).toEqual(['', 'duplicate']);
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ impressions: 1, spend_nanos: IMPRESSION_PRICE });
@@ -225,7 +232,7 @@ describe('GET /v1/t/i/:token (impression pixel)', () => {
     const item = await trackedLineItem(ctx);
     const token = signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE));
     await fromAddress(ctx, pixelUrl(token), ADDRESSES.awsV4);
-    await fromAddress(ctx, pixelUrl(token), ADDRESSES.comcastResidential);
+    await fromAddress(ctx, pixelUrl(token), reader);
     await waitForEvents(ctx, item.lineItemId, 2);
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ impressions: 1, spend_nanos: IMPRESSION_PRICE });
   });
@@ -234,13 +241,13 @@ describe('GET /v1/t/i/:token (impression pixel)', () => {
 describe('GET /v1/t/c/:token (click redirect)', () => {
   /** Loads the serve's impression pixel; returns when it was answered, for waitPastClickDelay. */
   async function impression(token: string): Promise<number> {
-    await fromAddress(ctx, pixelUrl(token), ADDRESSES.comcastResidential);
+    await fromAddress(ctx, pixelUrl(token), reader);
     return Date.now();
   }
 
   it("redirects 302 to the creative's destination with a click id, keeping the destination's own query and fragment", async () => {
     const { token } = cpcToken();
-    const response = await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential);
+    const response = await fromAddress(ctx, clickUrl(token), reader);
     expect(response.statusCode).toBe(302);
     const location = response.headers.location as string;
     expect(location).toMatch(/^https:\/\/shop\.example\.com\/landing\?utm_source=adsvc&q=a%20b&adsvc_click_id=[0-9a-f-]{36}#offer$/);
@@ -253,7 +260,7 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
       `${clickUrl(token)}?destination=https%3A%2F%2Fevil.example%2F&redirect=//evil.example`,
       `${clickUrl(token)}/https://evil.example/`,
     ]) {
-      const response = await fromAddress(ctx, url, ADDRESSES.comcastResidential);
+      const response = await fromAddress(ctx, url, reader);
       if (response.statusCode === 302) expect(new URL(response.headers.location as string).host).toBe('shop.example.com');
       else expect(response.statusCode).toBe(404);
       expect(response.body).not.toContain('evil.example');
@@ -261,11 +268,11 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
   });
 
   it('answers 404 not_found for a link that names no creative we know', async () => {
-    const garbage = await fromAddress(ctx, clickUrl('not-a-token'), ADDRESSES.comcastResidential);
+    const garbage = await fromAddress(ctx, clickUrl('not-a-token'), reader);
     expect(garbage.statusCode).toBe(404);
     expect(garbage.json().error.code).toBe('not_found');
     const { token } = cpcToken({ r: '00000000-0000-4000-8000-000000000001' });
-    const unknownCreative = await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential);
+    const unknownCreative = await fromAddress(ctx, clickUrl(token), reader);
     expect(unknownCreative.statusCode).toBe(404);
     expect(unknownCreative.headers.location).toBeUndefined();
   });
@@ -276,7 +283,7 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
     const token = signedToken(ctx, claims);
     const deleted = await ctx.app.inject({ method: 'DELETE', url: `/v1/advertiser/campaigns/${item.campaignId}`, headers: { 'x-api-key': item.key } });
     expect(deleted.statusCode).toBe(204);
-    const click = await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential);
+    const click = await fromAddress(ctx, clickUrl(token), reader);
     expect(click.statusCode).toBe(404);
     expect(click.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(click.headers.location).toBeUndefined();
@@ -289,7 +296,7 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
     const forgedLineItemId = randomUUID();
     const forged = signTrackingToken({ ...serveClaims(item, 'CPC', CLICK_PRICE), l: forgedLineItemId }, 'not-our-secret');
-    const click = await fromAddress(ctx, clickUrl(forged), ADDRESSES.comcastResidential);
+    const click = await fromAddress(ctx, clickUrl(forged), reader);
     expect(click.statusCode).toBe(404);
     expect(click.json().error.code).toBe('not_found');
     expect(click.body).not.toContain('no longer available');
@@ -302,7 +309,7 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
     const claims = serveClaims(item, 'CPC', CLICK_PRICE);
     const token = signedToken(ctx, claims);
     await waitPastClickDelay(await impression(token));
-    const response = await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential);
+    const response = await fromAddress(ctx, clickUrl(token), reader);
     const clickId = new URL(response.headers.location as string).searchParams.get('adsvc_click_id');
     const events = await waitForEvents(ctx, item.lineItemId, 2);
     expect(events.find((event) => event.type === 'impression')).toMatchObject({ ivt: '', cost_nanos: 0 });
@@ -324,7 +331,7 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
     const token = `${payload}.${createHmac('sha256', ctx.secrets.trackingSecret).update(payload).digest('base64url')}`;
     expect(token).not.toBe(signedToken(ctx, claims));
     await waitPastClickDelay(await impression(token));
-    const response = await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential);
+    const response = await fromAddress(ctx, clickUrl(token), reader);
     expect(response.statusCode).toBe(302);
     const events = await waitForEvents(ctx, item.lineItemId, 2);
     expect(events.find((event) => event.type === 'impression')).toMatchObject({ serve_id: claims.s, ivt: '' });
@@ -334,7 +341,7 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
 
   it('stores a click with no impression of its serve as click_without_impression, and still redirects', async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
-    const response = await fromAddress(ctx, clickUrl(signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE))), ADDRESSES.comcastResidential);
+    const response = await fromAddress(ctx, clickUrl(signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE))), reader);
     expect(response.statusCode).toBe(302);
     const [event] = await waitForEvents(ctx, item.lineItemId, 1);
     expect(event).toMatchObject({ type: 'click', ivt: 'click_without_impression', cost_nanos: 0 });
@@ -343,8 +350,8 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
   it('stores a click less than 1000 ms after its impression as click_too_fast', async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
     const token = signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE));
-    await fromAddress(ctx, pixelUrl(token), ADDRESSES.comcastResidential);
-    const response = await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential);
+    await fromAddress(ctx, pixelUrl(token), reader);
+    const response = await fromAddress(ctx, clickUrl(token), reader);
     expect(response.statusCode).toBe(302);
     const events = await waitForEvents(ctx, item.lineItemId, 2);
     expect(events.find((event) => event.type === 'click')).toMatchObject({ ivt: 'click_too_fast', cost_nanos: 0 });
@@ -354,8 +361,8 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
     const token = signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE));
     await waitPastClickDelay(await impression(token));
-    await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential);
-    await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential);
+    await fromAddress(ctx, clickUrl(token), reader);
+    await fromAddress(ctx, clickUrl(token), reader);
     const clicks = (await waitForEvents(ctx, item.lineItemId, 3)).filter((event) => event.type === 'click');
     expect(clicks.map((click) => click.ivt).sort()).toEqual(['', 'duplicate']);
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 1, spend_nanos: CLICK_PRICE });
@@ -366,7 +373,7 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
     const server = signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE));
     const bot = signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE));
     expect((await fromAddress(ctx, clickUrl(server), ADDRESSES.hetznerV6)).statusCode).toBe(302);
-    expect((await fromAddress(ctx, clickUrl(bot), ADDRESSES.comcastResidential, BOT_UA)).statusCode).toBe(302);
+    expect((await fromAddress(ctx, clickUrl(bot), reader, BOT_UA)).statusCode).toBe(302);
     const events = await waitForEvents(ctx, item.lineItemId, 2);
     expect(events.map((event) => event.ivt).sort()).toEqual(['bot', 'datacenter']);
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 0, spend_nanos: 0 });
@@ -376,7 +383,7 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
     const token = signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE));
     const tampered = token.slice(0, -1) + (token.at(-1) === 'A' ? 'B' : 'A');
-    const response = await fromAddress(ctx, clickUrl(tampered), ADDRESSES.comcastResidential);
+    const response = await fromAddress(ctx, clickUrl(tampered), reader);
     expect(response.statusCode).toBe(302);
     expect(new URL(response.headers.location as string).host).toBe('shop.example.com');
     const [event] = await waitForEvents(ctx, item.lineItemId, 1);
@@ -387,8 +394,8 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
   async function invalidImpressions(item: TrackedLineItem): Promise<string[]> {
     const tokens = [0, 1, 2].map(() => signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE)));
     await fromAddress(ctx, pixelUrl(tokens[0]!), ADDRESSES.awsV4);
-    await fromAddress(ctx, pixelUrl(tokens[1]!), ADDRESSES.comcastResidential, BOT_UA);
-    await fromAddress(ctx, pixelUrl(tokens[2]!), ADDRESSES.comcastResidential, undefined, { 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors' });
+    await fromAddress(ctx, pixelUrl(tokens[1]!), reader, BOT_UA);
+    await fromAddress(ctx, pixelUrl(tokens[2]!), reader, undefined, { 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors' });
     await waitPastClickDelay(Date.now());
     return tokens;
   }
@@ -396,7 +403,7 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
   it('does not bill a click whose serve had only an invalid impression: click_without_impression', async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
     for (const token of await invalidImpressions(item)) {
-      expect((await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential)).statusCode).toBe(302);
+      expect((await fromAddress(ctx, clickUrl(token), reader)).statusCode).toBe(302);
     }
     const clicks = (await waitForEvents(ctx, item.lineItemId, 6)).filter((event) => event.type === 'click');
     expect(clicks.map((click) => click.ivt)).toEqual(Array(3).fill('click_without_impression'));
@@ -411,7 +418,7 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
     await ctx.close();
     ctx = await startTestApp({ TRUST_PROXY: '127.0.0.1' });
     await waitPastClickDelay(impressionAnsweredAt);
-    await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential);
+    await fromAddress(ctx, clickUrl(token), reader);
     const events = await waitForEvents(ctx, item.lineItemId, 2);
     expect(events.find((event) => event.type === 'click')).toMatchObject({ ivt: '', cost_nanos: CLICK_PRICE });
   });
@@ -422,7 +429,7 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
     await waitForEvents(ctx, item.lineItemId, 3);
     await ctx.close();
     ctx = await startTestApp({ TRUST_PROXY: '127.0.0.1' });
-    for (const token of tokens) await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential);
+    for (const token of tokens) await fromAddress(ctx, clickUrl(token), reader);
     const clicks = (await waitForEvents(ctx, item.lineItemId, 6)).filter((event) => event.type === 'click');
     expect(clicks.map((click) => click.ivt)).toEqual(Array(3).fill('click_without_impression'));
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 0, spend_nanos: 0 });

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
-import { ADDRESSES, fromAddress, rollupOf, serveClaims, signedToken, trackedLineItem, waitForEvents, waitPastClickDelay } from '../helpers/trackingFixtures.js';
+import { ADDRESSES, fromAddress, readerAddress, rollupOf, serveClaims, signedToken, trackedLineItem, waitForEvents, waitPastClickDelay } from '../helpers/trackingFixtures.js';
 
 /**
  * How a tracking request was made (Fetch Metadata) and who made it (server-side markers). The header
@@ -25,20 +25,26 @@ afterAll(async () => {
   await ctx.close();
 });
 
+/** Each test's reader: the clicks of one test are never another's, whatever the visitor's pace rule counts. */
+let reader = '';
+beforeEach(() => {
+  reader = readerAddress();
+});
+
 const pixelUrl = (token: string) => `/v1/t/i/${token}`;
 const clickUrl = (token: string) => `/v1/t/c/${token}`;
 
 describe('impression pixel: the request must be an image load (Sec-Fetch-Dest)', () => {
   it('bills an image load and stores its Fetch Metadata as sent', async () => {
     const item = await trackedLineItem(ctx);
-    await fromAddress(ctx, pixelUrl(signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE))), ADDRESSES.comcastResidential, undefined, IMAGE_LOAD);
+    await fromAddress(ctx, pixelUrl(signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE))), reader, undefined, IMAGE_LOAD);
     const [event] = await waitForEvents(ctx, item.lineItemId, 1);
     expect(event).toMatchObject({ ivt: '', cost_nanos: IMPRESSION_PRICE, fetch_dest: 'image', fetch_mode: 'no-cors', fetch_site: 'cross-site' });
   });
 
   it('stores a script fetch from a residential address with a browser user agent as not_image_request, unbilled, answering the same GIF', async () => {
     const item = await trackedLineItem(ctx);
-    const response = await fromAddress(ctx, pixelUrl(signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE))), ADDRESSES.comcastResidential, undefined, SCRIPT_FETCH);
+    const response = await fromAddress(ctx, pixelUrl(signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE))), reader, undefined, SCRIPT_FETCH);
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('image/gif');
     const [event] = await waitForEvents(ctx, item.lineItemId, 1);
@@ -55,7 +61,7 @@ describe('impression pixel: the request must be an image load (Sec-Fetch-Dest)',
 
   it('judges a request without Fetch Metadata (older browsers) on its address and user agent, as before', async () => {
     const item = await trackedLineItem(ctx);
-    await fromAddress(ctx, pixelUrl(signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE))), ADDRESSES.comcastResidential);
+    await fromAddress(ctx, pixelUrl(signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE))), reader);
     const [event] = await waitForEvents(ctx, item.lineItemId, 1);
     expect(event).toMatchObject({ ivt: '', cost_nanos: IMPRESSION_PRICE, fetch_dest: '', fetch_mode: '', fetch_site: '' });
   });
@@ -63,8 +69,8 @@ describe('impression pixel: the request must be an image load (Sec-Fetch-Dest)',
   it('does not let a script fetch use up the serve: the browser image load after it still counts', async () => {
     const item = await trackedLineItem(ctx);
     const token = signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE));
-    await fromAddress(ctx, pixelUrl(token), ADDRESSES.comcastResidential, undefined, SCRIPT_FETCH);
-    await fromAddress(ctx, pixelUrl(token), ADDRESSES.comcastResidential, undefined, IMAGE_LOAD);
+    await fromAddress(ctx, pixelUrl(token), reader, undefined, SCRIPT_FETCH);
+    await fromAddress(ctx, pixelUrl(token), reader, undefined, IMAGE_LOAD);
     const events = await waitForEvents(ctx, item.lineItemId, 2);
     expect(events.map((event) => event.ivt).sort()).toEqual(['', 'not_image_request']);
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ impressions: 1, spend_nanos: IMPRESSION_PRICE });
@@ -73,7 +79,7 @@ describe('impression pixel: the request must be an image load (Sec-Fetch-Dest)',
 
 describe('click redirect: the request must be a navigation (Sec-Fetch-Mode)', () => {
   async function impressionThenWait(token: string) {
-    await fromAddress(ctx, pixelUrl(token), ADDRESSES.comcastResidential, undefined, IMAGE_LOAD);
+    await fromAddress(ctx, pixelUrl(token), reader, undefined, IMAGE_LOAD);
     await new Promise((resolve) => setTimeout(resolve, 1100));
   }
 
@@ -81,7 +87,7 @@ describe('click redirect: the request must be a navigation (Sec-Fetch-Mode)', ()
     const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
     const token = signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE));
     await impressionThenWait(token);
-    expect((await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential, undefined, NAVIGATION)).statusCode).toBe(302);
+    expect((await fromAddress(ctx, clickUrl(token), reader, undefined, NAVIGATION)).statusCode).toBe(302);
     const click = (await waitForEvents(ctx, item.lineItemId, 2)).find((event) => event.type === 'click');
     expect(click).toMatchObject({ ivt: '', cost_nanos: CLICK_PRICE, fetch_dest: 'document', fetch_mode: 'navigate', fetch_site: 'cross-site' });
   });
@@ -90,8 +96,8 @@ describe('click redirect: the request must be a navigation (Sec-Fetch-Mode)', ()
     const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
     const token = signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE));
     await impressionThenWait(token);
-    expect((await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential, undefined, SCRIPT_FETCH)).statusCode).toBe(302);
-    await fromAddress(ctx, clickUrl(token), ADDRESSES.comcastResidential, undefined, NAVIGATION);
+    expect((await fromAddress(ctx, clickUrl(token), reader, undefined, SCRIPT_FETCH)).statusCode).toBe(302);
+    await fromAddress(ctx, clickUrl(token), reader, undefined, NAVIGATION);
     const clicks = (await waitForEvents(ctx, item.lineItemId, 3)).filter((event) => event.type === 'click');
     expect(clicks.map((click) => [click.ivt, click.fetch_mode]).sort()).toEqual([['', 'navigate'], ['not_navigation', 'cors']]);
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 1, spend_nanos: CLICK_PRICE });
@@ -109,10 +115,10 @@ describe('click redirect: the request must be a top-level navigation, not a fram
       { purpose: 'prefetch' },
     ];
     const tokens = stuffed.map(() => signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE)));
-    for (const token of tokens) await fromAddress(ctx, pixelUrl(token), ADDRESSES.comcastResidential, undefined, IMAGE_LOAD);
+    for (const token of tokens) await fromAddress(ctx, pixelUrl(token), reader, undefined, IMAGE_LOAD);
     await waitPastClickDelay(Date.now());
     for (const [index, headers] of stuffed.entries()) {
-      expect((await fromAddress(ctx, clickUrl(tokens[index]!), ADDRESSES.comcastResidential, undefined, headers)).statusCode).toBe(302);
+      expect((await fromAddress(ctx, clickUrl(tokens[index]!), reader, undefined, headers)).statusCode).toBe(302);
     }
     const clicks = (await waitForEvents(ctx, item.lineItemId, 2 * stuffed.length)).filter((event) => event.type === 'click');
     expect(clicks.map((click) => click.ivt)).toEqual(Array(stuffed.length).fill('not_navigation'));
@@ -133,7 +139,7 @@ describe('server-side markers', () => {
   it('stores a click carrying CF-Worker as server_side, unbilled', async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
     const token = signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE));
-    await fromAddress(ctx, pixelUrl(token), ADDRESSES.comcastResidential, undefined, IMAGE_LOAD);
+    await fromAddress(ctx, pixelUrl(token), reader, undefined, IMAGE_LOAD);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await fromAddress(ctx, clickUrl(token), ADDRESSES.cloudflareWarp, undefined, { ...NAVIGATION, 'cf-worker': 'publisher.example' });
     const click = (await waitForEvents(ctx, item.lineItemId, 2)).find((event) => event.type === 'click');
