@@ -4,6 +4,7 @@ import type { CampaignStatus, Objective } from './valueNormalization.js';
 import { createdCampaignStatus } from './statusTransitions.js';
 import { campaignOf, memberOf, membersOf } from './campaignTenancy.js';
 import { sortTimeSql, type KeysetPosition, type PageRequest } from '../http/keysetPaging.js';
+import { jsonTimeSql } from '../store/timestampText.js';
 
 export interface Campaign {
   id: string;
@@ -118,8 +119,6 @@ export interface CampaignPageJson {
   last: KeysetPosition | null;
 }
 
-/** A timestamp as Date.prototype.toJSON writes it (milliseconds, truncated like the Date a row holds). */
-const jsonTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 /**
  * A campaign's JSON fields as a lateral subquery: the planner flattens it, so json_agg of its row
  * writes compact JSON with these keys in this order, without a subquery run per row. The page's
@@ -128,8 +127,8 @@ const jsonTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYY
  */
 const campaignJsonColumns = (row: string) =>
   `SELECT ${row}.id, ${row}.name, ${row}.brand_name, ${row}.user_id, ${row}.objective, ${row}.status,
-     ${jsonTime(`${row}.starts_at`)} AS starts_at, ${jsonTime(`${row}.ends_at`)} AS ends_at,
-     ${jsonTime(`${row}.created_at`)} AS created_at, ${jsonTime(`${row}.updated_at`)} AS updated_at`;
+     ${jsonTimeSql(`${row}.starts_at`)} AS starts_at, ${jsonTimeSql(`${row}.ends_at`)} AS ends_at,
+     ${jsonTimeSql(`${row}.created_at`)} AS created_at, ${jsonTimeSql(`${row}.updated_at`)} AS updated_at`;
 
 /** Each member's campaigns from `start` on, at most $2 of them, in the list's order; merged, the first $2. */
 const pageSqlFrom = (statusCondition: string, startCondition: string, from = '') =>
@@ -227,13 +226,32 @@ export async function updateCampaign(tx: SqlExecutor, campaignId: string, patch:
   return rows[0]!;
 }
 
-/** Deletes the campaign; line items and creatives go with it (ON DELETE CASCADE). False when not visible. */
+/**
+ * Deletes the campaign; line items and creatives go with it (ON DELETE CASCADE). False when not
+ * visible. In the same statement it leaves a tombstone (migrations/0017): the campaign's name, brand
+ * and objective, and its line items' and creatives' titles, so that reports keep showing what it
+ * was billed for (src/reporting/deletedCampaigns.ts). Every part of the statement reads the rows as
+ * they were before it, so the titles are read before the cascade removes them.
+ */
 export async function deleteCampaign(db: SqlExecutor, organizationId: string, campaignId: string): Promise<boolean> {
   const { rows } = await db.query(
-    `DELETE FROM campaigns c
-     WHERE c.id = $2
-       AND ${campaignOf('$1', 'c')}
-     RETURNING c.id`,
+    `WITH gone AS (
+       DELETE FROM campaigns c
+       WHERE c.id = $2
+         AND ${campaignOf('$1', 'c')}
+       RETURNING c.id, c.organization_id, c.user_id, c.name, c.brand_name, c.objective, c.created_at
+     ), tombstone AS (
+       INSERT INTO deleted_campaigns (id, organization_id, user_id, name, brand_name, objective, created_at)
+       SELECT id, organization_id, user_id, name, brand_name, objective, created_at FROM gone
+       RETURNING id
+     ), line_item_titles AS (
+       INSERT INTO deleted_line_items (id, campaign_id, title)
+       SELECT li.id, li.campaign_id, li.title FROM line_items li JOIN tombstone t ON li.campaign_id = t.id
+     ), creative_titles AS (
+       INSERT INTO deleted_creatives (id, campaign_id, title)
+       SELECT cr.id, li.campaign_id, cr.title FROM creatives cr JOIN line_items li ON cr.line_item_id = li.id JOIN tombstone t ON li.campaign_id = t.id
+     )
+     SELECT id FROM tombstone`,
     [organizationId, campaignId],
   );
   return rows.length > 0;

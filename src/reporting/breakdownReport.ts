@@ -2,6 +2,7 @@ import type { SqlExecutor } from '../store/postgres.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { ReportRequest } from './reportRequest.js';
 import { CAMPAIGN_IDS_PER_QUERY, organizationCampaigns, type ReportCampaign } from './reportCampaigns.js';
+import { deletedCampaignsWithEvents } from './deletedCampaigns.js';
 import { addSums, performanceMetricNames, performanceMetrics, ZERO_SUMS, type PerformanceMetrics } from './performanceMetrics.js';
 import { breakdownSums, type BreakdownDimension, type BreakdownSums } from './breakdownRollup.js';
 import { creativeTitles, lineItemTitles, placementNames } from './breakdownNames.js';
@@ -53,7 +54,8 @@ const UNKNOWN_COUNTRY = 'unknown';
  * meet across queries; placement, country and hour rows of different queries are added up.
  */
 async function organizationSums(stores: Stores, request: ReportRequest, dimension: BreakdownDimension) {
-  const campaigns = await organizationCampaigns(stores.db, request.organizationId, request.campaignIds, { limit: null, offset: 0 });
+  const deleted = await deletedCampaignsWithEvents(stores, request);
+  const campaigns = await organizationCampaigns(stores.db, request.organizationId, request.campaignIds, { limit: null, offset: 0 }, deleted);
   const ids = campaigns.map((campaign) => campaign.id);
   const rows: BreakdownSums[] = [];
   for (let start = 0; start < ids.length; start += CAMPAIGN_IDS_PER_QUERY) {

@@ -2,6 +2,7 @@ import type { SqlExecutor } from '../store/postgres.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { ReportRequest } from './reportRequest.js';
 import { organizationCampaigns, type CampaignPage, type ReportCampaign } from './reportCampaigns.js';
+import { deletedCampaignsWithEvents } from './deletedCampaigns.js';
 import type { KeysetPosition } from '../http/keysetPaging.js';
 import {
   performanceMetricNames,
@@ -21,6 +22,8 @@ export interface CampaignRow extends PerformanceMetrics {
   objective: string | null;
   /** Distinct users who saw a valid impression over the window (approximate, see docs/reporting.md). */
   unique_users: number;
+  /** When the campaign was deleted, null while it exists: a deleted campaign is shown, as completed, over windows where it has events. */
+  campaign_deleted_at: string | null;
 }
 
 export const campaignRowColumns = [
@@ -31,6 +34,7 @@ export const campaignRowColumns = [
   'objective',
   ...performanceMetricNames,
   'unique_users',
+  'campaign_deleted_at',
 ] as const satisfies ReadonlyArray<keyof CampaignRow>;
 
 /** Campaigns per round trip: one Postgres page and one ClickHouse query each. */
@@ -55,10 +59,11 @@ export async function* campaignReport(
   request: ReportRequest,
   progress: ReportProgress = {},
 ): AsyncGenerator<CampaignRow[]> {
+  const deleted = await deletedCampaignsWithEvents(stores, request);
   let page: CampaignPage = { limit: 0, offset: request.offset, after: request.cursor };
   for (let done = 0; done < request.limit; ) {
     const size = Math.min(BATCH_SIZE, request.limit - done);
-    const campaigns = await organizationCampaigns(stores.db, request.organizationId, request.campaignIds, { ...page, limit: size });
+    const campaigns = await organizationCampaigns(stores.db, request.organizationId, request.campaignIds, { ...page, limit: size }, deleted);
     if (campaigns.length === 0) return;
     const ids = campaigns.map((campaign) => campaign.id);
     const [sums, reach] = await Promise.all([
@@ -83,5 +88,6 @@ function campaignRow(campaign: ReportCampaign, sums: MetricSums, uniqueUsers: nu
     objective: campaign.objective,
     ...performanceMetrics(sums),
     unique_users: uniqueUsers,
+    campaign_deleted_at: campaign.deleted_at,
   };
 }

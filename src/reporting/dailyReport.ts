@@ -2,6 +2,7 @@ import type { SqlExecutor } from '../store/postgres.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { ReportRequest } from './reportRequest.js';
 import { CAMPAIGN_IDS_PER_QUERY, organizationCampaigns } from './reportCampaigns.js';
+import { deletedCampaignsWithEvents } from './deletedCampaigns.js';
 import {
   addSums,
   performanceMetricNames,
@@ -30,10 +31,8 @@ export async function* dailyReport(
 ): AsyncGenerator<DailyRow[]> {
   const days = eachDate(request.dateFrom, request.dateTo).slice(request.offset, request.offset + request.limit);
   if (days.length === 0) return;
-  const campaigns = await organizationCampaigns(stores.db, request.organizationId, request.campaignIds, {
-    limit: null,
-    offset: 0,
-  });
+  const deleted = await deletedCampaignsWithEvents(stores, request);
+  const campaigns = await organizationCampaigns(stores.db, request.organizationId, request.campaignIds, { limit: null, offset: 0 }, deleted);
   const sums = new Map<string, MetricSums>();
   const ids = campaigns.map((campaign) => campaign.id);
   for (let start = 0; start < ids.length; start += CAMPAIGN_IDS_PER_QUERY) {

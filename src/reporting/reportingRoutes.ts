@@ -105,7 +105,8 @@ export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): 
   app.get('/v1/advertiser/reporting/events', { onRequest }, async (request, reply) => {
     const { organizationId } = advertiserOf(request);
     const params = parseEventExportParams(request.query, negotiatedExportFormat(request));
-    const owned = await organizationCampaigns(deps.db, organizationId, [params.campaign_id], { limit: 1, offset: 0 });
+    // A deleted campaign's events can still be exported: the record behind an invoice outlives the campaign.
+    const owned = await organizationCampaigns(deps.db, organizationId, [params.campaign_id], { limit: 1, offset: 0 }, [params.campaign_id]);
     if (owned.length === 0) throw new ApiError('not_found', 'campaign not found');
     const pages = campaignEvents(deps.ch, { campaignId: params.campaign_id, dateFrom: params.date_from, dateTo: params.date_to });
     return sendEventExport(reply, params.format, pages, `events_${params.campaign_id}_${params.date_from}_${params.date_to}`);

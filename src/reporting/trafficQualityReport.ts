@@ -3,6 +3,7 @@ import type { SqlExecutor } from '../store/postgres.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { ReportRequest } from './reportRequest.js';
 import { CAMPAIGN_IDS_PER_QUERY, organizationCampaigns } from './reportCampaigns.js';
+import { deletedCampaignsWithEvents } from './deletedCampaigns.js';
 
 /** Invalid events of one campaign for one reason over the window: what was filtered out, and why. */
 export interface TrafficQualityRow {
@@ -33,10 +34,8 @@ export async function* trafficQualityReport(
   stores: { db: SqlExecutor; ch: ClickHouse },
   request: ReportRequest,
 ): AsyncGenerator<TrafficQualityRow[]> {
-  const campaigns = await organizationCampaigns(stores.db, request.organizationId, request.campaignIds, {
-    limit: null,
-    offset: 0,
-  });
+  const deleted = await deletedCampaignsWithEvents(stores, request);
+  const campaigns = await organizationCampaigns(stores.db, request.organizationId, request.campaignIds, { limit: null, offset: 0 }, deleted);
   const ids = campaigns.map((campaign) => campaign.id);
   const counts = new Map<string, InvalidCounts[]>();
   for (let start = 0; start < ids.length; start += CAMPAIGN_IDS_PER_QUERY) {

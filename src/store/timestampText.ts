@@ -1,3 +1,8 @@
+/** A timestamptz column as SQL text the way Date.prototype.toJSON writes it (milliseconds, truncated like the Date a row holds). */
+export function jsonTimeSql(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
 /**
  * A timestamptz as Postgres writes it in text (ISO DateStyle): date, time with up to 6 decimals,
  * the offset (hours, and minutes and seconds when not whole), " BC" for years before 1.

@@ -143,6 +143,7 @@ describe('GET /v1/advertiser/reporting/campaigns, campaign breakdown', () => {
         ecpm_usd: 2.5, // 0.0075 / 3 x 1000
         roas: 1645.333333, // 12.34 / 0.0075
         unique_users: 1, // three impressions from one address and user agent
+        campaign_deleted_at: null,
       },
       {
         campaign_id: c2.id,
@@ -155,6 +156,7 @@ describe('GET /v1/advertiser/reporting/campaigns, campaign breakdown', () => {
         spend_usd: 0.8,
         cpc_usd: 0.4, // ctr, ecpm (no impressions), cpa (no conversions), roas (0 revenue) stay 0
         unique_users: 0,
+        campaign_deleted_at: null,
       },
       {
         campaign_id: c3.id,
@@ -166,6 +168,7 @@ describe('GET /v1/advertiser/reporting/campaigns, campaign breakdown', () => {
         conversions: 1,
         revenue_usd: 5, // roas has spend 0 as denominator: 0; cvr has 0 clicks: 0
         unique_users: 0,
+        campaign_deleted_at: null,
       },
       {
         campaign_id: c4.id,
@@ -175,6 +178,7 @@ describe('GET /v1/advertiser/reporting/campaigns, campaign breakdown', () => {
         objective: 'awareness',
         ...ZERO_METRICS,
         unique_users: 0,
+        campaign_deleted_at: null,
       },
     ]);
     expect(body.pagination).toEqual({ limit: 100, offset: 0, total: 4, has_more: false, next_cursor: null });
@@ -392,7 +396,7 @@ describe('reporting parameters', () => {
 
 describe('reporting as CSV', () => {
   const header =
-    'campaign_id,campaign_name,campaign_status,brand_name,objective,impressions,clicks,conversions,spend_usd,revenue_usd,ctr,cpc_usd,cpa_usd,cvr,ecpm_usd,roas,unique_users';
+    'campaign_id,campaign_name,campaign_status,brand_name,objective,impressions,clicks,conversions,spend_usd,revenue_usd,ctr,cpc_usd,cpa_usd,cvr,ecpm_usd,roas,unique_users,campaign_deleted_at';
 
   it('streams the same rows as CSV for Accept: text/csv', async () => {
     const response = await get(CAMPAIGNS_URL, { ...windowQuery, limit: '2' }, { accept: 'text/csv' });
@@ -402,8 +406,8 @@ describe('reporting as CSV', () => {
     expect(response.body).toBe(
       [
         header,
-        `${c1.id},Spring launch,active,Acme,awareness,3,1,1,0.0075,12.34,33.333333,0.0075,0.0075,100,2.5,1645.333333,1`,
-        `${c2.id},Clicks only,paused,Beta,traffic,0,2,0,0.8,0,0,0.4,0,0,0,0,0`,
+        `${c1.id},Spring launch,active,Acme,awareness,3,1,1,0.0075,12.34,33.333333,0.0075,0.0075,100,2.5,1645.333333,1,`,
+        `${c2.id},Clicks only,paused,Beta,traffic,0,2,0,0.8,0,0,0.4,0,0,0,0,0,`,
         '',
       ].join('\r\n'),
     );
@@ -428,8 +432,8 @@ describe('reporting as CSV', () => {
     const formula = await createReportCampaign(ctx, advertiser.user.id, { name: '=HYPERLINK("http://x")', brand_name: '-Brand' });
     const response = await get(CAMPAIGNS_URL, { format: 'csv' }, {}, advertiser.key);
     expect(response.body.split('\r\n').slice(1)).toEqual([
-      `${quoted.id},"Summer, ""big"" sale\nday two",active,Acme,,0,0,0,0,0,0,0,0,0,0,0,0`,
-      `${formula.id},"'=HYPERLINK(""http://x"")",active,'-Brand,awareness,0,0,0,0,0,0,0,0,0,0,0,0`,
+      `${quoted.id},"Summer, ""big"" sale\nday two",active,Acme,,0,0,0,0,0,0,0,0,0,0,0,0,`,
+      `${formula.id},"'=HYPERLINK(""http://x"")",active,'-Brand,awareness,0,0,0,0,0,0,0,0,0,0,0,0,`,
       '',
     ]);
   });

@@ -21,8 +21,9 @@ export type BreakdownRow = Metrics & Record<string, string | number | null>;
 
 /** What names a row of each breakdown: the first is the row's header cell, the others plain cells. */
 const keyColumns: Record<Breakdown, { titles: string[]; cells(row: BreakdownRow): (string | number | null | undefined)[] }> = {
-  campaign: { titles: ['Campaign', 'Status'], cells: (row) => [row.campaign_name, row.campaign_status] },
-  // Titles are null for line items and creatives deleted since, or events without a creative (imported).
+  // A deleted campaign is listed while it has events in the window: say so rather than only "completed".
+  campaign: { titles: ['Campaign', 'Status'], cells: (row) => [row.campaign_name, row.campaign_deleted_at ? 'deleted' : row.campaign_status] },
+  // Titles are null for events without a creative (imported) or without a line item or creative known.
   line_item: { titles: ['Line item', 'Campaign'], cells: (row) => [row.line_item_title ?? row.line_item_id, row.campaign_name] },
   creative: { titles: ['Creative', 'Campaign'], cells: (row) => [row.creative_title ?? row.creative_id, row.campaign_name] },
   placement: { titles: ['Placement'], cells: (row) => [row.placement_name ?? row.placement_id] },
