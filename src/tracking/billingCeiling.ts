@@ -1,10 +1,9 @@
 import type { LineItemEntry } from '../serving/adIndex.js';
 import type { UserCounts } from '../serving/frequencyCounts.js';
+import { DAILY_CEILING_BUDGETS } from '../serving/spendPacing.js';
 import type { TrackedEvent } from './trackedEvent.js';
 import type { UnbilledReason } from './unbilledReasons.js';
 
-/** A line item's billed spend of a UTC day may reach this many daily budgets, and no more (Google Ads' rule for daily budgets). */
-const DAILY_CEILING_BUDGETS = 2;
 
 const MS_PER_DAY = 86_400_000;
 

@@ -4,7 +4,7 @@ import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } 
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { eventually } from '../helpers/eventually.js';
-import { firePixel, eventuallyServed, insertEvents, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec } from '../helpers/servingFixtures.js';
+import { firePixel, eventuallyServed, insertEvents, putLineItem, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec } from '../helpers/servingFixtures.js';
 import { dailyAllowanceShare } from '../../src/serving/spendPacing.js';
 
 let ctx: TestContext;
@@ -75,8 +75,8 @@ describe('budgets: management', () => {
 
 describe('budgets: serving', () => {
   it('stops a line item when its lifetime spend reaches the lifetime budget, through pixels and after a restart', async () => {
-    // 10 USD an impression (tCPM 10,000) against a 15 USD lifetime budget: the second impression exhausts it.
-    const { tested, fallback, body } = await setup({ daily: 1000, currency: 'USD', lifetime: 15, pacing: 'asap' }, 10_000);
+    // 10 USD an impression (tCPM 10,000) against a 20 USD lifetime budget: the second impression exhausts it.
+    const { tested, fallback, body } = await setup({ daily: 1000, currency: 'USD', lifetime: 20, pacing: 'asap' }, 10_000);
     for (let i = 0; i < 2; i++) {
       const response = await serve(ctx, publisher.token, body);
       expect(servedLineItem(ctx, response)).toBe(tested.lineItemId);
@@ -91,7 +91,7 @@ describe('budgets: serving', () => {
   });
 
   it('keeps the spend across index rebuilds between a serve and its pixel, and between a pixel and the next serve', async () => {
-    const { tested, fallback, body } = await setup({ daily: 1000, currency: 'USD', lifetime: 15, pacing: 'asap' }, 10_000);
+    const { tested, fallback, body } = await setup({ daily: 1000, currency: 'USD', lifetime: 20, pacing: 'asap' }, 10_000);
     // No pacing sync in the hour: only the counter the index holds can know this instance's spend.
     const instance = await startAnotherInstance(ctx, { ...env, PACING_SYNC_MS: '3600000' });
     try {
@@ -108,6 +108,28 @@ describe('budgets: serving', () => {
     } finally {
       await instance.close();
     }
+  });
+
+  it('stops a line item once its lifetime budget has no room for one more billed event', async () => {
+    // 10 USD an impression against 15 USD: a second impression could not be billed (the lifetime
+    // ceiling, src/tracking/billingCeiling.ts), so it is not served.
+    const { tested, fallback, body } = await setup({ daily: 1000, currency: 'USD', lifetime: 15, pacing: 'asap' }, 10_000);
+    const response = await serve(ctx, publisher.token, body);
+    expect(servedLineItem(ctx, response)).toBe(tested.lineItemId);
+    await firePixel(ctx, response);
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(fallback.lineItemId);
+  });
+
+  it('never serves a line item whose price is above twice its daily budget: none of its events could be billed', async () => {
+    const word = uniqueWord();
+    const placement = (await createPlacement(ctx, publisher.id)).id;
+    await certifyPlacement(ctx, placement);
+    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+    const tested = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 11 }, budget: { daily: 6, currency: 'USD' }, targeting: { keywords: { include: [word] } } });
+    const body = { placement_id: placement, context: { query: word, response: '' } };
+    await eventuallyServed(ctx, publisher.token, body, tested.lineItemId);
+    await putLineItem(ctx, advertiser, tested.lineItemId, 'budget', { daily: 5, currency: 'USD' });
+    await eventuallyServed(ctx, publisher.token, body, fallback.lineItemId);
   });
 
   it("counts earlier days' spend, written by any instance, against the lifetime budget", async () => {
