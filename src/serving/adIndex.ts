@@ -87,7 +87,8 @@ export interface LineItemEntry {
   /**
    * The most today's and lifetime spend may be for one more event at priceNanos to be billed under
    * the billing ceilings (src/tracking/billingCeiling.ts). Beyond them nothing the line item delivers
-   * could be billed, so it is not served: a CPC bid above twice the daily budget never serves.
+   * could be billed, so it is not served. A price above twice the daily budget still has one event
+   * a day billed (the day's first), so its daily figure is 0.
    */
   billableDailySpendNanos: number;
   billableLifetimeSpendNanos: number;
@@ -364,7 +365,7 @@ export function buildEntry(
     priceNanos: price,
     budgetNanos: usdToNanos(budgetUsd),
     lifetimeBudgetNanos: usdToNanos(lifetimeUsd),
-    billableDailySpendNanos: DAILY_CEILING_BUDGETS * usdToNanos(budgetUsd) - price,
+    billableDailySpendNanos: Math.max(DAILY_CEILING_BUDGETS * usdToNanos(budgetUsd) - price, 0),
     billableLifetimeSpendNanos: usdToNanos(lifetimeUsd) - price,
     evenPacing: row.budget_pacing !== 'asap',
     startsAtMs: row.starts_at?.getTime() ?? -Infinity,

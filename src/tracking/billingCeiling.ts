@@ -19,8 +19,8 @@ const HELD_IMPRESSION = 2;
  * serves, but those only grow when pixels and clicks arrive: a caller who requests many serves while
  * budget and cap remain, then fires their links later, would have all of them billed. So each valid
  * event is judged again when it arrives: one whose cost would take its line item's billed spend past
- * its lifetime budget, or past DAILY_CEILING_BUDGETS x its daily budget in the UTC day (the daily
- * ceiling applies to events of the current UTC day; a conversion reported for an earlier day meets
+ * its lifetime budget, or past DAILY_CEILING_BUDGETS x its daily budget in the UTC day (or past its
+ * own cost, when that is more: one such event a day is billed; the daily ceiling applies to events of the current UTC day; a conversion reported for an earlier day meets
  * the lifetime one), and an impression of a keyed user who already reached the cap, is stored with
  * the reason in `unbilled` and cost 0 (unbilledReasons.ts): never lost, never billed.
  *
@@ -99,7 +99,8 @@ export class BillingCeiling {
     const spent = cost + (this.heldSpend.get(event.line_item_id) ?? 0);
     if (lineItem.spend.lifetimeNanos + spent > lineItem.lifetimeBudgetNanos) return 'over_lifetime_budget';
     const today = Math.floor(event.event_time / MS_PER_DAY) === Math.floor(nowMs / MS_PER_DAY);
-    if (today && lineItem.spend.nanos + spent > DAILY_CEILING_BUDGETS * lineItem.budgetNanos) return 'over_daily_budget';
+    // One event a day is billable even when it costs more than the ceiling: else such a line item could never deliver.
+    if (today && lineItem.spend.nanos + spent > Math.max(DAILY_CEILING_BUDGETS * lineItem.budgetNanos, cost)) return 'over_daily_budget';
     return undefined;
   }
 }

@@ -7,7 +7,7 @@
 export const unbilledReasons = {
   over_frequency_cap: "an impression of a keyed user who had already reached the line item's frequency cap in its window",
   over_lifetime_budget: "its cost would have taken the line item's billed spend past its lifetime budget",
-  over_daily_budget: "its cost would have taken the line item's billed spend of the UTC day past twice its daily budget",
+  over_daily_budget: "its cost would have taken the line item's billed spend of the UTC day past twice its daily budget (or past its own cost, when that is more)",
 } as const;
 
 export type UnbilledReason = keyof typeof unbilledReasons;

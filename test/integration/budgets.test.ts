@@ -4,7 +4,7 @@ import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } 
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { eventually } from '../helpers/eventually.js';
-import { firePixel, eventuallyServed, insertEvents, putLineItem, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec } from '../helpers/servingFixtures.js';
+import { firePixel, eventuallyServed, insertEvents, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec } from '../helpers/servingFixtures.js';
 import { dailyAllowanceShare } from '../../src/serving/spendPacing.js';
 
 let ctx: TestContext;
@@ -120,16 +120,27 @@ describe('budgets: serving', () => {
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(fallback.lineItemId);
   });
 
-  it('never serves a line item whose price is above twice its daily budget: none of its events could be billed', async () => {
-    const word = uniqueWord();
-    const placement = (await createPlacement(ctx, publisher.id)).id;
-    await certifyPlacement(ctx, placement);
-    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
-    const tested = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 11 }, budget: { daily: 6, currency: 'USD' }, targeting: { keywords: { include: [word] } } });
-    const body = { placement_id: placement, context: { query: word, response: '' } };
-    await eventuallyServed(ctx, publisher.token, body, tested.lineItemId);
-    await putLineItem(ctx, advertiser, tested.lineItemId, 'budget', { daily: 5, currency: 'USD' });
+  it('bills a line item whose price is above twice its daily budget one event a day, and serves it no more', async () => {
+    // 11 USD an impression against 5 USD a day: the day's first impression is billed, whatever was served ahead.
+    const { tested, fallback, body } = await setup({ daily: 5, currency: 'USD', pacing: 'asap' }, 11_000);
+    const served = [await serve(ctx, publisher.token, body), await serve(ctx, publisher.token, body), await serve(ctx, publisher.token, body)];
+    for (const response of served) expect(servedLineItem(ctx, response)).toBe(tested.lineItemId);
+    await Promise.all(served.map((response) => firePixel(ctx, response)));
     await eventuallyServed(ctx, publisher.token, body, fallback.lineItemId);
+    const costs = await eventually(async () => {
+      const result = await ctx.stores.ch.client.query({
+        query: `SELECT toFloat64(cost_nanos) AS cost, unbilled FROM events_v1 WHERE line_item_id = {id:UUID} ORDER BY cost DESC`,
+        query_params: { id: tested.lineItemId },
+        format: 'JSONEachRow',
+      });
+      const rows = await result.json<{ cost: number; unbilled: string }>();
+      return rows.length === 3 ? rows : undefined;
+    }, 'the three impressions');
+    expect(costs).toEqual([
+      { cost: 11 * USD, unbilled: '' },
+      { cost: 0, unbilled: 'over_daily_budget' },
+      { cost: 0, unbilled: 'over_daily_budget' },
+    ]);
   });
 
   it("counts earlier days' spend, written by any instance, against the lifetime budget", async () => {
