@@ -71,7 +71,7 @@ async function indexFor(semantic: { enabled: boolean; min_similarity: number } |
     rows.creatives.push({ id: `cr-${i}`, line_item_id: id, title: spec.title, body: spec.body, cta: 'Go', destination_url: 'https://example.com', image_url: null });
   });
   const { index } = await buildAdIndex('eval', rows, {
-    userCountsFor: () => new Map(),
+    userCountsFor: () => ({ impressions: new Map(), outstanding: new Map() }),
     spendCounterFor: () => ({ nanos: 0, lifetimeNanos: 0 }),
     statsFor: () => ({ impressions: 0, clicks: 0, conversions: 0 }),
     toUsd: convertToUsd,

@@ -48,6 +48,12 @@ export function createMetrics(events: EventPipeline) {
     httpDuration: new RequestDurationHistogram(registry),
     serveRequests: new Counter({ name: 'adsvc_serve_requests_total', help: 'POST /v1/serve requests that reached ad selection', registers: [registry] }),
     serveFills: new Counter({ name: 'adsvc_serve_fills_total', help: 'POST /v1/serve requests answered with an ad', registers: [registry] }),
+    unbilledEvents: new Counter({
+      name: 'adsvc_events_unbilled_total',
+      help: 'Valid events this instance stored unbilled, over a billing ceiling (reason: src/tracking/unbilledReasons.ts)',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     indexLineItems: new Gauge({ name: 'adsvc_ad_index_line_items', help: 'Line items in the serving index', registers: [registry] }),
     indexRebuildSeconds: new Histogram({
       name: 'adsvc_ad_index_rebuild_seconds',

@@ -16,8 +16,10 @@ export interface ExportedEvent {
   country: string;
   /** Why it was invalid traffic; null for a valid event. */
   ivt_reason: string | null;
-  /** What the advertiser was billed for it, exact (nano-USD precision); 0 for invalid traffic. */
+  /** What the advertiser was billed for it, exact (nano-USD precision); 0 for invalid traffic and unbilled events. */
   cost_usd: number;
+  /** Why a valid event was not billed (a budget's or the frequency cap's billing ceiling); null when billed or invalid. */
+  unbilled_reason: string | null;
 }
 
 export const exportedEventColumns = [
@@ -31,6 +33,7 @@ export const exportedEventColumns = [
   'country',
   'ivt_reason',
   'cost_usd',
+  'unbilled_reason',
 ] as const satisfies ReadonlyArray<keyof ExportedEvent>;
 
 /** Events per ClickHouse query: what the export holds in memory at most, whatever the window. */
@@ -48,6 +51,7 @@ const eventRows = z.array(
     country: z.string(),
     ivt: z.string(),
     row_cost_nanos: z.string().regex(/^-?\d+$/),
+    unbilled: z.string(),
   }),
 );
 
@@ -76,7 +80,8 @@ export async function* campaignEvents(
           ip_class,
           country,
           ivt,
-          toString(cost_nanos) AS row_cost_nanos
+          toString(cost_nanos) AS row_cost_nanos,
+          unbilled
         FROM events_v1
         WHERE campaign_id = {campaign_id:UUID}
           AND event_time >= toDateTime64({date_from:Date}, 3, 'UTC')
@@ -116,6 +121,7 @@ function exportedEvent(row: z.output<typeof eventRows>[number]): ExportedEvent {
     country: row.country === '' ? 'unknown' : row.country,
     ivt_reason: row.ivt === '' ? null : row.ivt,
     cost_usd: usdOfNanos(row.row_cost_nanos),
+    unbilled_reason: row.unbilled === '' ? null : row.unbilled,
   };
 }
 

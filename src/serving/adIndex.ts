@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { CatalogRows, CreativeRow, LineItemRow } from './catalogQueries.js';
 import { expectedValuePerImpression, type DeliveryStats } from './expectedValue.js';
 import { bidInUsd, eligiblePriceModels, lineItemCurrency, priceNanos, usdToNanos, type PriceModel } from '../money/priceModels.js';
-import type { SpendCounter } from './spendPacing.js';
-import type { UserCounts } from './frequencyCounts.js';
+import { DAILY_CEILING_BUDGETS, type SpendCounter } from './spendPacing.js';
+import type { CapCounts, UserCounts } from './frequencyCounts.js';
 import { frequencyCapWindows } from '../management/frequencyCapSchema.js';
 import { minutesOf, weekdays } from '../management/daypartSchema.js';
 import { wordHash, wordsOf } from './contextWords.js';
@@ -84,6 +84,14 @@ export interface LineItemEntry {
   budgetNanos: number;
   /** The lifetime budget; Infinity when there is none. */
   lifetimeBudgetNanos: number;
+  /**
+   * The most today's and lifetime spend may be for one more event at priceNanos to be billed under
+   * the billing ceilings (src/tracking/billingCeiling.ts). Beyond them nothing the line item delivers
+   * could be billed, so it is not served. A price above twice the daily budget still has one event
+   * a day billed (the day's first), so its daily figure is 0.
+   */
+  billableDailySpendNanos: number;
+  billableLifetimeSpendNanos: number;
   /** Even pacing (else asap): today's budget is released over the day, see dailyAllowanceShare. */
   evenPacing: boolean;
   /** The campaign's flight, [startsAtMs, endsAtMs), in ms since the epoch; open ends are -/+Infinity. */
@@ -101,8 +109,11 @@ export interface LineItemEntry {
   dayparts: { timezone: string; minutesByDay: number[][] } | null;
   includePhrases: Phrase[];
   excludePhrases: Phrase[];
-  /** The frequency cap: impressions per user in the window, and the counts (shared with FrequencyCounts); null when uncapped. */
-  frequencyCap: { impressions: number; counts: UserCounts } | null;
+  /**
+   * The frequency cap: impressions per user in the window, the users' impressions (`counts`) and this
+   * instance's serves still waiting for theirs (`outstanding`), both shared with FrequencyCounts; null when uncapped.
+   */
+  frequencyCap: { impressions: number; counts: UserCounts; outstanding: UserCounts } | null;
   /** Today's spend (shared with pacing, which keeps it current). */
   spend: SpendCounter;
   /** Delivery history (shared with the learner), from which expectedValue is re-estimated. */
@@ -162,7 +173,7 @@ export interface AdIndex {
 
 export interface IndexBuildDeps {
   spendCounterFor(lineItemId: string): SpendCounter;
-  userCountsFor(lineItemId: string, per: (typeof frequencyCapWindows)[number]): UserCounts;
+  userCountsFor(lineItemId: string, per: (typeof frequencyCapWindows)[number]): CapCounts;
   statsFor(lineItemId: string): DeliveryStats;
   /** USD for an amount in a currency; undefined when the currency cannot be converted. */
   toUsd(amount: number, currency: string): number | undefined;
@@ -354,6 +365,8 @@ export function buildEntry(
     priceNanos: price,
     budgetNanos: usdToNanos(budgetUsd),
     lifetimeBudgetNanos: usdToNanos(lifetimeUsd),
+    billableDailySpendNanos: Math.max(DAILY_CEILING_BUDGETS * usdToNanos(budgetUsd) - price, 0),
+    billableLifetimeSpendNanos: usdToNanos(lifetimeUsd) - price,
     evenPacing: row.budget_pacing !== 'asap',
     startsAtMs: row.starts_at?.getTime() ?? -Infinity,
     endsAtMs: row.ends_at?.getTime() ?? Infinity,
@@ -367,7 +380,7 @@ export function buildEntry(
     dayparts: targeting.dayparts ? { timezone: targeting.dayparts.timezone, minutesByDay: minutesByDay(targeting.dayparts.windows) } : null,
     includePhrases,
     excludePhrases: uniquePhrases(targeting.keywords?.exclude ?? [], phraseFor),
-    frequencyCap: cap.data === null ? null : { impressions: cap.data.impressions, counts: deps.userCountsFor(row.id, cap.data.per) },
+    frequencyCap: cap.data === null ? null : cappedBy(cap.data.impressions, deps.userCountsFor(row.id, cap.data.per)),
     spend: deps.spendCounterFor(row.id),
     stats: deps.statsFor(row.id),
     expectedValue: 0,
@@ -516,4 +529,8 @@ export const rankOrder = (a: LineItemEntry, b: LineItemEntry) => b.expectedValue
 function sortRanked(lists: RankedLists): void {
   lists.certified.sort(rankOrder);
   lists.uncertified.sort(rankOrder);
+}
+
+function cappedBy(impressions: number, { impressions: counts, outstanding }: CapCounts): LineItemEntry['frequencyCap'] {
+  return { impressions, counts, outstanding };
 }

@@ -6,6 +6,38 @@ import type { FrequencyCapWindow } from '../management/frequencyCapSchema.js';
 /** A capped line item's valid impressions per keyed user in the current window; the ad index reads it on every serve. */
 export type UserCounts = Map<string, number>;
 
+/**
+ * What a capped line item's serves read: `impressions` per keyed user in the window, and its
+ * `outstanding` serves per keyed user, served by this instance within OUTSTANDING_SERVE_MS and
+ * whose valid impression it has not seen yet.
+ */
+export interface CapCounts {
+  impressions: UserCounts;
+  outstanding: UserCounts;
+}
+
+/**
+ * How long a serve of a capped line item counts against its user's cap while its pixel has not
+ * come. A pixel fires when the ad is rendered, seconds after its serve; one that has not come after
+ * ten minutes most likely never will (the reader left), and counting it longer would keep the line
+ * item from a user who never saw it. A pixel that does come later is still judged at billing time
+ * (src/tracking/billingCeiling.ts): served ahead or not, no impression past the cap is billed.
+ */
+const OUTSTANDING_SERVE_MS = 10 * 60_000;
+/**
+ * Outstanding serves held at most (about 150 MB, like the tracking ledger's million serves): past it
+ * the oldest stop counting early, which errs on serving more, and the billing-time cap still holds.
+ */
+const MAX_OUTSTANDING_SERVES = 1_000_000;
+
+/** A serve of a capped line item waiting for its impression; `tracked` undefined once it came or expired. */
+interface OutstandingServe {
+  serveId: string;
+  userKey: string;
+  tracked: TrackedCap | undefined;
+  expiresAt: number;
+}
+
 interface UnflushedImpression {
   seq: number;
   lineItemId: string;
@@ -43,6 +75,8 @@ interface TrackedCap {
   recentVersion: string;
   /** This instance's impressions in `counts` that ClickHouse did not have at the last sync. */
   local: UserCounts;
+  /** Serves of this instance waiting for their impression (CapCounts.outstanding). */
+  outstanding: UserCounts;
 }
 
 function add(counts: UserCounts, userKey: string, impressions: number): void {
@@ -87,6 +121,10 @@ export class FrequencyCounts {
   private readonly capped = new Map<string, TrackedCap>();
   private unflushed: UnflushedImpression[] = [];
   private acceptedSeq = 0;
+  /** Outstanding serves by serve id, and in the order they expire (served first, expires first). */
+  private readonly outstandingByServe = new Map<string, OutstandingServe>();
+  private outstandingQueue: OutstandingServe[] = [];
+  private outstandingHead = 0;
 
   constructor(
     private readonly ch: ClickHouse,
@@ -94,15 +132,56 @@ export class FrequencyCounts {
   ) {}
 
   /** The counts of a capped line item, shared by every index build so a rebuild keeps them. */
-  countsFor(lineItemId: string, per: FrequencyCapWindow): UserCounts {
+  countsFor(lineItemId: string, per: FrequencyCapWindow): CapCounts {
     let tracked = this.capped.get(lineItemId);
     if (!tracked || tracked.per !== per) {
       this.capped.set(
         lineItemId,
-        (tracked = { per, counts: new Map(), settledBefore: undefined, recent: new Map(), recentVersion: '', local: new Map() }),
+        (tracked = { per, counts: new Map(), settledBefore: undefined, recent: new Map(), recentVersion: '', local: new Map(), outstanding: new Map() }),
       );
     }
-    return tracked.counts;
+    return { impressions: tracked.counts, outstanding: tracked.outstanding };
+  }
+
+  /**
+   * A serve of a capped line item to a keyed user: it counts against the user's cap until its valid
+   * impression is recorded here (then the impression counts) or OUTSTANDING_SERVE_MS passes. So
+   * serving ahead, many serves before any pixel, stops at the cap. A pixel that reaches another
+   * instance is seen here only through ClickHouse: until the serve expires it counts twice, which
+   * errs on serving the user less.
+   */
+  served(lineItemId: string, serveId: string, userKey: string, nowMs: number): void {
+    this.expireOutstanding(nowMs);
+    const tracked = this.capped.get(lineItemId);
+    if (tracked === undefined) return;
+    const serve: OutstandingServe = { serveId, userKey, tracked, expiresAt: nowMs + OUTSTANDING_SERVE_MS };
+    add(tracked.outstanding, userKey, 1);
+    this.outstandingByServe.set(serveId, serve);
+    this.outstandingQueue.push(serve);
+  }
+
+  /** Takes back the outstanding serves whose time is up. */
+  private expireOutstanding(nowMs: number): void {
+    const queue = this.outstandingQueue;
+    let head = this.outstandingHead;
+    while (head < queue.length && (queue[head]!.expiresAt <= nowMs || queue.length - head > MAX_OUTSTANDING_SERVES)) {
+      this.resolveOutstanding(queue[head++]!);
+    }
+    if (head > 1024 && head * 2 > queue.length) {
+      this.outstandingQueue = queue.slice(head);
+      head = 0;
+    }
+    this.outstandingHead = head;
+  }
+
+  private resolveOutstanding(serve: OutstandingServe): void {
+    if (serve.tracked === undefined) return;
+    const outstanding = serve.tracked.outstanding;
+    const left = (outstanding.get(serve.userKey) ?? 0) - 1;
+    if (left > 0) outstanding.set(serve.userKey, left);
+    else outstanding.delete(serve.userKey);
+    serve.tracked = undefined;
+    this.outstandingByServe.delete(serve.serveId);
   }
 
   /** Forgets line items no longer capped in the index. */
@@ -123,6 +202,8 @@ export class FrequencyCounts {
   record(event: TrackedEvent, written = false): void {
     const seq = written ? 0 : ++this.acceptedSeq;
     if (event.type !== 'impression' || event.ivt !== '' || event.user_key === '') return;
+    const serve = this.outstandingByServe.get(event.serve_id);
+    if (serve !== undefined) this.resolveOutstanding(serve);
     const tracked = this.capped.get(event.line_item_id);
     if (!tracked) return;
     if (!written) this.unflushed.push({ seq, lineItemId: event.line_item_id, userKey: event.user_key, timeMs: event.event_time });
@@ -135,6 +216,7 @@ export class FrequencyCounts {
    * hours' when the hour turned), and adds what this instance accepted that is not there yet.
    */
   async sync(nowMs = Date.now()): Promise<void> {
+    this.expireOutstanding(nowMs);
     const writtenThroughSeq = this.acceptedSeq - this.pendingEvents();
     const recentFrom = windowStart('hour', nowMs) - HOUR_MS;
     const recentRange = (start: number) => ({ from: Math.max(start, recentFrom) });

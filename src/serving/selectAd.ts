@@ -277,13 +277,21 @@ function keywordsFound(entry: LineItemEntry, stamp: number): number {
   return count;
 }
 
-/** Inside its flight, budget left (today's as paced, and lifetime), placement and language targeting, and no excluded keyword in the context. */
+/**
+ * Inside its flight, budget left (today's as paced, and lifetime: enough for one more event to be
+ * billed under the billing ceilings), the user below the frequency cap
+ * (impressions plus serves still waiting for theirs), placement and language targeting, and no
+ * excluded keyword in the context.
+ */
 function isEligible(entry: LineItemEntry, placementId: string, context: ServeContext, stamp: number): boolean {
   if (context.nowMs < entry.startsAtMs || context.nowMs >= entry.endsAtMs) return false;
-  if (entry.spend.nanos >= (entry.evenPacing ? entry.budgetNanos * context.evenShare : entry.budgetNanos)) return false;
-  if (entry.spend.lifetimeNanos >= entry.lifetimeBudgetNanos) return false;
+  const spent = entry.spend.nanos;
+  if (spent >= (entry.evenPacing ? entry.budgetNanos * context.evenShare : entry.budgetNanos) || spent > entry.billableDailySpendNanos) return false;
+  if (entry.spend.lifetimeNanos > entry.billableLifetimeSpendNanos) return false;
   const cap = entry.frequencyCap;
-  if (cap !== null && (context.userKey === undefined || (cap.counts.get(context.userKey) ?? 0) >= cap.impressions)) return false;
+  if (cap !== null && (context.userKey === undefined || (cap.counts.get(context.userKey) ?? 0) + (cap.outstanding.get(context.userKey) ?? 0) >= cap.impressions)) {
+    return false;
+  }
   const language = context.language;
   if (entry.placementsInclude !== null && !entry.placementsInclude.has(placementId)) return false;
   if (entry.placementsExclude !== null && entry.placementsExclude.has(placementId)) return false;

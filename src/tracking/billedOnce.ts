@@ -129,6 +129,8 @@ export function billedOnceSelect(source: string, serves: ServeIdRanges): string 
   const columns = SPOOL_COLUMNS.map((column) => {
     if (column === 'type') return CHECKED_TYPE;
     if (column === 'ivt') return `if(duplicate, 'duplicate', ivt) AS ivt`;
+    // A duplicate is invalid traffic: it has no billing ceiling's reason (unbilledReasons.ts) on top.
+    if (column === 'unbilled') return `if(duplicate, '', unbilled) AS unbilled`;
     if (column === 'cost_nanos' || column === 'revenue_nanos') return `if(duplicate, 0, ${column}) AS ${column}`;
     return column;
   });

@@ -4,6 +4,7 @@ import { ApiError } from '../http/errors.js';
 import { convertToUsd } from '../money/usdRates.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { Postgres } from '../store/postgres.js';
+import type { BillingCeiling } from './billingCeiling.js';
 import { findClick, type StoredClick } from './clickLookup.js';
 import { conversionLock } from './conversionLock.js';
 import { conversionTimes } from './conversionTimes.js';
@@ -29,6 +30,8 @@ export interface ConversionRecorderDeps {
   db: Postgres;
   ch: ClickHouse;
   events: EventPipeline;
+  /** A CPA conversion over its line item's budget ceilings is stored unbilled. */
+  ceiling: BillingCeiling;
   attributionWindowDays: number;
 }
 
@@ -37,9 +40,11 @@ export interface ConversionRecorderDeps {
  * not exist, is 404. A conversion of an invalid click, or outside [click, click + window], is stored
  * for audit as invalid traffic (invalid_click, outside_window): neither revenue nor cost is reported.
  * A valid one of a CPA serve (the click's price model) costs the line item's current CPA bid;
- * nothing for a serve of another model, nor once the line item no longer bids CPA.
+ * nothing for a serve of another model, nor once the line item no longer bids CPA, nor when that
+ * cost would take the line item past a budget's billing ceiling (billingCeiling.ts: then it is
+ * attributed, its revenue reported, at cost 0).
  */
-export function createConversionRecorder({ db, ch, events, attributionWindowDays }: ConversionRecorderDeps) {
+export function createConversionRecorder({ db, ch, events, ceiling, attributionWindowDays }: ConversionRecorderDeps) {
   const lock = conversionLock(db);
   const firstTime = conversionTimes(db);
 
@@ -92,6 +97,7 @@ export function createConversionRecorder({ db, ch, events, attributionWindowDays
     if (input.conversion_id === undefined) {
       // Each is new (a repeat purchase): spooled like every event, and in ClickHouse within a flush.
       const event = eventOf(randomUUID(), occurredAt);
+      ceiling.judge(event, nowMs);
       events.accept([event]);
       return { result: resultOf(event), created: true };
     }
@@ -106,7 +112,14 @@ export function createConversionRecorder({ db, ch, events, attributionWindowDays
       if (stored) return { result: stored, created: false };
       // With the first request's time, whenever this one came (conversionTimes.ts says why).
       const event = eventOf(eventId, await firstTime(eventId, occurredAt));
-      await events.writeNow([event], `conversion:${eventId}`);
+      ceiling.judge(event, nowMs);
+      // Pacing counts a written event once ClickHouse has it: until then other conversions see it held.
+      const held = ceiling.hold(event);
+      try {
+        await events.writeNow([event], `conversion:${eventId}`);
+      } finally {
+        ceiling.release(event, held);
+      }
       return { result: resultOf(event), created: true };
     });
   }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { clickRequestIvt, impressionRequestIvt } from '../ivt/fetchMetadata.js';
 import type { IvtReason } from '../ivt/ivtReasons.js';
+import type { BillingCeiling } from './billingCeiling.js';
 import { ClickVelocity } from './clickVelocity.js';
 import type { EventPipeline } from './eventPipeline.js';
 import { linkEvent } from './linkEvent.js';
@@ -22,6 +23,8 @@ export interface LinkTrackerDeps {
   ledger: ServeLedger;
   /** What ClickHouse holds about the serve of a click this process does not know (batched). */
   history: ServeHistoryLookup;
+  /** Judges each valid event against its line item's budgets and frequency cap: over one, stored unbilled. */
+  ceiling: BillingCeiling;
   log: FastifyBaseLogger;
 }
 
@@ -30,13 +33,14 @@ export interface LinkTrackerDeps {
  * (bad_token, expired_token), the address (private_ip, datacenter), the user agent (bot,
  * no_user_agent), server-side markers (server_side), how the request was made (not_image_request,
  * not_navigation), then the serve's history (duplicate, click_without_impression, click_too_fast,
- * impression_unverified), then the visitor's pace (click_velocity).
+ * impression_unverified), then the visitor's pace (click_velocity). A valid event is then judged by
+ * the billing ceilings (billingCeiling.ts): over one, it is stored as valid but unbilled.
  *
  * The serve's history is this process's ledger; a click whose serve it does not know asks ClickHouse
  * (batched). What another instance or an earlier run billed is settled when the event is written
  * (billedOnce.ts), so the pixel never waits on a query.
  */
-export function createLinkTracker({ events, ledger, history, log }: LinkTrackerDeps) {
+export function createLinkTracker({ events, ledger, history, ceiling, log }: LinkTrackerDeps) {
   /**
    * Never queries anything: the pixel's hot path is the token check, two lookups in memory and one
    * spool write. `settled()` once the event is in the spool, `settled(error)` when it could not be
@@ -47,13 +51,18 @@ export function createLinkTracker({ events, ledger, history, log }: LinkTrackerD
     let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || impressionRequestIvt(request.fetch);
     if (ivt === '' && ledger.impressionCounted(claims.s)) ivt = 'duplicate';
     const event = linkEvent('impression', claims, request, ivt, randomUUID(), nowMs);
+    ceiling.judge(event, nowMs);
+    let held = 0;
     // One spool write for the turn's pixels; the answer waits for it.
     events.acceptInTurn(event, (error) => {
+      // Written and counted by pacing and frequency counts, or not stored: no longer held.
+      ceiling.release(event, held);
       // Not stored (503): the serve's billable impression is still to come. The turn's duplicates
       // of it shared the failed write, so none of them was stored either.
       if (error !== undefined && ivt === '') ledger.uncountImpression(claims.s);
       settled(error);
     });
+    held = ceiling.hold(event);
     // Only a valid impression lets the serve's click count: one from a data center, a bot or a script
     // fetch is no reader seeing the ad (and forged and expired tokens' claims are not trusted).
     // Recorded before the write, so a second impression of the serve in the same turn is the duplicate.
@@ -77,6 +86,8 @@ export function createLinkTracker({ events, ledger, history, log }: LinkTrackerD
     if (ivt === '') ivt = clickQuality(claims.s, nowMs);
     if (ivt === '' && velocity.tooFast(request.visitor, nowMs)) ivt = 'click_velocity';
     const event = linkEvent('click', claims, request, ivt, randomUUID(), nowMs);
+    ceiling.judge(event, nowMs);
+    // Pacing counts its cost as it is spooled: the next click's verdict sees it.
     events.accept([event]);
     if (token.ivt === '') ledger.record(claims.s, { clickCounted: ivt === '' });
     return event;

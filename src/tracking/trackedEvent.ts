@@ -33,10 +33,15 @@ export interface TrackedEvent {
   fetch_dest: string;
   fetch_mode: string;
   fetch_site: string;
+  /**
+   * '' when billed as cost_nanos says; otherwise why a valid event was stored at cost 0
+   * (src/tracking/unbilledReasons.ts: a budget's or the frequency cap's billing ceiling).
+   */
+  unbilled: string;
 }
 
 /** The columns every event source leaves empty until it knows them. */
-export const NO_EVENT_CONTEXT = { country: '', user_key: '', fetch_dest: '', fetch_mode: '', fetch_site: '' } as const;
+export const NO_EVENT_CONTEXT = { country: '', user_key: '', fetch_dest: '', fetch_mode: '', fetch_site: '', unbilled: '' } as const;
 
 export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 export const NANOS_PER_USD = 1_000_000_000;

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
+import { BillingCeiling } from './billingCeiling.js';
 import { createConversionRecorder } from './conversionRecorder.js';
 import { conversionRoutes } from './conversionRoutes.js';
 import { eventImportRoute } from './eventImportRoute.js';
@@ -28,8 +29,12 @@ export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): P
     windowMs: config.SERVE_LOOKUP_WINDOW_MS,
     timeoutMs: config.SERVE_LOOKUP_TIMEOUT_MS,
   });
-  const tracker = createLinkTracker({ events, ledger: new ServeLedger(SERVE_LEDGER_CAPACITY), history, log: app.log });
-  const conversions = createConversionRecorder({ db, ch, events, attributionWindowDays: config.ATTRIBUTION_WINDOW_DAYS });
+  const ceiling = new BillingCeiling(
+    (lineItemId) => indexedDestinations.lineItem(lineItemId),
+    (reason) => deps.metrics.unbilledEvents.inc({ reason }),
+  );
+  const tracker = createLinkTracker({ events, ledger: new ServeLedger(SERVE_LEDGER_CAPACITY), history, ceiling, log: app.log });
+  const conversions = createConversionRecorder({ db, ch, events, ceiling, attributionWindowDays: config.ATTRIBUTION_WINDOW_DAYS });
 
   await app.register(trackingLinkRoutes, { db, indexedDestinations, trackingSecret: secrets.trackingSecret, traffic, tracker });
   await app.register(conversionRoutes, { db, traffic, conversions });

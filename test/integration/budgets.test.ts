@@ -75,8 +75,8 @@ describe('budgets: management', () => {
 
 describe('budgets: serving', () => {
   it('stops a line item when its lifetime spend reaches the lifetime budget, through pixels and after a restart', async () => {
-    // 10 USD an impression (tCPM 10,000) against a 15 USD lifetime budget: the second impression exhausts it.
-    const { tested, fallback, body } = await setup({ daily: 1000, currency: 'USD', lifetime: 15, pacing: 'asap' }, 10_000);
+    // 10 USD an impression (tCPM 10,000) against a 20 USD lifetime budget: the second impression exhausts it.
+    const { tested, fallback, body } = await setup({ daily: 1000, currency: 'USD', lifetime: 20, pacing: 'asap' }, 10_000);
     for (let i = 0; i < 2; i++) {
       const response = await serve(ctx, publisher.token, body);
       expect(servedLineItem(ctx, response)).toBe(tested.lineItemId);
@@ -91,7 +91,7 @@ describe('budgets: serving', () => {
   });
 
   it('keeps the spend across index rebuilds between a serve and its pixel, and between a pixel and the next serve', async () => {
-    const { tested, fallback, body } = await setup({ daily: 1000, currency: 'USD', lifetime: 15, pacing: 'asap' }, 10_000);
+    const { tested, fallback, body } = await setup({ daily: 1000, currency: 'USD', lifetime: 20, pacing: 'asap' }, 10_000);
     // No pacing sync in the hour: only the counter the index holds can know this instance's spend.
     const instance = await startAnotherInstance(ctx, { ...env, PACING_SYNC_MS: '3600000' });
     try {
@@ -108,6 +108,39 @@ describe('budgets: serving', () => {
     } finally {
       await instance.close();
     }
+  });
+
+  it('stops a line item once its lifetime budget has no room for one more billed event', async () => {
+    // 10 USD an impression against 15 USD: a second impression could not be billed (the lifetime
+    // ceiling, src/tracking/billingCeiling.ts), so it is not served.
+    const { tested, fallback, body } = await setup({ daily: 1000, currency: 'USD', lifetime: 15, pacing: 'asap' }, 10_000);
+    const response = await serve(ctx, publisher.token, body);
+    expect(servedLineItem(ctx, response)).toBe(tested.lineItemId);
+    await firePixel(ctx, response);
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(fallback.lineItemId);
+  });
+
+  it('bills a line item whose price is above twice its daily budget one event a day, and serves it no more', async () => {
+    // 11 USD an impression against 5 USD a day: the day's first impression is billed, whatever was served ahead.
+    const { tested, fallback, body } = await setup({ daily: 5, currency: 'USD', pacing: 'asap' }, 11_000);
+    const served = [await serve(ctx, publisher.token, body), await serve(ctx, publisher.token, body), await serve(ctx, publisher.token, body)];
+    for (const response of served) expect(servedLineItem(ctx, response)).toBe(tested.lineItemId);
+    await Promise.all(served.map((response) => firePixel(ctx, response)));
+    await eventuallyServed(ctx, publisher.token, body, fallback.lineItemId);
+    const costs = await eventually(async () => {
+      const result = await ctx.stores.ch.client.query({
+        query: `SELECT toFloat64(cost_nanos) AS cost, unbilled FROM events_v1 WHERE line_item_id = {id:UUID} ORDER BY cost DESC`,
+        query_params: { id: tested.lineItemId },
+        format: 'JSONEachRow',
+      });
+      const rows = await result.json<{ cost: number; unbilled: string }>();
+      return rows.length === 3 ? rows : undefined;
+    }, 'the three impressions');
+    expect(costs).toEqual([
+      { cost: 11 * USD, unbilled: '' },
+      { cost: 0, unbilled: 'over_daily_budget' },
+      { cost: 0, unbilled: 'over_daily_budget' },
+    ]);
   });
 
   it("counts earlier days' spend, written by any instance, against the lifetime budget", async () => {

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
+import { BillingCeiling } from '../../src/tracking/billingCeiling.js';
 import { createConversionRecorder } from '../../src/tracking/conversionRecorder.js';
 import type { EventPipeline } from '../../src/tracking/eventPipeline.js';
 import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
@@ -84,7 +85,7 @@ describe('a conversion_id retried across a month boundary after a lost answer', 
     });
     try {
       const { events, deliverHeld } = answerLostOnce(pipeline);
-      const recorder = createConversionRecorder({ db: ctx.stores.db, ch: ctx.stores.ch, events, attributionWindowDays: 60 });
+      const recorder = createConversionRecorder({ db: ctx.stores.db, ch: ctx.stores.ch, events, ceiling: new BillingCeiling(() => undefined), attributionWindowDays: 60 });
       const now = new Date();
       const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
       const input = { click_id: clickId, conversion_id: 'order-month-end', value: 30, currency: 'USD' };

@@ -63,9 +63,9 @@ afterAll(async () => {
 });
 
 const expected = () => [
-  { time: `${d(0)}T00:00:00.000Z`, event_id: ids.impression, type: 'impression', line_item_id: campaign.line_item_id, placement_id: placement, masked_ip: '81.2.69.0', ip_class: 'residential', country: 'GB', ivt_reason: null, cost_usd: 0.0025 },
-  { time: `${d(0)}T08:30:00.250Z`, event_id: ids.click, type: 'click', line_item_id: campaign.line_item_id, placement_id: placement, masked_ip: '2001:db8:1234::', ip_class: 'datacenter', country: 'unknown', ivt_reason: 'datacenter', cost_usd: 0 },
-  { time: `${d(1)}T23:59:59.999Z`, event_id: ids.conversion, type: 'conversion', line_item_id: campaign.line_item_id, placement_id: placement, masked_ip: '81.2.69.0', ip_class: 'residential', country: 'GB', ivt_reason: null, cost_usd: 0.001234567 },
+  { time: `${d(0)}T00:00:00.000Z`, event_id: ids.impression, type: 'impression', line_item_id: campaign.line_item_id, placement_id: placement, masked_ip: '81.2.69.0', ip_class: 'residential', country: 'GB', ivt_reason: null, cost_usd: 0.0025, unbilled_reason: null },
+  { time: `${d(0)}T08:30:00.250Z`, event_id: ids.click, type: 'click', line_item_id: campaign.line_item_id, placement_id: placement, masked_ip: '2001:db8:1234::', ip_class: 'datacenter', country: 'unknown', ivt_reason: 'datacenter', cost_usd: 0, unbilled_reason: null },
+  { time: `${d(1)}T23:59:59.999Z`, event_id: ids.conversion, type: 'conversion', line_item_id: campaign.line_item_id, placement_id: placement, masked_ip: '81.2.69.0', ip_class: 'residential', country: 'GB', ivt_reason: null, cost_usd: 0.001234567, unbilled_reason: null },
 ];
 
 describe('GET /v1/advertiser/reporting/events', () => {
@@ -85,10 +85,10 @@ describe('GET /v1/advertiser/reporting/events', () => {
       const response = await get(query, headers);
       expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
       expect(response.body.split('\r\n')).toEqual([
-        'time,event_id,type,line_item_id,placement_id,masked_ip,ip_class,country,ivt_reason,cost_usd',
-        `${d(0)}T00:00:00.000Z,${ids.impression},impression,${campaign.line_item_id},${placement},81.2.69.0,residential,GB,,0.0025`,
-        `${d(0)}T08:30:00.250Z,${ids.click},click,${campaign.line_item_id},${placement},2001:db8:1234::,datacenter,unknown,datacenter,0`,
-        `${d(1)}T23:59:59.999Z,${ids.conversion},conversion,${campaign.line_item_id},${placement},81.2.69.0,residential,GB,,0.001234567`,
+        'time,event_id,type,line_item_id,placement_id,masked_ip,ip_class,country,ivt_reason,cost_usd,unbilled_reason',
+        `${d(0)}T00:00:00.000Z,${ids.impression},impression,${campaign.line_item_id},${placement},81.2.69.0,residential,GB,,0.0025,`,
+        `${d(0)}T08:30:00.250Z,${ids.click},click,${campaign.line_item_id},${placement},2001:db8:1234::,datacenter,unknown,datacenter,0,`,
+        `${d(1)}T23:59:59.999Z,${ids.conversion},conversion,${campaign.line_item_id},${placement},81.2.69.0,residential,GB,,0.001234567,`,
         '',
       ]);
     }

@@ -54,7 +54,8 @@ describe('frequency caps: serving', () => {
       lineItem: { frequency_cap: { impressions: 2, per: 'day' } },
     });
     const as = (id?: string) => ({ placement_id: placement, context: { query: word, response: '' }, ...(id ? { user: { id } } : {}) });
-    await eventuallyServed(ctx, publisher.token, as('alice'), capped.lineItemId);
+    // Not as alice: each serve to her would count against her cap until its pixel comes.
+    await eventuallyServed(ctx, publisher.token, as('warm-up'), capped.lineItemId);
     // No user id: a capped line item cannot count, so it never serves.
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, as()))).toBe(fallback.lineItemId);
 

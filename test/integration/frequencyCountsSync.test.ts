@@ -35,7 +35,7 @@ describe('frequency counts: what a sync reads', () => {
       ['bob', at(25, 14), 1], // the hour before: still recent
     ]);
     const frequency = new FrequencyCounts(ch, () => 0);
-    const counts = frequency.countsFor(lineItemId, 'week');
+    const counts = frequency.countsFor(lineItemId, 'week').impressions;
     await frequency.sync(NOW);
     expect(Object.fromEntries(counts)).toEqual({ alice: 3, bob: 1 });
 
@@ -58,7 +58,7 @@ describe('frequency counts: what a sync reads', () => {
       ['carol', at(25, 15), 2],
     ]);
     const frequency = new FrequencyCounts(ch, () => 0);
-    const counts = frequency.countsFor(lineItemId, 'hour');
+    const counts = frequency.countsFor(lineItemId, 'hour').impressions;
     await frequency.sync(NOW);
     expect(Object.fromEntries(counts)).toEqual({ carol: 2 });
     await frequency.sync(NOW + HOUR_MS);
@@ -70,7 +70,7 @@ describe('frequency counts: what a sync reads', () => {
     await written(lineItemId, [['dave', at(23, 8), 2]]);
     let pending = 0;
     const frequency = new FrequencyCounts(ch, () => pending);
-    const counts = frequency.countsFor(lineItemId, 'week');
+    const counts = frequency.countsFor(lineItemId, 'week').impressions;
     await frequency.sync(NOW);
     expect(counts.get('dave')).toBe(2);
 
@@ -93,7 +93,7 @@ describe('frequency counts: what a sync reads', () => {
     await written(lineItemId, [['erin', at(23, 8), 2]]);
     let pending = 0;
     const frequency = new FrequencyCounts(ch, () => pending);
-    const counts = frequency.countsFor(lineItemId, 'week');
+    const counts = frequency.countsFor(lineItemId, 'week').impressions;
     await frequency.sync(NOW);
 
     frequency.record(sampleEvent({ line_item_id: lineItemId, user_key: 'erin', event_time: NOW + 1000 }));

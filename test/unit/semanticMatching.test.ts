@@ -44,7 +44,7 @@ async function indexOf(specs: Spec[], options: { model?: SemanticModel | null; b
   const rows: CatalogRows = { tokens: [], placements: [], lineItems, creatives };
   const semanticModel = options.model === null ? undefined : (options.model ?? model);
   const { index } = await buildAdIndex('v1', rows, {
-    userCountsFor: () => new Map(),
+    userCountsFor: () => ({ impressions: new Map(), outstanding: new Map() }),
     spendCounterFor: () => ({ nanos: 0, lifetimeNanos: 0 }),
     statsFor: () => ({ impressions: 0, clicks: 0, conversions: 0 }),
     toUsd: convertToUsd,

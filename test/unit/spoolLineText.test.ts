@@ -37,7 +37,7 @@ const oddTexts = [
 const textColumns = [
   'event_id', 'type', 'source', 'serve_id', 'campaign_id', 'line_item_id', 'creative_id', 'placement_id', 'publisher_id',
   'price_model', 'click_id', 'ip', 'ip_class', 'ip_network', 'user_agent', 'ivt', 'country', 'user_key', 'fetch_dest',
-  'fetch_mode', 'fetch_site',
+  'fetch_mode', 'fetch_site', 'unbilled',
 ] as const satisfies ReadonlyArray<keyof TrackedEvent>;
 
 describe('spoolLine written as text', () => {

@@ -1,0 +1,106 @@
+import type { LineItemEntry } from '../serving/adIndex.js';
+import type { UserCounts } from '../serving/frequencyCounts.js';
+import { DAILY_CEILING_BUDGETS } from '../serving/spendPacing.js';
+import type { TrackedEvent } from './trackedEvent.js';
+import type { UnbilledReason } from './unbilledReasons.js';
+
+
+const MS_PER_DAY = 86_400_000;
+
+/** What the ceilings read of a line item the serving index holds: its budgets, its spend counter and its frequency cap's counts. */
+export type BilledLineItem = Pick<LineItemEntry, 'budgetNanos' | 'lifetimeBudgetNanos' | 'spend' | 'frequencyCap'>;
+
+/** What hold() held, for release(). */
+const HELD_SPEND = 1;
+const HELD_IMPRESSION = 2;
+
+/**
+ * Billing-time ceilings. Serving checks a line item's spend and its users' frequency counts before it
+ * serves, but those only grow when pixels and clicks arrive: a caller who requests many serves while
+ * budget and cap remain, then fires their links later, would have all of them billed. So each valid
+ * event is judged again when it arrives: one whose cost would take its line item's billed spend past
+ * its lifetime budget, or past DAILY_CEILING_BUDGETS x its daily budget in the UTC day (or past its
+ * own cost, when that is more: one such event a day is billed; the daily ceiling applies to events of the current UTC day; a conversion reported for an earlier day meets
+ * the lifetime one), and an impression of a keyed user who already reached the cap, is stored with
+ * the reason in `unbilled` and cost 0 (unbilledReasons.ts): never lost, never billed.
+ *
+ * The figures are the serving index's, kept by SpendPacing and FrequencyCounts: ClickHouse's (every
+ * instance's, re-read every PACING_SYNC_MS, so a restart keeps them) plus what this instance
+ * accepted. Across instances the ceiling holds within what the others accepted in one flush and one
+ * sync, the bound of pacing. Between a pixel's verdict and the group write of its event-loop turn
+ * (EventPipeline.acceptInTurn), when the counters record it, its cost and impression are held here,
+ * so that the turn's other pixels see them. A line item the index does not hold (paused, ended,
+ * deleted, or left out: docs/serving.md) has no ceiling here: its events are billed as signed.
+ */
+export class BillingCeiling {
+  private readonly heldSpend = new Map<string, number>();
+  private readonly heldImpressions = new Map<string, UserCounts>();
+
+  constructor(
+    private readonly lineItemOf: (lineItemId: string) => BilledLineItem | undefined,
+    private readonly onUnbilled: (reason: UnbilledReason) => void = () => {},
+  ) {}
+
+  /** Stores the reason in `unbilled` and makes the cost 0 when a valid event is over a ceiling; leaves any other event as it is. */
+  judge(event: TrackedEvent, nowMs: number): void {
+    if (event.ivt !== '') return;
+    const lineItem = this.lineItemOf(event.line_item_id);
+    if (lineItem === undefined) return;
+    const reason = this.overCeiling(lineItem, event, nowMs);
+    if (reason === undefined) return;
+    event.unbilled = reason;
+    event.cost_nanos = 0;
+    this.onUnbilled(reason);
+  }
+
+  /**
+   * Holds a judged event's cost and (for a capped line item's keyed user) impression against the
+   * ceilings until release(event, held): for an event accepted but not yet recorded by the counters.
+   */
+  hold(event: TrackedEvent): number {
+    if (event.ivt !== '') return 0;
+    let held = 0;
+    if (event.cost_nanos > 0) {
+      this.heldSpend.set(event.line_item_id, (this.heldSpend.get(event.line_item_id) ?? 0) + event.cost_nanos);
+      held |= HELD_SPEND;
+    }
+    if (event.type === 'impression' && event.user_key !== '' && this.lineItemOf(event.line_item_id)?.frequencyCap) {
+      let users = this.heldImpressions.get(event.line_item_id);
+      if (users === undefined) this.heldImpressions.set(event.line_item_id, (users = new Map()));
+      users.set(event.user_key, (users.get(event.user_key) ?? 0) + 1);
+      held |= HELD_IMPRESSION;
+    }
+    return held;
+  }
+
+  /** Lets go of what hold() held: the counters have recorded the event, or it was not stored. */
+  release(event: TrackedEvent, held: number): void {
+    if ((held & HELD_SPEND) !== 0) {
+      const left = this.heldSpend.get(event.line_item_id)! - event.cost_nanos;
+      if (left > 0) this.heldSpend.set(event.line_item_id, left);
+      else this.heldSpend.delete(event.line_item_id);
+    }
+    if ((held & HELD_IMPRESSION) !== 0) {
+      const users = this.heldImpressions.get(event.line_item_id)!;
+      const left = users.get(event.user_key)! - 1;
+      if (left > 0) users.set(event.user_key, left);
+      else if (users.delete(event.user_key) && users.size === 0) this.heldImpressions.delete(event.line_item_id);
+    }
+  }
+
+  private overCeiling(lineItem: BilledLineItem, event: TrackedEvent, nowMs: number): UnbilledReason | undefined {
+    const cap = lineItem.frequencyCap;
+    if (cap !== null && event.type === 'impression' && event.user_key !== '') {
+      const seen = (cap.counts.get(event.user_key) ?? 0) + (this.heldImpressions.get(event.line_item_id)?.get(event.user_key) ?? 0);
+      if (seen >= cap.impressions) return 'over_frequency_cap';
+    }
+    const cost = event.cost_nanos;
+    if (cost <= 0) return undefined;
+    const spent = cost + (this.heldSpend.get(event.line_item_id) ?? 0);
+    if (lineItem.spend.lifetimeNanos + spent > lineItem.lifetimeBudgetNanos) return 'over_lifetime_budget';
+    const today = Math.floor(event.event_time / MS_PER_DAY) === Math.floor(nowMs / MS_PER_DAY);
+    // One event a day is billable even when it costs more than the ceiling: else such a line item could never deliver.
+    if (today && lineItem.spend.nanos + spent > Math.max(DAILY_CEILING_BUDGETS * lineItem.budgetNanos, cost)) return 'over_daily_budget';
+    return undefined;
+  }
+}

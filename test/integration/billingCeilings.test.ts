@@ -1,0 +1,239 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
+import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { eventuallyServed, firePixel, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec } from '../helpers/servingFixtures.js';
+import { BROWSER_UA, waitPastClickDelay } from '../helpers/trackingFixtures.js';
+import { eventually } from '../helpers/eventually.js';
+
+/**
+ * The attack these hold off: serving checks spend and frequency counts, which grow only as pixels
+ * and clicks arrive, so a caller requests many serves while budget and cap remain, then fires every
+ * link at once. Each event is judged again when it arrives (src/tracking/billingCeiling.ts).
+ */
+
+let ctx: TestContext;
+let advertiser: Advertiser;
+let publisher: { id: string; token: string };
+
+// The test's requests come from 127.0.0.1: count them like a browser's.
+const env = { IVT_ALLOW_PRIVATE_IPS: 'true' };
+const USD = 1e9;
+
+beforeAll(async () => {
+  ctx = await startTestApp(env);
+  const created = await createAdvertiser(ctx);
+  advertiser = { key: created.key, userId: created.user.id };
+  publisher = await createPublisher(ctx);
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+/** A certified placement, a cheap fallback line item on a fresh keyword, and the line item under test on it. */
+async function setup(spec: LineItemSpec) {
+  const word = uniqueWord();
+  const placement = (await createPlacement(ctx, publisher.id)).id;
+  await certifyPlacement(ctx, placement);
+  const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+  const tested = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } }, ...spec });
+  const as = (user?: string) => ({ placement_id: placement, context: { query: word, response: '' }, ...(user ? { user: { id: user } } : {}) });
+  await eventuallyServed(ctx, publisher.token, as('warm-up'), tested.lineItemId);
+  return { placement, tested, fallback, as };
+}
+
+/** Serves `count` times on `on` and keeps the answers that served `lineItemId`. */
+async function serveAhead(on: TestContext, body: object, lineItemId: string, count: number): Promise<LightMyRequestResponse[]> {
+  const served: LightMyRequestResponse[] = [];
+  for (let i = 0; i < count; i++) {
+    const response = await serve(on, publisher.token, body as never);
+    if (servedLineItem(on, response) === lineItemId) served.push(response);
+  }
+  return served;
+}
+
+/** Loads every pixel at once, as a page of ads would (many in one event-loop turn), each answered 200. */
+async function firePixels(on: TestContext, served: LightMyRequestResponse[]): Promise<void> {
+  await Promise.all(served.map((response) => firePixel(on, response)));
+}
+
+async function followClicks(on: TestContext, served: LightMyRequestResponse[]): Promise<void> {
+  const answers = await Promise.all(
+    served.map((response) => on.app.inject({ method: 'GET', url: new URL(response.json().ad.tracking.click_url).pathname, headers: { 'user-agent': BROWSER_UA } })),
+  );
+  for (const answer of answers) expect(answer.statusCode).toBe(302);
+}
+
+interface StoredRow {
+  type: string;
+  user_key: string;
+  ivt: string;
+  unbilled: string;
+  cost_nanos: number;
+}
+
+async function storedEvents(lineItemId: string, count: number): Promise<StoredRow[]> {
+  return eventually(async () => {
+    const result = await ctx.stores.ch.client.query({
+      query: `SELECT type, user_key, ivt, unbilled, toFloat64(cost_nanos) AS cost_nanos FROM events_v1 WHERE line_item_id = {id:UUID} ORDER BY event_time`,
+      query_params: { id: lineItemId },
+      format: 'JSONEachRow',
+    });
+    const rows = await result.json<StoredRow>();
+    return rows.length >= count ? rows : undefined;
+  }, `${count} events in ClickHouse`);
+}
+
+/** Every rollup that bills or reports spend, and the raw events they come from, for one line item. */
+async function spendEverywhere(lineItemId: string, campaignId: string, placementId: string) {
+  const one = async (query: string) => {
+    const result = await ctx.stores.ch.client.query({ query, query_params: { id: lineItemId, campaign: campaignId, placement: placementId }, format: 'JSONEachRow' });
+    const [row] = await result.json<{ spend: number; impressions?: number; clicks?: number }>();
+    return row!;
+  };
+  return {
+    raw: await one(
+      `SELECT toFloat64(sum(cost_nanos)) AS spend, toFloat64(countIf(type = 'impression')) AS impressions, toFloat64(countIf(type = 'click')) AS clicks
+       FROM events_v1 WHERE line_item_id = {id:UUID} AND ivt = ''`,
+    ),
+    daily: await one(
+      `SELECT toFloat64(sum(spend_nanos)) AS spend, toFloat64(sum(impressions)) AS impressions, toFloat64(sum(clicks)) AS clicks
+       FROM daily_stats_v1 WHERE line_item_id = {id:UUID}`,
+    ),
+    campaign: await one(`SELECT toFloat64(sum(spend_nanos)) AS spend FROM campaign_daily_stats_v1 WHERE campaign_id = {campaign:UUID}`),
+    lifetime: await one(`SELECT toFloat64(sum(spend_nanos)) AS spend FROM line_item_spend_v1 WHERE line_item_id = {id:UUID}`),
+    // What the publisher's earnings are computed from.
+    placement: await one(`SELECT toFloat64(sum(spend_nanos)) AS spend FROM placement_daily_stats_v1 WHERE placement_id = {placement:String}`),
+  };
+}
+
+describe('billing ceilings: budgets', () => {
+  it('bills impressions served ahead only up to twice the daily budget; the rest are stored valid, unbilled, at cost 0', async () => {
+    // 5 USD a day at 1 USD an impression (tCPM 1,000), asap: serving stops at 5 USD of spend, but no
+    // spend is known until the pixels come, so all 30 serves go to the line item.
+    const { placement, tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 5, currency: 'USD', pacing: 'asap' } });
+    const served = await serveAhead(ctx, as(), tested.lineItemId, 30);
+    expect(served).toHaveLength(30);
+    await firePixels(ctx, served);
+
+    const events = await storedEvents(tested.lineItemId, 30);
+    const billed = events.filter((event) => event.unbilled === '');
+    const billedSpend = billed.reduce((sum, event) => sum + event.cost_nanos, 0);
+    // At most the ceiling; a little less when a sync counted an event twice (pacing errs on spending less).
+    expect(billedSpend).toBeLessThanOrEqual(10 * USD);
+    expect(billedSpend).toBeGreaterThanOrEqual(8 * USD);
+    expect(billedSpend).toBe(billed.length * USD);
+    const unbilled = events.filter((event) => event.unbilled !== '');
+    expect(unbilled).toHaveLength(30 - billed.length);
+    expect(unbilled.every((event) => event.unbilled === 'over_daily_budget' && event.ivt === '' && event.cost_nanos === 0)).toBe(true);
+
+    // Real impressions, counted as such at cost 0; every rollup equals the raw events, the publisher's included.
+    const spend = await eventually(async () => {
+      const figures = await spendEverywhere(tested.lineItemId, tested.campaignId, placement);
+      return figures.daily.impressions === 30 ? figures : undefined;
+    }, 'the rollups');
+    expect(spend.raw).toEqual({ spend: billedSpend, impressions: 30, clicks: 0 });
+    expect(spend.daily).toEqual(spend.raw);
+    for (const rollup of [spend.campaign, spend.lifetime, spend.placement]) expect(rollup.spend).toBe(billedSpend);
+
+    const metrics = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toContain(`adsvc_events_unbilled_total{reason="over_daily_budget"} ${unbilled.length}\n`);
+  });
+
+  it('bills clicks served ahead only up to twice the daily budget', async () => {
+    const { tested, as } = await setup({ bids: { bid_type: 'cpc', bid_value: 1 }, budget: { daily: 5, currency: 'USD', pacing: 'asap' } });
+    const served = await serveAhead(ctx, as(), tested.lineItemId, 20);
+    expect(served).toHaveLength(20);
+    await firePixels(ctx, served);
+    await waitPastClickDelay(Date.now());
+    await followClicks(ctx, served);
+
+    const clicks = (await storedEvents(tested.lineItemId, 40)).filter((event) => event.type === 'click');
+    expect(clicks).toHaveLength(20);
+    expect(clicks.every((event) => event.ivt === '')).toBe(true);
+    const billed = clicks.filter((event) => event.unbilled === '');
+    expect(clicks.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(billed.length * USD);
+    expect(billed.length).toBeLessThanOrEqual(10);
+    expect(billed.length).toBeGreaterThanOrEqual(8);
+    expect(clicks.filter((event) => event.unbilled === 'over_daily_budget')).toHaveLength(20 - billed.length);
+  });
+
+  it('never bills past the lifetime budget', async () => {
+    const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 1000, currency: 'USD', lifetime: 3, pacing: 'asap' } });
+    const served = await serveAhead(ctx, as(), tested.lineItemId, 8);
+    await firePixels(ctx, served);
+
+    const events = await storedEvents(tested.lineItemId, 8);
+    expect(events.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(3 * USD);
+    expect(events.filter((event) => event.unbilled === 'over_lifetime_budget')).toHaveLength(5);
+  });
+
+  it('bills an honest impression within the budget as signed', async () => {
+    const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 5, currency: 'USD', lifetime: 100, pacing: 'asap' } });
+    const [served] = await serveAhead(ctx, as(), tested.lineItemId, 1);
+    await firePixel(ctx, served!);
+    expect(await storedEvents(tested.lineItemId, 1)).toEqual([{ type: 'impression', user_key: '', ivt: '', unbilled: '', cost_nanos: 1 * USD }]);
+  });
+
+  it('keeps the ceiling across a restart between the serves and their pixels: the spend is read from ClickHouse', async () => {
+    const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 5, currency: 'USD', pacing: 'asap' } });
+    const served = await serveAhead(ctx, as(), tested.lineItemId, 16);
+    expect(served).toHaveLength(16);
+    await firePixels(ctx, served.slice(0, 8));
+    await storedEvents(tested.lineItemId, 8);
+
+    await ctx.close();
+    ctx = await startTestApp(env);
+    await firePixels(ctx, served.slice(8));
+    const events = await storedEvents(tested.lineItemId, 16);
+    expect(events.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(10 * USD);
+    expect(events.slice(8).filter((event) => event.unbilled === 'over_daily_budget')).toHaveLength(6);
+  });
+});
+
+describe('billing ceilings: frequency caps', () => {
+  const capped = { bids: { bid_type: 'cpm', bid_value: 1000 }, lineItem: { frequency_cap: { impressions: 2, per: 'day' } } };
+
+  it('serves a user no more than the cap while earlier serves wait for their pixels', async () => {
+    const { tested, fallback, as } = await setup(capped);
+    const served = await serveAhead(ctx, as('mallory'), tested.lineItemId, 10);
+    expect(served).toHaveLength(2);
+    // Another user is not held back by mallory's serves.
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, as('trent')))).toBe(tested.lineItemId);
+    await firePixels(ctx, served);
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, as('mallory')))).toBe(fallback.lineItemId);
+
+    const impressions = (await storedEvents(tested.lineItemId, 2)).filter((event) => event.type === 'impression');
+    expect(impressions.filter((event) => event.unbilled === '')).toHaveLength(2);
+  });
+
+  it('bills no impression past the cap when serves made elsewhere, and before a restart, fire later', async () => {
+    const { tested, as } = await setup(capped);
+    // Each instance knows only its own outstanding serves: three instances serve the cap each.
+    const others = [await startAnotherInstance(ctx, env), await startAnotherInstance(ctx, env)];
+    const served: LightMyRequestResponse[] = [];
+    try {
+      for (const on of [ctx, ...others]) {
+        await eventuallyServed(on, publisher.token, as('warm-up'), tested.lineItemId);
+        served.push(...(await serveAhead(on, as('mallory'), tested.lineItemId, 4)));
+      }
+    } finally {
+      for (const other of others) await other.close();
+    }
+    expect(served).toHaveLength(6);
+    await firePixels(ctx, served.slice(0, 4));
+    await storedEvents(tested.lineItemId, 4);
+
+    // A restart: the counts come back from ClickHouse.
+    await ctx.close();
+    ctx = await startTestApp(env);
+    await firePixels(ctx, served.slice(4));
+
+    const impressions = (await storedEvents(tested.lineItemId, 6)).filter((event) => event.type === 'impression');
+    expect(impressions).toHaveLength(6);
+    const billed = impressions.filter((event) => event.unbilled === '');
+    expect(billed).toHaveLength(2);
+    expect(impressions.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(2 * USD);
+    expect(impressions.filter((event) => event.unbilled === 'over_frequency_cap' && event.ivt === '')).toHaveLength(4);
+  });
+});
