@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SPOOL_COLUMNS, spoolLine } from '../../src/tracking/eventSpool.js';
+import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { createAdvertiser } from '../helpers/factories.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
-import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { startTestApp, testConfig, type TestContext } from '../helpers/testApp.js';
 import {
   ADDRESSES,
   BOT_UA,
@@ -105,7 +109,7 @@ describe('POST /v1/advertiser/conversions', () => {
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 3, conversions: 3, spend_nanos: 36_000_000_000 });
   });
 
-  it('bills the signed CPA price even once the line item bids another way, and not a click of another serve', async () => {
+  it('bills the signed CPA price even once the line item bids another way', async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 9 });
     const clickId = await clickOn(item, 'CPA', 9_000_000_000);
     expect((await asAdvertiser(ctx, item.key)('PUT', `/v1/advertiser/line-items/${item.lineItemId}/bids`, CPC_BID)).statusCode).toBe(200);
@@ -117,7 +121,8 @@ describe('POST /v1/advertiser/conversions', () => {
   it('bills a click stored before its price was kept (clickhouse/0012) at the current CPA bid', async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 12 });
     const clickId = randomUUID();
-    // The row as the release before the column wrote it: its price takes the column's default, 0.
+    // The click as the release before the column spooled it (no price), replayed by a pipeline on
+    // the same stores, as at the first start after the upgrade: its price takes the default, 0.
     const click = sampleEvent({
       event_id: clickId,
       click_id: clickId,
@@ -130,12 +135,16 @@ describe('POST /v1/advertiser/conversions', () => {
       price_model: 'CPA',
       cost_nanos: 0,
     });
-    const before = SPOOL_COLUMNS.indexOf('price_nanos');
-    const line = JSON.stringify((JSON.parse(spoolLine(click)) as unknown[]).slice(0, before));
-    await ctx.stores.ch.client.command({ query: `INSERT INTO events_v1 (${SPOOL_COLUMNS.slice(0, before).join(', ')}) FORMAT JSONCompactEachRow\n${line}` });
+    const oldLine = JSON.stringify((JSON.parse(spoolLine(click)) as unknown[]).slice(0, SPOOL_COLUMNS.indexOf('price_nanos'))) + '\n';
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'old-click-'));
+    mkdirSync(path.join(dataDir, 'spool'));
+    writeFileSync(path.join(dataDir, 'spool', '000000000000009-999999999999.jsonl'), oldLine);
+    const replay = await createClickHouseEventPipeline({ config: testConfig(dataDir), ch: ctx.stores.ch, log: pino({ level: 'silent' }) });
+    await replay.flush();
+    await replay.close();
     expect((await asAdvertiser(ctx, item.key)('PUT', `/v1/advertiser/line-items/${item.lineItemId}/bids`, { bid_type: 'cpa', bid_value: 5 })).statusCode).toBe(200);
     const response = await postConversion(item.key, { click_id: clickId });
-    expect(response.statusCode).toBe(201);
+    expect(response.statusCode, response.body).toBe(201);
     expect(response.json().data).toMatchObject({ cost_usd: 5, attributed: true });
     expect(((await waitForEvents(ctx, item.lineItemId, 2)).find((event) => event.type === 'click'))?.price_nanos).toBe(0);
   });
