@@ -110,6 +110,7 @@ function eventPool(prefix: string): TrackedEvent[] {
       user_agent: who.userAgent,
       ivt,
       ...NO_EVENT_CONTEXT,
+      price_nanos: 2_500_000,
     };
   });
 }

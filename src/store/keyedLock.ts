@@ -1,4 +1,5 @@
 import type { Postgres } from './postgres.js';
+import { AdvisoryLockTimeoutError, withAdvisoryLock } from './advisoryLock.js';
 
 /**
  * Runs one step while no other step with the same key runs, in this process or another instance:
@@ -8,10 +9,7 @@ import type { Postgres } from './postgres.js';
 export type KeyedLock = <T>(key: string, step: () => Promise<T>) => Promise<T>;
 
 export interface KeyedLockOptions {
-  /**
-   * The first key of the two-key advisory locks of this kind. Postgres keeps two-key locks apart
-   * from the one-key ones (the billing lock, the migrations'), so they never wait on each other.
-   */
+  /** The first key of the two-key advisory locks of this kind (one of advisoryLock.ts's ADVISORY_LOCKS). */
   lockClass: number;
   /** The second key: a key's 32 bits (two keys that share them just take turns). */
   lockKeyOf: (key: string) => number;
@@ -22,8 +20,8 @@ export interface KeyedLockOptions {
    * index refresh and the drain's billing lock waiting on the pool. Beyond it, `busy()` is thrown.
    */
   holders: number;
-  /** How long a step waits for another step of its key (a Postgres interval); then `stillRunning()` is thrown. */
-  wait: string;
+  /** How long a step waits for another step of its key; then `stillRunning()` is thrown. */
+  waitMs: number;
   busy: () => Error;
   stillRunning: () => Error;
 }
@@ -44,27 +42,11 @@ function advisoryLock(db: Postgres, options: KeyedLockOptions): KeyedLock {
   return async (key, step) => {
     if (holders >= options.holders) throw options.busy();
     holders += 1;
-    // The step's own failure (a 503 when ClickHouse did not take its write) is thrown as it is.
-    let failure: { error: unknown } | undefined;
     try {
-      return await db.transaction(async (tx) => {
-        await tx.query(`SET LOCAL lock_timeout = '${options.wait}'`);
-        try {
-          await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', [options.lockClass, options.lockKeyOf(key)]);
-        } catch (error) {
-          // 55P03 lock_not_available: another step of this key still runs after lock_timeout.
-          failure = { error: (error as { code?: string }).code === '55P03' ? options.stillRunning() : error };
-          throw error;
-        }
-        try {
-          return await step();
-        } catch (error) {
-          failure = { error };
-          throw error;
-        }
-      });
+      // The step's own failure (a 503 when ClickHouse did not take its write) is thrown as it is.
+      return await withAdvisoryLock(db, [options.lockClass, options.lockKeyOf(key)], () => step(), { waitAtMostMs: options.waitMs });
     } catch (error) {
-      throw failure ? failure.error : error;
+      throw error instanceof AdvisoryLockTimeoutError ? options.stillRunning() : error;
     } finally {
       holders -= 1;
     }

@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { packageRoot } from '../packageRoot.js';
 import type { Postgres } from './postgres.js';
+import { ADVISORY_LOCKS, withAdvisoryLock } from './advisoryLock.js';
 import type { ClickHouse } from './clickhouse.js';
 import { clusterStatements, type ClusterTables, type ClusterTarget } from './clusterDdl.js';
 
@@ -18,10 +19,6 @@ export async function readMigrationFiles(folder: string): Promise<MigrationFile[
   return Promise.all(names.map(async (name) => ({ name, sql: await readFile(path.join(folder, name), 'utf8') })));
 }
 
-// Any fixed numbers: every instance that starts at once waits here, so migrations run exactly once.
-const MIGRATION_LOCK_ID = 724_100_001;
-const CLICKHOUSE_MIGRATION_LOCK_ID = 724_100_002;
-
 /** Applies the Postgres migrations not yet recorded in schema_migrations; returns the names it applied. */
 export async function migratePostgres(db: Postgres, folder = path.join(packageRoot, 'migrations')): Promise<string[]> {
   const files = await readMigrationFiles(folder);
@@ -29,8 +26,8 @@ export async function migratePostgres(db: Postgres, folder = path.join(packageRo
     name text PRIMARY KEY,
     applied_at timestamptz NOT NULL DEFAULT now()
   )`);
-  return db.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_ID]);
+  // Every instance that starts at once waits here, so migrations run exactly once.
+  return withAdvisoryLock(db, ADVISORY_LOCKS.postgresMigrations, async (tx) => {
     const done = new Set((await tx.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((row) => row.name));
     const applied: string[] = [];
     for (const file of files) {
@@ -81,10 +78,7 @@ export async function migrateClickHouse(ch: ClickHouse, folder = path.join(packa
  * backfill (INSERT ... SELECT) is not repeated. The lock's transaction does nothing else.
  */
 export async function migrateClickHouseOnce(db: Postgres, ch: ClickHouse, folder?: string): Promise<string[]> {
-  return db.transaction(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock($1)', [CLICKHOUSE_MIGRATION_LOCK_ID]);
-    return migrateClickHouse(ch, folder);
-  });
+  return withAdvisoryLock(db, ADVISORY_LOCKS.clickhouseMigrations, () => migrateClickHouse(ch, folder));
 }
 
 /**

@@ -1,3 +1,4 @@
+import { ADVISORY_LOCKS, withAdvisoryLock } from '../store/advisoryLock.js';
 import type { Postgres } from '../store/postgres.js';
 
 /**
@@ -11,40 +12,16 @@ import type { Postgres } from '../store/postgres.js';
  */
 export type BillingLock = <T>(lookupAndInsert: () => Promise<T>) => Promise<T>;
 
-/** The advisory lock key, next to the migrations' (src/store/migrate.ts): one lock for every instance. */
-const BILLING_LOCK_ID = 724_100_003;
-
 /**
- * On a Postgres server, which every instance shares: a transaction-level advisory lock, held while the
- * step runs and released when its transaction ends, or by Postgres itself when the holder's
- * connection goes (a process killed -9 or cut off), so a dead holder never blocks the others. When
- * Postgres cannot be reached the step does not run and the error is thrown (the pipeline keeps the
- * segment spooled and retries it, as when ClickHouse is down). Embedded PGlite belongs to one process
- * (its files are in DATA_DIR, which spool.lock gives to one pipeline), so the process's own lock is
- * enough there; PGlite would also run every other query of the process behind an open transaction.
+ * On a Postgres server, which every instance shares: its advisory lock (withAdvisoryLock), held
+ * while the step runs, which a dead holder never keeps. When Postgres cannot be reached the step
+ * does not run and the error is thrown (the pipeline keeps the segment spooled and retries it, as
+ * when ClickHouse is down). Embedded PGlite belongs to one process (its files are in DATA_DIR,
+ * which spool.lock gives to one pipeline), so the process's own lock is enough there; PGlite would
+ * also run every other query of the process behind an open transaction.
  */
 export function billingLock(db: Postgres): BillingLock {
-  return db.kind === 'server' ? advisoryLock(db) : processBillingLock;
-}
-
-function advisoryLock(db: Postgres): BillingLock {
-  return async (lookupAndInsert) => {
-    // The step's own failure (a ClickHouse error) is thrown as it is, not as the transaction's.
-    let failure: { error: unknown } | undefined;
-    try {
-      return await db.transaction(async (tx) => {
-        await tx.query('SELECT pg_advisory_xact_lock($1)', [BILLING_LOCK_ID]);
-        try {
-          return await lookupAndInsert();
-        } catch (error) {
-          failure = { error };
-          throw error;
-        }
-      });
-    } catch (error) {
-      throw failure ? failure.error : error;
-    }
-  };
+  return db.kind === 'server' ? (lookupAndInsert) => withAdvisoryLock(db, ADVISORY_LOCKS.billing, () => lookupAndInsert()) : processBillingLock;
 }
 
 let processQueue: Promise<unknown> = Promise.resolve();

@@ -10,6 +10,8 @@ const clickRow = z.object({
   placement_id: z.string(),
   publisher_id: z.string(),
   price_model: z.string(),
+  /** The price signed into the click's link (clickhouse/0012); 0 for a click stored before it. */
+  price_nanos: z.coerce.number(),
   ivt: z.string(),
 });
 
@@ -23,7 +25,7 @@ export async function findClick(ch: ClickHouse, clickId: string): Promise<Stored
   const result = await ch.client.query({
     query: `SELECT toInt64(toUnixTimestamp64Milli(event_time)) AS time_ms, serve_id, campaign_id,
                    line_item_id, creative_id, placement_id,
-                   publisher_id, price_model, ivt
+                   publisher_id, price_model, price_nanos, ivt
             FROM events_v1
             WHERE type = 'click' AND event_id = {click_id:UUID}
             ORDER BY event_time

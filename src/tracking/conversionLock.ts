@@ -1,4 +1,5 @@
 import { ApiError } from '../http/errors.js';
+import { ADVISORY_LOCKS } from '../store/advisoryLock.js';
 import type { Postgres } from '../store/postgres.js';
 import { keyedLock, type KeyedLock } from '../store/keyedLock.js';
 
@@ -23,11 +24,11 @@ export const CONVERSION_LOCK_HOLDERS = 3;
  */
 export function conversionLock(db: Postgres): ConversionLock {
   return keyedLock(db, {
-    lockClass: 724_100_004,
+    lockClass: ADVISORY_LOCKS.conversionClass,
     // The event id's first 8 hex digits as a signed 32-bit integer (Postgres int).
     lockKeyOf: (eventId) => Number.parseInt(eventId.slice(0, 8), 16) | 0,
     holders: CONVERSION_LOCK_HOLDERS,
-    wait: '2s',
+    waitMs: 2000,
     busy: () => new ApiError('unavailable', 'too many conversions are being stored at once; retry later'),
     stillRunning: () => new ApiError('unavailable', 'a conversion with this conversion_id is still being stored; retry later'),
   });

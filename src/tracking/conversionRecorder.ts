@@ -12,7 +12,7 @@ import type { ConversionInput, ConversionResult } from './conversionSchemas.js';
 import type { EventPipeline } from './eventPipeline.js';
 import { EVENT_RETENTION_DAYS } from './eventImport.js';
 import { hashedEventId } from './hashedEventId.js';
-import { eventCost, findLineItemPricing } from './lineItemPricing.js';
+import { clickPrice, findLineItemPricing } from './lineItemPricing.js';
 import { NANOS_PER_USD, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
 import type { Visitor } from './visitor.js';
 
@@ -39,10 +39,10 @@ export interface ConversionRecorderDeps {
  * Attributes a reported conversion to its click. A click of another organization, or one that does
  * not exist, is 404. A conversion of an invalid click, or outside [click, click + window], is stored
  * for audit as invalid traffic (invalid_click, outside_window): neither revenue nor cost is reported.
- * A valid one of a CPA serve (the click's price model) costs the line item's current CPA bid;
- * nothing for a serve of another model, nor once the line item no longer bids CPA, nor when that
- * cost would take the line item past a budget's billing ceiling (billingCeiling.ts: then it is
- * attributed, its revenue reported, at cost 0).
+ * A valid one of a CPA serve (the click's price model) costs the CPA price signed into its click
+ * (clickPrice: the line item's current bid for a click stored before the price was kept); nothing
+ * for a serve of another model, nor when that cost would take the line item past a budget's billing
+ * ceiling (billingCeiling.ts: then it is attributed, its revenue reported, at cost 0).
  */
 export function createConversionRecorder({ db, ch, events, ceiling, attributionWindowDays }: ConversionRecorderDeps) {
   const lock = conversionLock(db);
@@ -64,6 +64,7 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
     if (!click || !pricing || pricing === 'not_found') throw new ApiError('not_found', 'click not found');
 
     const revenueUsd = input.value === undefined ? 0 : (convertToUsd(input.value, input.currency) ?? 0);
+    const price = clickPrice(click, pricing);
     const eventOf = (eventId: string, eventTime: number): TrackedEvent => {
       const ivt = attributionProblem(click, eventTime);
       return {
@@ -77,11 +78,12 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
         creative_id: click.creative_id,
         placement_id: click.placement_id,
         publisher_id: click.publisher_id,
-        // The model agreed at serve time (signed into the click's token, kept on its row) decides
-        // whether the conversion is billed: a CPC serve paid at its click, and a bid switched to CPA
-        // after it must not bill the same serve again.
+        // The model and price agreed at serve time (signed into the click's token, kept on its row)
+        // decide what the conversion costs: a CPC serve was paid at its click, and a bid switched
+        // to CPA after it must not bill the same serve again; a CPA bid lowered or raised after
+        // the click does not change the price its ad won with.
         price_model: click.price_model,
-        cost_nanos: ivt === '' && click.price_model === 'CPA' && typeof pricing === 'object' ? eventCost('conversion', pricing) : 0,
+        cost_nanos: ivt === '' && click.price_model === 'CPA' ? price : 0,
         revenue_nanos: Math.round(revenueUsd * NANOS_PER_USD),
         click_id: input.click_id,
         // The caller is the advertiser's server, not the converting person: its address is kept for
@@ -92,6 +94,7 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
         user_agent: visitor.userAgent,
         ivt,
         ...NO_EVENT_CONTEXT,
+        price_nanos: price,
       };
     };
     if (input.conversion_id === undefined) {

@@ -223,6 +223,9 @@ export async function importEvents(
       ivt: visitor.ivt,
       ...NO_EVENT_CONTEXT,
       country: countryOfAddress(visitor.ip.ip) ?? '',
+      // An imported click has no signed price: the bid it was priced at stands in for one, so a
+      // conversion reported on it later is billed at that, like one of a live click.
+      price_nanos: pricing.priceNanos,
     };
   }
 }

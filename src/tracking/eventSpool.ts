@@ -8,11 +8,13 @@ import { plainSpoolLine } from './spoolLineText.js';
 /**
  * The columns of events_v1 in the order each spool line lists them: a spool file is a ready
  * ClickHouse JSONCompactEachRow body, sent as it is, with no parsing or re-encoding in Node.
+ * Columns are only ever appended: a line an older release spooled lists the leading ones, and its
+ * insert gives the rest their defaults (clickhouseEventPipeline.ts, insertSettings).
  */
 export const SPOOL_COLUMNS = [
   'event_id', 'event_time', 'type', 'source', 'serve_id', 'campaign_id', 'line_item_id', 'creative_id',
   'placement_id', 'publisher_id', 'price_model', 'cost_nanos', 'revenue_nanos', 'click_id', 'ip', 'ip_class',
-  'ip_network', 'user_agent', 'ivt', 'country', 'user_key', 'fetch_dest', 'fetch_mode', 'fetch_site', 'unbilled',
+  'ip_network', 'user_agent', 'ivt', 'country', 'user_key', 'fetch_dest', 'fetch_mode', 'fetch_site', 'price_nanos', 'unbilled',
 ] as const satisfies ReadonlyArray<keyof TrackedEvent>;
 
 /** The suffix of a body copied for the embedded engine's reader (EventSpool.writeForEngine): not a segment. */
@@ -241,7 +243,7 @@ export function jsonSpoolLine(e: TrackedEvent): string {
   return JSON.stringify([
     e.event_id, time, e.type, e.source, e.serve_id, e.campaign_id, e.line_item_id, e.creative_id,
     e.placement_id, e.publisher_id, e.price_model, e.cost_nanos, e.revenue_nanos, e.click_id, e.ip, e.ip_class,
-    e.ip_network, e.user_agent, e.ivt, e.country, e.user_key, e.fetch_dest, e.fetch_mode, e.fetch_site, e.unbilled,
+    e.ip_network, e.user_agent, e.ivt, e.country, e.user_key, e.fetch_dest, e.fetch_mode, e.fetch_site, e.price_nanos, e.unbilled,
   ]) + '\n';
 }
 

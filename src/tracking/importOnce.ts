@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
 import type { ClickHouse } from '../store/clickhouse.js';
+import { ADVISORY_LOCKS } from '../store/advisoryLock.js';
 import { keyedLock, type KeyedLock } from '../store/keyedLock.js';
 import type { Postgres } from '../store/postgres.js';
 import type { EventPipeline } from './eventPipeline.js';
@@ -61,10 +62,10 @@ export function importOnceStore(deps: { db: Postgres; ch: ClickHouse; events: Ev
  */
 export function importLock(db: Postgres): KeyedLock {
   return keyedLock(db, {
-    lockClass: 724_100_005,
+    lockClass: ADVISORY_LOCKS.importRangeClass,
     lockKeyOf: (rangeKey) => createHash('sha256').update(rangeKey).digest().readInt32BE(0),
     holders: 3,
-    wait: '10s',
+    waitMs: 10_000,
     busy: () => new ApiError('unavailable', 'too many keyed imports are being written at once; retry later'),
     stillRunning: () => new ApiError('unavailable', 'another request with this Idempotency-Key is still writing these lines; retry later'),
   });

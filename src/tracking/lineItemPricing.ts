@@ -42,3 +42,14 @@ export async function findLineItemPricing(
 export function eventCost(type: 'impression' | 'click' | 'conversion', pricing: LineItemPricing): number {
   return billedEvent[pricing.model] === type ? pricing.priceNanos : 0;
 }
+
+/**
+ * What one conversion of a click is priced at: the price signed into the click's link and kept with
+ * it (clickhouse/0012), the one its ad won the auction with, whatever the line item bids now. A
+ * click stored before that keeps none (0): it takes the line item's current bid while the line item
+ * still bids the click's model, and nothing once it does not.
+ */
+export function clickPrice(click: { price_model: string; price_nanos: number }, current: LineItemPricing | PricingProblem): number {
+  if (click.price_nanos > 0) return click.price_nanos;
+  return typeof current === 'object' && current.model === click.price_model ? current.priceNanos : 0;
+}

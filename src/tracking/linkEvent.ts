@@ -48,5 +48,8 @@ export function linkEvent(
     fetch_site: fetch.site,
     user_key: claims.k ?? '',
     country: countryOfAddress(visitor.ip.ip) ?? '',
+    // Kept for the conversions of a CPA serve, billed at this price (lineItemPricing.ts); a forged
+    // token's price is nobody's.
+    price_nanos: ivt === 'bad_token' ? 0 : claims.n,
   };
 }

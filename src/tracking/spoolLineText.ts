@@ -13,11 +13,11 @@ import type { TrackedEvent } from './trackedEvent.js';
  * flat for the write anyway, where checking the values first cost a second copy of them all.
  */
 export function plainSpoolLine(e: TrackedEvent): string | undefined {
-  if (!Number.isFinite(e.cost_nanos) || !Number.isFinite(e.revenue_nanos)) return undefined;
+  if (!Number.isFinite(e.cost_nanos) || !Number.isFinite(e.revenue_nanos) || !Number.isFinite(e.price_nanos)) return undefined;
   const time = plainSpoolTime(e.event_time);
   if (time === undefined) return undefined;
   // In SPOOL_COLUMNS order.
-  const line = `["${e.event_id}","${time}","${e.type}","${e.source}","${e.serve_id}","${e.campaign_id}","${e.line_item_id}","${e.creative_id}","${e.placement_id}","${e.publisher_id}","${e.price_model}",${e.cost_nanos},${e.revenue_nanos},"${e.click_id}","${e.ip}","${e.ip_class}","${e.ip_network}","${e.user_agent}","${e.ivt}","${e.country}","${e.user_key}","${e.fetch_dest}","${e.fetch_mode}","${e.fetch_site}","${e.unbilled}"]\n`;
+  const line = `["${e.event_id}","${time}","${e.type}","${e.source}","${e.serve_id}","${e.campaign_id}","${e.line_item_id}","${e.creative_id}","${e.placement_id}","${e.publisher_id}","${e.price_model}",${e.cost_nanos},${e.revenue_nanos},"${e.click_id}","${e.ip}","${e.ip_class}","${e.ip_network}","${e.user_agent}","${e.ivt}","${e.country}","${e.user_key}","${e.fetch_dest}","${e.fetch_mode}","${e.fetch_site}",${e.price_nanos},"${e.unbilled}"]\n`;
   return PLAIN_LINE.test(line) ? line : undefined;
 }
 
@@ -33,7 +33,9 @@ const PLAIN_LINE = new RegExp(
     ...Array<string>(11).fill(PLAIN_TEXT), // event_id ... price_model, the time among them
     PLAIN_NUMBER, // cost_nanos
     PLAIN_NUMBER, // revenue_nanos
-    ...Array<string>(12).fill(PLAIN_TEXT), // click_id ... unbilled
+    ...Array<string>(11).fill(PLAIN_TEXT), // click_id ... fetch_site
+    PLAIN_NUMBER, // price_nanos
+    PLAIN_TEXT, // unbilled
   ].join(',')}\\]\\n$`,
 );
 

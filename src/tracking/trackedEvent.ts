@@ -34,6 +34,12 @@ export interface TrackedEvent {
   fetch_mode: string;
   fetch_site: string;
   /**
+   * The price the event's serve was agreed at, nano-USD per billed event of price_model: signed into
+   * a tracking link (impressions, clicks), the line item's bid when imported, its click's for a
+   * conversion. 0 when not known (a forged token). A conversion is billed at its click's.
+   */
+  price_nanos: number;
+  /**
    * '' when billed as cost_nanos says; otherwise why a valid event was stored at cost 0
    * (src/tracking/unbilledReasons.ts: a budget's or the frequency cap's billing ceiling).
    */

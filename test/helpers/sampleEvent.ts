@@ -24,6 +24,7 @@ export function sampleEvent(overrides: Partial<TrackedEvent> = {}): TrackedEvent
     user_agent: 'Mozilla/5.0',
     ivt: '',
     ...NO_EVENT_CONTEXT,
+    price_nanos: 2_500_000,
     ...overrides,
   };
 }

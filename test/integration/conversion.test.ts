@@ -1,8 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { SPOOL_COLUMNS, spoolLine } from '../../src/tracking/eventSpool.js';
+import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { createAdvertiser } from '../helpers/factories.js';
+import { sampleEvent } from '../helpers/sampleEvent.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
-import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { startTestApp, testConfig, type TestContext } from '../helpers/testApp.js';
 import {
   BOT_UA,
   fromAddress,
@@ -80,6 +86,68 @@ describe('POST /v1/advertiser/conversions', () => {
     expect(response.json().data).toMatchObject({ revenue_usd: 0, cost_usd: 12, attributed: true });
     await waitForEvents(ctx, item.lineItemId, 3);
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 1, conversions: 1, spend_nanos: 12_000_000_000 });
+  });
+
+  it('bills a conversion at the CPA price signed into its click: a bid lowered or raised after the click does not change it', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 12 });
+    const [before, cheaper, dearer] = [await clickOn(item, 'CPA', 12_000_000_000), await clickOn(item, 'CPA', 12_000_000_000), await clickOn(item, 'CPA', 12_000_000_000)];
+    const putBid = (bid_value: number) => asAdvertiser(ctx, item.key)('PUT', `/v1/advertiser/line-items/${item.lineItemId}/bids`, { bid_type: 'cpa', bid_value });
+    const conversionOf = async (clickId: string) => {
+      const response = await postConversion(item.key, { click_id: clickId, conversion_id: 'order-1' });
+      expect(response.statusCode).toBe(201);
+      return response.json().data;
+    };
+
+    expect(await conversionOf(before)).toMatchObject({ cost_usd: 12, attributed: true });
+    expect((await putBid(5)).statusCode).toBe(200);
+    expect(await conversionOf(cheaper)).toMatchObject({ cost_usd: 12, attributed: true });
+    expect((await putBid(20)).statusCode).toBe(200);
+    expect(await conversionOf(dearer)).toMatchObject({ cost_usd: 12, attributed: true });
+
+    const events = await waitForEvents(ctx, item.lineItemId, 9);
+    const conversions = events.filter((event) => event.type === 'conversion');
+    expect(conversions.map((event) => [event.cost_nanos, event.price_nanos])).toEqual([0, 1, 2].map(() => [12_000_000_000, 12_000_000_000]));
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 3, conversions: 3, spend_nanos: 36_000_000_000 });
+  });
+
+  it('bills the signed CPA price even once the line item bids another way', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 9 });
+    const clickId = await clickOn(item, 'CPA', 9_000_000_000);
+    expect((await asAdvertiser(ctx, item.key)('PUT', `/v1/advertiser/line-items/${item.lineItemId}/bids`, CPC_BID)).statusCode).toBe(200);
+    const response = await postConversion(item.key, { click_id: clickId });
+    expect(response.statusCode).toBe(201);
+    expect(response.json().data).toMatchObject({ cost_usd: 9, attributed: true });
+  });
+
+  it('bills a click stored before its price was kept (clickhouse/0012) at the current CPA bid', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 12 });
+    const clickId = randomUUID();
+    // The click as the release before the column spooled it (no price), replayed by a pipeline on
+    // the same stores, as at the first start after the upgrade: its price takes the default, 0.
+    const click = sampleEvent({
+      event_id: clickId,
+      click_id: clickId,
+      event_time: Date.now() - 60_000,
+      type: 'click',
+      source: 'click',
+      campaign_id: item.campaignId,
+      line_item_id: item.lineItemId,
+      creative_id: item.creativeId,
+      price_model: 'CPA',
+      cost_nanos: 0,
+    });
+    const oldLine = JSON.stringify((JSON.parse(spoolLine(click)) as unknown[]).slice(0, SPOOL_COLUMNS.indexOf('price_nanos'))) + '\n';
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'old-click-'));
+    mkdirSync(path.join(dataDir, 'spool'));
+    writeFileSync(path.join(dataDir, 'spool', '000000000000009-999999999999.jsonl'), oldLine);
+    const replay = await createClickHouseEventPipeline({ config: testConfig(dataDir), ch: ctx.stores.ch, log: pino({ level: 'silent' }) });
+    await replay.flush();
+    await replay.close();
+    expect((await asAdvertiser(ctx, item.key)('PUT', `/v1/advertiser/line-items/${item.lineItemId}/bids`, { bid_type: 'cpa', bid_value: 5 })).statusCode).toBe(200);
+    const response = await postConversion(item.key, { click_id: clickId });
+    expect(response.statusCode, response.body).toBe(201);
+    expect(response.json().data).toMatchObject({ cost_usd: 5, attributed: true });
+    expect(((await waitForEvents(ctx, item.lineItemId, 2)).find((event) => event.type === 'click'))?.price_nanos).toBe(0);
   });
 
   it('bills a conversion only when the serve that led to it was CPA: a CPC click whose bid later turns CPA is not billed twice', async () => {

@@ -225,6 +225,31 @@ describe('spooled lines ClickHouse cannot parse', () => {
     expect(await countByCampaign(stores.ch, campaignId)).toEqual({ rows: 2, distinct: 2 });
     expect(pipeline.stats().quarantined).toBe(0);
   });
+  it('inserts a segment spooled before clickhouse/0012, whose lines have no price, billable clicks included, at price 0', async () => {
+    const { stores } = await testStores();
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'priceless-lines-'));
+    mkdirSync(path.join(dataDir, 'spool'));
+    const campaignId = randomUUID();
+    const before = SPOOL_COLUMNS.indexOf('price_nanos');
+    const oldLine = (overrides: Partial<TrackedEvent>) =>
+      JSON.stringify((JSON.parse(spoolLine(sampleEvent({ campaign_id: campaignId, ...overrides }))) as unknown[]).slice(0, before)) + '\n';
+    const click = { type: 'click', source: 'click', price_model: 'CPA', cost_nanos: 0, serve_id: `priceless-${randomUUID()}` } as const;
+    writeFileSync(path.join(dataDir, 'spool', '000000000000007-777777777777.jsonl'), oldLine({}) + oldLine(click));
+
+    const pipeline = await createClickHouseEventPipeline({ config: testConfig(dataDir), ch: stores.ch, log: silent });
+    await pipeline.flush();
+    await pipeline.close();
+    const result = await stores.ch.client.query({
+      query: 'SELECT type, ivt, toFloat64(cost_nanos) AS cost, toFloat64(price_nanos) AS price FROM events_v1 WHERE campaign_id = {id:UUID} ORDER BY type',
+      query_params: { id: campaignId },
+      format: 'JSONEachRow',
+    });
+    expect(await result.json()).toEqual([
+      { type: 'click', ivt: '', cost: 0, price: 0 },
+      { type: 'impression', ivt: '', cost: 2_500_000, price: 0 },
+    ]);
+    expect(pipeline.stats()).toMatchObject({ written: 2, quarantined: 0 });
+  });
 });
 
 describe('ClickHouse refusing every insert for a while', () => {

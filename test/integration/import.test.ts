@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
+import { asAdvertiser } from '../helpers/managementFactories.js';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { EVENT_RETENTION_DAYS } from '../../src/tracking/eventImport.js';
 import { ADDRESSES, BOT_UA, BROWSER_UA, eventsOf, rollupOf, trackedLineItem, waitForEvents } from '../helpers/trackingFixtures.js';
@@ -82,6 +83,19 @@ describe('POST /v1/admin/events/import', () => {
     expect(response.json().data).toMatchObject({ accepted: 4, invalid: 0, rejected: 0 });
     expect(await rollupOf(ctx, cpc.lineItemId)).toMatchObject({ impressions: 1, clicks: 1, spend_nanos: 500_000_000 });
     expect(await rollupOf(ctx, cpa.lineItemId)).toMatchObject({ clicks: 1, conversions: 1, spend_nanos: 7_000_000_000 });
+  });
+
+  it('keeps the bid an imported click was priced at: a conversion reported on it after the bid changed is billed at that', async () => {
+    const cpa = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 7 });
+    const time = new Date(Date.now() - 60_000).toISOString();
+    const response = await importNdjson(ndjson([{ type: 'click', time, line_item_id: cpa.lineItemId, placement_id: cpa.placementId, ip: ADDRESSES.comcastResidential }]));
+    expect(response.json().data).toMatchObject({ accepted: 1 });
+    const [click] = await eventsOf(ctx, cpa.lineItemId);
+    expect(click).toMatchObject({ type: 'click', price_model: 'CPA', price_nanos: 7_000_000_000 });
+    expect((await asAdvertiser(ctx, cpa.key)('PUT', `/v1/advertiser/line-items/${cpa.lineItemId}/bids`, { bid_type: 'cpa', bid_value: 4 })).statusCode).toBe(200);
+    const conversion = await ctx.app.inject({ method: 'POST', url: '/v1/advertiser/conversions', headers: { 'x-api-key': cpa.key }, payload: { click_id: click!.click_id } });
+    expect(conversion.statusCode).toBe(201);
+    expect(conversion.json().data).toMatchObject({ cost_usd: 7, attributed: true });
   });
 
   it('does not call a line without a user agent a bot: the source recorded none', async () => {

@@ -171,7 +171,8 @@ describe('GET /v1/t/i/:token (impression pixel)', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('image/gif');
     const [event] = await waitForEvents(ctx, item.lineItemId, 1);
-    expect(event).toMatchObject({ serve_id: claims.s, ivt: 'bad_token', cost_nanos: 0 });
+    // Nor is its price kept: a forged token's price is nobody's.
+    expect(event).toMatchObject({ serve_id: claims.s, ivt: 'bad_token', cost_nanos: 0, price_nanos: 0 });
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ impressions: 0, spend_nanos: 0 });
   });
 
@@ -312,8 +313,10 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
     const response = await fromAddress(ctx, clickUrl(token), reader);
     const clickId = new URL(response.headers.location as string).searchParams.get('adsvc_click_id');
     const events = await waitForEvents(ctx, item.lineItemId, 2);
-    expect(events.find((event) => event.type === 'impression')).toMatchObject({ ivt: '', cost_nanos: 0 });
+    // Both keep the price signed into the link.
+    expect(events.find((event) => event.type === 'impression')).toMatchObject({ ivt: '', cost_nanos: 0, price_nanos: CLICK_PRICE });
     expect(events.find((event) => event.type === 'click')).toMatchObject({
+      price_nanos: CLICK_PRICE,
       event_id: clickId,
       click_id: clickId,
       source: 'click',

@@ -58,7 +58,7 @@ describe('spoolLine written as text', () => {
 
   it('writes the same bytes as the generic line for any amount', () => {
     for (const amount of [0, -0, 1, -1, 2_500_000, 1.5, 1e21, 123456789012345680000, Number.MAX_SAFE_INTEGER, NaN, Infinity, -Infinity]) {
-      for (const column of ['cost_nanos', 'revenue_nanos'] as const) {
+      for (const column of ['cost_nanos', 'revenue_nanos', 'price_nanos'] as const) {
         const event = { ...pixel(), [column]: amount };
         expect(spoolLine(event), `${column} = ${amount}`).toBe(jsonSpoolLine(event));
       }

@@ -1,0 +1,64 @@
+import type { Postgres, SqlExecutor } from './postgres.js';
+
+/**
+ * A Postgres advisory lock: one 64-bit key, or a class and a key (two 32-bit ints). Postgres keeps
+ * two-key locks apart from one-key ones, so the two kinds never wait on each other.
+ */
+export type AdvisoryLockKey = number | readonly [lockClass: number, key: number];
+
+/** Every advisory lock the service takes, here so that no two share a number (any fixed numbers). */
+export const ADVISORY_LOCKS = {
+  /** Instances starting together apply the Postgres migrations one after another (migrate.ts). */
+  postgresMigrations: 724_100_001,
+  /** ... and the ClickHouse migrations, so a backfill is not repeated (migrate.ts). */
+  clickhouseMigrations: 724_100_002,
+  /** One "already billed? + insert" step at a time across instances (src/tracking/billingLock.ts). */
+  billing: 724_100_003,
+  /** The class of the two-key locks, one key per conversion event id (src/tracking/conversionLock.ts). */
+  conversionClass: 724_100_004,
+  /** The class of the two-key locks, one key per keyed import's range of lines (src/tracking/importOnce.ts). */
+  importRangeClass: 724_100_005,
+} as const;
+
+/** The lock was still held by another transaction after the wait the caller allowed. */
+export class AdvisoryLockTimeoutError extends Error {}
+
+/**
+ * Runs `step` in a transaction that first takes the transaction-level advisory lock `key`
+ * (pg_advisory_xact_lock): held while the step runs and released when its transaction ends, or by
+ * Postgres itself when the holder's connection goes (a process killed -9 or cut off), so a dead
+ * holder never blocks the others. With `waitAtMostMs` a wait longer than that throws
+ * AdvisoryLockTimeoutError and the step never runs (the limit is the transaction's lock_timeout, so
+ * it also bounds the lock waits of the step's own queries on `tx`). The step's own failure is thrown
+ * as it is, not as what the transaction makes of it; a failure to begin or to take the lock (Postgres
+ * unreachable) is thrown as the transaction's (StoreUnavailableError).
+ */
+export async function withAdvisoryLock<T>(
+  db: Postgres,
+  key: AdvisoryLockKey,
+  step: (tx: SqlExecutor) => Promise<T>,
+  { waitAtMostMs }: { waitAtMostMs?: number } = {},
+): Promise<T> {
+  let failure: { error: unknown } | undefined;
+  try {
+    return await db.transaction(async (tx) => {
+      if (waitAtMostMs !== undefined) await tx.query(`SELECT set_config('lock_timeout', $1, true)`, [`${waitAtMostMs}ms`]);
+      try {
+        if (typeof key === 'number') await tx.query('SELECT pg_advisory_xact_lock($1)', [key]);
+        else await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', [key[0], key[1]]);
+      } catch (error) {
+        // 55P03 lock_not_available: lock_timeout passed while another transaction held it.
+        if ((error as { code?: string }).code === '55P03') failure = { error: new AdvisoryLockTimeoutError(`advisory lock ${String(key)} still held after ${waitAtMostMs} ms`) };
+        throw error;
+      }
+      try {
+        return await step(tx);
+      } catch (error) {
+        failure = { error };
+        throw error;
+      }
+    });
+  } catch (error) {
+    throw failure ? failure.error : error;
+  }
+}
