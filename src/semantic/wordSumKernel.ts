@@ -8,22 +8,20 @@ import {
  * conversation. Plain JS takes about 200 ns per word (100 int8 components x a float weight, with
  * bounds checks); this about a tenth of that.
  *
- * sum(components, ranks, weights, count, out): out = sum over i < count of weights[i] x the int8
- * row ranks[i] of `components` (rows of `blocks` x 16 components), as float32, `blocks` x 16 of
- * them. All arguments but count are byte offsets into the module's memory.
+ * sum(rows, weights, count, out): out = sum over i < count of weights[i] x the int8 row (`blocks` x
+ * 16 components) that starts at byte rows[i], as float32, `blocks` x 16 of them. All arguments but
+ * count are byte offsets into the module's memory.
  */
-const [COMPONENTS, RANKS, WEIGHTS, COUNT, OUT] = [0, 1, 2, 3, 4];
-const [WORD, BASE, WEIGHT, LOADED, HALF, FIRST_SUM] = [5, 6, 7, 8, 9, 10];
+const [ROWS, WEIGHTS, COUNT, OUT] = [0, 1, 2, 3];
+const [WORD, BASE, WEIGHT, LOADED, HALF, FIRST_SUM] = [4, 5, 6, 7, 8, 9];
 
 function sumBody(blocks: number): number[] {
   const accumulate = (sum: number, widen: number[]) => [
     ...op.localGet(sum), ...op.localGet(HALF), ...widen, ...f32x4ConvertI32x4S, ...op.localGet(WEIGHT), ...f32x4Mul, ...f32x4Add, ...op.localSet(sum),
   ];
   const word: number[] = [
-    // base = components + ranks[word] x row width; weight = weights[word] in every lane
-    ...op.localGet(COMPONENTS),
-    ...op.localGet(RANKS), ...op.localGet(WORD), ...op.i32Const(2), ...op.i32Shl, ...op.i32Add, ...op.i32Load,
-    ...op.i32Const(16 * blocks), ...op.i32Mul, ...op.i32Add, ...op.localSet(BASE),
+    // base = rows[word]; weight = weights[word] in every lane
+    ...op.localGet(ROWS), ...op.localGet(WORD), ...op.i32Const(2), ...op.i32Shl, ...op.i32Add, ...op.i32Load, ...op.localSet(BASE),
     ...op.localGet(WEIGHTS), ...op.localGet(WORD), ...op.i32Const(2), ...op.i32Shl, ...op.i32Add, ...op.f32Load, ...f32x4Splat, ...op.localSet(WEIGHT),
   ];
   // Sums are kept in locals (zero at the start): 16 components per block, in four lanes of four.
@@ -53,11 +51,11 @@ function sumBody(blocks: number): number[] {
 
 export interface WordSumKernel {
   memory: WebAssembly.Memory;
-  sum(components: number, ranks: number, weights: number, count: number, out: number): void;
+  sum(rows: number, weights: number, count: number, out: number): void;
 }
 
 /** A kernel with its own memory (grow it to fit), for rows of `blocks` x 16 int8 components. */
 export function wordSumKernel(blocks: number): WordSumKernel {
-  const module = new WebAssembly.Module(assembleModule('sum', [I32, I32, I32, I32, I32], [], [2, 2, I32, 3 + 4 * blocks, V128], sumBody(blocks)));
+  const module = new WebAssembly.Module(assembleModule('sum', [I32, I32, I32, I32], [], [2, 2, I32, 3 + 4 * blocks, V128], sumBody(blocks)));
   return new WebAssembly.Instance(module).exports as unknown as WordSumKernel;
 }
