@@ -102,12 +102,14 @@ export class SemanticModel {
   /** Each rank's slot (its first int): for wordRow. */
   private readonly slotOfRank: Int32Array;
   private readonly scratch = new WordScan();
-  /** In the sum kernel's memory after the word table: a batch of rows (byte offsets) and weights to add up, and the sum's float32 components. */
+  /** In the sum kernel's memory after the word table: a batch of words' two hashes to look up and add up, and the sum's float32 components. */
   private readonly kernel: WordSumKernel;
-  private readonly layout: { rows: number; weights: number; out: number };
-  private readonly staged: { rows: Int32Array; weights: Float32Array; out: Float32Array };
+  private readonly layout: { hashes: number; checks: number; out: number };
+  private readonly staged: { hashes: Int32Array; checks: Int32Array; out: Float32Array };
   /** Words staged for the next kernel call. */
   private batched = 0;
+  /** Words of the text being embedded found in the table so far. */
+  private known = 0;
   /** embedConversation's result. */
   private readonly conversation: Float32Array;
 
@@ -118,19 +120,19 @@ export class SemanticModel {
     this.wordCount = tables.wordCount;
     this.commonDirection = tables.commonDirection;
     this.conversation = new Float32Array(this.dimensions);
-    this.kernel = wordSumKernel(Math.ceil(this.dimensions / 16));
     this.slotInts = slotBytes(this.dimensions) / 4;
-    const rows = tables.slots.byteLength;
-    const weights = rows + BATCH_WORDS * 4;
-    const out = weights + BATCH_WORDS * 4;
-    this.layout = { rows, weights, out };
+    this.kernel = wordSumKernel(Math.ceil(this.dimensions / 16), tables.slots.length / this.slotInts, this.slotInts * 4);
+    const hashes = tables.slots.byteLength;
+    const checks = hashes + BATCH_WORDS * 4;
+    const out = checks + BATCH_WORDS * 4;
+    this.layout = { hashes, checks, out };
     const memory = this.kernel.memory;
     memory.grow(Math.max(0, Math.ceil((out + this.slotInts * 4 - memory.buffer.byteLength) / PAGE_BYTES)));
     this.slots = new Int32Array(memory.buffer, 0, tables.slots.length);
     this.slots.set(tables.slots);
     this.staged = {
-      rows: new Int32Array(memory.buffer, rows, BATCH_WORDS),
-      weights: new Float32Array(memory.buffer, weights, BATCH_WORDS),
+      hashes: new Int32Array(memory.buffer, hashes, BATCH_WORDS),
+      checks: new Int32Array(memory.buffer, checks, BATCH_WORDS),
       out: new Float32Array(memory.buffer, out, this.dimensions),
     };
     this.slotWeights = new Float32Array(memory.buffer, 0, this.slots.length);
@@ -188,9 +190,10 @@ export class SemanticModel {
   embedText(text: string): Float32Array | undefined {
     this.scratch.scan(text);
     const sum = new Float32Array(this.dimensions);
-    const known = this.stage(this.scratch, Infinity, sum);
+    this.known = 0;
+    this.stage(this.scratch, Infinity, sum);
     this.addBatch(sum);
-    return known > 0 ? this.finish(sum) : undefined;
+    return this.known > 0 ? this.finish(sum) : undefined;
   }
 
   /**
@@ -200,32 +203,30 @@ export class SemanticModel {
    */
   embedConversation(query: WordScan, response: WordScan): Float32Array | undefined {
     const sum = this.conversation.fill(0);
-    const known = this.stage(query, MAX_EMBEDDED_WORDS, sum) + this.stage(response, MAX_EMBEDDED_WORDS - Math.min(query.count, MAX_EMBEDDED_WORDS), sum);
+    this.known = 0;
+    this.stage(query, MAX_EMBEDDED_WORDS, sum);
+    this.stage(response, MAX_EMBEDDED_WORDS - Math.min(query.count, MAX_EMBEDDED_WORDS), sum);
     this.addBatch(sum);
-    return known > 0 ? this.finish(sum) : undefined;
+    return this.known > 0 ? this.finish(sum) : undefined;
   }
 
-  /** Stages the known words among the first `maxWords` of a scan for the kernel (adding full batches to `sum`); returns how many were known. */
-  private stage(scan: WordScan, maxWords: number, sum: Float32Array): number {
-    const { rows, weights } = this.staged;
+  /** Stages the first `maxWords` words of a scan for the kernel (adding full batches to `sum`). */
+  private stage(scan: WordScan, maxWords: number, sum: Float32Array): void {
+    const { hashes, checks } = this.staged;
     const limit = Math.min(scan.count, maxWords);
-    let known = 0;
+    const text = scan.text;
     for (let i = 0; i < limit; i++) {
-      const at = this.slotOf(scan.hashes[i]!, scan.text, scan.starts[i]!, scan.ends[i]!);
-      if (at < 0) continue;
-      rows[this.batched] = (at + HEADER_INTS) * 4;
-      weights[this.batched] = this.slotWeights[at + 3]!;
-      known += 1;
+      hashes[this.batched] = scan.hashes[i]!;
+      checks[this.batched] = checkHash(text, scan.starts[i]!, scan.ends[i]!);
       if (++this.batched === BATCH_WORDS) this.addBatch(sum);
     }
-    return known;
   }
 
-  /** Adds the staged words' weighted vectors to `sum` in one kernel call, and empties the batch. */
+  /** Looks up the staged words and adds their weighted vectors to `sum` in one kernel call, and empties the batch. */
   private addBatch(sum: Float32Array): void {
     if (this.batched === 0) return;
-    const { rows, weights, out } = this.layout;
-    this.kernel.sum(rows, weights, this.batched, out);
+    const { hashes, checks, out } = this.layout;
+    this.known += this.kernel.embed(hashes, checks, this.batched, out);
     this.batched = 0;
     const added = this.staged.out;
     for (let d = 0; d < this.dimensions; d++) sum[d]! += added[d]!;
