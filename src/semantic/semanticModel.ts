@@ -8,8 +8,9 @@ export const MAX_EMBEDDED_WORDS = 400;
 /** Words the sum kernel adds up per call. */
 const BATCH_WORDS = 512;
 const PAGE_BYTES = 65536;
-/** Ints per slot of the word table: hash, rank + 1, check hash, weight (as float32 bits). */
-const SLOT_INTS = 4;
+const CACHE_LINE_BYTES = 64;
+/** Ints at the start of a slot of the word table: hash, rank + 1, check hash, weight (as float32 bits); the row follows. */
+const HEADER_INTS = 4;
 
 /**
  * A second 32-bit hash of the word text[start, end) (murmur-style mixing, seeded with its length),
@@ -24,6 +25,11 @@ export function checkHash(text: string, start: number, end: number): number {
   return hash;
 }
 
+/** Bytes of one slot of the word table for vectors of this many dimensions: the header, then the row in whole blocks of 16, in whole cache lines. */
+function slotBytes(dimensions: number): number {
+  return Math.ceil((HEADER_INTS * 4 + Math.ceil(dimensions / 16) * 16) / CACHE_LINE_BYTES) * CACHE_LINE_BYTES;
+}
+
 /**
  * What a SemanticModel is made of, in typed arrays only: built from the vectors by wordTables, in a
  * worker thread at start (wordTablesWorker.ts, 0.2 s off the main thread) and moved, not copied.
@@ -32,37 +38,35 @@ export interface WordTables {
   dimensions: number;
   wordCount: number;
   commonDirection: Float32Array;
-  /** Each word's int8 components by rank, its row padded to whole blocks of 16 (the sum kernel's layout). */
-  rows: Int8Array;
-  /** The word table, SLOT_INTS ints a slot (see SemanticModel.slots). */
+  /** The word table, slotBytes(dimensions) bytes a slot (see SemanticModel.slots). */
   slots: Int32Array;
 }
 
 export function wordTables(vectors: WordVectors): WordTables {
   const { dimensions } = vectors;
   const wordCount = vectors.words.length;
-  const rowBytes = Math.ceil(dimensions / 16) * 16;
-  const rows = new Int8Array(rowBytes * wordCount);
-  for (let rank = 0; rank < wordCount; rank++) rows.set(vectors.components.subarray(rank * dimensions, (rank + 1) * dimensions), rank * rowBytes);
+  const slotInts = slotBytes(dimensions) / 4;
   const slotCount = 2 ** Math.ceil(Math.log2(Math.max(2, wordCount * 2)));
-  const slots = new Int32Array(slotCount * SLOT_INTS);
+  const slots = new Int32Array(slotCount * slotInts);
   const slotWeights = new Float32Array(slots.buffer);
+  const slotComponents = new Int8Array(slots.buffer);
   const slotMask = slotCount - 1;
   vectors.words.forEach((word, rank) => {
     const hash = wordHash(word);
     const check = checkHash(word, 0, word.length);
     let slot = hash & slotMask;
-    for (; slots[slot * SLOT_INTS + 1] !== 0; slot = (slot + 1) & slotMask) {
+    for (; slots[slot * slotInts + 1] !== 0; slot = (slot + 1) & slotMask) {
       // Inserted in rank order: of two words with both hashes equal (none in the shipped vocabulary), the more frequent is kept.
-      if (slots[slot * SLOT_INTS] === hash && slots[slot * SLOT_INTS + 2] === check) return;
+      if (slots[slot * slotInts] === hash && slots[slot * slotInts + 2] === check) return;
     }
-    const at = slot * SLOT_INTS;
+    const at = slot * slotInts;
     slots[at] = hash;
     slots[at + 1] = rank + 1;
     slots[at + 2] = check;
     slotWeights[at + 3] = sifWeight(rank) * vectors.scales[rank]!;
+    slotComponents.set(vectors.components.subarray(rank * dimensions, (rank + 1) * dimensions), (at + HEADER_INTS) * 4);
   });
-  return { dimensions, wordCount, commonDirection: Float32Array.from(vectors.commonDirection), rows, slots };
+  return { dimensions, wordCount, commonDirection: Float32Array.from(vectors.commonDirection), slots };
 }
 
 /**
@@ -77,12 +81,15 @@ export class SemanticModel {
   /** Unit vector SIF removes from every text's sum (see finish). */
   readonly commonDirection: Float32Array;
   /**
-   * Open addressing over wordHash (linear probing, at most half full), one 16-byte slot per entry:
-   * the word's hash, rank + 1 (0 is empty), a second hash of the word (checkHash) and its SIF weight x
-   * quantization scale, so that a component times this is its weighted value. A lookup reads one
-   * cache line, then the word's row: the words' strings, a rank-indexed weight array and separate
-   * hash and rank arrays were five more cache misses a word when a serve runs with cold caches (in
-   * the service, between two serves, parsing and writing answers evict them).
+   * Open addressing over wordHash (linear probing, at most half full), in the sum kernel's memory:
+   * one slot per word of whole cache lines (128 bytes for 100 dimensions), holding the word's hash,
+   * rank + 1 (0 is empty), a second hash of the word (checkHash), its SIF weight x quantization scale
+   * (so that a component times this is its weighted value), then its int8 row padded to whole blocks
+   * of 16. A lookup finds the word's row where it finds the word: one pair of adjacent cache lines and
+   * one page a word. With the rows in a rank-indexed array of their own, a rare word cost two
+   * dependent cache misses and two pages (the slot, then the row) when a serve runs with cold caches
+   * (in the service, between two serves, parsing and writing answers evict them); earlier the words'
+   * strings, a weight array and separate hash and rank arrays cost five more.
    *
    * The two hashes (64 bits) identify the word: a word outside the vocabulary is taken for one in it
    * only if both collide, about once in 10^14 lookups (of two vocabulary words sharing both, the
@@ -91,16 +98,18 @@ export class SemanticModel {
   private readonly slots: Int32Array;
   private readonly slotWeights: Float32Array;
   private readonly slotMask: number;
+  private readonly slotInts: number;
+  /** Each rank's slot (its first int): for wordRow. */
+  private readonly slotOfRank: Int32Array;
   private readonly scratch = new WordScan();
-  /**
-   * The int8 components live in the sum kernel's memory, each word's row padded to whole blocks of
-   * 16, followed by a batch of ranks and weights to add up and the sum's float32 components.
-   */
+  /** In the sum kernel's memory after the word table: a batch of words' two hashes to look up and add up, and the sum's float32 components. */
   private readonly kernel: WordSumKernel;
-  private readonly layout: { rowBytes: number; ranks: number; weights: number; out: number };
-  private readonly staged: { ranks: Int32Array; weights: Float32Array; out: Float32Array };
+  private readonly layout: { hashes: number; checks: number; out: number };
+  private readonly staged: { hashes: Int32Array; checks: Int32Array; out: Float32Array };
   /** Words staged for the next kernel call. */
   private batched = 0;
+  /** Words of the text being embedded found in the table so far. */
+  private known = 0;
   /** embedConversation's result. */
   private readonly conversation: Float32Array;
 
@@ -111,24 +120,25 @@ export class SemanticModel {
     this.wordCount = tables.wordCount;
     this.commonDirection = tables.commonDirection;
     this.conversation = new Float32Array(this.dimensions);
-    const blocks = Math.ceil(this.dimensions / 16);
-    this.kernel = wordSumKernel(blocks);
-    const rowBytes = blocks * 16;
-    const ranks = rowBytes * this.wordCount;
-    const weights = ranks + BATCH_WORDS * 4;
-    const out = weights + BATCH_WORDS * 4;
-    this.layout = { rowBytes, ranks, weights, out };
+    this.slotInts = slotBytes(this.dimensions) / 4;
+    this.kernel = wordSumKernel(Math.ceil(this.dimensions / 16), tables.slots.length / this.slotInts, this.slotInts * 4);
+    const hashes = tables.slots.byteLength;
+    const checks = hashes + BATCH_WORDS * 4;
+    const out = checks + BATCH_WORDS * 4;
+    this.layout = { hashes, checks, out };
     const memory = this.kernel.memory;
-    memory.grow(Math.max(0, Math.ceil((out + rowBytes * 4 - memory.buffer.byteLength) / PAGE_BYTES)));
-    new Int8Array(memory.buffer, 0, ranks).set(tables.rows);
+    memory.grow(Math.max(0, Math.ceil((out + this.slotInts * 4 - memory.buffer.byteLength) / PAGE_BYTES)));
+    this.slots = new Int32Array(memory.buffer, 0, tables.slots.length);
+    this.slots.set(tables.slots);
     this.staged = {
-      ranks: new Int32Array(memory.buffer, ranks, BATCH_WORDS),
-      weights: new Float32Array(memory.buffer, weights, BATCH_WORDS),
+      hashes: new Int32Array(memory.buffer, hashes, BATCH_WORDS),
+      checks: new Int32Array(memory.buffer, checks, BATCH_WORDS),
       out: new Float32Array(memory.buffer, out, this.dimensions),
     };
-    this.slots = tables.slots;
-    this.slotWeights = new Float32Array(this.slots.buffer, this.slots.byteOffset, this.slots.length);
-    this.slotMask = this.slots.length / SLOT_INTS - 1;
+    this.slotWeights = new Float32Array(memory.buffer, 0, this.slots.length);
+    this.slotMask = this.slots.length / this.slotInts - 1;
+    this.slotOfRank = new Int32Array(this.wordCount).fill(-1);
+    for (let at = 0; at < this.slots.length; at += this.slotInts) if (this.slots[at + 1] !== 0) this.slotOfRank[this.slots[at + 1]! - 1] = at;
   }
 
   /**
@@ -136,14 +146,14 @@ export class SemanticModel {
    * lookup knows it (its two hashes), with its rank and weight (SIF weight x quantization scale).
    */
   forEachWord(visit: (hash: number, check: number, rank: number, weight: number) => void): void {
-    for (let at = 0; at < this.slots.length; at += SLOT_INTS) {
+    for (let at = 0; at < this.slots.length; at += this.slotInts) {
       if (this.slots[at + 1] !== 0) visit(this.slots[at]!, this.slots[at + 2]!, this.slots[at + 1]! - 1, this.slotWeights[at + 3]!);
     }
   }
 
   /** The slot of the word text[start, end) with this hash (see slotRank, slotWeight), or -1 when it has no vector. */
   wordSlot(hash: number, text: string, start: number, end: number): number {
-    return this.slotOf(hash, undefined, text, start, end);
+    return this.slotOf(hash, text, start, end);
   }
 
   slotRank(at: number): number {
@@ -156,17 +166,19 @@ export class SemanticModel {
 
   /** The int8 components of the word ranked `rank` (a view of the kernel's memory: read, never keep). */
   wordRow(rank: number): Int8Array {
-    return new Int8Array(this.kernel.memory.buffer, rank * this.layout.rowBytes, this.dimensions);
+    return new Int8Array(this.kernel.memory.buffer, (this.slotOfRank[rank]! + HEADER_INTS) * 4, this.dimensions);
   }
 
   /**
    * The slot (its first int) of the word text[start, end) with this hash, or -1 when it has no
-   * vector. `check` is its checkHash, or undefined to compute it only if the first hash is found.
+   * vector. Its checkHash is computed only if the first hash is found.
    */
-  private slotOf(hash: number, check: number | undefined, text: string, start: number, end: number): number {
+  private slotOf(hash: number, text: string, start: number, end: number): number {
     const slots = this.slots;
+    const slotInts = this.slotInts;
+    let check: number | undefined;
     for (let slot = hash & this.slotMask; ; slot = (slot + 1) & this.slotMask) {
-      const at = slot * SLOT_INTS;
+      const at = slot * slotInts;
       if (slots[at + 1] === 0) return -1;
       if (slots[at] !== hash) continue;
       check ??= checkHash(text, start, end);
@@ -178,9 +190,10 @@ export class SemanticModel {
   embedText(text: string): Float32Array | undefined {
     this.scratch.scan(text);
     const sum = new Float32Array(this.dimensions);
-    const known = this.stage(this.scratch, Infinity, sum);
+    this.known = 0;
+    this.stage(this.scratch, Infinity, sum);
     this.addBatch(sum);
-    return known > 0 ? this.finish(sum) : undefined;
+    return this.known > 0 ? this.finish(sum) : undefined;
   }
 
   /**
@@ -190,33 +203,30 @@ export class SemanticModel {
    */
   embedConversation(query: WordScan, response: WordScan): Float32Array | undefined {
     const sum = this.conversation.fill(0);
-    const known = this.stage(query, MAX_EMBEDDED_WORDS, sum) + this.stage(response, MAX_EMBEDDED_WORDS - Math.min(query.count, MAX_EMBEDDED_WORDS), sum);
+    this.known = 0;
+    this.stage(query, MAX_EMBEDDED_WORDS, sum);
+    this.stage(response, MAX_EMBEDDED_WORDS - Math.min(query.count, MAX_EMBEDDED_WORDS), sum);
     this.addBatch(sum);
-    return known > 0 ? this.finish(sum) : undefined;
+    return this.known > 0 ? this.finish(sum) : undefined;
   }
 
-  /** Stages the known words among the first `maxWords` of a scan for the kernel (adding full batches to `sum`); returns how many were known. */
-  private stage(scan: WordScan, maxWords: number, sum: Float32Array): number {
-    const { ranks, weights } = this.staged;
-    const slots = this.slots;
+  /** Stages the first `maxWords` words of a scan for the kernel (adding full batches to `sum`). */
+  private stage(scan: WordScan, maxWords: number, sum: Float32Array): void {
+    const { hashes, checks } = this.staged;
     const limit = Math.min(scan.count, maxWords);
-    let known = 0;
+    const text = scan.text;
     for (let i = 0; i < limit; i++) {
-      const at = this.slotOf(scan.hashes[i]!, undefined, scan.text, scan.starts[i]!, scan.ends[i]!);
-      if (at < 0) continue;
-      ranks[this.batched] = slots[at + 1]! - 1;
-      weights[this.batched] = this.slotWeights[at + 3]!;
-      known += 1;
+      hashes[this.batched] = scan.hashes[i]!;
+      checks[this.batched] = checkHash(text, scan.starts[i]!, scan.ends[i]!);
       if (++this.batched === BATCH_WORDS) this.addBatch(sum);
     }
-    return known;
   }
 
-  /** Adds the staged words' weighted vectors to `sum` in one kernel call, and empties the batch. */
+  /** Looks up the staged words and adds their weighted vectors to `sum` in one kernel call, and empties the batch. */
   private addBatch(sum: Float32Array): void {
     if (this.batched === 0) return;
-    const { ranks, weights, out } = this.layout;
-    this.kernel.sum(0, ranks, weights, this.batched, out);
+    const { hashes, checks, out } = this.layout;
+    this.known += this.kernel.embed(hashes, checks, this.batched, out);
     this.batched = 0;
     const added = this.staged.out;
     for (let d = 0; d < this.dimensions; d++) sum[d]! += added[d]!;

@@ -4,39 +4,57 @@ import {
 } from '../wasm/wasmOps.js';
 
 /**
- * A WebAssembly SIMD kernel that adds up weighted word vectors: the heart of embedding a
- * conversation. Plain JS takes about 200 ns per word (100 int8 components x a float weight, with
- * bounds checks); this about a tenth of that.
+ * A WebAssembly SIMD kernel that looks words up in the model's word table and adds up their
+ * weighted vectors: the heart of embedding a conversation. Plain JS took about 200 ns per word for
+ * the sum (100 int8 components x a float weight, with bounds checks); this about a tenth of that,
+ * and the lookups of one call's words are independent loads that the core overlaps (with cold
+ * caches each word's slot is a miss).
  *
- * sum(components, ranks, weights, count, out): out = sum over i < count of weights[i] x the int8
- * row ranks[i] of `components` (rows of `blocks` x 16 components), as float32, `blocks` x 16 of
- * them. All arguments but count are byte offsets into the module's memory.
+ * The table (semanticModel.ts) starts at byte 0: `slots` slots of `slotBytes` bytes, each the word's
+ * hash, rank + 1 (0: empty), check hash, weight (float32), then its int8 row of `blocks` x 16
+ * components; linear probing from hash & (slots - 1).
+ *
+ * embed(hashes, checks, count, out) -> known: out = sum over the i < count whose word is in the table
+ * (both hashes[i] and checks[i] equal) of its weight x its row, as float32, `blocks` x 16 of them;
+ * returns how many were found. All arguments but count are byte offsets into the module's memory.
  */
-const [COMPONENTS, RANKS, WEIGHTS, COUNT, OUT] = [0, 1, 2, 3, 4];
-const [WORD, BASE, WEIGHT, LOADED, HALF, FIRST_SUM] = [5, 6, 7, 8, 9, 10];
+const [HASHES, CHECKS, COUNT, OUT] = [0, 1, 2, 3];
+const [WORD, SLOT, BASE, KNOWN, HASH, WEIGHT, LOADED, HALF, FIRST_SUM] = [4, 5, 6, 7, 8, 9, 10, 11, 12];
 
-function sumBody(blocks: number): number[] {
+function embedBody(blocks: number, slots: number, slotBytes: number): number[] {
   const accumulate = (sum: number, widen: number[]) => [
     ...op.localGet(sum), ...op.localGet(HALF), ...widen, ...f32x4ConvertI32x4S, ...op.localGet(WEIGHT), ...f32x4Mul, ...f32x4Add, ...op.localSet(sum),
   ];
-  const word: number[] = [
-    // base = components + ranks[word] x row width; weight = weights[word] in every lane
-    ...op.localGet(COMPONENTS),
-    ...op.localGet(RANKS), ...op.localGet(WORD), ...op.i32Const(2), ...op.i32Shl, ...op.i32Add, ...op.i32Load,
-    ...op.i32Const(16 * blocks), ...op.i32Mul, ...op.i32Add, ...op.localSet(BASE),
-    ...op.localGet(WEIGHTS), ...op.localGet(WORD), ...op.i32Const(2), ...op.i32Shl, ...op.i32Add, ...op.f32Load, ...f32x4Splat, ...op.localSet(WEIGHT),
-  ];
-  // Sums are kept in locals (zero at the start): 16 components per block, in four lanes of four.
+  const element = (base: number) => [...op.localGet(base), ...op.localGet(WORD), ...op.i32Const(2), ...op.i32Shl, ...op.i32Add];
+  // Found: weight in every lane, then the row's blocks into the sums (kept in locals, zero at the start), 16 components in four lanes of four.
+  const add: number[] = [...op.localGet(BASE), ...op.f32LoadAt(12), ...f32x4Splat, ...op.localSet(WEIGHT)];
   for (let block = 0; block < blocks; block++) {
     const sum = FIRST_SUM + 4 * block;
-    word.push(
-      ...op.localGet(BASE), ...v128Load(16 * block), ...op.localSet(LOADED),
+    add.push(
+      ...op.localGet(BASE), ...v128Load(16 + 16 * block), ...op.localSet(LOADED),
       ...op.localGet(LOADED), ...i16x8ExtendLowI8x16S, ...op.localSet(HALF),
       ...accumulate(sum, i32x4ExtendLowI16x8S), ...accumulate(sum + 1, i32x4ExtendHighI16x8S),
       ...op.localGet(LOADED), ...i16x8ExtendHighI8x16S, ...op.localSet(HALF),
       ...accumulate(sum + 2, i32x4ExtendLowI16x8S), ...accumulate(sum + 3, i32x4ExtendHighI16x8S),
     );
   }
+  add.push(...op.localGet(KNOWN), ...op.i32Const(1), ...op.i32Add, ...op.localSet(KNOWN));
+  const word: number[] = [
+    ...element(HASHES), ...op.i32Load, ...op.localTee(HASH), ...op.i32Const(slots - 1), ...op.i32And, ...op.localSet(SLOT),
+    ...op.block,
+    ...op.loop,
+    ...op.localGet(SLOT), ...op.i32Const(slotBytes), ...op.i32Mul, ...op.localTee(BASE),
+    // an empty slot: the word is not in the table
+    ...op.i32LoadAt(4), ...op.i32Eqz, ...op.brIf(1),
+    ...op.localGet(BASE), ...op.i32Load, ...op.localGet(HASH), ...op.i32Eq,
+    ...op.localGet(BASE), ...op.i32LoadAt(8), ...element(CHECKS), ...op.i32Load, ...op.i32Eq,
+    ...op.i32And,
+    ...op.if, ...add, ...op.br(2), ...op.end,
+    ...op.localGet(SLOT), ...op.i32Const(1), ...op.i32Add, ...op.i32Const(slots - 1), ...op.i32And, ...op.localSet(SLOT),
+    ...op.br(0),
+    ...op.end,
+    ...op.end,
+  ];
   const store: number[] = [];
   for (let lane = 0; lane < 4 * blocks; lane++) store.push(...op.localGet(OUT), ...op.localGet(FIRST_SUM + lane), ...v128Store(16 * lane));
   return [
@@ -47,17 +65,18 @@ function sumBody(blocks: number): number[] {
     ...op.end,
     ...op.end,
     ...store,
+    ...op.localGet(KNOWN),
     ...op.end,
   ];
 }
 
 export interface WordSumKernel {
   memory: WebAssembly.Memory;
-  sum(components: number, ranks: number, weights: number, count: number, out: number): void;
+  embed(hashes: number, checks: number, count: number, out: number): number;
 }
 
-/** A kernel with its own memory (grow it to fit), for rows of `blocks` x 16 int8 components. */
-export function wordSumKernel(blocks: number): WordSumKernel {
-  const module = new WebAssembly.Module(assembleModule('sum', [I32, I32, I32, I32, I32], [], [2, 2, I32, 3 + 4 * blocks, V128], sumBody(blocks)));
+/** A kernel with its own memory (grow it to fit) for a table of `slots` (a power of two) slots of `slotBytes`, rows of `blocks` x 16 int8 components. */
+export function wordSumKernel(blocks: number, slots: number, slotBytes: number): WordSumKernel {
+  const module = new WebAssembly.Module(assembleModule('embed', [I32, I32, I32, I32], [I32], [2, 5, I32, 3 + 4 * blocks, V128], embedBody(blocks, slots, slotBytes)));
   return new WebAssembly.Instance(module).exports as unknown as WordSumKernel;
 }

@@ -9,5 +9,5 @@ const vectors = readWordVectors((workerData as { file: string }).file);
 if (!vectors) parentPort!.postMessage(null);
 else {
   const tables = wordTables(vectors);
-  parentPort!.postMessage(tables, [tables.rows.buffer, tables.slots.buffer, tables.commonDirection.buffer] as ArrayBuffer[]);
+  parentPort!.postMessage(tables, [tables.slots.buffer, tables.commonDirection.buffer] as ArrayBuffer[]);
 }

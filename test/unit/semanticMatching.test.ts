@@ -233,6 +233,19 @@ describe('word vectors file', () => {
     expect(pairs.size).toBe(words.length);
   });
 
+  it('finds every word of the vocabulary with its own rank, weight and row', () => {
+    const vectors = readWordVectors(DEFAULT_WORD_VECTORS_PATH)!;
+    const wrong: string[] = [];
+    vectors.words.forEach((word, rank) => {
+      const slot = model.wordSlot(wordHash(word), word, 0, word.length);
+      const row = slot < 0 ? undefined : model.wordRow(model.slotRank(slot));
+      const expected = vectors.components.subarray(rank * vectors.dimensions, (rank + 1) * vectors.dimensions);
+      if (slot < 0 || model.slotRank(slot) !== rank || !(model.slotWeight(slot) > 0) || row!.some((component, d) => component !== expected[d])) wrong.push(word);
+    });
+    expect(wrong).toEqual([]);
+    expect(model.wordSlot(wordHash('zxqvqqzx'), 'zxqvqqzx', 0, 8)).toBe(-1);
+  });
+
   it('embeds a conversation as its query and response together, up to 400 words', () => {
     const scanOf = (text: string) => {
       const scan = new WordScan();
