@@ -2,9 +2,8 @@ import { z } from 'zod';
 import { placementId } from '../placements/placementSchemas.js';
 import { daypartsSchema } from './daypartSchema.js';
 import { wellFormedText } from './fieldSchemas.js';
+import { isNamedCode } from '../intlNames.js';
 
-const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
-const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
 
 /**
  * A keyword or phrase, stored the way serving matches it: lower case, trimmed, inner whitespace
@@ -24,7 +23,7 @@ const languageCode = z
   .trim()
   .toLowerCase()
   .regex(/^[a-z]{2}$/, { message: 'must be an ISO 639-1 language code (two letters)', abort: true })
-  .refine((code) => languageNames.of(code) !== undefined, 'is not an ISO 639-1 language code');
+  .refine((code) => isNamedCode('language', code), 'is not an ISO 639-1 language code');
 
 /** An ISO 3166-1 alpha-2 country code, stored upper case (US, DE). */
 const countryCode = z
@@ -32,7 +31,7 @@ const countryCode = z
   .trim()
   .toUpperCase()
   .regex(/^[A-Z]{2}$/, { message: 'must be an ISO 3166-1 alpha-2 country code (two letters)', abort: true })
-  .refine((code) => regionNames.of(code) !== undefined, 'is not an ISO 3166-1 alpha-2 country code');
+  .refine((code) => isNamedCode('region', code), 'is not an ISO 3166-1 alpha-2 country code');
 
 function uniqueList<Item extends z.ZodType<string>>(item: Item, max: number) {
   return z

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { isSupportedCurrency, supportedCurrencies } from './usdRates.js';
+import { isNamedCode } from '../intlNames.js';
 
 // The runtime's ICU names every ISO 4217 code, no hand-kept copy to go stale: current ones, former
 // ones (DEM) and the X codes for metals and units (XAU, XDR), which Intl.supportedValuesOf leaves out.
-const currencyNames = new Intl.DisplayNames(['en'], { type: 'currency', fallback: 'none' });
-const isIso4217 = (code: string) => /^[A-Z]{3}$/.test(code) && currencyNames.of(code) !== undefined;
+const isIso4217 = (code: string) => /^[A-Z]{3}$/.test(code) && isNamedCode('currency', code);
 
 /**
  * A budget currency: an ISO 4217 code (any case in, upper case out) that has a USD rate.

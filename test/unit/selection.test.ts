@@ -17,6 +17,7 @@ interface Spec {
   budget_daily?: string | null;
   budget_currency?: string | null;
   targeting?: unknown;
+  frequency_cap?: unknown;
   creatives?: number;
 }
 
@@ -36,7 +37,7 @@ function catalog(specs: Spec[]) {
       targeting: spec.targeting ?? {},
       budget_lifetime: null,
       budget_pacing: 'asap',
-      frequency_cap: null,
+      frequency_cap: spec.frequency_cap ?? null,
       starts_at: null,
       ends_at: null,
     });
@@ -110,10 +111,27 @@ describe('building the index', () => {
       { creatives: 0 },
       { targeting: { keywords: { include: ['!!!'] } } },
       { targeting: { keywords: 'not an object' } },
+      { targeting: { dayparts: { timezone: 'UTC', windows: [{ days: ['funday'], start: '09:00', end: '17:00' }] } } },
+      { frequency_cap: { impressions: 0, per: 'day' } },
+      { frequency_cap: { impressions: 2, per: 'fortnight' } },
       {},
     ]);
     expect(index.lineItems).toHaveLength(1);
-    expect(skipped).toEqual({ no_bid: 2, no_budget: 1, unknown_currency: 1, no_creative: 1, bad_targeting: 2 });
+    expect(skipped).toEqual({ no_bid: 2, no_budget: 1, unknown_currency: 1, no_creative: 1, bad_targeting: 5 });
+  });
+
+  it('reads the stored targeting and frequency cap it checked', async () => {
+    const { index } = await indexOf([
+      {
+        targeting: { keywords: { include: ['trail running'], exclude: ['tax'] }, placements: { exclude: ['pl-9'] }, languages: ['EN'], countries: { include: ['DE'] } },
+        frequency_cap: { impressions: 3, per: 'day' },
+      },
+    ]);
+    const [entry] = index.lineItems;
+    expect(entry?.includePhrases.map((phrase) => phrase.words)).toEqual([['trail', 'running']]);
+    expect(entry?.excludePhrases.map((phrase) => phrase.words)).toEqual([['tax']]);
+    expect([entry?.placementsExclude, entry?.languages, entry?.countriesInclude]).toEqual([new Set(['pl-9']), new Set(['en']), new Set(['DE'])]);
+    expect(entry?.frequencyCap?.impressions).toBe(3);
   });
 
   it('converts bids and budgets from the budget currency to USD', async () => {
