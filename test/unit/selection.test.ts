@@ -230,6 +230,20 @@ describe('selection', () => {
     expect(pick(index, 'x')).toBe(ids[1]);
   });
 
+  it('re-ranks the keyword lists too, not only the untargeted ones', async () => {
+    const { index, ids, stats } = await indexOf([
+      { bid_value: '2', targeting: { keywords: { include: ['shoes'] } } },
+      { bid_value: '0.5', targeting: { keywords: { include: ['shoes'] } } },
+      { bid_type: 'tCPM', bid_value: '40' },
+    ]);
+    // 0.02 x 1.5 for the first keyword line item loses to the untargeted 0.04.
+    expect(pick(index, 'shoes')).toBe(ids[2]);
+    Object.assign(stats.get(ids[1]!)!, { impressions: 800, clicks: 98 });
+    rerank(index);
+    // Now 0.5 x 10% = 0.05, x 1.5 for the keyword: it wins, though it ranked last in the keyword list before.
+    expect(pick(index, 'shoes')).toBe(ids[1]);
+  });
+
   it('breaks exact ties by an order redrawn at each rerank, so every tied line item gets its turn', async () => {
     const { index, ids } = await indexOf([{ bid_value: '2' }, { bid_value: '2' }]);
     const winners = new Set<string | undefined>();
