@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
 import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { eventuallyServed, firePixel, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec } from '../helpers/servingFixtures.js';
-import { BROWSER_UA, waitPastClickDelay } from '../helpers/trackingFixtures.js';
+import { BROWSER_UA, readerAddress, waitPastClickDelay } from '../helpers/trackingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 
 /**
@@ -57,9 +57,12 @@ async function firePixels(on: TestContext, served: LightMyRequestResponse[]): Pr
   await Promise.all(served.map((response) => firePixel(on, response)));
 }
 
+/** Follows every click link at once, each from a reader of its own (one visitor's pace is click_velocity's business, not this file's). */
 async function followClicks(on: TestContext, served: LightMyRequestResponse[]): Promise<void> {
   const answers = await Promise.all(
-    served.map((response) => on.app.inject({ method: 'GET', url: new URL(response.json().ad.tracking.click_url).pathname, headers: { 'user-agent': BROWSER_UA } })),
+    served.map((response) =>
+      on.app.inject({ method: 'GET', url: new URL(response.json().ad.tracking.click_url).pathname, headers: { 'user-agent': BROWSER_UA }, remoteAddress: readerAddress() }),
+    ),
   );
   for (const answer of answers) expect(answer.statusCode).toBe(302);
 }
