@@ -84,7 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...deps,
     events,
     metrics,
-    indexedDestinations: new IndexedDestinations(),
+    indexedDestinations: new IndexedDestinations(config.TRACKING_LINK_TTL_SECONDS * 1000),
     servingIndex: new ServingIndexRefresh(),
     traffic,
   };

@@ -7,25 +7,60 @@ import { creativesOf, type AdIndex, type LineItemEntry } from './adIndex.js';
  * (src/tracking/billingCeiling.ts). A destination is found through its line item, whose one to
  * three creatives are looked through: a key per creative cost 0.13 s of every start at 100,000 line
  * items.
+ *
+ * A line item that leaves the index (paused, ended, deleted, out of budget) is kept for billing as
+ * long as the links it was served with stay valid (`retiredForMs`, the tracking links' lifetime):
+ * its ads can still be loaded and clicked, and without its budgets a caller who served ahead and
+ * fired the links after a pause would be billed without a ceiling. Its spend counter keeps being
+ * synced (SpendPacing keeps the counters of `retiredIds()`).
  */
 export class IndexedDestinations {
   private byLineItem = new Map<string, LineItemEntry>();
+  private readonly retired = new Map<string, { entry: LineItemEntry; leftAtMs: number }>();
+
+  constructor(private readonly retiredForMs: number) {}
 
   /** Called with each new index; a failed rebuild keeps the previous one, and these with it. */
-  replace(index: AdIndex): void {
+  replace(index: AdIndex, nowMs = Date.now()): void {
     const next = new Map<string, LineItemEntry>();
     for (const lineItem of index.lineItems) next.set(lineItem.id, lineItem);
+    for (const [id, lineItem] of this.byLineItem) if (!next.has(id)) this.retired.set(id, { entry: lineItem, leftAtMs: nowMs });
+    for (const id of next.keys()) this.retired.delete(id);
     this.byLineItem = next;
   }
 
   /** Follows an incremental patch: the entries that left the index, then those that came in. */
-  patch(removed: LineItemEntry[], added: LineItemEntry[]): void {
-    for (const lineItem of removed) if (this.byLineItem.get(lineItem.id) === lineItem) this.byLineItem.delete(lineItem.id);
-    for (const lineItem of added) this.byLineItem.set(lineItem.id, lineItem);
+  patch(removed: LineItemEntry[], added: LineItemEntry[], nowMs = Date.now()): void {
+    for (const lineItem of removed) {
+      if (this.byLineItem.get(lineItem.id) !== lineItem) continue;
+      this.byLineItem.delete(lineItem.id);
+      this.retired.set(lineItem.id, { entry: lineItem, leftAtMs: nowMs });
+    }
+    for (const lineItem of added) {
+      this.byLineItem.set(lineItem.id, lineItem);
+      this.retired.delete(lineItem.id);
+    }
   }
 
-  lineItem(lineItemId: string): LineItemEntry | undefined {
-    return this.byLineItem.get(lineItemId);
+  /** Forgets the line items that left the index longer ago than their links live; returns their ids. */
+  pruneRetired(nowMs = Date.now()): string[] {
+    const pruned: string[] = [];
+    for (const [id, { leftAtMs }] of this.retired) {
+      if (nowMs - leftAtMs <= this.retiredForMs) continue;
+      this.retired.delete(id);
+      pruned.push(id);
+    }
+    return pruned;
+  }
+
+  /** The line items kept for billing after they left the index. */
+  retiredIds(): string[] {
+    return [...this.retired.keys()];
+  }
+
+  /** A line item in the index, or one that left it while its links may still be used: what billing ceilings judge by. */
+  billedLineItem(lineItemId: string): LineItemEntry | undefined {
+    return this.byLineItem.get(lineItemId) ?? this.retired.get(lineItemId)?.entry;
   }
 
   get(creativeId: string, lineItemId: string): string | undefined {

@@ -90,8 +90,10 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       metrics.indexLineItems.set(index.lineItems.length);
       metrics.indexRebuildSeconds.observe(buildMs / 1000);
       indexedDestinations.replace(index);
+      indexedDestinations.pruneRetired();
       const ids = new Set(index.lineItems.map((entry) => entry.id));
-      pacing.retainOnly(ids);
+      // Line items kept for billing after they left the index keep their spend synced (indexedDestinations.ts).
+      pacing.retainOnly(new Set([...ids, ...indexedDestinations.retiredIds()]));
       frequency.retainOnly(new Set(index.lineItems.filter((entry) => entry.frequencyCap !== null).map((entry) => entry.id)));
       learning.retainOnly(ids);
     },
@@ -103,12 +105,11 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       const kept = new Map(patch.added.map((entry) => [entry.id, entry]));
       for (const entry of patch.removed) {
         const next = kept.get(entry.id);
-        if (!next) {
-          pacing.forget(entry.id);
-          learning.forget(entry.id);
-        }
+        // Its spend counter stays: the line item is kept for billing while its links live (indexedDestinations.ts).
+        if (!next) learning.forget(entry.id);
         if (!next?.frequencyCap) frequency.forget(entry.id);
       }
+      for (const id of indexedDestinations.pruneRetired()) pacing.forget(id);
     },
     log,
   });

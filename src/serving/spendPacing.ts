@@ -91,11 +91,21 @@ export class SpendPacing {
     if (event.ivt !== '' || event.cost_nanos <= 0) return;
     const day = utcDay(event.event_time);
     if (!written) this.unflushed.push({ seq, lineItemId: event.line_item_id, day, nanos: event.cost_nanos });
+    // The first event of a new UTC day starts the day's spend at once, not at the next sync: else
+    // until a sync succeeds (ClickHouse down over midnight, for one) no event of the new day would
+    // count against its budget and billing ceiling.
+    if (day > this.day && day <= utcDay(Date.now())) this.startDay(day);
     const counter = this.counters.get(event.line_item_id);
     if (counter) {
       counter.lifetimeNanos += event.cost_nanos;
       if (day === this.day) counter.nanos += event.cost_nanos;
     }
+  }
+
+  /** A new UTC day: nothing is spent of it yet but what this instance accepted of it, and sync adds the rest. */
+  private startDay(day: number): void {
+    this.day = day;
+    for (const counter of this.counters.values()) counter.nanos = 0;
   }
 
   /** Re-reads today's and lifetime spend from ClickHouse and adds what this instance accepted that is not there yet. */

@@ -4,7 +4,6 @@ import { DAILY_CEILING_BUDGETS } from '../serving/spendPacing.js';
 import type { TrackedEvent } from './trackedEvent.js';
 import type { UnbilledReason } from './unbilledReasons.js';
 
-
 const MS_PER_DAY = 86_400_000;
 
 /** What the ceilings read of a line item the serving index holds: its budgets, its spend counter and its frequency cap's counts. */
@@ -29,8 +28,9 @@ const HELD_IMPRESSION = 2;
  * accepted. Across instances the ceiling holds within what the others accepted in one flush and one
  * sync, the bound of pacing. Between a pixel's verdict and the group write of its event-loop turn
  * (EventPipeline.acceptInTurn), when the counters record it, its cost and impression are held here,
- * so that the turn's other pixels see them. A line item the index does not hold (paused, ended,
- * deleted, or left out: docs/serving.md) has no ceiling here: its events are billed as signed.
+ * so that the turn's other pixels see them. A line item that left the index (paused, ended,
+ * deleted) is judged by the figures kept for it while its links live (indexedDestinations.ts); one
+ * this process never indexed (it left before a restart) has no ceiling here: billed as signed.
  */
 export class BillingCeiling {
   private readonly heldSpend = new Map<string, number>();

@@ -30,7 +30,7 @@ export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): P
     timeoutMs: config.SERVE_LOOKUP_TIMEOUT_MS,
   });
   const ceiling = new BillingCeiling(
-    (lineItemId) => indexedDestinations.lineItem(lineItemId),
+    (lineItemId) => indexedDestinations.billedLineItem(lineItemId),
     (reason) => deps.metrics.unbilledEvents.inc({ reason }),
   );
   const tracker = createLinkTracker({ events, ledger: new ServeLedger(SERVE_LEDGER_CAPACITY), history, ceiling, log: app.log });

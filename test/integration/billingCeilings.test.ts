@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
 import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
-import { eventuallyServed, firePixel, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec } from '../helpers/servingFixtures.js';
+import { changeCampaign, eventuallyServed, firePixel, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec } from '../helpers/servingFixtures.js';
 import { BROWSER_UA, readerAddress, waitPastClickDelay } from '../helpers/trackingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 
@@ -170,6 +170,22 @@ describe('billing ceilings: budgets', () => {
     expect(events.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(3 * USD);
     expect(events.filter((event) => event.unbilled === 'over_lifetime_budget')).toHaveLength(5);
   });
+
+  for (const leave of ['pause', 'delete'] as const) {
+    it(`keeps the lifetime ceiling for ads served before their campaign's ${leave} and fired after it`, async () => {
+      const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 5, currency: 'USD', lifetime: 6, pacing: 'asap' } });
+      const served = await serveAhead(ctx, as(), tested.lineItemId, 30);
+      expect(served).toHaveLength(30);
+      if (leave === 'pause') await changeCampaign(ctx, advertiser, tested.campaignId, { status: 'paused' });
+      else expect((await ctx.app.inject({ method: 'DELETE', url: `/v1/advertiser/campaigns/${tested.campaignId}`, headers: { 'x-api-key': advertiser.key } })).statusCode).toBe(204);
+      await eventuallyServed(ctx, publisher.token, as(), tested.lineItemId, false);
+      await firePixels(ctx, served);
+
+      const events = await storedEvents(tested.lineItemId, 30);
+      expect(events.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(6 * USD);
+      expect(events.filter((event) => event.unbilled === 'over_lifetime_budget')).toHaveLength(24);
+    });
+  }
 
   it('bills an honest impression within the budget as signed', async () => {
     const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 5, currency: 'USD', lifetime: 100, pacing: 'asap' } });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { tempDirectory } from '../helpers/tempDirectory.js';
 import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
@@ -142,6 +142,29 @@ describe('pacing: counting each event once', () => {
     pipeline.onAccepted((event, written) => pacing.record(event, written));
     return { pipeline, pacing };
   }
+
+  it("starts a new UTC day's spend with its first event, without waiting for a sync", () => {
+    // Only Date is faked: no sync runs here, as when ClickHouse cannot be reached over midnight.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(new Date('2026-03-01T23:59:59.000Z'));
+      const pacing = new SpendPacing(ctx.stores.ch, () => 0);
+      const lineItemId = randomUUID();
+      const counter = pacing.counterFor(lineItemId);
+      pacing.record(sampleEvent({ line_item_id: lineItemId, type: 'click', cost_nanos: 5000, event_time: Date.now() }));
+      expect(counter.nanos).toBe(5000);
+      vi.setSystemTime(new Date('2026-03-02T00:00:01.000Z'));
+      pacing.record(sampleEvent({ line_item_id: lineItemId, type: 'click', cost_nanos: 700, event_time: Date.now() }));
+      expect(counter.nanos).toBe(700);
+      expect(counter.lifetimeNanos).toBe(5700);
+      // A late event of the day before counts for the lifetime only.
+      pacing.record(sampleEvent({ line_item_id: lineItemId, type: 'click', cost_nanos: 40, event_time: Date.parse('2026-03-01T23:00:00.000Z') }));
+      expect(counter.nanos).toBe(700);
+      expect(counter.lifetimeNanos).toBe(5740);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 
   it('counts an accepted event at once, and once only before and after it reaches ClickHouse', async () => {
     const { pipeline, pacing } = await pipelineWithPacing();
