@@ -9,8 +9,8 @@ const campaignIdRows = z.array(z.object({ id: z.string() }));
 
 /**
  * The deleted campaigns a report shows: those of the organization (the tenancy rule of live
- * campaigns, campaignTenancy.ts, applied to their tombstones, migrations/0017) with valid events in
- * the report's window. A delete must not shrink the advertiser's totals or hide what a campaign was
+ * campaigns, campaignTenancy.ts, applied to their tombstones, migrations/0017) with events, valid
+ * or invalid, in the report's window. A delete must not shrink the advertiser's totals or hide what a campaign was
  * billed for, but a deleted campaign with nothing in the window is not listed as a zero row.
  * Organizations that never deleted a campaign pay one indexed Postgres read and no ClickHouse query.
  */
@@ -28,9 +28,16 @@ export async function deletedCampaignsWithEvents(
   const shown: string[] = [];
   for (let start = 0; start < ids.length; start += CAMPAIGN_IDS_PER_QUERY) {
     const result = await stores.ch.client.query({
-      // The alias differs from the column: ClickHouse would read the alias (a String) in the WHERE.
-      query: `SELECT DISTINCT toString(campaign_id) AS id FROM campaign_daily_stats_v1
-              WHERE campaign_id IN {campaign_ids:Array(UUID)} AND day BETWEEN {date_from:Date} AND {date_to:Date}
+      // Valid events (the rollup) or invalid ones (daily_ivt_v1): a deleted campaign whose traffic was
+      // all invalid is the one a dispute needs in the traffic-quality report. The alias differs from
+      // the column: ClickHouse would read the alias (a String) in the WHERE.
+      query: `SELECT DISTINCT toString(campaign_id) AS id FROM (
+                SELECT campaign_id FROM campaign_daily_stats_v1
+                WHERE campaign_id IN {campaign_ids:Array(UUID)} AND day BETWEEN {date_from:Date} AND {date_to:Date}
+                UNION ALL
+                SELECT campaign_id FROM daily_ivt_v1
+                WHERE campaign_id IN {campaign_ids:Array(UUID)} AND day BETWEEN {date_from:Date} AND {date_to:Date}
+              )
               SETTINGS max_execution_time = 30`,
       query_params: { campaign_ids: ids.slice(start, start + CAMPAIGN_IDS_PER_QUERY), date_from: request.dateFrom, date_to: request.dateTo },
       format: 'JSONEachRow',

@@ -29,6 +29,7 @@ let kept: CampaignFixture;
 let deleted: CampaignFixture;
 let deletedEarly: CampaignFixture;
 let deletedEmpty: CampaignFixture;
+let deletedInvalidOnly: CampaignFixture;
 let foreignDeleted: CampaignFixture;
 let before: Record<string, ReturnType<typeof JSON.parse>>;
 
@@ -49,6 +50,9 @@ async function reports() {
     expect(response.statusCode).toBe(200);
     bodies[breakdown] = response.json();
   }
+  const quality = await get('/v1/advertiser/reporting/traffic-quality', windowQuery);
+  expect(quality.statusCode).toBe(200);
+  bodies.traffic_quality = quality.json();
   return bodies;
 }
 
@@ -60,6 +64,7 @@ beforeAll(async () => {
   deleted = await createReportCampaign(ctx, advertiser.user.id, { name: 'Deleted with events' }, 'CPC', 0.5);
   deletedEarly = await createReportCampaign(ctx, advertiser.user.id, { name: 'Deleted, events before the window' });
   deletedEmpty = await createReportCampaign(ctx, advertiser.user.id, { name: 'Deleted, never delivered' });
+  deletedInvalidOnly = await createReportCampaign(ctx, advertiser.user.id, { name: 'Deleted, invalid traffic only' });
   const other = await createAdvertiser(ctx, ['campaigns', 'reporting']);
   otherKey = other.key;
   foreignDeleted = await createReportCampaign(ctx, other.user.id, { name: 'Other organization' });
@@ -80,11 +85,12 @@ beforeAll(async () => {
     line(deleted, 'click', at(from, '12:00:05.000')),
     line(deleted, 'click', at(to)),
     line(deletedEarly, 'impression', at(early)),
+    { ...line(deletedInvalidOnly, 'impression', at(from)), ip: ADDRESSES.awsV4 },
     line(foreignDeleted, 'impression', at(from)),
   ]);
   // What the advertiser saw before any delete: every report must read the same afterwards.
   before = await reports();
-  for (const campaign of [deleted, deletedEarly, deletedEmpty]) await deleteCampaign(campaign.id, key);
+  for (const campaign of [deleted, deletedEarly, deletedEmpty, deletedInvalidOnly]) await deleteCampaign(campaign.id, key);
   await deleteCampaign(foreignDeleted.id, otherKey);
 });
 
@@ -95,7 +101,7 @@ afterAll(async () => {
 describe('reports after a campaign is deleted', () => {
   it('keeps the daily totals and every breakdown but the campaign rows as they were', async () => {
     const after = await reports();
-    for (const breakdown of ['daily', 'line_item', 'creative', 'placement', 'country', 'hourly']) {
+    for (const breakdown of ['daily', 'line_item', 'creative', 'placement', 'country', 'hourly', 'traffic_quality']) {
       expect(after[breakdown], breakdown).toEqual(before[breakdown]);
     }
     const daily = after.daily.data as Array<{ clicks: number; spend_usd: number }>;
@@ -110,7 +116,9 @@ describe('reports after a campaign is deleted', () => {
     const validate = contractSchema('#/components/schemas/AdvertiserReportingResponse');
     expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
     const ids = body.data.map((row: { campaign_id: string }) => row.campaign_id);
-    expect(ids).toEqual([kept.id, deleted.id]); // creation order; the other two have nothing in the window
+    // Creation order; of the deleted ones, the one without any event in the window is not listed.
+    expect(ids).toEqual([kept.id, deleted.id, deletedInvalidOnly.id]);
+    expect(body.data[2]).toMatchObject({ campaign_status: 'completed', impressions: 0, spend_usd: 0 });
     const beforeRow = before.campaign.data.find((row: { campaign_id: string }) => row.campaign_id === deleted.id);
     const row = body.data[1];
     expect(row).toEqual({ ...beforeRow, campaign_status: 'completed', campaign_deleted_at: expect.any(String) });
@@ -122,7 +130,7 @@ describe('reports after a campaign is deleted', () => {
   it('shows a deleted campaign over a window with its events, and never one without events', async () => {
     const response = await get(CAMPAIGNS_URL, { date_from: early, date_to: to });
     const names = response.json().data.map((row: { campaign_name: string }) => row.campaign_name);
-    expect(names).toEqual(['Kept', 'Deleted with events', 'Deleted, events before the window']);
+    expect(names).toEqual(['Kept', 'Deleted with events', 'Deleted, events before the window', 'Deleted, invalid traffic only']);
   });
 
   it('names a deleted campaign\'s line items in the line_item breakdown', async () => {
