@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { builtInWorker } from '../builtInWorker.js';
 import { addAsnRanges, type AsnTarget } from './asnRanges.js';
 import { readCidrFiles } from './cidrFiles.js';
 import type { AddressTables } from './ipClassifier.js';
@@ -42,41 +42,16 @@ type NetworkTableParts = Record<keyof NetworkTables, Record<keyof AddressTables,
 
 /**
  * The tables of loadNetworkTables, built in a worker thread (0.2-0.45 s of CSV parsing at start on
- * this project's VM), so that the start goes on meanwhile: the ad index is read and built on the
- * main thread. Built here instead when no worker can be started (tests run the TypeScript sources,
- * where the worker's compiled file does not exist) or when the worker could not build them: then
- * the error (a bad CIDR file names its file and line) is thrown here and fails the start.
+ * this project's VM), or here when that cannot be (builtInWorker.ts): a bad CIDR file's error then
+ * fails the start.
  */
 export function loadNetworkTablesInWorker(input: NetworkTablesInput): Promise<NetworkTables> {
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const buildHere = () => {
-      if (settled) return;
-      settled = true;
-      try {
-        resolve(loadNetworkTables(input.dataDir, input.extraCidrFiles));
-      } catch (error) {
-        reject(error as Error);
-      }
-    };
-    let worker: Worker;
-    try {
-      worker = new Worker(new URL('./networkTablesWorker.js', import.meta.url), { workerData: { dataDir: input.dataDir, extraCidrFiles: [...input.extraCidrFiles] } });
-    } catch {
-      buildHere();
-      return;
-    }
-    worker.once('message', (parts: NetworkTableParts | null) => {
-      if (parts === null) buildHere();
-      else if (!settled) {
-        settled = true;
-        resolve(tablesOfParts(parts));
-      }
-      void worker.terminate();
-    });
-    worker.once('error', buildHere);
-    worker.once('exit', buildHere);
-  });
+  return builtInWorker<NetworkTableParts | null, NetworkTables>(
+    new URL('./networkTablesWorker.js', import.meta.url),
+    { dataDir: input.dataDir, extraCidrFiles: [...input.extraCidrFiles] },
+    (parts) => (parts === null ? undefined : tablesOfParts(parts)),
+    () => loadNetworkTables(input.dataDir, input.extraCidrFiles),
+  );
 }
 
 /** The tables' parts, and the buffers that can be moved to another thread with them. */

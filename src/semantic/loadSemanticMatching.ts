@@ -1,6 +1,6 @@
-import { Worker } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
+import { builtInWorker } from '../builtInWorker.js';
 import { BrandSafety } from './brandSafety.js';
 import { SemanticModel, wordTables, type WordTables } from './semanticModel.js';
 import { DEFAULT_WORD_VECTORS_PATH, readWordVectors } from './wordVectorsFile.js';
@@ -50,32 +50,16 @@ function wordVectorsPath(config: WordVectorsConfig): string {
   return config.WORD_VECTORS_PATH ?? DEFAULT_WORD_VECTORS_PATH;
 }
 
-function tablesOf(file: string): Promise<WordTables | undefined> {
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const buildHere = () => {
-      if (settled) return;
-      settled = true;
-      try {
-        const vectors = readWordVectors(file);
-        resolve(vectors ? wordTables(vectors) : undefined);
-      } catch (error) {
-        reject(error as Error);
-      }
-    };
-    let worker: Worker;
-    try {
-      worker = new Worker(new URL('./wordTablesWorker.js', import.meta.url), { workerData: { file } });
-    } catch {
-      buildHere();
-      return;
-    }
-    worker.once('message', (tables: WordTables | null) => {
-      settled = true;
-      resolve(tables ?? undefined);
-      void worker.terminate();
-    });
-    worker.once('error', buildHere);
-    worker.once('exit', buildHere);
-  });
+/** The word tables, read and built in a worker thread (builtInWorker.ts); undefined when there is no vectors file. */
+async function tablesOf(file: string): Promise<WordTables | undefined> {
+  const tables = await builtInWorker<WordTables | null, WordTables | null>(
+    new URL('./wordTablesWorker.js', import.meta.url),
+    { file },
+    (message) => message,
+    () => {
+      const vectors = readWordVectors(file);
+      return vectors ? wordTables(vectors) : null;
+    },
+  );
+  return tables ?? undefined;
 }
