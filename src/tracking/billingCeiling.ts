@@ -1,13 +1,10 @@
-import type { LineItemEntry } from '../serving/adIndex.js';
+import type { BilledLineItem } from '../serving/adIndex.js';
 import type { UserCounts } from '../serving/frequencyCounts.js';
 import { DAILY_CEILING_BUDGETS } from '../serving/spendPacing.js';
 import type { TrackedEvent } from './trackedEvent.js';
 import type { UnbilledReason } from './unbilledReasons.js';
 
 const MS_PER_DAY = 86_400_000;
-
-/** What the ceilings read of a line item the serving index holds: its budgets, its spend counter and its frequency cap's counts. */
-export type BilledLineItem = Pick<LineItemEntry, 'budgetNanos' | 'lifetimeBudgetNanos' | 'spend' | 'frequencyCap'>;
 
 /** What hold() held, for release(). */
 const HELD_SPEND = 1;
@@ -29,8 +26,8 @@ const HELD_IMPRESSION = 2;
  * sync, the bound of pacing. Between a pixel's verdict and the group write of its event-loop turn
  * (EventPipeline.acceptInTurn), when the counters record it, its cost and impression are held here,
  * so that the turn's other pixels see them. A line item that left the index (paused, ended,
- * deleted) is judged by the figures kept for it while its links live (indexedDestinations.ts); one
- * this process never indexed (it left before a restart) has no ceiling here: billed as signed.
+ * deleted) is judged by the figures kept for it while its links live (indexedDestinations.ts), one
+ * that left before this process started by those read at start (retiredLineItems.ts).
  */
 export class BillingCeiling {
   private readonly heldSpend = new Map<string, number>();
