@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CatalogRows, CreativeRow, LineItemRow } from './catalogQueries.js';
 import { expectedValuePerImpression, type DeliveryStats } from './expectedValue.js';
 import { bidInUsd, eligiblePriceModels, lineItemCurrency, priceNanos, usdToNanos, type PriceModel } from '../money/priceModels.js';
-import { DAILY_CEILING_BUDGETS, type SpendCounter } from './spendPacing.js';
+import type { SpendCounter } from './spendPacing.js';
 import type { CapCounts, UserCounts } from './frequencyCounts.js';
 import { frequencyCapWindows } from '../management/frequencyCapSchema.js';
 import { minutesOf, weekdays } from '../management/daypartSchema.js';
@@ -84,14 +84,6 @@ export interface LineItemEntry {
   budgetNanos: number;
   /** The lifetime budget; Infinity when there is none. */
   lifetimeBudgetNanos: number;
-  /**
-   * The most today's and lifetime spend may be for one more event at priceNanos to be billed under
-   * the billing ceilings (src/tracking/billingCeiling.ts). Beyond them nothing the line item delivers
-   * could be billed, so it is not served. A price above twice the daily budget still has one event
-   * a day billed (the day's first), so its daily figure is 0.
-   */
-  billableDailySpendNanos: number;
-  billableLifetimeSpendNanos: number;
   /** Even pacing (else asap): today's budget is released over the day, see dailyAllowanceShare. */
   evenPacing: boolean;
   /** The campaign's flight, [startsAtMs, endsAtMs), in ms since the epoch; open ends are -/+Infinity. */
@@ -372,8 +364,6 @@ export function buildEntry(
     priceNanos: price,
     budgetNanos: usdToNanos(budgetUsd),
     lifetimeBudgetNanos: usdToNanos(lifetimeUsd),
-    billableDailySpendNanos: Math.max(DAILY_CEILING_BUDGETS * usdToNanos(budgetUsd) - price, 0),
-    billableLifetimeSpendNanos: usdToNanos(lifetimeUsd) - price,
     evenPacing: row.budget_pacing !== 'asap',
     startsAtMs: row.starts_at?.getTime() ?? -Infinity,
     endsAtMs: row.ends_at?.getTime() ?? Infinity,

@@ -18,13 +18,6 @@ interface UnflushedSpend {
 const MS_PER_DAY = 86_400_000;
 const spendRow = z.object({ line_item: z.string(), spend: z.coerce.number() });
 
-/**
- * A line item's billed spend of a UTC day may reach this many daily budgets, and no more (Google Ads'
- * rule for daily budgets): the billing ceiling of src/tracking/billingCeiling.ts. Pacing stops
- * serving at one budget; the rest is room for the events of ads served before it ran out.
- */
-export const DAILY_CEILING_BUDGETS = 2;
-
 /** How much of a day's budget even pacing lets a line item have spent by `nowMs`: see dailyAllowanceShare. */
 const EVEN_PACING_LEAD_MS = 3_600_000;
 
