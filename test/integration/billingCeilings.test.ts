@@ -298,6 +298,30 @@ describe('billing ceilings: frequency caps', () => {
     expect(impressions.filter((event) => event.unbilled === 'over_frequency_cap' && event.ivt === '')).toHaveLength(4);
   });
 
+  it('keeps counting a paused line item\'s impressions against its cap while its links live', async () => {
+    const { tested, as } = await setup(capped);
+    const other = await startAnotherInstance(ctx, env);
+    const served: LightMyRequestResponse[] = [];
+    try {
+      await eventuallyServed(other, publisher.token, as('warm-up'), tested.lineItemId);
+      for (const on of [ctx, other]) served.push(...(await serveAhead(on, as('mallory'), tested.lineItemId, 4)));
+    } finally {
+      await other.close();
+    }
+    expect(served).toHaveLength(4);
+    const response = await ctx.app.inject({ method: 'PATCH', url: `/v1/advertiser/line-items/${tested.lineItemId}`, headers: { 'x-api-key': advertiser.key }, payload: { status: 'paused' } });
+    expect(response.statusCode).toBe(200);
+    await eventuallyServed(ctx, publisher.token, as('trent'), tested.lineItemId, false);
+
+    // After the pause: this instance's own serves' pixels, then the other instance's, all here.
+    await firePixels(ctx, served.slice(0, 2));
+    await storedEvents(tested.lineItemId, 2);
+    await firePixels(ctx, served.slice(2));
+    const impressions = (await storedEvents(tested.lineItemId, 4)).filter((event) => event.type === 'impression');
+    expect(impressions.filter((event) => event.unbilled === '')).toHaveLength(2);
+    expect(impressions.filter((event) => event.unbilled === 'over_frequency_cap')).toHaveLength(2);
+  });
+
   it('bills no impression past the cap for a line item paused before a restart', async () => {
     const { tested, as } = await setup(capped);
     // Two instances serve mallory the cap each, then the line item is paused and the first one restarts.
