@@ -230,7 +230,9 @@ export async function updateCampaign(tx: SqlExecutor, campaignId: string, patch:
  * Deletes the campaign; line items and creatives go with it (ON DELETE CASCADE). False when not
  * visible. In the same statement it leaves a tombstone (migrations/0017): the campaign's name, brand
  * and objective, and its line items' and creatives' titles, so that reports keep showing what it
- * was billed for (src/reporting/deletedCampaigns.ts). Every part of the statement reads the rows as
+ * was billed for (src/reporting/deletedCampaigns.ts); and its line items' budgets and frequency caps
+ * (0018), which the billing ceilings of links served before the delete read in a process started
+ * after it (src/serving/retiredLineItems.ts). Every part of the statement reads the rows as
  * they were before it, so the titles are read before the cascade removes them.
  */
 export async function deleteCampaign(db: SqlExecutor, organizationId: string, campaignId: string): Promise<boolean> {
@@ -245,8 +247,9 @@ export async function deleteCampaign(db: SqlExecutor, organizationId: string, ca
        SELECT id, organization_id, user_id, name, brand_name, objective, created_at FROM gone
        RETURNING id
      ), line_item_titles AS (
-       INSERT INTO deleted_line_items (id, campaign_id, title)
-       SELECT li.id, li.campaign_id, li.title FROM line_items li JOIN tombstone t ON li.campaign_id = t.id
+       INSERT INTO deleted_line_items (id, campaign_id, title, budget_daily, budget_currency, budget_lifetime, frequency_cap)
+       SELECT li.id, li.campaign_id, li.title, li.budget_daily, li.budget_currency, li.budget_lifetime, li.frequency_cap
+       FROM line_items li JOIN tombstone t ON li.campaign_id = t.id
      ), creative_titles AS (
        INSERT INTO deleted_creatives (id, campaign_id, title)
        SELECT cr.id, li.campaign_id, cr.title FROM creatives cr JOIN line_items li ON cr.line_item_id = li.id JOIN tombstone t ON li.campaign_id = t.id

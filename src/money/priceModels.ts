@@ -36,7 +36,7 @@ export interface StoredBid {
 }
 
 /** The currency of a line item's amounts: bid_value and the budget are in the budget's currency, USD when no budget is set. */
-export function lineItemCurrency(row: StoredBid): string {
+export function lineItemCurrency(row: Pick<StoredBid, 'budget_currency'>): string {
   return (row.budget_currency ?? 'USD').toUpperCase();
 }
 

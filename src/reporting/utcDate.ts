@@ -1,8 +1,9 @@
+import { MS_PER_DAY } from '../utcDays.js';
+
 /**
  * Calendar dates as 'YYYY-MM-DD' strings. Reporting days are UTC days (the rollups bucket events by
  * toDate(event_time) of a UTC column), so every date here is a UTC date.
  */
-const MS_PER_DAY = 86_400_000;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** True for a real calendar date written exactly as YYYY-MM-DD: not 2026-02-30, not 2026-1-5. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CatalogRows, CreativeRow, LineItemRow } from './catalogQueries.js';
 import { expectedValuePerImpression, type DeliveryStats } from './expectedValue.js';
 import { bidInUsd, eligiblePriceModels, lineItemCurrency, priceNanos, usdToNanos, type PriceModel } from '../money/priceModels.js';
-import { DAILY_CEILING_BUDGETS, type SpendCounter } from './spendPacing.js';
+import type { SpendCounter } from './spendPacing.js';
 import type { CapCounts, UserCounts } from './frequencyCounts.js';
 import { frequencyCapWindows } from '../management/frequencyCapSchema.js';
 import { minutesOf, weekdays } from '../management/daypartSchema.js';
@@ -84,14 +84,6 @@ export interface LineItemEntry {
   budgetNanos: number;
   /** The lifetime budget; Infinity when there is none. */
   lifetimeBudgetNanos: number;
-  /**
-   * The most today's and lifetime spend may be for one more event at priceNanos to be billed under
-   * the billing ceilings (src/tracking/billingCeiling.ts). Beyond them nothing the line item delivers
-   * could be billed, so it is not served. A price above twice the daily budget still has one event
-   * a day billed (the day's first), so its daily figure is 0.
-   */
-  billableDailySpendNanos: number;
-  billableLifetimeSpendNanos: number;
   /** Even pacing (else asap): today's budget is released over the day, see dailyAllowanceShare. */
   evenPacing: boolean;
   /** The campaign's flight, [startsAtMs, endsAtMs), in ms since the epoch; open ends are -/+Infinity. */
@@ -127,6 +119,13 @@ export interface LineItemEntry {
   /** Semantic matching, when the line item opted in and word vectors are loaded. */
   semantic: SemanticTarget | null;
 }
+
+/**
+ * What the billing ceilings read of a line item (src/tracking/billingCeiling.ts): its budgets, its
+ * spend counter and its frequency cap's counts. An index entry is one; so is what is kept of a line
+ * item that left the index before this process started (billedLineItem).
+ */
+export type BilledLineItem = Pick<LineItemEntry, 'budgetNanos' | 'lifetimeBudgetNanos' | 'spend' | 'frequencyCap'>;
 
 /** What a line item says (its keywords and creatives) as a unit vector, and how similar a serve must be. */
 interface SemanticTarget {
@@ -325,13 +324,12 @@ export function buildEntry(
 ): LineItemEntry | SkipReason {
   const bid = bidInUsd(row, deps.toUsd);
   if (bid === 'no_bid') return 'no_bid';
-  if (row.budget_daily === null) return 'no_budget';
-  const currency = lineItemCurrency(row);
-  const budgetUsd = deps.toUsd(Number(row.budget_daily), currency);
-  const lifetimeUsd = row.budget_lifetime === null ? Infinity : deps.toUsd(Number(row.budget_lifetime), currency);
-  if (bid === 'unknown_currency' || budgetUsd === undefined || lifetimeUsd === undefined) return 'unknown_currency';
+  const budgets = budgetsInUsd(row, deps.toUsd);
+  if (budgets === 'no_budget') return 'no_budget';
+  if (bid === 'unknown_currency' || budgets === undefined) return 'unknown_currency';
   const { model, bidUsd } = bid;
   if (!(bidUsd > 0)) return 'no_bid';
+  const { budgetUsd, lifetimeUsd } = budgets;
   if (!(budgetUsd > 0) || !(lifetimeUsd > 0)) return 'no_budget';
   // The links carry the price per event as a whole number of nano-USD (trackingClaimsBytes.ts): past
   // 2^53 (a CPC or CPA bid above about 9,007,199 USD) it cannot be signed exactly, so such a line
@@ -366,8 +364,6 @@ export function buildEntry(
     priceNanos: price,
     budgetNanos: usdToNanos(budgetUsd),
     lifetimeBudgetNanos: usdToNanos(lifetimeUsd),
-    billableDailySpendNanos: Math.max(DAILY_CEILING_BUDGETS * usdToNanos(budgetUsd) - price, 0),
-    billableLifetimeSpendNanos: usdToNanos(lifetimeUsd) - price,
     evenPacing: row.budget_pacing !== 'asap',
     startsAtMs: row.starts_at?.getTime() ?? -Infinity,
     endsAtMs: row.ends_at?.getTime() ?? Infinity,
@@ -388,6 +384,37 @@ export function buildEntry(
     tieBreak: 0,
     seenStamp: 0,
     semantic: Array.isArray(creatives) ? semanticTarget(targeting, includeKeywords, creatives, deps.semanticModel) : null,
+  };
+}
+
+/** A line item's daily and lifetime budgets in USD (lifetime Infinity when none); undefined when their currency cannot be converted. */
+function budgetsInUsd(row: CeilingColumns, toUsd: IndexBuildDeps['toUsd']): { budgetUsd: number; lifetimeUsd: number } | 'no_budget' | undefined {
+  if (row.budget_daily === null) return 'no_budget';
+  const currency = lineItemCurrency(row);
+  const budgetUsd = toUsd(Number(row.budget_daily), currency);
+  const lifetimeUsd = row.budget_lifetime === null ? Infinity : toUsd(Number(row.budget_lifetime), currency);
+  return budgetUsd === undefined || lifetimeUsd === undefined ? undefined : { budgetUsd, lifetimeUsd };
+}
+
+/** The columns of a line item its billing ceilings are made of. */
+export type CeilingColumns = Pick<LineItemRow, 'id' | 'budget_daily' | 'budget_currency' | 'budget_lifetime' | 'frequency_cap'>;
+
+/**
+ * The billing ceilings' figures of a line item that is not in the index (one that left it before
+ * this process started: src/serving/retiredLineItems.ts), made as buildEntry makes them, with the
+ * same shared spend counter and cap counts; undefined when the columns give it no ceiling its index
+ * entry would have had (no budget, or one in a currency that cannot be converted).
+ */
+export function billedLineItem(row: CeilingColumns, deps: Pick<IndexBuildDeps, 'spendCounterFor' | 'userCountsFor' | 'toUsd'>): BilledLineItem | undefined {
+  const budgets = budgetsInUsd(row, deps.toUsd);
+  if (budgets === undefined || budgets === 'no_budget' || !(budgets.budgetUsd > 0) || !(budgets.lifetimeUsd > 0)) return undefined;
+  const cap = row.frequency_cap ?? null;
+  if (!storedFrequencyCap.validate(cap)) return undefined;
+  return {
+    budgetNanos: usdToNanos(budgets.budgetUsd),
+    lifetimeBudgetNanos: usdToNanos(budgets.lifetimeUsd),
+    spend: deps.spendCounterFor(row.id),
+    frequencyCap: cap === null ? null : cappedBy(cap.impressions, deps.userCountsFor(row.id, cap.per)),
   };
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { TrackedEvent } from '../tracking/trackedEvent.js';
 import type { FrequencyCapWindow } from '../management/frequencyCapSchema.js';
+import { MS_PER_DAY } from '../utcDays.js';
 
 /** A capped line item's valid impressions per keyed user in the current window; the ad index reads it on every serve. */
 export type UserCounts = Map<string, number>;
@@ -46,17 +47,16 @@ interface UnflushedImpression {
 }
 
 const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
 // 1970-01-01 was a Thursday: weeks start on Monday, 4 days later.
-const WEEK_OFFSET_MS = 4 * DAY_MS;
+const WEEK_OFFSET_MS = 4 * MS_PER_DAY;
 const countRow = z.object({ line_item: z.string(), user_key: z.string(), impressions: z.coerce.number() });
 const versionRow = z.object({ line_item: z.string(), rows: z.string(), impressions: z.string() });
 
 /** The start of the UTC window that holds `nowMs`. */
 function windowStart(per: FrequencyCapWindow, nowMs: number): number {
   if (per === 'hour') return nowMs - (nowMs % HOUR_MS);
-  if (per === 'day') return nowMs - (nowMs % DAY_MS);
-  if (per === 'week') return nowMs - ((nowMs - WEEK_OFFSET_MS) % (7 * DAY_MS));
+  if (per === 'day') return nowMs - (nowMs % MS_PER_DAY);
+  if (per === 'week') return nowMs - ((nowMs - WEEK_OFFSET_MS) % (7 * MS_PER_DAY));
   return 0;
 }
 

@@ -1,4 +1,4 @@
-import { creativesOf, type AdIndex, type LineItemEntry } from './adIndex.js';
+import { creativesOf, type AdIndex, type BilledLineItem, type LineItemEntry } from './adIndex.js';
 
 /**
  * The current serving index's line items by id, for tracking: the click destinations of their
@@ -11,12 +11,15 @@ import { creativesOf, type AdIndex, type LineItemEntry } from './adIndex.js';
  * A line item that leaves the index (paused, ended, deleted, out of budget) is kept for billing as
  * long as the links it was served with stay valid (`retiredForMs`, the tracking links' lifetime):
  * its ads can still be loaded and clicked, and without its budgets a caller who served ahead and
- * fired the links after a pause would be billed without a ceiling. Its spend counter keeps being
- * synced (SpendPacing keeps the counters of `retiredIds()`).
+ * fired the links after a pause would be billed without a ceiling. Its spend counter and its cap's
+ * counts keep being synced (SpendPacing and FrequencyCounts keep those of `retired()`). A process
+ * started after a line item left never had it in its index: it reads those that left within the
+ * links' lifetime from Postgres at start and keeps them the same way (`keepRetired`,
+ * retiredLineItems.ts).
  */
 export class IndexedDestinations {
   private byLineItem = new Map<string, LineItemEntry>();
-  private readonly retired = new Map<string, { entry: LineItemEntry; leftAtMs: number }>();
+  private readonly retired = new Map<string, { entry: BilledLineItem; leftAtMs: number }>();
 
   constructor(private readonly retiredForMs: number) {}
 
@@ -42,6 +45,16 @@ export class IndexedDestinations {
     }
   }
 
+  /**
+   * Keeps for billing a line item that left the index before this process started, as if it had
+   * left here at `leftAtMs`; not one the index holds (it came back since).
+   */
+  keepRetired(id: string, leftAtMs: number, entryOf: () => BilledLineItem | undefined): void {
+    if (this.byLineItem.has(id) || this.retired.has(id)) return;
+    const entry = entryOf();
+    if (entry !== undefined) this.retired.set(id, { entry, leftAtMs });
+  }
+
   /** Forgets the line items that left the index longer ago than their links live; returns their ids. */
   pruneRetired(nowMs = Date.now()): string[] {
     const pruned: string[] = [];
@@ -53,13 +66,13 @@ export class IndexedDestinations {
     return pruned;
   }
 
-  /** The line items kept for billing after they left the index. */
-  retiredIds(): string[] {
-    return [...this.retired.keys()];
+  /** The line items kept for billing after they left the index, by id. */
+  *retiredLineItems(): IterableIterator<[string, BilledLineItem]> {
+    for (const [id, { entry }] of this.retired) yield [id, entry];
   }
 
   /** A line item in the index, or one that left it while its links may still be used: what billing ceilings judge by. */
-  billedLineItem(lineItemId: string): LineItemEntry | undefined {
+  billedLineItem(lineItemId: string): BilledLineItem | undefined {
     return this.byLineItem.get(lineItemId) ?? this.retired.get(lineItemId)?.entry;
   }
 

@@ -4,6 +4,7 @@ import { similarity } from '../semantic/semanticModel.js';
 import type { BrandSafetyVeto } from '../semantic/brandSafety.js';
 import type { SemanticMatrix } from '../semantic/semanticMatrix.js';
 import { localTime } from './localClock.js';
+import { billingCeilingPassed } from '../money/billingCeilingRule.js';
 
 export interface ServeContext {
   query: string;
@@ -278,16 +279,16 @@ function keywordsFound(entry: LineItemEntry, stamp: number): number {
 }
 
 /**
- * Inside its flight, budget left (today's as paced, and lifetime: enough for one more event to be
- * billed under the billing ceilings), the user below the frequency cap
+ * Inside its flight, budget left (today's as paced, and enough for one more event at its price to
+ * be billed under the billing ceilings, billingCeilingRule.ts), the user below the frequency cap
  * (impressions plus serves still waiting for theirs), placement and language targeting, and no
  * excluded keyword in the context.
  */
 function isEligible(entry: LineItemEntry, placementId: string, context: ServeContext, stamp: number): boolean {
   if (context.nowMs < entry.startsAtMs || context.nowMs >= entry.endsAtMs) return false;
   const spent = entry.spend.nanos;
-  if (spent >= (entry.evenPacing ? entry.budgetNanos * context.evenShare : entry.budgetNanos) || spent > entry.billableDailySpendNanos) return false;
-  if (entry.spend.lifetimeNanos > entry.billableLifetimeSpendNanos) return false;
+  if (spent >= (entry.evenPacing ? entry.budgetNanos * context.evenShare : entry.budgetNanos)) return false;
+  if (billingCeilingPassed(entry, entry.priceNanos, 0, true) !== undefined) return false;
   const cap = entry.frequencyCap;
   if (cap !== null && (context.userKey === undefined || (cap.counts.get(context.userKey) ?? 0) + (cap.outstanding.get(context.userKey) ?? 0) >= cap.impressions)) {
     return false;

@@ -2,8 +2,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, u
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ClickHouse } from '../store/clickhouse.js';
-
-const MS_PER_DAY = 86_400_000;
+import { MS_PER_DAY, utcDay } from '../utcDays.js';
 
 interface Counts {
   requests: number;
@@ -35,7 +34,7 @@ export class ServeCounts {
   /** One serve call on a placement of the calling publisher; `filled` when an ad was answered. */
   count(placementId: string, filled: boolean, nowMs = Date.now()): void {
     if (!this.enabled) return;
-    const day = Math.floor(nowMs / MS_PER_DAY);
+    const day = utcDay(nowMs);
     let placements = this.counts.get(day);
     if (placements === undefined) this.counts.set(day, (placements = new Map()));
     const counts = placements.get(placementId);

@@ -14,7 +14,8 @@ import { convertToUsd } from '../money/usdRates.js';
 import { createUserAgentClassifier } from '../ivt/userAgentClassifier.js';
 import { AdIndexRefresher } from './adIndexRefresher.js';
 import { readBaseAhead } from './catalogSnapshot.js';
-import { publisherOfToken, type IndexBuildDeps } from './adIndex.js';
+import { billedLineItem, publisherOfToken, type BilledLineItem, type IndexBuildDeps } from './adIndex.js';
+import { loadRetiredLineItems } from './retiredLineItems.js';
 import { SpendPacing, dailyAllowanceShare } from './spendPacing.js';
 import { FrequencyCounts } from './frequencyCounts.js';
 import { userKeyer } from './userKey.js';
@@ -92,9 +93,10 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       indexedDestinations.replace(index);
       indexedDestinations.pruneRetired();
       const ids = new Set(index.lineItems.map((entry) => entry.id));
-      // Line items kept for billing after they left the index keep their spend synced (indexedDestinations.ts).
-      pacing.retainOnly(new Set([...ids, ...indexedDestinations.retiredIds()]));
-      frequency.retainOnly(new Set(index.lineItems.filter((entry) => entry.frequencyCap !== null).map((entry) => entry.id)));
+      // Line items kept for billing after they left the index keep their spend and cap counts synced (indexedDestinations.ts).
+      const billed = [...index.lineItems.map((entry): [string, BilledLineItem] => [entry.id, entry]), ...indexedDestinations.retiredLineItems()];
+      pacing.retainOnly(new Set(billed.map(([id]) => id)));
+      frequency.retainOnly(new Set(billed.filter(([, entry]) => entry.frequencyCap !== null).map(([id]) => id)));
       learning.retainOnly(ids);
     },
     onPatched: (index, patch, changes, patchMs) => {
@@ -105,14 +107,24 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       const kept = new Map(patch.added.map((entry) => [entry.id, entry]));
       for (const entry of patch.removed) {
         const next = kept.get(entry.id);
-        // Its spend counter stays: the line item is kept for billing while its links live (indexedDestinations.ts).
+        // Its spend counter and cap counts stay: the line item is kept for billing while its links live (indexedDestinations.ts).
         if (!next) learning.forget(entry.id);
-        if (!next?.frequencyCap) frequency.forget(entry.id);
+        else if (!next.frequencyCap) frequency.forget(entry.id);
       }
-      for (const id of indexedDestinations.pruneRetired()) pacing.forget(id);
+      for (const id of indexedDestinations.pruneRetired()) {
+        pacing.forget(id);
+        frequency.forget(id);
+      }
     },
     log,
   });
+  // What left the index before this process started, for the billing ceilings of the links it was
+  // served with: read after the index is built, so a line item that changes meanwhile is in one or
+  // the other (the index wins). Before the initial syncs below, which read their spend and counts.
+  const retiredStarted = performance.now();
+  const retired = await loadRetiredLineItems(db, new Date(Date.now() - config.TRACKING_LINK_TTL_SECONDS * 1000));
+  for (const row of retired) indexedDestinations.keepRetired(row.id, row.left_at.getTime(), () => billedLineItem(row, build));
+  if (retired.length > 0) log.info({ lineItems: retired.length, ms: Math.round(performance.now() - retiredStarted) }, 'line items that left the index within the links\' lifetime kept for billing');
   // Spend and capped users' counts before the first serve, so a restarted instance does not overspend:
   // awaited before the listen (onReady), while the other routes register meanwhile.
   const initialSyncs = Promise.all([

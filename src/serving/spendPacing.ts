@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { TrackedEvent } from '../tracking/trackedEvent.js';
+import { MS_PER_DAY, utcDay } from '../utcDays.js';
 
 /** A line item's spend today (UTC) and in all, in nano-USD; the ad index holds it and reads it on every serve. */
 export interface SpendCounter {
@@ -15,15 +16,7 @@ interface UnflushedSpend {
   nanos: number;
 }
 
-const MS_PER_DAY = 86_400_000;
 const spendRow = z.object({ line_item: z.string(), spend: z.coerce.number() });
-
-/**
- * A line item's billed spend of a UTC day may reach this many daily budgets, and no more (Google Ads'
- * rule for daily budgets): the billing ceiling of src/tracking/billingCeiling.ts. Pacing stops
- * serving at one budget; the rest is room for the events of ads served before it ran out.
- */
-export const DAILY_CEILING_BUDGETS = 2;
 
 /** How much of a day's budget even pacing lets a line item have spent by `nowMs`: see dailyAllowanceShare. */
 const EVEN_PACING_LEAD_MS = 3_600_000;
@@ -149,8 +142,4 @@ export class SpendPacing {
       counter.lifetimeNanos = (writtenLifetime.get(id) ?? 0) + (localLifetime.get(id) ?? 0);
     }
   }
-}
-
-function utcDay(ms: number): number {
-  return Math.floor(ms / MS_PER_DAY);
 }

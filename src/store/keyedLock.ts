@@ -53,18 +53,24 @@ function advisoryLock(db: Postgres, options: KeyedLockOptions): KeyedLock {
   };
 }
 
-/** Each key's steps in this process, one after the other; a key leaves the map when its last step ends. Shared by every lock of a class in the process (two apps on one PGlite in tests). */
+/** Each turn key's steps in this process, one after the other; a key leaves the map when its last step ends. */
 const processTurns = new Map<string, Promise<unknown>>();
 
+/**
+ * Runs `step` once every earlier step of `turnKey` in this process has ended (however it ended):
+ * the lock of a process that has embedded PGlite to itself, in place of a Postgres server's advisory
+ * lock. Shared by every lock of the process that names the same key (two apps on one PGlite in tests).
+ */
+export function processTurn<T>(turnKey: string, step: () => Promise<T>): Promise<T> {
+  const turn = (processTurns.get(turnKey) ?? Promise.resolve()).then(step);
+  const settled = turn.catch(() => undefined);
+  processTurns.set(turnKey, settled);
+  void settled.then(() => {
+    if (processTurns.get(turnKey) === settled) processTurns.delete(turnKey);
+  });
+  return turn;
+}
+
 function processLock(lockClass: number): KeyedLock {
-  return (key, step) => {
-    const turnKey = `${lockClass}\n${key}`;
-    const turn = (processTurns.get(turnKey) ?? Promise.resolve()).then(step);
-    const settled = turn.catch(() => undefined);
-    processTurns.set(turnKey, settled);
-    void settled.then(() => {
-      if (processTurns.get(turnKey) === settled) processTurns.delete(turnKey);
-    });
-    return turn;
-  };
+  return (key, step) => processTurn(`${lockClass}\n${key}`, step);
 }

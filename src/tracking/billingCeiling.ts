@@ -1,13 +1,9 @@
-import type { LineItemEntry } from '../serving/adIndex.js';
+import type { BilledLineItem } from '../serving/adIndex.js';
 import type { UserCounts } from '../serving/frequencyCounts.js';
-import { DAILY_CEILING_BUDGETS } from '../serving/spendPacing.js';
+import { billingCeilingPassed } from '../money/billingCeilingRule.js';
+import { utcDay } from '../utcDays.js';
 import type { TrackedEvent } from './trackedEvent.js';
 import type { UnbilledReason } from './unbilledReasons.js';
-
-const MS_PER_DAY = 86_400_000;
-
-/** What the ceilings read of a line item the serving index holds: its budgets, its spend counter and its frequency cap's counts. */
-export type BilledLineItem = Pick<LineItemEntry, 'budgetNanos' | 'lifetimeBudgetNanos' | 'spend' | 'frequencyCap'>;
 
 /** What hold() held, for release(). */
 const HELD_SPEND = 1;
@@ -18,10 +14,9 @@ const HELD_IMPRESSION = 2;
  * serves, but those only grow when pixels and clicks arrive: a caller who requests many serves while
  * budget and cap remain, then fires their links later, would have all of them billed. So each valid
  * event is judged again when it arrives: one whose cost would take its line item's billed spend past
- * its lifetime budget, or past DAILY_CEILING_BUDGETS x its daily budget in the UTC day (or past its
- * own cost, when that is more: one such event a day is billed; the daily ceiling applies to events of the current UTC day; a conversion reported for an earlier day meets
- * the lifetime one), and an impression of a keyed user who already reached the cap, is stored with
- * the reason in `unbilled` and cost 0 (unbilledReasons.ts): never lost, never billed.
+ * its lifetime budget or twice its daily budget (the rule, which serving applies too:
+ * src/money/billingCeilingRule.ts), and an impression of a keyed user who already reached the cap,
+ * is stored with the reason in `unbilled` and cost 0 (unbilledReasons.ts): never lost, never billed.
  *
  * The figures are the serving index's, kept by SpendPacing and FrequencyCounts: ClickHouse's (every
  * instance's, re-read every PACING_SYNC_MS, so a restart keeps them) plus what this instance
@@ -29,8 +24,8 @@ const HELD_IMPRESSION = 2;
  * sync, the bound of pacing. Between a pixel's verdict and the group write of its event-loop turn
  * (EventPipeline.acceptInTurn), when the counters record it, its cost and impression are held here,
  * so that the turn's other pixels see them. A line item that left the index (paused, ended,
- * deleted) is judged by the figures kept for it while its links live (indexedDestinations.ts); one
- * this process never indexed (it left before a restart) has no ceiling here: billed as signed.
+ * deleted) is judged by the figures kept for it while its links live (indexedDestinations.ts), one
+ * that left before this process started by those read at start (retiredLineItems.ts).
  */
 export class BillingCeiling {
   private readonly heldSpend = new Map<string, number>();
@@ -96,11 +91,7 @@ export class BillingCeiling {
     }
     const cost = event.cost_nanos;
     if (cost <= 0) return undefined;
-    const spent = cost + (this.heldSpend.get(event.line_item_id) ?? 0);
-    if (lineItem.spend.lifetimeNanos + spent > lineItem.lifetimeBudgetNanos) return 'over_lifetime_budget';
-    const today = Math.floor(event.event_time / MS_PER_DAY) === Math.floor(nowMs / MS_PER_DAY);
-    // One event a day is billable even when it costs more than the ceiling: else such a line item could never deliver.
-    if (today && lineItem.spend.nanos + spent > Math.max(DAILY_CEILING_BUDGETS * lineItem.budgetNanos, cost)) return 'over_daily_budget';
-    return undefined;
+    // The counter's `nanos` is of the current UTC day (SpendPacing starts a new day with its first event).
+    return billingCeilingPassed(lineItem, cost, this.heldSpend.get(event.line_item_id) ?? 0, utcDay(event.event_time) === utcDay(nowMs));
   }
 }

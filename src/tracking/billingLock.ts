@@ -1,4 +1,5 @@
 import { ADVISORY_LOCKS, withAdvisoryLock } from '../store/advisoryLock.js';
+import { processTurn } from '../store/keyedLock.js';
 import type { Postgres } from '../store/postgres.js';
 
 /**
@@ -9,6 +10,14 @@ import type { Postgres } from '../store/postgres.js';
  * an insert returns once its rows are in serve_events_v1 (a view, written with the table; on a
  * cluster insert_distributed_sync makes it wait for the shards), so it finds that event and stores
  * its own as `duplicate`.
+ *
+ * Not a KeyedLock (src/store/keyedLock.ts), though both are "one step at a time, across instances
+ * or in the process": one step covers a whole batch of serves, so there is one lock and no key;
+ * its waiter is the pipeline's drain, which may wait as long as it takes (it keeps the segment
+ * spooled meanwhile), not a request that must answer, so it has neither a wait limit nor a cap on
+ * holders; and it is the one-key advisory lock ADVISORY_LOCKS.billing that running instances of
+ * earlier releases take, where a KeyedLock takes a two-key one: during a rolling deploy the two
+ * would not exclude each other. In the process both take turns the same way (processTurn).
  */
 export type BillingLock = <T>(lookupAndInsert: () => Promise<T>) => Promise<T>;
 
@@ -24,11 +33,5 @@ export function billingLock(db: Postgres): BillingLock {
   return db.kind === 'server' ? (lookupAndInsert) => withAdvisoryLock(db, ADVISORY_LOCKS.billing, () => lookupAndInsert()) : processBillingLock;
 }
 
-let processQueue: Promise<unknown> = Promise.resolve();
-
 /** One step at a time in this process: every pipeline without a shared Postgres server uses this one. */
-export const processBillingLock: BillingLock = (lookupAndInsert) => {
-  const turn = processQueue.then(lookupAndInsert);
-  processQueue = turn.catch(() => undefined);
-  return turn;
-};
+export const processBillingLock: BillingLock = (lookupAndInsert) => processTurn(String(ADVISORY_LOCKS.billing), lookupAndInsert);

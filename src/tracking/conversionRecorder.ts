@@ -15,8 +15,8 @@ import { hashedEventId } from './hashedEventId.js';
 import { clickPrice, findLineItemPricing } from './lineItemPricing.js';
 import { NANOS_PER_USD, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
 import type { Visitor } from './visitor.js';
+import { MS_PER_DAY } from '../utcDays.js';
 
-const MS_PER_DAY = 86_400_000;
 /** A reporting server's clock may run a little ahead of ours. */
 const FUTURE_TOLERANCE_MS = 5 * 60_000;
 

@@ -14,6 +14,7 @@ import { NANOS_PER_USD, NIL_UUID, NO_EVENT_CONTEXT, type TrackedEvent } from './
 import { NOT_UTF8_LINE, type NdjsonLine } from './ndjsonLines.js';
 import type { ImportedRange } from './importedRanges.js';
 import { classifyVisitor } from './visitor.js';
+import { MS_PER_DAY } from '../utcDays.js';
 
 /** One NDJSON line of POST /v1/admin/events/import. A field not listed here rejects the line, as everywhere. */
 const importLine = z
@@ -52,7 +53,7 @@ const FUTURE_TOLERANCE_MS = 5 * 60_000;
  * refused; this also keeps out times before 1970, which the rollups' days cannot hold.
  */
 export const EVENT_RETENTION_DAYS = 400;
-const EVENT_RETENTION_MS = EVENT_RETENTION_DAYS * 86_400_000;
+const EVENT_RETENTION_MS = EVENT_RETENTION_DAYS * MS_PER_DAY;
 
 const pricingProblems: Record<PricingProblem, string> = {
   not_found: 'unknown line_item_id',

@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
 import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
-import { changeCampaign, eventuallyServed, firePixel, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec } from '../helpers/servingFixtures.js';
+import { changeCampaign, eventuallyServed, firePixel, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec, type ServeBody } from '../helpers/servingFixtures.js';
 import { BROWSER_UA, readerAddress, waitPastClickDelay } from '../helpers/trackingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 
@@ -187,6 +187,48 @@ describe('billing ceilings: budgets', () => {
     });
   }
 
+  /** Pauses or deletes the campaign (on ctx), and waits until ctx no longer serves the line item. */
+  async function leave(how: 'pause' | 'delete', tested: { campaignId: string; lineItemId: string }, body: ServeBody) {
+    if (how === 'pause') await changeCampaign(ctx, advertiser, tested.campaignId, { status: 'paused' });
+    else expect((await ctx.app.inject({ method: 'DELETE', url: `/v1/advertiser/campaigns/${tested.campaignId}`, headers: { 'x-api-key': advertiser.key } })).statusCode).toBe(204);
+    await eventuallyServed(ctx, publisher.token, body, tested.lineItemId, false);
+  }
+
+  for (const how of ['pause', 'delete'] as const) {
+    it(`keeps the lifetime ceiling after a restart for ads served before their campaign's ${how}: the process loads what left the index`, async () => {
+      const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 5, currency: 'USD', lifetime: 6, pacing: 'asap' } });
+      const served = await serveAhead(ctx, as(), tested.lineItemId, 30);
+      expect(served).toHaveLength(30);
+      await firePixels(ctx, served.slice(0, 2));
+      await storedEvents(tested.lineItemId, 2);
+      await leave(how, tested, as());
+
+      // The new process never had the line item in its index: its budgets come from Postgres, its spend from ClickHouse.
+      await ctx.close();
+      ctx = await startTestApp(env);
+      await firePixels(ctx, served.slice(2));
+      const events = await storedEvents(tested.lineItemId, 30);
+      expect(events.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(6 * USD);
+      expect(events.filter((event) => event.unbilled === 'over_lifetime_budget')).toHaveLength(24);
+    });
+
+    it(`keeps the lifetime ceiling on an instance started after the campaign's ${how}`, async () => {
+      const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 5, currency: 'USD', lifetime: 6, pacing: 'asap' } });
+      const served = await serveAhead(ctx, as(), tested.lineItemId, 30);
+      expect(served).toHaveLength(30);
+      await leave(how, tested, as());
+      const other = await startAnotherInstance(ctx, env);
+      try {
+        await firePixels(other, served);
+      } finally {
+        await other.close();
+      }
+      const events = await storedEvents(tested.lineItemId, 30);
+      expect(events.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(6 * USD);
+      expect(events.filter((event) => event.unbilled === 'over_lifetime_budget')).toHaveLength(24);
+    });
+  }
+
   it('bills an honest impression within the budget as signed', async () => {
     const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 5, currency: 'USD', lifetime: 100, pacing: 'asap' } });
     const [served] = await serveAhead(ctx, as(), tested.lineItemId, 1);
@@ -254,5 +296,56 @@ describe('billing ceilings: frequency caps', () => {
     expect(billed).toHaveLength(2);
     expect(impressions.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(2 * USD);
     expect(impressions.filter((event) => event.unbilled === 'over_frequency_cap' && event.ivt === '')).toHaveLength(4);
+  });
+
+  it('keeps counting a paused line item\'s impressions against its cap while its links live', async () => {
+    const { tested, as } = await setup(capped);
+    const other = await startAnotherInstance(ctx, env);
+    const served: LightMyRequestResponse[] = [];
+    try {
+      await eventuallyServed(other, publisher.token, as('warm-up'), tested.lineItemId);
+      for (const on of [ctx, other]) served.push(...(await serveAhead(on, as('mallory'), tested.lineItemId, 4)));
+    } finally {
+      await other.close();
+    }
+    expect(served).toHaveLength(4);
+    const response = await ctx.app.inject({ method: 'PATCH', url: `/v1/advertiser/line-items/${tested.lineItemId}`, headers: { 'x-api-key': advertiser.key }, payload: { status: 'paused' } });
+    expect(response.statusCode).toBe(200);
+    await eventuallyServed(ctx, publisher.token, as('trent'), tested.lineItemId, false);
+
+    // After the pause: this instance's own serves' pixels, then the other instance's, all here.
+    await firePixels(ctx, served.slice(0, 2));
+    await storedEvents(tested.lineItemId, 2);
+    await firePixels(ctx, served.slice(2));
+    const impressions = (await storedEvents(tested.lineItemId, 4)).filter((event) => event.type === 'impression');
+    expect(impressions.filter((event) => event.unbilled === '')).toHaveLength(2);
+    expect(impressions.filter((event) => event.unbilled === 'over_frequency_cap')).toHaveLength(2);
+  });
+
+  it('bills no impression past the cap for a line item paused before a restart', async () => {
+    const { tested, as } = await setup(capped);
+    // Two instances serve mallory the cap each, then the line item is paused and the first one restarts.
+    const other = await startAnotherInstance(ctx, env);
+    const served: LightMyRequestResponse[] = [];
+    try {
+      await eventuallyServed(other, publisher.token, as('warm-up'), tested.lineItemId);
+      for (const on of [ctx, other]) served.push(...(await serveAhead(on, as('mallory'), tested.lineItemId, 4)));
+    } finally {
+      await other.close();
+    }
+    expect(served).toHaveLength(4);
+    await firePixels(ctx, served.slice(0, 2));
+    await storedEvents(tested.lineItemId, 2);
+    const response = await ctx.app.inject({ method: 'PATCH', url: `/v1/advertiser/line-items/${tested.lineItemId}`, headers: { 'x-api-key': advertiser.key }, payload: { status: 'paused' } });
+    expect(response.statusCode).toBe(200);
+    await eventuallyServed(ctx, publisher.token, as('trent'), tested.lineItemId, false);
+
+    await ctx.close();
+    ctx = await startTestApp(env);
+    await firePixels(ctx, served.slice(2));
+    const impressions = (await storedEvents(tested.lineItemId, 4)).filter((event) => event.type === 'impression');
+    expect(impressions).toHaveLength(4);
+    expect(impressions.filter((event) => event.unbilled === '')).toHaveLength(2);
+    expect(impressions.filter((event) => event.unbilled === 'over_frequency_cap')).toHaveLength(2);
   });
 });
