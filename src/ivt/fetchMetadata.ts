@@ -16,6 +16,8 @@ export interface FetchMetadata {
    * prefetch`, `prefetch;prerender` from speculation rules, or the legacy `Purpose: prefetch`).
    */
   prefetch: boolean;
+  /** `Sec-Fetch-User: ?1`: the browser says a person started this navigation (a click, a key, the address bar). */
+  user: boolean;
 }
 
 /** Longer values are cut before they are stored: the longest token the standard defines has 15 characters. */
@@ -27,6 +29,7 @@ export function readFetchMetadata(headers: IncomingHttpHeaders): FetchMetadata {
     mode: headerValue(headers['sec-fetch-mode']),
     site: headerValue(headers['sec-fetch-site']),
     prefetch: /\bprefetch\b/i.test(headerValue(headers['sec-purpose']) || headerValue(headers.purpose)),
+    user: headerValue(headers['sec-fetch-user']) === '?1',
   };
 }
 
@@ -47,10 +50,34 @@ export function impressionRequestIvt(fetch: FetchMetadata): Extract<IvtReason, '
  * A click is a person following click_url: a top-level navigation. A `fetch` of the link (mode not
  * `navigate`), a navigation of a frame (dest `iframe` or `frame`: a hidden iframe loading click_url
  * is click stuffing from the reader's own browser) and a prefetch or prerender (made before anyone
- * clicked) are `not_navigation`.
+ * clicked) are `not_navigation`. A top-level navigation that a script or a meta refresh started on
+ * the page (`location.href = click_url` a second after the pixel) is `no_user_activation` when the
+ * browser is one that marks every navigation a person starts and did not mark this one.
  */
-export function clickRequestIvt(fetch: FetchMetadata): Extract<IvtReason, 'not_navigation'> | '' {
+export function clickRequestIvt(fetch: FetchMetadata, userAgent: string): Extract<IvtReason, 'not_navigation' | 'no_user_activation'> | '' {
   if (fetch.mode !== '' && fetch.mode !== 'navigate') return 'not_navigation';
   if (fetch.dest !== '' && fetch.dest !== 'document') return 'not_navigation';
-  return fetch.prefetch ? 'not_navigation' : '';
+  if (fetch.prefetch) return 'not_navigation';
+  // Site `none` is a navigation the browser itself started (the address bar, a bookmark, a link
+  // handed over by another app): no page's script can make one, so it is never judged here.
+  if (fetch.mode === 'navigate' && !fetch.user && fetch.site !== 'none' && marksUserActivation(userAgent)) return 'no_user_activation';
+  return '';
+}
+
+/**
+ * Chromium 76+ (Chrome, Edge, Opera, Samsung Internet, Android WebView) and Firefox 90+ send
+ * `Sec-Fetch-User: ?1` with every navigation a person starts. Safari and every iOS browser (all
+ * WebKit: their user agents say CriOS, FxiOS, EdgiOS, never Chrome/ or Firefox/) send the other
+ * Fetch Metadata headers but not this one (webkit.org/b/247697), so their clicks are not judged by it.
+ * A sender that lies about its user agent gains nothing: a script on a page cannot change the
+ * reader's browser's user agent, and a server sending its own requests is judged by its address.
+ */
+const USER_ACTIVATION_BROWSER = /\b(?:Chrome\/(\d+)|Firefox\/(\d+))\./;
+const FIRST_CHROME_MARKING_IT = 76;
+const FIRST_FIREFOX_MARKING_IT = 90;
+
+function marksUserActivation(userAgent: string): boolean {
+  const match = USER_ACTIVATION_BROWSER.exec(userAgent);
+  if (match === null) return false;
+  return match[1] !== undefined ? Number(match[1]) >= FIRST_CHROME_MARKING_IT : Number(match[2]) >= FIRST_FIREFOX_MARKING_IT;
 }

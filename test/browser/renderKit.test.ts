@@ -226,6 +226,35 @@ describe.skipIf(skipBrowserTests)('render kit in Chromium: click stuffing', () =
   });
 });
 
+describe.skipIf(skipBrowserTests)('render kit in Chromium: a scripted redirect', () => {
+  it('bills no click when the page sends the reader to click_url by script (location.href), though it is a top-level navigation', async () => {
+    const demo = await startDemo();
+    const { page, pixelRequests } = await openChat(demo);
+    const clickUrl = await page.evaluate(() => (window as unknown as { demoAd: { tracking: { click_url: string } } }).demoAd.tracking.click_url);
+    await page.locator('.adsvc-card a').scrollIntoViewIfNeeded();
+    await expect.poll(() => pixelRequests.length, { timeout: 10_000 }).toBe(1);
+    await pixelRequests[0]!.response();
+    await sleep(MIN_CLICK_DELAY_MS + 200);
+
+    // A script of the page's own, run as the page runs it: not through page.evaluate, which Playwright
+    // runs as a user gesture. Chromium marks a navigation with Sec-Fetch-User while the page holds a
+    // reader's activation (5 s after the question was typed, or any click), so the script waits for it
+    // to lapse, as a publisher's timer does.
+    const cdp = await browser.context.newCDPSession(page);
+    const runAsPage = (expression: string) => cdp.send('Runtime.evaluate', { expression, userGesture: false, returnByValue: true });
+    await expect.poll(async () => (await runAsPage('navigator.userActivation.isActive')).result.value, { timeout: 10_000, interval: 250 }).toBe(false);
+    await Promise.all([page.waitForURL(`${demo.url}/landing?**`), runAsPage(`location.href = ${JSON.stringify(clickUrl)}`)]);
+    await expect.poll(async () => (await storedFetchMetadata(demo.setup, 'click')).length, { timeout: 15_000, interval: 200 }).toBe(1);
+    // Chromium marks the navigation as the page's own: a document navigation without Sec-Fetch-User.
+    expect(await storedFetchMetadata(demo.setup, 'click')).toEqual([
+      { fetch_dest: 'document', fetch_mode: 'navigate', fetch_site: 'same-site', ivt: 'no_user_activation' },
+    ]);
+    await sleep(SETTLE_MS);
+    expect(await reported(demo.setup)).toEqual({ impressions: 1, clicks: 0 });
+    await page.close();
+  });
+});
+
 describe.skipIf(skipBrowserTests)('render kit in Chromium: creative text', () => {
   it('renders markup in a creative as text: nothing in it runs', async () => {
     const title = '<img src=x onerror=window.__xss=1>';

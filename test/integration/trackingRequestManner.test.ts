@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
-import { ADDRESSES, fromAddress, readerAddress, rollupOf, serveClaims, signedToken, trackedLineItem, waitForEvents, waitPastClickDelay } from '../helpers/trackingFixtures.js';
+import { ADDRESSES, BROWSER_UA, fromAddress, readerAddress, rollupOf, serveClaims, signedToken, trackedLineItem, waitForEvents, waitPastClickDelay } from '../helpers/trackingFixtures.js';
 
 /**
  * How a tracking request was made (Fetch Metadata) and who made it (server-side markers). The header
@@ -123,6 +123,45 @@ describe('click redirect: the request must be a top-level navigation, not a fram
     const clicks = (await waitForEvents(ctx, item.lineItemId, 2 * stuffed.length)).filter((event) => event.type === 'click');
     expect(clicks.map((click) => click.ivt)).toEqual(Array(stuffed.length).fill('not_navigation'));
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 0, spend_nanos: 0 });
+  });
+});
+
+describe('click redirect: a person started the navigation (Sec-Fetch-User)', () => {
+  const FIREFOX_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0';
+  const IPHONE_SAFARI_UA =
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
+  const { 'sec-fetch-user': _marked, ...SCRIPTED_NAVIGATION } = NAVIGATION;
+
+  it('stores a navigation a script started (no Sec-Fetch-User from Chromium or Firefox) as no_user_activation, unbilled, still redirecting', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
+    const clicks: Array<[userAgent: string, headers: Record<string, string>]> = [
+      [BROWSER_UA, SCRIPTED_NAVIGATION],
+      [FIREFOX_UA, SCRIPTED_NAVIGATION],
+    ];
+    const tokens = clicks.map(() => signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE)));
+    for (const [index, token] of tokens.entries()) await fromAddress(ctx, pixelUrl(token), reader, clicks[index]![0], IMAGE_LOAD);
+    await waitPastClickDelay(Date.now());
+    for (const [index, [userAgent, headers]] of clicks.entries()) {
+      expect((await fromAddress(ctx, clickUrl(tokens[index]!), reader, userAgent, headers)).statusCode).toBe(302);
+    }
+    const stored = (await waitForEvents(ctx, item.lineItemId, 2 * clicks.length)).filter((event) => event.type === 'click');
+    expect(stored.map((click) => click.ivt)).toEqual(['no_user_activation', 'no_user_activation']);
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 0, spend_nanos: 0 });
+  });
+
+  it('bills a navigation without Sec-Fetch-User from Safari (WebKit never sends it) and one the browser itself started (Sec-Fetch-Site none)', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
+    const clicks: Array<[userAgent: string, headers: Record<string, string>]> = [
+      [IPHONE_SAFARI_UA, SCRIPTED_NAVIGATION],
+      [BROWSER_UA, { ...SCRIPTED_NAVIGATION, 'sec-fetch-site': 'none' }],
+    ];
+    const tokens = clicks.map(() => signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE)));
+    for (const [index, token] of tokens.entries()) await fromAddress(ctx, pixelUrl(token), reader, clicks[index]![0], IMAGE_LOAD);
+    await waitPastClickDelay(Date.now());
+    for (const [index, [userAgent, headers]] of clicks.entries()) await fromAddress(ctx, clickUrl(tokens[index]!), reader, userAgent, headers);
+    const stored = (await waitForEvents(ctx, item.lineItemId, 2 * clicks.length)).filter((event) => event.type === 'click');
+    expect(stored.map((click) => click.ivt)).toEqual(['', '']);
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 2, spend_nanos: 2 * CLICK_PRICE });
   });
 });
 
