@@ -106,8 +106,10 @@ const configSchema = z
     /** Revoke when this share of the window's serves, and of their users, had one, once AUTO_REVOCATION_MIN_IMPRESSIONS serves were seen... */
     AUTO_REVOCATION_DATACENTER_SHARE: z.coerce.number().gt(0).max(1).default(0.5),
     AUTO_REVOCATION_MIN_IMPRESSIONS: z.coerce.number().int().min(1).default(100),
-    /** ...and those server-side serves had at least this many distinct users (the serves' user.id). */
+    /** ...and those server-side serves had at least this many distinct users (the serves' user.id)... */
     AUTO_REVOCATION_MIN_USERS: z.coerce.number().int().min(1).default(10),
+    /** ...in each of this many windows on end (the latest and the ones before it); less is flagged. */
+    AUTO_REVOCATION_WINDOWS: z.coerce.number().int().min(1).max(168).default(6),
     /** How long a tracking link stays valid after the serve. */
     TRACKING_LINK_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(7 * 24 * 3600),
     /**

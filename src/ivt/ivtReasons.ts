@@ -20,7 +20,7 @@ export const ivtReasons = {
   click_without_impression: 'no valid impression of the serve of the click was recorded (an invalid one is no reader seeing the ad)',
   click_too_fast: 'the click came less than 1000 ms after the first valid impression of its serve',
   impression_unverified: 'the impression of the serve of a click could not be looked up in time: the click is kept, not billed',
-  click_velocity: 'the same visitor (address, IPv6 by its /64, and user agent) made more than 3 otherwise billable clicks in 10 s or 20 in 10 minutes',
+  click_velocity: 'the same visitor (address, IPv6 by its /64, and user agent) made more than 3 otherwise billable clicks in 10 s or 20 in 10 minutes, or its network (the address, IPv6 by its /56, whatever the user agent) more than 6 or 60',
   invalid_click: 'a conversion whose click was invalid traffic',
   outside_window: 'a conversion before its click or more than ATTRIBUTION_WINDOW_DAYS after it',
 } as const;

@@ -12,6 +12,7 @@ export type AutoRevocationThresholds = Pick<
   | 'AUTO_REVOCATION_DATACENTER_SHARE'
   | 'AUTO_REVOCATION_MIN_IMPRESSIONS'
   | 'AUTO_REVOCATION_MIN_USERS'
+  | 'AUTO_REVOCATION_WINDOWS'
 >;
 
 const AUTO_REVOCATION_ACTOR = 'auto-revocation';
@@ -36,6 +37,8 @@ export interface ImpressionCounts {
 
 const countsRow = z.object({
   placement_id: z.string(),
+  /** 0 for the latest window, 1 for the one before it, and so on. */
+  window: z.coerce.number(),
   datacenter: z.coerce.number(),
   total: z.coerce.number(),
   networks: z.coerce.number(),
@@ -44,7 +47,8 @@ const countsRow = z.object({
 });
 
 /**
- * What the counts of a certified placement call for. Anyone who can chat on the publisher's site
+ * What the counts of one window of a certified placement call for (judgeServerSideTraffic revokes
+ * only on `revoke` in each of AUTO_REVOCATION_WINDOWS windows on end). Anyone who can chat on the publisher's site
  * gets serves of its placement and can fetch their pixels from a cloud server, so that alone never
  * revokes: `revoke` needs what the publisher's own backend fetching the pixels shows and one reader
  * cannot make, server-side serves that are most of a sizeable window's traffic (a share of at least
@@ -68,10 +72,15 @@ interface ServerSideTraffic {
 }
 
 /**
- * Judges every certified placement on its serves in the window whose pixel was fetched by a server
- * (ivt datacenter or server_side; tokens verified, so the serves are real): revokes those
- * serverSideVerdict says to, and returns those it flags. Only impressions since the placement's
- * latest certification count, so a re-certified placement is judged on its traffic since. Safe on
+ * Judges every certified placement on its serves whose pixel was fetched by a server (ivt datacenter
+ * or server_side; tokens verified, so the serves are real), in each of the last
+ * AUTO_REVOCATION_WINDOWS windows: revokes those serverSideVerdict says to revoke in every one of
+ * them, and returns those whose latest window it flags, or revokes without the windows before. One
+ * reader can make a small placement's latest window look like its publisher's backend (ten resets of
+ * a cookie the site keys user.id on, a hundred serves' pixels fetched from a cloud server); making
+ * every window of hours on end look like it is a sustained effort, while an operator is told from
+ * the first window on. Only impressions since the placement's latest certification count, so a
+ * re-certified placement is judged on its traffic since (and its windows before are empty). Safe on
  * several instances at once: changeCertification moves a placement from certified only once.
  */
 export async function judgeServerSideTraffic(db: Postgres, ch: ClickHouse, thresholds: AutoRevocationThresholds, nowMs = Date.now()): Promise<ServerSideTraffic> {
@@ -83,42 +92,60 @@ export async function judgeServerSideTraffic(db: Postgres, ch: ClickHouse, thres
      GROUP BY p.id`,
   );
   if (certified.length === 0) return judged;
-  const windowStartMs = nowMs - thresholds.AUTO_REVOCATION_WINDOW_MINUTES * 60_000;
+  const windowMs = thresholds.AUTO_REVOCATION_WINDOW_MINUTES * 60_000;
+  const windows = thresholds.AUTO_REVOCATION_WINDOWS;
   const result = await ch.client.query({
-    query: `SELECT placement_id,
+    query: `SELECT placement_id, window,
                    toString(uniqExactIf(serve_id, server_side)) AS datacenter,
                    toString(uniqExact(serve_id)) AS total,
                    toString(uniqExactIf(cutIPv6(toIPv6OrDefault(ip), 10, 1), server_side)) AS networks,
                    toString(uniqExactIf(user_key, server_side AND user_key != '')) AS users,
                    toString(uniqExactIf(user_key, user_key != '')) AS allUsers
             FROM (
-              SELECT placement_id, serve_id, ip, user_key, ivt IN {server_side:Array(String)} AS server_side
+              SELECT placement_id, serve_id, ip, user_key, ivt IN {server_side:Array(String)} AS server_side,
+                     least(intDiv(greatest({now:Int64} - toUnixTimestamp64Milli(event_time), 0), {window_ms:Int64}), {last_window:Int64}) AS window
               FROM events_v1
               WHERE type = 'impression'
                 AND event_time >= fromUnixTimestamp64Milli({window_start:Int64}, 'UTC')
                 AND placement_id IN {ids:Array(String)}
                 AND toUnixTimestamp64Milli(event_time) >= transform(placement_id, {ids:Array(String)}, {since:Array(Int64)}, toInt64(0))
             )
-            GROUP BY placement_id`,
+            GROUP BY placement_id, window`,
     query_params: {
-      window_start: windowStartMs,
+      now: nowMs,
+      window_ms: windowMs,
+      last_window: windows - 1,
+      window_start: nowMs - windows * windowMs,
       server_side: serverSideReasons,
       ids: certified.map((placement) => placement.id),
       since: certified.map((placement) => new Date(placement.certified_at).getTime()),
     },
     format: 'JSONEachRow',
   });
+  /** Each placement's verdict of each window, and the latest window's counts. */
+  const placements = new Map<string, { latest?: ImpressionCounts; revokingWindows: number }>();
   for (const row of await result.json()) {
-    const { placement_id, ...counts } = countsRow.parse(row);
-    const verdict = serverSideVerdict(counts, thresholds);
+    const { placement_id, window, ...counts } = countsRow.parse(row);
+    let placement = placements.get(placement_id);
+    if (placement === undefined) placements.set(placement_id, (placement = { revokingWindows: 0 }));
+    if (window === 0) placement.latest = counts;
+    if (serverSideVerdict(counts, thresholds) === 'revoke') placement.revokingWindows += 1;
+  }
+  for (const [placement_id, { latest, revokingWindows }] of placements) {
+    if (latest === undefined) continue;
+    const verdict = serverSideVerdict(latest, thresholds);
     if (verdict === '') continue;
+    const sustained = verdict === 'revoke' && revokingWindows === windows;
     const reason =
-      `${counts.datacenter} of ${counts.total} serves (of ${counts.users} of ${counts.allUsers} users) in the last ` +
+      `${latest.datacenter} of ${latest.total} serves (of ${latest.users} of ${latest.allUsers} users) in the last ` +
       `${thresholds.AUTO_REVOCATION_WINDOW_MINUTES} minutes had their impression requested from data-center addresses ` +
-      `or by server code (server-side pixel requests, from ${counts.networks} client networks); revocation takes ` +
-      `${thresholds.AUTO_REVOCATION_DATACENTER_SHARE * 100}% of at least ${thresholds.AUTO_REVOCATION_MIN_IMPRESSIONS} serves and of ` +
-      `their users, at least ${thresholds.AUTO_REVOCATION_MIN_USERS} of them`;
-    if (verdict === 'flag') {
+      `or by server code (server-side pixel requests, from ${latest.networks} client networks)` +
+      (sustained && windows > 1 ? `, and most serves and users of each of the ${windows - 1} windows before it did` : '') +
+      `; revocation takes ${thresholds.AUTO_REVOCATION_DATACENTER_SHARE * 100}% of at least ${thresholds.AUTO_REVOCATION_MIN_IMPRESSIONS} serves and of ` +
+      `their users, at least ${thresholds.AUTO_REVOCATION_MIN_USERS} of them` +
+      (windows > 1 ? `, in each of ${windows} windows of ${thresholds.AUTO_REVOCATION_WINDOW_MINUTES} minutes on end` : '') +
+      (sustained || windows === 1 ? '' : ` (${revokingWindows} of them so far)`);
+    if (!sustained) {
       judged.flagged.push({ placement_id, reason });
       continue;
     }

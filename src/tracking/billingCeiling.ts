@@ -31,10 +31,7 @@ export class BillingCeiling {
   private readonly heldSpend = new Map<string, number>();
   private readonly heldImpressions = new Map<string, UserCounts>();
 
-  constructor(
-    private readonly lineItemOf: (lineItemId: string) => BilledLineItem | undefined,
-    private readonly onUnbilled: (reason: UnbilledReason) => void = () => {},
-  ) {}
+  constructor(private readonly lineItemOf: (lineItemId: string) => BilledLineItem | undefined) {}
 
   /** Stores the reason in `unbilled` and makes the cost 0 when a valid event is over a ceiling; leaves any other event as it is. */
   judge(event: TrackedEvent, nowMs: number): void {
@@ -45,7 +42,6 @@ export class BillingCeiling {
     if (reason === undefined) return;
     event.unbilled = reason;
     event.cost_nanos = 0;
-    this.onUnbilled(reason);
   }
 
   /**

@@ -1,4 +1,5 @@
 import { parseAddressText } from '../ivt/addressText.js';
+import { SlidingWindowLimits, type WindowLimit } from './slidingWindowLimits.js';
 import type { Visitor } from './visitor.js';
 
 /**
@@ -6,59 +7,80 @@ import type { Visitor } from './visitor.js';
  * `click_velocity`. Each click is on a distinct serve (a second click of a serve is a duplicate
  * before this rule), so each needs a chat answer of its own, its ad rendered (the impression), a
  * second to read it, and a navigation to the advertiser's page. One person does that a few times an
- * hour; 3 in 10 seconds or 20 in 10 minutes (one every 30 s, sustained) nobody does, and a few dozen
- * heavy chat users behind one NAT address with the same browser build (an office, a mobile
- * carrier's CGNAT) stay well below both.
+ * hour; 3 in 10 seconds or 20 in 10 minutes (one every 30 s, sustained) nobody does.
  */
-export const CLICK_VELOCITY_LIMITS = [
-  { clicks: 3, windowMs: 10_000 },
-  { clicks: 20, windowMs: 600_000 },
-] as const;
-
-const LONGEST_WINDOW_MS = Math.max(...CLICK_VELOCITY_LIMITS.map((limit) => limit.windowMs));
-const MOST_CLICKS = Math.max(...CLICK_VELOCITY_LIMITS.map((limit) => limit.clicks));
+export const CLICK_VELOCITY_LIMITS: readonly WindowLimit[] = [
+  { events: 3, windowMs: 10_000 },
+  { events: 20, windowMs: 600_000 },
+];
 
 /**
- * Per-process count of each visitor's recent clicks that got as far as this rule (no earlier reason
- * applied), itself kept in memory only: no query on the click's path, and a burst is over long
- * before another instance could learn of it through ClickHouse (one flush plus one read). So with N
- * instances and a visitor's clicks spread over them, at most N times each limit is billed in its
- * window (exactly the limit behind a load balancer with client-address affinity), and a restart
- * forgets the counts. The clicks this rule refuses are counted too, so a visitor that keeps clicking
- * faster than a limit stays refused until it slows down.
+ * The same for one network, whatever the user agents (which the sender chooses): an IPv4 address, an
+ * IPv6 /56. Twice the visitor's burst and three times its pace: one click every 10 s kept up for 10
+ * minutes by everyone behind one address together. People behind a carrier's CGNAT address (tens to
+ * a few hundred subscribers) or an office's NAT each click a chat ad a few times an hour at most,
+ * and only some of them use the publisher at all; a heavy user clicking twice an hour, 180 of them
+ * on one address at once, would be needed to reach the pace, and clicks of independent people bunch
+ * 7 into 10 s only at a pace far above that. A script that varies its user agent gets these and no
+ * more from one address.
+ */
+export const NETWORK_CLICK_VELOCITY_LIMITS: readonly WindowLimit[] = [
+  { events: 6, windowMs: 10_000 },
+  { events: 60, windowMs: 600_000 },
+];
+
+/** What click velocity says of a click, and its count, for once the click is stored. */
+export interface ClickPace {
+  tooFast: boolean;
+  /** Counts the click: called once it is stored, so a click refused with 503 and retried counts once. */
+  count(): void;
+}
+
+/**
+ * Per-process counts of recent clicks that got as far as this rule (no earlier reason applied), kept
+ * in memory only: no query on the click's path, and a burst is over long before another instance
+ * could learn of it through ClickHouse (one flush plus one read). So with N instances and a
+ * visitor's clicks spread over them, at most N times each limit is billed in its window (exactly the
+ * limit behind a load balancer with client-address affinity), and a restart forgets the counts.
  *
  * A visitor is the address and the user agent as stored; an IPv6 address is taken by its /64, which
- * a device or a home has whole and picks addresses in at will (privacy addresses rotate).
- * Each visitor keeps the times of its last MOST_CLICKS counted clicks, about 400 bytes; past
- * VISITOR_CAPACITY the visitor that clicked least recently is forgotten first (which only ever lets
- * a click be billed, never refuses one).
+ * a device or a home has whole and picks addresses in at will (privacy addresses rotate). Its
+ * network is the address alone, an IPv6 address by its /56: the delegation RIPE-690 recommends for a
+ * home and the largest most homes get, so a sender cannot step out of it by picking another /64 (a
+ * /48 would take up to 256 such homes, or 65,536 phones of a carrier that gives each a /64, as one).
+ *
+ * Every click that reaches the rule counts for its visitor, refused or not, so a visitor that keeps
+ * clicking faster than a limit stays refused until it slows down; the clicks its visitor's limit let
+ * through count for the network (refused by it or not), so one fast visitor uses up only its own
+ * share of a shared address. Past its capacity each forgets the key counted least recently first.
  */
 export class ClickVelocity {
-  private readonly visitors = new Map<string, number[]>();
+  private readonly visitors = new SlidingWindowLimits(CLICK_VELOCITY_LIMITS, VISITOR_CAPACITY);
+  private readonly networks = new SlidingWindowLimits(NETWORK_CLICK_VELOCITY_LIMITS, NETWORK_CAPACITY);
 
-  /** Counts the visitor's click at nowMs; true when it is beyond a limit. */
-  tooFast(visitor: Visitor, nowMs: number): boolean {
-    const key = visitorKey(visitor);
-    const times = this.visitors.get(key) ?? [];
-    const tooFast = CLICK_VELOCITY_LIMITS.some(({ clicks, windowMs }) => {
-      const nth = times[times.length - clicks];
-      return nth !== undefined && nowMs - nth < windowMs;
-    });
-    const kept = times.filter((time) => nowMs - time < LONGEST_WINDOW_MS).slice(-(MOST_CLICKS - 1));
-    kept.push(nowMs);
-    // Deleted and set again, so the Map's insertion order is the order visitors last clicked in.
-    this.visitors.delete(key);
-    if (this.visitors.size >= VISITOR_CAPACITY) this.visitors.delete(this.visitors.keys().next().value!);
-    this.visitors.set(key, kept);
-    return tooFast;
+  /** The verdict on the visitor's click at nowMs; nothing is counted until `count()`. */
+  judge(visitor: Visitor, nowMs: number): ClickPace {
+    const { address, network } = addressKeys(visitor);
+    const visitorKey = `${address} ${visitor.userAgent}`;
+    if (this.visitors.over(visitorKey, nowMs)) return { tooFast: true, count: () => this.visitors.count(visitorKey, nowMs) };
+    return {
+      tooFast: this.networks.over(network, nowMs),
+      count: () => {
+        this.visitors.count(visitorKey, nowMs);
+        this.networks.count(network, nowMs);
+      },
+    };
   }
 }
 
-/** About 40 MB at most; a visitor past its last window is worth nothing kept. */
+/** About 40 MB at most (a key holds the user agent, up to 512 characters); a visitor past its last window is worth nothing kept. */
 const VISITOR_CAPACITY = 100_000;
+/** About 30 MB at most: a network needs a billable click of its own, 50,000 of them within 10 minutes is 80 a second on one instance. */
+const NETWORK_CAPACITY = 50_000;
 
-function visitorKey({ ip, userAgent }: Visitor): string {
+/** The visitor's address, an IPv6 one by its /64, and its network, an IPv6 address by its /56. */
+function addressKeys({ ip }: Visitor): { address: string; network: string } {
   const parsed = parseAddressText(ip.ip);
-  const network = parsed?.family === 'ipv6' ? `${parsed.high}:${parsed.low}/64` : ip.ip;
-  return `${network} ${userAgent}`;
+  if (parsed?.family !== 'ipv6') return { address: ip.ip, network: ip.ip };
+  return { address: `${parsed.high}:${parsed.low}/64`, network: `${parsed.high}:${parsed.low >>> 8}/56` };
 }

@@ -84,11 +84,14 @@ export function createLinkTracker({ events, ledger, history, ceiling, log }: Lin
     // From here on nothing awaits: the verdict, the spool write and the ledger's record are one step,
     // so of the clicks that waited for the same lookup only the first to run can be counted.
     if (ivt === '') ivt = clickQuality(claims.s, nowMs);
-    if (ivt === '' && velocity.tooFast(request.visitor, nowMs)) ivt = 'click_velocity';
+    const pace = ivt === '' ? velocity.judge(request.visitor, nowMs) : undefined;
+    if (pace?.tooFast) ivt = 'click_velocity';
     const event = linkEvent('click', claims, request, ivt, randomUUID(), nowMs);
     ceiling.judge(event, nowMs);
     // Pacing counts its cost as it is spooled: the next click's verdict sees it.
     events.accept([event]);
+    // Only once stored: a click answered 503 (accept threw) is retried, and its retry is the same click.
+    pace?.count();
     if (token.ivt === '') ledger.record(claims.s, { clickCounted: ivt === '' });
     return event;
   }

@@ -29,10 +29,11 @@ export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): P
     windowMs: config.SERVE_LOOKUP_WINDOW_MS,
     timeoutMs: config.SERVE_LOOKUP_TIMEOUT_MS,
   });
-  const ceiling = new BillingCeiling(
-    (lineItemId) => indexedDestinations.billedLineItem(lineItemId),
-    (reason) => deps.metrics.unbilledEvents.inc({ reason }),
-  );
+  const ceiling = new BillingCeiling((lineItemId) => indexedDestinations.billedLineItem(lineItemId));
+  // Counted once stored, not when judged: an event refused with 503 is retried, and is one event.
+  events.onAccepted((event) => {
+    if (event.unbilled !== '') deps.metrics.unbilledEvents.inc({ reason: event.unbilled });
+  });
   const tracker = createLinkTracker({ events, ledger: new ServeLedger(SERVE_LEDGER_CAPACITY), history, ceiling, log: app.log });
   const conversions = createConversionRecorder({ db, ch, events, ceiling, attributionWindowDays: config.ATTRIBUTION_WINDOW_DAYS });
 

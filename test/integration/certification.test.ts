@@ -38,32 +38,47 @@ function impressionsOfUsers(placementId: string, count: number, users: number, o
 
 const datacenter = { ivt: 'datacenter', ip: '3.5.140.2', ip_class: 'datacenter', ip_network: 'AS16509 Amazon', cost_nanos: 0 };
 
+const HOUR = 3_600_000;
+
+/** The same traffic in each of the last `windows` hours (windows of the default 60 minutes), 10 minutes into each. */
+function everyHour(windows: number, traffic: (overrides: { event_time: number }) => ReturnType<typeof impressions>) {
+  const now = Date.now();
+  return Array.from({ length: windows }, (_, hour) => traffic({ event_time: now - hour * HOUR - 10 * 60_000 })).flat();
+}
+
+/** Certifies the placement as if 7 hours ago: more than the windows auto-revocation looks back on. */
+async function certifiedLongAgo(placementId: string): Promise<void> {
+  await certifyPlacement(ctx, placementId);
+  await ctx.stores.db.query(`UPDATE placement_certification_history SET created_at = created_at - interval '7 hours' WHERE placement_id = $1`, [placementId]);
+}
+
 const defaultThresholds = {
   AUTO_REVOCATION_WINDOW_MINUTES: 60,
   AUTO_REVOCATION_DATACENTER_IMPRESSIONS: 20,
   AUTO_REVOCATION_DATACENTER_SHARE: 0.5,
   AUTO_REVOCATION_MIN_IMPRESSIONS: 100,
   AUTO_REVOCATION_MIN_USERS: 10,
+  AUTO_REVOCATION_WINDOWS: 6,
 };
 
 describe('auto-revocation of certified placements', () => {
-  it('revokes when most of the last hour\'s serves, of most of its users, had their pixel fetched from a data center; records why, and the next serve gets no tCPM', async () => {
+  it('revokes when most serves, of most users, of each of the last 6 hours had their pixel fetched from a data center; records why, and the next serve gets no tCPM', async () => {
     const word = uniqueWord();
     const placement = (await createPlacement(ctx, publisher.id)).id;
-    await certifyPlacement(ctx, placement);
+    await certifiedLongAgo(placement);
     const cpm = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpm', bid_value: 50_000 }, targeting: { keywords: { include: [word] } } });
     const cpc = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 5 }, targeting: { keywords: { include: [word] } } });
     const body = { placement_id: placement, context: { query: word, response: '' } };
     await eventuallyServed(ctx, publisher.token, body, cpm.lineItemId);
 
-    await insertEvents(ctx, [...impressionsOfUsers(placement, 100, 25, datacenter), ...impressionsOfUsers(placement, 20, 5)]);
+    await insertEvents(ctx, everyHour(6, (at) => [...impressionsOfUsers(placement, 100, 25, { ...datacenter, ...at }), ...impressionsOfUsers(placement, 20, 5, at)]));
     const revoked = await eventually(async () => {
       const state = await placementState(placement);
       return state.certification === 'revoked' ? state : undefined;
     }, 'auto-revocation');
     expect(revoked.history.at(-1)).toMatchObject({ from: 'certified', to: 'revoked', actor: 'auto-revocation' });
     expect(revoked.history.at(-1)!.reason).toMatch(
-      /^100 of 120 serves \(of 25 of 30 users\) in the last 60 minutes had their impression requested from data-center addresses or by server code \(server-side pixel requests, from 1 client networks\); revocation takes 50% of at least 100 serves and of their users, at least 10 of them$/,
+      /^100 of 120 serves \(of 25 of 30 users\) in the last 60 minutes had their impression requested from data-center addresses or by server code \(server-side pixel requests, from 1 client networks\), and most serves and users of each of the 5 windows before it did; revocation takes 50% of at least 100 serves and of their users, at least 10 of them, in each of 6 windows of 60 minutes on end$/,
     );
     await eventuallyServed(ctx, publisher.token, body, cpc.lineItemId);
   });
@@ -118,7 +133,7 @@ describe('auto-revocation of certified placements', () => {
     await insertEvents(ctx, [
       ...impressionsOfUsers(placement, 19, 19, datacenter),
       ...impressions(placement, 5, { ...datacenter, type: 'click' }),
-      ...impressions(placement, 5, { ...datacenter, event_time: Date.now() - 2 * 3_600_000 }),
+      ...impressions(placement, 5, { ...datacenter, event_time: Date.now() - 7 * HOUR }),
       ...impressions(placement, 380),
     ]);
     // Several runs of the job (every 200 ms) have passed.
@@ -152,13 +167,57 @@ describe('auto-revocation of certified placements', () => {
 
   it('revokes a placement whose server code fetches the pixels of its serves from a relay address (CF-Worker, ivt server_side)', async () => {
     const placement = (await createPlacement(ctx, publisher.id)).id;
-    await certifyPlacement(ctx, placement);
-    await insertEvents(ctx, impressionsOfUsers(placement, 100, 10, { ivt: 'server_side', ip: '104.28.1.1', ip_class: 'relay', ip_network: 'AS13335 Cloudflare', cost_nanos: 0 }));
+    await certifiedLongAgo(placement);
+    const worker = { ivt: 'server_side', ip: '104.28.1.1', ip_class: 'relay', ip_network: 'AS13335 Cloudflare', cost_nanos: 0 };
+    await insertEvents(ctx, everyHour(6, (at) => impressionsOfUsers(placement, 100, 10, { ...worker, ...at })));
     const revoked = await eventually(async () => {
       const state = await placementState(placement);
       return state.certification === 'revoked' ? state : undefined;
     }, 'auto-revocation');
     expect(revoked.history.at(-1)!.reason).toMatch(/^100 of 100 serves \(of 10 of 10 users\)/);
+  });
+
+  it("never revokes for a competitor who resets a cookie-keyed user.id 10 times and fetches 100 serves' pixels from one cloud network: flagged, until it has kept that up for 6 hours", async () => {
+    const item = await trackedLineItem(ctx);
+    await certifiedLongAgo(item.placementId);
+    // A small placement: 20 serves an hour, of 5 readers, in their browsers.
+    await insertEvents(ctx, everyHour(6, (at) => impressionsOfUsers(item.placementId, 20, 5, at)));
+    // The competitor's 100 serves, under 10 user ids (a cookie reset 10 times), pixels fetched from one AWS /24.
+    for (let serve = 0; serve < 100; serve++) {
+      const token = signedToken(ctx, serveClaims(item, 'tCPM', 2_500_000, { k: `reset-cookie-${serve % 10}` }));
+      const pixel = await ctx.app.inject({ method: 'GET', url: `/v1/t/i/${token}`, remoteAddress: `3.5.140.${1 + (serve % 200)}`, headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0.0.0' } });
+      expect(pixel.statusCode).toBe(200);
+    }
+    await eventually(async () => {
+      const result = await ctx.stores.ch.client.query({
+        query: `SELECT count() AS n FROM events_v1 WHERE placement_id = {id:String} AND ivt = 'datacenter'`,
+        query_params: { id: item.placementId },
+        format: 'JSONEachRow',
+      });
+      const [row] = await result.json<{ n: string }>();
+      return Number(row!.n) === 100 ? true : undefined;
+    }, 'the cloud-fetched impressions in ClickHouse');
+    // Several runs of the job (every 200 ms) have seen them.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await placementState(item.placementId)).certification).toBe('certified');
+    const judged = await judgeServerSideTraffic(ctx.stores.db, ctx.stores.ch, defaultThresholds);
+    expect(judged.revoked).not.toContain(item.placementId);
+    expect(judged.flagged.find((flag) => flag.placement_id === item.placementId)?.reason).toMatch(
+      /^100 of 120 serves \(of 10 of 15 users\) in the last 60 minutes .*from 1 client networks\); revocation takes .* in each of 6 windows of 60 minutes on end \(1 of them so far\)$/,
+    );
+
+    // Kept up for 4 hours more it is still flagged; the sixth hour on end is what the publisher's own backend shows.
+    const more = (hours: number[]) => hours.flatMap((hour) => impressionsOfUsers(item.placementId, 100, 10, { ...datacenter, event_time: Date.now() - hour * HOUR - 10 * 60_000 }));
+    await insertEvents(ctx, more([1, 2, 3, 4]));
+    const later = await judgeServerSideTraffic(ctx.stores.db, ctx.stores.ch, defaultThresholds);
+    expect(later.flagged.find((flag) => flag.placement_id === item.placementId)?.reason).toMatch(/\(5 of them so far\)$/);
+    expect((await placementState(item.placementId)).certification).toBe('certified');
+    await insertEvents(ctx, more([5]));
+    const revoked = await eventually(async () => {
+      const state = await placementState(item.placementId);
+      return state.certification === 'revoked' ? state : undefined;
+    }, 'auto-revocation');
+    expect(revoked.history.at(-1)).toMatchObject({ actor: 'auto-revocation' });
   });
 
   it('never revokes an uncertified placement (there is nothing to revoke)', async () => {

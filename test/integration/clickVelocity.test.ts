@@ -51,4 +51,30 @@ describe('click redirect: one visitor clicking faster than a person can (click_v
     expect(clicks.filter((click) => click.ivt === 'click_velocity')).toHaveLength(3);
     expect(clicks.filter((click) => click.ip !== flooding || !click.user_agent.includes('Chrome')).map((click) => click.ivt)).toEqual(['', '']);
   });
+
+  it('bills 6 of 10 clicks from one address that sends a new user agent with each, and 6 of 10 from one IPv6 /56 that also picks another /64 each time', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
+    const senders: Array<(n: number) => [string, string]> = [
+      (n) => ['73.162.41.10', browser(n)],
+      (n) => [`2003:e1:bf41:${n.toString(16)}::1`, browser(n)],
+    ];
+    for (const sender of senders) {
+      const tokens = Array.from({ length: 10 }, () => signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE)));
+      for (const [n, token] of tokens.entries()) expect((await fromAddress(ctx, `/v1/t/i/${token}`, ...sender(n))).statusCode).toBe(200);
+      await waitPastClickDelay(Date.now());
+      for (const [n, token] of tokens.entries()) expect((await fromAddress(ctx, `/v1/t/c/${token}`, ...sender(n), NAVIGATION)).statusCode).toBe(302);
+    }
+    const clicks = (await waitForEvents(ctx, item.lineItemId, 40)).filter((event) => event.type === 'click');
+    expect(new Set(clicks.map((click) => click.user_agent)).size).toBe(10);
+    for (const network of ['73.162.41.10', '2003:e1:bf41:']) {
+      const ivt = clicks.filter((click) => click.ip.startsWith(network)).map((click) => click.ivt);
+      expect([...ivt].sort()).toEqual([...Array<string>(6).fill(''), ...Array<string>(4).fill('click_velocity')]);
+    }
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ impressions: 20, clicks: 12, spend_nanos: 12 * CLICK_PRICE });
+  });
 });
+
+/** A browser of its own: another build number, as a sender that varies its user agent writes it. */
+function browser(n: number): string {
+  return `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.${n}.0 Safari/537.36`;
+}

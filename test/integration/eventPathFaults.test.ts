@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
+import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { SPOOL_COLUMNS, spoolLine } from '../../src/tracking/eventSpool.js';
@@ -9,8 +10,12 @@ import { IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
 import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { canMount, fillDisk, mountTmpfs, notRootMessage } from '../helpers/tmpfs.js';
-import { startTestApp, testConfig, testStores, type TestContext } from '../helpers/testApp.js';
-import { ADDRESSES, eventsOf, fromAddress, serveClaims, signedToken, trackedLineItem } from '../helpers/trackingFixtures.js';
+import { startTestApp, startTestAppOn, testConfig, testStores, type TestContext } from '../helpers/testApp.js';
+import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { eventuallyServed, serve, servableLineItem, uniqueWord } from '../helpers/servingFixtures.js';
+import { ADDRESSES, BROWSER_UA, eventsOf, fromAddress, readerAddress, serveClaims, signedToken, trackedLineItem, waitPastClickDelay } from '../helpers/trackingFixtures.js';
+
+const NAVIGATION = { 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate', 'sec-fetch-site': 'cross-site', 'sec-fetch-user': '?1' };
 
 /**
  * The event path under real faults: a full disk (a real tmpfs under the spool), lines ClickHouse
@@ -140,6 +145,63 @@ describe.skipIf(!canMount)('a full disk under the spool (real tmpfs)', () => {
         [30, 'the event spool is written again; accepting events'],
       ]);
     } finally {
+      release();
+    }
+  });
+
+  it('counts a click the spool could not take (503) neither for click velocity nor as unbilled: its retry is judged and counted as the one click it is', async () => {
+    const { stores } = await testStores();
+    const dataDir = mkdtempSync(path.join(path.dirname(spoolDir), 'count-when-stored-'));
+    const release = mountTmpfs(path.join(dataDir, 'spool'), 256 * 1024);
+    const app = await startTestAppOn(stores, dataDir, { EVENT_FLUSH_INTERVAL_MS: '600000' });
+    try {
+      // CPC 0.60 USD, daily budget 1 USD: the ceiling (twice the daily budget) bills 3 clicks, the 4th is over_daily_budget.
+      const created = await createAdvertiser(app);
+      const publisher = await createPublisher(app);
+      const placement = (await createPlacement(app, publisher.id)).id;
+      const word = uniqueWord();
+      const { lineItemId } = await servableLineItem(app, { key: created.key, userId: created.user.id }, {
+        bids: { bid_type: 'cpc', bid_value: 0.6 },
+        budget: { daily: 1, currency: 'USD', pacing: 'asap' },
+        targeting: { keywords: { include: [word] } },
+      });
+      const body = { placement_id: placement, context: { query: word, response: '' } };
+      await eventuallyServed(app, publisher.token, body, lineItemId);
+      const served: LightMyRequestResponse[] = [];
+      for (let n = 0; n < 4; n++) served.push(await serve(app, publisher.token, body));
+      const reader = readerAddress();
+      const request = (url: string, remoteAddress: string, headers: Record<string, string> = {}) =>
+        app.app.inject({ method: 'GET', url: new URL(url).pathname, remoteAddress, headers: { 'user-agent': BROWSER_UA, ...headers } });
+      for (const response of served) expect((await request(response.json().ad.tracking.impression_url, reader)).statusCode).toBe(200);
+      await waitPastClickDelay(Date.now());
+      const click = (n: number, remoteAddress: string) => request(served[n]!.json().ad.tracking.click_url, remoteAddress, NAVIGATION);
+      for (let n = 0; n < 3; n++) expect((await click(n, reader)).statusCode).toBe(302);
+
+      // The spool is full: pixels of another line item until one is refused, then every write is.
+      const other = await trackedLineItem(app);
+      const freeSpace = fillDisk(path.join(dataDir, 'spool'));
+      for (let attempt = 0; attempt < 200; attempt++) {
+        if ((await fromAddress(app, `${IMPRESSION_PATH}${signedToken(app, serveClaims(other, 'tCPM', 2_500_000))}`, ADDRESSES.comcastResidential)).statusCode === 503) break;
+      }
+      // Another reader's click, over the ceiling, tried five times: were the tries counted, its
+      // retry would be the reader's sixth click in 10 s (click_velocity), and three tries unbilled.
+      const another = readerAddress();
+      for (let attempt = 0; attempt < 5; attempt++) expect((await click(3, another)).statusCode).toBe(503);
+      freeSpace();
+      expect((await click(3, another)).statusCode).toBe(302);
+
+      const metrics = (await app.app.inject({ method: 'GET', url: '/metrics' })).body;
+      expect(metrics).toContain('adsvc_events_unbilled_total{reason="over_daily_budget"} 1\n');
+      await app.close();
+      const clicks = (await eventsOf(app, lineItemId)).filter((event) => event.type === 'click');
+      expect(clicks.map((event) => [event.ip, event.ivt, event.cost_nanos])).toEqual([
+        [reader, '', 600_000_000],
+        [reader, '', 600_000_000],
+        [reader, '', 600_000_000],
+        [another, '', 0],
+      ]);
+    } finally {
+      await app.close();
       release();
     }
   });
