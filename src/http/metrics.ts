@@ -54,6 +54,11 @@ export function createMetrics(events: EventPipeline) {
       labelNames: ['reason'] as const,
       registers: [registry],
     }),
+    reachWriteFailures: new Counter({
+      name: 'adsvc_reach_write_failures_total',
+      help: 'Failed writes of the kept reach of a window reaching today, made after a report answered (the next report merges it again)',
+      registers: [registry],
+    }),
     indexLineItems: new Gauge({ name: 'adsvc_ad_index_line_items', help: 'Line items in the serving index', registers: [registry] }),
     indexRebuildSeconds: new Histogram({
       name: 'adsvc_ad_index_rebuild_seconds',

@@ -7,7 +7,7 @@ import { addSums, performanceMetricNames, performanceMetrics, ZERO_SUMS, type Pe
 import { breakdownSums, type BreakdownDimension, type BreakdownSums } from './breakdownRollup.js';
 import { creativeTitles, lineItemTitles, placementNames } from './breakdownNames.js';
 import { eachDate } from './utcDate.js';
-import { reachOver } from './reachBlocks.js';
+import { reachOver, type ReachStores } from './reachBlocks.js';
 
 type Stores = { db: SqlExecutor; ch: ClickHouse };
 
@@ -96,12 +96,12 @@ function page<Row>(request: ReportRequest, rows: Row[]): Row[] {
  * its reach. Rows are counted in ClickHouse, so the page is cut after reading (a campaign has tens
  * of line items, not thousands).
  */
-export async function* lineItemReport(stores: Stores, request: ReportRequest): AsyncGenerator<LineItemRow[]> {
+export async function* lineItemReport(stores: Stores & ReachStores, request: ReportRequest): AsyncGenerator<LineItemRow[]> {
   const { campaigns, rows } = await organizationSums(stores, request, 'line_item');
   const paged = page(request, inCampaignOrder(campaigns, rows));
   const [titles, reach] = await Promise.all([
     lineItemTitles(stores.db, paged.map((row) => row.key)),
-    reachOver(stores.ch, [...new Set(paged.map((row) => row.campaignId))], request.dateFrom, request.dateTo, true),
+    reachOver(stores, [...new Set(paged.map((row) => row.campaignId))], request.dateFrom, request.dateTo, true),
   ]);
   yield paged.map((row) => ({
     campaign_id: row.campaign.id,

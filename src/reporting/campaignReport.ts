@@ -1,5 +1,4 @@
 import type { SqlExecutor } from '../store/postgres.js';
-import type { ClickHouse } from '../store/clickhouse.js';
 import type { ReportRequest } from './reportRequest.js';
 import { organizationCampaigns, type CampaignPage, type ReportCampaign } from './reportCampaigns.js';
 import { deletedCampaignsWithEvents } from './deletedCampaigns.js';
@@ -12,7 +11,7 @@ import {
   type PerformanceMetrics,
 } from './performanceMetrics.js';
 import { rollupSums } from './rollupSums.js';
-import { reachOver } from './reachBlocks.js';
+import { reachOver, type ReachStores } from './reachBlocks.js';
 
 export interface CampaignRow extends PerformanceMetrics {
   campaign_id: string;
@@ -55,7 +54,7 @@ export interface ReportProgress {
  * deleted during the export shifts nothing.
  */
 export async function* campaignReport(
-  stores: { db: SqlExecutor; ch: ClickHouse },
+  stores: { db: SqlExecutor } & ReachStores,
   request: ReportRequest,
   progress: ReportProgress = {},
 ): AsyncGenerator<CampaignRow[]> {
@@ -68,7 +67,7 @@ export async function* campaignReport(
     const ids = campaigns.map((campaign) => campaign.id);
     const [sums, reach] = await Promise.all([
       rollupSums(stores.ch, 'campaign_id', ids, request.dateFrom, request.dateTo),
-      reachOver(stores.ch, ids, request.dateFrom, request.dateTo, false),
+      reachOver(stores, ids, request.dateFrom, request.dateTo, false),
     ]);
     const last = campaigns.at(-1)!;
     progress.last = { time: last.sort_time, id: last.id };

@@ -3,7 +3,14 @@ import type { ClickHouse } from '../store/clickhouse.js';
 import { blockParams, dayBlocks } from './dayBlocks.js';
 import { CAMPAIGN_IDS_PER_QUERY } from './reportCampaigns.js';
 import { addDays, todayUtc } from './utcDate.js';
-import { keptWindowReach, type KeyReach, type ReachLevel } from './reachWindows.js';
+import { keptTodayFigures, keptWindowReach, type KeyReach, type ReachLevel, type TodayWindow } from './reachWindows.js';
+import type { KeptReachWrites } from './keptReachWrites.js';
+
+/** What reach reads and writes: ClickHouse, and the queue of kept rows written after a report answers. */
+export interface ReachStores {
+  ch: ClickHouse;
+  reachWrites: KeptReachWrites;
+}
 
 /** The block states of the days given as {spans} and {starts}. */
 const BLOCK_STATES = `
@@ -41,12 +48,20 @@ const reachRows = z.array(z.object({ row_campaign: z.string(), row_line_item: z.
  * merge of every block of the window gives; a key without users since the past days keeps its kept
  * figure, and a window whose days are all past merges nothing.
  *
- * Keeping a state is a write. When it fails (too many parts under heavy ingest, a shard or quorum
- * replica down), the report still answers: that chunk merges every block of the window, as before
- * reach_windows_v1 existed; slower, the same figure.
+ * A window with past days that reaches today is also kept whole, as of the last report that merged
+ * it (reach_today_windows_v1, clickhouse/0014): one query checks every key's kept count against
+ * the blocks now and reads the figures of the campaigns with nothing new since (keptTodayFigures).
+ * Only the other campaigns go the way above, and their union is written for the next report after
+ * this one has answered (KeptReachWrites), so a campaign with new impressions before every report
+ * costs what it cost before plus the check, and one without costs the check.
+ *
+ * Keeping a state is a write. When keeping the past days' fails (too many parts under heavy ingest,
+ * a shard or quorum replica down), the report still answers: that chunk merges every block of the
+ * window, as before reach_windows_v1 existed; slower, the same figure. A failed write of a window
+ * reaching today only leaves the next report to merge it again.
  */
 export async function reachOver(
-  ch: ClickHouse,
+  { ch, reachWrites }: ReachStores,
   campaignIds: string[],
   dateFrom: string,
   dateTo: string,
@@ -58,12 +73,22 @@ export async function reachOver(
   const liveFrom = dateFrom > today ? dateFrom : today;
   const reach = new Map<string, number>();
   const setReach = (row: KeyReach) => reach.set(perLineItem ? row.lineItemId : row.campaignId, row.uniqueUsers);
+  const todayWindow: TodayWindow | null = dateFrom <= pastTo && liveFrom <= dateTo ? { level, dateFrom, dateTo, today } : null;
+  const toKeep: string[] = [];
   for (let start = 0; start < campaignIds.length; start += CAMPAIGN_IDS_PER_QUERY) {
-    const ids = campaignIds.slice(start, start + CAMPAIGN_IDS_PER_QUERY);
+    let ids = campaignIds.slice(start, start + CAMPAIGN_IDS_PER_QUERY);
+    if (todayWindow) {
+      const keptToday = await keptTodayFigures(ch, todayWindow, ids);
+      keptToday.fresh.forEach(setReach);
+      if (keptToday.stale.length === 0) continue;
+      ids = keptToday.stale;
+    }
     // Null when the window has no past days, or keeping their state failed.
     const kept = dateFrom <= pastTo ? await keptWindowReach(ch, level, ids, dateFrom, pastTo).catch(() => null) : null;
     kept?.forEach(setReach);
     if (kept && liveFrom > dateTo) continue;
+    // Without kept past states the union would be written without them: counting too few, useless.
+    if (todayWindow && kept) toKeep.push(...ids);
     // The sources are fixed SQL chosen here, never input; every value is a parameter.
     const result = await ch.client.query({
       query: `
@@ -83,5 +108,7 @@ export async function reachOver(
     });
     for (const row of reachRows.parse(await result.json())) setReach({ campaignId: row.row_campaign, lineItemId: row.row_line_item, uniqueUsers: row.unique_users });
   }
+  // Queued after reach's reads: on chdb a write queued before them would run first.
+  if (todayWindow) reachWrites.keep(todayWindow, toKeep);
   return reach;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
 import { blockParams, dayBlocks } from './dayBlocks.js';
+import { addDays } from './utcDate.js';
 
 export type ReachLevel = 'campaign' | 'line_item';
 
@@ -21,14 +22,26 @@ const BLOCK_COUNTS = `
         GROUP BY campaign_id, line_item_id`;
 
 /**
- * The window's kept rows that a report may trust. A row near its TTL is merged again before a TTL
- * merge can drop it between the check and the read.
+ * Where a window's kept rows are, and how long a report trusts one. reach_windows_v1 keeps windows
+ * whose days are all past (clickhouse/0010): a row near its TTL is merged again before a TTL merge
+ * can drop it between the check and a later read of its state. reach_today_windows_v1 keeps windows
+ * that reach today (clickhouse/0014), asked for a day at most before they are another window.
  */
-const TRUSTED_KEPT_ROWS = `
-        FROM reach_windows_v1
+const KEPT_TABLES = {
+  past: { table: 'reach_windows_v1', trustedFor: 'INTERVAL 6 DAY' },
+  today: { table: 'reach_today_windows_v1', trustedFor: 'INTERVAL 1 DAY' },
+} as const;
+
+type KeptTable = (typeof KEPT_TABLES)[keyof typeof KEPT_TABLES];
+
+/** The window's kept rows that a report may trust. The table is one of KEPT_TABLES, never input. */
+function trustedKeptRows(kept: KeptTable): string {
+  return `
+        FROM ${kept.table}
         WHERE level = {level:String} AND date_from = {date_from:Date} AND date_to = {date_to:Date}
           AND campaign_id IN {campaign_ids:Array(UUID)}
-          AND written_at > now() - INTERVAL 6 DAY`;
+          AND written_at > now() - ${kept.trustedFor}`;
+}
 
 const figureRows = z.array(
   z.object({ row_campaign: z.string(), row_line_item: z.string(), fresh: z.coerce.number(), present: z.coerce.number(), unique_users: z.coerce.number() }),
@@ -47,11 +60,11 @@ const figureRows = z.array(
  */
 export async function keptWindowReach(ch: ClickHouse, level: ReachLevel, campaignIds: string[], dateFrom: string, dateTo: string): Promise<KeyReach[]> {
   const window = windowParams(level, campaignIds, dateFrom, dateTo);
-  const rows = await keptFigures(ch, window);
+  const rows = await keptFigures(ch, KEPT_TABLES.past, window);
   const stale = new Set(rows.filter((row) => !row.fresh).map((row) => row.row_campaign));
   if (stale.size === 0) return rows.map(keyReach);
   await mergeWindowStates(ch, { ...window, campaign_ids: [...stale] });
-  const merged = await keptFigures(ch, { ...window, campaign_ids: [...stale] });
+  const merged = await keptFigures(ch, KEPT_TABLES.past, { ...window, campaign_ids: [...stale] });
   // A key of the blocks with no kept row even now is a write that did not land: no figure to give.
   if (merged.some((row) => !row.present)) throw new Error('reach_windows_v1: a merged window state is missing');
   // A merged row already short again met a later event, which the next report merges; its figure
@@ -66,7 +79,7 @@ function windowParams(level: ReachLevel, campaignIds: string[], dateFrom: string
 }
 
 /** Per key of the blocks: whether a trusted kept row counts as many impressions, and the figure of the one counting most (a superset of the key's other rows). */
-async function keptFigures(ch: ClickHouse, window: WindowParams) {
+async function keptFigures(ch: ClickHouse, kept: KeptTable, window: WindowParams) {
   const result = await ch.client.query({
     query: `
       SELECT toString(blocks.campaign_id) AS row_campaign, toString(blocks.line_item_id) AS row_line_item,
@@ -74,7 +87,7 @@ async function keptFigures(ch: ClickHouse, window: WindowParams) {
       FROM (${BLOCK_COUNTS}
       ) AS blocks
       LEFT JOIN (
-        SELECT campaign_id, line_item_id, max(impressions) AS kept_impressions, argMax(unique_users, impressions) AS kept_users, 1 AS present${TRUSTED_KEPT_ROWS}
+        SELECT campaign_id, line_item_id, max(impressions) AS kept_impressions, argMax(unique_users, impressions) AS kept_users, 1 AS present${trustedKeptRows(kept)}
         GROUP BY campaign_id, line_item_id
       ) AS kept ON kept.campaign_id = blocks.campaign_id AND kept.line_item_id = blocks.line_item_id
       SETTINGS max_execution_time = 30`,
@@ -105,4 +118,85 @@ async function mergeWindowStates(ch: ClickHouse, window: WindowParams): Promise<
       SETTINGS max_execution_time = 30`,
     query_params: window,
   });
+}
+
+/** A window with days before today that reaches today, at one level, as a report asked for it on `today`. */
+export interface TodayWindow {
+  level: ReachLevel;
+  dateFrom: string;
+  dateTo: string;
+  today: string;
+}
+
+/**
+ * The kept figures of a window reaching today (reach_today_windows_v1, clickhouse/0014) for the
+ * keys of the given campaigns, in one query: a key's kept row is trusted when it counts at least the
+ * valid impressions of the blocks it was merged from, as they stand now: the blocks of the past
+ * days (the kept past state's) and those of today and after. `fresh` holds the figures of the
+ * campaigns all of whose keys are kept; `stale` the campaigns with a key short or missing (a new
+ * impression since its row, today's or a late one for a past day), whose reach the caller merges.
+ */
+export async function keptTodayFigures(ch: ClickHouse, window: TodayWindow, campaignIds: string[]): Promise<{ fresh: KeyReach[]; stale: string[] }> {
+  const rows = await keptFigures(ch, KEPT_TABLES.today, todayWindowParams(window, campaignIds));
+  const stale = new Set(rows.filter((row) => !row.fresh).map((row) => row.row_campaign));
+  return { fresh: rows.filter((row) => !stale.has(row.row_campaign)).map(keyReach), stale: [...stale] };
+}
+
+/**
+ * Writes, per key of the given campaigns, the window's kept row (reach_today_windows_v1): every kept
+ * state of its past days (reach_windows_v1, {date_from}..{past_to}: the newest holds the others'
+ * users) merged with the blocks of today and after into one state, with its figure. Its count is the
+ * newest past state's count plus the live blocks' count, each read with the states it belongs to,
+ * so a row never claims more impressions than its state holds: a past state merged before a late
+ * event, or a block written during this read, only leaves a row the next check finds short. Rows of
+ * the same key written by several reports or instances differ only in their count; the table keeps
+ * the largest (ReplacingMergeTree on it), and the check reads the largest.
+ */
+export async function keepTodayWindows(ch: ClickHouse, window: TodayWindow, campaignIds: string[]): Promise<void> {
+  await ch.client.command({
+    query: `
+      INSERT INTO reach_today_windows_v1 (level, date_from, date_to, campaign_id, line_item_id, impressions, users_state, unique_users)
+      SELECT {level:String}, {date_from:Date}, {date_to:Date}, campaign_id, line_item_id, merged_impressions, merged_state, finalizeAggregation(merged_state)
+      FROM (
+        SELECT campaign_id, line_item_id, max(past_impressions) + sum(live_impressions) AS merged_impressions,
+               uniqCombinedMergeState(12)(users_state) AS merged_state
+        FROM (
+          SELECT campaign_id, line_item_id, impressions AS past_impressions, toUInt64(0) AS live_impressions, users_state
+          FROM reach_windows_v1
+          WHERE level = {level:String} AND date_from = {date_from:Date} AND date_to = {past_to:Date}
+            AND campaign_id IN {campaign_ids:Array(UUID)}
+          UNION ALL
+          SELECT campaign_id, line_item_id, toUInt64(0), impressions, users_state
+          FROM reach_blocks_v1
+          WHERE (span_days, block_start) IN arrayZip({live_spans:Array(UInt8)}, {live_starts:Array(Date)})
+            AND level = {level:String}
+            AND campaign_id IN {campaign_ids:Array(UUID)}
+        )
+        GROUP BY campaign_id, line_item_id
+      )
+      SETTINGS max_execution_time = 30`,
+    query_params: todayWindowParams(window, campaignIds),
+  });
+}
+
+/**
+ * A window reaching today as parameters: {spans} and {starts} are the blocks a kept row is merged
+ * from, those of the past days ({date_from}..{past_to}) and those of today and after ({live_spans},
+ * {live_starts}). Any exact cover of the days counts the same impressions.
+ */
+function todayWindowParams(window: TodayWindow, campaignIds: string[]) {
+  const pastTo = addDays(window.today, -1);
+  const live = dayBlocks(window.today, window.dateTo);
+  const blocks = blockParams([...dayBlocks(window.dateFrom, pastTo), ...live]);
+  const liveBlocks = blockParams(live);
+  return {
+    ...blocks,
+    live_spans: liveBlocks.spans,
+    live_starts: liveBlocks.starts,
+    level: window.level,
+    date_from: window.dateFrom,
+    date_to: window.dateTo,
+    past_to: pastTo,
+    campaign_ids: campaignIds,
+  };
 }

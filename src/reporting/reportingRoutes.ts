@@ -27,6 +27,7 @@ import { negotiatedFormat } from './negotiatedFormat.js';
 import { publisherReportingRoutes } from './publisherReportingRoutes.js';
 import { operatorReportingRoutes } from './operatorReportingRoutes.js';
 import { sendReport } from './reportResponse.js';
+import { KeptReachWrites } from './keptReachWrites.js';
 
 /**
  * Advertiser reporting on the ClickHouse rollups: the spec's campaign and daily breakdowns, the
@@ -36,7 +37,10 @@ import { sendReport } from './reportResponse.js';
  * Publisher and operator reporting are registered here too, each with its own credentials.
  */
 export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
-  const stores = { db: deps.db, ch: deps.ch };
+  // Kept reach rows written after reports answer (keptReachWrites.ts); the running one is awaited on close, before the stores shut.
+  const reachWrites = new KeptReachWrites(deps.ch, app.log, deps.metrics.reachWriteFailures);
+  app.addHook('onClose', async () => reachWrites.close());
+  const stores = { db: deps.db, ch: deps.ch, reachWrites };
   const onRequest = requireApiKey(deps.db, ['reporting']);
   await app.register(publisherReportingRoutes, deps);
   await app.register(operatorReportingRoutes, deps);

@@ -82,14 +82,18 @@ describe('ClickHouse migrations as cluster DDL (CLICKHOUSE_CLUSTER)', () => {
       const local = created(`${table.name}_local`);
       expect(local, table.name).toBeDefined();
       // The formatter quotes Null, a keyword, as an identifier.
-      const engine = table.engine === 'Null' ? '`Null`' : `Replicated${table.engine}(${SHARD_PATH})`;
+      const engine = table.engine === 'Null' ? '`Null`' : `Replicated${table.engine}(${SHARD_PATH}`;
       expect(table.engine === 'Null' || table.engine.endsWith('MergeTree'), table.engine).toBe(true);
       expect(local).toContain(`ENGINE = ${engine}`);
+      // The single-server engine's own arguments, if any, follow the shard path.
+      if (table.engine !== 'Null') expect(local!.charAt(local!.indexOf(engine) + engine.length), table.name).toMatch(/^[),]$/);
       // The same deduplication window, not shortened by the replicated default of an hour.
       expect(local).not.toContain('non_replicated_deduplication_window');
       if (/deduplication_window/.test(local!)) expect(local).toMatch(/replicated_deduplication_window = \d+, replicated_deduplication_window_seconds = 604800/);
     }
     expect(created('events_v1_local')).toContain('replicated_deduplication_window = 10000, replicated_deduplication_window_seconds = 604800');
+    // clickhouse/0014: the version column of a ReplacingMergeTree stays its argument.
+    expect(created('reach_today_windows_v1_local')).toContain(`ENGINE = ReplicatedReplacingMergeTree(${SHARD_PATH}, impressions)`);
     for (const statement of formatted) {
       for (const [, engine] of statement.matchAll(/ENGINE = ([\w`]+)/g)) expect(engine).toMatch(/^(Replicated\w*MergeTree|Distributed|`Null`)$/);
     }
