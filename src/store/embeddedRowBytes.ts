@@ -81,10 +81,22 @@ export function embeddedRowBytes(db: PGlite): (sql: string, params: readonly Tex
 export function embeddedDataRows(db: PGlite): (sql: string) => Promise<Buffer> {
   return (sql) =>
     db._runExclusiveQuery(async () => {
-      const chunks: Buffer[] = [];
-      // Each chunk is valid only during the callback.
-      await db.execProtocolRawStream(protocol.serialize.query(sql), { syncToFs: false, onRawData: (chunk) => chunks.push(Buffer.from(chunk)) });
-      return dataRowsOf(Buffer.concat(chunks));
+      // Each chunk (8 KB, thousands of them) is valid only during the callback: gathered into one
+      // growing buffer, not a Buffer each (which cost 0.05-0.1 s of a start at 150,000 creatives).
+      let gathered = Buffer.allocUnsafeSlow(2 ** 20);
+      let written = 0;
+      const gather = (chunk: Uint8Array) => {
+        if (written + chunk.length > gathered.length) {
+          const larger = Buffer.allocUnsafeSlow(Math.max(gathered.length * 2, written + chunk.length));
+          gathered.copy(larger, 0, 0, written);
+          gathered = larger;
+        }
+        gathered.set(chunk, written);
+        written += chunk.length;
+      };
+      await db.execProtocolRawStream(protocol.serialize.query(sql), { syncToFs: false, onRawData: gather });
+      // A copy of the rows alone: the gathered buffer is up to twice their size.
+      return Buffer.from(dataRowsOf(gathered.subarray(0, written)));
     });
 }
 
