@@ -1,7 +1,8 @@
 import { loadConfig } from '../src/config.js';
 import { openStores } from '../src/runtime.js';
-import { buildAdIndex } from '../src/serving/adIndex.js';
+import { buildAdIndex, type IndexRows } from '../src/serving/adIndex.js';
 import { loadCatalog } from '../src/serving/catalogQueries.js';
+import { groupCreativeRows } from '../src/serving/creativeGroups.js';
 import { DeliveryLearning } from '../src/serving/deliveryLearning.js';
 import { SpendPacing } from '../src/serving/spendPacing.js';
 import { FrequencyCounts } from '../src/serving/frequencyCounts.js';
@@ -21,6 +22,12 @@ export interface IndexHeapReport {
   lineItems: number;
 }
 
+/** The catalog as the service's full read gives it to the build, without the line items' text kept for the snapshot. */
+async function readCatalog(): Promise<IndexRows & { horizon: string }> {
+  const { horizon, tokens, placements, lineItems, creatives, creativeRows } = await loadCatalog(stores.db);
+  return { horizon, tokens, placements, lineItems, creatives, creativeGroups: groupCreativeRows(creativeRows, lineItems).groups };
+}
+
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
 
@@ -28,7 +35,7 @@ const stores = await openStores(loadConfig({ ...process.env, DATA_DIR: process.a
 gc();
 const heapBefore = process.memoryUsage().heapUsed;
 const loadStarted = performance.now();
-let rows: Awaited<ReturnType<typeof loadCatalog>> | undefined = await loadCatalog(stores.db);
+let rows: (IndexRows & { horizon: string }) | undefined = await readCatalog();
 const loadCatalogMs = performance.now() - loadStarted;
 const pacing = new SpendPacing(stores.ch, () => 0);
 const frequency = new FrequencyCounts(stores.ch, () => 0);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { CatalogRows, CreativeRow, LineItemRow } from './catalogQueries.js';
+import { CREATIVE_FIELDS, creativeRowOf, type CatalogRows, type CreativeRow, type LineItemRow } from './catalogQueries.js';
+import { readDataRow } from '../store/dataRows.js';
 import { expectedValuePerImpression, type DeliveryStats } from './expectedValue.js';
 import { bidInUsd, eligiblePriceModels, lineItemCurrency, priceNanos, usdToNanos, type PriceModel } from '../money/priceModels.js';
 import type { SpendCounter } from './spendPacing.js';
@@ -33,12 +34,12 @@ export interface ServableCreative {
 }
 
 /**
- * A line item's creatives as the catalog snapshot keeps them: their rows' JSON, comma-separated, in
- * a buffer shared by every line item of the snapshot, parsed the first time the line item is served
- * (creativesOf). Parsing 150,000 creatives and building their renders was half of a restart's
- * catalog load at 100,000 line items, and most line items are never the winner of a serve. The
- * snapshot keeps a group only for a line item with a row servableCreative accepts, so what a group
- * reads is never empty.
+ * A line item's creatives as a full read and the catalog snapshot keep them: their rows as the
+ * engine's DataRow messages (src/store/dataRows.ts), in a buffer shared by every line item of the
+ * read, parsed the first time the line item is served (creativesOf). Parsing 150,000 creatives and
+ * building their renders was half of a start's catalog load at 100,000 line items, and most line
+ * items are never the winner of a serve. A group is made only for a line item with a row whose
+ * destination isServableDestination accepts (creativeGroups.ts), so what a group reads is never empty.
  */
 export class CreativeGroup {
   constructor(
@@ -49,15 +50,21 @@ export class CreativeGroup {
   ) {}
 
   read(): ServableCreative[] {
-    const rows = JSON.parse(`[${this.bytes.toString('utf8', this.start, this.end)}]`) as CreativeRow[];
-    return rows.flatMap((row) => servableCreative(row, this.brandName) ?? []);
+    const bounds = new Int32Array(CREATIVE_FIELDS.length * 2);
+    const creatives: ServableCreative[] = [];
+    for (let at = this.start; at < this.end; ) {
+      at = readDataRow(this.bytes, at, bounds);
+      const creative = servableCreative(creativeRowOf(this.bytes, bounds), this.brandName);
+      if (creative) creatives.push(creative);
+    }
+    return creatives;
   }
 }
 
-/** Catalog rows as the index is built from them; from the catalog snapshot, each line item's creatives unparsed, in lineItems' order (creatives is then empty). */
+/** Catalog rows as the index is built from them; from a full read or the catalog snapshot, each line item's creatives unparsed, in lineItems' order (creatives is then empty). */
 export type IndexRows = CatalogRows & { creativeGroups?: Array<CreativeGroup | undefined> };
 
-/** A line item's creatives, parsed now when they came from the catalog snapshot and this is their first use. */
+/** A line item's creatives, parsed now when they came from a full read or the catalog snapshot and this is their first use. */
 export function creativesOf(entry: LineItemEntry): ServableCreative[] {
   const creatives = entry.creatives;
   if (!(creatives instanceof CreativeGroup)) return creatives;
@@ -89,7 +96,7 @@ export interface LineItemEntry {
   /** The campaign's flight, [startsAtMs, endsAtMs), in ms since the epoch; open ends are -/+Infinity. */
   startsAtMs: number;
   endsAtMs: number;
-  /** Read them with creativesOf: from the catalog snapshot they stay unparsed until the line item is first served. */
+  /** Read them with creativesOf: from a full read or the catalog snapshot they stay unparsed until the line item is first served. */
   creatives: ServableCreative[] | CreativeGroup;
   nextCreative: number;
   placementsInclude: Set<string> | null;
@@ -341,7 +348,7 @@ export function buildEntry(
   if (!storedTargeting.validate(targeting)) return 'bad_targeting';
   const cap = row.frequency_cap ?? null;
   if (!storedFrequencyCap.validate(cap)) return 'bad_targeting';
-  // A snapshot's group is never empty (see CreativeGroup); it is parsed now only when semantic matching reads the creatives' text.
+  // A group is never empty (see CreativeGroup); it is parsed now only when semantic matching reads the creatives' text.
   const semanticWanted = deps.semanticModel !== undefined && targeting.semantic?.enabled === true;
   const creatives =
     creativeRows instanceof CreativeGroup
@@ -448,9 +455,9 @@ function uniquePhrases(keywords: string[], phraseFor: (words: string[]) => Phras
   return [...found];
 }
 
-/** Whether a creative row can be served (its destination is a URL): the catalog snapshot keeps only these. */
-export function isServableCreative(row: CreativeRow): boolean {
-  return hostOf(row.destination_url) !== undefined;
+/** Whether a creative with this destination can be served (it is a URL): a CreativeGroup is made only where one is. */
+export function isServableDestination(destinationUrl: string): boolean {
+  return hostOf(destinationUrl) !== undefined;
 }
 
 function servableCreative(row: CreativeRow, brandName: string): ServableCreative | undefined {

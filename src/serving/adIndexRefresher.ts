@@ -1,10 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
-import { buildAdIndex, rerank, type AdIndex, type IndexBuildDeps } from './adIndex.js';
+import { buildAdIndex, rerank, type AdIndex, type IndexBuildDeps, type IndexRows } from './adIndex.js';
 import { AdIndexPatcher, type IndexPatch } from './adIndexPatcher.js';
 import { CATALOG_CHANGES_CHANNEL, CatalogChangeFeed, pruneCatalogChanges, readHorizon } from './catalogChanges.js';
 import { loadCatalog, loadCatalogPart } from './catalogQueries.js';
 import { CatalogSnapshot, type BaseBytes, type LoadedSnapshot } from './catalogSnapshot.js';
+import { groupCreativeRows } from './creativeGroups.js';
 import { startPeriodicTask, type PeriodicTask } from './periodicTask.js';
 
 export interface AdIndexRefresherOptions {
@@ -150,15 +151,17 @@ export class AdIndexRefresher {
 
   private static async build(options: AdIndexRefresherOptions, snapshot: CatalogSnapshot | undefined) {
     const started = Date.now();
-    const rows = await loadCatalog(options.db);
-    snapshot?.replaceBase(rows.horizon, rows, rows.texts);
+    const read = await loadCatalog(options.db);
+    const creatives = groupCreativeRows(read.creativeRows, read.lineItems);
+    snapshot?.replaceBase(read.horizon, read, { lineItems: read.texts.lineItems, creativeRows: read.creativeRows, ranges: creatives.ranges });
+    const rows: IndexRows = { ...read, creativeGroups: creatives.groups };
     await options.beforeBuild;
-    const { index, skipped } = await buildAdIndex(rows.horizon, rows, options.build);
+    const { index, skipped } = await buildAdIndex(read.horizon, rows, options.build);
     const patcher = new AdIndexPatcher(index, options.build);
     const ms = Date.now() - started;
     options.onBuilt(index, ms);
     options.log.info({ lineItems: index.lineItems.length, placements: index.placements.size, skipped, ms }, 'ad index built');
-    return { index, feed: new CatalogChangeFeed(options.db, rows.horizon), patcher };
+    return { index, feed: new CatalogChangeFeed(options.db, read.horizon), patcher };
   }
 
   /**

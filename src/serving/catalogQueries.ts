@@ -1,3 +1,4 @@
+import { fieldText } from '../store/dataRows.js';
 import type { Postgres, SqlExecutor } from '../store/postgres.js';
 
 /** What the ad index is built from: everything servable, one query per table. */
@@ -42,7 +43,11 @@ const LINE_ITEM_COLUMNS = `SELECT li.id, li.campaign_id, c.brand_name, li.bid_ty
        li.budget_pacing, li.targeting, li.frequency_cap, c.starts_at, c.ends_at
   FROM line_items li JOIN campaigns c ON c.id = li.campaign_id
   WHERE li.status = 'active' AND c.status = 'active' AND (c.ends_at IS NULL OR c.ends_at > now())`;
-const CREATIVE_COLUMNS = `SELECT cr.id, cr.line_item_id, cr.title, cr.body, cr.cta, cr.destination_url, cr.image_url
+
+/** The fields of a creative row in the creatives' queries, by position (what creativeRows holds). */
+export const CREATIVE_FIELDS = ['id', 'line_item_id', 'title', 'body', 'cta', 'destination_url', 'image_url'] as const;
+const CREATIVE_SELECT = CREATIVE_FIELDS.map((field) => `cr.${field}`).join(', ');
+const CREATIVE_COLUMNS = `SELECT ${CREATIVE_SELECT}
   FROM creatives cr JOIN line_items li ON li.id = cr.line_item_id JOIN campaigns c ON c.id = li.campaign_id
   WHERE li.status = 'active' AND c.status = 'active' AND cr.format = 'contextual_card'`;
 const CREATIVE_ORDER = 'ORDER BY cr.line_item_id, cr.created_at, cr.id';
@@ -51,17 +56,21 @@ const CREATIVE_ORDER = 'ORDER BY cr.line_item_id, cr.created_at, cr.id';
  * a third of reading the catalog (100,000 index lookups), and a creative of a line item that is
  * not servable is never looked up (buildAdIndex takes the creatives of the line items it has).
  */
-const ALL_CREATIVE_COLUMNS = `SELECT cr.id, cr.line_item_id, cr.title, cr.body, cr.cta, cr.destination_url, cr.image_url
+const ALL_CREATIVE_COLUMNS = `SELECT ${CREATIVE_SELECT}
   FROM creatives cr WHERE cr.format = 'contextual_card'`;
 
 /**
  * Everything servable, in one REPEATABLE READ transaction so that the tables agree with each other
  * (no creative without its line item, no token of a deleted publisher), and the catalog-change
  * horizon of that snapshot: every change of a transaction below it is in these rows (see
- * catalogChanges.ts). `texts` are the line items and creatives as the engine wrote them, which the
- * catalog snapshot in DATA_DIR stores (catalogSnapshot.ts).
+ * catalogChanges.ts). `texts` are the line items as the engine wrote them, which the catalog
+ * snapshot in DATA_DIR stores (catalogSnapshot.ts). The creatives stay the engine's DataRow bytes
+ * (`creativeRows`, in line item order; `creatives` is empty): the index parses a line item's when
+ * it is first served (creativeGroups.ts), as after a restart. Decoding, parsing and building all
+ * 150,000 of them was 0.5-0.7 s of a first start at 100,000 line items, and the engine writes
+ * plain rows in half the time it takes to write them as JSON (0.25-0.35 s against 0.6-0.7).
  */
-export async function loadCatalog(db: Postgres): Promise<CatalogRows & { horizon: string; texts: CatalogTexts }> {
+export async function loadCatalog(db: Postgres): Promise<CatalogRows & { horizon: string; creativeRows: Buffer; texts: CatalogTexts }> {
   return db.transaction(async (tx) => {
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
     // The first query takes the snapshot, so the horizon is that of every row read below.
@@ -69,22 +78,35 @@ export async function loadCatalog(db: Postgres): Promise<CatalogRows & { horizon
     const tokens = await tx.query<CatalogRows['tokens'][number]>(TOKEN_COLUMNS);
     const placements = await tx.query<CatalogRows['placements'][number]>(PLACEMENT_COLUMNS);
     const lineItems = await jsonText(tx, LINE_ITEM_COLUMNS);
-    const creatives = await jsonText(tx, `${ALL_CREATIVE_COLUMNS} ${CREATIVE_ORDER}`);
+    const creativeRows = await tx.dataRows(`${ALL_CREATIVE_COLUMNS} ${CREATIVE_ORDER}`);
     return {
       horizon: horizon.rows[0]!.horizon,
       tokens: tokens.rows,
       placements: placements.rows,
       lineItems: parseLineItems(lineItems),
-      creatives: JSON.parse(creatives) as CreativeRow[],
-      texts: { lineItems, creatives },
+      creatives: [],
+      creativeRows,
+      texts: { lineItems },
     };
   });
 }
 
-/** The two large tables of the catalog as JSON arrays of rows, the form loadCatalog reads them in. */
+/** The line items of a full read as the engine wrote them: a JSON array of rows. */
 export interface CatalogTexts {
   lineItems: string;
-  creatives: string;
+}
+
+/** A creative row from the DataRow read into `bounds` (readDataRow of CREATIVE_FIELDS.length fields). */
+export function creativeRowOf(bytes: Buffer, bounds: Int32Array): CreativeRow {
+  return {
+    id: fieldText(bytes, bounds, 0)!,
+    line_item_id: fieldText(bytes, bounds, 1)!,
+    title: fieldText(bytes, bounds, 2)!,
+    body: fieldText(bytes, bounds, 3)!,
+    cta: fieldText(bytes, bounds, 4)!,
+    destination_url: fieldText(bytes, bounds, 5)!,
+    image_url: fieldText(bytes, bounds, 6),
+  };
 }
 
 /** The queries whose rows make the catalog: a snapshot written by other queries is not read (catalogSnapshot.ts). */

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Postgres, SqlExecutor } from '../store/postgres.js';
-import { CreativeGroup, isServableCreative, type IndexRows } from './adIndex.js';
-import { CATALOG_QUERIES, parseLineItems, reviveFlights, type CatalogKeys, type CatalogRows, type CatalogTexts, type CreativeRow, type LineItemRow } from './catalogQueries.js';
+import { CreativeGroup, type IndexRows } from './adIndex.js';
+import { CATALOG_QUERIES, parseLineItems, reviveFlights, type CatalogKeys, type CatalogRows, type LineItemRow } from './catalogQueries.js';
 
 /**
  * Which catalog rows a snapshot holds: a snapshot written by another version of the catalog
@@ -34,8 +34,8 @@ interface BaseHeader extends SnapshotStamp {
   id: string;
   horizon: string;
   /**
-   * Byte lengths of the sections after the header line: tokens, placements, line items, creatives,
-   * and where each line item's creatives are in theirs (see creativeSections).
+   * Byte lengths of the sections after the header line: tokens, placements, line items, creatives
+   * (DataRows: see BaseSections), and where each line item's creatives are in theirs.
    */
   sections: number[];
   /** The CRC-32 of each section: a byte changed in place (a bid, a URL) still parses, so parsing proves nothing. */
@@ -44,6 +44,16 @@ interface BaseHeader extends SnapshotStamp {
 
 /** A snapshot file whose bytes are not what was written: told in one line, without the bytes themselves. */
 class SnapshotDamage extends Error {}
+
+/**
+ * What a full read gives the base besides its tokens and placements: the line items' JSON text as
+ * the engine wrote it, the creatives' rows (loadCatalog) and each line item's range in them (groupCreativeRows).
+ */
+export interface BaseSections {
+  lineItems: string;
+  creativeRows: Buffer;
+  ranges: number[];
+}
 
 /** One line of the log: a patch the index applied (keys and rows), or only the feed's horizon. */
 interface LogRecord {
@@ -54,7 +64,7 @@ interface LogRecord {
 }
 
 const FORMAT = createHash('sha256')
-  .update(['adsvc catalog snapshot 3', ...CATALOG_QUERIES].join('\n'))
+  .update(['adsvc catalog snapshot 4', ...CATALOG_QUERIES].join('\n'))
   .digest('hex')
   .slice(0, 16);
 /**
@@ -205,7 +215,7 @@ export class CatalogSnapshot {
 
   /**
    * Lets the bases asked for be written: called once the service listens (or stops). Their
-   * sections (the offsets' walk over the creatives above all, 0.2-0.3 s at 100,000 line items) are
+   * sections (their encoding and checksums, 0.1-0.2 s at 100,000 line items) are
    * not needed to answer, so a first start does not wait for them. Until then a crash leaves no base
    * (or the discarded one gone): the next start reads the catalog in full, as it would have.
    */
@@ -214,23 +224,24 @@ export class CatalogSnapshot {
   }
 
   /** Replaces the snapshot with the rows of a full read (in the background, once startWriting is called; see flush). */
-  replaceBase(horizon: string, rows: CatalogRows, texts: CatalogTexts): void {
+  replaceBase(horizon: string, rows: CatalogRows, base: BaseSections): void {
     const id = randomUUID();
     const logHeader = logLine({ base: id });
     this.baseId = id;
     this.seq = 0;
     // What the log's limit is measured against until the base's sections are written: close to their size.
-    this.baseBytes = texts.lineItems.length + texts.creatives.length;
+    this.baseBytes = base.lineItems.length + base.creativeRows.length;
     this.logBytes = Buffer.byteLength(logHeader);
     this.enqueue(async () => {
       await this.writesAllowed;
       // Each step in its own turn of the event loop: the service answers between them.
       const sections: Buffer[] = [];
-      for (const text of [JSON.stringify(rows.tokens), JSON.stringify(rows.placements), texts.lineItems]) {
+      for (const text of [JSON.stringify(rows.tokens), JSON.stringify(rows.placements), base.lineItems, JSON.stringify(base.ranges)]) {
         sections.push(Buffer.from(text));
         await new Promise(setImmediate);
       }
-      sections.push(...(await creativeSections(rows, texts.creatives)));
+      // The creatives as the read kept them, before their ranges.
+      sections.splice(3, 0, base.creativeRows);
       const checksums: number[] = [];
       for (const section of sections) checksums.push(await checksumOf(section));
       const header: BaseHeader = { ...this.stamp, id, horizon, sections: sections.map((section) => section.length), checksums };
@@ -429,24 +440,6 @@ async function readAt(file: FileHandle, position: number, length: number): Promi
   return buffer;
 }
 
-/**
- * The base's creatives: the engine's JSON text of them all, as it wrote it (one row a line, in line
- * item order; a JSON string holds no raw line end), and where each line item's rows are in it:
- * [index in the line items, first byte, end] for each line item with a servable creative. A
- * restart parses only those offsets; a line item's rows are parsed when it is first served
- * (CreativeGroup). Should a line not start with its row's id (an engine writing json_agg otherwise),
- * the rows are encoded again, one a line.
- */
-async function creativeSections(rows: CatalogRows, creativesText: string): Promise<[Buffer, Buffer]> {
-  let text = Buffer.from(creativesText);
-  let ranges = await lineItemRanges(rows, text);
-  if (!ranges) {
-    text = Buffer.from(rows.creatives.map((row) => JSON.stringify(row)).join('\n'));
-    ranges = (await lineItemRanges(rows, text))!;
-  }
-  return [text, Buffer.from(JSON.stringify(ranges))];
-}
-
 /** How many bytes the base's checksums read between two turns of the event loop (a few ms of it). */
 const CHECKSUM_BYTES_BETWEEN_YIELDS = 4 * 2 ** 20;
 
@@ -460,54 +453,7 @@ async function checksumOf(bytes: Buffer): Promise<number> {
   return checksum;
 }
 
-/** How many creative rows the offsets' walk reads between two turns of the event loop (about 10 ms of it). */
-const ROWS_BETWEEN_YIELDS = 10_000;
-
-const ID_PREFIX = Buffer.from('{"id":"');
-
-/** The ranges of creativeSections, or undefined when a line of `text` does not hold its row. */
-async function lineItemRanges(rows: CatalogRows, text: Buffer): Promise<number[] | undefined> {
-  const indexOf = new Map<string, number>();
-  rows.lineItems.forEach((row, index) => indexOf.set(row.id, index));
-  const ranges: number[] = [];
-  let lineStart = 0;
-  // The line item whose rows are being read (rows come in line item order), from where, to where, and whether one is servable.
-  let run = { index: -1, lineItemId: '', start: 0, end: 0, servable: false };
-  for (const [rowNumber, row] of rows.creatives.entries()) {
-    // The service is answering meanwhile: requests are not held for the whole walk.
-    if (rowNumber % ROWS_BETWEEN_YIELDS === ROWS_BETWEEN_YIELDS - 1) await new Promise(setImmediate);
-    let lineEnd = text.indexOf(0x0a, lineStart);
-    if (lineEnd === -1) lineEnd = text.length;
-    // The row's object: from its '{' (after the array's '[' or the separator's ' ') to its '}' (before ', ' or ']').
-    let start = lineStart;
-    while (start < lineEnd && text[start] !== 0x7b) start += 1;
-    let end = lineEnd;
-    while (end > start && text[end - 1] !== 0x7d) end -= 1;
-    if (!holdsId(text, start, end, row.id)) return undefined;
-    if (row.line_item_id !== run.lineItemId) {
-      if (run.servable && run.index >= 0) ranges.push(run.index, run.start, run.end);
-      run = { index: indexOf.get(row.line_item_id) ?? -1, lineItemId: row.line_item_id, start, end, servable: false };
-    }
-    run.end = end;
-    run.servable ||= isServableCreative(row);
-    lineStart = lineEnd + 1;
-  }
-  if (run.servable && run.index >= 0) ranges.push(run.index, run.start, run.end);
-  return ranges;
-}
-
-/** Whether the JSON object in text[start, end) starts with `{"id":"<id>"`, the way the engine writes a row. */
-function holdsId(text: Buffer, start: number, end: number, id: string): boolean {
-  const at = start + ID_PREFIX.length;
-  if (at + id.length >= end || text.compare(ID_PREFIX, 0, ID_PREFIX.length, start, at) !== 0 || text[at + id.length] !== 0x22) return false;
-  for (let i = 0; i < id.length; i++) if (text[at + i] !== id.charCodeAt(i)) return false;
-  return true;
-}
-
-/**
- * Each line item's creatives in `bytes` (creativeSections), undefined for a line item without a
- * servable one. Between a line item's rows the engine wrote `, \n `: bracketed, they are a JSON array.
- */
+/** Each line item's creatives in `bytes` at the base's `ranges` (groupCreativeRows made them), undefined for a line item without a servable one. */
 function creativeGroups(bytes: Buffer, ranges: number[], lineItems: LineItemRow[]): Array<CreativeGroup | undefined> {
   const groups = new Array<CreativeGroup | undefined>(lineItems.length).fill(undefined);
   for (let i = 0; i < ranges.length; i += 3) {

@@ -3,10 +3,20 @@ import { lockDirectory } from './directoryLock.js';
 import { parseTimestamptz } from './timestampText.js';
 import { rethrowUnavailable } from './storeUnavailable.js';
 import type { TextParam } from './embeddedRowBytes.js';
+import { encodeDataRows } from './dataRows.js';
 
 /** What every repository needs from Postgres; the pg Pool and embedded PGlite both provide it. */
 export interface SqlExecutor {
   query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: Row[] }>;
+}
+
+/** A transaction's statements: queries, and rows kept as the engine's bytes. */
+interface TransactionExecutor extends SqlExecutor {
+  /**
+   * Every row of `sql` (no parameters) as DataRow messages (dataRows.ts): for many rows that are
+   * kept as bytes rather than decoded into objects. Embedded, as the engine wrote them.
+   */
+  dataRows(sql: string): Promise<Buffer>;
 }
 
 export interface Postgres extends SqlExecutor {
@@ -17,7 +27,7 @@ export interface Postgres extends SqlExecutor {
    */
   rowBytes(sql: string, params: readonly TextParam[]): Promise<(Buffer | null)[] | undefined>;
   /** Runs fn in one transaction: committed when fn resolves, rolled back when it throws. */
-  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: TransactionExecutor) => Promise<T>): Promise<T>;
   /** Runs several statements separated by semicolons, without parameters (migrations). */
   exec(sql: string): Promise<void>;
   readonly kind: 'server' | 'embedded';
@@ -82,7 +92,13 @@ async function openServer(databaseUrl: string): Promise<Postgres> {
       client.on('error', onLost);
       try {
         await client.query('BEGIN');
-        const result = await fn({ query: async (sql, params) => client.query(sql, params as unknown[]) as never });
+        const result = await fn({
+          query: async (sql, params) => client.query(sql, params as unknown[]) as never,
+          dataRows: async (sql) => {
+            const { rows } = await client.query<(string | null)[]>({ text: sql, rowMode: 'array', types: { getTypeParser: () => keepText } });
+            return encodeDataRows(rows);
+          },
+        });
         await client.query('COMMIT');
         return result;
       } catch (error) {
@@ -112,7 +128,7 @@ function openEmbedded(directory: string): Promise<Postgres> {
 
 async function openLockedEmbedded(directory: string, release: () => void): Promise<Postgres> {
   const { PGlite, types } = await import('@electric-sql/pglite');
-  const { embeddedRowBytes } = await import('./embeddedRowBytes.js');
+  const { embeddedDataRows, embeddedRowBytes } = await import('./embeddedRowBytes.js');
   // timestamptz read as node-postgres reads it on a server (its own parser misreads years 0001-0099).
   const db = await PGlite.create(directory, {
     parsers: { [types.INT8]: (value: string) => Number(value), [types.TIMESTAMPTZ]: parseTimestamptz },
@@ -123,6 +139,7 @@ async function openLockedEmbedded(directory: string, release: () => void): Promi
   // statement is, it reads 100 rows in order. The session is the process's one connection.
   await db.exec('SET plan_cache_mode = force_custom_plan');
   const readRowBytes = embeddedRowBytes(db);
+  const readDataRows = embeddedDataRows(db);
   return {
     kind: 'embedded',
     // A full disk (53100) surfaces as StoreUnavailableError (503 with Retry-After), as on a server.
@@ -131,7 +148,8 @@ async function openLockedEmbedded(directory: string, release: () => void): Promi
     exec: async (sql) => {
       await db.exec(sql).catch(rethrowUnavailable);
     },
-    transaction: (fn) => db.transaction((tx) => fn({ query: async (sql, params) => tx.query(sql, params) as never })).catch(rethrowUnavailable),
+    transaction: (fn) =>
+      db.transaction((tx) => fn({ query: async (sql, params) => tx.query(sql, params) as never, dataRows: readDataRows })).catch(rethrowUnavailable),
     // In process: PGlite hands each notification over when the query that committed it returns.
     listen: async (channel, onNotify) => {
       const unlisten = await db.listen(channel, () => onNotify());
