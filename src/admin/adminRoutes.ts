@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
-import { ApiError, parseInput, parsePathParams } from '../http/errors.js';
+import { ApiError, parseBody, parsePathParams } from '../http/errors.js';
 import { requireAdminToken } from '../http/adminAuth.js';
 import { keysetPage, parseListQuery } from '../http/keysetPaging.js';
 import { addUserBody, createApiKeyBody, createOrganizationBody, orgIdParam, uuidListQuery, uuidParam } from './adminSchemas.js';
@@ -43,20 +43,20 @@ export async function adminRoutes(app: FastifyInstance, { db, adminToken }: Admi
   });
 
   app.post('/v1/admin/organizations', async (request, reply) => {
-    const { name } = parseInput(createOrganizationBody, request.body);
+    const { name } = parseBody(createOrganizationBody, request.body);
     return reply.code(201).send({ data: await createOrganization(db, name) });
   });
 
   app.post('/v1/admin/organizations/:org_id/users', async (request, reply) => {
     const { org_id } = parsePathParams(orgIdParam, request.params, 'organization');
-    const { email } = parseInput(addUserBody, request.body);
+    const { email } = parseBody(addUserBody, request.body);
     if (!(await organizationExists(db, org_id))) throw new ApiError('not_found', 'organization not found');
     return reply.code(201).send({ data: await addMember(db, org_id, email) });
   });
 
   app.post('/v1/admin/organizations/:org_id/api-keys', async (request, reply) => {
     const { org_id } = parsePathParams(orgIdParam, request.params, 'organization');
-    const { permissions } = parseInput(createApiKeyBody, request.body);
+    const { permissions } = parseBody(createApiKeyBody, request.body);
     if (!(await organizationExists(db, org_id))) throw new ApiError('not_found', 'organization not found');
     return reply.code(201).send({ data: await createApiKey(db, org_id, permissions) });
   });

@@ -62,12 +62,26 @@ export function zodDetails(error: z.ZodError): ErrorDetail[] {
 
 /**
  * Parses input with a zod schema; a failure is 422 validation_error listing every offending field.
- * A missing body counts as `{}`, so that its required fields are listed.
+ * A missing query or optional body counts as `{}`, so that its required fields are listed; JSON
+ * `null` is not an object and fails like any other non-object.
  */
 export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
-  const result = schema.safeParse(input ?? {});
+  const result = schema.safeParse(input === undefined ? {} : input);
   if (!result.success) throw new ApiError('validation_error', 'request is invalid', zodDetails(result.error));
   return result.data;
+}
+
+/**
+ * Parses the body of a route whose body is required (openapi.yaml `requestBody.required`): none at
+ * all, or JSON `null`, is 422 before the schema is asked, so that a PUT without a body never
+ * replaces what it names with nothing (a targeting whose every field is optional would otherwise
+ * parse as `{}`: no targeting at all).
+ */
+export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknown): z.output<Schema> {
+  if (body === undefined || body === null) {
+    throw new ApiError('validation_error', 'request is invalid', [{ path: '', message: 'a JSON object body is required' }]);
+  }
+  return parseInput(schema, body);
 }
 
 /** What a 503 unavailable asks the client to wait: spool space, the event buffer and a store come back in seconds. */

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
 import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
-import { ApiError, parseInput, parsePathParams, zodDetails } from '../http/errors.js';
+import { ApiError, parseBody, parseInput, parsePathParams, zodDetails } from '../http/errors.js';
 import {
   activateBody,
   campaignInput,
@@ -39,17 +39,17 @@ export async function campaignRoutes(app: FastifyInstance, { db }: FeatureDeps):
   });
 
   app.post('/v1/advertiser/campaigns', write, async (request, reply) => {
-    const input = parseInput(campaignInput, request.body);
+    const input = parseBody(campaignInput, request.body);
     return reply.code(201).send({ data: await createCampaign(db, advertiserOf(request).organizationId, input) });
   });
 
   app.post('/v1/advertiser/campaigns/validate', write, async (request) => {
-    const input = parseInput(validateBody, request.body);
+    const input = parseBody(validateBody, request.body);
     return { data: await validateCampaign(db, advertiserOf(request).organizationId, input) };
   });
 
   app.post('/v1/advertiser/campaigns/compose', write, async (request, reply) => {
-    const input = parseInput(composeBody, request.body);
+    const input = parseBody(composeBody, request.body);
     return reply.code(201).send({ data: await composeCampaign(db, advertiserOf(request).organizationId, input) });
   });
 
@@ -60,7 +60,7 @@ export async function campaignRoutes(app: FastifyInstance, { db }: FeatureDeps):
 
   app.patch('/v1/advertiser/campaigns/:id', write, async (request) => {
     const id = campaignId(request.params);
-    const patch = parseInput(campaignPatch, request.body);
+    const patch = parseBody(campaignPatch, request.body);
     return { data: await patchCampaign(db, advertiserOf(request).organizationId, id, patch) };
   });
 
@@ -89,7 +89,7 @@ export async function campaignRoutes(app: FastifyInstance, { db }: FeatureDeps):
 
   app.post('/v1/advertiser/campaigns/:id/line-items', write, async (request, reply) => {
     const id = campaignId(request.params);
-    const input = parseInput(lineItemInput, request.body);
+    const input = parseBody(lineItemInput, request.body);
     return reply.code(201).send({ data: await createLineItem(db, advertiserOf(request).organizationId, id, input) });
   });
 }

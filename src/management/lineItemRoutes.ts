@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
 import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
-import { parseInput, parsePathParams } from '../http/errors.js';
+import { parseBody, parsePathParams } from '../http/errors.js';
 import { attachCreativesBody } from './creativeSchema.js';
 import { idParam } from './fieldSchemas.js';
 import { bidsBody, budgetBody, lineItemPatch } from './lineItemSchemas.js';
@@ -20,31 +20,31 @@ export async function lineItemRoutes(app: FastifyInstance, { db }: FeatureDeps):
 
   app.patch('/v1/advertiser/line-items/:id', write, async (request) => {
     const id = lineItemId(request.params);
-    const patch = parseInput(lineItemPatch, request.body);
+    const patch = parseBody(lineItemPatch, request.body);
     return { data: await patchLineItem(db, advertiserOf(request).organizationId, id, patch) };
   });
 
   app.put('/v1/advertiser/line-items/:id/budget', write, async (request) => {
     const id = lineItemId(request.params);
-    const budget = parseInput(budgetBody, request.body);
+    const budget = parseBody(budgetBody, request.body);
     return { data: await putBudget(db, advertiserOf(request).organizationId, id, budget) };
   });
 
   app.put('/v1/advertiser/line-items/:id/bids', write, async (request) => {
     const id = lineItemId(request.params);
-    const bids = parseInput(bidsBody, request.body);
+    const bids = parseBody(bidsBody, request.body);
     return { data: await putBids(db, advertiserOf(request).organizationId, id, bids) };
   });
 
   app.put('/v1/advertiser/line-items/:id/targeting', write, async (request) => {
     const id = lineItemId(request.params);
-    const targeting = parseInput(targetingSchema, request.body);
+    const targeting = parseBody(targetingSchema, request.body);
     return { data: await putTargeting(db, advertiserOf(request).organizationId, id, targeting) };
   });
 
   app.post('/v1/advertiser/line-items/:id/creatives', write, async (request, reply) => {
     const id = lineItemId(request.params);
-    const { creatives } = parseInput(attachCreativesBody, request.body);
+    const { creatives } = parseBody(attachCreativesBody, request.body);
     return reply.code(201).send({ data: await attachCreatives(db, advertiserOf(request).organizationId, id, creatives) });
   });
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
-import { parseInput, parsePathParams } from '../http/errors.js';
+import { parseBody, parseInput, parsePathParams } from '../http/errors.js';
 import { requireAdminToken } from '../http/adminAuth.js';
 import { approveReviewBody, listReviewsQuery, rejectReviewBody, reviewIdParam } from './integrationReviewSchemas.js';
 import { listReviews } from './integrationReviewRepository.js';
@@ -33,7 +33,7 @@ export async function integrationReviewAdminRoutes(app: FastifyInstance, { db, a
 
   app.post('/v1/admin/integration-reviews/:id/reject', async (request) => {
     const { id } = parsePathParams(reviewIdParam, request.params, 'integration review');
-    const { reason } = parseInput(rejectReviewBody, request.body);
+    const { reason } = parseBody(rejectReviewBody, request.body);
     return { data: await rejectReview(db, id, reason) };
   });
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
-import { ApiError, parseInput, parsePathParams } from '../http/errors.js';
+import { ApiError, parseBody, parseInput, parsePathParams } from '../http/errors.js';
 import { requireAdminToken } from '../http/adminAuth.js';
 import {
   certificationBody,
@@ -55,7 +55,7 @@ export async function placementAdminRoutes(app: FastifyInstance, { db, adminToke
   });
 
   app.post('/v1/admin/publishers', async (request, reply) => {
-    const { name } = parseInput(createPublisherBody, request.body);
+    const { name } = parseBody(createPublisherBody, request.body);
     return reply.code(201).send({ data: await createPublisher(db, name) });
   });
 
@@ -73,7 +73,7 @@ export async function placementAdminRoutes(app: FastifyInstance, { db, adminToke
 
   app.post('/v1/admin/publishers/:publisher_id/placements', async (request, reply) => {
     const { publisher_id } = parsePathParams(publisherIdParam, request.params, 'publisher');
-    const { id, name } = parseInput(createPlacementBody, request.body);
+    const { id, name } = parseBody(createPlacementBody, request.body);
     if (!(await publisherExists(db, publisher_id))) throw new ApiError('not_found', 'publisher not found');
     try {
       return reply.code(201).send({ data: await createPlacement(db, publisher_id, id, name) });

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
 import { requireAdminToken } from '../http/adminAuth.js';
-import { ApiError, parseInput, parsePathParams } from '../http/errors.js';
+import { ApiError, parseBody, parsePathParams } from '../http/errors.js';
 import { publisherIdParam } from '../placements/placementSchemas.js';
 import { publisherExists } from '../placements/publisherRepository.js';
 import { operatorDailyReport, operatorDailyRowColumns } from './operatorReport.js';
@@ -31,7 +31,7 @@ export async function operatorReportingRoutes(app: FastifyInstance, deps: Featur
 
   app.put('/v1/admin/publishers/:publisher_id/revenue-share', async (request) => {
     const { publisher_id } = parsePathParams(publisherIdParam, request.params, 'publisher');
-    const { revenue_share, effective_from } = parseInput(revenueShareBody, request.body);
+    const { revenue_share, effective_from } = parseBody(revenueShareBody, request.body);
     if (!(await publisherExists(deps.db, publisher_id))) throw new ApiError('not_found', 'publisher not found');
     return { data: await setRevenueShare(deps.db, publisher_id, revenue_share, effective_from) };
   });

@@ -324,6 +324,28 @@ describe('PUT /v1/advertiser/line-items/:id/targeting', () => {
     expect(cleared.json().data.targeting).toEqual({});
   });
 
+  it('answers 422 to a PUT without a body, or with JSON null, and leaves the targeting as it was (not replaced by nothing)', async () => {
+    const { advertiser, api, lineItemId } = await setup();
+    const targeting = { keywords: { include: ['laptop'] }, languages: ['en'] };
+    await api('PUT', `/v1/advertiser/line-items/${lineItemId}/targeting`, targeting);
+    const url = `/v1/advertiser/line-items/${lineItemId}/targeting`;
+    const nullBody = await ctx.app.inject({ method: 'PUT', url, headers: { 'x-api-key': advertiser.key, 'content-type': 'application/json' }, payload: 'null' });
+    const noBody = await ctx.app.inject({ method: 'PUT', url, headers: { 'x-api-key': advertiser.key } });
+    for (const response of [nullBody, noBody]) {
+      expect(response.statusCode).toBe(422);
+      expect(response.json().error).toMatchObject({ code: 'validation_error', details: [{ path: '', message: 'a JSON object body is required' }] });
+    }
+    const patch = await ctx.app.inject({
+      method: 'PATCH',
+      url: `/v1/advertiser/line-items/${lineItemId}`,
+      headers: { 'x-api-key': advertiser.key, 'content-type': 'application/json' },
+      payload: 'null',
+    });
+    expect(patch.statusCode).toBe(422);
+    const { rows } = await ctx.stores.db.query<{ targeting: unknown }>('SELECT targeting FROM line_items WHERE id = $1', [lineItemId]);
+    expect(rows[0]!.targeting).toEqual(targeting);
+  });
+
   it('answers 422 listing every offending field and leaves the targeting as it was', async () => {
     const { api, lineItemId } = await setup();
     await api('PUT', `/v1/advertiser/line-items/${lineItemId}/targeting`, { languages: ['en'] });
