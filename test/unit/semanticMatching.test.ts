@@ -70,8 +70,8 @@ describe('semantic matching', () => {
     const { index, ids } = await indexOf([RUNNING_SHOES]);
     const selection = selectAd(index, 'pl', PLACEMENT, { ...ANY_TIME, query: 'What should I wear for my first marathon?', response: 'Start with comfortable clothes that breathe.' });
     expect(selection?.lineItem.id).toBe(ids[0]);
-    expect(selection?.match.by).toBe('similarity');
-    expect(selection?.match.similarity).toBeGreaterThanOrEqual(selection!.match.min_similarity!);
+    expect(selection?.match?.by).toBe('similarity');
+    expect(selection?.match?.similarity).toBeGreaterThanOrEqual(selection!.match!.min_similarity!);
   });
 
   it('does not serve it next to an unrelated conversation', async () => {
