@@ -117,7 +117,7 @@ for (const [label, query, answer] of conversations) {
   tally('exact', label!, wanted?.lineItem.id);
   tally('clustered', label!, found?.lineItem.id);
   if (wanted?.lineItem.id === found?.lineItem.id) sameAd += 1;
-  if (wanted?.match.by === 'similarity') {
+  if (wanted?.match?.by === 'similarity') {
     exactBySimilarity += 1;
     if (found?.lineItem.id === wanted.lineItem.id) keptBySimilarity += 1;
   }

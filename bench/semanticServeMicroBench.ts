@@ -51,7 +51,7 @@ for (let round = 0; round < ROUNDS; round++) {
       if (round === 0) {
         winners[which].push(selection ? String(ordinalOf.get(selection.lineItem.id)) : '-');
         if (selection) fills[which][source === 'serve' ? 0 : 1]! += 1;
-        if (selection?.match.by === 'similarity') fills[which][source === 'serve' ? 2 : 3]! += 1;
+        if (selection?.match?.by === 'similarity') fills[which][source === 'serve' ? 2 : 3]! += 1;
         continue;
       }
       spent[which][source === 'serve' ? 0 : 1]! += micros;

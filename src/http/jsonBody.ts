@@ -38,6 +38,13 @@ export function jsonBodyReader(app: FastifyInstance): JsonBodyReader {
     if (!isUtf8(bytes)) throw new ApiError('bad_request', 'request body is not valid UTF-8');
     const text = bytes.toString('utf8');
     if (text.trim() === '') return undefined;
+    if (cannotPoison(text)) {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        throw new ApiError('bad_request', 'request body is not valid JSON');
+      }
+    }
     let parsed: { error: Error | null; value: unknown } | undefined;
     parseJson(undefined as never, text, (error, value) => (parsed = { error, value }));
     if (parsed === undefined || parsed.error !== null) throw new ApiError('bad_request', 'request body is not valid JSON');
@@ -45,8 +52,21 @@ export function jsonBodyReader(app: FastifyInstance): JsonBodyReader {
   };
 }
 
+/**
+ * Whether no key of this JSON text can be `__proto__` or `constructor`, spelled out or escaped, and it has no byte order mark:
+ * then fastify's parser (secure-json-parse) answers what JSON.parse does, and JSON.parse alone is
+ * a third cheaper (its option handling and two regular expressions over the text: about 0.5 us of
+ * a serve under load, bench/README.md "Serve: session 29"). Any other text takes fastify's parser.
+ */
+function cannotPoison(text: string): boolean {
+  // A byte order mark too: JSON.parse refuses it, fastify's parser drops it.
+  return text.charCodeAt(0) !== 0xfeff && !text.includes('\\u') && !text.includes('__proto__') && !text.includes('constructor');
+}
+
 /** Why a body of this content type cannot be read as UTF-8 text, or undefined when it can (no charset, or utf-8). */
 export function notUtf8Charset(contentType: string | undefined): string | undefined {
+  // The usual header, answered without the regular expression.
+  if (contentType === 'application/json') return undefined;
   const charset = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType ?? '')?.[1]?.toLowerCase();
   if (charset === undefined || charset === 'utf-8' || charset === 'utf8') return undefined;
   return `charset ${charset} is not supported: send the body as UTF-8 (charset=utf-8, or no charset)`;

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { DirectRoute } from '../http/answerBeforeFastify.js';
 import { bearerTokenIn } from '../http/bearerToken.js';
-import { endOfTurn } from '../http/endOfTurn.js';
+import { atEndOfTurn } from '../http/endOfTurn.js';
 import { ApiError, errorBody } from '../http/errors.js';
 import type { JsonBodyReader } from '../http/jsonBody.js';
 import { requestIdOf } from '../http/requestId.js';
@@ -63,8 +63,8 @@ export function directServe(options: DirectServeOptions): DirectRoute {
         send(response, requestId, errorStatus(error, options.log, requestId), errorPayload(error), started, options);
         return;
       }
-      // Written together with the other answers of this event-loop turn: see endOfTurn.
-      void endOfTurn().then(() => send(response, requestId, 200, payload, started, options));
+      // Written together with the other answers of this event-loop turn: see atEndOfTurn.
+      atEndOfTurn(() => send(response, requestId, 200, payload, started, options));
     });
     return true;
   };

@@ -19,12 +19,18 @@ export interface ServeContext {
   userKey?: string;
   /** ISO 3166-1 alpha-2 country of user.ip; undefined when unknown (matches no include list). */
   country?: string;
+  /**
+   * False: no `match` in the selection. The usual serve does not send it (only `explain` requests
+   * do), and writing it out was about 1 % of a serve's CPU under load (bench/README.md, "Serve: session 29").
+   */
+  explain?: boolean;
 }
 
 export interface Selection {
   lineItem: LineItemEntry;
   creative: ServableCreative;
-  match: MatchExplanation;
+  /** Why it won; made while the keywords' stamps are this serve's, so only when the context asks (ServeContext.explain). */
+  match?: MatchExplanation;
 }
 
 /** Why the line item was chosen: the include keywords found, or the similarity that made it eligible. */
@@ -172,7 +178,7 @@ export function selectAd(
   }
   const creatives = creativesOf(winner);
   const creative = creatives[winner.nextCreative++ % creatives.length]!;
-  return { lineItem: winner, creative, match: explain(winner, best.similarity, stamp) };
+  return context.explain === false ? { lineItem: winner, creative } : { lineItem: winner, creative, match: explain(winner, best.similarity, stamp) };
 }
 
 /**

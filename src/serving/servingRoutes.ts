@@ -217,6 +217,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
         evenShare: dailyAllowanceShare(nowMs),
         userKey,
         country: index.countryTargeting && body.user?.ip !== undefined ? countryOfAddress(body.user.ip) : undefined,
+        explain: body.explain === true,
       },
       (found) => (veto = found),
     );

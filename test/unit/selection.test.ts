@@ -196,6 +196,17 @@ describe('selection', () => {
     expect(pick(index, 'something else')).toBe(ids[1]);
   });
 
+  it('says why it chose the line item unless the context says no explanation is wanted (the usual serve)', async () => {
+    const { index, ids } = await indexOf([{ targeting: { keywords: { include: ['mountain bike', 'ebike'] } } }]);
+    const context = { query: 'A mountain bike or an ebike?', response: '', nowMs: Date.now(), evenShare: 1 };
+    const explained = selectAd(index, 'pl-1', CERTIFIED, context);
+    expect(explained?.lineItem.id).toBe(ids[0]);
+    expect(explained?.match).toEqual({ by: 'keywords', keywords: ['mountain bike', 'ebike'] });
+    const plain = selectAd(index, 'pl-1', CERTIFIED, { ...context, explain: false });
+    expect(plain?.lineItem.id).toBe(ids[0]);
+    expect(plain).not.toHaveProperty('match');
+  });
+
   it('honours placement include and exclude lists', async () => {
     const { index, ids } = await indexOf([
       { bid_value: '9', targeting: { placements: { include: ['pl-a'] } } },

@@ -15,6 +15,7 @@ import { convertWinkEmbeddings } from '../../src/semantic/buildWordVectors.js';
 import { DEFAULT_WORD_VECTORS_PATH, decodeWordVectors, encodeWordVectors, readWordVectors } from '../../src/semantic/wordVectorsFile.js';
 import { realSemanticModel } from '../helpers/wordVectors.js';
 import { DEFAULT_MIN_SIMILARITY } from '../../src/semantic/semanticDefaults.js';
+import { SENSITIVE_TOPICS } from '../../src/semantic/sensitiveTopics.js';
 
 /** No flight, pacing share or daypart in play: these line items only test matching. */
 const ANY_TIME = { nowMs: Date.now(), evenShare: 1 };
@@ -70,8 +71,8 @@ describe('semantic matching', () => {
     const { index, ids } = await indexOf([RUNNING_SHOES]);
     const selection = selectAd(index, 'pl', PLACEMENT, { ...ANY_TIME, query: 'What should I wear for my first marathon?', response: 'Start with comfortable clothes that breathe.' });
     expect(selection?.lineItem.id).toBe(ids[0]);
-    expect(selection?.match.by).toBe('similarity');
-    expect(selection?.match.similarity).toBeGreaterThanOrEqual(selection!.match.min_similarity!);
+    expect(selection?.match?.by).toBe('similarity');
+    expect(selection?.match?.similarity).toBeGreaterThanOrEqual(selection!.match!.min_similarity!);
   });
 
   it('does not serve it next to an unrelated conversation', async () => {
@@ -139,6 +140,26 @@ describe('brand safety', () => {
     const selection = selectAd(index, 'pl', PLACEMENT, { ...ANY_TIME, query, response }, (found) => (veto = found));
     return { selection, veto };
   };
+
+  it("vetoes by every topic's phrases, in the query or the response, and not by their words out of order", () => {
+    const safety = new BrandSafety(undefined);
+    const scan = (text: string) => {
+      const words = new WordScan();
+      words.scan(text);
+      return words;
+    };
+    const quiet = scan('What a lovely day for a walk in the park.');
+    for (const topic of SENSITIVE_TOPICS) {
+      for (const phrase of topic.phrases) {
+        const inText = scan(`Well, about ${phrase.toUpperCase()}, what now?`);
+        expect(safety.phraseVeto([inText, quiet])?.by, phrase).toBe('phrase');
+        expect(safety.phraseVeto([quiet, inText])?.by, phrase).toBe('phrase');
+        const words = wordsOf(phrase);
+        if (words.length > 1) expect(safety.phraseVeto([scan(words.reverse().join(' ')), quiet]), phrase).toBeUndefined();
+      }
+    }
+    expect(safety.phraseVeto([quiet, quiet])).toBeUndefined();
+  });
 
   it('vetoes a keyword match next to a sensitive phrase ("dog food" when the dog passed away)', async () => {
     const { selection, veto } = await vetoOf('Our dog passed away yesterday. What do we do with the dog food we have left?', 'I am so sorry.');
