@@ -127,7 +127,8 @@ export class SemanticModel {
     const out = checks + BATCH_WORDS * 4;
     this.layout = { hashes, checks, out };
     const memory = this.kernel.memory;
-    memory.grow(Math.max(0, Math.ceil((out + this.slotInts * 4 - memory.buffer.byteLength) / PAGE_BYTES)));
+    // The kernel writes the sum's blocks x 16 floats at out, then one int (see wordSumKernel.ts).
+    memory.grow(Math.max(0, Math.ceil((out + Math.ceil(this.dimensions / 16) * 64 + 4 - memory.buffer.byteLength) / PAGE_BYTES)));
     this.slots = new Int32Array(memory.buffer, 0, tables.slots.length);
     this.slots.set(tables.slots);
     this.staged = {

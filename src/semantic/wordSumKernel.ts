@@ -6,17 +6,18 @@ import {
 /**
  * A WebAssembly SIMD kernel that looks words up in the model's word table and adds up their
  * weighted vectors: the heart of embedding a conversation. Plain JS took about 200 ns per word for
- * the sum (100 int8 components x a float weight, with bounds checks); this about a tenth of that,
- * and the lookups of one call's words are independent loads that the core overlaps (with cold
- * caches each word's slot is a miss).
+ * the sum (100 int8 components x a float weight, with bounds checks); this about a tenth of that.
+ * With cold caches each word's slot is a cache and TLB miss: all of a call's slots are read first,
+ * in one short loop, so that the misses overlap (below).
  *
  * The table (semanticModel.ts) starts at byte 0: `slots` slots of `slotBytes` bytes, each the word's
  * hash, rank + 1 (0: empty), check hash, weight (float32), then its int8 row of `blocks` x 16
  * components; linear probing from hash & (slots - 1).
  *
  * embed(hashes, checks, count, out) -> known: out = sum over the i < count whose word is in the table
- * (both hashes[i] and checks[i] equal) of its weight x its row, as float32, `blocks` x 16 of them;
- * returns how many were found. All arguments but count are byte offsets into the module's memory.
+ * (both hashes[i] and checks[i] equal) of its weight x its row, as float32, `blocks` x 16 of them
+ * (followed by one int of scratch); returns how many were found. All arguments but count are byte
+ * offsets into the module's memory.
  */
 const [HASHES, CHECKS, COUNT, OUT] = [0, 1, 2, 3];
 const [WORD, SLOT, BASE, KNOWN, HASH, WEIGHT, LOADED, HALF, FIRST_SUM] = [4, 5, 6, 7, 8, 9, 10, 11, 12];
@@ -55,10 +56,25 @@ function embedBody(blocks: number, slots: number, slotBytes: number): number[] {
     ...op.end,
     ...op.end,
   ];
+  // First every word's home slot is read (each of its cache lines), in a loop short enough that all the
+  // reads are in flight at once: with cold caches each is a cache and TLB miss, which the lookups
+  // below, a hundred instructions a word with branches on each word's outcome, overlap only a few at
+  // a time. What was read is stored (after the sums), so that no read can be dropped as unused.
+  const touch: number[] = [
+    ...op.loop,
+    ...element(HASHES), ...op.i32Load, ...op.i32Const(slots - 1), ...op.i32And, ...op.i32Const(slotBytes), ...op.i32Mul, ...op.localTee(BASE),
+    ...op.i32LoadAt(4), ...op.localGet(KNOWN), ...op.i32Xor, ...op.localSet(KNOWN),
+    ...Array.from({ length: slotBytes / 64 - 1 }, (_, line) => [...op.localGet(BASE), ...op.i32LoadAt(64 * (line + 1)), ...op.localGet(KNOWN), ...op.i32Xor, ...op.localSet(KNOWN)]).flat(),
+    ...op.localGet(WORD), ...op.i32Const(1), ...op.i32Add, ...op.localTee(WORD), ...op.localGet(COUNT), ...op.i32LtU, ...op.brIf(0),
+    ...op.end,
+    ...op.localGet(OUT), ...op.localGet(KNOWN), ...op.i32StoreAt(64 * blocks),
+    ...op.i32Const(0), ...op.localSet(KNOWN), ...op.i32Const(0), ...op.localSet(WORD),
+  ];
   const store: number[] = [];
   for (let lane = 0; lane < 4 * blocks; lane++) store.push(...op.localGet(OUT), ...op.localGet(FIRST_SUM + lane), ...v128Store(16 * lane));
   return [
     ...op.localGet(COUNT), ...op.if,
+    ...touch,
     ...op.loop,
     ...word,
     ...op.localGet(WORD), ...op.i32Const(1), ...op.i32Add, ...op.localTee(WORD), ...op.localGet(COUNT), ...op.i32LtU, ...op.brIf(0),
