@@ -62,20 +62,21 @@ export function zodDetails(error: z.ZodError): ErrorDetail[] {
 
 /**
  * Parses input with a zod schema; a failure is 422 validation_error listing every offending field.
- * A missing query or optional body counts as `{}`, so that its required fields are listed; JSON
- * `null` is not an object and fails like any other non-object.
+ * A missing query or optional body (or JSON `null` for one) counts as `{}`, so that its required
+ * fields are listed and a route whose body may be left out takes `null` for none.
  */
 export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
-  const result = schema.safeParse(input === undefined ? {} : input);
+  const result = schema.safeParse(input ?? {});
   if (!result.success) throw new ApiError('validation_error', 'request is invalid', zodDetails(result.error));
   return result.data;
 }
 
 /**
- * Parses the body of a route whose body is required (openapi.yaml `requestBody.required`): none at
- * all, or JSON `null`, is 422 before the schema is asked, so that a PUT without a body never
- * replaces what it names with nothing (a targeting whose every field is optional would otherwise
- * parse as `{}`: no targeting at all).
+ * Parses the body of a management or admin route whose body is required (openapi.yaml
+ * `requestBody.required`): none at all, or JSON `null`, is 422 before the schema is asked, so that
+ * a PUT without a body never replaces what it names with nothing (a targeting whose every field is
+ * optional would otherwise parse as `{}`: no targeting at all). The serve, conversion and
+ * integration-review bodies have required fields, so their schemas already refuse `{}`.
  */
 export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknown): z.output<Schema> {
   if (body === undefined || body === null) {

@@ -47,10 +47,25 @@ export function jsonBodyReader(app: FastifyInstance): JsonBodyReader {
     }
     let parsed: { error: Error | null; value: unknown } | undefined;
     parseJson(undefined as never, text, (error, value) => (parsed = { error, value }));
-    if (parsed === undefined || parsed.error !== null) throw new ApiError('bad_request', 'request body is not valid JSON');
+    if (parsed === undefined) throw new ApiError('bad_request', 'request body is not valid JSON');
+    if (parsed.error !== null) throw new ApiError('bad_request', isJson(text) ? POISONING_REFUSED : 'request body is not valid JSON');
     return parsed.value;
   };
 }
+
+/**
+ * fastify's parser refuses valid JSON only for a `__proto__` key or a `constructor.prototype` path
+ * (prototype poisoning), and its error does not say which it was: JSON.parse tells them apart.
+ */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+const POISONING_REFUSED = 'request body has a "__proto__" key or a "constructor" object with a "prototype" key, which is refused';
 
 /**
  * Whether no key of this JSON text can be `__proto__` or `constructor`, spelled out or escaped, and it has no byte order mark:

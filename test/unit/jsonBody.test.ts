@@ -46,6 +46,14 @@ describe('jsonBodyReader', () => {
     for (const text of texts) expect(readerParsed(text), text).toEqual(fastifyParsed(text));
   });
 
+  it('names the rule when it refuses a __proto__ key or a constructor.prototype path (valid JSON), not "not valid JSON"', () => {
+    const read = jsonBodyReader(Fastify());
+    for (const text of ['{"a":1,"__proto__":{"x":1}}', '{"\\u005f_proto__": 1}', '{"constructor": {"prototype": {"x": 1}}}']) {
+      expect(() => read('application/json', Buffer.from(text, 'utf8')), text).toThrow(/"__proto__" key or a "constructor" object with a "prototype" key, which is refused/);
+    }
+    expect(() => read('application/json', Buffer.from('{"a":1,}', 'utf8'))).toThrow('request body is not valid JSON');
+  });
+
   it('reads an empty or blank body as no body', () => {
     expect(readerParsed('')).toEqual({ value: undefined });
     expect(readerParsed('  \n')).toEqual({ value: undefined });
