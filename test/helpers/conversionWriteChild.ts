@@ -12,7 +12,7 @@ import { migrateClickHouse } from '../../src/store/migrate.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { sampleEvent } from './sampleEvent.js';
 
-export const LINE_ITEM_ID = '0b6f3c1e-6a59-4f0e-9d0a-2f1f0c1d2e3f';
+const LINE_ITEM_ID = '0b6f3c1e-6a59-4f0e-9d0a-2f1f0c1d2e3f';
 const EVENT_ID = '5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 
 const [dataDir, mode] = [process.argv[2]!, process.argv[3]];
