@@ -7,7 +7,7 @@ import { ApiError } from '../http/errors.js';
 import type { EventPipeline, EventPipelineStats } from './eventPipeline.js';
 import type { TrackedEvent } from './trackedEvent.js';
 import { EventQuarantine } from './eventQuarantine.js';
-import { EventSpool, SPOOL_COLUMNS, segmentCreatedAt, spoolLine, type SealedSegment } from './eventSpool.js';
+import { EventSpool, SPOOL_COLUMNS, segmentCreatedAt, spoolLine, type InFlightWrite, type SealedSegment } from './eventSpool.js';
 import { isUnparsableInsert, isUnreachable } from './insertErrors.js';
 import { lockDirectory } from '../store/directoryLock.js';
 import { billableServeId, billableServeIdsInLines, billedOnceSelect, ServeIdRanges, spooledSelect, spoolStructure, stringLiteral } from './billedOnce.js';
@@ -39,9 +39,11 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   const releaseSpool = lockDirectory(spoolDirectory, { name: 'the event spool', harm: "two on one spool would replay and delete each other's events" });
   let spool: EventSpool;
   let sealed: SealedSegment[];
+  let inFlight: InFlightWrite[];
   try {
     spool = new EventSpool(spoolDirectory, config.EVENT_SPOOL_FSYNC);
     sealed = spool.recover();
+    inFlight = spool.inFlight();
   } catch (error) {
     releaseSpool();
     throw error;
@@ -203,11 +205,30 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   }
 
   /**
+   * Sends again, each with its own token, the inserts past the segments (writeNow) a killed process
+   * left unacknowledged. A kill -9 during such an insert can leave events_v1 with its row and a view
+   * without it (each table commits its own part: embedded chdb's commit-crash test): the next
+   * request with the same conversion_id then finds it stored and adds nothing, and the row would
+   * be billed in events_v1 but missing from daily_stats_v1, which pacing and the billing ceilings
+   * read. The same token again is dropped by each table that has it and taken by those that lack it
+   * (deduplicate_blocks_in_dependent_materialized_views), or is the whole insert when none has it.
+   */
+  async function writeInFlight(): Promise<void> {
+    while (inFlight[0] !== undefined) {
+      const write = inFlight[0];
+      await ch.client.command({ query: `${INSERT_EVENTS}\n${write.body}`, clickhouse_settings: insertSettings(write.token) });
+      spool.forgetInFlight(write.name);
+      inFlight.shift();
+    }
+  }
+
+  /**
    * Writes every sealed segment, oldest first. A segment ClickHouse refuses for another reason stays
    * for the next try, and the later ones are still written: none waits behind it. When ClickHouse
    * cannot be reached at all, the rest wait for the next try.
    */
   async function writeSealed(): Promise<void> {
+    await writeInFlight();
     let firstError: unknown;
     const tried = new Set<SealedSegment>();
     // Segments sealed while this runs are written in this round too: a flush() that joins it waits for them.
@@ -235,9 +256,18 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     return writing;
   }
 
+  /** At start: a failure is logged and the flush timer tries again, as with any write. */
+  async function drainInFlight(): Promise<void> {
+    try {
+      await writeInFlight();
+    } catch (error) {
+      log.error({ err: error, inserts: inFlight.length }, 'writing again the inserts a crash left failed; will retry');
+    }
+  }
+
   async function tick(): Promise<void> {
     sealOpenSegment();
-    if (sealed.length === 0) return;
+    if (sealed.length === 0 && inFlight.length === 0) return;
     try {
       await drain();
     } catch (error) {
@@ -255,7 +285,12 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     }, delayMs);
     timer.unref();
   }
-  schedule(sealed.length > 0 ? 0 : config.EVENT_FLUSH_INTERVAL_MS);
+  if (inFlight.length > 0) {
+    // Before the pipeline is handed out, so before pacing's first sync reads the views (servingRoutes.ts).
+    log.info({ inserts: inFlight.length }, 'writing again the inserts a crash left unacknowledged');
+    await drainInFlight();
+  }
+  schedule(sealed.length > 0 || inFlight.length > 0 ? 0 : config.EVENT_FLUSH_INTERVAL_MS);
 
   function refuse(count: number, message: string): never {
     counts.refused += count;
@@ -357,11 +392,22 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     },
     async writeNow(events, token) {
       if (closed) refuse(events.length, 'service is shutting down');
+      const body = events.map(spoolLine).join('');
+      // Kept in the spool until ClickHouse answers, for a crash before it does (writeInFlight).
+      let kept: string;
       try {
-        await ch.client.command({ query: `${INSERT_EVENTS}\n${events.map(spoolLine).join('')}`, clickhouse_settings: insertSettings(token) });
+        kept = spool.keepInFlight(token, body);
+      } catch (error) {
+        log.error({ err: error }, 'cannot keep an event written at once in the spool; refused it');
+        refuse(events.length, 'the event could not be stored; retry later');
+      }
+      try {
+        await ch.client.command({ query: `${INSERT_EVENTS}\n${body}`, clickhouse_settings: insertSettings(token) });
       } catch (error) {
         log.error({ err: error }, 'ClickHouse did not take an event written at once; refused it');
         refuse(events.length, 'the event could not be stored; retry later');
+      } finally {
+        spool.forgetInFlight(kept);
       }
       counts.accepted += events.length;
       counts.written += events.length;

@@ -21,6 +21,8 @@ export interface EventPipeline {
    * request, at any instance, must find. `token` deduplicates the insert (the same token again
    * counts once). Rejects with ApiError('unavailable') when ClickHouse did not take them, or the
    * pipeline is closed; nothing is kept then, unless ClickHouse stored them and its answer was lost.
+   * Until ClickHouse answers they are kept in the spool too: a crash before it does leaves ClickHouse
+   * a part of the insert (events_v1's part without its views'), which the next start completes.
    */
   writeNow(events: TrackedEvent[], token: string): Promise<void>;
   /**

@@ -20,6 +20,17 @@ export const SPOOL_COLUMNS = [
 /** The suffix of a body copied for the embedded engine's reader (EventSpool.writeForEngine): not a segment. */
 const FOR_ENGINE = '.engine-body';
 
+/** The suffix of an insert kept while it is written past the segments (EventSpool.keepInFlight): not a segment. */
+const IN_FLIGHT = '.in-flight';
+
+/** An insert written past the segments that a killed process left unacknowledged (EventSpool.inFlight). */
+export interface InFlightWrite {
+  name: string;
+  /** Its insert_deduplication_token: the same insert sent again counts once in each table. */
+  token: string;
+  body: string;
+}
+
 /** A closed spool file waiting to be written to ClickHouse. */
 export interface SealedSegment {
   /** File name; also the ClickHouse insert_deduplication_token, so a re-sent segment counts once. */
@@ -210,6 +221,51 @@ export class EventSpool {
   }
 
   /**
+   * Keeps the body of an insert that goes to ClickHouse past the segments (EventPipeline.writeNow)
+   * until ClickHouse acknowledges it, and returns the file's name for forgetInFlight(). The token is
+   * the file's last line, written with the body: a file without it was cut by a crash before its
+   * insert was sent. Throws ApiError('unavailable') when it cannot be written; nothing stays then.
+   */
+  keepInFlight(token: string, body: string): string {
+    const name = `${Date.now().toString().padStart(15, '0')}-${randomBytes(6).toString('hex')}${IN_FLIGHT}`;
+    const file = path.join(this.directory, name);
+    try {
+      const fd = openSync(file, 'wx', 0o600);
+      try {
+        writeWhole(fd, `${body}${JSON.stringify(token)}\n`);
+        if (this.fsync) fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    } catch (error) {
+      this.removeQuietly(name);
+      throw new ApiError('unavailable', `events cannot be stored right now; retry later (${(error as Error).message})`);
+    }
+    return name;
+  }
+
+  /** Once ClickHouse has answered. A file that cannot be removed is sent again at the next start, where its token counts it once. */
+  forgetInFlight(name: string): void {
+    this.removeQuietly(name);
+  }
+
+  /**
+   * The inserts past the segments a previous process left unacknowledged, oldest first. One its
+   * crash cut before the token was written is removed: its insert was never sent, never answered.
+   */
+  inFlight(): InFlightWrite[] {
+    const writes: InFlightWrite[] = [];
+    for (const name of readdirSync(this.directory).filter((entry) => entry.endsWith(IN_FLIGHT)).sort()) {
+      const text = readFileSync(path.join(this.directory, name), 'utf8');
+      const last = text.lastIndexOf('\n', text.length - 2);
+      const token = text.endsWith('\n') ? tokenOf(text.slice(last + 1, -1)) : undefined;
+      if (token === undefined || last === -1) this.remove(name);
+      else writes.push({ name, token, body: text.slice(0, last + 1) });
+    }
+    return writes;
+  }
+
+  /**
    * A body written to a file of its own for the embedded engine's file() reader (see
    * readableByEngine; recover() drops those a crash left behind).
    */
@@ -263,6 +319,16 @@ function writeWhole(fd: number, text: string): number {
     written += wrote;
   }
   return length;
+}
+
+/** The token line of an in-flight file, or undefined when that line is not one (a torn file ends in a body line). */
+function tokenOf(line: string): string | undefined {
+  try {
+    const token: unknown = JSON.parse(line);
+    return typeof token === 'string' ? token : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function countLines(text: string): number {

@@ -1,0 +1,46 @@
+/**
+ * A process that writes one CPA conversion at once (EventPipeline.writeNow, as a conversion with a
+ * conversion_id is) and exits, or with `read`, only starts the pipeline (which finishes what a
+ * crashed run left) and prints what events_v1 bills the line item and what pacing counts of it. A
+ * test runs the writer under strace to kill -9 it at one exact step of ClickHouse's commit.
+ */
+import pino from 'pino';
+import { loadConfig } from '../../src/config.js';
+import { SpendPacing } from '../../src/serving/spendPacing.js';
+import { openClickHouse } from '../../src/store/clickhouse.js';
+import { migrateClickHouse } from '../../src/store/migrate.js';
+import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
+import { sampleEvent } from './sampleEvent.js';
+
+const LINE_ITEM_ID = '0b6f3c1e-6a59-4f0e-9d0a-2f1f0c1d2e3f';
+const EVENT_ID = '5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+
+const [dataDir, mode] = [process.argv[2]!, process.argv[3]];
+const config = loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' });
+const ch = await openClickHouse({ database: 'adsvc', dataDir });
+await migrateClickHouse(ch);
+const events = await createClickHouseEventPipeline({ config, ch, log: pino({ level: 'silent' }) });
+if (mode === 'write') {
+  const conversion = sampleEvent({ event_id: EVENT_ID, type: 'conversion', source: 'conversion_api', line_item_id: LINE_ITEM_ID, price_model: 'CPA', cost_nanos: 828_000_000, price_nanos: 828_000_000 });
+  await events.writeNow([conversion], `conversion:${EVENT_ID}`);
+  process.stdout.write('written\n');
+}
+await events.close();
+if (mode === 'read') {
+  const value = async (query: string) => {
+    const [row] = await (await ch.client.query({ query: `SELECT toInt64(${query}) AS value`, format: 'JSONEachRow' })).json<{ value: string | number }>();
+    return Number(row!.value);
+  };
+  const pacing = new SpendPacing(ch, () => 0);
+  const counter = pacing.counterFor(LINE_ITEM_ID);
+  await pacing.sync();
+  const held = {
+    conversions: await value('(SELECT count() FROM events_v1)'),
+    billedNanos: await value('(SELECT sum(cost_nanos) FROM events_v1)'),
+    dailySpendNanos: await value('(SELECT sum(spend_nanos) FROM daily_stats_v1)'),
+    pacingNanos: counter.nanos,
+    pacingLifetimeNanos: counter.lifetimeNanos,
+  };
+  process.stdout.write(`held ${JSON.stringify(held)}\n`);
+}
+await ch.close();
