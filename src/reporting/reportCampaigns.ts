@@ -32,6 +32,47 @@ export interface CampaignPage {
 }
 
 /**
+ * The page's campaigns, in order, with their creation time: each member's campaigns (and the shown
+ * tombstones) from the page's start on, at most offset + limit of each, merged and cut. $1 the
+ * organization, $2 the campaign filter, $3 limit, $4 offset, $5 and $6 the keyset position, $7 the
+ * deleted campaigns shown.
+ */
+const PAGE_SQL = `
+        SELECT c.id, c.name, c.status, c.brand_name, c.objective, c.deleted_at, c.created_at
+          FROM (${membersOf('$1')}) m
+         CROSS JOIN LATERAL (
+           (SELECT own.id, own.name, own.status, own.brand_name, own.objective, own.created_at, NULL::timestamptz AS deleted_at
+              FROM campaigns own
+             WHERE own.organization_id = $1 AND own.user_id = m.user_id AND ($2::uuid[] IS NULL OR own.id = ANY ($2::uuid[]))
+               AND ($5::timestamptz IS NULL OR (own.created_at, own.id) > ($5::timestamptz, $6::uuid))
+             ORDER BY own.created_at, own.id
+             LIMIT $3::bigint + $4::bigint)
+           UNION ALL
+           (SELECT gone.id, gone.name, 'completed', gone.brand_name, gone.objective, gone.created_at, gone.deleted_at
+              FROM deleted_campaigns gone
+             WHERE gone.id = ANY ($7::uuid[]) AND gone.organization_id = $1 AND gone.user_id = m.user_id
+               AND ($2::uuid[] IS NULL OR gone.id = ANY ($2::uuid[]))
+               AND ($5::timestamptz IS NULL OR (gone.created_at, gone.id) > ($5::timestamptz, $6::uuid))
+             ORDER BY gone.created_at, gone.id
+             LIMIT $3::bigint + $4::bigint)
+         ) c
+         ORDER BY c.created_at, c.id
+         LIMIT $3 OFFSET $4`;
+
+/**
+ * Rows of PAGE_SQL (aliased c) as one JSON array of ReportCampaign, in `order`. Built by the engine
+ * as one text field: decoding seven text fields a row in JavaScript cost embedded PGlite about 6 ms
+ * more for a page of 1,000 campaigns than this field and JSON.parse.
+ */
+const campaignsJson = (order: string) => `coalesce(json_agg(json_build_object(
+          'id', c.id, 'name', c.name, 'status', c.status, 'brand_name', c.brand_name, 'objective', c.objective,
+          'deleted_at', ${jsonTimeSql('c.deleted_at')}, 'sort_time', ${sortTimeSql('c.created_at')}) ORDER BY ${order}), '[]')::text`;
+
+function pageParams(organizationId: string, campaignIds: string[] | null, page: CampaignPage, deletedShown: string[]): unknown[] {
+  return [organizationId, campaignIds, page.limit, page.offset, page.after?.time ?? null, page.after?.id ?? null, deletedShown];
+}
+
+/**
  * The organization's campaigns (campaignTenancy.ts), optionally narrowed to `campaignIds`
  * (ids of other organizations simply match nothing), in creation order with the id breaking ties:
  * a total order, and new campaigns land at the end, so offset paging neither repeats nor skips.
@@ -50,29 +91,9 @@ export async function organizationCampaigns(
   page: CampaignPage,
   deletedShown: string[] = [],
 ): Promise<ReportCampaign[]> {
-  const { rows } = await db.query<ReportCampaign>(
-    `SELECT c.id, c.name, c.status, c.brand_name, c.objective, ${jsonTimeSql('c.deleted_at')} AS deleted_at,
-            ${sortTimeSql('c.created_at')} AS sort_time
-       FROM (${membersOf('$1')}) m
-      CROSS JOIN LATERAL (
-        (SELECT own.id, own.name, own.status, own.brand_name, own.objective, own.created_at, NULL::timestamptz AS deleted_at
-           FROM campaigns own
-          WHERE own.organization_id = $1 AND own.user_id = m.user_id AND ($2::uuid[] IS NULL OR own.id = ANY ($2::uuid[]))
-            AND ($5::timestamptz IS NULL OR (own.created_at, own.id) > ($5::timestamptz, $6::uuid))
-          ORDER BY own.created_at, own.id
-          LIMIT $3::bigint + $4::bigint)
-        UNION ALL
-        (SELECT gone.id, gone.name, 'completed', gone.brand_name, gone.objective, gone.created_at, gone.deleted_at
-           FROM deleted_campaigns gone
-          WHERE gone.id = ANY ($7::uuid[]) AND gone.organization_id = $1 AND gone.user_id = m.user_id
-            AND ($2::uuid[] IS NULL OR gone.id = ANY ($2::uuid[]))
-            AND ($5::timestamptz IS NULL OR (gone.created_at, gone.id) > ($5::timestamptz, $6::uuid))
-          ORDER BY gone.created_at, gone.id
-          LIMIT $3::bigint + $4::bigint)
-      ) c
-      ORDER BY c.created_at, c.id
-      LIMIT $3 OFFSET $4`,
-    [organizationId, campaignIds, page.limit, page.offset, page.after?.time ?? null, page.after?.id ?? null, deletedShown],
+  const { rows } = await db.query<{ page: string }>(
+    `SELECT ${campaignsJson('c.created_at, c.id')} AS page FROM (${PAGE_SQL}) c`,
+    pageParams(organizationId, campaignIds, page, deletedShown),
   );
-  return rows;
+  return JSON.parse(rows[0]!.page) as ReportCampaign[];
 }
