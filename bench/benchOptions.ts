@@ -19,6 +19,7 @@ const optionsSchema = z.object({
   events: z.coerce.number().int().min(1).max(10_000_000_000).optional(),
   keepData: z.string().min(1).optional(),
   throughToday: z.boolean(),
+  pastWindow: z.boolean(),
   cpuProf: z.boolean(),
   record: z.boolean(),
   adminToken: z.string().min(1).optional(),
@@ -42,6 +43,8 @@ const usage = `usage: npm run bench -- <${[...scenarioNames, 'all'].join('|')}> 
   --through-today    report, with --keep-data: first add the days after the kept data's last day
                      up to today (1/92 of its events a day, through events_v1's views), so the
                      window ends today and today's users are merged; writes into <dir>: use a copy
+  --past-window      report: the 92-day window ends the day before the data's last day, so every
+                     day of it is past and reach is read from the kept states (no users of today)
   --url <url>        measure a service that is already running on this machine instead of
                      starting one; it is seeded through its admin and management APIs
                      (needs --admin-token, and TRACKING_SECRET in the environment for track)
@@ -64,6 +67,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       events: { type: 'string' },
       'keep-data': { type: 'string' },
       'through-today': { type: 'boolean', default: false },
+      'past-window': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
       record: { type: 'boolean', default: false },
       'admin-token': { type: 'string' },
@@ -81,6 +85,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     events: values.events,
     keepData: values['keep-data'],
     throughToday: values['through-today'],
+    pastWindow: values['past-window'],
     cpuProf: values['cpu-prof'],
     record: values.record,
     adminToken: values['admin-token'],
@@ -104,6 +109,7 @@ export function optionsAsFlags(options: BenchOptions): string[] {
     ...(options.events ? ['--events', String(options.events)] : []),
     ...(options.keepData ? ['--keep-data', options.keepData] : []),
     ...(options.throughToday ? ['--through-today'] : []),
+    ...(options.pastWindow ? ['--past-window'] : []),
     ...(options.cpuProf ? ['--cpu-prof'] : []),
     ...(options.record ? ['--record'] : []),
     ...(options.adminToken ? ['--admin-token', options.adminToken] : []),

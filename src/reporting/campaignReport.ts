@@ -7,7 +7,6 @@ import {
   performanceMetricNames,
   performanceMetrics,
   ZERO_SUMS,
-  type MetricSums,
   type PerformanceMetrics,
 } from './performanceMetrics.js';
 import { rollupSums } from './rollupSums.js';
@@ -65,27 +64,31 @@ export async function* campaignReport(
     const campaigns = await organizationCampaigns(stores.db, request.organizationId, request.campaignIds, { ...page, limit: size }, deleted);
     if (campaigns.length === 0) return;
     const ids = campaigns.map((campaign) => campaign.id);
-    const [sums, reach] = await Promise.all([
-      rollupSums(stores.ch, 'campaign_id', ids, request.dateFrom, request.dateTo),
+    // Embedded chdb runs one parameterized query at a time, off this thread: the sums arrive first,
+    // and their rates are computed while reach's queries run.
+    const [metrics, reach] = await Promise.all([
+      rollupSums(stores.ch, 'campaign_id', ids, request.dateFrom, request.dateTo).then((sums) =>
+        campaigns.map((campaign) => performanceMetrics(sums.get(campaign.id) ?? ZERO_SUMS)),
+      ),
       reachOver(stores, ids, request.dateFrom, request.dateTo, false),
     ]);
     const last = campaigns.at(-1)!;
     progress.last = { time: last.sort_time, id: last.id };
-    yield campaigns.map((campaign) => campaignRow(campaign, sums.get(campaign.id) ?? ZERO_SUMS, reach.get(campaign.id) ?? 0));
+    yield campaigns.map((campaign, index) => campaignRow(campaign, metrics[index]!, reach.get(campaign.id) ?? 0));
     if (campaigns.length < size) return;
     done += campaigns.length;
     page = { limit: 0, offset: 0, after: progress.last };
   }
 }
 
-function campaignRow(campaign: ReportCampaign, sums: MetricSums, uniqueUsers: number): CampaignRow {
+function campaignRow(campaign: ReportCampaign, metrics: PerformanceMetrics, uniqueUsers: number): CampaignRow {
   return {
     campaign_id: campaign.id,
     campaign_name: campaign.name,
     campaign_status: campaign.status,
     brand_name: campaign.brand_name,
     objective: campaign.objective,
-    ...performanceMetrics(sums),
+    ...metrics,
     unique_users: uniqueUsers,
     campaign_deleted_at: campaign.deleted_at,
   };

