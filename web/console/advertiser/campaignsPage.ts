@@ -1,6 +1,6 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, query } from '../api.js';
+import { api, ApiFailure, query } from '../api.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, usd } from '../ui.js';
 import { Pager, usePagedList } from '../pagedList.js';
@@ -9,7 +9,23 @@ import { todayUtc, type Campaign, type CampaignRow, type LineItem } from './adve
 interface CampaignLine {
   campaign: Campaign;
   lineItems: LineItem[];
-  spentToday: number;
+  /** Today's spend, or why it cannot be shown (the reporting route refused or failed). */
+  spentToday: number | { unavailable: string };
+}
+
+/**
+ * Why today's spend cannot be shown: a key without the `reporting` permission (403) is told so;
+ * any other failure (a 503 from the event store, the network) is "unavailable". Never a 0 that
+ * was not measured.
+ */
+function spendUnavailable(failure: unknown): { unavailable: string } {
+  if (failure instanceof ApiFailure && failure.status === 403) return { unavailable: 'no reporting access' };
+  return { unavailable: 'unavailable' };
+}
+
+function SpentToday({ spent }: { spent: CampaignLine['spentToday'] }) {
+  if (typeof spent === 'number') return html`${usd(spent)}`;
+  return html`<span title=${`Spend ${spent.unavailable}`}><span aria-hidden="true">—</span><span class="visually-hidden">Spend ${spent.unavailable}</span></span>`;
 }
 
 /** Budgets are per line item and in their own currency: listed as they are, not converted. */
@@ -47,12 +63,14 @@ export function CampaignsPage({ session }: { session: Session }) {
       const [report, details] = await Promise.all([
         campaigns.length === 0
           ? { data: [] }
-          : api<{ data: CampaignRow[] }>(session, 'GET', `/v1/advertiser/reporting/campaigns${query({ date_from: today, date_to: today, campaign_ids: ids, limit: CAMPAIGNS_PER_PAGE })}`).catch(() => ({ data: [] })),
+          : api<{ data: CampaignRow[] }>(session, 'GET', `/v1/advertiser/reporting/campaigns${query({ date_from: today, date_to: today, campaign_ids: ids, limit: CAMPAIGNS_PER_PAGE })}`).catch(spendUnavailable),
         Promise.all(campaigns.map((campaign) => api<{ data: LineItem[] }>(session, 'GET', `/v1/advertiser/campaigns/${campaign.id}/line-items`))),
       ]);
-      const spend = new Map(report.data.map((row) => [row.campaign_id, row.spend_usd]));
+      // A campaign the report has no row for spent nothing today; a failed report measured nothing.
+      const spend = new Map('data' in report ? report.data.map((row) => [row.campaign_id, row.spend_usd]) : []);
+      const spentToday = (id: string) => ('data' in report ? (spend.get(id) ?? 0) : report);
       if (!current) return;
-      setLines({ pageNumber, lines: campaigns.map((campaign, index) => ({ campaign, lineItems: details[index]!.data, spentToday: spend.get(campaign.id) ?? 0 })) });
+      setLines({ pageNumber, lines: campaigns.map((campaign, index) => ({ campaign, lineItems: details[index]!.data, spentToday: spentToday(campaign.id) })) });
     })().catch(setError);
     return () => {
       current = false;
@@ -85,7 +103,7 @@ export function CampaignsPage({ session }: { session: Session }) {
       <tbody>${shown.map(({ campaign, lineItems, spentToday }) => html`<tr>
         <th scope="row"><a href=${`#/campaign?id=${campaign.id}`}>${campaign.name}</a><br /><span class="hint">${campaign.brand_name}</span></th>
         <td><span class=${`status status-${campaign.status}`}>${campaign.status}</span></td>
-        <td class="num">${usd(spentToday)}</td>
+        <td class="num"><${SpentToday} spent=${spentToday} /></td>
         <td>${budgetText(lineItems)}</td>
         <td>${lineItems.length}</td>
         <td><div class="actions">

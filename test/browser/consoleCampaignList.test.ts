@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skipBrowserTests } from './chromium.js';
+import { consoleProblems, seriousAccessibilityViolations, signIn, startConsoleService, type ConsoleService } from './consoleKit.js';
+
+let service: ConsoleService;
+
+beforeAll(async () => {
+  if (skipBrowserTests) return;
+  service = await startConsoleService();
+});
+
+afterAll(async () => {
+  await service?.close();
+});
+
+async function createCampaign(apiKey: string, userId: string, name: string): Promise<void> {
+  const response = await fetch(`${service.url}/v1/advertiser/campaigns`, {
+    method: 'POST',
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ name, brand_name: 'Listed', user_id: userId }),
+  });
+  expect(response.status).toBe(201);
+}
+
+describe.skipIf(skipBrowserTests)('console in Chromium: the campaign list', () => {
+  it('shows "—" and why, never $0.00, for today\'s spend when the key may not read reports', async () => {
+    // A key with the campaigns permission only: the reporting route answers it 403.
+    const org = await service.admin<{ data: { id: string } }>('POST', '/v1/admin/organizations', { name: 'Campaigns Only Co' });
+    const user = await service.admin<{ data: { id: string } }>('POST', `/v1/admin/organizations/${org.data.id}/users`, { email: `owner@${org.data.id}.test` });
+    const key = await service.admin<{ data: { key: string } }>('POST', `/v1/admin/organizations/${org.data.id}/api-keys`, { permissions: ['campaigns'] });
+    await createCampaign(key.data.key, user.data.id, 'Unreported');
+    const page = await signIn(service, 'an advertiser', key.data.key);
+    const row = page.getByRole('table', { name: 'Campaigns' }).getByRole('row', { name: /Unreported/ });
+    await row.waitFor();
+    const spent = row.getByRole('cell').nth(1);
+    // Seen: the dash with the reason as its title; heard: the reason.
+    expect(await spent.textContent()).toBe('—Spend no reporting access');
+    expect(await spent.locator('[title]').getAttribute('title')).toBe('Spend no reporting access');
+    expect(await row.textContent()).not.toContain('$0.00');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+});
