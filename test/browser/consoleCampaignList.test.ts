@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
-import { consoleProblems, seriousAccessibilityViolations, signIn, startConsoleService, type ConsoleService } from './consoleKit.js';
+import { consoleProblems, createAdvertiser, seriousAccessibilityViolations, signIn, startConsoleService, type ConsoleService } from './consoleKit.js';
 
 let service: ConsoleService;
 
@@ -38,6 +38,22 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the campaign list', () =
     expect(await spent.locator('[title]').getAttribute('title')).toBe('Spend no reporting access');
     expect(await row.textContent()).not.toContain('$0.00');
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('breaks a 200-character name without spaces, so that status, spend and actions stay on screen at 1280 px', async () => {
+    const advertiser = await createAdvertiser(service, 'Long Names Co');
+    const longName = 'Spring'.repeat(33) + 'Sa';
+    await createCampaign(advertiser.apiKey, advertiser.userId, longName);
+    const page = await signIn(service, 'an advertiser', advertiser.apiKey);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const table = page.getByRole('table', { name: 'Campaigns' });
+    await table.getByRole('link', { name: longName, exact: true }).waitFor();
+    // The table fits its box (nothing to scroll to) and the row's last cell ends inside the screen.
+    expect(await page.locator('.table-wrap').evaluate((box) => box.scrollWidth - box.clientWidth)).toBeLessThanOrEqual(1);
+    const actions = await table.getByRole('row', { name: /Spring/ }).getByRole('cell').last().boundingBox();
+    expect(actions!.x + actions!.width).toBeLessThanOrEqual(1280);
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });
