@@ -57,4 +57,32 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the campaign list', () =
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });
+
+  it('says so after 15 s when the service does not answer, and a retry then shows the list', async () => {
+    const advertiser = await createAdvertiser(service, 'Frozen Store Co');
+    await createCampaign(advertiser.apiKey, advertiser.userId, 'Waiting');
+    const page = await signIn(service, 'an advertiser', advertiser.apiKey);
+    await page.getByRole('table', { name: 'Campaigns' }).getByRole('link', { name: 'Waiting', exact: true }).waitFor();
+    // The campaigns table locked for 20 s: the list request waits on it (a real stall, not a stub).
+    let locked!: () => void;
+    const held = service.db.transaction(async (tx) => {
+      await tx.query('LOCK TABLE campaigns IN ACCESS EXCLUSIVE MODE');
+      locked();
+      await new Promise((resolve) => setTimeout(resolve, 20_000));
+    });
+    await new Promise<void>((resolve) => (locked = resolve));
+    await page.reload();
+    await page.getByText('Loading campaigns…').waitFor();
+    const alert = page.getByRole('alert').filter({ hasText: 'has not answered in 15 seconds' });
+    await alert.waitFor({ timeout: 17_000 });
+    expect(await page.getByText('Loading campaigns…').count()).toBe(0);
+    // Retry asks again (loading anew); once the lock is gone the list is shown.
+    await alert.getByRole('button', { name: 'Retry' }).click();
+    await page.getByText('Loading campaigns…').waitFor();
+    await held;
+    await page.getByRole('table', { name: 'Campaigns' }).getByRole('link', { name: 'Waiting', exact: true }).waitFor();
+    expect(await alert.count()).toBe(0);
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
 });

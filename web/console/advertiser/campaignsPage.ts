@@ -38,6 +38,9 @@ function budgetText(lineItems: LineItem[]): string {
   return [...byCurrency].map(([currency, daily]) => `${daily.toLocaleString('en-US')} ${currency}`).join(' + ') + ' a day';
 }
 
+/** How long "Loading campaigns…" may stay before the page says the service is not answering. */
+const LOADING_TIMEOUT_MS = 15_000;
+
 /** Campaigns a page: each row costs one line-items request, so a page stays small whatever the total. */
 const CAMPAIGNS_PER_PAGE = 50;
 
@@ -79,6 +82,16 @@ export function CampaignsPage({ session }: { session: Session }) {
   // Another page shows "Loading" until its own rows are in (never the page before under its
   // number); a reload of the same page (after activate or pause) keeps its rows meanwhile.
   const shown = lines?.pageNumber === pageNumber ? lines.lines : null;
+  // A request that never ends (a frozen service) would leave "Loading" up for good: after 15 s the
+  // page says so and offers a retry, which asks again (the late answer is still shown if it comes).
+  const loading = shown === null && !error && !list.error;
+  const [slow, setSlow] = useState(false);
+  useEffect(() => {
+    setSlow(false);
+    if (!loading) return;
+    const timer = setTimeout(() => setSlow(true), LOADING_TIMEOUT_MS);
+    return () => clearTimeout(timer);
+  }, [loading, reload]);
 
   async function setStatus(campaign: Campaign, status: 'active' | 'paused') {
     setError(null);
@@ -95,7 +108,11 @@ export function CampaignsPage({ session }: { session: Session }) {
     <p class="actions"><a href="#/compose">Create a campaign</a> <a href="#/report">Reports</a></p>
     <${ErrorMessage} error=${error} />
     <${ErrorMessage} error=${list.error} />
-    ${shown === null && !error && !list.error && html`<p role="status">Loading campaigns…</p>`}
+    ${loading && !slow && html`<p role="status">Loading campaigns…</p>`}
+    ${loading && slow && html`<div class="error" role="alert">
+      <p>The service has not answered in ${LOADING_TIMEOUT_MS / 1000} seconds.</p>
+      <button type="button" onClick=${() => setReload((count) => count + 1)}>Retry</button>
+    </div>`}
     ${shown?.length === 0 && list.pageNumber === 1 && html`<p>No campaigns yet. <a href="#/compose">Create the first one</a>.</p>`}
     ${shown && shown.length > 0 && html`<div class="table-wrap"><table aria-label="Campaigns">
       <caption class="hint">Oldest first, ${CAMPAIGNS_PER_PAGE} a page. Spend is today's (UTC) in USD; budgets are per line item in their own currency.</caption>
