@@ -74,8 +74,12 @@ function checkWindowAndLimit(params: WindowParams, ctx: z.RefinementCtx): void {
   }
 }
 
-/** A forward window of at most 92 days. */
+/**
+ * A forward window of at most 92 days. Judged only between two valid dates: a bad date (2026-02-30,
+ * a repeated parameter) is reported as such, not as a window it does not make.
+ */
 function checkWindow(params: { date_from: string; date_to: string }, ctx: z.RefinementCtx): void {
+  if (!date.safeParse(params.date_from).success || !date.safeParse(params.date_to).success) return;
   const days = daysBetween(params.date_from, params.date_to);
   if (days < 0) {
     ctx.addIssue({ code: 'custom', path: ['date_to'], message: 'must not be before date_from' });
@@ -151,15 +155,23 @@ export function parseOperatorReportParams(query: unknown, negotiatedFormat: Repo
 
 /** Query parameters of GET /v1/advertiser/reporting/events; `negotiatedFormat` from the Accept header. */
 export function parseEventExportParams(query: unknown, negotiatedFormat: 'ndjson' | 'csv'): EventExportParams {
-  const result = eventExportSchema.safeParse({ format: negotiatedFormat, ...(query as object) });
-  if (result.success) return result.data;
-  const details = zodDetails(result.error);
-  throw new ApiError('bad_request', details.map((detail) => `${detail.path}: ${detail.message}`).join('; '), details);
+  return parseParams(eventExportSchema, query, negotiatedFormat);
 }
 
-function parseParams<Schema extends z.ZodType>(schema: Schema, query: unknown, negotiatedFormat: ReportFormat): z.output<Schema> {
-  const result = schema.safeParse({ format: negotiatedFormat, ...(query as object) });
+/** The one parameter a report takes more than once (as the spec allows, like a comma-separated list). */
+const REPEATABLE = new Set(['campaign_ids']);
+
+function parseParams<Schema extends z.ZodType>(schema: Schema, query: unknown, negotiatedFormat: string): z.output<Schema> {
+  const params = { format: negotiatedFormat, ...(query as object) };
+  const result = schema.safeParse(params);
   if (result.success) return result.data;
-  const details = zodDetails(result.error);
+  // A parameter given twice (limit=1&limit=2) arrives as an array: say so, not zod's "expected string, received array".
+  const repeated = Object.entries(params)
+    .filter(([name, value]) => Array.isArray(value) && !REPEATABLE.has(name))
+    .map(([name]) => name);
+  const details = [
+    ...repeated.map((name) => ({ path: name, message: 'is given more than once' })),
+    ...zodDetails(result.error).filter((detail) => !repeated.includes(detail.path)),
+  ];
   throw new ApiError('bad_request', details.map((detail) => `${detail.path}: ${detail.message}`).join('; '), details);
 }

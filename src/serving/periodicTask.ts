@@ -10,11 +10,20 @@ export interface PeriodicTask {
   stop(): Promise<void>;
 }
 
+/** While a task keeps failing, how often it says so again (the first failure is logged at once). */
+const REPEAT_FAILURE_LOG_MS = 60_000;
+
 /**
- * Runs `run` every `intervalMs`, one run at a time, never overlapping. A failing run is logged and
- * retried at the next tick: background work must never take the process down.
+ * Runs `run` every `intervalMs`, one run at a time, never overlapping. A failing run is retried at
+ * the next tick: background work must never take the process down. The first failure is logged with
+ * its stack; while the task keeps failing (a store outage, at 4 ticks a second for the ad index) it
+ * says so at most once a minute with the count of failures, and once, at info, when it recovers:
+ * an outage of an hour must not write megabytes of the same stack.
  */
 export function startPeriodicTask(name: string, intervalMs: number, run: () => Promise<void>, log: FastifyBaseLogger): PeriodicTask {
+  /** Failures in a row, and when a failure was last logged. */
+  let failures = 0;
+  let lastLoggedAt = 0;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   /** The run queued behind the one in progress, until it starts. */
@@ -30,8 +39,19 @@ export function startPeriodicTask(name: string, intervalMs: number, run: () => P
       try {
         await run();
       } catch (error) {
-        log.error({ err: error, task: name }, `${name} failed; retrying at the next tick`);
+        failures += 1;
+        if (failures === 1) {
+          log.error({ err: error, task: name }, `${name} failed; retrying at the next tick`);
+          lastLoggedAt = Date.now();
+        } else if (Date.now() - lastLoggedAt >= REPEAT_FAILURE_LOG_MS) {
+          const message = error instanceof Error ? error.message : String(error);
+          log.error({ task: name, failures, error: message }, `${name} still failing (${failures} failures in a row); retrying at the next tick`);
+          lastLoggedAt = Date.now();
+        }
+        return;
       }
+      if (failures > 0) log.info({ task: name, failures }, `${name} recovered after ${failures} failures in a row`);
+      failures = 0;
     });
     running = next;
     waiting = next;

@@ -75,6 +75,8 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the advertiser', () => {
 
     // User text is text: the name's markup is shown as typed, not rendered.
     await page.getByRole('heading', { name: '<b>Rain shells</b> spring' }).waitFor();
+    // Keyboard focus follows to the new campaign's heading, not to <body>.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('<b>Rain shells</b> spring');
     expect(await page.getByTestId('campaign-status').textContent()).toBe('paused');
     await page.getByRole('button', { name: 'Activate campaign' }).click();
     await expect.poll(() => page.getByTestId('campaign-status').textContent()).toBe('active');

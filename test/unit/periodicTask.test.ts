@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import pino from 'pino';
 import { startPeriodicTask } from '../../src/serving/periodicTask.js';
 
@@ -34,5 +35,48 @@ describe('startPeriodicTask runNow', () => {
     await later;
     expect(runs).toBe(3);
     await task.stop();
+  });
+});
+
+describe('startPeriodicTask while its run keeps failing', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('logs the first failure with its stack, then at most once a minute with a count, and once when it recovers', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const lines: { level: number; msg: string; failures?: number; err?: { stack?: string } }[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()));
+        done();
+      },
+    });
+    let failing = true;
+    // As the ad index refresh during a PostgreSQL outage: a tick every 250 ms, each one failing.
+    const task = startPeriodicTask(
+      'ad index refresh',
+      250,
+      async () => {
+        if (failing) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+      },
+      pino({ level: 'info' }, sink),
+    );
+    await vi.advanceTimersByTimeAsync(150_000);
+    failing = false;
+    await vi.advanceTimersByTimeAsync(1_000);
+    await task.stop();
+    await new Promise((resolve) => setImmediate(resolve));
+
+    // 600 failed runs in 150 s: the first with its stack, then one line a minute, then the recovery.
+    expect(lines.map((line) => [line.level, line.msg])).toEqual([
+      [50, 'ad index refresh failed; retrying at the next tick'],
+      [50, 'ad index refresh still failing (241 failures in a row); retrying at the next tick'],
+      [50, 'ad index refresh still failing (481 failures in a row); retrying at the next tick'],
+      [30, 'ad index refresh recovered after 600 failures in a row'],
+    ]);
+    expect(lines[0]!.err?.stack).toContain('ECONNREFUSED');
+    expect(lines[1]!.err).toBeUndefined();
+    expect(lines[3]!.failures).toBe(600);
   });
 });

@@ -93,6 +93,25 @@ describe('parseCampaignReportParams', () => {
   });
 });
 
+describe('reporting parameters given wrong', () => {
+  it('says a parameter is given more than once (limit=1&limit=2), in place of a type error', () => {
+    const error = badRequest(() => parseCampaignReportParams({ limit: ['1', '2'], date_from: ['2026-03-01', '2026-03-02'] }, 'json'));
+    expect(error.details).toEqual([
+      { path: 'limit', message: 'is given more than once' },
+      { path: 'date_from', message: 'is given more than once' },
+    ]);
+    expect(error.message).toBe('limit: is given more than once; date_from: is given more than once');
+  });
+
+  it('reports a date that does not exist, and no window measured from it', () => {
+    const error = badRequest(() => parseCampaignReportParams({ date_from: '2026-02-30' }, 'json'));
+    expect(error.details).toEqual([{ path: 'date_from', message: 'must be a calendar date written YYYY-MM-DD' }]);
+    expect(badRequest(() => parseTrafficQualityParams({ date_from: '2026-01-01', date_to: '2026-13-01' }, 'json')).details).toEqual([
+      { path: 'date_to', message: 'must be a calendar date written YYYY-MM-DD' },
+    ]);
+  });
+});
+
 describe('parseTrafficQualityParams', () => {
   it('takes the same window and paging parameters, without breakdown', () => {
     const params = parseTrafficQualityParams({ date_from: '2026-03-01', date_to: '2026-03-31', breakdown: 'daily' }, 'csv');

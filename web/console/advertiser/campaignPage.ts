@@ -1,5 +1,5 @@
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { Route } from '../route.js';
 import type { Session } from '../session.js';
@@ -160,6 +160,14 @@ export function CampaignPage({ session, route }: { session: Session; route: Rout
     ]).then(([campaign, lineItems]) => setDetail({ campaign: campaign.data, line_items: lineItems.data }), setError);
   }, [id, version]);
 
+  // Arriving from "Create campaign" (or any page whose focused control went away), keyboard focus
+  // would fall to <body>: it goes to the campaign's heading instead. Focus the user put elsewhere stays.
+  const heading = useRef<HTMLHeadingElement>(null);
+  const loaded = detail !== null;
+  useEffect(() => {
+    if (loaded && (document.activeElement === null || document.activeElement === document.body)) heading.current?.focus();
+  }, [loaded]);
+
   const save: Save = async (method, path, body) => {
     await api(session, method, path, body);
     setVersion((count) => count + 1);
@@ -177,7 +185,7 @@ export function CampaignPage({ session, route }: { session: Session; route: Rout
   if (!detail) return html`<${ErrorMessage} error=${error} />${!error && html`<p role="status">Loading…</p>`}`;
   const { campaign, line_items } = detail;
   return html`
-    <h2>${campaign.name}</h2>
+    <h2 ref=${heading} tabindex="-1">${campaign.name}</h2>
     <p>Brand ${campaign.brand_name} · status <span class=${`status status-${campaign.status}`} data-testid="campaign-status">${campaign.status}</span></p>
     <div class="actions">
       ${campaign.status === 'paused' && html`<button type="button" onClick=${() => setStatus('active')}>Activate campaign</button>`}

@@ -1,6 +1,6 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, query } from '../api.js';
+import { api, ApiFailure, query } from '../api.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, usd } from '../ui.js';
 import { Pager, usePagedList } from '../pagedList.js';
@@ -9,7 +9,23 @@ import { todayUtc, type Campaign, type CampaignRow, type LineItem } from './adve
 interface CampaignLine {
   campaign: Campaign;
   lineItems: LineItem[];
-  spentToday: number;
+  /** Today's spend, or why it cannot be shown (the reporting route refused or failed). */
+  spentToday: number | { unavailable: string };
+}
+
+/**
+ * Why today's spend cannot be shown: a key without the `reporting` permission (403) is told so;
+ * any other failure (a 503 from the event store, the network) is "unavailable". Never a 0 that
+ * was not measured.
+ */
+function spendUnavailable(failure: unknown): { unavailable: string } {
+  if (failure instanceof ApiFailure && failure.status === 403) return { unavailable: 'no reporting access' };
+  return { unavailable: 'unavailable' };
+}
+
+function SpentToday({ spent }: { spent: CampaignLine['spentToday'] }) {
+  if (typeof spent === 'number') return html`${usd(spent)}`;
+  return html`<span title=${`Spend ${spent.unavailable}`}><span aria-hidden="true">—</span><span class="visually-hidden">Spend ${spent.unavailable}</span></span>`;
 }
 
 /** Budgets are per line item and in their own currency: listed as they are, not converted. */
@@ -21,6 +37,9 @@ function budgetText(lineItems: LineItem[]): string {
   if (byCurrency.size === 0) return 'no budget set';
   return [...byCurrency].map(([currency, daily]) => `${daily.toLocaleString('en-US')} ${currency}`).join(' + ') + ' a day';
 }
+
+/** How long "Loading campaigns…" may stay before the page says the service is not answering. */
+const LOADING_TIMEOUT_MS = 15_000;
 
 /** Campaigns a page: each row costs one line-items request, so a page stays small whatever the total. */
 const CAMPAIGNS_PER_PAGE = 50;
@@ -47,12 +66,14 @@ export function CampaignsPage({ session }: { session: Session }) {
       const [report, details] = await Promise.all([
         campaigns.length === 0
           ? { data: [] }
-          : api<{ data: CampaignRow[] }>(session, 'GET', `/v1/advertiser/reporting/campaigns${query({ date_from: today, date_to: today, campaign_ids: ids, limit: CAMPAIGNS_PER_PAGE })}`).catch(() => ({ data: [] })),
+          : api<{ data: CampaignRow[] }>(session, 'GET', `/v1/advertiser/reporting/campaigns${query({ date_from: today, date_to: today, campaign_ids: ids, limit: CAMPAIGNS_PER_PAGE })}`).catch(spendUnavailable),
         Promise.all(campaigns.map((campaign) => api<{ data: LineItem[] }>(session, 'GET', `/v1/advertiser/campaigns/${campaign.id}/line-items`))),
       ]);
-      const spend = new Map(report.data.map((row) => [row.campaign_id, row.spend_usd]));
+      // A campaign the report has no row for spent nothing today; a failed report measured nothing.
+      const spend = new Map('data' in report ? report.data.map((row) => [row.campaign_id, row.spend_usd]) : []);
+      const spentToday = (id: string) => ('data' in report ? (spend.get(id) ?? 0) : report);
       if (!current) return;
-      setLines({ pageNumber, lines: campaigns.map((campaign, index) => ({ campaign, lineItems: details[index]!.data, spentToday: spend.get(campaign.id) ?? 0 })) });
+      setLines({ pageNumber, lines: campaigns.map((campaign, index) => ({ campaign, lineItems: details[index]!.data, spentToday: spentToday(campaign.id) })) });
     })().catch(setError);
     return () => {
       current = false;
@@ -61,6 +82,16 @@ export function CampaignsPage({ session }: { session: Session }) {
   // Another page shows "Loading" until its own rows are in (never the page before under its
   // number); a reload of the same page (after activate or pause) keeps its rows meanwhile.
   const shown = lines?.pageNumber === pageNumber ? lines.lines : null;
+  // A request that never ends (a frozen service) would leave "Loading" up for good: after 15 s the
+  // page says so and offers a retry, which asks again (the late answer is still shown if it comes).
+  const loading = shown === null && !error && !list.error;
+  const [slow, setSlow] = useState(false);
+  useEffect(() => {
+    setSlow(false);
+    if (!loading) return;
+    const timer = setTimeout(() => setSlow(true), LOADING_TIMEOUT_MS);
+    return () => clearTimeout(timer);
+  }, [loading, reload]);
 
   async function setStatus(campaign: Campaign, status: 'active' | 'paused') {
     setError(null);
@@ -77,7 +108,11 @@ export function CampaignsPage({ session }: { session: Session }) {
     <p class="actions"><a href="#/compose">Create a campaign</a> <a href="#/report">Reports</a></p>
     <${ErrorMessage} error=${error} />
     <${ErrorMessage} error=${list.error} />
-    ${shown === null && !error && !list.error && html`<p role="status">Loading campaigns…</p>`}
+    ${loading && !slow && html`<p role="status">Loading campaigns…</p>`}
+    ${loading && slow && html`<div class="error" role="alert">
+      <p>The service has not answered in ${LOADING_TIMEOUT_MS / 1000} seconds.</p>
+      <button type="button" onClick=${() => setReload((count) => count + 1)}>Retry</button>
+    </div>`}
     ${shown?.length === 0 && list.pageNumber === 1 && html`<p>No campaigns yet. <a href="#/compose">Create the first one</a>.</p>`}
     ${shown && shown.length > 0 && html`<div class="table-wrap"><table aria-label="Campaigns">
       <caption class="hint">Oldest first, ${CAMPAIGNS_PER_PAGE} a page. Spend is today's (UTC) in USD; budgets are per line item in their own currency.</caption>
@@ -85,7 +120,7 @@ export function CampaignsPage({ session }: { session: Session }) {
       <tbody>${shown.map(({ campaign, lineItems, spentToday }) => html`<tr>
         <th scope="row"><a href=${`#/campaign?id=${campaign.id}`}>${campaign.name}</a><br /><span class="hint">${campaign.brand_name}</span></th>
         <td><span class=${`status status-${campaign.status}`}>${campaign.status}</span></td>
-        <td class="num">${usd(spentToday)}</td>
+        <td class="num"><${SpentToday} spent=${spentToday} /></td>
         <td>${budgetText(lineItems)}</td>
         <td>${lineItems.length}</td>
         <td><div class="actions">

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skipBrowserTests } from './chromium.js';
+import { consoleProblems, createAdvertiser, seriousAccessibilityViolations, signIn, startConsoleService, type ConsoleService } from './consoleKit.js';
+
+let service: ConsoleService;
+
+beforeAll(async () => {
+  if (skipBrowserTests) return;
+  service = await startConsoleService();
+});
+
+afterAll(async () => {
+  await service?.close();
+});
+
+async function createCampaign(apiKey: string, userId: string, name: string): Promise<void> {
+  const response = await fetch(`${service.url}/v1/advertiser/campaigns`, {
+    method: 'POST',
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ name, brand_name: 'Listed', user_id: userId }),
+  });
+  expect(response.status).toBe(201);
+}
+
+describe.skipIf(skipBrowserTests)('console in Chromium: the campaign list', () => {
+  it('shows "—" and why, never $0.00, for today\'s spend when the key may not read reports', async () => {
+    // A key with the campaigns permission only: the reporting route answers it 403.
+    const org = await service.admin<{ data: { id: string } }>('POST', '/v1/admin/organizations', { name: 'Campaigns Only Co' });
+    const user = await service.admin<{ data: { id: string } }>('POST', `/v1/admin/organizations/${org.data.id}/users`, { email: `owner@${org.data.id}.test` });
+    const key = await service.admin<{ data: { key: string } }>('POST', `/v1/admin/organizations/${org.data.id}/api-keys`, { permissions: ['campaigns'] });
+    await createCampaign(key.data.key, user.data.id, 'Unreported');
+    const page = await signIn(service, 'an advertiser', key.data.key);
+    const row = page.getByRole('table', { name: 'Campaigns' }).getByRole('row', { name: /Unreported/ });
+    await row.waitFor();
+    const spent = row.getByRole('cell').nth(1);
+    // Seen: the dash with the reason as its title; heard: the reason.
+    expect(await spent.textContent()).toBe('—Spend no reporting access');
+    expect(await spent.locator('[title]').getAttribute('title')).toBe('Spend no reporting access');
+    expect(await row.textContent()).not.toContain('$0.00');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('breaks a 200-character name without spaces, so that status, spend and actions stay on screen at 1280 px', async () => {
+    const advertiser = await createAdvertiser(service, 'Long Names Co');
+    const longName = 'Spring'.repeat(33) + 'Sa';
+    await createCampaign(advertiser.apiKey, advertiser.userId, longName);
+    const page = await signIn(service, 'an advertiser', advertiser.apiKey);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const table = page.getByRole('table', { name: 'Campaigns' });
+    await table.getByRole('link', { name: longName, exact: true }).waitFor();
+    // The table fits its box (nothing to scroll to) and the row's last cell ends inside the screen.
+    expect(await page.locator('.table-wrap').evaluate((box) => box.scrollWidth - box.clientWidth)).toBeLessThanOrEqual(1);
+    const actions = await table.getByRole('row', { name: /Spring/ }).getByRole('cell').last().boundingBox();
+    expect(actions!.x + actions!.width).toBeLessThanOrEqual(1280);
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('says so after 15 s when the service does not answer, and a retry then shows the list', async () => {
+    const advertiser = await createAdvertiser(service, 'Frozen Store Co');
+    await createCampaign(advertiser.apiKey, advertiser.userId, 'Waiting');
+    const page = await signIn(service, 'an advertiser', advertiser.apiKey);
+    await page.getByRole('table', { name: 'Campaigns' }).getByRole('link', { name: 'Waiting', exact: true }).waitFor();
+    // The campaigns table locked for 20 s: the list request waits on it (a real stall, not a stub).
+    let locked!: () => void;
+    const held = service.db.transaction(async (tx) => {
+      await tx.query('LOCK TABLE campaigns IN ACCESS EXCLUSIVE MODE');
+      locked();
+      await new Promise((resolve) => setTimeout(resolve, 20_000));
+    });
+    await new Promise<void>((resolve) => (locked = resolve));
+    await page.reload();
+    await page.getByText('Loading campaigns…').waitFor();
+    const alert = page.getByRole('alert').filter({ hasText: 'has not answered in 15 seconds' });
+    await alert.waitFor({ timeout: 17_000 });
+    expect(await page.getByText('Loading campaigns…').count()).toBe(0);
+    // Retry asks again (loading anew); once the lock is gone the list is shown.
+    await alert.getByRole('button', { name: 'Retry' }).click();
+    await page.getByText('Loading campaigns…').waitFor();
+    await held;
+    await page.getByRole('table', { name: 'Campaigns' }).getByRole('link', { name: 'Waiting', exact: true }).waitFor();
+    expect(await alert.count()).toBe(0);
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+});
