@@ -6,7 +6,7 @@
  * same form (encodeDataRows). What keeps rows as bytes reads them with readDataRow.
  */
 
-const DATA_ROW = 0x44; // 'D'
+export const DATA_ROW = 0x44; // 'D'
 
 /**
  * Reads the DataRow at `at`: the [start, end) of each field in `bytes` into `bounds`, two numbers

@@ -1,5 +1,6 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { protocol } from '@electric-sql/pglite';
+import { DATA_ROW } from './dataRows.js';
 
 /** A parameter as the wire protocol's text format sends it. */
 export type TextParam = string | number | null;
@@ -25,25 +26,15 @@ export function embeddedRowBytes(db: PGlite): (sql: string, params: readonly Tex
   // What the engine writes arrives in chunks valid only during the callback: gathered here, in a
   // buffer kept across calls, then copied once. The stream form of the raw call matters: the plain
   // one also decodes every message into strings and keeps them in PGlite's last result object.
-  let scratch = Buffer.allocUnsafeSlow(64 * 1024);
-  let written = 0;
-  const gather = (chunk: Uint8Array) => {
-    if (written + chunk.length > scratch.length) {
-      const larger = Buffer.allocUnsafeSlow(Math.max(scratch.length * 2, written + chunk.length));
-      scratch.copy(larger, 0, 0, written);
-      scratch = larger;
-    }
-    scratch.set(chunk, written);
-    written += chunk.length;
-  };
+  const answerBytes = new GatheredBytes(64 * 1024);
   // Both of PGlite's locks, as its query() takes them: between two queries of an open transaction
   // these messages would otherwise run inside it (seeing its uncommitted rows) or abort it.
   const send = (message: Uint8Array) =>
     db._runExclusiveTransaction(() =>
       db._runExclusiveQuery(async () => {
-        written = 0;
-        await db.execProtocolRawStream(message, { syncToFs: false, onRawData: gather });
-        return Buffer.from(scratch.subarray(0, written));
+        answerBytes.clear();
+        await db.execProtocolRawStream(message, { syncToFs: false, onRawData: answerBytes.gather });
+        return Buffer.from(answerBytes.view());
       }),
     );
   return async (sql, params) => {
@@ -83,24 +74,42 @@ export function embeddedDataRows(db: PGlite): (sql: string) => Promise<Buffer> {
     db._runExclusiveQuery(async () => {
       // Each chunk (8 KB, thousands of them) is valid only during the callback: gathered into one
       // growing buffer, not a Buffer each (which cost 0.05-0.1 s of a start at 150,000 creatives).
-      let gathered = Buffer.allocUnsafeSlow(2 ** 20);
-      let written = 0;
-      const gather = (chunk: Uint8Array) => {
-        if (written + chunk.length > gathered.length) {
-          const larger = Buffer.allocUnsafeSlow(Math.max(gathered.length * 2, written + chunk.length));
-          gathered.copy(larger, 0, 0, written);
-          gathered = larger;
-        }
-        gathered.set(chunk, written);
-        written += chunk.length;
-      };
-      await db.execProtocolRawStream(protocol.serialize.query(sql), { syncToFs: false, onRawData: gather });
+      const rows = new GatheredBytes(2 ** 20);
+      await db.execProtocolRawStream(protocol.serialize.query(sql), { syncToFs: false, onRawData: rows.gather });
       // A copy of the rows alone: the gathered buffer is up to twice their size.
-      return Buffer.from(dataRowsOf(gathered.subarray(0, written)));
+      return Buffer.from(dataRowsOf(rows.view()));
     });
 }
 
-const DATA_ROW = 0x44; // 'D'
+/** Chunks the engine writes, each valid only during its callback, copied one after another into one buffer that doubles as needed. */
+class GatheredBytes {
+  private bytes: Buffer;
+  private written = 0;
+
+  constructor(initialSize: number) {
+    this.bytes = Buffer.allocUnsafeSlow(initialSize);
+  }
+
+  readonly gather = (chunk: Uint8Array): void => {
+    if (this.written + chunk.length > this.bytes.length) {
+      const larger = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, this.written + chunk.length));
+      this.bytes.copy(larger, 0, 0, this.written);
+      this.bytes = larger;
+    }
+    this.bytes.set(chunk, this.written);
+    this.written += chunk.length;
+  };
+
+  clear(): void {
+    this.written = 0;
+  }
+
+  /** What was gathered, a view valid until the next gather. */
+  view(): Buffer {
+    return this.bytes.subarray(0, this.written);
+  }
+}
+
 const ERROR_RESPONSE = 0x45; // 'E'
 
 /** The DataRow messages of one statement's answer, a view of `bytes`; an ErrorResponse throws. */
