@@ -254,6 +254,28 @@ describe('billing ceilings: budgets', () => {
 
 describe('billing ceilings: frequency caps', () => {
   const capped = { bids: { bid_type: 'cpm', bid_value: 1000 }, lineItem: { frequency_cap: { impressions: 2, per: 'day' } } };
+  type Capping = Awaited<ReturnType<typeof setup>>;
+
+  /** Mallory served the cap by this instance and by another (4 serves of a cap of 2), none fired yet. */
+  async function serveTheCapHereAndElsewhere({ tested, as }: Capping): Promise<LightMyRequestResponse[]> {
+    const other = await startAnotherInstance(ctx, env);
+    const served: LightMyRequestResponse[] = [];
+    try {
+      await eventuallyServed(other, publisher.token, as('warm-up'), tested.lineItemId);
+      for (const on of [ctx, other]) served.push(...(await serveAhead(on, as('mallory'), tested.lineItemId, 4)));
+    } finally {
+      await other.close();
+    }
+    expect(served).toHaveLength(4);
+    return served;
+  }
+
+  /** Pauses the capped line item and waits until this instance no longer serves it. */
+  async function pauseCapped({ tested, as }: Capping): Promise<void> {
+    const response = await ctx.app.inject({ method: 'PATCH', url: `/v1/advertiser/line-items/${tested.lineItemId}`, headers: { 'x-api-key': advertiser.key }, payload: { status: 'paused' } });
+    expect(response.statusCode).toBe(200);
+    await eventuallyServed(ctx, publisher.token, as('trent'), tested.lineItemId, false);
+  }
 
   it('serves a user no more than the cap while earlier serves wait for their pixels', async () => {
     const { tested, fallback, as } = await setup(capped);
@@ -299,19 +321,10 @@ describe('billing ceilings: frequency caps', () => {
   });
 
   it('keeps counting a paused line item\'s impressions against its cap while its links live', async () => {
-    const { tested, as } = await setup(capped);
-    const other = await startAnotherInstance(ctx, env);
-    const served: LightMyRequestResponse[] = [];
-    try {
-      await eventuallyServed(other, publisher.token, as('warm-up'), tested.lineItemId);
-      for (const on of [ctx, other]) served.push(...(await serveAhead(on, as('mallory'), tested.lineItemId, 4)));
-    } finally {
-      await other.close();
-    }
-    expect(served).toHaveLength(4);
-    const response = await ctx.app.inject({ method: 'PATCH', url: `/v1/advertiser/line-items/${tested.lineItemId}`, headers: { 'x-api-key': advertiser.key }, payload: { status: 'paused' } });
-    expect(response.statusCode).toBe(200);
-    await eventuallyServed(ctx, publisher.token, as('trent'), tested.lineItemId, false);
+    const capping = await setup(capped);
+    const { tested } = capping;
+    const served = await serveTheCapHereAndElsewhere(capping);
+    await pauseCapped(capping);
 
     // After the pause: this instance's own serves' pixels, then the other instance's, all here.
     await firePixels(ctx, served.slice(0, 2));
@@ -323,22 +336,13 @@ describe('billing ceilings: frequency caps', () => {
   });
 
   it('bills no impression past the cap for a line item paused before a restart', async () => {
-    const { tested, as } = await setup(capped);
+    const capping = await setup(capped);
+    const { tested } = capping;
     // Two instances serve mallory the cap each, then the line item is paused and the first one restarts.
-    const other = await startAnotherInstance(ctx, env);
-    const served: LightMyRequestResponse[] = [];
-    try {
-      await eventuallyServed(other, publisher.token, as('warm-up'), tested.lineItemId);
-      for (const on of [ctx, other]) served.push(...(await serveAhead(on, as('mallory'), tested.lineItemId, 4)));
-    } finally {
-      await other.close();
-    }
-    expect(served).toHaveLength(4);
+    const served = await serveTheCapHereAndElsewhere(capping);
     await firePixels(ctx, served.slice(0, 2));
     await storedEvents(tested.lineItemId, 2);
-    const response = await ctx.app.inject({ method: 'PATCH', url: `/v1/advertiser/line-items/${tested.lineItemId}`, headers: { 'x-api-key': advertiser.key }, payload: { status: 'paused' } });
-    expect(response.statusCode).toBe(200);
-    await eventuallyServed(ctx, publisher.token, as('trent'), tested.lineItemId, false);
+    await pauseCapped(capping);
 
     await ctx.close();
     ctx = await startTestApp(env);
