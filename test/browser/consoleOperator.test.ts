@@ -220,6 +220,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     const tokenForm = page.getByRole('form', { name: 'Issue a token' });
     await tokenForm.getByRole('button', { name: 'Issue token' }).click();
     const secondToken = (await tokenForm.locator('code.secret').textContent())!;
+    const secondTokenId = (await tokenForm.locator('.notice strong').textContent())!.replace(/^Token /, '');
     await expect.poll(() => tokens.getByText('live').count()).toBe(2);
     expect(await tokens.textContent()).not.toContain(firstToken);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
@@ -228,8 +229,12 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     const asPublisher = (token: string) =>
       fetch(`${service.url}/v1/publisher/placements`, { headers: { authorization: `Bearer ${token}` } });
     expect((await asPublisher(firstToken)).status).toBe(200);
-    // The first token is the older row: revoke it from the list.
-    await tokens.getByRole('button', { name: /^Revoke token / }).first().click();
+    // Revoke the first token from the list, found by its id: two rows written moments apart are not
+    // ordered by created_at when the clock steps back between them (CI once revoked the second).
+    const tokenIds = await tokens.locator('tbody tr td:first-child code').allTextContents();
+    expect(tokenIds).toContain(secondTokenId);
+    const firstTokenId = tokenIds.find((id) => id !== secondTokenId)!;
+    await tokens.getByRole('button', { name: `Revoke token ${firstTokenId}`, exact: true }).click();
     await expect.poll(() => tokens.getByText('revoked').count()).toBe(1);
     expect((await asPublisher(firstToken)).status).toBe(401);
     const placements = await (await asPublisher(secondToken)).json();
