@@ -12,5 +12,5 @@ export const createApiKeyBody = z.strictObject({
   permissions: z.array(z.enum(permissions)).min(1).transform((list) => [...new Set(list)]),
 });
 
-/** The operators' lists: limit, offset or cursor (src/http/keysetPaging.ts). */
+/** The keyset lists (the operators', and an advertiser's members): limit, offset or cursor (src/http/keysetPaging.ts). */
 export const uuidListQuery = z.object(pageQueryFields(z.uuid())).superRefine(refineOneStart);

@@ -46,7 +46,10 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the advertiser', () => {
 
     // The API's 422 details appear next to the fields they are about.
     await page.getByRole('link', { name: 'New campaign' }).click();
-    await page.getByLabel('Owner user id').fill(advertiser.userId);
+    // The organization's only user is the owner, chosen for the advertiser and shown by email.
+    const owner = page.getByLabel('Owner', { exact: true });
+    await expect.poll(() => owner.inputValue()).toBe(advertiser.userId);
+    expect(await owner.locator('option:checked').textContent()).toBe(`owner@${advertiser.organizationId}.test`);
     await page.getByLabel('Destination URL').fill('ftp://files.example/shell');
     await page.getByRole('button', { name: 'Create campaign' }).click();
     const nameField = page.getByLabel('Campaign name');

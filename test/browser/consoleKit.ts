@@ -150,6 +150,7 @@ export async function screenshots(page: Page, name: string): Promise<void> {
 }
 
 export interface AdvertiserTenant {
+  organizationId: string;
   userId: string;
   apiKey: string;
 }
@@ -159,7 +160,7 @@ export async function createAdvertiser(service: ConsoleService, name: string): P
   const org = await service.admin<{ data: { id: string } }>('POST', '/v1/admin/organizations', { name });
   const user = await service.admin<{ data: { id: string } }>('POST', `/v1/admin/organizations/${org.data.id}/users`, { email: `owner@${org.data.id}.test` });
   const key = await service.admin<{ data: { key: string } }>('POST', `/v1/admin/organizations/${org.data.id}/api-keys`, { permissions: ['campaigns', 'reporting'] });
-  return { userId: user.data.id, apiKey: key.data.key };
+  return { organizationId: org.data.id, userId: user.data.id, apiKey: key.data.key };
 }
 
 export interface PublisherTenant {

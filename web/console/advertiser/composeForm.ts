@@ -1,11 +1,12 @@
 import { html } from 'htm/preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { go } from '../route.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, Field, Select } from '../ui.js';
 import { readAmounts } from '../amountInput.js';
 import { listOf } from './lineItemEdits.js';
+import { useResource } from '../resource.js';
 
 export const bidTypes = [['CPC', 'CPC: per valid click'], ['tCPM', 'tCPM: per thousand valid impressions'], ['CPA', 'CPA: per conversion']] as const;
 
@@ -49,6 +50,24 @@ function composeBody(form: Form) {
   };
 }
 
+interface Member {
+  id: string;
+  email: string;
+}
+
+/** The owners offered by email (GET /v1/advertiser/users); past this many, the owner's id is typed. */
+const MEMBERS_OFFERED = 1000;
+
+/**
+ * The owner's choices by email; null when they cannot be offered (the members' read failed, or
+ * they are too many for one list), and the owner's id is typed instead.
+ */
+function ownerChoices({ data: members, error }: { data: Member[] | null; error: unknown }): [string, string][] | null {
+  if (error || (members && (members.length === 0 || members.length >= MEMBERS_OFFERED))) return null;
+  if (!members) return [['', 'Loading the organization\'s users…']];
+  return [['', 'Choose the owner'], ...members.map((member): [string, string] => [member.id, member.email])];
+}
+
 /** The detail paths the form shows beside its fields; ErrorMessage lists any other. */
 const fieldPaths = [
   'campaign.name', 'campaign.brand_name', 'campaign.user_id', 'line_item.title', 'line_item.budget.daily', 'line_item.budget.currency',
@@ -62,6 +81,13 @@ export function ComposePage({ session }: { session: Session }) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const field = (name: keyof Form) => ({ value: form[name], onInput: (value: string) => setForm({ ...form, [name]: value }), error });
+  const membersRead = useResource<Member[]>(session, `/v1/advertiser/users?limit=${MEMBERS_OFFERED}`);
+  const members = membersRead.data;
+  const owners = ownerChoices(membersRead);
+  // An organization of one has one possible owner: chosen for the advertiser.
+  useEffect(() => {
+    if (members?.length === 1) setForm((current) => (current.user_id === '' ? { ...current, user_id: members[0]!.id } : current));
+  }, [members]);
 
   async function submit(event: Event) {
     event.preventDefault();
@@ -86,7 +112,9 @@ export function ComposePage({ session }: { session: Session }) {
       <div class="grid">
         <${Field} label="Campaign name" path="campaign.name" ...${field('name')} />
         <${Field} label="Brand name" path="campaign.brand_name" ...${field('brand_name')} />
-        <${Field} label="Owner user id" path="campaign.user_id" hint="A user of your organization (UUID), given by your operator." ...${field('user_id')} />
+        ${owners
+          ? html`<${Select} label="Owner" path="campaign.user_id" options=${owners} ...${field('user_id')} />`
+          : html`<${Field} label="Owner user id" path="campaign.user_id" hint="A user of your organization (UUID)." ...${field('user_id')} />`}
       </div>
     </section>
     <section class="card" aria-labelledby="compose-line-item">

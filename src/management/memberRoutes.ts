@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+import type { FeatureDeps } from '../featureDeps.js';
+import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
+import { keysetPage, parseListQuery } from '../http/keysetPaging.js';
+import { uuidListQuery } from '../admin/adminSchemas.js';
+import { listMembers } from '../admin/tenancyLists.js';
+
+/**
+ * GET /v1/advertiser/users: the members of the key's organization, in the order they joined, so
+ * that a campaign's owner (`user_id`, which must be a member) can be chosen by email rather than
+ * asked of the operator. A key with the campaigns permission, the one that creates campaigns;
+ * the same rows and paging as the operators' list of an organization's users.
+ */
+export async function memberRoutes(app: FastifyInstance, { db }: FeatureDeps): Promise<void> {
+  app.get('/v1/advertiser/users', { onRequest: requireApiKey(db, ['campaigns']) }, async (request) => {
+    const page = parseListQuery(uuidListQuery, request.query);
+    return keysetPage(await listMembers(db, advertiserOf(request).organizationId, page), page);
+  });
+}
