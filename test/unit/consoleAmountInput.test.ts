@@ -25,13 +25,13 @@ describe('console amounts', () => {
   });
 
   it('refuses a point or comma followed by three digits after a non-zero whole part, with an unambiguous hint', () => {
-    expect(problemOf('1.000')).toBe('is 1.000 1000 or 1? Write 1000 or 1');
-    expect(problemOf('1,000')).toBe('is 1,000 1000 or 1? Write 1000 or 1');
-    expect(problemOf('12.500')).toBe('is 12.500 12500 or 12.5? Write 12500 or 12.5');
-    expect(problemOf('2,125')).toBe('is 2,125 2125 or 2.1250? Write 2125 or 2.1250');
+    expect(problemOf('1.000')).toBe('1.000 could mean 1000 or 1: type 1000 or 1');
+    expect(problemOf('1,000')).toBe('1,000 could mean 1000 or 1: type 1000 or 1');
+    expect(problemOf('12.500')).toBe('12.500 could mean 12500 or 12.5: type 12500 or 12.5');
+    expect(problemOf('2,125')).toBe('2,125 could mean 2125 or 2.1250: type 2125 or 2.1250');
     // Every amount a hint suggests is itself read without a question.
     for (const typed of ['1.000', '12.500', '1,000', '2,125', '30.050']) {
-      const suggested = /Write (\S+) or (\S+)$/.exec(problemOf(typed)!)!.slice(1);
+      const suggested = /type (\S+) or (\S+)$/.exec(problemOf(typed)!)!.slice(1);
       for (const amount of suggested) expect(problemOf(amount), `${typed} suggests ${amount}`).toBeUndefined();
     }
   });

@@ -18,7 +18,7 @@ function parseAmount(text: string): { value: number } | { problem: string } {
       const thousands = String(Number(`${whole}${fraction}`));
       const shortest = String(Number(`${whole}.${fraction}`));
       const decimalMark = /\.\d{3}$/.test(shortest) ? `${shortest}0` : shortest;
-      return { problem: `is ${typed} ${thousands} or ${decimalMark}? Write ${thousands} or ${decimalMark}` };
+      return { problem: `${typed} could mean ${thousands} or ${decimalMark}: type ${thousands} or ${decimalMark}` };
     }
     return { value: Number(fraction === undefined ? whole : `${whole}.${fraction}`) };
   }
