@@ -4,6 +4,8 @@ import type { ReviewStatus } from './integrationReviewSchemas.js';
 export interface IntegrationReview {
   id: string;
   publisher_id: string;
+  /** The publisher's name, so that a queue of reviews reads as whose they are. */
+  publisher_name: string;
   placement_ids: string[];
   status: ReviewStatus;
   note: string | null;
@@ -13,7 +15,7 @@ export interface IntegrationReview {
   created_at: string;
 }
 
-const REVIEW_COLUMNS = `r.id, r.publisher_id, r.status, r.note, r.decided_by, r.decision_reason, r.decided_at, r.created_at,
+const REVIEW_COLUMNS = `r.id, r.publisher_id, (SELECT p.name FROM publishers p WHERE p.id = r.publisher_id) AS publisher_name, r.status, r.note, r.decided_by, r.decision_reason, r.decided_at, r.created_at,
   coalesce((SELECT array_agg(rp.placement_id ORDER BY rp.placement_id) FROM integration_review_placements rp
             WHERE rp.review_id = r.id), '{}') AS placement_ids`;
 

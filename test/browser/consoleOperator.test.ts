@@ -66,8 +66,9 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     await page.getByRole('heading', { name: 'Integration reviews', level: 1 }).waitFor();
     const review = page.getByRole('listitem', { name: `Review of ${publisher.placementId}` });
     await review.waitFor();
-    // The publisher's note is shown as text.
+    // The publisher's note is shown as text; the publisher by its name, a link to its page.
     await review.getByText('<script>alert(1)</script> see the chat page', { exact: false }).waitFor();
+    expect(await review.getByRole('link', { name: `Publisher of ${publisher.placementId}` }).getAttribute('href')).toBe(`#/publisher?id=${publisher.publisherId}`);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'operator-review-queue');
 

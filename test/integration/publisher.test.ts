@@ -73,6 +73,7 @@ describe('POST /v1/publisher/integration-reviews', () => {
     expect(response.json().data).toEqual({
       id: expect.any(String),
       publisher_id: publisher.id,
+      publisher_name: publisher.name,
       placement_ids: [a.id, b.id].sort(),
       status: 'pending',
       note: 'pixel fires on render, see /chat',

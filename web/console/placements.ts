@@ -39,6 +39,7 @@ export interface IntegrationCheck {
 export interface IntegrationReview {
   id: string;
   publisher_id: string;
+  publisher_name: string;
   placement_ids: string[];
   status: 'pending' | 'approved' | 'rejected';
   note: string | null;

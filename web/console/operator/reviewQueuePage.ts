@@ -18,7 +18,7 @@ function ReviewCard({ review, session, onDecided }: { review: IntegrationReview;
     }
   }
   return html`<li class="card" aria-label=${`Review of ${review.placement_ids.join(', ')}`}>
-    <p>Requested ${formatDateTime(review.created_at)} by publisher <a href=${`#/publisher?${new URLSearchParams({ id: review.publisher_id })}`}><code>${review.publisher_id}</code></a></p>
+    <p>Requested ${formatDateTime(review.created_at)} by publisher <a href=${`#/publisher?${new URLSearchParams({ id: review.publisher_id })}`}>${review.publisher_name}</a></p>
     <p>Placements: ${review.placement_ids.map((id, index) => html`${index > 0 ? ', ' : ''}<a href=${`#/placements?id=${encodeURIComponent(id)}`}>${id}</a>`)}<span class="hint"> (open one to see its integration check)</span></p>
     ${review.note && html`<p>Note: ${review.note}</p>`}
     <${Field} label="Reason" path="reason" error=${error} value=${reason} onInput=${setReason} hint="Required to reject; shown to the publisher." />
