@@ -55,6 +55,12 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   const pacing = new SpendPacing(ch, () => events.pending());
   const learning = new DeliveryLearning(ch);
   const frequency = new FrequencyCounts(ch, () => events.pending());
+  // Before this run's events: a crashed run's spooled events are the first of pending(), and count
+  // in spend and cap counts until written (they are replayed alongside the first syncs).
+  events.forEachRecovered((event) => {
+    pacing.record(event);
+    frequency.recordRecovered(event);
+  });
   events.onAccepted((event, written) => {
     pacing.record(event, written);
     frequency.record(event, written);
