@@ -78,6 +78,10 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     userCountsFor: (id, per) => frequency.countsFor(id, per),
     statsFor: (id) => learning.statsFor(id),
     toUsd: convertToUsd,
+    // Still active but not servable (its last creative removed, its price out of range): it may have
+    // left the index while its links live, when is not known, so it is kept as if it left now. One
+    // this process had in its index is kept by indexedDestinations.patch or replace instead.
+    unservable: (row) => indexedDestinations.keepRetired(row.id, Date.now(), () => billedLineItem(row, build)),
   };
   // A bad word vectors file fails the start at the build, as it did when it was read here.
   const semantic = loadSemanticMatching(config, log).then((loaded) => Object.assign(build, loaded));
