@@ -122,20 +122,25 @@ export async function judgeServerSideTraffic(db: Postgres, ch: ClickHouse, thres
     },
     format: 'JSONEachRow',
   });
-  /** Each placement's verdict of each window, and the latest window's counts. */
-  const placements = new Map<string, { latest?: ImpressionCounts; revokingWindows: number }>();
+  /** Each placement's windows whose verdict is `revoke`, and the latest window's counts. */
+  const placements = new Map<string, { latest?: ImpressionCounts; revoking: Set<number> }>();
   for (const row of await result.json()) {
     const { placement_id, window, ...counts } = countsRow.parse(row);
     let placement = placements.get(placement_id);
-    if (placement === undefined) placements.set(placement_id, (placement = { revokingWindows: 0 }));
+    if (placement === undefined) placements.set(placement_id, (placement = { revoking: new Set() }));
     if (window === 0) placement.latest = counts;
-    if (serverSideVerdict(counts, thresholds) === 'revoke') placement.revokingWindows += 1;
+    if (serverSideVerdict(counts, thresholds) === 'revoke') placement.revoking.add(window);
   }
-  for (const [placement_id, { latest, revokingWindows }] of placements) {
+  for (const [placement_id, { latest, revoking }] of placements) {
     if (latest === undefined) continue;
     const verdict = serverSideVerdict(latest, thresholds);
     if (verdict === '') continue;
-    const sustained = verdict === 'revoke' && revokingWindows === windows;
+    // The windows on end, back from the latest, that meet the rule: what revocation counts (all of
+    // them), and what the reason says of it. An earlier window cut off by one that does not meet it
+    // brings revocation no closer.
+    let revokingWindows = 0;
+    while (revoking.has(revokingWindows)) revokingWindows += 1;
+    const sustained = revokingWindows === windows;
     const reason =
       `${latest.datacenter} of ${latest.total} serves (of ${latest.users} of ${latest.allUsers} users) in the last ` +
       `${thresholds.AUTO_REVOCATION_WINDOW_MINUTES} minutes had their impression requested from data-center addresses ` +

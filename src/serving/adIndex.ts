@@ -188,6 +188,11 @@ export interface IndexBuildDeps {
   brandSafety?: BrandSafety;
   /** Semantic lists this long or longer are searched through clusters (semanticMatrix.ts); the evaluation compares with exact search. */
   semanticClusteredFrom?: number;
+  /**
+   * Told of each active line item a build or patch leaves out of the index (a SkipReason): its links,
+   * signed while it could still be served, may still be used (indexedDestinations.ts).
+   */
+  unservable?(row: LineItemRow): void;
 }
 
 /** Line items left out of the index, by reason: an operator's first clue when an ad does not show. */
@@ -263,6 +268,7 @@ export async function buildAdIndex(
     const built = buildEntry(row, groups ? groups[i] : creativesByLineItem.get(row.id), deps, phraseFor);
     if (typeof built === 'string') {
       skipped[built] = (skipped[built] ?? 0) + 1;
+      deps.unservable?.(row);
       continue;
     }
     built.expectedValue = expectedValuePerImpression(built.model, built.bidUsd, built.stats);

@@ -75,6 +75,7 @@ export class AdIndexPatcher {
       const built = buildEntry(row, creativesByLineItem.get(id), this.deps, phraseFor);
       if (typeof built === 'string') {
         patch.skipped[built] = (patch.skipped[built] ?? 0) + 1;
+        this.deps.unservable?.(row);
         continue;
       }
       built.expectedValue = expectedValuePerImpression(built.model, built.bidUsd, built.stats);

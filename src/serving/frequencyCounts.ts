@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
-import type { TrackedEvent } from '../tracking/trackedEvent.js';
+import type { CountedEvent } from '../tracking/trackedEvent.js';
 import type { FrequencyCapWindow } from '../management/frequencyCapSchema.js';
 import { MS_PER_DAY } from '../utcDays.js';
 
@@ -199,7 +199,7 @@ export class FrequencyCounts {
    * already `written` to ClickHouse (EventPipeline.writeNow) never counts in `pending()`: it takes no
    * sequence number and is counted locally only until the next sync reads it from ClickHouse.
    */
-  record(event: TrackedEvent, written = false): void {
+  record(event: CountedEvent, written = false): void {
     const seq = written ? 0 : ++this.acceptedSeq;
     if (event.type !== 'impression' || event.ivt !== '' || event.user_key === '') return;
     const serve = this.outstandingByServe.get(event.serve_id);
@@ -209,6 +209,18 @@ export class FrequencyCounts {
     if (!written) this.unflushed.push({ seq, lineItemId: event.line_item_id, userKey: event.user_key, timeMs: event.event_time });
     add(tracked.counts, event.user_key, 1);
     add(tracked.local, event.user_key, 1);
+  }
+
+  /**
+   * An event a crashed run accepted and left in the spool (EventPipeline.forEachRecovered), recorded
+   * before any of this run: a valid keyed impression counts, as an accepted one does, until a sync
+   * finds it written. Recorded before the index is built, when no line item is known to be capped
+   * yet: each is kept, and each sync counts those of capped line items.
+   */
+  recordRecovered(event: CountedEvent): void {
+    const seq = ++this.acceptedSeq;
+    if (event.type !== 'impression' || event.ivt !== '' || event.user_key === '') return;
+    this.unflushed.push({ seq, lineItemId: event.line_item_id, userKey: event.user_key, timeMs: event.event_time });
   }
 
   /**

@@ -15,7 +15,8 @@ import { creativesOf, type AdIndex, type BilledLineItem, type LineItemEntry } fr
  * counts keep being synced (SpendPacing and FrequencyCounts keep those of `retired()`). A process
  * started after a line item left never had it in its index: it reads those that left within the
  * links' lifetime from Postgres at start and keeps them the same way (`keepRetired`,
- * retiredLineItems.ts).
+ * retiredLineItems.ts); a line item still active but left out of the index (no creative left, a
+ * price out of range) is in the catalog the index is built from, and kept from there.
  */
 export class IndexedDestinations {
   private byLineItem = new Map<string, LineItemEntry>();
@@ -46,8 +47,9 @@ export class IndexedDestinations {
   }
 
   /**
-   * Keeps for billing a line item that left the index before this process started, as if it had
-   * left here at `leftAtMs`; not one the index holds (it came back since).
+   * Keeps for billing a line item this process never had in its index, as if it had left here at
+   * `leftAtMs`: one that left before this process started, or one still active that the index
+   * leaves out (IndexBuildDeps.unservable). Not one the index holds, nor one already kept.
    */
   keepRetired(id: string, leftAtMs: number, entryOf: () => BilledLineItem | undefined): void {
     if (this.byLineItem.has(id) || this.retired.has(id)) return;

@@ -18,7 +18,8 @@ export type RetiredLineItemRow = CeilingColumns & { left_at: Date };
  * joined to the parts instead, embedded PGlite (no statistics at start) scanned all 100,000 line
  * items three times (120-180 ms). So the start pays for what recently left, not for the catalog:
  * 1-25 ms with none, 28-40 ms for 2,750 (bench/README.md, "Billing ceilings after a restart"). Drafts never
- * served; a line item servable by its status is in the catalog the index was built from.
+ * served; a line item servable by its status is in the catalog the index was built from, and one
+ * the build leaves out (no creative left, say) is kept from there (IndexBuildDeps.unservable).
  */
 const RETIRED_SQL = `SELECT li.id, li.budget_daily::text AS budget_daily, li.budget_currency, li.budget_lifetime::text AS budget_lifetime, li.frequency_cap,
          greatest(li.updated_at, c.updated_at, CASE WHEN c.ends_at <= now() THEN c.ends_at END) AS left_at

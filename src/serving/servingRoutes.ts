@@ -55,6 +55,12 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   const pacing = new SpendPacing(ch, () => events.pending());
   const learning = new DeliveryLearning(ch);
   const frequency = new FrequencyCounts(ch, () => events.pending());
+  // Before this run's events: a crashed run's spooled events are the first of pending(), and count
+  // in spend and cap counts until written (they are replayed alongside the first syncs).
+  events.forEachRecovered((event) => {
+    pacing.record(event);
+    frequency.recordRecovered(event);
+  });
   events.onAccepted((event, written) => {
     pacing.record(event, written);
     frequency.record(event, written);
@@ -72,6 +78,10 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     userCountsFor: (id, per) => frequency.countsFor(id, per),
     statsFor: (id) => learning.statsFor(id),
     toUsd: convertToUsd,
+    // Still active but not servable (its last creative removed, its price out of range): it may have
+    // left the index while its links live, when is not known, so it is kept as if it left now. One
+    // this process had in its index is kept by indexedDestinations.patch or replace instead.
+    unservable: (row) => indexedDestinations.keepRetired(row.id, Date.now(), () => billedLineItem(row, build)),
   };
   // A bad word vectors file fails the start at the build, as it did when it was read here.
   const semantic = loadSemanticMatching(config, log).then((loaded) => Object.assign(build, loaded));

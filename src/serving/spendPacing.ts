@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
-import type { TrackedEvent } from '../tracking/trackedEvent.js';
+import type { CountedEvent } from '../tracking/trackedEvent.js';
 import { MS_PER_DAY, utcDay } from '../utcDays.js';
 
 /** A line item's spend today (UTC) and in all, in nano-USD; the ad index holds it and reads it on every serve. */
@@ -38,7 +38,9 @@ export function dailyAllowanceShare(nowMs: number): number {
  *   writes to: re-read every PACING_SYNC_MS, so
  *   counters survive a restart and converge across instances;
  * - this instance's own accepted events (`events.onAccepted`), added at once, so one instance never
- *   waits for a sync to see its own spend.
+ *   waits for a sync to see its own spend; and, before them, those a crashed run accepted and left
+ *   in the spool, replayed at start (`events.forEachRecovered`): until ClickHouse has them, they
+ *   count the same way, so a restart does not serve or bill past a budget their spend used up.
  *
  * No event is lost or counted twice: the pipeline writes events to ClickHouse in the order it
  * accepted them, so when a sync starts, all but the last `pending()` accepted events are already
@@ -77,9 +79,10 @@ export class SpendPacing {
   /**
    * Every spooled event, valid or not, so that `acceptedSeq` lines up with the pipeline's `pending()`.
    * An event already `written` to ClickHouse (a conversion, EventPipeline.writeNow) never counts in
-   * `pending()`: it takes no sequence number, and the next sync finds it in ClickHouse.
+   * `pending()`: it takes no sequence number, and the next sync finds it in ClickHouse. The events a
+   * crashed run left spooled are recorded first, as accepted (EventPipeline.forEachRecovered).
    */
-  record(event: TrackedEvent, written = false): void {
+  record(event: CountedEvent, written = false): void {
     const seq = written ? 0 : ++this.acceptedSeq;
     if (event.ivt !== '' || event.cost_nanos <= 0) return;
     const day = utcDay(event.event_time);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
-import { SPOOL_COLUMNS } from './eventSpool.js';
+import { SPOOL_COLUMNS, spooledRow } from './eventSpool.js';
 import type { TrackedEvent } from './trackedEvent.js';
 
 /**
@@ -85,7 +85,7 @@ export class ServeIdRanges {
 export function billableServeIdsInLines(body: string): ServeIdRanges {
   const serves = new ServeIdRanges();
   for (const line of body.split('\n')) {
-    const row = parseRow(line);
+    const row = spooledRow(line);
     if (row && isBillableLink(row[TYPE], row[SOURCE], row[IVT]) && typeof row[SERVE_ID] === 'string') serves.add(row[SERVE_ID]);
   }
   return serves;
@@ -177,15 +177,4 @@ export async function spoolStructure(ch: ClickHouse): Promise<string> {
 /** A ClickHouse string literal: backslash and single quote escaped. */
 export function stringLiteral(value: string): string {
   return `'${value.replace(/[\\']/g, '\\$&')}'`;
-}
-
-/** A spool line's values; undefined for a line ClickHouse would not parse either (it is quarantined there). */
-function parseRow(line: string): unknown[] | undefined {
-  if (line === '') return undefined;
-  try {
-    const row: unknown = JSON.parse(line);
-    return Array.isArray(row) ? row : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -7,7 +7,7 @@ import { ApiError } from '../http/errors.js';
 import type { EventPipeline, EventPipelineStats } from './eventPipeline.js';
 import type { TrackedEvent } from './trackedEvent.js';
 import { EventQuarantine } from './eventQuarantine.js';
-import { EventSpool, SPOOL_COLUMNS, segmentCreatedAt, spoolLine, type InFlightWrite, type SealedSegment } from './eventSpool.js';
+import { EventSpool, SPOOL_COLUMNS, forEachSpooledEvent, segmentCreatedAt, spoolLine, type InFlightWrite, type SealedSegment } from './eventSpool.js';
 import { isUnparsableInsert, isUnreachable } from './insertErrors.js';
 import { lockDirectory } from '../store/directoryLock.js';
 import { billableServeId, billableServeIdsInLines, billedOnceSelect, ServeIdRanges, spooledSelect, spoolStructure, stringLiteral } from './billedOnce.js';
@@ -415,6 +415,10 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     },
     onAccepted(listener) {
       listeners.push(listener);
+    },
+    forEachRecovered(visit) {
+      // Recovered segments are the first of `sealed`, in the order they are written.
+      for (const segment of sealed) if (recovered.has(segment.name)) forEachSpooledEvent(spool.read(segment.name), visit);
     },
     async flush() {
       writeTurn();

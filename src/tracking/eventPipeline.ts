@@ -1,4 +1,4 @@
-import type { TrackedEvent } from './trackedEvent.js';
+import type { CountedEvent, TrackedEvent } from './trackedEvent.js';
 
 /**
  * Where every accepted event goes. `accept` returns only once the events are durable on this
@@ -31,6 +31,14 @@ export interface EventPipeline {
    * so a listener that sets its counts against `pending()` must not wait for it to be written.
    */
   onAccepted(listener: (event: TrackedEvent, written: boolean) => void): void;
+  /**
+   * Calls `visit` with each event a previous run accepted and left in the spool (a crash) that is not
+   * in ClickHouse yet, oldest first. They are written before any event of this run and count in
+   * `pending()` until they are: a counter that adds the accepted events ClickHouse does not have yet
+   * (pacing, frequency counts) visits them before its first onAccepted event and counts them the
+   * same way, so their spend and impressions are never missing between the start and their write.
+   */
+  forEachRecovered(visit: (event: CountedEvent) => void): void;
   /** Writes everything accepted so far to ClickHouse. */
   flush(): Promise<void>;
   /** Accepted events not yet in ClickHouse. */

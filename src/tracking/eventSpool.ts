@@ -2,7 +2,7 @@ import { closeSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, re
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../http/errors.js';
-import type { TrackedEvent } from './trackedEvent.js';
+import type { CountedEvent, TrackedEvent } from './trackedEvent.js';
 import { plainSpoolLine } from './spoolLineText.js';
 
 /**
@@ -284,6 +284,44 @@ export class EventSpool {
     this.segmentName = `${Date.now().toString().padStart(15, '0')}-${randomBytes(6).toString('hex')}.jsonl`;
     this.fd = openSync(path.join(this.directory, this.segmentName), 'a', 0o600);
     this.segmentBytes = 0;
+  }
+}
+
+/** A spool line's values; undefined for a line ClickHouse would not parse either (it is quarantined there). */
+export function spooledRow(line: string): unknown[] | undefined {
+  if (line === '') return undefined;
+  try {
+    const row: unknown = JSON.parse(line);
+    return Array.isArray(row) ? row : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const at = (column: (typeof SPOOL_COLUMNS)[number]) => SPOOL_COLUMNS.indexOf(column);
+const COUNTED = { time: at('event_time'), type: at('type'), serve: at('serve_id'), lineItem: at('line_item_id'), cost: at('cost_nanos'), ivt: at('ivt'), user: at('user_key') };
+
+/**
+ * Calls `visit` with each event of a segment's lines as the counters read it (CountedEvent), in
+ * order, once per line as `recover()` counts them. A line that is no row (its insert quarantines it)
+ * is an event that costs nothing and is no impression; one an older release spooled lists only the
+ * leading columns, and the rest are their defaults, as in its insert.
+ */
+export function forEachSpooledEvent(body: string, visit: (event: CountedEvent) => void): void {
+  for (let start = 0, end = body.indexOf('\n'); end !== -1; start = end + 1, end = body.indexOf('\n', start)) {
+    const row = spooledRow(body.slice(start, end)) ?? [];
+    const text = (index: number) => (typeof row[index] === 'string' ? row[index] : '');
+    const cost = Number(row[COUNTED.cost] ?? 0);
+    visit({
+      // 'YYYY-MM-DD hh:mm:ss.sss', UTC (spoolLine).
+      event_time: Date.parse(`${text(COUNTED.time).replace(' ', 'T')}Z`),
+      type: text(COUNTED.type) as CountedEvent['type'],
+      serve_id: text(COUNTED.serve),
+      line_item_id: text(COUNTED.lineItem),
+      cost_nanos: Number.isFinite(cost) ? cost : 0,
+      ivt: text(COUNTED.ivt),
+      user_key: text(COUNTED.user),
+    });
   }
 }
 

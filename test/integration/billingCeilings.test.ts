@@ -1,10 +1,16 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { packageRoot } from '../../src/packageRoot.js';
+import { billingLock } from '../../src/tracking/billingLock.js';
 import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
 import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
-import { changeCampaign, eventuallyServed, firePixel, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec, type ServeBody } from '../helpers/servingFixtures.js';
+import { changeCampaign, claimsOf, eventuallyServed, firePixel, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec, type ServeBody } from '../helpers/servingFixtures.js';
 import { BROWSER_UA, readerAddress, waitPastClickDelay } from '../helpers/trackingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
+import { sampleEvent } from '../helpers/sampleEvent.js';
 
 /**
  * The attack these hold off: serving checks spend and frequency counts, which grow only as pixels
@@ -110,6 +116,22 @@ async function spendEverywhere(lineItemId: string, campaignId: string, placement
   };
 }
 
+type Capping = Awaited<ReturnType<typeof setup>>;
+
+/** Mallory served the cap by this instance and by another (4 serves of a cap of 2), none fired yet. */
+async function serveTheCapHereAndElsewhere({ tested, as }: Capping): Promise<LightMyRequestResponse[]> {
+  const other = await startAnotherInstance(ctx, env);
+  const served: LightMyRequestResponse[] = [];
+  try {
+    await eventuallyServed(other, publisher.token, as('warm-up'), tested.lineItemId);
+    for (const on of [ctx, other]) served.push(...(await serveAhead(on, as('mallory'), tested.lineItemId, 4)));
+  } finally {
+    await other.close();
+  }
+  expect(served).toHaveLength(4);
+  return served;
+}
+
 describe('billing ceilings: budgets', () => {
   it('bills impressions served ahead only up to twice the daily budget; the rest are stored valid, unbilled, at cost 0', async () => {
     // 5 USD a day at 1 USD an impression (tCPM 1,000), asap: serving stops at 5 USD of spend, but no
@@ -187,15 +209,24 @@ describe('billing ceilings: budgets', () => {
     });
   }
 
-  /** Pauses or deletes the campaign (on ctx), and waits until ctx no longer serves the line item. */
-  async function leave(how: 'pause' | 'delete', tested: { campaignId: string; lineItemId: string }, body: ServeBody) {
+  /** The ways a line item leaves the index while links served with it live. */
+  const leavings = {
+    pause: "the campaign's pause",
+    delete: "the campaign's delete",
+    // Still active, no longer servable: no route removes a creative, an operator's SQL can.
+    creative: "the removal of the line item's last creative",
+  } as const;
+
+  /** Takes the line item out of the index (on ctx), and waits until ctx no longer serves it. */
+  async function leave(how: keyof typeof leavings, tested: { campaignId: string; lineItemId: string }, body: ServeBody) {
     if (how === 'pause') await changeCampaign(ctx, advertiser, tested.campaignId, { status: 'paused' });
-    else expect((await ctx.app.inject({ method: 'DELETE', url: `/v1/advertiser/campaigns/${tested.campaignId}`, headers: { 'x-api-key': advertiser.key } })).statusCode).toBe(204);
+    else if (how === 'delete') expect((await ctx.app.inject({ method: 'DELETE', url: `/v1/advertiser/campaigns/${tested.campaignId}`, headers: { 'x-api-key': advertiser.key } })).statusCode).toBe(204);
+    else await ctx.stores.db.query('DELETE FROM creatives WHERE line_item_id = $1', [tested.lineItemId]);
     await eventuallyServed(ctx, publisher.token, body, tested.lineItemId, false);
   }
 
-  for (const how of ['pause', 'delete'] as const) {
-    it(`keeps the lifetime ceiling after a restart for ads served before their campaign's ${how}: the process loads what left the index`, async () => {
+  for (const how of ['pause', 'delete', 'creative'] as const) {
+    it(`keeps the lifetime ceiling after a restart for ads served before ${leavings[how]}: the process loads what left the index`, async () => {
       const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 5, currency: 'USD', lifetime: 6, pacing: 'asap' } });
       const served = await serveAhead(ctx, as(), tested.lineItemId, 30);
       expect(served).toHaveLength(30);
@@ -203,7 +234,8 @@ describe('billing ceilings: budgets', () => {
       await storedEvents(tested.lineItemId, 2);
       await leave(how, tested, as());
 
-      // The new process never had the line item in its index: its budgets come from Postgres, its spend from ClickHouse.
+      // The new process never had the line item in its index: its budgets come from Postgres (or the
+      // catalog the index leaves it out of), its spend from ClickHouse.
       await ctx.close();
       ctx = await startTestApp(env);
       await firePixels(ctx, served.slice(2));
@@ -212,7 +244,7 @@ describe('billing ceilings: budgets', () => {
       expect(events.filter((event) => event.unbilled === 'over_lifetime_budget')).toHaveLength(24);
     });
 
-    it(`keeps the lifetime ceiling on an instance started after the campaign's ${how}`, async () => {
+    it(`keeps the lifetime ceiling on an instance started after ${leavings[how]}`, async () => {
       const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 5, currency: 'USD', lifetime: 6, pacing: 'asap' } });
       const served = await serveAhead(ctx, as(), tested.lineItemId, 30);
       expect(served).toHaveLength(30);
@@ -254,21 +286,6 @@ describe('billing ceilings: budgets', () => {
 
 describe('billing ceilings: frequency caps', () => {
   const capped = { bids: { bid_type: 'cpm', bid_value: 1000 }, lineItem: { frequency_cap: { impressions: 2, per: 'day' } } };
-  type Capping = Awaited<ReturnType<typeof setup>>;
-
-  /** Mallory served the cap by this instance and by another (4 serves of a cap of 2), none fired yet. */
-  async function serveTheCapHereAndElsewhere({ tested, as }: Capping): Promise<LightMyRequestResponse[]> {
-    const other = await startAnotherInstance(ctx, env);
-    const served: LightMyRequestResponse[] = [];
-    try {
-      await eventuallyServed(other, publisher.token, as('warm-up'), tested.lineItemId);
-      for (const on of [ctx, other]) served.push(...(await serveAhead(on, as('mallory'), tested.lineItemId, 4)));
-    } finally {
-      await other.close();
-    }
-    expect(served).toHaveLength(4);
-    return served;
-  }
 
   /** Pauses the capped line item and waits until this instance no longer serves it. */
   async function pauseCapped({ tested, as }: Capping): Promise<void> {
@@ -347,6 +364,85 @@ describe('billing ceilings: frequency caps', () => {
     await ctx.close();
     ctx = await startTestApp(env);
     await firePixels(ctx, served.slice(2));
+    const impressions = (await storedEvents(tested.lineItemId, 4)).filter((event) => event.type === 'impression');
+    expect(impressions).toHaveLength(4);
+    expect(impressions.filter((event) => event.unbilled === '')).toHaveLength(2);
+    expect(impressions.filter((event) => event.unbilled === 'over_frequency_cap')).toHaveLength(2);
+  });
+});
+
+describe('billing ceilings after a crash: the spool it left counts before it is replayed', () => {
+  /**
+   * The valid pixels of `served`, accepted into ctx's spool by a process that ClickHouse cannot reach
+   * and killed -9 there (ctx is closed meanwhile: a spool is one process's); then ctx starts again
+   * on that spool while another pipeline holds the billing lock, so the spool's replay waits behind
+   * it, past the start's first syncs. Returns the lock's release.
+   */
+  async function crashWithSpooledPixels(served: LightMyRequestResponse[]): Promise<() => void> {
+    const pixels = served.map((response) => {
+      const claims = claimsOf(ctx, response);
+      return sampleEvent({
+        serve_id: claims.s, campaign_id: claims.c, line_item_id: claims.l, creative_id: claims.r, placement_id: claims.p, publisher_id: claims.u,
+        price_model: claims.m, cost_nanos: claims.n, price_nanos: claims.n, user_key: claims.k ?? '', user_agent: BROWSER_UA,
+      });
+    });
+    await ctx.close();
+    const file = path.join(mkdtempSync(path.join(inject('testRoot'), 'spooled-')), 'events.json');
+    writeFileSync(file, JSON.stringify(pixels));
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(packageRoot, 'test/helpers/spoolThenKilledChild.ts'), ctx.dataDir, file], { cwd: packageRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    let output = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes(`spooled ${pixels.length}\n`)) resolve();
+      });
+      void exited.then(() => reject(new Error(`the spooling process exited: ${output}`)));
+    });
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    expect(readdirSync(path.join(ctx.dataDir, 'spool')).filter((name) => name.endsWith('.jsonl')).length).toBeGreaterThan(0);
+
+    let release!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      void billingLock(ctx.stores.db)(() => {
+        resolve();
+        return new Promise<void>((done) => (release = done));
+      });
+    });
+    await holding;
+    ctx = await startTestApp(env);
+    return release;
+  }
+
+  it('stops serving and billing at the budget the spooled spend used up', async () => {
+    const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 5, currency: 'USD', pacing: 'asap' } });
+    const served = await serveAhead(ctx, as(), tested.lineItemId, 20);
+    expect(served).toHaveLength(20);
+    // 8 USD accepted before the crash: past the 5 USD budget, 2 USD short of the 10 USD ceiling.
+    const release = await crashWithSpooledPixels(served.slice(0, 8));
+    try {
+      expect.soft(servedLineItem(ctx, await serve(ctx, publisher.token, as()))).not.toBe(tested.lineItemId);
+      await firePixels(ctx, served.slice(8));
+    } finally {
+      release();
+    }
+    const events = await storedEvents(tested.lineItemId, 20);
+    expect(events.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(10 * USD);
+    expect(events.filter((event) => event.unbilled === 'over_daily_budget')).toHaveLength(10);
+  });
+
+  it("counts the spooled impressions against each user's frequency cap", async () => {
+    const capping = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, lineItem: { frequency_cap: { impressions: 2, per: 'day' } } });
+    const { tested, as } = capping;
+    const served = await serveTheCapHereAndElsewhere(capping);
+    const release = await crashWithSpooledPixels(served.slice(0, 2));
+    try {
+      expect.soft(servedLineItem(ctx, await serve(ctx, publisher.token, as('mallory')))).not.toBe(tested.lineItemId);
+      await firePixels(ctx, served.slice(2));
+    } finally {
+      release();
+    }
     const impressions = (await storedEvents(tested.lineItemId, 4)).filter((event) => event.type === 'impression');
     expect(impressions).toHaveLength(4);
     expect(impressions.filter((event) => event.unbilled === '')).toHaveLength(2);

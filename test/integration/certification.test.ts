@@ -220,6 +220,26 @@ describe('auto-revocation of certified placements', () => {
     expect(revoked.history.at(-1)).toMatchObject({ actor: 'auto-revocation' });
   });
 
+  it('counts in its reason the windows on end back from the latest that meet the rule, as revocation does: one without the traffic cuts off those before it', async () => {
+    const placement = (await createPlacement(ctx, publisher.id)).id;
+    await certifiedLongAgo(placement);
+    const backend = (hours: number[]) => hours.flatMap((hour) => impressionsOfUsers(placement, 100, 10, { ...datacenter, event_time: Date.now() - hour * HOUR - 10 * 60_000 }));
+    // Five of the six windows, all but the one before the latest.
+    await insertEvents(ctx, backend([0, 2, 3, 4, 5]));
+    const judged = await judgeServerSideTraffic(ctx.stores.db, ctx.stores.ch, defaultThresholds);
+    expect(judged.revoked).not.toContain(placement);
+    expect(judged.flagged.find((flag) => flag.placement_id === placement)?.reason).toMatch(/in each of 6 windows of 60 minutes on end \(1 of them so far\)$/);
+    expect((await placementState(placement)).certification).toBe('certified');
+
+    // The missing window met too: six on end, revoked.
+    await insertEvents(ctx, backend([1]));
+    const revoked = await eventually(async () => {
+      const state = await placementState(placement);
+      return state.certification === 'revoked' ? state : undefined;
+    }, 'auto-revocation');
+    expect(revoked.history.at(-1)).toMatchObject({ actor: 'auto-revocation' });
+  });
+
   it('never revokes an uncertified placement (there is nothing to revoke)', async () => {
     const placement = (await createPlacement(ctx, publisher.id)).id;
     await insertEvents(ctx, impressions(placement, 25, datacenter));
