@@ -153,7 +153,7 @@ export class AdIndexRefresher {
     const started = Date.now();
     const read = await loadCatalog(options.db);
     const creatives = groupCreativeRows(read.creativeRows, read.lineItems);
-    snapshot?.replaceBase(read.horizon, read, { lineItems: read.texts.lineItems, creativeRows: read.creativeRows, ranges: creatives.ranges });
+    snapshot?.replaceBase(read.horizon, read, { lineItemRows: read.lineItemRows, creativeRows: read.creativeRows, ranges: creatives.ranges });
     const rows: IndexRows = { ...read, creativeGroups: creatives.groups };
     await options.beforeBuild;
     const { index, skipped } = await buildAdIndex(read.horizon, rows, options.build);

@@ -11,7 +11,9 @@ import { createAdvertiser, createPlacement, createPublisher } from '../helpers/f
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { claimsOf, creative, eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { pruneCatalogChanges, readHorizon } from '../../src/serving/catalogChanges.js';
-import { snapshotLogLimit, snapshotStamp } from '../../src/serving/catalogSnapshot.js';
+import { CatalogSnapshot, snapshotLogLimit, snapshotStamp } from '../../src/serving/catalogSnapshot.js';
+import { CATALOG_QUERIES, loadCatalog, type LineItemRow } from '../../src/serving/catalogQueries.js';
+import { groupCreativeRows } from '../../src/serving/creativeGroups.js';
 
 // A restart builds the ad index from DATA_DIR/catalog-snapshot and the change log since it
 // (src/serving/catalogSnapshot.ts). Each test checks the first serve after the restart, without
@@ -342,6 +344,48 @@ describe('the catalog snapshot', () => {
     expect(fromBase).toEqual(fromFullRead);
     expect(fromBase.map((render) => render.title)).toEqual(['First card', 'Second card', 'First card', 'Second card']);
     expect(fromBase[1]).toMatchObject({ image_url: 'https://cdn.example.com/second.png', display_url: 'shop.example.org', brand_name: 'Brandco' });
+  });
+
+  it("reads every column of the line items from the engine's rows as a query does, in a full read and from the base", async () => {
+    const word = uniqueWord();
+    const { lineItemId: lineItem } = await withApp((ctx) =>
+      servableLineItem(ctx, advertiser, {
+        brandName: 'Brändco "quoted" \\ back ✓',
+        budget: { daily: 12.5, currency: 'EUR', lifetime: 99.99, pacing: 'asap' },
+        targeting: { keywords: { include: [word] } },
+        lineItem: { frequency_cap: { impressions: 3, per: 'day' } },
+      }),
+    );
+    // A flight with microseconds (a Date keeps milliseconds) and an end written with another offset.
+    await sql(`UPDATE campaigns SET starts_at = '2020-02-29 23:59:59.123456+00', ends_at = '2999-01-01 12:00:00+05:30' WHERE id = (SELECT campaign_id FROM line_items WHERE id = $1)`, [lineItem]);
+    const { db } = (await testStores()).stores;
+    const read = await loadCatalog(db);
+    const { rows } = await db.query<LineItemRow>(CATALOG_QUERIES[2]);
+    const byId = (a: LineItemRow, b: LineItemRow) => (a.id < b.id ? -1 : 1);
+    expect([...read.lineItems].sort(byId)).toEqual([...rows].sort(byId));
+    expect(read.lineItems.find((row) => row.id === lineItem)).toMatchObject({
+      brand_name: 'Brändco "quoted" \\ back ✓',
+      budget_currency: 'EUR',
+      budget_pacing: 'asap',
+      targeting: { keywords: { include: [word] } },
+      frequency_cap: { impressions: 3, per: 'day' },
+      starts_at: new Date('2020-02-29T23:59:59.123Z'),
+      ends_at: new Date('2999-01-01T06:30:00Z'),
+    });
+
+    // The base keeps those rows: a restart reads the same line items from it.
+    const directory = mkdtempSync(path.join(tmpdir(), 'adsvc-base-'));
+    const log = { info: () => undefined, warn: () => undefined, error: () => undefined } as never;
+    try {
+      const written = (await CatalogSnapshot.open(directory, db, log))!;
+      written.replaceBase(read.horizon, read, { lineItemRows: read.lineItemRows, creativeRows: read.creativeRows, ranges: groupCreativeRows(read.creativeRows, read.lineItems).ranges });
+      written.startWriting();
+      await written.flush();
+      const loaded = await (await CatalogSnapshot.open(directory, db, log))!.load();
+      expect(loaded!.rows.lineItems).toEqual(read.lineItems);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it('stops the log at the limit a start would replay, removing the snapshot, and the next start reads in full', async () => {
