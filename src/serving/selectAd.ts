@@ -143,8 +143,8 @@ export function selectAd(
   // No line item can match more keywords than the serve contains, nor more than it names. The
   // keyword with the most valuable line item goes first, so that the bar rises early.
   const maxRelevance = relevance(found.length);
-  found.sort((a, b) => topValue(listOf(b.includedBy)) - topValue(listOf(a.includedBy)));
   readAhead(found, placement.certified);
+  found.sort((a, b) => topValue(listOf(b.includedBy)) - topValue(listOf(a.includedBy)));
   for (const phrase of found) {
     for (const entry of listOf(phrase.includedBy)) {
       const value = entry.expectedValue;
@@ -281,10 +281,10 @@ const READ_AHEAD_ENTRIES = 16;
 let readAheadSum = 0;
 
 /**
- * Reads the first line items of each found keyword's list in a loop of its own before the walk: these
- * reads wait on nothing, so the CPU has many of their cache misses in flight at once, where the walk,
- * whose every step waits on the one before, takes them one at a time. What was read is kept in
- * `readAheadSum` only so that the reads cannot be dropped as unused.
+ * Reads the first line items of each found keyword's list in a loop of its own, before the sort (by
+ * each list's first) and the walk: these reads wait on nothing, so the CPU has many of their cache
+ * misses in flight at once, where the walk, whose every step waits on the one before, takes them one
+ * at a time. What was read is kept in `readAheadSum` only so that the reads cannot be dropped as unused.
  */
 function readAhead(found: Phrase[], certified: boolean): void {
   let sum = 0;
