@@ -52,8 +52,6 @@ export class TopicBound {
   private readonly rareCoordinates: Float32Array;
   private readonly sum = new Float64Array(DIRECTIONS);
   private readonly maxRowLength: number;
-  /** See readAhead. */
-  private readAheadSum = 0;
 
   constructor(
     private readonly model: SemanticModel,
@@ -96,8 +94,6 @@ export class TopicBound {
     const floats = this.slotFloats;
     const queryWords = Math.min(query.count, MAX_EMBEDDED_WORDS);
     const responseWords = Math.min(response.count, MAX_EMBEDDED_WORDS - queryWords);
-    this.readAhead(query, queryWords);
-    this.readAhead(response, responseWords);
     let count = 0;
     let totalWeight = 0;
     for (let i = 0; i < queryWords + responseWords; i++) {
@@ -153,20 +149,6 @@ export class TopicBound {
       if ((along + error) / shortest >= minSimilarity - SIMILARITY_SLACK) return false;
     }
     return true;
-  }
-
-  /**
-   * Reads each word's first slot in a loop of its own before clears' loop does: these reads wait on
-   * nothing, so the CPU has many of their cache misses in flight at once, where clears' loop, a long
-   * one per word, takes them about one at a time. What was read is kept in `readAheadSum` only so that
-   * the reads cannot be dropped as unused.
-   */
-  private readAhead(scan: WordScan, words: number): void {
-    const slots = this.slots;
-    const hashes = scan.hashes;
-    let sum = 0;
-    for (let i = 0; i < words; i++) sum += slots[(hashes[i]! & this.slotMask) * SLOT_INTS]!;
-    this.readAheadSum = sum;
   }
 
   /** The slot (its first int) of the word text[start, end) with this hash, or -1 (as the model's slotOf). */

@@ -143,7 +143,6 @@ export function selectAd(
   // No line item can match more keywords than the serve contains, nor more than it names. The
   // keyword with the most valuable line item goes first, so that the bar rises early.
   const maxRelevance = relevance(found.length);
-  readAhead(found, placement.certified);
   found.sort((a, b) => topValue(listOf(b.includedBy)) - topValue(listOf(a.includedBy)));
   for (const phrase of found) {
     for (const entry of listOf(phrase.includedBy)) {
@@ -274,26 +273,6 @@ function phraseAt(words: WordScan, start: number, phrase: Phrase): boolean {
   for (let k = 1; k < length; k++) if (words.hashes[start + k] !== phrase.hashes[k]) return false;
   for (let k = 0; k < length; k++) if (!words.wordIs(start + k, phrase.words[k]!)) return false;
   return true;
-}
-
-/** Line items read ahead at the head of each found keyword's list: the walk reads about 13 of a list (bench/README.md, "Serve: session 28"). */
-const READ_AHEAD_ENTRIES = 16;
-let readAheadSum = 0;
-
-/**
- * Reads the first line items of each found keyword's list in a loop of its own, before the sort (by
- * each list's first) and the walk: these reads wait on nothing, so the CPU has many of their cache
- * misses in flight at once, where the walk, whose every step waits on the one before, takes them one
- * at a time. What was read is kept in `readAheadSum` only so that the reads cannot be dropped as unused.
- */
-function readAhead(found: Phrase[], certified: boolean): void {
-  let sum = 0;
-  for (const phrase of found) {
-    const list = certified ? phrase.includedBy.certified : phrase.includedBy.uncertified;
-    const end = Math.min(list.length, READ_AHEAD_ENTRIES);
-    for (let i = 0; i < end; i++) sum += list[i]!.expectedValue;
-  }
-  readAheadSum = sum;
 }
 
 function topValue(list: LineItemEntry[]): number {
