@@ -1,4 +1,5 @@
 import { WordScan, wordHash, wordsOf } from '../serving/contextWords.js';
+import { FirstWordMap } from '../serving/firstWordMap.js';
 import { similarity, type SemanticModel } from './semanticModel.js';
 import { BRAND_SAFETY_MIN_SIMILARITY, SENSITIVE_TOPICS, type SensitiveTopic } from './sensitiveTopics.js';
 import { TopicBound } from './topicBound.js';
@@ -18,17 +19,9 @@ export interface BrandSafetyVeto {
   similarity?: number;
 }
 
-/**
- * Bits of the phrases' first-word hashes (hash mod this many bits): a word whose bit is clear
- * starts no phrase, decided from 2 KB that stay in cache, where the phrase map's probe of a
- * word's hash was three quarters of phraseVeto's time under load (bench/README.md, "Serve: session 29").
- */
-const FIRST_WORD_FILTER_BITS = 16384;
-
 /** Vetoes ads next to sensitive topics (see sensitiveTopics.ts), by phrase always and by similarity when word vectors are loaded. */
 export class BrandSafety {
-  private readonly phrasesByFirstWord = new Map<number, TopicPhrase[]>();
-  private readonly firstWordBits = new Uint32Array(FIRST_WORD_FILTER_BITS / 32);
+  private readonly phrasesByFirstWord = new FirstWordMap<TopicPhrase>();
   private readonly topicVectors: { topic: string; vector: Float32Array }[] = [];
   private readonly descriptions: string;
   /** Clears most conversations without embedding them; made on the first one judged. */
@@ -39,12 +32,7 @@ export class BrandSafety {
     for (const topic of topics) {
       for (const phrase of topic.phrases) {
         const words = wordsOf(phrase);
-        const hash = wordHash(words[0]!);
-        this.firstWordBits[(hash & (FIRST_WORD_FILTER_BITS - 1)) >>> 5]! |= 1 << (hash & 31);
-        const list = this.phrasesByFirstWord.get(hash);
-        const entry = { topic: topic.name, words };
-        if (list) list.push(entry);
-        else this.phrasesByFirstWord.set(hash, [entry]);
+        this.phrasesByFirstWord.add(wordHash(words[0]!), { topic: topic.name, words });
       }
       const vector = model?.embedText(topic.description);
       if (vector) this.topicVectors.push({ topic: topic.name, vector });
@@ -58,12 +46,9 @@ export class BrandSafety {
 
   /** The topic one of whose phrases these scanned texts contain, if any: cheap, no vector needed. */
   phraseVeto(scans: WordScan[]): BrandSafetyVeto | undefined {
-    const bits = this.firstWordBits;
     for (const scan of scans) {
       for (let i = 0; i < scan.count; i++) {
-        const hash = scan.hashes[i]!;
-        if ((bits[(hash & (FIRST_WORD_FILTER_BITS - 1)) >>> 5]! & (1 << (hash & 31))) === 0) continue;
-        const candidates = this.phrasesByFirstWord.get(hash);
+        const candidates = this.phrasesByFirstWord.get(scan.hashes[i]!);
         if (candidates === undefined) continue;
         for (const phrase of candidates) if (phraseAt(scan, i, phrase.words)) return { topic: phrase.topic, by: 'phrase' };
       }

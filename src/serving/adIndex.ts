@@ -8,6 +8,7 @@ import type { CapCounts, UserCounts } from './frequencyCounts.js';
 import { frequencyCapWindows } from '../management/frequencyCapSchema.js';
 import { minutesOf, weekdays } from '../management/daypartSchema.js';
 import { wordHash, wordsOf } from './contextWords.js';
+import { FirstWordMap } from './firstWordMap.js';
 import { hashSecret } from '../http/secretHash.js';
 import { lineItemVector, type SemanticModel } from '../semantic/semanticModel.js';
 import { DEFAULT_MIN_SIMILARITY } from '../semantic/semanticDefaults.js';
@@ -165,7 +166,7 @@ export interface AdIndex {
   openByPlacement: Map<string, RankedLists>;
   phrases: Phrase[];
   /** Every include and exclude keyword, by the wordHash of its first word. */
-  phrasesByFirstWord: Map<number, Phrase[]>;
+  phrasesByFirstWord: FirstWordMap<Phrase>;
   /** Line items that opted into semantic matching; undefined model when no word vectors are loaded. */
   semantic: RankedLists;
   /** The same lists as int8 matrices in the same order, scanned per serve (see semanticMatrix.ts); undefined when none opted in. */
@@ -249,7 +250,7 @@ export async function buildAdIndex(
     open: { certified: [], uncertified: [] },
     openByPlacement: new Map(),
     phrases: [],
-    phrasesByFirstWord: new Map(),
+    phrasesByFirstWord: new FirstWordMap(),
     semantic: { certified: [], uncertified: [] },
     semanticMatrices: undefined,
     semanticModel: deps.semanticModel,
@@ -298,9 +299,7 @@ export function internPhrase(index: AdIndex, phrases: Map<string, Phrase>, words
     phrase = { words, hashes: words.map(wordHash), stamp: 0, includedBy: { certified: [], uncertified: [] } };
     phrases.set(key, phrase);
     index.phrases.push(phrase);
-    const sameFirstWord = index.phrasesByFirstWord.get(phrase.hashes[0]!);
-    if (sameFirstWord) sameFirstWord.push(phrase);
-    else index.phrasesByFirstWord.set(phrase.hashes[0]!, [phrase]);
+    index.phrasesByFirstWord.add(phrase.hashes[0]!, phrase);
   }
   return phrase;
 }

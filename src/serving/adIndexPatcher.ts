@@ -168,9 +168,7 @@ export class AdIndexPatcher {
     for (const phrase of unused) {
       this.phraseUses.delete(phrase);
       this.phrases.delete(phrase.words.join(' '));
-      const sameFirstWord = index.phrasesByFirstWord.get(phrase.hashes[0]!)!.filter((other) => other !== phrase);
-      if (sameFirstWord.length > 0) index.phrasesByFirstWord.set(phrase.hashes[0]!, sameFirstWord);
-      else index.phrasesByFirstWord.delete(phrase.hashes[0]!);
+      index.phrasesByFirstWord.remove(phrase.hashes[0]!, phrase);
     }
     index.phrases = index.phrases.filter((phrase) => !unused.has(phrase));
   }

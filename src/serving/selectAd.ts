@@ -1,5 +1,6 @@
 import { creativesOf, ranksBefore, type AdIndex, type LineItemEntry, type Phrase, type PlacementEntry, type RankedLists, type ServableCreative } from './adIndex.js';
 import { WordScan } from './contextWords.js';
+import type { FirstWordMap } from './firstWordMap.js';
 import { similarity } from '../semantic/semanticModel.js';
 import type { BrandSafetyVeto } from '../semantic/brandSafety.js';
 import type { SemanticMatrix } from '../semantic/semanticMatrix.js';
@@ -253,7 +254,7 @@ function explain(winner: LineItemEntry, similar: number | undefined, stamp: numb
 }
 
 /** Marks every keyword (include or exclude) present in the words, and collects the ones that include line items. */
-function markPhrases(words: WordScan, phrasesByFirstWord: Map<number, Phrase[]>, stamp: number, found: Phrase[]): void {
+function markPhrases(words: WordScan, phrasesByFirstWord: FirstWordMap<Phrase>, stamp: number, found: Phrase[]): void {
   for (let i = 0; i < words.count; i++) {
     const candidates = phrasesByFirstWord.get(words.hashes[i]!);
     if (candidates === undefined) continue;
