@@ -7,6 +7,7 @@ import { answerFrameworkError, clientErrorHandler } from './http/frameworkErrors
 import { healthRoutes } from './http/healthRoutes.js';
 import { proxyTrustWarning } from './http/proxyTrustWarning.js';
 import { cachedProxyTrust } from './http/proxyTrust.js';
+import { clientAddressOf } from './http/clientAddress.js';
 import { openapiRoute } from './http/openapiRoute.js';
 import { adminRoutes } from './admin/adminRoutes.js';
 import { managementRoutes } from './management/managementRoutes.js';
@@ -39,11 +40,12 @@ const EMBEDDED_FIRST_ANALYZE_MS = 1_000;
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
+  // fastify accepts a hop count too, which its types do not list. A list is compiled here, with
+  // each address's verdict remembered (proxyTrust.ts).
+  const trustProxy = Array.isArray(config.TRUST_PROXY) ? cachedProxyTrust(config.TRUST_PROXY) : config.TRUST_PROXY;
   const app = Fastify({
     logger: deps.logger ?? false,
-    // fastify accepts a hop count too, which its types do not list. A list is compiled here, with
-    // each address's verdict remembered (proxyTrust.ts).
-    trustProxy: Array.isArray(config.TRUST_PROXY) ? cachedProxyTrust(config.TRUST_PROXY) : (config.TRUST_PROXY as FastifyServerOptions['trustProxy']),
+    trustProxy: trustProxy as FastifyServerOptions['trustProxy'],
     bodyLimit: config.BODY_LIMIT_BYTES,
     // A request must have arrived whole within this (a body trickling in a byte every few seconds
     // held its connection for good): Node answers it through clientErrorHandler, 408
@@ -87,6 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     indexedDestinations: new IndexedDestinations(config.TRACKING_LINK_TTL_SECONDS * 1000),
     servingIndex: new ServingIndexRefresh(),
     traffic,
+    clientAddress: clientAddressOf(trustProxy),
   };
 
   if (deps.db.kind === 'embedded') {

@@ -7,6 +7,7 @@ import type { Metrics } from './http/metrics.js';
 import type { IndexedDestinations } from './serving/indexedDestinations.js';
 import type { ServingIndexRefresh } from './serving/servingIndexRefresh.js';
 import type { TrafficClassifier } from './ivt/trafficClassifier.js';
+import type { IncomingMessage } from 'node:http';
 
 // The dependency types live in a leaf of their own so feature plugins can name them without
 // importing app.ts, which imports every feature.
@@ -36,4 +37,6 @@ export interface FeatureDeps extends AppDeps {
   servingIndex: ServingIndexRefresh;
   /** The invalid-traffic tables, built in a worker thread from the start of buildApp; tracking awaits them. */
   traffic: Promise<TrafficClassifier>;
+  /** The client's address under TRUST_PROXY, as fastify's request.ip gives it, for a request answered before fastify. */
+  clientAddress(request: IncomingMessage): string | undefined;
 }

@@ -86,7 +86,7 @@ export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknow
 }
 
 /** What a 503 unavailable asks the client to wait: spool space, the event buffer and a store come back in seconds. */
-const RETRY_AFTER_SECONDS = '5';
+export const RETRY_AFTER_SECONDS = '5';
 
 /**
  * The one place errors become responses: ApiError as given; fastify's own errors mapped to the

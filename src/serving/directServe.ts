@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { DirectRoute } from '../http/answerBeforeFastify.js';
 import { bearerTokenIn } from '../http/bearerToken.js';
 import { atEndOfTurn } from '../http/endOfTurn.js';
-import { ApiError, errorBody } from '../http/errors.js';
+import { ApiError, errorBody, RETRY_AFTER_SECONDS } from '../http/errors.js';
 import type { JsonBodyReader } from '../http/jsonBody.js';
 import { requestIdOf } from '../http/requestId.js';
 
@@ -12,7 +12,6 @@ export const SERVE_PATH = '/v1/serve';
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 /** The content types taken here; any other (charset=latin1, text/plain, none) goes to fastify's route. */
 const PLAIN_JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8']);
-const RETRY_AFTER_SECONDS = '5';
 
 export interface DirectServeOptions {
   bodyLimit: number;

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import { readFetchMetadata, type FetchMetadata } from '../ivt/fetchMetadata.js';
 import { serverSideIvt } from '../ivt/serverSideMarkers.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
@@ -12,10 +12,11 @@ export interface LinkRequest {
   serverSide: ReturnType<typeof serverSideIvt>;
 }
 
-export function readLinkRequest(traffic: TrafficClassifier, request: FastifyRequest): LinkRequest {
+/** `address`: the client's, as fastify's `request.ip` gives it (clientAddress.ts for a request fastify never saw). */
+export function readLinkRequest(traffic: TrafficClassifier, address: string, headers: IncomingHttpHeaders): LinkRequest {
   return {
-    visitor: classifyVisitor(traffic, request.ip, request.headers['user-agent']),
-    fetch: readFetchMetadata(request.headers),
-    serverSide: serverSideIvt(request.headers),
+    visitor: classifyVisitor(traffic, address, headers['user-agent']),
+    fetch: readFetchMetadata(headers),
+    serverSide: serverSideIvt(headers),
   };
 }

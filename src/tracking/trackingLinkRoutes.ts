@@ -1,4 +1,6 @@
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { answerBeforeFastify } from '../http/answerBeforeFastify.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { Postgres } from '../store/postgres.js';
 import type { IndexedDestinations } from '../serving/indexedDestinations.js';
@@ -6,9 +8,10 @@ import { ApiError } from '../http/errors.js';
 import { lazyChildLogger } from '../http/lazyRequestLogger.js';
 import { creativeDestinations } from './creativeDestinations.js';
 import type { LinkTracker } from './linkTracker.js';
-import { CLICK_PATH, IMPRESSION_PATH } from './trackingLinks.js';
+import { CLICK_PATH } from './trackingLinks.js';
 import { readTrackingToken } from './trackingTokenClaims.js';
-import { TRANSPARENT_GIF } from './transparentGif.js';
+import { PIXEL_HEADERS, TRANSPARENT_GIF } from './transparentGif.js';
+import { directPixel, IMPRESSION_ROUTE } from './directPixel.js';
 import { AD_GONE_PAGE } from './adGonePage.js';
 import { readLinkRequest } from './linkRequest.js';
 
@@ -21,30 +24,54 @@ export interface TrackingLinkRoutesDeps {
   trackingSecret: string;
   traffic: TrafficClassifier;
   tracker: LinkTracker;
+  /** The client's address as fastify's request.ip gives it, for a pixel answered before fastify (clientAddress.ts). */
+  clientAddress(request: IncomingMessage): string | undefined;
+  /** Records a pixel answered before fastify in the request-duration histogram. */
+  observe(route: string, method: string, statusCode: number, seconds: number): void;
 }
 
 /**
  * The two links of an ad payload. Tokens are long, beyond the router's limit for a path parameter,
  * so the routes take the rest of the path as a wildcard.
  */
-export async function trackingLinkRoutes(app: FastifyInstance, { db, indexedDestinations, trackingSecret, traffic, tracker }: TrackingLinkRoutesDeps): Promise<void> {
+export async function trackingLinkRoutes(app: FastifyInstance, { db, indexedDestinations, trackingSecret, traffic, tracker, clientAddress, observe }: TrackingLinkRoutesDeps): Promise<void> {
   const destinationOf = creativeDestinations(db, indexedDestinations);
 
   // The same GIF whatever the verdict, so filtering is never revealed. The only other answer is 503
   // when the event cannot be kept (buffer full, spool not writable): nothing was stored, and the
   // browser sees the backpressure.
-  // A callback handler, not an async one: no promise per pixel (it answers from the spool write's callback).
-  app.get(`${IMPRESSION_PATH}*`, linkRouteOptions, (request, reply) => {
+  /** The pixel's work, for the fastify route and the direct one alike: `answer()` the GIF, `answer(error)` for a 503 (thrown when the buffer is full). */
+  function trackPixel(tokenText: string, address: string, headers: IncomingHttpHeaders, answer: (error?: unknown) => void): void {
     const nowMs = Date.now();
-    const token = readTrackingToken(tokenOf(request), trackingSecret, nowMs);
+    const token = readTrackingToken(tokenText, trackingSecret, nowMs);
     if (!token) {
-      sendPixel(reply);
+      answer();
       return;
     }
-    tracker.trackImpression(token, readLinkRequest(traffic, request), nowMs, (error) => (error === undefined ? sendPixel(reply) : reply.send(error)));
+    tracker.trackImpression(token, readLinkRequest(traffic, address, headers), nowMs, answer);
+  }
+  // The usual pixel skips fastify's routing and lifecycle (directPixel.ts); the route below answers the rest.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  answerBeforeFastify(
+    app,
+    directPixel({
+      clientAddress,
+      track: trackPixel,
+      observe: (statusCode, seconds) => observe(IMPRESSION_ROUTE, 'GET', statusCode, seconds),
+      taking: () => !closing,
+      log: app.log,
+    }),
+  );
+  // A callback handler, not an async one: no promise per pixel (it answers from the spool write's callback).
+  app.get(IMPRESSION_ROUTE, linkRouteOptions, (request, reply) => {
+    trackPixel(tokenOf(request), request.ip, request.headers, (error) => (error === undefined ? sendPixel(reply) : reply.send(error)));
   });
   // Link scanners and prefetchers: the image's headers, and no event.
-  app.head(`${IMPRESSION_PATH}*`, linkRouteOptions, async (_request, reply) => sendPixel(reply));
+  app.head(IMPRESSION_ROUTE, linkRouteOptions, async (_request, reply) => sendPixel(reply));
 
   // Invalid clicks are redirected too; only a link that names no creative we know answers 404: the
   // envelope for a token that is not ours, a page for a reader whose ad was deleted since its serve.
@@ -57,21 +84,18 @@ export async function trackingLinkRoutes(app: FastifyInstance, { db, indexedDest
       // Only a link we signed can say its ad was withdrawn. A forged one names ids it chose: it is
       // stored as bad_token (cost 0, so tampering shows per campaign) and is simply not found.
       if (token.ivt !== 'bad_token') return reply.code(404).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(AD_GONE_PAGE);
-      await tracker.trackClick(token, readLinkRequest(traffic, request), nowMs);
+      await tracker.trackClick(token, readLinkRequest(traffic, request.ip, request.headers), nowMs);
       throw new ApiError('not_found', 'tracking link not found');
     }
-    const click = await tracker.trackClick(token, readLinkRequest(traffic, request), nowMs);
+    const click = await tracker.trackClick(token, readLinkRequest(traffic, request.ip, request.headers), nowMs);
     return reply.code(302).header('cache-control', 'no-store').header('location', withClickId(destination, click.event_id)).send();
   });
 }
 
 /** The pixel's answer, whatever the verdict (also for a token that does not decode: src/http/frameworkErrors.ts). */
 export function sendPixel(reply: FastifyReply): FastifyReply {
-  return reply
-    .header('cache-control', 'no-store, max-age=0')
-    .header('cross-origin-resource-policy', 'cross-origin')
-    .type('image/gif')
-    .send(TRANSPARENT_GIF);
+  for (let i = 0; i < PIXEL_HEADERS.length; i += 2) reply.header(PIXEL_HEADERS[i]!, PIXEL_HEADERS[i + 1]);
+  return reply.send(TRANSPARENT_GIF);
 }
 
 /**

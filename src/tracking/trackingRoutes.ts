@@ -37,7 +37,15 @@ export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): P
   const tracker = createLinkTracker({ events, ledger: new ServeLedger(SERVE_LEDGER_CAPACITY), history, ceiling, log: app.log });
   const conversions = createConversionRecorder({ db, ch, events, ceiling, attributionWindowDays: config.ATTRIBUTION_WINDOW_DAYS });
 
-  await app.register(trackingLinkRoutes, { db, indexedDestinations, trackingSecret: secrets.trackingSecret, traffic, tracker });
+  await app.register(trackingLinkRoutes, {
+    db,
+    indexedDestinations,
+    trackingSecret: secrets.trackingSecret,
+    traffic,
+    tracker,
+    clientAddress: deps.clientAddress,
+    observe: (route, method, statusCode, seconds) => deps.metrics.httpDuration.observe(route, method, statusCode, seconds),
+  });
   await app.register(conversionRoutes, { db, traffic, conversions });
   await app.register(eventImportRoute, { db, ch, events, traffic, adminToken: secrets.adminToken, bodyLimit: config.IMPORT_BODY_LIMIT_BYTES });
 }
