@@ -141,6 +141,7 @@ const todayFigureRows = z.array(
     past_fresh: z.coerce.number(),
     has_past: z.coerce.number(),
     past_users: z.coerce.number(),
+    live: z.coerce.number(),
   }),
 );
 
@@ -152,6 +153,8 @@ export interface TodayCheck {
   stale: string[];
   /** The past days' kept figures of the stale campaigns' keys with past days, or null when one of those is short or missing too (keptWindowReach renews it). */
   past: KeyReach[] | null;
+  /** Whether every key of the stale campaigns has blocks of today or after. */
+  everyStaleKeyLive: boolean;
 }
 
 /**
@@ -173,12 +176,13 @@ export async function keptTodayFigures(ch: ClickHouse, window: TodayWindow, camp
              whole.present = 1 AND whole.kept_impressions >= blocks.past_impressions + blocks.live_impressions AS fresh,
              whole.kept_users AS unique_users,
              blocks.past_rows = 0 OR (past.present = 1 AND past.kept_impressions >= blocks.past_impressions) AS past_fresh,
-             blocks.past_rows > 0 AS has_past, past.kept_users AS past_users
+             blocks.past_rows > 0 AS has_past, past.kept_users AS past_users, blocks.live_rows > 0 AS live
       FROM (
         SELECT campaign_id, line_item_id,
                sumIf(impressions, block_start >= {today:Date}) AS live_impressions,
                sum(impressions) - live_impressions AS past_impressions,
-               countIf(block_start < {today:Date}) AS past_rows
+               countIf(block_start < {today:Date}) AS past_rows,
+               count() - past_rows AS live_rows
         FROM reach_blocks_v1
         WHERE (span_days, block_start) IN arrayZip({spans:Array(UInt8)}, {starts:Array(Date)})
           AND level = {level:String}
@@ -202,6 +206,7 @@ export async function keptTodayFigures(ch: ClickHouse, window: TodayWindow, camp
     stale: [...stale],
     // A key without past blocks has no past figure: its reach is today's blocks alone.
     past: pastKept ? staleRows.filter((row) => row.has_past).map((row) => ({ campaignId: row.row_campaign, lineItemId: row.row_line_item, uniqueUsers: row.past_users })) : null,
+    everyStaleKeyLive: staleRows.every((row) => row.live),
   };
 }
 
