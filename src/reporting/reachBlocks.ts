@@ -54,9 +54,8 @@ const reachRows = z.array(z.object({ row_campaign: z.string(), row_line_item: z.
  *
  * A window with past days that reaches today is also kept whole, as of the last report that merged
  * it (reach_today_windows_v1, clickhouse/0014): one query checks every key's kept count against
- * the blocks now and reads the figures of the campaigns with nothing new since (keptTodayFigures),
- * and checks and reads the past days' kept figures too, which the other campaigns merge with today.
- * Only those other campaigns go the way above, and their union is written for the next report after
+ * the blocks now and reads the figures of the campaigns with nothing new since (keptTodayFigures).
+ * Only the other campaigns go the way above, and their union is written for the next report after
  * this one has answered (KeptReachWrites), so a campaign with new impressions before every report
  * costs what it cost before plus the check, and one without costs the check.
  *
@@ -82,20 +81,16 @@ export async function reachOver(
   const toKeep: string[] = [];
   for (let start = 0; start < campaignIds.length; start += CAMPAIGN_IDS_PER_QUERY) {
     let ids = campaignIds.slice(start, start + CAMPAIGN_IDS_PER_QUERY);
-    // The past days' figures of the keys of `ids` (their kept states are up to date), checked by the
-    // same query as the whole window's when it reaches today; renewed by keptWindowReach when one is short.
-    let pastFigures: KeyReach[] | null = null;
     let everyKeyLive = false;
     if (todayWindow) {
       const keptToday = await keptTodayFigures(ch, todayWindow, ids);
       keptToday.fresh.forEach(setReach);
       if (keptToday.stale.length === 0) continue;
       ids = keptToday.stale;
-      pastFigures = keptToday.past;
       everyKeyLive = keptToday.everyStaleKeyLive;
     }
     // Null when the window has no past days, or keeping their state failed.
-    const kept = pastFigures ?? (dateFrom <= pastTo ? await keptWindowReach(ch, level, ids, dateFrom, pastTo).catch(() => null) : null);
+    const kept = dateFrom <= pastTo ? await keptWindowReach(ch, level, ids, dateFrom, pastTo).catch(() => null) : null;
     kept?.forEach(setReach);
     if (kept && liveFrom > dateTo) continue;
     // Without kept past states the union would be written without them: counting too few, useless.
@@ -104,7 +99,7 @@ export async function reachOver(
     const result = await ch.client.query({
       query: `
         SELECT toString(campaign_id) AS row_campaign, toString(line_item_id) AS row_line_item, uniqCombinedMerge(12)(users_state) AS unique_users
-        FROM (${kept ? `${pastFigures && everyKeyLive ? KEPT_STATES : KEPT_STATES_OF_LIVE_KEYS}\n        UNION ALL${BLOCK_STATES}` : BLOCK_STATES})
+        FROM (${kept ? `${everyKeyLive ? KEPT_STATES : KEPT_STATES_OF_LIVE_KEYS}\n        UNION ALL${BLOCK_STATES}` : BLOCK_STATES})
         GROUP BY campaign_id, line_item_id
         SETTINGS max_execution_time = 30`,
       query_params: {

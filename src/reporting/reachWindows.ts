@@ -34,19 +34,13 @@ const KEPT_TABLES = {
 
 type KeptTable = (typeof KEPT_TABLES)[keyof typeof KEPT_TABLES];
 
-/**
- * Per key, the kept rows that a report may trust of the window ending on `dateTo` (a parameter): the
- * largest count among them, the figure of the row counting it (a superset of the key's other rows),
- * and `present` 1 (0 from a LEFT JOIN without a row). The table is one of KEPT_TABLES, never input.
- */
-function trustedKeptRows(kept: KeptTable, dateTo = '{date_to:Date}'): string {
+/** The window's kept rows that a report may trust. The table is one of KEPT_TABLES, never input. */
+function trustedKeptRows(kept: KeptTable): string {
   return `
-        SELECT campaign_id, line_item_id, max(impressions) AS kept_impressions, argMax(unique_users, impressions) AS kept_users, 1 AS present
         FROM ${kept.table}
-        WHERE level = {level:String} AND date_from = {date_from:Date} AND date_to = ${dateTo}
+        WHERE level = {level:String} AND date_from = {date_from:Date} AND date_to = {date_to:Date}
           AND campaign_id IN {campaign_ids:Array(UUID)}
-          AND written_at > now() - ${kept.trustedFor}
-        GROUP BY campaign_id, line_item_id`;
+          AND written_at > now() - ${kept.trustedFor}`;
 }
 
 const figureRows = z.array(
@@ -92,7 +86,9 @@ async function keptFigures(ch: ClickHouse, kept: KeptTable, window: WindowParams
              kept.present = 1 AND kept.kept_impressions >= blocks.impressions AS fresh, kept.present AS present, kept.kept_users AS unique_users
       FROM (${BLOCK_COUNTS}
       ) AS blocks
-      LEFT JOIN (${trustedKeptRows(kept)}
+      LEFT JOIN (
+        SELECT campaign_id, line_item_id, max(impressions) AS kept_impressions, argMax(unique_users, impressions) AS kept_users, 1 AS present${trustedKeptRows(kept)}
+        GROUP BY campaign_id, line_item_id
       ) AS kept ON kept.campaign_id = blocks.campaign_id AND kept.line_item_id = blocks.line_item_id
       SETTINGS max_execution_time = 30`,
     query_params: window,
@@ -101,7 +97,7 @@ async function keptFigures(ch: ClickHouse, kept: KeptTable, window: WindowParams
   return figureRows.parse(await result.json());
 }
 
-function keyReach(row: { row_campaign: string; row_line_item: string; unique_users: number }): KeyReach {
+function keyReach(row: z.infer<typeof figureRows>[number]): KeyReach {
   return { campaignId: row.row_campaign, lineItemId: row.row_line_item, uniqueUsers: row.unique_users };
 }
 
@@ -133,80 +129,51 @@ export interface TodayWindow {
 }
 
 const todayFigureRows = z.array(
-  z.object({
-    row_campaign: z.string(),
-    row_line_item: z.string(),
-    fresh: z.coerce.number(),
-    unique_users: z.coerce.number(),
-    past_fresh: z.coerce.number(),
-    has_past: z.coerce.number(),
-    past_users: z.coerce.number(),
-    live: z.coerce.number(),
-  }),
+  z.object({ row_campaign: z.string(), row_line_item: z.string(), fresh: z.coerce.number(), present: z.coerce.number(), unique_users: z.coerce.number(), live: z.coerce.number() }),
 );
-
-/** What the check of a window reaching today found for the keys of some campaigns (keptTodayFigures). */
-export interface TodayCheck {
-  /** The figures of the campaigns all of whose keys' kept rows of the whole window are up to date. */
-  fresh: KeyReach[];
-  /** The other campaigns: a key short or missing (a new impression since its row, today's or a late one for a past day). */
-  stale: string[];
-  /** The past days' kept figures of the stale campaigns' keys with past days, or null when one of those is short or missing too (keptWindowReach renews it). */
-  past: KeyReach[] | null;
-  /** Whether every key of the stale campaigns has blocks of today or after. */
-  everyStaleKeyLive: boolean;
-}
 
 /**
  * The kept figures of a window reaching today (reach_today_windows_v1, clickhouse/0014) for the
- * keys of the given campaigns, and those of its past days (reach_windows_v1), in one query: a key's
- * kept row is trusted when it counts at least the valid impressions of the blocks it was merged
- * from, as they stand now: for the whole window, the blocks of the past days (the kept past state's)
- * and those of today and after; for the past days, theirs. A campaign with a key short or missing
- * in the first is stale, and its reach is merged by the caller from the past days' kept states,
- * which the same read has checked already: on embedded chdb, which runs one parameterized query at
- * a time, a second check was a second read of the blocks' counts and of the campaign ids (about 17 ms
- * for 1,000 campaigns at 100M events), where reading the past days' kept rows here costs about 5.
- * The past days' blocks are those starting before today, the live ones start on it or after.
+ * keys of the given campaigns, in one query: a key's kept row is trusted when it counts at least the
+ * valid impressions of the blocks it was merged from, as they stand now: the blocks of the past
+ * days (the kept past state's) and those of today and after. `fresh` holds the figures of the
+ * campaigns all of whose keys are kept; `stale` the campaigns with a key short or missing (a new
+ * impression since its row, today's or a late one for a past day), whose reach the caller merges;
+ * `everyStaleKeyLive` whether each of their keys has blocks of today or after (those start on
+ * today or later, the past days' before it), so that the merge need not look for keys without.
  */
-export async function keptTodayFigures(ch: ClickHouse, window: TodayWindow, campaignIds: string[]): Promise<TodayCheck> {
+export async function keptTodayFigures(
+  ch: ClickHouse,
+  window: TodayWindow,
+  campaignIds: string[],
+): Promise<{ fresh: KeyReach[]; stale: string[]; everyStaleKeyLive: boolean }> {
   const result = await ch.client.query({
     query: `
       SELECT toString(blocks.campaign_id) AS row_campaign, toString(blocks.line_item_id) AS row_line_item,
-             whole.present = 1 AND whole.kept_impressions >= blocks.past_impressions + blocks.live_impressions AS fresh,
-             whole.kept_users AS unique_users,
-             blocks.past_rows = 0 OR (past.present = 1 AND past.kept_impressions >= blocks.past_impressions) AS past_fresh,
-             blocks.past_rows > 0 AS has_past, past.kept_users AS past_users, blocks.live_rows > 0 AS live
+             kept.present = 1 AND kept.kept_impressions >= blocks.impressions AS fresh, kept.present AS present, kept.kept_users AS unique_users,
+             blocks.live_rows > 0 AS live
       FROM (
-        SELECT campaign_id, line_item_id,
-               sumIf(impressions, block_start >= {today:Date}) AS live_impressions,
-               sum(impressions) - live_impressions AS past_impressions,
-               countIf(block_start < {today:Date}) AS past_rows,
-               count() - past_rows AS live_rows
+        SELECT campaign_id, line_item_id, sum(impressions) AS impressions, countIf(block_start >= {today:Date}) AS live_rows
         FROM reach_blocks_v1
         WHERE (span_days, block_start) IN arrayZip({spans:Array(UInt8)}, {starts:Array(Date)})
           AND level = {level:String}
           AND campaign_id IN {campaign_ids:Array(UUID)}
         GROUP BY campaign_id, line_item_id
       ) AS blocks
-      LEFT JOIN (${trustedKeptRows(KEPT_TABLES.today)}
-      ) AS whole ON whole.campaign_id = blocks.campaign_id AND whole.line_item_id = blocks.line_item_id
-      LEFT JOIN (${trustedKeptRows(KEPT_TABLES.past, '{past_to:Date}')}
-      ) AS past ON past.campaign_id = blocks.campaign_id AND past.line_item_id = blocks.line_item_id
+      LEFT JOIN (
+        SELECT campaign_id, line_item_id, max(impressions) AS kept_impressions, argMax(unique_users, impressions) AS kept_users, 1 AS present${trustedKeptRows(KEPT_TABLES.today)}
+        GROUP BY campaign_id, line_item_id
+      ) AS kept ON kept.campaign_id = blocks.campaign_id AND kept.line_item_id = blocks.line_item_id
       SETTINGS max_execution_time = 30`,
     query_params: todayWindowParams(window, campaignIds),
     format: 'JSONEachRow',
   });
   const rows = todayFigureRows.parse(await result.json());
   const stale = new Set(rows.filter((row) => !row.fresh).map((row) => row.row_campaign));
-  const staleRows = rows.filter((row) => stale.has(row.row_campaign));
-  const pastKept = staleRows.every((row) => row.past_fresh);
   return {
     fresh: rows.filter((row) => !stale.has(row.row_campaign)).map(keyReach),
     stale: [...stale],
-    // A key without past blocks has no past figure: its reach is today's blocks alone.
-    past: pastKept ? staleRows.filter((row) => row.has_past).map((row) => ({ campaignId: row.row_campaign, lineItemId: row.row_line_item, uniqueUsers: row.past_users })) : null,
-    everyStaleKeyLive: staleRows.every((row) => row.live),
+    everyStaleKeyLive: rows.every((row) => !stale.has(row.row_campaign) || row.live),
   };
 }
 

@@ -339,7 +339,7 @@ describe('reach of a window reaching today, kept as of the last report (keptToda
     expect(writes.failed).toBe(0);
   });
 
-  it('gives a key without users today its past days\' kept figure, checked in the same query, and merges it again after a late event for a past day', async () => {
+  it('gives a key without users today its past days\' kept figure, not a merge of its kept state, when its campaign has new users; and merges it again after a late event for a past day', async () => {
     const writes = instanceWrites();
     const { campaign, second, seen } = await campaignWithTwoLineItems();
     await insertEvents(ctx, [
