@@ -20,16 +20,20 @@ const BLOCK_STATES = `
         AND level = {level:String}
         AND campaign_id IN {campaign_ids:Array(UUID)}`;
 
-/**
- * The kept states of the past days ({date_from}..{past_to}) of the keys that also have blocks in the
- * live days ({spans}, {starts}). A key without users since has its kept figure already: finalizing
- * its large state again would cost 35-50 us for the same number.
- */
-const KEPT_STATES_OF_LIVE_KEYS = `
+/** The kept states of the past days ({date_from}..{past_to}). */
+const KEPT_STATES = `
       SELECT campaign_id, line_item_id, users_state
       FROM reach_windows_v1
       WHERE level = {level:String} AND date_from = {date_from:Date} AND date_to = {past_to:Date}
-        AND campaign_id IN {campaign_ids:Array(UUID)}
+        AND campaign_id IN {campaign_ids:Array(UUID)}`;
+
+/**
+ * The kept states of the past days of the keys that also have blocks in the live days ({spans},
+ * {starts}). A key without users since has its kept figure already: finalizing its large state again
+ * would cost 35-50 us for the same number. When every key has users since, KEPT_STATES reads the
+ * same rows without this subquery's read of the live blocks (3-7 ms for 1,000 campaigns at 100M events).
+ */
+const KEPT_STATES_OF_LIVE_KEYS = `${KEPT_STATES}
         AND (campaign_id, line_item_id) IN (
           SELECT campaign_id, line_item_id
           FROM reach_blocks_v1
@@ -77,11 +81,13 @@ export async function reachOver(
   const toKeep: string[] = [];
   for (let start = 0; start < campaignIds.length; start += CAMPAIGN_IDS_PER_QUERY) {
     let ids = campaignIds.slice(start, start + CAMPAIGN_IDS_PER_QUERY);
+    let everyKeyLive = false;
     if (todayWindow) {
       const keptToday = await keptTodayFigures(ch, todayWindow, ids);
       keptToday.fresh.forEach(setReach);
       if (keptToday.stale.length === 0) continue;
       ids = keptToday.stale;
+      everyKeyLive = keptToday.everyStaleKeyLive;
     }
     // Null when the window has no past days, or keeping their state failed.
     const kept = dateFrom <= pastTo ? await keptWindowReach(ch, level, ids, dateFrom, pastTo).catch(() => null) : null;
@@ -93,7 +99,7 @@ export async function reachOver(
     const result = await ch.client.query({
       query: `
         SELECT toString(campaign_id) AS row_campaign, toString(line_item_id) AS row_line_item, uniqCombinedMerge(12)(users_state) AS unique_users
-        FROM (${kept ? `${KEPT_STATES_OF_LIVE_KEYS}\n        UNION ALL${BLOCK_STATES}` : BLOCK_STATES})
+        FROM (${kept ? `${everyKeyLive ? KEPT_STATES : KEPT_STATES_OF_LIVE_KEYS}\n        UNION ALL${BLOCK_STATES}` : BLOCK_STATES})
         GROUP BY campaign_id, line_item_id
         SETTINGS max_execution_time = 30`,
       query_params: {

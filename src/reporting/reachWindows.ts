@@ -128,18 +128,53 @@ export interface TodayWindow {
   today: string;
 }
 
+const todayFigureRows = z.array(
+  z.object({ row_campaign: z.string(), row_line_item: z.string(), fresh: z.coerce.number(), present: z.coerce.number(), unique_users: z.coerce.number(), live: z.coerce.number() }),
+);
+
 /**
  * The kept figures of a window reaching today (reach_today_windows_v1, clickhouse/0014) for the
  * keys of the given campaigns, in one query: a key's kept row is trusted when it counts at least the
  * valid impressions of the blocks it was merged from, as they stand now: the blocks of the past
  * days (the kept past state's) and those of today and after. `fresh` holds the figures of the
  * campaigns all of whose keys are kept; `stale` the campaigns with a key short or missing (a new
- * impression since its row, today's or a late one for a past day), whose reach the caller merges.
+ * impression since its row, today's or a late one for a past day), whose reach the caller merges;
+ * `everyStaleKeyLive` whether each of their keys has blocks of today or after (those start on
+ * today or later, the past days' before it), so that the merge need not look for keys without.
  */
-export async function keptTodayFigures(ch: ClickHouse, window: TodayWindow, campaignIds: string[]): Promise<{ fresh: KeyReach[]; stale: string[] }> {
-  const rows = await keptFigures(ch, KEPT_TABLES.today, todayWindowParams(window, campaignIds));
+export async function keptTodayFigures(
+  ch: ClickHouse,
+  window: TodayWindow,
+  campaignIds: string[],
+): Promise<{ fresh: KeyReach[]; stale: string[]; everyStaleKeyLive: boolean }> {
+  const result = await ch.client.query({
+    query: `
+      SELECT toString(blocks.campaign_id) AS row_campaign, toString(blocks.line_item_id) AS row_line_item,
+             kept.present = 1 AND kept.kept_impressions >= blocks.impressions AS fresh, kept.present AS present, kept.kept_users AS unique_users,
+             blocks.live_rows > 0 AS live
+      FROM (
+        SELECT campaign_id, line_item_id, sum(impressions) AS impressions, countIf(block_start >= {today:Date}) AS live_rows
+        FROM reach_blocks_v1
+        WHERE (span_days, block_start) IN arrayZip({spans:Array(UInt8)}, {starts:Array(Date)})
+          AND level = {level:String}
+          AND campaign_id IN {campaign_ids:Array(UUID)}
+        GROUP BY campaign_id, line_item_id
+      ) AS blocks
+      LEFT JOIN (
+        SELECT campaign_id, line_item_id, max(impressions) AS kept_impressions, argMax(unique_users, impressions) AS kept_users, 1 AS present${trustedKeptRows(KEPT_TABLES.today)}
+        GROUP BY campaign_id, line_item_id
+      ) AS kept ON kept.campaign_id = blocks.campaign_id AND kept.line_item_id = blocks.line_item_id
+      SETTINGS max_execution_time = 30`,
+    query_params: todayWindowParams(window, campaignIds),
+    format: 'JSONEachRow',
+  });
+  const rows = todayFigureRows.parse(await result.json());
   const stale = new Set(rows.filter((row) => !row.fresh).map((row) => row.row_campaign));
-  return { fresh: rows.filter((row) => !stale.has(row.row_campaign)).map(keyReach), stale: [...stale] };
+  return {
+    fresh: rows.filter((row) => !stale.has(row.row_campaign)).map(keyReach),
+    stale: [...stale],
+    everyStaleKeyLive: rows.every((row) => !stale.has(row.row_campaign) || row.live),
+  };
 }
 
 /**
@@ -182,7 +217,7 @@ export async function keepTodayWindows(ch: ClickHouse, window: TodayWindow, camp
 /**
  * A window reaching today as parameters: {spans} and {starts} are the blocks a kept row is merged
  * from, those of the past days ({date_from}..{past_to}) and those of today and after ({live_spans},
- * {live_starts}). Any exact cover of the days counts the same impressions.
+ * {live_starts}, each starting on {today} or after). Any exact cover of the days counts the same impressions.
  */
 function todayWindowParams(window: TodayWindow, campaignIds: string[]) {
   const pastTo = addDays(window.today, -1);
@@ -197,6 +232,7 @@ function todayWindowParams(window: TodayWindow, campaignIds: string[]) {
     date_from: window.dateFrom,
     date_to: window.dateTo,
     past_to: pastTo,
+    today: window.today,
     campaign_ids: campaignIds,
   };
 }

@@ -165,6 +165,15 @@ async function todayWritesMark(): Promise<number> {
   return Number(((await result.json()) as Array<{ mark: number | string }>)[0]!.mark);
 }
 
+/** Sets the figure of the line item's kept rows of the past days (reach_windows_v1) to `users`. */
+async function markPastFigure(lineItemId: string, users: number): Promise<void> {
+  await ctx.stores.ch.client.command({
+    query: `ALTER TABLE reach_windows_v1 UPDATE unique_users = {users:UInt64}
+            WHERE line_item_id = {line_item:UUID} AND level = 'line_item' SETTINGS mutations_sync = 2`,
+    query_params: { users, line_item: lineItemId },
+  });
+}
+
 /** Sets the kept figures of the campaign's rows to `users`: a figure no merge gives shows that a report read the kept row. */
 async function markKeptFigures(campaignId: string, users: number, fewerImpressionsThan = Number.MAX_SAFE_INTEGER): Promise<void> {
   await ctx.stores.ch.client.command({
@@ -327,6 +336,30 @@ describe('reach of a window reaching today, kept as of the last report (keptToda
     expect(await todayWritesMark()).toBeGreaterThan(written);
     await markKeptFigures(campaign.id, 6);
     expect(await todayReachOf(writes.queue, 'campaign', campaign.id)).toEqual({ [NIL]: 6 });
+    expect(writes.failed).toBe(0);
+  });
+
+  it('gives a key without users today its past days\' kept figure, not a merge of its kept state, when its campaign has new users; and merges it again after a late event for a past day', async () => {
+    const writes = instanceWrites();
+    const { campaign, second, seen } = await campaignWithTwoLineItems();
+    await insertEvents(ctx, [
+      seen(campaign.line_item_id, 'p1', addDays(today, -1)),
+      seen(campaign.line_item_id, 't1', today),
+      seen(second, 'p2', addDays(today, -2)),
+      seen(second, 'p3', addDays(today, -2)),
+    ]);
+    expect(await todayReachOf(writes.queue, 'line_item', campaign.id)).toEqual({ [campaign.line_item_id]: 2, [second]: 2 });
+    await writes.queue.settled();
+    // A new user today on the first line item: the campaign is merged again, and the second line
+    // item, without users today, answers its past days' kept figure (marked: no merge gives 9).
+    await markPastFigure(second, 9);
+    await insertEvents(ctx, [seen(campaign.line_item_id, 't2', today)]);
+    expect(await todayReachOf(writes.queue, 'line_item', campaign.id)).toEqual({ [campaign.line_item_id]: 3, [second]: 9 });
+    await writes.queue.settled();
+    // A late user for a past day of the second line item: its past days' row is short, so it is merged again.
+    await insertEvents(ctx, [seen(second, 'p4', addDays(today, -2)), seen(campaign.line_item_id, 't3', today)]);
+    expect(await todayReachOf(writes.queue, 'line_item', campaign.id)).toEqual({ [campaign.line_item_id]: 4, [second]: 3 });
+    await writes.queue.settled();
     expect(writes.failed).toBe(0);
   });
 
