@@ -22,7 +22,8 @@
     ':where(.adsvc-card__label){font-weight:600;letter-spacing:.02em;color:#57606a}',
     ':where(.adsvc-card__brand)::before{content:"\\00B7";margin-right:8px}',
     ':where(.adsvc-card__title){font-size:16px;font-weight:600;overflow-wrap:anywhere}',
-    ':where(.adsvc-card__body){overflow-wrap:anywhere}',
+    // pre-line: a body may hold line breaks (docs/management.md), shown as such; runs of spaces still fold.
+    ':where(.adsvc-card__body){overflow-wrap:anywhere;white-space:pre-line}',
     ':where(.adsvc-card__footer){display:flex;gap:12px;align-items:center;margin-top:6px}',
     ':where(.adsvc-card__cta){flex:none;padding:4px 12px;border-radius:999px;background:#1f2328;color:#fff;font-weight:600;font-size:13px}',
     ':where(.adsvc-card__url){font-size:12px;color:#57606a;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}'

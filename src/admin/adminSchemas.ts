@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { permissions } from '../http/apiKeyAuth.js';
 import { textLine } from '../management/fieldSchemas.js';
 import { pageQueryFields, refineOneStart } from '../http/keysetPaging.js';
+import { queryParams } from '../http/queryParams.js';
 
 export const uuidParam = z.object({ id: z.uuid() });
 export const orgIdParam = z.object({ org_id: z.uuid() });
@@ -13,4 +14,4 @@ export const createApiKeyBody = z.strictObject({
 });
 
 /** The keyset lists (the operators', and an advertiser's members): limit, offset or cursor (src/http/keysetPaging.ts). */
-export const uuidListQuery = z.object(pageQueryFields(z.uuid())).superRefine(refineOneStart);
+export const uuidListQuery = queryParams(pageQueryFields(z.uuid())).superRefine(refineOneStart);

@@ -50,12 +50,12 @@ export function errorBody(code: ErrorCode, message: string, details?: ErrorDetai
 /**
  * Every offending field of a zod error, as `{path, message}` with dotted paths
  * (`line_item.budget.daily`). An unknown field of a strict object is reported at its own path
- * (`line_item.budget.dialy`), not at its parent's.
+ * (`line_item.budget.dialy`), not at its parent's, with `unknownKey` as its message.
  */
-export function zodDetails(error: z.ZodError): ErrorDetail[] {
+export function zodDetails(error: z.ZodError, unknownKey = 'unknown field'): ErrorDetail[] {
   return error.issues.flatMap((issue) =>
     issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ path: [...issue.path, key].map(String).join('.'), message: 'unknown field' }))
+      ? issue.keys.map((key) => ({ path: [...issue.path, key].map(String).join('.'), message: unknownKey }))
       : [{ path: issue.path.map(String).join('.'), message: issue.message }],
   );
 }

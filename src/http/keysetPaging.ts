@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { boundedInteger } from '../management/fieldSchemas.js';
-import { ApiError, zodDetails } from './errors.js';
 
 /**
  * Keyset paging for lists ordered by (created_at, id): `next_cursor` names the last row of a page,
@@ -66,13 +65,6 @@ export function refineOneStart(page: { offset: number; cursor?: KeysetPosition }
   if (page.cursor && page.offset > 0) {
     ctx.addIssue({ code: 'custom', path: ['offset'], message: 'send either cursor or offset, not both' });
   }
-}
-
-/** A list's query string: like the campaign list, anything out of bounds or malformed is 400 bad_request. */
-export function parseListQuery<Schema extends z.ZodType>(schema: Schema, query: unknown): z.output<Schema> {
-  const result = schema.safeParse(query);
-  if (!result.success) throw new ApiError('bad_request', 'query parameters are invalid', zodDetails(result.error));
-  return result.data;
 }
 
 export interface PageRequest {

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
 import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
-import { ApiError, parseBody, parseInput, parsePathParams, zodDetails } from '../http/errors.js';
+import { ApiError, parseBody, parseInput, parsePathParams } from '../http/errors.js';
+import { parseQuery } from '../http/queryParams.js';
 import {
   activateBody,
   campaignInput,
@@ -32,10 +33,9 @@ export async function campaignRoutes(app: FastifyInstance, { db }: FeatureDeps):
   const campaignId = (params: unknown) => parsePathParams(idParam, params, 'campaign').id;
 
   app.get('/v1/advertiser/campaigns', read, async (request, reply) => {
-    const query = campaignListQuery.safeParse(request.query);
-    if (!query.success) throw new ApiError('bad_request', 'query parameters are invalid', zodDetails(query.error));
+    const query = parseQuery(campaignListQuery, request.query);
     // Already JSON text (see listCampaigns): sent as it is.
-    return reply.type('application/json; charset=utf-8').send(await listCampaignPage(db, advertiserOf(request).organizationId, query.data));
+    return reply.type('application/json; charset=utf-8').send(await listCampaignPage(db, advertiserOf(request).organizationId, query));
   });
 
   app.post('/v1/advertiser/campaigns', write, async (request, reply) => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { textLine } from './fieldSchemas.js';
 import { pageQueryFields, refineOneStart } from '../http/keysetPaging.js';
+import { queryParams } from '../http/queryParams.js';
 import { flightTime, withFlightOrder } from './flightSchema.js';
 import { lineItemInput } from './lineItemSchemas.js';
 import { campaignStatuses, normalizedTerm, objectiveAliases } from './valueNormalization.js';
@@ -54,6 +55,7 @@ export const duplicateBody = z.strictObject({ name: textLine(200).optional() });
 
 export const activateBody = z.strictObject({});
 
-export const campaignListQuery = z
-  .object({ status: z.enum(campaignStatuses).optional(), ...pageQueryFields(z.uuid()) })
-  .superRefine(refineOneStart);
+export const campaignListQuery = queryParams({
+  status: z.enum(campaignStatuses).optional(),
+  ...pageQueryFields(z.uuid()),
+}).superRefine(refineOneStart);

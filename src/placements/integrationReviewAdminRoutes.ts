@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
 import { parseBody, parseInput, parsePathParams } from '../http/errors.js';
+import { parseQuery } from '../http/queryParams.js';
 import { requireAdminToken } from '../http/adminAuth.js';
 import { approveReviewBody, listReviewsQuery, rejectReviewBody, reviewIdParam } from './integrationReviewSchemas.js';
 import { listReviews } from './integrationReviewRepository.js';
@@ -18,7 +19,7 @@ export async function integrationReviewAdminRoutes(app: FastifyInstance, { db, a
   app.addHook('onRequest', requireAdminToken(adminToken));
 
   app.get('/v1/admin/integration-reviews', async (request) => {
-    const { status, limit, offset } = parseInput(listReviewsQuery, request.query);
+    const { status, limit, offset } = parseQuery(listReviewsQuery, request.query);
     // Oldest first: the queue order in which reviews should be handled.
     return { data: await listReviews(db, { status, limit, offset, newestFirst: false }) };
   });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { placementId } from './placementSchemas.js';
 import { textBlock } from '../management/fieldSchemas.js';
+import { queryParams } from '../http/queryParams.js';
 
 const MAX_PLACEMENTS_PER_REVIEW = 100;
 const reviewStatuses = ['pending', 'approved', 'rejected'] as const;
@@ -18,7 +19,7 @@ export const createReviewBody = z.strictObject({
 
 export const reviewIdParam = z.object({ id: z.uuid() });
 
-export const listReviewsQuery = z.object({
+export const listReviewsQuery = queryParams({
   status: z.enum(reviewStatuses).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
   offset: z.coerce.number().int().min(0).default(0),

@@ -12,7 +12,8 @@ import {
   publisherTokenIdParam,
 } from './placementSchemas.js';
 import { createPublisher, findPublisher, issuePublisherToken, publisherExists, revokePublisherToken } from './publisherRepository.js';
-import { keysetPage, parseListQuery } from '../http/keysetPaging.js';
+import { keysetPage } from '../http/keysetPaging.js';
+import { parseQuery } from '../http/queryParams.js';
 import { uuidListQuery } from '../admin/adminSchemas.js';
 import { listPublisherPlacements, listPublishers, listPublisherTokens } from './publisherLists.js';
 import { changeCertification, createPlacement, findPlacement, PlacementExistsError } from './placementRepository.js';
@@ -29,7 +30,7 @@ export async function placementAdminRoutes(app: FastifyInstance, { db, adminToke
   app.addHook('onRequest', requireAdminToken(adminToken));
 
   app.get('/v1/admin/publishers', async (request) => {
-    const page = parseListQuery(uuidListQuery, request.query);
+    const page = parseQuery(uuidListQuery, request.query);
     return keysetPage(await listPublishers(db, page), page);
   });
 
@@ -42,14 +43,14 @@ export async function placementAdminRoutes(app: FastifyInstance, { db, adminToke
 
   app.get('/v1/admin/publishers/:publisher_id/tokens', async (request) => {
     const { publisher_id } = parsePathParams(publisherIdParam, request.params, 'publisher');
-    const page = parseListQuery(uuidListQuery, request.query);
+    const page = parseQuery(uuidListQuery, request.query);
     if (!(await publisherExists(db, publisher_id))) throw new ApiError('not_found', 'publisher not found');
     return keysetPage(await listPublisherTokens(db, publisher_id, page), page);
   });
 
   app.get('/v1/admin/publishers/:publisher_id/placements', async (request) => {
     const { publisher_id } = parsePathParams(publisherIdParam, request.params, 'publisher');
-    const page = parseListQuery(placementListQuery, request.query);
+    const page = parseQuery(placementListQuery, request.query);
     if (!(await publisherExists(db, publisher_id))) throw new ApiError('not_found', 'publisher not found');
     return keysetPage(await listPublisherPlacements(db, publisher_id, page), page);
   });

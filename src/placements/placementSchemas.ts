@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { textBlock, textLine } from '../management/fieldSchemas.js';
 import { pageQueryFields, refineOneStart } from '../http/keysetPaging.js';
+import { queryParams } from '../http/queryParams.js';
 
 export const publisherIdParam = z.object({ publisher_id: z.uuid() });
 export const publisherTokenIdParam = z.object({ id: z.uuid() });
@@ -24,4 +25,4 @@ export const createPlacementBody = z.strictObject({ id: placementId, name: textL
 export const certificationBody = z.strictObject({ reason: textBlock(1000).optional() }).default({});
 
 /** The list of a publisher's placements pages by (created_at, placement id): see src/http/keysetPaging.ts. */
-export const placementListQuery = z.object(pageQueryFields(placementId)).superRefine(refineOneStart);
+export const placementListQuery = queryParams(pageQueryFields(placementId)).superRefine(refineOneStart);

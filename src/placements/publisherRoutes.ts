@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
 import { parseInput } from '../http/errors.js';
+import { parseQuery } from '../http/queryParams.js';
 import { publisherOf, requirePublisherToken } from './publisherAuth.js';
 import { createReviewBody, listReviewsQuery } from './integrationReviewSchemas.js';
 import { listPublisherPlacements } from './publisherPlacementRepository.js';
@@ -19,7 +20,7 @@ export async function publisherRoutes(app: FastifyInstance, { db }: { db: Postgr
   });
 
   app.get('/v1/publisher/integration-reviews', async (request) => {
-    const { status, limit, offset } = parseInput(listReviewsQuery, request.query);
+    const { status, limit, offset } = parseQuery(listReviewsQuery, request.query);
     return { data: await listReviews(db, { publisherId: publisherOf(request), status, limit, offset, newestFirst: true }) };
   });
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ApiError, zodDetails } from '../http/errors.js';
+import { ApiError } from '../http/errors.js';
+import { queryDetails, queryParams, type QuerySchema } from '../http/queryParams.js';
 import { cursorParam, refineOneStart } from '../http/keysetPaging.js';
 import { addDays, daysBetween, isCalendarDate, todayUtc } from './utcDate.js';
 
@@ -92,12 +93,11 @@ function checkWindow(params: { date_from: string; date_to: string }, ctx: z.Refi
   }
 }
 
-const campaignReportSchema = z
-  .object({
-    ...windowParams,
-    breakdown: z.enum(['campaign', 'daily', 'line_item', 'creative', 'placement', 'country', 'hourly']).default('campaign'),
-    cursor: cursorParam(z.uuid()).optional(),
-  })
+const campaignReportSchema = queryParams({
+  ...windowParams,
+  breakdown: z.enum(['campaign', 'daily', 'line_item', 'creative', 'placement', 'country', 'hourly']).default('campaign'),
+  cursor: cursorParam(z.uuid()).optional(),
+})
   .superRefine(checkWindowAndLimit)
   .superRefine(refineOneStart)
   .superRefine((params, ctx) => {
@@ -107,21 +107,19 @@ const campaignReportSchema = z
     }
   });
 
-const trafficQualitySchema = z.object(windowParams).superRefine(checkWindowAndLimit);
+const trafficQualitySchema = queryParams(windowParams).superRefine(checkWindowAndLimit);
 
-const publisherReportSchema = z
-  .object({ ...windowOnlyParams, breakdown: z.enum(['placement', 'daily']).default('placement') })
+const publisherReportSchema = queryParams({ ...windowOnlyParams, breakdown: z.enum(['placement', 'daily']).default('placement') })
   .superRefine(checkWindowAndLimit);
-const operatorReportSchema = z.object(windowOnlyParams).superRefine(checkWindowAndLimit);
+const operatorReportSchema = queryParams(windowOnlyParams).superRefine(checkWindowAndLimit);
 
 /** The audit export streams a whole window of one campaign: no paging; NDJSON or CSV. */
-const eventExportSchema = z
-  .object({
-    campaign_id: z.string().regex(UUID, 'must be a campaign id (UUID)').transform((id) => id.toLowerCase()),
-    date_from: windowOnlyParams.date_from,
-    date_to: windowOnlyParams.date_to,
-    format: z.enum(['ndjson', 'csv']),
-  })
+const eventExportSchema = queryParams({
+  campaign_id: z.string().regex(UUID, 'must be a campaign id (UUID)').transform((id) => id.toLowerCase()),
+  date_from: windowOnlyParams.date_from,
+  date_to: windowOnlyParams.date_to,
+  format: z.enum(['ndjson', 'csv']),
+})
   .superRefine(checkWindow);
 
 export type CampaignReportParams = z.output<typeof campaignReportSchema>;
@@ -161,7 +159,7 @@ export function parseEventExportParams(query: unknown, negotiatedFormat: 'ndjson
 /** The one parameter a report takes more than once (as the spec allows, like a comma-separated list). */
 const REPEATABLE = new Set(['campaign_ids']);
 
-function parseParams<Schema extends z.ZodType>(schema: Schema, query: unknown, negotiatedFormat: string): z.output<Schema> {
+function parseParams<Schema extends QuerySchema>(schema: Schema, query: unknown, negotiatedFormat: string): z.output<Schema> {
   const params = { format: negotiatedFormat, ...(query as object) };
   const result = schema.safeParse(params);
   if (result.success) return result.data;
@@ -171,7 +169,7 @@ function parseParams<Schema extends z.ZodType>(schema: Schema, query: unknown, n
     .map(([name]) => name);
   const details = [
     ...repeated.map((name) => ({ path: name, message: 'is given more than once' })),
-    ...zodDetails(result.error).filter((detail) => !repeated.includes(detail.path)),
+    ...queryDetails(result.error).filter((detail) => !repeated.includes(detail.path)),
   ];
   throw new ApiError('bad_request', details.map((detail) => `${detail.path}: ${detail.message}`).join('; '), details);
 }

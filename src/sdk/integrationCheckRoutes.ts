@@ -6,12 +6,13 @@ import { findPlacement, type Placement } from '../placements/placementRepository
 import { findPublisherByToken } from '../placements/publisherRepository.js';
 import { requireAdminToken } from '../http/adminAuth.js';
 import { bearerToken } from '../http/bearerToken.js';
-import { ApiError, parsePathParams, zodDetails } from '../http/errors.js';
+import { ApiError, parsePathParams } from '../http/errors.js';
+import { parseQuery, queryParams } from '../http/queryParams.js';
 import { recentImpressions, summarizeImpressions } from './recentImpressions.js';
 
 const wholeNumber = z.string().regex(/^\d{1,9}$/, 'must be a whole number').transform(Number);
 
-const checkQuery = z.object({
+const checkQuery = queryParams({
   limit: wholeNumber.pipe(z.number().min(1).max(500)).default(50),
   hours: wholeNumber.pipe(z.number().min(1).max(168)).default(24),
 });
@@ -25,10 +26,7 @@ export async function integrationCheckRoutes(app: FastifyInstance, deps: Feature
   const { db, ch } = deps;
 
   async function answer(placement: Placement, rawQuery: unknown) {
-    const parsed = checkQuery.safeParse(rawQuery ?? {});
-    // Query-string errors are 400 bad_request, as on the reporting route.
-    if (!parsed.success) throw new ApiError('bad_request', 'query parameters are invalid', zodDetails(parsed.error));
-    const { limit, hours } = parsed.data;
+    const { limit, hours } = parseQuery(checkQuery, rawQuery);
     const to = Date.now();
     const from = to - hours * 3_600_000;
     const impressions = await recentImpressions(ch, placement.id, from, limit);

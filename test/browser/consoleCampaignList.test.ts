@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
-import { consoleProblems, createAdvertiser, seriousAccessibilityViolations, signIn, startConsoleService, type ConsoleService } from './consoleKit.js';
+import { consoleProblems, createAdvertiser, screenshots, seriousAccessibilityViolations, signIn, startConsoleService, type ConsoleService } from './consoleKit.js';
 
 let service: ConsoleService;
 
@@ -54,6 +54,41 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the campaign list', () =
     expect(await page.locator('.table-wrap').evaluate((box) => box.scrollWidth - box.clientWidth)).toBeLessThanOrEqual(1);
     const actions = await table.getByRole('row', { name: /Spring/ }).getByRole('cell').last().boundingBox();
     expect(actions!.x + actions!.width).toBeLessThanOrEqual(1280);
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
+  it("shows a completed line item's budget apart, \"(ended)\", never \"no budget set\"; the caption wraps within the screen at 390 px", async () => {
+    const advertiser = await createAdvertiser(service, 'Ended Flights Co');
+    const call = async (method: string, route: string, body: unknown) => {
+      const response = await fetch(service.url + route, {
+        method,
+        headers: { 'x-api-key': advertiser.apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(response.ok, `${method} ${route}: ${response.status}`).toBe(true);
+      return (await response.json()) as { data: { id: string; campaign: { id: string }; line_item: { id: string } } };
+    };
+    const lineItem = (title: string, daily: number) => ({
+      title,
+      budget: { daily, currency: 'USD' },
+      bids: { bid_type: 'CPC', bid_value: 0.5 },
+      creatives: [{ format: 'contextual_card', title: 'Stay dry', body: 'Packable rain shells.', cta: 'Shop', destination_url: `${service.url}/healthz` }],
+    });
+    const flight = await call('POST', '/v1/advertiser/campaigns/compose', { campaign: { name: 'Flight', brand_name: 'Listed', user_id: advertiser.userId }, line_item: lineItem('Autumn', 5) });
+    await call('PATCH', `/v1/advertiser/line-items/${flight.data.line_item.id}`, { status: 'completed' });
+    const mixed = await call('POST', '/v1/advertiser/campaigns/compose', { campaign: { name: 'Mixed', brand_name: 'Listed', user_id: advertiser.userId }, line_item: lineItem('Winter', 10) });
+    const ended = await call('POST', `/v1/advertiser/campaigns/${mixed.data.campaign.id}/line-items`, lineItem('Summer', 5));
+    await call('PATCH', `/v1/advertiser/line-items/${ended.data.id}`, { status: 'completed' });
+
+    const page = await signIn(service, 'an advertiser', advertiser.apiKey);
+    const table = page.getByRole('table', { name: 'Campaigns' });
+    const budget = (name: string) => table.getByRole('row', { name: new RegExp(name) }).getByRole('cell').nth(2);
+    await table.getByRole('row', { name: /Mixed/ }).waitFor();
+    expect(await budget('Flight').textContent()).toBe('5 USD a day (ended)');
+    expect(await budget('Mixed').textContent()).toBe('10 USD a day + 5 USD a day (ended)');
+    // At 390 px the caption (inside the table's scrolling box) must fit that box: screenshots checks it.
+    await screenshots(page, 'advertiser-campaign-budgets');
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });

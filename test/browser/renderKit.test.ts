@@ -256,9 +256,9 @@ describe.skipIf(skipBrowserTests)('render kit in Chromium: a scripted redirect',
 });
 
 describe.skipIf(skipBrowserTests)('render kit in Chromium: creative text', () => {
-  it('renders markup in a creative as text: nothing in it runs', async () => {
+  it('renders markup in a creative as text: nothing in it runs; a line break in the body is shown as one', async () => {
     const title = '<img src=x onerror=window.__xss=1>';
-    const body = '<script>window.__xss=2</script><b>bold?</b>';
+    const body = '<script>window.__xss=2</script>\n<b>bold?</b>';
     const cta = '<a href="javascript:1">Go</a>';
     const demo = await startDemo({ title, body, cta });
     const { page } = await openChat(demo);
@@ -268,6 +268,8 @@ describe.skipIf(skipBrowserTests)('render kit in Chromium: creative text', () =>
 
     expect(await card.locator('.adsvc-card__title').textContent()).toBe(title);
     expect(await card.locator('.adsvc-card__body').textContent()).toBe(body);
+    // innerText is the text as laid out: a line break the CSS folded would read as a space.
+    expect(await card.locator('.adsvc-card__body').innerText()).toBe(body);
     expect(await card.locator('.adsvc-card__cta').textContent()).toBe(cta);
     // The one image is the creative's own; no element came out of the text.
     expect(await card.locator('img').count()).toBe(1);

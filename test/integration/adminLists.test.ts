@@ -230,6 +230,10 @@ describe('admin lists: bad paging parameters', () => {
       '/v1/admin/organizations?limit=0',
       '/v1/admin/organizations?limit=1001',
       '/v1/admin/publishers?offset=-1',
+      '/v1/admin/organizations?limt=5',
+      `/v1/admin/publishers/${publisher.id}/placements?cursr=x`,
+      '/v1/admin/integration-reviews?stauts=pending',
+      '/v1/admin/integration-reviews?status=done',
     ];
     for (const url of bad) {
       const response = await ctx.admin({ method: 'GET', url });
@@ -238,5 +242,7 @@ describe('admin lists: bad paging parameters', () => {
         error: { code: 'bad_request', message: expect.any(String), details: [{ path: expect.any(String), message: expect.any(String) }] },
       });
     }
+    const unknown = await ctx.admin({ method: 'GET', url: '/v1/admin/organizations?limt=5' });
+    expect(unknown.json().error.details).toEqual([{ path: 'limt', message: 'unknown parameter' }]);
   });
 });

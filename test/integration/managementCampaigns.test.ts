@@ -702,6 +702,13 @@ describe('GET /v1/advertiser/campaigns', () => {
     });
   });
 
+  it('answers 400 naming a parameter the list does not take (stauts), never every status', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    const response = await asAdvertiser(ctx, advertiser.key)('GET', '/v1/advertiser/campaigns?stauts=active');
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toMatchObject({ code: 'bad_request', details: [{ path: 'stauts', message: 'unknown parameter' }] });
+  });
+
   it.each(['status=draft', 'status=bogus', 'limit=0', 'limit=1001', 'limit=abc', 'offset=-1', 'limit=1.5'])(
     'answers 400 bad_request for %s',
     async (query) => {

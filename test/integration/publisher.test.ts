@@ -130,7 +130,7 @@ describe('integration reviews: the operator side', () => {
     expect(ids.indexOf(first.id)).toBeGreaterThanOrEqual(0);
     expect(ids.indexOf(first.id)).toBeLessThan(ids.indexOf(second.id));
     expect((await asPublisher(publisher.token, 'GET', '/v1/admin/integration-reviews')).statusCode).toBe(401);
-    expect((await ctx.admin({ method: 'GET', url: '/v1/admin/integration-reviews?status=done' })).statusCode).toBe(422);
+    expect((await ctx.admin({ method: 'GET', url: '/v1/admin/integration-reviews?status=done' })).statusCode).toBe(400);
   });
 
   it('approving certifies every placement with a history entry, and tCPM demand is served there next', async () => {

@@ -128,6 +128,12 @@ describe('GET /v1/publisher/reporting', () => {
     ]);
   });
 
+  it('answers 400 naming a parameter it does not take (a misspelt breakdown)', async () => {
+    const response = await asPublisher({ brekdown: 'daily' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toMatchObject({ code: 'bad_request', details: [{ path: 'brekdown', message: 'unknown parameter' }] });
+  });
+
   it('answers 400 for the same bad window and paging as advertiser reports, and for other breakdowns', async () => {
     const badQueries: Array<Record<string, string>> = [{ date_from: '2026-02-30' }, { date_from: '2026-01-01', date_to: '2026-04-04' }, { limit: '0' }, { breakdown: 'campaign' }];
     for (const query of badQueries) {

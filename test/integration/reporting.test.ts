@@ -372,6 +372,21 @@ describe('reporting parameters', () => {
     });
   }
 
+  it('answers 400 naming each parameter the route does not take (a misspelt date_from, breakdown on traffic-quality), never the default window', async () => {
+    const misspelt = await get(CAMPAIGNS_URL, { date_form: '2026-01-01', limt: '5' });
+    expect(misspelt.statusCode).toBe(400);
+    expect(misspelt.json().error).toMatchObject({
+      code: 'bad_request',
+      details: [
+        { path: 'date_form', message: 'unknown parameter' },
+        { path: 'limt', message: 'unknown parameter' },
+      ],
+    });
+    const breakdown = await get(TRAFFIC_QUALITY_URL, { breakdown: 'weekly' });
+    expect(breakdown.statusCode).toBe(400);
+    expect(breakdown.json().error.details).toEqual([{ path: 'breakdown', message: 'unknown parameter' }]);
+  });
+
   it('accepts a window of exactly 92 days, date_to minus date_from (93 calendar days)', async () => {
     const response = await get(CAMPAIGNS_URL, { date_from: '2026-01-01', date_to: '2026-04-03' });
     expect(response.statusCode).toBe(200);

@@ -101,6 +101,15 @@ describe('GET /v1/t/i/:token (impression pixel)', () => {
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ impressions: 1, spend_nanos: IMPRESSION_PRICE });
   });
 
+  it('takes any extra query parameter (utm_*, a wrapper\'s own) and bills the impression as without', async () => {
+    const item = await trackedLineItem(ctx);
+    const response = await fromAddress(ctx, `${pixelUrl(signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE)))}?utm_source=news&fbclid=x1`, reader);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('image/gif');
+    const [event] = await waitForEvents(ctx, item.lineItemId, 1);
+    expect(event).toMatchObject({ type: 'impression', ivt: '', cost_nanos: IMPRESSION_PRICE });
+  });
+
   it('bills an impression from a residential IPv6 address', async () => {
     const item = await trackedLineItem(ctx);
     await fromAddress(ctx, pixelUrl(signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE))), ADDRESSES.telekomResidentialV6);
@@ -252,6 +261,13 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
     expect(response.statusCode).toBe(302);
     const location = response.headers.location as string;
     expect(location).toMatch(/^https:\/\/shop\.example\.com\/landing\?utm_source=adsvc&q=a%20b&adsvc_click_id=[0-9a-f-]{36}#offer$/);
+  });
+
+  it('redirects a click whose link carries extra query parameters (utm_*) as without', async () => {
+    const { token } = cpcToken();
+    const response = await fromAddress(ctx, `${clickUrl(token)}?utm_medium=chat&gclid=abc`, reader);
+    expect(response.statusCode).toBe(302);
+    expect(response.headers.location).toMatch(/^https:\/\/shop\.example\.com\/landing\?utm_source=adsvc&q=a%20b&adsvc_click_id=[0-9a-f-]{36}#offer$/);
   });
 
   it('never redirects to a URL taken from the request', async () => {

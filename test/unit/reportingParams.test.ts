@@ -114,7 +114,15 @@ describe('reporting parameters given wrong', () => {
 
 describe('parseTrafficQualityParams', () => {
   it('takes the same window and paging parameters, without breakdown', () => {
-    const params = parseTrafficQualityParams({ date_from: '2026-03-01', date_to: '2026-03-31', breakdown: 'daily' }, 'csv');
+    const params = parseTrafficQualityParams({ date_from: '2026-03-01', date_to: '2026-03-31' }, 'csv');
     expect(params).toEqual({ date_from: '2026-03-01', date_to: '2026-03-31', campaign_ids: null, limit: 100, offset: 0, format: 'csv' });
+  });
+
+  it('refuses breakdown, which this report does not take, and any other unknown parameter, naming each', () => {
+    const error = badRequest(() => parseTrafficQualityParams({ breakdown: 'daily', date_form: '2026-03-01' }, 'json'));
+    expect(error.details).toEqual([
+      { path: 'breakdown', message: 'unknown parameter' },
+      { path: 'date_form', message: 'unknown parameter' },
+    ]);
   });
 });

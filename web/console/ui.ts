@@ -92,6 +92,12 @@ export function formatDateTime(iso: string | null | undefined): string {
   return new Date(iso).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
 }
 
+/**
+ * A dollar amount as a page shows it: to the cent, one format in every cell ($6.62 beside $20.00).
+ * An amount above zero that rounds to no cent reads "under $0.01", never a $0.00 that hides it.
+ * The report tables show the API's exact figures instead (they are what the CSV holds).
+ */
 export function usd(value: number): string {
-  return '$' + value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6 });
+  if (value > 0 && value < 0.005) return 'under $0.01';
+  return '$' + value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 }

@@ -28,14 +28,26 @@ function SpentToday({ spent }: { spent: CampaignLine['spentToday'] }) {
   return html`<span title=${`Spend ${spent.unavailable}`}><span aria-hidden="true">—</span><span class="visually-hidden">Spend ${spent.unavailable}</span></span>`;
 }
 
-/** Budgets are per line item and in their own currency: listed as they are, not converted. */
-function budgetText(lineItems: LineItem[]): string {
+/** Daily budgets summed per currency: "5 USD + 3 EUR a day", or null for none. */
+function dailyText(lineItems: LineItem[]): string | null {
   const byCurrency = new Map<string, number>();
   for (const item of lineItems) {
-    if (item.budget && item.status !== 'completed') byCurrency.set(item.budget.currency, (byCurrency.get(item.budget.currency) ?? 0) + item.budget.daily);
+    if (item.budget) byCurrency.set(item.budget.currency, (byCurrency.get(item.budget.currency) ?? 0) + item.budget.daily);
   }
-  if (byCurrency.size === 0) return 'no budget set';
+  if (byCurrency.size === 0) return null;
   return [...byCurrency].map(([currency, daily]) => `${daily.toLocaleString('en-US')} ${currency}`).join(' + ') + ' a day';
+}
+
+/**
+ * Budgets are per line item and in their own currency: listed as they are, not converted. A
+ * completed line item spends no more, so its budget is not added to the live ones but shown apart,
+ * "(ended)": a campaign whose flight is over still had the budget it had.
+ */
+function budgetText(lineItems: LineItem[]): string {
+  const live = dailyText(lineItems.filter((item) => item.status !== 'completed'));
+  const ended = dailyText(lineItems.filter((item) => item.status === 'completed'));
+  if (!live && !ended) return 'no budget set';
+  return [live, ended && `${ended} (ended)`].filter(Boolean).join(' + ');
 }
 
 /** How long "Loading campaigns…" may stay before the page says the service is not answering. */
