@@ -53,6 +53,15 @@ const botAgents = [
   'Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)',
 ];
 
+/**
+ * The Fetch Metadata a browser sends with the render kit's pixel (`new Image()`) and with a person
+ * following click_url (as test/browser/renderKit.test.ts asserts against a real Chromium): the
+ * bench's service links to 127.0.0.1, an origin browsers send it to, so a Chrome or Firefox user
+ * agent without it would be `no_fetch_metadata`, not the people this load stands for.
+ */
+export const BROWSER_IMAGE_LOAD = { 'sec-fetch-dest': 'image', 'sec-fetch-mode': 'no-cors', 'sec-fetch-site': 'cross-site' } as const;
+export const BROWSER_NAVIGATION = { 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate', 'sec-fetch-site': 'cross-site', 'sec-fetch-user': '?1' } as const;
+
 export interface Visitor {
   kind: TrafficKind;
   ip: string;

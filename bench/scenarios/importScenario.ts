@@ -13,6 +13,7 @@ import { seedCatalog } from '../seedCatalog.js';
 import { seedTenancy, type BenchTenancy } from '../seedTenancy.js';
 import { BENCH_ADMIN_TOKEN, BENCH_TRACKING_SECRET } from '../serviceProcess.js';
 import { prepareService } from '../serviceUnderTest.js';
+import { BROWSER_IMAGE_LOAD } from '../trafficMix.js';
 
 const IMPORT_BYTES = 60 * 1_048_576;
 const PIXELS_PER_SECOND = 200;
@@ -151,7 +152,7 @@ function pacedPixels(baseUrl: string, { tenancy, catalog }: ImportSeed) {
     };
     const started = performance.now();
     const pixel = fetch(`${baseUrl}${IMPRESSION_PATH}${signTrackingToken(claims, BENCH_TRACKING_SECRET)}`, {
-      headers: { 'x-forwarded-for': `73.162.10.${serve & 255}`, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0 Safari/537.36' },
+      headers: { 'x-forwarded-for': `73.162.10.${serve & 255}`, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0 Safari/537.36', ...BROWSER_IMAGE_LOAD },
     })
       .then(async (response) => {
         await response.arrayBuffer();

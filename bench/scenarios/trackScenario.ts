@@ -16,7 +16,7 @@ import { seedCatalogOverHttp, seedTenancyOverHttp } from '../seedOverHttp.js';
 import { seedTenancy, type BenchTenancy } from '../seedTenancy.js';
 import { BENCH_TRACKING_SECRET, startStub } from '../serviceProcess.js';
 import { prepareService } from '../serviceUnderTest.js';
-import { trafficShares, visitorStream, type TrafficKind } from '../trafficMix.js';
+import { BROWSER_IMAGE_LOAD, BROWSER_NAVIGATION, trafficShares, visitorStream, type TrafficKind } from '../trafficMix.js';
 
 const LINE_ITEMS = 200;
 const PLACEMENTS = 10;
@@ -116,7 +116,7 @@ export async function trackScenario(options: BenchOptions): Promise<ScenarioRepo
           setupRequest: (request, context) => {
             const index = clicked[nextClick++ % clicked.length]!;
             (context as { index: number }).index = index;
-            return { ...request, path: CLICK_PATH + links.token(index), headers: links.headers(index) };
+            return { ...request, path: CLICK_PATH + links.token(index), headers: { ...links.headers(index), ...BROWSER_NAVIGATION } };
           },
           onResponse: (status, _body, context) => {
             if (status === 302) clickAnswered.add((context as { index: number }).index);
@@ -270,7 +270,7 @@ function pixelRequests(
     setupRequest: (request, context) => {
       const index = nextIndex();
       (context as { index: number }).index = index;
-      return { ...request, path: IMPRESSION_PATH + links.token(index), headers: links.headers(index) };
+      return { ...request, path: IMPRESSION_PATH + links.token(index), headers: { ...links.headers(index), ...BROWSER_IMAGE_LOAD } };
     },
     onResponse: (status, _body, context) => {
       onAnswer((context as { index: number }).index, status);

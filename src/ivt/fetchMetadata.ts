@@ -38,46 +38,84 @@ function headerValue(value: string | string[] | undefined): string {
 }
 
 /**
+ * Browsers send Fetch Metadata only to a potentially trustworthy origin (W3C Secure Contexts): an
+ * https one, or a loopback host. So a request to a TRACKING_BASE_URL like that, without any of it,
+ * from a user agent that claims a browser sending it with every request, was not made by that
+ * browser (`no_fetch_metadata`). To a plain http origin no browser sends it: nothing to judge there.
+ */
+export function browsersSendFetchMetadataTo(baseUrl: string): boolean {
+  const { protocol, hostname } = new URL(baseUrl);
+  if (protocol === 'https:') return true;
+  return hostname === 'localhost' || hostname.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(hostname) || hostname === '[::1]';
+}
+
+/**
  * The spec's pixel rule: an impression is an image request. A request that says it is for anything
  * else (a script `fetch`, an iframe, a document) is `not_image_request`; one that says nothing is
+ * `no_fetch_metadata` when its browser would have said (see `lacksFetchMetadata`), and otherwise
  * judged on its address and user agent alone.
  */
-export function impressionRequestIvt(fetch: FetchMetadata): Extract<IvtReason, 'not_image_request'> | '' {
-  return fetch.dest !== '' && fetch.dest !== 'image' ? 'not_image_request' : '';
+export function impressionRequestIvt(
+  fetch: FetchMetadata,
+  userAgent: string,
+  metadataExpected: boolean,
+): Extract<IvtReason, 'not_image_request' | 'no_fetch_metadata'> | '' {
+  if (fetch.dest !== '' && fetch.dest !== 'image') return 'not_image_request';
+  return lacksFetchMetadata(fetch, userAgent, metadataExpected) ? 'no_fetch_metadata' : '';
 }
 
 /**
  * A click is a person following click_url: a top-level navigation. A `fetch` of the link (mode not
  * `navigate`), a navigation of a frame (dest `iframe` or `frame`: a hidden iframe loading click_url
  * is click stuffing from the reader's own browser) and a prefetch or prerender (made before anyone
- * clicked) are `not_navigation`. A top-level navigation that a script or a meta refresh started on
- * the page (`location.href = click_url` a second after the pixel) is `no_user_activation` when the
- * browser is one that marks every navigation a person starts and did not mark this one.
+ * clicked) are `not_navigation`. One without any Fetch Metadata from a browser that sends it is
+ * `no_fetch_metadata`: an HTTP client claiming that browser. A top-level navigation that a script
+ * or a meta refresh started on the page (`location.href = click_url` a second after the pixel) is
+ * `no_user_activation` when the browser is one that marks every navigation a person starts and did
+ * not mark this one.
  */
-export function clickRequestIvt(fetch: FetchMetadata, userAgent: string): Extract<IvtReason, 'not_navigation' | 'no_user_activation'> | '' {
+export function clickRequestIvt(
+  fetch: FetchMetadata,
+  userAgent: string,
+  metadataExpected: boolean,
+): Extract<IvtReason, 'not_navigation' | 'no_fetch_metadata' | 'no_user_activation'> | '' {
   if (fetch.mode !== '' && fetch.mode !== 'navigate') return 'not_navigation';
   if (fetch.dest !== '' && fetch.dest !== 'document') return 'not_navigation';
   if (fetch.prefetch) return 'not_navigation';
+  if (lacksFetchMetadata(fetch, userAgent, metadataExpected)) return 'no_fetch_metadata';
   // Site `none` is a navigation the browser itself started (the address bar, a bookmark, a link
   // handed over by another app): no page's script can make one, so it is never judged here.
-  if (fetch.mode === 'navigate' && !fetch.user && fetch.site !== 'none' && marksUserActivation(userAgent)) return 'no_user_activation';
+  if (fetch.mode === 'navigate' && !fetch.user && fetch.site !== 'none' && sendsEveryFetchMetadata(userAgent)) return 'no_user_activation';
   return '';
 }
 
 /**
- * Chromium 76+ (Chrome, Edge, Opera, Samsung Internet, Android WebView) and Firefox 90+ send
- * `Sec-Fetch-User: ?1` with every navigation a person starts. Safari and every iOS browser (all
- * WebKit: their user agents say CriOS, FxiOS, EdgiOS, never Chrome/ or Firefox/) send the other
- * Fetch Metadata headers but not this one (webkit.org/b/247697), so their clicks are not judged by it.
- * A sender that lies about its user agent gains nothing: a script on a page cannot change the
- * reader's browser's user agent, and a server sending its own requests is judged by its address.
+ * None of Sec-Fetch-Dest, -Mode, -Site, on a request to an origin browsers send them to
+ * (`browsersSendFetchMetadataTo`), from a user agent whose browser sends them with every request
+ * there. Safari and iOS browsers send them only since WebKit 16.4, and unknown user agents may be
+ * older browsers: neither is judged by it.
  */
-const USER_ACTIVATION_BROWSER = /\b(?:Chrome\/(\d+)|Firefox\/(\d+))\./;
-const FIRST_CHROME_MARKING_IT = 76;
-const FIRST_FIREFOX_MARKING_IT = 90;
+function lacksFetchMetadata(fetch: FetchMetadata, userAgent: string, metadataExpected: boolean): boolean {
+  return metadataExpected && fetch.dest === '' && fetch.mode === '' && fetch.site === '' && sendsEveryFetchMetadata(userAgent);
+}
 
-function marksUserActivation(userAgent: string): boolean {
-  const match = USER_ACTIVATION_BROWSER.exec(userAgent);
-  if (match === null) return false;
-  return match[1] !== undefined ? Number(match[1]) >= FIRST_CHROME_MARKING_IT : Number(match[2]) >= FIRST_FIREFOX_MARKING_IT;
+/**
+ * Chromium 76+ (Chrome, Edge, Opera, Samsung Internet, Android WebView) and Firefox 90+ send
+ * Sec-Fetch-Site and -Mode with every request to a trustworthy origin (-Dest too since Chromium
+ * 80), and `Sec-Fetch-User: ?1` with every navigation a person starts. Safari and every iOS browser
+ * (all WebKit: their user agents say CriOS, FxiOS, EdgiOS, never Chrome/ or Firefox/) send the other
+ * Fetch Metadata headers (since 16.4) but not this one (webkit.org/b/247697), so their clicks are not
+ * judged by it. Pale Moon and Basilisk (the Goanna engine) say Firefox/ and send none of them.
+ * A sender that lies about its user agent gains nothing: a script on a page cannot change the
+ * reader's browser's user agent, and an HTTP client claiming a browser is judged by what that
+ * browser would have sent.
+ */
+const FETCH_METADATA_BROWSER = /\b(?:Chrome\/(\d+)|Firefox\/(\d+))\./;
+const FIRST_CHROME_SENDING_IT = 76;
+const FIRST_FIREFOX_SENDING_IT = 90;
+
+function sendsEveryFetchMetadata(userAgent: string): boolean {
+  const match = FETCH_METADATA_BROWSER.exec(userAgent);
+  if (match === null || userAgent.includes('Goanna/')) return false;
+  return match[1] !== undefined ? Number(match[1]) >= FIRST_CHROME_SENDING_IT : Number(match[2]) >= FIRST_FIREFOX_SENDING_IT;
 }

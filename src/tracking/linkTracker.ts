@@ -26,13 +26,15 @@ export interface LinkTrackerDeps {
   /** Judges each valid event against its line item's budgets and frequency cap: over one, stored unbilled. */
   ceiling: BillingCeiling;
   log: FastifyBaseLogger;
+  /** Browsers send Fetch Metadata to TRACKING_BASE_URL (https or loopback): its absence is judged. */
+  fetchMetadataExpected: boolean;
 }
 
 /**
  * Classifies and stores the events of tracking links. One reason per event, in this order: the token
  * (bad_token, expired_token), the address (private_ip, datacenter), the user agent (bot,
  * no_user_agent), server-side markers (server_side), how the request was made (not_image_request,
- * not_navigation), then the serve's history (duplicate, click_without_impression, click_too_fast,
+ * not_navigation, no_fetch_metadata, no_user_activation), then the serve's history (duplicate, click_without_impression, click_too_fast,
  * impression_unverified), then the visitor's pace (click_velocity). A valid event is then judged by
  * the billing ceilings (billingCeiling.ts): over one, it is stored as valid but unbilled.
  *
@@ -40,7 +42,7 @@ export interface LinkTrackerDeps {
  * (batched). What another instance or an earlier run billed is settled when the event is written
  * (billedOnce.ts), so the pixel never waits on a query.
  */
-export function createLinkTracker({ events, ledger, history, ceiling, log }: LinkTrackerDeps) {
+export function createLinkTracker({ events, ledger, history, ceiling, log, fetchMetadataExpected }: LinkTrackerDeps) {
   /**
    * Never queries anything: the pixel's hot path is the token check, two lookups in memory and one
    * spool write. `settled()` once the event is in the spool, `settled(error)` when it could not be
@@ -48,7 +50,7 @@ export function createLinkTracker({ events, ledger, history, ceiling, log }: Lin
    */
   function trackImpression(token: ReadToken, request: LinkRequest, nowMs: number, settled: (error?: unknown) => void): void {
     const { claims } = token;
-    let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || impressionRequestIvt(request.fetch);
+    let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || impressionRequestIvt(request.fetch, request.visitor.userAgent, fetchMetadataExpected);
     if (ivt === '' && ledger.impressionCounted(claims.s)) ivt = 'duplicate';
     const event = linkEvent('impression', claims, request, ivt, randomUUID(), nowMs);
     ceiling.judge(event, nowMs);
@@ -79,7 +81,7 @@ export function createLinkTracker({ events, ledger, history, ceiling, log }: Lin
   /** The click's event id is its click id, which the redirect hands to the advertiser. */
   async function trackClick(token: ReadToken, request: LinkRequest, nowMs: number): Promise<TrackedEvent> {
     const { claims } = token;
-    let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || clickRequestIvt(request.fetch, request.visitor.userAgent);
+    let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || clickRequestIvt(request.fetch, request.visitor.userAgent, fetchMetadataExpected);
     if (ivt === '') ivt = await learnServe(claims.s, nowMs);
     // From here on nothing awaits: the verdict, the spool write and the ledger's record are one step,
     // so of the clicks that waited for the same lookup only the first to run can be counted.

@@ -4,6 +4,7 @@ import { BillingCeiling } from './billingCeiling.js';
 import { createConversionRecorder } from './conversionRecorder.js';
 import { conversionRoutes } from './conversionRoutes.js';
 import { eventImportRoute } from './eventImportRoute.js';
+import { browsersSendFetchMetadataTo } from '../ivt/fetchMetadata.js';
 import { createLinkTracker } from './linkTracker.js';
 import { ServeLedger } from './serveLedger.js';
 import { findServeHistories } from './serveHistory.js';
@@ -34,7 +35,14 @@ export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): P
   events.onAccepted((event) => {
     if (event.unbilled !== '') deps.metrics.unbilledEvents.inc({ reason: event.unbilled });
   });
-  const tracker = createLinkTracker({ events, ledger: new ServeLedger(SERVE_LEDGER_CAPACITY), history, ceiling, log: app.log });
+  const tracker = createLinkTracker({
+    events,
+    ledger: new ServeLedger(SERVE_LEDGER_CAPACITY),
+    history,
+    ceiling,
+    log: app.log,
+    fetchMetadataExpected: browsersSendFetchMetadataTo(config.TRACKING_BASE_URL),
+  });
   const conversions = createConversionRecorder({ db, ch, events, ceiling, attributionWindowDays: config.ATTRIBUTION_WINDOW_DAYS });
 
   await app.register(trackingLinkRoutes, {

@@ -163,6 +163,19 @@ describe('POST /v1/advertiser/conversions', () => {
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 1, conversions: 1, spend_nanos: 400_000_000 });
   });
 
+  it('answers 404 for a click of a campaign deleted since (docs/tracking.md), stores nothing, and keeps the click in the rollup', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 12 });
+    const clickId = await clickOn(item, 'CPA', 12_000_000_000);
+    const deleted = await ctx.app.inject({ method: 'DELETE', url: `/v1/advertiser/campaigns/${item.campaignId}`, headers: { 'x-api-key': item.key } });
+    expect(deleted.statusCode).toBe(204);
+    const response = await postConversion(item.key, { click_id: clickId, value: 3 });
+    expect(response.statusCode).toBe(404);
+    expect(response.json().error).toMatchObject({ code: 'not_found', message: 'click not found' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await waitForEvents(ctx, item.lineItemId, 2)).map((event) => event.type).sort()).toEqual(['click', 'impression']);
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 1, conversions: 0, spend_nanos: 0 });
+  });
+
   it('counts the same conversion_id for the same click once: a repeat answers 200 with the first conversion', async () => {
     const item = await trackedLineItem(ctx, CPC_BID);
     const clickId = await clickOn(item, 'CPC', 400_000_000);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
 import { ADDRESSES, BROWSER_UA, fromAddress, readerAddress, rollupOf, serveClaims, signedToken, trackedLineItem, waitForEvents, waitPastClickDelay } from '../helpers/trackingFixtures.js';
 
 /**
@@ -183,5 +183,70 @@ describe('server-side markers', () => {
     await fromAddress(ctx, clickUrl(token), ADDRESSES.cloudflareWarp, undefined, { ...NAVIGATION, 'cf-worker': 'publisher.example' });
     const click = (await waitForEvents(ctx, item.lineItemId, 2)).find((event) => event.type === 'click');
     expect(click).toMatchObject({ ivt: 'server_side', cost_nanos: 0 });
+  });
+});
+
+describe('no Fetch Metadata at all: an HTTP client claiming a browser that sends it', () => {
+  const FIREFOX_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0';
+  const SAFARI_UA = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
+  const OLD_CHROME_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/75.0.3770.100 Safari/537.36';
+
+  /** The pixel, a second's wait, then the click of each serve, each as its own user agent sends it. */
+  async function pixelsThenClicks(app: TestContext, item: Awaited<ReturnType<typeof trackedLineItem>>, visits: Array<[string, Record<string, string>, Record<string, string>]>) {
+    const tokens = visits.map(() => signedToken(app, serveClaims(item, 'CPC', CLICK_PRICE)));
+    for (const [index, token] of tokens.entries()) {
+      const pixel = await fromAddress(app, pixelUrl(token), reader, visits[index]![0], visits[index]![1]);
+      expect([pixel.statusCode, pixel.headers['content-type']]).toEqual([200, 'image/gif']);
+    }
+    await waitPastClickDelay(Date.now());
+    for (const [index, token] of tokens.entries()) {
+      expect((await fromAddress(app, clickUrl(token), reader, visits[index]![0], visits[index]![2])).statusCode).toBe(302);
+    }
+    const events = await waitForEvents(app, item.lineItemId, 2 * visits.length);
+    const ivtOf = (type: string) => events.filter((event) => event.type === type).map((event) => [event.user_agent, event.ivt]);
+    return { impressions: ivtOf('impression'), clicks: ivtOf('click') };
+  }
+
+  describe('to an https TRACKING_BASE_URL (browsers send it there)', () => {
+    let https: TestContext;
+    beforeAll(async () => {
+      https = await startAnotherInstance(ctx, { TRUST_PROXY: '127.0.0.1', TRACKING_BASE_URL: 'https://track.test' });
+    });
+    afterAll(async () => {
+      await https.close();
+    });
+
+    it('stores the pixel and the click of a Chrome or Firefox user agent without any Sec-Fetch-* as no_fetch_metadata, unbilled, answered as usual', async () => {
+      const item = await trackedLineItem(https, { bid_type: 'cpc', bid_value: 0.4 });
+      const { impressions, clicks } = await pixelsThenClicks(https, item, [
+        [BROWSER_UA, {}, {}],
+        [FIREFOX_UA, {}, {}],
+      ]);
+      expect(impressions.map(([, ivt]) => ivt)).toEqual(['no_fetch_metadata', 'no_fetch_metadata']);
+      expect(clicks.map(([, ivt]) => ivt)).toEqual(['no_fetch_metadata', 'no_fetch_metadata']);
+      expect(await rollupOf(https, item.lineItemId)).toMatchObject({ impressions: 0, clicks: 0, spend_nanos: 0 });
+    });
+
+    it('bills what browsers send there, and does not judge Safari, a Chrome older than 76 or an unknown user agent by it', async () => {
+      const item = await trackedLineItem(https, { bid_type: 'cpc', bid_value: 0.4 });
+      const { impressions, clicks } = await pixelsThenClicks(https, item, [
+        [BROWSER_UA, IMAGE_LOAD, NAVIGATION],
+        [FIREFOX_UA, IMAGE_LOAD, NAVIGATION],
+        [SAFARI_UA, {}, {}],
+        [OLD_CHROME_UA, {}, {}],
+        ['Opera/9.80 (J2ME/MIDP; Opera Mini/4.2.14912/870; U; id) Presto/2.4.15', {}, {}],
+      ]);
+      expect(impressions.map(([, ivt]) => ivt)).toEqual(['', '', '', '', '']);
+      expect(clicks.map(([, ivt]) => ivt)).toEqual(['', '', '', '', '']);
+      expect(await rollupOf(https, item.lineItemId)).toMatchObject({ clicks: 5, spend_nanos: 5 * CLICK_PRICE });
+    });
+  });
+
+  it('to a plain http TRACKING_BASE_URL (browsers send none there) bills the same Chrome pixel and click without any', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
+    const { impressions, clicks } = await pixelsThenClicks(ctx, item, [[BROWSER_UA, {}, {}]]);
+    expect(impressions).toEqual([[BROWSER_UA, '']]);
+    expect(clicks).toEqual([[BROWSER_UA, '']]);
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 1, spend_nanos: CLICK_PRICE });
   });
 });
