@@ -6,7 +6,7 @@ import {
  * A serve's preparation of a clustered semantic matrix in one WebAssembly call, in the scan
  * kernel's memory (int8ScanKernel.ts): the conversation's quantization, its comparison with the
  * clusters' centres and the choice of the clusters to probe. In JavaScript around the scan kernel
- * this took 1.43 us a serve (warm), here 0.9 (bench/README.md, "Semantic: session 30"). Each step
+ * this took 1.43 us a serve (warm), here 1.0 (bench/README.md, "Semantic: session 30"). Each step
  * computes what semanticMatrix.ts and the scan kernel did, in the same order and precision (float64
  * where JavaScript's numbers were), so the same query, estimates and probes come out.
  *
