@@ -1,4 +1,5 @@
 import { scanKernel, type ScanKernel } from './int8ScanKernel.js';
+import { probeKernel, type ProbeKernel } from './probeKernel.js';
 import { clusterVectors } from './semanticClusters.js';
 
 /** What a row is made of: a line item's unit vector and the similarity a serve must reach. */
@@ -23,7 +24,6 @@ const PROBED_CLUSTERS = 4;
 const PROBE_FLOOR_BELOW_THRESHOLD = 0.13;
 
 const ROW_LEVELS = 127;
-const QUERY_LEVELS = 32767;
 const PAGE_BYTES = 65536;
 /** Covers float32 rounding in the kernel and in the stored thresholds (errors near 1e-7). */
 const ROUNDING_SLACK = 1e-5;
@@ -62,17 +62,18 @@ export class SemanticMatrix<Entry extends SemanticRow> {
   private readonly dimensions: number;
   private readonly blocks: number;
   private readonly kernel: ScanKernel;
+  /** Quantizes the conversation and picks the probes, in the kernel's memory (probeKernel.ts). */
+  private readonly probeKernel: ProbeKernel;
   private readonly clusteredFromRows: number;
-  private layout = { rowCapacity: -1, centreCapacity: -1, centresWritten: 0, query: 0, scales: 0, thresholds: 0, out: 0, bounds: 0, centreScales: 0, centreThresholds: 0, centreMatrix: 0, matrix: 0 };
+  private layout = { rowCapacity: -1, centreCapacity: -1, centresWritten: 0, conversation: 0, query: 0, prepared: 0, probes: 0, starts: 0, scales: 0, thresholds: 0, out: 0, bounds: 0, centreScales: 0, centreThresholds: 0, centreMatrix: 0, matrix: 0 };
   private views = emptyViews();
   /** Per row of the matrix, its rank; rows are grouped by cluster and ranked within each. */
   private rankOfRow = new Int32Array(0);
-  /** Cluster c's rows are [clusterStarts[c], clusterStarts[c + 1]); one cluster of every row when not clustered. */
+  /** Cluster c's rows are [clusterStarts[c], clusterStarts[c + 1]); one cluster of every row when not clustered. In the kernel's memory. */
   private clusterStarts = Int32Array.of(0, 0);
   /** Unit centres and each vector's cluster; undefined when the list is scanned whole. */
   private clustering: { centres: Float32Array[]; clusterOf: WeakMap<Float32Array, number>; trainedRows: number } | undefined = undefined;
-  /** The clusters the prepared conversation probes. */
-  private probes = new Int32Array(PROBED_CLUSTERS);
+  /** How many clusters the prepared conversation probes: the first of views.probes (in the kernel's memory, written by probeKernel). */
   private probeCount = 0;
   /** Candidates of a clustered scan, merged from the probed clusters into rank order. */
   private mergedRanks = new Int32Array(0);
@@ -89,6 +90,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     this.dimensions = dimensions;
     this.blocks = Math.ceil(dimensions / 16);
     this.kernel = scanKernel(this.blocks);
+    this.probeKernel = probeKernel(this.kernel.memory, dimensions, PROBED_CLUSTERS);
     this.clusteredFromRows = clusteredFromRows;
   }
 
@@ -122,7 +124,8 @@ export class SemanticMatrix<Entry extends SemanticRow> {
       thresholds[row] = minSimilarity;
     });
     this.rankOfRow = rankOfRow;
-    this.clusterStarts = starts;
+    this.clusterStarts = new Int32Array(this.kernel.memory.buffer, this.layout.starts, clusters + 1);
+    this.clusterStarts.set(starts);
     let lowestThreshold = Infinity;
     for (const entry of entries) lowestThreshold = Math.min(lowestThreshold, entry.semantic!.minSimilarity);
     this.probeFloor = lowestThreshold - PROBE_FLOOR_BELOW_THRESHOLD;
@@ -135,32 +138,11 @@ export class SemanticMatrix<Entry extends SemanticRow> {
    * can be similar to, or (clustered) no centre near enough to probe.
    */
   prepare(conversation: Float32Array): boolean {
-    if (!this.quantizeQuery(conversation)) return false;
-    this.scannedRows = 0;
+    const clusters = this.clustering === undefined ? 0 : this.clustering.centres.length;
+    const count = this.quantizeQuery(conversation, clusters);
+    if (count < 0) return false;
+    this.scannedRows = clusters;
     if (this.clustering === undefined) return true;
-    const clusters = this.clustering.centres.length;
-    const { layout } = this;
-    // Approximate similarities to every centre (b = c = 0: the estimate, not a bound); all pass the -Infinity thresholds.
-    this.kernel.scan(layout.centreMatrix, layout.query, clusters, layout.centreScales, layout.centreThresholds, layout.out, layout.bounds, this.prepared.queryScale, 0, 0);
-    this.scannedRows += clusters;
-    const similar = this.views.bounds;
-    const starts = this.clusterStarts;
-    const probes = this.probes;
-    let count = 0;
-    // Insertion into the few most similar so far, most similar first; `floor` is the last one's similarity once they are all taken.
-    let floor = -Infinity;
-    for (let c = 0; c < clusters; c++) {
-      const centre = similar[c]!;
-      if (!(centre > floor) || starts[c + 1] === starts[c]) continue;
-      let at = count < PROBED_CLUSTERS ? count++ : PROBED_CLUSTERS - 1;
-      while (at > 0 && centre > similar[probes[at - 1]!]!) {
-        probes[at] = probes[at - 1]!;
-        at -= 1;
-      }
-      probes[at] = c;
-      if (count === PROBED_CLUSTERS) floor = similar[probes[PROBED_CLUSTERS - 1]!]!;
-    }
-    if (count > 0 && similar[probes[0]!]! < this.probeFloor) count = 0;
     this.probeCount = count;
     return count > 0;
   }
@@ -184,8 +166,9 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     let count = 0;
     let runCount = 0;
     const runs = this.runs;
+    const probes = this.views.probes;
     for (let p = 0; p < this.probeCount; p++) {
-      const cluster = this.probes[p]!;
+      const cluster = probes[p]!;
       const first = this.firstRowRankedFrom(this.clusterStarts[cluster]!, this.clusterStarts[cluster + 1]!, from);
       const last = this.firstRowRankedFrom(first, this.clusterStarts[cluster + 1]!, end);
       if (first >= last) continue;
@@ -296,7 +279,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
    */
   private nearestCentre = (vector: Float32Array): number => {
     this.prepared.ready = false;
-    if (!this.quantizeQuery(vector)) return 0;
+    if (this.quantizeQuery(vector, 0) < 0) return 0;
     const { layout } = this;
     const clusters = layout.centresWritten;
     this.kernel.scan(layout.centreMatrix, layout.query, clusters, layout.centreScales, layout.centreThresholds, layout.out, layout.bounds, this.prepared.queryScale, 0, 0);
@@ -308,29 +291,25 @@ export class SemanticMatrix<Entry extends SemanticRow> {
   };
 
   /**
-   * Quantizes a vector into the query area; false for the zero vector. Rounds by floor(x + 1/2)
-   * (Math.round and a clamp took 1.8 us of 100 components): |x| <= 32767 x (1 + 2^-23), so no
-   * component leaves the int16 range, and each is within 1/2 of x as the kernel's bound needs.
+   * Quantizes a vector into the query area (probeKernel.ts), and with `clusters` > 0 compares it with
+   * the centres and picks the probes (views.probes) as a serve's prepare does; returns how many
+   * probes, or -1 for the zero vector. The kernel rounds by floor(x + 1/2): |x| <= 32767 x (1 + 2^-23),
+   * so no component leaves the int16 range, and each is within 1/2 of x as the kernel's bound needs.
    */
-  private quantizeQuery(conversation: Float32Array): boolean {
-    const dimensions = this.dimensions;
-    let largest = 0;
-    let sumOfMagnitudes = 0;
-    for (let d = 0; d < dimensions; d++) {
-      const magnitude = Math.abs(conversation[d]!);
-      if (magnitude > largest) largest = magnitude;
-      sumOfMagnitudes += magnitude;
-    }
-    if (largest === 0) return false;
-    const queryScale = Math.fround(largest / QUERY_LEVELS);
-    const query = this.views.query;
-    for (let d = 0; d < dimensions; d++) query[d] = Math.floor(conversation[d]! / queryScale + 0.5);
+  private quantizeQuery(conversation: Float32Array, clusters: number): number {
+    const { layout, views } = this;
+    views.conversation.set(conversation);
+    const count = this.probeKernel.prepare(
+      layout.conversation, layout.query, layout.prepared, layout.centreMatrix, clusters, layout.centreScales, layout.bounds, layout.starts, layout.probes, this.probeFloor,
+    );
+    if (count < 0) return count;
+    const queryScale = views.preparedScale[0]!;
     const prepared = this.prepared;
     prepared.ready = true;
     prepared.queryScale = queryScale;
-    prepared.halfSumOfMagnitudes = sumOfMagnitudes / 2;
+    prepared.halfSumOfMagnitudes = views.preparedSum[0]! / 2;
     prepared.queryError = (queryScale / 2) * (Math.sqrt(this.dimensions) + this.dimensions / 254) + ROUNDING_SLACK;
-    return true;
+    return count;
   }
 
   /** Writes unit centres into the kernel's memory (room reserved), each quantized as a row is. */
@@ -353,7 +332,8 @@ export class SemanticMatrix<Entry extends SemanticRow> {
   }
 
   /**
-   * Room for `rows` rows and `centres` cluster centres: query, per-row scales, thresholds, candidate
+   * Room for `rows` rows and `centres` cluster centres: the conversation, its query, the query's scale
+   * and sum, the probes, the clusters' starts, per-row scales, thresholds, candidate
    * rows and bounds, the centres' scales, thresholds and components, then the matrix (16-byte aligned).
    */
   private reserve(rows: number, centres: number): void {
@@ -362,8 +342,12 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     const roundedCentres = Math.ceil(Math.max(centres, this.layout.centreCapacity, 1) / 4) * 4;
     const candidates = Math.max(roundedRows, roundedCentres);
     const width = this.blocks * 16;
-    const query = 0;
-    const scales = query + width * 2;
+    const conversation = 0;
+    const query = conversation + width * 4;
+    const prepared = query + width * 2;
+    const probes = prepared + 16;
+    const starts = probes + Math.ceil(PROBED_CLUSTERS / 4) * 16;
+    const scales = starts + (roundedCentres + 4) * 4;
     const thresholds = scales + roundedRows * 4;
     const out = thresholds + roundedRows * 4;
     const bounds = out + candidates * 4;
@@ -375,10 +359,14 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     const memory = this.kernel.memory;
     if (bytes > memory.buffer.byteLength) memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / PAGE_BYTES));
     // Growing moves nothing that must survive: fill() writes every row and centre after reserving.
-    this.layout = { rowCapacity: roundedRows, centreCapacity: roundedCentres, centresWritten: 0, query, scales, thresholds, out, bounds, centreScales, centreThresholds, centreMatrix, matrix };
+    this.layout = { rowCapacity: roundedRows, centreCapacity: roundedCentres, centresWritten: 0, conversation, query, prepared, probes, starts, scales, thresholds, out, bounds, centreScales, centreThresholds, centreMatrix, matrix };
     const buffer = memory.buffer;
     this.views = {
+      conversation: new Float32Array(buffer, conversation, this.dimensions),
       query: new Int16Array(buffer, query, width),
+      preparedScale: new Float32Array(buffer, prepared, 1),
+      preparedSum: new Float64Array(buffer, prepared + 8, 1),
+      probes: new Int32Array(buffer, probes, PROBED_CLUSTERS),
       scales: new Float32Array(buffer, scales, roundedRows),
       thresholds: new Float32Array(buffer, thresholds, roundedRows),
       out: new Int32Array(buffer, out, candidates),
@@ -402,7 +390,11 @@ function quantize(vector: Float32Array, blocks: number): { components: Int8Array
 
 function emptyViews() {
   return {
+    conversation: new Float32Array(0),
     query: new Int16Array(0),
+    preparedScale: new Float32Array(0),
+    preparedSum: new Float64Array(0),
+    probes: new Int32Array(0),
     scales: new Float32Array(0),
     thresholds: new Float32Array(0),
     out: new Int32Array(0),

@@ -5,7 +5,7 @@ import { wordSumKernel, type WordSumKernel } from './wordSumKernel.js';
 
 /** Words of a serve's context that are embedded: a long answer's opening says what it is about, and the cost stays bounded. */
 export const MAX_EMBEDDED_WORDS = 400;
-/** Words the sum kernel adds up per call. */
+/** Words the sum kernel adds up per call: at least MAX_EMBEDDED_WORDS, so that a conversation is one call. */
 const BATCH_WORDS = 512;
 const PAGE_BYTES = 65536;
 const CACHE_LINE_BYTES = 64;
@@ -102,10 +102,14 @@ export class SemanticModel {
   /** Each rank's slot (its first int): for wordRow. */
   private readonly slotOfRank: Int32Array;
   private readonly scratch = new WordScan();
-  /** In the sum kernel's memory after the word table: a batch of words' two hashes to look up and add up, and the sum's float32 components. */
+  /**
+   * In the sum kernel's memory after the word table: a batch of words' two hashes to look up and add
+   * up, the sum's float32 components (and, finished, its squared length before scaling), and the
+   * common direction.
+   */
   private readonly kernel: WordSumKernel;
-  private readonly layout: { hashes: number; checks: number; out: number };
-  private readonly staged: { hashes: Int32Array; checks: Int32Array; out: Float32Array };
+  private readonly layout: { hashes: number; checks: number; out: number; common: number };
+  private readonly staged: { hashes: Int32Array; checks: Int32Array; out: Float32Array; norm: Float64Array };
   /** Words staged for the next kernel call. */
   private batched = 0;
   /** Words of the text being embedded found in the table so far. */
@@ -121,20 +125,24 @@ export class SemanticModel {
     this.commonDirection = tables.commonDirection;
     this.conversation = new Float32Array(this.dimensions);
     this.slotInts = slotBytes(this.dimensions) / 4;
-    this.kernel = wordSumKernel(Math.ceil(this.dimensions / 16), tables.slots.length / this.slotInts, this.slotInts * 4);
+    const blocks = Math.ceil(this.dimensions / 16);
+    this.kernel = wordSumKernel(this.dimensions, blocks, tables.slots.length / this.slotInts, this.slotInts * 4);
     const hashes = tables.slots.byteLength;
     const checks = hashes + BATCH_WORDS * 4;
     const out = checks + BATCH_WORDS * 4;
-    this.layout = { hashes, checks, out };
+    // The kernel writes the sum's blocks x 16 floats at out, then one int and a float64 (see wordSumKernel.ts).
+    const common = out + blocks * 64 + 16;
+    this.layout = { hashes, checks, out, common };
     const memory = this.kernel.memory;
-    // The kernel writes the sum's blocks x 16 floats at out, then one int (see wordSumKernel.ts).
-    memory.grow(Math.max(0, Math.ceil((out + Math.ceil(this.dimensions / 16) * 64 + 4 - memory.buffer.byteLength) / PAGE_BYTES)));
+    memory.grow(Math.max(0, Math.ceil((common + this.dimensions * 4 - memory.buffer.byteLength) / PAGE_BYTES)));
+    new Float32Array(memory.buffer, common, this.dimensions).set(this.commonDirection);
     this.slots = new Int32Array(memory.buffer, 0, tables.slots.length);
     this.slots.set(tables.slots);
     this.staged = {
       hashes: new Int32Array(memory.buffer, hashes, BATCH_WORDS),
       checks: new Int32Array(memory.buffer, checks, BATCH_WORDS),
       out: new Float32Array(memory.buffer, out, this.dimensions),
+      norm: new Float64Array(memory.buffer, out + blocks * 64 + 8, 1),
     };
     this.slotWeights = new Float32Array(memory.buffer, 0, this.slots.length);
     this.slotMask = this.slots.length / this.slotInts - 1;
@@ -200,15 +208,19 @@ export class SemanticModel {
   /**
    * The unit SIF vector of a serve's conversation: the query's words and then the response's, up to
    * MAX_EMBEDDED_WORDS in all; undefined when none is known. The vector is a buffer of the model,
-   * valid until the next call (requests are handled one at a time).
+   * valid until the next call (requests are handled one at a time). Those words fit one batch, so the
+   * kernel sums and finishes them in one call (finish below, the same steps in WebAssembly).
    */
   embedConversation(query: WordScan, response: WordScan): Float32Array | undefined {
-    const sum = this.conversation.fill(0);
-    this.known = 0;
+    const sum = this.conversation;
     this.stage(query, MAX_EMBEDDED_WORDS, sum);
     this.stage(response, MAX_EMBEDDED_WORDS - Math.min(query.count, MAX_EMBEDDED_WORDS), sum);
-    this.addBatch(sum);
-    return this.known > 0 ? this.finish(sum) : undefined;
+    const { hashes, checks, out, common } = this.layout;
+    const known = this.kernel.embed(hashes, checks, this.batched, out, common);
+    this.batched = 0;
+    if (known === 0 || !(this.staged.norm[0]! > 0)) return undefined;
+    sum.set(this.staged.out);
+    return sum;
   }
 
   /** Stages the first `maxWords` words of a scan for the kernel (adding full batches to `sum`). */
@@ -227,7 +239,7 @@ export class SemanticModel {
   private addBatch(sum: Float32Array): void {
     if (this.batched === 0) return;
     const { hashes, checks, out } = this.layout;
-    this.known += this.kernel.embed(hashes, checks, this.batched, out);
+    this.known += this.kernel.embed(hashes, checks, this.batched, out, 0);
     this.batched = 0;
     const added = this.staged.out;
     for (let d = 0; d < this.dimensions; d++) sum[d]! += added[d]!;

@@ -5,6 +5,7 @@
  */
 export const I32 = 0x7f;
 export const F32 = 0x7d;
+export const F64 = 0x7c;
 export const V128 = 0x7b;
 
 export const unsignedLeb = (value: number): number[] => {
@@ -53,10 +54,32 @@ export const op = {
   f32Mul: [0x94],
   f32Ge: [0x60],
   f32ConvertI32S: [0xb2],
+  f32Gt: [0x5e],
+  f32DemoteF64: [0xb6],
+  i32Sub: [0x6b],
+  i32Ne: [0x47],
+  i32Store16: [0x3b, 1, 0],
+  i32TruncF64S: [0xaa],
+  f64StoreAt: (offset: number) => [0x39, 3, ...unsignedLeb(offset)],
+  f64Const: (value: number) => [0x44, ...new Uint8Array(Float64Array.of(value).buffer)],
+  f32Const: (value: number) => [0x43, ...new Uint8Array(Float32Array.of(value).buffer)],
+  f64Abs: [0x99],
+  f64Max: [0xa5],
+  f64Add: [0xa0],
+  f64Sub: [0xa1],
+  f64Mul: [0xa2],
+  f64Sqrt: [0x9f],
+  f64Gt: [0x64],
+  f64Div: [0xa3],
+  f64Floor: [0x9c],
+  f64Eq: [0x61],
+  f64Lt: [0x63],
+  f64PromoteF32: [0xbb],
   loop: [0x03, 0x40],
   block: [0x02, 0x40],
   br: (depth: number) => [0x0c, depth],
   if: [0x04, 0x40],
+  else: [0x05],
   end: [0x0b],
   return: [0x0f],
   brIf: (depth: number) => [0x0d, depth],
@@ -79,6 +102,19 @@ export const f32x4ConvertI32x4S = op.simd(0xfa);
 
 const section = (id: number, content: number[]) => [id, ...unsignedLeb(content.length), ...content];
 const name = (text: string) => [...unsignedLeb(text.length), ...Buffer.from(text, 'latin1')];
+
+/** A module of one exported function `exportName` that works in another module's memory: it imports `memory` from the import object's `kernel`. */
+export function assembleModuleOnMemory(exportName: string, params: number[], results: number[], locals: number[], body: number[]): Uint8Array<ArrayBuffer> {
+  const code = [...locals, ...body];
+  return new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, [1, 0x60, params.length, ...params, results.length, ...results]),
+    ...section(2, [1, ...name('kernel'), ...name('memory'), 0x02, 0, 1]),
+    ...section(3, [1, 0]),
+    ...section(7, [1, ...name(exportName), 0x00, 0]),
+    ...section(10, [1, ...unsignedLeb(code.length), ...code]),
+  ]);
+}
 
 /** A module of one exported function `exportName` and an exported memory of one page (grow it to fit). */
 export function assembleModule(exportName: string, params: number[], results: number[], locals: number[], body: number[]): Uint8Array<ArrayBuffer> {
