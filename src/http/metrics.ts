@@ -54,6 +54,12 @@ export function createMetrics(events: EventPipeline) {
       labelNames: ['reason'] as const,
       registers: [registry],
     }),
+    invalidEvents: new Counter({
+      name: 'adsvc_events_invalid_total',
+      help: 'Events this instance stored as invalid traffic, unbilled, by type and ivt reason (src/ivt/ivtReasons.ts)',
+      labelNames: ['type', 'reason'] as const,
+      registers: [registry],
+    }),
     reachWriteFailures: new Counter({
       name: 'adsvc_reach_write_failures_total',
       help: 'Failed writes of the kept reach of a window reaching today, made after a report answered (the next report merges it again)',

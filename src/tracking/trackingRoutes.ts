@@ -32,8 +32,11 @@ export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): P
   });
   const ceiling = new BillingCeiling((lineItemId) => indexedDestinations.billedLineItem(lineItemId));
   // Counted once stored, not when judged: an event refused with 503 is retried, and is one event.
+  // The invalid count by reason is what shows a proxy that strips headers (every browser's event
+  // becoming no_fetch_metadata) or a publisher gone bad, before the invoices do.
   events.onAccepted((event) => {
     if (event.unbilled !== '') deps.metrics.unbilledEvents.inc({ reason: event.unbilled });
+    else if (event.ivt !== '') deps.metrics.invalidEvents.inc({ type: event.type, reason: event.ivt });
   });
   const tracker = createLinkTracker({
     events,

@@ -225,6 +225,10 @@ describe('no Fetch Metadata at all: an HTTP client claiming a browser that sends
       expect(impressions.map(([, ivt]) => ivt)).toEqual(['no_fetch_metadata', 'no_fetch_metadata']);
       expect(clicks.map(([, ivt]) => ivt)).toEqual(['no_fetch_metadata', 'no_fetch_metadata']);
       expect(await rollupOf(https, item.lineItemId)).toMatchObject({ impressions: 0, clicks: 0, spend_nanos: 0 });
+      // What an operator alerts on when a proxy strips the headers from every browser.
+      const metrics = (await https.app.inject({ method: 'GET', url: '/metrics' })).body;
+      expect(metrics).toContain('adsvc_events_invalid_total{type="impression",reason="no_fetch_metadata"} 2\n');
+      expect(metrics).toContain('adsvc_events_invalid_total{type="click",reason="no_fetch_metadata"} 2\n');
     });
 
     it('bills what browsers send there, and does not judge Safari, a Chrome older than 76 or an unknown user agent by it', async () => {
