@@ -37,6 +37,9 @@ export interface EventPipeline {
    * `pending()` until they are: a counter that adds the accepted events ClickHouse does not have yet
    * (pacing, frequency counts) visits them before its first onAccepted event and counts them the
    * same way, so their spend and impressions are never missing between the start and their write.
+   * A segment ClickHouse took just before the crash, whose file was not yet removed, is visited too
+   * and counts twice until its replay (deduplicated by its insert token) ends: pacing errs towards
+   * unbilled events over a ceiling for that while, never towards spend past one.
    */
   forEachRecovered(visit: (event: CountedEvent) => void): void;
   /** Writes everything accepted so far to ClickHouse. */
