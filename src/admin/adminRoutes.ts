@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
 import { ApiError, parseBody, parsePathParams } from '../http/errors.js';
 import { requireAdminToken } from '../http/adminAuth.js';
-import { keysetPage } from '../http/keysetPaging.js';
+import { keysetPage, uuidPageQuery } from '../http/keysetPaging.js';
 import { parseQuery } from '../http/queryParams.js';
-import { addUserBody, createApiKeyBody, createOrganizationBody, orgIdParam, uuidListQuery, uuidParam } from './adminSchemas.js';
+import { addUserBody, createApiKeyBody, createOrganizationBody, orgIdParam, uuidParam } from './adminSchemas.js';
 import { addMember, createApiKey, createOrganization, findOrganization, organizationExists, revokeApiKey } from './tenancyRepository.js';
 import { listApiKeys, listMembers, listOrganizations } from './tenancyLists.js';
 
@@ -18,7 +18,7 @@ export async function adminRoutes(app: FastifyInstance, { db, adminToken }: Admi
   app.addHook('onRequest', requireAdminToken(adminToken));
 
   app.get('/v1/admin/organizations', async (request) => {
-    const page = parseQuery(uuidListQuery, request.query);
+    const page = parseQuery(uuidPageQuery, request.query);
     return keysetPage(await listOrganizations(db, page), page);
   });
 
@@ -31,14 +31,14 @@ export async function adminRoutes(app: FastifyInstance, { db, adminToken }: Admi
 
   app.get('/v1/admin/organizations/:org_id/users', async (request) => {
     const { org_id } = parsePathParams(orgIdParam, request.params, 'organization');
-    const page = parseQuery(uuidListQuery, request.query);
+    const page = parseQuery(uuidPageQuery, request.query);
     if (!(await organizationExists(db, org_id))) throw new ApiError('not_found', 'organization not found');
     return keysetPage(await listMembers(db, org_id, page), page);
   });
 
   app.get('/v1/admin/organizations/:org_id/api-keys', async (request) => {
     const { org_id } = parsePathParams(orgIdParam, request.params, 'organization');
-    const page = parseQuery(uuidListQuery, request.query);
+    const page = parseQuery(uuidPageQuery, request.query);
     if (!(await organizationExists(db, org_id))) throw new ApiError('not_found', 'organization not found');
     return keysetPage(await listApiKeys(db, org_id, page), page);
   });

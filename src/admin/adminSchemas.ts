@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { permissions } from '../http/apiKeyAuth.js';
 import { textLine } from '../management/fieldSchemas.js';
-import { pageQueryFields, refineOneStart } from '../http/keysetPaging.js';
-import { queryParams } from '../http/queryParams.js';
 
 export const uuidParam = z.object({ id: z.uuid() });
 export const orgIdParam = z.object({ org_id: z.uuid() });
@@ -12,6 +10,3 @@ export const addUserBody = z.strictObject({ email: z.email().max(320).transform(
 export const createApiKeyBody = z.strictObject({
   permissions: z.array(z.enum(permissions)).min(1).transform((list) => [...new Set(list)]),
 });
-
-/** The keyset lists (the operators', and an advertiser's members): limit, offset or cursor (src/http/keysetPaging.ts). */
-export const uuidListQuery = queryParams(pageQueryFields(z.uuid())).superRefine(refineOneStart);

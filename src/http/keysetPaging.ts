@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { boundedInteger } from '../management/fieldSchemas.js';
+import { queryParams } from './queryParams.js';
 
 /**
  * Keyset paging for lists ordered by (created_at, id): `next_cursor` names the last row of a page,
@@ -66,6 +67,9 @@ export function refineOneStart(page: { offset: number; cursor?: KeysetPosition }
     ctx.addIssue({ code: 'custom', path: ['offset'], message: 'send either cursor or offset, not both' });
   }
 }
+
+/** The query of a keyset list of rows with UUID ids (the operators' lists, an advertiser's members). */
+export const uuidPageQuery = queryParams(pageQueryFields(z.uuid())).superRefine(refineOneStart);
 
 export interface PageRequest {
   limit: number;

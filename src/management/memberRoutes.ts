@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
 import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
-import { keysetPage } from '../http/keysetPaging.js';
+import { keysetPage, uuidPageQuery } from '../http/keysetPaging.js';
 import { parseQuery } from '../http/queryParams.js';
-import { uuidListQuery } from '../admin/adminSchemas.js';
 import { listMembers } from '../admin/tenancyLists.js';
 
 /**
@@ -14,7 +13,7 @@ import { listMembers } from '../admin/tenancyLists.js';
  */
 export async function memberRoutes(app: FastifyInstance, { db }: FeatureDeps): Promise<void> {
   app.get('/v1/advertiser/users', { onRequest: requireApiKey(db, ['campaigns']) }, async (request) => {
-    const page = parseQuery(uuidListQuery, request.query);
+    const page = parseQuery(uuidPageQuery, request.query);
     return keysetPage(await listMembers(db, advertiserOf(request).organizationId, page), page);
   });
 }

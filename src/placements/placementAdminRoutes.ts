@@ -12,9 +12,8 @@ import {
   publisherTokenIdParam,
 } from './placementSchemas.js';
 import { createPublisher, findPublisher, issuePublisherToken, publisherExists, revokePublisherToken } from './publisherRepository.js';
-import { keysetPage } from '../http/keysetPaging.js';
+import { keysetPage, uuidPageQuery } from '../http/keysetPaging.js';
 import { parseQuery } from '../http/queryParams.js';
-import { uuidListQuery } from '../admin/adminSchemas.js';
 import { listPublisherPlacements, listPublishers, listPublisherTokens } from './publisherLists.js';
 import { changeCertification, createPlacement, findPlacement, PlacementExistsError } from './placementRepository.js';
 
@@ -30,7 +29,7 @@ export async function placementAdminRoutes(app: FastifyInstance, { db, adminToke
   app.addHook('onRequest', requireAdminToken(adminToken));
 
   app.get('/v1/admin/publishers', async (request) => {
-    const page = parseQuery(uuidListQuery, request.query);
+    const page = parseQuery(uuidPageQuery, request.query);
     return keysetPage(await listPublishers(db, page), page);
   });
 
@@ -43,7 +42,7 @@ export async function placementAdminRoutes(app: FastifyInstance, { db, adminToke
 
   app.get('/v1/admin/publishers/:publisher_id/tokens', async (request) => {
     const { publisher_id } = parsePathParams(publisherIdParam, request.params, 'publisher');
-    const page = parseQuery(uuidListQuery, request.query);
+    const page = parseQuery(uuidPageQuery, request.query);
     if (!(await publisherExists(db, publisher_id))) throw new ApiError('not_found', 'publisher not found');
     return keysetPage(await listPublisherTokens(db, publisher_id, page), page);
   });
