@@ -47,6 +47,18 @@ function everyRoute(campaignId: string, lineItemId: string, userId: string) {
   ] as const;
 }
 
+
+/**
+ * Campaign ids in the list's order, created_at then id (the contract's), read from the rows: two
+ * campaigns created in the same millisecond (PGlite's clock) or across a clock step are not in
+ * creation order.
+ */
+async function inListOrder(ids: string[]): Promise<string[]> {
+  const { rows } = await ctx.stores.db.query<{ id: string }>('SELECT id FROM campaigns WHERE id = ANY($1::uuid[]) ORDER BY created_at, id', [ids]);
+  expect(rows.length).toBe(ids.length);
+  return rows.map((row) => row.id);
+}
+
 describe('management authentication', () => {
   it('answers 401 auth_missing on every route without x-api-key', async () => {
     for (const route of everyRoute(missingId, missingId, missingId)) {
@@ -627,11 +639,12 @@ describe('GET /v1/advertiser/campaigns', () => {
   it('pages by cursor across the members of the organization, in the same order as by offset', async () => {
     const advertiser = await createAdvertiser(ctx);
     const second = await addUser(ctx, advertiser.organization.id);
-    const created = [];
+    const made = [];
     for (let index = 0; index < 7; index += 1) {
       const owner = index % 2 === 0 ? advertiser.user.id : second.id;
-      created.push((await createCampaign(ctx, advertiser.key, owner, { name: `c${index}` })).id);
+      made.push((await createCampaign(ctx, advertiser.key, owner, { name: `c${index}` })).id);
     }
+    const created = await inListOrder(made);
     const api = asAdvertiser(ctx, advertiser.key);
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -656,10 +669,11 @@ describe('GET /v1/advertiser/campaigns', () => {
 
   it('by cursor, a campaign deleted between two pages shifts nothing; offset keeps its meaning (rows skipped from the start)', async () => {
     const advertiser = await createAdvertiser(ctx);
-    const created = [];
+    const made = [];
     for (let index = 0; index < 6; index += 1) {
-      created.push((await createCampaign(ctx, advertiser.key, advertiser.user.id, { name: `c${index}` })).id);
+      made.push((await createCampaign(ctx, advertiser.key, advertiser.user.id, { name: `c${index}` })).id);
     }
+    const created = await inListOrder(made);
     const api = asAdvertiser(ctx, advertiser.key);
     const first = (await api('GET', '/v1/advertiser/campaigns?limit=2')).json();
     expect(first.data.map((campaign: { id: string }) => campaign.id)).toEqual(created.slice(0, 2));
