@@ -61,6 +61,19 @@ const defaultThresholds = {
   AUTO_REVOCATION_WINDOWS: 6,
 };
 
+/** Waits until ClickHouse holds `count` impressions of the placement flagged `datacenter`. */
+async function datacenterImpressionsStored(placementId: string, count: number, what: string): Promise<void> {
+  await eventually(async () => {
+    const result = await ctx.stores.ch.client.query({
+      query: `SELECT count() AS n FROM events_v1 WHERE placement_id = {id:String} AND ivt = 'datacenter'`,
+      query_params: { id: placementId },
+      format: 'JSONEachRow',
+    });
+    const [row] = await result.json<{ n: string }>();
+    return Number(row!.n) === count ? true : undefined;
+  }, what);
+}
+
 describe('auto-revocation of certified placements', () => {
   it('revokes when most serves, of most users, of each of the last 6 hours had their pixel fetched from a data center; records why, and the next serve gets no tCPM', async () => {
     const word = uniqueWord();
@@ -93,15 +106,7 @@ describe('auto-revocation of certified placements', () => {
       const token = signedToken(ctx, serveClaims(item, 'tCPM', 2_500_000, { k: 'chatting-attacker' }));
       await ctx.app.inject({ method: 'GET', url: `/v1/t/i/${token}`, remoteAddress: '3.5.140.2', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0.0.0' } });
     }
-    await eventually(async () => {
-      const result = await ctx.stores.ch.client.query({
-        query: `SELECT count() AS n FROM events_v1 WHERE placement_id = {id:String} AND ivt = 'datacenter'`,
-        query_params: { id: item.placementId },
-        format: 'JSONEachRow',
-      });
-      const [row] = await result.json<{ n: string }>();
-      return Number(row!.n) === 25 ? true : undefined;
-    }, 'the cloud-fetched impressions in ClickHouse');
+    await datacenterImpressionsStored(item.placementId, 25, 'the cloud-fetched impressions in ClickHouse');
     const judged = await judgeServerSideTraffic(ctx.stores.db, ctx.stores.ch, defaultThresholds);
     expect(judged.revoked).not.toContain(item.placementId);
     expect(judged.flagged.find((flag) => flag.placement_id === item.placementId)?.reason).toMatch(/^25 of 225 serves \(of 1 of 51 users\)/);
@@ -149,15 +154,7 @@ describe('auto-revocation of certified placements', () => {
     for (const remoteAddress of [...Array<string>(20).fill('3.5.140.2'), ...cloudAddresses]) {
       await ctx.app.inject({ method: 'GET', url: `/v1/t/i/${token}`, remoteAddress, headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0.0.0' } });
     }
-    await eventually(async () => {
-      const result = await ctx.stores.ch.client.query({
-        query: `SELECT count() AS n FROM events_v1 WHERE placement_id = {id:String} AND ivt = 'datacenter'`,
-        query_params: { id: item.placementId },
-        format: 'JSONEachRow',
-      });
-      const [row] = await result.json<{ n: string }>();
-      return Number(row!.n) === 40 ? true : undefined;
-    }, 'the replayed impressions in ClickHouse');
+    await datacenterImpressionsStored(item.placementId, 40, 'the replayed impressions in ClickHouse');
     // The job's own check, run now that all 40 requests are stored (it also runs every 200 ms).
     const judged = await judgeServerSideTraffic(ctx.stores.db, ctx.stores.ch, defaultThresholds);
     expect(judged.revoked).not.toContain(item.placementId);
@@ -188,15 +185,7 @@ describe('auto-revocation of certified placements', () => {
       const pixel = await ctx.app.inject({ method: 'GET', url: `/v1/t/i/${token}`, remoteAddress: `3.5.140.${1 + (serve % 200)}`, headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0.0.0' } });
       expect(pixel.statusCode).toBe(200);
     }
-    await eventually(async () => {
-      const result = await ctx.stores.ch.client.query({
-        query: `SELECT count() AS n FROM events_v1 WHERE placement_id = {id:String} AND ivt = 'datacenter'`,
-        query_params: { id: item.placementId },
-        format: 'JSONEachRow',
-      });
-      const [row] = await result.json<{ n: string }>();
-      return Number(row!.n) === 100 ? true : undefined;
-    }, 'the cloud-fetched impressions in ClickHouse');
+    await datacenterImpressionsStored(item.placementId, 100, 'the cloud-fetched impressions in ClickHouse');
     // Several runs of the job (every 200 ms) have seen them.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect((await placementState(item.placementId)).certification).toBe('certified');
