@@ -3,7 +3,7 @@ import type { ClickHouse } from '../store/clickhouse.js';
 import { blockParams, dayBlocks } from './dayBlocks.js';
 import { CAMPAIGN_IDS_PER_QUERY } from './reportCampaigns.js';
 import { addDays, todayUtc } from './utcDate.js';
-import { keptTodayFigures, keptWindowReach, type KeyReach, type ReachLevel, type TodayWindow } from './reachWindows.js';
+import { keptTodayFigures, keptWindowReach, type KeyCount, type KeyReach, type ReachLevel, type TodayWindow } from './reachWindows.js';
 import type { KeptReachWrites } from './keptReachWrites.js';
 
 /** What reach reads and writes: ClickHouse, and the queue of kept rows written after a report answers. */
@@ -57,7 +57,9 @@ const reachRows = z.array(z.object({ row_campaign: z.string(), row_line_item: z.
  * the blocks now and reads the figures of the campaigns with nothing new since (keptTodayFigures).
  * Only the other campaigns go the way above, and their union is written for the next report after
  * this one has answered (KeptReachWrites), so a campaign with new impressions before every report
- * costs what it cost before plus the check, and one without costs the check.
+ * costs what it cost before plus the check, and one without costs the check. That check also
+ * counts the past days' blocks, which their kept states are then checked against without a second
+ * read of the blocks (8-9 ms of about 18 for 1,000 campaigns at 100M events).
  *
  * Keeping a state is a write. When keeping the past days' fails (too many parts under heavy ingest,
  * a shard or quorum replica down), the report still answers: that chunk merges every block of the
@@ -82,15 +84,17 @@ export async function reachOver(
   for (let start = 0; start < campaignIds.length; start += CAMPAIGN_IDS_PER_QUERY) {
     let ids = campaignIds.slice(start, start + CAMPAIGN_IDS_PER_QUERY);
     let everyKeyLive = false;
+    let pastCounts: KeyCount[] | undefined;
     if (todayWindow) {
       const keptToday = await keptTodayFigures(ch, todayWindow, ids);
       keptToday.fresh.forEach(setReach);
       if (keptToday.stale.length === 0) continue;
       ids = keptToday.stale;
       everyKeyLive = keptToday.everyStaleKeyLive;
+      pastCounts = keptToday.stalePastCounts;
     }
     // Null when the window has no past days, or keeping their state failed.
-    const kept = dateFrom <= pastTo ? await keptWindowReach(ch, level, ids, dateFrom, pastTo).catch(() => null) : null;
+    const kept = dateFrom <= pastTo ? await keptWindowReach(ch, level, ids, dateFrom, pastTo, pastCounts).catch(() => null) : null;
     kept?.forEach(setReach);
     if (kept && liveFrom > dateTo) continue;
     // Without kept past states the union would be written without them: counting too few, useless.
