@@ -12,17 +12,17 @@ export interface ReachStores {
   reachWrites: KeptReachWrites;
 }
 
-/** The block states of the days given as {spans} and {starts}. */
+/** The block states of the days given as {spans} and {starts}; no kept count (see KEPT_STATES). */
 const BLOCK_STATES = `
-      SELECT campaign_id, line_item_id, users_state
+      SELECT campaign_id, line_item_id, users_state, toUInt64(0) AS kept_impressions, 0 AS kept_row
       FROM reach_blocks_v1
       WHERE (span_days, block_start) IN arrayZip({spans:Array(UInt8)}, {starts:Array(Date)})
         AND level = {level:String}
         AND campaign_id IN {campaign_ids:Array(UUID)}`;
 
-/** The kept states of the past days ({date_from}..{past_to}). */
+/** The kept states of the past days ({date_from}..{past_to}), with the count each was merged from. */
 const KEPT_STATES = `
-      SELECT campaign_id, line_item_id, users_state
+      SELECT campaign_id, line_item_id, users_state, impressions AS kept_impressions, 1 AS kept_row
       FROM reach_windows_v1
       WHERE level = {level:String} AND date_from = {date_from:Date} AND date_to = {past_to:Date}
         AND campaign_id IN {campaign_ids:Array(UUID)}`;
@@ -41,7 +41,10 @@ const KEPT_STATES_OF_LIVE_KEYS = `${KEPT_STATES}
             AND level = {level:String}
             AND campaign_id IN {campaign_ids:Array(UUID)})`;
 
-const reachRows = z.array(z.object({ row_campaign: z.string(), row_line_item: z.string(), unique_users: z.coerce.number() }));
+const reachRows = z.array(
+  z.object({ row_campaign: z.string(), row_line_item: z.string(), unique_users: z.coerce.number(), kept_impressions: z.coerce.number(), kept: z.coerce.number() }),
+);
+type ReachRows = z.infer<typeof reachRows>;
 
 /**
  * Distinct users with a valid impression over the window, per campaign (`perLineItem` false) or per
@@ -79,6 +82,7 @@ export async function reachOver(
   const liveFrom = dateFrom > today ? dateFrom : today;
   const reach = new Map<string, number>();
   const setReach = (row: KeyReach) => reach.set(perLineItem ? row.lineItemId : row.campaignId, row.uniqueUsers);
+  const setRow = (row: ReachRows[number]) => setReach({ campaignId: row.row_campaign, lineItemId: row.row_line_item, uniqueUsers: row.unique_users });
   const todayWindow: TodayWindow | null = dateFrom <= pastTo && liveFrom <= dateTo ? { level, dateFrom, dateTo, today } : null;
   const toKeep: string[] = [];
   for (let start = 0; start < campaignIds.length; start += CAMPAIGN_IDS_PER_QUERY) {
@@ -93,32 +97,67 @@ export async function reachOver(
       everyKeyLive = keptToday.everyStaleKeyLive;
       pastCounts = keptToday.stalePastCounts;
     }
+    // Every key of the stale campaigns has users since the past days: their kept past states are read
+    // with their counts in the union itself and checked against the past counts the check above read,
+    // with no check of their own first. A state short or missing (a late event, not kept yet) sends
+    // the campaigns the way below, which merges it again.
+    if (pastCounts && everyKeyLive) {
+      const union = await mergedReach(ch, `${KEPT_STATES}\n        UNION ALL${BLOCK_STATES}`, { ...blockParams(dayBlocks(liveFrom, dateTo)), level, date_from: dateFrom, past_to: pastTo, campaign_ids: ids });
+      if (pastStatesCover(union, pastCounts)) {
+        union.forEach(setRow);
+        toKeep.push(...ids);
+        continue;
+      }
+    }
     // Null when the window has no past days, or keeping their state failed.
     const kept = dateFrom <= pastTo ? await keptWindowReach(ch, level, ids, dateFrom, pastTo, pastCounts).catch(() => null) : null;
     kept?.forEach(setReach);
     if (kept && liveFrom > dateTo) continue;
     // Without kept past states the union would be written without them: counting too few, useless.
     if (todayWindow && kept) toKeep.push(...ids);
-    // The sources are fixed SQL chosen here, never input; every value is a parameter.
-    const result = await ch.client.query({
-      query: `
-        SELECT toString(campaign_id) AS row_campaign, toString(line_item_id) AS row_line_item, uniqCombinedMerge(12)(users_state) AS unique_users
-        FROM (${kept ? `${everyKeyLive ? KEPT_STATES : KEPT_STATES_OF_LIVE_KEYS}\n        UNION ALL${BLOCK_STATES}` : BLOCK_STATES})
-        GROUP BY campaign_id, line_item_id
-        SETTINGS max_execution_time = 30`,
-      query_params: {
-        // With kept states, the live days' blocks; without, every block of the window.
-        ...blockParams(kept ? dayBlocks(liveFrom, dateTo) : dayBlocks(dateFrom, dateTo)),
-        level,
-        date_from: dateFrom,
-        past_to: pastTo,
-        campaign_ids: ids,
-      },
-      format: 'JSONEachRow',
+    const union = await mergedReach(ch, kept ? `${everyKeyLive ? KEPT_STATES : KEPT_STATES_OF_LIVE_KEYS}\n        UNION ALL${BLOCK_STATES}` : BLOCK_STATES, {
+      // With kept states, the live days' blocks; without, every block of the window.
+      ...blockParams(kept ? dayBlocks(liveFrom, dateTo) : dayBlocks(dateFrom, dateTo)),
+      level,
+      date_from: dateFrom,
+      past_to: pastTo,
+      campaign_ids: ids,
     });
-    for (const row of reachRows.parse(await result.json())) setReach({ campaignId: row.row_campaign, lineItemId: row.row_line_item, uniqueUsers: row.unique_users });
+    union.forEach(setRow);
   }
   // Queued after reach's reads: on chdb a write queued before them would run first.
   if (todayWindow) reachWrites.keep(todayWindow, toKeep);
   return reach;
+}
+
+/**
+ * Each key's union of the given sources (BLOCK_STATES, with or without KEPT_STATES or
+ * KEPT_STATES_OF_LIVE_KEYS), with the largest count of its kept rows and whether it has any. The
+ * sources are fixed SQL chosen by reachOver, never input; every value is a parameter.
+ */
+async function mergedReach(ch: ClickHouse, sources: string, params: Record<string, unknown>): Promise<ReachRows> {
+  const result = await ch.client.query({
+    query: `
+        SELECT toString(campaign_id) AS row_campaign, toString(line_item_id) AS row_line_item, uniqCombinedMerge(12)(users_state) AS unique_users,
+               max(kept_impressions) AS kept_impressions, max(kept_row) AS kept
+        FROM (${sources})
+        GROUP BY campaign_id, line_item_id
+        SETTINGS max_execution_time = 30`,
+    query_params: params,
+    format: 'JSONEachRow',
+  });
+  return reachRows.parse(await result.json());
+}
+
+/**
+ * Whether the union read a kept past state for every key with past blocks, counting at least the
+ * past blocks' count as the check read it: blocks only grow, so such a state holds every user of
+ * that read (the newest of a key's rows holds the others' users, and counts the most).
+ */
+function pastStatesCover(union: ReachRows, pastCounts: KeyCount[]): boolean {
+  const byKey = new Map(union.map((row) => [`${row.row_campaign} ${row.row_line_item}`, row]));
+  return pastCounts.every(({ campaignId, lineItemId, impressions }) => {
+    const row = byKey.get(`${campaignId} ${lineItemId}`);
+    return row !== undefined && row.kept === 1 && row.kept_impressions >= impressions;
+  });
 }
