@@ -12,6 +12,13 @@ export interface KeyReach {
   uniqueUsers: number;
 }
 
+/** A key's valid impressions in some of a window's blocks, as one read of them counted. */
+export interface KeyCount {
+  campaignId: string;
+  lineItemId: string;
+  impressions: number;
+}
+
 /** Valid impressions per key of the given campaigns in the window's blocks, as they stand now. */
 const BLOCK_COUNTS = `
         SELECT campaign_id, line_item_id, sum(impressions) AS impressions
@@ -57,10 +64,21 @@ const figureRows = z.array(
  * check and the read of the figures are one query, so an up-to-date window finalizes no sketch. A
  * merge racing with a later event only leaves a row that the next report finds short, never one
  * that claims more than its state holds. Keys without valid impressions in the window have no row.
+ * `blockCounts`, when given, are the blocks' counts per key of these campaigns as a check of the
+ * caller read them a moment ago (keptTodayFigures): the kept rows are compared with those instead
+ * of reading the blocks again. Blocks only grow, so a kept row counting at least as many holds
+ * every user of that read, as it would of a read of its own.
  */
-export async function keptWindowReach(ch: ClickHouse, level: ReachLevel, campaignIds: string[], dateFrom: string, dateTo: string): Promise<KeyReach[]> {
+export async function keptWindowReach(
+  ch: ClickHouse,
+  level: ReachLevel,
+  campaignIds: string[],
+  dateFrom: string,
+  dateTo: string,
+  blockCounts?: KeyCount[],
+): Promise<KeyReach[]> {
   const window = windowParams(level, campaignIds, dateFrom, dateTo);
-  const rows = await keptFigures(ch, KEPT_TABLES.past, window);
+  const rows = blockCounts ? await keptFiguresAgainst(ch, window, blockCounts) : await keptFigures(ch, KEPT_TABLES.past, window);
   const stale = new Set(rows.filter((row) => !row.fresh).map((row) => row.row_campaign));
   if (stale.size === 0) return rows.map(keyReach);
   await mergeWindowStates(ch, { ...window, campaign_ids: [...stale] });
@@ -97,6 +115,34 @@ async function keptFigures(ch: ClickHouse, kept: KeptTable, window: WindowParams
   return figureRows.parse(await result.json());
 }
 
+const keptRows = z.array(
+  z.object({ row_campaign: z.string(), row_line_item: z.string(), kept_impressions: z.coerce.number(), unique_users: z.coerce.number() }),
+);
+
+/** keptFigures against block counts already read: only the trusted kept rows are read here. */
+async function keptFiguresAgainst(ch: ClickHouse, window: WindowParams, blockCounts: KeyCount[]): Promise<z.infer<typeof figureRows>> {
+  const result = await ch.client.query({
+    query: `
+      SELECT toString(campaign_id) AS row_campaign, toString(line_item_id) AS row_line_item,
+             max(impressions) AS kept_impressions, argMax(unique_users, impressions) AS unique_users${trustedKeptRows(KEPT_TABLES.past)}
+      GROUP BY campaign_id, line_item_id
+      SETTINGS max_execution_time = 30`,
+    query_params: { level: window.level, date_from: window.date_from, date_to: window.date_to, campaign_ids: window.campaign_ids },
+    format: 'JSONEachRow',
+  });
+  const kept = new Map(keptRows.parse(await result.json()).map((row) => [`${row.row_campaign} ${row.row_line_item}`, row]));
+  return blockCounts.map(({ campaignId, lineItemId, impressions }) => {
+    const row = kept.get(`${campaignId} ${lineItemId}`);
+    return {
+      row_campaign: campaignId,
+      row_line_item: lineItemId,
+      fresh: Number(row !== undefined && row.kept_impressions >= impressions),
+      present: Number(row !== undefined),
+      unique_users: row?.unique_users ?? 0,
+    };
+  });
+}
+
 function keyReach(row: z.infer<typeof figureRows>[number]): KeyReach {
   return { campaignId: row.row_campaign, lineItemId: row.row_line_item, uniqueUsers: row.unique_users };
 }
@@ -129,7 +175,16 @@ export interface TodayWindow {
 }
 
 const todayFigureRows = z.array(
-  z.object({ row_campaign: z.string(), row_line_item: z.string(), fresh: z.coerce.number(), present: z.coerce.number(), unique_users: z.coerce.number(), live: z.coerce.number() }),
+  z.object({
+    row_campaign: z.string(),
+    row_line_item: z.string(),
+    fresh: z.coerce.number(),
+    present: z.coerce.number(),
+    unique_users: z.coerce.number(),
+    live: z.coerce.number(),
+    past_rows: z.coerce.number(),
+    past_impressions: z.coerce.number(),
+  }),
 );
 
 /**
@@ -140,20 +195,23 @@ const todayFigureRows = z.array(
  * campaigns all of whose keys are kept; `stale` the campaigns with a key short or missing (a new
  * impression since its row, today's or a late one for a past day), whose reach the caller merges;
  * `everyStaleKeyLive` whether each of their keys has blocks of today or after (those start on
- * today or later, the past days' before it), so that the merge need not look for keys without.
+ * today or later, the past days' before it), so that the merge need not look for keys without;
+ * `stalePastCounts` the past days' count of each of their keys with past blocks, which the check
+ * of their kept past states compares with (keptWindowReach) instead of reading the blocks again.
  */
 export async function keptTodayFigures(
   ch: ClickHouse,
   window: TodayWindow,
   campaignIds: string[],
-): Promise<{ fresh: KeyReach[]; stale: string[]; everyStaleKeyLive: boolean }> {
+): Promise<{ fresh: KeyReach[]; stale: string[]; everyStaleKeyLive: boolean; stalePastCounts: KeyCount[] }> {
   const result = await ch.client.query({
     query: `
       SELECT toString(blocks.campaign_id) AS row_campaign, toString(blocks.line_item_id) AS row_line_item,
-             kept.present = 1 AND kept.kept_impressions >= blocks.impressions AS fresh, kept.present AS present, kept.kept_users AS unique_users,
-             blocks.live_rows > 0 AS live
+             kept.present = 1 AND kept.kept_impressions >= blocks.window_impressions AS fresh, kept.present AS present, kept.kept_users AS unique_users,
+             blocks.live_rows > 0 AS live, blocks.past_rows AS past_rows, blocks.past_impressions AS past_impressions
       FROM (
-        SELECT campaign_id, line_item_id, sum(impressions) AS impressions, countIf(block_start >= {today:Date}) AS live_rows
+        SELECT campaign_id, line_item_id, sum(impressions) AS window_impressions, countIf(block_start >= {today:Date}) AS live_rows,
+               countIf(block_start < {today:Date}) AS past_rows, sumIf(impressions, block_start < {today:Date}) AS past_impressions
         FROM reach_blocks_v1
         WHERE (span_days, block_start) IN arrayZip({spans:Array(UInt8)}, {starts:Array(Date)})
           AND level = {level:String}
@@ -174,6 +232,9 @@ export async function keptTodayFigures(
     fresh: rows.filter((row) => !stale.has(row.row_campaign)).map(keyReach),
     stale: [...stale],
     everyStaleKeyLive: rows.every((row) => !stale.has(row.row_campaign) || row.live),
+    stalePastCounts: rows
+      .filter((row) => stale.has(row.row_campaign) && row.past_rows > 0)
+      .map((row) => ({ campaignId: row.row_campaign, lineItemId: row.row_line_item, impressions: row.past_impressions })),
   };
 }
 
