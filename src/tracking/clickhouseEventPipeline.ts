@@ -56,6 +56,8 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   const listeners: Array<(event: TrackedEvent, written: boolean) => void> = [];
   const counts = { accepted: 0, refused: 0, written: 0, quarantined: 0, writeFailures: 0 };
   let sealedCount = sealed.reduce((sum, segment) => sum + segment.events, 0);
+  /** The events of the inserts a crash left in flight: accepted (answered 2xx) and not yet in ClickHouse, like a segment's. */
+  let inFlightCount = inFlight.reduce((sum, write) => sum + write.events, 0);
   let writing: Promise<void> | undefined;
   let retryDelayMs = 0;
   let closed = false;
@@ -64,7 +66,7 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
 
   /** Events handed to acceptInTurn() whose group write has not happened yet. */
   let turn: { events: TrackedEvent[]; settle: Array<(error?: unknown) => void> } | undefined;
-  const pending = () => sealedCount + spool.openCount + (turn?.events.length ?? 0);
+  const pending = () => inFlightCount + sealedCount + spool.openCount + (turn?.events.length ?? 0);
 
   function sealOpenSegment(): void {
     for (const segment of spool.seal()) {
@@ -219,6 +221,8 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
       await ch.client.command({ query: `${INSERT_EVENTS}\n${write.body}`, clickhouse_settings: insertSettings(write.token) });
       spool.forgetInFlight(write.name);
       inFlight.shift();
+      inFlightCount -= write.events;
+      counts.written += write.events;
     }
   }
 
@@ -298,7 +302,10 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   }
 
   function stats(): EventPipelineStats {
-    const oldest = [sealed[0] && segmentCreatedAt(sealed[0].name), spool.openSince].filter((at) => at !== undefined);
+    // In-flight files are named like segments: they too start with the time they were written.
+    const oldest = [inFlight[0] && segmentCreatedAt(inFlight[0].name), sealed[0] && segmentCreatedAt(sealed[0].name), spool.openSince].filter(
+      (at) => at !== undefined,
+    );
     return {
       ...counts,
       backlogRows: pending(),
@@ -417,7 +424,9 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
       listeners.push(listener);
     },
     forEachRecovered(visit) {
-      // Recovered segments are the first of `sealed`, in the order they are written.
+      // In the order they are written: the inserts left in flight first (writeSealed), then the
+      // recovered segments, the first of `sealed`.
+      for (const write of inFlight) forEachSpooledEvent(write.body, visit);
       for (const segment of sealed) if (recovered.has(segment.name)) forEachSpooledEvent(spool.read(segment.name), visit);
     },
     async flush() {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
+import { membersOf } from '../management/campaignTenancy.js';
 import { convertToUsd } from '../money/usdRates.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { Postgres } from '../store/postgres.js';
@@ -14,6 +15,7 @@ import { EVENT_RETENTION_DAYS } from './eventImport.js';
 import { hashedEventId } from './hashedEventId.js';
 import { clickPrice, findLineItemPricing } from './lineItemPricing.js';
 import { NANOS_PER_USD, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
+import type { UnbilledReason } from './unbilledReasons.js';
 import type { Visitor } from './visitor.js';
 import { MS_PER_DAY } from '../utcDays.js';
 
@@ -37,7 +39,9 @@ export interface ConversionRecorderDeps {
 
 /**
  * Attributes a reported conversion to its click. A click of another organization, or one that does
- * not exist, is 404. A conversion of an invalid click, or outside [click, click + window], is stored
+ * not exist, is 404. A click of the organization's campaign deleted since is attributed to that
+ * campaign (its tombstone, migrations/0017, keeps whose it was) at cost 0, `unbilled`
+ * campaign_deleted: deleting ends a campaign's billing, not the outcomes of the clicks it paid for. A conversion of an invalid click, or outside [click, click + window], is stored
  * for audit as invalid traffic (invalid_click, outside_window): neither revenue nor cost is reported.
  * A valid one of a CPA serve (the click's price model) costs the CPA price signed into its click
  * (clickPrice: the line item's current bid for a click stored before the price was kept); nothing
@@ -61,12 +65,14 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
     // Tenancy first, so that not even a replayed conversion of another organization's click is shown.
     const click = await findClick(ch, input.click_id);
     const pricing = click && (await findLineItemPricing(db, click.line_item_id, organizationId));
-    if (!click || !pricing || pricing === 'not_found') throw new ApiError('not_found', 'click not found');
+    const deleted = click !== undefined && pricing === 'not_found' && (await isDeletedLineItemOf(db, click, organizationId));
+    if (!click || !pricing || (pricing === 'not_found' && !deleted)) throw new ApiError('not_found', 'click not found');
 
     const revenueUsd = input.value === undefined ? 0 : (convertToUsd(input.value, input.currency) ?? 0);
     const price = clickPrice(click, pricing);
     const eventOf = (eventId: string, eventTime: number): TrackedEvent => {
       const ivt = attributionProblem(click, eventTime);
+      const billable = ivt === '' && click.price_model === 'CPA';
       return {
         event_id: eventId,
         event_time: eventTime,
@@ -83,7 +89,7 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
         // to CPA after it must not bill the same serve again; a CPA bid lowered or raised after
         // the click does not change the price its ad won with.
         price_model: click.price_model,
-        cost_nanos: ivt === '' && click.price_model === 'CPA' ? price : 0,
+        cost_nanos: billable && !deleted ? price : 0,
         revenue_nanos: Math.round(revenueUsd * NANOS_PER_USD),
         click_id: input.click_id,
         // The caller is the advertiser's server, not the converting person: its address is kept for
@@ -94,6 +100,7 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
         user_agent: visitor.userAgent,
         ivt,
         ...NO_EVENT_CONTEXT,
+        unbilled: billable && deleted ? ('campaign_deleted' satisfies UnbilledReason) : '',
         price_nanos: price,
       };
     };
@@ -137,6 +144,19 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
 }
 
 export type ConversionRecorder = ReturnType<typeof createConversionRecorder>;
+
+/**
+ * Whether the click's line item belonged to a campaign of the organization that was deleted since:
+ * its tombstone (migrations/0017), under the tenancy rule of live campaigns (campaignTenancy.ts).
+ */
+async function isDeletedLineItemOf(db: Postgres, click: StoredClick, organizationId: string): Promise<boolean> {
+  const { rows } = await db.query(
+    `SELECT 1 FROM deleted_line_items li JOIN deleted_campaigns gone ON gone.id = li.campaign_id
+      WHERE li.id = $1 AND gone.id = $2 AND gone.organization_id = $3 AND gone.user_id IN (${membersOf('$3')})`,
+    [click.line_item_id, click.campaign_id, organizationId],
+  );
+  return rows.length > 0;
+}
 
 /** The same click and conversion_id always give the same event id. */
 function conversionEventId(clickId: string, conversionId: string): string {

@@ -33,13 +33,14 @@ export interface EventPipeline {
   onAccepted(listener: (event: TrackedEvent, written: boolean) => void): void;
   /**
    * Calls `visit` with each event a previous run accepted and left in the spool (a crash) that is not
-   * in ClickHouse yet, oldest first. They are written before any event of this run and count in
-   * `pending()` until they are: a counter that adds the accepted events ClickHouse does not have yet
-   * (pacing, frequency counts) visits them before its first onAccepted event and counts them the
-   * same way, so their spend and impressions are never missing between the start and their write.
-   * A segment ClickHouse took just before the crash, whose file was not yet removed, is visited too
-   * and counts twice until its replay (deduplicated by its insert token) ends: pacing errs towards
-   * unbilled events over a ceiling for that while, never towards spend past one.
+   * in ClickHouse yet, oldest first: the inserts `writeNow` left in flight that the start could not
+   * send again (ClickHouse down), then the segments. They are written before any event of this run
+   * and count in `pending()` until they are: a counter that adds the accepted events ClickHouse does
+   * not have yet (pacing, frequency counts) visits them before its first onAccepted event and counts
+   * them the same way, so their spend and impressions are never missing between the start and their
+   * write. A segment (or insert) ClickHouse took just before the crash, whose file was not yet
+   * removed, is visited too and counts twice until its replay (deduplicated by its insert token)
+   * ends: pacing errs towards unbilled events over a ceiling for that while, never towards spend past one.
    */
   forEachRecovered(visit: (event: CountedEvent) => void): void;
   /** Writes everything accepted so far to ClickHouse. */

@@ -29,6 +29,8 @@ export interface InFlightWrite {
   /** Its insert_deduplication_token: the same insert sent again counts once in each table. */
   token: string;
   body: string;
+  /** Its lines: events accepted but not yet in ClickHouse (EventPipeline.pending). */
+  events: number;
 }
 
 /** A closed spool file waiting to be written to ClickHouse. */
@@ -260,7 +262,7 @@ export class EventSpool {
       const last = text.lastIndexOf('\n', text.length - 2);
       const token = text.endsWith('\n') ? tokenOf(text.slice(last + 1, -1)) : undefined;
       if (token === undefined || last === -1) this.remove(name);
-      else writes.push({ name, token, body: text.slice(0, last + 1) });
+      else writes.push({ name, token, body: text.slice(0, last + 1), events: countLines(text) - 1 });
     }
     return writes;
   }

@@ -2,9 +2,11 @@
  * Every reason a valid event can be stored without being billed (events_v1.unbilled, cost 0), with
  * what triggers it: the one list billingCeiling.ts names its verdicts from, and that docs/tracking.md
  * and openapi.yaml restate (test/unit/unbilledReasons.test.ts holds them to it). These are not
- * invalid traffic: a person saw or clicked the ad, after its line item had reached a ceiling.
+ * invalid traffic: a person saw or clicked the ad, after its line item had reached a ceiling (or,
+ * for a conversion, after its campaign was deleted: conversionRecorder.ts).
  */
 export const unbilledReasons = {
+  campaign_deleted: 'a conversion of a CPA serve reported after its campaign was deleted: deleting a campaign ends its billing, and the conversion is attributed to it (revenue reported) at cost 0',
   over_frequency_cap: "an impression of a keyed user who had already reached the line item's frequency cap in its window",
   over_lifetime_budget: "its cost would have taken the line item's billed spend past its lifetime budget",
   over_daily_budget: "its cost would have taken the line item's billed spend of the UTC day past twice its daily budget (or past its own cost, when that is more)",

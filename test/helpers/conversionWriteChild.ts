@@ -3,8 +3,11 @@
  * conversion_id is) and exits, or with `read`, only starts the pipeline (which finishes what a
  * crashed run left) and prints what events_v1 bills the line item and what pacing counts of it. A
  * test runs the writer under strace to kill -9 it at one exact step of ClickHouse's commit.
+ * With `unanswered <port>`, the write goes to a ClickHouse server at 127.0.0.1:<port> that never
+ * answers, so a test can kill -9 the process while the insert waits (no embedded engine is opened).
  */
 import pino from 'pino';
+import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { loadConfig } from '../../src/config.js';
 import { SpendPacing } from '../../src/serving/spendPacing.js';
 import { openClickHouse } from '../../src/store/clickhouse.js';
@@ -15,12 +18,12 @@ import { sampleEvent } from './sampleEvent.js';
 const LINE_ITEM_ID = '0b6f3c1e-6a59-4f0e-9d0a-2f1f0c1d2e3f';
 const EVENT_ID = '5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 
-const [dataDir, mode] = [process.argv[2]!, process.argv[3]];
+const [dataDir, mode, port] = [process.argv[2]!, process.argv[3], process.argv[4]];
 const config = loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' });
-const ch = await openClickHouse({ database: 'adsvc', dataDir });
-await migrateClickHouse(ch);
+const ch = mode === 'unanswered' ? unansweredServer() : await openClickHouse({ database: 'adsvc', dataDir });
+if (mode !== 'unanswered') await migrateClickHouse(ch);
 const events = await createClickHouseEventPipeline({ config, ch, log: pino({ level: 'silent' }) });
-if (mode === 'write') {
+if (mode === 'write' || mode === 'unanswered') {
   const conversion = sampleEvent({ event_id: EVENT_ID, type: 'conversion', source: 'conversion_api', line_item_id: LINE_ITEM_ID, price_model: 'CPA', cost_nanos: 828_000_000, price_nanos: 828_000_000 });
   await events.writeNow([conversion], `conversion:${EVENT_ID}`);
   process.stdout.write('written\n');
@@ -44,3 +47,8 @@ if (mode === 'read') {
   process.stdout.write(`held ${JSON.stringify(held)}\n`);
 }
 await ch.close();
+
+function unansweredServer() {
+  const client = createClient({ url: `http://127.0.0.1:${port}`, request_timeout: 600_000, log: { level: ClickHouseLogLevel.OFF } });
+  return { client, kind: 'server' as const, close: () => client.close() };
+}

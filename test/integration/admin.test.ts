@@ -168,7 +168,7 @@ describe('publishers and placement certification', () => {
     ]);
   });
 
-  it('answers 409 conflict for a placement id that exists', async () => {
+  it('answers 409 conflict for a placement id that exists, saying whether this publisher or another has it, and changes nothing', async () => {
     const publisher = await createPublisher(ctx);
     const placement = await createPlacement(ctx, publisher.id);
     const again = await ctx.admin({
@@ -177,7 +177,17 @@ describe('publishers and placement certification', () => {
       payload: { id: placement.id },
     });
     expect(again.statusCode).toBe(409);
-    expect(again.json().error.code).toBe('conflict');
+    expect(again.json().error).toEqual({ code: 'conflict', message: `placement ${placement.id} already exists for this publisher` });
+
+    // Placement ids are global (docs/operating.md): another publisher cannot take one, and the answer says why.
+    const other = await createPublisher(ctx);
+    const taken = await ctx.admin({ method: 'POST', url: `/v1/admin/publishers/${other.id}/placements`, payload: { id: placement.id, name: 'theirs' } });
+    expect(taken.statusCode).toBe(409);
+    expect(taken.json().error.code).toBe('conflict');
+    expect(taken.json().error.message).toMatch(new RegExp(`^placement id ${placement.id} is used by another publisher: placement ids are global`));
+    expect(taken.json().error.message).not.toContain(publisher.id);
+    const kept = await ctx.admin({ method: 'GET', url: `/v1/admin/placements/${placement.id}` });
+    expect(kept.json().data).toMatchObject({ publisher_id: publisher.id, name: `placement ${placement.id}` });
   });
 
   it('rejects a placement id with control characters', async () => {

@@ -163,17 +163,29 @@ describe('POST /v1/advertiser/conversions', () => {
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 1, conversions: 1, spend_nanos: 400_000_000 });
   });
 
-  it('answers 404 for a click of a campaign deleted since (docs/tracking.md), stores nothing, and keeps the click in the rollup', async () => {
+  it('attributes a conversion of a click of a campaign deleted since to that campaign, at cost 0 (unbilled campaign_deleted), and reports it', async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 12 });
     const clickId = await clickOn(item, 'CPA', 12_000_000_000);
     const deleted = await ctx.app.inject({ method: 'DELETE', url: `/v1/advertiser/campaigns/${item.campaignId}`, headers: { 'x-api-key': item.key } });
     expect(deleted.statusCode).toBe(204);
-    const response = await postConversion(item.key, { click_id: clickId, value: 3 });
-    expect(response.statusCode).toBe(404);
-    expect(response.json().error).toMatchObject({ code: 'not_found', message: 'click not found' });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect((await waitForEvents(ctx, item.lineItemId, 2)).map((event) => event.type).sort()).toEqual(['click', 'impression']);
-    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 1, conversions: 0, spend_nanos: 0 });
+    const stranger = await createAdvertiser(ctx);
+    expect((await postConversion(stranger.key, { click_id: clickId, conversion_id: 'order-1' })).statusCode).toBe(404);
+
+    const response = await postConversion(item.key, { click_id: clickId, value: 3, conversion_id: 'order-1' });
+    expect(response.statusCode).toBe(201);
+    expect(response.json().data).toMatchObject({ campaign_id: item.campaignId, line_item_id: item.lineItemId, revenue_usd: 3, cost_usd: 0, attributed: true, reason: null });
+    const repeat = await postConversion(item.key, { click_id: clickId, value: 3, conversion_id: 'order-1' });
+    expect(repeat.statusCode).toBe(200);
+    expect(repeat.json().data).toEqual(response.json().data);
+    const conversion = (await waitForEvents(ctx, item.lineItemId, 3)).find((event) => event.type === 'conversion');
+    expect(conversion).toMatchObject({ price_model: 'CPA', cost_nanos: 0, price_nanos: 12_000_000_000, ivt: '' });
+    const exported = await ctx.app.inject({ method: 'GET', url: `/v1/advertiser/reporting/events?campaign_id=${item.campaignId}`, headers: { 'x-api-key': item.key } });
+    expect(exported.statusCode).toBe(200);
+    const exportedConversion = exported.body.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line)).find((event) => event.type === 'conversion');
+    expect(exportedConversion).toMatchObject({ cost_usd: 0, unbilled_reason: 'campaign_deleted' });
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 1, conversions: 1, spend_nanos: 0, revenue_nanos: 3_000_000_000 });
+    const report = await ctx.app.inject({ method: 'GET', url: `/v1/advertiser/reporting/campaigns?campaign_ids=${item.campaignId}`, headers: { 'x-api-key': item.key } });
+    expect(report.json().data).toMatchObject([{ campaign_id: item.campaignId, clicks: 1, conversions: 1, spend_usd: 0, revenue_usd: 3 }]);
   });
 
   it('counts the same conversion_id for the same click once: a repeat answers 200 with the first conversion', async () => {

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { createClient } from '@clickhouse/client';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -6,6 +8,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
+import { withUnavailableQueries } from '../../src/store/clickhouseUnavailable.js';
 import { migrateClickHouse } from '../../src/store/migrate.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { ApiError } from '../../src/http/errors.js';
@@ -83,6 +86,61 @@ describe('an accepted event survives kill -9 of the process (the spool is replay
     expect(counted.rolledUp).toBe(counted.rows);
     expect(counted.reported).toBe(counted.rows);
     expect(readdirSync(path.join(dataDir, 'spool'))).toEqual([]);
+  });
+
+  it('counts a conversion a crash left unsent in the backlog while ClickHouse is down, and writes it once when it is back', async () => {
+    // A conversion written at once (writeNow) to a ClickHouse server that never answers, and the
+    // process killed while the insert waits: the spool keeps it as an insert in flight.
+    const crashDir = mkdtempSync(path.join(inject('testRoot'), 'in-flight-'));
+    const unanswering = createServer(() => undefined);
+    await new Promise<void>((resolve) => unanswering.listen(0, '127.0.0.1', resolve));
+    const sent = new Promise<void>((resolve) => unanswering.once('connection', () => resolve()));
+    const port = String((unanswering.address() as AddressInfo).port);
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(packageRoot, 'test/helpers/conversionWriteChild.ts'), crashDir, 'unanswered', port], {
+      cwd: packageRoot,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    await sent;
+    child.kill('SIGKILL');
+    await exited;
+    await new Promise((resolve) => unanswering.close(resolve));
+    const spoolDir = path.join(crashDir, 'spool');
+    expect(readdirSync(spoolDir).filter((name) => name.endsWith('.in-flight'))).toHaveLength(1);
+
+    // The restart's first send is refused (nothing listens on the port any more); then ClickHouse is back.
+    const refusing = withUnavailableQueries(createClient({ url: `http://127.0.0.1:${port}`, request_timeout: 5_000 }));
+    let back = false;
+    const switching: ClickHouse = { kind: 'server', get client() { return back ? ch!.client : refusing; }, close: async () => undefined };
+    const config = loadConfig({ DATA_DIR: crashDir, EVENT_FLUSH_INTERVAL_MS: '60000' });
+    const restarted = await createClickHouseEventPipeline({ config, ch: switching, log: silent });
+    const recovered: Array<{ type: string; cost: number }> = [];
+    restarted.forEachRecovered((event) => recovered.push({ type: event.type, cost: event.cost_nanos }));
+    expect(recovered).toEqual([{ type: 'conversion', cost: 828_000_000 }]);
+    expect(restarted.pending()).toBe(1);
+    const stats = restarted.stats();
+    expect(stats.backlogRows).toBe(1);
+    expect(stats.oldestPendingAt).toBeLessThanOrEqual(Date.now());
+    await expect(restarted.flush()).rejects.toThrow();
+    expect(restarted.pending()).toBe(1);
+
+    back = true;
+    await restarted.flush();
+    expect(restarted.pending()).toBe(0);
+    expect(restarted.stats()).toMatchObject({ backlogRows: 0, oldestPendingAt: undefined, written: 1 });
+    await restarted.flush();
+    await restarted.close();
+    expect(readdirSync(spoolDir)).toEqual([]);
+    const [stored] = await (
+      await ch!.client.query({
+        query: `SELECT toUInt64(count()) AS rows, toInt64(sum(cost_nanos)) AS billed,
+                  (SELECT toInt64(sum(spend_nanos)) FROM daily_stats_v1 WHERE line_item_id = {id:UUID}) AS spent
+                FROM events_v1 WHERE type = 'conversion' AND line_item_id = {id:UUID}`,
+        query_params: { id: '0b6f3c1e-6a59-4f0e-9d0a-2f1f0c1d2e3f' },
+        format: 'JSONEachRow',
+      })
+    ).json<{ rows: number; billed: number; spent: number }>();
+    expect(stored).toEqual({ rows: 1, billed: 828_000_000, spent: 828_000_000 });
   });
 
   it('writes a batch once even when it is sent again with the same token', async () => {
