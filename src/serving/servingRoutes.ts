@@ -13,7 +13,7 @@ import { jsonBodyReader } from '../http/jsonBody.js';
 import { convertToUsd } from '../money/usdRates.js';
 import { createUserAgentClassifier } from '../ivt/userAgentClassifier.js';
 import { AdIndexRefresher } from './adIndexRefresher.js';
-import { readBaseAhead } from './catalogSnapshot.js';
+import { catalogSnapshotDirectory, readBaseAhead } from './catalogSnapshot.js';
 import { billedLineItem, publisherOfToken, type IndexBuildDeps } from './adIndex.js';
 import { loadRetiredLineItems } from './retiredLineItems.js';
 import { SpendPacing, dailyAllowanceShare } from './spendPacing.js';
@@ -67,11 +67,11 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     learning.record(event);
   });
 
-  // Begun now, to go on while the catalog is read: the snapshot's read on the thread pool, the
-  // stats' query in ClickHouse, the word vectors in a worker thread (begun by server.ts before the
-  // stores opened, when started as a service). The index's build waits for all three.
-  const snapshotDir = config.CATALOG_SNAPSHOT ? path.join(config.DATA_DIR, 'catalog-snapshot') : undefined;
-  const snapshotBase = snapshotDir ? readBaseAhead(snapshotDir) : undefined;
+  // Begun now, to go on while the catalog is read: the snapshot's read on the thread pool (begun by
+  // server.ts once the stores opened, when started as a service), the stats' query in ClickHouse, the
+  // word vectors in a worker thread (begun by server.ts before the stores opened). The index's build waits for all three.
+  const snapshotDir = catalogSnapshotDirectory(config);
+  const snapshotBase = snapshotDir ? (deps.snapshotBase ?? readBaseAhead(snapshotDir)) : undefined;
   const learned = learning.preload().catch((error: unknown) => log.error({ err: error }, 'initial selection stats refresh failed'));
   const build: IndexBuildDeps = {
     spendCounterFor: (id) => pacing.counterFor(id),
