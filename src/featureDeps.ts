@@ -7,6 +7,7 @@ import type { Metrics } from './http/metrics.js';
 import type { IndexedDestinations } from './serving/indexedDestinations.js';
 import type { ServingIndexRefresh } from './serving/servingIndexRefresh.js';
 import type { TrafficClassifier } from './ivt/trafficClassifier.js';
+import type { BaseBytes } from './serving/catalogSnapshot.js';
 import type { IncomingMessage } from 'node:http';
 
 // The dependency types live in a leaf of their own so feature plugins can name them without
@@ -25,6 +26,11 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** Where the console bundle is (tests build their own); dist/console by default. */
   consoleDir?: string;
+  /**
+   * The catalog snapshot's base, its read begun by startService once the stores are open
+   * (readBaseAhead); servingRoutes begins it when not given.
+   */
+  snapshotBase?: Promise<BaseBytes>;
 }
 
 /** What every feature plugin may use; each takes what it needs. */

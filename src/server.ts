@@ -7,6 +7,7 @@ import { loggerOptions } from './http/requestLogging.js';
 import { CidrFileError, readCidrFile } from './ivt/cidrFiles.js';
 import { extraCidrFiles } from './ivt/trafficClassifier.js';
 import { preloadSemanticMatching } from './semantic/loadSemanticMatching.js';
+import { catalogSnapshotDirectory, readBaseAhead } from './serving/catalogSnapshot.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -24,11 +25,15 @@ export async function startService(config: Config, logger: FastifyServerOptions[
   // In a worker thread while the stores open: serving's index build needs the model (loadSemanticMatching).
   preloadSemanticMatching(config);
   const stores = await openStores(config);
+  // Read on the thread pool from now, where the stores' directory locks are held: begun by
+  // servingRoutes, the read (0.1-0.15 s at 100,000 line items) was still going when the index needed it.
+  const snapshotDir = catalogSnapshotDirectory(config);
+  const snapshotBase = snapshotDir ? readBaseAhead(snapshotDir) : undefined;
   let app: FastifyInstance;
   let secrets: ResolvedSecrets;
   try {
     secrets = resolveSecrets(config);
-    app = await buildApp({ config, db: stores.db, ch: stores.ch, secrets, logger });
+    app = await buildApp({ config, db: stores.db, ch: stores.ch, secrets, logger, snapshotBase });
   } catch (error) {
     // The stores' directory locks go with them, so the next start does not find them held.
     await stores.close().catch(() => undefined);

@@ -14,6 +14,7 @@ import { lineItemVector, type SemanticModel } from '../semantic/semanticModel.js
 import { DEFAULT_MIN_SIMILARITY } from '../semantic/semanticDefaults.js';
 import type { BrandSafety } from '../semantic/brandSafety.js';
 import { SemanticMatrix } from '../semantic/semanticMatrix.js';
+import { hostOf } from './destinationHost.js';
 
 /** The render payload of a contextual card, built once per creative when the index is built. */
 export interface ContextualCardRender {
@@ -40,7 +41,7 @@ export interface ServableCreative {
  * read, parsed the first time the line item is served (creativesOf). Parsing 150,000 creatives and
  * building their renders was half of a start's catalog load at 100,000 line items, and most line
  * items are never the winner of a serve. A group is made only for a line item with a row whose
- * destination isServableDestination accepts (creativeGroups.ts), so what a group reads is never empty.
+ * destination isServableDestination accepts (creativeRanges.ts), so what a group reads is never empty.
  */
 export class CreativeGroup {
   constructor(
@@ -460,11 +461,6 @@ function uniquePhrases(keywords: string[], phraseFor: (words: string[]) => Phras
   return [...found];
 }
 
-/** Whether a creative with this destination can be served (it is a URL): a CreativeGroup is made only where one is. */
-export function isServableDestination(destinationUrl: string): boolean {
-  return hostOf(destinationUrl) !== undefined;
-}
-
 function servableCreative(row: CreativeRow, brandName: string): ServableCreative | undefined {
   const displayUrl = hostOf(row.destination_url);
   if (displayUrl === undefined) return undefined;
@@ -478,31 +474,6 @@ function servableCreative(row: CreativeRow, brandName: string): ServableCreative
     label: 'Sponsored',
   };
   return { id: row.id, render, destinationUrl: row.destination_url };
-}
-
-/** Host names by the text of a URL up to the first '/' after the host begins: all its host is parsed from. */
-const hostByUrlStart = new Map<string, string | undefined>();
-const HOST_CACHE_LIMIT = 50_000;
-
-/**
- * The host name of a destination URL, or undefined when it is not a URL. An advertiser's creatives
- * share a few sites: parsing each URL in full was a seventh of building an index of 100,000 line items.
- */
-function hostOf(url: string): string | undefined {
-  let authority = url.indexOf('//');
-  if (authority >= 0) while (url[authority] === '/' || url[authority] === '\\') authority += 1;
-  const end = authority < 0 ? -1 : url.indexOf('/', authority);
-  const key = end < 0 ? url : url.slice(0, end);
-  if (hostByUrlStart.has(key)) return hostByUrlStart.get(key);
-  let host: string | undefined;
-  try {
-    host = new URL(url).hostname;
-  } catch {
-    host = undefined;
-  }
-  if (hostByUrlStart.size >= HOST_CACHE_LIMIT) hostByUrlStart.clear();
-  hostByUrlStart.set(key, host);
-  return host;
 }
 
 export function groupCreatives(rows: CreativeRow[]): Map<string, CreativeRow[]> {

@@ -3,9 +3,9 @@ import type { Postgres } from '../store/postgres.js';
 import { buildAdIndex, rerank, type AdIndex, type IndexBuildDeps, type IndexRows } from './adIndex.js';
 import { AdIndexPatcher, type IndexPatch } from './adIndexPatcher.js';
 import { CATALOG_CHANGES_CHANNEL, CatalogChangeFeed, pruneCatalogChanges, readHorizon } from './catalogChanges.js';
-import { loadCatalog, loadCatalogPart } from './catalogQueries.js';
+import { lineItemRowsOf, loadCatalogPart, readCatalog } from './catalogQueries.js';
 import { CatalogSnapshot, type BaseBytes, type LoadedSnapshot } from './catalogSnapshot.js';
-import { groupCreativeRows } from './creativeGroups.js';
+import { creativeRangesAside, groupCreativeRows } from './creativeGroups.js';
 import { startPeriodicTask, type PeriodicTask } from './periodicTask.js';
 
 export interface AdIndexRefresherOptions {
@@ -151,10 +151,13 @@ export class AdIndexRefresher {
 
   private static async build(options: AdIndexRefresherOptions, snapshot: CatalogSnapshot | undefined) {
     const started = Date.now();
-    const read = await loadCatalog(options.db);
-    const creatives = groupCreativeRows(read.creativeRows, read.lineItems);
-    snapshot?.replaceBase(read.horizon, read, { lineItemRows: read.lineItemRows, creativeRows: read.creativeRows, ranges: creatives.ranges });
-    const rows: IndexRows = { ...read, creativeGroups: creatives.groups };
+    const read = await readCatalog(options.db);
+    // The creatives' rows walked in a worker thread while the line items are decoded here (creativeGroups.ts).
+    const ranges = creativeRangesAside(read.creativeRows, read.lineItemRows);
+    const lineItems = lineItemRowsOf(read.lineItemRows);
+    const creatives = groupCreativeRows(read.creativeRows, lineItems, await ranges);
+    const rows: IndexRows = { tokens: read.tokens, placements: read.placements, lineItems, creatives: [], creativeGroups: creatives.groups };
+    snapshot?.replaceBase(read.horizon, rows, { lineItemRows: read.lineItemRows, creativeRows: read.creativeRows, ranges: creatives.ranges });
     await options.beforeBuild;
     const { index, skipped } = await buildAdIndex(read.horizon, rows, options.build);
     const patcher = new AdIndexPatcher(index, options.build);

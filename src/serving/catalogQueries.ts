@@ -75,7 +75,20 @@ const ALL_CREATIVE_COLUMNS = `SELECT ${CREATIVE_SELECT}
  * JSON.parse of that text did (0.29-0.31 s against 0.28); decoding, parsing and building all
  * 150,000 creatives was 0.5-0.7 s of a first start.
  */
-export async function loadCatalog(db: Postgres): Promise<CatalogRows & { horizon: string; lineItemRows: Buffer; creativeRows: Buffer }> {
+export async function loadCatalog(db: Postgres): Promise<CatalogRows & CatalogRead> {
+  const read = await readCatalog(db);
+  return { ...read, lineItems: lineItemRowsOf(read.lineItemRows), creatives: [] };
+}
+
+/** What loadCatalog reads, before the line items are decoded. */
+export interface CatalogRead extends Pick<CatalogRows, 'tokens' | 'placements'> {
+  horizon: string;
+  lineItemRows: Buffer;
+  creativeRows: Buffer;
+}
+
+/** loadCatalog's transaction alone: the line items left as DataRows, so that a start decodes them while the creatives' rows are walked in a worker (AdIndexRefresher). */
+export async function readCatalog(db: Postgres): Promise<CatalogRead> {
   return db.transaction(async (tx) => {
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
     // The first query takes the snapshot, so the horizon is that of every row read below.
@@ -84,15 +97,7 @@ export async function loadCatalog(db: Postgres): Promise<CatalogRows & { horizon
     const placements = await tx.query<CatalogRows['placements'][number]>(PLACEMENT_COLUMNS);
     const lineItemRows = await tx.dataRows(LINE_ITEM_COLUMNS);
     const creativeRows = await tx.dataRows(`${ALL_CREATIVE_COLUMNS} ${CREATIVE_ORDER}`);
-    return {
-      horizon: horizon.rows[0]!.horizon,
-      tokens: tokens.rows,
-      placements: placements.rows,
-      lineItems: lineItemRowsOf(lineItemRows),
-      creatives: [],
-      lineItemRows,
-      creativeRows,
-    };
+    return { horizon: horizon.rows[0]!.horizon, tokens: tokens.rows, placements: placements.rows, lineItemRows, creativeRows };
   });
 }
 
@@ -140,6 +145,17 @@ export function lineItemRowsOf(bytes: Buffer): LineItemRow[] {
     });
   }
   return rows;
+}
+
+/** Each line item's index in `bytes` (DataRows of LINE_ITEM_COLUMNS, as lineItemRowsOf decodes them, in order) by its id, the rows otherwise left as they are. */
+export function lineItemIndexes(bytes: Buffer): Map<string, number> {
+  const bounds = new Int32Array(LINE_ITEM_FIELD_COUNT * 2);
+  const indexes = new Map<string, number>();
+  for (let at = 0, index = 0; at < bytes.length; index++) {
+    at = readDataRow(bytes, at, bounds);
+    indexes.set(fieldText(bytes, bounds, 0)!, index);
+  }
+  return indexes;
 }
 
 function jsonField(bytes: Buffer, bounds: Int32Array, index: number): unknown {

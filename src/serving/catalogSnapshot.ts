@@ -3,6 +3,7 @@ import { appendFile, mkdir, open, readFile, rename, rm, stat, writeFile, type Fi
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.js';
 import type { Postgres, SqlExecutor } from '../store/postgres.js';
 import { CreativeGroup, type IndexRows } from './adIndex.js';
 import { CATALOG_QUERIES, lineItemRowsOf, reviveFlights, type CatalogKeys, type CatalogRows, type LineItemRow } from './catalogQueries.js';
@@ -371,6 +372,11 @@ export class CatalogSnapshot {
     }
     return { patches, horizonsOnly, position };
   }
+}
+
+/** Where the catalog snapshot is kept (DATA_DIR/catalog-snapshot); undefined when CATALOG_SNAPSHOT is off. */
+export function catalogSnapshotDirectory(config: Pick<Config, 'DATA_DIR' | 'CATALOG_SNAPSHOT'>): string | undefined {
+  return config.CATALOG_SNAPSHOT ? path.join(config.DATA_DIR, 'catalog-snapshot') : undefined;
 }
 
 /**

@@ -39,8 +39,8 @@ export class DeliveryLearning {
     return stats;
   }
 
-  retainOnly(lineItemIds: Set<string>): void {
-    for (const id of this.stats.keys()) if (!lineItemIds.has(id)) this.stats.delete(id);
+  retainOnly(kept: (lineItemId: string) => boolean): void {
+    for (const id of this.stats.keys()) if (!kept(id)) this.stats.delete(id);
   }
 
   /** Forgets one line item that left the index (an incremental patch). */

@@ -185,8 +185,8 @@ export class FrequencyCounts {
   }
 
   /** Forgets line items no longer capped in the index. */
-  retainOnly(lineItemIds: Set<string>): void {
-    for (const id of this.capped.keys()) if (!lineItemIds.has(id)) this.capped.delete(id);
+  retainOnly(kept: (lineItemId: string) => boolean): void {
+    for (const id of this.capped.keys()) if (!kept(id)) this.capped.delete(id);
   }
 
   /** Forgets one line item that left the index (an incremental patch). */

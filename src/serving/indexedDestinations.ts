@@ -68,9 +68,9 @@ export class IndexedDestinations {
     return pruned;
   }
 
-  /** The line items kept for billing after they left the index, by id. */
-  *retiredLineItems(): IterableIterator<[string, BilledLineItem]> {
-    for (const [id, { entry }] of this.retired) yield [id, entry];
+  /** Whether the line item is in the current index. */
+  indexes(lineItemId: string): boolean {
+    return this.byLineItem.has(lineItemId);
   }
 
   /** A line item in the index, or one that left it while its links may still be used: what billing ceilings judge by. */

@@ -67,8 +67,8 @@ export class SpendPacing {
   }
 
   /** Forgets line items no longer in the index; a line item that comes back is re-read at the next sync. */
-  retainOnly(lineItemIds: Set<string>): void {
-    for (const id of this.counters.keys()) if (!lineItemIds.has(id)) this.counters.delete(id);
+  retainOnly(kept: (lineItemId: string) => boolean): void {
+    for (const id of this.counters.keys()) if (!kept(id)) this.counters.delete(id);
   }
 
   /** Forgets one line item that left the index (an incremental patch). */

@@ -14,7 +14,8 @@ export interface SqlExecutor {
 interface TransactionExecutor extends SqlExecutor {
   /**
    * Every row of `sql` (no parameters) as DataRow messages (dataRows.ts): for many rows that are
-   * kept as bytes rather than decoded into objects. Embedded, as the engine wrote them.
+   * kept as bytes rather than decoded into objects. Embedded, as the engine wrote them, in a
+   * SharedArrayBuffer (a worker thread reads them without a copy).
    */
   dataRows(sql: string): Promise<Buffer>;
 }
