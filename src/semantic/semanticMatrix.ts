@@ -70,8 +70,6 @@ export class SemanticMatrix<Entry extends SemanticRow> {
   private readonly clusteredFromRows: number;
   private layout = { rowCapacity: -1, centreCapacity: -1, centresWritten: 0, conversation: 0, query: 0, prepared: 0, probes: 0, runs: 0, starts: 0, ranks: 0, scales: 0, thresholds: 0, out: 0, bounds: 0, centreScales: 0, centreThresholds: 0, centreMatrix: 0, matrix: 0 };
   private views = emptyViews();
-  /** Cluster c's rows are [clusterStarts[c], clusterStarts[c + 1]); one cluster of every row when not clustered. In the kernel's memory. */
-  private clusterStarts = Int32Array.of(0, 0);
   /** Unit centres and each vector's cluster; undefined when the list is scanned whole. */
   private clustering: { centres: Float32Array[]; clusterOf: WeakMap<Float32Array, number>; trainedRows: number } | undefined = undefined;
   /** How many clusters the prepared conversation probes: the first of views.probes (in the kernel's memory, written by probeKernel). */
@@ -123,8 +121,8 @@ export class SemanticMatrix<Entry extends SemanticRow> {
       scales[row] = quantized.scale;
       thresholds[row] = minSimilarity;
     });
-    this.clusterStarts = new Int32Array(this.kernel.memory.buffer, this.layout.starts, clusters + 1);
-    this.clusterStarts.set(starts);
+    // Cluster c's rows are [starts[c], starts[c + 1]), in the kernel's memory for the probe and scan kernels.
+    new Int32Array(this.kernel.memory.buffer, this.layout.starts, clusters + 1).set(starts);
     let lowestThreshold = Infinity;
     for (const entry of entries) lowestThreshold = Math.min(lowestThreshold, entry.semantic!.minSimilarity);
     this.probeFloor = lowestThreshold - PROBE_FLOOR_BELOW_THRESHOLD;
