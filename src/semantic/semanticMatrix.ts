@@ -1,5 +1,6 @@
 import { scanKernel, type ScanKernel } from './int8ScanKernel.js';
 import { probeKernel, type ProbeKernel } from './probeKernel.js';
+import { probedScanKernel, type ProbedScanKernel } from './probedScanKernel.js';
 import { clusterVectors } from './semanticClusters.js';
 
 /** What a row is made of: a line item's unit vector and the similarity a serve must reach. */
@@ -64,13 +65,11 @@ export class SemanticMatrix<Entry extends SemanticRow> {
   private readonly kernel: ScanKernel;
   /** Quantizes the conversation and picks the probes, in the kernel's memory (probeKernel.ts). */
   private readonly probeKernel: ProbeKernel;
+  /** Scans a chunk of ranks of every probed cluster (probedScanKernel.ts). */
+  private readonly probedScan: ProbedScanKernel;
   private readonly clusteredFromRows: number;
-  private layout = { rowCapacity: -1, centreCapacity: -1, centresWritten: 0, conversation: 0, query: 0, prepared: 0, probes: 0, starts: 0, scales: 0, thresholds: 0, out: 0, bounds: 0, centreScales: 0, centreThresholds: 0, centreMatrix: 0, matrix: 0 };
+  private layout = { rowCapacity: -1, centreCapacity: -1, centresWritten: 0, conversation: 0, query: 0, prepared: 0, probes: 0, runs: 0, starts: 0, ranks: 0, scales: 0, thresholds: 0, out: 0, bounds: 0, centreScales: 0, centreThresholds: 0, centreMatrix: 0, matrix: 0 };
   private views = emptyViews();
-  /** Per row of the matrix, its rank; rows are grouped by cluster and ranked within each. */
-  private rankOfRow = new Int32Array(0);
-  /** Cluster c's rows are [clusterStarts[c], clusterStarts[c + 1]); one cluster of every row when not clustered. In the kernel's memory. */
-  private clusterStarts = Int32Array.of(0, 0);
   /** Unit centres and each vector's cluster; undefined when the list is scanned whole. */
   private clustering: { centres: Float32Array[]; clusterOf: WeakMap<Float32Array, number>; trainedRows: number } | undefined = undefined;
   /** How many clusters the prepared conversation probes: the first of views.probes (in the kernel's memory, written by probeKernel). */
@@ -80,8 +79,6 @@ export class SemanticMatrix<Entry extends SemanticRow> {
   private mergedBounds = new Float32Array(0);
   /** The prepared conversation's quantization: what the kernel's bound needs besides the rows (one object, rewritten per serve). */
   private readonly prepared = { ready: false, queryScale: 0, halfSumOfMagnitudes: 0, queryError: 0 };
-  /** A clustered scan's bounds of each probed cluster's candidates in out: run r is [runs[r], runs[r + 1]). */
-  private readonly runs = new Int32Array(PROBED_CLUSTERS + 1);
   private readonly heads = new Int32Array(PROBED_CLUSTERS);
   /** The nearest centre's similarity below which nothing is probed (see PROBE_FLOOR_BELOW_THRESHOLD). */
   private probeFloor = -Infinity;
@@ -91,6 +88,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     this.blocks = Math.ceil(dimensions / 16);
     this.kernel = scanKernel(this.blocks);
     this.probeKernel = probeKernel(this.kernel.memory, dimensions, PROBED_CLUSTERS);
+    this.probedScan = probedScanKernel(this.kernel.memory, this.blocks, PROBED_CLUSTERS);
     this.clusteredFromRows = clusteredFromRows;
   }
 
@@ -111,9 +109,9 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     for (let rank = 0; rank < entries.length; rank++) starts[(clusterOfRank?.[rank] ?? 0) + 1]! += 1;
     for (let c = 0; c < clusters; c++) starts[c + 1]! += starts[c]!;
     const next = starts.slice(0, clusters);
-    const rankOfRow = new Int32Array(entries.length);
     const width = this.blocks * 16;
-    const { matrix, scales, thresholds } = this.views;
+    // Per row of the matrix, its rank; rows are grouped by cluster and ranked within each.
+    const { matrix, scales, thresholds, ranks: rankOfRow } = this.views;
     entries.forEach((entry, rank) => {
       const row = next[clusterOfRank?.[rank] ?? 0]!++;
       rankOfRow[row] = rank;
@@ -123,9 +121,8 @@ export class SemanticMatrix<Entry extends SemanticRow> {
       scales[row] = quantized.scale;
       thresholds[row] = minSimilarity;
     });
-    this.rankOfRow = rankOfRow;
-    this.clusterStarts = new Int32Array(this.kernel.memory.buffer, this.layout.starts, clusters + 1);
-    this.clusterStarts.set(starts);
+    // Cluster c's rows are [starts[c], starts[c + 1]), in the kernel's memory for the probe and scan kernels.
+    new Int32Array(this.kernel.memory.buffer, this.layout.starts, clusters + 1).set(starts);
     let lowestThreshold = Infinity;
     for (const entry of entries) lowestThreshold = Math.min(lowestThreshold, entry.semantic!.minSimilarity);
     this.probeFloor = lowestThreshold - PROBE_FLOOR_BELOW_THRESHOLD;
@@ -157,30 +154,20 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     const end = Math.min(to, this.entries.length);
     if (from >= end || !this.prepared.ready) return 0;
     if (this.clustering === undefined) {
-      const count = this.scanRows(from, end, 0);
+      const count = this.scanRows(from, end);
       // The kernel numbers rows from the start of the range it was given; unclustered, a row is its rank.
       const rows = this.views.out;
       if (from > 0) for (let i = 0; i < count; i++) rows[i]! += from;
       return count;
     }
-    let count = 0;
-    let runCount = 0;
-    const runs = this.runs;
-    const probes = this.views.probes;
-    for (let p = 0; p < this.probeCount; p++) {
-      const cluster = probes[p]!;
-      const first = this.firstRowRankedFrom(this.clusterStarts[cluster]!, this.clusterStarts[cluster + 1]!, from);
-      const last = this.firstRowRankedFrom(first, this.clusterStarts[cluster + 1]!, end);
-      if (first >= last) continue;
-      const kept = this.scanRows(first, last, count);
-      if (kept === 0) continue;
-      const rows = this.views.out;
-      for (let i = count; i < count + kept; i++) rows[i] = this.rankOfRow[first + rows[i]!]!;
-      runs[runCount++] = count;
-      count += kept;
-    }
-    runs[runCount] = count;
-    this.mergeRuns(runCount);
+    const { layout } = this;
+    const { queryScale, halfSumOfMagnitudes, queryError } = this.prepared;
+    const count = this.probedScan.scan(
+      layout.probes, this.probeCount, layout.starts, layout.ranks, from, end, layout.matrix, layout.query, layout.scales, layout.thresholds, layout.out, layout.bounds, layout.runs,
+      queryScale, halfSumOfMagnitudes, queryError,
+    );
+    this.scannedRows += this.views.runs[PROBED_CLUSTERS]!;
+    this.mergeRuns(count);
     return count;
   }
 
@@ -197,41 +184,29 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     return this.kernel.memory.buffer.byteLength;
   }
 
-  /** Scans matrix rows [first, last), writing the kept ones (numbered from `first`) from position `at` of out and bounds. */
-  private scanRows(first: number, last: number, at: number): number {
+  /** Scans matrix rows [first, last) of an unclustered matrix, writing the kept ones (numbered from `first`) to out and bounds. */
+  private scanRows(first: number, last: number): number {
     const { layout } = this;
     const { queryScale, halfSumOfMagnitudes, queryError } = this.prepared;
     const width = this.blocks * 16;
     this.scannedRows += last - first;
-    return this.kernel.scan(layout.matrix + first * width, layout.query, last - first, layout.scales + first * 4, layout.thresholds + first * 4, layout.out + at * 4, layout.bounds + at * 4, queryScale, halfSumOfMagnitudes, queryError);
+    return this.kernel.scan(layout.matrix + first * width, layout.query, last - first, layout.scales + first * 4, layout.thresholds + first * 4, layout.out, layout.bounds, queryScale, halfSumOfMagnitudes, queryError);
   }
 
-  /** The first row of [first, last) (one cluster's, ranks ascending) ranked at least `rank`. */
-  private firstRowRankedFrom(first: number, last: number, rank: number): number {
-    let low = first;
-    let high = last;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.rankOfRow[middle]! < rank) low = middle + 1;
-      else high = middle;
-    }
-    return low;
-  }
-
-  /** Merges the probed clusters' candidates (runCount runs of this.runs, each ascending by rank) into one ascending list. */
-  private mergeRuns(runCount: number): void {
-    const { runs, heads } = this;
-    const total = runs[runCount]!;
+  /** Merges the probed clusters' candidates (probe p's are [runs[p - 1], runs[p]) of out, each ascending by rank) into one ascending list. */
+  private mergeRuns(total: number): void {
+    const { heads } = this;
     if (this.mergedRanks.length < total) {
       this.mergedRanks = new Int32Array(this.views.out.length);
       this.mergedBounds = new Float32Array(this.views.out.length);
     }
-    const { out, bounds } = this.views;
-    for (let r = 0; r < runCount; r++) heads[r] = runs[r]!;
+    const { out, bounds, runs } = this.views;
+    const probes = this.probeCount;
+    for (let p = 0; p < probes; p++) heads[p] = p === 0 ? 0 : runs[p - 1]!;
     for (let i = 0; i < total; i++) {
       let pick = -1;
-      for (let r = 0; r < runCount; r++) {
-        if (heads[r]! < runs[r + 1]! && (pick < 0 || out[heads[r]!]! < out[heads[pick]!]!)) pick = r;
+      for (let p = 0; p < probes; p++) {
+        if (heads[p]! < runs[p]! && (pick < 0 || out[heads[p]!]! < out[heads[pick]!]!)) pick = p;
       }
       this.mergedRanks[i] = out[heads[pick]!]!;
       this.mergedBounds[i] = bounds[heads[pick]!]!;
@@ -333,7 +308,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
 
   /**
    * Room for `rows` rows and `centres` cluster centres: the conversation, its query, the query's scale
-   * and sum, the probes, the clusters' starts, per-row scales, thresholds, candidate
+   * and sum, the probes, a chunk's runs, the clusters' starts, per-row ranks, scales, thresholds, candidate
    * rows and bounds, the centres' scales, thresholds and components, then the matrix (16-byte aligned).
    */
   private reserve(rows: number, centres: number): void {
@@ -346,8 +321,10 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     const query = conversation + width * 4;
     const prepared = query + width * 2;
     const probes = prepared + 16;
-    const starts = probes + Math.ceil(PROBED_CLUSTERS / 4) * 16;
-    const scales = starts + (roundedCentres + 4) * 4;
+    const runs = probes + Math.ceil(PROBED_CLUSTERS / 4) * 16;
+    const starts = runs + Math.ceil((PROBED_CLUSTERS + 1) / 4) * 16;
+    const ranks = starts + (roundedCentres + 4) * 4;
+    const scales = ranks + roundedRows * 4;
     const thresholds = scales + roundedRows * 4;
     const out = thresholds + roundedRows * 4;
     const bounds = out + candidates * 4;
@@ -359,7 +336,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     const memory = this.kernel.memory;
     if (bytes > memory.buffer.byteLength) memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / PAGE_BYTES));
     // Growing moves nothing that must survive: fill() writes every row and centre after reserving.
-    this.layout = { rowCapacity: roundedRows, centreCapacity: roundedCentres, centresWritten: 0, conversation, query, prepared, probes, starts, scales, thresholds, out, bounds, centreScales, centreThresholds, centreMatrix, matrix };
+    this.layout = { rowCapacity: roundedRows, centreCapacity: roundedCentres, centresWritten: 0, conversation, query, prepared, probes, runs, starts, ranks, scales, thresholds, out, bounds, centreScales, centreThresholds, centreMatrix, matrix };
     const buffer = memory.buffer;
     this.views = {
       conversation: new Float32Array(buffer, conversation, this.dimensions),
@@ -367,6 +344,8 @@ export class SemanticMatrix<Entry extends SemanticRow> {
       preparedScale: new Float32Array(buffer, prepared, 1),
       preparedSum: new Float64Array(buffer, prepared + 8, 1),
       probes: new Int32Array(buffer, probes, PROBED_CLUSTERS),
+      runs: new Int32Array(buffer, runs, PROBED_CLUSTERS + 1),
+      ranks: new Int32Array(buffer, ranks, roundedRows),
       scales: new Float32Array(buffer, scales, roundedRows),
       thresholds: new Float32Array(buffer, thresholds, roundedRows),
       out: new Int32Array(buffer, out, candidates),
@@ -395,6 +374,8 @@ function emptyViews() {
     preparedScale: new Float32Array(0),
     preparedSum: new Float64Array(0),
     probes: new Int32Array(0),
+    runs: new Int32Array(0),
+    ranks: new Int32Array(0),
     scales: new Float32Array(0),
     thresholds: new Float32Array(0),
     out: new Int32Array(0),

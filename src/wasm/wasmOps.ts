@@ -38,6 +38,7 @@ export const op = {
   i32Add: [0x6a],
   i32Mul: [0x6c],
   i32Shl: [0x74],
+  i32ShrU: [0x76],
   i32And: [0x71],
   i32Xor: [0x73],
   i32Eq: [0x46],
