@@ -90,8 +90,8 @@ export class TopicBound {
    * vector would be similar to none (or there is none). False means: compare the vector.
    */
   clears(query: WordScan, response: WordScan, minSimilarity: number): boolean {
-    const sum = this.sum.fill(0);
     const floats = this.slotFloats;
+    let s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0, s8 = 0, s9 = 0, s10 = 0, s11 = 0;
     const queryWords = Math.min(query.count, MAX_EMBEDDED_WORDS);
     const responseWords = Math.min(response.count, MAX_EMBEDDED_WORDS - queryWords);
     let count = 0;
@@ -121,22 +121,36 @@ export class TopicBound {
         from = (rank - SLOTTED_WORDS) * DIRECTIONS;
         if (Number.isNaN(coordinates[from]!)) this.project(rank, coordinates, from);
       }
-      // Written out: a loop over k took a third more of the bound's time (1.6 against 2.2 us for 47 words).
-      sum[0]! += weight * coordinates[from]!;
-      sum[1]! += weight * coordinates[from + 1]!;
-      sum[2]! += weight * coordinates[from + 2]!;
-      sum[3]! += weight * coordinates[from + 3]!;
-      sum[4]! += weight * coordinates[from + 4]!;
-      sum[5]! += weight * coordinates[from + 5]!;
-      sum[6]! += weight * coordinates[from + 6]!;
-      sum[7]! += weight * coordinates[from + 7]!;
-      sum[8]! += weight * coordinates[from + 8]!;
-      sum[9]! += weight * coordinates[from + 9]!;
-      sum[10]! += weight * coordinates[from + 10]!;
-      sum[11]! += weight * coordinates[from + 11]!;
+      // Written out into locals, which stay in registers: a loop over k took a third more of the
+      // bound's time (1.6 against 2.2 us for 47 words), sums in the Float64Array a fifth more.
+      s0 += weight * coordinates[from]!;
+      s1 += weight * coordinates[from + 1]!;
+      s2 += weight * coordinates[from + 2]!;
+      s3 += weight * coordinates[from + 3]!;
+      s4 += weight * coordinates[from + 4]!;
+      s5 += weight * coordinates[from + 5]!;
+      s6 += weight * coordinates[from + 6]!;
+      s7 += weight * coordinates[from + 7]!;
+      s8 += weight * coordinates[from + 8]!;
+      s9 += weight * coordinates[from + 9]!;
+      s10 += weight * coordinates[from + 10]!;
+      s11 += weight * coordinates[from + 11]!;
       totalWeight += weight;
       count += 1;
     }
+    const sum = this.sum;
+    sum[0] = s0;
+    sum[1] = s1;
+    sum[2] = s2;
+    sum[3] = s3;
+    sum[4] = s4;
+    sum[5] = s5;
+    sum[6] = s6;
+    sum[7] = s7;
+    sum[8] = s8;
+    sum[9] = s9;
+    sum[10] = s10;
+    sum[11] = s11;
     if (count === 0) return true;
     let squared = 0;
     for (let k = 0; k < DIRECTIONS; k++) squared += sum[k]! * sum[k]!;

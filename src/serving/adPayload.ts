@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { signTrackingToken, type TrackingClaims, type TrackingTokenFormat } from '../tracking/trackingToken.js';
+import { claimIdsBytes } from '../tracking/trackingClaimsBytes.js';
 import { trackingLinks } from '../tracking/trackingLinks.js';
-import type { ContextualCardRender } from './adIndex.js';
+import type { ContextualCardRender, LineItemEntry, ServableCreative } from './adIndex.js';
 import type { Selection } from './selectAd.js';
 
 export interface AdPayload {
@@ -91,7 +92,23 @@ export function signAd(
     t: nowMs,
     ...(userKey === undefined ? {} : { k: userKey }),
   };
-  return { id: serveId, render: creative.render, token: signTrackingToken(claims, signing.trackingSecret, signing.tokenFormat) };
+  return { id: serveId, render: creative.render, token: signTrackingToken(claims, signing.trackingSecret, signing.tokenFormat, signing.tokenFormat === 2 ? claimIdsOf(lineItem, creative) : undefined) };
+}
+
+/**
+ * Each served creative's campaign, line item and creative ids as the token's bytes, made on its
+ * first serve and kept while the index keeps the creative: writing the three UUIDs was a fifth of
+ * signing a token (0.3 of 2.2 us in process). Kept with the line item entry they were made from:
+ * an entry made anew (a patch) that reuses the creative makes them again.
+ */
+const claimIds = new WeakMap<ServableCreative, { lineItem: LineItemEntry; bytes: Uint8Array }>();
+
+function claimIdsOf(lineItem: LineItemEntry, creative: ServableCreative): Uint8Array {
+  const kept = claimIds.get(creative);
+  if (kept !== undefined && kept.lineItem === lineItem) return kept.bytes;
+  const bytes = claimIdsBytes(lineItem.campaignId, lineItem.id, creative.id);
+  claimIds.set(creative, { lineItem, bytes });
+  return bytes;
 }
 
 /** The ad as an object, for answers fastify serializes (an `explain` serve). */

@@ -143,7 +143,7 @@ export function selectAd(
   // No line item can match more keywords than the serve contains, nor more than it names. The
   // keyword with the most valuable line item goes first, so that the bar rises early.
   const maxRelevance = relevance(found.length);
-  found.sort((a, b) => topValue(listOf(b.includedBy)) - topValue(listOf(a.includedBy)));
+  sortByTopValue(found, placement.certified);
   for (const phrase of found) {
     for (const entry of listOf(phrase.includedBy)) {
       const value = entry.expectedValue;
@@ -277,6 +277,25 @@ function phraseAt(words: WordScan, start: number, phrase: Phrase): boolean {
 
 function topValue(list: LineItemEntry[]): number {
   return list.length > 0 ? list[0]!.expectedValue : 0;
+}
+
+/** Keyword lists this short are sorted in place here: Array.prototype.sort allocates its work arrays on every call (half a KB a serve). */
+const INSERTION_SORT_MAX = 16;
+
+/** The keywords by their lists' most valuable line item, the highest first (stable, as Array.prototype.sort). */
+function sortByTopValue(found: Phrase[], certified: boolean): void {
+  const valueOf = (phrase: Phrase) => topValue(certified ? phrase.includedBy.certified : phrase.includedBy.uncertified);
+  if (found.length > INSERTION_SORT_MAX) {
+    found.sort((a, b) => valueOf(b) - valueOf(a));
+    return;
+  }
+  for (let i = 1; i < found.length; i++) {
+    const phrase = found[i]!;
+    const value = valueOf(phrase);
+    let j = i - 1;
+    for (; j >= 0 && valueOf(found[j]!) < value; j--) found[j + 1] = found[j]!;
+    found[j + 1] = phrase;
+  }
 }
 
 function keywordsFound(entry: LineItemEntry, stamp: number): number {

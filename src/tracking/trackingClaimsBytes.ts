@@ -37,17 +37,42 @@ const DASH = 0x2d;
 /** Four UUIDs as text (uuidsText), dashes in place. */
 const uuidText = Buffer.alloc(4 * UUID_CHARS, DASH);
 
-/** Writes the claims into `out` from offset 0; answers the length. Throws on claims the schema would refuse in a way the format cannot carry. */
-export function writeClaims(claims: TrackingClaims, out: Buffer): number {
+/** c, l and r together: 16 bytes each. */
+const CLAIM_IDS_BYTES = 48;
+
+/**
+ * c, l and r as writeClaims writes them, for its `ids`: a serve's campaign, line item and creative
+ * are the same for every serve of that creative, so serving makes these once per creative
+ * (adPayload.ts) instead of parsing three UUIDs per token. Throws as writeClaims does on an id that
+ * is not a UUID.
+ */
+export function claimIdsBytes(c: string, l: string, r: string): Buffer {
+  const bytes = Buffer.alloc(CLAIM_IDS_BYTES);
+  writeUuid(r, bytes, writeUuid(l, bytes, writeUuid(c, bytes, 0)));
+  return bytes;
+}
+
+/**
+ * Writes the claims into `out` from offset 0; answers the length. Throws on claims the schema would
+ * refuse in a way the format cannot carry. `ids`, when given, is claimIdsBytes(c, l, r) of these
+ * claims, copied instead of writing the three.
+ */
+export function writeClaims(claims: TrackingClaims, out: Buffer, ids?: Uint8Array): number {
   const { s, c, l, r, p, u, m, n, e, t, k } = claims;
   const model = PRICE_MODELS.indexOf(m);
   if (model < 0) throw new RangeError(`tracking claims: unknown price model ${m}`);
   out[0] = CLAIMS_FORMAT;
   out[1] = k === undefined ? model : model | WITH_USER_KEY;
   let at = writeText(s, MAX_ID_CHARS, 1, out, 2);
-  at = writeUuid(c, out, at);
-  at = writeUuid(l, out, at);
-  at = writeUuid(r, out, at);
+  if (ids === undefined) {
+    at = writeUuid(c, out, at);
+    at = writeUuid(l, out, at);
+    at = writeUuid(r, out, at);
+  } else {
+    // Byte by byte: TypedArray.set costs more for 48 bytes.
+    for (let i = 0; i < CLAIM_IDS_BYTES; i++) out[at + i] = ids[i]!;
+    at += CLAIM_IDS_BYTES;
+  }
   at = writeText(p, MAX_PLACEMENT_CHARS, 2, out, at);
   at = writeUuid(u, out, at);
   at = writeInteger(n, out, at);

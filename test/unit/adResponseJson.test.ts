@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { adPayload, adResponseJson, newServeId, type SignedAd } from '../../src/serving/adPayload.js';
-import type { ContextualCardRender } from '../../src/serving/adIndex.js';
-import { signTrackingToken } from '../../src/tracking/trackingToken.js';
+import { adPayload, adResponseJson, newServeId, signAd, type SignedAd } from '../../src/serving/adPayload.js';
+import type { ContextualCardRender, LineItemEntry, ServableCreative } from '../../src/serving/adIndex.js';
+import { signTrackingToken, verifyTrackingToken } from '../../src/tracking/trackingToken.js';
 
 const BASE_URL = 'https://t.example.com';
 
@@ -71,5 +71,24 @@ describe('adResponseJson', () => {
     adResponseJson(first, BASE_URL);
     expect(adResponseJson(second, BASE_URL)).toBe(JSON.stringify({ ad: adPayload(second, BASE_URL) }));
     expect(adResponseJson(first, BASE_URL)).toBe(JSON.stringify({ ad: adPayload(first, BASE_URL) }));
+  });
+});
+
+describe('signAd', () => {
+  const signing = { trackingSecret: 'a tracking secret of at least thirty-two characters', trackingBaseUrl: BASE_URL, linkTtlSeconds: 3600, tokenFormat: 2 as const };
+  const lineItem = (id: string, campaignId: string) => ({ id, campaignId, model: 'CPC', priceNanos: 250_000_000 }) as LineItemEntry;
+  const creative: ServableCreative = { id: '9b0c1d9e-1111-4222-8333-444455556666', render: plain, destinationUrl: 'https://northfold.example/shoes' };
+  const claimsOf = (ad: SignedAd) => {
+    const verdict = verifyTrackingToken(ad.token, signing.trackingSecret);
+    return verdict.valid ? verdict.claims : undefined;
+  };
+
+  it("signs each serve's own campaign, line item and creative, also when an entry made anew keeps the creative", () => {
+    const first = lineItem('8b0c1d9e-1111-4222-8333-444455556666', '7b0c1d9e-1111-4222-8333-444455556666');
+    const other = lineItem('8b0c1d9e-2222-4222-8333-444455556666', '7b0c1d9e-2222-4222-8333-444455556666');
+    for (const entry of [first, first, other, first]) {
+      const ad = signAd({ lineItem: entry, creative }, 'placement-1', 'ab0c1d9e-1111-4222-8333-444455556666', signing);
+      expect(claimsOf(ad)).toMatchObject({ s: ad.id, c: entry.campaignId, l: entry.id, r: creative.id, p: 'placement-1', m: 'CPC', n: 250_000_000 });
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { signTrackingToken, trackingClaimsSchema, unverifiedTrackingClaims, verifyTrackingToken, type TrackingClaims } from '../../src/tracking/trackingToken.js';
+import { claimIdsBytes } from '../../src/tracking/trackingClaimsBytes.js';
 
 const secret = 'test secret with ünïcödé, longer than one block of sha256 so that hmac hashes the key first';
 const nowMs = Date.UTC(2026, 10, 23, 12);
@@ -76,6 +77,16 @@ describe('tracking tokens', () => {
       expect(verifyTrackingToken(token, secret, nowMs)).toEqual({ valid: true, claims: signed });
     }
     expect(signTrackingToken(claims, secret).length).toBeLessThan(format1Token(claims).length * 0.6);
+  });
+
+  it('are signed the same with c, l and r given as their bytes (claimIdsBytes), which refuses what is not a UUID', () => {
+    for (const signed of [claims, { ...claims, k: 'dXNlci1rZXktMTIzNDU2Nzg', m: 'CPC' as const }]) {
+      expect(signTrackingToken(signed, secret, 2, claimIdsBytes(signed.c, signed.l, signed.r))).toBe(signTrackingToken(signed, secret));
+      expect(signTrackingToken(signed, secret, 2, claimIdsBytes(signed.c.toUpperCase(), signed.l, signed.r.toUpperCase()))).toBe(signTrackingToken(signed, secret));
+    }
+    expect(claimIdsBytes(claims.c, claims.l, claims.r)).toEqual(Buffer.concat([uuidBytes(claims.c), uuidBytes(claims.l), uuidBytes(claims.r)]));
+    expect(() => claimIdsBytes(claims.c, 'not-a-uuid', claims.r)).toThrow(RangeError);
+    expect(() => claimIdsBytes(claims.c, claims.l, `${claims.r.slice(0, -1)}g`)).toThrow(RangeError);
   });
 
   it('are signed in format 1 on request (TRACKING_TOKEN_FORMAT=1), byte for byte as versions before format 2 sign them', () => {
