@@ -84,7 +84,9 @@ export function EarningsPage({ session, route }: { session: Session; route: Rout
         <${Field} label="To (UTC day, included)" type="date" value=${to} onInput=${setTo} path="date_to" error=${error} />
       </div>
       <p id="earnings-rule" class="hint">A report covers at most ${MAX_WINDOW_DAYS} days. Earnings are your share of the valid spend on
-        your placements; invalid traffic (bots, data centers…) earns nothing and is counted apart. New traffic shows within a few seconds.</p>
+        your placements; invalid traffic (bots, data centers…) earns nothing and is counted apart. New traffic shows within a few seconds.
+        Today is not final: a day is earned at one share, so when your operator changes your revenue share from today, all of today's
+        earnings, those already shown included, move to the new share (earlier days never change).</p>
       ${windowProblem && html`<p class="field-error" role="alert">${windowProblem}</p>`}
       <button type="submit" disabled=${Boolean(windowProblem)}>Show earnings</button>
     </form>
