@@ -42,6 +42,19 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the campaign list', () =
     await page.close();
   });
 
+  it('says a page is not found instead of showing another one under its address', async () => {
+    const advertiser = await createAdvertiser(service, 'Lost Co');
+    const page = await signIn(service, 'an advertiser', advertiser.apiKey);
+    await page.goto(`${service.url}/console#/campaing?id=x`);
+    await page.getByRole('heading', { name: 'Page not found', level: 1 }).waitFor();
+    expect(await page.getByRole('alert').textContent()).toContain('#/campaing');
+    expect(await page.getByRole('table', { name: 'Campaigns' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Campaigns' }).last().click();
+    await page.getByRole('heading', { name: 'Campaigns', level: 1 }).waitFor();
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
   it('breaks a 200-character name without spaces, so that status, spend and actions stay on screen at 1280 px', async () => {
     const advertiser = await createAdvertiser(service, 'Long Names Co');
     const longName = 'Spring'.repeat(33) + 'Sa';

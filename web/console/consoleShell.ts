@@ -16,7 +16,10 @@ export function Console() {
   if (!session) return html`<${SignIn} onSignedIn=${setSession} />`;
 
   const pages = pagesOf[session.role];
-  const page = pages.find((candidate) => candidate.name === route.page) ?? pages[0]!;
+  // No page named: the role's main page. A page named that the role does not have (a mistyped or
+  // another role's link) says so, rather than showing the main page under the wrong address.
+  const named = pages.find((candidate) => candidate.name === route.page);
+  const page = route.page === '' ? pages[0]! : named;
   const signOut = () => {
     clearSession();
     setSession(null);
@@ -37,7 +40,9 @@ export function Console() {
       <button type="button" class="secondary" onClick=${signOut}>Sign out</button>
     </header>
     <main id="main" tabindex="-1">
-      <h1>${page.title}</h1>
-      <${page.view} session=${session} route=${route} key=${page.name} />
+      ${page
+        ? html`<h1>${page.title}</h1><${page.view} session=${session} route=${route} key=${page.name} />`
+        : html`<h1>Page not found</h1>
+          <p role="alert">There is no page <code>#/${route.page}</code> for the ${session.role}. Pick one above, or go to <a href=${`#/${pages[0]!.name}`}>${pages[0]!.title}</a>.</p>`}
     </main>`;
 }

@@ -28,15 +28,18 @@ interface PlacementEarningsRow {
 const count = (value: number) => value.toLocaleString('en-US');
 const percent = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: 2 }) + ' %';
 
-/** The columns after the placement, in the order shown: title and how a row's value reads. */
+/**
+ * The columns after the placement, in the order shown: title and how a row's value reads. Earnings
+ * first, the page's main figure, so that a phone's width shows it beside the placement.
+ */
 const columns: readonly (readonly [string, (row: PlacementEarningsRow) => string])[] = [
-  ['Requests', (row) => count(row.requests)],
-  ['Fill rate', (row) => percent(row.fill_rate)],
+  ['Earnings (USD)', (row) => usd(row.earnings_usd)],
+  ['eCPM (USD)', (row) => usd(row.ecpm_usd)],
   ['Impressions', (row) => count(row.impressions)],
   ['Clicks', (row) => count(row.clicks)],
   ['CTR', (row) => percent(row.ctr)],
-  ['Earnings (USD)', (row) => usd(row.earnings_usd)],
-  ['eCPM (USD)', (row) => usd(row.ecpm_usd)],
+  ['Requests', (row) => count(row.requests)],
+  ['Fill rate', (row) => percent(row.fill_rate)],
   ['Invalid impressions', (row) => count(row.invalid_impressions)],
 ];
 
