@@ -16,6 +16,12 @@ export function queryParams<Shape extends z.core.$ZodShape>(shape: Shape) {
   return z.strictObject(shape) as z.ZodObject<Shape, z.core.$strict> & { readonly [strictQuery]: true };
 }
 
+/**
+ * The query of a list returned whole (a campaign's line items, a publisher's placements): it takes
+ * no parameter, so `limit=1` or `status=draft` is refused rather than answered with every row.
+ */
+export const noQueryParams = queryParams({});
+
 /** The details of a query string's zod error: every offending parameter, an unknown one named as such. */
 export function queryDetails(error: z.ZodError) {
   return zodDetails(error, 'unknown parameter');

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
 import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
 import { ApiError, parseBody, parseInput, parsePathParams } from '../http/errors.js';
-import { parseQuery } from '../http/queryParams.js';
+import { noQueryParams, parseQuery } from '../http/queryParams.js';
 import {
   activateBody,
   campaignInput,
@@ -84,6 +84,7 @@ export async function campaignRoutes(app: FastifyInstance, { db }: FeatureDeps):
 
   app.get('/v1/advertiser/campaigns/:id/line-items', read, async (request) => {
     const id = campaignId(request.params);
+    parseQuery(noQueryParams, request.query);
     return { data: await listCampaignLineItems(db, advertiserOf(request).organizationId, id) };
   });
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
 import { parseInput } from '../http/errors.js';
-import { parseQuery } from '../http/queryParams.js';
+import { noQueryParams, parseQuery } from '../http/queryParams.js';
 import { publisherOf, requirePublisherToken } from './publisherAuth.js';
 import { createReviewBody, listReviewsQuery } from './integrationReviewSchemas.js';
 import { listPublisherPlacements } from './publisherPlacementRepository.js';
@@ -12,7 +12,10 @@ import { requestReview } from './integrationReviews.js';
 export async function publisherRoutes(app: FastifyInstance, { db }: { db: Postgres }): Promise<void> {
   app.addHook('onRequest', requirePublisherToken(db));
 
-  app.get('/v1/publisher/placements', async (request) => ({ data: await listPublisherPlacements(db, publisherOf(request)) }));
+  app.get('/v1/publisher/placements', async (request) => {
+    parseQuery(noQueryParams, request.query);
+    return { data: await listPublisherPlacements(db, publisherOf(request)) };
+  });
 
   app.post('/v1/publisher/integration-reviews', async (request, reply) => {
     const { placement_ids, note } = parseInput(createReviewBody, request.body);

@@ -20,6 +20,10 @@ export interface ExportedEvent {
   cost_usd: number;
   /** Why a valid event was not billed (a budget's or the frequency cap's billing ceiling); null when billed or invalid. */
   unbilled_reason: string | null;
+  /** The creative served (a conversion's is its click's); the nil UUID for imported events, as in the creative breakdown. */
+  creative_id: string;
+  /** The revenue the advertiser reported with a conversion, in USD (exact); 0 for impressions and clicks. */
+  revenue_usd: number;
 }
 
 export const exportedEventColumns = [
@@ -34,6 +38,9 @@ export const exportedEventColumns = [
   'ivt_reason',
   'cost_usd',
   'unbilled_reason',
+  // Added after the columns above, so that a reader of the CSV by position keeps working.
+  'creative_id',
+  'revenue_usd',
 ] as const satisfies ReadonlyArray<keyof ExportedEvent>;
 
 /** Events per ClickHouse query: what the export holds in memory at most, whatever the window. */
@@ -52,6 +59,8 @@ const eventRows = z.array(
     ivt: z.string(),
     row_cost_nanos: z.string().regex(/^-?\d+$/),
     unbilled: z.string(),
+    row_creative_id: z.string(),
+    row_revenue_nanos: z.string().regex(/^-?\d+$/),
   }),
 );
 
@@ -81,7 +90,9 @@ export async function* campaignEvents(
           country,
           ivt,
           toString(cost_nanos) AS row_cost_nanos,
-          unbilled
+          unbilled,
+          toString(creative_id) AS row_creative_id,
+          toString(revenue_nanos) AS row_revenue_nanos
         FROM events_v1
         WHERE campaign_id = {campaign_id:UUID}
           AND event_time >= toDateTime64({date_from:Date}, 3, 'UTC')
@@ -122,6 +133,8 @@ function exportedEvent(row: z.output<typeof eventRows>[number]): ExportedEvent {
     ivt_reason: row.ivt === '' ? null : row.ivt,
     cost_usd: usdOfNanos(row.row_cost_nanos),
     unbilled_reason: row.unbilled === '' ? null : row.unbilled,
+    creative_id: row.row_creative_id,
+    revenue_usd: usdOfNanos(row.row_revenue_nanos),
   };
 }
 

@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
-import { consoleProblems, createAdvertiser, screenshots, seriousAccessibilityViolations, signIn, startConsoleService, type ConsoleService } from './consoleKit.js';
+import {
+  consoleProblems,
+  createActiveCampaign,
+  createAdvertiser,
+  createPublisher,
+  screenshots,
+  seriousAccessibilityViolations,
+  signIn,
+  startConsoleService,
+  type ConsoleService,
+} from './consoleKit.js';
 
 let service: ConsoleService;
 
@@ -37,7 +47,46 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the campaign list', () =
     expect(await spent.textContent()).toBe('—Spend no reporting access');
     expect(await spent.locator('[title]').getAttribute('title')).toBe('Spend no reporting access');
     expect(await row.textContent()).not.toContain('$0.00');
+    // The key's permissions are shown, and Reports, which it may not open, is not offered.
+    expect(await page.getByTestId('key-permissions').textContent()).toBe('(key: campaigns)');
+    expect(await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Reports' }).count()).toBe(0);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('shows a reporting-only key what it may do: Pause off with the reason, no New campaign, compose says why', async () => {
+    const owner = await createAdvertiser(service, 'Read Only Co');
+    await createActiveCampaign(service, owner, (await createPublisher(service, 'read-only')).placementId);
+    const key = await service.admin<{ data: { key: string } }>('POST', `/v1/admin/organizations/${owner.organizationId}/api-keys`, { permissions: ['reporting'] });
+    const page = await signIn(service, 'an advertiser', key.data.key);
+    const pause = page.getByRole('table', { name: 'Campaigns' }).getByRole('button', { name: 'Pause Rain shells' });
+    await pause.waitFor();
+    expect(await pause.isDisabled()).toBe(true);
+    const reason = await page.locator(`[id="${await pause.getAttribute('aria-describedby')}"]`).textContent();
+    expect(reason).toContain('no campaigns permission');
+    expect(await page.getByTestId('key-permissions').textContent()).toBe('(key: reporting)');
+    const nav = page.getByRole('navigation', { name: 'Pages' });
+    expect(await nav.getByRole('link', { name: 'New campaign' }).count()).toBe(0);
+    expect(await nav.getByRole('link', { name: 'Reports' }).count()).toBe(1);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'advertiser-reporting-only');
+    await page.goto(`${service.url}/console#/compose`);
+    await page.getByRole('alert').filter({ hasText: 'no campaigns permission' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Create campaign' }).count()).toBe(0);
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('says a page is not found instead of showing another one under its address', async () => {
+    const advertiser = await createAdvertiser(service, 'Lost Co');
+    const page = await signIn(service, 'an advertiser', advertiser.apiKey);
+    await page.goto(`${service.url}/console#/campaing?id=x`);
+    await page.getByRole('heading', { name: 'Page not found', level: 1 }).waitFor();
+    expect(await page.getByRole('alert').textContent()).toContain('#/campaing');
+    expect(await page.getByRole('table', { name: 'Campaigns' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Campaigns' }).last().click();
+    await page.getByRole('heading', { name: 'Campaigns', level: 1 }).waitFor();
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });

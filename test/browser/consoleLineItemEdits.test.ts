@@ -130,13 +130,17 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     };
     expect(await messageOf('Daily budget')).toBe('1,000 could mean 1000 or 1: type 1000 or 1');
     expect(await messageOf('Bid value')).toMatch(/^enter an amount as digits, for example 12.5 or 12,5/);
-    // Refused before sending: nothing reached the service.
-    expect(requests).toEqual([]);
+    // The other fields' problems show at the same time (an empty name here), not on a second submit:
+    // the service was only asked to validate, so nothing was created.
+    await expect.poll(() => page.getByLabel('Campaign name').getAttribute('aria-invalid')).toBe('true');
+    expect(await messageOf('Campaign name')).toBe('is required');
+    expect(requests.map((url) => new URL(url).pathname)).toEqual(['/v1/advertiser/campaigns/validate']);
 
     // Fields the service refuses (an empty name) are explained in plain words, not in zod's.
     await page.getByLabel('Daily budget').fill('12,5');
     await page.getByLabel('Bid value').fill('0,75');
     await page.getByRole('button', { name: 'Create campaign' }).click();
+    await expect.poll(() => page.getByLabel('Daily budget').getAttribute('aria-invalid')).toBe(null);
     await expect.poll(() => page.getByLabel('Campaign name').getAttribute('aria-invalid')).toBe('true');
     expect(await messageOf('Campaign name')).toBe('is required');
     const shown = (await page.locator('main').textContent())!;

@@ -148,7 +148,19 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'operator-organization');
 
+    // One click only asks: the key still works until the question is answered yes, and Cancel keeps it.
     await keyRow.getByRole('button', { name: `Revoke API key ${keyId}` }).click();
+    const question = keyRow.getByRole('group', { name: `Revoke API key ${keyId}` });
+    await question.getByText('cannot be undone', { exact: false }).waitFor();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Yes, revoke');
+    expect(await asAdvertiser()).toBe(200);
+    await screenshots(page, 'operator-organization-revoke-question');
+    await question.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Revoke API key ${keyId}`);
+    expect(await keyRow.getByText('live').count()).toBe(1);
+    expect(await asAdvertiser()).toBe(200);
+    await keyRow.getByRole('button', { name: `Revoke API key ${keyId}` }).click();
+    await question.getByRole('button', { name: 'Yes, revoke' }).click();
     await keyRow.getByText('revoked').waitFor();
     expect(await asAdvertiser()).toBe(401);
     expect(consoleProblems(page)).toEqual([]);
@@ -236,6 +248,8 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     expect(tokenIds).toContain(secondTokenId);
     const firstTokenId = tokenIds.find((id) => id !== secondTokenId)!;
     await tokens.getByRole('button', { name: `Revoke token ${firstTokenId}`, exact: true }).click();
+    expect((await asPublisher(firstToken)).status).toBe(200);
+    await tokens.getByRole('group', { name: `Revoke token ${firstTokenId}`, exact: true }).getByRole('button', { name: 'Yes, revoke' }).click();
     await expect.poll(() => tokens.getByText('revoked').count()).toBe(1);
     expect((await asPublisher(firstToken)).status).toBe(401);
     const placements = await (await asPublisher(secondToken)).json();

@@ -78,6 +78,18 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the publisher', () => {
     // At a phone's width the table scrolls inside its box, which must be reachable from the keyboard.
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    // The page's main figure is on screen beside the placement without scrolling, and a percent
+    // stays on one line with its unit.
+    const earningsHeader = await earnings.getByRole('columnheader', { name: 'Earnings (USD)' }).boundingBox();
+    expect(earningsHeader!.x + earningsHeader!.width).toBeLessThanOrEqual(390);
+    const lines = (column: string) =>
+      earningsRow.locator(`td[data-column="${column}"]`).evaluate((cell) => {
+        const range = document.createRange();
+        range.selectNodeContents(cell);
+        return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+      });
+    expect(await lines('Fill rate')).toBe(1);
+    expect(await lines('CTR')).toBe(1);
     await screenshots(page, 'publisher-earnings');
 
     await page.getByRole('link', { name: 'Placements' }).click();

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -31,6 +32,7 @@ let campaign: CampaignFixture;
 let foreign: CampaignFixture;
 let placement: string;
 const ids: Record<string, string> = {};
+const creatives = { card: randomUUID(), banner: randomUUID() };
 
 function get(query: Record<string, string>, headers: Record<string, string> = {}, apiKey = key) {
   return ctx.app.inject({ method: 'GET', url: URL, query, headers: { 'x-api-key': apiKey, ...headers } });
@@ -48,9 +50,9 @@ beforeAll(async () => {
   const own = (fields: Partial<TrackedEvent>) =>
     sampleEvent({ campaign_id: campaign.id, line_item_id: campaign.line_item_id, placement_id: placement, ...fields });
   const events = [
-    own({ type: 'impression', event_time: Date.parse(`${d(0)}T00:00:00.000Z`), ip: '81.2.69.142', ip_class: 'residential', country: 'GB', cost_nanos: 2_500_000 }),
-    own({ type: 'click', event_time: Date.parse(`${d(0)}T08:30:00.250Z`), ip: '2001:db8:1234:5678::1', ip_class: 'datacenter', ivt: 'datacenter', cost_nanos: 0 }),
-    own({ type: 'conversion', event_time: Date.parse(`${d(1)}T23:59:59.999Z`), ip: '81.2.69.142', ip_class: 'residential', country: 'GB', cost_nanos: 1_234_567 }),
+    own({ type: 'impression', creative_id: creatives.card, event_time: Date.parse(`${d(0)}T00:00:00.000Z`), ip: '81.2.69.142', ip_class: 'residential', country: 'GB', cost_nanos: 2_500_000 }),
+    own({ type: 'click', creative_id: creatives.banner, event_time: Date.parse(`${d(0)}T08:30:00.250Z`), ip: '2001:db8:1234:5678::1', ip_class: 'datacenter', ivt: 'datacenter', cost_nanos: 0 }),
+    own({ type: 'conversion', creative_id: creatives.card, event_time: Date.parse(`${d(1)}T23:59:59.999Z`), ip: '81.2.69.142', ip_class: 'residential', country: 'GB', cost_nanos: 1_234_567, revenue_nanos: 12_345_678_901 }),
     own({ type: 'impression', event_time: Date.parse(`${d(2)}T00:00:00.000Z`) }),
     sampleEvent({ campaign_id: foreign.id, line_item_id: foreign.line_item_id, event_time: Date.parse(`${d(0)}T12:00:00.000Z`) }),
   ];
@@ -63,9 +65,9 @@ afterAll(async () => {
 });
 
 const expected = () => [
-  { time: `${d(0)}T00:00:00.000Z`, event_id: ids.impression, type: 'impression', line_item_id: campaign.line_item_id, placement_id: placement, masked_ip: '81.2.69.0', ip_class: 'residential', country: 'GB', ivt_reason: null, cost_usd: 0.0025, unbilled_reason: null },
-  { time: `${d(0)}T08:30:00.250Z`, event_id: ids.click, type: 'click', line_item_id: campaign.line_item_id, placement_id: placement, masked_ip: '2001:db8:1234::', ip_class: 'datacenter', country: 'unknown', ivt_reason: 'datacenter', cost_usd: 0, unbilled_reason: null },
-  { time: `${d(1)}T23:59:59.999Z`, event_id: ids.conversion, type: 'conversion', line_item_id: campaign.line_item_id, placement_id: placement, masked_ip: '81.2.69.0', ip_class: 'residential', country: 'GB', ivt_reason: null, cost_usd: 0.001234567, unbilled_reason: null },
+  { time: `${d(0)}T00:00:00.000Z`, event_id: ids.impression, type: 'impression', line_item_id: campaign.line_item_id, placement_id: placement, masked_ip: '81.2.69.0', ip_class: 'residential', country: 'GB', ivt_reason: null, cost_usd: 0.0025, unbilled_reason: null, creative_id: creatives.card, revenue_usd: 0 },
+  { time: `${d(0)}T08:30:00.250Z`, event_id: ids.click, type: 'click', line_item_id: campaign.line_item_id, placement_id: placement, masked_ip: '2001:db8:1234::', ip_class: 'datacenter', country: 'unknown', ivt_reason: 'datacenter', cost_usd: 0, unbilled_reason: null, creative_id: creatives.banner, revenue_usd: 0 },
+  { time: `${d(1)}T23:59:59.999Z`, event_id: ids.conversion, type: 'conversion', line_item_id: campaign.line_item_id, placement_id: placement, masked_ip: '81.2.69.0', ip_class: 'residential', country: 'GB', ivt_reason: null, cost_usd: 0.001234567, unbilled_reason: null, creative_id: creatives.card, revenue_usd: 12.345678901 },
 ];
 
 describe('GET /v1/advertiser/reporting/events', () => {
@@ -85,13 +87,44 @@ describe('GET /v1/advertiser/reporting/events', () => {
       const response = await get(query, headers);
       expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
       expect(response.body.split('\r\n')).toEqual([
-        'time,event_id,type,line_item_id,placement_id,masked_ip,ip_class,country,ivt_reason,cost_usd,unbilled_reason',
-        `${d(0)}T00:00:00.000Z,${ids.impression},impression,${campaign.line_item_id},${placement},81.2.69.0,residential,GB,,0.0025,`,
-        `${d(0)}T08:30:00.250Z,${ids.click},click,${campaign.line_item_id},${placement},2001:db8:1234::,datacenter,unknown,datacenter,0,`,
-        `${d(1)}T23:59:59.999Z,${ids.conversion},conversion,${campaign.line_item_id},${placement},81.2.69.0,residential,GB,,0.001234567,`,
+        'time,event_id,type,line_item_id,placement_id,masked_ip,ip_class,country,ivt_reason,cost_usd,unbilled_reason,creative_id,revenue_usd',
+        `${d(0)}T00:00:00.000Z,${ids.impression},impression,${campaign.line_item_id},${placement},81.2.69.0,residential,GB,,0.0025,,${creatives.card},0`,
+        `${d(0)}T08:30:00.250Z,${ids.click},click,${campaign.line_item_id},${placement},2001:db8:1234::,datacenter,unknown,datacenter,0,,${creatives.banner},0`,
+        `${d(1)}T23:59:59.999Z,${ids.conversion},conversion,${campaign.line_item_id},${placement},81.2.69.0,residential,GB,,0.001234567,,${creatives.card},12.345678901`,
         '',
       ]);
     }
+  });
+
+  it("reconciles with the creative breakdown: the valid rows' counts, cost and revenue summed per creative_id", async () => {
+    const rows = (await get({ campaign_id: campaign.id, date_from: d0, date_to: d(1) })).body.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const sums = new Map<string, { impressions: number; clicks: number; conversions: number; spend_usd: number; revenue_usd: number }>();
+    for (const row of rows.filter((event) => event.ivt_reason === null)) {
+      const sum = sums.get(row.creative_id) ?? { impressions: 0, clicks: 0, conversions: 0, spend_usd: 0, revenue_usd: 0 };
+      sum[`${row.type}s` as 'impressions' | 'clicks' | 'conversions'] += 1;
+      sum.spend_usd += row.cost_usd;
+      sum.revenue_usd += row.revenue_usd;
+      sums.set(row.creative_id, sum);
+    }
+    const report = await ctx.app.inject({
+      method: 'GET',
+      url: '/v1/advertiser/reporting/campaigns',
+      query: { breakdown: 'creative', date_from: d0, date_to: d(1) },
+      headers: { 'x-api-key': key },
+    });
+    const reported = report.json().data.map((row: Record<string, number | string>) => ({
+      creative_id: row.creative_id,
+      impressions: row.impressions,
+      clicks: row.clicks,
+      conversions: row.conversions,
+      spend_usd: row.spend_usd,
+      revenue_usd: row.revenue_usd,
+    }));
+    const round = (usd: number) => Math.round(usd * 1e6) / 1e6;
+    expect(reported).toEqual(
+      [...sums].map(([creativeId, sum]) => ({ creative_id: creativeId, ...sum, spend_usd: round(sum.spend_usd), revenue_usd: round(sum.revenue_usd) })),
+    );
+    expect(reported).toEqual([expect.objectContaining({ creative_id: creatives.card, conversions: 1, revenue_usd: 12.345679 })]);
   });
 
   it('answers an empty stream for a window without events', async () => {

@@ -90,6 +90,19 @@ describe('GET /v1/advertiser/campaigns/:id/line-items', () => {
     expect(data[1].creatives).toHaveLength(1);
   });
 
+  it.each(['limit=1', 'stauts=draft', 'offset=-1', 'x[]=1'])(
+    'answers 400 naming %s: the list is whole and takes no parameter, so none is ignored',
+    async (query) => {
+      const { api, campaignId } = await setup();
+      const response = await api('GET', `/v1/advertiser/campaigns/${campaignId}/line-items?${query}`);
+      expect(response.statusCode).toBe(400);
+      expect(response.json().error).toMatchObject({
+        code: 'bad_request',
+        details: [{ path: query.split('=')[0], message: 'unknown parameter' }],
+      });
+    },
+  );
+
   it('lists nothing for a campaign without line items', async () => {
     const { advertiser, api } = await setup();
     const campaign = await createCampaign(ctx, advertiser.key, advertiser.user.id);

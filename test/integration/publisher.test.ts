@@ -62,6 +62,15 @@ describe('GET /v1/publisher/placements', () => {
       history: [{ to: 'uncertified' }, { from: 'uncertified', to: 'certified', actor: 'operator' }],
     });
   });
+  it.each(['limit=1', 'certification=revoked', 'offset=-1'])(
+    'answers 400 naming %s: the list is whole and takes no parameter, so none is ignored',
+    async (query) => {
+      const publisher = await createPublisher(ctx);
+      const response = await asPublisher(publisher.token, 'GET', `/v1/publisher/placements?${query}`);
+      expect(response.statusCode).toBe(400);
+      expect(response.json().error).toMatchObject({ code: 'bad_request', details: [{ path: query.split('=')[0], message: 'unknown parameter' }] });
+    },
+  );
 });
 
 describe('POST /v1/publisher/integration-reviews', () => {

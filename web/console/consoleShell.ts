@@ -4,6 +4,7 @@ import { clearSession, loadSession, type Role, type Session } from './session.js
 import { useRoute } from './route.js';
 import type { Page } from './page.js';
 import { SignIn } from './signIn.js';
+import { lacking, may } from './keyPermissions.js';
 import { advertiserPages } from './advertiser/advertiserPages.js';
 import { operatorPages } from './operator/operatorPages.js';
 import { publisherPages } from './publisher/publisherPages.js';
@@ -16,7 +17,10 @@ export function Console() {
   if (!session) return html`<${SignIn} onSignedIn=${setSession} />`;
 
   const pages = pagesOf[session.role];
-  const page = pages.find((candidate) => candidate.name === route.page) ?? pages[0]!;
+  // No page named: the role's main page. A page named that the role does not have (a mistyped or
+  // another role's link) says so, rather than showing the main page under the wrong address.
+  const named = pages.find((candidate) => candidate.name === route.page);
+  const page = route.page === '' ? pages[0]! : named;
   const signOut = () => {
     clearSession();
     setSession(null);
@@ -28,16 +32,18 @@ export function Console() {
       <span class="brand">adsvc console</span>
       <nav aria-label="Pages">
         <ul>
-          ${pages.filter((candidate) => !candidate.hidden).map(
+          ${pages.filter((candidate) => !candidate.hidden && may(session, candidate.needs)).map(
             (candidate) => html`<li><a href=${`#/${candidate.name}`} aria-current=${candidate === page ? 'page' : undefined}>${candidate.title}</a></li>`,
           )}
         </ul>
       </nav>
-      <span class="who">Signed in as ${session.role}</span>
+      <span class="who">Signed in as ${session.role}${session.permissions && html` <span data-testid="key-permissions">(key: ${session.permissions.join(', ') || 'no permission'})</span>`}</span>
       <button type="button" class="secondary" onClick=${signOut}>Sign out</button>
     </header>
     <main id="main" tabindex="-1">
-      <h1>${page.title}</h1>
-      <${page.view} session=${session} route=${route} key=${page.name} />
+      ${page
+        ? html`<h1>${page.title}</h1>${may(session, page.needs) ? html`<${page.view} session=${session} route=${route} key=${page.name} />` : html`<p role="alert">${lacking[page.needs!]}</p>`}`
+        : html`<h1>Page not found</h1>
+          <p role="alert">There is no page <code>#/${route.page}</code> for the ${session.role}. Pick one above, or go to <a href=${`#/${pages[0]!.name}`}>${pages[0]!.title}</a>.</p>`}
     </main>`;
 }

@@ -1,5 +1,5 @@
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiFailure, query } from './api.js';
 import type { Session } from './session.js';
 
@@ -57,9 +57,25 @@ export function Pager({ list, label }: { list: PagedList<unknown>; label: string
   </nav>`;
 }
 
-/** A row's revoke button (an API key, a publisher token): calls the API, then lets the list reload. */
+/**
+ * A row's revoke button (an API key, a publisher token): calls the API, then lets the list reload.
+ * Asked twice: the first click shows, in the row, what revoking does and a "Yes, revoke"
+ * button (focused, so a keyboard user lands on the question) beside Cancel. A key or token is a
+ * live credential and a revocation cannot be undone, so a mis-click must not take an integration
+ * down. In-page rather than window.confirm: the console shows every answer and question in the
+ * page, where screen readers and the tests read them.
+ */
 export function RevokeButton({ label, run, onDone, onError }: { label: string; run(): Promise<unknown>; onDone(): void; onError(error: unknown): void }) {
+  const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
+  const confirm = useRef<HTMLButtonElement>(null);
+  const revoke = useRef<HTMLButtonElement>(null);
+  const asked = useRef(false);
+  useEffect(() => {
+    if (asking) confirm.current?.focus();
+    else if (asked.current) revoke.current?.focus();
+    asked.current = asking;
+  }, [asking]);
   async function click() {
     setBusy(true);
     try {
@@ -67,11 +83,17 @@ export function RevokeButton({ label, run, onDone, onError }: { label: string; r
       onDone();
     } catch (failure) {
       onError(failure instanceof ApiFailure ? failure : new ApiFailure(0, 'error', String(failure)));
+      setAsking(false);
     } finally {
       setBusy(false);
     }
   }
-  return html`<button type="button" class="secondary" aria-label=${label} disabled=${busy} onClick=${click}>Revoke</button>`;
+  if (!asking) return html`<button type="button" class="secondary" aria-label=${label} ref=${revoke} onClick=${() => setAsking(true)}>Revoke</button>`;
+  return html`<div class="confirm" role="group" aria-label=${label}>
+    <p>Revoke it? Whatever uses it stops working at once; this cannot be undone.</p>
+    <button type="button" ref=${confirm} disabled=${busy} onClick=${click}>Yes, revoke</button>
+    <button type="button" class="secondary" disabled=${busy} onClick=${() => setAsking(false)}>Cancel</button>
+  </div>`;
 }
 
 /** Where a listed secret stands: keys and tokens are never shown again, only whether they still work. */

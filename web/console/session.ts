@@ -1,9 +1,14 @@
 /** Who is signed in to this tab. Kept in sessionStorage only: gone when the tab closes, never in a cookie. */
 export type Role = 'advertiser' | 'publisher' | 'operator';
 
+/** An advertiser API key's permissions (openapi.yaml: ApiKey). */
+export type Permission = 'campaigns' | 'reporting';
+
 export interface Session {
   role: Role;
   secret: string;
+  /** An advertiser key's permissions, learnt at sign-in (keyPermissions.ts). */
+  permissions?: Permission[];
 }
 
 const STORAGE_KEY = 'adsvc.console.session';
@@ -12,7 +17,8 @@ const roles: readonly Role[] = ['advertiser', 'publisher', 'operator'];
 export function loadSession(): Session | null {
   try {
     const stored = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? 'null') as Partial<Session> | null;
-    if (stored && roles.includes(stored.role as Role) && typeof stored.secret === 'string') return stored as Session;
+    const permissionsRead = stored?.permissions === undefined || (Array.isArray(stored.permissions) && stored.permissions.every((item) => typeof item === 'string'));
+    if (stored && roles.includes(stored.role as Role) && typeof stored.secret === 'string' && permissionsRead) return stored as Session;
   } catch {
     // A value this console did not write: treat the tab as signed out.
   }

@@ -1,6 +1,7 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
+import { keyPermissions } from './keyPermissions.js';
 import { saveSession, type Role, type Session } from './session.js';
 import { ErrorMessage, Field } from './ui.js';
 
@@ -35,11 +36,12 @@ export function SignIn({ onSignedIn }: { onSignedIn(session: Session): void }) {
 
   async function submit(event: Event) {
     event.preventDefault();
-    const session = { role, secret: secret.trim() };
+    const session: Session = { role, secret: secret.trim() };
     setBusy(true);
     setError(null);
     try {
       await api(session, 'GET', info.check);
+      if (role === 'advertiser') session.permissions = await keyPermissions(session);
       saveSession(session);
       onSignedIn(session);
     } catch (failure) {

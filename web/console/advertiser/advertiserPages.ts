@@ -6,7 +6,7 @@ import { ReportPage } from './reportPage.js';
 
 export const advertiserPages: Page[] = [
   { name: 'campaigns', title: 'Campaigns', view: CampaignsPage },
-  { name: 'compose', title: 'New campaign', view: ComposePage },
+  { name: 'compose', title: 'New campaign', needs: 'campaigns', view: ComposePage },
   { name: 'campaign', title: 'Campaign', hidden: true, view: CampaignPage },
-  { name: 'report', title: 'Reports', view: ReportPage },
+  { name: 'report', title: 'Reports', needs: 'reporting', view: ReportPage },
 ];

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { Route } from '../route.js';
 import type { Session } from '../session.js';
+import { lacking, may } from '../keyPermissions.js';
 import { ErrorMessage, Field, Notice, Select } from '../ui.js';
 import type { Campaign, LineItem } from './advertiserApi.js';
 import { readAmounts } from '../amountInput.js';
@@ -184,24 +185,26 @@ export function CampaignPage({ session, route }: { session: Session; route: Rout
 
   if (!detail) return html`<${ErrorMessage} error=${error} />${!error && html`<p role="status">Loading…</p>`}`;
   const { campaign, line_items } = detail;
+  const canEdit = may(session, 'campaigns');
   return html`
     <h2 ref=${heading} tabindex="-1">${campaign.name}</h2>
     <p>Brand ${campaign.brand_name} · status <span class=${`status status-${campaign.status}`} data-testid="campaign-status">${campaign.status}</span></p>
     <div class="actions">
-      ${campaign.status === 'paused' && html`<button type="button" onClick=${() => setStatus('active')}>Activate campaign</button>`}
-      ${campaign.status === 'active' && html`<button type="button" class="secondary" onClick=${() => setStatus('paused')}>Pause campaign</button>`}
-      <a href=${`#/report?campaign=${campaign.id}`}>Report</a>
+      ${campaign.status === 'paused' && canEdit && html`<button type="button" onClick=${() => setStatus('active')}>Activate campaign</button>`}
+      ${campaign.status === 'active' && canEdit && html`<button type="button" class="secondary" onClick=${() => setStatus('paused')}>Pause campaign</button>`}
+      ${may(session, 'reporting') && html`<a href=${`#/report?campaign=${campaign.id}`}>Report</a>`}
     </div>
+    ${!canEdit && html`<p class="hint">${lacking.campaigns}</p>`}
     <${ErrorMessage} error=${error} />
     ${line_items.map((item) => html`<section key=${item.id} aria-labelledby=${`li-${item.id}`}>
       <h2 id=${`li-${item.id}`}>Line item: ${item.title} <span class=${`status status-${item.status}`}>${item.status}</span></h2>
-      <div class="grid">
+      ${canEdit && html`<div class="grid">
         <${BudgetForm} item=${item} save=${save} />
         <${BidsForm} item=${item} save=${save} />
       </div>
-      <${TargetingForm} item=${item} save=${save} />
+      <${TargetingForm} item=${item} save=${save} />`}
       <h3>Creatives</h3>
       <ul>${item.creatives.map((creative) => html`<li key=${creative.id}><strong>${creative.title}</strong> — ${creative.body} <em>${creative.cta}</em> → ${creative.destination_url}</li>`)}</ul>
-      <${CreativeForm} item=${item} save=${save} />
+      ${canEdit && html`<${CreativeForm} item=${item} save=${save} />`}
     </section>`)}`;
 }

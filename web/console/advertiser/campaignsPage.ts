@@ -2,6 +2,7 @@ import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiFailure, query } from '../api.js';
 import type { Session } from '../session.js';
+import { lacking, may } from '../keyPermissions.js';
 import { ErrorMessage, usd } from '../ui.js';
 import { Pager, usePagedList } from '../pagedList.js';
 import { todayUtc, type Campaign, type CampaignRow, type LineItem } from './advertiserApi.js';
@@ -117,7 +118,8 @@ export function CampaignsPage({ session }: { session: Session }) {
   }
 
   return html`
-    <p class="actions"><a href="#/compose">Create a campaign</a> <a href="#/report">Reports</a></p>
+    <p class="actions">${may(session, 'campaigns') && html`<a href="#/compose">Create a campaign</a>`} ${may(session, 'reporting') && html`<a href="#/report">Reports</a>`}</p>
+    ${!may(session, 'campaigns') && html`<p class="hint" id="campaigns-permission">${lacking.campaigns}</p>`}
     <${ErrorMessage} error=${error} />
     <${ErrorMessage} error=${list.error} />
     ${loading && !slow && html`<p role="status">Loading campaigns…</p>`}
@@ -125,7 +127,7 @@ export function CampaignsPage({ session }: { session: Session }) {
       <p>The service has not answered in ${LOADING_TIMEOUT_MS / 1000} seconds.</p>
       <button type="button" onClick=${() => setReload((count) => count + 1)}>Retry</button>
     </div>`}
-    ${shown?.length === 0 && list.pageNumber === 1 && html`<p>No campaigns yet. <a href="#/compose">Create the first one</a>.</p>`}
+    ${shown?.length === 0 && list.pageNumber === 1 && html`<p>No campaigns yet.${may(session, 'campaigns') && html` <a href="#/compose">Create the first one</a>.`}</p>`}
     ${shown && shown.length > 0 && html`<div class="table-wrap"><table aria-label="Campaigns">
       <caption class="hint">Oldest first, ${CAMPAIGNS_PER_PAGE} a page. Spend is today's (UTC) in USD; budgets are per line item in their own currency.</caption>
       <thead><tr><th scope="col">Campaign</th><th scope="col">Status</th><th scope="col" class="num">Spent today</th><th scope="col">Daily budget</th><th scope="col">Line items</th><th scope="col">Actions</th></tr></thead>
@@ -136,9 +138,9 @@ export function CampaignsPage({ session }: { session: Session }) {
         <td>${budgetText(lineItems)}</td>
         <td>${lineItems.length}</td>
         <td><div class="actions">
-          ${campaign.status === 'paused' && html`<button type="button" onClick=${() => setStatus(campaign, 'active')} aria-label=${`Activate ${campaign.name}`}>Activate</button>`}
-          ${campaign.status === 'active' && html`<button type="button" class="secondary" onClick=${() => setStatus(campaign, 'paused')} aria-label=${`Pause ${campaign.name}`}>Pause</button>`}
-          <a href=${`#/report?campaign=${campaign.id}`}>Report<span class="visually-hidden"> for ${campaign.name}</span></a>
+          ${campaign.status === 'paused' && html`<button type="button" disabled=${!may(session, 'campaigns')} aria-describedby=${may(session, 'campaigns') ? undefined : 'campaigns-permission'} onClick=${() => setStatus(campaign, 'active')} aria-label=${`Activate ${campaign.name}`}>Activate</button>`}
+          ${campaign.status === 'active' && html`<button type="button" class="secondary" disabled=${!may(session, 'campaigns')} aria-describedby=${may(session, 'campaigns') ? undefined : 'campaigns-permission'} onClick=${() => setStatus(campaign, 'paused')} aria-label=${`Pause ${campaign.name}`}>Pause</button>`}
+          ${may(session, 'reporting') && html`<a href=${`#/report?campaign=${campaign.id}`}>Report<span class="visually-hidden"> for ${campaign.name}</span></a>`}
         </div></td>
       </tr>`)}</tbody>
     </table></div>`}

@@ -1,6 +1,6 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, ApiFailure } from '../api.js';
 import { go } from '../route.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, Field, Select } from '../ui.js';
@@ -15,17 +15,42 @@ const initial = {
   keywords: '', placements: '', title: '', body: '', cta: '', destination_url: '', image_url: '',
 };
 type Form = typeof initial;
+type AmountPath = 'line_item.budget.daily' | 'line_item.bids.bid_value';
+const amountPaths: readonly string[] = ['line_item.budget.daily', 'line_item.bids.bid_value'];
+
+function typedAmounts(form: Form): Partial<Record<AmountPath, string>> {
+  return {
+    ...(form.daily.trim() !== '' ? { 'line_item.budget.daily': form.daily } : {}),
+    ...(form.bid_value.trim() !== '' ? { 'line_item.bids.bid_value': form.bid_value } : {}),
+  };
+}
+
+/**
+ * Compose's body, or, when an amount cannot be read, every problem at once: the amounts' (from this
+ * form) and the other fields' (from POST .../validate, asked with 1 standing in for each amount, which
+ * stores nothing), so that an empty name or a javascript: URL is not shown only on a second submit.
+ */
+async function composeOrProblems(session: Session, form: Form) {
+  const typed = typedAmounts(form);
+  try {
+    return composeBody(form, readAmounts(typed));
+  } catch (failure) {
+    if (!(failure instanceof ApiFailure)) throw failure;
+    const standIns = Object.fromEntries(Object.keys(typed).map((path) => [path, 1]));
+    const others = await api(session, 'POST', '/v1/advertiser/campaigns/validate', composeBody(form, standIns)).then(
+      () => [],
+      (answer: unknown) => (answer instanceof ApiFailure && answer.status === 422 ? answer.details.filter((detail) => !amountPaths.includes(detail.path)) : []),
+    );
+    throw new ApiFailure(0, 'validation_error', failure.message, [...failure.details, ...others]);
+  }
+}
 
 /**
  * The compose body: only what was filled in, so that the API's rules (not this form's) decide.
- * Amounts are read first (a decimal comma is fine); one that cannot be read stops here with its
- * message beside the field, rather than going out as text the API would refuse in zod's words.
+ * Amounts are read first (a decimal comma is fine); one that cannot be read is never sent as text
+ * the API would refuse in zod's words: `amounts` stands in for every amount (see submit).
  */
-function composeBody(form: Form) {
-  const amounts = readAmounts({
-    ...(form.daily.trim() !== '' ? { 'line_item.budget.daily': form.daily } : {}),
-    ...(form.bid_value.trim() !== '' ? { 'line_item.bids.bid_value': form.bid_value } : {}),
-  });
+function composeBody(form: Form, amounts: Partial<Record<AmountPath, number>>) {
   const keywords = listOf(form.keywords);
   const placements = listOf(form.placements);
   const creativeTyped = [form.title, form.body, form.cta, form.destination_url, form.image_url].some((value) => value.trim() !== '');
@@ -94,7 +119,8 @@ export function ComposePage({ session }: { session: Session }) {
     setBusy(true);
     setError(null);
     try {
-      const created = await api<{ data: { campaign: { id: string } } }>(session, 'POST', '/v1/advertiser/campaigns/compose', composeBody(form));
+      const body = await composeOrProblems(session, form);
+      const created = await api<{ data: { campaign: { id: string } } }>(session, 'POST', '/v1/advertiser/campaigns/compose', body);
       go('campaign', { id: created.data.campaign.id });
     } catch (failure) {
       setError(failure);

@@ -170,7 +170,7 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
       <div class="actions"><button type="button" class="secondary" onClick=${() => download('daily', 'daily-report')}>Download daily CSV</button></div>
       <div class="table-wrap"><table aria-label="Metrics by day">
         <thead><tr><th scope="col">Day (UTC)</th><${MetricHeaders} /></tr></thead>
-        <tbody>${report.daily.map((row) => html`<tr><th scope="row">${row.date}</th><${MetricCells} row=${row} /></tr>`)}</tbody>
+        <tbody>${report.daily.map((row) => html`<tr><th scope="row" class="date">${row.date}</th><${MetricCells} row=${row} /></tr>`)}</tbody>
       </table></div>
       <h2>By ${breakdownLabel}</h2>
       <div class="grid"><${Select} label="Break down by" value=${applied.breakdown} onInput=${chooseBreakdown} options=${breakdowns} /></div>

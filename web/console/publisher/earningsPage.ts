@@ -28,15 +28,18 @@ interface PlacementEarningsRow {
 const count = (value: number) => value.toLocaleString('en-US');
 const percent = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: 2 }) + ' %';
 
-/** The columns after the placement, in the order shown: title and how a row's value reads. */
+/**
+ * The columns after the placement, in the order shown: title and how a row's value reads. Earnings
+ * first, the page's main figure, so that a phone's width shows it beside the placement.
+ */
 const columns: readonly (readonly [string, (row: PlacementEarningsRow) => string])[] = [
-  ['Requests', (row) => count(row.requests)],
-  ['Fill rate', (row) => percent(row.fill_rate)],
+  ['Earnings (USD)', (row) => usd(row.earnings_usd)],
+  ['eCPM (USD)', (row) => usd(row.ecpm_usd)],
   ['Impressions', (row) => count(row.impressions)],
   ['Clicks', (row) => count(row.clicks)],
   ['CTR', (row) => percent(row.ctr)],
-  ['Earnings (USD)', (row) => usd(row.earnings_usd)],
-  ['eCPM (USD)', (row) => usd(row.ecpm_usd)],
+  ['Requests', (row) => count(row.requests)],
+  ['Fill rate', (row) => percent(row.fill_rate)],
   ['Invalid impressions', (row) => count(row.invalid_impressions)],
 ];
 
@@ -84,7 +87,9 @@ export function EarningsPage({ session, route }: { session: Session; route: Rout
         <${Field} label="To (UTC day, included)" type="date" value=${to} onInput=${setTo} path="date_to" error=${error} />
       </div>
       <p id="earnings-rule" class="hint">A report covers at most ${MAX_WINDOW_DAYS} days. Earnings are your share of the valid spend on
-        your placements; invalid traffic (bots, data centers…) earns nothing and is counted apart. New traffic shows within a few seconds.</p>
+        your placements; invalid traffic (bots, data centers…) earns nothing and is counted apart. New traffic shows within a few seconds.
+        Today is not final: a day is earned at one share, so when your operator changes your revenue share from today, all of today's
+        earnings, those already shown included, move to the new share (earlier days never change).</p>
       ${windowProblem && html`<p class="field-error" role="alert">${windowProblem}</p>`}
       <button type="submit" disabled=${Boolean(windowProblem)}>Show earnings</button>
     </form>
