@@ -22,7 +22,7 @@ export interface DirectServeOptions {
   answer(input: unknown, publisherId: string): object | string;
   /** Records the answer in the request-duration histogram, as the app's onResponse hook does. */
   observe(statusCode: number, seconds: number): void;
-  /** False while the app closes (fastify answers 503 then) or while requests are logged (fastify logs each). */
+  /** False while requests are logged (fastify logs each). */
   taking(): boolean;
   log: FastifyBaseLogger;
 }
@@ -36,7 +36,7 @@ export interface DirectServeOptions {
  * objects, hooks, the body's content-type lookup, serialization): 52 -> 44 us of main-thread CPU a
  * serve under load (bench/README.md, "Serve: session 27"). Everything else, a missing or unknown token,
  * another content type, a chunked or too large body, goes to the fastify route untouched, which
- * answers it as the contract says; so does every request while the app closes or logs requests.
+ * answers it as the contract says; so does every request while the app logs requests.
  */
 export function directServe(options: DirectServeOptions): DirectRoute {
   return (request, response) => {

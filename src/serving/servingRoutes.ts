@@ -241,11 +241,6 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   };
 
   // The usual serve skips fastify's routing and lifecycle (directServe.ts); the route below answers the rest.
-  let closing = false;
-  app.addHook('preClose', (done) => {
-    closing = true;
-    done();
-  });
   answerBeforeFastify(
     app,
     directServe({
@@ -254,7 +249,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       publisherOf: (token) => publisherOfToken(refresher.current, token),
       answer: answerServe,
       observe: (statusCode, seconds) => metrics.httpDuration.observe(SERVE_PATH, 'POST', statusCode, seconds),
-      taking: () => !closing && !logsRequests(app.log),
+      taking: () => !logsRequests(app.log),
       log,
     }),
   );

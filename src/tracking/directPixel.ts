@@ -27,8 +27,6 @@ export interface DirectPixelOptions {
   track(token: string, address: string, headers: IncomingHttpHeaders, answer: (error?: unknown) => void): void;
   /** Records the answer in the request-duration histogram, as the app's onResponse hook does. */
   observe(statusCode: number, seconds: number): void;
-  /** False while the app closes: fastify answers 503 and closes the connection then. */
-  taking(): boolean;
   log: FastifyBaseLogger;
 }
 
@@ -41,12 +39,11 @@ export interface DirectPixelOptions {
  * with 503 and Retry-After when the event cannot be kept, with the same request-duration
  * observation. Only the framework's work goes (routing, request and reply objects, the onSend
  * and onResponse hooks, the reply's header handling), and the GIF goes out in the headers' write.
- * Every other request, a HEAD, a token with other characters, and every request while the app
- * closes, goes to the fastify route untouched.
+ * Every other request, a HEAD or a token with other characters, goes to the fastify route untouched.
  */
 export function directPixel(options: DirectPixelOptions): DirectRoute {
   return (request, response) => {
-    if (request.method !== 'GET' || !options.taking()) return false;
+    if (request.method !== 'GET') return false;
     const token = tokenOf(request.url!);
     if (token === undefined) return false;
     const address = options.clientAddress(request);

@@ -51,18 +51,12 @@ export async function trackingLinkRoutes(app: FastifyInstance, { db, indexedDest
     tracker.trackImpression(token, readLinkRequest(traffic, address, headers), nowMs, answer);
   }
   // The usual pixel skips fastify's routing and lifecycle (directPixel.ts); the route below answers the rest.
-  let closing = false;
-  app.addHook('preClose', (done) => {
-    closing = true;
-    done();
-  });
   answerBeforeFastify(
     app,
     directPixel({
       clientAddress,
       track: trackPixel,
       observe: (statusCode, seconds) => observe(IMPRESSION_ROUTE, 'GET', statusCode, seconds),
-      taking: () => !closing,
       log: app.log,
     }),
   );
