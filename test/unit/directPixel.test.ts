@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import Fastify from 'fastify';
 import { ApiError } from '../../src/http/errors.js';
+import { EventStoreUnavailableError } from '../../src/store/clickhouseUnavailable.js';
 import { directPixel } from '../../src/tracking/directPixel.js';
 import { TRANSPARENT_GIF } from '../../src/tracking/transparentGif.js';
 
@@ -24,6 +25,7 @@ beforeAll(async () => {
       tracked.push({ token, address: clientAddress });
       if (token === 'full') throw new ApiError('unavailable', 'event buffer is full; retry later');
       if (token === 'bug') throw new Error('a bug');
+      if (token === 'storeDown') throw new EventStoreUnavailableError(new Error('connect ECONNREFUSED'));
       if (token === 'twice') {
         answer();
         answer(new ApiError('unavailable', 'too late'));
@@ -75,6 +77,13 @@ describe('directPixel', () => {
       expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(JSON.parse(answer.body.toString('utf8'))).toEqual({ error: { code: 'unavailable', message: expect.any(String) } });
     }
+  });
+
+  it("answers any other error as the app's error handler does: a store that cannot be reached is 503 with Retry-After, not 500", async () => {
+    const answer = await get('/v1/t/i/storeDown');
+    expect(answer.status).toBe(503);
+    expect(answer.headers['retry-after']).toBe('5');
+    expect(JSON.parse(answer.body.toString('utf8'))).toEqual({ error: { code: 'unavailable', message: 'the event store is unavailable; retry later' } });
   });
 
   it('answers 500 in the envelope for anything else thrown, and only the first of two answers', async () => {
