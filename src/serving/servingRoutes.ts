@@ -248,7 +248,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       readJsonBody: jsonBodyReader(app),
       publisherOf: (token) => publisherOfToken(refresher.current, token),
       answer: answerServe,
-      observe: (statusCode, seconds) => metrics.httpDuration.observe(SERVE_PATH, 'POST', statusCode, seconds),
+      observe: metrics.httpDuration.observerOf(SERVE_PATH, 'POST'),
       taking: () => !logsRequests(app.log),
       log,
     }),
