@@ -6,7 +6,7 @@ import { keptWindowReach } from '../src/reporting/reachWindows.js';
 import { reachOver } from '../src/reporting/reachBlocks.js';
 import { KeptReachWrites } from '../src/reporting/keptReachWrites.js';
 import { rollupSums } from '../src/reporting/rollupSums.js';
-import { addDays } from '../src/reporting/utcDate.js';
+import { addDays } from '../src/utcDays.js';
 import { withStores } from './benchStores.js';
 import { DAYS, generateEventSpan, usersOf } from './eventGenerator.js';
 import { summarizeLatencies, timeSequential } from './latencyStats.js';

@@ -7,7 +7,7 @@ import { organizationCampaigns } from '../src/reporting/reportCampaigns.js';
 import { reachOver } from '../src/reporting/reachBlocks.js';
 import { KeptReachWrites } from '../src/reporting/keptReachWrites.js';
 import { rollupSums } from '../src/reporting/rollupSums.js';
-import { addDays } from '../src/reporting/utcDate.js';
+import { addDays } from '../src/utcDays.js';
 import type { ReportRequest } from '../src/reporting/reportRequest.js';
 import { withStores } from './benchStores.js';
 import { DAYS } from './eventGenerator.js';

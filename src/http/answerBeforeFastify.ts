@@ -9,16 +9,23 @@ export type DirectRoute = (request: IncomingMessage, response: ServerResponse) =
  * fastify's own handler when it declines. For a route whose framework cost matters more than
  * anything it does (POST /v1/serve: see directServe.ts; the impression pixel: directPixel.ts); a
  * later call puts its route in front of the earlier ones. The server stays the one fastify made,
- * with its timeouts, keep-alive and close handling. `app.inject()` does not go through the server,
- * so injected requests always reach fastify's routes.
+ * with its timeouts, keep-alive and close handling; once the app closes, every request goes to
+ * fastify, which answers 503 and closes the connection (a request on a busy keep-alive connection
+ * still arrives then). `app.inject()` does not go through the server, so injected requests always
+ * reach fastify's routes.
  */
 export function answerBeforeFastify(app: FastifyInstance, route: DirectRoute): void {
   const server = app.server;
   const handlers = server.listeners('request') as Array<(request: IncomingMessage, response: ServerResponse) => void>;
   if (handlers.length !== 1) throw new Error(`expected one request handler on the server (fastify's, or an earlier direct route's), found ${handlers.length}`);
   const fastifyHandler = handlers[0]!;
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   server.removeListener('request', fastifyHandler);
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    if (!route(request, response)) fastifyHandler(request, response);
+    if (closing || !route(request, response)) fastifyHandler(request, response);
   });
 }

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { StoreUnavailableError } from '../store/storeUnavailable.js';
 import { EventStoreUnavailableError } from '../store/clickhouseUnavailable.js';
@@ -88,45 +88,52 @@ export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknow
 /** What a 503 unavailable asks the client to wait: spool space, the event buffer and a store come back in seconds. */
 export const RETRY_AFTER_SECONDS = '5';
 
+/** An error's answer: its status and envelope. */
+interface ErrorResponse {
+  status: number;
+  body: ReturnType<typeof errorBody>;
+}
+
 /**
- * The one place errors become responses: ApiError as given; fastify's own errors mapped to the
- * spec's codes (malformed JSON 400, body too large 413); anything else 500 with no internals.
+ * The one place errors become responses, for fastify's error handler and the routes answered before
+ * fastify alike: ApiError as given; a store that cannot be reached 503; fastify's own errors mapped
+ * to the spec's codes (malformed JSON 400, body too large 413); anything else 500 with no internals.
+ * A 503 goes out with Retry-After (RETRY_AFTER_SECONDS). `log` is the request's logger, asked only
+ * when something is logged.
  */
+export function errorResponse(error: unknown, log: () => FastifyBaseLogger): ErrorResponse {
+  if (error instanceof ApiError) return { status: error.status, body: errorBody(error.code, error.message, error.details) };
+  if (error instanceof StoreUnavailableError) {
+    log().warn({ err: error.cause }, 'Postgres is unavailable; answered 503');
+    return { status: 503, body: errorBody('unavailable', 'the database is unavailable; retry later') };
+  }
+  if (error instanceof EventStoreUnavailableError) {
+    log().warn({ err: error.cause }, 'ClickHouse is unavailable; answered 503');
+    return { status: 503, body: errorBody('unavailable', 'the event store is unavailable; retry later') };
+  }
+  if (error instanceof z.ZodError) return { status: 422, body: errorBody('validation_error', 'request is invalid', zodDetails(error)) };
+  const fastifyError: Partial<FastifyError> = typeof error === 'object' && error !== null ? error : {};
+  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, body: errorBody('payload_too_large', 'request body is too large') };
+  if (fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return { status: 415, body: errorBody('unsupported_media_type', 'send bodies as application/json') };
+  if (fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fastifyError.statusCode === 400 || error instanceof SyntaxError) {
+    return { status: 400, body: errorBody('bad_request', 'request body is not valid JSON') };
+  }
+  if (fastifyError.statusCode !== undefined && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return { status: 400, body: errorBody('bad_request', String(fastifyError.message)) };
+  }
+  log().error({ err: error }, 'request failed');
+  return { status: 500, body: errorBody('internal_error', 'internal error') };
+}
+
+/** Turns every error of the app's routes into its response (errorResponse); answers 404 for a route that does not exist. */
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+  app.setErrorHandler((error, request, reply) => {
     // Answered before the body was read (auth failed in onRequest, say): close the connection rather
     // than wait for the rest of a body nobody will look at, however slowly it comes.
     if (!request.raw.complete) reply.header('connection', 'close');
-    if (error instanceof ApiError) {
-      if (error.code === 'unavailable') reply.header('retry-after', RETRY_AFTER_SECONDS);
-      return reply.code(error.status).send(errorBody(error.code, error.message, error.details));
-    }
-    if (error instanceof StoreUnavailableError) {
-      request.log.warn({ err: error.cause }, 'Postgres is unavailable; answered 503');
-      return reply.code(503).header('retry-after', RETRY_AFTER_SECONDS).send(errorBody('unavailable', 'the database is unavailable; retry later'));
-    }
-    if (error instanceof EventStoreUnavailableError) {
-      request.log.warn({ err: error.cause }, 'ClickHouse is unavailable; answered 503');
-      return reply.code(503).header('retry-after', RETRY_AFTER_SECONDS).send(errorBody('unavailable', 'the event store is unavailable; retry later'));
-    }
-    if (error instanceof z.ZodError) {
-      return reply.code(422).send(errorBody('validation_error', 'request is invalid', zodDetails(error)));
-    }
-    const fastifyCode = error.code;
-    if (fastifyCode === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.code(413).send(errorBody('payload_too_large', 'request body is too large'));
-    }
-    if (fastifyCode === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return reply.code(415).send(errorBody('unsupported_media_type', 'send bodies as application/json'));
-    }
-    if (fastifyCode === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error.statusCode === 400 || error instanceof SyntaxError) {
-      return reply.code(400).send(errorBody('bad_request', 'request body is not valid JSON'));
-    }
-    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-      return reply.code(400).send(errorBody('bad_request', error.message));
-    }
-    request.log.error({ err: error }, 'request failed');
-    return reply.code(500).send(errorBody('internal_error', 'internal error'));
+    const { status, body } = errorResponse(error, () => request.log);
+    if (status === 503) reply.header('retry-after', RETRY_AFTER_SECONDS);
+    return reply.code(status).send(body);
   });
 
   const answerNotFound = async (request: FastifyRequest, reply: FastifyReply) => {

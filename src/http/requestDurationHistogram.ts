@@ -47,6 +47,11 @@ export class RequestDurationHistogram {
     series.count += 1;
   }
 
+  /** observe() for one route and method: how a route answered before fastify (answerBeforeFastify.ts) records its answers, as the app's onResponse hook does. */
+  observerOf(route: string, method: string): (statusCode: number, seconds: number) => void {
+    return (statusCode, seconds) => this.observe(route, method, statusCode, seconds);
+  }
+
   /** What the registry writes into /metrics: prom-client's MetricObjectWithValues, as its Histogram answers it. */
   getForPromString() {
     const values: Array<{ labels: Record<string, string | number>; sharedLabels: Series['labels'] | Record<string, never>; value: number; metricName: string }> = [];

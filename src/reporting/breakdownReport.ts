@@ -6,7 +6,7 @@ import { deletedCampaignsWithEvents } from './deletedCampaigns.js';
 import { addSums, performanceMetricNames, performanceMetrics, ZERO_SUMS, type PerformanceMetrics } from './performanceMetrics.js';
 import { breakdownSums, type BreakdownDimension, type BreakdownSums } from './breakdownRollup.js';
 import { creativeTitles, lineItemTitles, placementNames } from './breakdownNames.js';
-import { eachDate } from './utcDate.js';
+import { eachDate } from '../utcDays.js';
 import { reachOver, type ReachStores } from './reachBlocks.js';
 
 type Stores = { db: SqlExecutor; ch: ClickHouse };

@@ -12,7 +12,7 @@ import {
   type PerformanceMetrics,
 } from './performanceMetrics.js';
 import { rollupSums } from './rollupSums.js';
-import { eachDate } from './utcDate.js';
+import { eachDate } from '../utcDays.js';
 
 export interface DailyRow extends PerformanceMetrics {
   date: string;

@@ -1,4 +1,4 @@
-import { addDays, daysBetween } from './utcDate.js';
+import { addDays, daysBetween } from '../utcDays.js';
 
 /** The block lengths of reach_blocks_v1 and breakdown_blocks_v1 (clickhouse/0008, 0009), longest first. */
 const SPANS = [64, 32, 16, 8, 4, 2, 1] as const;

@@ -3,7 +3,7 @@ import type { ClickHouse } from '../store/clickhouse.js';
 import { roundedQuotient } from './performanceMetrics.js';
 import { placementDayServes, placementDaySums } from './placementRollup.js';
 import { revenueShareSchedules, SHARE_SCALE, shareOn } from './revenueShares.js';
-import { eachDate } from './utcDate.js';
+import { eachDate } from '../utcDays.js';
 
 /** The platform's totals of one UTC day, over every publisher and advertiser. */
 export interface OperatorDailyRow {

@@ -3,7 +3,7 @@ import type { ClickHouse } from '../store/clickhouse.js';
 import { addPublisherSums, publisherMetricNames, publisherMetrics, ZERO_PUBLISHER_SUMS, type PublisherMetrics, type PublisherSums } from './publisherMetrics.js';
 import { placementDayServes, placementDaySums } from './placementRollup.js';
 import { revenueShareSchedules, shareOn } from './revenueShares.js';
-import { eachDate } from './utcDate.js';
+import { eachDate } from '../utcDays.js';
 
 type Stores = { db: SqlExecutor; ch: ClickHouse };
 

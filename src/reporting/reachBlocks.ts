@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
 import { blockParams, dayBlocks } from './dayBlocks.js';
 import { CAMPAIGN_IDS_PER_QUERY } from './reportCampaigns.js';
-import { addDays, todayUtc } from './utcDate.js';
+import { addDays, todayUtc } from '../utcDays.js';
 import { keptTodayFigures, keptWindowReach, type KeyCount, type KeyReach, type ReachLevel, type TodayWindow } from './reachWindows.js';
 import type { KeptReachWrites } from './keptReachWrites.js';
 

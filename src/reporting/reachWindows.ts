@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
 import { blockParams, dayBlocks } from './dayBlocks.js';
-import { addDays } from './utcDate.js';
+import { addDays } from '../utcDays.js';
 
 export type ReachLevel = 'campaign' | 'line_item';
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
 import { queryDetails, queryParams, type QuerySchema } from '../http/queryParams.js';
 import { cursorParam, refineOneStart } from '../http/keysetPaging.js';
-import { addDays, daysBetween, isCalendarDate, todayUtc } from './utcDate.js';
+import { addDays, daysBetween, isCalendarDate, todayUtc } from '../utcDays.js';
 
 /** The spec's limits. The window is date_to minus date_from in days, the spec's own measure (see docs/reporting.md). */
 const MAX_WINDOW_DAYS = 92;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isCalendarDate, todayUtc } from './utcDate.js';
+import { isCalendarDate, todayUtc } from '../utcDays.js';
 
 /** PUT /v1/admin/publishers/{publisher_id}/revenue-share. */
 export const revenueShareBody = z.object({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { TrackedEvent } from '../tracking/trackedEvent.js';
 import type { DeliveryStats } from './expectedValue.js';
-import { MS_PER_DAY } from '../utcDays.js';
+import { MS_PER_DAY, utcDate } from '../utcDays.js';
 
 /** How far back CTR and CVR are learned from: long enough for evidence, short enough to follow change. */
 const LEARNING_WINDOW_DAYS = 30;
@@ -75,7 +75,7 @@ export class DeliveryLearning {
                      toString(sum(clicks)) AS click_count, toString(sum(conversions)) AS conversion_count
               FROM daily_stats_v1 WHERE day >= {since:Date}
               GROUP BY line_item_id`,
-      query_params: { since: new Date(now - (LEARNING_WINDOW_DAYS - 1) * MS_PER_DAY).toISOString().slice(0, 10) },
+      query_params: { since: utcDate(now - (LEARNING_WINDOW_DAYS - 1) * MS_PER_DAY) },
       format: 'JSONEachRow',
     });
     const learned = new Map<string, DeliveryStats>();

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { DirectRoute } from '../http/answerBeforeFastify.js';
 import { bearerTokenIn } from '../http/bearerToken.js';
 import { atEndOfTurn } from '../http/endOfTurn.js';
-import { ApiError, errorBody, RETRY_AFTER_SECONDS } from '../http/errors.js';
+import { errorResponse, RETRY_AFTER_SECONDS } from '../http/errors.js';
 import type { JsonBodyReader } from '../http/jsonBody.js';
 import { requestIdOf } from '../http/requestId.js';
 
@@ -22,7 +22,7 @@ export interface DirectServeOptions {
   answer(input: unknown, publisherId: string): object | string;
   /** Records the answer in the request-duration histogram, as the app's onResponse hook does. */
   observe(statusCode: number, seconds: number): void;
-  /** False while the app closes (fastify answers 503 then) or while requests are logged (fastify logs each). */
+  /** False while requests are logged (fastify logs each). */
   taking(): boolean;
   log: FastifyBaseLogger;
 }
@@ -36,7 +36,7 @@ export interface DirectServeOptions {
  * objects, hooks, the body's content-type lookup, serialization): 52 -> 44 us of main-thread CPU a
  * serve under load (bench/README.md, "Serve: session 27"). Everything else, a missing or unknown token,
  * another content type, a chunked or too large body, goes to the fastify route untouched, which
- * answers it as the contract says; so does every request while the app closes or logs requests.
+ * answers it as the contract says; so does every request while the app logs requests.
  */
 export function directServe(options: DirectServeOptions): DirectRoute {
   return (request, response) => {
@@ -59,7 +59,8 @@ export function directServe(options: DirectServeOptions): DirectRoute {
         payload = typeof answer === 'string' ? answer : JSON.stringify(answer);
       } catch (error) {
         // Errors are answered at once, as the fastify route's error handler does.
-        send(response, requestId, errorStatus(error, options.log, requestId), errorPayload(error), started, options);
+        const { status, body } = errorResponse(error, () => options.log.child({ reqId: requestId }));
+        send(response, requestId, status, JSON.stringify(body), started, options);
         return;
       }
       // Written together with the other answers of this event-loop turn: see atEndOfTurn.
@@ -106,14 +107,4 @@ function send(response: ServerResponse, requestId: string, status: number, paylo
     return;
   }
   options.observe(status, (performance.now() - started) / 1000);
-}
-
-function errorStatus(error: unknown, log: FastifyBaseLogger, requestId: string): number {
-  if (error instanceof ApiError) return error.status;
-  log.child({ reqId: requestId }).error({ err: error }, 'request failed');
-  return 500;
-}
-
-function errorPayload(error: unknown): string {
-  return JSON.stringify(error instanceof ApiError ? errorBody(error.code, error.message, error.details) : errorBody('internal_error', 'internal error'));
 }

@@ -2,7 +2,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, u
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ClickHouse } from '../store/clickhouse.js';
-import { MS_PER_DAY, utcDay } from '../utcDays.js';
+import { MS_PER_DAY, utcDay, utcDate } from '../utcDays.js';
 
 interface Counts {
   requests: number;
@@ -68,7 +68,7 @@ export class ServeCounts {
     this.counts = new Map();
     let lines = '';
     for (const [day, placements] of counts) {
-      const date = new Date(day * MS_PER_DAY).toISOString().slice(0, 10);
+      const date = utcDate(day * MS_PER_DAY);
       for (const [placementId, { requests, filled }] of placements) {
         lines += `${JSON.stringify({ day: date, placement_id: placementId, requests, filled })}\n`;
       }

@@ -240,11 +240,6 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   };
 
   // The usual serve skips fastify's routing and lifecycle (directServe.ts); the route below answers the rest.
-  let closing = false;
-  app.addHook('preClose', (done) => {
-    closing = true;
-    done();
-  });
   answerBeforeFastify(
     app,
     directServe({
@@ -252,8 +247,8 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       readJsonBody: jsonBodyReader(app),
       publisherOf: (token) => publisherOfToken(refresher.current, token),
       answer: answerServe,
-      observe: (statusCode, seconds) => metrics.httpDuration.observe(SERVE_PATH, 'POST', statusCode, seconds),
-      taking: () => !closing && !logsRequests(app.log),
+      observe: metrics.httpDuration.observerOf(SERVE_PATH, 'POST'),
+      taking: () => !logsRequests(app.log),
       log,
     }),
   );

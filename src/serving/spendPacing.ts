@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { CountedEvent } from '../tracking/trackedEvent.js';
-import { MS_PER_DAY, utcDay } from '../utcDays.js';
+import { MS_PER_DAY, utcDay, utcDate } from '../utcDays.js';
 
 /** A line item's spend today (UTC) and in all, in nano-USD; the ad index holds it and reads it on every serve. */
 export interface SpendCounter {
@@ -123,7 +123,7 @@ export class SpendPacing {
       query: `SELECT toString(line_item_id) AS line_item, toString(sum(spend_nanos)) AS spend
               FROM daily_stats_v1 WHERE day = {day:Date}
               GROUP BY line_item_id HAVING sum(spend_nanos) != 0`,
-      query_params: { day: new Date(today * MS_PER_DAY).toISOString().slice(0, 10) },
+      query_params: { day: utcDate(today * MS_PER_DAY) },
       format: 'JSONEachRow',
     });
     const written = new Map<string, number>();

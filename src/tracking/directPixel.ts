@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { DirectRoute } from '../http/answerBeforeFastify.js';
-import { ApiError, errorBody, RETRY_AFTER_SECONDS } from '../http/errors.js';
+import { errorResponse, RETRY_AFTER_SECONDS } from '../http/errors.js';
 import { requestIdOf } from '../http/requestId.js';
 import { IMPRESSION_PATH } from './trackingLinks.js';
 import { PIXEL_HEADERS, TRANSPARENT_GIF } from './transparentGif.js';
@@ -27,8 +27,6 @@ export interface DirectPixelOptions {
   track(token: string, address: string, headers: IncomingHttpHeaders, answer: (error?: unknown) => void): void;
   /** Records the answer in the request-duration histogram, as the app's onResponse hook does. */
   observe(statusCode: number, seconds: number): void;
-  /** False while the app closes: fastify answers 503 and closes the connection then. */
-  taking(): boolean;
   log: FastifyBaseLogger;
 }
 
@@ -41,12 +39,11 @@ export interface DirectPixelOptions {
  * with 503 and Retry-After when the event cannot be kept, with the same request-duration
  * observation. Only the framework's work goes (routing, request and reply objects, the onSend
  * and onResponse hooks, the reply's header handling), and the GIF goes out in the headers' write.
- * Every other request, a HEAD, a token with other characters, and every request while the app
- * closes, goes to the fastify route untouched.
+ * Every other request, a HEAD or a token with other characters, goes to the fastify route untouched.
  */
 export function directPixel(options: DirectPixelOptions): DirectRoute {
   return (request, response) => {
-    if (request.method !== 'GET' || !options.taking()) return false;
+    if (request.method !== 'GET') return false;
     const token = tokenOf(request.url!);
     if (token === undefined) return false;
     const address = options.clientAddress(request);
@@ -83,9 +80,9 @@ function send(request: IncomingMessage, response: ServerResponse, requestId: str
       response.writeHead(200, [...PIXEL_HEADERS, 'content-length', TRANSPARENT_GIF.length, 'x-request-id', requestId]);
       response.end(GIF_TEXT, 'latin1');
     } else {
-      status = error instanceof ApiError ? error.status : 500;
-      if (status === 500) options.log.child({ reqId: requestId }).error({ err: error }, 'request failed');
-      const payload = JSON.stringify(error instanceof ApiError ? errorBody(error.code, error.message, error.details) : errorBody('internal_error', 'internal error'));
+      const answer = errorResponse(error, () => options.log.child({ reqId: requestId }));
+      status = answer.status;
+      const payload = JSON.stringify(answer.body);
       const headers: Record<string, string | number> = { 'content-type': JSON_CONTENT_TYPE, 'content-length': Buffer.byteLength(payload), 'x-request-id': requestId };
       if (status === 503) headers['retry-after'] = RETRY_AFTER_SECONDS;
       // As the route's error handler: an answer before the request was read whole closes the connection.

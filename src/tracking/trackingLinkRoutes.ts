@@ -6,6 +6,7 @@ import type { Postgres } from '../store/postgres.js';
 import type { IndexedDestinations } from '../serving/indexedDestinations.js';
 import { ApiError } from '../http/errors.js';
 import { lazyChildLogger } from '../http/lazyRequestLogger.js';
+import type { RequestDurationHistogram } from '../http/requestDurationHistogram.js';
 import { creativeDestinations } from './creativeDestinations.js';
 import type { LinkTracker } from './linkTracker.js';
 import { CLICK_PATH } from './trackingLinks.js';
@@ -26,15 +27,15 @@ export interface TrackingLinkRoutesDeps {
   tracker: LinkTracker;
   /** The client's address as fastify's request.ip gives it, for a pixel answered before fastify (clientAddress.ts). */
   clientAddress(request: IncomingMessage): string | undefined;
-  /** Records a pixel answered before fastify in the request-duration histogram. */
-  observe(route: string, method: string, statusCode: number, seconds: number): void;
+  /** Where a pixel answered before fastify is recorded, as the app's onResponse hook records the route's. */
+  httpDuration: RequestDurationHistogram;
 }
 
 /**
  * The two links of an ad payload. Tokens are long, beyond the router's limit for a path parameter,
  * so the routes take the rest of the path as a wildcard.
  */
-export async function trackingLinkRoutes(app: FastifyInstance, { db, indexedDestinations, trackingSecret, traffic, tracker, clientAddress, observe }: TrackingLinkRoutesDeps): Promise<void> {
+export async function trackingLinkRoutes(app: FastifyInstance, { db, indexedDestinations, trackingSecret, traffic, tracker, clientAddress, httpDuration }: TrackingLinkRoutesDeps): Promise<void> {
   const destinationOf = creativeDestinations(db, indexedDestinations);
 
   // The same GIF whatever the verdict, so filtering is never revealed. The only other answer is 503
@@ -51,18 +52,12 @@ export async function trackingLinkRoutes(app: FastifyInstance, { db, indexedDest
     tracker.trackImpression(token, readLinkRequest(traffic, address, headers), nowMs, answer);
   }
   // The usual pixel skips fastify's routing and lifecycle (directPixel.ts); the route below answers the rest.
-  let closing = false;
-  app.addHook('preClose', (done) => {
-    closing = true;
-    done();
-  });
   answerBeforeFastify(
     app,
     directPixel({
       clientAddress,
       track: trackPixel,
-      observe: (statusCode, seconds) => observe(IMPRESSION_ROUTE, 'GET', statusCode, seconds),
-      taking: () => !closing,
+      observe: httpDuration.observerOf(IMPRESSION_ROUTE, 'GET'),
       log: app.log,
     }),
   );

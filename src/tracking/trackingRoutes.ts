@@ -55,7 +55,7 @@ export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): P
     traffic,
     tracker,
     clientAddress: deps.clientAddress,
-    observe: (route, method, statusCode, seconds) => deps.metrics.httpDuration.observe(route, method, statusCode, seconds),
+    httpDuration: deps.metrics.httpDuration,
   });
   await app.register(conversionRoutes, { db, traffic, conversions });
   await app.register(eventImportRoute, { db, ch, events, traffic, adminToken: secrets.adminToken, bodyLimit: config.IMPORT_BODY_LIMIT_BYTES });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { addUser, createAdvertiser, createApiKey, createOrganization, createPlacement, createPublisher } from '../helpers/factories.js';
 import { contractSchema } from '../helpers/contract.js';
+import { inListOrder } from '../helpers/listOrder.js';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -91,22 +92,12 @@ describe('admin lists: only the admin token', () => {
   });
 });
 
-/**
- * Ids in a list's order, created_at then id (the contract's), read from the rows: two rows created in
- * the same millisecond (PGlite's clock) or across a clock step are not in creation order.
- */
-async function inListOrder(table: 'organizations' | 'publishers', ids: string[]): Promise<string[]> {
-  const { rows } = await ctx.stores.db.query<{ id: string }>(`SELECT id FROM ${table} WHERE id = ANY($1::uuid[]) ORDER BY created_at, id`, [ids]);
-  expect(rows.length).toBe(ids.length);
-  return rows.map((row) => row.id);
-}
-
 describe('GET /v1/admin/organizations', () => {
   it('lists organizations oldest first, the same rows by cursor as by offset', async () => {
     const made = [await createOrganization(ctx), await createOrganization(ctx), await createOrganization(ctx)];
     const byCursor = await walkByCursor('/v1/admin/organizations', 'OrganizationList', 2);
     expect(new Set(byCursor).size).toBe(byCursor.length);
-    expect(byCursor.filter((id) => made.some((org) => org.id === id))).toEqual(await inListOrder('organizations', made.map((org) => org.id)));
+    expect(byCursor.filter((id) => made.some((org) => org.id === id))).toEqual(await inListOrder(ctx, 'organizations', made.map((org) => org.id)));
     expectSameRowsAsCursorWalk(await walkByOffset('/v1/admin/organizations', 'OrganizationList', 2), byCursor);
   });
 });
@@ -165,7 +156,7 @@ describe('GET /v1/admin/publishers and a publisher\'s tokens and placements', ()
   it('lists publishers oldest first, the same rows by cursor as by offset', async () => {
     const made = [await createPublisher(ctx), await createPublisher(ctx)];
     const byCursor = await walkByCursor('/v1/admin/publishers', 'PublisherList', 3);
-    expect(byCursor.filter((id) => made.some((publisher) => publisher.id === id))).toEqual(await inListOrder('publishers', made.map((publisher) => publisher.id)));
+    expect(byCursor.filter((id) => made.some((publisher) => publisher.id === id))).toEqual(await inListOrder(ctx, 'publishers', made.map((publisher) => publisher.id)));
     expectSameRowsAsCursorWalk(await walkByOffset('/v1/admin/publishers', 'PublisherList', 3), byCursor);
   });
 

@@ -192,3 +192,25 @@ describe('the impression pixel over HTTP answers and stores as the fastify route
     expect(events[0]).toMatchObject({ ivt: '', cost_nanos: PRICE });
   });
 });
+
+describe('the impression pixel over HTTP to an https TRACKING_BASE_URL (browsers send Fetch Metadata there)', () => {
+  it('stores a Chrome pixel without any Sec-Fetch-* as no_fetch_metadata, unbilled, and bills one with them', async () => {
+    const https = await startAnotherInstance(ctx, { TRUST_PROXY: '127.0.0.1', TRACKING_BASE_URL: 'https://track.test' });
+    const other = await trackedLineItem(ctx);
+    try {
+      await https.app.listen({ port: 0, host: '127.0.0.1' });
+      const httpsUrl = `http://127.0.0.1:${(https.app.server.address() as { port: number }).port}`;
+      const pixel = (claims: TrackingClaims) => `${IMPRESSION_PATH}${signTrackingToken(claims, https.secrets.trackingSecret)}`;
+      const without = serveClaims(other, 'tCPM', PRICE);
+      const withFetchMetadata = serveClaims(other, 'tCPM', PRICE);
+      const chrome = { 'user-agent': BROWSER_UA };
+      expect((await overHttp(httpsUrl, pixel(without), { ...chrome, 'x-forwarded-for': readerAddress() })).status).toBe(200);
+      expect((await overHttp(httpsUrl, pixel(withFetchMetadata), { ...chrome, ...IMAGE_LOAD, 'x-forwarded-for': readerAddress() })).status).toBe(200);
+      const events = await waitForEvents(https, other.lineItemId, 2);
+      expect(events.find((event) => event.serve_id === without.s)).toMatchObject({ ivt: 'no_fetch_metadata', cost_nanos: 0 });
+      expect(events.find((event) => event.serve_id === withFetchMetadata.s)).toMatchObject({ ivt: '', cost_nanos: PRICE });
+    } finally {
+      await https.close();
+    }
+  });
+});

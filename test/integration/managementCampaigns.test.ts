@@ -4,6 +4,7 @@ import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { addUser, createAdvertiser, createOrganization } from '../helpers/factories.js';
 import { asAdvertiser, composeBody, composeCampaign, createCampaign, validCreative } from '../helpers/managementFactories.js';
 import { contractSchema } from '../helpers/contract.js';
+import { inListOrder } from '../helpers/listOrder.js';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -45,18 +46,6 @@ function everyRoute(campaignId: string, lineItemId: string, userId: string) {
     { method: 'PUT', url: `/v1/advertiser/line-items/${lineItemId}/targeting`, write: true, payload: {} },
     { method: 'POST', url: `/v1/advertiser/line-items/${lineItemId}/creatives`, write: true, payload: { creatives: [validCreative] } },
   ] as const;
-}
-
-
-/**
- * Campaign ids in the list's order, created_at then id (the contract's), read from the rows: two
- * campaigns created in the same millisecond (PGlite's clock) or across a clock step are not in
- * creation order.
- */
-async function inListOrder(ids: string[]): Promise<string[]> {
-  const { rows } = await ctx.stores.db.query<{ id: string }>('SELECT id FROM campaigns WHERE id = ANY($1::uuid[]) ORDER BY created_at, id', [ids]);
-  expect(rows.length).toBe(ids.length);
-  return rows.map((row) => row.id);
 }
 
 describe('management authentication', () => {
@@ -644,7 +633,7 @@ describe('GET /v1/advertiser/campaigns', () => {
       const owner = index % 2 === 0 ? advertiser.user.id : second.id;
       made.push((await createCampaign(ctx, advertiser.key, owner, { name: `c${index}` })).id);
     }
-    const created = await inListOrder(made);
+    const created = await inListOrder(ctx, 'campaigns', made);
     const api = asAdvertiser(ctx, advertiser.key);
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -673,7 +662,7 @@ describe('GET /v1/advertiser/campaigns', () => {
     for (let index = 0; index < 6; index += 1) {
       made.push((await createCampaign(ctx, advertiser.key, advertiser.user.id, { name: `c${index}` })).id);
     }
-    const created = await inListOrder(made);
+    const created = await inListOrder(ctx, 'campaigns', made);
     const api = asAdvertiser(ctx, advertiser.key);
     const first = (await api('GET', '/v1/advertiser/campaigns?limit=2')).json();
     expect(first.data.map((campaign: { id: string }) => campaign.id)).toEqual(created.slice(0, 2));

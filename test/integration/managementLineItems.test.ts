@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser } from '../helpers/factories.js';
 import { asAdvertiser, composeCampaign, createCampaign, validCreative } from '../helpers/managementFactories.js';
+import { inListOrder } from '../helpers/listOrder.js';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -84,10 +85,10 @@ describe('GET /v1/advertiser/campaigns/:id/line-items', () => {
     await api('POST', `/v1/advertiser/line-items/${second.id}/creatives`, { creatives: [validCreative] });
     const response = await api('GET', `/v1/advertiser/campaigns/${campaignId}/line-items`);
     expect(response.statusCode).toBe(200);
-    const data = response.json().data;
-    expect(data.map((lineItem: { id: string }) => lineItem.id)).toEqual([lineItemId, second.id]);
-    expect(data[0].creatives).toEqual([]);
-    expect(data[1].creatives).toHaveLength(1);
+    const data: Array<{ id: string; creatives: unknown[] }> = response.json().data;
+    expect(data.map((lineItem) => lineItem.id)).toEqual(await inListOrder(ctx, 'line_items', [lineItemId, second.id]));
+    expect(data.find((lineItem) => lineItem.id === lineItemId)!.creatives).toEqual([]);
+    expect(data.find((lineItem) => lineItem.id === second.id)!.creatives).toHaveLength(1);
   });
 
   it.each(['limit=1', 'stauts=draft', 'offset=-1', 'x[]=1'])(

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { eventuallyServed, servableLineItem, uniqueWord } from '../helpers/servingFixtures.js';
+import { inListOrder } from '../helpers/listOrder.js';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -47,16 +48,17 @@ describe('GET /v1/publisher/placements', () => {
 
     const response = await asPublisher(publisher.token, 'GET', '/v1/publisher/placements');
     expect(response.statusCode).toBe(200);
-    const placements = response.json().data;
-    expect(placements.map((placement: { id: string }) => placement.id)).toEqual([plain.id, certified.id]);
-    expect(placements[0]).toMatchObject({
+    const placements: Array<{ id: string }> = response.json().data;
+    expect(placements.map((placement) => placement.id)).toEqual(await inListOrder(ctx, 'placements', [plain.id, certified.id]));
+    const listed = (id: string) => placements.find((placement) => placement.id === id);
+    expect(listed(plain.id)).toMatchObject({
       id: plain.id,
       publisher_id: publisher.id,
       certification: 'uncertified',
       eligible_price_models: ['CPC', 'CPA'],
       history: [{ from: null, to: 'uncertified', actor: 'operator' }],
     });
-    expect(placements[1]).toMatchObject({
+    expect(listed(certified.id)).toMatchObject({
       certification: 'certified',
       eligible_price_models: ['tCPM', 'CPC', 'CPA'],
       history: [{ to: 'uncertified' }, { from: 'uncertified', to: 'certified', actor: 'operator' }],
@@ -136,8 +138,9 @@ describe('integration reviews: the operator side', () => {
     const response = await ctx.admin({ method: 'GET', url: '/v1/admin/integration-reviews?status=pending&limit=500' });
     expect(response.statusCode).toBe(200);
     const ids = response.json().data.map((review: { id: string }) => review.id);
-    expect(ids.indexOf(first.id)).toBeGreaterThanOrEqual(0);
-    expect(ids.indexOf(first.id)).toBeLessThan(ids.indexOf(second.id));
+    const [older, newer] = await inListOrder(ctx, 'integration_reviews', [first.id, second.id]);
+    expect(ids.indexOf(older)).toBeGreaterThanOrEqual(0);
+    expect(ids.indexOf(older)).toBeLessThan(ids.indexOf(newer));
     expect((await asPublisher(publisher.token, 'GET', '/v1/admin/integration-reviews')).statusCode).toBe(401);
     expect((await ctx.admin({ method: 'GET', url: '/v1/admin/integration-reviews?status=done' })).statusCode).toBe(400);
   });

@@ -8,7 +8,7 @@ import { keptWindowReach, type ReachLevel } from '../../src/reporting/reachWindo
 import { KeptReachWrites } from '../../src/reporting/keptReachWrites.js';
 import { reachOver } from '../../src/reporting/reachBlocks.js';
 import { blockParams, dayBlocks } from '../../src/reporting/dayBlocks.js';
-import { addDays, todayUtc } from '../../src/reporting/utcDate.js';
+import { addDays, todayUtc } from '../../src/utcDays.js';
 
 // A window whose days are all past: its reach is read from the figures kept next to its states
 // (clickhouse/0011), and must be what a merge of every block of the window gives.

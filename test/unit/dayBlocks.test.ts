@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dayBlocks } from '../../src/reporting/dayBlocks.js';
-import { addDays, daysBetween, eachDate } from '../../src/reporting/utcDate.js';
+import { addDays, daysBetween, eachDate } from '../../src/utcDays.js';
 
 const dayNumber = (date: string) => daysBetween('1970-01-01', date);
 

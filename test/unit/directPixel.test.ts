@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import Fastify from 'fastify';
 import { ApiError } from '../../src/http/errors.js';
+import { EventStoreUnavailableError } from '../../src/store/clickhouseUnavailable.js';
 import { directPixel } from '../../src/tracking/directPixel.js';
 import { TRANSPARENT_GIF } from '../../src/tracking/transparentGif.js';
 
@@ -14,7 +15,6 @@ let server: Server;
 let baseUrl: string;
 const tracked: Array<{ token: string; address: string }> = [];
 const observed: Array<[number, number]> = [];
-let taking = true;
 let address: string | undefined = '73.162.10.20';
 
 beforeAll(async () => {
@@ -25,6 +25,7 @@ beforeAll(async () => {
       tracked.push({ token, address: clientAddress });
       if (token === 'full') throw new ApiError('unavailable', 'event buffer is full; retry later');
       if (token === 'bug') throw new Error('a bug');
+      if (token === 'storeDown') throw new EventStoreUnavailableError(new Error('connect ECONNREFUSED'));
       if (token === 'twice') {
         answer();
         answer(new ApiError('unavailable', 'too late'));
@@ -33,7 +34,6 @@ beforeAll(async () => {
       setImmediate(() => answer(token === 'unwritable' ? new ApiError('unavailable', 'events cannot be stored right now; retry later') : undefined));
     },
     observe: (status, seconds) => observed.push([status, seconds]),
-    taking: () => taking,
     log: fastify.log,
   });
   server = createServer((req, res) => {
@@ -79,6 +79,13 @@ describe('directPixel', () => {
     }
   });
 
+  it("answers any other error as the app's error handler does: a store that cannot be reached is 503 with Retry-After, not 500", async () => {
+    const answer = await get('/v1/t/i/storeDown');
+    expect(answer.status).toBe(503);
+    expect(answer.headers['retry-after']).toBe('5');
+    expect(JSON.parse(answer.body.toString('utf8'))).toEqual({ error: { code: 'unavailable', message: 'the event store is unavailable; retry later' } });
+  });
+
   it('answers 500 in the envelope for anything else thrown, and only the first of two answers', async () => {
     const bug = await get('/v1/t/i/bug');
     expect(bug.status).toBe(500);
@@ -88,7 +95,7 @@ describe('directPixel', () => {
     expect((await get('/v1/t/i/next')).status).toBe(200);
   });
 
-  it('leaves to fastify a HEAD, another path, a token with other characters or none, one too long, an unknown address, and everything while closing', async () => {
+  it('leaves to fastify a HEAD, another path, a token with other characters or none, one too long, and an unknown address', async () => {
     tracked.length = 0;
     expect((await get('/v1/t/i/abc', 'HEAD')).status).toBe(299);
     expect((await get('/v1/t/c/abc')).status).toBe(299);
@@ -103,9 +110,6 @@ describe('directPixel', () => {
     address = undefined;
     expect((await get('/v1/t/i/abc')).status).toBe(299);
     address = '73.162.10.20';
-    taking = false;
-    expect((await get('/v1/t/i/abc')).status).toBe(299);
-    taking = true;
     expect(tracked.map(({ token }) => token)).toEqual(['a'.repeat(2048)]);
   });
 });

@@ -4,6 +4,7 @@ import { request } from 'undici';
 import Fastify from 'fastify';
 import { ApiError } from '../../src/http/errors.js';
 import { jsonBodyReader } from '../../src/http/jsonBody.js';
+import { StoreUnavailableError } from '../../src/store/storeUnavailable.js';
 import { directServe } from '../../src/serving/directServe.js';
 
 /**
@@ -29,6 +30,7 @@ beforeAll(async () => {
       answered.push({ input, publisherId });
       if ((input as { fail?: string } | undefined)?.fail === 'gone') throw new ApiError('not_found', 'placement not found');
       if ((input as { fail?: string } | undefined)?.fail === 'bug') throw new Error('a bug');
+      if ((input as { fail?: string } | undefined)?.fail === 'storeDown') throw new StoreUnavailableError(new Error('connect ECONNREFUSED'));
       return (input as { text?: boolean } | undefined)?.text ? '{"ad":"written"}' : { ad: null };
     },
     observe: (status, seconds) => observed.push([status, seconds]),
@@ -67,8 +69,11 @@ describe('directServe', () => {
     expect(observed.map(([status]) => status)).toEqual([200, 200]);
   });
 
-  it('answers errors in the envelope: the ApiError as thrown, anything else 500, bad JSON 400', async () => {
+  it("answers errors in the envelope as the app's error handler does: the ApiError as thrown, a store that cannot be reached 503, anything else 500, bad JSON 400", async () => {
     expect(await post(good, '{"fail": "gone"}')).toMatchObject({ status: 404, body: '{"error":{"code":"not_found","message":"placement not found"}}' });
+    const storeDown = await post(good, '{"fail": "storeDown"}');
+    expect(storeDown).toMatchObject({ status: 503, body: '{"error":{"code":"unavailable","message":"the database is unavailable; retry later"}}' });
+    expect(storeDown.headers['retry-after']).toBe('5');
     expect(await post(good, '{"fail": "bug"}')).toMatchObject({ status: 500, body: '{"error":{"code":"internal_error","message":"internal error"}}' });
     expect(await post(good, '{"fail": ')).toMatchObject({ status: 400, body: '{"error":{"code":"bad_request","message":"request body is not valid JSON"}}' });
   });

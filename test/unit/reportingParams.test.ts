@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
 import { parseCampaignReportParams, parseTrafficQualityParams } from '../../src/reporting/reportingParams.js';
-import { addDays, daysBetween, eachDate, isCalendarDate, todayUtc } from '../../src/reporting/utcDate.js';
+import { addDays, daysBetween, eachDate, isCalendarDate, todayUtc } from '../../src/utcDays.js';
 
 function badRequest(run: () => unknown): ApiError {
   try {
