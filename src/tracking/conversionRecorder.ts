@@ -94,6 +94,9 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
         user_agent: visitor.userAgent,
         ivt,
         ...NO_EVENT_CONTEXT,
+        // The converting person's country is the click's, as its line item, placement and creative
+        // are: the caller's address would put every conversion in the advertiser server's country.
+        country: click.country,
         price_nanos: price,
       };
     };
