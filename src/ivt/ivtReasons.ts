@@ -16,7 +16,7 @@ export const ivtReasons = {
   not_image_request: 'an impression whose Sec-Fetch-Dest is present and not image: a script fetch, not an image load',
   not_navigation: 'a click that is not a top-level navigation (Sec-Fetch-Mode not navigate, Sec-Fetch-Dest not document, or a Sec-Purpose/Purpose prefetch): not a person following the link',
   no_fetch_metadata:
-    'an impression or click without any Sec-Fetch-Dest, -Mode or -Site to an https (or loopback) TRACKING_BASE_URL from a user agent claiming a browser that sends them with every request there (Chromium 76+, Firefox 90+): an HTTP client, not that browser',
+    'an impression or click without any Sec-Fetch-Dest, -Mode or -Site to an https (or loopback) TRACKING_BASE_URL from a user agent claiming a browser that sends them with every request there (Chromium 76+, Firefox 90+, Safari and iOS browsers 16.4+): an HTTP client, not that browser',
   no_user_activation: 'a click navigation without Sec-Fetch-User from a browser that sends it with every navigation a person starts (Chromium 76+, Firefox 90+): a script or a meta refresh on the page, not a click',
   duplicate: 'the serve already counted a valid impression (or click)',
   click_without_impression: 'no valid impression of the serve of the click was recorded (an invalid one is no reader seeing the ad)',
