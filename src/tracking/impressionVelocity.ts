@@ -2,19 +2,27 @@ import { addressKeys } from './clickVelocity.js';
 import type { Visitor } from './visitor.js';
 
 /** IMPRESSION_VELOCITY_10S and IMPRESSION_VELOCITY_10MIN: at most this many billable impressions of one placement from one network in any 10 s and any 10 minutes; 0 leaves that window unlimited. */
-export interface ImpressionVelocityLimits {
+interface ImpressionVelocityLimits {
   per10s: number;
   per10min: number;
 }
 
-const WINDOWS_MS = [10_000, 600_000] as const;
+const SHORT_MS = 10_000;
+const LONG_MS = 600_000;
 
 /**
- * A network's counts in one placement: per window, the bucket (time / window length) counted last,
- * its count and the count of the bucket before it.
+ * A network's counts in one placement, per window (10 s and 10 minutes): the bucket (time / window
+ * length) counted last, its count and the count of the bucket before it. Small integers in a plain
+ * object: nothing for the collector to trace on the pixel path.
  */
-type Counts = Float64Array;
-const SLOTS_PER_WINDOW = 3;
+interface Counts {
+  shortBucket: number;
+  shortCount: number;
+  shortBefore: number;
+  longBucket: number;
+  longCount: number;
+  longBefore: number;
+}
 
 /**
  * How many otherwise billable impressions of one placement one network may make in a sliding
@@ -32,67 +40,74 @@ const SLOTS_PER_WINDOW = 3;
  * the write, so that the pixels of one burst, which arrive in the same turn, see each other; only
  * the impressions the rule lets through count, so a network keeps getting its limit and no more.
  *
- * Not slidingWindowLimits.ts, which keeps every counted time (600 per key here, on the busiest
- * path): each window is counted in buckets of its own length, the bucket before the current one
- * weighted by the share of it the sliding window still covers (the usual sliding-window counter).
- * That is exact for an even pace and off by at most the previous bucket's unevenness otherwise,
- * which limits this generous do not feel. 48 bytes a key.
+ * Not slidingWindowLimits.ts, which keeps every counted time (600 per key here) and reorders its map
+ * on every count, on the busiest path: each window is counted in buckets of its own length, the
+ * bucket before the current one weighted by the share of it the sliding window still covers (the
+ * usual sliding-window counter), exact for an even pace and off by at most the previous bucket's
+ * unevenness otherwise, which limits this generous do not feel. The keys live in two generations,
+ * the current map and the one before it, swapped every 10 minutes or when the current one is full:
+ * a key not counted for 10 minutes has nothing left to say, and one dropped early only ever lets
+ * impressions through.
  */
 export class ImpressionVelocity {
-  private readonly limits: number[];
-  private readonly networks = new Map<string, Counts>();
+  private readonly perShort: number;
+  private readonly perLong: number;
+  private current = new Map<string, Counts>();
+  private previous = new Map<string, Counts>();
+  private swappedAt = 0;
 
   constructor({ per10s, per10min }: ImpressionVelocityLimits) {
-    this.limits = [per10s, per10min];
+    this.perShort = per10s;
+    this.perLong = per10min;
   }
 
   /** Whether the visitor's impression of the placement at nowMs is beyond a limit; counted when it is not. */
   tooFast(visitor: Visitor, placementId: string, nowMs: number): boolean {
-    if (this.limits[0] === 0 && this.limits[1] === 0) return false;
-    const key = `${addressKeys(visitor).network} ${placementId}`;
-    let counts = this.networks.get(key);
-    if (counts === undefined) counts = new Float64Array(WINDOWS_MS.length * SLOTS_PER_WINDOW).fill(-2);
-    for (let window = 0; window < WINDOWS_MS.length; window++) {
-      const limit = this.limits[window]!;
-      if (limit > 0 && estimate(counts, window, nowMs) >= limit) return true;
-    }
-    for (let window = 0; window < WINDOWS_MS.length; window++) add(counts, window, nowMs);
-    // Deleted and set again, so the Map's insertion order is the order keys were last counted in.
-    this.networks.delete(key);
-    if (this.networks.size >= NETWORK_CAPACITY) this.networks.delete(this.networks.keys().next().value!);
-    this.networks.set(key, counts);
+    if (this.perShort === 0 && this.perLong === 0) return false;
+    // An IPv4 address is its own network: no parse on the usual pixel.
+    const network = visitor.ip.ip.includes(':') ? addressKeys(visitor).network : visitor.ip.ip;
+    const key = `${network} ${placementId}`;
+    const counts = this.countsOf(key, nowMs);
+    roll(counts, nowMs);
+    if (this.perShort > 0 && counts.shortCount + counts.shortBefore * (1 - (nowMs % SHORT_MS) / SHORT_MS) >= this.perShort) return true;
+    if (this.perLong > 0 && counts.longCount + counts.longBefore * (1 - (nowMs % LONG_MS) / LONG_MS) >= this.perLong) return true;
+    counts.shortCount++;
+    counts.longCount++;
     return false;
+  }
+
+  private countsOf(key: string, nowMs: number): Counts {
+    if (nowMs - this.swappedAt >= LONG_MS || this.current.size >= GENERATION_CAPACITY) {
+      this.previous = this.current;
+      this.current = new Map();
+      this.swappedAt = nowMs;
+    }
+    let counts = this.current.get(key);
+    if (counts !== undefined) return counts;
+    counts = this.previous.get(key) ?? { shortBucket: -2, shortCount: 0, shortBefore: 0, longBucket: -2, longCount: 0, longBefore: 0 };
+    this.current.set(key, counts);
+    return counts;
   }
 }
 
-/** The window's current bucket, with the previous one rolled in when time has moved on. */
-function roll(counts: Counts, window: number, nowMs: number): void {
-  const at = window * SLOTS_PER_WINDOW;
-  const bucket = Math.floor(nowMs / WINDOWS_MS[window]!);
-  const last = counts[at]!;
-  if (bucket === last) return;
-  counts[at + 2] = bucket === last + 1 ? counts[at + 1]! : 0;
-  counts[at + 1] = 0;
-  counts[at] = bucket;
-}
-
-/** The count in the window ending at nowMs: this bucket's, and the previous bucket's share still inside the window. */
-function estimate(counts: Counts, window: number, nowMs: number): number {
-  roll(counts, window, nowMs);
-  const at = window * SLOTS_PER_WINDOW;
-  const length = WINDOWS_MS[window]!;
-  const elapsed = (nowMs % length) / length;
-  return counts[at + 1]! + counts[at + 2]! * (1 - elapsed);
-}
-
-function add(counts: Counts, window: number, nowMs: number): void {
-  roll(counts, window, nowMs);
-  const at = window * SLOTS_PER_WINDOW + 1;
-  counts[at] = counts[at]! + 1;
+/** Each window's current bucket, with the one before it rolled in when time has moved on. */
+function roll(counts: Counts, nowMs: number): void {
+  const shortBucket = Math.floor(nowMs / SHORT_MS);
+  if (shortBucket !== counts.shortBucket) {
+    counts.shortBefore = shortBucket === counts.shortBucket + 1 ? counts.shortCount : 0;
+    counts.shortCount = 0;
+    counts.shortBucket = shortBucket;
+  }
+  const longBucket = Math.floor(nowMs / LONG_MS);
+  if (longBucket !== counts.longBucket) {
+    counts.longBefore = longBucket === counts.longBucket + 1 ? counts.longCount : 0;
+    counts.longCount = 0;
+    counts.longBucket = longBucket;
+  }
 }
 
 /**
- * Networks kept, the one counted least recently forgotten first (which only ever lets an impression
- * through): 100,000 is 170 new networks a second on one instance within 10 minutes. About 20 MB.
+ * Keys a generation holds before it is swapped out early: 100,000 is 170 new networks a second on
+ * one instance within 10 minutes. About 20 MB for the two.
  */
-const NETWORK_CAPACITY = 100_000;
+const GENERATION_CAPACITY = 100_000;
