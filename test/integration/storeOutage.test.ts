@@ -80,7 +80,7 @@ describe.skipIf(unavailableReason !== undefined)('a PostgreSQL server outage', (
     expect(unknown.headers['retry-after']).toBe('5');
     expect(unknown.json().error.code).toBe('unavailable');
     // The person who clicked (a browser's navigation; an old browser's Accept) sees a page, with the same 503 and Retry-After.
-    for (const headers of [{ 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate', 'sec-fetch-site': 'cross-site', 'sec-fetch-user': '?1' }, { accept: 'text/html,application/xhtml+xml' }]) {
+    for (const headers of [{ 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate', 'sec-fetch-site': 'cross-site', 'sec-fetch-user': '?1' }, { accept: 'text/html,application/xhtml+xml' }] as Array<Record<string, string>>) {
       const page = await click(unknownItem, headers);
       expect([page.statusCode, page.headers['retry-after'], page.headers['content-type']]).toEqual([503, '5', 'text/html; charset=utf-8']);
       expect(page.body).toContain('try again</a> in a few seconds');
