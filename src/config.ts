@@ -121,6 +121,12 @@ const configSchema = z
     SERVE_LOOKUP_WINDOW_MS: z.coerce.number().int().min(1).max(1000).default(5),
     /** How long that lookup may take; past it the click is stored as impression_unverified, not billed. */
     SERVE_LOOKUP_TIMEOUT_MS: z.coerce.number().int().min(10).default(2000),
+    /**
+     * At most this many otherwise billable impressions of one placement from one network (an IPv4
+     * address, an IPv6 /56) in any 10 s, and in any 10 minutes; beyond, impression_velocity. 0: no limit.
+     */
+    IMPRESSION_VELOCITY_10S: z.coerce.number().int().min(0).default(30),
+    IMPRESSION_VELOCITY_10MIN: z.coerce.number().int().min(0).default(600),
     /** Days a conversion may follow its click and still be attributed. */
     ATTRIBUTION_WINDOW_DAYS: z.coerce.number().int().min(1).max(365).default(30),
     /** The compact word vectors `npm run build` writes (default dist/word-vectors.bin); missing means semantic matching is off. */

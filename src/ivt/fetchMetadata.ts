@@ -92,11 +92,10 @@ export function clickRequestIvt(
 /**
  * None of Sec-Fetch-Dest, -Mode, -Site, on a request to an origin browsers send them to
  * (`browsersSendFetchMetadataTo`), from a user agent whose browser sends them with every request
- * there. Safari and iOS browsers send them only since WebKit 16.4, and unknown user agents may be
- * older browsers: neither is judged by it.
+ * there (`sendsFetchMetadata`). Unknown user agents may be older browsers: not judged by it.
  */
 function lacksFetchMetadata(fetch: FetchMetadata, userAgent: string, metadataExpected: boolean): boolean {
-  return metadataExpected && fetch.dest === '' && fetch.mode === '' && fetch.site === '' && sendsEveryFetchMetadata(userAgent);
+  return metadataExpected && fetch.dest === '' && fetch.mode === '' && fetch.site === '' && sendsFetchMetadata(userAgent);
 }
 
 /**
@@ -104,8 +103,9 @@ function lacksFetchMetadata(fetch: FetchMetadata, userAgent: string, metadataExp
  * Sec-Fetch-Site and -Mode with every request to a trustworthy origin (-Dest too since Chromium
  * 80), and `Sec-Fetch-User: ?1` with every navigation a person starts. Safari and every iOS browser
  * (all WebKit: their user agents say CriOS, FxiOS, EdgiOS, never Chrome/ or Firefox/) send the other
- * Fetch Metadata headers (since 16.4) but not this one (webkit.org/b/247697), so their clicks are not
- * judged by it. Pale Moon and Basilisk (the Goanna engine) say Firefox/ and send none of them.
+ * Fetch Metadata headers (since 16.4: `webKitSendingFetchMetadata`) but not this one
+ * (webkit.org/b/247697), so their clicks are not judged by it. Pale Moon and Basilisk (the Goanna
+ * engine) say Firefox/ and send none of them.
  * A sender that lies about its user agent gains nothing: a script on a page cannot change the
  * reader's browser's user agent, and an HTTP client claiming a browser is judged by what that
  * browser would have sent.
@@ -118,4 +118,31 @@ function sendsEveryFetchMetadata(userAgent: string): boolean {
   const match = FETCH_METADATA_BROWSER.exec(userAgent);
   if (match === null || userAgent.includes('Goanna/')) return false;
   return match[1] !== undefined ? Number(match[1]) >= FIRST_CHROME_SENDING_IT : Number(match[2]) >= FIRST_FIREFOX_SENDING_IT;
+}
+
+/** Sec-Fetch-Dest, -Mode and -Site with every request to a trustworthy origin: every browser `sendsEveryFetchMetadata` names, and WebKit 16.4+. */
+function sendsFetchMetadata(userAgent: string): boolean {
+  return sendsEveryFetchMetadata(userAgent) || webKitSendingFetchMetadata(userAgent);
+}
+
+/**
+ * WebKit sends Sec-Fetch-Dest, -Mode and -Site since Safari 16.4 (March 2023; its release notes:
+ * "Added support for Fetch Metadata Request Headers"; MDN's compatibility data: Safari and iOS
+ * 16.4, Sec-Fetch-User never), on macOS and iOS alike. Its version is told two ways:
+ * - iOS and iPadOS: every browser there is WebKit of the system's version (Safari, CriOS, FxiOS,
+ *   EdgiOS, in-app views), which the user agent gives as `iPhone OS 18_1` or `CPU OS 16_4`. Since
+ *   iOS 26 Safari freezes it at 18_6, above 16.4 all the same.
+ * - macOS: the system's version is frozen (`Mac OS X 10_15_7`), so Safari's own `Version/17.5 ...
+ *   Safari/` is read, on a `Macintosh` user agent only (an iPad asking for desktop sites says so too;
+ *   WebKitGTK browsers on Linux such as GNOME Web say Version/ and Safari/ as well, and are not judged).
+ */
+const IOS_WEBKIT = /\((?:iPhone|iPad|iPod)\b[^)]*? OS (\d+)(?:_(\d+))?[ _;)]/;
+const MAC_SAFARI = /\(Macintosh\b.*\bVersion\/(\d+)(?:\.(\d+))?.*\bSafari\//;
+const FIRST_WEBKIT_SENDING_IT = [16, 4] as const;
+
+function webKitSendingFetchMetadata(userAgent: string): boolean {
+  const match = IOS_WEBKIT.exec(userAgent) ?? MAC_SAFARI.exec(userAgent);
+  if (match === null) return false;
+  const [major, minor] = [Number(match[1]), Number(match[2] ?? 0)];
+  return major > FIRST_WEBKIT_SENDING_IT[0] || (major === FIRST_WEBKIT_SENDING_IT[0] && minor >= FIRST_WEBKIT_SENDING_IT[1]);
 }

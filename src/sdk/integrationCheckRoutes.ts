@@ -8,7 +8,7 @@ import { requireAdminToken } from '../http/adminAuth.js';
 import { bearerToken } from '../http/bearerToken.js';
 import { ApiError, parsePathParams } from '../http/errors.js';
 import { parseQuery, queryParams } from '../http/queryParams.js';
-import { recentImpressions, summarizeImpressions } from './recentImpressions.js';
+import { forgedImpressions, recentImpressions, summarizeImpressions } from './recentImpressions.js';
 
 const wholeNumber = z.string().regex(/^\d{1,9}$/, 'must be a whole number').transform(Number);
 
@@ -29,12 +29,12 @@ export async function integrationCheckRoutes(app: FastifyInstance, deps: Feature
     const { limit, hours } = parseQuery(checkQuery, rawQuery);
     const to = Date.now();
     const from = to - hours * 3_600_000;
-    const impressions = await recentImpressions(ch, placement.id, from, limit);
+    const [impressions, forged] = await Promise.all([recentImpressions(ch, placement.id, from, limit), forgedImpressions(ch, placement.id, from)]);
     return {
       data: {
         placement: { id: placement.id, certification: placement.certification },
         window: { hours, from: new Date(from).toISOString(), to: new Date(to).toISOString() },
-        summary: summarizeImpressions(impressions),
+        summary: summarizeImpressions(impressions, forged),
         impressions,
       },
     };

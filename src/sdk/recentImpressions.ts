@@ -32,6 +32,8 @@ export interface ImpressionSummary {
   by_ivt: Record<string, number>;
   by_requested_as: Record<string, number>;
   pixel_rule: PixelRule;
+  /** Impressions of the whole window whose link named this placement but failed its signature; never listed or counted above. */
+  forged: number;
 }
 
 const eventRow = z.object({
@@ -49,6 +51,9 @@ const eventRow = z.object({
  * The placement's latest impressions since `sinceMs`, newest first, as the integration check shows
  * them: no campaign or advertiser data, addresses masked. Reads the raw events (the rollups keep no
  * addresses); the placement_id bloom-filter index and the time condition keep the scan small.
+ * A `bad_token` row is left out: its placement id is only what a link whose signature failed says,
+ * and anyone holding one real link can write another placement's id into it, so it is no evidence
+ * of how that placement fires its pixel (forgedImpressions counts them apart).
  */
 export async function recentImpressions(ch: ClickHouse, placementId: string, sinceMs: number, limit: number): Promise<RecentImpression[]> {
   const result = await ch.client.query({
@@ -57,6 +62,7 @@ export async function recentImpressions(ch: ClickHouse, placementId: string, sin
       FROM events_v1
       WHERE placement_id = {placement_id:String}
         AND type = 'impression'
+        AND ivt != 'bad_token'
         AND event_time >= fromUnixTimestamp64Milli({since_ms:Int64}, 'UTC')
       ORDER BY event_time DESC
       LIMIT {limit:UInt32}
@@ -84,8 +90,25 @@ export async function recentImpressions(ch: ClickHouse, placementId: string, sin
     });
 }
 
-/** Counts over the listed impressions; shares are fractions (0 to 1) to four decimals, 0 when there are none. */
-export function summarizeImpressions(impressions: readonly RecentImpression[]): ImpressionSummary {
+/** How many impressions since `sinceMs` named this placement in a link whose signature failed (bad_token). */
+export async function forgedImpressions(ch: ClickHouse, placementId: string, sinceMs: number): Promise<number> {
+  const result = await ch.client.query({
+    query: `
+      SELECT count() AS forged
+      FROM events_v1
+      WHERE placement_id = {placement_id:String}
+        AND type = 'impression'
+        AND ivt = 'bad_token'
+        AND event_time >= fromUnixTimestamp64Milli({since_ms:Int64}, 'UTC')
+      SETTINGS max_execution_time = 30`,
+    query_params: { placement_id: placementId, since_ms: sinceMs },
+    format: 'JSONEachRow',
+  });
+  return z.array(z.object({ forged: z.coerce.number() })).length(1).parse(await result.json())[0]!.forged;
+}
+
+/** Counts over the listed impressions (and `forged`, counted over the window apart from them); shares are fractions (0 to 1) to four decimals, 0 when there are none. */
+export function summarizeImpressions(impressions: readonly RecentImpression[], forged: number): ImpressionSummary {
   const count = (origin: ImpressionOrigin) => impressions.filter((impression) => impression.origin === origin).length;
   const share = (part: number) => (impressions.length === 0 ? 0 : Math.round((part / impressions.length) * 10_000) / 10_000);
   const tally = (values: string[]) => {
@@ -107,5 +130,6 @@ export function summarizeImpressions(impressions: readonly RecentImpression[]): 
     by_ivt: tally(impressions.flatMap((impression) => (impression.ivt === null ? [] : [impression.ivt]))),
     by_requested_as: tally(impressions.map((impression) => impression.requested_as)),
     pixel_rule: pixelRule(impressions),
+    forged,
   };
 }

@@ -13,6 +13,8 @@ const clickRow = z.object({
   /** The price signed into the click's link (clickhouse/0012); 0 for a click stored before it. */
   price_nanos: z.coerce.number(),
   ivt: z.string(),
+  /** The reader's country at the click ('' when it could not be told): the conversion's too. */
+  country: z.string(),
 });
 
 export type StoredClick = z.infer<typeof clickRow>;
@@ -25,7 +27,7 @@ export async function findClick(ch: ClickHouse, clickId: string): Promise<Stored
   const result = await ch.client.query({
     query: `SELECT toInt64(toUnixTimestamp64Milli(event_time)) AS time_ms, serve_id, campaign_id,
                    line_item_id, creative_id, placement_id,
-                   publisher_id, price_model, price_nanos, ivt
+                   publisher_id, price_model, price_nanos, ivt, country
             FROM events_v1
             WHERE type = 'click' AND event_id = {click_id:UUID}
             ORDER BY event_time

@@ -78,8 +78,8 @@ const VISITOR_CAPACITY = 100_000;
 /** About 30 MB at most: a network needs a billable click of its own, 50,000 of them within 10 minutes is 80 a second on one instance. */
 const NETWORK_CAPACITY = 50_000;
 
-/** The visitor's address, an IPv6 one by its /64, and its network, an IPv6 address by its /56. */
-function addressKeys({ ip }: Visitor): { address: string; network: string } {
+/** The visitor's address, an IPv6 one by its /64, and its network, an IPv6 address by its /56 (impression velocity keys networks the same way). */
+export function addressKeys({ ip }: Visitor): { address: string; network: string } {
   const parsed = parseAddressText(ip.ip);
   if (parsed?.family !== 'ipv6') return { address: ip.ip, network: ip.ip };
   return { address: `${parsed.high}:${parsed.low}/64`, network: `${parsed.high}:${parsed.low >>> 8}/56` };

@@ -101,6 +101,9 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
         ivt,
         ...NO_EVENT_CONTEXT,
         unbilled: billable && deleted ? ('campaign_deleted' satisfies UnbilledReason) : '',
+        // The converting person's country is the click's, as its line item, placement and creative
+        // are: the caller's address would put every conversion in the advertiser server's country.
+        country: click.country,
         price_nanos: price,
       };
     };

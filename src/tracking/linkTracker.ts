@@ -5,6 +5,7 @@ import type { IvtReason } from '../ivt/ivtReasons.js';
 import type { BillingCeiling } from './billingCeiling.js';
 import { ClickVelocity } from './clickVelocity.js';
 import type { EventPipeline } from './eventPipeline.js';
+import type { ImpressionVelocity } from './impressionVelocity.js';
 import { linkEvent } from './linkEvent.js';
 import type { LinkRequest } from './linkRequest.js';
 import type { ServeHistoryLookup } from './serveHistoryLookup.js';
@@ -28,6 +29,8 @@ export interface LinkTrackerDeps {
   log: FastifyBaseLogger;
   /** Browsers send Fetch Metadata to TRACKING_BASE_URL (https or loopback): its absence is judged. */
   fetchMetadataExpected: boolean;
+  /** Billable impressions per placement and network (IMPRESSION_VELOCITY_10S, _10MIN). */
+  impressionVelocity: ImpressionVelocity;
 }
 
 /**
@@ -35,14 +38,15 @@ export interface LinkTrackerDeps {
  * (bad_token, expired_token), the address (private_ip, datacenter), the user agent (bot,
  * no_user_agent), server-side markers (server_side), how the request was made (not_image_request,
  * not_navigation, no_fetch_metadata, no_user_activation), then the serve's history (duplicate, click_without_impression, click_too_fast,
- * impression_unverified), then the visitor's pace (click_velocity). A valid event is then judged by
+ * impression_unverified), then the pace (click_velocity of the visitor and its network, impression_velocity of
+ * the network in the placement). A valid event is then judged by
  * the billing ceilings (billingCeiling.ts): over one, it is stored as valid but unbilled.
  *
  * The serve's history is this process's ledger; a click whose serve it does not know asks ClickHouse
  * (batched). What another instance or an earlier run billed is settled when the event is written
  * (billedOnce.ts), so the pixel never waits on a query.
  */
-export function createLinkTracker({ events, ledger, history, ceiling, log, fetchMetadataExpected }: LinkTrackerDeps) {
+export function createLinkTracker({ events, ledger, history, ceiling, log, fetchMetadataExpected, impressionVelocity }: LinkTrackerDeps) {
   /**
    * Never queries anything: the pixel's hot path is the token check, two lookups in memory and one
    * spool write. `settled()` once the event is in the spool, `settled(error)` when it could not be
@@ -52,6 +56,7 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
     const { claims } = token;
     let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || impressionRequestIvt(request.fetch, request.visitor.userAgent, fetchMetadataExpected);
     if (ivt === '' && ledger.impressionCounted(claims.s)) ivt = 'duplicate';
+    if (ivt === '' && impressionVelocity.tooFast(request.visitor, claims.p, nowMs)) ivt = 'impression_velocity';
     const event = linkEvent('impression', claims, request, ivt, randomUUID(), nowMs);
     ceiling.judge(event, nowMs);
     let held = 0;

@@ -4,7 +4,7 @@ import { answerBeforeFastify } from '../http/answerBeforeFastify.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { Postgres } from '../store/postgres.js';
 import type { IndexedDestinations } from '../serving/indexedDestinations.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, RETRY_AFTER_SECONDS } from '../http/errors.js';
 import { lazyChildLogger } from '../http/lazyRequestLogger.js';
 import type { RequestDurationHistogram } from '../http/requestDurationHistogram.js';
 import { creativeDestinations } from './creativeDestinations.js';
@@ -14,6 +14,7 @@ import { readTrackingToken } from './trackingTokenClaims.js';
 import { PIXEL_HEADERS, TRANSPARENT_GIF } from './transparentGif.js';
 import { directPixel, IMPRESSION_ROUTE } from './directPixel.js';
 import { AD_GONE_PAGE } from './adGonePage.js';
+import { CLICK_UNAVAILABLE_PAGE, isNavigation, isUnavailable } from './clickUnavailablePage.js';
 import { readLinkRequest } from './linkRequest.js';
 
 /** The query parameter the click redirect adds to the destination; conversions quote its value. */
@@ -71,6 +72,17 @@ export async function trackingLinkRoutes(app: FastifyInstance, { db, indexedDest
   // Invalid clicks are redirected too; only a link that names no creative we know answers 404: the
   // envelope for a token that is not ours, a page for a reader whose ad was deleted since its serve.
   app.get(`${CLICK_PATH}*`, linkRouteOptions, async (request, reply) => {
+    try {
+      return await trackClickLink(request, reply);
+    } catch (error) {
+      // The same 503 and Retry-After as the envelope's; a person's navigation gets them as a page.
+      if (!isUnavailable(error) || !isNavigation(request.headers)) throw error;
+      if (!(error instanceof ApiError)) request.log.warn({ err: error }, 'Postgres is unavailable; answered 503');
+      return reply.code(503).header('retry-after', RETRY_AFTER_SECONDS).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(CLICK_UNAVAILABLE_PAGE);
+    }
+  });
+
+  async function trackClickLink(request: FastifyRequest, reply: FastifyReply) {
     const nowMs = Date.now();
     const token = readTrackingToken(tokenOf(request), trackingSecret, nowMs);
     if (!token) throw new ApiError('not_found', 'tracking link not found');
@@ -84,7 +96,7 @@ export async function trackingLinkRoutes(app: FastifyInstance, { db, indexedDest
     }
     const click = await tracker.trackClick(token, readLinkRequest(traffic, request.ip, request.headers), nowMs);
     return reply.code(302).header('cache-control', 'no-store').header('location', withClickId(destination, click.event_id)).send();
-  });
+  }
 }
 
 /** The pixel's answer, whatever the verdict (also for a token that does not decode: src/http/frameworkErrors.ts). */

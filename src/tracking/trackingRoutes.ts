@@ -5,6 +5,7 @@ import { createConversionRecorder } from './conversionRecorder.js';
 import { conversionRoutes } from './conversionRoutes.js';
 import { eventImportRoute } from './eventImportRoute.js';
 import { browsersSendFetchMetadataTo } from '../ivt/fetchMetadata.js';
+import { ImpressionVelocity } from './impressionVelocity.js';
 import { createLinkTracker } from './linkTracker.js';
 import { ServeLedger } from './serveLedger.js';
 import { findServeHistories } from './serveHistory.js';
@@ -45,6 +46,7 @@ export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): P
     ceiling,
     log: app.log,
     fetchMetadataExpected: browsersSendFetchMetadataTo(config.TRACKING_BASE_URL),
+    impressionVelocity: new ImpressionVelocity({ per10s: config.IMPRESSION_VELOCITY_10S, per10min: config.IMPRESSION_VELOCITY_10MIN }),
   });
   const conversions = createConversionRecorder({ db, ch, events, ceiling, attributionWindowDays: config.ATTRIBUTION_WINDOW_DAYS });
 

@@ -125,7 +125,7 @@ export async function eventsOf(ctx: TestContext, lineItemId: string): Promise<St
     query: `SELECT event_id, type, source, serve_id, campaign_id,
                    line_item_id, placement_id, publisher_id, price_model,
                    toFloat64(cost_nanos) AS cost_nanos, toFloat64(revenue_nanos) AS revenue_nanos, click_id,
-                   ip, ip_class, ip_network, user_agent, ivt, fetch_dest, fetch_mode, fetch_site, toFloat64(price_nanos) AS price_nanos
+                   ip, ip_class, ip_network, country, user_agent, ivt, fetch_dest, fetch_mode, fetch_site, toFloat64(price_nanos) AS price_nanos
             FROM events_v1 WHERE line_item_id = {id:UUID} ORDER BY event_time, type`,
     query_params: { id: lineItemId },
     format: 'JSONEachRow',

@@ -78,6 +78,26 @@ describe('POST /v1/advertiser/conversions', () => {
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 1, conversions: 1, revenue_nanos: 20_700_000_000 });
   });
 
+  it("takes the click's country (the reader's), not the country of the advertiser's server that reports it, and reports it there", async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 3 });
+    const [spooled, written] = [await clickOn(item, 'CPA', 3_000_000_000), await clickOn(item, 'CPA', 3_000_000_000)];
+    // Reported from a cloud server in another country (AWS, Ireland): its address stays on the row for audit only.
+    const fromServer = (payload: object) =>
+      ctx.app.inject({ method: 'POST', url: '/v1/advertiser/conversions', remoteAddress: '127.0.0.1', headers: { 'x-api-key': item.key, 'x-forwarded-for': '52.95.110.1' }, payload });
+    expect((await fromServer({ click_id: spooled })).statusCode).toBe(201);
+    expect((await fromServer({ click_id: written, conversion_id: 'order-1' })).statusCode).toBe(201);
+
+    const events = await waitForEvents(ctx, item.lineItemId, 6);
+    const clicks = events.filter((event) => event.type === 'click');
+    expect(clicks.map((event) => event.country)).toEqual(['US', 'US']);
+    expect(events.filter((event) => event.type === 'conversion').map((event) => [event.country, event.ip, event.ip_class])).toEqual([
+      ['US', '52.95.110.1', 'datacenter'],
+      ['US', '52.95.110.1', 'datacenter'],
+    ]);
+    const report = await ctx.app.inject({ method: 'GET', url: '/v1/advertiser/reporting/campaigns', query: { breakdown: 'country' }, headers: { 'x-api-key': item.key } });
+    expect(report.json().data).toEqual([expect.objectContaining({ country: 'US', clicks: 2, conversions: 2, spend_usd: 6 })]);
+  });
+
   it('charges a CPA line item its bid per attributed conversion, and nothing for the click', async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 12 });
     const clickId = await clickOn(item, 'CPA', 12_000_000_000);

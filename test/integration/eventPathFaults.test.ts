@@ -186,7 +186,15 @@ describe.skipIf(!canMount)('a full disk under the spool (real tmpfs)', () => {
       // Another reader's click, over the ceiling, tried five times: were the tries counted, its
       // retry would be the reader's sixth click in 10 s (click_velocity), and three tries unbilled.
       const another = readerAddress();
-      for (let attempt = 0; attempt < 5; attempt++) expect((await click(3, another)).statusCode).toBe(503);
+      for (let attempt = 0; attempt < 5; attempt++) {
+        // A person's navigation: the same 503 and Retry-After, as a page with a link to try again.
+        const refused = await click(3, another);
+        expect([refused.statusCode, refused.headers['retry-after'], refused.headers['content-type']]).toEqual([503, '5', 'text/html; charset=utf-8']);
+        expect(refused.body).toContain('try again</a> in a few seconds');
+      }
+      // A client that is not navigating (a script's fetch, an API client) keeps the envelope.
+      const scripted = await request(served[3]!.json().ad.tracking.click_url, another, { 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors', 'sec-fetch-site': 'cross-site' });
+      expect([scripted.statusCode, scripted.headers['retry-after'], scripted.json().error.code]).toEqual([503, '5', 'unavailable']);
       freeSpace();
       expect((await click(3, another)).statusCode).toBe(302);
 

@@ -6,6 +6,7 @@ import { createAdvertiser, createPlacement, createPublisher } from '../helpers/f
 import { eventuallyServed, insertEvents, serve, servableLineItem } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
+import { signTrackingToken, unverifiedTrackingClaims } from '../../src/tracking/trackingToken.js';
 
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:125.0) Gecko/20100101 Firefox/125.0';
@@ -114,6 +115,7 @@ describe('GET /v1/publisher/placements/:id/recent-impressions', () => {
         by_ivt: {},
         by_requested_as: {},
         pixel_rule: { verdict: 'no_impressions', message: expect.stringMatching(/^No impressions in the window/) },
+        forged: 0,
       },
       impressions: [],
     });
@@ -180,6 +182,7 @@ describe('GET /v1/publisher/placements/:id/recent-impressions', () => {
       by_ivt: { datacenter: 1, bot: 1 },
       by_requested_as: { no_metadata: 3 },
       pixel_rule: { verdict: 'not_as_required', message: expect.stringContaining('2 of 3 impressions were requested by a server') },
+      forged: 0,
     });
     expect(JSON.stringify(data)).not.toContain(RESIDENTIAL_IP);
     expect(matchesContract({ data }) ? [] : matchesContract.errors).toEqual([]);
@@ -216,6 +219,33 @@ describe('GET /v1/publisher/placements/:id/recent-impressions', () => {
     await serveAndTrack(oldBrowsers.publisher.token, oldBrowsers.placement.id, RESIDENTIAL_IP, FIREFOX);
     const unknown = await checkListing(oldBrowsers.placement.id, oldBrowsers.publisher.token, 1);
     expect(unknown.summary.pixel_rule.verdict).toBe('cannot_tell');
+  });
+
+  it("leaves out forged links naming the placement (bad_token): they never count for it nor change its verdict, and are counted apart", async () => {
+    const imageLoad = { 'sec-fetch-dest': 'image', 'sec-fetch-mode': 'no-cors', 'sec-fetch-site': 'cross-site' };
+    const victim = await servingPlacement();
+    await serveAndTrack(victim.publisher.token, victim.placement.id, RESIDENTIAL_IP, CHROME, false, imageLoad);
+    const before = await checkListing(victim.placement.id, victim.publisher.token, 1);
+    expect(before.summary.pixel_rule.verdict).toBe('as_required');
+
+    // Anyone with one real link of any placement can write the victim's placement id into it: the
+    // signature then fails, and the pixel is stored as bad_token under the id it names.
+    const other = await servingPlacement();
+    const served = await serve(ctx, other.publisher.token, { placement_id: other.placement.id });
+    const token = new URL(served.json().ad.tracking.impression_url).pathname.split('/').at(-1)!;
+    const forged = signTrackingToken({ ...unverifiedTrackingClaims(token)!, p: victim.placement.id }, 'not-the-tracking-secret');
+    for (let i = 1; i <= 5; i++) {
+      const pixel = await ctx.app.inject({ method: 'GET', url: `/v1/t/i/${forged}`, headers: { 'x-forwarded-for': `3.5.140.${i}`, 'user-agent': 'curl/8.5.0' } });
+      expect(pixel.statusCode).toBe(200);
+    }
+    const after = await eventually(async () => {
+      const data = (await check(victim.placement.id, victim.publisher.token)).json().data;
+      return data.summary.forged === 5 ? data : undefined;
+    }, 'the 5 forged pixels counted apart', 15_000);
+    expect(after.impressions).toEqual(before.impressions);
+    expect(after.summary).toEqual({ ...before.summary, forged: 5 });
+    expect(after.summary).toMatchObject({ impressions: 1, from_servers: 0, by_ivt: {}, pixel_rule: { verdict: 'as_required' } });
+    expect(matchesContract({ data: after }) ? [] : matchesContract.errors).toEqual([]);
   });
 
   it('masks an IPv6 address to its /48 and names the browser family', async () => {

@@ -39,9 +39,9 @@ describe.skipIf(unavailableReason !== undefined)('a PostgreSQL server outage', (
     server?.destroy();
   });
 
-  function click(item: TrackedLineItem) {
+  function click(item: TrackedLineItem, headers: Record<string, string> = {}) {
     const url = `${CLICK_PATH}${signedToken(ctx, serveClaims(item, 'CPC', 1_000_000))}`;
-    return fromAddress(ctx, url, ADDRESSES.comcastResidential);
+    return fromAddress(ctx, url, ADDRESSES.comcastResidential, undefined, headers);
   }
 
   it('keeps redirecting and recording clicks, and answers 503 unavailable on management and admin routes', async () => {
@@ -78,6 +78,13 @@ describe.skipIf(unavailableReason !== undefined)('a PostgreSQL server outage', (
     const unknown = await click(unknownItem);
     expect(unknown.statusCode).toBe(503);
     expect(unknown.headers['retry-after']).toBe('5');
+    expect(unknown.json().error.code).toBe('unavailable');
+    // The person who clicked (a browser's navigation; an old browser's Accept) sees a page, with the same 503 and Retry-After.
+    for (const headers of [{ 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate', 'sec-fetch-site': 'cross-site', 'sec-fetch-user': '?1' }, { accept: 'text/html,application/xhtml+xml' }] as Array<Record<string, string>>) {
+      const page = await click(unknownItem, headers);
+      expect([page.statusCode, page.headers['retry-after'], page.headers['content-type']]).toEqual([503, '5', 'text/html; charset=utf-8']);
+      expect(page.body).toContain('try again</a> in a few seconds');
+    }
 
     const management = await ctx.app.inject({ method: 'GET', url: '/v1/advertiser/campaigns', headers: { 'x-api-key': advertiser.key } });
     expect(management.statusCode).toBe(503);

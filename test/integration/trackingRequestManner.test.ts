@@ -188,7 +188,18 @@ describe('server-side markers', () => {
 
 describe('no Fetch Metadata at all: an HTTP client claiming a browser that sends it', () => {
   const FIREFOX_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0';
-  const SAFARI_UA = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
+  const SAFARI_UA = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15';
+  const IPHONE_SAFARI_UA =
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
+  const IPHONE_CHROME_UA =
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/131.0.6778.73 Mobile/15E148 Safari/604.1';
+  const IPAD_FIREFOX_UA = 'Mozilla/5.0 (iPad; CPU OS 16_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) FxiOS/112.0 Mobile/15E148 Safari/605.1.15';
+  const OLD_SAFARI_UA = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.3 Safari/605.1.15';
+  const OLD_IPHONE_UA =
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 16_3_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.3 Mobile/15E148 Safari/604.1';
+  const GNOME_WEB_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15';
+  /** What WebKit 16.4+ sends on a person's click: the navigation's Fetch Metadata, never Sec-Fetch-User. */
+  const { 'sec-fetch-user': _user, ...WEBKIT_NAVIGATION } = NAVIGATION;
   const OLD_CHROME_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/75.0.3770.100 Safari/537.36';
 
   /** The pixel, a second's wait, then the click of each serve, each as its own user agent sends it. */
@@ -231,18 +242,44 @@ describe('no Fetch Metadata at all: an HTTP client claiming a browser that sends
       expect(metrics).toContain('adsvc_events_invalid_total{type="click",reason="no_fetch_metadata"} 2\n');
     });
 
-    it('bills what browsers send there, and does not judge Safari, a Chrome older than 76 or an unknown user agent by it', async () => {
+    it('does the same for Safari and every iOS browser (WebKit) from 16.4 on, which send it too: macOS Version/, iOS and iPadOS by the system version', async () => {
+      const item = await trackedLineItem(https, { bid_type: 'cpc', bid_value: 0.4 });
+      const { impressions, clicks } = await pixelsThenClicks(https, item, [
+        [SAFARI_UA, {}, {}],
+        [IPHONE_SAFARI_UA, {}, {}],
+        [IPHONE_CHROME_UA, {}, {}],
+        [IPAD_FIREFOX_UA, {}, {}],
+      ]);
+      expect(impressions.map(([, ivt]) => ivt)).toEqual(['no_fetch_metadata', 'no_fetch_metadata', 'no_fetch_metadata', 'no_fetch_metadata']);
+      expect(clicks.map(([, ivt]) => ivt)).toEqual(['no_fetch_metadata', 'no_fetch_metadata', 'no_fetch_metadata', 'no_fetch_metadata']);
+      expect(await rollupOf(https, item.lineItemId)).toMatchObject({ impressions: 0, clicks: 0, spend_nanos: 0 });
+    });
+
+    it('bills what browsers send there (WebKit without Sec-Fetch-User), and does not judge a Chrome older than 76 or an unknown user agent by it', async () => {
       const item = await trackedLineItem(https, { bid_type: 'cpc', bid_value: 0.4 });
       const { impressions, clicks } = await pixelsThenClicks(https, item, [
         [BROWSER_UA, IMAGE_LOAD, NAVIGATION],
         [FIREFOX_UA, IMAGE_LOAD, NAVIGATION],
-        [SAFARI_UA, {}, {}],
+        [SAFARI_UA, IMAGE_LOAD, WEBKIT_NAVIGATION],
+        [IPHONE_CHROME_UA, IMAGE_LOAD, WEBKIT_NAVIGATION],
         [OLD_CHROME_UA, {}, {}],
         ['Opera/9.80 (J2ME/MIDP; Opera Mini/4.2.14912/870; U; id) Presto/2.4.15', {}, {}],
       ]);
-      expect(impressions.map(([, ivt]) => ivt)).toEqual(['', '', '', '', '']);
-      expect(clicks.map(([, ivt]) => ivt)).toEqual(['', '', '', '', '']);
-      expect(await rollupOf(https, item.lineItemId)).toMatchObject({ clicks: 5, spend_nanos: 5 * CLICK_PRICE });
+      expect(impressions.map(([, ivt]) => ivt)).toEqual(['', '', '', '', '', '']);
+      expect(clicks.map(([, ivt]) => ivt)).toEqual(['', '', '', '', '', '']);
+      expect(await rollupOf(https, item.lineItemId)).toMatchObject({ clicks: 6, spend_nanos: 6 * CLICK_PRICE });
+    });
+
+    it('does not judge WebKit before 16.4 (it sent none) nor a WebKit browser off Apple systems by it', async () => {
+      const item = await trackedLineItem(https, { bid_type: 'cpc', bid_value: 0.4 });
+      const { impressions, clicks } = await pixelsThenClicks(https, item, [
+        [OLD_SAFARI_UA, {}, {}],
+        [OLD_IPHONE_UA, {}, {}],
+        [GNOME_WEB_UA, {}, {}],
+      ]);
+      expect(impressions.map(([, ivt]) => ivt)).toEqual(['', '', '']);
+      expect(clicks.map(([, ivt]) => ivt)).toEqual(['', '', '']);
+      expect(await rollupOf(https, item.lineItemId)).toMatchObject({ clicks: 3, spend_nanos: 3 * CLICK_PRICE });
     });
   });
 

@@ -32,7 +32,7 @@ interface RecentImpression {
 
 export interface IntegrationCheck {
   window: { hours: number };
-  summary: { impressions: number; from_browsers: number; from_servers: number; unknown: number; browser_share: number; server_share: number; valid: number; by_ivt: Record<string, number> };
+  summary: { impressions: number; from_browsers: number; from_servers: number; unknown: number; browser_share: number; server_share: number; valid: number; by_ivt: Record<string, number>; forged: number };
   impressions: RecentImpression[];
 }
 
@@ -91,6 +91,9 @@ export function IntegrationCheckView({ check }: { check: IntegrationCheck }) {
   const { summary } = check;
   return html`
     <p data-testid="integration-summary">${`${summaryScope(check)}: ${summary.from_browsers} from browsers (${percent(summary.browser_share)}), ${summary.from_servers} from servers (${percent(summary.server_share)}), ${summary.unknown} unknown; ${summary.valid} counted as valid.`}</p>
+    ${summary.forged > 0
+      ? html`<p class="hint" data-testid="integration-forged">${`Not counted: ${summary.forged} ${summary.forged === 1 ? 'impression' : 'impressions'} of the last ${check.window.hours} hours came from links naming this placement whose signature did not verify (someone rewrote a real link). They say nothing of how this placement fires its pixel.`}</p>`
+      : ''}
     ${summary.impressions === 0
       ? html`<p class="hint">No impression yet: load a page with the placement in a browser and scroll the ad into view, then refresh.</p>`
       : html`<div class="table-wrap"><table aria-label="Recent impressions">

@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { BROWSER_UA, fromAddress, readerAddress, rollupOf, serveClaims, signedToken, trackedLineItem, waitForEvents } from '../helpers/trackingFixtures.js';
+
+const IMAGE_LOAD = { 'sec-fetch-dest': 'image', 'sec-fetch-mode': 'no-cors', 'sec-fetch-site': 'cross-site' };
+const IMPRESSION_PRICE = 4_000_000;
+
+let ctx: TestContext;
+
+beforeAll(async () => {
+  ctx = await startTestApp({ TRUST_PROXY: '127.0.0.1' });
+});
+
+afterAll(async () => {
+  await ctx.close();
+});
+
+describe('impression velocity: billable impressions of a placement per network', () => {
+  it('bills 30 of 40 tCPM pixels of one placement fired from one address within seconds, stores the rest as impression_velocity; another placement and another address are billed', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpm', bid_value: 4 });
+    const other = await trackedLineItem(ctx, { bid_type: 'cpm', bid_value: 4 });
+    const home = readerAddress();
+    // Every pixel is a serve of its own, a browser's user agent and image-load Fetch Metadata: only their pace tells.
+    const pixel = async (target: typeof item, address: string) => {
+      const response = await fromAddress(ctx, `/v1/t/i/${signedToken(ctx, serveClaims(target, 'tCPM', IMPRESSION_PRICE))}`, address, BROWSER_UA, IMAGE_LOAD);
+      expect([response.statusCode, response.headers['content-type']]).toEqual([200, 'image/gif']);
+    };
+    for (let n = 0; n < 40; n++) await pixel(item, home);
+    await pixel(item, readerAddress());
+    await pixel(other, home);
+
+    const events = await waitForEvents(ctx, item.lineItemId, 41);
+    expect(events.filter((event) => event.ivt === '')).toHaveLength(31);
+    const refused = events.filter((event) => event.ivt === 'impression_velocity');
+    expect(refused).toHaveLength(10);
+    expect(refused.every((event) => event.ip === home && Number(event.cost_nanos) === 0)).toBe(true);
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ impressions: 31, spend_nanos: 31 * IMPRESSION_PRICE });
+    expect((await waitForEvents(ctx, other.lineItemId, 1)).map((event) => event.ivt)).toEqual(['']);
+
+    const metrics = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toContain('adsvc_events_invalid_total{type="impression",reason="impression_velocity"} 10\n');
+  });
+});

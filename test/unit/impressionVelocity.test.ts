@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { ImpressionVelocity } from '../../src/tracking/impressionVelocity.js';
+import type { Visitor } from '../../src/tracking/visitor.js';
+
+const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+const DEFAULTS = { per10s: 30, per10min: 600 };
+
+function visitor(ip: string, userAgent = CHROME): Visitor {
+  return { ip: { ip, ipClass: 'public', network: '', ivt: '' }, userAgent, ivt: '' };
+}
+
+/** Which of the impressions at these times (ms) the rule refuses. */
+function refused(velocity: ImpressionVelocity, who: Visitor, times: number[], placement = 'chat-below-answer'): number[] {
+  return times.filter((time) => velocity.tooFast(who, placement, time));
+}
+
+const T0 = 1_800_000_000_000;
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+
+describe('impression velocity (per placement and network: the address, IPv6 by its /56)', () => {
+  it('allows 30 impressions of a placement in 10 s from one address and refuses the rest of a flood', () => {
+    // session 31's test: 100 serves and pixels from one home address in 3.8 s.
+    const flood = Array.from({ length: 100 }, (_, n) => T0 + n * 38);
+    expect(refused(new ImpressionVelocity(DEFAULTS), visitor('86.141.1.1'), flood)).toEqual(flood.slice(30));
+  });
+
+  it('allows 600 in 10 minutes, spread out past the 10-second limit, and refuses beyond', () => {
+    const velocity = new ImpressionVelocity(DEFAULTS);
+    const times = Array.from({ length: 700 }, (_, n) => T0 + n * 500);
+    const out = refused(velocity, visitor('86.141.1.1'), times);
+    expect(out.length).toBeGreaterThanOrEqual(95);
+    expect(out[0]).toBeGreaterThanOrEqual(T0 + 599 * 500);
+  });
+
+  it('never refuses a shared address whose readers make one a second between them, for hours, nor a person', () => {
+    const velocity = new ImpressionVelocity(DEFAULTS);
+    const steady = Array.from({ length: 3 * 3600 }, (_, n) => T0 + n * 1050 + (n % 7) * 100);
+    expect(refused(velocity, visitor('86.141.1.1'), steady)).toEqual([]);
+    // Thirty readers behind one CGNAT address whose answers happen to come in the same few seconds.
+    const bunched = Array.from({ length: 30 }, (_, n) => T0 + 4 * 3600 * SECOND + n * 150);
+    expect(refused(velocity, visitor('86.141.2.1'), bunched)).toEqual([]);
+  });
+
+  it('keeps placements, addresses and IPv6 /56s apart, and counts the user agents of one address together', () => {
+    const velocity = new ImpressionVelocity(DEFAULTS);
+    const times = Array.from({ length: 30 }, (_, n) => T0 + n * 10);
+    expect(refused(velocity, visitor('86.141.1.1'), times)).toEqual([]);
+    expect(velocity.tooFast(visitor('86.141.1.1', 'another browser'), 'chat-below-answer', T0 + 400)).toBe(true);
+    expect(velocity.tooFast(visitor('86.141.1.1'), 'chat-sidebar', T0 + 400)).toBe(false);
+    expect(velocity.tooFast(visitor('86.141.1.2'), 'chat-below-answer', T0 + 400)).toBe(false);
+
+    const sameHome = Array.from({ length: 31 }, (_, n) => `2a02:c7c:1234:56${String(n % 10).padStart(2, '0')}::1`);
+    expect(sameHome.filter((ip, n) => velocity.tooFast(visitor(ip), 'chat-below-answer', T0 + n * 10))).toEqual([sameHome[30]]);
+    expect(velocity.tooFast(visitor('2a02:c7c:1234:5700::1'), 'chat-below-answer', T0 + 400)).toBe(false);
+  });
+
+  it('lets a network that slowed down be billed again, and has no limit where it is set to 0', () => {
+    const velocity = new ImpressionVelocity(DEFAULTS);
+    const who = visitor('86.141.1.1');
+    refused(velocity, who, Array.from({ length: 50 }, (_, n) => T0 + n * 10));
+    expect(velocity.tooFast(who, 'chat-below-answer', T0 + 5 * SECOND)).toBe(true);
+    expect(velocity.tooFast(who, 'chat-below-answer', T0 + 21 * SECOND)).toBe(false);
+
+    const unlimited = new ImpressionVelocity({ per10s: 0, per10min: 0 });
+    expect(refused(unlimited, who, Array.from({ length: 1000 }, (_, n) => T0 + n))).toEqual([]);
+    const sustainedOnly = new ImpressionVelocity({ per10s: 0, per10min: 600 });
+    expect(refused(sustainedOnly, who, Array.from({ length: 601 }, (_, n) => T0 + n))).toHaveLength(1);
+  });
+});
