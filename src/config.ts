@@ -122,7 +122,7 @@ const configSchema = z
     /** How long that lookup may take; past it the click is stored as impression_unverified, not billed. */
     SERVE_LOOKUP_TIMEOUT_MS: z.coerce.number().int().min(10).default(2000),
     /**
-     * At most this many otherwise billable impressions of one placement from one network (an IPv4
+     * At most this many otherwise billable (tCPM) impressions of one placement from one network (an IPv4
      * address, an IPv6 /56) in any 10 s, and in any 10 minutes; beyond, impression_velocity. 0: no limit.
      */
     IMPRESSION_VELOCITY_10S: z.coerce.number().int().min(0).default(30),

@@ -24,7 +24,7 @@ export const ivtReasons = {
   impression_unverified: 'the impression of the serve of a click could not be looked up in time: the click is kept, not billed',
   click_velocity: 'the same visitor (address, IPv6 by its /64, and user agent) made more than 3 otherwise billable clicks in 10 s or 20 in 10 minutes, or its network (the address, IPv6 by its /56, whatever the user agent) more than 6 or 60',
   impression_velocity:
-    'an otherwise billable impression of a placement beyond IMPRESSION_VELOCITY_10S (default 30) in 10 s or IMPRESSION_VELOCITY_10MIN (default 600) in 10 minutes from one network (the address, IPv6 by its /56, whatever the user agent)',
+    'an otherwise billable tCPM impression of a placement beyond IMPRESSION_VELOCITY_10S (default 30) in 10 s or IMPRESSION_VELOCITY_10MIN (default 600) in 10 minutes from one network (the address, IPv6 by its /56, whatever the user agent)',
   invalid_click: 'a conversion whose click was invalid traffic',
   outside_window: 'a conversion before its click or more than ATTRIBUTION_WINDOW_DAYS after it',
 } as const;

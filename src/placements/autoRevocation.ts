@@ -73,9 +73,10 @@ interface ServerSideTraffic {
 
 /**
  * Judges every certified placement on its serves whose pixel was fetched by a server (ivt datacenter
- * or server_side; tokens verified, so the serves are real), in each of the last
- * AUTO_REVOCATION_WINDOWS windows: revokes those serverSideVerdict says to revoke in every one of
- * them, and returns those whose latest window it flags, or revokes without the windows before. One
+ * or server_side) against all its serves and users, counting verified tokens only: a forged link
+ * (bad_token) says whatever placement its forger wrote into it, so a publisher firing forged pixels
+ * naming its own placement would otherwise dilute its server-side share. Revokes those
+ * serverSideVerdict says to revoke in every one of the last AUTO_REVOCATION_WINDOWS windows, and returns those whose latest window it flags, or revokes without the windows before. One
  * reader can make a small placement's latest window look like its publisher's backend (ten resets of
  * a cookie the site keys user.id on, a hundred serves' pixels fetched from a cloud server); making
  * every window of hours on end look like it is a sustained effort, while an operator is told from
@@ -106,6 +107,7 @@ export async function judgeServerSideTraffic(db: Postgres, ch: ClickHouse, thres
                      least(intDiv(greatest({now:Int64} - toUnixTimestamp64Milli(event_time), 0), {window_ms:Int64}), {last_window:Int64}) AS window
               FROM events_v1
               WHERE type = 'impression'
+                AND ivt != 'bad_token'
                 AND event_time >= fromUnixTimestamp64Milli({window_start:Int64}, 'UTC')
                 AND placement_id IN {ids:Array(String)}
                 AND toUnixTimestamp64Milli(event_time) >= transform(placement_id, {ids:Array(String)}, {since:Array(Int64)}, toInt64(0))

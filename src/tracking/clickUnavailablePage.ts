@@ -1,6 +1,4 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { ApiError } from '../http/errors.js';
-import { StoreUnavailableError } from '../store/storeUnavailable.js';
 
 /**
  * What a reader whose click cannot be kept right now (a full disk, the event buffer full, the
@@ -29,9 +27,4 @@ export function isNavigation(headers: IncomingHttpHeaders): boolean {
   if (dest !== undefined) return dest === 'document';
   const accept = headers.accept;
   return typeof accept === 'string' && accept.includes('text/html');
-}
-
-/** An error the envelope answers 503 unavailable: the event or the destination cannot be had right now. */
-export function isUnavailable(error: unknown): boolean {
-  return (error instanceof ApiError && error.code === 'unavailable') || error instanceof StoreUnavailableError;
 }

@@ -25,7 +25,7 @@ interface Counts {
 }
 
 /**
- * How many otherwise billable impressions of one placement one network may make in a sliding
+ * How many otherwise billable (tCPM) impressions of one placement one network may make in a sliding
  * window: one beyond it is `impression_velocity`. Each is a serve of its own (a second pixel of a
  * serve is a duplicate before this rule), so each needs a chat answer of the publisher, rendered and
  * in view: a person gets one every few seconds at the very most, a few a minute kept up. The

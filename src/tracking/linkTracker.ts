@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { clickRequestIvt, impressionRequestIvt } from '../ivt/fetchMetadata.js';
 import type { IvtReason } from '../ivt/ivtReasons.js';
+import { billedEvent } from '../money/priceModels.js';
 import type { BillingCeiling } from './billingCeiling.js';
 import { ClickVelocity } from './clickVelocity.js';
 import type { EventPipeline } from './eventPipeline.js';
@@ -29,7 +30,7 @@ export interface LinkTrackerDeps {
   log: FastifyBaseLogger;
   /** Browsers send Fetch Metadata to TRACKING_BASE_URL (https or loopback): its absence is judged. */
   fetchMetadataExpected: boolean;
-  /** Billable impressions per placement and network (IMPRESSION_VELOCITY_10S, _10MIN). */
+  /** Billable (tCPM) impressions per placement and network (IMPRESSION_VELOCITY_10S, _10MIN). */
   impressionVelocity: ImpressionVelocity;
 }
 
@@ -39,7 +40,7 @@ export interface LinkTrackerDeps {
  * no_user_agent), server-side markers (server_side), how the request was made (not_image_request,
  * not_navigation, no_fetch_metadata, no_user_activation), then the serve's history (duplicate, click_without_impression, click_too_fast,
  * impression_unverified), then the pace (click_velocity of the visitor and its network, impression_velocity of
- * the network in the placement). A valid event is then judged by
+ * the network in the placement, for tCPM impressions). A valid event is then judged by
  * the billing ceilings (billingCeiling.ts): over one, it is stored as valid but unbilled.
  *
  * The serve's history is this process's ledger; a click whose serve it does not know asks ClickHouse
@@ -56,7 +57,10 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
     const { claims } = token;
     let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || impressionRequestIvt(request.fetch, request.visitor.userAgent, fetchMetadataExpected);
     if (ivt === '' && ledger.impressionCounted(claims.s)) ivt = 'duplicate';
-    if (ivt === '' && impressionVelocity.tooFast(request.visitor, claims.p, nowMs)) ivt = 'impression_velocity';
+    // Only where the impression itself is billed (tCPM): a CPC or CPA serve's impression costs
+    // nothing, and one this rule stopped would leave its serve without the valid impression its
+    // click needs (click_without_impression), and that click's conversion an invalid_click.
+    if (ivt === '' && billedEvent[claims.m] === 'impression' && impressionVelocity.tooFast(request.visitor, claims.p, nowMs)) ivt = 'impression_velocity';
     const event = linkEvent('impression', claims, request, ivt, randomUUID(), nowMs);
     ceiling.judge(event, nowMs);
     let held = 0;

@@ -4,7 +4,7 @@ import { answerBeforeFastify } from '../http/answerBeforeFastify.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { Postgres } from '../store/postgres.js';
 import type { IndexedDestinations } from '../serving/indexedDestinations.js';
-import { ApiError, RETRY_AFTER_SECONDS } from '../http/errors.js';
+import { ApiError, errorResponse, RETRY_AFTER_SECONDS } from '../http/errors.js';
 import { lazyChildLogger } from '../http/lazyRequestLogger.js';
 import type { RequestDurationHistogram } from '../http/requestDurationHistogram.js';
 import { creativeDestinations } from './creativeDestinations.js';
@@ -14,7 +14,7 @@ import { readTrackingToken } from './trackingTokenClaims.js';
 import { PIXEL_HEADERS, TRANSPARENT_GIF } from './transparentGif.js';
 import { directPixel, IMPRESSION_ROUTE } from './directPixel.js';
 import { AD_GONE_PAGE } from './adGonePage.js';
-import { CLICK_UNAVAILABLE_PAGE, isNavigation, isUnavailable } from './clickUnavailablePage.js';
+import { CLICK_UNAVAILABLE_PAGE, isNavigation } from './clickUnavailablePage.js';
 import { readLinkRequest } from './linkRequest.js';
 
 /** The query parameter the click redirect adds to the destination; conversions quote its value. */
@@ -75,9 +75,12 @@ export async function trackingLinkRoutes(app: FastifyInstance, { db, indexedDest
     try {
       return await trackClickLink(request, reply);
     } catch (error) {
-      // The same 503 and Retry-After as the envelope's; a person's navigation gets them as a page.
-      if (!isUnavailable(error) || !isNavigation(request.headers)) throw error;
-      if (!(error instanceof ApiError)) request.log.warn({ err: error }, 'Postgres is unavailable; answered 503');
+      if (!isNavigation(request.headers)) throw error;
+      // A person's navigation: whatever the envelope answers 503 (errorResponse, the one mapping, and
+      // its log line) is the same 503 and Retry-After as a page. Any other answer is the envelope's,
+      // sent here rather than rethrown so errorResponse logs it once.
+      const { status, body } = errorResponse(error, () => request.log);
+      if (status !== 503) return reply.code(status).send(body);
       return reply.code(503).header('retry-after', RETRY_AFTER_SECONDS).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(CLICK_UNAVAILABLE_PAGE);
     }
   });

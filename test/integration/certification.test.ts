@@ -174,6 +174,19 @@ describe('auto-revocation of certified placements', () => {
     expect(revoked.history.at(-1)!.reason).toMatch(/^100 of 100 serves \(of 10 of 10 users\)/);
   });
 
+  it('revokes a placement whose forged pixels (bad_token, naming it) outnumber its server-side ones: a forged link counts for nothing', async () => {
+    const placement = (await createPlacement(ctx, publisher.id)).id;
+    await certifiedLongAgo(placement);
+    const worker = { ivt: 'server_side', ip: '104.28.1.1', ip_class: 'relay', ip_network: 'AS13335 Cloudflare', cost_nanos: 0 };
+    const forged = { ivt: 'bad_token', cost_nanos: 0 };
+    await insertEvents(ctx, everyHour(6, (at) => [...impressionsOfUsers(placement, 100, 10, { ...worker, ...at }), ...impressionsOfUsers(placement, 200, 200, { ...forged, ...at })]));
+    const revoked = await eventually(async () => {
+      const state = await placementState(placement);
+      return state.certification === 'revoked' ? state : undefined;
+    }, 'auto-revocation');
+    expect(revoked.history.at(-1)!.reason).toMatch(/^100 of 100 serves \(of 10 of 10 users\)/);
+  });
+
   it("never revokes for a competitor who resets a cookie-keyed user.id 10 times and fetches 100 serves' pixels from one cloud network: flagged, until it has kept that up for 6 hours", async () => {
     const item = await trackedLineItem(ctx);
     await certifiedLongAgo(item.placementId);

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
-import { BROWSER_UA, fromAddress, readerAddress, rollupOf, serveClaims, signedToken, trackedLineItem, waitForEvents } from '../helpers/trackingFixtures.js';
+import { BROWSER_UA, fromAddress, readerAddress, rollupOf, serveClaims, signedToken, trackedLineItem, waitForEvents, waitPastClickDelay } from '../helpers/trackingFixtures.js';
 
 const IMAGE_LOAD = { 'sec-fetch-dest': 'image', 'sec-fetch-mode': 'no-cors', 'sec-fetch-site': 'cross-site' };
+const NAVIGATION = { 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate', 'sec-fetch-site': 'cross-site', 'sec-fetch-user': '?1' };
 const IMPRESSION_PRICE = 4_000_000;
+const CLICK_PRICE = 500_000_000;
 
 let ctx: TestContext;
 
@@ -39,5 +41,19 @@ describe('impression velocity: billable impressions of a placement per network',
 
     const metrics = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body;
     expect(metrics).toContain('adsvc_events_invalid_total{type="impression",reason="impression_velocity"} 10\n');
+  });
+
+  it("never judges a CPC serve's impression (it costs nothing): 40 from one address within seconds stay valid, and the 40th serve's click is billed", async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.5 });
+    const home = readerAddress();
+    const tokens = Array.from({ length: 40 }, () => signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE)));
+    for (const token of tokens) expect((await fromAddress(ctx, `/v1/t/i/${token}`, home, BROWSER_UA, IMAGE_LOAD)).statusCode).toBe(200);
+    await waitPastClickDelay(Date.now());
+    expect((await fromAddress(ctx, `/v1/t/c/${tokens.at(-1)!}`, home, BROWSER_UA, NAVIGATION)).statusCode).toBe(302);
+
+    const events = await waitForEvents(ctx, item.lineItemId, 41);
+    expect(events.filter((event) => event.type === 'impression').map((event) => event.ivt)).toEqual(Array.from({ length: 40 }, () => ''));
+    expect(events.filter((event) => event.type === 'click').map((event) => [event.ivt, Number(event.cost_nanos)])).toEqual([['', CLICK_PRICE]]);
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ impressions: 40, clicks: 1, spend_nanos: CLICK_PRICE });
   });
 });
