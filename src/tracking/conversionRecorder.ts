@@ -41,7 +41,9 @@ export interface ConversionRecorderDeps {
  * Attributes a reported conversion to its click. A click of another organization, or one that does
  * not exist, is 404. A click of the organization's campaign deleted since is attributed to that
  * campaign (its tombstone, migrations/0017, keeps whose it was) at cost 0, `unbilled`
- * campaign_deleted: deleting ends a campaign's billing, not the outcomes of the clicks it paid for. A conversion of an invalid click, or outside [click, click + window], is stored
+ * campaign_deleted: deleting ends a campaign's conversion billing (the pixels and clicks of ads it
+ * served before are still billed while their links are valid), not the outcomes of the clicks it
+ * paid for. A conversion of an invalid click, or outside [click, click + window], is stored
  * for audit as invalid traffic (invalid_click, outside_window): neither revenue nor cost is reported.
  * A valid one of a CPA serve (the click's price model) costs the CPA price signed into its click
  * (clickPrice: the line item's current bid for a click stored before the price was kept); nothing
