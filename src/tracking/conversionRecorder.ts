@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
-import { membersOf } from '../management/campaignTenancy.js';
+import { campaignOf } from '../management/campaignTenancy.js';
 import { convertToUsd } from '../money/usdRates.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { Postgres } from '../store/postgres.js';
@@ -157,7 +157,7 @@ export type ConversionRecorder = ReturnType<typeof createConversionRecorder>;
 async function isDeletedLineItemOf(db: Postgres, click: StoredClick, organizationId: string): Promise<boolean> {
   const { rows } = await db.query(
     `SELECT 1 FROM deleted_line_items li JOIN deleted_campaigns gone ON gone.id = li.campaign_id
-      WHERE li.id = $1 AND gone.id = $2 AND gone.organization_id = $3 AND gone.user_id IN (${membersOf('$3')})`,
+      WHERE li.id = $1 AND gone.id = $2 AND ${campaignOf('$3', 'gone')}`,
     [click.line_item_id, click.campaign_id, organizationId],
   );
   return rows.length > 0;
