@@ -1,8 +1,8 @@
-import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { lineItemIndexes, lineItemRowsOf } from '../../src/serving/catalogQueries.js';
 import { creativeRanges } from '../../src/serving/creativeRanges.js';
 import { encodeDataRows } from '../../src/store/dataRows.js';
+import { firstMessageOfWorkerSource } from '../helpers/workerSource.js';
 
 // A line item row of LINE_ITEM_COLUMNS (13 fields), as a full read gives it.
 const lineItemRow = (id: string) => [id, `campaign-${id}`, 'Brand', 'cpm', '2.5', null, null, null, 'even', '{}', null, null, null];
@@ -30,18 +30,9 @@ describe('creativeRangesWorker', () => {
         creativeRow('d2', 'd', 'https://d.example/two'),
       ]),
     );
-    // The worker's own source, run under tsx as the built service runs its compiled file
-    // (creativeRangesAside falls back to the main thread under the sources, so no other test runs it).
-    const fromWorker = await new Promise<unknown>((resolve, reject) => {
-      const source = new URL('../../src/serving/creativeRangesWorker.ts', import.meta.url).href;
-      const code = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`;
-      const worker = new Worker(code, { eval: true, workerData: { creativeRows, lineItemRows } });
-      worker.once('message', (ranges: unknown) => {
-        resolve(ranges);
-        void worker.terminate();
-      });
-      worker.once('error', reject);
-    });
+    // No other test runs the worker: under the sources creativeRangesAside walks the rows here.
+    const source = new URL('../../src/serving/creativeRangesWorker.ts', import.meta.url);
+    const fromWorker = await firstMessageOfWorkerSource<unknown>(source, { creativeRows, lineItemRows });
 
     expect(fromWorker).toBeInstanceOf(Float64Array);
     const expected = creativeRanges(creativeRows, lineItemIndexes(lineItemRows));
