@@ -20,7 +20,12 @@ const BLOCK_STATES = `
         AND level = {level:String}
         AND campaign_id IN {campaign_ids:Array(UUID)}`;
 
-/** The kept states of the past days ({date_from}..{past_to}), with the count each was merged from. */
+/**
+ * The kept states of the past days ({date_from}..{past_to}), with the count each was merged from.
+ * No written_at trust filter (reachWindows.ts's trustedKeptRows): the count and the state come from
+ * the same read, so a TTL merge cannot drop one between them; a row past its TTL is simply missing,
+ * and its key goes the merge path (pastStatesCover, keptWindowReach).
+ */
 const KEPT_STATES = `
       SELECT campaign_id, line_item_id, users_state, impressions AS kept_impressions, 1 AS kept_row
       FROM reach_windows_v1

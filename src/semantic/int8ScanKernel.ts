@@ -21,31 +21,42 @@ const [ROW, COUNT, BOUND, ACC, LOADED] = [10, 11, 12, 13, 14];
 /** `base + (index << 2)`: the address of a 4-byte element. */
 const element = (base: number, index: number) => [...op.localGet(base), ...op.localGet(index), ...op.i32Const(2), ...op.i32Shl, ...op.i32Add];
 
-function scanBody(blocks: number): number[] {
-  // Unrolled over the row: the query's offsets are constants, and the loop is once per row.
-  const rowDot: number[] = [...v128Zero, ...op.localSet(ACC)];
+/**
+ * The integer dot product of the int8 row at local `rowAt` (`blocks` x 16 components) with the
+ * int16 query, left on the stack as an i32: unrolled over the row, each block's two halves widened
+ * to int16 and multiplied with the query's (`queryHalf(h)` pushes the query's 16 bytes h, h < 2 x
+ * blocks), summed in the v128 local `acc` (`loaded` holds the block), then across its lanes. The
+ * integer sum is exact in any order. Shared by this kernel and probedScanKernel.ts.
+ */
+export function int8DotProduct(blocks: number, rowAt: number, queryHalf: (half: number) => number[], acc: number, loaded: number): number[] {
+  const dot: number[] = [...v128Zero, ...op.localSet(acc)];
   for (let block = 0; block < blocks; block++) {
-    rowDot.push(
-      ...op.localGet(MATRIX), ...v128Load(16 * block), ...op.localSet(LOADED),
-      ...op.localGet(ACC),
-      ...op.localGet(LOADED), ...i16x8ExtendLowI8x16S, ...op.localGet(QUERY), ...v128Load(32 * block), ...i32x4DotI16x8S, ...i32x4Add,
-      ...op.localGet(LOADED), ...i16x8ExtendHighI8x16S, ...op.localGet(QUERY), ...v128Load(32 * block + 16), ...i32x4DotI16x8S, ...i32x4Add,
-      ...op.localSet(ACC),
+    dot.push(
+      ...op.localGet(rowAt), ...v128Load(16 * block), ...op.localSet(loaded),
+      ...op.localGet(acc),
+      ...op.localGet(loaded), ...i16x8ExtendLowI8x16S, ...queryHalf(2 * block), ...i32x4DotI16x8S, ...i32x4Add,
+      ...op.localGet(loaded), ...i16x8ExtendHighI8x16S, ...queryHalf(2 * block + 1), ...i32x4DotI16x8S, ...i32x4Add,
+      ...op.localSet(acc),
     );
   }
-  const laneSum = [
-    ...op.localGet(ACC), ...i32x4ExtractLane(0),
-    ...op.localGet(ACC), ...i32x4ExtractLane(1), ...op.i32Add,
-    ...op.localGet(ACC), ...i32x4ExtractLane(2), ...op.i32Add,
-    ...op.localGet(ACC), ...i32x4ExtractLane(3), ...op.i32Add,
-  ];
+  dot.push(
+    ...op.localGet(acc), ...i32x4ExtractLane(0),
+    ...op.localGet(acc), ...i32x4ExtractLane(1), ...op.i32Add,
+    ...op.localGet(acc), ...i32x4ExtractLane(2), ...op.i32Add,
+    ...op.localGet(acc), ...i32x4ExtractLane(3), ...op.i32Add,
+  );
+  return dot;
+}
+
+function scanBody(blocks: number): number[] {
+  // The query's offsets are constants, and the loop is once per row.
+  const dot = int8DotProduct(blocks, MATRIX, (half) => [...op.localGet(QUERY), ...v128Load(16 * half)], ACC, LOADED);
   return [
     ...op.localGet(ROWS), ...op.i32Eqz, ...op.if, ...op.i32Const(0), ...op.return, ...op.end,
     ...op.loop,
-    ...rowDot,
     // bound = scales[row] * (a * dot + b) + c
     ...element(SCALES, ROW), ...op.f32Load,
-    ...op.localGet(A), ...laneSum, ...op.f32ConvertI32S, ...op.f32Mul, ...op.localGet(B), ...op.f32Add,
+    ...op.localGet(A), ...dot, ...op.f32ConvertI32S, ...op.f32Mul, ...op.localGet(B), ...op.f32Add,
     ...op.f32Mul, ...op.localGet(C), ...op.f32Add, ...op.localTee(BOUND),
     ...element(THRESHOLDS, ROW), ...op.f32Load, ...op.f32Ge,
     ...op.if,

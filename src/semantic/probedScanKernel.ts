@@ -1,6 +1,5 @@
-import {
-  F32, I32, V128, assembleModuleOnMemory, i16x8ExtendHighI8x16S, i16x8ExtendLowI8x16S, i32x4Add, i32x4DotI16x8S, i32x4ExtractLane, op, v128Load, v128Zero,
-} from '../wasm/wasmOps.js';
+import { F32, I32, V128, assembleModuleOnMemory, op, v128Load } from '../wasm/wasmOps.js';
+import { int8DotProduct } from './int8ScanKernel.js';
 
 /**
  * One chunk of a clustered semantic matrix's scan in one WebAssembly call, in the scan kernel's
@@ -41,31 +40,15 @@ const firstRankedFrom = (key: number) => [
 
 function scanBody(blocks: number, probed: number): number[] {
   const width = 16 * blocks;
-  // The query's blocks are held in locals for every row (the integer dot product is exact in any order).
-  const rowDot: number[] = [...v128Zero, ...op.localSet(ACC)];
-  for (let block = 0; block < blocks; block++) {
-    rowDot.push(
-      ...op.localGet(ROW_AT), ...v128Load(16 * block), ...op.localSet(LOADED),
-      ...op.localGet(ACC),
-      ...op.localGet(LOADED), ...i16x8ExtendLowI8x16S, ...op.localGet(FIRST_QUERY + 2 * block), ...i32x4DotI16x8S, ...i32x4Add,
-      ...op.localGet(LOADED), ...i16x8ExtendHighI8x16S, ...op.localGet(FIRST_QUERY + 2 * block + 1), ...i32x4DotI16x8S, ...i32x4Add,
-      ...op.localSet(ACC),
-    );
-  }
-  const laneSum = [
-    ...op.localGet(ACC), ...i32x4ExtractLane(0),
-    ...op.localGet(ACC), ...i32x4ExtractLane(1), ...op.i32Add,
-    ...op.localGet(ACC), ...i32x4ExtractLane(2), ...op.i32Add,
-    ...op.localGet(ACC), ...i32x4ExtractLane(3), ...op.i32Add,
-  ];
+  // The query's blocks are held in locals for every row.
+  const dot = int8DotProduct(blocks, ROW_AT, (half) => op.localGet(FIRST_QUERY + half), ACC, LOADED);
   const scanRows = [
     ...op.localGet(MATRIX), ...op.localGet(ROW), ...op.i32Const(width), ...op.i32Mul, ...op.i32Add, ...op.localSet(ROW_AT),
     ...op.block, ...op.loop,
     ...op.localGet(ROW), ...op.localGet(LAST), ...op.i32LtU, ...op.i32Eqz, ...op.brIf(1),
-    ...rowDot,
     // bound = scales[row] * (a * dot + b) + c, as the scan kernel computes it
     ...element(SCALES, ROW), ...op.f32Load,
-    ...op.localGet(A), ...laneSum, ...op.f32ConvertI32S, ...op.f32Mul, ...op.localGet(B), ...op.f32Add,
+    ...op.localGet(A), ...dot, ...op.f32ConvertI32S, ...op.f32Mul, ...op.localGet(B), ...op.f32Add,
     ...op.f32Mul, ...op.localGet(C), ...op.f32Add, ...op.localTee(BOUND),
     ...element(THRESHOLDS, ROW), ...op.f32Load, ...op.f32Ge,
     ...op.if,

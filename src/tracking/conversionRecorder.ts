@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../http/errors.js';
-import { membersOf } from '../management/campaignTenancy.js';
+import { campaignOf } from '../management/campaignTenancy.js';
 import { convertToUsd } from '../money/usdRates.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { Postgres } from '../store/postgres.js';
@@ -41,7 +41,9 @@ export interface ConversionRecorderDeps {
  * Attributes a reported conversion to its click. A click of another organization, or one that does
  * not exist, is 404. A click of the organization's campaign deleted since is attributed to that
  * campaign (its tombstone, migrations/0017, keeps whose it was) at cost 0, `unbilled`
- * campaign_deleted: deleting ends a campaign's billing, not the outcomes of the clicks it paid for. A conversion of an invalid click, or outside [click, click + window], is stored
+ * campaign_deleted: deleting ends a campaign's conversion billing (the pixels and clicks of ads it
+ * served before are still billed while their links are valid), not the outcomes of the clicks it
+ * paid for. A conversion of an invalid click, or outside [click, click + window], is stored
  * for audit as invalid traffic (invalid_click, outside_window): neither revenue nor cost is reported.
  * A valid one of a CPA serve (the click's price model) costs the CPA price signed into its click
  * (clickPrice: the line item's current bid for a click stored before the price was kept); nothing
@@ -155,7 +157,7 @@ export type ConversionRecorder = ReturnType<typeof createConversionRecorder>;
 async function isDeletedLineItemOf(db: Postgres, click: StoredClick, organizationId: string): Promise<boolean> {
   const { rows } = await db.query(
     `SELECT 1 FROM deleted_line_items li JOIN deleted_campaigns gone ON gone.id = li.campaign_id
-      WHERE li.id = $1 AND gone.id = $2 AND gone.organization_id = $3 AND gone.user_id IN (${membersOf('$3')})`,
+      WHERE li.id = $1 AND gone.id = $2 AND ${campaignOf('$3', 'gone')}`,
     [click.line_item_id, click.campaign_id, organizationId],
   );
   return rows.length > 0;

@@ -1,11 +1,11 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createIpClassifier, type IpClassifier } from '../../src/ivt/ipClassifier.js';
 import { RangeTable, type RangeTableParts } from '../../src/ivt/rangeTable.js';
 import { loadNetworkTables, loadNetworkTablesInWorker, type NetworkTables } from '../../src/ivt/networkTables.js';
 import { tempDirectory } from '../helpers/tempDirectory.js';
+import { firstMessageOfWorkerSource } from '../helpers/workerSource.js';
 
 // Every address below was checked against @ip-location-db/asn: the ASN named is the one its data gives.
 let tables: NetworkTables;
@@ -175,18 +175,8 @@ describe('operator CIDR files', () => {
 
   it('the worker thread sends the tables it built, and null when it cannot build them (the caller then builds them to throw)', async () => {
     type Parts = Record<'datacenter' | 'relay', Record<'ipv4' | 'ipv6', RangeTableParts>> | null;
-    // The worker's own source, run under tsx as the built service runs its compiled file.
     const runWorker = (extraCidrFiles: string[]) =>
-      new Promise<Parts>((resolve, reject) => {
-        const source = new URL('../../src/ivt/networkTablesWorker.ts', import.meta.url).href;
-        const code = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`;
-        const worker = new Worker(code, { eval: true, workerData: { dataDir, extraCidrFiles } });
-        worker.once('message', (parts: Parts) => {
-          resolve(parts);
-          void worker.terminate();
-        });
-        worker.once('error', reject);
-      });
+      firstMessageOfWorkerSource<Parts>(new URL('../../src/ivt/networkTablesWorker.ts', import.meta.url), { dataDir, extraCidrFiles });
     const dataDir = tempDirectory('ivt-worker-');
     const extra = path.join(dataDir, 'office-vpn.cidr');
     writeFileSync(extra, '81.2.70.7\n');
