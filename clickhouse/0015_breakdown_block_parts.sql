@@ -6,5 +6,5 @@
 -- partition none of whose parts was written for an hour is merged to one part. A month is written
 -- until its longest block ends (a 64-day block starting in it runs up to two months on), so under
 -- live traffic this merges the months before that; a late event for an old month makes it merge
--- again an hour later (about a minute of background work per month at 100M events).
+-- again an hour later (the four months of the 100M-event bench data merged in about 20 s).
 ALTER TABLE breakdown_blocks_v1 MODIFY SETTING min_age_to_force_merge_seconds = 3600, min_age_to_force_merge_on_partition_only = 1;
