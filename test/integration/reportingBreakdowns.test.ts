@@ -422,3 +422,15 @@ describe('breakdown responses match openapi.yaml', () => {
     expect(row({ campaign_id: cA.id, campaign_name: 'x', line_item_id: cA.line_item_id, line_item_title: 'x', ...ZERO_METRICS })).toBe(false);
   });
 });
+
+describe('breakdown_blocks_v1 parts (clickhouse/0015)', () => {
+  it('merges a month to one part once none of its parts was written for an hour, and no month still being written', async () => {
+    const result = await ctx.stores.ch.client.query({
+      query: "SELECT engine_full FROM system.tables WHERE database = currentDatabase() AND name = 'breakdown_blocks_v1'",
+      format: 'JSONEachRow',
+    });
+    const [table] = (await result.json()) as Array<{ engine_full: string }>;
+    expect(table!.engine_full).toContain('min_age_to_force_merge_seconds = 3600');
+    expect(table!.engine_full).toContain('min_age_to_force_merge_on_partition_only = 1');
+  });
+});
