@@ -25,6 +25,7 @@ export function createMetrics(events: EventPipeline) {
   eventCounter('adsvc_events_refused_total', 'Events refused with 503 (buffer full, spool not writable, shutting down)', () => events.stats().refused);
   eventCounter('adsvc_events_quarantined_total', 'Spooled lines ClickHouse could not parse, moved to DATA_DIR/quarantine', () => events.stats().quarantined);
   eventCounter('adsvc_event_write_failures_total', 'Failed rounds of writing events to ClickHouse (each is retried)', () => events.stats().writeFailures);
+  eventCounter('adsvc_event_listener_failures_total', 'Throws of what counts accepted events as they come (pacing, caps, metrics); the events are kept', () => events.stats().listenerFailures);
   new Gauge({
     name: 'adsvc_event_backlog_rows',
     help: 'Accepted events not yet in ClickHouse',

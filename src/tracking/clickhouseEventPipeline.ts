@@ -54,7 +54,7 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   /** Segments a previous run left: their valid link events are read from their lines. */
   const recovered = new Set(sealed.map((segment) => segment.name));
   const listeners: Array<(event: TrackedEvent, written: boolean) => void> = [];
-  const counts = { accepted: 0, refused: 0, written: 0, quarantined: 0, writeFailures: 0 };
+  const counts = { accepted: 0, refused: 0, written: 0, quarantined: 0, writeFailures: 0, listenerFailures: 0 };
   let sealedCount = sealed.reduce((sum, segment) => sum + segment.events, 0);
   /** The events of the inserts a crash left in flight: accepted (answered 2xx) and not yet in ClickHouse, like a segment's. */
   let inFlightCount = inFlight.reduce((sum, write) => sum + write.events, 0);
@@ -316,6 +316,29 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
 
   /** The spool failure last logged, until an append succeeds again. */
   let spoolFailureLogged: string | undefined;
+  /** The listener failure last logged: a listener that throws on every event logs once, and the metric counts them all. */
+  let listenerFailureLogged: string | undefined;
+
+  /**
+   * Tells every listener about an event that is kept (spooled or written), each on its own: the
+   * event's answer is the kept answer whatever a listener does. A throw here answered 500 for a
+   * kept event, whose retry would be a second event, and skipped the billing check of the events
+   * after it (append). A listener that missed the event (pacing, caps) catches up at its next
+   * read of ClickHouse.
+   */
+  function tell(event: TrackedEvent, written: boolean): void {
+    for (const listener of listeners) {
+      try {
+        listener(event, written);
+      } catch (error) {
+        counts.listenerFailures += 1;
+        const message = error instanceof Error ? error.message : String(error);
+        if (message === listenerFailureLogged) continue;
+        listenerFailureLogged = message;
+        log.error({ err: error, event: event.event_id }, 'a listener of accepted events threw; the event is kept');
+      }
+    }
+  }
 
   /** Throws ApiError('unavailable') when `count` more events cannot be taken. */
   function checkRoom(count: number): void {
@@ -344,8 +367,9 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     }
     counts.accepted += events.length;
     let serves: ServeIdRanges | undefined;
+    // Nothing from here on throws (tell, seal): the events are kept, and their answer must say so.
     for (const event of events) {
-      for (const listener of listeners) listener(event, false);
+      tell(event, false);
       const serveId = billableServeId(event);
       if (serveId !== undefined) (serves ??= billableOf(spool.openName)).add(serveId);
     }
@@ -418,7 +442,7 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
       }
       counts.accepted += events.length;
       counts.written += events.length;
-      for (const event of events) for (const listener of listeners) listener(event, true);
+      for (const event of events) tell(event, true);
     },
     onAccepted(listener) {
       listeners.push(listener);

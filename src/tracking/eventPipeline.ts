@@ -29,6 +29,7 @@ export interface EventPipeline {
    * Called synchronously for each accepted event (pacing and certification watch these).
    * `written` is true for an event `writeNow` put in ClickHouse: it never counts in `pending()`,
    * so a listener that sets its counts against `pending()` must not wait for it to be written.
+   * A listener that throws is logged and counted (`listenerFailures`); the event stays accepted.
    */
   onAccepted(listener: (event: TrackedEvent, written: boolean) => void): void;
   /**
@@ -66,6 +67,8 @@ export interface EventPipelineStats {
   quarantined: number;
   /** Failed write rounds (each is retried). */
   writeFailures: number;
+  /** Throws of onAccepted listeners, for events kept all the same. */
+  listenerFailures: number;
   /** Accepted events not yet in ClickHouse. */
   backlogRows: number;
   /** When the oldest of them was accepted (ms since the epoch); undefined when there is none. */

@@ -175,13 +175,19 @@ export class EventSpool {
     return sealed;
   }
 
+  /**
+   * Never throws: close(2) releases the descriptor even when it reports an error (Linux), and the
+   * error changes nothing the segment's reader sees (read() takes the lines the file holds). A throw
+   * here left the segment, and the ones a failed cut closed before, with no owner until a restart.
+   */
   private closeOpen(removeFile: boolean): void {
     try {
       closeSync(this.fd!);
-    } finally {
-      this.fd = undefined;
-      if (removeFile) this.removeQuietly(this.segmentName);
+    } catch {
+      // See above: the descriptor is gone either way.
     }
+    this.fd = undefined;
+    if (removeFile) this.removeQuietly(this.segmentName);
   }
 
   private removeQuietly(name: string): void {

@@ -65,7 +65,9 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the campaign list', () =
     expect(await pause.isDisabled()).toBe(true);
     const reason = await page.locator(`[id="${await pause.getAttribute('aria-describedby')}"]`).textContent();
     expect(reason).toContain('no campaigns permission');
+    // Read from GET /v1/advertiser/me with the sign-in, the organization named beside them.
     expect(await page.getByTestId('key-permissions').textContent()).toBe('(key: reporting)');
+    expect(await page.getByTestId('organization-name').textContent()).toBe('Read Only Co');
     const nav = page.getByRole('navigation', { name: 'Pages' });
     expect(await nav.getByRole('link', { name: 'New campaign' }).count()).toBe(0);
     expect(await nav.getByRole('link', { name: 'Reports' }).count()).toBe(1);

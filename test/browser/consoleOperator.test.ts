@@ -138,7 +138,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     const key = (await keyForm.locator('code.secret').textContent())!;
     const keyId = (await keyForm.getByText(/^API key /).textContent())!.match(/API key ([0-9a-f-]{36})/)![1]!;
     const keys = page.getByRole('table', { name: 'API keys' });
-    const keyRow = keys.getByRole('row', { name: new RegExp(keyId) });
+    const keyRow = keys.getByRole('row').filter({ has: page.locator('code', { hasText: keyId }) });
     await keyRow.getByText('live').waitFor();
     // The list shows the key's id and permissions, never the key itself.
     expect(await keyRow.textContent()).toContain('reporting');
@@ -149,10 +149,17 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     await screenshots(page, 'operator-organization');
 
     // One click only asks: the key still works until the question is answered yes, and Cancel keeps it.
+    // Asked on a phone's screen: the key id stays one line (its table scrolls), and the question,
+    // though its Revoke button is past the first screen of the table, is on screen whole.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await keyRow.locator('code').evaluate((code) => code.getClientRects().length)).toBe(1);
     await keyRow.getByRole('button', { name: `Revoke API key ${keyId}` }).click();
-    const question = keyRow.getByRole('group', { name: `Revoke API key ${keyId}` });
+    const question = keys.getByRole('group', { name: `Revoke API key ${keyId}` });
     await question.getByText('cannot be undone', { exact: false }).waitFor();
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Yes, revoke');
+    const asked = (await question.boundingBox())!;
+    expect(asked.x).toBeGreaterThanOrEqual(0);
+    expect(asked.x + asked.width).toBeLessThanOrEqual(390);
     expect(await asAdvertiser()).toBe(200);
     await screenshots(page, 'operator-organization-revoke-question');
     await question.getByRole('button', { name: 'Cancel' }).click();
@@ -162,6 +169,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     await keyRow.getByRole('button', { name: `Revoke API key ${keyId}` }).click();
     await question.getByRole('button', { name: 'Yes, revoke' }).click();
     await keyRow.getByText('revoked').waitFor();
+    expect(await question.count()).toBe(0);
     expect(await asAdvertiser()).toBe(401);
     expect(consoleProblems(page)).toEqual([]);
     await page.close();

@@ -20,6 +20,10 @@ const silent = pino({ level: 'silent' });
 // while it runs, so this file opens ClickHouse only after the child is dead.
 const dataDir = mkdtempSync(path.join(inject('testRoot'), 'pipeline-'));
 let ch: ClickHouse | undefined;
+// Opened by the first describe (after its crash test's child is dead), used by every one after it.
+afterAll(async () => {
+  await ch?.close();
+});
 
 async function countEvents(campaignId: string) {
   const result = await ch!.client.query({
@@ -67,10 +71,6 @@ describe('an accepted event survives kill -9 of the process (the spool is replay
     });
     ch = await openClickHouse({ database: 'adsvc', dataDir });
     await migrateClickHouse(ch);
-  });
-
-  afterAll(async () => {
-    await ch?.close();
   });
 
   it('finds every acknowledged event in ClickHouse exactly once after a restart', async () => {
@@ -218,5 +218,55 @@ describe('an accepted event survives kill -9 of the process (the spool is replay
     pipeline.accept([event]);
     expect(seen).toEqual([event.event_id]);
     await pipeline.close();
+  });
+});
+
+describe('an event the spool took is kept whatever a listener of it does', () => {
+  const throwing = () => {
+    throw new Error('a counter of accepted events is broken');
+  };
+
+  it('answers it as kept when a listener throws, tells the other listeners, writes it once, and logs the throw once and counts each', async () => {
+    const logged: Array<{ msg: string }> = [];
+    const log = pino({ level: 'error' }, { write: (line: string) => logged.push(JSON.parse(line) as { msg: string }) });
+    const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' }), ch: ch!, log });
+    pipeline.onAccepted(throwing);
+    const seen: string[] = [];
+    pipeline.onAccepted((event) => seen.push(event.event_id));
+    const id = randomUUID();
+    const [first, second] = [sampleEvent({ campaign_id: id }), sampleEvent({ campaign_id: id })];
+
+    pipeline.accept([first!]);
+    await new Promise<void>((resolve, reject) => pipeline.acceptInTurn(second!, (error) => (error === undefined ? resolve() : reject(error))));
+
+    expect(seen).toEqual([first!.event_id, second!.event_id]);
+    expect(pipeline.stats()).toMatchObject({ accepted: 2, refused: 0, listenerFailures: 2 });
+    expect(logged.filter((line) => line.msg.includes('listener'))).toHaveLength(1);
+    await pipeline.close();
+    expect(await countEvents(id)).toEqual({ rows: 2, distinct: 2, rolledUp: 2, reported: 2 });
+  });
+
+  it('still checks its serve when a listener throws: a second impression of a billed serve is stored as duplicate, unbilled', async () => {
+    const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' }), ch: ch!, log: silent });
+    const id = randomUUID();
+    const serveId = randomUUID();
+    pipeline.accept([sampleEvent({ campaign_id: id, serve_id: serveId })]);
+    await pipeline.flush();
+
+    pipeline.onAccepted(throwing);
+    pipeline.accept([sampleEvent({ campaign_id: id, serve_id: serveId })]);
+    await pipeline.close();
+
+    const stored = await (
+      await ch!.client.query({
+        query: 'SELECT ivt, toUInt64(cost_nanos) AS cost FROM events_v1 WHERE campaign_id = {id:UUID} ORDER BY event_time, ivt',
+        query_params: { id },
+        format: 'JSONEachRow',
+      })
+    ).json<{ ivt: string; cost: string | number }>();
+    expect(stored.map((row) => [row.ivt, Number(row.cost)])).toEqual([
+      ['', 2_500_000],
+      ['duplicate', 0],
+    ]);
   });
 });

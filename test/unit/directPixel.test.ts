@@ -1,4 +1,3 @@
-import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import Fastify from 'fastify';
@@ -6,13 +5,13 @@ import { ApiError } from '../../src/http/errors.js';
 import { EventStoreUnavailableError } from '../../src/store/clickhouseUnavailable.js';
 import { directPixel } from '../../src/tracking/directPixel.js';
 import { TRANSPARENT_GIF } from '../../src/tracking/transparentGif.js';
+import { LEFT_TO_FASTIFY, startDirectRouteServer, type DirectRouteServer } from '../helpers/directRouteServer.js';
 
 /**
- * Which pixels the direct route takes and which it leaves to fastify's route (here a fallback that
- * answers 299), on a bare node server; the integration test compares the answers of both.
+ * Which pixels the direct route takes and which it leaves to fastify's route (here a stand-in that
+ * answers LEFT_TO_FASTIFY), on a bare node server; the integration test compares the answers of both.
  */
-let server: Server;
-let baseUrl: string;
+let server: DirectRouteServer;
 const tracked: Array<{ token: string; address: string }> = [];
 const observed: Array<[number, number]> = [];
 let address: string | undefined = '73.162.10.20';
@@ -36,18 +35,12 @@ beforeAll(async () => {
     observe: (status, seconds) => observed.push([status, seconds]),
     log: fastify.log,
   });
-  server = createServer((req, res) => {
-    if (route(req, res)) return;
-    req.resume();
-    res.writeHead(299).end('fallback');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  server = await startDirectRouteServer(route);
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
 async function get(path: string, method: 'GET' | 'HEAD' = 'GET', headers: Record<string, string> = {}) {
-  const response = await request(`${baseUrl}${path}`, { method, headers });
+  const response = await request(`${server.baseUrl}${path}`, { method, headers });
   return { status: response.statusCode, headers: response.headers, body: Buffer.from(await response.body.arrayBuffer()) };
 }
 
@@ -97,18 +90,18 @@ describe('directPixel', () => {
 
   it('leaves to fastify a HEAD, another path, a token with other characters or none, one too long, and an unknown address', async () => {
     tracked.length = 0;
-    expect((await get('/v1/t/i/abc', 'HEAD')).status).toBe(299);
-    expect((await get('/v1/t/c/abc')).status).toBe(299);
-    expect((await get('/v1/t/i/')).status).toBe(299);
-    expect((await get('/v1/t/i/?x=1')).status).toBe(299);
-    expect((await get('/v1/t/i/ab%41c')).status).toBe(299);
-    expect((await get('/v1/t/i/ab/c')).status).toBe(299);
-    expect((await get('/v1/t/i/ab;c')).status).toBe(299);
-    expect((await get('/V1/T/I/abc')).status).toBe(299);
-    expect((await get(`/v1/t/i/${'a'.repeat(2049)}`)).status).toBe(299);
+    expect((await get('/v1/t/i/abc', 'HEAD')).status).toBe(LEFT_TO_FASTIFY);
+    expect((await get('/v1/t/c/abc')).status).toBe(LEFT_TO_FASTIFY);
+    expect((await get('/v1/t/i/')).status).toBe(LEFT_TO_FASTIFY);
+    expect((await get('/v1/t/i/?x=1')).status).toBe(LEFT_TO_FASTIFY);
+    expect((await get('/v1/t/i/ab%41c')).status).toBe(LEFT_TO_FASTIFY);
+    expect((await get('/v1/t/i/ab/c')).status).toBe(LEFT_TO_FASTIFY);
+    expect((await get('/v1/t/i/ab;c')).status).toBe(LEFT_TO_FASTIFY);
+    expect((await get('/V1/T/I/abc')).status).toBe(LEFT_TO_FASTIFY);
+    expect((await get(`/v1/t/i/${'a'.repeat(2049)}`)).status).toBe(LEFT_TO_FASTIFY);
     expect((await get(`/v1/t/i/${'a'.repeat(2048)}`)).status).toBe(200);
     address = undefined;
-    expect((await get('/v1/t/i/abc')).status).toBe(299);
+    expect((await get('/v1/t/i/abc')).status).toBe(LEFT_TO_FASTIFY);
     address = '73.162.10.20';
     expect(tracked.map(({ token }) => token)).toEqual(['a'.repeat(2048)]);
   });

@@ -1,4 +1,3 @@
-import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import Fastify from 'fastify';
@@ -6,13 +5,13 @@ import { ApiError } from '../../src/http/errors.js';
 import { jsonBodyReader } from '../../src/http/jsonBody.js';
 import { StoreUnavailableError } from '../../src/store/storeUnavailable.js';
 import { directServe } from '../../src/serving/directServe.js';
+import { LEFT_TO_FASTIFY, startDirectRouteServer, type DirectRouteServer } from '../helpers/directRouteServer.js';
 
 /**
- * Which requests the direct serve takes and which it leaves to fastify's route (here a fallback
- * that answers 299), on a bare node server: the integration test compares the answers of both.
+ * Which requests the direct serve takes and which it leaves to fastify's route (here a stand-in
+ * that answers LEFT_TO_FASTIFY), on a bare node server: the integration test compares the answers of both.
  */
-let server: Server;
-let baseUrl: string;
+let server: DirectRouteServer;
 const answered: Array<{ input: unknown; publisherId: string }> = [];
 const observed: Array<[number, number]> = [];
 let taking = true;
@@ -37,20 +36,14 @@ beforeAll(async () => {
     taking: () => taking,
     log: fastify.log,
   });
-  server = createServer((req, res) => {
-    if (route(req, res)) return;
-    req.resume();
-    res.writeHead(299).end('fallback');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  server = await startDirectRouteServer(route);
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
 const good = { authorization: 'Bearer good', 'content-type': 'application/json' };
 
 async function post(headers: Record<string, string>, body: string, path = '/v1/serve', method = 'POST') {
-  const response = await request(`${baseUrl}${path}`, { method: method as 'POST', headers, body: method === 'GET' ? undefined : body });
+  const response = await request(`${server.baseUrl}${path}`, { method: method as 'POST', headers, body: method === 'GET' ? undefined : body });
   return { status: response.statusCode, headers: response.headers, body: await response.body.text() };
 }
 
@@ -95,7 +88,7 @@ describe('directServe', () => {
     taking = false;
     declined.push(await post(good, '{}'));
     taking = true;
-    expect(declined.map((answer) => answer.status)).toEqual(Array(declined.length).fill(299));
+    expect(declined.map((answer) => answer.status)).toEqual(Array(declined.length).fill(LEFT_TO_FASTIFY));
     expect(answered).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { html } from 'htm/preact';
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiFailure, query } from './api.js';
 import type { Session } from './session.js';
@@ -58,14 +59,24 @@ export function Pager({ list, label }: { list: PagedList<unknown>; label: string
 }
 
 /**
- * A row's revoke button (an API key, a publisher token): calls the API, then lets the list reload.
- * Asked twice: the first click shows, in the row, what revoking does and a "Yes, revoke"
- * button (focused, so a keyboard user lands on the question) beside Cancel. A key or token is a
- * live credential and a revocation cannot be undone, so a mis-click must not take an integration
- * down. In-page rather than window.confirm: the console shows every answer and question in the
- * page, where screen readers and the tests read them.
+ * A listed credential's row (an API key, a publisher token): its cells, then a revoke button that
+ * calls the API and lets the list reload. Asked twice: the first click shows what revoking does
+ * and a "Yes, revoke" button (focused, so a keyboard user lands on the question) beside Cancel. A
+ * key or token is a live credential and a revocation cannot be undone, so a mis-click must not take
+ * an integration down. In-page rather than window.confirm: the console shows every answer and
+ * question in the page, where screen readers and the tests read them. The question is a row of its
+ * own under the credential's, across the table (`columns` wide): in the action cell it widened a
+ * table already wider than a phone's screen, and sat half past the screen's edge at 390 px.
  */
-export function RevokeButton({ label, run, onDone, onError }: { label: string; run(): Promise<unknown>; onDone(): void; onError(error: unknown): void }) {
+export function RevocableRow({ cells, columns, revoked, label, run, onDone, onError }: {
+  cells: ComponentChildren;
+  columns: number;
+  revoked: boolean;
+  label: string;
+  run(): Promise<unknown>;
+  onDone(): void;
+  onError(error: unknown): void;
+}) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const confirm = useRef<HTMLButtonElement>(null);
@@ -80,6 +91,8 @@ export function RevokeButton({ label, run, onDone, onError }: { label: string; r
     setBusy(true);
     try {
       await run();
+      // The row stays (now revoked): its question goes.
+      setAsking(false);
       onDone();
     } catch (failure) {
       onError(failure instanceof ApiFailure ? failure : new ApiFailure(0, 'error', String(failure)));
@@ -88,12 +101,17 @@ export function RevokeButton({ label, run, onDone, onError }: { label: string; r
       setBusy(false);
     }
   }
-  if (!asking) return html`<button type="button" class="secondary" aria-label=${label} ref=${revoke} onClick=${() => setAsking(true)}>Revoke</button>`;
-  return html`<div class="confirm" role="group" aria-label=${label}>
-    <p>Revoke it? Whatever uses it stops working at once; this cannot be undone.</p>
-    <button type="button" ref=${confirm} disabled=${busy} onClick=${click}>Yes, revoke</button>
-    <button type="button" class="secondary" disabled=${busy} onClick=${() => setAsking(false)}>Cancel</button>
-  </div>`;
+  return html`<tr>
+      ${cells}
+      <td>${!revoked && html`<button type="button" class="secondary" aria-label=${label} aria-expanded=${asking} ref=${revoke} disabled=${busy} onClick=${() => setAsking(!asking)}>Revoke</button>`}</td>
+    </tr>
+    ${asking && html`<tr class="question"><td colspan=${columns}>
+      <div class="confirm" role="group" aria-label=${label}>
+        <p>Revoke it? Whatever uses it stops working at once; this cannot be undone.</p>
+        <button type="button" ref=${confirm} disabled=${busy} onClick=${click}>Yes, revoke</button>
+        <button type="button" class="secondary" disabled=${busy} onClick=${() => setAsking(false)}>Cancel</button>
+      </div>
+    </td></tr>`}`;
 }
 
 /** Where a listed secret stands: keys and tokens are never shown again, only whether they still work. */

@@ -7,8 +7,10 @@ export type Permission = 'campaigns' | 'reporting';
 export interface Session {
   role: Role;
   secret: string;
-  /** An advertiser key's permissions, learnt at sign-in (keyPermissions.ts). */
+  /** An advertiser key's permissions, read at sign-in from GET /v1/advertiser/me (signIn.ts). */
   permissions?: Permission[];
+  /** The advertiser's organization's name, read with them. */
+  organizationName?: string;
 }
 
 const STORAGE_KEY = 'adsvc.console.session';
@@ -18,7 +20,8 @@ export function loadSession(): Session | null {
   try {
     const stored = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? 'null') as Partial<Session> | null;
     const permissionsRead = stored?.permissions === undefined || (Array.isArray(stored.permissions) && stored.permissions.every((item) => typeof item === 'string'));
-    if (stored && roles.includes(stored.role as Role) && typeof stored.secret === 'string' && permissionsRead) return stored as Session;
+    const nameRead = stored?.organizationName === undefined || typeof stored.organizationName === 'string';
+    if (stored && roles.includes(stored.role as Role) && typeof stored.secret === 'string' && permissionsRead && nameRead) return stored as Session;
   } catch {
     // A value this console did not write: treat the tab as signed out.
   }

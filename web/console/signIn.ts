@@ -1,7 +1,7 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
-import { keyPermissions } from './keyPermissions.js';
+import type { AdvertiserMe } from './advertiser/advertiserApi.js';
 import { saveSession, type Role, type Session } from './session.js';
 import { ErrorMessage, Field } from './ui.js';
 
@@ -9,7 +9,7 @@ const roleInfo: Record<Role, { credential: string; hint: string; check: string }
   advertiser: {
     credential: 'API key',
     hint: 'The key your operator created for your organization; sent as the x-api-key header.',
-    check: '/v1/advertiser/campaigns?limit=1',
+    check: '/v1/advertiser/me',
   },
   publisher: {
     credential: 'Publisher token',
@@ -25,7 +25,8 @@ const roleInfo: Record<Role, { credential: string; hint: string; check: string }
 
 /**
  * Signs in by calling one of the role's own routes with the credential: a wrong or revoked one is
- * refused here, with the API's message, rather than on the first page.
+ * refused here, with the API's message, rather than on the first page. An advertiser's answers what
+ * the key may do, so the pages offer only that.
  */
 export function SignIn({ onSignedIn }: { onSignedIn(session: Session): void }) {
   const [role, setRole] = useState<Role>('advertiser');
@@ -40,8 +41,12 @@ export function SignIn({ onSignedIn }: { onSignedIn(session: Session): void }) {
     setBusy(true);
     setError(null);
     try {
-      await api(session, 'GET', info.check);
-      if (role === 'advertiser') session.permissions = await keyPermissions(session);
+      const answer = await api<unknown>(session, 'GET', info.check);
+      if (role === 'advertiser') {
+        const { data } = answer as { data: AdvertiserMe };
+        session.permissions = data.api_key.permissions;
+        session.organizationName = data.organization.name;
+      }
       saveSession(session);
       onSignedIn(session);
     } catch (failure) {

@@ -1,4 +1,13 @@
-/** The shapes of the advertiser API the console reads (openapi.yaml: Campaign, LineItem, rows). */
+import type { Permission } from '../session.js';
+
+/** The shapes of the advertiser API the console reads (openapi.yaml: AdvertiserMe, Campaign, LineItem, rows). */
+
+/** GET /v1/advertiser/me: who signed in, and what the key may do. */
+export interface AdvertiserMe {
+  organization: { id: string; name: string };
+  api_key: { id: string; permissions: Permission[] };
+}
+
 export interface Campaign {
   id: string;
   name: string;

@@ -5,7 +5,7 @@ import type { Route } from '../route.js';
 import type { Session } from '../session.js';
 import { ActionForm } from '../actionForm.js';
 import { ErrorMessage, formatDateTime, Notice, ShownOnce } from '../ui.js';
-import { Pager, RevokeButton, SecretState, usePagedList } from '../pagedList.js';
+import { Pager, RevocableRow, SecretState, usePagedList } from '../pagedList.js';
 import { useResource } from '../resource.js';
 
 interface Member {
@@ -64,13 +64,12 @@ function OrganizationDetails({ session, id, base, name }: { session: Session; id
     ${keys.rows && keys.rows.length > 0 && html`<div class="table-wrap"><table aria-label="API keys">
       <caption class="hint">A key is shown once, when it is made; the service keeps only its hash.</caption>
       <thead><tr><th scope="col">Key id</th><th scope="col">Permissions</th><th scope="col">Created</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
-      <tbody>${keys.rows.map((key) => html`<tr key=${key.id}>
-        <td><code>${key.id}</code></td><td>${key.permissions.join(', ')}</td><td>${formatDateTime(key.created_at)}</td>
-        <td><${SecretState} revokedAt=${key.revoked_at} />${key.revoked_at ? ` ${formatDateTime(key.revoked_at)}` : ''}</td>
-        <td>${!key.revoked_at && html`<${RevokeButton} label=${`Revoke API key ${key.id}`} onError=${setRevokeError}
-          run=${() => { setRevokeError(null); return api(session, 'DELETE', `/v1/admin/api-keys/${key.id}`); }}
-          onDone=${() => setKeysVersion((count) => count + 1)} />`}</td>
-      </tr>`)}</tbody>
+      <tbody>${keys.rows.map((key) => html`<${RevocableRow} key=${key.id} columns=${5} revoked=${key.revoked_at !== null}
+        cells=${html`<td><code class="uuid">${key.id}</code></td><td>${key.permissions.join(', ')}</td><td>${formatDateTime(key.created_at)}</td>
+          <td><${SecretState} revokedAt=${key.revoked_at} />${key.revoked_at ? ` ${formatDateTime(key.revoked_at)}` : ''}</td>`}
+        label=${`Revoke API key ${key.id}`} onError=${setRevokeError}
+        run=${() => { setRevokeError(null); return api(session, 'DELETE', `/v1/admin/api-keys/${key.id}`); }}
+        onDone=${() => setKeysVersion((count) => count + 1)} />`)}</tbody>
     </table></div>`}
     <${Pager} list=${keys} label="API keys" />
     <${ActionForm} title="Create an API key" submitLabel="Create API key"

@@ -6,7 +6,7 @@ import type { Session } from '../session.js';
 import { ActionForm } from '../actionForm.js';
 import { ErrorMessage, formatDateTime, Notice, ShownOnce } from '../ui.js';
 import { CertificationBadge } from '../placements.js';
-import { Pager, RevokeButton, SecretState, usePagedList } from '../pagedList.js';
+import { Pager, RevocableRow, SecretState, usePagedList } from '../pagedList.js';
 import { useResource } from '../resource.js';
 
 interface TokenSummary {
@@ -76,13 +76,12 @@ function PublisherDetails({ session, id, base, name }: { session: Session; id: s
     ${tokens.rows && tokens.rows.length > 0 && html`<div class="table-wrap"><table aria-label="Tokens">
       <caption class="hint">A token is shown once, when it is issued; the service keeps only its hash.</caption>
       <thead><tr><th scope="col">Token id</th><th scope="col">Issued</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
-      <tbody>${tokens.rows.map((token) => html`<tr key=${token.id}>
-        <td><code>${token.id}</code></td><td>${formatDateTime(token.created_at)}</td>
-        <td><${SecretState} revokedAt=${token.revoked_at} />${token.revoked_at ? ` ${formatDateTime(token.revoked_at)}` : ''}</td>
-        <td>${!token.revoked_at && html`<${RevokeButton} label=${`Revoke token ${token.id}`} onError=${setRevokeError}
-          run=${() => { setRevokeError(null); return api(session, 'DELETE', `/v1/admin/publisher-tokens/${token.id}`); }}
-          onDone=${() => setTokensVersion((count) => count + 1)} />`}</td>
-      </tr>`)}</tbody>
+      <tbody>${tokens.rows.map((token) => html`<${RevocableRow} key=${token.id} columns=${4} revoked=${token.revoked_at !== null}
+        cells=${html`<td><code class="uuid">${token.id}</code></td><td>${formatDateTime(token.created_at)}</td>
+          <td><${SecretState} revokedAt=${token.revoked_at} />${token.revoked_at ? ` ${formatDateTime(token.revoked_at)}` : ''}</td>`}
+        label=${`Revoke token ${token.id}`} onError=${setRevokeError}
+        run=${() => { setRevokeError(null); return api(session, 'DELETE', `/v1/admin/publisher-tokens/${token.id}`); }}
+        onDone=${() => setTokensVersion((count) => count + 1)} />`)}</tbody>
     </table></div>`}
     <${Pager} list=${tokens} label="tokens" />
     <${ActionForm} title="Issue a token" submitLabel="Issue token" fields=${[]}
