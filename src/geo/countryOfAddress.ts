@@ -77,7 +77,7 @@ export function buildCountryTables(): CountryTables {
   const ipv6 = new RangeTableBuilder(2);
   // Rows are `start,end,CC` with decimal bounds; an IPv6 bound keeps its top 64 bits.
   forEachRow('@ip-location-db/geo-whois-asn-country/geo-whois-asn-country-ipv4-num.csv', (start, end, country) => {
-    ipv4.add(BigInt(start), BigInt(end), country);
+    ipv4.addNumbers(Number(start), Number(end), country);
   });
   forEachRow('@ip-location-db/geo-whois-asn-country/geo-whois-asn-country-ipv6-num.csv', (start, end, country) => {
     ipv6.add(BigInt(start) >> 64n, BigInt(end) >> 64n, country);
@@ -85,9 +85,30 @@ export function buildCountryTables(): CountryTables {
   return { ipv4: ipv4.build(), ipv6: ipv6.build() };
 }
 
+/**
+ * Calls `add` for every row `start,end,CC` (a two-letter country code; other rows are skipped). One
+ * pass over the file's text without a string per line: split into 550,000 lines and matched with a
+ * regular expression, the two files took most of the country tables' 0.6 s (1.5 s in the worker
+ * while the start runs), on the second core that the start's main thread shares.
+ */
 function forEachRow(file: string, add: (start: string, end: string, country: string) => void): void {
-  for (const line of readFileSync(require.resolve(file), 'latin1').split('\n')) {
-    const [start, end, country] = line.split(',');
-    if (start && end && country && /^[A-Z]{2}$/.test(country.trim())) add(start, end, country.trim());
+  const text = readFileSync(require.resolve(file), 'latin1');
+  for (let position = 0; position < text.length; ) {
+    const newline = text.indexOf('\n', position);
+    const lineEnd = newline === -1 ? text.length : newline;
+    const first = text.indexOf(',', position);
+    const second = first === -1 || first >= lineEnd ? -1 : text.indexOf(',', first + 1);
+    if (second !== -1 && second < lineEnd && first > position && second > first + 1) {
+      const third = text.indexOf(',', second + 1);
+      const country = text.slice(second + 1, third === -1 || third > lineEnd ? lineEnd : third).trim();
+      if (country.length === 2 && isUpperCaseLetter(country.charCodeAt(0)) && isUpperCaseLetter(country.charCodeAt(1))) {
+        add(text.slice(position, first), text.slice(first + 1, second), country);
+      }
+    }
+    position = lineEnd + 1;
   }
+}
+
+function isUpperCaseLetter(code: number): boolean {
+  return code >= 65 && code <= 90;
 }

@@ -34,7 +34,7 @@ const NO_ROW_AFTER = 1n << 64n;
  */
 export function addAsnRanges(targets: ReadonlyMap<number, AsnTarget>): void {
   forEachRow(require.resolve('@ip-location-db/asn/asn-ipv4-num.csv'), targets, (row) => {
-    row.target?.ipv4.add(BigInt(row.start()), BigInt(row.end()), row.target.label);
+    row.target?.ipv4.addNumbers(Number(row.start()), Number(row.end()), row.target.label);
   });
 
   // Each hosting row learns where the nearest row of any other network ends before it and starts

@@ -62,19 +62,23 @@ export interface RangeTableParts {
   labels: readonly string[];
 }
 
-interface PendingRange {
-  start: bigint;
-  end: bigint;
-  label: number;
-}
+const LOW_WORD = 0xffffffffn;
 
 /**
- * Collects ranges in any order (bigint bounds, so one builder serves 32- and 64-bit keys), then
- * sorts and merges them. Adjacent or overlapping ranges with the same label become one; where ranges
- * with different labels overlap, the one that starts first keeps the overlap.
+ * Collects ranges in any order (bigint bounds, so one builder serves 32- and 64-bit keys; or
+ * numbers for 32-bit keys: addNumbers), then sorts and merges them. Adjacent or overlapping ranges
+ * with the same label become one; where ranges with different labels overlap, the one that starts
+ * first keeps the overlap. The ranges are kept as words in number arrays, not an object of bigints
+ * each: the country tables' 550,000 rows were 1.5 s of a worker's CPU at start, most of it
+ * allocation and its GC, beside the start's main thread on a 2-core machine.
  */
 export class RangeTableBuilder {
-  private readonly ranges: PendingRange[] = [];
+  /** Each range's bounds as [high, low] words (high 0 for one-word keys), and its label's index. */
+  private readonly startHigh: number[] = [];
+  private readonly startLow: number[] = [];
+  private readonly endHigh: number[] = [];
+  private readonly endLow: number[] = [];
+  private readonly labelOf: number[] = [];
   private readonly labels: string[] = [];
   private readonly labelIndex = new Map<string, number>();
 
@@ -82,46 +86,99 @@ export class RangeTableBuilder {
 
   add(start: bigint, end: bigint, label: string): void {
     if (end < start) return;
+    this.push(Number(start >> 32n), Number(start & LOW_WORD), Number(end >> 32n), Number(end & LOW_WORD), label);
+  }
+
+  /** add() for a one-word table, its keys as numbers (exact below 2^32): no bigint made. */
+  addNumbers(start: number, end: number, label: string): void {
+    if (end < start) return;
+    this.push(0, start, 0, end, label);
+  }
+
+  build(): RangeTable {
+    const count = this.labelOf.length;
+    const order = this.sortedOrder();
+    const words = this.words;
+    const starts = new Uint32Array(count * words);
+    const ends = new Uint32Array(count * words);
+    const labelIndexes = new Uint32Array(count);
+    // The merged ranges so far, the last one's end kept in words until it is written.
+    let merged = 0;
+    let lastEndHigh = 0;
+    let lastEndLow = 0;
+    for (let k = 0; k < count; k++) {
+      const i = order === undefined ? k : order[k]!;
+      let startHigh = this.startHigh[i]!;
+      let startLow = this.startLow[i]!;
+      const endHigh = this.endHigh[i]!;
+      const endLow = this.endLow[i]!;
+      const label = this.labelOf[i]!;
+      if (merged > 0) {
+        // The key after the last range's end (words may reach 2^32 there: numbers, not uint32).
+        const nextHigh = lastEndLow === 0xffffffff ? lastEndHigh + 1 : lastEndHigh;
+        const nextLow = lastEndLow === 0xffffffff ? 0 : lastEndLow + 1;
+        if (compareKeys(startHigh, startLow, nextHigh, nextLow) <= 0) {
+          if (compareKeys(endHigh, endLow, lastEndHigh, lastEndLow) <= 0) continue;
+          if (label === labelIndexes[merged - 1]) {
+            lastEndHigh = endHigh;
+            lastEndLow = endLow;
+            continue;
+          }
+          if (compareKeys(startHigh, startLow, lastEndHigh, lastEndLow) <= 0) {
+            startHigh = nextHigh;
+            startLow = nextLow;
+          }
+        }
+        this.write(ends, merged - 1, lastEndHigh, lastEndLow);
+      }
+      this.write(starts, merged, startHigh, startLow);
+      labelIndexes[merged] = label;
+      lastEndHigh = endHigh;
+      lastEndLow = endLow;
+      merged += 1;
+    }
+    if (merged > 0) this.write(ends, merged - 1, lastEndHigh, lastEndLow);
+    return new RangeTable(words, starts.slice(0, merged * words), ends.slice(0, merged * words), labelIndexes.slice(0, merged), this.labels);
+  }
+
+  private push(startHigh: number, startLow: number, endHigh: number, endLow: number, label: string): void {
     let index = this.labelIndex.get(label);
     if (index === undefined) {
       index = this.labels.push(label) - 1;
       this.labelIndex.set(label, index);
     }
-    this.ranges.push({ start, end, label: index });
+    this.startHigh.push(startHigh);
+    this.startLow.push(startLow);
+    this.endHigh.push(endHigh);
+    this.endLow.push(endLow);
+    this.labelOf.push(index);
   }
 
-  build(): RangeTable {
-    this.ranges.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.label - b.label));
-    const merged: PendingRange[] = [];
-    for (const range of this.ranges) {
-      const previous = merged[merged.length - 1];
-      if (previous && range.start <= previous.end + 1n) {
-        if (range.end <= previous.end) continue;
-        if (range.label === previous.label) {
-          previous.end = range.end;
-          continue;
-        }
-        if (range.start <= previous.end) range.start = previous.end + 1n;
-      }
-      merged.push({ ...range });
-    }
-    const starts = new Uint32Array(merged.length * this.words);
-    const ends = new Uint32Array(merged.length * this.words);
-    const labelIndexes = new Uint32Array(merged.length);
-    merged.forEach((range, index) => {
-      this.write(starts, index, range.start);
-      this.write(ends, index, range.end);
-      labelIndexes[index] = range.label;
-    });
-    return new RangeTable(this.words, starts, ends, labelIndexes, this.labels);
+  /**
+   * The ranges' order by start, then label, the order they came in for equal ones; undefined when
+   * they came in that order (the package's files are sorted by start), which needs no sort.
+   */
+  private sortedOrder(): number[] | undefined {
+    const before = (a: number, b: number) =>
+      compareKeys(this.startHigh[a]!, this.startLow[a]!, this.startHigh[b]!, this.startLow[b]!) || this.labelOf[a]! - this.labelOf[b]!;
+    let sorted = true;
+    for (let i = 1; i < this.labelOf.length && sorted; i++) sorted = before(i - 1, i) <= 0;
+    if (sorted) return undefined;
+    // Array.prototype.sort is stable: equal ranges keep the order they came in.
+    return Array.from(this.labelOf, (_, i) => i).sort(before);
   }
 
-  private write(keys: Uint32Array, index: number, value: bigint): void {
+  private write(keys: Uint32Array, index: number, high: number, low: number): void {
     if (this.words === 1) {
-      keys[index] = Number(value);
+      keys[index] = low;
       return;
     }
-    keys[2 * index] = Number(value >> 32n);
-    keys[2 * index + 1] = Number(value & 0xffffffffn);
+    keys[2 * index] = high;
+    keys[2 * index + 1] = low;
   }
+}
+
+/** Sign of key a - key b, each [high, low] words; the differences of uint32 values are exact in doubles. */
+function compareKeys(aHigh: number, aLow: number, bHigh: number, bLow: number): number {
+  return aHigh - bHigh || aLow - bLow;
 }

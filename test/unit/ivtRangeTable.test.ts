@@ -55,6 +55,26 @@ describe('range tables (sorted, merged, binary search)', () => {
     expect(table.find(0x20010db8, 1)).toBe('small');
     expect(table.find(0x20010db8, 2)).toBeUndefined();
   });
+
+  it('merges and trims two-word ranges across the end of a low word, and takes one-word keys as numbers', () => {
+    const builder = new RangeTableBuilder(2);
+    builder.add(0x1_00000000n, 0x1_ffffffffn, 'a');
+    builder.add(0x2_00000000n, 0x2_0000000fn, 'a');
+    builder.add(0x3_00000000n, 0x3_ffffffffn, 'c');
+    builder.add(0x3_80000000n, 0x4_0000000fn, 'd');
+    const table = builder.build();
+    expect(table.size).toBe(3);
+    expect([table.find(1, 0), table.find(2, 0xf), table.find(2, 0x10)]).toEqual(['a', 'a', undefined]);
+    expect([table.find(3, 0xffffffff), table.find(4, 0), table.find(4, 0xf), table.find(4, 0x10)]).toEqual(['c', 'd', 'd', undefined]);
+
+    const numbers = new RangeTableBuilder(1);
+    numbers.addNumbers(21, 30, 'x');
+    numbers.addNumbers(10, 20, 'x');
+    numbers.addNumbers(5, 4, 'never');
+    const merged = numbers.build();
+    expect(merged.size).toBe(1);
+    expect([4, 5, 10, 25, 30, 31].map((key) => merged.find(key))).toEqual([undefined, undefined, 'x', 'x', 'x', undefined]);
+  });
 });
 
 describe('CIDR bounds', () => {
