@@ -57,7 +57,7 @@ for (let round = 0; round < ROUNDS; round++) {
       }
       continue;
     }
-    const ad = signAd(selection, body.placement_id, placement, signing, nowMs);
+    const ad = signAd(selection, body.placement_id, placement.publisherId, signing, nowMs);
     const t4 = performance.now();
     const answer = adResponseJson(ad, signing.trackingBaseUrl);
     const t5 = performance.now();

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { signTrackingToken, type TrackingClaims, type TrackingTokenFormat } from '../tracking/trackingToken.js';
-import { claimIdsBytes, placementClaimBytes } from '../tracking/trackingClaimsBytes.js';
+import { claimIdsBytes } from '../tracking/trackingClaimsBytes.js';
 import { trackingLinks } from '../tracking/trackingLinks.js';
-import type { ContextualCardRender, LineItemEntry, PlacementEntry, ServableCreative } from './adIndex.js';
+import type { ContextualCardRender, LineItemEntry, ServableCreative } from './adIndex.js';
 import type { Selection } from './selectAd.js';
 
 export interface AdPayload {
@@ -72,7 +72,7 @@ export interface SignedAd {
 export function signAd(
   selection: Selection,
   placementId: string,
-  placement: PlacementEntry,
+  publisherId: string,
   signing: LinkSigning,
   nowMs = Date.now(),
   userKey?: string,
@@ -85,33 +85,14 @@ export function signAd(
     l: lineItem.id,
     r: creative.id,
     p: placementId,
-    u: placement.publisherId,
+    u: publisherId,
     m: lineItem.model,
     n: lineItem.priceNanos,
     e: Math.floor(nowMs / 1000) + signing.linkTtlSeconds,
     t: nowMs,
     ...(userKey === undefined ? {} : { k: userKey }),
   };
-  const token =
-    signing.tokenFormat === 2
-      ? signTrackingToken(claims, signing.trackingSecret, 2, claimIdsOf(lineItem, creative), placementBytesOf(placementId, placement))
-      : signTrackingToken(claims, signing.trackingSecret, signing.tokenFormat);
-  return { id: serveId, render: creative.render, token };
-}
-
-/**
- * Each placement's id and publisher as the token's bytes, made on its first serve and kept while the
- * index keeps its entry (the publisher's UUID was parsed and the id's text copied on every serve).
- * The entry does not hold its own id: the bytes are remade should it be served under another.
- */
-const placementBytes = new WeakMap<PlacementEntry, { placementId: string; bytes: Uint8Array }>();
-
-function placementBytesOf(placementId: string, placement: PlacementEntry): Uint8Array {
-  const kept = placementBytes.get(placement);
-  if (kept?.placementId === placementId) return kept.bytes;
-  const bytes = placementClaimBytes(placementId, placement.publisherId);
-  placementBytes.set(placement, { placementId, bytes });
-  return bytes;
+  return { id: serveId, render: creative.render, token: signTrackingToken(claims, signing.trackingSecret, signing.tokenFormat, signing.tokenFormat === 2 ? claimIdsOf(lineItem, creative) : undefined) };
 }
 
 /**

@@ -233,7 +233,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     serveCounts.count(body.placement_id, selection !== undefined);
     if (selection === undefined) return body.explain ? { ...NO_AD, match: noAdExplanation(veto) } : NO_AD;
     metrics.serveFills.inc();
-    const ad = signAd(selection, body.placement_id, placement, signing, nowMs, userKey);
+    const ad = signAd(selection, body.placement_id, placement.publisherId, signing, nowMs, userKey);
     if (userKey !== undefined && selection.lineItem.frequencyCap !== null) frequency.served(selection.lineItem.id, ad.id, userKey, nowMs);
     if (body.explain) return { ad: adPayload(ad, signing.trackingBaseUrl), match: selection.match };
     return adResponseJson(ad, signing.trackingBaseUrl);

@@ -53,21 +53,11 @@ export function claimIdsBytes(c: string, l: string, r: string): Buffer {
 }
 
 /**
- * p and u as writeClaims writes them (p's length, its UTF-8, u's 16 bytes), for its `where`: the
- * same for every serve of a placement, so serving makes them once per placement (adPayload.ts)
- * instead of copying p's text and parsing u per token. Throws as writeClaims does.
- */
-export function placementClaimBytes(p: string, u: string): Buffer {
-  const bytes = Buffer.alloc(2 + 3 * MAX_PLACEMENT_CHARS + 16);
-  return bytes.subarray(0, writeUuid(u, bytes, writeText(p, MAX_PLACEMENT_CHARS, 2, bytes, 0)));
-}
-
-/**
  * Writes the claims into `out` from offset 0; answers the length. Throws on claims the schema would
  * refuse in a way the format cannot carry. `ids`, when given, is claimIdsBytes(c, l, r) of these
- * claims, copied instead of writing the three; `where`, placementClaimBytes(p, u) of them.
+ * claims, copied instead of writing the three.
  */
-export function writeClaims(claims: TrackingClaims, out: Buffer, ids?: Uint8Array, where?: Uint8Array): number {
+export function writeClaims(claims: TrackingClaims, out: Buffer, ids?: Uint8Array): number {
   const { s, c, l, r, p, u, m, n, e, t, k } = claims;
   const model = PRICE_MODELS.indexOf(m);
   if (model < 0) throw new RangeError(`tracking claims: unknown price model ${m}`);
@@ -83,13 +73,8 @@ export function writeClaims(claims: TrackingClaims, out: Buffer, ids?: Uint8Arra
     for (let i = 0; i < CLAIM_IDS_BYTES; i++) out[at + i] = ids[i]!;
     at += CLAIM_IDS_BYTES;
   }
-  if (where === undefined) {
-    at = writeText(p, MAX_PLACEMENT_CHARS, 2, out, at);
-    at = writeUuid(u, out, at);
-  } else {
-    for (let i = 0; i < where.length; i++) out[at + i] = where[i]!;
-    at += where.length;
-  }
+  at = writeText(p, MAX_PLACEMENT_CHARS, 2, out, at);
+  at = writeUuid(u, out, at);
   at = writeInteger(n, out, at);
   at = writeInteger(e, out, at);
   at = writeInteger(t, out, at);

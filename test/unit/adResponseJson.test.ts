@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { adPayload, adResponseJson, newServeId, signAd, type SignedAd } from '../../src/serving/adPayload.js';
-import type { ContextualCardRender, LineItemEntry, PlacementEntry, ServableCreative } from '../../src/serving/adIndex.js';
+import type { ContextualCardRender, LineItemEntry, ServableCreative } from '../../src/serving/adIndex.js';
 import { signTrackingToken, verifyTrackingToken } from '../../src/tracking/trackingToken.js';
 
 const BASE_URL = 'https://t.example.com';
@@ -87,19 +87,8 @@ describe('signAd', () => {
     const first = lineItem('8b0c1d9e-1111-4222-8333-444455556666', '7b0c1d9e-1111-4222-8333-444455556666');
     const other = lineItem('8b0c1d9e-2222-4222-8333-444455556666', '7b0c1d9e-2222-4222-8333-444455556666');
     for (const entry of [first, first, other, first]) {
-      const ad = signAd({ lineItem: entry, creative }, 'placement-1', { publisherId: 'ab0c1d9e-1111-4222-8333-444455556666', certified: true }, signing);
+      const ad = signAd({ lineItem: entry, creative }, 'placement-1', 'ab0c1d9e-1111-4222-8333-444455556666', signing);
       expect(claimsOf(ad)).toMatchObject({ s: ad.id, c: entry.campaignId, l: entry.id, r: creative.id, p: 'placement-1', m: 'CPC', n: 250_000_000 });
-    }
-  });
-
-  it("signs each serve's own placement and publisher, also when one placement entry is served under another id", () => {
-    const entry = lineItem('8b0c1d9e-1111-4222-8333-444455556666', '7b0c1d9e-1111-4222-8333-444455556666');
-    const first: PlacementEntry = { publisherId: 'ab0c1d9e-1111-4222-8333-444455556666', certified: true };
-    const second: PlacementEntry = { publisherId: 'ab0c1d9e-2222-4222-8333-444455556666', certified: false };
-    const serves: [string, PlacementEntry][] = [['placement-1', first], ['placement-1', first], ['placement-2', second], ['placement-1', first], ['placement-3', first]];
-    for (const [placementId, placement] of serves) {
-      const ad = signAd({ lineItem: entry, creative }, placementId, placement, signing);
-      expect(claimsOf(ad)).toMatchObject({ p: placementId, u: placement.publisherId });
     }
   });
 });
