@@ -193,9 +193,16 @@ const FIRST_SCAN_CHUNK_RANKS = 512;
 /**
  * Scans the opted-in line items that could still win (the matrix is ranked by expected value, so
  * they are its first rows) for those that may be similar enough, then judges those best expected
- * value first by the exact similarity, after the cheap filters and only while one could still win.
+ * value first by the exact similarity, only while one could still win, and the cheap filters last.
  * The scan goes a chunk at a time: once a chunk yields a better ad, the rows after the new bar are
  * never scanned (the walk would have stopped before them anyway).
+ *
+ * The walk reads a candidate's expected value, vector and min_similarity from the matrix, by rank,
+ * and its line item only when its exact score could take the lead: of the 6.9 candidates of a
+ * conversation no keyword matches, most fall short, and each line item read costs cold cache lines.
+ * The filters are tests without side effects, so their order changes no winner; the seen stamp only
+ * skips a line item the keyword walk judged already (its keyword score is at least what a
+ * similarity can give it).
  */
 function similarMatch(
   matrix: SemanticMatrix<LineItemEntry>,
@@ -205,7 +212,8 @@ function similarMatch(
   stamp: number,
 ): void {
   const mostRelevant = relevance(1);
-  const entries = matrix.entries;
+  const { entries, vectors, minSimilarities, expectedValues } = matrix;
+  const dimensions = conversation.length;
   if (!matrix.prepare(conversation)) return;
   // A clustered matrix scans only the probed clusters' rows of each chunk of ranks.
   let chunk = FIRST_SCAN_CHUNK_RANKS;
@@ -214,15 +222,17 @@ function similarMatch(
     const candidates = matrix.candidateRows();
     const bounds = matrix.candidateBounds();
     for (let i = 0; i < count; i++) {
-      const entry = entries[candidates[i]!]!;
-      if (best.entry !== undefined && entry.expectedValue * mostRelevant < best.score) return;
-      if (entry.seenStamp === stamp) continue;
+      const rank = candidates[i]!;
+      const value = expectedValues[rank]!;
+      if (best.entry !== undefined && value * mostRelevant < best.score) return;
+      // Below the best even at its bound (an exact tie goes on to the tie-break).
+      if (best.entry !== undefined && value * similarityRelevance(bounds[i]!) < best.score) continue;
+      const similar = similarity(conversation, vectors, rank * dimensions);
+      if (similar < minSimilarities[rank]!) continue;
+      const score = value * similarityRelevance(similar);
+      const entry = entries[rank]!;
+      if (entry.seenStamp === stamp || !best.beatenBy(entry, score) || !eligible(entry)) continue;
       entry.seenStamp = stamp;
-      if (!best.beatenBy(entry, entry.expectedValue * similarityRelevance(bounds[i]!)) || !eligible(entry)) continue;
-      const similar = similarity(conversation, entry.semantic!.vector);
-      if (similar < entry.semantic!.minSimilarity) continue;
-      const score = entry.expectedValue * similarityRelevance(similar);
-      if (!best.beatenBy(entry, score)) continue;
       best.entry = entry;
       best.score = score;
       best.similarity = similar;

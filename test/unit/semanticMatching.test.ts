@@ -337,7 +337,7 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
       const norm = Math.hypot(...vector);
       const unit = vector.map((value) => value / norm);
       const exact = similarity(conversation, unit);
-      return { id: row, semantic: { vector: unit, minSimilarity: row % 8 === 0 ? exact : 0.3 }, exact };
+      return { id: row, expectedValue: 1, semantic: { vector: unit, minSimilarity: row % 8 === 0 ? exact : 0.3 }, exact };
     });
     const matrix = new SemanticMatrix<(typeof entries)[number]>(dimensions);
     matrix.fill(entries);
@@ -370,7 +370,7 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
       const norm = Math.hypot(...vector);
       return vector.map((value) => value / norm);
     };
-    const entryNear = (topic: number) => ({ topic, semantic: { vector: near(topics[topic]!), minSimilarity: 0.6 } });
+    const entryNear = (topic: number) => ({ topic, expectedValue: 1, semantic: { vector: near(topics[topic]!), minSimilarity: 0.6 } });
     const entries = Array.from({ length: 4200 }, (_, rank) => entryNear(rank % topics.length));
     expect(entries.length).toBeGreaterThanOrEqual(CLUSTERED_FROM_ROWS);
     const matrix = new SemanticMatrix<(typeof entries)[number]>(dimensions);
@@ -408,7 +408,7 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
       const norm = Math.hypot(...vector);
       return vector.map((value) => value / norm);
     };
-    const entries = Array.from({ length: 4200 }, (_, rank) => ({ semantic: { vector: near(topics[rank % topics.length]!, 0.5), minSimilarity: 0.6 } }));
+    const entries = Array.from({ length: 4200 }, (_, rank) => ({ expectedValue: 1, semantic: { vector: near(topics[rank % topics.length]!, 0.5), minSimilarity: 0.6 } }));
     const matrix = new SemanticMatrix<(typeof entries)[number]>(dimensions);
     matrix.fill(entries);
     expect(matrix.clustered).toBe(true);
@@ -422,7 +422,7 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
     expect(matrix.prepare(near(topics[5]!, 0.5))).toBe(true);
     expect(matrix.scan(0, entries.length)).toBeGreaterThan(0);
     // One line item that asks for little similarity lowers the floor: the unrelated conversation is probed, and that line item found.
-    const lenient = { semantic: { vector: near(unrelated, 0.3), minSimilarity: 0.05 } };
+    const lenient = { expectedValue: 1, semantic: { vector: near(unrelated, 0.3), minSimilarity: 0.05 } };
     const withLenient = [lenient, ...entries];
     matrix.fill(withLenient);
     expect(matrix.prepare(unrelated)).toBe(true);
