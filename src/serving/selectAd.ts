@@ -162,7 +162,7 @@ export function selectAd(
   // Opted-in line items without a keyword found: eligible when the conversation is similar enough,
   // and then ranked by similarityRelevance (at most one keyword's worth).
   const matrix = index.semanticMatrices === undefined ? undefined : placement.certified ? index.semanticMatrices.certified : index.semanticMatrices.uncertified;
-  if (matrix !== undefined && rowsThatCouldWin(matrix.entries, best) > 0) {
+  if (matrix !== undefined && rowsThatCouldWin(matrix, best) > 0) {
     const vector = embedded();
     if (vector !== undefined) similarMatch(matrix, vector, best, eligible, stamp);
   }
@@ -217,7 +217,7 @@ function similarMatch(
   if (!matrix.prepare(conversation)) return;
   // A clustered matrix scans only the probed clusters' rows of each chunk of ranks.
   let chunk = FIRST_SCAN_CHUNK_RANKS;
-  for (let from = 0, rows = rowsThatCouldWin(entries, best); from < rows; from += chunk, chunk *= 2, rows = rowsThatCouldWin(entries, best)) {
+  for (let from = 0, rows = rowsThatCouldWin(matrix, best); from < rows; from += chunk, chunk *= 2, rows = rowsThatCouldWin(matrix, best)) {
     const count = matrix.scan(from, Math.min(rows, from + chunk));
     const candidates = matrix.candidateRows();
     const bounds = matrix.candidateBounds();
@@ -241,17 +241,20 @@ function similarMatch(
 }
 
 /**
- * How many line items of a list ranked by expected value could beat the best so far with a
- * similarity match (binary search; the same test as the walk's), all of them while there is none.
+ * How many line items of a matrix (ranked by expected value) could beat the best so far with a
+ * similarity match (binary search over its expected values, not its line items: no cold line item
+ * read per step; the same test as the walk's), all of them while there is none.
  */
-function rowsThatCouldWin(entries: LineItemEntry[], best: Best): number {
-  if (best.entry === undefined) return entries.length;
+function rowsThatCouldWin(matrix: SemanticMatrix<LineItemEntry>, best: Best): number {
+  const count = matrix.entries.length;
+  if (best.entry === undefined) return count;
+  const values = matrix.expectedValues;
   const mostRelevant = relevance(1);
   let low = 0;
-  let high = entries.length;
+  let high = count;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (!(entries[middle]!.expectedValue * mostRelevant < best.score)) low = middle + 1;
+    if (!(values[middle]! * mostRelevant < best.score)) low = middle + 1;
     else high = middle;
   }
   return low;
