@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildAdIndex } from '../../src/serving/adIndex.js';
+import { buildAdIndex, rerank } from '../../src/serving/adIndex.js';
 import type { CatalogRows, CreativeRow, LineItemRow } from '../../src/serving/catalogQueries.js';
 import { relevance, selectAd } from '../../src/serving/selectAd.js';
 import { packageRoot } from '../../src/packageRoot.js';
@@ -288,6 +288,21 @@ describe('word vectors file', () => {
 });
 
 describe('semantic scan', () => {
+  it('follows a re-ranking: the walk judges by the expected values the matrix was last filled with', async () => {
+    const lenient = (spec: Spec, bid: string): Spec => ({ ...spec, bid, targeting: { semantic: { enabled: true, min_similarity: 0.3 } } });
+    const trainers: Spec = { title: 'Marathon ready', body: 'Racing flats and trainers for runners.', targeting: {} };
+    // Ranked dog food (not similar), running shoes, trainers; the conversation is about running.
+    const { index, ids } = await indexOf([lenient(DOG_FOOD, '3'), lenient(RUNNING_SHOES, '2'), lenient(trainers, '1')]);
+    const context = { ...ANY_TIME, query: 'which sneakers are best for a marathon?', response: 'Cushioned running shoes for long distances.' };
+    expect(selectAd(index, 'pl', PLACEMENT, context)?.lineItem.id).toBe(ids[1]);
+    // The trainers' clicks raise their expected value past the others'; a learning refresh re-ranks.
+    const trainersEntry = index.lineItems.find((entry) => entry.id === ids[2])!;
+    trainersEntry.stats = { impressions: 10_000, clicks: 5_000, conversions: 0 };
+    rerank(index);
+    expect(index.semantic.certified.map((entry) => entry.id)).toEqual([ids[2], ids[0], ids[1]]);
+    expect(selectAd(index, 'pl', PLACEMENT, context)?.lineItem.id).toBe(ids[2]);
+  });
+
   it('picks the same line item as comparing the conversation with every opted-in line item', async () => {
     const folder = path.join(packageRoot, 'bench', 'semantic');
     const categories = JSON.parse(readFileSync(path.join(folder, 'lineItems.json'), 'utf8')) as { keywords: string[]; title: string; body: string }[];
