@@ -3,9 +3,10 @@ import { probeKernel, type ProbeKernel } from './probeKernel.js';
 import { probedScanKernel, type ProbedScanKernel } from './probedScanKernel.js';
 import { clusterVectors } from './semanticClusters.js';
 
-/** What a row is made of: a line item's unit vector and the similarity a serve must reach. */
+/** What a row is made of: a line item's unit vector and the similarity a serve must reach, and its expected value (the rank order). */
 interface SemanticRow {
   semantic: { vector: Float32Array; minSimilarity: number } | null;
+  expectedValue: number;
 }
 
 /**
@@ -58,6 +59,16 @@ const quantizedRows = new WeakMap<Float32Array, { components: Int8Array; scale: 
 export class SemanticMatrix<Entry extends SemanticRow> {
   /** The rows' line items, in the order fill() was given (rank order). */
   entries: Entry[] = [];
+  /**
+   * By rank, as fill() was given them (the list is laid out again whenever its order or its line
+   * items' expected values change): the line items' float vectors, `dimensions` apart, their
+   * min_similarity and their expected value. A serve's walk over the candidates judges them from
+   * these, in place, and reads a line item (a few cold cache lines: the entry, its spend) only for a
+   * candidate similar enough to take the lead.
+   */
+  vectors = new Float32Array(0);
+  minSimilarities = new Float64Array(0);
+  expectedValues = new Float64Array(0);
   /** Rows the last scans read (centres included): what a serve cost. */
   scannedRows = 0;
   private readonly dimensions: number;
@@ -112,10 +123,18 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     const width = this.blocks * 16;
     // Per row of the matrix, its rank; rows are grouped by cluster and ranked within each.
     const { matrix, scales, thresholds, ranks: rankOfRow } = this.views;
+    if (this.expectedValues.length < entries.length) {
+      this.vectors = new Float32Array(entries.length * this.dimensions);
+      this.minSimilarities = new Float64Array(entries.length);
+      this.expectedValues = new Float64Array(entries.length);
+    }
     entries.forEach((entry, rank) => {
       const row = next[clusterOfRank?.[rank] ?? 0]!++;
       rankOfRow[row] = rank;
       const { vector, minSimilarity } = entry.semantic!;
+      this.vectors.set(vector, rank * this.dimensions);
+      this.minSimilarities[rank] = minSimilarity;
+      this.expectedValues[rank] = entry.expectedValue;
       const quantized = this.quantized(vector);
       matrix.set(quantized.components, row * width);
       scales[row] = quantized.scale;

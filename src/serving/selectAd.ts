@@ -162,7 +162,7 @@ export function selectAd(
   // Opted-in line items without a keyword found: eligible when the conversation is similar enough,
   // and then ranked by similarityRelevance (at most one keyword's worth).
   const matrix = index.semanticMatrices === undefined ? undefined : placement.certified ? index.semanticMatrices.certified : index.semanticMatrices.uncertified;
-  if (matrix !== undefined && rowsThatCouldWin(matrix.entries, best) > 0) {
+  if (matrix !== undefined && rowsThatCouldWin(matrix, best) > 0) {
     const vector = embedded();
     if (vector !== undefined) similarMatch(matrix, vector, best, eligible, stamp);
   }
@@ -193,9 +193,16 @@ const FIRST_SCAN_CHUNK_RANKS = 512;
 /**
  * Scans the opted-in line items that could still win (the matrix is ranked by expected value, so
  * they are its first rows) for those that may be similar enough, then judges those best expected
- * value first by the exact similarity, after the cheap filters and only while one could still win.
+ * value first by the exact similarity, only while one could still win, and the cheap filters last.
  * The scan goes a chunk at a time: once a chunk yields a better ad, the rows after the new bar are
  * never scanned (the walk would have stopped before them anyway).
+ *
+ * The walk reads a candidate's expected value, vector and min_similarity from the matrix, by rank,
+ * and its line item only when its exact score could take the lead: of the 6.9 candidates of a
+ * conversation no keyword matches, most fall short, and each line item read costs cold cache lines.
+ * The filters are tests without side effects, so their order changes no winner; the seen stamp only
+ * skips a line item the keyword walk judged already (its keyword score is at least what a
+ * similarity can give it).
  */
 function similarMatch(
   matrix: SemanticMatrix<LineItemEntry>,
@@ -205,24 +212,27 @@ function similarMatch(
   stamp: number,
 ): void {
   const mostRelevant = relevance(1);
-  const entries = matrix.entries;
+  const { entries, vectors, minSimilarities, expectedValues } = matrix;
+  const dimensions = conversation.length;
   if (!matrix.prepare(conversation)) return;
   // A clustered matrix scans only the probed clusters' rows of each chunk of ranks.
   let chunk = FIRST_SCAN_CHUNK_RANKS;
-  for (let from = 0, rows = rowsThatCouldWin(entries, best); from < rows; from += chunk, chunk *= 2, rows = rowsThatCouldWin(entries, best)) {
+  for (let from = 0, rows = rowsThatCouldWin(matrix, best); from < rows; from += chunk, chunk *= 2, rows = rowsThatCouldWin(matrix, best)) {
     const count = matrix.scan(from, Math.min(rows, from + chunk));
     const candidates = matrix.candidateRows();
     const bounds = matrix.candidateBounds();
     for (let i = 0; i < count; i++) {
-      const entry = entries[candidates[i]!]!;
-      if (best.entry !== undefined && entry.expectedValue * mostRelevant < best.score) return;
-      if (entry.seenStamp === stamp) continue;
+      const rank = candidates[i]!;
+      const value = expectedValues[rank]!;
+      if (best.entry !== undefined && value * mostRelevant < best.score) return;
+      // Below the best even at its bound (an exact tie goes on to the tie-break).
+      if (best.entry !== undefined && value * similarityRelevance(bounds[i]!) < best.score) continue;
+      const similar = similarity(conversation, vectors, rank * dimensions);
+      if (similar < minSimilarities[rank]!) continue;
+      const score = value * similarityRelevance(similar);
+      const entry = entries[rank]!;
+      if (entry.seenStamp === stamp || !best.beatenBy(entry, score) || !eligible(entry)) continue;
       entry.seenStamp = stamp;
-      if (!best.beatenBy(entry, entry.expectedValue * similarityRelevance(bounds[i]!)) || !eligible(entry)) continue;
-      const similar = similarity(conversation, entry.semantic!.vector);
-      if (similar < entry.semantic!.minSimilarity) continue;
-      const score = entry.expectedValue * similarityRelevance(similar);
-      if (!best.beatenBy(entry, score)) continue;
       best.entry = entry;
       best.score = score;
       best.similarity = similar;
@@ -231,17 +241,20 @@ function similarMatch(
 }
 
 /**
- * How many line items of a list ranked by expected value could beat the best so far with a
- * similarity match (binary search; the same test as the walk's), all of them while there is none.
+ * How many line items of a matrix (ranked by expected value) could beat the best so far with a
+ * similarity match (binary search over its expected values, not its line items: no cold line item
+ * read per step; the same test as the walk's), all of them while there is none.
  */
-function rowsThatCouldWin(entries: LineItemEntry[], best: Best): number {
-  if (best.entry === undefined) return entries.length;
+function rowsThatCouldWin(matrix: SemanticMatrix<LineItemEntry>, best: Best): number {
+  const count = matrix.entries.length;
+  if (best.entry === undefined) return count;
+  const values = matrix.expectedValues;
   const mostRelevant = relevance(1);
   let low = 0;
-  let high = entries.length;
+  let high = count;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (!(entries[middle]!.expectedValue * mostRelevant < best.score)) low = middle + 1;
+    if (!(values[middle]! * mostRelevant < best.score)) low = middle + 1;
     else high = middle;
   }
   return low;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildAdIndex } from '../../src/serving/adIndex.js';
+import { buildAdIndex, rerank } from '../../src/serving/adIndex.js';
 import type { CatalogRows, CreativeRow, LineItemRow } from '../../src/serving/catalogQueries.js';
 import { relevance, selectAd } from '../../src/serving/selectAd.js';
 import { packageRoot } from '../../src/packageRoot.js';
@@ -288,6 +288,21 @@ describe('word vectors file', () => {
 });
 
 describe('semantic scan', () => {
+  it('follows a re-ranking: the walk judges by the expected values the matrix was last filled with', async () => {
+    const lenient = (spec: Spec, bid: string): Spec => ({ ...spec, bid, targeting: { semantic: { enabled: true, min_similarity: 0.3 } } });
+    const trainers: Spec = { title: 'Marathon ready', body: 'Racing flats and trainers for runners.', targeting: {} };
+    // Ranked dog food (not similar), running shoes, trainers; the conversation is about running.
+    const { index, ids } = await indexOf([lenient(DOG_FOOD, '3'), lenient(RUNNING_SHOES, '2'), lenient(trainers, '1')]);
+    const context = { ...ANY_TIME, query: 'which sneakers are best for a marathon?', response: 'Cushioned running shoes for long distances.' };
+    expect(selectAd(index, 'pl', PLACEMENT, context)?.lineItem.id).toBe(ids[1]);
+    // The trainers' clicks raise their expected value past the others'; a learning refresh re-ranks.
+    const trainersEntry = index.lineItems.find((entry) => entry.id === ids[2])!;
+    trainersEntry.stats = { impressions: 10_000, clicks: 5_000, conversions: 0 };
+    rerank(index);
+    expect(index.semantic.certified.map((entry) => entry.id)).toEqual([ids[2], ids[0], ids[1]]);
+    expect(selectAd(index, 'pl', PLACEMENT, context)?.lineItem.id).toBe(ids[2]);
+  });
+
   it('picks the same line item as comparing the conversation with every opted-in line item', async () => {
     const folder = path.join(packageRoot, 'bench', 'semantic');
     const categories = JSON.parse(readFileSync(path.join(folder, 'lineItems.json'), 'utf8')) as { keywords: string[]; title: string; body: string }[];
@@ -337,7 +352,7 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
       const norm = Math.hypot(...vector);
       const unit = vector.map((value) => value / norm);
       const exact = similarity(conversation, unit);
-      return { id: row, semantic: { vector: unit, minSimilarity: row % 8 === 0 ? exact : 0.3 }, exact };
+      return { id: row, expectedValue: 1, semantic: { vector: unit, minSimilarity: row % 8 === 0 ? exact : 0.3 }, exact };
     });
     const matrix = new SemanticMatrix<(typeof entries)[number]>(dimensions);
     matrix.fill(entries);
@@ -370,7 +385,7 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
       const norm = Math.hypot(...vector);
       return vector.map((value) => value / norm);
     };
-    const entryNear = (topic: number) => ({ topic, semantic: { vector: near(topics[topic]!), minSimilarity: 0.6 } });
+    const entryNear = (topic: number) => ({ topic, expectedValue: 1, semantic: { vector: near(topics[topic]!), minSimilarity: 0.6 } });
     const entries = Array.from({ length: 4200 }, (_, rank) => entryNear(rank % topics.length));
     expect(entries.length).toBeGreaterThanOrEqual(CLUSTERED_FROM_ROWS);
     const matrix = new SemanticMatrix<(typeof entries)[number]>(dimensions);
@@ -408,7 +423,7 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
       const norm = Math.hypot(...vector);
       return vector.map((value) => value / norm);
     };
-    const entries = Array.from({ length: 4200 }, (_, rank) => ({ semantic: { vector: near(topics[rank % topics.length]!, 0.5), minSimilarity: 0.6 } }));
+    const entries = Array.from({ length: 4200 }, (_, rank) => ({ expectedValue: 1, semantic: { vector: near(topics[rank % topics.length]!, 0.5), minSimilarity: 0.6 } }));
     const matrix = new SemanticMatrix<(typeof entries)[number]>(dimensions);
     matrix.fill(entries);
     expect(matrix.clustered).toBe(true);
@@ -422,7 +437,7 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
     expect(matrix.prepare(near(topics[5]!, 0.5))).toBe(true);
     expect(matrix.scan(0, entries.length)).toBeGreaterThan(0);
     // One line item that asks for little similarity lowers the floor: the unrelated conversation is probed, and that line item found.
-    const lenient = { semantic: { vector: near(unrelated, 0.3), minSimilarity: 0.05 } };
+    const lenient = { expectedValue: 1, semantic: { vector: near(unrelated, 0.3), minSimilarity: 0.05 } };
     const withLenient = [lenient, ...entries];
     matrix.fill(withLenient);
     expect(matrix.prepare(unrelated)).toBe(true);
