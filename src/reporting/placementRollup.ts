@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
 
-/** Per placement (or publisher) and UTC day, from placement_daily_stats_v1 and placement_serve_counts_v1 (clickhouse/0004). */
+/** Per placement (or publisher) and UTC day, from placement_daily_stats_v1 and placement_serve_counts_v1 (clickhouse/0004, 0016). */
 export interface PlacementDaySums {
   key: string;
   day: string;
@@ -9,6 +9,8 @@ export interface PlacementDaySums {
   clicks: number;
   spendNanos: bigint;
   invalidImpressions: number;
+  /** Of invalidImpressions, those stored as bad_token (clickhouse/0016). */
+  forgedImpressions: number;
   invalidClicks: number;
 }
 
@@ -22,7 +24,7 @@ export interface PlacementDayServes {
 const count = z.coerce.number();
 const nanos = z.string().regex(/^-?\d+$/).transform(BigInt);
 const statsRows = z.array(
-  z.object({ key: z.string(), row_day: z.string(), total_impressions: count, total_clicks: count, total_spend_nanos: nanos, total_invalid_impressions: count, total_invalid_clicks: count }),
+  z.object({ key: z.string(), row_day: z.string(), total_impressions: count, total_clicks: count, total_spend_nanos: nanos, total_invalid_impressions: count, total_forged_impressions: count, total_invalid_clicks: count }),
 );
 const servesRows = z.array(z.object({ key: z.string(), row_day: z.string(), total_requests: count, total_filled: count }));
 
@@ -59,6 +61,7 @@ export async function placementDaySums(ch: ClickHouse, scope: PlacementScope, da
         sum(clicks) AS total_clicks,
         toString(sum(spend_nanos)) AS total_spend_nanos,
         sum(invalid_impressions) AS total_invalid_impressions,
+        sum(forged_impressions) AS total_forged_impressions,
         sum(invalid_clicks) AS total_invalid_clicks
       FROM placement_daily_stats_v1
       WHERE ${scopeCondition(scope, true)} AND day BETWEEN {date_from:Date} AND {date_to:Date}
@@ -74,6 +77,7 @@ export async function placementDaySums(ch: ClickHouse, scope: PlacementScope, da
     clicks: row.total_clicks,
     spendNanos: row.total_spend_nanos,
     invalidImpressions: row.total_invalid_impressions,
+    forgedImpressions: row.total_forged_impressions,
     invalidClicks: row.total_invalid_clicks,
   }));
 }

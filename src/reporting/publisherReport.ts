@@ -63,7 +63,9 @@ async function sumsBy(
       add(keyOf(row.key, row.day), {
         impressions: row.impressions,
         clicks: row.clicks,
-        invalidImpressions: row.invalidImpressions,
+        // A forged link's impressions (bad_token) carry whatever placement its forger wrote into it:
+        // not this publisher's traffic. The operator's totals keep them.
+        invalidImpressions: row.invalidImpressions - row.forgedImpressions,
         earningsNanoPpm: row.spendNanos * shareOn(schedule, row.day),
       });
     }

@@ -63,6 +63,9 @@ beforeAll(async () => {
     on(qa, other.id, { type: 'impression', cost_nanos: 2_500_000, event_time: noon(d(0)) }),
     on(qa, other.id, { type: 'click', cost_nanos: 0, ivt: 'bot', event_time: noon(d(2)) }),
     on(pa, publisher.id, { type: 'impression', cost_nanos: 2_500_000, event_time: noon(d(3)) }),
+    // Forged pixels naming pa: not the publisher's invalid traffic, the operator's (clickhouse/0016).
+    on(pa, publisher.id, { type: 'impression', cost_nanos: 0, price_nanos: 0, ivt: 'bad_token', event_time: noon(d(0)) }),
+    on(pa, publisher.id, { type: 'impression', cost_nanos: 0, price_nanos: 0, ivt: 'bad_token', event_time: noon(d(0)) }),
   ]);
 });
 
@@ -76,7 +79,7 @@ describe('GET /v1/publisher/reporting', () => {
     expect((await asPublisher({}, 'pt_not-a-real-token')).statusCode).toBe(401);
   });
 
-  it('sums each own placement over the window: earnings at the share of each day, rates from the sums', async () => {
+  it('sums each own placement over the window: earnings at the share of each day, rates from the sums, forged impressions left out', async () => {
     const response = await asPublisher(windowQuery);
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
@@ -204,8 +207,8 @@ describe('GET /v1/admin/reporting', () => {
     const zero = { requests: 0, filled: 0, impressions: 0, invalid_impressions: 0, clicks: 0, invalid_clicks: 0, spend_usd: 0, publisher_earnings_usd: 0, platform_margin_usd: 0 };
     expect(response.json()).toEqual({
       data: [
-        // 0.4025 on pa and 0.0025 on qa, both at 70 %
-        { date: d(0), ...zero, impressions: 2, invalid_impressions: 1, clicks: 1, spend_usd: 0.405, publisher_earnings_usd: 0.2835, platform_margin_usd: 0.1215 },
+        // 0.4025 on pa and 0.0025 on qa, both at 70 %; the two forged impressions on pa count as invalid here
+        { date: d(0), ...zero, impressions: 2, invalid_impressions: 3, clicks: 1, spend_usd: 0.405, publisher_earnings_usd: 0.2835, platform_margin_usd: 0.1215 },
         { date: d(1), ...zero, impressions: 1, spend_usd: 1.0025, publisher_earnings_usd: 0.50125, platform_margin_usd: 0.50125 },
         { date: d(2), ...zero, impressions: 1, invalid_clicks: 1, spend_usd: 0.0025, publisher_earnings_usd: 0.00125, platform_margin_usd: 0.00125 },
       ],
