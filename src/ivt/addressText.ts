@@ -13,8 +13,9 @@ const MAX_ADDRESS_LENGTH = 39;
 
 /**
  * The last text parsed and its answer, shared by every caller (answers are never changed). A pixel
- * parses its address three times in a row: for its class, then for its country and its network's
- * pace as the text the first parse answered, which parses to the same answer.
+ * parses its address two or three times in a row: for its class, then as the text that parse
+ * answered (which parses to the same answer) for its country and, an IPv6 one, its network's pace.
+ * 60-120 ns of a pixel on the bench VM.
  */
 let lastText: string | undefined;
 let lastParsed: ParsedAddress | undefined;
