@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { RETRY_AFTER_SECONDS } from './errors.js';
 
 /** Answers a request itself and says so (true), or leaves it untouched to fastify (false). */
 export type DirectRoute = (request: IncomingMessage, response: ServerResponse) => boolean;
@@ -28,4 +29,21 @@ export function answerBeforeFastify(app: FastifyInstance, route: DirectRoute): v
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     if (closing || !route(request, response)) fastifyHandler(request, response);
   });
+}
+
+/** What fastify sends with a serialized object. */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * A direct route's JSON answer (`payload`: the text already serialized) with the headers fastify
+ * sends with it: content type and length, x-request-id, Retry-After with a 503, and, as the route's
+ * error handler, `connection: close` when the request was not read whole (an answer before its body
+ * closes the connection). Throws what the write throws: the caller, in a callback, must not let it out.
+ */
+export function writeJsonAnswer(request: IncomingMessage, response: ServerResponse, status: number, payload: string, requestId: string): void {
+  const headers: Record<string, string | number> = { 'content-type': JSON_CONTENT_TYPE, 'content-length': Buffer.byteLength(payload), 'x-request-id': requestId };
+  if (status === 503) headers['retry-after'] = RETRY_AFTER_SECONDS;
+  if (!request.complete) headers.connection = 'close';
+  response.writeHead(status, headers);
+  response.end(payload);
 }

@@ -6,14 +6,26 @@
  * caller falls back to ipaddr.js, so both parse every input the same way.
  */
 export type ParsedAddress =
-  | { family: 'ipv4'; key: number; text: string }
-  | { family: 'ipv6'; high: number; low: number; text: string };
+  | { readonly family: 'ipv4'; readonly key: number; readonly text: string }
+  | { readonly family: 'ipv6'; readonly high: number; readonly low: number; readonly text: string };
 
 const MAX_ADDRESS_LENGTH = 39;
 
+/**
+ * The last text parsed and its answer, shared by every caller (answers are never changed). A pixel
+ * parses its address two or three times in a row: for its class, then as the text that parse
+ * answered (which parses to the same answer) for its country and, an IPv6 one, its network's pace.
+ * 60-120 ns of a pixel on the bench VM.
+ */
+let lastText: string | undefined;
+let lastParsed: ParsedAddress | undefined;
+
 export function parseAddressText(text: string): ParsedAddress | undefined {
-  if (text.length === 0 || text.length > MAX_ADDRESS_LENGTH) return undefined;
-  return text.includes(':') ? parseIpv6(text) : parseIpv4(text);
+  if (text === lastText || text === lastParsed?.text) return lastParsed;
+  const parsed = text.length === 0 || text.length > MAX_ADDRESS_LENGTH ? undefined : text.includes(':') ? parseIpv6(text) : parseIpv4(text);
+  lastText = text;
+  lastParsed = parsed;
+  return parsed;
 }
 
 function parseIpv4(text: string): ParsedAddress | undefined {

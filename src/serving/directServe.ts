@@ -1,15 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import type { DirectRoute } from '../http/answerBeforeFastify.js';
+import { writeJsonAnswer, type DirectRoute } from '../http/answerBeforeFastify.js';
 import { bearerTokenIn } from '../http/bearerToken.js';
 import { atEndOfTurn } from '../http/endOfTurn.js';
-import { errorResponse, RETRY_AFTER_SECONDS } from '../http/errors.js';
+import { errorResponse } from '../http/errors.js';
 import type { JsonBodyReader } from '../http/jsonBody.js';
 import { requestIdOf } from '../http/requestId.js';
 
 export const SERVE_PATH = '/v1/serve';
-/** What fastify sends with a serialized object. */
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 /** The content types taken here; any other (charset=latin1, text/plain, none) goes to fastify's route. */
 const PLAIN_JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8']);
 
@@ -60,11 +58,11 @@ export function directServe(options: DirectServeOptions): DirectRoute {
       } catch (error) {
         // Errors are answered at once, as the fastify route's error handler does.
         const { status, body } = errorResponse(error, () => options.log.child({ reqId: requestId }));
-        send(response, requestId, status, JSON.stringify(body), started, options);
+        send(request, response, requestId, status, JSON.stringify(body), started, options);
         return;
       }
       // Written together with the other answers of this event-loop turn: see atEndOfTurn.
-      atEndOfTurn(() => send(response, requestId, 200, payload, started, options));
+      atEndOfTurn(() => send(request, response, requestId, 200, payload, started, options));
     });
     return true;
   };
@@ -94,12 +92,9 @@ function readBody(request: IncomingMessage, done: (bytes: Buffer) => void): void
   request.on('end', () => done(more === undefined ? (first ?? Buffer.alloc(0)) : Buffer.concat(more)));
 }
 
-function send(response: ServerResponse, requestId: string, status: number, payload: string, started: number, options: DirectServeOptions): void {
-  const headers: Record<string, string | number> = { 'content-type': JSON_CONTENT_TYPE, 'content-length': Buffer.byteLength(payload), 'x-request-id': requestId };
-  if (status === 503) headers['retry-after'] = RETRY_AFTER_SECONDS;
+function send(request: IncomingMessage, response: ServerResponse, requestId: string, status: number, payload: string, started: number, options: DirectServeOptions): void {
   try {
-    response.writeHead(status, headers);
-    response.end(payload);
+    writeJsonAnswer(request, response, status, payload, requestId);
   } catch (error) {
     // Never an exception out of a stream callback (it would end the process): this connection goes instead.
     options.log.child({ reqId: requestId }).error({ err: error }, 'writing a serve answer failed');

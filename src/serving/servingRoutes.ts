@@ -8,7 +8,7 @@ import { ApiError, parseInput } from '../http/errors.js';
 import { bearerToken } from '../http/bearerToken.js';
 import { endOfTurn } from '../http/endOfTurn.js';
 import { lazyChildLogger } from '../http/lazyRequestLogger.js';
-import { answerBeforeFastify } from '../http/answerBeforeFastify.js';
+import { answerBeforeFastify, JSON_CONTENT_TYPE } from '../http/answerBeforeFastify.js';
 import { jsonBodyReader } from '../http/jsonBody.js';
 import { convertToUsd } from '../money/usdRates.js';
 import { createUserAgentClassifier } from '../ivt/userAgentClassifier.js';
@@ -27,7 +27,7 @@ import { selectAd } from './selectAd.js';
 import { adPayload, adResponseJson, signAd } from './adPayload.js';
 import { SERVE_BODY_LIMIT_BYTES, serveRequestBody } from './serveSchemas.js';
 import { ServeCounts } from './serveCounts.js';
-import { JSON_CONTENT_TYPE, SERVE_PATH, directServe } from './directServe.js';
+import { SERVE_PATH, directServe } from './directServe.js';
 import { loadSemanticMatching } from '../semantic/loadSemanticMatching.js';
 import type { BrandSafetyVeto } from '../semantic/brandSafety.js';
 

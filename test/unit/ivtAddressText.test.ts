@@ -66,6 +66,24 @@ describe('fast address parser', () => {
       expect(parseAddressText(text), text).toBeUndefined();
     }
   });
+
+  it('answers a text parsed again, and the text its parse answered, as the first time, whatever was parsed in between', () => {
+    // A parse of its own: what was parsed just before is forgotten (the parser remembers one text).
+    const fresh = (text: string) => {
+      parseAddressText('not an address');
+      return parseAddressText(text);
+    };
+    for (let round = 0; round < 5_000; round++) {
+      const text = addressLike();
+      const other = addressLike();
+      const first = parseAddressText(text);
+      expect(first, text).toEqual(fresh(text));
+      for (const again of [text, text, first?.text, other, text, first?.text]) {
+        if (again !== undefined) expect(parseAddressText(again), again).toEqual(fresh(again));
+      }
+      if (first) expect(parseAddressText(first.text), text).toEqual(first);
+    }
+  });
 });
 
 describe('classifier fast path', () => {
