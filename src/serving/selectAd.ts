@@ -314,7 +314,7 @@ function isEligible(entry: LineItemEntry, placementId: string, context: ServeCon
   if (context.nowMs < entry.startsAtMs || context.nowMs >= entry.endsAtMs) return false;
   const spent = entry.spend.nanos;
   if (spent >= (entry.evenPacing ? entry.budgetNanos * context.evenShare : entry.budgetNanos)) return false;
-  if (billingCeilingPassed(entry, entry.priceNanos, 0, true) !== undefined) return false;
+  if (billingCeilingPassed(entry, entry.priceNanos, 0, 'today') !== undefined) return false;
   const cap = entry.frequencyCap;
   if (cap !== null && (context.userKey === undefined || (cap.counts.get(context.userKey) ?? 0) + (cap.outstanding.get(context.userKey) ?? 0) >= cap.impressions)) {
     return false;
