@@ -168,7 +168,7 @@ function conversionEventId(clickId: string, conversionId: string): string {
   return hashedEventId(`${clickId}\n${conversionId}`);
 }
 
-type ConversionFields = Pick<TrackedEvent, 'event_id' | 'click_id' | 'campaign_id' | 'line_item_id' | 'revenue_nanos' | 'cost_nanos' | 'ivt'>;
+type ConversionFields = Pick<TrackedEvent, 'event_id' | 'click_id' | 'campaign_id' | 'line_item_id' | 'revenue_nanos' | 'cost_nanos' | 'ivt' | 'unbilled'>;
 
 function resultOf(event: ConversionFields): ConversionResult {
   return {
@@ -180,6 +180,7 @@ function resultOf(event: ConversionFields): ConversionResult {
     cost_usd: event.cost_nanos / NANOS_PER_USD,
     attributed: event.ivt === '',
     reason: event.ivt === '' ? null : event.ivt,
+    unbilled_reason: event.unbilled === '' ? null : event.unbilled,
   };
 }
 
@@ -191,12 +192,13 @@ const conversionRow = z.object({
   revenue_nanos: z.coerce.number(),
   cost_nanos: z.coerce.number(),
   ivt: z.string(),
+  unbilled: z.string(),
 });
 
 async function findConversion(ch: ClickHouse, eventId: string): Promise<ConversionResult | undefined> {
   const result = await ch.client.query({
     query: `SELECT event_id, click_id, campaign_id,
-                   line_item_id, revenue_nanos, cost_nanos, ivt
+                   line_item_id, revenue_nanos, cost_nanos, ivt, unbilled
             FROM events_v1
             WHERE type = 'conversion' AND event_id = {event_id:UUID}
             LIMIT 1`,
