@@ -41,7 +41,7 @@ export interface Selection {
  * its frequency cap, a capped line item and a serve without user.id, or its other targeting
  * (placement, language, country, daypart, an excluded keyword).
  */
-export type HeldBackReason = 'flight' | 'budget' | 'frequency_cap' | 'no_user_id' | 'targeting';
+type HeldBackReason = 'flight' | 'budget' | 'frequency_cap' | 'no_user_id' | 'targeting';
 
 /** How many matched line items each reason held back; for `explain` requests only. */
 export type HeldBack = Partial<Record<HeldBackReason, number>>;
