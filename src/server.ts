@@ -8,6 +8,7 @@ import { CidrFileError, readCidrFile } from './ivt/cidrFiles.js';
 import { extraCidrFiles } from './ivt/trafficClassifier.js';
 import { preloadSemanticMatching } from './semantic/loadSemanticMatching.js';
 import { catalogSnapshotDirectory, readBaseAhead } from './serving/catalogSnapshot.js';
+import { EmbeddedClickHouseClaim, SHARE_ONE_CLICKHOUSE } from './store/embeddedClickHouseClaim.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -25,6 +26,10 @@ export async function startService(config: Config, logger: FastifyServerOptions[
   // In a worker thread while the stores open: serving's index build needs the model (loadSemanticMatching).
   preloadSemanticMatching(config);
   const stores = await openStores(config);
+  const claim = await claimEmbeddedClickHouse(config).catch(async (error: unknown) => {
+    await stores.close().catch(() => undefined);
+    throw error;
+  });
   // Read on the thread pool from now, where the stores' directory locks are held: begun by
   // servingRoutes, the read (0.1-0.15 s at 100,000 line items) was still going when the index needed it.
   const snapshotDir = catalogSnapshotDirectory(config);
@@ -36,15 +41,16 @@ export async function startService(config: Config, logger: FastifyServerOptions[
     app = await buildApp({ config, db: stores.db, ch: stores.ch, secrets, logger, snapshotBase });
   } catch (error) {
     // The stores' directory locks go with them, so the next start does not find them held.
-    await stores.close().catch(() => undefined);
+    await Promise.allSettled([stores.close(), claim?.close()]);
     throw startFailure(error);
   }
   for (const file of secrets.generated) app.log.info({ file }, 'generated a secret; it is kept in this file (mode 0600)');
   for (const { table, part } of stores.ch.forgottenBlocks ?? []) app.log.warn({ table, part }, 'a crash left an insert recorded in ClickHouse without its part; the spool replays it');
   if (!config.ADMIN_TOKEN) app.log.info({ file: adminTokenFile(config) }, 'admin token location');
+  claim?.logTo(app.log);
   const close = async () => {
     await app.close();
-    await stores.close();
+    await Promise.allSettled([stores.close(), claim?.close()]);
   };
   try {
     await app.listen({ port: config.PORT, host: config.HOST });
@@ -53,6 +59,20 @@ export async function startService(config: Config, logger: FastifyServerOptions[
     throw listenFailure(config, error as NodeJS.ErrnoException);
   }
   return { app, secrets, close };
+}
+
+/**
+ * On a Postgres server with embedded ClickHouse: the claim that no other such instance runs on the
+ * database (embeddedClickHouseClaim.ts), or the start stops with the fix. None on embedded Postgres
+ * (one process's own) or with a ClickHouse server (which the instances share).
+ */
+async function claimEmbeddedClickHouse(config: Config): Promise<EmbeddedClickHouseClaim | undefined> {
+  if (!config.DATABASE_URL || config.CLICKHOUSE_URL) return undefined;
+  const claim = await EmbeddedClickHouseClaim.take(config.DATABASE_URL);
+  if (claim === undefined) {
+    throw new StartupError(`another instance with embedded ClickHouse (chdb) is running on this DATABASE_URL's database: ${SHARE_ONE_CLICKHOUSE}`);
+  }
+  return claim;
 }
 
 /**

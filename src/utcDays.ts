@@ -44,3 +44,15 @@ export function eachDate(from: string, to: string): string[] {
   const count = daysBetween(from, to) + 1;
   return Array.from({ length: Math.max(0, count) }, (_, index) => addDays(from, index));
 }
+
+/** The UTC calendar month of a UTC day (utcDay), in whole months since January 1970: budgets' months are UTC months, as their days are UTC days. */
+export function utcMonthOfDay(day: number): number {
+  const date = new Date(day * MS_PER_DAY);
+  return (date.getUTCFullYear() - 1970) * 12 + date.getUTCMonth();
+}
+
+/** The first UTC day (utcDay) of the month that holds `day`. */
+export function firstDayOfMonth(day: number): number {
+  const date = new Date(day * MS_PER_DAY);
+  return utcDay(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1));
+}

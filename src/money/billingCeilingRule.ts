@@ -7,13 +7,29 @@ import type { UnbilledReason } from '../tracking/unbilledReasons.js';
  */
 const DAILY_CEILING_BUDGETS = 2;
 
-/** What the rule reads of a line item: its budgets and its billed spend so far (today's and lifetime), in nano-USD. */
+/**
+ * ... and its billed spend of a UTC calendar month this many (the other half of the same rule:
+ * Google's monthly charging limit, the average days in a month), so that the days billed up to 2x
+ * are paid for by days below one budget and a month never costs more than its days' budgets. Taken
+ * of the current daily budget: a budget changed mid-month moves the month's limit with it (Google
+ * averages the month's daily budgets; adsvc keeps no history of them). Serving stops a line item
+ * whose month is spent (selectAd.ts asks this rule), until the next month.
+ */
+const MONTHLY_CEILING_BUDGETS = 30.4;
+
+/** What the rule reads of a line item: its budgets and its billed spend so far (today's, this month's and lifetime), in nano-USD. */
 interface CeilingFigures {
   budgetNanos: number;
   /** Infinity when there is none. */
   lifetimeBudgetNanos: number;
-  spend: { nanos: number; lifetimeNanos: number };
+  spend: { nanos: number; monthNanos: number; lifetimeNanos: number };
 }
+
+/**
+ * When the event happened, against the counters' current UTC day: `today`, earlier in the same UTC
+ * month (`this_month`: a conversion reported late), or before this month (`earlier`).
+ */
+export type EventPeriod = 'today' | 'this_month' | 'earlier';
 
 /**
  * The billing ceilings' rule, which serving and billing both ask: which ceiling an event costing
@@ -22,11 +38,12 @@ interface CeilingFigures {
  *
  * - Lifetime: spend + cost past the lifetime budget. A lifetime budget is spent up to the last
  *   whole event that fits.
- * - Daily, only when `today` (the event is of the UTC day the counter's `nanos` is of: a conversion
- *   reported for an earlier day meets the lifetime ceiling only): today's spend + cost past
- *   DAILY_CEILING_BUDGETS x the daily budget, or past the cost itself when that is more, so that
- *   the day's first event is billable even at a price above the ceiling (else such a line item
- *   could never deliver).
+ * - Monthly, for an event of this UTC month (`today` or `this_month`): the month's spend + cost past
+ *   MONTHLY_CEILING_BUDGETS x the daily budget, or past the cost itself when that is more.
+ * - Daily, only for an event of `today` (a conversion reported for an earlier day meets the
+ *   lifetime and monthly ceilings only): today's spend + cost past DAILY_CEILING_BUDGETS x the daily
+ *   budget, or past the cost itself when that is more, so that the day's first event is billable
+ *   even at a price above the ceiling (else such a line item could never deliver).
  *
  * Billing (src/tracking/billingCeiling.ts) asks it of every valid event as it arrives and stores an
  * event it names unbilled, at cost 0. Serving (selectAd.ts) asks it of the line item's price before
@@ -36,10 +53,12 @@ export function billingCeilingPassed(
   lineItem: CeilingFigures,
   costNanos: number,
   heldNanos: number,
-  today: boolean,
-): Extract<UnbilledReason, 'over_lifetime_budget' | 'over_daily_budget'> | undefined {
+  period: EventPeriod,
+): Extract<UnbilledReason, 'over_lifetime_budget' | 'over_monthly_budget' | 'over_daily_budget'> | undefined {
   const spent = costNanos + heldNanos;
   if (lineItem.spend.lifetimeNanos + spent > lineItem.lifetimeBudgetNanos) return 'over_lifetime_budget';
-  if (today && lineItem.spend.nanos + spent > Math.max(DAILY_CEILING_BUDGETS * lineItem.budgetNanos, costNanos)) return 'over_daily_budget';
+  if (period === 'earlier') return undefined;
+  if (lineItem.spend.monthNanos + spent > Math.max(MONTHLY_CEILING_BUDGETS * lineItem.budgetNanos, costNanos)) return 'over_monthly_budget';
+  if (period === 'today' && lineItem.spend.nanos + spent > Math.max(DAILY_CEILING_BUDGETS * lineItem.budgetNanos, costNanos)) return 'over_daily_budget';
   return undefined;
 }

@@ -34,6 +34,18 @@ export interface Selection {
   match?: MatchExplanation;
 }
 
+/**
+ * Why a line item the conversation matched (an include keyword found, or no keyword targeting) was
+ * not eligible for this serve, the first that applies in isEligible's order: outside its flight,
+ * its budget spent as paced or its billing ceilings reached (daily, monthly, lifetime), the user at
+ * its frequency cap, a capped line item and a serve without user.id, or its other targeting
+ * (placement, language, country, daypart, an excluded keyword).
+ */
+type HeldBackReason = 'flight' | 'budget' | 'frequency_cap' | 'no_user_id' | 'targeting';
+
+/** How many matched line items each reason held back; for `explain` requests only. */
+export type HeldBack = Partial<Record<HeldBackReason, number>>;
+
 /** Why the line item was chosen: the include keywords found, or the similarity that made it eligible. */
 interface MatchExplanation {
   by: 'keywords' | 'similarity' | 'untargeted';
@@ -102,6 +114,7 @@ export function selectAd(
   placement: PlacementEntry,
   context: ServeContext,
   onVeto?: (veto: BrandSafetyVeto) => void,
+  onHeldBack?: (heldBack: HeldBack) => void,
 ): Selection | undefined {
   const stamp = ++lastStamp;
   const found: Phrase[] = [];
@@ -123,8 +136,13 @@ export function selectAd(
   markPhrases(responseWords, index.phrasesByFirstWord, stamp, found);
 
   const best = new Best();
-  const eligible = (entry: LineItemEntry) => isEligible(entry, placementId, context, stamp);
+  const eligible = (entry: LineItemEntry) => heldBackBy(entry, placementId, context, stamp) === undefined;
   const listOf = (lists: RankedLists) => (placement.certified ? lists.certified : lists.uncertified);
+  // Only an `explain` request asks, so the usual serve pays nothing for it.
+  if (onHeldBack !== undefined) {
+    const heldBack = matchedButHeldBack([index.open, index.openByPlacement.get(placementId), ...found.map((phrase) => phrase.includedBy)], listOf, placementId, context, stamp);
+    if (heldBack !== undefined) onHeldBack(heldBack);
+  }
 
   // Line items without include keywords score their expected value: the first eligible one of a list
   // is its best. They go first because they cost the least to find and set the bar for the rest.
@@ -318,29 +336,55 @@ function keywordsFound(entry: LineItemEntry, stamp: number): number {
 }
 
 /**
- * Inside its flight, budget left (today's as paced, and enough for one more event at its price to
- * be billed under the billing ceilings, billingCeilingRule.ts), the user below the frequency cap
- * (impressions plus serves still waiting for theirs), placement and language targeting, and no
- * excluded keyword in the context.
+ * The line items of these lists the conversation matched that were held back, counted by reason
+ * (each once, whatever lists it is on); undefined when none was.
  */
-function isEligible(entry: LineItemEntry, placementId: string, context: ServeContext, stamp: number): boolean {
-  if (context.nowMs < entry.startsAtMs || context.nowMs >= entry.endsAtMs) return false;
+function matchedButHeldBack(
+  lists: (RankedLists | undefined)[],
+  listOf: (lists: RankedLists) => LineItemEntry[],
+  placementId: string,
+  context: ServeContext,
+  stamp: number,
+): HeldBack | undefined {
+  const judged = new Set<LineItemEntry>();
+  let heldBack: HeldBack | undefined;
+  for (const list of lists) {
+    if (list === undefined) continue;
+    for (const entry of listOf(list)) {
+      if (judged.has(entry)) continue;
+      judged.add(entry);
+      const reason = heldBackBy(entry, placementId, context, stamp);
+      if (reason !== undefined) (heldBack ??= {})[reason] = (heldBack[reason] ?? 0) + 1;
+    }
+  }
+  return heldBack;
+}
+
+/**
+ * Why the line item may not be served, or undefined when it may: inside its flight, budget left
+ * (today's as paced, and enough for one more event at its price to be billed under the billing
+ * ceilings, billingCeilingRule.ts), the user below the frequency cap (impressions plus serves still
+ * waiting for theirs), placement and language targeting, and no excluded keyword in the context.
+ */
+function heldBackBy(entry: LineItemEntry, placementId: string, context: ServeContext, stamp: number): HeldBackReason | undefined {
+  if (context.nowMs < entry.startsAtMs || context.nowMs >= entry.endsAtMs) return 'flight';
   const spent = entry.spend.nanos;
-  if (spent >= (entry.evenPacing ? entry.budgetNanos * context.evenShare : entry.budgetNanos)) return false;
-  if (billingCeilingPassed(entry, entry.priceNanos, 0, true) !== undefined) return false;
+  if (spent >= (entry.evenPacing ? entry.budgetNanos * context.evenShare : entry.budgetNanos)) return 'budget';
+  if (billingCeilingPassed(entry, entry.priceNanos, 0, 'today') !== undefined) return 'budget';
   const cap = entry.frequencyCap;
-  if (cap !== null && (context.userKey === undefined || (cap.counts.get(context.userKey) ?? 0) + (cap.outstanding.get(context.userKey) ?? 0) >= cap.impressions)) {
-    return false;
+  if (cap !== null) {
+    if (context.userKey === undefined) return 'no_user_id';
+    if ((cap.counts.get(context.userKey) ?? 0) + (cap.outstanding.get(context.userKey) ?? 0) >= cap.impressions) return 'frequency_cap';
   }
   const language = context.language;
-  if (entry.placementsInclude !== null && !entry.placementsInclude.has(placementId)) return false;
-  if (entry.placementsExclude !== null && entry.placementsExclude.has(placementId)) return false;
-  if (language !== undefined && entry.languages !== null && !entry.languages.has(language)) return false;
-  if (entry.countriesInclude !== null && (context.country === undefined || !entry.countriesInclude.has(context.country))) return false;
-  if (entry.countriesExclude !== null && context.country !== undefined && entry.countriesExclude.has(context.country)) return false;
-  if (entry.dayparts !== null && !inDaypart(entry.dayparts, context.nowMs)) return false;
-  for (const phrase of entry.excludePhrases) if (phrase.stamp === stamp) return false;
-  return true;
+  if (entry.placementsInclude !== null && !entry.placementsInclude.has(placementId)) return 'targeting';
+  if (entry.placementsExclude !== null && entry.placementsExclude.has(placementId)) return 'targeting';
+  if (language !== undefined && entry.languages !== null && !entry.languages.has(language)) return 'targeting';
+  if (entry.countriesInclude !== null && (context.country === undefined || !entry.countriesInclude.has(context.country))) return 'targeting';
+  if (entry.countriesExclude !== null && context.country !== undefined && entry.countriesExclude.has(context.country)) return 'targeting';
+  if (entry.dayparts !== null && !inDaypart(entry.dayparts, context.nowMs)) return 'targeting';
+  for (const phrase of entry.excludePhrases) if (phrase.stamp === stamp) return 'targeting';
+  return undefined;
 }
 
 function inDaypart(dayparts: { timezone: string; minutesByDay: number[][] }, nowMs: number): boolean {

@@ -23,7 +23,7 @@ import { countryOfAddress, loadCountryTables } from '../geo/countryOfAddress.js'
 import { DeliveryLearning } from './deliveryLearning.js';
 import { startPeriodicTask } from './periodicTask.js';
 import { completeEndedFlights } from '../management/campaignRepository.js';
-import { selectAd } from './selectAd.js';
+import { selectAd, type HeldBack } from './selectAd.js';
 import { adPayload, adResponseJson, signAd } from './adPayload.js';
 import { SERVE_BODY_LIMIT_BYTES, serveRequestBody } from './serveSchemas.js';
 import { ServeCounts } from './serveCounts.js';
@@ -214,6 +214,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     const nowMs = Date.now();
     const userKey = body.user?.id === undefined ? undefined : keyUser(body.user.id);
     let veto: BrandSafetyVeto | undefined;
+    let heldBack: HeldBack | undefined;
     const selection = selectAd(
       index,
       body.placement_id,
@@ -229,13 +230,14 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
         explain: body.explain === true,
       },
       (found) => (veto = found),
+      body.explain ? (counts) => (heldBack = counts) : undefined,
     );
     serveCounts.count(body.placement_id, selection !== undefined);
-    if (selection === undefined) return body.explain ? { ...NO_AD, match: noAdExplanation(veto) } : NO_AD;
+    if (selection === undefined) return body.explain ? { ...NO_AD, match: withHeldBack(noAdExplanation(veto), heldBack) } : NO_AD;
     metrics.serveFills.inc();
     const ad = signAd(selection, body.placement_id, placement.publisherId, signing, nowMs, userKey);
     if (userKey !== undefined && selection.lineItem.frequencyCap !== null) frequency.served(selection.lineItem.id, ad.id, userKey, nowMs);
-    if (body.explain) return { ad: adPayload(ad, signing.trackingBaseUrl), match: selection.match };
+    if (body.explain) return { ad: adPayload(ad, signing.trackingBaseUrl), match: withHeldBack(selection.match, heldBack) };
     return adResponseJson(ad, signing.trackingBaseUrl);
   };
 
@@ -290,6 +292,11 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
 function logsRequests(log: FastifyBaseLogger): boolean {
   // pino's; without a logger fastify's stand-in logs nothing and has no such method.
   return (log as Partial<{ isLevelEnabled(level: string): boolean }>).isLevelEnabled?.('info') === true;
+}
+
+/** An explanation with the matched line items that were held back, when any was. */
+function withHeldBack<T extends object | undefined>(match: T, heldBack: HeldBack | undefined): T | (T & { held_back: HeldBack }) {
+  return heldBack === undefined ? match : { ...match!, held_back: heldBack };
 }
 
 /** Why no ad was served, for an `explain` request. */

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { CountedEvent } from '../tracking/trackedEvent.js';
-import { MS_PER_DAY, utcDay, utcDate } from '../utcDays.js';
+import { MS_PER_DAY, firstDayOfMonth, utcDay, utcDate, utcMonthOfDay } from '../utcDays.js';
 
-/** A line item's spend today (UTC) and in all, in nano-USD; the ad index holds it and reads it on every serve. */
+/** A line item's spend today (UTC), this UTC month (today included) and in all, in nano-USD; the ad index holds it and reads it on every serve. */
 export interface SpendCounter {
   nanos: number;
+  monthNanos: number;
   lifetimeNanos: number;
 }
 
@@ -17,6 +18,7 @@ interface UnflushedSpend {
 }
 
 const spendRow = z.object({ line_item: z.string(), spend: z.coerce.number() });
+const monthRow = spendRow.extend({ month_spend: z.coerce.number() });
 
 /** How much of a day's budget even pacing lets a line item have spent by `nowMs`: see dailyAllowanceShare. */
 const EVEN_PACING_LEAD_MS = 3_600_000;
@@ -32,9 +34,10 @@ export function dailyAllowanceShare(nowMs: number): number {
 }
 
 /**
- * Today's and lifetime spend per line item, kept current between two sources:
+ * Today's, this month's and lifetime spend per line item, kept current between two sources:
  *
- * - ClickHouse `daily_stats_v1` (today) and `line_item_spend_v1` (lifetime), which every instance
+ * - ClickHouse `daily_stats_v1` (today and the month so far, one query over the month's partition)
+ *   and `line_item_spend_v1` (lifetime), which every instance
  *   writes to: re-read every PACING_SYNC_MS, so
  *   counters survive a restart and converge across instances;
  * - this instance's own accepted events (`events.onAccepted`), added at once, so one instance never
@@ -62,7 +65,7 @@ export class SpendPacing {
   /** The counter of a line item, shared by every index build so a rebuild keeps the spend. */
   counterFor(lineItemId: string): SpendCounter {
     let counter = this.counters.get(lineItemId);
-    if (!counter) this.counters.set(lineItemId, (counter = { nanos: 0, lifetimeNanos: 0 }));
+    if (!counter) this.counters.set(lineItemId, (counter = { nanos: 0, monthNanos: 0, lifetimeNanos: 0 }));
     return counter;
   }
 
@@ -95,16 +98,21 @@ export class SpendPacing {
     if (counter) {
       counter.lifetimeNanos += event.cost_nanos;
       if (day === this.day) counter.nanos += event.cost_nanos;
+      if (day <= this.day && utcMonthOfDay(day) === utcMonthOfDay(this.day)) counter.monthNanos += event.cost_nanos;
     }
   }
 
-  /** A new UTC day: nothing is spent of it yet but what this instance accepted of it, and sync adds the rest. */
+  /** A new UTC day (and maybe month): nothing is spent of it yet but what this instance accepted of it, and sync adds the rest. */
   private startDay(day: number): void {
+    const newMonth = utcMonthOfDay(day) !== utcMonthOfDay(this.day);
     this.day = day;
-    for (const counter of this.counters.values()) counter.nanos = 0;
+    for (const counter of this.counters.values()) {
+      counter.nanos = 0;
+      if (newMonth) counter.monthNanos = 0;
+    }
   }
 
-  /** Re-reads today's and lifetime spend from ClickHouse and adds what this instance accepted that is not there yet. */
+  /** Re-reads today's, this month's and lifetime spend from ClickHouse and adds what this instance accepted that is not there yet. */
   async sync(now = Date.now()): Promise<void> {
     const writtenThroughSeq = this.acceptedSeq - this.pendingEvents();
     const today = utcDay(now);
@@ -118,30 +126,38 @@ export class SpendPacing {
       const { line_item, spend } = spendRow.parse(row);
       writtenLifetime.set(line_item, spend);
     }
+    const monthStart = firstDayOfMonth(today);
     const result = await this.ch.client.query({
       // Aliases differ from the column names: ClickHouse would otherwise read the alias inside sum().
-      query: `SELECT toString(line_item_id) AS line_item, toString(sum(spend_nanos)) AS spend
-              FROM daily_stats_v1 WHERE day = {day:Date}
+      // The month's days are one partition of daily_stats_v1 (toYYYYMM(day)), which `day = today` read too.
+      query: `SELECT toString(line_item_id) AS line_item, toString(sumIf(spend_nanos, day = {day:Date})) AS spend,
+                     toString(sum(spend_nanos)) AS month_spend
+              FROM daily_stats_v1 WHERE day >= {month_start:Date} AND day <= {day:Date}
               GROUP BY line_item_id HAVING sum(spend_nanos) != 0`,
-      query_params: { day: utcDate(today * MS_PER_DAY) },
+      query_params: { day: utcDate(today * MS_PER_DAY), month_start: utcDate(monthStart * MS_PER_DAY) },
       format: 'JSONEachRow',
     });
     const written = new Map<string, number>();
+    const writtenMonth = new Map<string, number>();
     for (const row of await result.json()) {
-      const { line_item, spend } = spendRow.parse(row);
+      const { line_item, spend, month_spend } = monthRow.parse(row);
       written.set(line_item, spend);
+      writtenMonth.set(line_item, month_spend);
     }
     // Everything after the await ran without yielding: no event was recorded half-way through.
     this.unflushed = this.unflushed.filter((spend) => spend.seq > writtenThroughSeq);
     const local = new Map<string, number>();
+    const localMonth = new Map<string, number>();
     const localLifetime = new Map<string, number>();
     for (const spend of this.unflushed) {
       localLifetime.set(spend.lineItemId, (localLifetime.get(spend.lineItemId) ?? 0) + spend.nanos);
       if (spend.day === today) local.set(spend.lineItemId, (local.get(spend.lineItemId) ?? 0) + spend.nanos);
+      if (spend.day >= monthStart && spend.day <= today) localMonth.set(spend.lineItemId, (localMonth.get(spend.lineItemId) ?? 0) + spend.nanos);
     }
     this.day = today;
     for (const [id, counter] of this.counters) {
       counter.nanos = (written.get(id) ?? 0) + (local.get(id) ?? 0);
+      counter.monthNanos = (writtenMonth.get(id) ?? 0) + (localMonth.get(id) ?? 0);
       counter.lifetimeNanos = (writtenLifetime.get(id) ?? 0) + (localLifetime.get(id) ?? 0);
     }
   }

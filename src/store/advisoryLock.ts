@@ -18,6 +18,8 @@ export const ADVISORY_LOCKS = {
   conversionClass: 724_100_004,
   /** The class of the two-key locks, one key per keyed import's range of lines (src/tracking/importOnce.ts). */
   importRangeClass: 724_100_005,
+  /** Session-level, held for an instance's life: one instance with embedded ClickHouse per database (embeddedClickHouseClaim.ts). */
+  embeddedClickHouse: 724_100_006,
 } as const;
 
 /** The lock was still held by another transaction after the wait the caller allowed. */

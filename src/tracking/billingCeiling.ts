@@ -1,7 +1,7 @@
 import type { BilledLineItem } from '../serving/adIndex.js';
 import type { UserCounts } from '../serving/frequencyCounts.js';
-import { billingCeilingPassed } from '../money/billingCeilingRule.js';
-import { utcDay } from '../utcDays.js';
+import { billingCeilingPassed, type EventPeriod } from '../money/billingCeilingRule.js';
+import { utcDay, utcMonthOfDay } from '../utcDays.js';
 import type { TrackedEvent } from './trackedEvent.js';
 import type { UnbilledReason } from './unbilledReasons.js';
 
@@ -14,7 +14,7 @@ const HELD_IMPRESSION = 2;
  * serves, but those only grow when pixels and clicks arrive: a caller who requests many serves while
  * budget and cap remain, then fires their links later, would have all of them billed. So each valid
  * event is judged again when it arrives: one whose cost would take its line item's billed spend past
- * its lifetime budget or twice its daily budget (the rule, which serving applies too:
+ * its lifetime budget, 30.4 times its daily budget in the UTC month or twice in the UTC day (the rule, which serving applies too:
  * src/money/billingCeilingRule.ts), and an impression of a keyed user who already reached the cap,
  * is stored with the reason in `unbilled` and cost 0 (unbilledReasons.ts): never lost, never billed.
  *
@@ -87,7 +87,12 @@ export class BillingCeiling {
     }
     const cost = event.cost_nanos;
     if (cost <= 0) return undefined;
-    // The counter's `nanos` is of the current UTC day (SpendPacing starts a new day with its first event).
-    return billingCeilingPassed(lineItem, cost, this.heldSpend.get(event.line_item_id) ?? 0, utcDay(event.event_time) === utcDay(nowMs));
+    // The counter's `nanos` is of the current UTC day, `monthNanos` of its month (SpendPacing starts a new day with its first event).
+    return billingCeilingPassed(lineItem, cost, this.heldSpend.get(event.line_item_id) ?? 0, periodOf(utcDay(event.event_time), utcDay(nowMs)));
   }
+}
+
+function periodOf(day: number, today: number): EventPeriod {
+  if (day === today) return 'today';
+  return day < today && utcMonthOfDay(day) === utcMonthOfDay(today) ? 'this_month' : 'earlier';
 }

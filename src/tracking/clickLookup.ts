@@ -38,3 +38,29 @@ export async function findClick(ch: ClickHouse, clickId: string): Promise<Stored
   const rows = await result.json();
   return rows[0] === undefined ? undefined : clickRow.parse(rows[0]);
 }
+
+/**
+ * The serve's billed click, for a later click of the same serve (stored `duplicate`): the first
+ * valid click of its serve before it, with its click id; undefined when the serve has none (its
+ * first click was itself invalid). Read by the serve id's bloom filter within the campaign's rows.
+ */
+export async function billedClickOfServe(ch: ClickHouse, duplicate: StoredClick): Promise<{ clickId: string; click: StoredClick } | undefined> {
+  const result = await ch.client.query({
+    query: `SELECT toString(event_id) AS click_id, toInt64(toUnixTimestamp64Milli(event_time)) AS time_ms, serve_id, campaign_id,
+                   line_item_id, creative_id, placement_id,
+                   publisher_id, price_model, price_nanos, ivt, country
+            FROM events_v1
+            WHERE campaign_id = {campaign_id:UUID} AND type = 'click' AND serve_id = {serve_id:String} AND ivt = ''
+              AND event_time <= fromUnixTimestamp64Milli({time_ms:Int64})
+            ORDER BY event_time
+            LIMIT 1`,
+    query_params: { campaign_id: duplicate.campaign_id, serve_id: duplicate.serve_id, time_ms: duplicate.time_ms },
+    format: 'JSONEachRow',
+  });
+  const rows = await result.json();
+  if (rows[0] === undefined) return undefined;
+  const { click_id, ...click } = billedClickRow.parse(rows[0]);
+  return { clickId: click_id, click };
+}
+
+const billedClickRow = clickRow.extend({ click_id: z.string() });

@@ -6,7 +6,7 @@ import { convertToUsd } from '../money/usdRates.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { Postgres } from '../store/postgres.js';
 import type { BillingCeiling } from './billingCeiling.js';
-import { findClick, type StoredClick } from './clickLookup.js';
+import { billedClickOfServe, findClick, type StoredClick } from './clickLookup.js';
 import { conversionLock } from './conversionLock.js';
 import { conversionTimes } from './conversionTimes.js';
 import type { ConversionInput, ConversionResult } from './conversionSchemas.js';
@@ -43,7 +43,8 @@ export interface ConversionRecorderDeps {
  * campaign (its tombstone, migrations/0017, keeps whose it was) at cost 0, `unbilled`
  * campaign_deleted: deleting ends a campaign's conversion billing (the pixels and clicks of ads it
  * served before are still billed while their links are valid), not the outcomes of the clicks it
- * paid for. A conversion of an invalid click, or outside [click, click + window], is stored
+ * paid for. A conversion of a serve's later click (`duplicate`) is the serve's billed click's
+ * (quotedClick). A conversion of an invalid click, or outside [click, click + window], is stored
  * for audit as invalid traffic (invalid_click, outside_window): neither revenue nor cost is reported.
  * A valid one of a CPA serve (the click's price model) costs the CPA price signed into its click
  * (clickPrice: the line item's current bid for a click stored before the price was kept); nothing
@@ -65,7 +66,7 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
       throw new ApiError('validation_error', 'request is invalid', [{ path: 'occurred_at', message }]);
     }
     // Tenancy first, so that not even a replayed conversion of another organization's click is shown.
-    const click = await findClick(ch, input.click_id);
+    const { click, clickId } = await quotedClick(ch, input.click_id);
     const pricing = click && (await findLineItemPricing(db, click.line_item_id, organizationId));
     const deleted = click !== undefined && pricing === 'not_found' && (await isDeletedLineItemOf(db, click, organizationId));
     if (!click || !pricing || (pricing === 'not_found' && !deleted)) throw new ApiError('not_found', 'click not found');
@@ -93,7 +94,7 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
         price_model: click.price_model,
         cost_nanos: billable && !deleted ? price : 0,
         revenue_nanos: Math.round(revenueUsd * NANOS_PER_USD),
-        click_id: input.click_id,
+        click_id: clickId,
         // The caller is the advertiser's server, not the converting person: its address is kept for
         // audit but does not make the conversion invalid.
         ip: visitor.ip.ip,
@@ -116,7 +117,7 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
       events.accept([event]);
       return { result: resultOf(event), created: true };
     }
-    const eventId = conversionEventId(input.click_id, input.conversion_id);
+    const eventId = conversionEventId(clickId, input.conversion_id);
     // Looked up and written in one step across instances (conversionLock.ts), and written to
     // ClickHouse before the answer, so that the next request with this conversion_id, at any
     // instance and after any restart, finds it there. The token makes ClickHouse itself keep one
@@ -151,6 +152,19 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
 export type ConversionRecorder = ReturnType<typeof createConversionRecorder>;
 
 /**
+ * The click a conversion is attributed to: the one it quotes, or, when that is a later click of the
+ * same serve (stored `duplicate`: the reader came back through the same link, and was not billed
+ * again), the serve's billed click. The conversion is real and the serve's click was valid, so it
+ * is attributed and its revenue reported like one quoting the first click, and keyed on that click:
+ * the same conversion_id reported with either click id is one conversion, billed once.
+ */
+async function quotedClick(ch: ClickHouse, clickId: string): Promise<{ click: StoredClick | undefined; clickId: string }> {
+  const click = await findClick(ch, clickId);
+  if (click?.ivt !== 'duplicate') return { click, clickId };
+  return (await billedClickOfServe(ch, click)) ?? { click, clickId };
+}
+
+/**
  * Whether the click's line item belonged to a campaign of the organization that was deleted since:
  * its tombstone (migrations/0017), under the tenancy rule of live campaigns (campaignTenancy.ts).
  */
@@ -168,7 +182,7 @@ function conversionEventId(clickId: string, conversionId: string): string {
   return hashedEventId(`${clickId}\n${conversionId}`);
 }
 
-type ConversionFields = Pick<TrackedEvent, 'event_id' | 'click_id' | 'campaign_id' | 'line_item_id' | 'revenue_nanos' | 'cost_nanos' | 'ivt'>;
+type ConversionFields = Pick<TrackedEvent, 'event_id' | 'click_id' | 'campaign_id' | 'line_item_id' | 'revenue_nanos' | 'cost_nanos' | 'ivt' | 'unbilled'>;
 
 function resultOf(event: ConversionFields): ConversionResult {
   return {
@@ -180,6 +194,7 @@ function resultOf(event: ConversionFields): ConversionResult {
     cost_usd: event.cost_nanos / NANOS_PER_USD,
     attributed: event.ivt === '',
     reason: event.ivt === '' ? null : event.ivt,
+    unbilled_reason: event.unbilled === '' ? null : event.unbilled,
   };
 }
 
@@ -191,12 +206,13 @@ const conversionRow = z.object({
   revenue_nanos: z.coerce.number(),
   cost_nanos: z.coerce.number(),
   ivt: z.string(),
+  unbilled: z.string(),
 });
 
 async function findConversion(ch: ClickHouse, eventId: string): Promise<ConversionResult | undefined> {
   const result = await ch.client.query({
     query: `SELECT event_id, click_id, campaign_id,
-                   line_item_id, revenue_nanos, cost_nanos, ivt
+                   line_item_id, revenue_nanos, cost_nanos, ivt, unbilled
             FROM events_v1
             WHERE type = 'conversion' AND event_id = {event_id:UUID}
             LIMIT 1`,

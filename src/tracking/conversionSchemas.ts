@@ -49,4 +49,6 @@ export interface ConversionResult {
   attributed: boolean;
   /** null when attributed; otherwise why not: invalid_click or outside_window (the event's ivt reason). */
   reason: string | null;
+  /** Why an attributed CPA conversion costs 0 (the event's `unbilled`), else null. */
+  unbilled_reason: string | null;
 }

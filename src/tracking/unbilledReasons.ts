@@ -9,6 +9,7 @@ export const unbilledReasons = {
   campaign_deleted: 'a conversion of a CPA serve reported after its campaign was deleted: deleting a campaign ends its conversion billing (the pixels and clicks of ads it served before the delete are still billed while their links are valid), and the conversion is attributed to it (revenue reported) at cost 0',
   over_frequency_cap: "an impression of a keyed user who had already reached the line item's frequency cap in its window",
   over_lifetime_budget: "its cost would have taken the line item's billed spend past its lifetime budget",
+  over_monthly_budget: "its cost would have taken the line item's billed spend of the UTC calendar month past 30.4 times its daily budget (or past its own cost, when that is more)",
   over_daily_budget: "its cost would have taken the line item's billed spend of the UTC day past twice its daily budget (or past its own cost, when that is more)",
 } as const;
 

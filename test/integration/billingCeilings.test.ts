@@ -7,7 +7,7 @@ import { packageRoot } from '../../src/packageRoot.js';
 import { billingLock } from '../../src/tracking/billingLock.js';
 import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
 import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
-import { changeCampaign, claimsOf, eventuallyServed, firePixel, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec, type ServeBody } from '../helpers/servingFixtures.js';
+import { changeCampaign, claimsOf, eventuallyServed, firePixel, insertEvents, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec, type ServeBody } from '../helpers/servingFixtures.js';
 import { BROWSER_UA, readerAddress, waitPastClickDelay } from '../helpers/trackingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
@@ -191,6 +191,33 @@ describe('billing ceilings: budgets', () => {
     const events = await storedEvents(tested.lineItemId, 8);
     expect(events.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(3 * USD);
     expect(events.filter((event) => event.unbilled === 'over_lifetime_budget')).toHaveLength(5);
+  });
+
+  // Earlier days of this month are needed: on the 1st (UTC) there are none.
+  it.skipIf(new Date().getUTCDate() === 1)('bills a UTC month only up to 30.4 daily budgets, and stops serving the line item whose month is spent', async () => {
+    const { placement, tested, fallback, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 5, currency: 'USD', pacing: 'asap' } });
+    const served = await serveAhead(ctx, as(), tested.lineItemId, 4);
+    expect(served).toHaveLength(4);
+    // 150.5 of the month's 152 USD (30.4 x 5) spent on the 1st, by this or another instance; nothing today.
+    const now = new Date();
+    const firstOfMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1, 1);
+    // A witness spent through ClickHouse beside it: once it stops being served, a pacing sync has read both.
+    const word = uniqueWord();
+    const witness = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 50 }, budget: { daily: 20, currency: 'USD' }, targeting: { keywords: { include: [word] } } });
+    const witnessBody = { placement_id: placement, context: { query: word, response: '' } };
+    await eventuallyServed(ctx, publisher.token, witnessBody, witness.lineItemId);
+    await insertEvents(ctx, [
+      sampleEvent({ campaign_id: tested.campaignId, line_item_id: tested.lineItemId, placement_id: placement, publisher_id: publisher.id, cost_nanos: 150.5 * USD, event_time: firstOfMonth }),
+      sampleEvent({ campaign_id: witness.campaignId, line_item_id: witness.lineItemId, placement_id: placement, publisher_id: publisher.id, type: 'click', cost_nanos: 50 * USD }),
+    ]);
+    await eventuallyServed(ctx, publisher.token, witnessBody, witness.lineItemId, false);
+
+    await firePixels(ctx, served);
+    const events = (await storedEvents(tested.lineItemId, 5)).filter((event) => event.cost_nanos !== 150.5 * USD);
+    // 1 USD of the 4 fits under the month's ceiling, though today's spend stays far below twice the daily budget.
+    expect(events.filter((event) => event.unbilled === '').map((event) => event.cost_nanos)).toEqual([USD]);
+    expect(events.filter((event) => event.unbilled === 'over_monthly_budget' && event.ivt === '' && event.cost_nanos === 0)).toHaveLength(3);
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, as()))).toBe(fallback.lineItemId);
   });
 
   for (const leave of ['pause', 'delete'] as const) {

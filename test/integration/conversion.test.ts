@@ -65,6 +65,7 @@ describe('POST /v1/advertiser/conversions', () => {
       cost_usd: 0,
       attributed: true,
       reason: null,
+      unbilled_reason: null,
     });
     const events = await waitForEvents(ctx, item.lineItemId, 3);
     expect(events.find((event) => event.type === 'conversion')).toMatchObject({
@@ -193,7 +194,8 @@ describe('POST /v1/advertiser/conversions', () => {
 
     const response = await postConversion(item.key, { click_id: clickId, value: 3, conversion_id: 'order-1' });
     expect(response.statusCode).toBe(201);
-    expect(response.json().data).toMatchObject({ campaign_id: item.campaignId, line_item_id: item.lineItemId, revenue_usd: 3, cost_usd: 0, attributed: true, reason: null });
+    // The answer says why it cost 0, as the audit export does, and so does the answer to a retry (read back from ClickHouse).
+    expect(response.json().data).toMatchObject({ campaign_id: item.campaignId, line_item_id: item.lineItemId, revenue_usd: 3, cost_usd: 0, attributed: true, reason: null, unbilled_reason: 'campaign_deleted' });
     const repeat = await postConversion(item.key, { click_id: clickId, value: 3, conversion_id: 'order-1' });
     expect(repeat.statusCode).toBe(200);
     expect(repeat.json().data).toEqual(response.json().data);
@@ -231,6 +233,29 @@ describe('POST /v1/advertiser/conversions', () => {
     const events = await waitForEvents(ctx, item.lineItemId, 3);
     expect(events.find((event) => event.type === 'conversion')).toMatchObject({ ivt: 'invalid_click' });
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ conversions: 0, revenue_nanos: 0 });
+  });
+
+  it("attributes a conversion quoting a serve's second click (a duplicate) to the serve's billed click: revenue reported, one conversion_id billed once", async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 3 });
+    const token = signedToken(ctx, serveClaims(item, 'CPA', 3_000_000_000));
+    const reader = readerAddress();
+    await fromAddress(ctx, `/v1/t/i/${token}`, reader);
+    await waitPastClickDelay(Date.now());
+    const clickIdOf = async () => new URL((await fromAddress(ctx, `/v1/t/c/${token}`, reader)).headers.location as string).searchParams.get('adsvc_click_id')!;
+    const first = await clickIdOf();
+    const second = await clickIdOf();
+    const events = await waitForEvents(ctx, item.lineItemId, 3);
+    expect(events.find((event) => event.event_id === second)).toMatchObject({ type: 'click', ivt: 'duplicate' });
+
+    const response = await postConversion(item.key, { click_id: second, value: 40, conversion_id: 'order-7' });
+    expect(response.statusCode).toBe(201);
+    expect(response.json().data).toMatchObject({ click_id: first, revenue_usd: 40, cost_usd: 3, attributed: true, reason: null });
+    // The same order reported with the first click is the same conversion.
+    const again = await postConversion(item.key, { click_id: first, value: 40, conversion_id: 'order-7' });
+    expect(again.statusCode).toBe(200);
+    expect(again.json().data).toEqual(response.json().data);
+    await waitForEvents(ctx, item.lineItemId, 4);
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 1, conversions: 1, revenue_nanos: 40_000_000_000, spend_nanos: 3_000_000_000 });
   });
 
   it('stores a conversion outside [click, click + ATTRIBUTION_WINDOW_DAYS] unattributed (202, outside_window)', async () => {

@@ -7,6 +7,7 @@ import { packageRoot } from '../../src/packageRoot.js';
 import { testDatabaseUrl } from '../helpers/testApp.js';
 import { eventually } from '../helpers/eventually.js';
 import { canMount, fillDisk, mountTmpfs } from '../helpers/tmpfs.js';
+import { startPostgresServer, unavailableReason, type PostgresServer } from '../helpers/postgresServer.js';
 
 /** `adsvc` as operators run it: a real process, its CLI, its logs and its signals. */
 
@@ -297,5 +298,41 @@ describe('a start that cannot work fails fast with one line naming the cause', (
     expect(code).toBe(1);
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toMatch(/^adsvc: cannot open ClickHouse \(CLICKHOUSE_URL\): /);
+  });
+});
+
+describe.skipIf(unavailableReason !== undefined)('instances on one PostgreSQL server, each with embedded ClickHouse', () => {
+  let postgres: PostgresServer;
+
+  beforeAll(async () => {
+    postgres = await startPostgresServer();
+  });
+
+  afterAll(() => postgres?.destroy());
+
+  it('refuses the second with the fix, and lets one start again once the first stops', async () => {
+    const serveOn = async (env: Record<string, string> = {}) => {
+      const port = await freePort();
+      const child = adsvc(['serve'], { DATA_DIR: newDataDir(), PORT: String(port), ADMIN_TOKEN, DATABASE_URL: postgres.url, ...env });
+      return { child, exit: finished(child), url: `http://127.0.0.1:${port}` };
+    };
+    const healthy = (url: string) =>
+      eventually(() => fetch(`${url}/healthz`).then((response) => (response.ok ? true : undefined), () => undefined), 'adsvc serve to become healthy', 60_000, 200);
+
+    const first = await serveOn();
+    await healthy(first.url);
+    const second = await serveOn();
+    const refused = await second.exit;
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^adsvc: another instance with embedded ClickHouse \(chdb\) is running on this DATABASE_URL's database: .*set CLICKHOUSE_URL on every instance/);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+
+    first.child.kill('SIGTERM');
+    expect((await first.exit).code).toBe(0);
+    const third = await serveOn();
+    await healthy(third.url);
+    third.child.kill('SIGTERM');
+    expect((await third.exit).code).toBe(0);
   });
 });

@@ -5,6 +5,7 @@ import {
   changeCampaign,
   claimsOf,
   eventuallyServed,
+  insertEvents,
   insertRows,
   putLineItem,
   serve,
@@ -14,6 +15,7 @@ import {
   type Advertiser,
 } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
+import { sampleEvent } from '../helpers/sampleEvent.js';
 
 let ctx: TestContext;
 let advertiser: Advertiser;
@@ -242,5 +244,36 @@ describe('what can be served', () => {
     await putLineItem(ctx, advertiser, lineItemId, 'targeting', { keywords: { include: [after] } });
     await eventuallyServed(ctx, publisher.token, about(placement, after), lineItemId);
     expect((await winners(about(placement, before))).has(lineItemId)).toBe(false);
+  });
+});
+
+describe('explain: matched line items held back', () => {
+  it('says which matched line items were held back and why, with or without an ad', async () => {
+    const word = uniqueWord();
+    const placement = await newPlacement(true);
+    const capped = await servableLineItem(ctx, advertiser, {
+      bids: { bid_type: 'cpc', bid_value: 10 },
+      targeting: { keywords: { include: [word] } },
+      lineItem: { frequency_cap: { impressions: 1, per: 'day' } },
+    });
+    const budgeted = await servableLineItem(ctx, advertiser, {
+      bids: { bid_type: 'cpc', bid_value: 5 },
+      budget: { daily: 2, currency: 'USD', pacing: 'asap' },
+      targeting: { keywords: { include: [word] } },
+    });
+    const explained = async (user?: string) => (await serve(ctx, publisher.token, about(placement, word, { explain: true, ...(user ? { user: { id: user } } : {}) }))).json();
+    await eventuallyServed(ctx, publisher.token, about(placement, word), budgeted.lineItemId);
+
+    // Without user.id the capped line item cannot be served: the other one is, and the answer says so.
+    expect((await explained()).match).toEqual({ by: 'keywords', keywords: [word], held_back: { no_user_id: 1 } });
+    // The budgeted one's day spent (2 USD, by any instance): no ad, and not "nothing matched".
+    await insertEvents(ctx, [sampleEvent({ campaign_id: budgeted.campaignId, line_item_id: budgeted.lineItemId, placement_id: placement, publisher_id: publisher.id, type: 'click', cost_nanos: 2e9 })]);
+    await eventuallyServed(ctx, publisher.token, about(placement, word), budgeted.lineItemId, false);
+    expect(await explained()).toEqual({ ad: null, match: { by: 'none', held_back: { no_user_id: 1, budget: 1 } } });
+    // A user at the cap (one serve still waiting for its impression counts).
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, about(placement, word, { user: { id: 'reader-1' } })))).toBe(capped.lineItemId);
+    expect(await explained('reader-1')).toEqual({ ad: null, match: { by: 'none', held_back: { frequency_cap: 1, budget: 1 } } });
+    // The usual serve carries no explanation.
+    expect((await serve(ctx, publisher.token, about(placement, word))).json()).toEqual({ ad: null });
   });
 });

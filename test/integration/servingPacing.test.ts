@@ -166,6 +166,34 @@ describe('pacing: counting each event once', () => {
     }
   });
 
+  it("counts this UTC month's spend, every day of it, and starts a new month at zero", async () => {
+    // Fixed days of the month before last (inside the events' TTL): sync is told the time, record is
+    // told the date (only Date is faked, as no sync runs then).
+    const now = new Date();
+    const month = (day: number, hour = 12) => Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 2, day, hour);
+    const pacing = new SpendPacing(ctx.stores.ch, () => 0);
+    const lineItemId = randomUUID();
+    const counter = pacing.counterFor(lineItemId);
+    const spend = (nanos: number, at: number) => sampleEvent({ line_item_id: lineItemId, type: 'click', cost_nanos: nanos, event_time: at });
+    await insertEvents(ctx, [spend(1, month(0)), spend(20, month(1, 0)), spend(300, month(14)), spend(4000, month(20, 1)), spend(50_000, month(21))]);
+    await pacing.sync(month(20));
+    // The day before the 1st is last month's; the 21st is still to come.
+    expect(counter).toEqual({ nanos: 4000, monthNanos: 4320, lifetimeNanos: 54_321 });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(month(20, 13));
+      // A late event of an earlier day of the month counts for the month, not for today.
+      pacing.record(spend(600_000, month(2)));
+      expect(counter).toEqual({ nanos: 4000, monthNanos: 604_320, lifetimeNanos: 654_321 });
+      const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1, 0, 0, 1);
+      vi.setSystemTime(nextMonth);
+      pacing.record(spend(7_000_000, nextMonth));
+      expect(counter).toEqual({ nanos: 7_000_000, monthNanos: 7_000_000, lifetimeNanos: 7_654_321 });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('counts an accepted event at once, and once only before and after it reaches ClickHouse', async () => {
     const { pipeline, pacing } = await pipelineWithPacing();
     const lineItemId = randomUUID();

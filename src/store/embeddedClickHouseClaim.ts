@@ -1,0 +1,96 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Client } from 'pg';
+import { ADVISORY_LOCKS } from './advisoryLock.js';
+
+/** How long after losing its connection the claim tries to take the lock again. */
+const RETAKE_MS = 5_000;
+
+/** The operator's fix, in the refusal and in the log of a claim taken over while its connection was lost. */
+export const SHARE_ONE_CLICKHOUSE =
+  'instances that share a Postgres database must share one ClickHouse too (else each keeps its own events and ledger, and bills a replayed click again): set CLICKHOUSE_URL on every instance to the same ClickHouse server or cluster (docs/running-on-servers.md)';
+
+/**
+ * Embedded chdb belongs to one process, so instances that share a Postgres server each keep their
+ * own events, duplicate ledger and spend: a click replayed on two of them is billed twice, and each
+ * reports and paces on its own share. An instance on a Postgres server with embedded ClickHouse
+ * therefore holds a session-level advisory lock (ADVISORY_LOCKS.embeddedClickHouse) on a connection
+ * of its own for as long as it runs; a second such instance on the same database finds it held and
+ * refuses to start. Postgres releases the lock when the holder's connection ends (a stop, a crash),
+ * so a restart is never locked out. One instance on a Postgres server with embedded ClickHouse is
+ * legal; instances with CLICKHOUSE_URL take no lock.
+ *
+ * A lost connection loses the lock: the claim takes it again every RETAKE_MS, and says in the log
+ * (an error) when another instance took it meanwhile.
+ */
+export class EmbeddedClickHouseClaim {
+  private client: Client | undefined;
+  private retake: NodeJS.Timeout | undefined;
+  private closed = false;
+  private log: FastifyBaseLogger | undefined;
+  /** Whether the last retake found the lock held by another instance (logged once, not at every try). */
+  private takenOver = false;
+
+  private constructor(private readonly databaseUrl: string) {}
+
+  /** The claim, or undefined when another instance with embedded ClickHouse holds it. */
+  static async take(databaseUrl: string): Promise<EmbeddedClickHouseClaim | undefined> {
+    const claim = new EmbeddedClickHouseClaim(databaseUrl);
+    return (await claim.tryTake()) ? claim : undefined;
+  }
+
+  /** Where a lost or taken-over lock is reported, once the app's logger exists. */
+  logTo(log: FastifyBaseLogger): void {
+    this.log = log;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retake);
+    const client = this.client;
+    this.client = undefined;
+    // Ending the session releases the lock.
+    await client?.end().catch(() => undefined);
+  }
+
+  private async tryTake(): Promise<boolean> {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 5000 });
+    client.on('error', () => this.lost(client));
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ held: boolean }>('SELECT pg_try_advisory_lock($1) AS held', [ADVISORY_LOCKS.embeddedClickHouse]);
+      if (rows[0]?.held === true && !this.closed) {
+        this.client = client;
+        return true;
+      }
+    } catch {
+      // Unreachable: false, as held; at start openStores has just reached the server.
+    }
+    await client.end().catch(() => undefined);
+    return false;
+  }
+
+  private lost(client: Client): void {
+    if (this.closed || this.client !== client) return;
+    this.client = undefined;
+    this.log?.warn('lost the Postgres connection that holds the embedded ClickHouse claim; taking it again');
+    this.scheduleRetake();
+  }
+
+  private scheduleRetake(): void {
+    this.retake = setTimeout(() => {
+      void this.tryTake().then((taken) => {
+        if (this.closed) return;
+        if (taken) {
+          if (this.takenOver) this.log?.info('took the embedded ClickHouse claim again');
+          this.takenOver = false;
+          return;
+        }
+        if (!this.takenOver) this.log?.error(`another instance with embedded ClickHouse may now run on this Postgres database: ${SHARE_ONE_CLICKHOUSE}`);
+        this.takenOver = true;
+        this.scheduleRetake();
+      });
+    }, RETAKE_MS);
+    this.retake.unref();
+  }
+}
