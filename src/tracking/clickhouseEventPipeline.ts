@@ -316,8 +316,12 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
 
   /** The spool failure last logged, until an append succeeds again. */
   let spoolFailureLogged: string | undefined;
-  /** The listener failure last logged: a listener that throws on every event logs once, and the metric counts them all. */
-  let listenerFailureLogged: string | undefined;
+  /**
+   * Each listener's failure last logged: a listener that throws on every event logs once, and the
+   * metric counts them all. Per listener: with one message for all, two listeners throwing on every
+   * event took turns and logged twice per event.
+   */
+  const listenerFailureLogged = new Map<(typeof listeners)[number], string>();
 
   /**
    * Tells every listener about an event that is kept (spooled or written), each on its own: the
@@ -333,8 +337,8 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
       } catch (error) {
         counts.listenerFailures += 1;
         const message = error instanceof Error ? error.message : String(error);
-        if (message === listenerFailureLogged) continue;
-        listenerFailureLogged = message;
+        if (listenerFailureLogged.get(listener) === message) continue;
+        listenerFailureLogged.set(listener, message);
         log.error({ err: error, event: event.event_id }, 'a listener of accepted events threw; the event is kept');
       }
     }

@@ -246,6 +246,38 @@ describe('an event the spool took is kept whatever a listener of it does', () =>
     expect(await countEvents(id)).toEqual({ rows: 2, distinct: 2, rolledUp: 2, reported: 2 });
   });
 
+  it('answers an event written at once as kept when a listener throws, and tells the other listeners it was written', async () => {
+    const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' }), ch: ch!, log: silent });
+    pipeline.onAccepted(throwing);
+    const seen: Array<[string, boolean]> = [];
+    pipeline.onAccepted((event, written) => seen.push([event.event_id, written]));
+    const id = randomUUID();
+    const event = sampleEvent({ campaign_id: id });
+
+    await pipeline.writeNow([event], `listener-test:${event.event_id}`);
+
+    expect(seen).toEqual([[event.event_id, true]]);
+    expect(pipeline.stats()).toMatchObject({ accepted: 1, written: 1, listenerFailures: 1 });
+    await pipeline.close();
+    expect((await countEvents(id)).rows).toBe(1);
+  });
+
+  it('logs each of two listeners that throw on every event once, not each event twice', async () => {
+    const logged: Array<{ msg: string }> = [];
+    const log = pino({ level: 'error' }, { write: (line: string) => logged.push(JSON.parse(line) as { msg: string }) });
+    const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' }), ch: ch!, log });
+    pipeline.onAccepted(throwing);
+    pipeline.onAccepted(() => {
+      throw new Error('another counter is broken too');
+    });
+    const id = randomUUID();
+    for (let i = 0; i < 3; i++) pipeline.accept([sampleEvent({ campaign_id: id })]);
+
+    expect(pipeline.stats()).toMatchObject({ accepted: 3, listenerFailures: 6 });
+    expect(logged.filter((line) => line.msg.includes('listener'))).toHaveLength(2);
+    await pipeline.close();
+  });
+
   it('still checks its serve when a listener throws: a second impression of a billed serve is stored as duplicate, unbilled', async () => {
     const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' }), ch: ch!, log: silent });
     const id = randomUUID();
