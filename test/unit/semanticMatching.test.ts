@@ -156,7 +156,8 @@ describe('brand safety', () => {
         expect(safety.phraseVeto([inText, quiet])?.by, phrase).toBe('phrase');
         expect(safety.phraseVeto([quiet, inText])?.by, phrase).toBe('phrase');
         const words = wordsOf(phrase);
-        if (words.length > 1) expect(safety.phraseVeto([scan(words.reverse().join(' ')), quiet]), phrase).toBeUndefined();
+        // English only: another language's list may hold a phrase's last word on its own ("atentado").
+        if (words.length > 1 && topic.phrases.some((english) => english.replace('{named relative}', 'mum').replace('{relative}', 'dad') === phrase)) expect(safety.phraseVeto([scan(words.reverse().join(' ')), quiet]), phrase).toBeUndefined();
       }
     }
     expect(safety.phraseVeto([quiet, quiet])).toBeUndefined();
