@@ -37,8 +37,9 @@ const heapBefore = process.memoryUsage().heapUsed;
 const loadStarted = performance.now();
 let rows: (IndexRows & { horizon: string }) | undefined = await readCatalog();
 const loadCatalogMs = performance.now() - loadStarted;
-const pacing = new SpendPacing(stores.ch, () => 0);
-const frequency = new FrequencyCounts(stores.ch, () => 0);
+const noEvents = { readBetweenWrites: <T>(read: (unwritten: number) => Promise<T>) => read(0) };
+const pacing = new SpendPacing(stores.ch, noEvents);
+const frequency = new FrequencyCounts(stores.ch, noEvents);
 const learning = new DeliveryLearning(stores.ch);
 const buildStarted = performance.now();
 const { index } = await buildAdIndex(rows.horizon, rows, {

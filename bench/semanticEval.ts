@@ -212,4 +212,18 @@ function vetoed(c: Conversation): boolean {
 lines.push('');
 const keywordUnguarded = await selectionPredictor(undefined, false);
 lines.push(`Brand safety (all rows, min similarity ${brandSafety.minSimilarity}): sensitive conversations served an ad by keyword-only matching without it: ${sensitive.filter((c) => keywordUnguarded(c) !== undefined).length} of ${sensitive.length}; vetoed with it: ${proportion(sensitive.filter(vetoed).length, sensitive.length)}; other conversations vetoed by mistake: ${proportion(others.filter(vetoed).length, others.length)}.`);
+// Brand safety alone on single questions (bench/semantic/brandSafetyCases.txt), by where they come from.
+const caseTally = new Map<string, { right: number; all: number }>();
+for (const line of readFileSync(path.join(folder, 'brandSafetyCases.txt'), 'utf8').split('\n')) {
+  if (line.trim() === '' || line.startsWith('#')) continue;
+  const [expected, source, query] = line.split(' | ');
+  const [q, r] = [new WordScan(), new WordScan()];
+  q.scan(query!);
+  r.scan('Here is some information.');
+  const right = (brandSafety.veto([q, r], model.embedConversation(q, r)) !== undefined) === (expected === 'veto');
+  const key = `${source} ${expected === 'veto' ? 'vetoed' : 'served'}`;
+  const tally = caseTally.get(key) ?? { right: 0, all: 0 };
+  caseTally.set(key, { right: tally.right + (right ? 1 : 0), all: tally.all + 1 });
+}
+lines.push(`Brand safety cases (brandSafetyCases.txt, right / all): ${[...caseTally].map(([key, { right, all }]) => `${key} ${right}/${all}`).join(', ')}.`);
 console.log(lines.join('\n'));

@@ -1,7 +1,7 @@
 import { WordScan, wordHash, wordsOf } from '../serving/contextWords.js';
 import { FirstWordMap } from '../serving/firstWordMap.js';
 import { similarity, type SemanticModel } from './semanticModel.js';
-import { BRAND_SAFETY_MIN_SIMILARITY, SENSITIVE_TOPICS, type SensitiveTopic } from './sensitiveTopics.js';
+import { BRAND_SAFETY_MIN_SIMILARITY, NAMED_RELATIVES, RELATIVES, SENSITIVE_TOPICS, type SensitiveTopic } from './sensitiveTopics.js';
 import { TopicBound } from './topicBound.js';
 
 /** Bounds by model and topic descriptions: made once per process (about 80 ms and 7 MB), however many apps a process starts. */
@@ -10,6 +10,15 @@ const boundsByModel = new WeakMap<SemanticModel, Map<string, TopicBound>>();
 interface TopicPhrase {
   topic: string;
   words: string[];
+  /** Ends with a person: not when the next word is the "s" of a possessive ("lost my dad's watch"). */
+  endsWithPerson: boolean;
+}
+
+/** What besides its similarity a topic needs to veto by it (sensitiveTopics.ts). */
+interface TopicEvidence {
+  topic: string;
+  vector: Float32Array;
+  clears: FirstWordMap<TopicPhrase>;
 }
 
 /** Why a conversation gets no ad. */
@@ -22,7 +31,9 @@ export interface BrandSafetyVeto {
 /** Vetoes ads next to sensitive topics (see sensitiveTopics.ts), by phrase always and by similarity when word vectors are loaded. */
 export class BrandSafety {
   private readonly phrasesByFirstWord = new FirstWordMap<TopicPhrase>();
-  private readonly topicVectors: { topic: string; vector: Float32Array }[] = [];
+  private readonly topicVectors: TopicEvidence[] = [];
+  /** Every topic's cues by wordHash: the similarity often lands on a neighbouring topic (a hospice near bereavement), so any topic's cue will do. */
+  private readonly cues = new Map<number, string>();
   private readonly descriptions: string;
   /** Clears most conversations without embedding them; made on the first one judged. */
   private bound: TopicBound | undefined = undefined;
@@ -30,30 +41,28 @@ export class BrandSafety {
   constructor(private readonly model: SemanticModel | undefined, topics: SensitiveTopic[] = SENSITIVE_TOPICS, readonly minSimilarity = BRAND_SAFETY_MIN_SIMILARITY) {
     this.descriptions = topics.map((topic) => topic.description).join('\n');
     for (const topic of topics) {
-      for (const phrase of topic.phrases) {
-        const words = wordsOf(phrase);
-        this.phrasesByFirstWord.add(wordHash(words[0]!), { topic: topic.name, words });
-      }
+      for (const phrase of phrasesOf(topic)) this.phrasesByFirstWord.add(wordHash(phrase.words[0]!), { topic: topic.name, ...phrase });
       const vector = model?.embedText(topic.description);
-      if (vector) this.topicVectors.push({ topic: topic.name, vector });
+      if (vector === undefined) continue;
+      for (const cue of topic.cues) this.cues.set(wordHash(cue), cue);
+      const clears = new FirstWordMap<TopicPhrase>();
+      for (const phrase of topic.clears) {
+        const words = wordsOf(phrase);
+        clears.add(wordHash(words[0]!), { topic: topic.name, words, endsWithPerson: false });
+      }
+      this.topicVectors.push({ topic: topic.name, vector, clears });
     }
   }
 
   /** The topic that vetoes an ad for these scanned texts and this conversation vector, if any. */
   veto(scans: WordScan[], conversation: Float32Array | undefined): BrandSafetyVeto | undefined {
-    return this.phraseVeto(scans) ?? this.similarityVeto(conversation);
+    return this.phraseVeto(scans) ?? this.similarityVeto(conversation, scans);
   }
 
   /** The topic one of whose phrases these scanned texts contain, if any: cheap, no vector needed. */
   phraseVeto(scans: WordScan[]): BrandSafetyVeto | undefined {
-    for (const scan of scans) {
-      for (let i = 0; i < scan.count; i++) {
-        const candidates = this.phrasesByFirstWord.get(scan.hashes[i]!);
-        if (candidates === undefined) continue;
-        for (const phrase of candidates) if (phraseAt(scan, i, phrase.words)) return { topic: phrase.topic, by: 'phrase' };
-      }
-    }
-    return undefined;
+    const phrase = firstPhrase(this.phrasesByFirstWord, scans);
+    return phrase === undefined ? undefined : { topic: phrase.topic, by: 'phrase' };
   }
 
   /**
@@ -76,19 +85,69 @@ export class BrandSafety {
     return bound;
   }
 
-  /** The first topic this conversation vector is similar enough to, if any (none without word vectors). */
-  similarityVeto(conversation: Float32Array | undefined): BrandSafetyVeto | undefined {
+  /**
+   * The first topic this conversation vector is similar enough to, if any (none without word
+   * vectors), when the scanned texts have a cue of any topic, and among the topics they do not clear
+   * (sensitiveTopics.ts).
+   * Those two only take vetoes away, so clearsBySimilarity, which knows neither, stays exact.
+   */
+  similarityVeto(conversation: Float32Array | undefined, scans: WordScan[]): BrandSafetyVeto | undefined {
     if (conversation === undefined) return undefined;
-    for (const { topic, vector } of this.topicVectors) {
+    let cued: boolean | undefined;
+    for (const { topic, vector, clears } of this.topicVectors) {
       const score = similarity(conversation, vector);
-      if (score >= this.minSimilarity) return { topic, by: 'similarity', similarity: score };
+      if (score < this.minSimilarity) continue;
+      cued ??= hasCue(this.cues, scans);
+      if (!cued) return undefined;
+      if (firstPhrase(clears, scans) === undefined) return { topic, by: 'similarity', similarity: score };
     }
     return undefined;
   }
 }
 
-function phraseAt(scan: WordScan, start: number, words: string[]): boolean {
-  if (start + words.length > scan.count) return false;
+/** A topic's phrases, English and other languages, `{relative}` and `{named relative}` spelled out, each also without its accents. */
+function phrasesOf(topic: SensitiveTopic): Array<Omit<TopicPhrase, 'topic'>> {
+  /** Each phrase's text, and whether it ends with a person. */
+  const phrases = new Map<string, boolean>();
+  const add = (text: string, endsWithPerson: boolean) => {
+    phrases.set(text, endsWithPerson);
+    // People type "fallecio" for "falleció", "deces" for "décès".
+    phrases.set(text.normalize('NFD').replace(/\p{M}/gu, ''), endsWithPerson);
+  };
+  for (const phrase of [...topic.phrases, ...Object.values(topic.otherLanguages).flat()]) {
+    const slot = /\{(named )?relative\}/.exec(phrase);
+    if (slot === null) add(phrase, false);
+    else for (const person of slot[1] === undefined ? RELATIVES : NAMED_RELATIVES) add(phrase.replace(slot[0], person), phrase.endsWith(slot[0]));
+  }
+  return [...phrases].map(([text, endsWithPerson]) => ({ words: wordsOf(text), endsWithPerson }));
+}
+
+/** The first phrase of `phrases` these scanned texts contain, if any. */
+function firstPhrase(phrases: FirstWordMap<TopicPhrase>, scans: WordScan[]): TopicPhrase | undefined {
+  for (const scan of scans) {
+    for (let i = 0; i < scan.count; i++) {
+      const candidates = phrases.get(scan.hashes[i]!);
+      if (candidates === undefined) continue;
+      for (const phrase of candidates) if (phraseAt(scan, i, phrase)) return phrase;
+    }
+  }
+  return undefined;
+}
+
+function phraseAt(scan: WordScan, start: number, phrase: TopicPhrase): boolean {
+  const { words } = phrase;
+  const end = start + words.length;
+  if (end > scan.count) return false;
   for (let k = 0; k < words.length; k++) if (!scan.wordIs(start + k, words[k]!)) return false;
-  return true;
+  return !(phrase.endsWithPerson && end < scan.count && scan.wordIs(end, 's'));
+}
+
+function hasCue(cues: Map<number, string>, scans: WordScan[]): boolean {
+  for (const scan of scans) {
+    for (let i = 0; i < scan.count; i++) {
+      const cue = cues.get(scan.hashes[i]!);
+      if (cue !== undefined && scan.wordIs(i, cue)) return true;
+    }
+  }
+  return false;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { CountedEvent } from '../tracking/trackedEvent.js';
+import type { EventPipeline } from '../tracking/eventPipeline.js';
 import type { FrequencyCapWindow } from '../management/frequencyCapSchema.js';
 import { MS_PER_DAY } from '../utcDays.js';
 
@@ -128,7 +129,7 @@ export class FrequencyCounts {
 
   constructor(
     private readonly ch: ClickHouse,
-    private readonly pendingEvents: () => number,
+    private readonly events: Pick<EventPipeline, 'readBetweenWrites'>,
   ) {}
 
   /** The counts of a capped line item, shared by every index build so a rebuild keeps them. */
@@ -195,8 +196,8 @@ export class FrequencyCounts {
   }
 
   /**
-   * Every spooled event, so that `acceptedSeq` lines up with the pipeline's `pending()`. An event
-   * already `written` to ClickHouse (EventPipeline.writeNow) never counts in `pending()`: it takes no
+   * Every spooled event, so that `acceptedSeq` lines up with the pipeline's `unwritten`. An event
+   * already `written` to ClickHouse (EventPipeline.writeNow) never counts as `unwritten`: it takes no
    * sequence number and is counted locally only until the next sync reads it from ClickHouse.
    */
   record(event: CountedEvent, written = false): void {
@@ -229,15 +230,18 @@ export class FrequencyCounts {
    */
   async sync(nowMs = Date.now()): Promise<void> {
     this.expireOutstanding(nowMs);
-    const writtenThroughSeq = this.acceptedSeq - this.pendingEvents();
     const recentFrom = windowStart('hour', nowMs) - HOUR_MS;
     const recentRange = (start: number) => ({ from: Math.max(start, recentFrom) });
     const synced = [...this.capped];
     const toSettle = synced.filter(([, tracked]) => tracked.settledBefore !== recentFrom);
-    const settled = await this.readCounts(toSettle, nowMs, (start) => ({ from: start, before: recentFrom }));
-    const versions = await this.readVersions(synced.map(([id]) => id), recentFrom);
-    const changed = synced.filter(([id, tracked]) => tracked.settledBefore !== recentFrom || (versions.get(id) ?? '') !== tracked.recentVersion);
-    const recent = await this.readCounts(changed, nowMs, recentRange);
+    // Between the pipeline's writes: the last `unwritten` recorded events are in none of the reads, every other in all of them.
+    const { writtenThroughSeq, settled, versions, changed, recent } = await this.events.readBetweenWrites(async (unwritten) => {
+      const writtenThroughSeq = this.acceptedSeq - unwritten;
+      const settled = await this.readCounts(toSettle, nowMs, (start) => ({ from: start, before: recentFrom }));
+      const versions = await this.readVersions(synced.map(([id]) => id), recentFrom);
+      const changed = synced.filter(([id, tracked]) => tracked.settledBefore !== recentFrom || (versions.get(id) ?? '') !== tracked.recentVersion);
+      return { writtenThroughSeq, settled, versions, changed, recent: await this.readCounts(changed, nowMs, recentRange) };
+    });
     // Everything after the last await runs without yielding: no event is recorded half-way through.
     this.unflushed = this.unflushed.filter((impression) => impression.seq > writtenThroughSeq);
     const current = new Set<TrackedCap>();

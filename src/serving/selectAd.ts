@@ -190,7 +190,7 @@ export function selectAd(
   // conversations without embedding them (the same verdicts).
   const brandSafety = index.brandSafety;
   const cleared = brandSafety === undefined || (conversation === null && brandSafety.clearsBySimilarity(queryWords, responseWords));
-  const veto = cleared ? undefined : brandSafety.similarityVeto(embedded());
+  const veto = cleared ? undefined : brandSafety.similarityVeto(embedded(), [queryWords, responseWords]);
   if (veto !== undefined) {
     onVeto?.(veto);
     return undefined;

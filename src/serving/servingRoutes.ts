@@ -52,10 +52,10 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   // Before the first serve or pixel: geo targeting and event countries look addresses up. Built
   // in a worker thread while the index is built here, and awaited with the other start work below.
   const countryTables = loadCountryTables();
-  const pacing = new SpendPacing(ch, () => events.pending());
+  const pacing = new SpendPacing(ch, events);
   const learning = new DeliveryLearning(ch);
-  const frequency = new FrequencyCounts(ch, () => events.pending());
-  // Before this run's events: a crashed run's spooled events are the first of pending(), and count
+  const frequency = new FrequencyCounts(ch, events);
+  // Before this run's events: a crashed run's spooled events are the first of the unwritten ones, and count
   // in spend and cap counts until written (they are replayed alongside the first syncs).
   events.forEachRecovered((event) => {
     pacing.record(event);

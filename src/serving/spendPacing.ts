@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { CountedEvent } from '../tracking/trackedEvent.js';
+import type { EventPipeline } from '../tracking/eventPipeline.js';
 import { MS_PER_DAY, firstDayOfMonth, utcDay, utcDate, utcMonthOfDay } from '../utcDays.js';
 
 /** A line item's spend today (UTC), this UTC month (today included) and in all, in nano-USD; the ad index holds it and reads it on every serve. */
@@ -46,10 +47,10 @@ export function dailyAllowanceShare(nowMs: number): number {
  *   count the same way, so a restart does not serve or bill past a budget their spend used up.
  *
  * No event is lost or counted twice: the pipeline writes events to ClickHouse in the order it
- * accepted them, so when a sync starts, all but the last `pending()` accepted events are already
- * in ClickHouse. Those are dropped from the local list; the rest are added on top of the
- * ClickHouse figure until a later sync finds them written. (An event written while the sync query
- * runs may count twice until the next sync: the error is on the side of spending less.)
+ * accepted them, and a sync reads between its writes (EventPipeline.readBetweenWrites), so all but
+ * the last `unwritten` recorded events are in what it reads, and those are not. The others are
+ * dropped from the local list; these are added on top of the ClickHouse figure until a later sync
+ * finds them written.
  */
 export class SpendPacing {
   private readonly counters = new Map<string, SpendCounter>();
@@ -59,7 +60,7 @@ export class SpendPacing {
 
   constructor(
     private readonly ch: ClickHouse,
-    private readonly pendingEvents: () => number,
+    private readonly events: Pick<EventPipeline, 'readBetweenWrites'>,
   ) {}
 
   /** The counter of a line item, shared by every index build so a rebuild keeps the spend. */
@@ -80,9 +81,9 @@ export class SpendPacing {
   }
 
   /**
-   * Every spooled event, valid or not, so that `acceptedSeq` lines up with the pipeline's `pending()`.
-   * An event already `written` to ClickHouse (a conversion, EventPipeline.writeNow) never counts in
-   * `pending()`: it takes no sequence number, and the next sync finds it in ClickHouse. The events a
+   * Every spooled event, valid or not, so that `acceptedSeq` lines up with the pipeline's `unwritten`.
+   * An event already `written` to ClickHouse (a conversion, EventPipeline.writeNow) never counts as
+   * `unwritten`: it takes no sequence number, and the next sync finds it in ClickHouse. The events a
    * crashed run left spooled are recorded first, as accepted (EventPipeline.forEachRecovered).
    */
   record(event: CountedEvent, written = false): void {
@@ -114,36 +115,35 @@ export class SpendPacing {
 
   /** Re-reads today's, this month's and lifetime spend from ClickHouse and adds what this instance accepted that is not there yet. */
   async sync(now = Date.now()): Promise<void> {
-    const writtenThroughSeq = this.acceptedSeq - this.pendingEvents();
     const today = utcDay(now);
-    const lifetime = await this.ch.client.query({
-      query: `SELECT toString(line_item_id) AS line_item, toString(sum(spend_nanos)) AS spend
-              FROM line_item_spend_v1 GROUP BY line_item_id HAVING sum(spend_nanos) != 0`,
-      format: 'JSONEachRow',
-    });
-    const writtenLifetime = new Map<string, number>();
-    for (const row of await lifetime.json()) {
-      const { line_item, spend } = spendRow.parse(row);
-      writtenLifetime.set(line_item, spend);
-    }
     const monthStart = firstDayOfMonth(today);
-    const result = await this.ch.client.query({
-      // Aliases differ from the column names: ClickHouse would otherwise read the alias inside sum().
-      // The month's days are one partition of daily_stats_v1 (toYYYYMM(day)), which `day = today` read too.
-      query: `SELECT toString(line_item_id) AS line_item, toString(sumIf(spend_nanos, day = {day:Date})) AS spend,
-                     toString(sum(spend_nanos)) AS month_spend
-              FROM daily_stats_v1 WHERE day >= {month_start:Date} AND day <= {day:Date}
-              GROUP BY line_item_id HAVING sum(spend_nanos) != 0`,
-      query_params: { day: utcDate(today * MS_PER_DAY), month_start: utcDate(monthStart * MS_PER_DAY) },
-      format: 'JSONEachRow',
+    const { writtenThroughSeq, written, writtenMonth, writtenLifetime } = await this.events.readBetweenWrites(async (unwritten) => {
+      // Before any await: `unwritten` is of the events recorded by now.
+      const writtenThroughSeq = this.acceptedSeq - unwritten;
+      const writtenLifetime = await this.readSpend(
+        `SELECT toString(line_item_id) AS line_item, toString(sum(spend_nanos)) AS spend
+         FROM line_item_spend_v1 GROUP BY line_item_id HAVING sum(spend_nanos) != 0`,
+        {},
+      );
+      const result = await this.ch.client.query({
+        // Aliases differ from the column names: ClickHouse would otherwise read the alias inside sum().
+        // The month's days are one partition of daily_stats_v1 (toYYYYMM(day)), which `day = today` read too.
+        query: `SELECT toString(line_item_id) AS line_item, toString(sumIf(spend_nanos, day = {day:Date})) AS spend,
+                       toString(sum(spend_nanos)) AS month_spend
+                FROM daily_stats_v1 WHERE day >= {month_start:Date} AND day <= {day:Date}
+                GROUP BY line_item_id HAVING sum(spend_nanos) != 0`,
+        query_params: { day: utcDate(today * MS_PER_DAY), month_start: utcDate(monthStart * MS_PER_DAY) },
+        format: 'JSONEachRow',
+      });
+      const written = new Map<string, number>();
+      const writtenMonth = new Map<string, number>();
+      for (const row of await result.json()) {
+        const { line_item, spend, month_spend } = monthRow.parse(row);
+        written.set(line_item, spend);
+        writtenMonth.set(line_item, month_spend);
+      }
+      return { writtenThroughSeq, written, writtenMonth, writtenLifetime };
     });
-    const written = new Map<string, number>();
-    const writtenMonth = new Map<string, number>();
-    for (const row of await result.json()) {
-      const { line_item, spend, month_spend } = monthRow.parse(row);
-      written.set(line_item, spend);
-      writtenMonth.set(line_item, month_spend);
-    }
     // Everything after the await ran without yielding: no event was recorded half-way through.
     this.unflushed = this.unflushed.filter((spend) => spend.seq > writtenThroughSeq);
     const local = new Map<string, number>();
@@ -160,5 +160,16 @@ export class SpendPacing {
       counter.monthNanos = (writtenMonth.get(id) ?? 0) + (localMonth.get(id) ?? 0);
       counter.lifetimeNanos = (writtenLifetime.get(id) ?? 0) + (localLifetime.get(id) ?? 0);
     }
+  }
+
+  /** Spend per line item, in nano-USD, as a query of line_item and spend rows gives it. */
+  private async readSpend(query: string, params: Record<string, string>): Promise<Map<string, number>> {
+    const result = await this.ch.client.query({ query, query_params: params, format: 'JSONEachRow' });
+    const spend = new Map<string, number>();
+    for (const row of await result.json()) {
+      const parsed = spendRow.parse(row);
+      spend.set(parsed.line_item, parsed.spend);
+    }
+    return spend;
   }
 }

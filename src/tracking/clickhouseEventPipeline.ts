@@ -12,6 +12,7 @@ import { isUnparsableInsert, isUnreachable } from './insertErrors.js';
 import { lockDirectory } from '../store/directoryLock.js';
 import { billableServeId, billableServeIdsInLines, billedOnceSelect, ServeIdRanges, spooledSelect, spoolStructure, stringLiteral } from './billedOnce.js';
 import { processBillingLock, type BillingLock } from './billingLock.js';
+import { ReadWriteGate } from './readWriteGate.js';
 
 export interface EventPipelineOptions {
   config: Pick<Config, 'DATA_DIR' | 'EVENT_FLUSH_ROWS' | 'EVENT_FLUSH_INTERVAL_MS' | 'EVENT_BUFFER_MAX_ROWS' | 'EVENT_SPOOL_FSYNC'>;
@@ -66,7 +67,14 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
 
   /** Events handed to acceptInTurn() whose group write has not happened yet. */
   let turn: { events: TrackedEvent[]; settle: Array<(error?: unknown) => void> } | undefined;
-  const pending = () => inFlightCount + sealedCount + spool.openCount + (turn?.events.length ?? 0);
+  /** Accepted events not in ClickHouse yet that the listeners have had (the turn's are not handed to them until its spool write). */
+  const unwritten = () => inFlightCount + sealedCount + spool.openCount;
+  const pending = () => unwritten() + (turn?.events.length ?? 0);
+  /**
+   * Each write holds it from its insert to the count of what is left to write (`unwritten`):
+   * readBetweenWrites reads between them, never finding rows that still count as unwritten.
+   */
+  const gate = new ReadWriteGate();
 
   function sealOpenSegment(): void {
     for (const segment of spool.seal()) {
@@ -180,30 +188,34 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     return serves !== undefined && serves.size > 0 ? serves : undefined;
   }
 
+  /** Inserts the segment and forgets it, as one write of the gate. */
+  function insertAndForget(segment: SealedSegment, serves: ServeIdRanges | undefined): Promise<void> {
+    return gate.run('write', async () => {
+      counts.written += await insertSegment(segment, serves);
+      spool.remove(segment.name);
+      billable.delete(segment.name);
+      recovered.delete(segment.name);
+      sealed.splice(sealed.indexOf(segment), 1);
+      sealedCount -= segment.events;
+    });
+  }
+
   /**
    * A segment with valid link events is checked and inserted as one step across instances
    * (billingLock.ts): no other pipeline's check runs between them, so an event of the same serve
    * elsewhere is found once it counts. When the lock cannot be taken (Postgres down) nothing is
-   * inserted and the segment stays for the next try, never billed twice.
+   * inserted and the segment stays for the next try, never billed twice. The gate is taken inside
+   * the lock: a counter's read never waits for another instance's write.
    */
-  async function insertBilledOnce(segment: SealedSegment): Promise<number> {
+  async function writeSegment(segment: SealedSegment): Promise<void> {
     const serves = billableServes(segment);
-    if (serves === undefined) return insertSegment(segment, undefined);
+    if (serves === undefined) return insertAndForget(segment, undefined);
     const askedAt = Date.now();
     return billing(async () => {
       const waitedMs = Date.now() - askedAt;
       if (waitedMs >= SLOW_BILLING_LOCK_MS) log.warn({ segment: segment.name, waitedMs }, 'waited long for the billing lock: instances are writing faster than one at a time can');
-      return insertSegment(segment, serves);
+      return insertAndForget(segment, serves);
     });
-  }
-
-  async function writeSegment(segment: SealedSegment): Promise<void> {
-    counts.written += await insertBilledOnce(segment);
-    spool.remove(segment.name);
-    billable.delete(segment.name);
-    recovered.delete(segment.name);
-    sealed.splice(sealed.indexOf(segment), 1);
-    sealedCount -= segment.events;
   }
 
   /**
@@ -218,11 +230,13 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   async function writeInFlight(): Promise<void> {
     while (inFlight[0] !== undefined) {
       const write = inFlight[0];
-      await ch.client.command({ query: `${INSERT_EVENTS}\n${write.body}`, clickhouse_settings: insertSettings(write.token) });
-      spool.forgetInFlight(write.name);
-      inFlight.shift();
-      inFlightCount -= write.events;
-      counts.written += write.events;
+      await gate.run('write', async () => {
+        await ch.client.command({ query: `${INSERT_EVENTS}\n${write.body}`, clickhouse_settings: insertSettings(write.token) });
+        spool.forgetInFlight(write.name);
+        inFlight.shift();
+        inFlightCount -= write.events;
+        counts.written += write.events;
+      });
     }
   }
 
@@ -436,17 +450,20 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
         log.error({ err: error }, 'cannot keep an event written at once in the spool; refused it');
         refuse(events.length, 'the event could not be stored; retry later');
       }
-      try {
-        await ch.client.command({ query: `${INSERT_EVENTS}\n${body}`, clickhouse_settings: insertSettings(token) });
-      } catch (error) {
-        log.error({ err: error }, 'ClickHouse did not take an event written at once; refused it');
-        refuse(events.length, 'the event could not be stored; retry later');
-      } finally {
-        spool.forgetInFlight(kept);
-      }
-      counts.accepted += events.length;
-      counts.written += events.length;
-      for (const event of events) tell(event, true);
+      // The listeners count the events within the write: a counter's read finds them in ClickHouse or in its counts, never both.
+      await gate.run('write', async () => {
+        try {
+          await ch.client.command({ query: `${INSERT_EVENTS}\n${body}`, clickhouse_settings: insertSettings(token) });
+        } catch (error) {
+          log.error({ err: error }, 'ClickHouse did not take an event written at once; refused it');
+          refuse(events.length, 'the event could not be stored; retry later');
+        } finally {
+          spool.forgetInFlight(kept);
+        }
+        counts.accepted += events.length;
+        counts.written += events.length;
+        for (const event of events) tell(event, true);
+      });
     },
     onAccepted(listener) {
       listeners.push(listener);
@@ -461,6 +478,9 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
       writeTurn();
       sealOpenSegment();
       await drain();
+    },
+    readBetweenWrites(read) {
+      return gate.run('read', () => read(unwritten()));
     },
     pending,
     stats,

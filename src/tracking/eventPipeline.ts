@@ -27,8 +27,8 @@ export interface EventPipeline {
   writeNow(events: TrackedEvent[], token: string): Promise<void>;
   /**
    * Called synchronously for each accepted event (pacing and certification watch these).
-   * `written` is true for an event `writeNow` put in ClickHouse: it never counts in `pending()`,
-   * so a listener that sets its counts against `pending()` must not wait for it to be written.
+   * `written` is true for an event `writeNow` put in ClickHouse (called within that write, so
+   * never while a `readBetweenWrites` reads): it never counts in `pending()` nor as `unwritten`.
    * A listener that throws is logged and counted (`listenerFailures`); the event stays accepted.
    */
   onAccepted(listener: (event: TrackedEvent, written: boolean) => void): void;
@@ -36,7 +36,7 @@ export interface EventPipeline {
    * Calls `visit` with each event a previous run accepted and left in the spool (a crash) that is not
    * in ClickHouse yet, oldest first: the inserts `writeNow` left in flight that the start could not
    * send again (ClickHouse down), then the segments. They are written before any event of this run
-   * and count in `pending()` until they are: a counter that adds the accepted events ClickHouse does
+   * and count in `pending()` (and as `unwritten`) until they are: a counter that adds the accepted events ClickHouse does
    * not have yet (pacing, frequency counts) visits them before its first onAccepted event and counts
    * them the same way, so their spend and impressions are never missing between the start and their
    * write. A segment (or insert) ClickHouse took just before the crash, whose file was not yet
@@ -44,6 +44,15 @@ export interface EventPipeline {
    * ends: pacing errs towards unbilled events over a ceiling for that while, never towards spend past one.
    */
   forEachRecovered(visit: (event: CountedEvent) => void): void;
+  /**
+   * Runs `read`, a counter's reading of what ClickHouse holds, while no write of this pipeline is
+   * under way, and none starts until it ends. `unwritten`: how many of the events handed so far to
+   * the onAccepted listeners (not `written`) and to forEachRecovered ClickHouse does not have yet,
+   * the last ones of them in that order. So `read` finds every one of the others, and none of
+   * these: a counter that adds them on top of what it reads counts each event once. (Without the
+   * gate, an insert ClickHouse holds but has not acknowledged yet would be read and added too.)
+   */
+  readBetweenWrites<T>(read: (unwritten: number) => Promise<T>): Promise<T>;
   /** Writes everything accepted so far to ClickHouse. */
   flush(): Promise<void>;
   /** Accepted events not yet in ClickHouse. */

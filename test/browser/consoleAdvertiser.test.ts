@@ -125,6 +125,15 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the advertiser', () => {
     expect(await dailyRows.count()).toBe(7);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'advertiser-report');
+    // At 390 px the daily table scrolls in its box: the box takes the focus, and the keyboard scrolls it.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const dailyBox = page.getByRole('region', { name: 'Metrics by day, scrolls sideways' });
+    await dailyBox.focus();
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => dailyBox.evaluate((box) => box.scrollLeft)).toBeGreaterThan(0);
+    // At 1280 px it fits: no region, no tab stop that scrolls nothing.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await expect.poll(() => page.getByRole('region', { name: 'Metrics by day, scrolls sideways' }).count()).toBe(0);
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download campaign CSV' }).click()]);
     const csv = readFileSync((await download.path())!, 'utf8').trim().split(/\r?\n/);

@@ -139,7 +139,9 @@ function elementsWiderThanScreen(page: Page): Promise<string[]> {
 
 /**
  * Screenshots of the page at 1280 and 390 px wide, light and dark, into test-artifacts/; also checks
- * that nothing makes the page wider than the screen at 390 px (tables scroll inside their box).
+ * that nothing makes the page wider than the screen at 390 px (tables scroll inside their box), and
+ * scans each with axe-core: a table that scrolls at one width only (most at 390 px) must be
+ * reachable by keyboard there.
  */
 export async function screenshots(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -147,10 +149,12 @@ export async function screenshots(page: Page, name: string): Promise<void> {
     await page.emulateMedia({ colorScheme: scheme });
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.screenshot({ path: path.join(ARTIFACTS, `console-${name}-1280-${scheme}.png`), fullPage: true });
+    expect(await seriousAccessibilityViolations(page), `${name} at 1280 px, ${scheme}`).toEqual([]);
     await page.setViewportSize({ width: 390, height: 844 });
     // Layout follows the new width within a frame or two (the chart on its ResizeObserver).
     await expect.poll(() => elementsWiderThanScreen(page), { timeout: 5_000 }).toEqual([]);
     await page.screenshot({ path: path.join(ARTIFACTS, `console-${name}-390-${scheme}.png`), fullPage: true });
+    expect(await seriousAccessibilityViolations(page), `${name} at 390 px, ${scheme}`).toEqual([]);
   }
   await page.emulateMedia({ colorScheme: 'light' });
   await page.setViewportSize({ width: 1280, height: 800 });

@@ -34,7 +34,7 @@ if (mode === 'read') {
     const [row] = await (await ch.client.query({ query: `SELECT toInt64(${query}) AS value`, format: 'JSONEachRow' })).json<{ value: string | number }>();
     return Number(row!.value);
   };
-  const pacing = new SpendPacing(ch, () => 0);
+  const pacing = new SpendPacing(ch, { readBetweenWrites: (read) => read(0) });
   const counter = pacing.counterFor(LINE_ITEM_ID);
   await pacing.sync();
   const held = {

@@ -34,7 +34,7 @@ describe('frequency counts: what a sync reads', () => {
       ['alice', at(25, 15), 1], // this hour
       ['bob', at(25, 14), 1], // the hour before: still recent
     ]);
-    const frequency = new FrequencyCounts(ch, () => 0);
+    const frequency = new FrequencyCounts(ch, { readBetweenWrites: (read) => read(0) });
     const counts = frequency.countsFor(lineItemId, 'week').impressions;
     await frequency.sync(NOW);
     expect(Object.fromEntries(counts)).toEqual({ alice: 3, bob: 1 });
@@ -57,7 +57,7 @@ describe('frequency counts: what a sync reads', () => {
       ['carol', at(25, 14), 3],
       ['carol', at(25, 15), 2],
     ]);
-    const frequency = new FrequencyCounts(ch, () => 0);
+    const frequency = new FrequencyCounts(ch, { readBetweenWrites: (read) => read(0) });
     const counts = frequency.countsFor(lineItemId, 'hour').impressions;
     await frequency.sync(NOW);
     expect(Object.fromEntries(counts)).toEqual({ carol: 2 });
@@ -69,7 +69,7 @@ describe('frequency counts: what a sync reads', () => {
     const lineItemId = randomUUID();
     await written(lineItemId, [['dave', at(23, 8), 2]]);
     let pending = 0;
-    const frequency = new FrequencyCounts(ch, () => pending);
+    const frequency = new FrequencyCounts(ch, { readBetweenWrites: (read) => read(pending) });
     const counts = frequency.countsFor(lineItemId, 'week').impressions;
     await frequency.sync(NOW);
     expect(counts.get('dave')).toBe(2);
@@ -92,7 +92,7 @@ describe('frequency counts: what a sync reads', () => {
     const lineItemId = randomUUID();
     await written(lineItemId, [['erin', at(23, 8), 2]]);
     let pending = 0;
-    const frequency = new FrequencyCounts(ch, () => pending);
+    const frequency = new FrequencyCounts(ch, { readBetweenWrites: (read) => read(pending) });
     const counts = frequency.countsFor(lineItemId, 'week').impressions;
     await frequency.sync(NOW);
 

@@ -138,7 +138,7 @@ describe('pacing: counting each event once', () => {
       ch: ctx.stores.ch,
       log: ctx.app.log,
     });
-    const pacing = new SpendPacing(ctx.stores.ch, () => pipeline.pending());
+    const pacing = new SpendPacing(ctx.stores.ch, pipeline);
     pipeline.onAccepted((event, written) => pacing.record(event, written));
     return { pipeline, pacing };
   }
@@ -148,7 +148,7 @@ describe('pacing: counting each event once', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
       vi.setSystemTime(new Date('2026-03-01T23:59:59.000Z'));
-      const pacing = new SpendPacing(ctx.stores.ch, () => 0);
+      const pacing = new SpendPacing(ctx.stores.ch, { readBetweenWrites: (read) => read(0) });
       const lineItemId = randomUUID();
       const counter = pacing.counterFor(lineItemId);
       pacing.record(sampleEvent({ line_item_id: lineItemId, type: 'click', cost_nanos: 5000, event_time: Date.now() }));
@@ -171,7 +171,7 @@ describe('pacing: counting each event once', () => {
     // told the date (only Date is faked, as no sync runs then).
     const now = new Date();
     const month = (day: number, hour = 12) => Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 2, day, hour);
-    const pacing = new SpendPacing(ctx.stores.ch, () => 0);
+    const pacing = new SpendPacing(ctx.stores.ch, { readBetweenWrites: (read) => read(0) });
     const lineItemId = randomUUID();
     const counter = pacing.counterFor(lineItemId);
     const spend = (nanos: number, at: number) => sampleEvent({ line_item_id: lineItemId, type: 'click', cost_nanos: nanos, event_time: at });
@@ -217,6 +217,31 @@ describe('pacing: counting each event once', () => {
     await pacing.sync();
     expect(counter.nanos).toBe(3500);
     await pipeline.close();
+  });
+
+  it('counts once the events whose write to ClickHouse is under way while a sync reads', async () => {
+    const { pipeline, pacing } = await pipelineWithPacing();
+    const lineItemId = randomUUID();
+    const counter = pacing.counterFor(lineItemId);
+    // A view after daily_stats_v1's that takes a second per insert: the rows are in ClickHouse
+    // before the insert is acknowledged, as with a slow answer from a server.
+    const ch = ctx.stores.ch.client;
+    await ch.command({ query: 'CREATE TABLE slow_answer_sink (n UInt8) ENGINE = Null' });
+    await ch.command({ query: 'CREATE MATERIALIZED VIEW slow_answer_v TO slow_answer_sink AS SELECT toUInt8(sleep(1)) AS n FROM events_v1' });
+    try {
+      pipeline.accept([sampleEvent({ line_item_id: lineItemId, type: 'click', cost_nanos: 1000 })]);
+      const flushed = pipeline.flush();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await pacing.sync();
+      expect(counter.nanos).toBe(1000);
+      await flushed;
+      await pacing.sync();
+      expect(counter.nanos).toBe(1000);
+    } finally {
+      await ch.command({ query: 'DROP VIEW slow_answer_v' });
+      await ch.command({ query: 'DROP TABLE slow_answer_sink' });
+      await pipeline.close();
+    }
   });
 
   it('counts a conversion written at once and a spooled event before it once each', async () => {

@@ -150,12 +150,14 @@ describe('brand safety', () => {
     };
     const quiet = scan('What a lovely day for a walk in the park.');
     for (const topic of SENSITIVE_TOPICS) {
-      for (const phrase of topic.phrases) {
+      const phrases = [...topic.phrases, ...Object.values(topic.otherLanguages).flat()].map((phrase) => phrase.replace('{named relative}', 'mum').replace('{relative}', 'dad'));
+      for (const phrase of phrases) {
         const inText = scan(`Well, about ${phrase.toUpperCase()}, what now?`);
         expect(safety.phraseVeto([inText, quiet])?.by, phrase).toBe('phrase');
         expect(safety.phraseVeto([quiet, inText])?.by, phrase).toBe('phrase');
         const words = wordsOf(phrase);
-        if (words.length > 1) expect(safety.phraseVeto([scan(words.reverse().join(' ')), quiet]), phrase).toBeUndefined();
+        // English only: another language's list may hold a phrase's last word on its own ("atentado").
+        if (words.length > 1 && topic.phrases.some((english) => english.replace('{named relative}', 'mum').replace('{relative}', 'dad') === phrase)) expect(safety.phraseVeto([scan(words.reverse().join(' ')), quiet]), phrase).toBeUndefined();
       }
     }
     expect(safety.phraseVeto([quiet, quiet])).toBeUndefined();
@@ -211,7 +213,7 @@ describe('brand safety', () => {
       query.scan(queryText);
       response.scan(responseText);
       const cleared = brandSafety.clearsBySimilarity(query, response);
-      const veto = brandSafety.similarityVeto(model.embedConversation(query, response));
+      const veto = brandSafety.similarityVeto(model.embedConversation(query, response), [query, response]);
       if (veto !== undefined) tally.vetoed += 1;
       if (cleared) tally.cleared += 1;
       if (cleared && at < evaluation.length) tally.evaluationCleared += 1;

@@ -1,5 +1,6 @@
 import { html } from 'htm/preact';
 import { formatDateTime } from './ui.js';
+import { TableWrap } from './tableWrap.js';
 
 /** The placement shapes of openapi.yaml (Placement, RecentImpressionsResponse, IntegrationReview). */
 export interface CertificationHistoryEntry {
@@ -54,10 +55,10 @@ export function CertificationBadge({ state }: { state: string }) {
 
 export function CertificationHistory({ history }: { history: CertificationHistoryEntry[] }) {
   if (history.length === 0) return html`<p class="hint">No certification changes yet.</p>`;
-  return html`<div class="table-wrap"><table aria-label="Certification history">
+  return html`<${TableWrap} label="Certification history"><table aria-label="Certification history">
     <thead><tr><th scope="col">When</th><th scope="col">Change</th><th scope="col">By</th><th scope="col">Reason</th></tr></thead>
     <tbody>${history.map((entry) => html`<tr><td>${formatDateTime(entry.at)}</td><td>${entry.from ?? 'new'} → ${entry.to}</td><td>${entry.actor}</td><td>${entry.reason ?? ''}</td></tr>`)}</tbody>
-  </table></div>`;
+  </table><//>`;
 }
 
 const percent = (share: number) => `${Math.round(share * 100)}%`;
@@ -96,11 +97,11 @@ export function IntegrationCheckView({ check }: { check: IntegrationCheck }) {
       : ''}
     ${summary.impressions === 0
       ? html`<p class="hint">No impression yet: load a page with the placement in a browser and scroll the ad into view, then refresh.</p>`
-      : html`<div class="table-wrap"><table aria-label="Recent impressions">
+      : html`<${TableWrap} label="Recent impressions"><table aria-label="Recent impressions">
           <thead><tr><th scope="col">Time</th><th scope="col">Origin</th><th scope="col">Browser</th><th scope="col">Address</th><th scope="col">Network</th><th scope="col">Invalid because</th><th scope="col">Source</th></tr></thead>
           <tbody>${check.impressions.map((impression) => html`<tr>
             <td>${formatDateTime(impression.time)}</td><td>${impression.origin}</td><td>${impression.user_agent_family}</td>
             <td>${impression.ip_masked} (${impression.ip_class})</td><td>${impression.ip_network}</td><td>${impression.ivt ?? '—'}</td><td>${impression.source}</td>
           </tr>`)}</tbody>
-        </table></div>`}`;
+        </table><//>`}`;
 }

@@ -1,5 +1,6 @@
 import { html } from 'htm/preact';
 import { metricColumns, type Metrics } from './advertiserApi.js';
+import { TableWrap } from '../tableWrap.js';
 
 /** The advertiser report's breakdowns the console offers as a table (daily has its own chart and table). */
 export const breakdowns = [
@@ -43,11 +44,11 @@ export function BreakdownTable({ breakdown, rows }: { breakdown: Breakdown; rows
   const key = keyColumns[breakdown];
   const label = breakdowns.find(([name]) => name === breakdown)![1];
   if (rows.length === 0) return html`<p>No valid events by ${label} in this range.</p>`;
-  return html`<div class="table-wrap"><table aria-label=${`Metrics by ${label}`}>
+  return html`<${TableWrap} label=${`Metrics by ${label}`}><table aria-label=${`Metrics by ${label}`}>
     <thead><tr>${key.titles.map((title) => html`<th scope="col">${title}</th>`)}<${MetricHeaders} /></tr></thead>
     <tbody>${rows.map((row) => {
       const [name, ...rest] = key.cells(row);
       return html`<tr><th scope="row">${name}</th>${rest.map((cell) => html`<td>${cell}</td>`)}<${MetricCells} row=${row} /></tr>`;
     })}</tbody>
-  </table></div>`;
+  </table><//>`;
 }

@@ -6,6 +6,7 @@ import { lacking, may } from '../keyPermissions.js';
 import { ErrorMessage, usd } from '../ui.js';
 import { Pager, usePagedList } from '../pagedList.js';
 import { todayUtc, type Campaign, type CampaignRow, type LineItem } from './advertiserApi.js';
+import { TableWrap } from '../tableWrap.js';
 
 interface CampaignLine {
   campaign: Campaign;
@@ -128,7 +129,7 @@ export function CampaignsPage({ session }: { session: Session }) {
       <button type="button" onClick=${() => setReload((count) => count + 1)}>Retry</button>
     </div>`}
     ${shown?.length === 0 && list.pageNumber === 1 && html`<p>No campaigns yet.${may(session, 'campaigns') && html` <a href="#/compose">Create the first one</a>.`}</p>`}
-    ${shown && shown.length > 0 && html`<div class="table-wrap"><table aria-label="Campaigns">
+    ${shown && shown.length > 0 && html`<${TableWrap} label="Campaigns"><table aria-label="Campaigns">
       <caption class="hint">Oldest first, ${CAMPAIGNS_PER_PAGE} a page. Spend is today's (UTC) in USD; budgets are per line item in their own currency.</caption>
       <thead><tr><th scope="col">Campaign</th><th scope="col">Status</th><th scope="col" class="num">Spent today</th><th scope="col">Daily budget</th><th scope="col">Line items</th><th scope="col">Actions</th></tr></thead>
       <tbody>${shown.map(({ campaign, lineItems, spentToday }) => html`<tr>
@@ -143,6 +144,6 @@ export function CampaignsPage({ session }: { session: Session }) {
           ${may(session, 'reporting') && html`<a href=${`#/report?campaign=${campaign.id}`}>Report<span class="visually-hidden"> for ${campaign.name}</span></a>`}
         </div></td>
       </tr>`)}</tbody>
-    </table></div>`}
+    </table><//>`}
     <${Pager} list=${list} label="campaigns" />`;
 }

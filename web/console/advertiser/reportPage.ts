@@ -9,6 +9,7 @@ import { addDays, daysBetween, todayUtc, type Campaign, type DailyRow, type Traf
 import { BreakdownTable, breakdowns, isBreakdown, MetricCells, MetricHeaders, type Breakdown, type BreakdownRow } from './breakdownTable.js';
 import { DailyChart } from './dailyChart.js';
 import { ROWS_PER_PAGE, RowsPager, type RowsPage } from '../rowsPager.js';
+import { TableWrap } from '../tableWrap.js';
 
 /** The reporting routes' limit (the spec's): date_to minus date_from at most 92 days. */
 const MAX_WINDOW_DAYS = 92;
@@ -168,10 +169,10 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
       <h2>By day</h2>
       <${DailyChart} rows=${report.daily} />
       <div class="actions"><button type="button" class="secondary" onClick=${() => download('daily', 'daily-report')}>Download daily CSV</button></div>
-      <div class="table-wrap"><table aria-label="Metrics by day">
+      <${TableWrap} label="Metrics by day"><table aria-label="Metrics by day">
         <thead><tr><th scope="col">Day (UTC)</th><${MetricHeaders} /></tr></thead>
         <tbody>${report.daily.map((row) => html`<tr><th scope="row" class="date">${row.date}</th><${MetricCells} row=${row} /></tr>`)}</tbody>
-      </table></div>
+      </table><//>
       <h2>By ${breakdownLabel}</h2>
       <div class="grid"><${Select} label="Break down by" value=${applied.breakdown} onInput=${chooseBreakdown} options=${breakdowns} /></div>
       <div class="actions"><button type="button" class="secondary" onClick=${() => download(applied.breakdown, `${applied.breakdown.replace('_', '-')}-report`)}>Download ${breakdownLabel} CSV</button></div>
@@ -181,9 +182,9 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
       <p class="hint">Invalid traffic (bots, data centers, duplicates…) is never billed or counted above; this is what was filtered out, by reason.</p>
       ${report.quality.length === 0 ? html`<p>No invalid traffic in this range.</p>` : html`
         <div class="actions"><button type="button" class="secondary" onClick=${() => download(undefined, 'traffic-quality')}>Download traffic-quality CSV</button></div>
-        <div class="table-wrap"><table aria-label="Invalid traffic by reason">
+        <${TableWrap} label="Invalid traffic by reason"><table aria-label="Invalid traffic by reason">
           <thead><tr><th scope="col">Campaign</th><th scope="col">Reason</th><th scope="col" class="num">Invalid impressions</th><th scope="col" class="num">Invalid clicks</th><th scope="col" class="num">Invalid conversions</th></tr></thead>
           <tbody>${report.quality.map((row) => html`<tr><th scope="row">${row.campaign_name}</th><td>${row.ivt_reason}</td><td class="num">${row.invalid_impressions}</td><td class="num">${row.invalid_clicks}</td><td class="num">${row.invalid_conversions}</td></tr>`)}</tbody>
-        </table></div>
+        </table><//>
         <${RowsPager} page=${report.qualityPage} shown=${report.quality.length} label="invalid traffic" onOffset=${pageTo('quality')} />`}`}`;
 }

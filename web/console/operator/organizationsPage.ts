@@ -5,6 +5,7 @@ import type { Session } from '../session.js';
 import { ActionForm } from '../actionForm.js';
 import { ErrorMessage, formatDateTime, Notice } from '../ui.js';
 import { Pager, usePagedList } from '../pagedList.js';
+import { TableWrap } from '../tableWrap.js';
 
 interface Organization {
   id: string;
@@ -26,12 +27,12 @@ export function OrganizationsPage({ session }: { session: Session }) {
     <h2>All organizations</h2>
     <${ErrorMessage} error=${list.error} />
     ${list.rows?.length === 0 && html`<p>No organization yet.</p>`}
-    ${list.rows && list.rows.length > 0 && html`<div class="table-wrap"><table aria-label="Organizations">
+    ${list.rows && list.rows.length > 0 && html`<${TableWrap} label="Organizations"><table aria-label="Organizations">
       <thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Id</th></tr></thead>
       <tbody>${list.rows.map((organization) => html`<tr key=${organization.id}>
         <td><a href=${organizationLink(organization)}>${organization.name}</a></td>
         <td>${formatDateTime(organization.created_at)}</td><td><code>${organization.id}</code></td>
       </tr>`)}</tbody>
-    </table></div>`}
+    </table><//>`}
     <${Pager} list=${list} label="organizations" />`;
 }

@@ -5,6 +5,7 @@ import type { Session } from '../session.js';
 import { ActionForm } from '../actionForm.js';
 import { ErrorMessage, formatDateTime, Notice, ShownOnce } from '../ui.js';
 import { Pager, usePagedList } from '../pagedList.js';
+import { TableWrap } from '../tableWrap.js';
 
 interface Publisher {
   id: string;
@@ -28,12 +29,12 @@ export function PublishersPage({ session }: { session: Session }) {
     <h2>All publishers</h2>
     <${ErrorMessage} error=${list.error} />
     ${list.rows?.length === 0 && html`<p>No publisher yet.</p>`}
-    ${list.rows && list.rows.length > 0 && html`<div class="table-wrap"><table aria-label="Publishers">
+    ${list.rows && list.rows.length > 0 && html`<${TableWrap} label="Publishers"><table aria-label="Publishers">
       <thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Id</th></tr></thead>
       <tbody>${list.rows.map((publisher) => html`<tr key=${publisher.id}>
         <td><a href=${publisherLink(publisher)}>${publisher.name}</a></td>
         <td>${formatDateTime(publisher.created_at)}</td><td><code>${publisher.id}</code></td>
       </tr>`)}</tbody>
-    </table></div>`}
+    </table><//>`}
     <${Pager} list=${list} label="publishers" />`;
 }

@@ -6,6 +6,7 @@ import type { Session } from '../session.js';
 import { ROWS_PER_PAGE, RowsPager, type RowsPage } from '../rowsPager.js';
 import { ErrorMessage, Field, usd } from '../ui.js';
 import { addDays, daysBetween, todayUtc } from '../advertiser/advertiserApi.js';
+import { TableWrap } from '../tableWrap.js';
 
 /** The reporting routes' limit (the spec's): date_to minus date_from at most 92 days. */
 const MAX_WINDOW_DAYS = 92;
@@ -96,12 +97,12 @@ export function EarningsPage({ session, route }: { session: Session; route: Rout
     <${ErrorMessage} error=${error} shownPaths=${['date_from', 'date_to']} />
     ${rows === null && !error && html`<p role="status">Loading earnings…</p>`}
     ${rows?.length === 0 && rowsPage.offset === 0 && html`<p>No placement yet: ask your operator to register one.</p>`}
-    ${rows && rows.length > 0 && html`<div class="table-wrap" tabindex="0" role="region" aria-label="Earnings by placement, scrolls sideways on narrow screens"><table aria-label="Earnings by placement">
+    ${rows && rows.length > 0 && html`<${TableWrap} label="Earnings by placement"><table aria-label="Earnings by placement">
       <thead><tr><th scope="col">Placement</th>${columns.map(([title]) => html`<th scope="col" class="num">${title}</th>`)}</tr></thead>
       <tbody>${rows.map((row) => html`<tr key=${row.placement_id} data-placement=${row.placement_id}>
         <th scope="row">${row.placement_name ?? row.placement_id}${row.placement_name && html`<br /><code class="hint">${row.placement_id}</code>`}</th>
         ${columns.map(([title, show]) => html`<td class="num" data-column=${title}>${show(row)}</td>`)}
       </tr>`)}</tbody>
-    </table></div>`}
+    </table><//>`}
     ${rows && html`<${RowsPager} page=${rowsPage} shown=${rows.length} label="earnings by placement" onOffset=${(next: number) => setPaged({ applied, offset: next })} />`}`;
 }

@@ -4,6 +4,7 @@ import { api } from '../api.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, Field, formatDateTime, Notice } from '../ui.js';
 import { CertificationBadge, CertificationHistory, type IntegrationReview, type Placement } from '../placements.js';
+import { TableWrap } from '../tableWrap.js';
 
 /**
  * The publisher's main page: each placement's certification (what demand it can get) and history,
@@ -50,7 +51,7 @@ export function PublisherPlacementsPage({ session }: { session: Session }) {
     ${message && html`<${Notice}>${message}</${Notice}>`}
     ${placements === null && !error && html`<p role="status">Loading placements…</p>`}
     ${placements?.length === 0 && html`<p>No placement yet: ask your operator to register one.</p>`}
-    ${placements && placements.length > 0 && html`<div class="table-wrap"><table>
+    ${placements && placements.length > 0 && html`<${TableWrap} label="Your placements"><table aria-label="Your placements">
       <caption class="hint">Certified placements get every kind of demand (tCPM too); the others get CPC and CPA only.</caption>
       <thead><tr><th scope="col">Placement</th><th scope="col">Certification</th><th scope="col">Demand it gets</th><th scope="col">History</th><th scope="col">Integration</th></tr></thead>
       <tbody>${placements.map((placement) => html`<tr key=${placement.id} data-placement=${placement.id}>
@@ -60,7 +61,7 @@ export function PublisherPlacementsPage({ session }: { session: Session }) {
         <td><details><summary>${placement.history.length} change${placement.history.length === 1 ? '' : 's'}</summary><${CertificationHistory} history=${placement.history} /></details></td>
         <td><a href=${`#/check?id=${encodeURIComponent(placement.id)}`}>Integration check<span class="visually-hidden"> of ${placement.id}</span></a></td>
       </tr>`)}</tbody>
-    </table></div>`}
+    </table><//>`}
     ${reviewable.length > 0 && html`<form class="card" noValidate onSubmit=${requestReview} aria-labelledby="request-review">
       <h2 id="request-review">Request a review</h2>
       <p class="hint">An operator checks that your pixels fire from people's browsers (see the integration check) and certifies the placements.</p>
@@ -71,9 +72,9 @@ export function PublisherPlacementsPage({ session }: { session: Session }) {
       <${Field} label="Note for the reviewer (optional)" path="note" error=${error} multiline value=${note} onInput=${setNote} hint="Where to see the integration, test pages…" />
       <button type="submit" disabled=${chosen.length === 0}>Request review</button>
     </form>`}
-    ${reviews.length > 0 && html`<h2>Your reviews</h2><div class="table-wrap"><table>
+    ${reviews.length > 0 && html`<h2>Your reviews</h2><${TableWrap} label="Your reviews"><table aria-label="Your reviews">
       <thead><tr><th scope="col">Requested</th><th scope="col">Placements</th><th scope="col">Status</th><th scope="col">Reason</th></tr></thead>
       <tbody>${reviews.map((review) => html`<tr key=${review.id}><td>${formatDateTime(review.created_at)}</td><td>${review.placement_ids.join(', ')}</td>
         <td><span class=${`status status-${review.status}`}>${review.status}</span></td><td>${review.decision_reason ?? ''}</td></tr>`)}</tbody>
-    </table></div>`}`;
+    </table><//>`}`;
 }
