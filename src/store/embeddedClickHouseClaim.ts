@@ -32,7 +32,10 @@ export class EmbeddedClickHouseClaim {
 
   private constructor(private readonly databaseUrl: string) {}
 
-  /** The claim, or undefined when another instance with embedded ClickHouse holds it. */
+  /**
+   * The claim, or undefined when another instance with embedded ClickHouse holds it; rejects with
+   * the cause when the server cannot be asked (too many connections, for one), which is not a holder.
+   */
   static async take(databaseUrl: string): Promise<EmbeddedClickHouseClaim | undefined> {
     const claim = new EmbeddedClickHouseClaim(databaseUrl);
     return (await claim.tryTake()) ? claim : undefined;
@@ -63,8 +66,9 @@ export class EmbeddedClickHouseClaim {
         this.client = client;
         return true;
       }
-    } catch {
-      // Unreachable: false, as held; at start openStores has just reached the server.
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
     }
     await client.end().catch(() => undefined);
     return false;
@@ -79,7 +83,8 @@ export class EmbeddedClickHouseClaim {
 
   private scheduleRetake(): void {
     this.retake = setTimeout(() => {
-      void this.tryTake().then((taken) => {
+      // Unreachable counts as held: tried again, and said once, as a claim taken over.
+      void this.tryTake().catch(() => false).then((taken) => {
         if (this.closed) return;
         if (taken) {
           if (this.takenOver) this.log?.info('took the embedded ClickHouse claim again');
