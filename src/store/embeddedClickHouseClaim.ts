@@ -5,6 +5,14 @@ import { ADVISORY_LOCKS } from './advisoryLock.js';
 /** How long after losing its connection the claim tries to take the lock again. */
 const RETAKE_MS = 5_000;
 
+/**
+ * The claim's session: Postgres ends it (and the lock) within 10 + 3 x 5 s of its host going silent
+ * (a crash of the machine, a network cut), where the OS default waits two hours before the first
+ * probe and a restarted instance would be refused as a second one meanwhile; the holder's side
+ * probes its socket too, so it notices such a loss and takes the lock again.
+ */
+const SESSION_KEEPALIVES = '-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3';
+
 /** The operator's fix, in the refusal and in the log of a claim taken over while its connection was lost. */
 export const SHARE_ONE_CLICKHOUSE =
   'instances that share a Postgres database must share one ClickHouse too (else each keeps its own events and ledger, and bills a replayed click again): set CLICKHOUSE_URL on every instance to the same ClickHouse server or cluster (docs/running-on-servers.md)';
@@ -57,7 +65,7 @@ export class EmbeddedClickHouseClaim {
 
   private async tryTake(): Promise<boolean> {
     const { default: pg } = await import('pg');
-    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 5000 });
+    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 5000, options: SESSION_KEEPALIVES, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
     client.on('error', () => this.lost(client));
     try {
       await client.connect();
