@@ -116,6 +116,11 @@ export class SpendPacing {
   async sync(now = Date.now()): Promise<void> {
     const writtenThroughSeq = this.acceptedSeq - this.pendingEvents();
     const today = utcDay(now);
+    // A new UTC day (or month) starts now, before the reads: when they fail (ClickHouse down over
+    // midnight), no recorded event may start it instead, because billing judges an event against the
+    // counters before it is recorded, and one judged against yesterday's spend is unbilled (cost 0,
+    // which records nothing); serving would hold back a line item whose yesterday or last month was spent.
+    if (today > this.day) this.startDay(today);
     const lifetime = await this.ch.client.query({
       query: `SELECT toString(line_item_id) AS line_item, toString(sum(spend_nanos)) AS spend
               FROM line_item_spend_v1 GROUP BY line_item_id HAVING sum(spend_nanos) != 0`,
