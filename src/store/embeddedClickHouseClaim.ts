@@ -11,7 +11,7 @@ const RETAKE_MS = 5_000;
  * probe and a restarted instance would be refused as a second one meanwhile; the holder's side
  * probes its socket too, so it notices such a loss and takes the lock again.
  */
-const SESSION_KEEPALIVES = '-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3';
+const SESSION_KEEPALIVES = 'SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3';
 
 /** The operator's fix, in the refusal and in the log of a claim taken over while its connection was lost. */
 export const SHARE_ONE_CLICKHOUSE =
@@ -65,10 +65,12 @@ export class EmbeddedClickHouseClaim {
 
   private async tryTake(): Promise<boolean> {
     const { default: pg } = await import('pg');
-    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 5000, options: SESSION_KEEPALIVES, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
+    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 5000, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
     client.on('error', () => this.lost(client));
     try {
       await client.connect();
+      // Statements, not the startup `options`, which a pooler such as PgBouncer may refuse.
+      await client.query(SESSION_KEEPALIVES);
       const { rows } = await client.query<{ held: boolean }>('SELECT pg_try_advisory_lock($1) AS held', [ADVISORY_LOCKS.embeddedClickHouse]);
       if (rows[0]?.held === true && !this.closed) {
         this.client = client;
