@@ -68,7 +68,9 @@ export async function startService(config: Config, logger: FastifyServerOptions[
  */
 async function claimEmbeddedClickHouse(config: Config): Promise<EmbeddedClickHouseClaim | undefined> {
   if (!config.DATABASE_URL || config.CLICKHOUSE_URL) return undefined;
-  const claim = await EmbeddedClickHouseClaim.take(config.DATABASE_URL);
+  const claim = await EmbeddedClickHouseClaim.take(config.DATABASE_URL).catch((error: unknown) => {
+    throw new StartupError(`cannot take the embedded ClickHouse claim on DATABASE_URL: ${(error as Error).message}`);
+  });
   if (claim === undefined) {
     throw new StartupError(`another instance with embedded ClickHouse (chdb) is running on this DATABASE_URL's database: ${SHARE_ONE_CLICKHOUSE}`);
   }

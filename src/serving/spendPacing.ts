@@ -116,6 +116,11 @@ export class SpendPacing {
   /** Re-reads today's, this month's and lifetime spend from ClickHouse and adds what this instance accepted that is not there yet. */
   async sync(now = Date.now()): Promise<void> {
     const today = utcDay(now);
+    // A new UTC day (or month) starts now, before the reads: when they fail (ClickHouse down over
+    // midnight), no recorded event may start it instead, because billing judges an event against the
+    // counters before it is recorded, and one judged against yesterday's spend is unbilled (cost 0,
+    // which records nothing); serving would hold back a line item whose yesterday or last month was spent.
+    if (today > this.day) this.startDay(today);
     const monthStart = firstDayOfMonth(today);
     const { writtenThroughSeq, written, writtenMonth, writtenLifetime } = await this.events.readBetweenWrites(async (unwritten) => {
       // Before any await: `unwritten` is of the events recorded by now.

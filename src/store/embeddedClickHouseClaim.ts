@@ -5,6 +5,14 @@ import { ADVISORY_LOCKS } from './advisoryLock.js';
 /** How long after losing its connection the claim tries to take the lock again. */
 const RETAKE_MS = 5_000;
 
+/**
+ * The claim's session: Postgres ends it (and the lock) within 10 + 3 x 5 s of its host going silent
+ * (a crash of the machine, a network cut), where the OS default waits two hours before the first
+ * probe and a restarted instance would be refused as a second one meanwhile; the holder's side
+ * probes its socket too, so it notices such a loss and takes the lock again.
+ */
+const SESSION_KEEPALIVES = 'SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3';
+
 /** The operator's fix, in the refusal and in the log of a claim taken over while its connection was lost. */
 export const SHARE_ONE_CLICKHOUSE =
   'instances that share a Postgres database must share one ClickHouse too (else each keeps its own events and ledger, and bills a replayed click again): set CLICKHOUSE_URL on every instance to the same ClickHouse server or cluster (docs/running-on-servers.md)';
@@ -32,7 +40,10 @@ export class EmbeddedClickHouseClaim {
 
   private constructor(private readonly databaseUrl: string) {}
 
-  /** The claim, or undefined when another instance with embedded ClickHouse holds it. */
+  /**
+   * The claim, or undefined when another instance with embedded ClickHouse holds it; rejects with
+   * the cause when the server cannot be asked (too many connections, for one), which is not a holder.
+   */
   static async take(databaseUrl: string): Promise<EmbeddedClickHouseClaim | undefined> {
     const claim = new EmbeddedClickHouseClaim(databaseUrl);
     return (await claim.tryTake()) ? claim : undefined;
@@ -54,17 +65,20 @@ export class EmbeddedClickHouseClaim {
 
   private async tryTake(): Promise<boolean> {
     const { default: pg } = await import('pg');
-    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 5000 });
+    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 5000, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
     client.on('error', () => this.lost(client));
     try {
       await client.connect();
+      // Statements, not the startup `options`, which a pooler such as PgBouncer may refuse.
+      await client.query(SESSION_KEEPALIVES);
       const { rows } = await client.query<{ held: boolean }>('SELECT pg_try_advisory_lock($1) AS held', [ADVISORY_LOCKS.embeddedClickHouse]);
       if (rows[0]?.held === true && !this.closed) {
         this.client = client;
         return true;
       }
-    } catch {
-      // Unreachable: false, as held; at start openStores has just reached the server.
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
     }
     await client.end().catch(() => undefined);
     return false;
@@ -79,7 +93,8 @@ export class EmbeddedClickHouseClaim {
 
   private scheduleRetake(): void {
     this.retake = setTimeout(() => {
-      void this.tryTake().then((taken) => {
+      // Unreachable counts as held: tried again, and said once, as a claim taken over.
+      void this.tryTake().catch(() => false).then((taken) => {
         if (this.closed) return;
         if (taken) {
           if (this.takenOver) this.log?.info('took the embedded ClickHouse claim again');

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { tempDirectory } from '../helpers/tempDirectory.js';
@@ -7,6 +9,7 @@ import { sampleEvent } from '../helpers/sampleEvent.js';
 import { firePixel, eventuallyServed, insertEvents, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { SpendPacing } from '../../src/serving/spendPacing.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
+import type { ClickHouse } from '../../src/store/clickhouse.js';
 
 let ctx: TestContext;
 let advertiser: Advertiser;
@@ -194,6 +197,30 @@ describe('pacing: counting each event once', () => {
     }
   });
 
+  it('starts a new UTC day and month at the first sync after midnight, even one that cannot read ClickHouse', async () => {
+    const now = new Date();
+    const lastDay = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 0, 23, 59);
+    const client = createClient({ url: `http://127.0.0.1:${await closedPort()}`, request_timeout: 2000 });
+    const unreachable = { client } as unknown as ClickHouse;
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(lastDay);
+      const pacing = new SpendPacing(unreachable, { readBetweenWrites: (read) => read(0) });
+      const lineItemId = randomUUID();
+      const counter = pacing.counterFor(lineItemId);
+      pacing.record(sampleEvent({ line_item_id: lineItemId, type: 'click', cost_nanos: 5000, event_time: lastDay }));
+      expect(counter).toEqual({ nanos: 5000, monthNanos: 5000, lifetimeNanos: 5000 });
+      const firstDay = lastDay + 120_000;
+      vi.setSystemTime(firstDay);
+      await expect(pacing.sync(firstDay)).rejects.toThrow();
+      // Last month's spend no longer holds the line item back nor unbills the new month's events.
+      expect(counter).toEqual({ nanos: 0, monthNanos: 0, lifetimeNanos: 5000 });
+    } finally {
+      vi.useRealTimers();
+      await client.close();
+    }
+  });
+
   it('counts an accepted event at once, and once only before and after it reaches ClickHouse', async () => {
     const { pipeline, pacing } = await pipelineWithPacing();
     const lineItemId = randomUUID();
@@ -279,3 +306,12 @@ describe('pacing: counting each event once', () => {
     await Promise.all([first.pipeline.close(), second.pipeline.close()]);
   });
 });
+
+/** A port nothing listens on: bound, then let go. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
