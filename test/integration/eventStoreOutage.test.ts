@@ -1,5 +1,4 @@
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -17,6 +16,7 @@ import {
   waitPastClickDelay,
   type TrackedLineItem,
 } from '../helpers/trackingFixtures.js';
+import { closedPort } from '../helpers/closedPort.js';
 
 /** ClickHouse gone while the service runs: what reads it answers 503 `unavailable` with Retry-After, never 500. */
 
@@ -54,15 +54,6 @@ function expectUnavailable(responses: Array<{ statusCode: number; headers: Recor
     expect(response.headers['retry-after']).toBe('5');
     expect(response.json()).toEqual({ error: { code: 'unavailable', message: 'the event store is unavailable; retry later' } });
   }
-}
-
-/** A port nothing listens on: connections to it are refused. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe('a ClickHouse server that refuses connections', () => {

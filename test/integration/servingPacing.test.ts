@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
@@ -10,6 +9,7 @@ import { firePixel, eventuallyServed, insertEvents, serve, servableLineItem, ser
 import { SpendPacing } from '../../src/serving/spendPacing.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import type { ClickHouse } from '../../src/store/clickhouse.js';
+import { closedPort } from '../helpers/closedPort.js';
 
 let ctx: TestContext;
 let advertiser: Advertiser;
@@ -307,11 +307,3 @@ describe('pacing: counting each event once', () => {
   });
 });
 
-/** A port nothing listens on: bound, then let go. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
