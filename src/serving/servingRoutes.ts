@@ -61,11 +61,11 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     pacing.record(event);
     frequency.recordRecovered(event);
   });
-  events.onAccepted((event, written) => {
-    pacing.record(event, written);
-    frequency.record(event, written);
-    learning.record(event);
-  });
+  // Three listeners, not one that calls all three: the pipeline isolates each (a throw in one is
+  // logged and counted), so pacing failing does not leave caps and learning short of the event too.
+  events.onAccepted((event, written) => pacing.record(event, written));
+  events.onAccepted((event, written) => frequency.record(event, written));
+  events.onAccepted((event) => learning.record(event));
 
   // Begun now, to go on while the catalog is read: the snapshot's read on the thread pool (begun by
   // server.ts once the stores opened, when started as a service), the stats' query in ClickHouse, the
