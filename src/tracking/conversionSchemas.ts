@@ -17,8 +17,12 @@ export const CONVERSION_VALUE_MAX_USD = 1_000_000;
 /** POST /v1/advertiser/conversions: a conversion the advertiser's server reports against a click id. */
 export const conversionBody = z
   .strictObject({
-    /** The `adsvc_click_id` the click redirect added to the destination URL. */
-    click_id: z.uuid(),
+    /**
+     * The `adsvc_click_id` the click redirect added to the destination URL. Lower-cased here because
+     * a UUID's case means nothing but the conversion's event id is a hash of the id's text: a retry
+     * with the id upper-cased (SQL Server, .NET) must be the same conversion, not a second one billed.
+     */
+    click_id: z.uuid().transform((id) => id.toLowerCase()),
     /** The conversion's value (order total, lead value), in `currency`; becomes revenue_usd. */
     value: z.number().nonnegative().optional(),
     currency: currencyCode.default('USD'),

@@ -6,11 +6,13 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SPOOL_COLUMNS, spoolLine } from '../../src/tracking/eventSpool.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { createAdvertiser } from '../helpers/factories.js';
+import { eventually } from '../helpers/eventually.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { startTestApp, testConfig, type TestContext } from '../helpers/testApp.js';
 import {
   BOT_UA,
+  eventsOf,
   fromAddress,
   readerAddress,
   rollupOf,
@@ -222,6 +224,27 @@ describe('POST /v1/advertiser/conversions', () => {
     expect(other.statusCode).toBe(201);
     await waitForEvents(ctx, item.lineItemId, 4);
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ conversions: 2, revenue_nanos: 6_000_000_000 });
+  });
+
+  it('counts the same conversion_id once whatever the case of the click id: a retry with the id upper-cased answers 200 with the first conversion', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 2 });
+    const clickId = await clickOn(item, 'CPA', 2_000_000_000);
+    const first = await postConversion(item.key, { click_id: clickId, conversion_id: 'order-9' });
+    const upperCased = await postConversion(item.key, { click_id: clickId.toUpperCase(), conversion_id: 'order-9' });
+    expect(first.statusCode).toBe(201);
+    expect(first.json().data.cost_usd).toBe(2);
+    expect(upperCased.statusCode).toBe(200);
+    expect(upperCased.json().data).toEqual(first.json().data);
+    // Another order after them: once it is stored, everything answered before it is stored too.
+    const later = await postConversion(item.key, { click_id: clickId, conversion_id: 'order-10' });
+    expect(later.statusCode).toBe(201);
+    const laterId = later.json().data.id;
+    const stored = await eventually(async () => {
+      const events = await eventsOf(ctx, item.lineItemId);
+      return events.some((event) => event.event_id === laterId) ? events : undefined;
+    }, 'the later conversion stored');
+    expect(stored.filter((event) => event.type === 'conversion').length).toBe(2);
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ conversions: 2, spend_nanos: 4_000_000_000 });
   });
 
   it('stores a conversion of an invalid click unattributed (202, invalid_click), and does not report it', async () => {
