@@ -166,10 +166,15 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Revoke API key ${keyId}`);
     expect(await keyRow.getByText('live').count()).toBe(1);
     expect(await asAdvertiser()).toBe(200);
+    // Answered from the keyboard: the focus is on "Yes, revoke". The key was the list's only live
+    // one, so with its Revoke button gone the focus goes to the list's heading, not to the page.
     await keyRow.getByRole('button', { name: `Revoke API key ${keyId}` }).click();
-    await question.getByRole('button', { name: 'Yes, revoke' }).click();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Yes, revoke');
+    await page.keyboard.press('Enter');
     await keyRow.getByText('revoked').waitFor();
     expect(await question.count()).toBe(0);
+    expect(await keyRow.getByRole('button').count()).toBe(0);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.outerHTML)).toBe('<h2 id="api-keys-heading" tabindex="-1">API keys</h2>');
     expect(await asAdvertiser()).toBe(401);
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
@@ -259,6 +264,9 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     expect((await asPublisher(firstToken)).status).toBe(200);
     await tokens.getByRole('group', { name: `Revoke token ${firstTokenId}`, exact: true }).getByRole('button', { name: 'Yes, revoke' }).click();
     await expect.poll(() => tokens.getByText('revoked').count()).toBe(1);
+    // The focus goes to the next row's Revoke, or to the list's heading when the revoked row was the last.
+    const focusAfter = tokenIds.indexOf(firstTokenId) < tokenIds.indexOf(secondTokenId) ? `Revoke token ${secondTokenId}` : 'Tokens';
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent)).toBe(focusAfter);
     expect((await asPublisher(firstToken)).status).toBe(401);
     const placements = await (await asPublisher(secondToken)).json();
     expect(placements.data.map((placement: { id: string }) => placement.id)).toEqual([placementId]);

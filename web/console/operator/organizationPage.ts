@@ -58,10 +58,10 @@ function OrganizationDetails({ session, id, base, name }: { session: Session; id
       onDone=${() => setUsersVersion((count) => count + 1)}
       done=${(answer: { data: Member }) => html`<${Notice}>Added ${answer.data.email}.</${Notice}>`} />
 
-    <h2>API keys</h2>
+    <h2 id="api-keys-heading" tabindex="-1">API keys</h2>
     <${ErrorMessage} error=${keys.error ?? revokeError} />
     ${keys.rows?.length === 0 && html`<p>No API key yet.</p>`}
-    ${keys.rows && keys.rows.length > 0 && html`<div class="table-wrap"><table aria-label="API keys">
+    ${keys.rows && keys.rows.length > 0 && html`<div class="table-wrap"><table aria-labelledby="api-keys-heading">
       <caption class="hint">A key is shown once, when it is made; the service keeps only its hash.</caption>
       <thead><tr><th scope="col">Key id</th><th scope="col">Permissions</th><th scope="col">Created</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
       <tbody>${keys.rows.map((key) => html`<${RevocableRow} key=${key.id} columns=${5} revoked=${key.revoked_at !== null}

@@ -71,9 +71,9 @@ function PublisherDetails({ session, id, base, name }: { session: Session; id: s
       onDone=${() => setPlacementsVersion((count) => count + 1)}
       done=${(answer: { data: { id: string } }) => html`<${Notice}>Registered placement <code>${answer.data.id}</code>, uncertified.</${Notice}>`} />
 
-    <h2>Tokens</h2>
+    <h2 id="tokens-heading" tabindex="-1">Tokens</h2>
     <${ErrorMessage} error=${tokens.error ?? revokeError} />
-    ${tokens.rows && tokens.rows.length > 0 && html`<div class="table-wrap"><table aria-label="Tokens">
+    ${tokens.rows && tokens.rows.length > 0 && html`<div class="table-wrap"><table aria-labelledby="tokens-heading">
       <caption class="hint">A token is shown once, when it is issued; the service keeps only its hash.</caption>
       <thead><tr><th scope="col">Token id</th><th scope="col">Issued</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
       <tbody>${tokens.rows.map((token) => html`<${RevocableRow} key=${token.id} columns=${4} revoked=${token.revoked_at !== null}
