@@ -153,6 +153,10 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     // though its Revoke button is past the first screen of the table, is on screen whole.
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await keyRow.locator('code').evaluate((code) => code.getClientRects().length)).toBe(1);
+    // Wider than the screen, the table's box is a region in the tab order, scrolled with the arrow keys (tableWrap.ts).
+    const keysBox = page.getByRole('region', { name: 'API keys, scrolls sideways' });
+    await expect.poll(() => keysBox.getAttribute('tabindex')).toBe('0');
+    expect(await keysBox.getByRole('table', { name: 'API keys' }).count()).toBe(1);
     await keyRow.getByRole('button', { name: `Revoke API key ${keyId}` }).click();
     const question = keys.getByRole('group', { name: `Revoke API key ${keyId}` });
     await question.getByText('cannot be undone', { exact: false }).waitFor();
@@ -251,6 +255,11 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     expect(await tokens.textContent()).not.toContain(firstToken);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'operator-publisher');
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const table of ['Placements', 'Tokens']) {
+      await expect.poll(() => page.getByRole('region', { name: `${table}, scrolls sideways` }).getAttribute('tabindex')).toBe('0');
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     const asPublisher = (token: string) =>
       fetch(`${service.url}/v1/publisher/placements`, { headers: { authorization: `Bearer ${token}` } });
