@@ -78,7 +78,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const traffic = loadTrafficClassifier(config);
   // Awaited by tracking; a failure (a bad CIDR file) fails the start there, not as an unhandled rejection before.
   traffic.catch(() => undefined);
-  const events = await createClickHouseEventPipeline({ config, ch: deps.ch, log: app.log, billing: billingLock(deps.db) });
+  const claim = deps.embeddedClickHouseClaim;
+  const events = await createClickHouseEventPipeline({
+    config,
+    ch: deps.ch,
+    log: app.log,
+    billing: billingLock(deps.db),
+    mayAccept: claim && (() => claim.held()),
+  });
   app.addHook('onClose', async () => events.close());
   const metrics = createMetrics(events);
   registerMetrics(app, metrics);

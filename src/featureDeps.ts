@@ -31,6 +31,11 @@ export interface AppDeps {
    * (readBaseAhead); servingRoutes begins it when not given.
    */
   snapshotBase?: Promise<BaseBytes>;
+  /**
+   * On a Postgres server with embedded ClickHouse, the instance's claim on the database
+   * (embeddedClickHouseClaim.ts): while it is not held, events are refused and /healthz fails.
+   */
+  embeddedClickHouseClaim?: { held(): boolean };
 }
 
 /** What every feature plugin may use; each takes what it needs. */

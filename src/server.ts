@@ -38,7 +38,7 @@ export async function startService(config: Config, logger: FastifyServerOptions[
   let secrets: ResolvedSecrets;
   try {
     secrets = resolveSecrets(config);
-    app = await buildApp({ config, db: stores.db, ch: stores.ch, secrets, logger, snapshotBase });
+    app = await buildApp({ config, db: stores.db, ch: stores.ch, secrets, logger, snapshotBase, embeddedClickHouseClaim: claim });
   } catch (error) {
     // The stores' directory locks go with them, so the next start does not find them held.
     await Promise.allSettled([stores.close(), claim?.close()]);

@@ -10,8 +10,10 @@ type CheckResult = 'ok' | 'failing';
  * stops routing here and an operator sees why: both stores answer within the timeout, the spool
  * takes a real write, and the events not yet in ClickHouse are within HEALTH_EVENT_BACKLOG_* (a
  * growing or ageing backlog means writes to ClickHouse are failing while pixels still answer 2xx).
+ * On a Postgres server with embedded ClickHouse, also that the instance holds its claim on the
+ * database (embeddedClickHouseClaim.ts): without it tracking answers 503, so it is no place to route.
  */
-export async function healthRoutes(app: FastifyInstance, { db, ch, events, config }: FeatureDeps): Promise<void> {
+export async function healthRoutes(app: FastifyInstance, { db, ch, events, config, embeddedClickHouseClaim }: FeatureDeps): Promise<void> {
   app.get('/healthz', async (request, reply) => {
     const [postgres, clickhouse] = await Promise.all([
       withTimeout(db.query('SELECT 1').then(() => true)),
@@ -25,6 +27,7 @@ export async function healthRoutes(app: FastifyInstance, { db, ch, events, confi
       clickhouse: verdict(clickhouse),
       spool: verdict(events.spoolWritable()),
       event_backlog: verdict(backlogOk),
+      ...(embeddedClickHouseClaim && { clickhouse_claim: verdict(embeddedClickHouseClaim.held()) }),
     };
     const body = {
       status: Object.values(checks).every((check) => check === 'ok') ? 'ok' : 'unavailable',

@@ -27,8 +27,11 @@ export const SHARE_ONE_CLICKHOUSE =
  * so a restart is never locked out. One instance on a Postgres server with embedded ClickHouse is
  * legal; instances with CLICKHOUSE_URL take no lock.
  *
- * A lost connection loses the lock: the claim takes it again every RETAKE_MS, and says in the log
- * (an error) when another instance took it meanwhile.
+ * A lost connection loses the lock, and another such instance may take it meanwhile and keep events
+ * in its own chdb. So while the claim is not held (`held()` false) this instance keeps no new event
+ * (the pipeline refuses them: tracking answers 503) and /healthz fails (a load balancer takes it
+ * out); the claim takes the lock again every RETAKE_MS, says in the log (an error) when another
+ * instance took it meanwhile, and accepts events again once it has it back.
  */
 export class EmbeddedClickHouseClaim {
   private client: Client | undefined;
@@ -54,6 +57,11 @@ export class EmbeddedClickHouseClaim {
     this.log = log;
   }
 
+  /** Whether this instance holds the lock now: false from a lost connection until the lock is taken again. */
+  held(): boolean {
+    return this.client !== undefined;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retake);
@@ -67,6 +75,8 @@ export class EmbeddedClickHouseClaim {
     const { default: pg } = await import('pg');
     const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 5000, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
     client.on('error', () => this.lost(client));
+    // An end without an error (the server closed the session cleanly) loses the lock just the same.
+    client.on('end', () => this.lost(client));
     try {
       await client.connect();
       // Statements, not the startup `options`, which a pooler such as PgBouncer may refuse.
@@ -87,7 +97,7 @@ export class EmbeddedClickHouseClaim {
   private lost(client: Client): void {
     if (this.closed || this.client !== client) return;
     this.client = undefined;
-    this.log?.warn('lost the Postgres connection that holds the embedded ClickHouse claim; taking it again');
+    this.log?.warn('lost the Postgres connection that holds the embedded ClickHouse claim; refusing events (503) and failing /healthz until it is taken again');
     this.scheduleRetake();
   }
 
@@ -97,11 +107,13 @@ export class EmbeddedClickHouseClaim {
       void this.tryTake().catch(() => false).then((taken) => {
         if (this.closed) return;
         if (taken) {
-          if (this.takenOver) this.log?.info('took the embedded ClickHouse claim again');
+          this.log?.info('took the embedded ClickHouse claim again; accepting events');
           this.takenOver = false;
           return;
         }
-        if (!this.takenOver) this.log?.error(`another instance with embedded ClickHouse may now run on this Postgres database: ${SHARE_ONE_CLICKHOUSE}`);
+        if (!this.takenOver) {
+          this.log?.error(`another instance with embedded ClickHouse may now run on this Postgres database; this one refuses events and fails /healthz until it can take the claim again: ${SHARE_ONE_CLICKHOUSE}`);
+        }
         this.takenOver = true;
         this.scheduleRetake();
       });

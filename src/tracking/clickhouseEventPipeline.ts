@@ -20,6 +20,12 @@ export interface EventPipelineOptions {
   log: FastifyBaseLogger;
   /** Serialises the billing lookup and insert with every other pipeline sharing the stores; by default with this process's only. */
   billing?: BillingLock;
+  /**
+   * Whether events may be kept now; none are refused when not given. False while the instance does
+   * not hold the embedded ClickHouse claim (embeddedClickHouseClaim.ts): another instance may be
+   * keeping events in a ClickHouse of its own then, which would bill a replayed click a second time.
+   */
+  mayAccept?: () => boolean;
 }
 
 /** The longest wait between retries: writing resumes within about this long after a fault clears. */
@@ -34,7 +40,7 @@ const SLOW_BILLING_LOCK_MS = 1000;
  * ClickHouse cannot parse goes to the quarantine and the lines around it are still written. When
  * more than EVENT_BUFFER_MAX_ROWS are waiting, accept() refuses (503) instead of growing without limit.
  */
-export async function createClickHouseEventPipeline({ config, ch, log, billing = processBillingLock }: EventPipelineOptions): Promise<EventPipeline> {
+export async function createClickHouseEventPipeline({ config, ch, log, billing = processBillingLock, mayAccept }: EventPipelineOptions): Promise<EventPipeline> {
   const spoolDirectory = path.join(config.DATA_DIR, 'spool');
   // Before recover(): the segments found there must be a gone process's, never a running pipeline's.
   const releaseSpool = lockDirectory(spoolDirectory, { name: 'the event spool', harm: "two on one spool would replay and delete each other's events" });
@@ -361,6 +367,7 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   /** Throws ApiError('unavailable') when `count` more events cannot be taken. */
   function checkRoom(count: number): void {
     if (closed) refuse(count, 'service is shutting down');
+    if (mayAccept !== undefined && !mayAccept()) refuse(count, NOT_EXACTLY_ONCE);
     if (pending() + count > config.EVENT_BUFFER_MAX_ROWS) {
       log.warn({ pending: pending() }, 'event buffer is full; refusing events');
       refuse(count, 'event buffer is full; retry later');
@@ -441,6 +448,7 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     },
     async writeNow(events, token) {
       if (closed) refuse(events.length, 'service is shutting down');
+      if (mayAccept !== undefined && !mayAccept()) refuse(events.length, NOT_EXACTLY_ONCE);
       const body = events.map(spoolLine).join('');
       // Kept in the spool until ClickHouse answers, for a crash before it does (writeInFlight).
       let kept: string;
@@ -503,6 +511,9 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     },
   };
 }
+
+/** The refusal while mayAccept() says no: the instance's events could be billed again elsewhere. */
+const NOT_EXACTLY_ONCE = 'this instance cannot keep events exactly once now; retry later';
 
 /** ClickHouse's default min_insert_block_size_rows: an INSERT ... SELECT of fewer rows is one block. */
 const ONE_INSERT_BLOCK_ROWS = 1_048_449;

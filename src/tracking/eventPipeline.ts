@@ -5,12 +5,15 @@ import type { CountedEvent, TrackedEvent } from './trackedEvent.js';
  * machine (the spool), so a 2xx sent after it never loses them; they reach ClickHouse in batches.
  */
 export interface EventPipeline {
-  /** Throws ApiError('unavailable') when the buffer is full; the caller answers 503 and nothing is stored. */
+  /**
+   * Throws ApiError('unavailable') when the buffer is full or the instance may not keep events now
+   * (the embedded ClickHouse claim lost); the caller answers 503 and nothing is stored.
+   */
   accept(events: TrackedEvent[]): void;
   /**
    * The same guarantee, with one spool write for every event accepted this way in the same
    * event-loop turn (group commit): calls `settled()` once that write is complete, or
-   * `settled(ApiError('unavailable'))` when it failed. Throws that at once when the buffer is full or
+   * `settled(ApiError('unavailable'))` when it failed. Throws that at once when `accept` would, or
    * the pipeline is closed. For routes under heavy load; a callback, not a promise, because the
    * pixel answers from it (a promise and its turn of the microtask queue per pixel).
    */
@@ -19,8 +22,9 @@ export interface EventPipeline {
    * Writes the events to ClickHouse now, past the spool, and resolves once ClickHouse has them: for
    * an event whose answer must tell whether it is already stored (a conversion_id), which the next
    * request, at any instance, must find. `token` deduplicates the insert (the same token again
-   * counts once). Rejects with ApiError('unavailable') when ClickHouse did not take them, or the
-   * pipeline is closed; nothing is kept then, unless ClickHouse stored them and its answer was lost.
+   * counts once). Rejects with ApiError('unavailable') when ClickHouse did not take them, the
+   * pipeline is closed or the instance may not keep events now (as `accept`); nothing is kept
+   * then, unless ClickHouse stored them and its answer was lost.
    * Until ClickHouse answers they are kept in the spool too: a crash before it does leaves ClickHouse
    * a part of the insert (events_v1's part without its views'), which the next start completes.
    */
@@ -68,7 +72,7 @@ export interface EventPipeline {
 export interface EventPipelineStats {
   /** Events accepted (spooled and answered 2xx). */
   accepted: number;
-  /** Events refused with 503: buffer full, spool not writable, shutting down. */
+  /** Events refused with 503: buffer full, spool not writable, shutting down, the embedded ClickHouse claim not held. */
   refused: number;
   /** Events ClickHouse acknowledged. */
   written: number;

@@ -109,7 +109,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the campaign list', () =
     await page.close();
   });
 
-  it("shows a completed line item's budget apart, \"(ended)\", never \"no budget set\"; the caption wraps within the screen at 390 px", async () => {
+  it("shows a completed line item's budget apart, \"(ended)\", never \"no budget set\"; the caption says how far spend may pass a daily budget, and wraps within the screen at 390 px", async () => {
     const advertiser = await createAdvertiser(service, 'Ended Flights Co');
     const call = async (method: string, route: string, body: unknown) => {
       const response = await fetch(service.url + route, {
@@ -138,6 +138,10 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the campaign list', () =
     await table.getByRole('row', { name: /Mixed/ }).waitFor();
     expect(await budget('Flight').textContent()).toBe('5 USD a day (ended)');
     expect(await budget('Mixed').textContent()).toBe('10 USD a day + 5 USD a day (ended)');
+    // Beside today's spend, why it may pass the daily budget and how far: 2x a day, 30.4x a month (Google Ads' rule).
+    expect(await table.locator('caption').textContent()).toMatch(
+      /Spend is today's \(UTC\) in USD; budgets are per line item in their own currency\. A day may bill up to twice a line item's daily budget \(late clicks on earlier ads\); a UTC month, never more than 30\.4 times it\.$/,
+    );
     // At 390 px the caption (inside the table's scrolling box) must fit that box: screenshots checks it.
     await screenshots(page, 'advertiser-campaign-budgets');
     expect(consoleProblems(page)).toEqual([]);

@@ -153,6 +153,10 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     // though its Revoke button is past the first screen of the table, is on screen whole.
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await keyRow.locator('code').evaluate((code) => code.getClientRects().length)).toBe(1);
+    // Wider than the screen, the table's box is a region in the tab order, scrolled with the arrow keys (tableWrap.ts).
+    const keysBox = page.getByRole('region', { name: 'API keys, scrolls sideways' });
+    await expect.poll(() => keysBox.getAttribute('tabindex')).toBe('0');
+    expect(await keysBox.getByRole('table', { name: 'API keys' }).count()).toBe(1);
     await keyRow.getByRole('button', { name: `Revoke API key ${keyId}` }).click();
     const question = keys.getByRole('group', { name: `Revoke API key ${keyId}` });
     await question.getByText('cannot be undone', { exact: false }).waitFor();
@@ -166,10 +170,15 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Revoke API key ${keyId}`);
     expect(await keyRow.getByText('live').count()).toBe(1);
     expect(await asAdvertiser()).toBe(200);
+    // Answered from the keyboard: the focus is on "Yes, revoke". The key was the list's only live
+    // one, so with its Revoke button gone the focus goes to the list's heading, not to the page.
     await keyRow.getByRole('button', { name: `Revoke API key ${keyId}` }).click();
-    await question.getByRole('button', { name: 'Yes, revoke' }).click();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Yes, revoke');
+    await page.keyboard.press('Enter');
     await keyRow.getByText('revoked').waitFor();
     expect(await question.count()).toBe(0);
+    expect(await keyRow.getByRole('button').count()).toBe(0);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.outerHTML)).toBe('<h2 id="api-keys-heading" tabindex="-1">API keys</h2>');
     expect(await asAdvertiser()).toBe(401);
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
@@ -246,6 +255,11 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     expect(await tokens.textContent()).not.toContain(firstToken);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'operator-publisher');
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const table of ['Placements', 'Tokens']) {
+      await expect.poll(() => page.getByRole('region', { name: `${table}, scrolls sideways` }).getAttribute('tabindex')).toBe('0');
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     const asPublisher = (token: string) =>
       fetch(`${service.url}/v1/publisher/placements`, { headers: { authorization: `Bearer ${token}` } });
@@ -259,6 +273,9 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     expect((await asPublisher(firstToken)).status).toBe(200);
     await tokens.getByRole('group', { name: `Revoke token ${firstTokenId}`, exact: true }).getByRole('button', { name: 'Yes, revoke' }).click();
     await expect.poll(() => tokens.getByText('revoked').count()).toBe(1);
+    // The focus goes to the next row's Revoke, or to the list's heading when the revoked row was the last.
+    const focusAfter = tokenIds.indexOf(firstTokenId) < tokenIds.indexOf(secondTokenId) ? `Revoke token ${secondTokenId}` : 'Tokens';
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent)).toBe(focusAfter);
     expect((await asPublisher(firstToken)).status).toBe(401);
     const placements = await (await asPublisher(secondToken)).json();
     expect(placements.data.map((placement: { id: string }) => placement.id)).toEqual([placementId]);

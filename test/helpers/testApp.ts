@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import type { Secrets } from '../../src/featureDeps.js';
+import type { AppDeps, Secrets } from '../../src/featureDeps.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openStores, type Stores } from '../../src/runtime.js';
 
@@ -72,10 +72,15 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
 }
 
 /** Builds the app on stores the test opened itself (a Postgres server it stops and starts, say). */
-export async function startTestAppOn(opened: Stores, dataDir: string, env: Record<string, string> = {}): Promise<TestContext> {
+export async function startTestAppOn(
+  opened: Stores,
+  dataDir: string,
+  env: Record<string, string> = {},
+  deps: Pick<AppDeps, 'embeddedClickHouseClaim'> = {},
+): Promise<TestContext> {
   const config = testConfig(dataDir, env);
   const secrets = { adminToken: config.ADMIN_TOKEN!, trackingSecret: config.TRACKING_SECRET! };
-  const app = await buildApp({ config, db: opened.db, ch: opened.ch, secrets });
+  const app = await buildApp({ config, db: opened.db, ch: opened.ch, secrets, ...deps });
   await app.ready();
   return {
     app,

@@ -5,12 +5,12 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
 import { withUnavailableQueries } from '../../src/store/clickhouseUnavailable.js';
 import { migrateClickHouse } from '../../src/store/migrate.js';
-import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
+import { createClickHouseEventPipeline, type EventPipelineOptions } from '../../src/tracking/clickhouseEventPipeline.js';
 import { ApiError } from '../../src/http/errors.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { packageRoot } from '../../src/packageRoot.js';
@@ -24,6 +24,17 @@ let ch: ClickHouse | undefined;
 afterAll(async () => {
   await ch?.close();
 });
+
+/**
+ * A pipeline closed when the test ends, whether it passed or failed (closing twice is a no-op): the
+ * tests share one DATA_DIR, and a pipeline a failed assertion left open holds its spool's lock, so
+ * every later test would fail to open its own instead of testing anything.
+ */
+async function openPipeline(options: EventPipelineOptions) {
+  const pipeline = await createClickHouseEventPipeline(options);
+  onTestFinished(() => pipeline.close());
+  return pipeline;
+}
 
 async function countEvents(campaignId: string) {
   const result = await ch!.client.query({
@@ -77,7 +88,7 @@ describe('an accepted event survives kill -9 of the process (the spool is replay
     expect(acknowledged).toBeGreaterThanOrEqual(5000);
     expect(readdirSync(path.join(dataDir, 'spool')).length).toBeGreaterThan(0);
     const config = loadConfig({ DATA_DIR: dataDir });
-    const restarted = await createClickHouseEventPipeline({ config, ch: ch!, log: silent });
+    const restarted = await openPipeline({ config, ch: ch!, log: silent });
     await restarted.flush();
     await restarted.close();
     const counted = await countEvents(campaignId);
@@ -113,7 +124,7 @@ describe('an accepted event survives kill -9 of the process (the spool is replay
     let back = false;
     const switching: ClickHouse = { kind: 'server', get client() { return back ? ch!.client : refusing; }, close: async () => undefined };
     const config = loadConfig({ DATA_DIR: crashDir, EVENT_FLUSH_INTERVAL_MS: '60000' });
-    const restarted = await createClickHouseEventPipeline({ config, ch: switching, log: silent });
+    const restarted = await openPipeline({ config, ch: switching, log: silent });
     const recovered: Array<{ type: string; cost: number }> = [];
     restarted.forEachRecovered((event) => recovered.push({ type: event.type, cost: event.cost_nanos }));
     expect(recovered).toEqual([{ type: 'conversion', cost: 828_000_000 }]);
@@ -148,7 +159,7 @@ describe('an accepted event survives kill -9 of the process (the spool is replay
     // start sends the same segment again, with the same name as its deduplication token.
     const spoolDir = path.join(dataDir, 'spool');
     const config = loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' });
-    const pipeline = await createClickHouseEventPipeline({ config, ch: ch!, log: silent });
+    const pipeline = await openPipeline({ config, ch: ch!, log: silent });
     const id = randomUUID();
     pipeline.accept([sampleEvent({ campaign_id: id }), sampleEvent({ campaign_id: id })]);
     const [segment] = readdirSync(spoolDir);
@@ -158,7 +169,7 @@ describe('an accepted event survives kill -9 of the process (the spool is replay
     expect((await countEvents(id)).rows).toBe(2);
 
     writeFileSync(path.join(spoolDir, segment!), lines);
-    const restarted = await createClickHouseEventPipeline({ config, ch: ch!, log: silent });
+    const restarted = await openPipeline({ config, ch: ch!, log: silent });
     expect(restarted.pending()).toBe(2);
     await restarted.flush();
     await restarted.close();
@@ -168,7 +179,7 @@ describe('an accepted event survives kill -9 of the process (the spool is replay
 
   it('refuses events with 503 unavailable when the buffer is full, and keeps what it accepted', async () => {
     const config = loadConfig({ DATA_DIR: dataDir, EVENT_BUFFER_MAX_ROWS: '3', EVENT_FLUSH_INTERVAL_MS: '60000' });
-    const pipeline = await createClickHouseEventPipeline({ config, ch: ch!, log: silent });
+    const pipeline = await openPipeline({ config, ch: ch!, log: silent });
     const id = randomUUID();
     pipeline.accept([sampleEvent({ campaign_id: id }), sampleEvent({ campaign_id: id }), sampleEvent({ campaign_id: id })]);
     let refused: unknown;
@@ -187,7 +198,7 @@ describe('an accepted event survives kill -9 of the process (the spool is replay
   it('writes the events accepted in one turn together, and settles each only once its line is in the spool', async () => {
     const spoolDir = path.join(dataDir, 'spool');
     const config = loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' });
-    const pipeline = await createClickHouseEventPipeline({ config, ch: ch!, log: silent });
+    const pipeline = await openPipeline({ config, ch: ch!, log: silent });
     const id = randomUUID();
     const spooledLines = () =>
       readdirSync(spoolDir).reduce((sum, name) => sum + readFileSync(path.join(spoolDir, name), 'utf8').split('\n').length - 1, 0);
@@ -211,7 +222,7 @@ describe('an accepted event survives kill -9 of the process (the spool is replay
   });
 
   it('tells listeners about each accepted event', async () => {
-    const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: dataDir }), ch: ch!, log: silent });
+    const pipeline = await openPipeline({ config: loadConfig({ DATA_DIR: dataDir }), ch: ch!, log: silent });
     const seen: string[] = [];
     pipeline.onAccepted((event) => seen.push(event.event_id));
     const event = sampleEvent();
@@ -229,7 +240,7 @@ describe('an event the spool took is kept whatever a listener of it does', () =>
   it('answers it as kept when a listener throws, tells the other listeners, writes it once, and logs the throw once and counts each', async () => {
     const logged: Array<{ msg: string }> = [];
     const log = pino({ level: 'error' }, { write: (line: string) => logged.push(JSON.parse(line) as { msg: string }) });
-    const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' }), ch: ch!, log });
+    const pipeline = await openPipeline({ config: loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' }), ch: ch!, log });
     pipeline.onAccepted(throwing);
     const seen: string[] = [];
     pipeline.onAccepted((event) => seen.push(event.event_id));
@@ -247,7 +258,7 @@ describe('an event the spool took is kept whatever a listener of it does', () =>
   });
 
   it('answers an event written at once as kept when a listener throws, and tells the other listeners it was written', async () => {
-    const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' }), ch: ch!, log: silent });
+    const pipeline = await openPipeline({ config: loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' }), ch: ch!, log: silent });
     pipeline.onAccepted(throwing);
     const seen: Array<[string, boolean]> = [];
     pipeline.onAccepted((event, written) => seen.push([event.event_id, written]));
@@ -265,7 +276,7 @@ describe('an event the spool took is kept whatever a listener of it does', () =>
   it('logs each of two listeners that throw on every event once, not each event twice', async () => {
     const logged: Array<{ msg: string }> = [];
     const log = pino({ level: 'error' }, { write: (line: string) => logged.push(JSON.parse(line) as { msg: string }) });
-    const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' }), ch: ch!, log });
+    const pipeline = await openPipeline({ config: loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' }), ch: ch!, log });
     pipeline.onAccepted(throwing);
     pipeline.onAccepted(() => {
       throw new Error('another counter is broken too');
@@ -279,7 +290,7 @@ describe('an event the spool took is kept whatever a listener of it does', () =>
   });
 
   it('still checks its serve when a listener throws: a second impression of a billed serve is stored as duplicate, unbilled', async () => {
-    const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' }), ch: ch!, log: silent });
+    const pipeline = await openPipeline({ config: loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' }), ch: ch!, log: silent });
     const id = randomUUID();
     const serveId = randomUUID();
     pipeline.accept([sampleEvent({ campaign_id: id, serve_id: serveId })]);

@@ -424,7 +424,9 @@ describe('breakdown responses match openapi.yaml', () => {
 });
 
 describe('breakdown_blocks_v1 parts (clickhouse/0015)', () => {
-  it('merges a month to one part once none of its parts was written for an hour, and no month still being written', async () => {
+  // What the settings do (ClickHouse merges a whole month to one part once none of its parts was
+  // written for an hour) is the engine's; this test holds the table to them.
+  it('is set to merge a whole partition (month) once none of its parts is younger than 3600 s: min_age_to_force_merge_seconds = 3600, on partition only', async () => {
     const result = await ctx.stores.ch.client.query({
       query: "SELECT engine_full FROM system.tables WHERE database = currentDatabase() AND name = 'breakdown_blocks_v1'",
       format: 'JSONEachRow',

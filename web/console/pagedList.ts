@@ -67,6 +67,8 @@ export function Pager({ list, label }: { list: PagedList<unknown>; label: string
  * question in the page, where screen readers and the tests read them. The question is a row of its
  * own under the credential's, across the table (`columns` wide): in the action cell it widened a
  * table already wider than a phone's screen, and sat half past the screen's edge at 390 px.
+ * Once revoked, the row has no button left to hold the focus: it goes to the next row's Revoke, or
+ * when there is none to the list's heading (the table's aria-labelledby), never back to the page.
  */
 export function RevocableRow({ cells, columns, revoked, label, run, onDone, onError }: {
   cells: ComponentChildren;
@@ -82,16 +84,21 @@ export function RevocableRow({ cells, columns, revoked, label, run, onDone, onEr
   const confirm = useRef<HTMLButtonElement>(null);
   const revoke = useRef<HTMLButtonElement>(null);
   const asked = useRef(false);
+  const row = useRef<HTMLTableRowElement>(null);
+  /** Where the focus goes when the question closes: this row's Revoke, or after a revoke focusAfterRevoke's. */
+  const focusNext = useRef<HTMLElement | null>(null);
   useEffect(() => {
     if (asking) confirm.current?.focus();
-    else if (asked.current) revoke.current?.focus();
+    else if (asked.current) (focusNext.current ?? revoke.current)?.focus();
     asked.current = asking;
+    focusNext.current = null;
   }, [asking]);
   async function click() {
     setBusy(true);
     try {
       await run();
-      // The row stays (now revoked): its question goes.
+      // The row stays (now revoked): its question goes, and its Revoke button once the list reloads.
+      focusNext.current = focusAfterRevoke(row.current);
       setAsking(false);
       onDone();
     } catch (failure) {
@@ -101,9 +108,9 @@ export function RevocableRow({ cells, columns, revoked, label, run, onDone, onEr
       setBusy(false);
     }
   }
-  return html`<tr>
+  return html`<tr ref=${row}>
       ${cells}
-      <td>${!revoked && html`<button type="button" class="secondary" aria-label=${label} aria-expanded=${asking} ref=${revoke} disabled=${busy} onClick=${() => setAsking(!asking)}>Revoke</button>`}</td>
+      <td>${!revoked && html`<button type="button" class="secondary revoke" aria-label=${label} aria-expanded=${asking} ref=${revoke} disabled=${busy} onClick=${() => setAsking(!asking)}>Revoke</button>`}</td>
     </tr>
     ${asking && html`<tr class="question"><td colspan=${columns}>
       <div class="confirm" role="group" aria-label=${label}>
@@ -112,6 +119,16 @@ export function RevocableRow({ cells, columns, revoked, label, run, onDone, onEr
         <button type="button" class="secondary" disabled=${busy} onClick=${() => setAsking(false)}>Cancel</button>
       </div>
     </td></tr>`}`;
+}
+
+/** The next row's Revoke button, or else the heading that names the row's table (its aria-labelledby). */
+function focusAfterRevoke(row: HTMLTableRowElement | null): HTMLElement | null {
+  for (let next = row?.nextElementSibling; next; next = next.nextElementSibling) {
+    const button = next.querySelector<HTMLButtonElement>('button.revoke');
+    if (button) return button;
+  }
+  const heading = row?.closest('table')?.getAttribute('aria-labelledby');
+  return heading ? document.getElementById(heading) : null;
 }
 
 /** Where a listed secret stands: keys and tokens are never shown again, only whether they still work. */

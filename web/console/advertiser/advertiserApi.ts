@@ -1,6 +1,8 @@
 import type { Permission } from '../session.js';
 
-/** The shapes of the advertiser API the console reads (openapi.yaml: AdvertiserMe, Campaign, LineItem, rows). */
+// The shapes of the advertiser API the console reads, as openapi.yaml names them: AdvertiserMe,
+// Campaign, LineItem, and the reporting rows (AdvertiserCampaignRow, AdvertiserDailyRow,
+// TrafficQualityRow), each with only the fields the console uses.
 
 /** GET /v1/advertiser/me: who signed in, and what the key may do. */
 export interface AdvertiserMe {

@@ -52,6 +52,13 @@ function budgetText(lineItems: LineItem[]): string {
   return [live, ended && `${ended} (ended)`].filter(Boolean).join(' + ');
 }
 
+/**
+ * Why today's spend may pass the daily budget, and how far (docs/serving.md, billing ceilings): a
+ * click on an ad served earlier is billed when it comes, up to 2x the daily budget in a day, under a
+ * monthly limit of 30.4x it; Google Ads tells its advertisers the same beside its daily budget.
+ */
+const BILLING_CEILINGS = 'A day may bill up to twice a line item\'s daily budget (late clicks on earlier ads); a UTC month, never more than 30.4 times it.';
+
 /** How long "Loading campaigns…" may stay before the page says the service is not answering. */
 const LOADING_TIMEOUT_MS = 15_000;
 
@@ -130,7 +137,7 @@ export function CampaignsPage({ session }: { session: Session }) {
     </div>`}
     ${shown?.length === 0 && list.pageNumber === 1 && html`<p>No campaigns yet.${may(session, 'campaigns') && html` <a href="#/compose">Create the first one</a>.`}</p>`}
     ${shown && shown.length > 0 && html`<${TableWrap} label="Campaigns"><table aria-label="Campaigns">
-      <caption class="hint">Oldest first, ${CAMPAIGNS_PER_PAGE} a page. Spend is today's (UTC) in USD; budgets are per line item in their own currency.</caption>
+      <caption class="hint">Oldest first, ${CAMPAIGNS_PER_PAGE} a page. Spend is today's (UTC) in USD; budgets are per line item in their own currency. ${BILLING_CEILINGS}</caption>
       <thead><tr><th scope="col">Campaign</th><th scope="col">Status</th><th scope="col" class="num">Spent today</th><th scope="col">Daily budget</th><th scope="col">Line items</th><th scope="col">Actions</th></tr></thead>
       <tbody>${shown.map(({ campaign, lineItems, spentToday }) => html`<tr>
         <th scope="row"><a href=${`#/campaign?id=${campaign.id}`}>${campaign.name}</a><br /><span class="hint">${campaign.brand_name}</span></th>

@@ -7,6 +7,7 @@ import { ActionForm } from '../actionForm.js';
 import { ErrorMessage, formatDateTime, Notice, ShownOnce } from '../ui.js';
 import { Pager, RevocableRow, SecretState, usePagedList } from '../pagedList.js';
 import { useResource } from '../resource.js';
+import { TableWrap } from '../tableWrap.js';
 
 interface Member {
   id: string;
@@ -48,20 +49,20 @@ function OrganizationDetails({ session, id, base, name }: { session: Session; id
     <h2>Users</h2>
     <${ErrorMessage} error=${users.error} />
     ${users.rows?.length === 0 && html`<p>No user yet: campaigns need a member as their owner.</p>`}
-    ${users.rows && users.rows.length > 0 && html`<div class="table-wrap"><table aria-label="Users">
+    ${users.rows && users.rows.length > 0 && html`<${TableWrap} label="Users"><table aria-label="Users">
       <thead><tr><th scope="col">Email</th><th scope="col">Joined</th><th scope="col">User id (a campaign's user_id)</th></tr></thead>
       <tbody>${users.rows.map((user) => html`<tr key=${user.id}><td>${user.email}</td><td>${formatDateTime(user.created_at)}</td><td><code>${user.id}</code></td></tr>`)}</tbody>
-    </table></div>`}
+    </table><//>`}
     <${Pager} list=${users} label="users" />
     <${ActionForm} title="Add a user" submitLabel="Add user" fields=${[{ name: 'email', label: 'Email' }]}
       run=${(values: Record<string, string>) => api<{ data: Member }>(session, 'POST', `${base}/users`, { email: values.email ?? '' })}
       onDone=${() => setUsersVersion((count) => count + 1)}
       done=${(answer: { data: Member }) => html`<${Notice}>Added ${answer.data.email}.</${Notice}>`} />
 
-    <h2>API keys</h2>
+    <h2 id="api-keys-heading" tabindex="-1">API keys</h2>
     <${ErrorMessage} error=${keys.error ?? revokeError} />
     ${keys.rows?.length === 0 && html`<p>No API key yet.</p>`}
-    ${keys.rows && keys.rows.length > 0 && html`<div class="table-wrap"><table aria-label="API keys">
+    ${keys.rows && keys.rows.length > 0 && html`<${TableWrap} label="API keys"><table aria-labelledby="api-keys-heading">
       <caption class="hint">A key is shown once, when it is made; the service keeps only its hash.</caption>
       <thead><tr><th scope="col">Key id</th><th scope="col">Permissions</th><th scope="col">Created</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
       <tbody>${keys.rows.map((key) => html`<${RevocableRow} key=${key.id} columns=${5} revoked=${key.revoked_at !== null}
@@ -70,7 +71,7 @@ function OrganizationDetails({ session, id, base, name }: { session: Session; id
         label=${`Revoke API key ${key.id}`} onError=${setRevokeError}
         run=${() => { setRevokeError(null); return api(session, 'DELETE', `/v1/admin/api-keys/${key.id}`); }}
         onDone=${() => setKeysVersion((count) => count + 1)} />`)}</tbody>
-    </table></div>`}
+    </table><//>`}
     <${Pager} list=${keys} label="API keys" />
     <${ActionForm} title="Create an API key" submitLabel="Create API key"
       fields=${[{ name: 'permissions', label: 'Permissions', hint: 'Comma-separated: campaigns, reporting (empty: both)' }]}

@@ -8,6 +8,7 @@ import { ErrorMessage, formatDateTime, Notice, ShownOnce } from '../ui.js';
 import { CertificationBadge } from '../placements.js';
 import { Pager, RevocableRow, SecretState, usePagedList } from '../pagedList.js';
 import { useResource } from '../resource.js';
+import { TableWrap } from '../tableWrap.js';
 
 interface TokenSummary {
   id: string;
@@ -54,14 +55,14 @@ function PublisherDetails({ session, id, base, name }: { session: Session; id: s
     <h2>Placements</h2>
     <${ErrorMessage} error=${placements.error} />
     ${placements.rows?.length === 0 && html`<p>No placement yet.</p>`}
-    ${placements.rows && placements.rows.length > 0 && html`<div class="table-wrap"><table aria-label="Placements">
+    ${placements.rows && placements.rows.length > 0 && html`<${TableWrap} label="Placements"><table aria-label="Placements">
       <caption class="hint">Open a placement to see its history and integration check, and to certify or revoke it with a reason.</caption>
       <thead><tr><th scope="col">Placement id</th><th scope="col">Name</th><th scope="col">Certification</th><th scope="col">Changed</th></tr></thead>
       <tbody>${placements.rows.map((placement) => html`<tr key=${placement.id}>
         <td><a href=${placementLink(placement.id)}>${placement.id}</a></td><td>${placement.name ?? ''}</td>
         <td><${CertificationBadge} state=${placement.certification} /></td><td>${formatDateTime(placement.updated_at)}</td>
       </tr>`)}</tbody>
-    </table></div>`}
+    </table><//>`}
     <${Pager} list=${placements} label="placements" />
     <${ActionForm} title="Register a placement" submitLabel="Register placement"
       fields=${[{ name: 'id', label: 'Placement id', hint: "The publisher's own id: letters, digits and . _ : ~ -" }, { name: 'name', label: 'Name (optional)' }]}
@@ -71,9 +72,9 @@ function PublisherDetails({ session, id, base, name }: { session: Session; id: s
       onDone=${() => setPlacementsVersion((count) => count + 1)}
       done=${(answer: { data: { id: string } }) => html`<${Notice}>Registered placement <code>${answer.data.id}</code>, uncertified.</${Notice}>`} />
 
-    <h2>Tokens</h2>
+    <h2 id="tokens-heading" tabindex="-1">Tokens</h2>
     <${ErrorMessage} error=${tokens.error ?? revokeError} />
-    ${tokens.rows && tokens.rows.length > 0 && html`<div class="table-wrap"><table aria-label="Tokens">
+    ${tokens.rows && tokens.rows.length > 0 && html`<${TableWrap} label="Tokens"><table aria-labelledby="tokens-heading">
       <caption class="hint">A token is shown once, when it is issued; the service keeps only its hash.</caption>
       <thead><tr><th scope="col">Token id</th><th scope="col">Issued</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
       <tbody>${tokens.rows.map((token) => html`<${RevocableRow} key=${token.id} columns=${4} revoked=${token.revoked_at !== null}
@@ -82,7 +83,7 @@ function PublisherDetails({ session, id, base, name }: { session: Session; id: s
         label=${`Revoke token ${token.id}`} onError=${setRevokeError}
         run=${() => { setRevokeError(null); return api(session, 'DELETE', `/v1/admin/publisher-tokens/${token.id}`); }}
         onDone=${() => setTokensVersion((count) => count + 1)} />`)}</tbody>
-    </table></div>`}
+    </table><//>`}
     <${Pager} list=${tokens} label="tokens" />
     <${ActionForm} title="Issue a token" submitLabel="Issue token" fields=${[]}
       run=${() => api<{ data: { id: string; token: string } }>(session, 'POST', `${base}/tokens`, {})}

@@ -1,0 +1,92 @@
+import { mkdtempSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { openStores, type Stores } from '../../src/runtime.js';
+import { ADVISORY_LOCKS } from '../../src/store/advisoryLock.js';
+import { EmbeddedClickHouseClaim } from '../../src/store/embeddedClickHouseClaim.js';
+import { CLICK_PATH } from '../../src/tracking/trackingLinks.js';
+import { eventually } from '../helpers/eventually.js';
+import { startPostgresServer, unavailableReason, type PostgresServer } from '../helpers/postgresServer.js';
+import { startTestAppOn, testConfig, type TestContext } from '../helpers/testApp.js';
+import { ADDRESSES, eventsOf, fromAddress, serveClaims, signedToken, trackedLineItem, waitForEvents } from '../helpers/trackingFixtures.js';
+
+/**
+ * The claim of an instance with embedded ClickHouse on a real PostgreSQL server, its connection
+ * ended by the server (pg_terminate_backend) and the lock taken meanwhile by another session, as a
+ * second instance would: while the claim is not held no event is kept (503) and /healthz fails;
+ * once the other lets go, the claim is taken again and events are kept again.
+ */
+if (unavailableReason) console.warn(unavailableReason);
+
+const KEY = ADVISORY_LOCKS.embeddedClickHouse;
+
+describe.skipIf(unavailableReason !== undefined)('an embedded ClickHouse claim whose connection drops', () => {
+  let server: PostgresServer;
+  let stores: Stores;
+  let claim: EmbeddedClickHouseClaim;
+  let ctx: TestContext;
+  let other: pg.Client;
+
+  beforeAll(async () => {
+    server = await startPostgresServer();
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'claim-'));
+    const env = { DATABASE_URL: server.url, TRUST_PROXY: '127.0.0.1' };
+    stores = await openStores(testConfig(dataDir, env));
+    claim = (await EmbeddedClickHouseClaim.take(server.url))!;
+    ctx = await startTestAppOn(stores, dataDir, env, { embeddedClickHouseClaim: claim });
+    other = new pg.Client({ connectionString: server.url });
+    await other.connect();
+  });
+
+  afterAll(async () => {
+    await other?.end().catch(() => undefined);
+    await ctx?.close();
+    await claim?.close();
+    await stores?.close();
+    server?.destroy();
+  });
+
+  const health = async () => {
+    const response = await ctx.app.inject({ method: 'GET', url: '/healthz' });
+    return { status: response.statusCode, claim: response.json().checks.clickhouse_claim as string };
+  };
+
+  it('refuses events with 503 and fails /healthz while another session holds the lock, and recovers once it can take it again', async () => {
+    const item = await trackedLineItem(ctx);
+    const pixel = () => fromAddress(ctx, `/v1/t/i/${signedToken(ctx, serveClaims(item, 'tCPM', 2_500_000))}`, ADDRESSES.comcastResidential);
+    const click = () => fromAddress(ctx, `${CLICK_PATH}${signedToken(ctx, serveClaims(item, 'CPC', 1_000_000))}`, ADDRESSES.comcastResidential);
+    expect(await health()).toEqual({ status: 200, claim: 'ok' });
+    expect((await pixel()).statusCode).toBe(200);
+    await waitForEvents(ctx, item.lineItemId, 1);
+
+    // The server ends the claim's session; the other session waits for the lock and has it as soon
+    // as that session is gone, well before the claim's retake 5 s later.
+    const { rows } = await other.query<{ pid: number }>("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND granted", [KEY]);
+    expect(rows).toHaveLength(1);
+    await other.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+    await other.query('SELECT pg_advisory_lock($1)', [KEY]);
+    await eventually(async () => (claim.held() ? undefined : true), 'the claim to see its connection gone');
+
+    expect(await health()).toEqual({ status: 503, claim: 'failing' });
+    const refusedPixel = await pixel();
+    expect(refusedPixel.statusCode).toBe(503);
+    expect(refusedPixel.headers['retry-after']).toBe('5');
+    expect(refusedPixel.json().error.code).toBe('unavailable');
+    expect((await click()).statusCode).toBe(503);
+    // Still refused after a retake that found the lock held.
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    expect(claim.held()).toBe(false);
+    expect((await pixel()).statusCode).toBe(503);
+    expect(await eventsOf(ctx, item.lineItemId)).toHaveLength(1);
+
+    await other.query('SELECT pg_advisory_unlock($1)', [KEY]);
+    await eventually(async () => ((await health()).status === 200 ? true : undefined), 'the claim to be taken again', 15_000, 200);
+    expect(await health()).toEqual({ status: 200, claim: 'ok' });
+    expect((await pixel()).statusCode).toBe(200);
+    expect((await click()).statusCode).toBe(302);
+    await waitForEvents(ctx, item.lineItemId, 3);
+    // Held again: another session cannot take it.
+    expect((await other.query<{ held: boolean }>('SELECT pg_try_advisory_lock($1) AS held', [KEY])).rows[0]!.held).toBe(false);
+  });
+});
