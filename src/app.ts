@@ -84,7 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ch: deps.ch,
     log: app.log,
     billing: billingLock(deps.db),
-    mayAccept: claim && (() => claim.held()),
+    mayAccept: claim && (() => claim.keepsEvents()),
   });
   app.addHook('onClose', async () => events.close());
   const metrics = createMetrics(events);

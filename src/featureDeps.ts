@@ -33,9 +33,9 @@ export interface AppDeps {
   snapshotBase?: Promise<BaseBytes>;
   /**
    * On a Postgres server with embedded ClickHouse, the instance's claim on the database
-   * (embeddedClickHouseClaim.ts): while it is not held, events are refused and /healthz fails.
+   * (embeddedClickHouseClaim.ts): while another instance holds it, events are refused and /healthz fails.
    */
-  embeddedClickHouseClaim?: { held(): boolean };
+  embeddedClickHouseClaim?: { keepsEvents(): boolean };
 }
 
 /** What every feature plugin may use; each takes what it needs. */

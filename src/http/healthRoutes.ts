@@ -10,8 +10,8 @@ type CheckResult = 'ok' | 'failing';
  * stops routing here and an operator sees why: both stores answer within the timeout, the spool
  * takes a real write, and the events not yet in ClickHouse are within HEALTH_EVENT_BACKLOG_* (a
  * growing or ageing backlog means writes to ClickHouse are failing while pixels still answer 2xx).
- * On a Postgres server with embedded ClickHouse, also that the instance holds its claim on the
- * database (embeddedClickHouseClaim.ts): without it tracking answers 503, so it is no place to route.
+ * On a Postgres server with embedded ClickHouse, also that no other instance has taken its claim on
+ * the database (embeddedClickHouseClaim.ts): then tracking answers 503, so it is no place to route.
  */
 export async function healthRoutes(app: FastifyInstance, { db, ch, events, config, embeddedClickHouseClaim }: FeatureDeps): Promise<void> {
   app.get('/healthz', async (request, reply) => {
@@ -27,7 +27,7 @@ export async function healthRoutes(app: FastifyInstance, { db, ch, events, confi
       clickhouse: verdict(clickhouse),
       spool: verdict(events.spoolWritable()),
       event_backlog: verdict(backlogOk),
-      ...(embeddedClickHouseClaim && { clickhouse_claim: verdict(embeddedClickHouseClaim.held()) }),
+      ...(embeddedClickHouseClaim && { clickhouse_claim: verdict(embeddedClickHouseClaim.keepsEvents()) }),
     };
     const body = {
       status: Object.values(checks).every((check) => check === 'ok') ? 'ok' : 'unavailable',

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Client } from 'pg';
 import { ADVISORY_LOCKS } from './advisoryLock.js';
 
-/** How long after losing its connection the claim tries to take the lock again. */
+/** How often the claim tries to take the lock again after a first try at once failed. */
 const RETAKE_MS = 5_000;
 
 /**
@@ -27,19 +27,23 @@ export const SHARE_ONE_CLICKHOUSE =
  * so a restart is never locked out. One instance on a Postgres server with embedded ClickHouse is
  * legal; instances with CLICKHOUSE_URL take no lock.
  *
- * A lost connection loses the lock, and another such instance may take it meanwhile and keep events
- * in its own chdb. So while the claim is not held (`held()` false) this instance keeps no new event
- * (the pipeline refuses them: tracking answers 503) and /healthz fails (a load balancer takes it
- * out); the claim takes the lock again every RETAKE_MS, says in the log (an error) when another
- * instance took it meanwhile, and accepts events again once it has it back.
+ * A lost connection loses the lock, and the claim takes it again every RETAKE_MS. While Postgres
+ * cannot be reached nobody else can take it either (an outage, a failover: the usual cause), so
+ * events are still kept, as on any instance during a Postgres outage. Only when a retake finds the
+ * lock held by another session has a second instance with embedded ClickHouse started meanwhile:
+ * then this instance keeps no new event (`keepsEvents()` false: the pipeline refuses them, tracking
+ * answers 503, /healthz fails so a load balancer takes it out), says so once in the log (an error),
+ * and keeps events again once it has the lock back. Left open: a network cut between this instance
+ * and Postgres alone, during which another such instance starts, has both keep events until the cut
+ * heals.
  */
 export class EmbeddedClickHouseClaim {
   private client: Client | undefined;
   private retake: NodeJS.Timeout | undefined;
   private closed = false;
   private log: FastifyBaseLogger | undefined;
-  /** Whether the last retake found the lock held by another instance (logged once, not at every try). */
-  private takenOver = false;
+  /** What the last retake found, each logged once, not at every try: the lock held by another session, or Postgres out of reach. */
+  private lastRetake: 'taken_over' | 'unreachable' | undefined;
 
   private constructor(private readonly databaseUrl: string) {}
 
@@ -57,9 +61,9 @@ export class EmbeddedClickHouseClaim {
     this.log = log;
   }
 
-  /** Whether this instance holds the lock now: false from a lost connection until the lock is taken again. */
-  held(): boolean {
-    return this.client !== undefined;
+  /** Whether this instance may keep events: false from a retake that found the lock held by another session until the lock is taken again. */
+  keepsEvents(): boolean {
+    return this.client !== undefined || this.lastRetake !== 'taken_over';
   }
 
   async close(): Promise<void> {
@@ -97,27 +101,37 @@ export class EmbeddedClickHouseClaim {
   private lost(client: Client): void {
     if (this.closed || this.client !== client) return;
     this.client = undefined;
-    this.log?.warn('lost the Postgres connection that holds the embedded ClickHouse claim; refusing events (503) and failing /healthz until it is taken again');
-    this.scheduleRetake();
+    this.log?.warn(`lost the Postgres connection that holds the embedded ClickHouse claim; taking it again (then every ${RETAKE_MS / 1000} s)`);
+    // At once: the sooner a retake finds the lock held elsewhere, the fewer events two instances both keep.
+    this.scheduleRetake(0);
   }
 
-  private scheduleRetake(): void {
+  private scheduleRetake(delayMs = RETAKE_MS): void {
     this.retake = setTimeout(() => {
-      // Unreachable counts as held: tried again, and said once, as a claim taken over.
-      void this.tryTake().catch(() => false).then((taken) => {
-        if (this.closed) return;
-        if (taken) {
-          this.log?.info('took the embedded ClickHouse claim again; accepting events');
-          this.takenOver = false;
-          return;
-        }
-        if (!this.takenOver) {
-          this.log?.error(`another instance with embedded ClickHouse may now run on this Postgres database; this one refuses events and fails /healthz until it can take the claim again: ${SHARE_ONE_CLICKHOUSE}`);
-        }
-        this.takenOver = true;
-        this.scheduleRetake();
-      });
-    }, RETAKE_MS);
+      void this.tryTake().then(
+        (taken) => this.retaken(taken ? 'taken' : 'taken_over'),
+        () => this.retaken('unreachable'),
+      );
+    }, delayMs);
     this.retake.unref();
+  }
+
+  private retaken(found: 'taken' | 'taken_over' | 'unreachable'): void {
+    if (this.closed) return;
+    if (found === 'taken') {
+      if (this.lastRetake === 'taken_over') this.log?.info('took the embedded ClickHouse claim again; keeping events again');
+      else this.log?.info('took the embedded ClickHouse claim again');
+      this.lastRetake = undefined;
+      return;
+    }
+    if (found !== this.lastRetake) {
+      if (found === 'taken_over') {
+        this.log?.error(`another instance with embedded ClickHouse now runs on this Postgres database; this one refuses events (503) and fails /healthz until it can take the claim again: ${SHARE_ONE_CLICKHOUSE}`);
+      } else {
+        this.log?.warn('Postgres cannot be reached to take the embedded ClickHouse claim again; events are still kept (no other instance can take it either), trying again');
+      }
+    }
+    this.lastRetake = found;
+    this.scheduleRetake();
   }
 }

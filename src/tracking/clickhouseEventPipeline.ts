@@ -21,9 +21,9 @@ export interface EventPipelineOptions {
   /** Serialises the billing lookup and insert with every other pipeline sharing the stores; by default with this process's only. */
   billing?: BillingLock;
   /**
-   * Whether events may be kept now; none are refused when not given. False while the instance does
-   * not hold the embedded ClickHouse claim (embeddedClickHouseClaim.ts): another instance may be
-   * keeping events in a ClickHouse of its own then, which would bill a replayed click a second time.
+   * Whether events may be kept now; none are refused when not given. False while another instance
+   * holds this one's embedded ClickHouse claim (embeddedClickHouseClaim.ts): it keeps events in a
+   * ClickHouse of its own then, which would bill a replayed click a second time.
    */
   mayAccept?: () => boolean;
 }

@@ -14,8 +14,9 @@ import { ADDRESSES, eventsOf, fromAddress, serveClaims, signedToken, trackedLine
 /**
  * The claim of an instance with embedded ClickHouse on a real PostgreSQL server, its connection
  * ended by the server (pg_terminate_backend) and the lock taken meanwhile by another session, as a
- * second instance would: while the claim is not held no event is kept (503) and /healthz fails;
- * once the other lets go, the claim is taken again and events are kept again.
+ * second instance would: while the other holds it no event is kept (503) and /healthz fails; once
+ * the other lets go, the claim is taken again and events are kept again. And the server stopped:
+ * nobody can take the lock then, so events are kept through the outage and the claim is taken back.
  */
 if (unavailableReason) console.warn(unavailableReason);
 
@@ -52,7 +53,7 @@ describe.skipIf(unavailableReason !== undefined)('an embedded ClickHouse claim w
     return { status: response.statusCode, claim: response.json().checks.clickhouse_claim as string };
   };
 
-  it('refuses events with 503 and fails /healthz while another session holds the lock, and recovers once it can take it again', async () => {
+  it('refuses events with 503 and fails /healthz once a retake finds the lock held by another session, and recovers once it can take it again', async () => {
     const item = await trackedLineItem(ctx);
     const pixel = () => fromAddress(ctx, `/v1/t/i/${signedToken(ctx, serveClaims(item, 'tCPM', 2_500_000))}`, ADDRESSES.comcastResidential);
     const click = () => fromAddress(ctx, `${CLICK_PATH}${signedToken(ctx, serveClaims(item, 'CPC', 1_000_000))}`, ADDRESSES.comcastResidential);
@@ -61,12 +62,12 @@ describe.skipIf(unavailableReason !== undefined)('an embedded ClickHouse claim w
     await waitForEvents(ctx, item.lineItemId, 1);
 
     // The server ends the claim's session; the other session waits for the lock and has it as soon
-    // as that session is gone, well before the claim's retake 5 s later.
+    // as that session is gone, and the claim's retake finds it held.
     const { rows } = await other.query<{ pid: number }>("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND granted", [KEY]);
     expect(rows).toHaveLength(1);
     await other.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
     await other.query('SELECT pg_advisory_lock($1)', [KEY]);
-    await eventually(async () => (claim.held() ? undefined : true), 'the claim to see its connection gone');
+    await eventually(async () => (claim.keepsEvents() ? undefined : true), 'the claim to find the lock held elsewhere', 15_000);
 
     expect(await health()).toEqual({ status: 503, claim: 'failing' });
     const refusedPixel = await pixel();
@@ -76,7 +77,7 @@ describe.skipIf(unavailableReason !== undefined)('an embedded ClickHouse claim w
     expect((await click()).statusCode).toBe(503);
     // Still refused after a retake that found the lock held.
     await new Promise((resolve) => setTimeout(resolve, 6_000));
-    expect(claim.held()).toBe(false);
+    expect(claim.keepsEvents()).toBe(false);
     expect((await pixel()).statusCode).toBe(503);
     expect(await eventsOf(ctx, item.lineItemId)).toHaveLength(1);
 
@@ -88,5 +89,31 @@ describe.skipIf(unavailableReason !== undefined)('an embedded ClickHouse claim w
     await waitForEvents(ctx, item.lineItemId, 3);
     // Held again: another session cannot take it.
     expect((await other.query<{ held: boolean }>('SELECT pg_try_advisory_lock($1) AS held', [KEY])).rows[0]!.held).toBe(false);
+  });
+
+  it('keeps events through a Postgres outage (nobody can take the lock then), and holds the lock again once the server is back', async () => {
+    const item = await trackedLineItem(ctx);
+    const pixel = () => fromAddress(ctx, `/v1/t/i/${signedToken(ctx, serveClaims(item, 'tCPM', 2_500_000))}`, ADDRESSES.comcastResidential);
+    await other.end();
+    server.stop();
+    // The immediate retake and the one 5 s later both find the server gone.
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    expect(claim.keepsEvents()).toBe(true);
+    const during = await pixel();
+    expect(during.statusCode).toBe(200);
+    expect((await health()).claim).toBe('ok');
+
+    server.start();
+    await waitForEvents(ctx, item.lineItemId, 1, 20_000);
+    other = new pg.Client({ connectionString: server.url });
+    await other.connect();
+    await eventually(
+      async () => ((await other.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND granted", [KEY])).rowCount === 1 ? true : undefined),
+      'the claim taken again once the server is back',
+      15_000,
+      200,
+    );
+    expect((await pixel()).statusCode).toBe(200);
+    await waitForEvents(ctx, item.lineItemId, 2);
   });
 });
