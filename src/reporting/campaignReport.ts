@@ -9,8 +9,8 @@ import {
   ZERO_SUMS,
   type PerformanceMetrics,
 } from './performanceMetrics.js';
-import type { ReachStores } from './reachBlocks.js';
-import { campaignSumsAndReach } from './campaignSumsAndReach.js';
+import { rollupSums } from './rollupSums.js';
+import { reachOver, type ReachStores } from './reachBlocks.js';
 
 export interface CampaignRow extends PerformanceMetrics {
   campaign_id: string;
@@ -35,7 +35,7 @@ export const campaignRowColumns = [
   'campaign_deleted_at',
 ] as const satisfies ReadonlyArray<keyof CampaignRow>;
 
-/** Campaigns per round trip: one Postgres page and its ClickHouse queries (campaignSumsAndReach) each. */
+/** Campaigns per round trip: one Postgres page and one ClickHouse query each. */
 const BATCH_SIZE = 1000;
 
 /** Where a campaign report stopped: the position of its last campaign, for the next page's cursor. */
@@ -64,10 +64,17 @@ export async function* campaignReport(
     const campaigns = await organizationCampaigns(stores.db, request.organizationId, request.campaignIds, { ...page, limit: size }, deleted);
     if (campaigns.length === 0) return;
     const ids = campaigns.map((campaign) => campaign.id);
-    const { sums, reach } = await campaignSumsAndReach(stores, ids, request.dateFrom, request.dateTo);
+    // Embedded chdb runs one parameterized query at a time, off this thread: the sums arrive first,
+    // and their rates are computed while reach's queries run.
+    const [metrics, reach] = await Promise.all([
+      rollupSums(stores.ch, 'campaign_id', ids, request.dateFrom, request.dateTo).then((sums) =>
+        campaigns.map((campaign) => performanceMetrics(sums.get(campaign.id) ?? ZERO_SUMS)),
+      ),
+      reachOver(stores, ids, request.dateFrom, request.dateTo, false),
+    ]);
     const last = campaigns.at(-1)!;
     progress.last = { time: last.sort_time, id: last.id };
-    yield campaigns.map((campaign) => campaignRow(campaign, performanceMetrics(sums.get(campaign.id) ?? ZERO_SUMS), reach.get(campaign.id) ?? 0));
+    yield campaigns.map((campaign, index) => campaignRow(campaign, metrics[index]!, reach.get(campaign.id) ?? 0));
     if (campaigns.length < size) return;
     done += campaigns.length;
     page = { limit: 0, offset: 0, after: progress.last };

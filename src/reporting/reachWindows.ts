@@ -99,17 +99,7 @@ function windowParams(level: ReachLevel, campaignIds: string[], dateFrom: string
 /** Per key of the blocks: whether a trusted kept row counts as many impressions, and the figure of the one counting most (a superset of the key's other rows). */
 async function keptFigures(ch: ClickHouse, kept: KeptTable, window: WindowParams) {
   const result = await ch.client.query({
-    query: `${keptFiguresSql(kept)}
-      SETTINGS max_execution_time = 30`,
-    query_params: window,
-    format: 'JSONEachRow',
-  });
-  return figureRows.parse(await result.json());
-}
-
-/** keptFigures' query; the table is one of KEPT_TABLES, never input. */
-function keptFiguresSql(kept: KeptTable): string {
-  return `
+    query: `
       SELECT toString(blocks.campaign_id) AS row_campaign, toString(blocks.line_item_id) AS row_line_item,
              kept.present = 1 AND kept.kept_impressions >= blocks.impressions AS fresh, kept.present AS present, kept.kept_users AS unique_users
       FROM (${BLOCK_COUNTS}
@@ -117,18 +107,12 @@ function keptFiguresSql(kept: KeptTable): string {
       LEFT JOIN (
         SELECT campaign_id, line_item_id, max(impressions) AS kept_impressions, argMax(unique_users, impressions) AS kept_users, 1 AS present${trustedKeptRows(kept)}
         GROUP BY campaign_id, line_item_id
-      ) AS kept ON kept.campaign_id = blocks.campaign_id AND kept.line_item_id = blocks.line_item_id`;
-}
-
-/**
- * The check of a window whose days are all past (keptWindowReach's first query: row_campaign,
- * row_line_item, fresh, present, unique_users per key of the blocks) as SQL and its parameters, for
- * a caller that reads it inside a query of its own (campaignSumsAndReach.ts: on chdb, one query
- * fewer). A key is kept when its row is fresh; the caller gives the campaigns with a key that is
- * not to reachOver, which checks them again and merges them as keptWindowReach does.
- */
-export function pastWindowCheck(level: ReachLevel, campaignIds: string[], dateFrom: string, dateTo: string): { sql: string; params: WindowParams } {
-  return { sql: keptFiguresSql(KEPT_TABLES.past), params: windowParams(level, campaignIds, dateFrom, dateTo) };
+      ) AS kept ON kept.campaign_id = blocks.campaign_id AND kept.line_item_id = blocks.line_item_id
+      SETTINGS max_execution_time = 30`,
+    query_params: window,
+    format: 'JSONEachRow',
+  });
+  return figureRows.parse(await result.json());
 }
 
 const keptRows = z.array(

@@ -37,14 +37,22 @@ export type RollupGrouping = 'campaign_id' | 'day';
 const groupedRows = z.array(z.object({ key: z.string(), ...rollupSumsColumns }));
 
 /**
- * The rollup's sums of the given campaigns ({campaign_ids}) over {date_from}..{date_to}, one row per
- * `key`, from the per-campaign daily rollup (clickhouse/0002). Its rows are merged lazily, so sum()
- * ... GROUP BY is what makes them exact; it is ordered by (campaign_id, day), so both conditions
- * narrow the read to the requested campaigns and days. Also a part of campaignSumsAndReach's query.
- * groupBy is one of two fixed column names (the type allows nothing else), never user input.
+ * Valid-traffic sums over the window for the given campaigns, from the per-campaign daily rollup
+ * (clickhouse/0002), keyed by campaign id or by day. Its rows are merged lazily, so sum() ...
+ * GROUP BY is what makes them exact; it is ordered by (campaign_id, day), so both conditions narrow
+ * the read to the requested campaigns and days. The time limit sits in the query itself: embedded chdb ignores the client's
+ * request timeout, and a SET would outlive the query.
  */
-export function rollupSumsSql(groupBy: RollupGrouping): string {
-  return `
+export async function rollupSums(
+  ch: ClickHouse,
+  groupBy: RollupGrouping,
+  campaignIds: string[],
+  dateFrom: string,
+  dateTo: string,
+): Promise<Map<string, MetricSums>> {
+  // groupBy is one of two fixed column names (the type allows nothing else), never user input.
+  const result = await ch.client.query({
+    query: `
       SELECT
         toString(${groupBy}) AS key,
         sum(impressions) AS total_impressions,
@@ -55,23 +63,7 @@ export function rollupSumsSql(groupBy: RollupGrouping): string {
       FROM campaign_daily_stats_v1
       WHERE campaign_id IN {campaign_ids:Array(UUID)}
         AND day BETWEEN {date_from:Date} AND {date_to:Date}
-      GROUP BY ${groupBy}`;
-}
-
-/**
- * Valid-traffic sums over the window for the given campaigns (rollupSumsSql), keyed by campaign id
- * or by day. The time limit sits in the query itself: embedded chdb ignores the client's request
- * timeout, and a SET would outlive the query.
- */
-export async function rollupSums(
-  ch: ClickHouse,
-  groupBy: RollupGrouping,
-  campaignIds: string[],
-  dateFrom: string,
-  dateTo: string,
-): Promise<Map<string, MetricSums>> {
-  const result = await ch.client.query({
-    query: `${rollupSumsSql(groupBy)}
+      GROUP BY ${groupBy}
       SETTINGS max_execution_time = 30`,
     query_params: { campaign_ids: campaignIds, date_from: dateFrom, date_to: dateTo },
     format: 'JSONEachRow',
