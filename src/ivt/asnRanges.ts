@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import ipaddr from 'ipaddr.js';
 import { ipv6Prefix } from './addressKeys.js';
 import { allocationGaps, type AnnouncedRow } from './ipv6Allocations.js';
+import { forEachRangeRow, type RangeRow } from './rangeRows.js';
 import type { RangeTableBuilder } from './rangeTable.js';
 
 /** Where the ranges of one autonomous system go, and under which label. */
@@ -12,13 +12,6 @@ export interface AsnTarget {
   ipv6: RangeTableBuilder;
   /** A hosting network: the unannounced rest of its IPv6 allocations is its space too (ipv6Allocations.ts). */
   fillsAllocation?: boolean;
-}
-
-/** One row's fields, read only when wanted. */
-interface Row {
-  target: AsnTarget | undefined;
-  start(): string;
-  end(): string;
 }
 
 const require = createRequire(import.meta.url);
@@ -33,8 +26,8 @@ const NO_ROW_AFTER = 1n << 64n;
  * about 150 ms for the ~600,000 rows at start, so no derived cache file is kept.
  */
 export function addAsnRanges(targets: ReadonlyMap<number, AsnTarget>): void {
-  forEachRow(require.resolve('@ip-location-db/asn/asn-ipv4-num.csv'), targets, (row) => {
-    row.target?.ipv4.addNumbers(Number(row.start()), Number(row.end()), row.target.label);
+  forEachRow(require.resolve('@ip-location-db/asn/asn-ipv4-num.csv'), targets, (row, target) => {
+    target?.ipv4.addNumbers(Number(row.start()), Number(row.end()), target.label);
   });
 
   // Each hosting row learns where the nearest row of any other network ends before it and starts
@@ -42,8 +35,7 @@ export function addAsnRanges(targets: ReadonlyMap<number, AsnTarget>): void {
   const hostingRows: AnnouncedRow[] = [];
   let previousForeignEnd = '';
   let awaitingForeignStart: AnnouncedRow[] = [];
-  forEachRow(require.resolve('@ip-location-db/asn/asn-ipv6.csv'), targets, (row) => {
-    const { target } = row;
+  forEachRow(require.resolve('@ip-location-db/asn/asn-ipv6.csv'), targets, (row, target) => {
     if (target?.fillsAllocation) {
       const announced: AnnouncedRow = {
         start: ipv6Key(row.start()),
@@ -74,31 +66,7 @@ function ipv6Key(address: string): bigint {
   return ipv6Prefix(ipaddr.IPv6.parse(address));
 }
 
-/**
- * Calls `visit` for every row, with its target (undefined for a network nobody asked for). Each row
- * is `start,end,asn,"organisation"`; the organisation may hold commas, the first three fields do not.
- */
-function forEachRow(file: string, targets: ReadonlyMap<number, AsnTarget>, visit: (row: Row) => void): void {
-  const text = readFileSync(file, 'latin1');
-  let position = 0;
-  let first = 0;
-  let second = 0;
-  // One reader for all rows: only the fields of rows someone looks at are sliced.
-  const row: Row = {
-    target: undefined,
-    start: () => text.slice(position, first),
-    end: () => text.slice(first + 1, second),
-  };
-  while (position < text.length) {
-    const newline = text.indexOf('\n', position);
-    const lineEnd = newline === -1 ? text.length : newline;
-    first = text.indexOf(',', position);
-    second = text.indexOf(',', first + 1);
-    if (first !== -1 && second !== -1 && second < lineEnd) {
-      const third = text.indexOf(',', second + 1);
-      row.target = targets.get(Number(text.slice(second + 1, third === -1 || third > lineEnd ? lineEnd : third)));
-      visit(row);
-    }
-    position = lineEnd + 1;
-  }
+/** Calls `visit` for every row, with its target (undefined for a network nobody asked for). */
+function forEachRow(file: string, targets: ReadonlyMap<number, AsnTarget>, visit: (row: RangeRow, target: AsnTarget | undefined) => void): void {
+  forEachRangeRow(file, (row) => visit(row, targets.get(Number(row.third()))));
 }
