@@ -16,17 +16,23 @@ export interface AsnTarget {
 
 const require = createRequire(import.meta.url);
 
+/** The package's files the ranges are read from. */
+export const asnRangeFiles = {
+  ipv4: require.resolve('@ip-location-db/asn/asn-ipv4-num.csv'),
+  ipv6: require.resolve('@ip-location-db/asn/asn-ipv6.csv'),
+};
+
 /** Past the last IPv6 key: no row of another network follows. */
 const NO_ROW_AFTER = 1n << 64n;
 
 /**
  * Adds the ranges of the wanted autonomous systems from @ip-location-db/asn (RouteViews, the five
  * RIRs and DB-IP; CC BY 4.0), plus the IPv6 allocation gaps of hosting networks. One pass over each
- * file (sorted by start; rows never overlap), reading only the ASN field of most rows it skips:
- * about 150 ms for the ~600,000 rows at start, so no derived cache file is kept.
+ * file (sorted by start; rows never overlap), reading only the ASN field of most rows it skips.
+ * `npm run build` keeps what this adds in a file a start reads instead (networkTables.ts).
  */
 export function addAsnRanges(targets: ReadonlyMap<number, AsnTarget>): void {
-  forEachRow(require.resolve('@ip-location-db/asn/asn-ipv4-num.csv'), targets, (row, target) => {
+  forEachRow(asnRangeFiles.ipv4, targets, (row, target) => {
     target?.ipv4.addNumbers(Number(row.start()), Number(row.end()), target.label);
   });
 
@@ -35,7 +41,7 @@ export function addAsnRanges(targets: ReadonlyMap<number, AsnTarget>): void {
   const hostingRows: AnnouncedRow[] = [];
   let previousForeignEnd = '';
   let awaitingForeignStart: AnnouncedRow[] = [];
-  forEachRow(require.resolve('@ip-location-db/asn/asn-ipv6.csv'), targets, (row, target) => {
+  forEachRow(asnRangeFiles.ipv6, targets, (row, target) => {
     if (target?.fillsAllocation) {
       const announced: AnnouncedRow = {
         start: ipv6Key(row.start()),
