@@ -75,7 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerJsonParser(app);
 
   // Built in a worker thread while the rest of the start (the ad index above all) goes on here.
-  const traffic = loadTrafficClassifier(config);
+  const traffic = loadTrafficClassifier(config, (why) => app.log.warn(why));
   // Awaited by tracking; a failure (a bad CIDR file) fails the start there, not as an unhandled rejection before.
   traffic.catch(() => undefined);
   const claim = deps.embeddedClickHouseClaim;

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import ipaddr from 'ipaddr.js';
 import { ipv6Prefix } from './addressKeys.js';
 import { allocationGaps, type AnnouncedRow } from './ipv6Allocations.js';
+import { forEachRangeRow, type RangeRow } from './rangeRows.js';
 import type { RangeTableBuilder } from './rangeTable.js';
 
 /** Where the ranges of one autonomous system go, and under which label. */
@@ -14,14 +14,13 @@ export interface AsnTarget {
   fillsAllocation?: boolean;
 }
 
-/** One row's fields, read only when wanted. */
-interface Row {
-  target: AsnTarget | undefined;
-  start(): string;
-  end(): string;
-}
-
 const require = createRequire(import.meta.url);
+
+/** The package's files the ranges are read from. */
+export const asnRangeFiles = {
+  ipv4: require.resolve('@ip-location-db/asn/asn-ipv4-num.csv'),
+  ipv6: require.resolve('@ip-location-db/asn/asn-ipv6.csv'),
+};
 
 /** Past the last IPv6 key: no row of another network follows. */
 const NO_ROW_AFTER = 1n << 64n;
@@ -29,12 +28,12 @@ const NO_ROW_AFTER = 1n << 64n;
 /**
  * Adds the ranges of the wanted autonomous systems from @ip-location-db/asn (RouteViews, the five
  * RIRs and DB-IP; CC BY 4.0), plus the IPv6 allocation gaps of hosting networks. One pass over each
- * file (sorted by start; rows never overlap), reading only the ASN field of most rows it skips:
- * about 150 ms for the ~600,000 rows at start, so no derived cache file is kept.
+ * file (sorted by start; rows never overlap), reading only the ASN field of most rows it skips.
+ * `npm run build` keeps what this adds in a file a start reads instead (networkTables.ts).
  */
 export function addAsnRanges(targets: ReadonlyMap<number, AsnTarget>): void {
-  forEachRow(require.resolve('@ip-location-db/asn/asn-ipv4-num.csv'), targets, (row) => {
-    row.target?.ipv4.addNumbers(Number(row.start()), Number(row.end()), row.target.label);
+  forEachRow(asnRangeFiles.ipv4, targets, (row, target) => {
+    target?.ipv4.addNumbers(Number(row.start()), Number(row.end()), target.label);
   });
 
   // Each hosting row learns where the nearest row of any other network ends before it and starts
@@ -42,8 +41,7 @@ export function addAsnRanges(targets: ReadonlyMap<number, AsnTarget>): void {
   const hostingRows: AnnouncedRow[] = [];
   let previousForeignEnd = '';
   let awaitingForeignStart: AnnouncedRow[] = [];
-  forEachRow(require.resolve('@ip-location-db/asn/asn-ipv6.csv'), targets, (row) => {
-    const { target } = row;
+  forEachRow(asnRangeFiles.ipv6, targets, (row, target) => {
     if (target?.fillsAllocation) {
       const announced: AnnouncedRow = {
         start: ipv6Key(row.start()),
@@ -74,31 +72,7 @@ function ipv6Key(address: string): bigint {
   return ipv6Prefix(ipaddr.IPv6.parse(address));
 }
 
-/**
- * Calls `visit` for every row, with its target (undefined for a network nobody asked for). Each row
- * is `start,end,asn,"organisation"`; the organisation may hold commas, the first three fields do not.
- */
-function forEachRow(file: string, targets: ReadonlyMap<number, AsnTarget>, visit: (row: Row) => void): void {
-  const text = readFileSync(file, 'latin1');
-  let position = 0;
-  let first = 0;
-  let second = 0;
-  // One reader for all rows: only the fields of rows someone looks at are sliced.
-  const row: Row = {
-    target: undefined,
-    start: () => text.slice(position, first),
-    end: () => text.slice(first + 1, second),
-  };
-  while (position < text.length) {
-    const newline = text.indexOf('\n', position);
-    const lineEnd = newline === -1 ? text.length : newline;
-    first = text.indexOf(',', position);
-    second = text.indexOf(',', first + 1);
-    if (first !== -1 && second !== -1 && second < lineEnd) {
-      const third = text.indexOf(',', second + 1);
-      row.target = targets.get(Number(text.slice(second + 1, third === -1 || third > lineEnd ? lineEnd : third)));
-      visit(row);
-    }
-    position = lineEnd + 1;
-  }
+/** Calls `visit` for every row, with its target (undefined for a network nobody asked for). */
+function forEachRow(file: string, targets: ReadonlyMap<number, AsnTarget>, visit: (row: RangeRow, target: AsnTarget | undefined) => void): void {
+  forEachRangeRow(file, (row) => visit(row, targets.get(Number(row.third()))));
 }

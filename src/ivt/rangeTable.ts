@@ -62,6 +62,17 @@ export interface RangeTableParts {
   labels: readonly string[];
 }
 
+/** What a builder has collected: every range as it was added, before the sort and the merge. */
+export interface CollectedRanges {
+  words: 1 | 2;
+  startHigh: Uint32Array;
+  startLow: Uint32Array;
+  endHigh: Uint32Array;
+  endLow: Uint32Array;
+  labelOf: Uint32Array;
+  labels: readonly string[];
+}
+
 const LOW_WORD = 0xffffffffn;
 
 /**
@@ -83,6 +94,36 @@ export class RangeTableBuilder {
   private readonly labelIndex = new Map<string, number>();
 
   constructor(private readonly words: 1 | 2) {}
+
+  /**
+   * A builder holding what collected() gave, in the same order under the same label numbers, so
+   * that adding the same ranges after it builds the same table as the builder it came from.
+   */
+  static of(collected: CollectedRanges): RangeTableBuilder {
+    const builder = new RangeTableBuilder(collected.words);
+    for (const label of collected.labels) builder.labelIndex.set(label, builder.labels.push(label) - 1);
+    for (let i = 0; i < collected.labelOf.length; i++) {
+      builder.startHigh.push(collected.startHigh[i]!);
+      builder.startLow.push(collected.startLow[i]!);
+      builder.endHigh.push(collected.endHigh[i]!);
+      builder.endLow.push(collected.endLow[i]!);
+      builder.labelOf.push(collected.labelOf[i]!);
+    }
+    return builder;
+  }
+
+  /** The ranges added so far, to keep them in a file (networkTables.ts keeps the ASN files' ranges). */
+  collected(): CollectedRanges {
+    return {
+      words: this.words,
+      startHigh: Uint32Array.from(this.startHigh),
+      startLow: Uint32Array.from(this.startLow),
+      endHigh: Uint32Array.from(this.endHigh),
+      endLow: Uint32Array.from(this.endLow),
+      labelOf: Uint32Array.from(this.labelOf),
+      labels: [...this.labels],
+    };
+  }
 
   add(start: bigint, end: bigint, label: string): void {
     if (end < start) return;

@@ -9,11 +9,15 @@ export interface TrafficClassifier {
   userAgent(userAgent: string | undefined): UserAgentInvalidReason | '';
 }
 
-/** Built in a worker thread (see loadNetworkTablesInWorker); rejects when a CIDR file cannot be read. */
+/**
+ * Built in a worker thread (see loadNetworkTablesInWorker); rejects when a CIDR file cannot be read.
+ * `onBuilt` is told why the ASN ranges were built from the CSV files, when they were.
+ */
 export async function loadTrafficClassifier(
   config: Pick<Config, 'DATA_DIR' | 'IVT_EXTRA_CIDR_FILES' | 'IVT_ALLOW_PRIVATE_IPS'>,
+  onBuilt?: (why: string) => void,
 ): Promise<TrafficClassifier> {
-  const tables = await loadNetworkTablesInWorker({ dataDir: config.DATA_DIR, extraCidrFiles: extraCidrFiles(config.IVT_EXTRA_CIDR_FILES) });
+  const tables = await loadNetworkTablesInWorker({ dataDir: config.DATA_DIR, extraCidrFiles: extraCidrFiles(config.IVT_EXTRA_CIDR_FILES) }, onBuilt);
   return {
     ip: createIpClassifier({ ...tables, allowPrivate: config.IVT_ALLOW_PRIVATE_IPS }),
     userAgent: createUserAgentClassifier(),

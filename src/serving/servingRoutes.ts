@@ -51,7 +51,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
 
   // Before the first serve or pixel: geo targeting and event countries look addresses up. Built
   // in a worker thread while the index is built here, and awaited with the other start work below.
-  const countryTables = loadCountryTables();
+  const countryTables = loadCountryTables((why) => log.warn(why));
   const pacing = new SpendPacing(ch, events);
   const learning = new DeliveryLearning(ch);
   const frequency = new FrequencyCounts(ch, events);
