@@ -8,6 +8,7 @@ import { healthRoutes } from './http/healthRoutes.js';
 import { proxyTrustWarning } from './http/proxyTrustWarning.js';
 import { cachedProxyTrust } from './http/proxyTrust.js';
 import { clientAddressOf } from './http/clientAddress.js';
+import { defaultMaxConnections, descriptorLimit } from './http/connectionLimit.js';
 import { openapiRoute } from './http/openapiRoute.js';
 import { adminRoutes } from './admin/adminRoutes.js';
 import { managementRoutes } from './management/managementRoutes.js';
@@ -49,11 +50,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: config.BODY_LIMIT_BYTES,
     // A request must have arrived whole within this (a body trickling in a byte every few seconds
     // held its connection for good): Node answers it through clientErrorHandler, 408
-    // request_timeout. Only the request's arrival is timed, never the answer. Node times the
-    // headers on their own (60 s by default) and checks its connections every 30 s: neither may be
-    // longer than the whole, or a shorter setting would not be honoured.
+    // request_timeout. Only the request's arrival is timed, never the answer. The headers are timed
+    // on their own (HEADERS_TIMEOUT_MS: a client trickling a header line every 10 s held its
+    // connection, one descriptor, for Node's 60 s). Node checks its connections at an interval:
+    // a fifth of the shorter timeout, so either is honoured within 20 %. Neither may be longer than
+    // the whole. Idle keep-alive connections are fastify's keepAliveTimeout (72 s, longer than
+    // load balancers' 60 s idle timeout, so a reused connection is not closed under them).
     requestTimeout: config.REQUEST_TIMEOUT_MS,
-    http: { headersTimeout: Math.min(60_000, config.REQUEST_TIMEOUT_MS), connectionsCheckingInterval: Math.min(30_000, config.REQUEST_TIMEOUT_MS) },
+    http: {
+      headersTimeout: Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS),
+      connectionsCheckingInterval: Math.ceil(Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS) / 5),
+    },
     // A longer segment cannot be an id that exists: 404 before any route runs (src/http/frameworkErrors.ts).
     routerOptions: { maxParamLength: PLACEMENT_ID_MAX_LENGTH },
     // Serving builds its whole ad index before the first request: with 100,000 line items on the
@@ -64,6 +71,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: answerFrameworkError,
     clientErrorHandler,
   });
+  // Each connection is a descriptor: past the cap Node closes new ones at once, so the stores keep theirs.
+  app.server.maxConnections = config.MAX_CONNECTIONS ?? defaultMaxConnections(descriptorLimit());
   const proxyWarning = proxyTrustWarning(config.TRUST_PROXY);
   if (proxyWarning) app.log.warn({ TRUST_PROXY: config.TRUST_PROXY }, proxyWarning);
   // A callback hook: an async one costs every response a promise and a turn of the microtask queue.

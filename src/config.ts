@@ -68,6 +68,13 @@ const configSchema = z
      * answer is not timed (long report downloads). 10 minutes take the largest import at 1 Mbit/s.
      */
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(600_000),
+    /**
+     * How long a request's headers may take to arrive (then 408, connection closed): a client
+     * sending a header line every few seconds held its connection for Node's 60 s.
+     */
+    HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10_000),
+    /** Open client connections above which new ones are closed at once; unset, derived from the descriptor limit (connectionLimit.ts). */
+    MAX_CONNECTIONS: z.coerce.number().int().min(1).optional(),
     /** Event buffer: flush to ClickHouse after this many rows or this many milliseconds, whichever comes first. */
     EVENT_FLUSH_ROWS: z.coerce.number().int().min(1).default(50_000),
     EVENT_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),

@@ -20,6 +20,8 @@ export function registerJsonParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     let value: unknown;
     try {
+      const encodingProblem = unsupportedContentEncoding(request.headers['content-encoding']);
+      if (encodingProblem) throw new ApiError('unsupported_media_type', encodingProblem);
       value = readJsonBody(request.headers['content-type'], body as Buffer);
     } catch (error) {
       return done(error as Error, undefined);
@@ -85,4 +87,14 @@ export function notUtf8Charset(contentType: string | undefined): string | undefi
   const charset = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType ?? '')?.[1]?.toLowerCase();
   if (charset === undefined || charset === 'utf-8' || charset === 'utf8') return undefined;
   return `charset ${charset} is not supported: send the body as UTF-8 (charset=utf-8, or no charset)`;
+}
+
+/**
+ * Why a body with this Content-Encoding cannot be read, or undefined for none (or identity). Bodies
+ * are not decompressed: a gzip body read as it came was answered "not valid UTF-8", which sent the
+ * client looking at its text. 415 is the status RFC 7694 gives an unsupported content coding.
+ */
+export function unsupportedContentEncoding(encoding: string | undefined): string | undefined {
+  if (encoding === undefined || /^\s*(identity\s*)?$/i.test(encoding)) return undefined;
+  return `content-encoding ${encoding.trim()} is not supported: send the body uncompressed`;
 }

@@ -75,7 +75,7 @@ function publisherTaken(request: IncomingMessage, options: DirectServeOptions): 
   const contentType = headers['content-type'];
   if (contentType === undefined || !PLAIN_JSON_TYPES.has(contentType.toLowerCase())) return undefined;
   const declared = headers['content-length'] === undefined ? NaN : Number(headers['content-length']);
-  if (!Number.isSafeInteger(declared) || declared > options.bodyLimit || headers['transfer-encoding'] !== undefined) return undefined;
+  if (!Number.isSafeInteger(declared) || declared > options.bodyLimit || headers['transfer-encoding'] !== undefined || headers['content-encoding'] !== undefined) return undefined;
   const token = bearerTokenIn(headers.authorization);
   return token === undefined ? undefined : options.publisherOf(token);
 }

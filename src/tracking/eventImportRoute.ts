@@ -2,7 +2,7 @@ import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import type { Readable } from 'node:stream';
 import { requireAdminToken } from '../http/adminAuth.js';
 import { ApiError, zodDetails } from '../http/errors.js';
-import { notUtf8Charset } from '../http/jsonBody.js';
+import { notUtf8Charset, unsupportedContentEncoding } from '../http/jsonBody.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { Postgres } from '../store/postgres.js';
@@ -11,6 +11,8 @@ import { importEvents } from './eventImport.js';
 import { importedEventId, importKey, importLock, importOnceStore } from './importOnce.js';
 import { ndjsonLines } from './ndjsonLines.js';
 import type { TrackedEvent } from './trackedEvent.js';
+
+const SEND_NDJSON = 'send the events as application/x-ndjson, one JSON object a line';
 
 export interface EventImportRouteDeps {
   db: Postgres;
@@ -35,13 +37,16 @@ export async function eventImportRoute(app: FastifyInstance, deps: EventImportRo
       done(new ApiError('payload_too_large', `request body is over ${deps.bodyLimit} bytes`), undefined);
       return;
     }
-    const charsetProblem = notUtf8Charset(request.headers['content-type']);
-    if (charsetProblem) {
-      done(new ApiError('unsupported_media_type', charsetProblem), undefined);
+    const problem = unsupportedContentEncoding(request.headers['content-encoding']) ?? notUtf8Charset(request.headers['content-type']);
+    if (problem) {
+      done(new ApiError('unsupported_media_type', problem), undefined);
       return;
     }
     done(null, payload);
   });
+  // Any other type (this plugin's scope holds only the import): the import's own hint, not the
+  // "send bodies as application/json" fastify's unknown type is answered with elsewhere.
+  app.addContentTypeParser('*', (_request, _payload, done) => done(new ApiError('unsupported_media_type', SEND_NDJSON), undefined));
 
   const lock = importLock(deps.db);
   app.post(
@@ -50,7 +55,7 @@ export async function eventImportRoute(app: FastifyInstance, deps: EventImportRo
     { onRequest: requireAdminToken(deps.adminToken) as onRequestAsyncHookHandler },
     async (request) => {
       if (!isStream(request.body)) {
-        throw new ApiError('unsupported_media_type', 'send the events as application/x-ndjson, one JSON object a line');
+        throw new ApiError('unsupported_media_type', SEND_NDJSON);
       }
       const key = idempotencyKeyOf(request.headers['idempotency-key']);
       const lines = ndjsonLines(request.body, deps.bodyLimit);

@@ -100,6 +100,52 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     await page.close();
   });
 
+  it('checks a rejection has a reason before sending it, and moves focus to the next review after each decision', async () => {
+    const first = await createPublisher(service, 'op-focus-1');
+    const second = await createPublisher(service, 'op-focus-2');
+    await requestReview(first.token, first.placementId);
+    await requestReview(second.token, second.placementId);
+    const page = await signIn(service, 'an operator', service.adminToken);
+    const decisions: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().includes('/v1/admin/integration-reviews/')) decisions.push(request.url());
+    });
+    const focused = () => page.evaluate(() => `${document.activeElement?.tagName} ${document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent}`);
+
+    const review = page.getByRole('listitem', { name: `Review of ${first.placementId}` });
+    await review.getByRole('button', { name: 'Reject' }).focus();
+    await page.keyboard.press('Enter');
+    const reason = review.getByLabel('Reason');
+    await expect.poll(() => reason.getAttribute('aria-invalid')).toBe('true');
+    // The error is its own sentence after the hint, not "... shown to the publisher. is required".
+    expect(await reason.evaluate((input) => (input.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent).join(' '))).toBe(
+      'Required to reject; shown to the publisher. Enter a reason: a rejection needs one.',
+    );
+    expect(decisions).toEqual([]);
+    await screenshots(page, 'operator-review-reject-empty');
+
+    await reason.fill('the pixel fires twice');
+    await review.getByRole('button', { name: 'Reject' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByText(`Rejected the review of ${first.placementId}.`).waitFor();
+    await review.waitFor({ state: 'detached' });
+    await expect.poll(focused).toMatch(/^(LI Review of |P .*waiting)/);
+    expect(decisions).toHaveLength(1);
+
+    const next = page.getByRole('listitem', { name: `Review of ${second.placementId}` });
+    await next.getByLabel('Reason').fill('pixels fire from browsers');
+    await next.getByRole('button', { name: 'Approve and certify' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByText(`Approved: ${second.placementId} certified.`).waitFor();
+    await next.waitFor({ state: 'detached' });
+    await expect.poll(focused).toMatch(/^(LI Review of |P .*(waiting|No review))/);
+    expect(await certification(second.placementId)).toBe('certified');
+    expect(await certification(first.placementId)).toBe('uncertified');
+    await screenshots(page, 'operator-review-decided');
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
   it('browses organizations to one, adds a user, creates an API key shown once that works, and revokes it from the list', async () => {
     // A full page (20) of older organizations: the new one is found by paging, not on the first page.
     for (let n = 0; n < 20; n += 1) await service.admin('POST', '/v1/admin/organizations', { name: `Older Co ${n}` });

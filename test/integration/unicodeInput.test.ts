@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { asAdvertiser, composeBody, composeCampaign, validCreative } from '../helpers/managementFactories.js';
@@ -120,6 +121,38 @@ describe('a body is UTF-8 JSON', () => {
 
     const utf8 = await ctx.app.inject({ method: 'POST', url: '/v1/advertiser/campaigns', headers: { 'x-api-key': advertiser.key, 'content-type': 'application/json; charset=UTF-8' }, payload });
     expect(utf8.statusCode).toBe(201);
+  });
+
+  it('answers 415 naming the content-encoding for a compressed body, not "not valid UTF-8", and creates nothing', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    const name = `gzip-${randomUUID()}`;
+    const payload = gzipSync(JSON.stringify({ name, brand_name: 'Acme', user_id: advertiser.user.id }));
+    for (const encoding of ['gzip', 'br', 'deflate, gzip']) {
+      const headers = { 'x-api-key': advertiser.key, 'content-type': 'application/json', 'content-encoding': encoding };
+      const response = await ctx.app.inject({ method: 'POST', url: '/v1/advertiser/campaigns', headers, payload });
+      expect(response.statusCode, encoding).toBe(415);
+      expect(response.json()).toEqual({ error: { code: 'unsupported_media_type', message: `content-encoding ${encoding} is not supported: send the body uncompressed` } });
+    }
+    const imported = await ctx.admin({ method: 'POST', url: '/v1/admin/events/import', headers: { 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' }, payload: gzipSync('{}\n') });
+    expect(imported.statusCode).toBe(415);
+    expect(imported.json().error.message).toBe('content-encoding gzip is not supported: send the body uncompressed');
+    expect((await ctx.stores.db.query('SELECT 1 FROM campaigns WHERE name = $1', [name])).rows).toEqual([]);
+
+    const identity = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/advertiser/campaigns',
+      headers: { 'x-api-key': advertiser.key, 'content-type': 'application/json', 'content-encoding': 'identity' },
+      payload: gunzipSync(payload),
+    });
+    expect(identity.statusCode).toBe(201);
+  });
+
+  it('the event import answers another content type with its own hint (NDJSON), not "application/json"', async () => {
+    for (const [contentType, payload] of [['text/csv', 'a,b'], ['text/plain', 'a'], ['application/json', '{"type":"impression"}']]) {
+      const response = await ctx.admin({ method: 'POST', url: '/v1/admin/events/import', headers: { 'content-type': contentType! }, payload });
+      expect(response.statusCode, contentType).toBe(415);
+      expect(response.json()).toEqual({ error: { code: 'unsupported_media_type', message: 'send the events as application/x-ndjson, one JSON object a line' } });
+    }
   });
 
   it('answers 400 for bytes that are not UTF-8, rather than storing U+FFFD in their place', async () => {
