@@ -109,6 +109,14 @@ export interface LineItemEntry {
   /** Dayparts: the zone, and per local weekday (0 = Monday) [start, end) minute pairs, flattened; null when any time. */
   dayparts: { timezone: string; minutesByDay: number[][] } | null;
   includePhrases: Phrase[];
+  /**
+   * includePhrases' length and its first two (null past its end), on the entry itself: the keyword
+   * walk (selectAd) reads them for every line item it visits, and the array and its elements were
+   * two more cache misses a visit under load.
+   */
+  includeCount: number;
+  firstInclude: Phrase | null;
+  secondInclude: Phrase | null;
   excludePhrases: Phrase[];
   /**
    * The frequency cap: impressions per user in the window, the users' impressions (`counts`) and this
@@ -393,9 +401,13 @@ export function buildEntry(
     frequencyCap: cap === null ? null : cappedBy(cap.impressions, deps.userCountsFor(row.id, cap.per)),
     spend: deps.spendCounterFor(row.id),
     stats: deps.statsFor(row.id),
+    // What the keyword walk reads of each line item it visits, side by side: a cache line or two.
     expectedValue: 0,
-    tieBreak: 0,
     seenStamp: 0,
+    includeCount: includePhrases.length,
+    firstInclude: includePhrases[0] ?? null,
+    secondInclude: includePhrases[1] ?? null,
+    tieBreak: 0,
     semantic: Array.isArray(creatives) ? semanticTarget(targeting, includeKeywords, creatives, deps.semanticModel) : null,
   };
 }

@@ -168,7 +168,7 @@ export function selectAd(
       if (best.entry !== undefined && value * maxRelevance < best.score) break;
       if (entry.seenStamp === stamp) continue;
       entry.seenStamp = stamp;
-      if (best.entry !== undefined && value * relevance(Math.min(found.length, entry.includePhrases.length)) < best.score) continue;
+      if (best.entry !== undefined && value * relevance(Math.min(found.length, entry.includeCount)) < best.score) continue;
       const score = value * relevance(keywordsFound(entry, stamp));
       if (best.beatenBy(entry, score) && eligible(entry)) {
         best.entry = entry;
@@ -329,9 +329,12 @@ function sortByTopValue(found: Phrase[], certified: boolean): void {
   }
 }
 
+/** The entry's include keywords this serve found; the first two read from the entry itself (see LineItemEntry.includeCount). */
 function keywordsFound(entry: LineItemEntry, stamp: number): number {
-  let count = 0;
-  for (const phrase of entry.includePhrases) if (phrase.stamp === stamp) count += 1;
+  let count = entry.firstInclude?.stamp === stamp ? 1 : 0;
+  if (entry.secondInclude?.stamp === stamp) count += 1;
+  const phrases = entry.includeCount > 2 ? entry.includePhrases : undefined;
+  if (phrases !== undefined) for (let i = 2; i < phrases.length; i++) if (phrases[i]!.stamp === stamp) count += 1;
   return count;
 }
 

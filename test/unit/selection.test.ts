@@ -185,6 +185,21 @@ describe('selection', () => {
     expect(pick(index, 'tent')).toBe(ids[0]);
   });
 
+  it('counts every include keyword found, wherever it stands in the line item\'s list', async () => {
+    const { index, ids } = await indexOf([
+      { bid_value: '1', targeting: { keywords: { include: ['alpha', 'beta', 'gamma', 'delta'] } } },
+      { bid_value: '1.1', targeting: { keywords: { include: ['gamma', 'delta'] } } },
+      { bid_value: '1.2', targeting: { keywords: { include: ['epsilon'] } } },
+    ]);
+    // With two of its keywords found, whichever two, the first scores 1 x 2 = 2 over the third's
+    // 1.2 x 1.5 = 1.8; with one, 1.5. The second scores 1.1 x 2 = 2.2 while it is eligible.
+    index.lineItems[1]!.spend.nanos = Number.MAX_SAFE_INTEGER;
+    for (const query of ['alpha beta', 'beta gamma', 'gamma delta', 'alpha delta']) expect(pick(index, `${query} epsilon`), query).toBe(ids[0]);
+    expect(pick(index, 'delta epsilon')).toBe(ids[2]);
+    index.lineItems[1]!.spend.nanos = 0;
+    expect(pick(index, 'gamma delta epsilon')).toBe(ids[1]);
+  });
+
   it('lets exclude keywords win over include keywords and apply to untargeted line items', async () => {
     const { index, ids } = await indexOf([
       { bid_value: '5', targeting: { keywords: { include: ['tent'], exclude: ['recall notice'] } } },
