@@ -34,7 +34,8 @@ const usage = `usage: npm run bench -- <${[...scenarioNames, 'all'].join('|')}> 
   --duration <s>     seconds of load per measured run (serve, track)
   --connections <n>  concurrent keep-alive connections of the load generator
   --line-items <n>   serve: active line items (default 10,000), to size for your own catalog
-  --semantic-share <s>  serve-semantic: share of the line items opted into semantic matching (default 1)
+  --semantic-share <s>  serve-semantic: share of the line items opted into semantic matching (default 1);
+                     serve: that share of the heap service's line items opted in (default none)
   --semantic-bodies <b>  serve-semantic: mixed (default: half serve bodies, half evaluation conversations),
                      serve (only the serve scenario's bodies: both services fill equally) or evaluation
   --events <n>       report: raw events to generate (default 5M, 100M with --full)

@@ -18,6 +18,7 @@ import { timeChangeVisibility } from '../changeVisibility.js';
 import type { IndexHeapReport } from '../indexHeapProbe.js';
 import { packageRoot } from '../../src/packageRoot.js';
 import { CLICK_PATH, IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
+import { optedIn } from './serveSemanticScenario.js';
 
 const PLACEMENTS = 40;
 const CERTIFIED_PLACEMENTS = 20;
@@ -83,7 +84,7 @@ export async function serveScenario(options: BenchOptions): Promise<ScenarioRepo
   failures.push(...loadFailures('service', real));
 
   if (!options.url) progress(`heap with ${formatNumber(heapLineItems)} line items`);
-  const heap = options.url ? undefined : await measureHeap(heapLineItems);
+  const heap = options.url ? undefined : await measureHeap(heapLineItems, options.semanticShare);
   if (heap?.problem) failures.push(heap.problem);
 
   const figures: Figure[] = [
@@ -125,7 +126,7 @@ export async function serveScenario(options: BenchOptions): Promise<ScenarioRepo
       figure: `heap used with ${formatNumber(heapLineItems)} line items (after GC)`,
       result: heap.method
         ? `${(heap.heapUsed / 2 ** 20).toFixed(0)} MB (${heap.method})`
-        : `${(heap.heapUsed / 2 ** 20).toFixed(0)} MB (rss ${((heap.rss ?? 0) / 2 ** 20).toFixed(0)} MB; ready ${formatNumber(heap.startSeconds ?? NaN, 1)} s after start)`,
+        : `${(heap.heapUsed / 2 ** 20).toFixed(0)} MB (array buffers ${((heap.arrayBuffers ?? 0) / 2 ** 20).toFixed(0)} MB, rss ${((heap.rss ?? 0) / 2 ** 20).toFixed(0)} MB; ready ${formatNumber(heap.startSeconds ?? NaN, 1)} s after start)`,
       ...(heapLineItems >= 100_000
         ? { target: '< 300 MB', met: heap.heapUsed < HEAP_TARGET_BYTES }
         : { target: '< 300 MB at 100,000 (--full)' }),
@@ -161,6 +162,7 @@ export async function serveScenario(options: BenchOptions): Promise<ScenarioRepo
     options.url
       ? 'Seeded through the admin and management APIs of the service at --url.'
       : 'Seeded with the admin repository functions (tenancy) and bulk SQL (campaigns, line items, creatives) before the service started; the heap figure comes from a second service started with --expose-gc and bench/heapProbe, after it answered a serve (if it cannot start, from the index alone built in process by bench/indexHeapProbe).',
+    ...(options.semanticShare !== undefined && !options.url ? [`Heap service: ${(options.semanticShare * 100).toFixed(0)}% of its line items opted into semantic matching (--semantic-share; the load above had none).`] : []),
     'Load generator and service share the same 2 cores; the stub runs in its own process, up during the whole measurement, under the same load, so the ratio is like for like.',
   );
   if (profile) notes.push(`CPU profile of the service (top self time): ${profile}`);
@@ -171,12 +173,13 @@ interface ServeSeed extends BenchTenancy {
   placementCertified: Map<string, boolean>;
 }
 
-function catalogSeeders(lineItems: number) {
+/** semanticShare: that share of the line items (spread evenly) opted into semantic matching, as serve-semantic's "on" service. */
+function catalogSeeders(lineItems: number, semanticShare?: number) {
   return {
     stores: async ({ db }: { db: Postgres }): Promise<ServeSeed> => {
       const tenancy = await seedTenancy(db, PLACEMENTS, CERTIFIED_PLACEMENTS);
       const catalog = generateCatalog({ lineItems, lineItemsPerCampaign: 5, placements: tenancy.placements.map((p) => p.id) });
-      await seedCatalog(db, tenancy.userId, catalog, 'active');
+      await seedCatalog(db, tenancy.userId, semanticShare === undefined ? catalog : optedIn(catalog, semanticShare), 'active');
       return withCertification(tenancy);
     },
     http: async (baseUrl: string, adminToken: string): Promise<ServeSeed> => {
@@ -246,6 +249,8 @@ function isTrackingLink(link: string, path: string, trackingBaseUrl: string | un
 
 interface HeapFigure {
   heapUsed: number;
+  /** Typed arrays' and WebAssembly memories' bytes, outside heapUsed (the semantic matrices, the word table); undefined when only the index could be measured. */
+  arrayBuffers?: number;
   /** The whole service's resident set; undefined when only the index could be measured. */
   rss?: number;
   /** From spawning the service to its first 200 on /healthz (it builds the whole index first). */
@@ -265,9 +270,9 @@ interface HeapFigure {
  * a child process with --expose-gc (bench/indexHeapProbe), so the memory figure is still known and
  * the failed start is reported.
  */
-async function measureHeap(lineItems: number): Promise<HeapFigure> {
+async function measureHeap(lineItems: number, semanticShare: number | undefined): Promise<HeapFigure> {
   const dataDir = temporaryDataDir('serve-heap');
-  const seeded = await withStores(dataDir, catalogSeeders(lineItems).stores);
+  const seeded = await withStores(dataDir, catalogSeeders(lineItems, semanticShare).stores);
   let service: RunningService;
   const startedAt = performance.now();
   try {
@@ -293,6 +298,7 @@ async function measureHeap(lineItems: number): Promise<HeapFigure> {
     const changes = await timeChangeVisibility(service.baseUrl, seeded.apiKey, seeded.publisherToken, body);
     figure = {
       heapUsed: usage.heapUsed,
+      arrayBuffers: usage.arrayBuffers,
       rss: usage.rss,
       startSeconds,
       changeMillis: changes.millis,

@@ -61,12 +61,13 @@ export class SemanticMatrix<Entry extends SemanticRow> {
   entries: Entry[] = [];
   /**
    * By rank, as fill() was given them (the list is laid out again whenever its order or its line
-   * items' expected values change): the line items' float vectors, `dimensions` apart, their
-   * min_similarity and their expected value. A serve's walk over the candidates judges them from
-   * these, in place, and reads a line item (a few cold cache lines: the entry, its spend) only for a
-   * candidate similar enough to take the lead.
+   * items' expected values change): the line items' float vectors (the line items' own, not copies:
+   * a packed copy cost 400 bytes a row, about 60 MB at 100,000 opted-in line items, for no measured
+   * gain; bench/README.md, "Semantic: session 33"), their min_similarity and their expected value. A
+   * serve's walk over the candidates judges them from these and reads a line item (a few cold cache
+   * lines: the entry, its spend) only for a candidate similar enough to take the lead.
    */
-  vectors = new Float32Array(0);
+  vectors: Float32Array[] = [];
   minSimilarities = new Float64Array(0);
   expectedValues = new Float64Array(0);
   /** Rows the last scans read (centres included): what a serve cost. */
@@ -123,8 +124,8 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     const width = this.blocks * 16;
     // Per row of the matrix, its rank; rows are grouped by cluster and ranked within each.
     const { matrix, scales, thresholds, ranks: rankOfRow } = this.views;
+    this.vectors = entries.map((entry) => entry.semantic!.vector);
     if (this.expectedValues.length < entries.length) {
-      this.vectors = new Float32Array(entries.length * this.dimensions);
       this.minSimilarities = new Float64Array(entries.length);
       this.expectedValues = new Float64Array(entries.length);
     }
@@ -132,7 +133,6 @@ export class SemanticMatrix<Entry extends SemanticRow> {
       const row = next[clusterOfRank?.[rank] ?? 0]!++;
       rankOfRow[row] = rank;
       const { vector, minSimilarity } = entry.semantic!;
-      this.vectors.set(vector, rank * this.dimensions);
       this.minSimilarities[rank] = minSimilarity;
       this.expectedValues[rank] = entry.expectedValue;
       const quantized = this.quantized(vector);

@@ -231,7 +231,6 @@ function similarMatch(
 ): void {
   const mostRelevant = relevance(1);
   const { entries, vectors, minSimilarities, expectedValues } = matrix;
-  const dimensions = conversation.length;
   if (!matrix.prepare(conversation)) return;
   // A clustered matrix scans only the probed clusters' rows of each chunk of ranks.
   let chunk = FIRST_SCAN_CHUNK_RANKS;
@@ -245,7 +244,7 @@ function similarMatch(
       if (best.entry !== undefined && value * mostRelevant < best.score) return;
       // Below the best even at its bound (an exact tie goes on to the tie-break).
       if (best.entry !== undefined && value * similarityRelevance(bounds[i]!) < best.score) continue;
-      const similar = similarity(conversation, vectors, rank * dimensions);
+      const similar = similarity(conversation, vectors[rank]!);
       if (similar < minSimilarities[rank]!) continue;
       const score = value * similarityRelevance(similar);
       const entry = entries[rank]!;

@@ -1,9 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { startTestApp, testStores, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { serve, servableLineItem, servedLineItem, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 import { realSemanticModel } from '../helpers/wordVectors.js';
+import { buildAdIndex, creativesOf, CreativeGroup } from '../../src/serving/adIndex.js';
+import { loadCatalog } from '../../src/serving/catalogQueries.js';
+import { groupCreativeRows } from '../../src/serving/creativeGroups.js';
+import { lineItemVector } from '../../src/semantic/semanticModel.js';
+import { convertToUsd } from '../../src/money/usdRates.js';
 
 let ctx: TestContext;
 let advertiser: Advertiser;
@@ -71,6 +76,28 @@ describe('targeting.semantic', () => {
 
     const plain = await serve(ctx, publisher.token, conversation('What should I wear for my first marathon?', 'Comfortable clothes that breathe.', false));
     expect(Object.keys(plain.json())).toEqual(['ad']);
+  });
+
+  it("leaves an opted-in line item's creatives unparsed after a full read, as any line item's, its vector made from their text", async () => {
+    const { lineItemId } = await servableLineItem(ctx, advertiser, {
+      targeting: { keywords: { include: ['trail shoes'] }, placements: { include: [placementId] }, semantic: { enabled: true } },
+      creatives: [shoes],
+    });
+    // A start's full read, as servingRoutes builds the index from it: the creatives as the engine's rows, in groups.
+    const read = await loadCatalog((await testStores()).stores.db);
+    const model = realSemanticModel();
+    const { index } = await buildAdIndex(read.horizon, { ...read, creativeGroups: groupCreativeRows(read.creativeRows, read.lineItems).groups }, {
+      userCountsFor: () => ({ impressions: new Map(), outstanding: new Map() }),
+      spendCounterFor: () => ({ nanos: 0, monthNanos: 0, lifetimeNanos: 0 }),
+      statsFor: () => ({ impressions: 0, clicks: 0, conversions: 0 }),
+      toUsd: convertToUsd,
+      semanticModel: model,
+    });
+    const entry = index.lineItems.find((lineItem) => lineItem.id === lineItemId)!;
+    // Parsed creatives are about 0.9 KB of heap a line item: they wait for the line item's first serve.
+    expect(entry.creatives).toBeInstanceOf(CreativeGroup);
+    expect(entry.semantic!.vector).toEqual(lineItemVector(model, ['trail shoes'], [`${shoes.title} ${shoes.body}`]));
+    expect(creativesOf(entry).map((creative) => creative.render.title)).toEqual([shoes.title]);
   });
 
   it('serves no ad next to a sensitive conversation, and says which topic vetoed it', async () => {
