@@ -16,7 +16,7 @@ import { BROWSER_IMAGE_LOAD, visitorStream } from './trafficMix.js';
 /**
  * A probe, not a scenario (sideBySide.ts): two builds of the service on copies of one seeded
  * DATA_DIR, loaded with the track scenario's pixels in alternating rounds, with each one's CPU time
- * per answered pixel.
+ * per answered pixel. A root given as `stub` runs this build's fastify stub (bench/stubServer.ts) on that side instead.
  * `node dist/bench/pixelSideBySide.js <rootA> <rootB> [rounds] [seconds]`; extra env per side as
  * A_ENV / B_ENV ("K=V,K=V"), extra node flags as A_FLAGS / B_FLAGS ("--flag --flag").
  */
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     return { tenancy, catalog };
   });
   const sides = sidesOf(rootA!, rootB!);
-  const services = await startSides(sides, seedDir, { TRUST_PROXY: '127.0.0.1' });
+  const services = await startSides(sides, seedDir, { TRUST_PROXY: '127.0.0.1' }, 'track');
 
   const lineItems = seeded.catalog.flatMap((campaign) => campaign.lineItems.map((lineItem) => ({ campaign, lineItem })));
   const certified = seeded.tenancy.placements.filter((placement) => placement.certified).map((placement) => placement.id);

@@ -29,8 +29,11 @@ export function sidesOf(rootA: string, rootB: string): Side[] {
   ];
 }
 
-/** Starts each side on its own copy of `seedDir/seed`, with the bench's secrets and `env` under the side's own. */
-export async function startSides(sides: Side[], seedDir: string, env: Record<string, string> = {}): Promise<ListeningProcess[]> {
+/**
+ * Starts each side on its own copy of `seedDir/seed`, with the bench's secrets and `env` under the
+ * side's own; a `stub` side answers the probe's route (`stubKind`: serve or track, stubServer.ts).
+ */
+export async function startSides(sides: Side[], seedDir: string, env: Record<string, string> = {}, stubKind: 'serve' | 'track' = 'serve'): Promise<ListeningProcess[]> {
   const services: ListeningProcess[] = [];
   for (const side of sides) {
     const dataDir = path.join(seedDir, side.name);
@@ -43,7 +46,7 @@ export async function startSides(sides: Side[], seedDir: string, env: Record<str
         label: side.name,
         nodeFlags: side.flags,
         script: stub ? path.join(packageRoot, 'dist', 'bench', 'stubServer.js') : path.join(side.root, 'dist', 'src', 'main.js'),
-        args: stub ? ['serve', String(port)] : ['serve'],
+        args: stub ? [stubKind, String(port)] : ['serve'],
         env: {
           ...process.env,
           PORT: String(port),
