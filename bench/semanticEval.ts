@@ -226,4 +226,16 @@ for (const line of readFileSync(path.join(folder, 'brandSafetyCases.txt'), 'utf8
   caseTally.set(key, { right: tally.right + (right ? 1 : 0), all: tally.all + 1 });
 }
 lines.push(`Brand safety cases (brandSafetyCases.txt, right / all): ${[...caseTally].map(([key, { right, all }]) => `${key} ${right}/${all}`).join(', ')}.`);
+// Whole chat turns written for brand safety alone (bench/semantic/brandSafetyHeldOut*.txt), judged as a serve would: query and answer.
+for (const file of ['brandSafetyHeldOut.txt', 'brandSafetyHeldOut2.txt']) {
+  const tally = { veto: { right: 0, all: 0 }, serve: { right: 0, all: 0 } };
+  for (const line of readFileSync(path.join(folder, file), 'utf8').split('\n')) {
+    if (line.trim() === '' || line.startsWith('#')) continue;
+    const [expected, , query, answer] = line.split(' | ');
+    const kind = tally[expected === 'veto' ? 'veto' : 'serve'];
+    kind.all += 1;
+    if (vetoed({ label: '', query: query!, answer: answer! }) === (expected === 'veto')) kind.right += 1;
+  }
+  lines.push(`Brand safety, ${file}: sensitive vetoed ${proportion(tally.veto.right, tally.veto.all)}; ordinary vetoed by mistake ${proportion(tally.serve.all - tally.serve.right, tally.serve.all)}.`);
+}
 console.log(lines.join('\n'));

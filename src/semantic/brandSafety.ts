@@ -1,18 +1,39 @@
 import { WordScan, wordHash, wordsOf } from '../serving/contextWords.js';
 import { FirstWordMap } from '../serving/firstWordMap.js';
 import { similarity, type SemanticModel } from './semanticModel.js';
-import { BRAND_SAFETY_MIN_SIMILARITY, NAMED_RELATIVES, RELATIVES, SENSITIVE_TOPICS, type SensitiveTopic } from './sensitiveTopics.js';
+import {
+  ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, EVERYDAY_NEXT, FILLERS, NAMED_RELATIVES, PET_ANIMALS, PETS, RELATIVES, SENSITIVE_TOPICS, SOMEONE, type SensitiveTopic,
+} from './sensitiveTopics.js';
 import { TopicBound } from './topicBound.js';
 
 /** Bounds by model and topic descriptions: made once per process (about 80 ms and 7 MB), however many apps a process starts. */
 const boundsByModel = new WeakMap<SemanticModel, Map<string, TopicBound>>();
 
+/** Words by wordHash (the hash finds them, the text confirms). */
+type WordSet = Map<number, string>;
+
 interface TopicPhrase {
   topic: string;
   words: string[];
-  /** Ends with a person: not when the next word is the "s" of a possessive ("lost my dad's watch"). */
+  /** Ends with a person: not when the next words are the "s" of a possessive ("lost my dad's watch") or "in law" (the in-law's phrase judges). */
   endsWithPerson: boolean;
+  /** Follows a person or pet (`{someone}` and its kind, sensitiveTopics.ts): the words that may name them. */
+  after: WordSet | undefined;
+  /** Not when the next word is one of these (`{unless NAME}`): "passed the test". */
+  unless: WordSet | undefined;
+  /** An ambiguous phrase: only with one of these words in the conversation. */
+  confirmedBy: WordSet | undefined;
 }
+
+const wordSet = (words: string[]): WordSet => new Map(words.map((word) => [wordHash(word), word]));
+const FILLER_WORDS = wordSet(FILLERS);
+/** What a leading slot may stand for. */
+const LEADING_SLOTS: Record<string, WordSet> = {
+  someone: wordSet(SOMEONE),
+  anyone: wordSet([...SOMEONE, ...ANYONE_ELSE]),
+  'pet animal': wordSet(PET_ANIMALS),
+};
+const EVERYDAY_NEXT_WORDS = new Map(Object.entries(EVERYDAY_NEXT).map(([name, words]) => [name, wordSet(words)]));
 
 /** What besides its similarity a topic needs to veto by it (sensitiveTopics.ts). */
 interface TopicEvidence {
@@ -52,7 +73,7 @@ export class BrandSafety {
       const clears = new FirstWordMap<TopicPhrase>();
       for (const phrase of topic.clears) {
         const words = wordsOf(phrase);
-        clears.add(wordHash(words[0]!), { topic: topic.name, words, endsWithPerson: false });
+        clears.add(wordHash(words[0]!), { topic: topic.name, words, endsWithPerson: false, after: undefined, unless: undefined, confirmedBy: undefined });
       }
       this.topicVectors.push({ topic: topic.name, vector, clears });
     }
@@ -115,30 +136,52 @@ export class BrandSafety {
   }
 }
 
-/** A topic's phrases, English and other languages, `{relative}` and `{named relative}` spelled out, each also without its accents. */
+/**
+ * A topic's phrases, English and other languages, its ambiguous ones with their confirming words,
+ * the slots (sensitiveTopics.ts) read: `{relative}`, `{named relative}` and `{pet}` spelled out, a
+ * leading `{someone}` and its kind and a trailing `{unless NAME}` kept as word sets. Each also
+ * without its accents.
+ */
 function phrasesOf(topic: SensitiveTopic): Array<Omit<TopicPhrase, 'topic'>> {
-  /** Each phrase's text, and whether it ends with a person. */
-  const phrases = new Map<string, boolean>();
-  const add = (text: string, endsWithPerson: boolean) => {
-    phrases.set(text, endsWithPerson);
+  const phrases = new Map<string, Omit<TopicPhrase, 'topic'>>();
+  const add = (text: string, phrase: Omit<TopicPhrase, 'topic' | 'words'>) => {
+    phrases.set(text, { words: wordsOf(text), ...phrase });
     // People type "fallecio" for "falleció", "deces" for "décès".
-    phrases.set(text.normalize('NFD').replace(/\p{M}/gu, ''), endsWithPerson);
+    const plain = text.normalize('NFD').replace(/\p{M}/gu, '');
+    phrases.set(plain, { words: wordsOf(plain), ...phrase });
   };
-  for (const phrase of [...topic.phrases, ...Object.values(topic.otherLanguages).flat()]) {
-    const slot = /\{(named )?relative\}/.exec(phrase);
-    if (slot === null) add(phrase, false);
-    else for (const person of slot[1] === undefined ? RELATIVES : NAMED_RELATIVES) add(phrase.replace(slot[0], person), phrase.endsWith(slot[0]));
+  const confirmedBy = wordSet(topic.confirmedBy);
+  const texts = [...[...topic.phrases, ...Object.values(topic.otherLanguages).flat()].map((text) => ({ text, ambiguous: false })), ...topic.ambiguous.map((text) => ({ text, ambiguous: true }))];
+  for (const { text, ambiguous } of texts) {
+    let phrase = text;
+    const lead = /^\{([a-z ]+)\} /.exec(phrase);
+    const after = lead === null ? undefined : LEADING_SLOTS[lead[1]!];
+    if (lead !== null) phrase = phrase.slice(lead[0].length);
+    const tail = / \{unless ([a-z]+)\}$/.exec(phrase);
+    const unless = tail === null ? undefined : EVERYDAY_NEXT_WORDS.get(tail[1]!);
+    if (tail !== null) phrase = phrase.slice(0, tail.index);
+    if ((lead !== null && after === undefined) || (tail !== null && unless === undefined)) throw new Error(`brand safety: unknown slot in "${text}"`);
+    const rest = { after, unless, confirmedBy: ambiguous ? confirmedBy : undefined };
+    const slot = /\{(named relative|relative|pet)\}/.exec(phrase);
+    if (slot === null) add(phrase, { endsWithPerson: false, ...rest });
+    else {
+      const people = slot[1] === 'relative' ? RELATIVES : slot[1] === 'pet' ? PETS : NAMED_RELATIVES;
+      for (const person of people) add(phrase.replace(slot[0], person), { endsWithPerson: phrase.endsWith(slot[0]), ...rest });
+    }
   }
-  return [...phrases].map(([text, endsWithPerson]) => ({ words: wordsOf(text), endsWithPerson }));
+  return [...phrases.values()];
 }
 
-/** The first phrase of `phrases` these scanned texts contain, if any. */
+/** The first phrase of `phrases` these scanned texts contain (an ambiguous one with a confirming word), if any. */
 function firstPhrase(phrases: FirstWordMap<TopicPhrase>, scans: WordScan[]): TopicPhrase | undefined {
   for (const scan of scans) {
     for (let i = 0; i < scan.count; i++) {
       const candidates = phrases.get(scan.hashes[i]!);
       if (candidates === undefined) continue;
-      for (const phrase of candidates) if (phraseAt(scan, i, phrase)) return phrase;
+      for (const phrase of candidates) {
+        if (!phraseAt(scan, i, phrase)) continue;
+        if (phrase.confirmedBy === undefined || hasWord(phrase.confirmedBy, scans)) return phrase;
+      }
     }
   }
   return undefined;
@@ -149,7 +192,10 @@ function phraseAt(scan: WordScan, start: number, phrase: TopicPhrase): boolean {
   const end = start + words.length;
   if (end > scan.count) return false;
   for (let k = 0; k < words.length; k++) if (!scan.wordIs(start + k, words[k]!)) return false;
-  return !(phrase.endsWithPerson && end < scan.count && scan.wordIs(end, 's'));
+  if (phrase.after !== undefined && !followsSomeone(scan, start, phrase.after)) return false;
+  if (end === scan.count) return true;
+  if (phrase.unless !== undefined && isIn(phrase.unless, scan, end)) return false;
+  return !(phrase.endsWithPerson && (scan.wordIs(end, 's') || (end + 1 < scan.count && scan.wordIs(end, 'in') && scan.wordIs(end + 1, 'law'))));
 }
 
 function hasCue(cues: FirstWordMap<string>, scan: WordScan): boolean {
@@ -157,6 +203,26 @@ function hasCue(cues: FirstWordMap<string>, scan: WordScan): boolean {
     const candidates = cues.get(scan.hashes[i]!);
     if (candidates === undefined) continue;
     for (const cue of candidates) if (scan.wordIs(i, cue)) return true;
+  }
+  return false;
+}
+
+/** Whether the words before `start` name one of `someone`: up to two FILLERS between, "in law" after it ("my mother-in-law has just died"). */
+function followsSomeone(scan: WordScan, start: number, someone: WordSet): boolean {
+  let at = start - 1;
+  for (let fillers = 0; fillers < 2 && at >= 0 && isIn(FILLER_WORDS, scan, at); fillers++) at -= 1;
+  if (at >= 2 && scan.wordIs(at, 'law') && scan.wordIs(at - 1, 'in')) at -= 2;
+  return at >= 0 && isIn(someone, scan, at);
+}
+
+function isIn(words: WordSet, scan: WordScan, at: number): boolean {
+  const word = words.get(scan.hashes[at]!);
+  return word !== undefined && scan.wordIs(at, word);
+}
+
+function hasWord(words: WordSet, scans: WordScan[]): boolean {
+  for (const scan of scans) {
+    for (let i = 0; i < scan.count; i++) if (isIn(words, scan, i)) return true;
   }
   return false;
 }

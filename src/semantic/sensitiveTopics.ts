@@ -3,7 +3,9 @@
  *
  * - any of its phrases (whole words, as keywords match), in English or in one of the other
  *   languages listed, vetoes the ad. The phrases are the unambiguous ones; words with everyday
- *   senses ("died" of a phone battery, "crash" of an app) are left to the similarity;
+ *   senses ("died" of a phone battery, "crash" of an app) are left to the similarity, or said
+ *   after a person or pet ("my uncle died"), or, as `ambiguous`, need a confirming word ("the
+ *   hurricane destroyed ...");
  * - a conversation whose SIF vector is at least BRAND_SAFETY_MIN_SIMILARITY similar to the topic's
  *   description vetoes it too, provided it has a cue (of any topic: the similarity often lands on
  *   a neighbouring one, a hospice near bereavement) and none of the topic's `clears`.
@@ -16,8 +18,22 @@
 export interface SensitiveTopic {
   name: string;
   description: string;
-  /** English phrases; `{relative}` stands for any of RELATIVES, `{named relative}` for NAMED_RELATIVES (see below). */
+  /**
+   * English phrases. Slots: `{relative}` stands for any of RELATIVES, `{named relative}` for
+   * NAMED_RELATIVES, `{pet}` for PETS (see below); a phrase that starts with `{someone}` matches
+   * only after a person or pet named just before it (SOMEONE, "in law" allowed after it and one of
+   * FILLERS between: "my mother-in-law suddenly died", "our dog passed"), `{anyone}` the same or
+   * "he", "she", "ex", `{pet animal}` a pet alone; a trailing `{unless NAME}` does not match when
+   * the next word is one of EVERYDAY_NEXT[NAME] ("passed the test", "beat me at chess").
+   */
   phrases: string[];
+  /**
+   * Phrases whose everyday sense is as common as the sensitive one ("hurricane" of a season sale,
+   * "stage three" of a bike race, "terminal" of an airport): they veto only when the conversation
+   * also has one of `confirmedBy` (the harm or the medicine: "destroyed", "survived", "doctor").
+   */
+  ambiguous: string[];
+  confirmedBy: string[];
   /** Phrases in the other languages the service is most asked in: as unambiguous, and judged whatever the serve's `language`. */
   otherLanguages: Record<'es' | 'de' | 'fr' | 'it' | 'pt', string[]>;
   /** Words of which the conversation must have one (of any topic's) for the similarity to veto. */
@@ -28,7 +44,8 @@ export interface SensitiveTopic {
 
 /**
  * People a conversation names when one of them died: "lost my dad", "RIP grandpa". A phrase that
- * ends with one is not followed by 's (a possessive: "lost my dad's watch", "rip my sister's CDs").
+ * ends with one is not followed by 's (a possessive: "lost my dad's watch", "rip my sister's CDs")
+ * nor by "in law" (then the in-law is the person: "lost my father-in-law's drill" is no death).
  * Pets are left out of "lost my ..." (a lost dog is more often a missing one) but not of "RIP"; so
  * is "baby" ("lost my baby weight"), but for "lost our baby".
  */
@@ -38,11 +55,48 @@ export const RELATIVES = [
   'son', 'daughter', 'child', 'brother', 'sister', 'twin',
   'grandma', 'grandpa', 'grandmother', 'grandfather', 'granny', 'grandad', 'granddad', 'nan', 'nana', 'gran',
   'uncle', 'aunt', 'auntie', 'cousin', 'nephew', 'niece', 'stepdad', 'stepmom', 'stepmum', 'best friend',
+  'mother in law', 'father in law', 'son in law', 'daughter in law', 'brother in law', 'sister in law',
 ];
 /** Those also named without "my" or "our": "we lost mum", "RIP dad". */
 export const NAMED_RELATIVES = ['mum', 'mom', 'mama', 'dad', 'papa', 'grandma', 'grandpa', 'granny', 'grandad', 'granddad', 'nan', 'nana', 'gran'];
-/** Pets, for "RIP" only. */
-const PETS = ['my dog', 'my cat', 'my puppy', 'my kitty', 'our dog', 'our cat'];
+/** Animals people keep and mourn. */
+export const PET_ANIMALS = ['dog', 'cat', 'puppy', 'kitten', 'kitty', 'pup', 'doggy', 'rabbit', 'bunny', 'hamster', 'horse', 'pony', 'pet'];
+/** Pets as a phrase names them, for `{pet}` ("rip our dog", "put my cat down"). */
+export const PETS = ['my', 'our'].flatMap((whose) => PET_ANIMALS.map((animal) => `${whose} ${animal}`));
+/**
+ * The person or pet a `{someone}` phrase follows: one word, the relatives' and a few more ("my
+ * friend died", "our dog passed"), the in-laws by their first word ("mother" of "mother in law").
+ */
+export const SOMEONE = [
+  ...new Set(RELATIVES.map((relative) => relative.split(' ')[0]!).filter((word) => word !== 'best')),
+  'friend', 'mate', 'colleague', 'coworker', 'neighbour', 'neighbor', 'boss', 'baby', 'grandson', 'granddaughter', 'stepson', 'stepdaughter',
+  ...PET_ANIMALS,
+];
+/** `{anyone}`: SOMEONE or these, for what a person does to the speaker ("he hits me"). */
+export const ANYONE_ELSE = ['he', 'she', 'ex'];
+/** Words allowed between `{someone}` and the rest: "my dad suddenly died", "my ex keeps threatening me". */
+export const FILLERS = [
+  'just', 'sadly', 'suddenly', 'unexpectedly', 'recently', 'peacefully', 'tragically', 'finally',
+  'has', 'had', 'is', 'was', 'got', 'keeps', 'kept', 'always', 'sometimes', 'still', 'often', 'also', 'then',
+];
+/** The words after which a phrase has its everyday sense (`{unless NAME}`). */
+export const EVERYDAY_NEXT: Record<string, string[]> = {
+  /** Passing something: "passed the test", "passed me the salt", "passed out". */
+  object: [
+    'the', 'a', 'an', 'his', 'her', 'their', 'my', 'our', 'your', 'its', 'it', 'that', 'these', 'those', 'me', 'him', 'us', 'them',
+    'out', 'up', 'through', 'by', 'over', 'all', 'both', 'with', 'exam', 'exams', 'test', 'tests', 'driving', 'maths', 'math', 'gas', 'wind',
+  ],
+  /** Arriving: "didn't make it to the party", "didn't make it home". */
+  arrival: ['to', 'into', 'onto', 'on', 'back', 'home', 'out', 'past', 'for', 'up', 'there', 'here', 'the', 'in'],
+  /** A contest: "my son beat me at chess". */
+  contest: ['at', 'in', 'to', 'on', 'again', 'every', 'by'],
+  /** Urging or removing, not shoving: "pushed me to apply", "kicked me out". */
+  urging: ['to', 'into', 'towards', 'toward', 'forward', 'out', 'off'],
+  /** "hit me up". */
+  contact: ['up'],
+  /** "lost the baby weight", "lost our baby monitor". */
+  baby: ['weight', 'fat', 'pounds', 'belly', 'bump', 'monitor', 'gate', 'blanket', 'bottle', 'shoes', 'sock', 'socks', 'clothes', 'wipes', 'sling', 'carrier'],
+};
 
 export const SENSITIVE_TOPICS: SensitiveTopic[] = [
   {
@@ -51,14 +105,27 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     phrases: [
       'passed away', 'funeral', 'bereavement', 'bereaved', 'condolences', 'grieving', 'mourning', 'put to sleep', 'euthanized', 'miscarriage', 'stillborn',
       'no longer with us', 'rest in peace', 'in loving memory', 'memorial service', 'obituary', 'cremation', 'cremated', 'widowed', 'stillbirth', 'born sleeping',
-      "'s death", 'death of my', 'death of our', 'lost our baby',
+      "'s death", 'death of my', 'death of our', 'lost our baby {unless baby}', 'lost the baby {unless baby}', 'miscarried', 'miscarry',
       'lost my {relative}', 'lost our {relative}', 'lost {named relative}', 'late {relative}',
-      'rip my {relative}', 'rip our {relative}', 'rip {named relative}', ...PETS.map((pet) => `rip ${pet}`),
+      'rip my {relative}', 'rip our {relative}', 'rip {named relative}', 'rip {pet}',
+      // A person or pet, then what happened to them: "my uncle passed on tuesday", "grandad didn't make it".
+      '{someone} died', '{someone} passed {unless object}', "{someone} didn't make it {unless arrival}", '{someone} didnt make it {unless arrival}',
+      '{someone} did not make it {unless arrival}', '{someone} killed {unless object}', '{pet animal} put down {unless object}',
+      'goodbye to {pet}', 'put {pet} down', 'crossed the rainbow bridge', 'cross the rainbow bridge',
+      'lost his battle with', 'lost her battle with', 'lost their battle with', 'lost his fight with', 'lost her fight with', 'lost their fight with',
+      // What is said to the bereaved (an assistant's answer says it too).
+      'sorry for your loss', 'sorry for the loss', 'death certificate', 'eulogy',
     ],
+    ambiguous: [],
+    confirmedBy: [],
     otherLanguages: {
       es: ['falleció', 'fallecido', 'fallecida', 'fallecimiento', 'murió', 'velorio', 'entierro', 'funeral', 'luto', 'pésame', 'descanse en paz'],
       de: ['gestorben', 'verstorben', 'verstorbene', 'verstorbenen', 'verstarb', 'beerdigung', 'beisetzung', 'trauerfeier', 'trauer', 'beileid', 'ruhe in frieden'],
-      fr: ['décédé', 'décédée', 'décès', 'obsèques', 'enterrement', 'funérailles', 'deuil', 'condoléances', 'repose en paix', 'père est mort', 'mère est morte', 'mari est mort', 'femme est morte', 'fils est mort', 'fille est morte', 'frère est mort', 'sœur est morte', 'soeur est morte'],
+      fr: [
+        'décédé', 'décédée', 'décès', 'obsèques', 'enterrement', 'funérailles', 'deuil', 'condoléances', 'repose en paix', 'père est mort', 'mère est morte', 'mari est mort',
+        'femme est morte', 'fils est mort', 'fille est morte', 'frère est mort', 'sœur est morte', 'soeur est morte', 'grand-père est mort', 'grand-mère est morte',
+        'oncle est mort', 'tante est morte', 'ami est mort', 'amie est morte', 'chien est mort', 'chienne est morte', 'chat est mort', 'chatte est morte',
+      ],
       it: ['deceduto', 'deceduta', 'decesso', 'funerale', 'lutto', 'condoglianze', 'riposa in pace', 'padre è morto', 'madre è morta', 'marito è morto', 'moglie è morta', 'figlio è morto', 'figlia è morta', 'fratello è morto', 'sorella è morta', 'nonno è morto', 'nonna è morta'],
       pt: ['faleceu', 'falecido', 'falecida', 'falecimento', 'velório', 'enterro', 'funeral', 'luto', 'pêsames', 'descanse em paz', 'pai morreu', 'mãe morreu', 'marido morreu', 'esposa morreu', 'filho morreu', 'filha morreu', 'irmão morreu', 'irmã morreu', 'avô morreu', 'avó morreu'],
     },
@@ -74,8 +141,12 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     description: 'serious accident, car crash, injured, killed, hospital emergency, ambulance, collision, victims, fatal injuries',
     phrases: [
       'car crash', 'car accident', 'fatal accident', 'hit by a car', 'seriously injured', 'critically injured', 'plane crash',
-      'hit and run', 'drunk driver', 'head on collision', 'motorcycle accident', 'train crash',
+      'hit and run', 'drunk driver', 'head on collision', 'motorcycle accident', 'train crash', 'car wreck', 'airlifted',
+      'knocked off his bike', 'knocked off her bike', 'knocked off my bike', 'knocked down by a car', 'run over by',
+      'life support', 'intensive care', 'critical condition', 'broke his neck', 'broke her neck', 'broken neck', 'spinal injury',
     ],
+    ambiguous: [],
+    confirmedBy: [],
     otherLanguages: {
       es: ['accidente de tráfico', 'accidente de coche', 'accidente de carro', 'accidente mortal', 'gravemente herido', 'gravemente herida', 'atropellado', 'atropellada'],
       de: ['autounfall', 'verkehrsunfall', 'tödlich verunglückt', 'tödlichen unfall', 'schwer verletzt', 'ums leben gekommen'],
@@ -86,6 +157,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     cues: [
       'accident', 'accidents', 'crash', 'crashed', 'collision', 'collided', 'wreck', 'injured', 'injury', 'injuries', 'hurt', 'killed',
       'fatal', 'died', 'dead', 'ambulance', 'paramedics', 'hospital', 'emergency', 'icu', 'victim', 'victims', 'trauma', 'fracture', 'fractured',
+      'surgery', 'knocked', 'fell', 'wrecked', 'coma',
     ],
     clears: [
       'nobody hurt', 'nobody was hurt', 'nobody got hurt', 'no one hurt', 'no one was hurt', 'no one got hurt', 'noone was hurt',
@@ -97,16 +169,21 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
   {
     name: 'disaster',
     description: 'natural disaster, earthquake, flood, hurricane, wildfire, tsunami, evacuation, destroyed homes, victims, relief',
-    phrases: [
-      'earthquake', 'tsunami', 'hurricane', 'wildfire', 'flooded', 'evacuated', 'evacuation order', 'tornado', 'mass shooting', 'terrorist attack',
-      'burned down', 'burnt down', 'house fire', 'flash flood',
+    phrases: ['evacuated', 'evacuation order', 'mass shooting', 'terrorist attack', 'burned down', 'burnt down', 'house fire', 'gunman', 'opened fire', 'school shooting'],
+    // Named in sales, preparedness and figures of speech as often ("hurricane season sale", "an
+    // earthquake kit", "spread like wildfire", "the basement flooded when the hose burst").
+    ambiguous: ['earthquake', 'quake', 'tsunami', 'hurricane', 'wildfire', 'tornado', 'flood', 'floods', 'flooded', 'flooding', 'flash flood', 'storm'],
+    confirmedBy: [
+      'destroyed', 'damaged', 'collapsed', 'survived', 'survivor', 'survivors', 'killed', 'died', 'dead', 'deaths', 'injured', 'missing', 'trapped',
+      'homeless', 'evacuate', 'evacuation', 'victims', 'rubble', 'devastated', 'devastation', 'lost', 'ripped', 'displaced', 'relief', 'aftermath',
+      'swept', 'toll', 'hit',
     ],
     otherLanguages: {
-      es: ['terremoto', 'sismo', 'huracán', 'inundación', 'inundaciones', 'incendio forestal', 'tsunami', 'evacuados', 'atentado terrorista', 'tiroteo masivo'],
-      de: ['erdbeben', 'überschwemmung', 'hochwasser', 'wirbelsturm', 'waldbrand', 'tsunami', 'evakuiert', 'terroranschlag', 'amoklauf'],
-      fr: ['tremblement de terre', 'séisme', 'inondation', 'inondations', 'ouragan', 'incendie de forêt', 'tsunami', 'évacués', 'attentat'],
-      it: ['terremoto', 'alluvione', 'inondazione', 'uragano', 'incendio boschivo', 'tsunami', 'evacuati', 'attentato'],
-      pt: ['terremoto', 'sismo', 'enchente', 'inundação', 'furacão', 'incêndio florestal', 'tsunami', 'desabrigados', 'atentado'],
+      es: ['terremoto', 'sismo', 'huracán', 'inundación', 'inundaciones', 'incendio forestal', 'evacuados', 'atentado terrorista', 'tiroteo masivo'],
+      de: ['erdbeben', 'überschwemmung', 'hochwasser', 'wirbelsturm', 'waldbrand', 'evakuiert', 'terroranschlag', 'amoklauf'],
+      fr: ['tremblement de terre', 'séisme', 'inondation', 'inondations', 'ouragan', 'incendie de forêt', 'évacués', 'attentat'],
+      it: ['terremoto', 'alluvione', 'inondazione', 'uragano', 'incendio boschivo', 'evacuati', 'attentato'],
+      pt: ['terremoto', 'sismo', 'enchente', 'inundação', 'furacão', 'incêndio florestal', 'desabrigados', 'atentado'],
     },
     cues: [
       'earthquake', 'quake', 'flood', 'floods', 'flooding', 'hurricane', 'storm', 'tornado', 'wildfire', 'fire', 'fires', 'burned', 'burnt', 'tsunami',
@@ -120,7 +197,14 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     phrases: [
       'diagnosed with', 'cancer', 'tumor', 'tumour', 'terminal illness', 'chemotherapy', 'chemo', 'oncologist', 'malignant', 'leukemia', 'metastatic', 'palliative',
       'hiv', 'dementia', 'alzheimer', 'alzheimers', 'parkinson', 'parkinsons', 'multiple sclerosis', 'motor neurone disease', 'motor neuron disease',
-      'lymphoma', 'melanoma', 'carcinoma', 'sarcoma', 'biopsy', 'mastectomy', 'radiotherapy',
+      'lymphoma', 'melanoma', 'carcinoma', 'sarcoma', 'biopsy', 'mastectomy', 'radiotherapy', 'radiation therapy', 'radiation treatment',
+      'terminally ill', 'months to live', 'weeks to live', '{someone} had a stroke', '{someone} had a heart attack', 'suffered a stroke',
+    ],
+    // Staging and "terminal" are said of races, projects and airports too; "a mass" of church.
+    ambiguous: ['stage three', 'stage four', 'stage 3', 'stage 4', 'stage iii', 'stage iv', 'terminal', 'mass on my', 'mass on his', 'mass on her', 'mass in my', 'mass in his', 'mass in her', 'radiation'],
+    confirmedBy: [
+      'doctor', 'doctors', 'oncologist', 'results', 'scan', 'scans', 'diagnosis', 'diagnosed', 'treatment', 'surgeon', 'surgery', 'biopsy', 'chemo', 'prognosis',
+      'hospital', 'consultant', 'lump', 'tumor', 'tumour', 'spread', 'illness', 'disease', 'tests',
     ],
     otherLanguages: {
       es: ['cáncer', 'tumor', 'quimioterapia', 'diagnosticado con', 'diagnosticada con', 'enfermedad terminal', 'leucemia', 'metástasis', 'cuidados paliativos', 'vih'],
@@ -131,7 +215,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     },
     cues: [
       'diagnosed', 'diagnosis', 'cancer', 'tumor', 'tumour', 'terminal', 'chemo', 'chemotherapy', 'oncologist', 'malignant', 'prognosis', 'leukemia',
-      'stroke', 'biopsy', 'scan', 'results', 'positive', 'stage', 'illness', 'disease', 'treatment', 'hospice', 'palliative',
+      'stroke', 'biopsy', 'scan', 'results', 'positive', 'stage', 'illness', 'disease', 'treatment', 'hospice', 'palliative', 'mass', 'lump', 'radiation', 'oxygen',
     ],
     clears: [],
   },
@@ -141,7 +225,17 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     phrases: [
       'suicide', 'suicidal', 'self harm', 'self-harm', 'kill myself', 'end my life', 'overdose',
       'took his own life', 'took her own life', 'took their own life', 'take my own life', 'killed himself', 'killed herself', 'killed themselves',
+      // How people say it without the word.
+      'better off without me', 'happier without me', 'better off dead', 'want to die {unless object}', 'wanna die {unless object}', 'want to be dead',
+      'wish i was dead', 'wish i were dead', 'end it all', 'ending it all', 'no reason to live', 'nothing to live for', 'not worth living',
+      "don't want to live", "don't want to be alive", "don't want to be here anymore", "don't want to wake up", 'dont want to live', 'dont want to be here anymore',
+      'want it all to stop', 'want it all to end',
+      'cutting myself {unless object}', 'self harming', 'take my life', 'taking my life', 'saving up my pills', 'stockpiling pills',
+      // What an assistant's answer points to.
+      'samaritans', 'crisis line', 'crisis lines', 'crisis hotline', 'crisis text line',
     ],
+    ambiguous: [],
+    confirmedBy: [],
     otherLanguages: {
       es: ['suicidio', 'suicidarme', 'suicidó', 'quitarme la vida', 'se quitó la vida', 'sobredosis', 'autolesión'],
       de: ['selbstmord', 'suizid', 'suizidgedanken', 'das leben genommen', 'überdosis', 'selbstverletzung'],
@@ -149,13 +243,23 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       it: ['suicidio', 'suicidarmi', 'suicidato', 'suicidata', 'si è tolto la vita', 'overdose', 'autolesionismo'],
       pt: ['suicídio', 'suicidar', 'suicidou', 'tirou a própria vida', 'overdose', 'automutilação'],
     },
-    cues: ['suicide', 'suicidal', 'die', 'dying', 'death', 'hopeless', 'overdose', 'harm', 'kill', 'killed', 'life', 'end', 'pills', 'worthless'],
+    cues: ['suicide', 'suicidal', 'die', 'dying', 'death', 'hopeless', 'overdose', 'harm', 'kill', 'killed', 'life', 'end', 'pills', 'worthless', 'cutting', 'disappeared', 'alive'],
     clears: [],
   },
   {
     name: 'abuse',
     description: 'domestic violence, abuse, assault, rape, abusive partner, victim, harassment',
-    phrases: ['domestic violence', 'abusive', 'sexual assault', 'rape', 'raped', 'molested'],
+    phrases: [
+      'domestic violence', 'domestic abuse', 'abusive', 'sexual assault', 'rape', 'raped', 'molested', 'sexually abused', 'sexually assaulted', 'groped',
+      'abusing me', 'abuses me', 'abused me', 'restraining order', 'protective order', 'coercive control', 'drink was spiked', 'spiked my drink', '{anyone} drugged me',
+      // What a person does to the speaker: "my husband hits me", "my ex keeps threatening me".
+      '{anyone} hits me {unless contact}', '{anyone} hit me {unless contact}', '{anyone} hitting me', '{anyone} beats me {unless contest}', '{anyone} beat me {unless contest}',
+      '{anyone} beating me', '{anyone} slapped me', '{anyone} slaps me', '{anyone} punched me', '{anyone} punches me', '{anyone} kicked me {unless urging}',
+      '{anyone} kicks me {unless urging}', '{anyone} choked me', '{anyone} chokes me', '{anyone} strangled me', '{anyone} pushed me {unless urging}', '{anyone} shoved me',
+      '{anyone} threatens me', '{anyone} threatened me', '{anyone} threatening me', '{anyone} touched me', '{anyone} touches me', 'threatened to kill me', 'threatens to kill me',
+    ],
+    ambiguous: [],
+    confirmedBy: [],
     otherLanguages: {
       es: ['violencia doméstica', 'violencia de género', 'maltrato', 'agresión sexual', 'abuso sexual', 'violada', 'violado'],
       de: ['häusliche gewalt', 'misshandlung', 'sexueller missbrauch', 'sexuelle gewalt', 'vergewaltigung', 'vergewaltigt'],
@@ -163,7 +267,10 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       it: ['violenza domestica', 'maltrattamenti', 'violenza sessuale', 'abuso sessuale', 'stupro', 'stuprata'],
       pt: ['violência doméstica', 'maus tratos', 'agressão sexual', 'abuso sexual', 'estupro', 'estuprada'],
     },
-    cues: ['abuse', 'abused', 'abusive', 'assault', 'assaulted', 'rape', 'raped', 'violence', 'violent', 'victim', 'harassment', 'harassed', 'hit', 'hits', 'beat', 'beats', 'threatened', 'stalking'],
+    cues: [
+      'abuse', 'abused', 'abusive', 'assault', 'assaulted', 'rape', 'raped', 'violence', 'violent', 'victim', 'harassment', 'harassed', 'hit', 'hits', 'beat', 'beats',
+      'threatened', 'threatening', 'stalking', 'pushed', 'slapped', 'punched', 'touched', 'drugged', 'scared', 'afraid',
+    ],
     clears: [],
   },
 ];

@@ -38,6 +38,58 @@ describe('brand safety: the wordings the hands-on test found (try32 M2)', () => 
   }
 });
 
+describe('brand safety: the wordings session 32 left wrong (own2 rows)', () => {
+  // Wrong on main before session 33: "uncle passed", "say goodbye to our cat", "stage three", "miscarried",
+  // "better off without me", "my husband hits me"; "lost my father-in-law's drill", "hurricane season sale".
+  for (const { expected, query } of cases.filter((c) => c.source === 'own2')) {
+    it(`${expected === 'veto' ? 'vetoes' : 'serves'}: ${query}`, () => {
+      if (expected === 'veto') expect(verdict(query)).toBeDefined();
+      else expect(verdict(query)).toBeUndefined();
+    });
+  }
+});
+
+describe('brand safety: a person or pet, then what happened to them', () => {
+  it('reads a relative or pet followed by a death as one, with words between, not when they passed something', () => {
+    for (const query of ['my nan passed on sunday, what should I wear?', 'our cat passed in the night', 'since dad died I cannot sleep', 'my mother-in-law has just died', "grandad didn't make it through the night"]) {
+      expect(verdict(query), query).toMatchObject({ topic: 'bereavement', by: 'phrase' });
+    }
+    for (const query of ['my son passed his driving test, what car should he get?', 'my daughter passed the bar exam, gift ideas?', 'my sister passed out from the heat, best fan?', "my dad didn't make it to the game, can I get a refund?", "my dad's laptop died, which one should I buy?"]) {
+      expect(verdict(query), query).toBeUndefined();
+    }
+  });
+
+  it('reads someone hitting, threatening or touching the speaker as abuse, not a gym, a game or a message', () => {
+    for (const query of ['my husband hits me when he drinks', 'my ex keeps threatening me at work', 'he slapped me again last night', 'my stepdad touched me when I was little']) {
+      expect(verdict(query), query).toMatchObject({ topic: 'abuse', by: 'phrase' });
+    }
+    for (const query of ['my husband hits the gym every morning, which smartwatch tracks weightlifting best?', 'my son beat me at chess again, which chess set?', 'my sister hit me up about a trip to Lisbon']) {
+      expect(verdict(query), query).toBeUndefined();
+    }
+  });
+
+  it("does not read a possessive after an in-law as the in-law's death", () => {
+    expect(verdict("lost my sister-in-law's umbrella, which one should I buy?")).toBeUndefined();
+    expect(verdict('we lost my father-in-law in june, how do we sell his car?')).toMatchObject({ topic: 'bereavement', by: 'phrase' });
+  });
+});
+
+describe('brand safety: ambiguous phrases need a confirming word', () => {
+  it('vetoes a disaster named with its harm, not a sale or a kit', () => {
+    expect(verdict('the hurricane destroyed our house, where can we stay?')).toMatchObject({ topic: 'disaster', by: 'phrase' });
+    expect(verdict('my family survived the quake but lost their home')).toMatchObject({ topic: 'disaster', by: 'phrase' });
+    expect(verdict('what should go in an earthquake kit for our flat?')).toBeUndefined();
+    // Its name alone is still a cue for the similarity, which can veto it: not a phrase.
+    expect(verdict('are hurricane shutters worth it for a house in Florida?')).not.toMatchObject({ by: 'phrase' });
+  });
+
+  it('vetoes a cancer stage next to a doctor or results, not a stage of a race', () => {
+    expect(verdict('the doctor says it is stage four, what now?')).toMatchObject({ topic: 'serious diagnosis', by: 'phrase' });
+    expect(verdict('where can I watch stage three of the Tour de France?')).toBeUndefined();
+    expect(verdict('which lounge is best at the terminal in Stansted?')).toBeUndefined();
+  });
+});
+
 describe('brand safety: phrases', () => {
   it('reads "lost my <relative>" and "RIP <relative>" as a death, not when the relative is a possessive', () => {
     expect(verdict('we lost our grandfather in june, how do we sell his car?')).toMatchObject({ topic: 'bereavement', by: 'phrase' });

@@ -149,16 +149,26 @@ describe('brand safety', () => {
       return words;
     };
     const quiet = scan('What a lovely day for a walk in the park.');
+    // Each slot filled with one of its words ("{someone} died": "dad died"), guards dropped.
+    const filled = (phrase: string) =>
+      phrase
+        .replace('{named relative}', 'mum').replace('{relative}', 'dad').replace('{someone}', 'dad').replace('{anyone}', 'he')
+        .replace('{pet animal}', 'dog').replace('{pet}', 'our dog').replace(/ \{unless [a-z]+\}$/, '');
     for (const topic of SENSITIVE_TOPICS) {
-      const phrases = [...topic.phrases, ...Object.values(topic.otherLanguages).flat()].map((phrase) => phrase.replace('{named relative}', 'mum').replace('{relative}', 'dad'));
-      for (const phrase of phrases) {
+      const english = topic.phrases.map(filled);
+      // An ambiguous phrase vetoes only with a confirming word (tested below).
+      const confirmed = topic.ambiguous.map((phrase) => `${filled(phrase)} ${topic.confirmedBy[0]}`);
+      for (const phrase of [...english, ...confirmed, ...Object.values(topic.otherLanguages).flat()]) {
         const inText = scan(`Well, about ${phrase.toUpperCase()}, what now?`);
         expect(safety.phraseVeto([inText, quiet])?.by, phrase).toBe('phrase');
         expect(safety.phraseVeto([quiet, inText])?.by, phrase).toBe('phrase');
         const words = wordsOf(phrase);
         // English only: another language's list may hold a phrase's last word on its own ("atentado").
-        if (words.length > 1 && topic.phrases.some((english) => english.replace('{named relative}', 'mum').replace('{relative}', 'dad') === phrase)) expect(safety.phraseVeto([scan(words.reverse().join(' ')), quiet]), phrase).toBeUndefined();
+        // ...unless an ambiguous phrase and its confirming word are among them ("illness terminal").
+        const confirms = topic.ambiguous.some((ambiguous) => words.includes(ambiguous)) && topic.confirmedBy.some((word) => words.includes(word));
+        if (words.length > 1 && english.includes(phrase) && !confirms) expect(safety.phraseVeto([scan(words.reverse().join(' ')), quiet]), phrase).toBeUndefined();
       }
+      for (const phrase of topic.ambiguous) expect(safety.phraseVeto([scan(`Well, about ${filled(phrase)}, what now?`), quiet]), phrase).toBeUndefined();
     }
     expect(safety.phraseVeto([quiet, quiet])).toBeUndefined();
   });
@@ -170,9 +180,40 @@ describe('brand safety', () => {
   });
 
   it('vetoes a keyword match when only the meaning is sensitive (no listed phrase)', async () => {
-    const { selection, veto } = await vetoOf('My dog died last night and I cannot stop crying. What should I do with his dog food and toys?', 'I am so sorry for your loss.');
+    const { selection, veto } = await vetoOf('My dog is gone and I cannot stop crying. What should I do with his dog food and toys?', 'I am so sorry.');
     expect(selection).toBeUndefined();
     expect(veto).toMatchObject({ topic: 'bereavement', by: 'similarity' });
+  });
+
+  it('vetoes a keyword match next to a death no listed word names, by a person or pet and what happened to them', async () => {
+    // Served on main before session 33: no phrase, and a similarity under the veto's 0.4.
+    for (const query of ['We had to say goodbye to our dog this morning, what do we do with the dog food we have left?', 'My uncle passed on tuesday, can I donate his dog food?']) {
+      const { selection, veto } = await vetoOf(query, 'Here is some information.');
+      expect(selection, query).toBeUndefined();
+      expect(veto, query).toEqual({ topic: 'bereavement', by: 'phrase' });
+    }
+  });
+
+  it('serves a keyword match where the sensitive words have their everyday sense (an in-law\'s possessive, a season sale)', async () => {
+    // Vetoed on main before session 33 ("lost my father", "hurricane").
+    for (const query of ["I lost my father-in-law's dog food scoop, which dog food brand sells one?", 'Is the hurricane season sale on dog food worth it?']) {
+      const { selection, veto } = await vetoOf(query, 'Here is some information.');
+      expect(veto, query).toBeUndefined();
+      expect(selection?.match, query).toEqual({ by: 'keywords', keywords: ['dog food'] });
+    }
+  });
+
+  it('vetoes a similarity match next to a death no listed word names, and serves one where the words are everyday', async () => {
+    const { index, ids } = await indexOf([{ ...DOG_FOOD, targeting: { semantic: { enabled: true, min_similarity: 0.45 } } }], { brandSafety: true });
+    const { index: unguarded, ids: unguardedIds } = await indexOf([{ ...DOG_FOOD, targeting: { semantic: { enabled: true, min_similarity: 0.45 } } }]);
+    const serve = (target: typeof index, query: string) => selectAd(target, 'pl', PLACEMENT, { ...ANY_TIME, query, response: '', explain: true });
+    // Served on main before session 33.
+    const death = 'We had our old dog put down yesterday, what should we do with the food he left?';
+    expect(serve(unguarded, death)?.lineItem.id).toBe(unguardedIds[0]);
+    expect(serve(index, death)).toBeUndefined();
+    // Vetoed on main before session 33 ("hurricane").
+    const sale = 'Is the hurricane season sale on dog food worth it?';
+    expect(serve(index, sale)).toMatchObject({ lineItem: { id: ids[0] }, match: { by: 'similarity' } });
   });
 
   it('vetoes a similarity match too', async () => {
