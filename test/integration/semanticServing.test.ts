@@ -105,7 +105,7 @@ describe('targeting.semantic', () => {
       targeting: { keywords: { include: ['dog food'] }, placements: { include: [placementId] } },
     });
     await eventually(async () => (servedLineItem(ctx, await serve(ctx, publisher.token, conversation('Which dog food for a puppy?', ''))) === lineItemId ? true : undefined), 'keyword line item served');
-    const vetoed = await serve(ctx, publisher.token, conversation('My dog died last night and I cannot stop crying. What should I do with his dog food?', 'I am so sorry for your loss.'));
+    const vetoed = await serve(ctx, publisher.token, conversation('My dog is gone and I cannot stop crying. What should I do with his dog food?', 'I am so sorry.'));
     expect(vetoed.json()).toMatchObject({ ad: null, match: { by: 'brand_safety', topic: 'bereavement', judged_by: 'similarity' } });
     const byPhrase = await serve(ctx, publisher.token, conversation('Our dog passed away. Can we donate the dog food?', ''));
     expect(byPhrase.json()).toMatchObject({ ad: null, match: { by: 'brand_safety', topic: 'bereavement', judged_by: 'phrase' } });
