@@ -42,8 +42,14 @@ export class EmbeddedClickHouseClaim {
   private retake: NodeJS.Timeout | undefined;
   private closed = false;
   private log: FastifyBaseLogger | undefined;
-  /** What the last retake found, each logged once, not at every try: the lock held by another session, or Postgres out of reach. */
-  private lastRetake: 'taken_over' | 'unreachable' | undefined;
+  /**
+   * Whether a retake found the lock held by another session: events are refused from then until a
+   * retake takes it, whatever the retakes between find (Postgres out of reach says nothing about
+   * who holds the lock, so it must not end the refusal).
+   */
+  private takenOver = false;
+  /** Whether Postgres out of reach was logged since the lock was last held (once, not at every try). */
+  private saidUnreachable = false;
 
   private constructor(private readonly databaseUrl: string) {}
 
@@ -63,7 +69,7 @@ export class EmbeddedClickHouseClaim {
 
   /** Whether this instance may keep events: false from a retake that found the lock held by another session until the lock is taken again. */
   keepsEvents(): boolean {
-    return this.client !== undefined || this.lastRetake !== 'taken_over';
+    return this.client !== undefined || !this.takenOver;
   }
 
   async close(): Promise<void> {
@@ -119,19 +125,19 @@ export class EmbeddedClickHouseClaim {
   private retaken(found: 'taken' | 'taken_over' | 'unreachable'): void {
     if (this.closed) return;
     if (found === 'taken') {
-      if (this.lastRetake === 'taken_over') this.log?.info('took the embedded ClickHouse claim again; keeping events again');
-      else this.log?.info('took the embedded ClickHouse claim again');
-      this.lastRetake = undefined;
+      this.log?.info(this.takenOver ? 'took the embedded ClickHouse claim again; keeping events again' : 'took the embedded ClickHouse claim again');
+      this.takenOver = false;
+      this.saidUnreachable = false;
       return;
     }
-    if (found !== this.lastRetake) {
-      if (found === 'taken_over') {
-        this.log?.error(`another instance with embedded ClickHouse now runs on this Postgres database; this one refuses events (503) and fails /healthz until it can take the claim again: ${SHARE_ONE_CLICKHOUSE}`);
-      } else {
-        this.log?.warn('Postgres cannot be reached to take the embedded ClickHouse claim again; events are still kept (no other instance can take it either), trying again');
-      }
+    if (found === 'taken_over' && !this.takenOver) {
+      this.log?.error(`another instance with embedded ClickHouse now runs on this Postgres database; this one refuses events (503) and fails /healthz until it can take the claim again: ${SHARE_ONE_CLICKHOUSE}`);
+      this.takenOver = true;
     }
-    this.lastRetake = found;
+    if (found === 'unreachable' && !this.takenOver && !this.saidUnreachable) {
+      this.log?.warn('Postgres cannot be reached to take the embedded ClickHouse claim again; events are still kept (no other instance can take it either), trying again');
+      this.saidUnreachable = true;
+    }
     this.scheduleRetake();
   }
 }

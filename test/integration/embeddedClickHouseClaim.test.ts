@@ -116,4 +116,30 @@ describe.skipIf(unavailableReason !== undefined)('an embedded ClickHouse claim w
     expect((await pixel()).statusCode).toBe(200);
     await waitForEvents(ctx, item.lineItemId, 2);
   });
+
+  it('keeps refusing events when, after a retake found the lock held by another session, Postgres cannot be reached: out of reach says nothing about who holds it', async () => {
+    const item = await trackedLineItem(ctx);
+    const pixel = () => fromAddress(ctx, `/v1/t/i/${signedToken(ctx, serveClaims(item, 'tCPM', 2_500_000))}`, ADDRESSES.comcastResidential);
+    const { rows } = await other.query<{ pid: number }>("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND granted", [KEY]);
+    await other.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+    await other.query('SELECT pg_advisory_lock($1)', [KEY]);
+    await eventually(async () => (claim.keepsEvents() ? undefined : true), 'the claim to find the lock held elsewhere', 15_000);
+
+    // The server stops with the other session still holding the lock (ended with it, not before, so
+    // no retake can take the lock between the two).
+    other.on('error', () => undefined);
+    server.stop();
+    // The next retake, 5 s later, finds the server gone.
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    expect(claim.keepsEvents()).toBe(false);
+    expect((await pixel()).statusCode).toBe(503);
+    expect((await health()).claim).toBe('failing');
+
+    server.start();
+    other = new pg.Client({ connectionString: server.url });
+    await other.connect();
+    await eventually(async () => (claim.keepsEvents() ? true : undefined), 'the claim taken again once the server is back', 15_000, 200);
+    expect((await pixel()).statusCode).toBe(200);
+    await waitForEvents(ctx, item.lineItemId, 1, 20_000);
+  });
 });
