@@ -368,7 +368,6 @@ export function buildEntry(
   // 239 MB heapUsed at 100,000 opted-in line items; bench/README.md, "Semantic: session 33").
   const creatives = creativeRows instanceof CreativeGroup ? creativeRows : (creativeRows ?? []).flatMap((creative) => servableCreative(creative, row.brand_name) ?? []);
   if (Array.isArray(creatives) && creatives.length === 0) return 'no_creative';
-  const semanticWanted = deps.semanticModel !== undefined && targeting.semantic?.enabled === true;
 
   const includeKeywords = targeting.keywords?.include ?? [];
   const includePhrases = uniquePhrases(includeKeywords, phraseFor);
@@ -406,7 +405,7 @@ export function buildEntry(
     firstInclude: includePhrases[0] ?? null,
     secondInclude: includePhrases[1] ?? null,
     tieBreak: 0,
-    semantic: semanticWanted ? semanticTarget(targeting, includeKeywords, creatives instanceof CreativeGroup ? creatives.read() : creatives, deps.semanticModel) : null,
+    semantic: semanticTarget(targeting, includeKeywords, creatives, deps.semanticModel),
   };
 }
 
@@ -444,11 +443,12 @@ export function billedLineItem(row: CeilingColumns, deps: Pick<IndexBuildDeps, '
 function semanticTarget(
   targeting: z.input<typeof storedTargeting>,
   includeKeywords: string[],
-  creatives: ServableCreative[],
+  creatives: CreativeGroup | ServableCreative[],
   model: SemanticModel | undefined,
 ): SemanticTarget | null {
   if (!model || !targeting.semantic?.enabled) return null;
-  const creativeTexts = creatives.map((creative) => `${creative.render.title} ${creative.render.body}`);
+  // Read only here, for an opted-in line item: the parsed copy is let go with this call.
+  const creativeTexts = (creatives instanceof CreativeGroup ? creatives.read() : creatives).map((creative) => `${creative.render.title} ${creative.render.body}`);
   const vector = lineItemVector(model, includeKeywords, creativeTexts);
   if (!vector) return null;
   return { vector, minSimilarity: targeting.semantic.min_similarity ?? DEFAULT_MIN_SIMILARITY };
