@@ -1,7 +1,7 @@
 import { html } from 'htm/preact';
 import { useId } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
-import { ApiFailure } from './api.js';
+import { FieldProblems } from './fieldProblems.js';
 
 interface FieldProps {
   label: string;
@@ -17,10 +17,10 @@ interface FieldProps {
   autocomplete?: string;
 }
 
-/** A labelled input; the API's message about it (422 details) is shown under it and announced. */
+/** A labelled input; a problem with it (the API's 422 details, or the console's own) is shown under it and announced. */
 export function Field(props: FieldProps) {
   const id = useId();
-  const message = props.path && props.error instanceof ApiFailure ? props.error.detailAt(props.path) : undefined;
+  const message = props.path && props.error instanceof FieldProblems ? props.error.detailAt(props.path) : undefined;
   const describedBy = [props.hint ? `${id}-hint` : '', message ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   const common = {
     id,
@@ -50,7 +50,7 @@ interface SelectProps {
 
 export function Select(props: SelectProps) {
   const id = useId();
-  const message = props.path && props.error instanceof ApiFailure ? props.error.detailAt(props.path) : undefined;
+  const message = props.path && props.error instanceof FieldProblems ? props.error.detailAt(props.path) : undefined;
   return html`<div class="field">
     <label for=${id}>${props.label}</label>
     <select id=${id} value=${props.value} aria-invalid=${message ? 'true' : undefined} aria-describedby=${message ? `${id}-error` : undefined}
@@ -62,15 +62,15 @@ export function Select(props: SelectProps) {
 }
 
 /**
- * The error of the last action: the API's message, and the details no field on the form shows
- * (so nothing the API said is hidden).
+ * The error of the last action: its message, and the field problems no field on the form shows
+ * (so nothing the API or the console's own checks said is hidden).
  */
 export function ErrorMessage({ error, shownPaths = [] }: { error: unknown; shownPaths?: string[] }) {
   if (!error) return null;
-  const failure = error instanceof ApiFailure ? error : new ApiFailure(0, 'error', String(error));
-  const other = failure.details.filter((detail) => !shownPaths.includes(detail.path));
+  const message = error instanceof FieldProblems ? error.message : String(error);
+  const other = error instanceof FieldProblems ? error.details.filter((detail) => !shownPaths.includes(detail.path)) : [];
   return html`<div class="error" role="alert">
-    <p>${failure.message}</p>
+    <p>${message}</p>
     ${other.length > 0 && html`<ul>${other.map((detail) => html`<li><code>${detail.path || '(body)'}</code>: ${detail.message}</li>`)}</ul>`}
   </div>`;
 }
