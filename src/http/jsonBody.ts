@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { isUtf8 } from 'node:buffer';
+import { notUtf8Charset, unsupportedContentEncoding } from './bodyEncoding.js';
 import { ApiError } from './errors.js';
 
 /** A request body's bytes as the value its JSON says (undefined for an empty body), or an ApiError as answered. */
@@ -78,23 +79,4 @@ const POISONING_REFUSED = 'request body has a "__proto__" key or a "constructor"
 function cannotPoison(text: string): boolean {
   // A byte order mark too: JSON.parse refuses it, fastify's parser drops it.
   return text.charCodeAt(0) !== 0xfeff && !text.includes('\\u') && !text.includes('__proto__') && !text.includes('constructor');
-}
-
-/** Why a body of this content type cannot be read as UTF-8 text, or undefined when it can (no charset, or utf-8). */
-export function notUtf8Charset(contentType: string | undefined): string | undefined {
-  // The usual header, answered without the regular expression.
-  if (contentType === 'application/json') return undefined;
-  const charset = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType ?? '')?.[1]?.toLowerCase();
-  if (charset === undefined || charset === 'utf-8' || charset === 'utf8') return undefined;
-  return `charset ${charset} is not supported: send the body as UTF-8 (charset=utf-8, or no charset)`;
-}
-
-/**
- * Why a body with this Content-Encoding cannot be read, or undefined for none (or identity). Bodies
- * are not decompressed: a gzip body read as it came was answered "not valid UTF-8", which sent the
- * client looking at its text. 415 is the status RFC 7694 gives an unsupported content coding.
- */
-export function unsupportedContentEncoding(encoding: string | undefined): string | undefined {
-  if (encoding === undefined || /^\s*(identity\s*)?$/i.test(encoding)) return undefined;
-  return `content-encoding ${encoding.trim()} is not supported: send the body uncompressed`;
 }

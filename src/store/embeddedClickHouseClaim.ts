@@ -2,6 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Client } from 'pg';
 import { ADVISORY_LOCKS } from './advisoryLock.js';
 
+type LogLevel = 'info' | 'warn' | 'error';
+
 /** How often the claim tries to take the lock again after a first try at once failed. */
 const RETAKE_MS = 5_000;
 
@@ -50,6 +52,11 @@ export class EmbeddedClickHouseClaim {
   private takenOver = false;
   /** Whether Postgres out of reach was logged since the lock was last held (once, not at every try). */
   private saidUnreachable = false;
+  /**
+   * What happened before logTo, while the app was being built (seconds, in which the connection
+   * can drop and another instance take the lock): written to the log once it exists, not lost.
+   */
+  private early: { level: LogLevel; message: string; at: number }[] = [];
 
   private constructor(private readonly databaseUrl: string) {}
 
@@ -62,9 +69,10 @@ export class EmbeddedClickHouseClaim {
     return (await claim.tryTake()) ? claim : undefined;
   }
 
-  /** Where a lost or taken-over lock is reported, once the app's logger exists. */
+  /** Where a lost or taken-over lock is reported, once the app's logger exists; what happened before is written to it now, with when. */
   logTo(log: FastifyBaseLogger): void {
     this.log = log;
+    for (const { level, message, at } of this.early.splice(0)) log[level]({ happened_at: new Date(at).toISOString() }, message);
   }
 
   /** Whether this instance may keep events: false from a retake that found the lock held by another session until the lock is taken again. */
@@ -107,7 +115,7 @@ export class EmbeddedClickHouseClaim {
   private lost(client: Client): void {
     if (this.closed || this.client !== client) return;
     this.client = undefined;
-    this.log?.warn(`lost the Postgres connection that holds the embedded ClickHouse claim; taking it again (then every ${RETAKE_MS / 1000} s)`);
+    this.say('warn', `lost the Postgres connection that holds the embedded ClickHouse claim; taking it again (then every ${RETAKE_MS / 1000} s)`);
     // At once: the sooner a retake finds the lock held elsewhere, the fewer events two instances both keep.
     this.scheduleRetake(0);
   }
@@ -125,19 +133,24 @@ export class EmbeddedClickHouseClaim {
   private retaken(found: 'taken' | 'taken_over' | 'unreachable'): void {
     if (this.closed) return;
     if (found === 'taken') {
-      this.log?.info(this.takenOver ? 'took the embedded ClickHouse claim again; keeping events again' : 'took the embedded ClickHouse claim again');
+      this.say('info', this.takenOver ? 'took the embedded ClickHouse claim again; keeping events again' : 'took the embedded ClickHouse claim again');
       this.takenOver = false;
       this.saidUnreachable = false;
       return;
     }
     if (found === 'taken_over' && !this.takenOver) {
-      this.log?.error(`another instance with embedded ClickHouse now runs on this Postgres database; this one refuses events (503) and fails /healthz until it can take the claim again: ${SHARE_ONE_CLICKHOUSE}`);
+      this.say('error', `another instance with embedded ClickHouse now runs on this Postgres database; this one refuses events (503) and fails /healthz until it can take the claim again: ${SHARE_ONE_CLICKHOUSE}`);
       this.takenOver = true;
     }
     if (found === 'unreachable' && !this.takenOver && !this.saidUnreachable) {
-      this.log?.warn('Postgres cannot be reached to take the embedded ClickHouse claim again; events are still kept (no other instance can take it either), trying again');
+      this.say('warn', 'Postgres cannot be reached to take the embedded ClickHouse claim again; events are still kept (no other instance can take it either), trying again');
       this.saidUnreachable = true;
     }
     this.scheduleRetake();
+  }
+
+  private say(level: LogLevel, message: string): void {
+    if (this.log) this.log[level](message);
+    else this.early.push({ level, message, at: Date.now() });
   }
 }

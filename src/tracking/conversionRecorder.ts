@@ -118,13 +118,14 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
       return { result: resultOf(event), created: true };
     }
     const eventId = conversionEventId(clickId, input.conversion_id);
+    const upperCasedId = conversionEventIdBeforeLowerCasing(clickId, input.conversion_id);
     // Looked up and written in one step across instances (conversionLock.ts), and written to
     // ClickHouse before the answer, so that the next request with this conversion_id, at any
     // instance and after any restart, finds it there. The token makes ClickHouse itself keep one
     // insert of the same conversion even if two ever ran (a holder cut off while its insert runs),
     // across a month boundary too: every try carries the first one's time, so its partition.
     return lock(eventId, async () => {
-      const stored = await findConversion(ch, eventId);
+      const stored = await findConversion(ch, [eventId, upperCasedId]);
       if (stored) return { result: stored, created: false };
       // With the first request's time, whenever this one came (conversionTimes.ts says why).
       const event = eventOf(eventId, await firstTime(eventId, occurredAt));
@@ -177,9 +178,20 @@ async function isDeletedLineItemOf(db: Postgres, click: StoredClick, organizatio
   return rows.length > 0;
 }
 
-/** The same click and conversion_id always give the same event id. */
+/** The same click and conversion_id always give the same event id (`clickId` lower-cased, as conversionSchemas.ts reads it). */
 function conversionEventId(clickId: string, conversionId: string): string {
   return hashedEventId(`${clickId}\n${conversionId}`);
+}
+
+/**
+ * The other event id the same conversion may already be stored under: builds before the click id
+ * was lower-cased as it is read (session 33) hashed it as it was sent, so an order first reported
+ * with the id upper-cased (SQL Server, .NET) is kept under the hash of the upper-case text, and a
+ * retry after the upgrade, in either case, must find it rather than bill it again. Upper case is
+ * the one other form stacks send a UUID in; such a conversion stays in events_v1 its 400 days.
+ */
+function conversionEventIdBeforeLowerCasing(clickId: string, conversionId: string): string {
+  return hashedEventId(`${clickId.toUpperCase()}\n${conversionId}`);
 }
 
 type ConversionFields = Pick<TrackedEvent, 'event_id' | 'click_id' | 'campaign_id' | 'line_item_id' | 'revenue_nanos' | 'cost_nanos' | 'ivt' | 'unbilled'>;
@@ -209,14 +221,14 @@ const conversionRow = z.object({
   unbilled: z.string(),
 });
 
-async function findConversion(ch: ClickHouse, eventId: string): Promise<ConversionResult | undefined> {
+async function findConversion(ch: ClickHouse, eventIds: string[]): Promise<ConversionResult | undefined> {
   const result = await ch.client.query({
     query: `SELECT event_id, click_id, campaign_id,
                    line_item_id, revenue_nanos, cost_nanos, ivt, unbilled
             FROM events_v1
-            WHERE type = 'conversion' AND event_id = {event_id:UUID}
+            WHERE type = 'conversion' AND event_id IN {event_ids:Array(UUID)}
             LIMIT 1`,
-    query_params: { event_id: eventId },
+    query_params: { event_ids: eventIds },
     format: 'JSONEachRow',
   });
   const rows = await result.json();

@@ -1,8 +1,8 @@
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import type { Readable } from 'node:stream';
 import { requireAdminToken } from '../http/adminAuth.js';
+import { notUtf8Charset, unsupportedContentEncoding } from '../http/bodyEncoding.js';
 import { ApiError, zodDetails } from '../http/errors.js';
-import { notUtf8Charset, unsupportedContentEncoding } from '../http/jsonBody.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { Postgres } from '../store/postgres.js';

@@ -57,6 +57,11 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the advertiser', () => {
     const nameError = await nameField.getAttribute('aria-describedby');
     expect(await page.locator(`[id="${nameError!.split(' ').pop()}"]`).textContent()).not.toBe('');
     expect(await page.getByLabel('Destination URL').getAttribute('aria-invalid')).toBe('true');
+    // A field's hint and its problem are two sentences, the problem naming the field: not read (or
+    // seen, one under the other) as "Up to 30 characters is required".
+    expect(await page.getByLabel('Call to action').evaluate((input) => (input.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent).join(' '))).toBe(
+      'Up to 30 characters. Call to action is required.',
+    );
     expect(await page.getByRole('alert').first().textContent()).toMatch(/invalid|valid/i);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'advertiser-compose-errors');

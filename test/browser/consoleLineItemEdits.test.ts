@@ -128,12 +128,17 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
       const describedBy = (await page.getByLabel(label).getAttribute('aria-describedby'))!.split(' ').pop()!;
       return page.locator(`[id="${describedBy}"]`).textContent();
     };
-    expect(await messageOf('Daily budget')).toBe('1,000 could mean 1000 or 1: type 1000 or 1');
-    expect(await messageOf('Bid value')).toMatch(/^enter an amount as digits, for example 12.5 or 12,5/);
+    expect(await messageOf('Daily budget')).toBe('1,000 could mean 1000 or 1: type 1000 or 1.');
+    expect(await messageOf('Bid value')).toMatch(/^Enter an amount as digits, for example 12.5 or 12,5/);
+    // The field's hint and its problem are read (and shown) as two sentences, not as one run
+    // ("For example 50 1,000 could mean ...").
+    const descriptionOf = (label: string) =>
+      page.getByLabel(label, { exact: true }).evaluate((input) => (input.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent).join(' '));
+    expect(await descriptionOf('Daily budget')).toBe('For example 50. 1,000 could mean 1000 or 1: type 1000 or 1.');
     // The other fields' problems show at the same time (an empty name here), not on a second submit:
     // the service was only asked to validate, so nothing was created.
     await expect.poll(() => page.getByLabel('Campaign name').getAttribute('aria-invalid')).toBe('true');
-    expect(await messageOf('Campaign name')).toBe('is required');
+    expect(await messageOf('Campaign name')).toBe('Campaign name is required.');
     expect(requests.map((url) => new URL(url).pathname)).toEqual(['/v1/advertiser/campaigns/validate']);
 
     // Fields the service refuses (an empty name) are explained in plain words, not in zod's.
@@ -142,7 +147,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     await page.getByRole('button', { name: 'Create campaign' }).click();
     await expect.poll(() => page.getByLabel('Daily budget').getAttribute('aria-invalid')).toBe(null);
     await expect.poll(() => page.getByLabel('Campaign name').getAttribute('aria-invalid')).toBe('true');
-    expect(await messageOf('Campaign name')).toBe('is required');
+    expect(await messageOf('Campaign name')).toBe('Campaign name is required.');
     const shown = (await page.locator('main').textContent())!;
     expect(shown).not.toMatch(/Invalid input|Too small|Too big|expected \w+, received/);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);

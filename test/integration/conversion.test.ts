@@ -5,6 +5,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SPOOL_COLUMNS, spoolLine } from '../../src/tracking/eventSpool.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
+import { hashedEventId } from '../../src/tracking/hashedEventId.js';
 import { createAdvertiser } from '../helpers/factories.js';
 import { eventually } from '../helpers/eventually.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
@@ -244,6 +245,50 @@ describe('POST /v1/advertiser/conversions', () => {
       return events.some((event) => event.event_id === laterId) ? events : undefined;
     }, 'the later conversion stored');
     expect(stored.filter((event) => event.type === 'conversion').length).toBe(2);
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ conversions: 2, spend_nanos: 4_000_000_000 });
+  });
+
+  it('finds a conversion a build before the click id was lower-cased stored under the upper-cased id: a retry after the upgrade, in either case, answers 200 with it, not billed again', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 2 });
+    const clickId = await clickOn(item, 'CPA', 2_000_000_000);
+    const click = (await eventsOf(ctx, item.lineItemId)).find((event) => event.type === 'click')!;
+    // What such a build wrote for {"click_id": "<upper-case>", "conversion_id": "order-7"}: the
+    // conversion's event id the hash of the click id's text as sent, written at once under its token.
+    const oldId = hashedEventId(`${clickId.toUpperCase()}\norder-7`);
+    const old = sampleEvent({
+      event_id: oldId,
+      type: 'conversion',
+      source: 'conversion_api',
+      serve_id: click.serve_id,
+      campaign_id: item.campaignId,
+      line_item_id: item.lineItemId,
+      creative_id: item.creativeId,
+      placement_id: item.placementId,
+      publisher_id: item.publisherId,
+      price_model: 'CPA',
+      cost_nanos: 2_000_000_000,
+      click_id: clickId,
+      price_nanos: 2_000_000_000,
+    });
+    const before = await createClickHouseEventPipeline({ config: testConfig(mkdtempSync(path.join(inject('testRoot'), 'before-'))), ch: ctx.stores.ch, log: pino({ level: 'silent' }) });
+    await before.writeNow([old], `conversion:${oldId}`);
+    await before.close();
+
+    for (const sent of [clickId.toUpperCase(), clickId]) {
+      const retry = await postConversion(item.key, { click_id: sent, conversion_id: 'order-7' });
+      expect(retry.statusCode, retry.body).toBe(200);
+      expect(retry.json().data).toMatchObject({ id: oldId, click_id: clickId, cost_usd: 2, attributed: true });
+    }
+    // Another order after them: once it is stored, everything answered before it is stored too.
+    const later = await postConversion(item.key, { click_id: clickId.toUpperCase(), conversion_id: 'order-8' });
+    expect(later.statusCode).toBe(201);
+    const laterId = later.json().data.id;
+    expect(laterId).toBe(hashedEventId(`${clickId}\norder-8`));
+    const stored = await eventually(async () => {
+      const events = await eventsOf(ctx, item.lineItemId);
+      return events.some((event) => event.event_id === laterId) ? events : undefined;
+    }, 'the later conversion stored');
+    expect(stored.filter((event) => event.type === 'conversion').map((event) => event.event_id).sort()).toEqual([oldId, laterId].sort());
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ conversions: 2, spend_nanos: 4_000_000_000 });
   });
 

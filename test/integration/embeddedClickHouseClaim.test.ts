@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openStores, type Stores } from '../../src/runtime.js';
 import { ADVISORY_LOCKS } from '../../src/store/advisoryLock.js';
@@ -141,5 +142,47 @@ describe.skipIf(unavailableReason !== undefined)('an embedded ClickHouse claim w
     await eventually(async () => (claim.keepsEvents() ? true : undefined), 'the claim taken again once the server is back', 15_000, 200);
     expect((await pixel()).statusCode).toBe(200);
     await waitForEvents(ctx, item.lineItemId, 1, 20_000);
+  });
+
+});
+
+describe.skipIf(unavailableReason !== undefined)('an embedded ClickHouse claim lost before it has a logger', () => {
+  let server: PostgresServer;
+  let claim: EmbeddedClickHouseClaim;
+  let other: pg.Client;
+
+  beforeAll(async () => {
+    server = await startPostgresServer();
+    claim = (await EmbeddedClickHouseClaim.take(server.url))!;
+    other = new pg.Client({ connectionString: server.url });
+    await other.connect();
+  });
+
+  afterAll(async () => {
+    await other?.end().catch(() => undefined);
+    await claim?.close();
+    server?.destroy();
+  });
+
+  it('writes what happened before (while server.ts builds the app) to the log it is given, with when, and logs at once from then', async () => {
+    const { rows } = await other.query<{ pid: number }>("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND granted", [KEY]);
+    await other.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+    await other.query('SELECT pg_advisory_lock($1)', [KEY]);
+    await eventually(async () => (claim.keepsEvents() ? undefined : true), 'the claim to find the lock held elsewhere', 15_000);
+
+    const lines: { level: number; msg: string; happened_at?: string }[] = [];
+    const loggedAt = Date.now();
+    claim.logTo(pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) }));
+    expect(lines.map(({ level, msg }) => [level, msg.split(';')[0]])).toEqual([
+      [40, 'lost the Postgres connection that holds the embedded ClickHouse claim'],
+      [50, 'another instance with embedded ClickHouse now runs on this Postgres database'],
+    ]);
+    for (const { happened_at } of lines) expect(Date.parse(happened_at!)).toBeLessThanOrEqual(loggedAt);
+
+    await other.query('SELECT pg_advisory_unlock($1)', [KEY]);
+    await eventually(async () => lines[2], 'the claim taken again', 15_000, 200);
+    expect(claim.keepsEvents()).toBe(true);
+    expect(lines[2]).toMatchObject({ level: 30, msg: 'took the embedded ClickHouse claim again; keeping events again' });
+    expect(lines[2]!.happened_at).toBeUndefined();
   });
 });

@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { ApiFailure } from '../../web/console/api.js';
 import { readAmounts } from '../../web/console/amountInput.js';
+import { ApiFailure } from '../../web/console/api.js';
+import { FieldProblems } from '../../web/console/fieldProblems.js';
 
 function problemOf(typed: string): string | undefined {
   try {
     readAmounts({ amount: typed });
     return undefined;
   } catch (failure) {
-    return (failure as ApiFailure).detailAt('amount');
+    // Found here, before anything is sent: a form's problem, not an API answer that never came.
+    expect(failure).toBeInstanceOf(FieldProblems);
+    expect(failure).not.toBeInstanceOf(ApiFailure);
+    return (failure as FieldProblems).detailAt('amount');
   }
 }
 

@@ -1,4 +1,4 @@
-import { ApiFailure, type ErrorDetail } from './api.js';
+import { FieldProblems, type ErrorDetail } from './fieldProblems.js';
 
 /**
  * A typed money amount as the number the API takes. A decimal point or a decimal comma is
@@ -29,7 +29,7 @@ function parseAmount(text: string): { value: number } | { problem: string } {
 
 /**
  * The amounts of a form, each under the API detail path its field shows: the numbers to send, or
- * an ApiFailure with one detail per unreadable amount, shown beside its field like the API's own
+ * FieldProblems with one detail per unreadable amount, shown beside its field like the API's own
  * 422 details, before anything is sent.
  */
 export function readAmounts<Path extends string>(typed: Partial<Record<Path, string>>): Partial<Record<Path, number>> {
@@ -40,6 +40,6 @@ export function readAmounts<Path extends string>(typed: Partial<Record<Path, str
     if ('value' in parsed) values[path] = parsed.value;
     else details.push({ path, message: parsed.problem });
   }
-  if (details.length > 0) throw new ApiFailure(0, 'validation_error', 'Some amounts could not be read; nothing was saved.', details);
+  if (details.length > 0) throw new FieldProblems('Some amounts could not be read; nothing was saved.', details);
   return values;
 }

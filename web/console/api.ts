@@ -1,25 +1,16 @@
+import { FieldProblems, type ErrorDetail } from './fieldProblems.js';
 import { plainMessage } from './plainMessages.js';
 import { authHeaders, type Session } from './session.js';
 
-export interface ErrorDetail {
-  path: string;
-  message: string;
-}
-
 /** An error answer of the API ({error:{code,message,details}}), or a network failure (status 0). */
-export class ApiFailure extends Error {
+export class ApiFailure extends FieldProblems {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly details: ErrorDetail[] = [],
+    details: ErrorDetail[] = [],
   ) {
-    super(message);
-  }
-
-  /** The message of a detail at `path`, for showing next to the field it is about. */
-  detailAt(path: string): string | undefined {
-    return this.details.find((detail) => detail.path === path)?.message;
+    super(message, details);
   }
 }
 

@@ -1,7 +1,7 @@
 import { html } from 'htm/preact';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiFailure, query } from './api.js';
+import { api, query } from './api.js';
 import type { Session } from './session.js';
 
 /** A list's answer (openapi.yaml: the admin lists' KeysetPagination, the campaigns list): a page and the cursor of the next one. */
@@ -102,7 +102,7 @@ export function RevocableRow({ cells, columns, revoked, label, run, onDone, onEr
       setAsking(false);
       onDone();
     } catch (failure) {
-      onError(failure instanceof ApiFailure ? failure : new ApiFailure(0, 'error', String(failure)));
+      onError(failure);
       setAsking(false);
     } finally {
       setBusy(false);

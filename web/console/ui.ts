@@ -1,7 +1,7 @@
 import { html } from 'htm/preact';
 import { useId } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
-import { ApiFailure } from './api.js';
+import { FieldProblems } from './fieldProblems.js';
 
 interface FieldProps {
   label: string;
@@ -17,10 +17,28 @@ interface FieldProps {
   autocomplete?: string;
 }
 
-/** A labelled input; the API's message about it (422 details) is shown under it and announced. */
+/**
+ * A hint or a problem as a sentence of its own. They are shown one under the other and read one
+ * after the other (aria-describedby), so "Up to 30 characters" and "is required" ran into one
+ * ("Up to 30 characters is required", "For example 50 1,000 could mean …"). The API's details are
+ * predicates of their field ("is required", "must be …"): said of it by its label.
+ */
+function sentence(text: string): string {
+  const capitalized = text.charAt(0).toUpperCase() + text.slice(1);
+  return /[.!?…]$/.test(capitalized) ? capitalized : `${capitalized}.`;
+}
+
+function problemOf(props: { label: string; path?: string; error?: unknown }): string | undefined {
+  const message = props.path && props.error instanceof FieldProblems ? props.error.detailAt(props.path) : undefined;
+  if (message === undefined) return undefined;
+  // "Name (optional) is required" would be odd: the label's parenthesis is for the form.
+  return sentence(/^(is|are|must|may|cannot|needs|takes|has)\b/.test(message) ? `${props.label.replace(/\s*\([^)]*\)$/, '')} ${message}` : message);
+}
+
+/** A labelled input; a problem with it (the API's 422 details, or the console's own) is shown under it and announced. */
 export function Field(props: FieldProps) {
   const id = useId();
-  const message = props.path && props.error instanceof ApiFailure ? props.error.detailAt(props.path) : undefined;
+  const message = problemOf(props);
   const describedBy = [props.hint ? `${id}-hint` : '', message ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   const common = {
     id,
@@ -34,7 +52,7 @@ export function Field(props: FieldProps) {
   return html`<div class="field">
     <label for=${id}>${props.label}</label>
     ${props.multiline ? html`<textarea ...${common} rows="3"></textarea>` : html`<input type=${props.type ?? 'text'} ...${common} />`}
-    ${props.hint && html`<small id=${`${id}-hint`} class="hint">${props.hint}</small>`}
+    ${props.hint && html`<small id=${`${id}-hint`} class="hint">${sentence(props.hint)}</small>`}
     ${message && html`<small id=${`${id}-error`} class="field-error">${message}</small>`}
   </div>`;
 }
@@ -50,7 +68,7 @@ interface SelectProps {
 
 export function Select(props: SelectProps) {
   const id = useId();
-  const message = props.path && props.error instanceof ApiFailure ? props.error.detailAt(props.path) : undefined;
+  const message = problemOf(props);
   return html`<div class="field">
     <label for=${id}>${props.label}</label>
     <select id=${id} value=${props.value} aria-invalid=${message ? 'true' : undefined} aria-describedby=${message ? `${id}-error` : undefined}
@@ -62,15 +80,15 @@ export function Select(props: SelectProps) {
 }
 
 /**
- * The error of the last action: the API's message, and the details no field on the form shows
- * (so nothing the API said is hidden).
+ * The error of the last action: its message, and the field problems no field on the form shows
+ * (so nothing the API or the console's own checks said is hidden).
  */
 export function ErrorMessage({ error, shownPaths = [] }: { error: unknown; shownPaths?: string[] }) {
   if (!error) return null;
-  const failure = error instanceof ApiFailure ? error : new ApiFailure(0, 'error', String(error));
-  const other = failure.details.filter((detail) => !shownPaths.includes(detail.path));
+  const message = error instanceof FieldProblems ? error.message : String(error);
+  const other = error instanceof FieldProblems ? error.details.filter((detail) => !shownPaths.includes(detail.path)) : [];
   return html`<div class="error" role="alert">
-    <p>${failure.message}</p>
+    <p>${message}</p>
     ${other.length > 0 && html`<ul>${other.map((detail) => html`<li><code>${detail.path || '(body)'}</code>: ${detail.message}</li>`)}</ul>`}
   </div>`;
 }

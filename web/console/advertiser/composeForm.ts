@@ -1,6 +1,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiFailure } from '../api.js';
+import { FieldProblems } from '../fieldProblems.js';
 import { go } from '../route.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, Field, Select } from '../ui.js';
@@ -35,13 +36,13 @@ async function composeOrProblems(session: Session, form: Form) {
   try {
     return composeBody(form, readAmounts(typed));
   } catch (failure) {
-    if (!(failure instanceof ApiFailure)) throw failure;
+    if (!(failure instanceof FieldProblems)) throw failure;
     const standIns = Object.fromEntries(Object.keys(typed).map((path) => [path, 1]));
     const others = await api(session, 'POST', '/v1/advertiser/campaigns/validate', composeBody(form, standIns)).then(
       () => [],
       (answer: unknown) => (answer instanceof ApiFailure && answer.status === 422 ? answer.details.filter((detail) => !amountPaths.includes(detail.path)) : []),
     );
-    throw new ApiFailure(0, 'validation_error', failure.message, [...failure.details, ...others]);
+    throw new FieldProblems(failure.message, [...failure.details, ...others]);
   }
 }
 

@@ -65,7 +65,7 @@ function PublisherDetails({ session, id, base, name }: { session: Session; id: s
     </table><//>`}
     <${Pager} list=${placements} label="placements" />
     <${ActionForm} title="Register a placement" submitLabel="Register placement"
-      fields=${[{ name: 'id', label: 'Placement id', hint: "The publisher's own id: letters, digits and . _ : ~ -" }, { name: 'name', label: 'Name (optional)' }]}
+      fields=${[{ name: 'id', label: 'Placement id', hint: "The publisher's own id (letters, digits and . _ : ~ -)" }, { name: 'name', label: 'Name (optional)' }]}
       run=${(values: Record<string, string>) => api<{ data: { id: string } }>(session, 'POST', `${base}/placements`, {
         id: values.id ?? '', ...(values.name?.trim() ? { name: values.name } : {}),
       })}

@@ -1,12 +1,13 @@
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiFailure } from '../api.js';
+import { api } from '../api.js';
+import { FieldProblems } from '../fieldProblems.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, Field, formatDateTime, Notice } from '../ui.js';
 import type { IntegrationReview } from '../placements.js';
 
 /** Said on its own after the field's hint (the API's "is required" ran into it), and before anything is sent. */
-const REASON_REQUIRED = new ApiFailure(0, 'validation_error', 'A rejection needs a reason.', [{ path: 'reason', message: 'Enter a reason: a rejection needs one.' }]);
+const REASON_REQUIRED = new FieldProblems('A rejection needs a reason.', [{ path: 'reason', message: 'Enter a reason: a rejection needs one.' }]);
 
 function ReviewCard({ review, session, onDecided }: { review: IntegrationReview; session: Session; onDecided(message: string): void }) {
   const [reason, setReason] = useState('');
