@@ -25,6 +25,15 @@ const PROBED_CLUSTERS = 4;
  */
 const PROBE_FLOOR_BELOW_THRESHOLD = 0.13;
 
+/**
+ * A change that moves more rows than this (leaving and joining, in one list) is laid out again by
+ * fill(): each moved row is a memmove of the rows after it (a few ms at 100,000 rows).
+ */
+const MOVED_ROWS_AT_MOST = 16;
+
+/** Rows reserved beyond those asked for: 1/64 more (0.3 MB at 155,000 rows). */
+const ROW_HEADROOM_SHIFT = 6;
+
 const ROW_LEVELS = 127;
 const PAGE_BYTES = 65536;
 /** Covers float32 rounding in the kernel and in the stored thresholds (errors near 1e-7). */
@@ -57,7 +66,7 @@ const quantizedRows = new WeakMap<Float32Array, { components: Int8Array; scale: 
  * which is the kernel's  scales[r] x (a x dot + b) + c.
  */
 export class SemanticMatrix<Entry extends SemanticRow> {
-  /** The rows' line items, in the order fill() was given (rank order). */
+  /** The rows' line items, in the order fill() or update() was given (rank order). */
   entries: Entry[] = [];
   /**
    * By rank, as fill() was given them (the list is laid out again whenever its order or its line
@@ -104,6 +113,110 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     this.clusteredFromRows = clusteredFromRows;
   }
 
+  /**
+   * Lays out `entries` (rank order) as fill() would, when they are the rows laid out now less
+   * `removed` and plus `added`, every other row in the same order: a catalog change. The rows
+   * after each one that leaves or joins move by one row (a memmove), instead of every row being
+   * written again: fill() touches every line item's entry, vector and quantized row, 200-350 ms of
+   * a change at 100,000 opted-in line items (bench/README.md, "Semantic at 100,000 line items:
+   * session 34"). Falls back to fill() when the change is large, the clusters would be trained
+   * again or the room is short, so the layout is always fill()'s for the same clustering.
+   */
+  update(entries: Entry[], removed: ReadonlySet<Entry>, added: ReadonlySet<Entry>): void {
+    const old = this.entries;
+    const clusters = this.clustering?.centres.length ?? 1;
+    const clusteredAfter = entries.length >= this.clusteredFromRows;
+    const trained = this.clustering?.trainedRows;
+    const sameClusters =
+      trained === undefined ? !clusteredAfter : clusteredAfter && entries.length <= trained * 2 && entries.length * 2 >= trained;
+    if (!sameClusters || entries.length > this.layout.rowCapacity || (this.clustering !== undefined && this.layout.centresWritten !== clusters)) {
+      this.fill(entries);
+      return;
+    }
+    // Each old rank's new one (-1: left), and the new ranks that joined, from one walk of both lists.
+    const newRankOf = new Int32Array(old.length);
+    const joined: number[] = [];
+    let left = 0;
+    for (let i = 0, j = 0; i < old.length || j < entries.length; ) {
+      if (i < old.length && j < entries.length && old[i] === entries[j]) newRankOf[i++] = j++;
+      else if (i < old.length && removed.has(old[i]!)) {
+        newRankOf[i++] = -1;
+        left += 1;
+      } else if (j < entries.length && added.has(entries[j]!)) joined.push(j++);
+      else {
+        // Not this list with rows taken out and put in: laid out again.
+        this.fill(entries);
+        return;
+      }
+      if (left + joined.length > MOVED_ROWS_AT_MOST) {
+        this.fill(entries);
+        return;
+      }
+    }
+    this.prepared.ready = false;
+    const width = this.blocks * 16;
+    const { matrix, scales, thresholds, ranks: rankOfRow } = this.views;
+    const starts = new Int32Array(this.kernel.memory.buffer, this.layout.starts, clusters + 1);
+    let rows = old.length;
+    // Leaving, last row first: the rows after each move up by one, and the clusters after it start one earlier.
+    const leaving: number[] = [];
+    for (let row = 0; row < rows; row++) if (newRankOf[rankOfRow[row]!] === -1) leaving.push(row);
+    for (let k = leaving.length - 1; k >= 0; k--) {
+      const row = leaving[k]!;
+      matrix.copyWithin(row * width, (row + 1) * width, rows * width);
+      for (const perRow of [rankOfRow, scales, thresholds]) perRow.copyWithin(row, row + 1, rows);
+      rows -= 1;
+      for (let c = clusterOfRow(starts, clusters, row) + 1; c <= clusters; c++) starts[c]! -= 1;
+    }
+    for (let row = 0; row < rows; row++) rankOfRow[row] = newRankOf[rankOfRow[row]!]!;
+    // Joining: each at its rank within its cluster (as fill's counting sort puts it), the rows after it one down.
+    for (const rank of joined) {
+      const { vector, minSimilarity } = entries[rank]!.semantic!;
+      const cluster = this.clusterOf(vector);
+      let low = starts[cluster]!;
+      let high = starts[cluster + 1]!;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (rankOfRow[middle]! < rank) low = middle + 1;
+        else high = middle;
+      }
+      matrix.copyWithin((low + 1) * width, low * width, rows * width);
+      for (const perRow of [rankOfRow, scales, thresholds]) perRow.copyWithin(low + 1, low, rows);
+      rows += 1;
+      for (let c = cluster + 1; c <= clusters; c++) starts[c]! += 1;
+      const quantized = this.quantized(vector);
+      matrix.set(quantized.components, low * width);
+      scales[low] = quantized.scale;
+      thresholds[low] = minSimilarity;
+      rankOfRow[low] = rank;
+    }
+    // By rank: the kept rows' values moved to their new ranks, the joined ones' read from their line items.
+    const vectors = new Array<Float32Array>(entries.length);
+    const minSimilarities = new Float64Array(Math.max(entries.length, this.minSimilarities.length));
+    const expectedValues = new Float64Array(minSimilarities.length);
+    for (let i = 0; i < old.length; i++) {
+      const rank = newRankOf[i]!;
+      if (rank < 0) continue;
+      vectors[rank] = this.vectors[i]!;
+      minSimilarities[rank] = this.minSimilarities[i]!;
+      expectedValues[rank] = this.expectedValues[i]!;
+    }
+    for (const rank of joined) {
+      const entry = entries[rank]!;
+      vectors[rank] = entry.semantic!.vector;
+      minSimilarities[rank] = entry.semantic!.minSimilarity;
+      expectedValues[rank] = entry.expectedValue;
+    }
+    // A copy: the lists are patched in place (adIndexPatcher.ts), and update() compares the rows laid out with the new list.
+    this.entries = entries.slice();
+    this.vectors = vectors;
+    this.minSimilarities = minSimilarities;
+    this.expectedValues = expectedValues;
+    let lowestThreshold = Infinity;
+    for (let rank = 0; rank < entries.length; rank++) lowestThreshold = Math.min(lowestThreshold, minSimilarities[rank]!);
+    this.probeFloor = lowestThreshold - PROBE_FLOOR_BELOW_THRESHOLD;
+  }
+
   /** Whether scans read only the probed clusters (an approximation), rather than every row. */
   get clustered(): boolean {
     return this.clustering !== undefined;
@@ -111,7 +224,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
 
   /** Lays out these line items (each with a semantic target, in rank order) as rows. */
   fill(entries: Entry[]): void {
-    this.entries = entries;
+    this.entries = entries.slice();
     this.prepared.ready = false;
     const clusterOfRank = this.assignClusters(entries);
     const clusters = this.clustering?.centres.length ?? 1;
@@ -252,20 +365,19 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     }
     // Line items added since the clustering join their nearest centre; the centres stay until the list doubles or halves.
     const clustering = this.clustering!;
-    let written = false;
-    return Int32Array.from(vectors, (vector) => {
-      let cluster = clustering.clusterOf.get(vector);
-      if (cluster === undefined) {
-        if (!written) {
-          this.reserve(entries.length, clustering.centres.length);
-          this.writeCentres(clustering.centres);
-          written = true;
-        }
-        clustering.clusterOf.set(vector, (cluster = this.nearestCentre(vector)));
-      }
-      return cluster;
-    });
+    this.reserve(entries.length, clustering.centres.length);
+    if (this.layout.centresWritten !== clustering.centres.length) this.writeCentres(clustering.centres);
+    return Int32Array.from(vectors, this.clusterOf);
   }
+
+  /** A vector's cluster: the one it was put in, else (a line item added since the clustering) its nearest centre's, remembered. Centres written. */
+  private clusterOf = (vector: Float32Array): number => {
+    const clustering = this.clustering;
+    if (clustering === undefined) return 0;
+    let cluster = clustering.clusterOf.get(vector);
+    if (cluster === undefined) clustering.clusterOf.set(vector, (cluster = this.nearestCentre(vector)));
+    return cluster;
+  };
 
   /**
    * The cluster whose centre (as last written by writeCentres) is the most similar to a vector, by
@@ -332,7 +444,8 @@ export class SemanticMatrix<Entry extends SemanticRow> {
    */
   private reserve(rows: number, centres: number): void {
     if (rows <= this.layout.rowCapacity && centres <= this.layout.centreCapacity) return;
-    const roundedRows = Math.ceil(Math.max(rows, this.layout.rowCapacity, 1) / 4) * 4;
+    // Room for a few more rows than asked: a line item added later is then put in by update(), not laid out again.
+    const roundedRows = Math.ceil(Math.max(rows + (rows >> ROW_HEADROOM_SHIFT), this.layout.rowCapacity, 1) / 4) * 4;
     const roundedCentres = Math.ceil(Math.max(centres, this.layout.centreCapacity, 1) / 4) * 4;
     const candidates = Math.max(roundedRows, roundedCentres);
     const width = this.blocks * 16;
@@ -404,4 +517,16 @@ function emptyViews() {
     centreMatrix: new Int8Array(0),
     matrix: new Int8Array(0),
   };
+}
+
+/** The cluster whose rows [starts[c], starts[c + 1]) hold `row`: the last start at or before it (empty clusters share their start). */
+function clusterOfRow(starts: Int32Array, clusters: number, row: number): number {
+  let low = 0;
+  let high = clusters - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >>> 1;
+    if (starts[middle]! <= row) low = middle;
+    else high = middle - 1;
+  }
+  return low;
 }
