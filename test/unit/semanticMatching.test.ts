@@ -457,7 +457,7 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
 
   it.each([[4200, 'clustered'], [600, 'scanned whole']] as const)(
     'lays out a patched list of %i rows (%s) as filling it again does: rows taken out and put in at their ranks',
-    (rows) => {
+    (rows, _layout) => {
       const dimensions = 100;
       let seed = rows;
       const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
