@@ -20,6 +20,12 @@ export interface StoredClusters {
 }
 
 /**
+ * Trains a list's clusters elsewhere (a worker thread, clusterWorker.ts) as train() does here: the
+ * same k-means with the same kernel, so the same clusters, while serving goes on.
+ */
+export type ClusterTrainer = (vectors: Float32Array[]) => Promise<{ centres: Float32Array[]; clusterOf: Int32Array }>;
+
+/**
  * Lists of at least this many opted-in line items are searched through clusters (approximate, see
  * below); smaller ones are compared whole, exactly: a full scan of 2,000 rows costs about 18 us.
  */
@@ -113,14 +119,42 @@ export class SemanticMatrix<Entry extends SemanticRow> {
   private readonly heads = new Int32Array(PROBED_CLUSTERS);
   /** The nearest centre's similarity below which nothing is probed (see PROBE_FLOOR_BELOW_THRESHOLD). */
   private probeFloor = -Infinity;
+  private readonly trainer: ClusterTrainer | undefined;
+  /** A training by the trainer under way: until it ends the list keeps its clusters, or is scanned whole when it has none. */
+  private training: Promise<void> | undefined;
 
-  constructor(dimensions: number, clusteredFromRows = CLUSTERED_FROM_ROWS) {
+  /**
+   * With a trainer, a list that needs clusters (again) is not clustered by fill() itself: the
+   * trainer trains them while the list is scanned whole (exact: every line item similar enough is
+   * found, at a full scan's cost a serve) or with the clusters it had, and the list is laid out
+   * again with the new ones when they come. A first start at 100,000 opted-in line items then does
+   * not wait 7 s for the k-means (bench/README.md, "Semantic at 100,000 line items: session 34").
+   */
+  constructor(dimensions: number, clusteredFromRows = CLUSTERED_FROM_ROWS, trainer?: ClusterTrainer) {
     this.dimensions = dimensions;
     this.blocks = Math.ceil(dimensions / 16);
     this.kernel = scanKernel(this.blocks);
     this.probeKernel = probeKernel(this.kernel.memory, dimensions, PROBED_CLUSTERS);
     this.probedScan = probedScanKernel(this.kernel.memory, this.blocks, PROBED_CLUSTERS);
     this.clusteredFromRows = clusteredFromRows;
+    this.trainer = trainer;
+  }
+
+  /** Resolves once no training by the trainer is under way (at once without one). */
+  async trained(): Promise<void> {
+    while (this.training !== undefined) await this.training;
+  }
+
+  /**
+   * k-means over these vectors (semanticClusters.ts), each vector assigned by this matrix's kernel:
+   * how a list is clustered, here or by a trainer. Overwrites the kernel's centres.
+   */
+  train(vectors: Float32Array[]): { centres: Float32Array[]; clusterOf: Int32Array } {
+    return clusterVectors(vectors, (centres) => {
+      this.reserve(vectors.length, centres.length);
+      this.writeCentres(centres);
+      return Int32Array.from(vectors, this.nearestCentre);
+    });
   }
 
   /**
@@ -137,8 +171,10 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     const clusters = this.clustering?.centres.length ?? 1;
     const clusteredAfter = entries.length >= this.clusteredFromRows;
     const trained = this.clustering?.trainedRows;
+    // While a trainer trains, fill() keeps the clusters there are (or none).
+    const pending = this.training !== undefined;
     const sameClusters =
-      trained === undefined ? !clusteredAfter : clusteredAfter && entries.length <= trained * 2 && entries.length * 2 >= trained;
+      trained === undefined ? !clusteredAfter || pending : clusteredAfter && (pending || (entries.length <= trained * 2 && entries.length * 2 >= trained));
     if (!sameClusters || entries.length > this.layout.rowCapacity || (this.clustering !== undefined && this.layout.centresWritten !== clusters)) {
       this.fill(entries);
       return;
@@ -393,19 +429,43 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     const vectors = entries.map((entry) => entry.semantic!.vector);
     const trained = this.clustering?.trainedRows;
     if (trained === undefined || entries.length > trained * 2 || entries.length * 2 < trained) {
-      const { centres, clusterOf } = clusterVectors(vectors, (centres) => {
-        this.reserve(entries.length, centres.length);
-        this.writeCentres(centres);
-        return Int32Array.from(vectors, this.nearestCentre);
-      });
-      this.clustering = { centres, clusterOf: new WeakMap(), trainedRows: entries.length };
-      vectors.forEach((vector, rank) => this.clustering!.clusterOf.set(vector, clusterOf[rank]!));
+      if (this.trainer === undefined) {
+        const { centres, clusterOf } = this.train(vectors);
+        this.adopt(vectors, centres, clusterOf);
+      } else {
+        this.trainAside(this.trainer, vectors);
+        if (this.clustering === undefined) return undefined;
+      }
     }
     // Line items added since the clustering join their nearest centre; the centres stay until the list doubles or halves.
     const clustering = this.clustering!;
     this.reserve(entries.length, clustering.centres.length);
     if (this.layout.centresWritten !== clustering.centres.length) this.writeCentres(clustering.centres);
     return Int32Array.from(vectors, this.clusterOf);
+  }
+
+  /** Has the trainer train clusters of these vectors (unless it is already training), and lays the list out again with them. */
+  private trainAside(trainer: ClusterTrainer, vectors: Float32Array[]): void {
+    if (this.training !== undefined) return;
+    this.training = trainer(vectors).then(
+      ({ centres, clusterOf }) => {
+        this.training = undefined;
+        this.adopt(vectors, centres, clusterOf);
+        this.fill(this.entries);
+      },
+      () => {
+        // Left scanned whole (or with the clusters it had): the next fill asks again.
+        this.training = undefined;
+      },
+    );
+  }
+
+  /** Clusters trained on these vectors (clusterOf by the same index) become the list's. */
+  private adopt(vectors: Float32Array[], centres: Float32Array[], clusterOf: Int32Array): void {
+    const byVector = new WeakMap<Float32Array, number>();
+    vectors.forEach((vector, i) => byVector.set(vector, clusterOf[i]!));
+    this.clustering = { centres, clusterOf: byVector, trainedRows: vectors.length };
+    this.layout.centresWritten = 0;
   }
 
   /** A vector's cluster: the one it was put in, else (a line item added since the clustering) its nearest centre's, remembered. Centres written. */

@@ -14,6 +14,7 @@ import { lineItemVector, type SemanticModel } from '../semantic/semanticModel.js
 import { DEFAULT_MIN_SIMILARITY } from '../semantic/semanticDefaults.js';
 import type { BrandSafety } from '../semantic/brandSafety.js';
 import { SemanticMatrix } from '../semantic/semanticMatrix.js';
+import { clustersInWorker } from '../semantic/clustersInWorker.js';
 import type { StoredSemantic } from './semanticSnapshot.js';
 import { hostOf } from './destinationHost.js';
 
@@ -205,6 +206,11 @@ export interface IndexBuildDeps {
   /** Semantic lists this long or longer are searched through clusters (semanticMatrix.ts); the evaluation compares with exact search. */
   semanticClusteredFrom?: number;
   /**
+   * Clusters trained in a worker thread while the lists are scanned whole (SemanticMatrix's
+   * trainer): the service's, so that a start does not wait for the k-means; else trained in the build.
+   */
+  semanticClustersInWorker?: boolean;
+  /**
    * Told of each active line item a build or patch leaves out of the index (a SkipReason): its links,
    * signed while it could still be served, may still be used (indexedDestinations.ts).
    */
@@ -302,8 +308,7 @@ export async function buildAdIndex(
   const ranked = [...index.lineItems].sort(rankOrder);
   for (const entry of ranked) for (const lists of postingsOf(index, entry)) addToRanked(lists, entry);
   if (deps.semanticModel && index.semantic.certified.length > 0) {
-    const dimensions = deps.semanticModel.dimensions;
-    index.semanticMatrices = { certified: new SemanticMatrix(dimensions, deps.semanticClusteredFrom), uncertified: new SemanticMatrix(dimensions, deps.semanticClusteredFrom) };
+    index.semanticMatrices = semanticMatrices(deps.semanticModel, deps);
     for (const list of ['certified', 'uncertified'] as const) {
       const clusters = rows.semantic?.clusters[list];
       if (clusters) index.semanticMatrices[list].restoreClusters(clusters, vectors);
@@ -311,6 +316,12 @@ export async function buildAdIndex(
     }
   }
   return { index, skipped, vectors };
+}
+
+/** Empty semantic matrices for the index's two lists, as the deps ask (SemanticMatrix's trainer). */
+export function semanticMatrices(model: SemanticModel, deps: IndexBuildDeps): NonNullable<AdIndex['semanticMatrices']> {
+  const matrix = () => new SemanticMatrix<LineItemEntry>(model.dimensions, deps.semanticClusteredFrom, deps.semanticClustersInWorker ? clustersInWorker(model.dimensions) : undefined);
+  return { certified: matrix(), uncertified: matrix() };
 }
 
 /** The keyword (an interned Phrase) for these words, added to the index's phrase lookups when new. */

@@ -5,6 +5,7 @@ import {
   internPhrase,
   postingsOf,
   rankOrder,
+  semanticMatrices,
   type AdIndex,
   type IndexBuildDeps,
   type LineItemEntry,
@@ -14,7 +15,6 @@ import {
 } from './adIndex.js';
 import type { CatalogKeys, CatalogRows } from './catalogQueries.js';
 import { expectedValuePerImpression } from './expectedValue.js';
-import { SemanticMatrix } from '../semantic/semanticMatrix.js';
 
 /** What one patch did to the line items: entries taken out (changed or gone) and entries put in. */
 export interface IndexPatch {
@@ -193,7 +193,7 @@ export class AdIndexPatcher {
     const index = this.index;
     const model = this.deps.semanticModel;
     if (!model) return;
-    index.semanticMatrices ??= { certified: new SemanticMatrix(model.dimensions, this.deps.semanticClusteredFrom), uncertified: new SemanticMatrix(model.dimensions, this.deps.semanticClusteredFrom) };
+    index.semanticMatrices ??= semanticMatrices(model, this.deps);
     const removed = new Set(patch.removed);
     const added = new Set(patch.added);
     index.semanticMatrices.certified.update(index.semantic.certified, removed, added);

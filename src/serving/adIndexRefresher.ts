@@ -196,13 +196,16 @@ export class AdIndexRefresher {
 
 /**
  * Has the snapshot keep the vectors of the base's rows (the build's, by row) and the clusters the
- * index's semantic lists have when it is written, when any line item has a vector.
+ * index's semantic lists have when it is written (once any training in a worker is done: a stop
+ * waits for it), when any line item has a vector.
  */
 function keepSemantic(snapshot: CatalogSnapshot, index: AdIndex, vectors: Array<Float32Array | undefined>, build: IndexBuildDeps): void {
   const model = build.semanticModel;
   if (!model || !vectors.some((vector) => vector !== undefined)) return;
-  snapshot.replaceSemantic(model, () => {
+  snapshot.replaceSemantic(model, async () => {
     const matrices = index.semanticMatrices;
+    // Clusters trained in a worker (a first start) are kept once they are there.
+    await Promise.all([matrices?.certified.trained(), matrices?.uncertified.trained()]);
     const certified = matrices?.certified.storedClusters(vectors);
     const uncertified = matrices?.uncertified.storedClusters(vectors);
     return { vectors, clusters: { ...(certified ? { certified } : {}), ...(uncertified ? { uncertified } : {}) } };

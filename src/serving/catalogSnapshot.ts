@@ -305,14 +305,15 @@ export class CatalogSnapshot {
    * Keeps the base's semantic vectors and clusters (written after the base, in the background, like
    * it): `source` is called then, so the clusters are those of the index as it is by then.
    */
-  replaceSemantic(model: SemanticModel, source: () => StoredSemantic): void {
+  replaceSemantic(model: SemanticModel, source: () => Promise<StoredSemantic>): void {
     const id = this.baseId;
     if (id === undefined) return;
     this.enqueue(async () => {
       await this.writesAllowed;
       const key = await semanticKey(model);
+      const stored = await source();
       if (key === undefined || this.baseId !== id) return;
-      const sections = encodeSemantic(id, key, model.dimensions, source());
+      const sections = encodeSemantic(id, key, model.dimensions, stored);
       const temporary = `${this.semanticPath}.tmp`;
       const file = await open(temporary, 'w');
       try {

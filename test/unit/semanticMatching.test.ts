@@ -7,6 +7,7 @@ import type { CatalogRows, CreativeRow, LineItemRow } from '../../src/serving/ca
 import { relevance, selectAd } from '../../src/serving/selectAd.js';
 import { packageRoot } from '../../src/packageRoot.js';
 import { CLUSTERED_FROM_ROWS, SemanticMatrix } from '../../src/semantic/semanticMatrix.js';
+import { clustersInWorker } from '../../src/semantic/clustersInWorker.js';
 import { convertToUsd } from '../../src/money/usdRates.js';
 import { BrandSafety, type BrandSafetyVeto } from '../../src/semantic/brandSafety.js';
 import { SemanticModel, checkHash, similarity } from '../../src/semantic/semanticModel.js';
@@ -514,6 +515,50 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
       sameScans();
     },
   );
+
+  it('with a trainer, scans a large list whole (exactly) until its clusters are trained, then as a list it clustered itself', async () => {
+    const dimensions = 100;
+    let seed = 23;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const topics = Array.from({ length: 50 }, () => unitVector(dimensions, random));
+    const near = (topic: number) => {
+      const noise = unitVector(dimensions, random);
+      const vector = topics[topic]!.map((value, d) => value + 0.5 * noise[d]!);
+      const norm = Math.hypot(...vector);
+      return vector.map((value) => value / norm);
+    };
+    const entries = Array.from({ length: 3000 }, (_, rank) => ({ expectedValue: 3000 - rank, semantic: { vector: near(rank % topics.length), minSimilarity: 0.6 } }));
+    type Entry = (typeof entries)[number];
+    const aside = new SemanticMatrix<Entry>(dimensions, CLUSTERED_FROM_ROWS, clustersInWorker(dimensions));
+    const itself = new SemanticMatrix<Entry>(dimensions);
+    aside.fill(entries);
+    itself.fill(entries);
+    expect(itself.clustered).toBe(true);
+    expect(aside.clustered).toBe(false);
+    // Meanwhile every row is scanned: everything similar enough is found, as comparing every line item finds it.
+    const conversation = near(7);
+    const matching = entries.flatMap((entry, rank) => (similarity(conversation, entry.semantic.vector) >= entry.semantic.minSimilarity ? [rank] : []));
+    expect(matching.length).toBeGreaterThan(20);
+    expect(aside.prepare(conversation)).toBe(true);
+    const count = aside.scan(0, entries.length);
+    for (const rank of matching) expect([...aside.candidateRows().subarray(0, count)]).toContain(rank);
+    expect(aside.scannedRows).toBe(entries.length);
+    // A change meanwhile is patched in; the clusters, once trained, are the ones the list would have had.
+    const added = { expectedValue: 1500.5, semantic: { vector: near(7), minSimilarity: 0.6 } };
+    const list = [...entries.slice(0, 1500), added, ...entries.slice(1500)];
+    aside.update(list, new Set(), new Set([added]));
+    itself.update(list, new Set(), new Set([added]));
+    await aside.trained();
+    expect(aside.clustered).toBe(true);
+    for (let topic = 0; topic < topics.length; topic += 5) {
+      const probe = near(topic);
+      expect(aside.prepare(probe)).toBe(itself.prepare(probe));
+      const found = aside.scan(0, list.length);
+      expect(found).toBe(itself.scan(0, list.length));
+      expect(aside.scannedRows).toBe(itself.scannedRows);
+      expect([...aside.candidateRows().subarray(0, found)]).toEqual([...itself.candidateRows().subarray(0, found)]);
+    }
+  });
 
   it('probes no cluster when even the nearest centre is far below the lowest min_similarity, and does when a line item asks for less', () => {
     const dimensions = 100;
