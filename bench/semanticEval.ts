@@ -92,7 +92,7 @@ async function selectionPredictor(semantic: { enabled: boolean; min_similarity: 
   };
 }
 
-const itemVectors = specs.map((spec) => lineItemVector(model, spec.keywords, [`${spec.title} ${spec.body}`])!);
+const itemVectors = specs.map((spec) => lineItemVector(model, spec.keywords, [spec])!);
 /** Semantic only: the most similar line item, if similar enough (what selectAd does at equal bids without keywords). */
 function semanticPredictor(minSimilarity: number): Predict {
   return (c) => {

@@ -10,6 +10,22 @@ interface SemanticRow {
 }
 
 /**
+ * A list's clusters as the catalog snapshot keeps them (semanticSnapshot.ts): the unit centres, how
+ * many rows they were trained on, and each line item row's cluster (-1: not in the list).
+ */
+export interface StoredClusters {
+  centres: Float32Array[];
+  trainedRows: number;
+  clusterOfRow: Int32Array;
+}
+
+/**
+ * Trains a list's clusters elsewhere (a worker thread, clusterWorker.ts) as train() does here: the
+ * same k-means with the same kernel, so the same clusters, while serving goes on.
+ */
+export type ClusterTrainer = (vectors: Float32Array[]) => Promise<{ centres: Float32Array[]; clusterOf: Int32Array }>;
+
+/**
  * Lists of at least this many opted-in line items are searched through clusters (approximate, see
  * below); smaller ones are compared whole, exactly: a full scan of 2,000 rows costs about 18 us.
  */
@@ -24,6 +40,15 @@ const PROBED_CLUSTERS = 4;
  * conversations nothing is similar to.
  */
 const PROBE_FLOOR_BELOW_THRESHOLD = 0.13;
+
+/**
+ * A change that moves more rows than this (leaving and joining, in one list) is laid out again by
+ * fill(): each moved row is a memmove of the rows after it (a few ms at 100,000 rows).
+ */
+const MOVED_ROWS_AT_MOST = 16;
+
+/** Rows reserved beyond those asked for: 1/64 more (0.3 MB at 155,000 rows). */
+const ROW_HEADROOM_SHIFT = 6;
 
 const ROW_LEVELS = 127;
 const PAGE_BYTES = 65536;
@@ -57,7 +82,7 @@ const quantizedRows = new WeakMap<Float32Array, { components: Int8Array; scale: 
  * which is the kernel's  scales[r] x (a x dot + b) + c.
  */
 export class SemanticMatrix<Entry extends SemanticRow> {
-  /** The rows' line items, in the order fill() was given (rank order). */
+  /** The rows' line items, in the order fill() or update() was given (rank order). */
   entries: Entry[] = [];
   /**
    * By rank, as fill() was given them (the list is laid out again whenever its order or its line
@@ -94,14 +119,176 @@ export class SemanticMatrix<Entry extends SemanticRow> {
   private readonly heads = new Int32Array(PROBED_CLUSTERS);
   /** The nearest centre's similarity below which nothing is probed (see PROBE_FLOOR_BELOW_THRESHOLD). */
   private probeFloor = -Infinity;
+  private readonly trainer: ClusterTrainer | undefined;
+  /** A training by the trainer under way: until it ends the list keeps its clusters, or is scanned whole when it has none. */
+  private training: Promise<void> | undefined;
 
-  constructor(dimensions: number, clusteredFromRows = CLUSTERED_FROM_ROWS) {
+  /**
+   * With a trainer, a list that needs clusters (again) is not clustered by fill() itself: the
+   * trainer trains them while the list is scanned whole (exact: every line item similar enough is
+   * found, at a full scan's cost a serve) or with the clusters it had, and the list is laid out
+   * again with the new ones when they come. A first start at 100,000 opted-in line items then does
+   * not wait 7 s for the k-means (bench/README.md, "Semantic at 100,000 line items: session 34").
+   */
+  constructor(dimensions: number, clusteredFromRows = CLUSTERED_FROM_ROWS, trainer?: ClusterTrainer) {
     this.dimensions = dimensions;
     this.blocks = Math.ceil(dimensions / 16);
     this.kernel = scanKernel(this.blocks);
     this.probeKernel = probeKernel(this.kernel.memory, dimensions, PROBED_CLUSTERS);
     this.probedScan = probedScanKernel(this.kernel.memory, this.blocks, PROBED_CLUSTERS);
     this.clusteredFromRows = clusteredFromRows;
+    this.trainer = trainer;
+  }
+
+  /** Resolves once no training by the trainer is under way (at once without one). */
+  async trained(): Promise<void> {
+    while (this.training !== undefined) await this.training;
+  }
+
+  /**
+   * k-means over these vectors (semanticClusters.ts), each vector assigned by this matrix's kernel:
+   * how a list is clustered, here or by a trainer. Overwrites the kernel's centres.
+   */
+  train(vectors: Float32Array[]): { centres: Float32Array[]; clusterOf: Int32Array } {
+    return clusterVectors(vectors, (centres) => {
+      this.reserve(vectors.length, centres.length);
+      this.writeCentres(centres);
+      return Int32Array.from(vectors, this.nearestCentre);
+    });
+  }
+
+  /**
+   * Lays out `entries` (rank order) as fill() would, when they are the rows laid out now less
+   * `removed` and plus `added`, every other row in the same order: a catalog change. The rows
+   * after each one that leaves or joins move by one row (a memmove), instead of every row being
+   * written again: fill() touches every line item's entry, vector and quantized row, 200-350 ms of
+   * a change at 100,000 opted-in line items (bench/README.md, "Semantic at 100,000 line items:
+   * session 34"). Falls back to fill() when the change is large, the clusters would be trained
+   * again or the room is short, so the layout is always fill()'s for the same clustering.
+   */
+  update(entries: Entry[], removed: ReadonlySet<Entry>, added: ReadonlySet<Entry>): void {
+    const old = this.entries;
+    const clusters = this.clustering?.centres.length ?? 1;
+    const clusteredAfter = entries.length >= this.clusteredFromRows;
+    const trained = this.clustering?.trainedRows;
+    // While a trainer trains, fill() keeps the clusters there are (or none).
+    const pending = this.training !== undefined;
+    const sameClusters =
+      trained === undefined ? !clusteredAfter || pending : clusteredAfter && (pending || (entries.length <= trained * 2 && entries.length * 2 >= trained));
+    if (!sameClusters || entries.length > this.layout.rowCapacity || (this.clustering !== undefined && this.layout.centresWritten !== clusters)) {
+      this.fill(entries);
+      return;
+    }
+    // Each old rank's new one (-1: left), and the new ranks that joined, from one walk of both lists.
+    const newRankOf = new Int32Array(old.length);
+    const joined: number[] = [];
+    let left = 0;
+    for (let i = 0, j = 0; i < old.length || j < entries.length; ) {
+      if (i < old.length && j < entries.length && old[i] === entries[j]) newRankOf[i++] = j++;
+      else if (i < old.length && removed.has(old[i]!)) {
+        newRankOf[i++] = -1;
+        left += 1;
+      } else if (j < entries.length && added.has(entries[j]!)) joined.push(j++);
+      else {
+        // Not this list with rows taken out and put in: laid out again.
+        this.fill(entries);
+        return;
+      }
+      if (left + joined.length > MOVED_ROWS_AT_MOST) {
+        this.fill(entries);
+        return;
+      }
+    }
+    this.prepared.ready = false;
+    const width = this.blocks * 16;
+    const { matrix, scales, thresholds, ranks: rankOfRow } = this.views;
+    const starts = new Int32Array(this.kernel.memory.buffer, this.layout.starts, clusters + 1);
+    let rows = old.length;
+    // Leaving, last row first: the rows after each move up by one, and the clusters after it start one earlier.
+    const leaving: number[] = [];
+    for (let row = 0; row < rows; row++) if (newRankOf[rankOfRow[row]!] === -1) leaving.push(row);
+    for (let k = leaving.length - 1; k >= 0; k--) {
+      const row = leaving[k]!;
+      matrix.copyWithin(row * width, (row + 1) * width, rows * width);
+      for (const perRow of [rankOfRow, scales, thresholds]) perRow.copyWithin(row, row + 1, rows);
+      rows -= 1;
+      for (let c = clusterOfRow(starts, clusters, row) + 1; c <= clusters; c++) starts[c]! -= 1;
+    }
+    for (let row = 0; row < rows; row++) rankOfRow[row] = newRankOf[rankOfRow[row]!]!;
+    // Joining: each at its rank within its cluster (as fill's counting sort puts it), the rows after it one down.
+    for (const rank of joined) {
+      const { vector, minSimilarity } = entries[rank]!.semantic!;
+      const cluster = this.clusterOf(vector);
+      let low = starts[cluster]!;
+      let high = starts[cluster + 1]!;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (rankOfRow[middle]! < rank) low = middle + 1;
+        else high = middle;
+      }
+      matrix.copyWithin((low + 1) * width, low * width, rows * width);
+      for (const perRow of [rankOfRow, scales, thresholds]) perRow.copyWithin(low + 1, low, rows);
+      rows += 1;
+      for (let c = cluster + 1; c <= clusters; c++) starts[c]! += 1;
+      const quantized = this.quantized(vector);
+      matrix.set(quantized.components, low * width);
+      scales[low] = quantized.scale;
+      thresholds[low] = minSimilarity;
+      rankOfRow[low] = rank;
+    }
+    // By rank: the kept rows' values moved to their new ranks, the joined ones' read from their line items.
+    const vectors = new Array<Float32Array>(entries.length);
+    const minSimilarities = new Float64Array(Math.max(entries.length, this.minSimilarities.length));
+    const expectedValues = new Float64Array(minSimilarities.length);
+    for (let i = 0; i < old.length; i++) {
+      const rank = newRankOf[i]!;
+      if (rank < 0) continue;
+      vectors[rank] = this.vectors[i]!;
+      minSimilarities[rank] = this.minSimilarities[i]!;
+      expectedValues[rank] = this.expectedValues[i]!;
+    }
+    for (const rank of joined) {
+      const entry = entries[rank]!;
+      vectors[rank] = entry.semantic!.vector;
+      minSimilarities[rank] = entry.semantic!.minSimilarity;
+      expectedValues[rank] = entry.expectedValue;
+    }
+    // A copy: the lists are patched in place (adIndexPatcher.ts), and update() compares the rows laid out with the new list.
+    this.entries = entries.slice();
+    this.vectors = vectors;
+    this.minSimilarities = minSimilarities;
+    this.expectedValues = expectedValues;
+    let lowestThreshold = Infinity;
+    for (let rank = 0; rank < entries.length; rank++) lowestThreshold = Math.min(lowestThreshold, minSimilarities[rank]!);
+    this.probeFloor = lowestThreshold - PROBE_FLOOR_BELOW_THRESHOLD;
+  }
+
+  /**
+   * The clusters, with the cluster of each of these vectors (a line item row's, undefined for a row
+   * without one), for the catalog snapshot; undefined when the list is scanned whole.
+   */
+  storedClusters(vectorsByRow: ReadonlyArray<Float32Array | undefined>): StoredClusters | undefined {
+    const clustering = this.clustering;
+    if (clustering === undefined) return undefined;
+    const clusterOfRow = Int32Array.from(vectorsByRow, (vector) => (vector === undefined ? -1 : (clustering.clusterOf.get(vector) ?? -1)));
+    return { centres: clustering.centres, trainedRows: clustering.trainedRows, clusterOfRow };
+  }
+
+  /**
+   * Takes clusters the catalog snapshot kept (storedClusters), the rows' vectors by the same rows,
+   * for the next fill: a start then neither clusters again (7 s at 100,000 opted-in line items)
+   * nor looks for each row's nearest centre. They are trained again, as ever, when the list has
+   * doubled or halved since.
+   */
+  restoreClusters(stored: StoredClusters, vectorsByRow: ReadonlyArray<Float32Array | undefined>): void {
+    const clusterOf = new WeakMap<Float32Array, number>();
+    stored.clusterOfRow.forEach((cluster, row) => {
+      const vector = vectorsByRow[row];
+      if (vector !== undefined && cluster >= 0) clusterOf.set(vector, cluster);
+    });
+    this.clustering = { centres: stored.centres, clusterOf, trainedRows: stored.trainedRows };
+    // Written by the next fill: whatever centres the kernel's memory holds are not these.
+    this.layout.centresWritten = 0;
   }
 
   /** Whether scans read only the probed clusters (an approximation), rather than every row. */
@@ -111,7 +298,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
 
   /** Lays out these line items (each with a semantic target, in rank order) as rows. */
   fill(entries: Entry[]): void {
-    this.entries = entries;
+    this.entries = entries.slice();
     this.prepared.ready = false;
     const clusterOfRank = this.assignClusters(entries);
     const clusters = this.clustering?.centres.length ?? 1;
@@ -242,30 +429,53 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     const vectors = entries.map((entry) => entry.semantic!.vector);
     const trained = this.clustering?.trainedRows;
     if (trained === undefined || entries.length > trained * 2 || entries.length * 2 < trained) {
-      const { centres, clusterOf } = clusterVectors(vectors, (centres) => {
-        this.reserve(entries.length, centres.length);
-        this.writeCentres(centres);
-        return Int32Array.from(vectors, this.nearestCentre);
-      });
-      this.clustering = { centres, clusterOf: new WeakMap(), trainedRows: entries.length };
-      vectors.forEach((vector, rank) => this.clustering!.clusterOf.set(vector, clusterOf[rank]!));
+      if (this.trainer === undefined) {
+        const { centres, clusterOf } = this.train(vectors);
+        this.adopt(vectors, centres, clusterOf);
+      } else {
+        this.trainAside(this.trainer, vectors);
+        if (this.clustering === undefined) return undefined;
+      }
     }
     // Line items added since the clustering join their nearest centre; the centres stay until the list doubles or halves.
     const clustering = this.clustering!;
-    let written = false;
-    return Int32Array.from(vectors, (vector) => {
-      let cluster = clustering.clusterOf.get(vector);
-      if (cluster === undefined) {
-        if (!written) {
-          this.reserve(entries.length, clustering.centres.length);
-          this.writeCentres(clustering.centres);
-          written = true;
-        }
-        clustering.clusterOf.set(vector, (cluster = this.nearestCentre(vector)));
-      }
-      return cluster;
-    });
+    this.reserve(entries.length, clustering.centres.length);
+    if (this.layout.centresWritten !== clustering.centres.length) this.writeCentres(clustering.centres);
+    return Int32Array.from(vectors, this.clusterOf);
   }
+
+  /** Has the trainer train clusters of these vectors (unless it is already training), and lays the list out again with them. */
+  private trainAside(trainer: ClusterTrainer, vectors: Float32Array[]): void {
+    if (this.training !== undefined) return;
+    this.training = trainer(vectors).then(
+      ({ centres, clusterOf }) => {
+        this.training = undefined;
+        this.adopt(vectors, centres, clusterOf);
+        this.fill(this.entries);
+      },
+      () => {
+        // Left scanned whole (or with the clusters it had): the next fill asks again.
+        this.training = undefined;
+      },
+    );
+  }
+
+  /** Clusters trained on these vectors (clusterOf by the same index) become the list's. */
+  private adopt(vectors: Float32Array[], centres: Float32Array[], clusterOf: Int32Array): void {
+    const byVector = new WeakMap<Float32Array, number>();
+    vectors.forEach((vector, i) => byVector.set(vector, clusterOf[i]!));
+    this.clustering = { centres, clusterOf: byVector, trainedRows: vectors.length };
+    this.layout.centresWritten = 0;
+  }
+
+  /** A vector's cluster: the one it was put in, else (a line item added since the clustering) its nearest centre's, remembered. Centres written. */
+  private clusterOf = (vector: Float32Array): number => {
+    const clustering = this.clustering;
+    if (clustering === undefined) return 0;
+    let cluster = clustering.clusterOf.get(vector);
+    if (cluster === undefined) clustering.clusterOf.set(vector, (cluster = this.nearestCentre(vector)));
+    return cluster;
+  };
 
   /**
    * The cluster whose centre (as last written by writeCentres) is the most similar to a vector, by
@@ -332,7 +542,8 @@ export class SemanticMatrix<Entry extends SemanticRow> {
    */
   private reserve(rows: number, centres: number): void {
     if (rows <= this.layout.rowCapacity && centres <= this.layout.centreCapacity) return;
-    const roundedRows = Math.ceil(Math.max(rows, this.layout.rowCapacity, 1) / 4) * 4;
+    // Room for a few more rows than asked: a line item added later is then put in by update(), not laid out again.
+    const roundedRows = Math.ceil(Math.max(rows + (rows >> ROW_HEADROOM_SHIFT), this.layout.rowCapacity, 1) / 4) * 4;
     const roundedCentres = Math.ceil(Math.max(centres, this.layout.centreCapacity, 1) / 4) * 4;
     const candidates = Math.max(roundedRows, roundedCentres);
     const width = this.blocks * 16;
@@ -404,4 +615,16 @@ function emptyViews() {
     centreMatrix: new Int8Array(0),
     matrix: new Int8Array(0),
   };
+}
+
+/** The cluster whose rows [starts[c], starts[c + 1]) hold `row`: the last start at or before it (empty clusters share their start). */
+function clusterOfRow(starts: Int32Array, clusters: number, row: number): number {
+  let low = 0;
+  let high = clusters - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >>> 1;
+    if (starts[middle]! <= row) low = middle;
+    else high = middle - 1;
+  }
+  return low;
 }

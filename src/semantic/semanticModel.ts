@@ -40,6 +40,8 @@ export interface WordTables {
   commonDirection: Float32Array;
   /** The word table, slotBytes(dimensions) bytes a slot (see SemanticModel.slots). */
   slots: Int32Array;
+  /** The vectors file's (WordVectors.fingerprint). */
+  fingerprint?: string;
 }
 
 export function wordTables(vectors: WordVectors): WordTables {
@@ -66,7 +68,7 @@ export function wordTables(vectors: WordVectors): WordTables {
     slotWeights[at + 3] = sifWeight(rank) * vectors.scales[rank]!;
     slotComponents.set(vectors.components.subarray(rank * dimensions, (rank + 1) * dimensions), (at + HEADER_INTS) * 4);
   });
-  return { dimensions, wordCount, commonDirection: Float32Array.from(vectors.commonDirection), slots };
+  return { dimensions, wordCount, commonDirection: Float32Array.from(vectors.commonDirection), slots, ...(vectors.fingerprint ? { fingerprint: vectors.fingerprint } : {}) };
 }
 
 /**
@@ -80,6 +82,8 @@ export class SemanticModel {
   readonly wordCount: number;
   /** Unit vector SIF removes from every text's sum (see finish). */
   readonly commonDirection: Float32Array;
+  /** The sha256 of the vectors file this model was read from; undefined when made in memory. */
+  readonly fingerprint: string | undefined;
   /**
    * Open addressing over wordHash (linear probing, at most half full), in the sum kernel's memory:
    * one slot per word of whole cache lines (128 bytes for 100 dimensions), holding the word's hash,
@@ -123,6 +127,7 @@ export class SemanticModel {
     this.dimensions = tables.dimensions;
     this.wordCount = tables.wordCount;
     this.commonDirection = tables.commonDirection;
+    this.fingerprint = tables.fingerprint;
     this.conversation = new Float32Array(this.dimensions);
     this.slotInts = slotBytes(this.dimensions) / 4;
     const blocks = Math.ceil(this.dimensions / 16);
@@ -286,8 +291,11 @@ export function similarity(a: Float32Array, b: Float32Array): number {
 /**
  * A line item's vector: its keywords (what the advertiser says it is about) and its creatives'
  * titles and bodies, each embedded and weighted equally, so a long creative does not drown the keywords.
+ * Everything it is made of is in this folder and contextWords.ts: the catalog snapshot keeps the
+ * vectors keyed on their code (semanticSnapshot.ts).
  */
-export function lineItemVector(model: SemanticModel, keywords: string[], creativeTexts: string[]): Float32Array | undefined {
+export function lineItemVector(model: SemanticModel, keywords: string[], creatives: ReadonlyArray<{ title: string; body: string }>): Float32Array | undefined {
+  const creativeTexts = creatives.map((creative) => `${creative.title} ${creative.body}`);
   const parts = [model.embedText(keywords.join(', ')), model.embedText(creativeTexts.join('. '))];
   const sum = new Float32Array(model.dimensions);
   for (const part of parts) if (part) for (let d = 0; d < sum.length; d++) sum[d]! += part[d]!;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../packageRoot.js';
@@ -23,6 +24,11 @@ export interface WordVectors {
   scales: Float32Array;
   /** Unit vector: the first principal component of frequent words' weighted vectors. */
   commonDirection: Float32Array;
+  /**
+   * The sha256 of the file they were read from (undefined for vectors made in memory): what the
+   * line items' vectors kept in the catalog snapshot were embedded with (semanticSnapshot.ts).
+   */
+  fingerprint?: string;
 }
 
 /**
@@ -62,7 +68,7 @@ export function decodeWordVectors(file: Buffer): WordVectors {
   at += count * dimensions;
   const words = file.toString('utf8', at).split('\n');
   if (words.length !== count) throw new Error(`word vectors file is truncated: ${words.length} of ${count} words`);
-  return { dimensions, words, components, scales, commonDirection };
+  return { dimensions, words, components, scales, commonDirection, fingerprint: createHash('sha256').update(file).digest('hex') };
 }
 
 /** The vectors at `file`, or undefined when there is no such file (semantic matching is then off). */

@@ -14,6 +14,8 @@ import { lineItemVector, type SemanticModel } from '../semantic/semanticModel.js
 import { DEFAULT_MIN_SIMILARITY } from '../semantic/semanticDefaults.js';
 import type { BrandSafety } from '../semantic/brandSafety.js';
 import { SemanticMatrix } from '../semantic/semanticMatrix.js';
+import { clustersInWorker } from '../semantic/clustersInWorker.js';
+import type { StoredSemantic } from './semanticSnapshot.js';
 import { hostOf } from './destinationHost.js';
 
 /** The render payload of a contextual card, built once per creative when the index is built. */
@@ -63,8 +65,13 @@ export class CreativeGroup {
   }
 }
 
-/** Catalog rows as the index is built from them; from a full read or the catalog snapshot, each line item's creatives unparsed, in lineItems' order (creatives is then empty). */
-export type IndexRows = CatalogRows & { creativeGroups?: Array<CreativeGroup | undefined> };
+/**
+ * Catalog rows as the index is built from them; from a full read or the catalog snapshot, each line
+ * item's creatives unparsed, in lineItems' order (creatives is then empty). From the snapshot also,
+ * when kept for these rows and this model, the opted-in line items' vectors and the semantic
+ * lists' clusters (semanticSnapshot.ts): then nothing is embedded or clustered again.
+ */
+export type IndexRows = CatalogRows & { creativeGroups?: Array<CreativeGroup | undefined>; semantic?: StoredSemantic };
 
 /** A line item's creatives, parsed now when they came from a full read or the catalog snapshot and this is their first use. */
 export function creativesOf(entry: LineItemEntry): ServableCreative[] {
@@ -199,6 +206,11 @@ export interface IndexBuildDeps {
   /** Semantic lists this long or longer are searched through clusters (semanticMatrix.ts); the evaluation compares with exact search. */
   semanticClusteredFrom?: number;
   /**
+   * Clusters trained in a worker thread while the lists are scanned whole (SemanticMatrix's
+   * trainer): the service's, so that a start does not wait for the k-means; else trained in the build.
+   */
+  semanticClustersInWorker?: boolean;
+  /**
    * Told of each active line item a build or patch leaves out of the index (a SkipReason): its links,
    * signed while it could still be served, may still be used (indexedDestinations.ts).
    */
@@ -244,7 +256,7 @@ export async function buildAdIndex(
   version: string,
   rows: IndexRows,
   deps: IndexBuildDeps,
-): Promise<{ index: AdIndex; skipped: Partial<Record<SkipReason, number>> }> {
+): Promise<{ index: AdIndex; skipped: Partial<Record<SkipReason, number>>; vectors: Array<Float32Array | undefined> }> {
   const index: AdIndex = {
     version,
     publisherByTokenHash: new Map(rows.tokens.map((token) => [token.token_hash, token.publisher_id])),
@@ -272,10 +284,13 @@ export async function buildAdIndex(
   const creativesByLineItem = groupCreatives(rows.creatives);
   const groups = rows.creativeGroups;
   const skipped: Partial<Record<SkipReason, number>> = {};
+  // Each row's vector (undefined: none), for the catalog snapshot to keep (semanticSnapshot.ts).
+  const vectors = new Array<Float32Array | undefined>(rows.lineItems.length);
+  const stored = rows.semantic?.vectors;
   for (let i = 0; i < rows.lineItems.length; i++) {
     if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
     const row = rows.lineItems[i]!;
-    const built = buildEntry(row, groups ? groups[i] : creativesByLineItem.get(row.id), deps, phraseFor);
+    const built = buildEntry(row, groups ? groups[i] : creativesByLineItem.get(row.id), deps, phraseFor, stored?.[i]);
     if (typeof built === 'string') {
       skipped[built] = (skipped[built] ?? 0) + 1;
       deps.unservable?.(row);
@@ -283,6 +298,7 @@ export async function buildAdIndex(
     }
     built.expectedValue = expectedValuePerImpression(built.model, built.bidUsd, built.stats);
     built.tieBreak = Math.random();
+    vectors[i] = built.semantic?.vector;
     index.lineItems.push(built);
     if (built.countriesInclude !== null || built.countriesExclude !== null) index.countryTargeting = true;
   }
@@ -292,12 +308,20 @@ export async function buildAdIndex(
   const ranked = [...index.lineItems].sort(rankOrder);
   for (const entry of ranked) for (const lists of postingsOf(index, entry)) addToRanked(lists, entry);
   if (deps.semanticModel && index.semantic.certified.length > 0) {
-    const dimensions = deps.semanticModel.dimensions;
-    index.semanticMatrices = { certified: new SemanticMatrix(dimensions, deps.semanticClusteredFrom), uncertified: new SemanticMatrix(dimensions, deps.semanticClusteredFrom) };
-    index.semanticMatrices.certified.fill(index.semantic.certified);
-    index.semanticMatrices.uncertified.fill(index.semantic.uncertified);
+    index.semanticMatrices = semanticMatrices(deps.semanticModel, deps);
+    for (const list of ['certified', 'uncertified'] as const) {
+      const clusters = rows.semantic?.clusters[list];
+      if (clusters) index.semanticMatrices[list].restoreClusters(clusters, vectors);
+      index.semanticMatrices[list].fill(index.semantic[list]);
+    }
   }
-  return { index, skipped };
+  return { index, skipped, vectors };
+}
+
+/** Empty semantic matrices for the index's two lists, as the deps ask (SemanticMatrix's trainer). */
+export function semanticMatrices(model: SemanticModel, deps: IndexBuildDeps): NonNullable<AdIndex['semanticMatrices']> {
+  const matrix = () => new SemanticMatrix<LineItemEntry>(model.dimensions, deps.semanticClusteredFrom, deps.semanticClustersInWorker ? clustersInWorker(model.dimensions) : undefined);
+  return { certified: matrix(), uncertified: matrix() };
 }
 
 /** The keyword (an interned Phrase) for these words, added to the index's phrase lookups when new. */
@@ -342,6 +366,7 @@ export function buildEntry(
   creativeRows: CreativeRow[] | CreativeGroup | undefined,
   deps: IndexBuildDeps,
   phraseFor: (words: string[]) => Phrase,
+  storedVector?: Float32Array,
 ): LineItemEntry | SkipReason {
   const bid = bidInUsd(row, deps.toUsd);
   if (bid === 'no_bid') return 'no_bid';
@@ -405,7 +430,7 @@ export function buildEntry(
     firstInclude: includePhrases[0] ?? null,
     secondInclude: includePhrases[1] ?? null,
     tieBreak: 0,
-    semantic: semanticTarget(targeting, includeKeywords, creatives, deps.semanticModel),
+    semantic: semanticTarget(targeting, includeKeywords, creatives, deps.semanticModel, storedVector),
   };
 }
 
@@ -445,11 +470,11 @@ function semanticTarget(
   includeKeywords: string[],
   creatives: CreativeGroup | ServableCreative[],
   model: SemanticModel | undefined,
+  storedVector: Float32Array | undefined,
 ): SemanticTarget | null {
   if (!model || !targeting.semantic?.enabled) return null;
-  // Read only here, for an opted-in line item: the parsed copy is let go with this call.
-  const creativeTexts = (creatives instanceof CreativeGroup ? creatives.read() : creatives).map((creative) => `${creative.render.title} ${creative.render.body}`);
-  const vector = lineItemVector(model, includeKeywords, creativeTexts);
+  // Read only here, for an opted-in line item whose vector the catalog snapshot did not keep: the parsed copy is let go with this call.
+  const vector = storedVector ?? lineItemVector(model, includeKeywords, (creatives instanceof CreativeGroup ? creatives.read() : creatives).map((creative) => creative.render));
   if (!vector) return null;
   return { vector, minSimilarity: targeting.semantic.min_similarity ?? DEFAULT_MIN_SIMILARITY };
 }

@@ -159,7 +159,8 @@ export class AdIndexRefresher {
     const rows: IndexRows = { tokens: read.tokens, placements: read.placements, lineItems, creatives: [], creativeGroups: creatives.groups };
     snapshot?.replaceBase(read.horizon, rows, { lineItemRows: read.lineItemRows, creativeRows: read.creativeRows, ranges: creatives.ranges });
     await options.beforeBuild;
-    const { index, skipped } = await buildAdIndex(read.horizon, rows, options.build);
+    const { index, skipped, vectors } = await buildAdIndex(read.horizon, rows, options.build);
+    if (snapshot) keepSemantic(snapshot, index, vectors, options.build);
     const patcher = new AdIndexPatcher(index, options.build);
     const ms = Date.now() - started;
     options.onBuilt(index, ms);
@@ -181,11 +182,32 @@ export class AdIndexRefresher {
       return undefined;
     }
     await options.beforeBuild;
-    const { index, skipped } = await buildAdIndex(loaded.baseHorizon, loaded.rows, options.build);
+    const model = options.build.semanticModel;
+    const semantic = model && (await snapshot.loadSemantic(model, loaded.rows.lineItems.length));
+    const { index, skipped, vectors } = await buildAdIndex(loaded.baseHorizon, semantic ? { ...loaded.rows, semantic } : loaded.rows, options.build);
+    if (!semantic) keepSemantic(snapshot, index, vectors, options.build);
     const patcher = new AdIndexPatcher(index, options.build);
     for (const patch of loaded.patches) patcher.apply(patch.keys, patch.rows, patch.horizon);
     options.onBuilt(index, Date.now() - started);
     const report = { skipped, patches: loaded.patches.length };
     return { index, feed: new CatalogChangeFeed(options.db, loaded.position), patcher, started, report };
   }
+}
+
+/**
+ * Has the snapshot keep the vectors of the base's rows (the build's, by row) and the clusters the
+ * index's semantic lists have when it is written (once any training in a worker is done: a stop
+ * waits for it), when any line item has a vector.
+ */
+function keepSemantic(snapshot: CatalogSnapshot, index: AdIndex, vectors: Array<Float32Array | undefined>, build: IndexBuildDeps): void {
+  const model = build.semanticModel;
+  if (!model || !vectors.some((vector) => vector !== undefined)) return;
+  snapshot.replaceSemantic(model, async () => {
+    const matrices = index.semanticMatrices;
+    // Clusters trained in a worker (a first start) are kept once they are there.
+    await Promise.all([matrices?.certified.trained(), matrices?.uncertified.trained()]);
+    const certified = matrices?.certified.storedClusters(vectors);
+    const uncertified = matrices?.uncertified.storedClusters(vectors);
+    return { vectors, clusters: { ...(certified ? { certified } : {}), ...(uncertified ? { uncertified } : {}) } };
+  });
 }

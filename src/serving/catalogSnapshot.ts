@@ -7,6 +7,8 @@ import type { Config } from '../config.js';
 import type { Postgres, SqlExecutor } from '../store/postgres.js';
 import { CreativeGroup, type IndexRows } from './adIndex.js';
 import { CATALOG_QUERIES, lineItemRowsOf, reviveFlights, type CatalogKeys, type CatalogRows, type LineItemRow } from './catalogQueries.js';
+import { decodeSemantic, encodeSemantic, semanticKey, type StoredSemantic } from './semanticSnapshot.js';
+import type { SemanticModel } from '../semantic/semanticModel.js';
 
 /**
  * Which catalog rows a snapshot holds: a snapshot written by another version of the catalog
@@ -84,12 +86,15 @@ function maxLogBytes(baseBytes: number): number {
 /**
  * The catalog the ad index was built from, kept in DATA_DIR/catalog-snapshot so that a restart
  * builds the index without reading the whole catalog from Postgres (2.8 s of 6.4 s at 100,000 line
- * items on embedded PGlite). Two files:
+ * items on embedded PGlite). Three files:
  *
  * - `base`: the rows of the last full read (loadCatalog) as the engine wrote them, stamped with
  *   that read's change-log horizon and with what they depend on (SnapshotStamp);
  * - `log`: one line per patch the running index applied since (the keys and the rows reloaded),
- *   and the feed's horizon at each prune and at shutdown.
+ *   and the feed's horizon at each prune and at shutdown;
+ * - `semantic`: the vectors of the base's opted-in line items and the semantic lists' clusters
+ *   (semanticSnapshot.ts), named after the base and keyed on the word vectors and the embedding
+ *   code: a file of another base or key is not read, and the start embeds and clusters as without it.
  *
  * At start the index is built from the base, the log's patches are applied in order, and the
  * change log is read from the last horizon recorded (AdIndexRefresher.start), exactly as a running
@@ -104,6 +109,9 @@ function maxLogBytes(baseBytes: number): number {
 export class CatalogSnapshot {
   private readonly basePath: string;
   private readonly logPath: string;
+  private readonly semanticPath: string;
+  /** The semantic file, read from load() on (loadSemantic checks it). */
+  private semanticRead: Promise<Buffer> | undefined;
   private baseId: string | undefined;
   private seq = 0;
   /** The base's size and the log's, as written so far (appends included). */
@@ -123,6 +131,7 @@ export class CatalogSnapshot {
   ) {
     this.basePath = path.join(directory, 'base');
     this.logPath = path.join(directory, 'log');
+    this.semanticPath = path.join(directory, 'semantic');
   }
 
   /** The snapshot of this DATA_DIR for the database `db` is connected to; undefined when the database cannot say which it is. */
@@ -193,6 +202,9 @@ export class CatalogSnapshot {
       }
       this.baseId = header.id;
       this.baseBytes = base.bytes;
+      // Read now, on the thread pool, while the index waits for the word vectors: loadSemantic checks it.
+      this.semanticRead = readFile(this.semanticPath);
+      this.semanticRead.catch(() => undefined);
       this.seq = log.patches.length + log.horizonsOnly;
       return { rows, baseHorizon: header.horizon, patches: log.patches, position: log.position ?? header.horizon };
     } catch (error) {
@@ -263,6 +275,57 @@ export class CatalogSnapshot {
     });
   }
 
+  /**
+   * The loaded base's semantic vectors and clusters, when the file kept them for this base with
+   * `rows` line item rows under this model's key; undefined (and why, logged) when the start must
+   * embed and cluster them.
+   */
+  async loadSemantic(model: SemanticModel, rows: number): Promise<StoredSemantic | undefined> {
+    const [file, key] = await Promise.all([this.semanticRead?.catch((error: NodeJS.ErrnoException) => error.code ?? 'unreadable'), semanticKey(model)]);
+    this.semanticRead = undefined;
+    const baseId = this.baseId;
+    let stored: StoredSemantic | string;
+    if (baseId === undefined || key === undefined) stored = 'there is no base or the word vectors are not from a file';
+    else if (!(file instanceof Buffer)) stored = file === 'ENOENT' ? 'there is none' : `it cannot be read (${file})`;
+    else {
+      try {
+        stored = decodeSemantic(file, baseId, key, rows);
+      } catch (error) {
+        stored = `${error instanceof Error ? error.name : 'error'} while parsing it`;
+      }
+    }
+    if (typeof stored === 'string') {
+      this.log.info({ reason: stored }, 'the catalog snapshot keeps no semantic vectors for this base; embedding and clustering the opted-in line items');
+      return undefined;
+    }
+    return stored;
+  }
+
+  /**
+   * Keeps the base's semantic vectors and clusters (written after the base, in the background, like
+   * it): `source` is called then, so the clusters are those of the index as it is by then.
+   */
+  replaceSemantic(model: SemanticModel, source: () => Promise<StoredSemantic>): void {
+    const id = this.baseId;
+    if (id === undefined) return;
+    this.enqueue(async () => {
+      await this.writesAllowed;
+      const key = await semanticKey(model);
+      const stored = await source();
+      if (key === undefined || this.baseId !== id) return;
+      const sections = encodeSemantic(id, key, model.dimensions, stored);
+      const temporary = `${this.semanticPath}.tmp`;
+      const file = await open(temporary, 'w');
+      try {
+        await file.writev(sections);
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      await rename(temporary, this.semanticPath);
+    });
+  }
+
   /** Records a patch the index applied: the keys the change log named, the rows reloaded, the feed's new horizon. */
   recordPatch(keys: CatalogKeys, rows: CatalogRows, horizon: string): void {
     this.append({ horizon, keys, rows });
@@ -296,7 +359,7 @@ export class CatalogSnapshot {
   private async remove(): Promise<void> {
     // Every file is tried, whichever fails, before the first failure is told.
     const removals = await Promise.allSettled(
-      [this.basePath, this.logPath, `${this.basePath}.tmp`, `${this.logPath}.tmp`].map((file) => rm(file, { force: true })),
+      [this.basePath, this.logPath, this.semanticPath, `${this.basePath}.tmp`, `${this.logPath}.tmp`, `${this.semanticPath}.tmp`].map((file) => rm(file, { force: true })),
     );
     const failed = removals.find((removal) => removal.status === 'rejected');
     if (failed) throw failed.reason;

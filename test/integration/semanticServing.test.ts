@@ -1,11 +1,17 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, testStores, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { serve, servableLineItem, servedLineItem, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 import { realSemanticModel } from '../helpers/wordVectors.js';
-import { buildAdIndex, creativesOf, CreativeGroup } from '../../src/serving/adIndex.js';
+import { buildAdIndex, creativesOf, CreativeGroup, type AdIndex, type IndexRows } from '../../src/serving/adIndex.js';
 import { loadCatalog } from '../../src/serving/catalogQueries.js';
+import { CatalogSnapshot } from '../../src/serving/catalogSnapshot.js';
+import { SemanticModel } from '../../src/semantic/semanticModel.js';
+import { DEFAULT_WORD_VECTORS_PATH, readWordVectors } from '../../src/semantic/wordVectorsFile.js';
 import { groupCreativeRows } from '../../src/serving/creativeGroups.js';
 import { lineItemVector } from '../../src/semantic/semanticModel.js';
 import { convertToUsd } from '../../src/money/usdRates.js';
@@ -96,8 +102,86 @@ describe('targeting.semantic', () => {
     const entry = index.lineItems.find((lineItem) => lineItem.id === lineItemId)!;
     // Parsed creatives are about 0.9 KB of heap a line item: they wait for the line item's first serve.
     expect(entry.creatives).toBeInstanceOf(CreativeGroup);
-    expect(entry.semantic!.vector).toEqual(lineItemVector(model, ['trail shoes'], [`${shoes.title} ${shoes.body}`]));
+    expect(entry.semantic!.vector).toEqual(lineItemVector(model, ['trail shoes'], [shoes]));
     expect(creativesOf(entry).map((creative) => creative.render.title)).toEqual([shoes.title]);
+  });
+
+  it('restarts from the vectors and clusters the catalog snapshot kept, and embeds again under other word vectors or from a damaged file', async () => {
+    for (const [title, keyword] of [['Trail runners', 'trail running'], ['Tents', 'camping tents'], ['Road bikes', 'road cycling'], ['Espresso', 'coffee beans']]) {
+      await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [keyword!] }, semantic: { enabled: true } }, creatives: [{ ...shoes, title: title! }] });
+    }
+    const { db } = (await testStores()).stores;
+    const read = await loadCatalog(db);
+    const rows: IndexRows = { ...read, creativeGroups: groupCreativeRows(read.creativeRows, read.lineItems).groups };
+    const model = realSemanticModel();
+    // Clustered from 2 rows, so that the clusters are kept too.
+    const deps = (semanticModel: SemanticModel) => ({
+      userCountsFor: () => ({ impressions: new Map(), outstanding: new Map() }),
+      spendCounterFor: () => ({ nanos: 0, monthNanos: 0, lifetimeNanos: 0 }),
+      statsFor: () => ({ impressions: 0, clicks: 0, conversions: 0 }),
+      toUsd: convertToUsd,
+      semanticModel,
+      semanticClusteredFrom: 2,
+    });
+    const first = await buildAdIndex(read.horizon, rows, deps(model));
+    expect(first.index.semanticMatrices!.certified.clustered).toBe(true);
+    const clustersOf = (index: AdIndex, vectors: Array<Float32Array | undefined>) => ({
+      certified: index.semanticMatrices!.certified.storedClusters(vectors)!,
+      uncertified: index.semanticMatrices!.uncertified.storedClusters(vectors)!,
+    });
+    const vectorOf = (index: AdIndex) => new Map(index.lineItems.map((entry) => [entry.id, entry.semantic?.vector]));
+
+    const directory = mkdtempSync(path.join(tmpdir(), 'adsvc-semantic-'));
+    const log = { info: () => undefined, warn: () => undefined, error: () => undefined } as never;
+    try {
+      // What the refresher does after a full read's build (adIndexRefresher.ts, keepSemantic).
+      const written = (await CatalogSnapshot.open(directory, db, log))!;
+      written.replaceBase(read.horizon, read, { lineItemRows: read.lineItemRows, creativeRows: read.creativeRows, ranges: groupCreativeRows(read.creativeRows, read.lineItems).ranges });
+      written.replaceSemantic(model, async () => ({ vectors: first.vectors, clusters: clustersOf(first.index, first.vectors) }));
+      written.startWriting();
+      await written.flush();
+
+      const restart = async (semanticModel: SemanticModel) => {
+        const snapshot = (await CatalogSnapshot.open(directory, db, log))!;
+        const loaded = (await snapshot.load())!;
+        const stored = await snapshot.loadSemantic(semanticModel, loaded.rows.lineItems.length);
+        const built = await buildAdIndex(read.horizon, stored ? { ...loaded.rows, semantic: stored } : loaded.rows, deps(semanticModel));
+        return { stored, ...built };
+      };
+      const restarted = await restart(model);
+      expect(restarted.stored).toBeDefined();
+      // The kept vectors themselves, not embedded again: the same values, and the clusters as the first build left them.
+      restarted.index.lineItems.forEach((entry) => {
+        if (entry.semantic) expect(restarted.stored!.vectors).toContain(entry.semantic.vector);
+      });
+      expect(vectorOf(restarted.index)).toEqual(vectorOf(first.index));
+      expect(clustersOf(restarted.index, restarted.vectors)).toEqual(clustersOf(first.index, first.vectors));
+      expect(restarted.vectors.filter((vector) => vector !== undefined).length).toBeGreaterThanOrEqual(4);
+
+      // Other word vectors (another file's sha256): embedded again, with them.
+      const other = new SemanticModel({ ...readWordVectors(DEFAULT_WORD_VECTORS_PATH)!, fingerprint: 'another file' });
+      const otherStart = await restart(other);
+      expect(otherStart.stored).toBeUndefined();
+      expect(vectorOf(otherStart.index)).toEqual(vectorOf(first.index));
+
+      // A byte of a vector changed in place: not read.
+      const file = path.join(directory, 'semantic');
+      const good = readFileSync(file);
+      const damaged = Buffer.from(good);
+      damaged[damaged.length - 200] = damaged[damaged.length - 200]! ^ 0x40;
+      writeFileSync(file, damaged);
+      expect((await restart(model)).stored).toBeUndefined();
+
+      // A new base: the file names the old one, and is not read.
+      const again = (await CatalogSnapshot.open(directory, db, log))!;
+      again.replaceBase(read.horizon, read, { lineItemRows: read.lineItemRows, creativeRows: read.creativeRows, ranges: groupCreativeRows(read.creativeRows, read.lineItems).ranges });
+      again.startWriting();
+      await again.flush();
+      writeFileSync(file, good);
+      expect((await restart(model)).stored).toBeUndefined();
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it('serves no ad next to a sensitive conversation, and says which topic vetoed it', async () => {

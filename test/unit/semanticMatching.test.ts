@@ -7,6 +7,7 @@ import type { CatalogRows, CreativeRow, LineItemRow } from '../../src/serving/ca
 import { relevance, selectAd } from '../../src/serving/selectAd.js';
 import { packageRoot } from '../../src/packageRoot.js';
 import { CLUSTERED_FROM_ROWS, SemanticMatrix } from '../../src/semantic/semanticMatrix.js';
+import { clustersInWorker } from '../../src/semantic/clustersInWorker.js';
 import { convertToUsd } from '../../src/money/usdRates.js';
 import { BrandSafety, type BrandSafetyVeto } from '../../src/semantic/brandSafety.js';
 import { SemanticModel, checkHash, similarity } from '../../src/semantic/semanticModel.js';
@@ -452,6 +453,110 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
       }
       // The centres plus a few clusters' members, not the whole list.
       expect(matrix.scannedRows).toBeLessThan(added.length / 5);
+    }
+  });
+
+  it.each([[4200, 'clustered'], [600, 'scanned whole']] as const)(
+    'lays out a patched list of %i rows (%s) as filling it again does: rows taken out and put in at their ranks',
+    (rows, _layout) => {
+      const dimensions = 100;
+      let seed = rows;
+      const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+      const topics = Array.from({ length: 40 }, () => unitVector(dimensions, random));
+      const entryNear = (topic: number) => {
+        const noise = unitVector(dimensions, random);
+        const vector = topics[topic]!.map((value, d) => value + 0.6 * noise[d]!);
+        const norm = Math.hypot(...vector);
+        return { expectedValue: random(), semantic: { vector: vector.map((value) => value / norm), minSimilarity: 0.3 + 0.4 * random() } };
+      };
+      type Entry = ReturnType<typeof entryNear>;
+      let list: Entry[] = Array.from({ length: rows }, (_, rank) => entryNear(rank % topics.length)).sort((a, b) => b.expectedValue - a.expectedValue);
+      // Patched, and filled again from the same clustering (the same list, so the same k-means) at each step.
+      const patched = new SemanticMatrix<Entry>(dimensions);
+      const filled = new SemanticMatrix<Entry>(dimensions);
+      patched.fill(list);
+      filled.fill(list);
+      expect(patched.clustered).toBe(rows >= CLUSTERED_FROM_ROWS);
+      const sameScans = () => {
+        expect([...patched.expectedValues.subarray(0, list.length)]).toEqual([...filled.expectedValues.subarray(0, list.length)]);
+        expect([...patched.minSimilarities.subarray(0, list.length)]).toEqual([...filled.minSimilarities.subarray(0, list.length)]);
+        expect(patched.vectors.every((vector, rank) => vector === list[rank]!.semantic.vector)).toBe(true);
+        for (let topic = 0; topic < topics.length; topic += 3) {
+          const conversation = entryNear(topic).semantic.vector;
+          expect(patched.prepare(conversation)).toBe(filled.prepare(conversation));
+          for (const [from, to] of [[0, list.length], [rows / 3, rows / 2]] as const) {
+            const count = patched.scan(from, to);
+            expect(count).toBe(filled.scan(from, to));
+            expect(patched.scannedRows).toBe(filled.scannedRows);
+            const candidates = (matrix: SemanticMatrix<Entry>) => [...matrix.candidateRows().subarray(0, count)].map((rank, i) => `${rank}:${matrix.candidateBounds()[i]}`);
+            // Filled again, the filled matrix's candidates are as fresh: the patched one's must be the same, bounds included.
+            expect(candidates(patched)).toEqual(candidates(filled));
+          }
+        }
+      };
+      // One out; one in at the top, one at the bottom; one changed (out and in again); many (laid out again by fill); none in this list.
+      const steps: Array<{ out: number[]; in: Entry[] }> = [
+        { out: [17], in: [] },
+        { out: [], in: [{ ...entryNear(2), expectedValue: 2 }, { ...entryNear(5), expectedValue: -1 }] },
+        { out: [0, rows - 1, 250], in: [entryNear(7), entryNear(7), entryNear(30)] },
+        { out: Array.from({ length: 20 }, (_, i) => i * 11), in: Array.from({ length: 20 }, () => entryNear(9)) },
+        { out: [3], in: [] },
+      ];
+      for (const step of steps) {
+        const removed = new Set(step.out.map((rank) => list[rank]!));
+        const next = [...list.filter((entry) => !removed.has(entry)), ...step.in].sort((a, b) => b.expectedValue - a.expectedValue);
+        patched.update(next, removed, new Set(step.in));
+        filled.fill(next);
+        list = next;
+        sameScans();
+      }
+      // A patch of other line items (in another list) leaves this one as it was.
+      patched.update(list, new Set([entryNear(1)]), new Set([entryNear(1)]));
+      sameScans();
+    },
+  );
+
+  it('with a trainer, scans a large list whole (exactly) until its clusters are trained, then as a list it clustered itself', async () => {
+    const dimensions = 100;
+    let seed = 23;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const topics = Array.from({ length: 50 }, () => unitVector(dimensions, random));
+    const near = (topic: number) => {
+      const noise = unitVector(dimensions, random);
+      const vector = topics[topic]!.map((value, d) => value + 0.5 * noise[d]!);
+      const norm = Math.hypot(...vector);
+      return vector.map((value) => value / norm);
+    };
+    const entries = Array.from({ length: 3000 }, (_, rank) => ({ expectedValue: 3000 - rank, semantic: { vector: near(rank % topics.length), minSimilarity: 0.6 } }));
+    type Entry = (typeof entries)[number];
+    const aside = new SemanticMatrix<Entry>(dimensions, CLUSTERED_FROM_ROWS, clustersInWorker(dimensions));
+    const itself = new SemanticMatrix<Entry>(dimensions);
+    aside.fill(entries);
+    itself.fill(entries);
+    expect(itself.clustered).toBe(true);
+    expect(aside.clustered).toBe(false);
+    // Meanwhile every row is scanned: everything similar enough is found, as comparing every line item finds it.
+    const conversation = near(7);
+    const matching = entries.flatMap((entry, rank) => (similarity(conversation, entry.semantic.vector) >= entry.semantic.minSimilarity ? [rank] : []));
+    expect(matching.length).toBeGreaterThan(20);
+    expect(aside.prepare(conversation)).toBe(true);
+    const count = aside.scan(0, entries.length);
+    for (const rank of matching) expect([...aside.candidateRows().subarray(0, count)]).toContain(rank);
+    expect(aside.scannedRows).toBe(entries.length);
+    // A change meanwhile is patched in; the clusters, once trained, are the ones the list would have had.
+    const added = { expectedValue: 1500.5, semantic: { vector: near(7), minSimilarity: 0.6 } };
+    const list = [...entries.slice(0, 1500), added, ...entries.slice(1500)];
+    aside.update(list, new Set(), new Set([added]));
+    itself.update(list, new Set(), new Set([added]));
+    await aside.trained();
+    expect(aside.clustered).toBe(true);
+    for (let topic = 0; topic < topics.length; topic += 5) {
+      const probe = near(topic);
+      expect(aside.prepare(probe)).toBe(itself.prepare(probe));
+      const found = aside.scan(0, list.length);
+      expect(found).toBe(itself.scan(0, list.length));
+      expect(aside.scannedRows).toBe(itself.scannedRows);
+      expect([...aside.candidateRows().subarray(0, found)]).toEqual([...itself.candidateRows().subarray(0, found)]);
     }
   });
 
