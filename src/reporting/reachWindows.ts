@@ -247,24 +247,26 @@ export async function keptTodayFigures(
 }
 
 /**
- * Writes, per key of the given campaigns, the window's kept row (reach_today_windows_v1): every kept
- * state of its past days (reach_windows_v1, {date_from}..{past_to}: the newest holds the others'
- * users) merged with the blocks of today and after into one state, with its figure. Its count is the
- * newest past state's count plus the live blocks' count, each read with the states it belongs to,
- * so a row never claims more impressions than its state holds: a past state merged before a late
- * event, or a block written during this read, only leaves a row the next check finds short. Rows of
- * the same key written by several reports or instances differ only in their count; the table keeps
- * the largest (ReplacingMergeTree on it), and the check reads the largest.
+ * Writes, per key of the given campaigns, the window's kept row (reach_today_windows_v1): the figure
+ * of every kept state of its past days (reach_windows_v1, {date_from}..{past_to}: the newest holds
+ * the others' users) merged with the blocks of today and after, and the count it was merged from.
+ * The merged state itself is not kept (clickhouse/0017): a row is only ever trusted by its count and
+ * answered by its figure, and a stale key is merged again from the past state and the blocks. The
+ * count is the newest past state's count plus the live blocks' count, each read with the states it
+ * belongs to, so a row never claims more impressions than its figure holds: a past state merged
+ * before a late event, or a block written during this read, only leaves a row the next check finds
+ * short. Rows of the same key written by several reports or instances differ only in their count;
+ * the table keeps the largest (ReplacingMergeTree on it), and the check reads the largest.
  */
 export async function keepTodayWindows(ch: ClickHouse, window: TodayWindow, campaignIds: string[]): Promise<void> {
   await ch.client.command({
     query: `
-      INSERT INTO reach_today_windows_v1 (level, date_from, date_to, campaign_id, line_item_id, impressions, users_state, unique_users)
+      INSERT INTO reach_today_windows_v1 (level, date_from, date_to, campaign_id, line_item_id, impressions, unique_users)
       ${WITH_CAMPAIGN_IDS}
-      SELECT {level:String}, {date_from:Date}, {date_to:Date}, campaign_id, line_item_id, merged_impressions, merged_state, finalizeAggregation(merged_state)
+      SELECT {level:String}, {date_from:Date}, {date_to:Date}, campaign_id, line_item_id, merged_impressions, merged_users
       FROM (
         SELECT campaign_id, line_item_id, max(past_impressions) + sum(live_impressions) AS merged_impressions,
-               uniqCombinedMergeState(12)(users_state) AS merged_state
+               uniqCombinedMerge(12)(users_state) AS merged_users
         FROM (
           SELECT campaign_id, line_item_id, impressions AS past_impressions, toUInt64(0) AS live_impressions, users_state
           FROM reach_windows_v1
