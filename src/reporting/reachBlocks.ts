@@ -3,7 +3,7 @@ import type { ClickHouse } from '../store/clickhouse.js';
 import { blockParams, dayBlocks } from './dayBlocks.js';
 import { CAMPAIGN_IDS_PER_QUERY } from './reportCampaigns.js';
 import { addDays, todayUtc } from '../utcDays.js';
-import { keptTodayFigures, keptWindowReach, type KeyCount, type KeyReach, type ReachLevel, type TodayWindow } from './reachWindows.js';
+import { keptTodayFigures, keptWindowReach, WITH_CAMPAIGN_IDS, type KeyCount, type KeyReach, type ReachLevel, type TodayWindow } from './reachWindows.js';
 import type { KeptReachWrites } from './keptReachWrites.js';
 
 /** What reach reads and writes: ClickHouse, and the queue of kept rows written after a report answers. */
@@ -18,7 +18,7 @@ const BLOCK_STATES = `
       FROM reach_blocks_v1
       WHERE (span_days, block_start) IN arrayZip({spans:Array(UInt8)}, {starts:Array(Date)})
         AND level = {level:String}
-        AND campaign_id IN {campaign_ids:Array(UUID)}`;
+        AND campaign_id IN ids`;
 
 /**
  * The kept states of the past days ({date_from}..{past_to}), with the count each was merged from.
@@ -30,7 +30,7 @@ const KEPT_STATES = `
       SELECT campaign_id, line_item_id, users_state, impressions AS kept_impressions, 1 AS kept_row
       FROM reach_windows_v1
       WHERE level = {level:String} AND date_from = {date_from:Date} AND date_to = {past_to:Date}
-        AND campaign_id IN {campaign_ids:Array(UUID)}`;
+        AND campaign_id IN ids`;
 
 /**
  * The kept states of the past days of the keys that also have blocks in the live days ({spans},
@@ -44,7 +44,7 @@ const KEPT_STATES_OF_LIVE_KEYS = `${KEPT_STATES}
           FROM reach_blocks_v1
           WHERE (span_days, block_start) IN arrayZip({spans:Array(UInt8)}, {starts:Array(Date)})
             AND level = {level:String}
-            AND campaign_id IN {campaign_ids:Array(UUID)})`;
+            AND campaign_id IN ids)`;
 
 const reachRows = z.array(
   z.object({ row_campaign: z.string(), row_line_item: z.string(), unique_users: z.coerce.number(), kept_impressions: z.coerce.number(), kept: z.coerce.number() }),
@@ -149,7 +149,7 @@ export async function reachOver(
  */
 async function mergedReach(ch: ClickHouse, sources: string, params: Record<string, unknown>): Promise<ReachRows> {
   const result = await ch.client.query({
-    query: `
+    query: `${WITH_CAMPAIGN_IDS}
         SELECT toString(campaign_id) AS row_campaign, toString(line_item_id) AS row_line_item, uniqCombinedMerge(12)(users_state) AS unique_users,
                max(kept_impressions) AS kept_impressions, max(kept_row) AS kept
         FROM (${sources})

@@ -394,6 +394,15 @@ describe('reach of a window reaching today, kept as of the last report (keptToda
     expect(await todayWritesMark()).toBe(kept);
     expect([one.failed, two.failed]).toEqual([0, 0]);
   });
+
+  it('keeps a key\'s count and figure but not its merged state, which nothing reads (clickhouse/0017): the table\'s merges copy no sketches', async () => {
+    const result = await ctx.stores.ch.client.query({
+      query: "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'reach_today_windows_v1' ORDER BY position",
+      format: 'JSONEachRow',
+    });
+    const columns = ((await result.json()) as Array<{ name: string }>).map((column) => column.name);
+    expect(columns).toEqual(['level', 'date_from', 'date_to', 'campaign_id', 'line_item_id', 'impressions', 'unique_users', 'written_at']);
+  });
 });
 
 describe('reach_blocks_v1 parts (clickhouse/0011)', () => {
