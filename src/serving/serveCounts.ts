@@ -31,8 +31,12 @@ export class ServeCounts {
     mkdirSync(directory, { recursive: true });
   }
 
-  /** One serve call on a placement of the calling publisher; `filled` when an ad was answered. */
-  count(placementId: string, filled: boolean, nowMs = Date.now()): void {
+  /**
+   * One serve call on a placement of the calling publisher; `filled` when an ad was answered. `nowMs`
+   * is the serve's own clock reading: counted on the day the serve signed its ad, with no clock
+   * read of its own.
+   */
+  count(placementId: string, filled: boolean, nowMs: number): void {
     if (!this.enabled) return;
     const day = utcDay(nowMs);
     let placements = this.counts.get(day);

@@ -207,12 +207,12 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     if (placement === undefined || placement.publisherId !== publisherId) {
       throw new ApiError('not_found', 'placement not found');
     }
+    const nowMs = Date.now();
     // A declared bot would only produce invalid impressions: no advertiser wants that ad shown.
     if (body.user?.user_agent && userAgentVerdict(body.user.user_agent) === 'bot') {
-      serveCounts.count(body.placement_id, false);
+      serveCounts.count(body.placement_id, false, nowMs);
       return NO_AD;
     }
-    const nowMs = Date.now();
     const userKey = body.user?.id === undefined ? undefined : keyUser(body.user.id);
     let veto: BrandSafetyVeto | undefined;
     let heldBack: HeldBack | undefined;
@@ -233,7 +233,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       (found) => (veto = found),
       body.explain ? (counts) => (heldBack = counts) : undefined,
     );
-    serveCounts.count(body.placement_id, selection !== undefined);
+    serveCounts.count(body.placement_id, selection !== undefined, nowMs);
     if (selection === undefined) return body.explain ? { ...NO_AD, match: withHeldBack(noAdExplanation(veto), heldBack) } : NO_AD;
     metrics.serveFills.inc();
     const ad = signAd(selection, body.placement_id, placement.publisherId, signing, nowMs, userKey);
