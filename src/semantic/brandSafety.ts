@@ -2,7 +2,8 @@ import { WordScan, wordHash, wordsOf } from '../serving/contextWords.js';
 import { FirstWordMap } from '../serving/firstWordMap.js';
 import { similarity, type SemanticModel } from './semanticModel.js';
 import {
-  ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, EVERYDAY_NEXT, FILLERS, NAMED_RELATIVES, PET_ANIMALS, PETS, RELATIVES, SENSITIVE_TOPICS, SOMEONE, type SensitiveTopic,
+  ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, EVERYDAY_BEFORE, EVERYDAY_NEXT, FILLERS, HAVING, NAMED_RELATIVES, PET_ANIMALS, PETS, PLACES, RELATIVES, SENSITIVE_TOPICS,
+  SOMEONE, THEMED, type SensitiveTopic,
 } from './sensitiveTopics.js';
 import { TopicBound } from './topicBound.js';
 
@@ -11,6 +12,8 @@ const boundsByModel = new WeakMap<SemanticModel, Map<string, TopicBound>>();
 
 /** Words by wordHash (the hash finds them, the text confirms). */
 type WordSet = Map<number, string>;
+/** Runs of words by their first word's hash: "at the shops". */
+type WordRuns = Map<number, string[][]>;
 
 interface TopicPhrase {
   topic: string;
@@ -19,21 +22,38 @@ interface TopicPhrase {
   endsWithPerson: boolean;
   /** Follows a person or pet (`{someone}` and its kind, sensitiveTopics.ts): the words that may name them. */
   after: WordSet | undefined;
-  /** Not when the next word is one of these (`{unless NAME}`): "passed the test". */
-  unless: WordSet | undefined;
+  /** Not when one of the few words before is one of these (`{not after NAME}`): "sunscreen against skin cancer". */
+  notAfter: WordSet | undefined;
+  /** Not when the next words are one of these (`{unless NAME}`): "passed the test", "lost my mum at the shops". */
+  unless: WordRuns | undefined;
   /** An ambiguous phrase: only with one of these words in the conversation. */
   confirmedBy: WordSet | undefined;
 }
 
 const wordSet = (words: string[]): WordSet => new Map(words.map((word) => [wordHash(word), word]));
+function wordRuns(runs: string[]): WordRuns {
+  const byFirst: WordRuns = new Map();
+  for (const run of runs) {
+    const words = wordsOf(run);
+    const hash = wordHash(words[0]!);
+    byFirst.set(hash, [...(byFirst.get(hash) ?? []), words]);
+  }
+  return byFirst;
+}
 const FILLER_WORDS = wordSet(FILLERS);
+const THEMED_WORDS = wordSet(THEMED);
+/** How far back `{not after NAME}` looks: "protect kids from skin cancer". */
+const NOT_AFTER_WINDOW = 4;
 /** What a leading slot may stand for. */
 const LEADING_SLOTS: Record<string, WordSet> = {
   someone: wordSet(SOMEONE),
   anyone: wordSet([...SOMEONE, ...ANYONE_ELSE]),
   'pet animal': wordSet(PET_ANIMALS),
+  place: wordSet(PLACES),
+  having: wordSet(HAVING),
 };
-const EVERYDAY_NEXT_WORDS = new Map(Object.entries(EVERYDAY_NEXT).map(([name, words]) => [name, wordSet(words)]));
+const EVERYDAY_NEXT_RUNS = new Map(Object.entries(EVERYDAY_NEXT).map(([name, runs]) => [name, wordRuns(runs)]));
+const EVERYDAY_BEFORE_WORDS = new Map(Object.entries(EVERYDAY_BEFORE).map(([name, words]) => [name, wordSet(words)]));
 
 /** What besides its similarity a topic needs to veto by it (sensitiveTopics.ts). */
 interface TopicEvidence {
@@ -73,7 +93,7 @@ export class BrandSafety {
       const clears = new FirstWordMap<TopicPhrase>();
       for (const phrase of topic.clears) {
         const words = wordsOf(phrase);
-        clears.add(wordHash(words[0]!), { topic: topic.name, words, endsWithPerson: false, after: undefined, unless: undefined, confirmedBy: undefined });
+        clears.add(wordHash(words[0]!), { topic: topic.name, words, endsWithPerson: false, after: undefined, notAfter: undefined, unless: undefined, confirmedBy: undefined });
       }
       this.topicVectors.push({ topic: topic.name, vector, clears });
     }
@@ -139,8 +159,8 @@ export class BrandSafety {
 /**
  * A topic's phrases, English and other languages, its ambiguous ones with their confirming words,
  * the slots (sensitiveTopics.ts) read: `{relative}`, `{named relative}` and `{pet}` spelled out, a
- * leading `{someone}` and its kind and a trailing `{unless NAME}` kept as word sets. Each also
- * without its accents.
+ * leading `{not after NAME}`, `{someone}` and its kind and a trailing `{unless NAME}` kept as word
+ * sets and runs. Each also without its accents.
  */
 function phrasesOf(topic: SensitiveTopic): Array<Omit<TopicPhrase, 'topic'>> {
   const phrases = new Map<string, Omit<TopicPhrase, 'topic'>>();
@@ -154,14 +174,19 @@ function phrasesOf(topic: SensitiveTopic): Array<Omit<TopicPhrase, 'topic'>> {
   const texts = [...[...topic.phrases, ...Object.values(topic.otherLanguages).flat()].map((text) => ({ text, ambiguous: false })), ...topic.ambiguous.map((text) => ({ text, ambiguous: true }))];
   for (const { text, ambiguous } of texts) {
     let phrase = text;
+    const guard = /^\{not after ([a-z]+)\} /.exec(phrase);
+    const notAfter = guard === null ? undefined : EVERYDAY_BEFORE_WORDS.get(guard[1]!);
+    if (guard !== null) phrase = phrase.slice(guard[0].length);
     const lead = /^\{([a-z ]+)\} /.exec(phrase);
     const after = lead === null ? undefined : LEADING_SLOTS[lead[1]!];
     if (lead !== null) phrase = phrase.slice(lead[0].length);
     const tail = / \{unless ([a-z]+)\}$/.exec(phrase);
-    const unless = tail === null ? undefined : EVERYDAY_NEXT_WORDS.get(tail[1]!);
+    const unless = tail === null ? undefined : EVERYDAY_NEXT_RUNS.get(tail[1]!);
     if (tail !== null) phrase = phrase.slice(0, tail.index);
-    if ((lead !== null && after === undefined) || (tail !== null && unless === undefined)) throw new Error(`brand safety: unknown slot in "${text}"`);
-    const rest = { after, unless, confirmedBy: ambiguous ? confirmedBy : undefined };
+    if ((guard !== null && notAfter === undefined) || (lead !== null && after === undefined) || (tail !== null && unless === undefined)) {
+      throw new Error(`brand safety: unknown slot in "${text}"`);
+    }
+    const rest = { after, notAfter, unless, confirmedBy: ambiguous ? confirmedBy : undefined };
     const slot = /\{(named relative|relative|pet)\}/.exec(phrase);
     if (slot === null) add(phrase, { endsWithPerson: false, ...rest });
     else {
@@ -193,8 +218,10 @@ function phraseAt(scan: WordScan, start: number, phrase: TopicPhrase): boolean {
   if (end > scan.count) return false;
   for (let k = 0; k < words.length; k++) if (!scan.wordIs(start + k, words[k]!)) return false;
   if (phrase.after !== undefined && !followsSomeone(scan, start, phrase.after)) return false;
+  if (phrase.notAfter !== undefined && isAmongBefore(phrase.notAfter, scan, start)) return false;
   if (end === scan.count) return true;
-  if (phrase.unless !== undefined && isIn(phrase.unless, scan, end)) return false;
+  if (isIn(THEMED_WORDS, scan, end)) return false;
+  if (phrase.unless !== undefined && runAt(phrase.unless, scan, end)) return false;
   return !(phrase.endsWithPerson && (scan.wordIs(end, 's') || (end + 1 < scan.count && scan.wordIs(end, 'in') && scan.wordIs(end + 1, 'law'))));
 }
 
@@ -209,10 +236,26 @@ function hasCue(cues: FirstWordMap<string>, scan: WordScan): boolean {
 
 /** Whether the words before `start` name one of `someone`: up to two FILLERS between, "in law" after it ("my mother-in-law has just died"). */
 function followsSomeone(scan: WordScan, start: number, someone: WordSet): boolean {
-  let at = start - 1;
-  for (let fillers = 0; fillers < 2 && at >= 0 && isIn(FILLER_WORDS, scan, at); fillers++) at -= 1;
-  if (at >= 2 && scan.wordIs(at, 'law') && scan.wordIs(at - 1, 'in')) at -= 2;
-  return at >= 0 && isIn(someone, scan, at);
+  // Each word is asked first whether it is the one named, since "has" is both a filler and `{having}`'s.
+  for (let at = start - 1, fillers = 0; at >= 0; at--, fillers++) {
+    if (isIn(someone, scan, at)) return true;
+    if (at >= 2 && scan.wordIs(at, 'law') && scan.wordIs(at - 1, 'in')) return isIn(someone, scan, at - 2);
+    if (fillers === 2 || !isIn(FILLER_WORDS, scan, at)) return false;
+  }
+  return false;
+}
+
+/** Whether one of the NOT_AFTER_WINDOW words before `start` is one of `words`. */
+function isAmongBefore(words: WordSet, scan: WordScan, start: number): boolean {
+  for (let at = Math.max(0, start - NOT_AFTER_WINDOW); at < start; at++) if (isIn(words, scan, at)) return true;
+  return false;
+}
+
+/** Whether one of `runs` starts at word `at`. */
+function runAt(runs: WordRuns, scan: WordScan, at: number): boolean {
+  const candidates = runs.get(scan.hashes[at]!);
+  if (candidates === undefined) return false;
+  return candidates.some((words) => at + words.length <= scan.count && words.every((word, k) => scan.wordIs(at + k, word)));
 }
 
 function isIn(words: WordSet, scan: WordScan, at: number): boolean {

@@ -23,8 +23,12 @@ export interface SensitiveTopic {
    * NAMED_RELATIVES, `{pet}` for PETS (see below); a phrase that starts with `{someone}` matches
    * only after a person or pet named just before it (SOMEONE, "in law" allowed after it and one of
    * FILLERS between: "my mother-in-law suddenly died", "our dog passed"), `{anyone}` the same or
-   * "he", "she", "ex", `{pet animal}` a pet alone; a trailing `{unless NAME}` does not match when
-   * the next word is one of EVERYDAY_NEXT[NAME] ("passed the test", "beat me at chess").
+   * "he", "she", "ex", `{pet animal}` a pet alone, `{place}` one of PLACES ("the whole village is
+   * under water"), `{having}` one of HAVING ("my wife has ALS"); a leading `{not after NAME}`
+   * does not match when one of the few words before it is one of EVERYDAY_BEFORE[NAME] ("sunscreen
+   * against skin cancer"); a trailing `{unless NAME}` does not match when the next words are one of
+   * EVERYDAY_NEXT[NAME] ("passed the test", "beat me at chess", "lost my mum at the shops"). No
+   * phrase matches when the next word makes it a theme (THEMED: "a funeral-themed party").
    */
   phrases: string[];
   /**
@@ -60,7 +64,10 @@ export const RELATIVES = [
 /** Those also named without "my" or "our": "we lost mum", "RIP dad". */
 export const NAMED_RELATIVES = ['mum', 'mom', 'mama', 'dad', 'papa', 'grandma', 'grandpa', 'granny', 'grandad', 'granddad', 'nan', 'nana', 'gran'];
 /** Animals people keep and mourn. */
-export const PET_ANIMALS = ['dog', 'cat', 'puppy', 'kitten', 'kitty', 'pup', 'doggy', 'rabbit', 'bunny', 'hamster', 'horse', 'pony', 'pet'];
+export const PET_ANIMALS = [
+  'dog', 'cat', 'puppy', 'kitten', 'kitty', 'pup', 'doggy', 'rabbit', 'bunny', 'hamster', 'horse', 'pony', 'pet',
+  'goldfish', 'fish', 'parrot', 'budgie', 'tortoise', 'gerbil', 'ferret',
+];
 /** Pets as a phrase names them, for `{pet}` ("rip our dog", "put my cat down"). */
 export const PETS = ['my', 'our'].flatMap((whose) => PET_ANIMALS.map((animal) => `${whose} ${animal}`));
 /**
@@ -74,11 +81,43 @@ export const SOMEONE = [
 ];
 /** `{anyone}`: SOMEONE or these, for what a person does to the speaker ("he hits me"). */
 export const ANYONE_ELSE = ['he', 'she', 'ex'];
+/** `{place}`: what a flood puts under water ("our street is under water"), not a basement a washing machine flooded. */
+export const PLACES = [
+  'town', 'village', 'city', 'street', 'streets', 'road', 'roads', 'house', 'houses', 'home', 'homes',
+  'neighbourhood', 'neighborhood', 'area', 'farm', 'region', 'county', 'valley', 'estate',
+];
+/** `{having}`: the words before a disease named by its letters ("my wife has ALS", "living with MS"). */
+export const HAVING = ['has', 'have', 'had', 'with', 'of'];
 /** Words allowed between `{someone}` and the rest: "my dad suddenly died", "my ex keeps threatening me". */
 export const FILLERS = [
   'just', 'sadly', 'suddenly', 'unexpectedly', 'recently', 'peacefully', 'tragically', 'finally',
-  'has', 'had', 'is', 'was', 'got', 'keeps', 'kept', 'always', 'sometimes', 'still', 'often', 'also', 'then',
+  'has', 'had', 'is', 'was', 'are', 'were', 'got', 'keeps', 'kept', 'always', 'sometimes', 'still', 'often', 'also', 'then',
 ];
+/**
+ * Where a relative is lost for an hour, not for ever: "lost my mum at the shops", "lost our son in
+ * the crowd" (`{unless place}`); "at the weekend" or "in the accident" stays a death.
+ */
+const LOST_AT = [
+  'shops', 'shop', 'supermarket', 'mall', 'store', 'market', 'shopping centre', 'shopping center', 'crowd', 'crowds',
+  'fair', 'funfair', 'festival', 'zoo', 'park', 'theme park', 'beach', 'airport', 'station', 'concert', 'museum',
+].flatMap((place) => [`at the ${place}`, `in the ${place}`]);
+/** A phone or battery "died" in Spanish and German as in English ("mi móvil se murió", "mein Handy ist gestorben"). */
+const DEVICES = [
+  'móvil', 'movil', 'celular', 'teléfono', 'telefono', 'batería', 'bateria', 'portátil', 'portatil', 'ordenador', 'computadora', 'coche', 'carro',
+  'handy', 'akku', 'telefon', 'computer', 'rechner', 'auto', 'drucker', 'laptop', 'tablet', 'iphone', 'pc', 'router',
+];
+/** The words before a phrase that give it its everyday sense (`{not after NAME}`): up to four words back. */
+export const EVERYDAY_BEFORE: Record<string, string[]> = {
+  /**
+   * Guarding against an illness, or a star sign: "sunscreen to protect kids from skin cancer", "my
+   * zodiac sign is Cancer". Not "risk" ("the risk of my cancer coming back"), nor the signs' names
+   * ("my son Leo has cancer").
+   */
+  prevention: ['protect', 'protects', 'protecting', 'protection', 'prevent', 'prevents', 'preventing', 'prevention', 'sunscreen', 'sunblock', 'spf', 'zodiac', 'horoscope', 'astrology'],
+  device: DEVICES,
+};
+/** A theme, not an event: "a funeral-themed party", "disaster theme night"; after any phrase. */
+export const THEMED = ['themed', 'theme', 'costume', 'costumes'];
 /** The words after which a phrase has its everyday sense (`{unless NAME}`). */
 export const EVERYDAY_NEXT: Record<string, string[]> = {
   /** Passing something: "passed the test", "passed me the salt", "passed out". */
@@ -96,7 +135,35 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
   contact: ['up'],
   /** "lost the baby weight", "lost our baby monitor". */
   baby: ['weight', 'fat', 'pounds', 'belly', 'bump', 'monitor', 'gate', 'blanket', 'bottle', 'shoes', 'sock', 'socks', 'clothes', 'wipes', 'sling', 'carrier'],
+  place: LOST_AT,
+  /** A figure of speech: "our cat died of boredom", "I nearly died laughing". */
+  figure: ['of boredom', 'of embarrassment', 'of shame', 'of laughter', 'laughing', 'inside', 'a little'],
+  /** The star sign: "a cancer zodiac sign", "cancer season" (not "cancer signs", a symptom). */
+  astrology: ['zodiac', 'sign', 'star', 'horoscope', 'season', 'sun', 'moon', 'rising', 'traits', 'compatibility'],
+  /** Microsoft's: "I have MS Teams". */
+  software: ['word', 'office', 'teams', 'excel', 'access', 'paint', 'dos', 'sql', 'outlook', 'edge', 'project', 'visio', 'onenote', 'powerpoint', 'publisher', 'store', 'account', 'surface', 'rewards', 'authenticator', '365'],
+  /** "se me murió el móvil". */
+  device: DEVICES.flatMap((device) => [`el ${device}`, `la ${device}`, `mi ${device}`, `das ${device}`, `mein ${device}`]),
 };
+
+/**
+ * Getting ready for a harm, not living through one (a first aid course before a baby arrives, storm
+ * shutters, an emergency kit, sunscreen), reading the stars (a Cancer's birthday gift) or dressing
+ * up (a funeral-themed party): the similarity of bereavement, accident, disaster and serious
+ * diagnosis is cleared by them, their phrases still veto ("the hurricane destroyed our shutters").
+ */
+const NOT_LIVED = [
+  'first aid course', 'first aid courses', 'first aid class', 'first aid classes', 'first aid training', 'learn first aid', 'learning first aid', 'first aid kit',
+  'emergency kit', 'survival kit', 'go bag', 'preparedness', 'hurricane shutters', 'storm shutters', 'before hurricane season', 'sunscreen', 'sunblock', 'spf',
+  'zodiac', 'star sign', 'horoscope', 'astrology', 'themed', 'fancy dress',
+];
+
+/** What one does to take an overdose: "took a bunch of pills", "swallowed a handful of tablets". */
+const OVERDOSE = ['took', 'taken', 'swallowed'].flatMap((verb) =>
+  ['a bunch of', 'a handful of', 'a whole bottle of', 'a whole packet of', 'a whole box of', 'too many'].flatMap((amount) =>
+    ['pills', 'tablets', 'painkillers', 'sleeping pills', 'paracetamol'].map((pills) => `${verb} ${amount} ${pills}`),
+  ),
+);
 
 export const SENSITIVE_TOPICS: SensitiveTopic[] = [
   {
@@ -106,10 +173,12 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'passed away', 'funeral', 'bereavement', 'bereaved', 'condolences', 'grieving', 'mourning', 'put to sleep', 'euthanized', 'miscarriage', 'stillborn',
       'no longer with us', 'rest in peace', 'in loving memory', 'memorial service', 'obituary', 'cremation', 'cremated', 'widowed', 'stillbirth', 'born sleeping',
       "'s death", 'death of my', 'death of our', 'lost our baby {unless baby}', 'lost the baby {unless baby}', 'miscarried', 'miscarry',
-      'lost my {relative}', 'lost our {relative}', 'lost {named relative}', 'late {relative}',
+      'lost my {relative} {unless place}', 'lost our {relative} {unless place}', 'lost {named relative} {unless place}', 'late {relative}',
+      'lost his {relative} {unless place}', 'lost her {relative} {unless place}', 'lost their {relative} {unless place}',
+      'loss of my {relative}', 'loss of our {relative}', 'loss of {named relative}', 'loss of {pet}',
       'rip my {relative}', 'rip our {relative}', 'rip {named relative}', 'rip {pet}',
       // A person or pet, then what happened to them: "my uncle passed on tuesday", "grandad didn't make it".
-      '{someone} died', '{someone} passed {unless object}', "{someone} didn't make it {unless arrival}", '{someone} didnt make it {unless arrival}',
+      '{someone} died {unless figure}', '{someone} passed {unless object}', "{someone} didn't make it {unless arrival}", '{someone} didnt make it {unless arrival}',
       '{someone} did not make it {unless arrival}', '{someone} killed {unless object}', '{pet animal} put down {unless object}',
       'goodbye to {pet}', 'put {pet} down', 'crossed the rainbow bridge', 'cross the rainbow bridge',
       'lost his battle with', 'lost her battle with', 'lost their battle with', 'lost his fight with', 'lost her fight with', 'lost their fight with',
@@ -119,8 +188,8 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     ambiguous: [],
     confirmedBy: [],
     otherLanguages: {
-      es: ['falleció', 'fallecido', 'fallecida', 'fallecimiento', 'murió', 'velorio', 'entierro', 'funeral', 'luto', 'pésame', 'descanse en paz'],
-      de: ['gestorben', 'verstorben', 'verstorbene', 'verstorbenen', 'verstarb', 'beerdigung', 'beisetzung', 'trauerfeier', 'trauer', 'beileid', 'ruhe in frieden'],
+      es: ['falleció', 'fallecido', 'fallecida', 'fallecimiento', '{not after device} murió {unless device}', 'velorio', 'entierro', 'funeral', 'luto', 'pésame', 'descanse en paz'],
+      de: ['{not after device} gestorben', 'verstorben', 'verstorbene', 'verstorbenen', 'verstarb', 'beerdigung', 'beisetzung', 'trauerfeier', 'trauer', 'beileid', 'ruhe in frieden'],
       fr: [
         'décédé', 'décédée', 'décès', 'obsèques', 'enterrement', 'funérailles', 'deuil', 'condoléances', 'repose en paix', 'père est mort', 'mère est morte', 'mari est mort',
         'femme est morte', 'fils est mort', 'fille est morte', 'frère est mort', 'sœur est morte', 'soeur est morte', 'grand-père est mort', 'grand-mère est morte',
@@ -134,7 +203,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'grief', 'grieve', 'grieving', 'mourn', 'mourning', 'funeral', 'buried', 'bury', 'burial', 'ashes', 'memorial', 'widow', 'widower',
       'condolences', 'sympathy', 'rip', 'peace', 'peacefully', 'heaven', 'goodbye', 'euthanasia', 'euthanized',
     ],
-    clears: [],
+    clears: NOT_LIVED,
   },
   {
     name: 'accident',
@@ -144,6 +213,9 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'hit and run', 'drunk driver', 'head on collision', 'motorcycle accident', 'train crash', 'car wreck', 'airlifted',
       'knocked off his bike', 'knocked off her bike', 'knocked off my bike', 'knocked down by a car', 'run over by',
       'life support', 'intensive care', 'critical condition', 'broke his neck', 'broke her neck', 'broken neck', 'spinal injury',
+      // A fall that puts someone in hospital: "grandad had a bad fall", "my dad fell from the roof".
+      '{someone} had a fall', '{someone} had a bad fall', '{someone} had a nasty fall', '{someone} fell down the stairs', '{someone} fell from the roof',
+      '{someone} fell off the roof', '{someone} fell from a ladder', '{someone} fell off a ladder', '{someone} fell off the ladder',
     ],
     ambiguous: [],
     confirmedBy: [],
@@ -164,19 +236,24 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'nobody injured', 'nobody was injured', 'no one injured', 'no one was injured', 'no injuries', 'without injuries',
       'everyone is fine', 'everyone is ok', 'everyone is okay', 'everybody is fine', 'everybody is ok', 'everyone s fine', 'everyone s ok',
       'unhurt', 'uninjured', 'wasn t hurt', 'weren t hurt', 'not hurt', 'not injured',
+      ...NOT_LIVED,
     ],
   },
   {
     name: 'disaster',
     description: 'natural disaster, earthquake, flood, hurricane, wildfire, tsunami, evacuation, destroyed homes, victims, relief',
-    phrases: ['evacuated', 'evacuation order', 'mass shooting', 'terrorist attack', 'burned down', 'burnt down', 'house fire', 'gunman', 'opened fire', 'school shooting'],
+    phrases: [
+      'evacuated', 'evacuation order', 'mass shooting', 'terrorist attack', 'burned down', 'burnt down', 'house fire', 'gunman', 'opened fire', 'school shooting',
+      'burst its banks', 'burst their banks', 'broke its banks',
+    ],
     // Named in sales, preparedness and figures of speech as often ("hurricane season sale", "an
     // earthquake kit", "spread like wildfire", "the basement flooded when the hose burst").
-    ambiguous: ['earthquake', 'quake', 'tsunami', 'hurricane', 'wildfire', 'tornado', 'flood', 'floods', 'flooded', 'flooding', 'flash flood', 'storm'],
+    // "Our house is underwater" is a mortgage too.
+    ambiguous: ['earthquake', 'quake', 'tsunami', 'hurricane', 'wildfire', 'tornado', 'flood', 'floods', 'flooded', 'flooding', 'flash flood', 'storm', '{place} under water', '{place} underwater'],
     confirmedBy: [
       'destroyed', 'damaged', 'collapsed', 'survived', 'survivor', 'survivors', 'killed', 'died', 'dead', 'deaths', 'injured', 'missing', 'trapped',
       'homeless', 'evacuate', 'evacuation', 'victims', 'rubble', 'devastated', 'devastation', 'lost', 'ripped', 'displaced', 'relief', 'aftermath',
-      'swept', 'toll', 'hit',
+      'swept', 'toll', 'hit', 'rescue', 'rescued', 'stranded',
     ],
     otherLanguages: {
       es: ['terremoto', 'sismo', 'huracán', 'inundación', 'inundaciones', 'incendio forestal', 'evacuados', 'atentado terrorista', 'tiroteo masivo'],
@@ -189,35 +266,41 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'earthquake', 'quake', 'flood', 'floods', 'flooding', 'hurricane', 'storm', 'tornado', 'wildfire', 'fire', 'fires', 'burned', 'burnt', 'tsunami',
       'evacuate', 'evacuated', 'evacuation', 'destroyed', 'disaster', 'victims', 'relief', 'shelter', 'homeless', 'shooting', 'attack', 'bombing',
     ],
-    clears: [],
+    clears: NOT_LIVED,
   },
   {
     name: 'serious diagnosis',
     description: 'diagnosed with cancer, tumor, terminal illness, chemotherapy, oncologist, malignant, prognosis, leukemia, stroke',
     phrases: [
-      'diagnosed with', 'cancer', 'tumor', 'tumour', 'terminal illness', 'chemotherapy', 'chemo', 'oncologist', 'malignant', 'leukemia', 'metastatic', 'palliative',
+      'diagnosed with', '{not after prevention} cancer {unless astrology}', 'tumor', 'tumour', 'terminal illness', 'chemotherapy', 'chemo', 'oncologist', 'malignant', 'leukemia', 'metastatic', 'palliative',
       'hiv', 'dementia', 'alzheimer', 'alzheimers', 'parkinson', 'parkinsons', 'multiple sclerosis', 'motor neurone disease', 'motor neuron disease',
       'lymphoma', 'melanoma', 'carcinoma', 'sarcoma', 'biopsy', 'mastectomy', 'radiotherapy', 'radiation therapy', 'radiation treatment',
       'terminally ill', 'months to live', 'weeks to live', '{someone} had a stroke', '{someone} had a heart attack', 'suffered a stroke',
+      // Diseases named by their letters, after "has", "with" ("ALS" is German for "as"; "MS" is Microsoft too, so ambiguous below).
+      'amyotrophic lateral sclerosis', 'lou gehrig', '{having} als', '{having} mnd',
     ],
     // Staging and "terminal" are said of races, projects and airports too; "a mass" of church.
-    ambiguous: ['stage three', 'stage four', 'stage 3', 'stage 4', 'stage iii', 'stage iv', 'terminal', 'mass on my', 'mass on his', 'mass on her', 'mass in my', 'mass in his', 'mass in her', 'radiation'],
+    ambiguous: [
+      'stage three', 'stage four', 'stage 3', 'stage 4', 'stage iii', 'stage iv', 'terminal', 'mass on my', 'mass on his', 'mass on her', 'mass in my', 'mass in his', 'mass in her', 'radiation',
+      '{having} ms {unless software}',
+    ],
     confirmedBy: [
       'doctor', 'doctors', 'oncologist', 'results', 'scan', 'scans', 'diagnosis', 'diagnosed', 'treatment', 'surgeon', 'surgery', 'biopsy', 'chemo', 'prognosis',
-      'hospital', 'consultant', 'lump', 'tumor', 'tumour', 'spread', 'illness', 'disease', 'tests',
+      'hospital', 'consultant', 'lump', 'tumor', 'tumour', 'spread', 'illness', 'disease', 'tests', 'neurologist', 'treatments', 'wheelchair', 'symptoms', 'relapse',
     ],
     otherLanguages: {
-      es: ['cáncer', 'tumor', 'quimioterapia', 'diagnosticado con', 'diagnosticada con', 'enfermedad terminal', 'leucemia', 'metástasis', 'cuidados paliativos', 'vih'],
+      es: ['{not after prevention} cáncer {unless astrology}', 'tumor', 'quimioterapia', 'diagnosticado con', 'diagnosticada con', 'enfermedad terminal', 'leucemia', 'metástasis', 'cuidados paliativos', 'vih'],
       de: ['krebs', 'krebsdiagnose', 'tumor', 'chemotherapie', 'diagnostiziert', 'unheilbar', 'leukämie', 'metastasen', 'palliativ', 'hiv'],
-      fr: ['cancer', 'tumeur', 'chimiothérapie', 'diagnostiqué', 'diagnostiquée', 'maladie incurable', 'leucémie', 'métastases', 'soins palliatifs', 'vih'],
+      // "cancer" is the English phrase (and "cáncer", "câncer" without accents): guarded the same way.
+      fr: ['tumeur', 'chimiothérapie', 'diagnostiqué', 'diagnostiquée', 'maladie incurable', 'leucémie', 'métastases', 'soins palliatifs', 'vih'],
       it: ['cancro', 'tumore', 'chemioterapia', 'diagnosticato', 'diagnosticata', 'malattia terminale', 'leucemia', 'metastasi', 'cure palliative', 'hiv'],
-      pt: ['câncer', 'cancro', 'tumor', 'quimioterapia', 'diagnosticado com', 'diagnosticada com', 'doença terminal', 'leucemia', 'metástase', 'cuidados paliativos', 'hiv'],
+      pt: ['{not after prevention} câncer {unless astrology}', 'cancro', 'tumor', 'quimioterapia', 'diagnosticado com', 'diagnosticada com', 'doença terminal', 'leucemia', 'metástase', 'cuidados paliativos', 'hiv'],
     },
     cues: [
       'diagnosed', 'diagnosis', 'cancer', 'tumor', 'tumour', 'terminal', 'chemo', 'chemotherapy', 'oncologist', 'malignant', 'prognosis', 'leukemia',
       'stroke', 'biopsy', 'scan', 'results', 'positive', 'stage', 'illness', 'disease', 'treatment', 'hospice', 'palliative', 'mass', 'lump', 'radiation', 'oxygen',
     ],
-    clears: [],
+    clears: NOT_LIVED,
   },
   {
     name: 'self-harm',
@@ -230,7 +313,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'wish i was dead', 'wish i were dead', 'end it all', 'ending it all', 'no reason to live', 'nothing to live for', 'not worth living',
       "don't want to live", "don't want to be alive", "don't want to be here anymore", "don't want to wake up", 'dont want to live', 'dont want to be here anymore',
       'want it all to stop', 'want it all to end',
-      'cutting myself {unless object}', 'self harming', 'take my life', 'taking my life', 'saving up my pills', 'stockpiling pills',
+      'cutting myself {unless object}', 'self harming', 'take my life', 'taking my life', 'saving up my pills', 'stockpiling pills', ...OVERDOSE,
       // What an assistant's answer points to.
       'samaritans', 'crisis line', 'crisis lines', 'crisis hotline', 'crisis text line',
     ],

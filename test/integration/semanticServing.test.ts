@@ -194,4 +194,34 @@ describe('targeting.semantic', () => {
     const byPhrase = await serve(ctx, publisher.token, conversation('Our dog passed away. Can we donate the dog food?', ''));
     expect(byPhrase.json()).toMatchObject({ ad: null, match: { by: 'brand_safety', topic: 'bereavement', judged_by: 'phrase' } });
   });
+
+  // Session 33's held-out batches (bench/semantic/brandSafetyHeldOut*.txt): wrong on main before session 34.
+  it('serves no keyword ad next to the sensitive wordings session 33 missed, and one next to the ordinary ones it vetoed', async () => {
+    const { lineItemId } = await servableLineItem(ctx, advertiser, {
+      targeting: { keywords: { include: ['horse', 'wife', 'pills', 'evacuation centre', 'sunscreen', 'clarks', 'first aid', 'hurricane shutters', 'cargador'] }, placements: { include: [placementId] } },
+    });
+    await eventually(async () => (servedLineItem(ctx, await serve(ctx, publisher.token, conversation('Which saddle for my horse?', ''))) === lineItemId ? true : undefined), 'keyword line item served');
+    const sensitive: Array<[string, string, string]> = [
+      ['bereavement', 'how do I cope with the loss of my horse of 20 years?', "I'm so sorry. Losing an animal you've shared two decades with is a real loss."],
+      ['serious diagnosis', 'the neurologist thinks my wife has ALS, how fast does it progress?', "I'm sorry. ALS progresses differently for everyone; some people live many years."],
+      ['self-harm', "I took a bunch of pills an hour ago and now I'm scared", 'Please call emergency services right now and tell them exactly what you took.'],
+      ['disaster', 'my town is under water after the river burst its banks, where is the nearest evacuation centre?', "Check your local council's website or social media for the open evacuation centres, or call the emergency information line; take medicines and documents with you."],
+    ];
+    for (const [topic, query, response] of sensitive) {
+      expect((await serve(ctx, publisher.token, conversation(query, response))).json(), query).toMatchObject({ ad: null, match: { by: 'brand_safety', topic } });
+    }
+    const ordinary: Array<[string, string]> = [
+      ["what's the best sunscreen to protect kids from skin cancer?", 'Use a broad-spectrum SPF 50 mineral sunscreen.'],
+      ['lost my mum at the shops and ended up buying three pairs of shoes, are Clarks any good?', 'Clarks are comfortable and well made.'],
+      ['I want to learn first aid before our baby arrives, any good courses?', 'The British Red Cross and St John Ambulance both run baby and child first aid courses, online or in person, in a couple of hours.'],
+      ['are hurricane shutters worth it?', 'Here is some information.'],
+      // Spanish is judged by its phrase list only: "murió" said of a phone is not a death.
+      ['mi móvil se murió justo antes del viaje, ¿qué cargador portátil compro?', 'Una batería externa de 10.000 mAh es ligera y carga el móvil unas dos veces.'],
+    ];
+    for (const [query, response] of ordinary) {
+      const served = (await serve(ctx, publisher.token, conversation(query, response))).json() as { ad: unknown; match?: { by: string } };
+      expect(served.match?.by, query).not.toBe('brand_safety');
+      expect(served.ad, query).not.toBeNull();
+    }
+  });
 });

@@ -119,3 +119,37 @@ describe('brand safety: what the similarity needs besides a close vector', () =>
     expect(verdict('car insurance after a car accident, nobody hurt')).toMatchObject({ topic: 'accident', by: 'phrase' });
   });
 });
+
+describe('brand safety: the everyday senses session 34 guards, and the sensitive ones beside them', () => {
+  it('reads "cancer" after a word of prevention or before a star sign as no diagnosis, and as one otherwise', () => {
+    for (const query of ['does SPF protect against skin cancer?', 'what is a good gift for a cancer zodiac sign?', 'is it cancer season yet? my horoscope says so']) expect(verdict(query), query).toBeUndefined();
+    for (const query of ['the risk of my cancer coming back scares me', 'my son Leo has cancer, what should he eat?', "mum's fight against cancer is getting harder", 'my dad has skin cancer, which sunscreen now?']) {
+      expect(verdict(query), query).toMatchObject({ topic: 'serious diagnosis', by: 'phrase' });
+    }
+  });
+
+  it('reads a relative lost at a place as found again, and lost at a time or in an event as a death', () => {
+    expect(verdict('lost my son in the crowd at the fair, which kids GPS tracker?')).toBeUndefined();
+    for (const query of ['I lost my dad at the weekend, how do I cope?', 'we lost my husband in the accident', 'she lost her husband to covid']) expect(verdict(query), query).toMatchObject({ topic: 'bereavement', by: 'phrase' });
+  });
+
+  it('reads ALS and MS after "has" or "with" as a diagnosis, MS only with a medical word, not Microsoft', () => {
+    expect(verdict('my wife has ALS')).toMatchObject({ topic: 'serious diagnosis', by: 'phrase' });
+    expect(verdict('my daughter has MS and the neurologist wants a new treatment')).toMatchObject({ topic: 'serious diagnosis', by: 'phrase' });
+    expect(verdict('I have MS Teams and it keeps freezing, which laptop?')).toBeUndefined();
+  });
+
+  it('reads taking a bunch of pills as an overdose and a flooded town as a disaster, not daily pills or a mortgage', () => {
+    expect(verdict('I took a handful of tablets and feel strange')).toMatchObject({ topic: 'self-harm', by: 'phrase' });
+    expect(verdict('my grandma takes a bunch of pills every day, which pill organiser?')).toBeUndefined();
+    expect(verdict('the whole village is under water after the storm and people are stranded')).toMatchObject({ topic: 'disaster', by: 'phrase' });
+    expect(verdict('our house is underwater on the mortgage, should we refinance?')).toBeUndefined();
+  });
+
+  it('reads a phrase made a theme, a figure of speech or a dead phone in Spanish or German as everyday', () => {
+    for (const query of ['ideas for a funeral-themed birthday party', 'our cat died of boredom in the flat, which cat toys keep them busy?', 'se me murió el celular, qué power bank compro?', 'mein Handy ist gestorben, welches neue?']) {
+      expect(verdict(query), query).toBeUndefined();
+    }
+    for (const query of ['mi abuelo murió anoche', 'mein Vater ist gestorben']) expect(verdict(query), query).toMatchObject({ topic: 'bereavement', by: 'phrase' });
+  });
+});

@@ -154,12 +154,13 @@ describe('brand safety', () => {
     const filled = (phrase: string) =>
       phrase
         .replace('{named relative}', 'mum').replace('{relative}', 'dad').replace('{someone}', 'dad').replace('{anyone}', 'he')
-        .replace('{pet animal}', 'dog').replace('{pet}', 'our dog').replace(/ \{unless [a-z]+\}$/, '');
+        .replace('{pet animal}', 'dog').replace('{pet}', 'our dog').replace('{place}', 'town').replace('{having}', 'has')
+        .replace(/^\{not after [a-z]+\} /, '').replace(/ \{unless [a-z]+\}$/, '');
     for (const topic of SENSITIVE_TOPICS) {
       const english = topic.phrases.map(filled);
       // An ambiguous phrase vetoes only with a confirming word (tested below).
       const confirmed = topic.ambiguous.map((phrase) => `${filled(phrase)} ${topic.confirmedBy[0]}`);
-      for (const phrase of [...english, ...confirmed, ...Object.values(topic.otherLanguages).flat()]) {
+      for (const phrase of [...english, ...confirmed, ...Object.values(topic.otherLanguages).flat().map(filled)]) {
         const inText = scan(`Well, about ${phrase.toUpperCase()}, what now?`);
         expect(safety.phraseVeto([inText, quiet])?.by, phrase).toBe('phrase');
         expect(safety.phraseVeto([quiet, inText])?.by, phrase).toBe('phrase');
