@@ -305,8 +305,7 @@ export async function buildAdIndex(
   // Ranked once, then put in their lists in that order: every list comes out ranked without a sort
   // of its own (a line item is in a list per keyword and certification: sorting those lists one by
   // one compared four times as many entries).
-  const ranked = [...index.lineItems].sort(rankOrder);
-  for (const entry of ranked) for (const lists of postingsOf(index, entry)) addToRanked(lists, entry);
+  for (const entry of rankedOrder(index.lineItems)) for (const lists of postingsOf(index, entry)) addToRanked(lists, entry);
   if (deps.semanticModel && index.semantic.certified.length > 0) {
     index.semanticMatrices = semanticMatrices(deps.semanticModel, deps);
     for (const list of ['certified', 'uncertified'] as const) {
@@ -562,6 +561,27 @@ export function publisherOfToken(index: AdIndex, token: string): string | undefi
     if (publisherId !== undefined) index.publisherByKnownToken.set(token, publisherId);
   }
   return publisherId;
+}
+
+/**
+ * The entries in rankOrder, sorted as positions in typed arrays of their expected values and
+ * tie-breaks: sorting the entries themselves read both fields of two scattered objects a comparison,
+ * 85-95 ms at 100,000 line items against 40 (in process, the same order).
+ */
+function rankedOrder(entries: LineItemEntry[]): LineItemEntry[] {
+  const expectedValues = new Float64Array(entries.length);
+  const tieBreaks = new Float64Array(entries.length);
+  const positions = new Uint32Array(entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    expectedValues[i] = entries[i]!.expectedValue;
+    tieBreaks[i] = entries[i]!.tieBreak;
+    positions[i] = i;
+  }
+  // rankOrder's comparison on the copies; a typed array's sort is stable, as an array's is.
+  positions.sort((a, b) => expectedValues[b]! - expectedValues[a]! || tieBreaks[b]! - tieBreaks[a]!);
+  const ranked = new Array<LineItemEntry>(entries.length);
+  for (let i = 0; i < positions.length; i++) ranked[i] = entries[positions[i]!]!;
+  return ranked;
 }
 
 /** Higher score first; equal scores by tie-break. */

@@ -1,11 +1,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildCountryTables, countryTables } from '../../src/geo/countryOfAddress.js';
 import { readCidrFiles } from '../../src/ivt/cidrFiles.js';
 import { asnRanges, loadNetworkTables } from '../../src/ivt/networkTables.js';
-import { loadPrebuiltTables, writePrebuiltTables, type PrebuiltTables } from '../../src/ivt/prebuiltTables.js';
+import { loadPrebuiltTables, stampedAfter, writePrebuiltTables, type PrebuiltTables } from '../../src/ivt/prebuiltTables.js';
 import { RangeTable, RangeTableBuilder, type RangeTableParts } from '../../src/ivt/rangeTable.js';
 import { tempDirectory } from '../helpers/tempDirectory.js';
 
@@ -106,6 +106,71 @@ describe('prebuilt range tables (npm run build writes them, a start reads them)'
       const { table, why } = load();
       expect(why).toEqual([expect.stringMatching(/^the test tables built from their CSV files: .*tables\.bin is stale/)]);
       expect(table.find(25)).toBe('c');
+    });
+
+    describe('the files\' stamp (their size, times and inode when the file was built), which spares a start hashing the sources', () => {
+      // The test's files are written just before the build: stamped however recent, unlike npm run build's.
+      beforeEach(() => {
+        stampedAfter.ms = -Infinity;
+      });
+      afterEach(() => {
+        stampedAfter.ms = 2_000;
+      });
+
+      /** The file with its key (the sources' sha256) replaced by zeros: only the stamp can say it is current. */
+      function withoutKey(file: string): void {
+        const bytes = readFileSync(file);
+        bytes.fill(0, 8, 40);
+        writeFileSync(file, bytes);
+      }
+
+      it('reads a file whose files have its stamp without its key', () => {
+        const { tables, load } = smallTables();
+        writePrebuiltTables(tables);
+        withoutKey(tables.file.pathname);
+        const { table, why } = load();
+        expect(why).toEqual([]);
+        expect(table.find(25)).toBe('b');
+      });
+
+      it('checks the content when a source was written since, even with the same size, and builds from it', () => {
+        const { tables, source, load } = smallTables();
+        writePrebuiltTables(tables);
+        // The same length, written right after the build: only the times (and the content) tell.
+        writeFileSync(source, '10,19,a\n20,29,c\n');
+        const { table, why } = load();
+        expect(why).toEqual([expect.stringMatching(/is stale/)]);
+        expect(table.find(25)).toBe('c');
+      });
+
+      it('checks the content when a code file was written since', () => {
+        const { tables, code, load } = smallTables();
+        writePrebuiltTables(tables);
+        withoutKey(tables.file.pathname);
+        writeFileSync(path.join(code, 'builder.js'), '// version 1\n');
+        expect(load().why).toEqual([expect.stringMatching(/is stale/)]);
+      });
+
+      it('reads a file whose sources were written again with the same content by its key, and npm run build stamps it again without building', () => {
+        const { tables, source, load } = smallTables();
+        writePrebuiltTables(tables);
+        writeFileSync(source, readFileSync(source));
+        expect(load().why).toEqual([]);
+        let built = 0;
+        const counted = { ...tables, build: () => (built++, tables.build()) };
+        expect(writePrebuiltTables(counted)).toBe(true);
+        expect(built).toBe(0);
+        withoutKey(tables.file.pathname);
+        expect(load().why).toEqual([]);
+      });
+
+      it('is not kept for a file changed within stampedAfter of the build, whose times a coarse file system might not move', () => {
+        const { tables, load } = smallTables();
+        stampedAfter.ms = 60_000;
+        writePrebuiltTables(tables);
+        withoutKey(tables.file.pathname);
+        expect(load().why).toEqual([expect.stringMatching(/is stale/)]);
+      });
     });
 
     it('builds when the code that builds them changed since', () => {
