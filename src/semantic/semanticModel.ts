@@ -291,8 +291,8 @@ export function similarity(a: Float32Array, b: Float32Array): number {
 /**
  * A line item's vector: its keywords (what the advertiser says it is about) and its creatives'
  * titles and bodies, each embedded and weighted equally, so a long creative does not drown the keywords.
- * Everything it is made of is in this folder and contextWords.ts: the catalog snapshot keeps the
- * vectors keyed on their code (semanticSnapshot.ts).
+ * The catalog snapshot keeps the vectors keyed on the code that makes them and picks their texts
+ * (semanticSnapshot.ts's semanticKey names the files).
  */
 export function lineItemVector(model: SemanticModel, keywords: string[], creatives: ReadonlyArray<{ title: string; body: string }>): Float32Array | undefined {
   const creativeTexts = creatives.map((creative) => `${creative.title} ${creative.body}`);
