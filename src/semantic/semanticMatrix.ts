@@ -85,8 +85,8 @@ export class SemanticMatrix<Entry extends SemanticRow> {
   /** The rows' line items, in the order fill() or update() was given (rank order). */
   entries: Entry[] = [];
   /**
-   * By rank, as fill() was given them (the list is laid out again whenever its order or its line
-   * items' expected values change): the line items' float vectors (the line items' own, not copies:
+   * By rank, as fill() or update() was given them (a change to a few line items is patched in by
+   * update(), a new order or new expected values laid out again by fill()): the line items' float vectors (the line items' own, not copies:
    * a packed copy cost 400 bytes a row, about 60 MB at 100,000 opted-in line items, for no measured
    * gain; bench/README.md, "Semantic: session 33"), their min_similarity and their expected value. A
    * serve's walk over the candidates judges them from these and reads a line item (a few cold cache
