@@ -215,7 +215,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       return NO_AD;
     }
     const nowMs = Date.now();
-    const userKey = body.user?.id === undefined ? undefined : keyUser(body.user.id);
+    const userKey = body.user?.id === undefined ? undefined : keyUser(placement.publisherId, body.user.id);
     let veto: BrandSafetyVeto | undefined;
     let heldBack: HeldBack | undefined;
     const selection = selectAd(
