@@ -31,14 +31,14 @@ function firstHour(per: string, nowMs: number): number {
 /**
  * Impressions the users have already seen of capped line items, as if earlier traffic had fired
  * their pixels: rows of frequency_hours_v1, each pair's in one hour drawn from its cap's window up
- * to now (so a week's history lies mostly in earlier hours), keyed as the service keys user.id
- * (userKey under the bench's TRACKING_SECRET). The service reads them at start, so some users are
+ * to now (so a week's history lies mostly in earlier hours), keyed as the service keys the
+ * publisher's user.id (userKey under the bench's TRACKING_SECRET). The service reads them at start, so some users are
  * at a line item's cap and get another one.
  */
-export async function seedFrequencyCounts(ch: ClickHouse, catalog: readonly GeneratedCampaign[], users: readonly ServingUser[], nowMs: number, seed = 23): Promise<UsersAtCap> {
+export async function seedFrequencyCounts(ch: ClickHouse, catalog: readonly GeneratedCampaign[], publisherId: string, users: readonly ServingUser[], nowMs: number, seed = 23): Promise<UsersAtCap> {
   const random = seededRandom(seed);
   const keyUser = userKeyer(BENCH_TRACKING_SECRET);
-  const keys = users.map((user) => keyUser(user.id));
+  const keys = users.map((user) => keyUser(publisherId, user.id));
   const lastHour = nowMs - (nowMs % HOUR_MS);
   const atCap: UsersAtCap = new Set();
   const rows: Array<{ line_item_id: string; user_key: string; hour: number; impressions: number }> = [];

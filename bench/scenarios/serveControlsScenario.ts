@@ -58,7 +58,7 @@ export async function serveControlsScenario(options: BenchOptions): Promise<Scen
       const tenancy = await seedTenancy(db, PLACEMENTS, CERTIFIED_PLACEMENTS);
       const catalog = generateCatalog({ lineItems, lineItemsPerCampaign: 5, placements: tenancy.placements.map((p) => p.id), controls: { nowMs } });
       await seedCatalog(db, tenancy.userId, catalog, 'active');
-      return { ...tenancy, catalog, atCap: await seedFrequencyCounts(ch, catalog, users, nowMs) };
+      return { ...tenancy, catalog, atCap: await seedFrequencyCounts(ch, catalog, tenancy.publisherId, users, nowMs) };
     },
   });
   const without = await prepareService('serve-controls-off', options, {

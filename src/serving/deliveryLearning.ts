@@ -43,7 +43,7 @@ export class DeliveryLearning {
     for (const id of this.stats.keys()) if (!kept(id)) this.stats.delete(id);
   }
 
-  /** Forgets one line item that left the index (an incremental patch). */
+  /** Forgets one line item that left the index longer ago than its links live (kept until then: it may come back). */
   forget(lineItemId: string): void {
     this.stats.delete(lineItemId);
   }

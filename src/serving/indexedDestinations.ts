@@ -68,11 +68,6 @@ export class IndexedDestinations {
     return pruned;
   }
 
-  /** Whether the line item is in the current index. */
-  indexes(lineItemId: string): boolean {
-    return this.byLineItem.has(lineItemId);
-  }
-
   /** A line item in the index, or one that left it while its links may still be used: what billing ceilings judge by. */
   billedLineItem(lineItemId: string): BilledLineItem | undefined {
     return this.byLineItem.get(lineItemId) ?? this.retired.get(lineItemId)?.entry;

@@ -28,7 +28,7 @@ export const serveRequestBody = z.strictObject({
     .strictObject({
       ip: z.union([z.ipv4(), z.ipv6()], { error: 'must be an IPv4 or IPv6 address' }).optional(),
       user_agent: z.string().max(1024).optional(),
-      /** The publisher's pseudonymous id of the user: keyed (userKey) before any use, never stored. */
+      /** The publisher's pseudonymous id of the user: keyed with the publisher (userKey) before any use, never stored. */
       id: z.string().min(1).max(256).optional(),
     })
     .optional(),

@@ -107,7 +107,8 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       // (indexedDestinations.ts). Looked up there: sets of 100,000 ids made here were 30-40 ms of a start.
       pacing.retainOnly((id) => indexedDestinations.billedLineItem(id) !== undefined);
       frequency.retainOnly((id) => (indexedDestinations.billedLineItem(id)?.frequencyCap ?? null) !== null);
-      learning.retainOnly((id) => indexedDestinations.indexes(id));
+      // Learned CTR and CVR too: a line item paused and re-activated ranks by what it learned, not the prior.
+      learning.retainOnly((id) => indexedDestinations.billedLineItem(id) !== undefined);
     },
     onPatched: (index, patch, changes, patchMs) => {
       metrics.indexLineItems.set(index.lineItems.length);
@@ -117,13 +118,15 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       const kept = new Map(patch.added.map((entry) => [entry.id, entry]));
       for (const entry of patch.removed) {
         const next = kept.get(entry.id);
-        // Its spend counter and cap counts stay: the line item is kept for billing while its links live (indexedDestinations.ts).
-        if (!next) learning.forget(entry.id);
-        else if (!next.frequencyCap) frequency.forget(entry.id);
+        // Its spend counter, cap counts and learned CTR/CVR stay: the line item is kept for billing while its
+        // links live (indexedDestinations.ts), and one re-activated meanwhile ranks by what it learned, not
+        // by the prior until the next stats refresh.
+        if (next && !next.frequencyCap) frequency.forget(entry.id);
       }
       for (const id of indexedDestinations.pruneRetired()) {
         pacing.forget(id);
         frequency.forget(id);
+        learning.forget(id);
       }
     },
     log,
@@ -213,7 +216,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       serveCounts.count(body.placement_id, false, nowMs);
       return NO_AD;
     }
-    const userKey = body.user?.id === undefined ? undefined : keyUser(body.user.id);
+    const userKey = body.user?.id === undefined ? undefined : keyUser(placement.publisherId, body.user.id);
     let veto: BrandSafetyVeto | undefined;
     let heldBack: HeldBack | undefined;
     const selection = selectAd(

@@ -86,4 +86,38 @@ describe('frequency caps: serving', () => {
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, as('alice')))).toBe(fallback.lineItemId);
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, as('carol')))).toBe(capped.lineItemId);
   });
+
+  it('caps a user id per publisher: another publisher\'s user of the same id is someone else, counted and held apart', async () => {
+    const word = uniqueWord();
+    const other = await createPublisher(ctx);
+    const placements = [(await createPlacement(ctx, publisher.id)).id, (await createPlacement(ctx, other.id)).id];
+    for (const placement of placements) await certifyPlacement(ctx, placement);
+    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+    const capped = await servableLineItem(ctx, advertiser, {
+      bids: { bid_type: 'cpm', bid_value: 100 },
+      targeting: { keywords: { include: [word] } },
+      lineItem: { frequency_cap: { impressions: 2, per: 'day' } },
+    });
+    const as = (placement: string, id: string) => ({ placement_id: placement, context: { query: word, response: '' }, user: { id } });
+    const [mine, theirs] = [as(placements[0]!, 'u-1'), as(placements[1]!, 'u-1')];
+    await eventuallyServed(ctx, publisher.token, as(placements[0]!, 'warm-up'), capped.lineItemId);
+    await eventuallyServed(ctx, other.token, as(placements[1]!, 'warm-up'), capped.lineItemId);
+
+    const keys = new Set<string | undefined>();
+    for (let i = 0; i < 2; i++) {
+      const response = await serve(ctx, publisher.token, mine);
+      expect(servedLineItem(ctx, response)).toBe(capped.lineItemId);
+      keys.add(claimsOf(ctx, response).k);
+      await firePixel(ctx, response);
+    }
+    // The first publisher's u-1 is at the cap; the other's u-1 has seen nothing, and is keyed apart.
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, mine))).toBe(fallback.lineItemId);
+    const theirFirst = await serve(ctx, other.token, theirs);
+    expect(servedLineItem(ctx, theirFirst)).toBe(capped.lineItemId);
+    expect(keys.has(claimsOf(ctx, theirFirst).k)).toBe(false);
+    // Outstanding serves too: two serves without pixels hold the other publisher's u-2 at the cap, not the first's.
+    for (let i = 0; i < 2; i++) expect(servedLineItem(ctx, await serve(ctx, other.token, as(placements[1]!, 'u-2')))).toBe(capped.lineItemId);
+    expect(servedLineItem(ctx, await serve(ctx, other.token, as(placements[1]!, 'u-2')))).toBe(fallback.lineItemId);
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, as(placements[0]!, 'u-2')))).toBe(capped.lineItemId);
+  });
 });

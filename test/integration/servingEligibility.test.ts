@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
+import { asAdvertiser } from '../helpers/managementFactories.js';
 import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import {
   changeCampaign,
@@ -42,9 +43,9 @@ function about(placementId: string, word: string, extra: object = {}) {
 }
 
 /** Serves a few times once the index has caught up; the set of line items that won. */
-async function winners(body: object, times = 5): Promise<Set<string | null>> {
+async function winners(body: object, times = 5, on = ctx): Promise<Set<string | null>> {
   const served = new Set<string | null>();
-  for (let i = 0; i < times; i++) served.add(servedLineItem(ctx, await serve(ctx, publisher.token, body as never)));
+  for (let i = 0; i < times; i++) served.add(servedLineItem(on, await serve(on, publisher.token, body as never)));
   return served;
 }
 
@@ -126,6 +127,31 @@ describe('ranking', () => {
     await eventuallyServed(ctx, publisher.token, body, twoMatches.lineItemId);
     const onlyA = { placement_id: placement, context: { query: a, response: '' } };
     await eventuallyServed(ctx, publisher.token, onlyA, oneMatch.lineItemId);
+  });
+
+  it('keeps what a line item learned when it is paused and re-activated, without waiting for a stats refresh', async () => {
+    const [word, own] = [uniqueWord(), uniqueWord()];
+    const placement = await newPlacement();
+    // CTR (100 + 2) / (100 + 200) = 34%: 100 x 0.34 beats an untested 150 x the 1% prior; at the prior, 100 x 1% loses.
+    const proven = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 100 }, targeting: { keywords: { include: [word, own] } } });
+    await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 150 }, targeting: { keywords: { include: [word] } } });
+    await insertRows(ctx, 'daily_stats_v1', [
+      { day: new Date().toISOString().slice(0, 10), campaign_id: proven.campaignId, line_item_id: proven.lineItemId, placement_id: placement, impressions: 100, clicks: 100, conversions: 0, spend_nanos: 0, revenue_nanos: 0 },
+    ]);
+    // An instance that reads the stats at its start and not again during the test.
+    const other = await startAnotherInstance(ctx, { SELECTION_STATS_REFRESH_MS: '3600000' });
+    try {
+      await eventuallyServed(other, publisher.token, about(placement, word), proven.lineItemId);
+      await changeCampaign(other, advertiser, proven.campaignId, { status: 'paused' });
+      // Only the proven line item targets `own`: no ad for it once the pause reached the index, its ad once the activation did.
+      await eventuallyServed(other, publisher.token, about(placement, own), proven.lineItemId, false);
+      const activated = await asAdvertiser(other, advertiser.key)('POST', `/v1/advertiser/campaigns/${proven.campaignId}/activate`);
+      expect(activated.statusCode).toBe(200);
+      await eventuallyServed(other, publisher.token, about(placement, own), proven.lineItemId);
+      expect(await winners(about(placement, word), 5, other)).toEqual(new Set([proven.lineItemId]));
+    } finally {
+      await other.close();
+    }
   });
 });
 

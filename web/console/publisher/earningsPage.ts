@@ -90,7 +90,7 @@ export function EarningsPage({ session, route }: { session: Session; route: Rout
       <p id="earnings-rule" class="hint">A report covers at most ${MAX_WINDOW_DAYS} days. Earnings are your share of the valid spend on
         your placements; invalid traffic (bots, data centers…) earns nothing and is counted apart. New traffic shows within a few seconds.
         Today is not final: a day is earned at one share, so when your operator changes your revenue share from today, all of today's
-        earnings, those already shown included, move to the new share (earlier days never change).</p>
+        earnings, those already shown included, move to the new share. Earlier days change only if your operator dates a share back to them.</p>
       ${windowProblem && html`<p class="field-error" role="alert">${windowProblem}</p>`}
       <button type="submit" disabled=${Boolean(windowProblem)}>Show earnings</button>
     </form>
