@@ -77,6 +77,8 @@ export const PETS = ['my', 'our'].flatMap((whose) => PET_ANIMALS.map((animal) =>
 export const SOMEONE = [
   ...new Set(RELATIVES.map((relative) => relative.split(' ')[0]!).filter((word) => word !== 'best')),
   'friend', 'mate', 'colleague', 'coworker', 'neighbour', 'neighbor', 'boss', 'baby', 'grandson', 'granddaughter', 'stepson', 'stepdaughter',
+  // People in charge of the speaker, for what they do to them ("my coach keeps grabbing me").
+  'coach', 'teacher', 'tutor', 'stepfather', 'stepmother', 'pastor', 'priest', 'landlord',
   ...PET_ANIMALS,
 ];
 /** `{anyone}`: SOMEONE or these, for what a person does to the speaker ("he hits me"). */
@@ -133,6 +135,10 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
   urging: ['to', 'into', 'towards', 'toward', 'forward', 'out', 'off'],
   /** "hit me up". */
   contact: ['up'],
+  /** A film's or a photographer's shooting: "after the shooting wrapped". */
+  filming: ['wrapped', 'wraps', 'wrap', 'schedule', 'day', 'days', 'script', 'crew', 'session', 'sessions', 'finished', 'ended'],
+  /** Fetching something for the speaker: "my friend grabbed me a coffee". */
+  treat: ['a', 'an', 'some', 'one', 'two', 'coffee', 'lunch', 'dinner', 'breakfast', 'drink', 'drinks', 'food', 'snacks', 'tickets', 'seat', 'seats'],
   /** "lost the baby weight", "lost our baby monitor". */
   baby: ['weight', 'fat', 'pounds', 'belly', 'bump', 'monitor', 'gate', 'blanket', 'bottle', 'shoes', 'sock', 'socks', 'clothes', 'wipes', 'sling', 'carrier'],
   place: LOST_AT,
@@ -181,6 +187,8 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       '{someone} died {unless figure}', '{someone} passed {unless object}', "{someone} didn't make it {unless arrival}", '{someone} didnt make it {unless arrival}',
       '{someone} did not make it {unless arrival}', '{someone} killed {unless object}', '{pet animal} put down {unless object}',
       'goodbye to {pet}', 'put {pet} down', 'crossed the rainbow bridge', 'cross the rainbow bridge',
+      // A killing: "my friend was murdered", "shot dead"; not "we got murdered in the game".
+      '{someone} murdered {unless object}', 'was murdered', 'were murdered', 'been murdered', 'shot dead', 'stabbed to death', 'beaten to death', 'shot and killed',
       'lost his battle with', 'lost her battle with', 'lost their battle with', 'lost his fight with', 'lost her fight with', 'lost their fight with',
       // What is said to the bereaved (an assistant's answer says it too).
       'sorry for your loss', 'sorry for the loss', 'death certificate', 'eulogy',
@@ -212,6 +220,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'car crash', 'car accident', 'fatal accident', 'hit by a car', 'seriously injured', 'critically injured', 'plane crash',
       'hit and run', 'drunk driver', 'head on collision', 'motorcycle accident', 'train crash', 'car wreck', 'airlifted',
       'knocked off his bike', 'knocked off her bike', 'knocked off my bike', 'knocked down by a car', 'run over by',
+      '{someone} run over', 'got run over', 'was run over',
       'life support', 'intensive care', 'critical condition', 'broke his neck', 'broke her neck', 'broken neck', 'spinal injury',
       // A fall that puts someone in hospital: "grandad had a bad fall", "my dad fell from the roof".
       '{someone} had a fall', '{someone} had a bad fall', '{someone} had a nasty fall', '{someone} fell down the stairs', '{someone} fell from the roof',
@@ -245,15 +254,21 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     phrases: [
       'evacuated', 'evacuation order', 'mass shooting', 'terrorist attack', 'burned down', 'burnt down', 'house fire', 'gunman', 'opened fire', 'school shooting',
       'burst its banks', 'burst their banks', 'broke its banks',
+      // War and shootings as lived ("fled the war", "after the shooting at the race"), not a history book or a photo shoot.
+      'war zone', 'air strike', 'air strikes', 'airstrike', 'airstrikes', 'fled the war', 'fleeing the war', 'refugee camp', 'after the shooting {unless filming}', 'since the shooting {unless filming}',
     ],
     // Named in sales, preparedness and figures of speech as often ("hurricane season sale", "an
     // earthquake kit", "spread like wildfire", "the basement flooded when the hose burst").
     // "Our house is underwater" is a mortgage too.
-    ambiguous: ['earthquake', 'quake', 'tsunami', 'hurricane', 'wildfire', 'tornado', 'flood', 'floods', 'flooded', 'flooding', 'flash flood', 'storm', '{place} under water', '{place} underwater'],
+    // "war" of history books and price wars; "bombed" an exam.
+    ambiguous: [
+      'earthquake', 'quake', 'tsunami', 'hurricane', 'wildfire', 'tornado', 'flood', 'floods', 'flooded', 'flooding', 'flash flood', 'storm', '{place} under water', '{place} underwater',
+      'war', 'bombed', 'shelling',
+    ],
     confirmedBy: [
       'destroyed', 'damaged', 'collapsed', 'survived', 'survivor', 'survivors', 'killed', 'died', 'dead', 'deaths', 'injured', 'missing', 'trapped',
       'homeless', 'evacuate', 'evacuation', 'victims', 'rubble', 'devastated', 'devastation', 'lost', 'ripped', 'displaced', 'relief', 'aftermath',
-      'swept', 'toll', 'hit', 'rescue', 'rescued', 'stranded',
+      'swept', 'toll', 'hit', 'rescue', 'rescued', 'stranded', 'fled', 'fleeing', 'refugee', 'refugees', 'soldiers', 'invaded', 'invasion',
     ],
     otherLanguages: {
       es: ['terremoto', 'sismo', 'huracán', 'inundación', 'inundaciones', 'incendio forestal', 'evacuados', 'atentado terrorista', 'tiroteo masivo'],
@@ -340,6 +355,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       '{anyone} beating me', '{anyone} slapped me', '{anyone} slaps me', '{anyone} punched me', '{anyone} punches me', '{anyone} kicked me {unless urging}',
       '{anyone} kicks me {unless urging}', '{anyone} choked me', '{anyone} chokes me', '{anyone} strangled me', '{anyone} pushed me {unless urging}', '{anyone} shoved me',
       '{anyone} threatens me', '{anyone} threatened me', '{anyone} threatening me', '{anyone} touched me', '{anyone} touches me', 'threatened to kill me', 'threatens to kill me',
+      '{anyone} grabbing me', '{anyone} grabbed me {unless treat}', '{anyone} grabs me {unless treat}',
     ],
     ambiguous: [],
     confirmedBy: [],

@@ -146,6 +146,24 @@ describe('brand safety: the everyday senses session 34 guards, and the sensitive
     expect(verdict('our house is underwater on the mortgage, should we refinance?')).toBeUndefined();
   });
 
+  it('vetoes a killing, a war or a shooting lived through, a pet run over and a coach grabbing the speaker (try34 M1), not a game, a history book or a photo shoot', () => {
+    const lived = {
+      'my friend was murdered on his morning run, I need running shoes for the vigil run': 'bereavement',
+      'the war destroyed our town and we fled, my kids need running shoes': 'disaster',
+      'after the shooting at the race yesterday I am afraid to run, new running shoes?': 'disaster',
+      'my dog got run over this morning, I used to run with him in my running shoes': 'accident',
+      "my coach keeps grabbing me and I'm scared to go to practice, do I need new running shoes": 'abuse',
+    };
+    for (const [query, topic] of Object.entries(lived)) expect(verdict(query), query).toMatchObject({ topic, by: 'phrase' });
+    for (const query of [
+      'we got murdered in the game last night, new running shoes?', 'the price war between the supermarkets, cheapest milk?', 'a history of the second world war, which books?',
+      'shooting photos at the race, which lens?', 'after the shooting wrapped, the film crew wants pizza', 'my coach grabbed me a new pair of running shoes',
+      'my dog ran over to the door when I came home, best leash?', 'a murder mystery party, what costumes?',
+    ]) {
+      expect(verdict(query), query).toBeUndefined();
+    }
+  });
+
   it('reads a phrase made a theme, a figure of speech or a dead phone in Spanish or German as everyday', () => {
     for (const query of ['ideas for a funeral-themed birthday party', 'our cat died of boredom in the flat, which cat toys keep them busy?', 'se me murió el celular, qué power bank compro?', 'mein Handy ist gestorben, welches neue?']) {
       expect(verdict(query), query).toBeUndefined();
