@@ -153,9 +153,32 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     await page.getByRole('link', { name: 'Organizations', exact: true }).click();
     const orgName = `Console Co ${randomUUID().slice(0, 8)}`;
     const orgForm = page.getByRole('form', { name: 'Create an organization' });
-    await orgForm.getByLabel('Organization name').fill(orgName);
-    await orgForm.getByRole('button', { name: 'Create organization' }).click();
+    // Enter twice (a habit, a key bounce) makes one organization: the second press while the first
+    // is in flight is dropped, and the created name leaves the field.
+    const creates: string[] = [];
+    page.on('request', (request) => { if (request.method() === 'POST' && request.url().endsWith('/v1/admin/organizations')) creates.push(request.postData() ?? ''); });
+    const orgNameField = orgForm.getByLabel('Organization name');
+    await orgNameField.fill(orgName);
+    // The service's answer is held until both presses are in, as a slower network would.
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    await page.route('**/v1/admin/organizations', async (route) => {
+      if (route.request().method() === 'POST') await held;
+      await route.continue();
+    });
+    await orgNameField.press('Enter');
+    await orgNameField.press('Enter');
+    await expect.poll(() => creates.length).toBe(1);
+    answer();
     await orgForm.getByText('Created').waitFor();
+    await page.unroute('**/v1/admin/organizations');
+    expect(creates).toHaveLength(1);
+    expect(await orgNameField.inputValue()).toBe('');
+    // A press more after the answer sends an empty name: refused, and the focus goes to the field it names.
+    await orgNameField.press('Enter');
+    await expect.poll(() => orgNameField.getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => orgNameField.evaluate((field) => field === document.activeElement)).toBe(true);
+    expect(creates).toHaveLength(2);
     await page.getByRole('table', { name: 'Organizations' }).waitFor();
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'operator-organizations');
