@@ -89,13 +89,32 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     const history = page.getByRole('table', { name: 'Certification history' });
     await history.getByRole('cell', { name: 'pixels fire from browsers' }).waitFor();
 
-    await page.getByLabel('Reason').fill('pixels now come from a server');
+    // Revoking takes a reason, and is asked twice; the answer takes the focus.
+    const reasonField = page.getByLabel('Reason');
     await page.getByRole('button', { name: 'Revoke certification' }).click();
+    await expect.poll(() => reasonField.getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => reasonField.evaluate((field) => field === document.activeElement)).toBe(true);
+    expect(await certification(publisher.placementId)).toBe('certified');
+    await reasonField.fill('pixels now come from a server');
+    await page.getByRole('button', { name: 'Revoke certification' }).click();
+    const question = page.getByRole('group', { name: 'Revoke certification' });
+    await question.getByText(/tCPM demand stops serving here at once/).waitFor();
+    expect(await question.getByRole('button', { name: 'Yes, revoke' }).evaluate((button) => button === document.activeElement)).toBe(true);
+    expect(await certification(publisher.placementId)).toBe('certified');
+    await screenshots(page, 'operator-placement-revoke-question');
+    await page.keyboard.press('Enter');
     await expect.poll(() => page.getByTestId('certification').textContent()).toBe('revoked');
+    const revoked = page.getByRole('status').filter({ hasText: 'Revoked: only CPC and CPA demand serves here now.' });
+    await expect.poll(() => revoked.evaluate((status) => status === document.activeElement)).toBe(true);
     await history.getByRole('cell', { name: 'pixels now come from a server' }).waitFor();
     expect(await certification(publisher.placementId)).toBe('revoked');
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'operator-placement');
+    // Another placement looked up: the last one's answer goes.
+    await page.getByLabel('Placement id').fill('no-such-placement');
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByText(/not found/i).first().waitFor();
+    expect(await revoked.count()).toBe(0);
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });
