@@ -53,10 +53,14 @@ const campaignIds = z
     return [...new Set(entries.filter((entry) => UUID.test(entry)).map((entry) => entry.toLowerCase()))];
   });
 
-/** The window, paging and format every report takes; advertiser reports add campaign_ids. */
+/**
+ * The window, paging and format every report takes; advertiser reports add campaign_ids. The dates'
+ * defaults are filled in by withWindowDefaults after checkWindow, so that a window refused over a
+ * default says which date was assumed.
+ */
 const windowOnlyParams = {
-  date_from: date.default(() => addDays(todayUtc(), -DEFAULT_WINDOW_DAYS)),
-  date_to: date.default(() => todayUtc()),
+  date_from: date.optional(),
+  date_to: date.optional(),
   limit: wholeNumber.default(DEFAULT_LIMIT),
   offset: wholeNumber.default(0),
   format: z.enum(['json', 'csv']),
@@ -64,7 +68,15 @@ const windowOnlyParams = {
 
 const windowParams = { ...windowOnlyParams, campaign_ids: campaignIds };
 
-type WindowParams = { date_from: string; date_to: string; limit: number; format: ReportFormat };
+type Window = { date_from?: string | undefined; date_to?: string | undefined };
+type WindowParams = Window & { limit: number; format: ReportFormat };
+
+const defaultDateFrom = () => addDays(todayUtc(), -DEFAULT_WINDOW_DAYS);
+
+/** The window's dates, each defaulted when absent: date_from today − 30, date_to today (UTC). */
+function withWindowDefaults<Params extends Window>(params: Params): Omit<Params, keyof Window> & { date_from: string; date_to: string } {
+  return { ...params, date_from: params.date_from ?? defaultDateFrom(), date_to: params.date_to ?? todayUtc() };
+}
 
 /** Rules across parameters: a forward window of at most 92 days, and a page size the format allows. */
 function checkWindowAndLimit(params: WindowParams, ctx: z.RefinementCtx): void {
@@ -79,11 +91,19 @@ function checkWindowAndLimit(params: WindowParams, ctx: z.RefinementCtx): void {
  * A forward window of at most 92 days. Judged only between two valid dates: a bad date (2026-02-30,
  * a repeated parameter) is reported as such, not as a window it does not make.
  */
-function checkWindow(params: { date_from: string; date_to: string }, ctx: z.RefinementCtx): void {
-  if (!date.safeParse(params.date_from).success || !date.safeParse(params.date_to).success) return;
-  const days = daysBetween(params.date_from, params.date_to);
+function checkWindow(params: Window, ctx: z.RefinementCtx): void {
+  const { date_from: from, date_to: to } = withWindowDefaults(params);
+  if (!date.safeParse(from).success || !date.safeParse(to).success) return;
+  const days = daysBetween(from, to);
   if (days < 0) {
-    ctx.addIssue({ code: 'custom', path: ['date_to'], message: 'must not be before date_from' });
+    // A caller who sent one date is told which the other defaulted to, not only that "date_from" was later.
+    const message =
+      params.date_from === undefined
+        ? `${to} is before date_from, which defaults to today − ${DEFAULT_WINDOW_DAYS} (${from}): send date_from too`
+        : params.date_to === undefined
+          ? `defaults to today (${to}), which is before date_from ${from}: send date_to too`
+          : 'must not be before date_from';
+    ctx.addIssue({ code: 'custom', path: ['date_to'], message });
   } else if (days > MAX_WINDOW_DAYS) {
     ctx.addIssue({
       code: 'custom',
@@ -105,13 +125,15 @@ const campaignReportSchema = queryParams({
     if (params.cursor && params.breakdown !== 'campaign') {
       ctx.addIssue({ code: 'custom', path: ['cursor'], message: 'only the campaign breakdown pages by cursor; use offset' });
     }
-  });
+  })
+  .transform(withWindowDefaults);
 
-const trafficQualitySchema = queryParams(windowParams).superRefine(checkWindowAndLimit);
+const trafficQualitySchema = queryParams(windowParams).superRefine(checkWindowAndLimit).transform(withWindowDefaults);
 
 const publisherReportSchema = queryParams({ ...windowOnlyParams, breakdown: z.enum(['placement', 'daily']).default('placement') })
-  .superRefine(checkWindowAndLimit);
-const operatorReportSchema = queryParams(windowOnlyParams).superRefine(checkWindowAndLimit);
+  .superRefine(checkWindowAndLimit)
+  .transform(withWindowDefaults);
+const operatorReportSchema = queryParams(windowOnlyParams).superRefine(checkWindowAndLimit).transform(withWindowDefaults);
 
 /** The audit export streams a whole window of one campaign: no paging; NDJSON or CSV. */
 const eventExportSchema = queryParams({
@@ -120,7 +142,8 @@ const eventExportSchema = queryParams({
   date_to: windowOnlyParams.date_to,
   format: z.enum(['ndjson', 'csv']),
 })
-  .superRefine(checkWindow);
+  .superRefine(checkWindow)
+  .transform(withWindowDefaults);
 
 export type CampaignReportParams = z.output<typeof campaignReportSchema>;
 export type EventExportParams = z.output<typeof eventExportSchema>;
@@ -159,7 +182,7 @@ export function parseEventExportParams(query: unknown, negotiatedFormat: 'ndjson
 /** The one parameter a report takes more than once (as the spec allows, like a comma-separated list). */
 const REPEATABLE = new Set(['campaign_ids']);
 
-function parseParams<Schema extends QuerySchema>(schema: Schema, query: unknown, negotiatedFormat: string): z.output<Schema> {
+function parseParams<Schema extends z.ZodPipe<QuerySchema>>(schema: Schema, query: unknown, negotiatedFormat: string): z.output<Schema> {
   const params = { format: negotiatedFormat, ...(query as object) };
   const result = schema.safeParse(params);
   if (result.success) return result.data;

@@ -36,12 +36,13 @@ export interface Selection {
 
 /**
  * Why a line item the conversation matched (an include keyword found, or no keyword targeting) was
- * not eligible for this serve, the first that applies in isEligible's order: outside its flight,
+ * not eligible for this serve, the first that applies: a price model this uncertified placement may
+ * not be served (tCPM needs a certified one), then in heldBackBy's order: outside its flight,
  * its budget spent as paced or its billing ceilings reached (daily, monthly, lifetime), the user at
  * its frequency cap, a capped line item and a serve without user.id, or its other targeting
  * (placement, language, country, daypart, an excluded keyword).
  */
-type HeldBackReason = 'flight' | 'budget' | 'frequency_cap' | 'no_user_id' | 'targeting';
+type HeldBackReason = 'certification' | 'flight' | 'budget' | 'frequency_cap' | 'no_user_id' | 'targeting';
 
 /** How many matched line items each reason held back; for `explain` requests only. */
 export type HeldBack = Partial<Record<HeldBackReason, number>>;
@@ -140,7 +141,7 @@ export function selectAd(
   const listOf = (lists: RankedLists) => (placement.certified ? lists.certified : lists.uncertified);
   // Only an `explain` request asks, so the usual serve pays nothing for it.
   if (onHeldBack !== undefined) {
-    const heldBack = matchedButHeldBack([index.open, index.openByPlacement.get(placementId), ...found.map((phrase) => phrase.includedBy)], listOf, placementId, context, stamp);
+    const heldBack = matchedButHeldBack([index.open, index.openByPlacement.get(placementId), ...found.map((phrase) => phrase.includedBy)], placement.certified, placementId, context, stamp);
     if (heldBack !== undefined) onHeldBack(heldBack);
   }
 
@@ -339,24 +340,37 @@ function keywordsFound(entry: LineItemEntry, stamp: number): number {
 
 /**
  * The line items of these lists the conversation matched that were held back, counted by reason
- * (each once, whatever lists it is on); undefined when none was.
+ * (each once, whatever lists it is on); undefined when none was. On an uncertified placement, the
+ * certified list's line items that are not on the uncertified one are there only for their price
+ * model: held back for certification.
  */
 function matchedButHeldBack(
   lists: (RankedLists | undefined)[],
-  listOf: (lists: RankedLists) => LineItemEntry[],
+  certified: boolean,
   placementId: string,
   context: ServeContext,
   stamp: number,
 ): HeldBack | undefined {
   const judged = new Set<LineItemEntry>();
   let heldBack: HeldBack | undefined;
+  const count = (reason: HeldBackReason) => ((heldBack ??= {})[reason] = (heldBack[reason] ?? 0) + 1);
   for (const list of lists) {
     if (list === undefined) continue;
-    for (const entry of listOf(list)) {
+    for (const entry of certified ? list.certified : list.uncertified) {
       if (judged.has(entry)) continue;
       judged.add(entry);
       const reason = heldBackBy(entry, placementId, context, stamp);
-      if (reason !== undefined) (heldBack ??= {})[reason] = (heldBack[reason] ?? 0) + 1;
+      if (reason !== undefined) count(reason);
+    }
+  }
+  if (!certified) {
+    for (const list of lists) {
+      if (list === undefined) continue;
+      for (const entry of list.certified) {
+        if (judged.has(entry)) continue;
+        judged.add(entry);
+        count('certification');
+      }
     }
   }
   return heldBack;

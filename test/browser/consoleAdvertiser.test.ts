@@ -123,7 +123,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the advertiser', () => {
       .toEqual(['1', '1', '0', '0.5']);
     // Every metric of the spec's row has a column.
     expect(await byCampaign.getByRole('columnheader').allTextContents()).toEqual([
-      'Campaign', 'Status', 'Impressions', 'Clicks', 'Conversions', 'Spend (USD)', 'Revenue (USD)', 'CTR %', 'CPC (USD)', 'CPA (USD)', 'CVR %', 'eCPM (USD)', 'ROAS',
+      'Campaign', 'Status', 'Impressions', 'Clicks', 'Conversions', 'Spend (USD)', 'Revenue (USD)', 'CTR %', 'CPC (USD)', 'CPA (USD)', 'CVR %', 'eCPM (USD)', 'ROAS', 'Reach (users)',
     ]);
     expect(await page.locator('.chart canvas').count()).toBeGreaterThan(0);
     const dailyRows = page.getByRole('table', { name: 'Metrics by day' }).locator('tbody tr');
@@ -151,6 +151,9 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the advertiser', () => {
     const byLineItem = page.getByRole('table', { name: 'Metrics by line item' }).getByRole('row', { name: /Hikers/ });
     await byLineItem.waitFor();
     expect((await byLineItem.getByRole('cell').allTextContents()).slice(0, 3)).toEqual(['<b>Rain shells</b> spring', '1', '1']);
+    // Reach is shown where the API counts it (campaign and line item rows).
+    expect(await page.getByRole('table', { name: 'Metrics by line item' }).getByRole('columnheader').last().textContent()).toBe('Reach (users)');
+    expect(await byLineItem.getByRole('cell').last().textContent()).toMatch(/^\d+$/);
     await page.getByLabel('Break down by').selectOption('placement');
     const byPlacement = page.getByRole('table', { name: 'Metrics by placement' }).getByRole('row', { name: new RegExp(`Chat sidebar ${publisher.placementId}`) });
     await byPlacement.waitFor();
@@ -174,6 +177,27 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the advertiser', () => {
     await Promise.all([breakdownAsked('campaign'), page.evaluate(() => { location.hash = '#/report'; })]);
     await byCampaign.waitFor();
     expect(await page.getByLabel('Break down by').inputValue()).toBe('campaign');
+
+    // An imported event has no creative: its row (the API's nil UUID) is named as such.
+    const advertiserApi = async (route: string) => ((await (await fetch(service.url + route, { headers: { 'x-api-key': advertiser.apiKey } })).json()) as { data: { id: string }[] }).data;
+    const [campaign] = await advertiserApi('/v1/advertiser/campaigns');
+    const [lineItem] = await advertiserApi(`/v1/advertiser/campaigns/${campaign!.id}/line-items`);
+    const imported = await fetch(`${service.url}/v1/admin/events/import`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${service.adminToken}`, 'content-type': 'application/x-ndjson' },
+      body: JSON.stringify({ type: 'impression', time: new Date().toISOString(), line_item_id: lineItem!.id, placement_id: publisher.placementId, ip: '73.162.10.20' }) + '\n',
+    });
+    expect(imported.status).toBe(200);
+    await page.getByLabel('Break down by').selectOption('creative');
+    const importedRow = page.getByRole('table', { name: 'Metrics by creative' }).getByRole('row', { name: /Imported \(no creative\)/ });
+    await expect
+      .poll(async () => {
+        await page.getByRole('button', { name: 'Show report' }).click();
+        return importedRow.count();
+      }, { timeout: 20_000, interval: 500 })
+      .toBe(1);
+    expect(await page.getByRole('table', { name: 'Metrics by creative' }).getByText('00000000-0000-0000-0000-000000000000').count()).toBe(0);
+    await screenshots(page, 'advertiser-report-creative');
 
     // A range over 92 days is explained before it is refused.
     await page.getByLabel('From (UTC day)').fill('2020-01-01');

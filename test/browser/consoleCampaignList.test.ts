@@ -55,6 +55,25 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the campaign list', () =
     await page.close();
   });
 
+  it('signs in to the page heading, and after Pause or Activate keeps the focus on the row\'s new button and says the new state', async () => {
+    const owner = await createAdvertiser(service, 'Toggle Co');
+    await createActiveCampaign(service, owner, (await createPublisher(service, 'toggle')).placementId);
+    const page = await signIn(service, 'an advertiser', owner.apiKey, { keyboard: true });
+    const focused = () => page.evaluate(() => `${document.activeElement?.tagName} ${document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent}`);
+    await expect.poll(focused).toBe('H1 Campaigns');
+    const table = page.getByRole('table', { name: 'Campaigns' });
+    await table.getByRole('button', { name: 'Pause Rain shells' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('BUTTON Activate Rain shells');
+    expect(await page.getByRole('status').filter({ hasText: 'Rain shells is now paused.' }).count()).toBe(1);
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('BUTTON Pause Rain shells');
+    expect(await page.getByRole('status').filter({ hasText: 'Rain shells is now active.' }).count()).toBe(1);
+    expect(await table.getByRole('row', { name: /Rain shells/ }).getByRole('cell').nth(0).textContent()).toBe('active');
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
   it('shows a reporting-only key what it may do: Pause off with the reason, no New campaign, compose says why', async () => {
     const owner = await createAdvertiser(service, 'Read Only Co');
     await createActiveCampaign(service, owner, (await createPublisher(service, 'read-only')).placementId);

@@ -89,13 +89,32 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     const history = page.getByRole('table', { name: 'Certification history' });
     await history.getByRole('cell', { name: 'pixels fire from browsers' }).waitFor();
 
-    await page.getByLabel('Reason').fill('pixels now come from a server');
+    // Revoking takes a reason, and is asked twice; the answer takes the focus.
+    const reasonField = page.getByLabel('Reason');
     await page.getByRole('button', { name: 'Revoke certification' }).click();
+    await expect.poll(() => reasonField.getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => reasonField.evaluate((field) => field === document.activeElement)).toBe(true);
+    expect(await certification(publisher.placementId)).toBe('certified');
+    await reasonField.fill('pixels now come from a server');
+    await page.getByRole('button', { name: 'Revoke certification' }).click();
+    const question = page.getByRole('group', { name: 'Revoke certification' });
+    await question.getByText(/tCPM demand stops serving here at once/).waitFor();
+    expect(await question.getByRole('button', { name: 'Yes, revoke' }).evaluate((button) => button === document.activeElement)).toBe(true);
+    expect(await certification(publisher.placementId)).toBe('certified');
+    await screenshots(page, 'operator-placement-revoke-question');
+    await page.keyboard.press('Enter');
     await expect.poll(() => page.getByTestId('certification').textContent()).toBe('revoked');
+    const revoked = page.getByRole('status').filter({ hasText: 'Revoked: only CPC and CPA demand serves here now.' });
+    await expect.poll(() => revoked.evaluate((status) => status === document.activeElement)).toBe(true);
     await history.getByRole('cell', { name: 'pixels now come from a server' }).waitFor();
     expect(await certification(publisher.placementId)).toBe('revoked');
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'operator-placement');
+    // Another placement looked up: the last one's answer goes.
+    await page.getByLabel('Placement id').fill('no-such-placement');
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByText(/not found/i).first().waitFor();
+    expect(await revoked.count()).toBe(0);
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });
@@ -153,9 +172,32 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     await page.getByRole('link', { name: 'Organizations', exact: true }).click();
     const orgName = `Console Co ${randomUUID().slice(0, 8)}`;
     const orgForm = page.getByRole('form', { name: 'Create an organization' });
-    await orgForm.getByLabel('Organization name').fill(orgName);
-    await orgForm.getByRole('button', { name: 'Create organization' }).click();
+    // Enter twice (a habit, a key bounce) makes one organization: the second press while the first
+    // is in flight is dropped, and the created name leaves the field.
+    const creates: string[] = [];
+    page.on('request', (request) => { if (request.method() === 'POST' && request.url().endsWith('/v1/admin/organizations')) creates.push(request.postData() ?? ''); });
+    const orgNameField = orgForm.getByLabel('Organization name');
+    await orgNameField.fill(orgName);
+    // The service's answer is held until both presses are in, as a slower network would.
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    await page.route('**/v1/admin/organizations', async (route) => {
+      if (route.request().method() === 'POST') await held;
+      await route.continue();
+    });
+    await orgNameField.press('Enter');
+    await orgNameField.press('Enter');
+    await expect.poll(() => creates.length).toBe(1);
+    answer();
     await orgForm.getByText('Created').waitFor();
+    await page.unroute('**/v1/admin/organizations');
+    expect(creates).toHaveLength(1);
+    expect(await orgNameField.inputValue()).toBe('');
+    // A press more after the answer sends an empty name: refused, and the focus goes to the field it names.
+    await orgNameField.press('Enter');
+    await expect.poll(() => orgNameField.getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => orgNameField.evaluate((field) => field === document.activeElement)).toBe(true);
+    expect(creates).toHaveLength(2);
     await page.getByRole('table', { name: 'Organizations' }).waitFor();
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'operator-organizations');

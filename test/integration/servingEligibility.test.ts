@@ -302,4 +302,18 @@ describe('explain: matched line items held back', () => {
     // The usual serve carries no explanation.
     expect((await serve(ctx, publisher.token, about(placement, word))).json()).toEqual({ ad: null });
   });
+
+  it('counts a tCPM line item an uncertified placement may not get as held back for certification, not as no match', async () => {
+    const word = uniqueWord();
+    const [uncertified, certified] = [await newPlacement(), await newPlacement(true)];
+    const cpm = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpm', bid_value: 5 }, targeting: { keywords: { include: [word] } } });
+    await eventuallyServed(ctx, publisher.token, about(certified, word), cpm.lineItemId);
+    expect((await serve(ctx, publisher.token, about(uncertified, word, { explain: true }))).json()).toEqual({ ad: null, match: { by: 'none', held_back: { certification: 1 } } });
+    // A CPC line item on the same keyword is served there; the tCPM one is still counted.
+    const cpc = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 1 }, targeting: { keywords: { include: [word] } } });
+    await eventuallyServed(ctx, publisher.token, about(uncertified, word), cpc.lineItemId);
+    expect((await serve(ctx, publisher.token, about(uncertified, word, { explain: true }))).json().match).toEqual({ by: 'keywords', keywords: [word], held_back: { certification: 1 } });
+    // A certified placement gets it: nothing held back.
+    expect((await serve(ctx, publisher.token, about(certified, word, { explain: true }))).json().match).toEqual({ by: 'keywords', keywords: [word] });
+  });
 });

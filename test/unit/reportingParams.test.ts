@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
-import { parseCampaignReportParams, parseTrafficQualityParams } from '../../src/reporting/reportingParams.js';
+import {
+  parseCampaignReportParams,
+  parseEventExportParams,
+  parseOperatorReportParams,
+  parsePublisherReportParams,
+  parseTrafficQualityParams,
+} from '../../src/reporting/reportingParams.js';
 import { addDays, daysBetween, eachDate, isCalendarDate, todayUtc } from '../../src/utcDays.js';
 
 function badRequest(run: () => unknown): ApiError {
@@ -71,6 +77,29 @@ describe('parseCampaignReportParams', () => {
   it('rejects a reversed range, with a message that says so', () => {
     const error = badRequest(() => parseCampaignReportParams({ date_from: '2026-03-02', date_to: '2026-03-01' }, 'json'));
     expect(error.message).toBe('date_to: must not be before date_from');
+  });
+
+  it('says which date was assumed when the window is reversed over a default, on every route with a window', () => {
+    const from = addDays(todayUtc(), -30);
+    const past = addDays(from, -5);
+    const parsers = [
+      (query: object) => parseCampaignReportParams(query, 'json'),
+      (query: object) => parseTrafficQualityParams(query, 'json'),
+      (query: object) => parsePublisherReportParams(query, 'json'),
+      (query: object) => parseOperatorReportParams(query, 'json'),
+      (query: object) => parseEventExportParams({ campaign_id: '6f1c2a9e-1b7d-4c1e-9a53-0b2f6d1e8a10', ...query }, 'ndjson'),
+    ];
+    for (const parse of parsers) {
+      expect(badRequest(() => parse({ date_to: past })).message).toBe(
+        `date_to: ${past} is before date_from, which defaults to today − 30 (${from}): send date_from too`,
+      );
+      const tomorrow = addDays(todayUtc(), 1);
+      expect(badRequest(() => parse({ date_from: tomorrow })).message).toBe(
+        `date_to: defaults to today (${todayUtc()}), which is before date_from ${tomorrow}: send date_to too`,
+      );
+      expect(parse({}).date_from).toBe(from);
+      expect(parse({ date_from: past }).date_to).toBe(todayUtc());
+    }
   });
 
   it('rejects dates ClickHouse cannot compare with its Date type', () => {

@@ -1,5 +1,5 @@
 import { html } from 'htm/preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { VNode } from 'preact';
 import { ErrorMessage, Field } from './ui.js';
 
@@ -22,34 +22,52 @@ interface ActionFormProps<Answer> {
   onDone?(answer: Answer): void;
 }
 
-/** A small form for one API call (create an organization, revoke a key, …) with its answer or its error. */
+/**
+ * A small form for one API call (create an organization, revoke a key, …) with its answer or its error.
+ * Records made here (organizations, publishers) can be neither deleted nor renamed, so a second Enter
+ * must not make a second one: a submit while one is in flight is dropped (the disabled button does not
+ * stop an Enter pressed before the page redraws), and a success empties the fields. A refusal moves
+ * focus to the first field it names, or to its alert, so that it is read and not lost on the page.
+ */
 export function ActionForm<Answer>({ title, fields, submitLabel, run, done, onDone }: ActionFormProps<Answer>) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [error, setError] = useState<unknown>(null);
   const [answer, setAnswer] = useState<{ value: Answer } | null>(null);
   const [busy, setBusy] = useState(false);
+  const inFlight = useRef(false);
+  const form = useRef<HTMLFormElement>(null);
+
+  useEffect(() => {
+    if (!error) return;
+    const target = form.current?.querySelector<HTMLElement>('[aria-invalid="true"]') ?? form.current?.querySelector<HTMLElement>('.action-problems');
+    target?.focus();
+  }, [error]);
 
   async function submit(event: Event) {
     event.preventDefault();
+    if (inFlight.current) return;
+    inFlight.current = true;
     setBusy(true);
     setError(null);
     setAnswer(null);
     try {
       const value = await run(values);
       setAnswer({ value });
+      setValues({});
       onDone?.(value);
     } catch (failure) {
       setError(failure);
     } finally {
+      inFlight.current = false;
       setBusy(false);
     }
   }
 
-  return html`<form class="card" noValidate onSubmit=${submit} aria-label=${title}>
+  return html`<form class="card" noValidate onSubmit=${submit} aria-label=${title} ref=${form}>
     <h3>${title}</h3>
     ${fields.map((field) => html`<${Field} key=${field.name} label=${field.label} hint=${field.hint} path=${field.path ?? field.name} error=${error}
       value=${values[field.name] ?? ''} onInput=${(value: string) => setValues({ ...values, [field.name]: value })} />`)}
-    <${ErrorMessage} error=${error} shownPaths=${fields.map((field) => field.path ?? field.name)} />
+    <div class="action-problems" tabIndex="-1"><${ErrorMessage} error=${error} shownPaths=${fields.map((field) => field.path ?? field.name)} /></div>
     ${answer && done(answer.value)}
     <button type="submit" disabled=${busy}>${submitLabel}</button>
   </form>`;

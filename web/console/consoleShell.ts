@@ -1,5 +1,5 @@
 import { html } from 'htm/preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { clearSession, loadSession, type Role, type Session } from './session.js';
 import { useRoute } from './route.js';
 import type { Page } from './page.js';
@@ -14,7 +14,16 @@ const pagesOf: Record<Role, Page[]> = { advertiser: advertiserPages, publisher: 
 export function Console() {
   const [session, setSession] = useState<Session | null>(loadSession);
   const route = useRoute();
-  if (!session) return html`<${SignIn} onSignedIn=${setSession} />`;
+  // Signing in replaces the whole page, the focused button with it: the focus goes to the new page's
+  // heading, where a screen reader starts reading, not to the document's body.
+  const signedIn = useRef(false);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (!session || !signedIn.current) return;
+    signedIn.current = false;
+    heading.current?.focus();
+  }, [session]);
+  if (!session) return html`<${SignIn} onSignedIn=${(next: Session) => { signedIn.current = true; setSession(next); }} />`;
 
   const pages = pagesOf[session.role];
   // No page named: the role's main page. A page named that the role does not have (a mistyped or
@@ -42,8 +51,8 @@ export function Console() {
     </header>
     <main id="main" tabindex="-1">
       ${page
-        ? html`<h1>${page.title}</h1>${may(session, page.needs) ? html`<${page.view} session=${session} route=${route} key=${page.name} />` : html`<p role="alert">${lacking[page.needs!]}</p>`}`
-        : html`<h1>Page not found</h1>
+        ? html`<h1 tabindex="-1" ref=${heading}>${page.title}</h1>${may(session, page.needs) ? html`<${page.view} session=${session} route=${route} key=${page.name} />` : html`<p role="alert">${lacking[page.needs!]}</p>`}`
+        : html`<h1 tabindex="-1" ref=${heading}>Page not found</h1>
           <p role="alert">There is no page <code>#/${route.page}</code> for the ${session.role}. Pick one above, or go to <a href=${`#/${pages[0]!.name}`}>${pages[0]!.title}</a>.</p>`}
     </main>`;
 }

@@ -57,7 +57,7 @@ export function CertificationHistory({ history }: { history: CertificationHistor
   if (history.length === 0) return html`<p class="hint">No certification changes yet.</p>`;
   return html`<${TableWrap} label="Certification history"><table aria-label="Certification history">
     <thead><tr><th scope="col">When</th><th scope="col">Change</th><th scope="col">By</th><th scope="col">Reason</th></tr></thead>
-    <tbody>${history.map((entry) => html`<tr><td>${formatDateTime(entry.at)}</td><td>${entry.from ?? 'new'} → ${entry.to}</td><td>${entry.actor}</td><td>${entry.reason ?? ''}</td></tr>`)}</tbody>
+    <tbody>${history.map((entry) => html`<tr><td class="time">${formatDateTime(entry.at)}</td><td>${entry.from ?? 'new'} → ${entry.to}</td><td>${entry.actor}</td><td>${entry.reason ?? ''}</td></tr>`)}</tbody>
   </table><//>`;
 }
 
@@ -100,7 +100,7 @@ export function IntegrationCheckView({ check }: { check: IntegrationCheck }) {
       : html`<${TableWrap} label="Recent impressions"><table aria-label="Recent impressions">
           <thead><tr><th scope="col">Time</th><th scope="col">Origin</th><th scope="col">Browser</th><th scope="col">Address</th><th scope="col">Network</th><th scope="col">Invalid because</th><th scope="col">Source</th></tr></thead>
           <tbody>${check.impressions.map((impression) => html`<tr>
-            <td>${formatDateTime(impression.time)}</td><td>${impression.origin}</td><td>${impression.user_agent_family}</td>
+            <td class="time">${formatDateTime(impression.time)}</td><td>${impression.origin}</td><td>${impression.user_agent_family}</td>
             <td>${impression.ip_masked} (${impression.ip_class})</td><td>${impression.ip_network}</td><td>${impression.ivt ?? '—'}</td><td>${impression.source}</td>
           </tr>`)}</tbody>
         </table><//>`}`;

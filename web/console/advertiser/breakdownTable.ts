@@ -20,13 +20,19 @@ export function isBreakdown(value: string | null): value is Breakdown {
 /** A row of any of those breakdowns (openapi.yaml: AdvertiserCampaignRow, AdvertiserLineItemRow, …). */
 export type BreakdownRow = Metrics & Record<string, string | number | null>;
 
+/** Imported events have no creative: the API's row of the nil UUID (docs/reporting.md), named as such. */
+const NO_CREATIVE = '00000000-0000-0000-0000-000000000000';
+
 /** What names a row of each breakdown: the first is the row's header cell, the others plain cells. */
 const keyColumns: Record<Breakdown, { titles: string[]; cells(row: BreakdownRow): (string | number | null | undefined)[] }> = {
   // A deleted campaign is listed while it has events in the window: say so rather than only "completed".
   campaign: { titles: ['Campaign', 'Status'], cells: (row) => [row.campaign_name, row.campaign_deleted_at ? 'deleted' : row.campaign_status] },
   // Titles are null for events without a creative (imported) or without a line item or creative known.
   line_item: { titles: ['Line item', 'Campaign'], cells: (row) => [row.line_item_title ?? row.line_item_id, row.campaign_name] },
-  creative: { titles: ['Creative', 'Campaign'], cells: (row) => [row.creative_title ?? row.creative_id, row.campaign_name] },
+  creative: {
+    titles: ['Creative', 'Campaign'],
+    cells: (row) => [row.creative_title ?? (row.creative_id === NO_CREATIVE ? 'Imported (no creative)' : row.creative_id), row.campaign_name],
+  },
   placement: { titles: ['Placement'], cells: (row) => [row.placement_name ?? row.placement_id] },
   country: { titles: ['Country'], cells: (row) => [row.country] },
 };
@@ -39,16 +45,21 @@ export function MetricHeaders() {
   return metricColumns.map(([, title]) => html`<th scope="col" class="num">${title}</th>`);
 }
 
-/** One row per campaign, line item, creative, placement or country: its key columns, then every metric. */
+/** The breakdowns whose rows carry reach (`unique_users`): distinct users are counted per campaign and line item only. */
+const withReach: ReadonlySet<Breakdown> = new Set(['campaign', 'line_item']);
+
+/** One row per campaign, line item, creative, placement or country: its key columns, then every metric (and reach where the API gives it). */
 export function BreakdownTable({ breakdown, rows }: { breakdown: Breakdown; rows: BreakdownRow[] }) {
   const key = keyColumns[breakdown];
+  const reach = withReach.has(breakdown);
   const label = breakdowns.find(([name]) => name === breakdown)![1];
   if (rows.length === 0) return html`<p>No valid events by ${label} in this range.</p>`;
   return html`<${TableWrap} label=${`Metrics by ${label}`}><table aria-label=${`Metrics by ${label}`}>
-    <thead><tr>${key.titles.map((title) => html`<th scope="col">${title}</th>`)}<${MetricHeaders} /></tr></thead>
+    <thead><tr>${key.titles.map((title) => html`<th scope="col">${title}</th>`)}<${MetricHeaders} />${reach ? html`<th scope="col" class="num">Reach (users)</th>` : ''}</tr></thead>
     <tbody>${rows.map((row) => {
       const [name, ...rest] = key.cells(row);
-      return html`<tr><th scope="row">${name}</th>${rest.map((cell) => html`<td>${cell}</td>`)}<${MetricCells} row=${row} /></tr>`;
+      const users = reach ? html`<td class="num">${Number(row.unique_users).toLocaleString('en-US')}</td>` : '';
+      return html`<tr><th scope="row">${name}</th>${rest.map((cell) => html`<td>${cell}</td>`)}<${MetricCells} row=${row} />${users}</tr>`;
     })}</tbody>
   </table><//>`;
 }

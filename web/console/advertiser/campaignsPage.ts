@@ -1,5 +1,5 @@
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiFailure, query } from '../api.js';
 import type { Session } from '../session.js';
 import { lacking, may } from '../keyPermissions.js';
@@ -114,11 +114,23 @@ export function CampaignsPage({ session }: { session: Session }) {
     return () => clearTimeout(timer);
   }, [loading, reload]);
 
+  // After Activate or Pause the button pressed is replaced by the other one: the focus goes to it
+  // (not to the page) once the reloaded row shows the new status, which the status line announces.
+  const [toggled, setToggled] = useState<{ id: string; name: string; status: 'active' | 'paused' } | null>(null);
+  const table = useRef<HTMLTableElement>(null);
+  const shownStatus = shown?.find(({ campaign }) => campaign.id === toggled?.id)?.campaign.status;
+  useEffect(() => {
+    if (toggled === null || shownStatus !== toggled.status) return;
+    table.current?.querySelector<HTMLButtonElement>(`button[data-campaign="${toggled.id}"]`)?.focus();
+  }, [toggled, shownStatus]);
+
   async function setStatus(campaign: Campaign, status: 'active' | 'paused') {
     setError(null);
+    setToggled(null);
     try {
       if (status === 'active') await api(session, 'POST', `/v1/advertiser/campaigns/${campaign.id}/activate`, {});
       else await api(session, 'PATCH', `/v1/advertiser/campaigns/${campaign.id}`, { status });
+      setToggled({ id: campaign.id, name: campaign.name, status });
       setReload((count) => count + 1);
     } catch (failure) {
       setError(failure);
@@ -130,13 +142,14 @@ export function CampaignsPage({ session }: { session: Session }) {
     ${!may(session, 'campaigns') && html`<p class="hint" id="campaigns-permission">${lacking.campaigns}</p>`}
     <${ErrorMessage} error=${error} />
     <${ErrorMessage} error=${list.error} />
+    <p role="status" class="visually-hidden">${toggled && shownStatus === toggled.status ? `${toggled.name} is now ${toggled.status}.` : ''}</p>
     ${loading && !slow && html`<p role="status">Loading campaigns…</p>`}
     ${loading && slow && html`<div class="error" role="alert">
       <p>The service has not answered in ${LOADING_TIMEOUT_MS / 1000} seconds.</p>
       <button type="button" onClick=${() => setReload((count) => count + 1)}>Retry</button>
     </div>`}
     ${shown?.length === 0 && list.pageNumber === 1 && html`<p>No campaigns yet.${may(session, 'campaigns') && html` <a href="#/compose">Create the first one</a>.`}</p>`}
-    ${shown && shown.length > 0 && html`<${TableWrap} label="Campaigns"><table aria-label="Campaigns">
+    ${shown && shown.length > 0 && html`<${TableWrap} label="Campaigns"><table aria-label="Campaigns" ref=${table}>
       <caption class="hint">Oldest first, ${CAMPAIGNS_PER_PAGE} a page. Spend is today's (UTC) in USD; budgets are per line item in their own currency. ${BILLING_CEILINGS}</caption>
       <thead><tr><th scope="col">Campaign</th><th scope="col">Status</th><th scope="col" class="num">Spent today</th><th scope="col">Daily budget</th><th scope="col">Line items</th><th scope="col">Actions</th></tr></thead>
       <tbody>${shown.map(({ campaign, lineItems, spentToday }) => html`<tr>
@@ -146,8 +159,8 @@ export function CampaignsPage({ session }: { session: Session }) {
         <td>${budgetText(lineItems)}</td>
         <td>${lineItems.length}</td>
         <td><div class="actions">
-          ${campaign.status === 'paused' && html`<button type="button" disabled=${!may(session, 'campaigns')} aria-describedby=${may(session, 'campaigns') ? undefined : 'campaigns-permission'} onClick=${() => setStatus(campaign, 'active')} aria-label=${`Activate ${campaign.name}`}>Activate</button>`}
-          ${campaign.status === 'active' && html`<button type="button" class="secondary" disabled=${!may(session, 'campaigns')} aria-describedby=${may(session, 'campaigns') ? undefined : 'campaigns-permission'} onClick=${() => setStatus(campaign, 'paused')} aria-label=${`Pause ${campaign.name}`}>Pause</button>`}
+          ${campaign.status === 'paused' && html`<button type="button" disabled=${!may(session, 'campaigns')} aria-describedby=${may(session, 'campaigns') ? undefined : 'campaigns-permission'} onClick=${() => setStatus(campaign, 'active')} data-campaign=${campaign.id} aria-label=${`Activate ${campaign.name}`}>Activate</button>`}
+          ${campaign.status === 'active' && html`<button type="button" class="secondary" disabled=${!may(session, 'campaigns')} aria-describedby=${may(session, 'campaigns') ? undefined : 'campaigns-permission'} onClick=${() => setStatus(campaign, 'paused')} data-campaign=${campaign.id} aria-label=${`Pause ${campaign.name}`}>Pause</button>`}
           ${may(session, 'reporting') && html`<a href=${`#/report?campaign=${campaign.id}`}>Report<span class="visually-hidden"> for ${campaign.name}</span></a>`}
         </div></td>
       </tr>`)}</tbody>

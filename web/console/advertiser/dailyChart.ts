@@ -7,6 +7,11 @@ function chartWidth(element: HTMLElement): number {
   return Math.max(280, element.clientWidth);
 }
 
+/** An axis from 0 to a little above the largest value (0..1 when every value is 0). */
+function fromZero(_plot: uPlot, _min: number | null, max: number | null): [number, number] {
+  return [0, max !== null && max > 0 ? max * 1.1 : 1];
+}
+
 /**
  * Impressions and clicks (left axis, counts) and spend (right axis, USD) per UTC day, drawn by
  * uPlot on a canvas. The table under it has the same numbers for screen readers and keyboards.
@@ -31,7 +36,9 @@ export function DailyChart({ rows }: { rows: DailyRow[] }) {
         width: chartWidth(element),
         height: 300,
         tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
-        scales: { x: { time: true }, usd: { auto: true } },
+        // Counts and money are never negative: both axes start at 0, so a day's 61 clicks never sit on
+        // the floor of an axis fitted to the data (60..130), where a reader sees none.
+        scales: { x: { time: true }, y: { range: fromZero }, usd: { range: fromZero } },
         axes: [
           {
             stroke: color('--fg'),

@@ -51,7 +51,7 @@ function OrganizationDetails({ session, id, base, name }: { session: Session; id
     ${users.rows?.length === 0 && html`<p>No user yet: campaigns need a member as their owner.</p>`}
     ${users.rows && users.rows.length > 0 && html`<${TableWrap} label="Users"><table aria-label="Users">
       <thead><tr><th scope="col">Email</th><th scope="col">Joined</th><th scope="col">User id (a campaign's user_id)</th></tr></thead>
-      <tbody>${users.rows.map((user) => html`<tr key=${user.id}><td>${user.email}</td><td>${formatDateTime(user.created_at)}</td><td><code>${user.id}</code></td></tr>`)}</tbody>
+      <tbody>${users.rows.map((user) => html`<tr key=${user.id}><td>${user.email}</td><td class="time">${formatDateTime(user.created_at)}</td><td><code>${user.id}</code></td></tr>`)}</tbody>
     </table><//>`}
     <${Pager} list=${users} label="users" />
     <${ActionForm} title="Add a user" submitLabel="Add user" fields=${[{ name: 'email', label: 'Email' }]}
@@ -66,7 +66,7 @@ function OrganizationDetails({ session, id, base, name }: { session: Session; id
       <caption class="hint">A key is shown once, when it is made; the service keeps only its hash.</caption>
       <thead><tr><th scope="col">Key id</th><th scope="col">Permissions</th><th scope="col">Created</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
       <tbody>${keys.rows.map((key) => html`<${RevocableRow} key=${key.id} columns=${5} revoked=${key.revoked_at !== null}
-        cells=${html`<td><code class="uuid">${key.id}</code></td><td>${key.permissions.join(', ')}</td><td>${formatDateTime(key.created_at)}</td>
+        cells=${html`<td><code class="uuid">${key.id}</code></td><td>${key.permissions.join(', ')}</td><td class="time">${formatDateTime(key.created_at)}</td>
           <td><${SecretState} revokedAt=${key.revoked_at} />${key.revoked_at ? ` ${formatDateTime(key.revoked_at)}` : ''}</td>`}
         label=${`Revoke API key ${key.id}`} onError=${setRevokeError}
         run=${() => { setRevokeError(null); return api(session, 'DELETE', `/v1/admin/api-keys/${key.id}`); }}

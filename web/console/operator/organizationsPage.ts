@@ -31,7 +31,7 @@ export function OrganizationsPage({ session }: { session: Session }) {
       <thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Id</th></tr></thead>
       <tbody>${list.rows.map((organization) => html`<tr key=${organization.id}>
         <td><a href=${organizationLink(organization)}>${organization.name}</a></td>
-        <td>${formatDateTime(organization.created_at)}</td><td><code>${organization.id}</code></td>
+        <td class="time">${formatDateTime(organization.created_at)}</td><td><code>${organization.id}</code></td>
       </tr>`)}</tbody>
     </table><//>`}
     <${Pager} list=${list} label="organizations" />`;

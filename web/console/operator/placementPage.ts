@@ -1,12 +1,20 @@
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { go, type Route } from '../route.js';
 import type { Session } from '../session.js';
-import { ErrorMessage, Field, Notice } from '../ui.js';
+import { ErrorMessage, Field } from '../ui.js';
+import { FieldProblems } from '../fieldProblems.js';
 import { CertificationBadge, CertificationHistory, IntegrationCheckView, recentImpressionsPath, type IntegrationCheck, type Placement } from '../placements.js';
 
-/** A placement looked up by id: its certification and history, certify or revoke with a reason, and its integration check. */
+/** Said before anything is sent: the reason is shown to the publisher whose tCPM revenue stops. */
+const REVOKE_REASON_REQUIRED = new FieldProblems('A revocation needs a reason.', [{ path: 'reason', message: 'Enter a reason: a revocation needs one.' }]);
+
+/**
+ * A placement looked up by id: its certification and history, certify or revoke with a reason, and its
+ * integration check. A revocation cuts the publisher's impression-priced demand the next second, so
+ * it takes a reason and is asked twice (as a key's revocation is); the answer takes the focus.
+ */
 export function PlacementPage({ session, route }: { session: Session; route: Route }) {
   const id = route.params.get('id') ?? '';
   const [lookup, setLookup] = useState(id);
@@ -15,10 +23,18 @@ export function PlacementPage({ session, route }: { session: Session; route: Rou
   const [reason, setReason] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState('');
+  const [asking, setAsking] = useState(false);
+  const actions = useRef<HTMLFormElement>(null);
+  const status = useRef<HTMLDivElement>(null);
+  const confirm = useRef<HTMLButtonElement>(null);
 
   useEffect(() => {
+    // Another placement's page: the last one's answer and question are not about it.
     setPlacement(null);
     setCheck(null);
+    setDone('');
+    setError(null);
+    setAsking(false);
     if (!id) return;
     const segment = encodeURIComponent(id);
     Promise.all([
@@ -27,9 +43,27 @@ export function PlacementPage({ session, route }: { session: Session; route: Rou
     ]).then(([found, recent]) => { setPlacement(found.data); setCheck(recent.data); }, setError);
   }, [id]);
 
+  useEffect(() => {
+    if (asking) confirm.current?.focus();
+  }, [asking]);
+  useEffect(() => {
+    if (done) status.current?.focus();
+  }, [done]);
+  useEffect(() => {
+    if (error) actions.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [error]);
+
+  function askToRevoke() {
+    setDone('');
+    if (!reason.trim()) return setError(REVOKE_REASON_REQUIRED);
+    setError(null);
+    setAsking(true);
+  }
+
   async function change(action: 'certify' | 'revoke') {
     setError(null);
     setDone('');
+    setAsking(false);
     try {
       const answer = await api<{ data: Placement }>(session, 'POST', `/v1/admin/placements/${encodeURIComponent(id)}/${action}`, reason.trim() ? { reason } : {});
       setPlacement(answer.data);
@@ -46,16 +80,21 @@ export function PlacementPage({ session, route }: { session: Session; route: Rou
       <button type="submit">Look up</button>
     </form>
     <${ErrorMessage} error=${error} shownPaths=${['reason']} />
-    ${done && html`<${Notice}>${done}</${Notice}>`}
+    ${done && html`<div class="notice" role="status" tabindex="-1" ref=${status}>${done}</div>`}
     ${placement && html`
       <h2>${placement.name ?? placement.id} <${CertificationBadge} state=${placement.certification} /></h2>
       <p>Placement <code>${placement.id}</code> of publisher <code>${placement.publisher_id}</code>.</p>
-      <form class="card" noValidate onSubmit=${(event: Event) => event.preventDefault()}>
+      <form class="card" noValidate onSubmit=${(event: Event) => event.preventDefault()} ref=${actions}>
         <${Field} label="Reason" path="reason" error=${error} value=${reason} onInput=${setReason} hint="Kept in the placement's history and shown to its publisher." />
         <div class="actions">
           ${placement.certification !== 'certified' && html`<button type="button" onClick=${() => change('certify')}>Certify</button>`}
-          ${placement.certification === 'certified' && html`<button type="button" class="secondary" onClick=${() => change('revoke')}>Revoke certification</button>`}
+          ${placement.certification === 'certified' && html`<button type="button" class="secondary" aria-expanded=${asking} onClick=${() => (asking ? setAsking(false) : askToRevoke())}>Revoke certification</button>`}
         </div>
+        ${asking && html`<div class="confirm" role="group" aria-label="Revoke certification">
+          <p>Revoke the certification of <code>${placement.id}</code>? tCPM demand stops serving here at once, and its publisher sees your reason.</p>
+          <button type="button" ref=${confirm} onClick=${() => change('revoke')}>Yes, revoke</button>
+          <button type="button" class="secondary" onClick=${() => setAsking(false)}>Cancel</button>
+        </div>`}
       </form>
       <h2>History</h2>
       <${CertificationHistory} history=${placement.history} />`}

@@ -60,7 +60,7 @@ function PublisherDetails({ session, id, base, name }: { session: Session; id: s
       <thead><tr><th scope="col">Placement id</th><th scope="col">Name</th><th scope="col">Certification</th><th scope="col">Changed</th></tr></thead>
       <tbody>${placements.rows.map((placement) => html`<tr key=${placement.id}>
         <td><a href=${placementLink(placement.id)}>${placement.id}</a></td><td>${placement.name ?? ''}</td>
-        <td><${CertificationBadge} state=${placement.certification} /></td><td>${formatDateTime(placement.updated_at)}</td>
+        <td><${CertificationBadge} state=${placement.certification} /></td><td class="time">${formatDateTime(placement.updated_at)}</td>
       </tr>`)}</tbody>
     </table><//>`}
     <${Pager} list=${placements} label="placements" />
@@ -78,7 +78,7 @@ function PublisherDetails({ session, id, base, name }: { session: Session; id: s
       <caption class="hint">A token is shown once, when it is issued; the service keeps only its hash.</caption>
       <thead><tr><th scope="col">Token id</th><th scope="col">Issued</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
       <tbody>${tokens.rows.map((token) => html`<${RevocableRow} key=${token.id} columns=${4} revoked=${token.revoked_at !== null}
-        cells=${html`<td><code class="uuid">${token.id}</code></td><td>${formatDateTime(token.created_at)}</td>
+        cells=${html`<td><code class="uuid">${token.id}</code></td><td class="time">${formatDateTime(token.created_at)}</td>
           <td><${SecretState} revokedAt=${token.revoked_at} />${token.revoked_at ? ` ${formatDateTime(token.revoked_at)}` : ''}</td>`}
         label=${`Revoke token ${token.id}`} onError=${setRevokeError}
         run=${() => { setRevokeError(null); return api(session, 'DELETE', `/v1/admin/publisher-tokens/${token.id}`); }}

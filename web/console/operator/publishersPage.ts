@@ -33,7 +33,7 @@ export function PublishersPage({ session }: { session: Session }) {
       <thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Id</th></tr></thead>
       <tbody>${list.rows.map((publisher) => html`<tr key=${publisher.id}>
         <td><a href=${publisherLink(publisher)}>${publisher.name}</a></td>
-        <td>${formatDateTime(publisher.created_at)}</td><td><code>${publisher.id}</code></td>
+        <td class="time">${formatDateTime(publisher.created_at)}</td><td><code>${publisher.id}</code></td>
       </tr>`)}</tbody>
     </table><//>`}
     <${Pager} list=${list} label="publishers" />`;

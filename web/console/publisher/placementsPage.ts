@@ -74,7 +74,7 @@ export function PublisherPlacementsPage({ session }: { session: Session }) {
     </form>`}
     ${reviews.length > 0 && html`<h2>Your reviews</h2><${TableWrap} label="Your reviews"><table aria-label="Your reviews">
       <thead><tr><th scope="col">Requested</th><th scope="col">Placements</th><th scope="col">Status</th><th scope="col">Reason</th></tr></thead>
-      <tbody>${reviews.map((review) => html`<tr key=${review.id}><td>${formatDateTime(review.created_at)}</td><td>${review.placement_ids.join(', ')}</td>
+      <tbody>${reviews.map((review) => html`<tr key=${review.id}><td class="time">${formatDateTime(review.created_at)}</td><td>${review.placement_ids.join(', ')}</td>
         <td><span class=${`status status-${review.status}`}>${review.status}</span></td><td>${review.decision_reason ?? ''}</td></tr>`)}</tbody>
     </table><//>`}`;
 }
