@@ -54,7 +54,8 @@ describe('forged impressions of the days before clickhouse/0016', () => {
         { placement_id: 'p2', day: d(1), invalid: 1, forged: 1 },
       ];
 
-      expect(await migrateClickHouse(ch, migrations)).toEqual(['0016_placement_forged_impressions.sql']);
+      // 0016 and every later migration; this test's is 0016.
+      expect(await migrateClickHouse(ch, migrations)).toContain('0016_placement_forged_impressions.sql');
       expect(await counts()).toEqual(expected);
       // An interrupted migration is run again whole: its backfill must not count the days twice.
       const sql = readFileSync(path.join(migrations, '0016_placement_forged_impressions.sql'), 'utf8');
