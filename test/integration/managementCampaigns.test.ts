@@ -550,10 +550,11 @@ describe('atomicity', () => {
 describe('GET /v1/advertiser/campaigns', () => {
   it('pages with limit and offset in creation order: total is the rows on the page, has_more when the page is full', async () => {
     const advertiser = await createAdvertiser(ctx);
-    const created = [];
+    const made = [];
     for (let index = 0; index < 5; index += 1) {
-      created.push((await createCampaign(ctx, advertiser.key, advertiser.user.id, { name: `c${index}` })).id);
+      made.push((await createCampaign(ctx, advertiser.key, advertiser.user.id, { name: `c${index}` })).id);
     }
+    const created = await inListOrder(ctx, 'campaigns', made);
     const api = asAdvertiser(ctx, advertiser.key);
     const seen: string[] = [];
     const pages = [];
