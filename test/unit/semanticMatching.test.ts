@@ -378,6 +378,9 @@ describe('semantic scan', () => {
   });
 });
 
+/** A log for a trainer whose failures these tests do not look at. */
+const silentLog = { warn: () => undefined } as never;
+
 describe('SemanticMatrix (the int8 SIMD scan)', () => {
   const unitVector = (dimensions: number, random: () => number) => {
     const vector = Float32Array.from({ length: dimensions }, () => random() - 0.5);
@@ -530,7 +533,7 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
     };
     const entries = Array.from({ length: 3000 }, (_, rank) => ({ expectedValue: 3000 - rank, semantic: { vector: near(rank % topics.length), minSimilarity: 0.6 } }));
     type Entry = (typeof entries)[number];
-    const aside = new SemanticMatrix<Entry>(dimensions, CLUSTERED_FROM_ROWS, clustersInWorker(dimensions));
+    const aside = new SemanticMatrix<Entry>(dimensions, CLUSTERED_FROM_ROWS, clustersInWorker(dimensions, silentLog));
     const itself = new SemanticMatrix<Entry>(dimensions);
     aside.fill(entries);
     itself.fill(entries);
@@ -559,6 +562,47 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
       expect(aside.scannedRows).toBe(itself.scannedRows);
       expect([...aside.candidateRows().subarray(0, found)]).toEqual([...itself.candidateRows().subarray(0, found)]);
     }
+  });
+
+  it('scans a list whole once its trainer failed, and does not ask the trainer again at the next changes', async () => {
+    const dimensions = 40;
+    let seed = 31;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const entries = Array.from({ length: 3000 }, (_, rank) => ({ expectedValue: 3000 - rank, semantic: { vector: unitVector(dimensions, random), minSimilarity: 0.2 } }));
+    type Entry = (typeof entries)[number];
+    let asked = 0;
+    const matrix = new SemanticMatrix<Entry>(dimensions, CLUSTERED_FROM_ROWS, () => {
+      asked += 1;
+      return Promise.reject(new Error('the worker exited'));
+    });
+    matrix.fill(entries);
+    await matrix.trained();
+    expect(asked).toBe(1);
+    // A change patched in, a list laid out again and one that doubled: each would have asked again.
+    const added = { expectedValue: 0, semantic: { vector: unitVector(dimensions, random), minSimilarity: 0.2 } };
+    matrix.update([...entries, added], new Set(), new Set([added]));
+    matrix.fill([...entries].reverse());
+    matrix.fill([...entries, ...entries.map((entry) => ({ ...entry }))]);
+    await matrix.trained();
+    expect(asked).toBe(1);
+    expect(matrix.clustered).toBe(false);
+    // Scanned whole: exact.
+    const conversation = entries[10]!.semantic.vector;
+    expect(matrix.prepare(conversation)).toBe(true);
+    const count = matrix.scan(0, entries.length * 2);
+    expect(matrix.scannedRows).toBe(entries.length * 2);
+    expect([...matrix.candidateRows().subarray(0, count)]).toContain(10);
+  });
+
+  it('warns once of a training that failed (clustersInWorker), however often it is asked', async () => {
+    const warnings: unknown[] = [];
+    const log = { warn: (...args: unknown[]) => warnings.push(args) } as never;
+    // Vectors longer than the matrix's dimensions: training them throws (a RangeError), as a worker could fail.
+    const trainer = clustersInWorker(4, log);
+    const vectors = Array.from({ length: 3000 }, (_, i) => Float32Array.from({ length: 40 }, (_, d) => Math.sin(i + d)));
+    await expect(trainer(vectors)).rejects.toThrow();
+    await expect(trainer(vectors)).rejects.toThrow();
+    expect(warnings).toHaveLength(1);
   });
 
   it('probes no cluster when even the nearest centre is far below the lowest min_similarity, and does when a line item asks for less', () => {
