@@ -202,10 +202,10 @@ export class AdIndexRefresher {
 function keepSemantic(snapshot: CatalogSnapshot, index: AdIndex, vectors: Array<Float32Array | undefined>, build: IndexBuildDeps): void {
   const model = build.semanticModel;
   if (!model || !vectors.some((vector) => vector !== undefined)) return;
-  snapshot.replaceSemantic(model, async () => {
+  // Clusters trained in a worker (a first start) are kept once they are there.
+  const trained = Promise.all([index.semanticMatrices?.certified.trained(), index.semanticMatrices?.uncertified.trained()]);
+  snapshot.replaceSemantic(model, trained, () => {
     const matrices = index.semanticMatrices;
-    // Clusters trained in a worker (a first start) are kept once they are there.
-    await Promise.all([matrices?.certified.trained(), matrices?.uncertified.trained()]);
     const certified = matrices?.certified.storedClusters(vectors);
     const uncertified = matrices?.uncertified.storedClusters(vectors);
     return { vectors, clusters: { ...(certified ? { certified } : {}), ...(uncertified ? { uncertified } : {}) } };

@@ -118,6 +118,8 @@ export class CatalogSnapshot {
   private baseBytes = 0;
   private logBytes = 0;
   private writes: Promise<void> = Promise.resolve();
+  /** Resolves once every semantic write asked for is queued (replaceSemantic): flush waits for it too. */
+  private semanticQueued: Promise<void> = Promise.resolve();
   /** Set when a write failed: the files were removed and nothing more is written. */
   private broken = false;
   /** Resolved by startWriting: a base waits for it (see there). */
@@ -303,16 +305,19 @@ export class CatalogSnapshot {
 
   /**
    * Keeps the base's semantic vectors and clusters (written after the base, in the background, like
-   * it): `source` is called then, so the clusters are those of the index as it is by then.
+   * it), once `trained` resolves: queued only then, so the log's writes meanwhile do not wait for a
+   * k-means in a worker (seconds at 100,000 opted-in line items). `source` is called at the write,
+   * so the clusters are those of the index as it is by then.
    */
-  replaceSemantic(model: SemanticModel, source: () => Promise<StoredSemantic>): void {
+  replaceSemantic(model: SemanticModel, trained: Promise<unknown>, source: () => StoredSemantic): void {
     const id = this.baseId;
     if (id === undefined) return;
-    this.enqueue(async () => {
+    const write = async () => {
       await this.writesAllowed;
       const key = await semanticKey(model);
-      const stored = await source();
+      // Not if another base replaced this one (or the snapshot was removed) meanwhile.
       if (key === undefined || this.baseId !== id) return;
+      const stored = source();
       const sections = encodeSemantic(id, key, model.dimensions, stored);
       const temporary = `${this.semanticPath}.tmp`;
       const file = await open(temporary, 'w');
@@ -323,7 +328,8 @@ export class CatalogSnapshot {
         await file.close();
       }
       await rename(temporary, this.semanticPath);
-    });
+    };
+    this.semanticQueued = Promise.all([this.semanticQueued, trained]).then(() => this.enqueue(write));
   }
 
   /** Records a patch the index applied: the keys the change log named, the rows reloaded, the feed's new horizon. */
@@ -337,8 +343,9 @@ export class CatalogSnapshot {
   }
 
   /** Resolves when every write asked for so far is done (or has failed and removed the snapshot). */
-  flush(): Promise<void> {
-    return this.writes;
+  async flush(): Promise<void> {
+    await this.semanticQueued;
+    await this.writes;
   }
 
   private append(record: Omit<LogRecord, 'seq'>): void {

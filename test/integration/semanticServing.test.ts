@@ -139,7 +139,7 @@ describe('targeting.semantic', () => {
       // What the refresher does after a full read's build (adIndexRefresher.ts, keepSemantic).
       const written = (await CatalogSnapshot.open(directory, db, log))!;
       written.replaceBase(read.horizon, read, { lineItemRows: read.lineItemRows, creativeRows: read.creativeRows, ranges: groupCreativeRows(read.creativeRows, read.lineItems).ranges });
-      written.replaceSemantic(model, async () => ({ vectors: first.vectors, clusters: clustersOf(first.index, first.vectors) }));
+      written.replaceSemantic(model, Promise.resolve(), () => ({ vectors: first.vectors, clusters: clustersOf(first.index, first.vectors) }));
       written.startWriting();
       await written.flush();
 
