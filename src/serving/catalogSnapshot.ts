@@ -110,8 +110,8 @@ export class CatalogSnapshot {
   private readonly basePath: string;
   private readonly logPath: string;
   private readonly semanticPath: string;
-  /** The semantic file, read from load() on (loadSemantic checks it). */
-  private semanticRead: Promise<Buffer> | undefined;
+  /** The semantic file, read from load() on when semantic matching is on (loadSemantic checks it). */
+  private semanticRead: Promise<Buffer | undefined> | undefined;
   private baseId: string | undefined;
   private seq = 0;
   /** The base's size and the log's, as written so far (appends included). */
@@ -155,9 +155,11 @@ export class CatalogSnapshot {
 
   /**
    * The snapshot, when there is one for this stamp; undefined (and why, logged) when the catalog
-   * must be read in full. `read` is the base's read when the caller started it earlier (readBase).
+   * must be read in full. `read` is the base's read when the caller started it earlier (readBase);
+   * `semanticOn`, whether semantic matching is on (the word vectors loaded): the semantic file,
+   * which may be a large one kept while it was, is read only then.
    */
-  async load(read: Promise<BaseBytes> = readBase(this.basePath)): Promise<LoadedSnapshot | undefined> {
+  async load(read: Promise<BaseBytes> = readBase(this.basePath), semanticOn = Promise.resolve(true)): Promise<LoadedSnapshot | undefined> {
     let base: BaseBytes;
     try {
       base = await read;
@@ -204,8 +206,8 @@ export class CatalogSnapshot {
       }
       this.baseId = header.id;
       this.baseBytes = base.bytes;
-      // Read now, on the thread pool, while the index waits for the word vectors: loadSemantic checks it.
-      this.semanticRead = readFile(this.semanticPath);
+      // Read on the thread pool, while the index waits for the word vectors: loadSemantic checks it.
+      this.semanticRead = semanticOn.then((on) => (on ? readFile(this.semanticPath) : undefined));
       this.semanticRead.catch(() => undefined);
       this.seq = log.patches.length + log.horizonsOnly;
       return { rows, baseHorizon: header.horizon, patches: log.patches, position: log.position ?? header.horizon };
@@ -288,7 +290,7 @@ export class CatalogSnapshot {
     const baseId = this.baseId;
     let stored: StoredSemantic | string;
     if (baseId === undefined || key === undefined) stored = 'there is no base or the word vectors are not from a file';
-    else if (!(file instanceof Buffer)) stored = file === 'ENOENT' ? 'there is none' : `it cannot be read (${file})`;
+    else if (!(file instanceof Buffer)) stored = file === 'ENOENT' || file === undefined ? 'there is none' : `it cannot be read (${file})`;
     else {
       try {
         stored = decodeSemantic(file, baseId, key, rows);

@@ -96,6 +96,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     pruneMs: config.INDEX_CHANGES_PRUNE_MS,
     snapshotDir,
     snapshotBase,
+    semanticOn: semantic.then((loaded) => loaded.semanticModel !== undefined, () => false),
     beforeBuild,
     build,
     onBuilt: (index, buildMs) => {
