@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -247,7 +247,9 @@ describe('the catalog snapshot keeps the semantic vectors', () => {
       await (await start(firstLines)).close();
       const messages = (lines: string[]) => lines.map((line) => (JSON.parse(line) as { msg: string }).msg);
       expect(messages(firstLines)).toContain('ad index built');
-      expect(existsSync(path.join(dataDir, 'catalog-snapshot', 'semantic'))).toBe(true);
+      const semanticFile = path.join(dataDir, 'catalog-snapshot', 'semantic');
+      expect(existsSync(semanticFile)).toBe(true);
+      const written = statSync(semanticFile);
 
       const lines: string[] = [];
       const again = await start(lines);
@@ -261,6 +263,9 @@ describe('the catalog snapshot keeps the semantic vectors', () => {
       } finally {
         await again.close();
       }
+      // Kept, not written again: a restart that had embedded the line items would have replaced it at its stop.
+      const after = statSync(semanticFile);
+      expect([after.ino, after.mtimeMs]).toEqual([written.ino, written.mtimeMs]);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
