@@ -129,8 +129,9 @@ export class SemanticMatrix<Entry extends SemanticRow> {
    * With a trainer, a list that needs clusters (again) is not clustered by fill() itself: the
    * trainer trains them while the list is scanned whole (exact: every line item similar enough is
    * found, at a full scan's cost a serve) or with the clusters it had, and the list is laid out
-   * again with the new ones when they come; a trainer that fails is not asked again. A first start at 100,000 opted-in line items then does
-   * not wait 7 s for the k-means (bench/README.md, "Semantic at 100,000 line items: session 34").
+   * again with the new ones when they come; a trainer that fails is not asked again. A first
+   * start at 100,000 opted-in line items then does not wait 7 s for the k-means (bench/README.md,
+   * "Semantic at 100,000 line items: session 34").
    */
   constructor(dimensions: number, clusteredFromRows = CLUSTERED_FROM_ROWS, trainer?: ClusterTrainer) {
     this.dimensions = dimensions;
