@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { packVectors, type PackedClusters } from './clustersInWorker.js';
 import { SemanticMatrix } from './semanticMatrix.js';
 
 // Run by clustersInWorker in a worker thread: trains a list's clusters (SemanticMatrix.train, the
@@ -7,6 +8,5 @@ import { SemanticMatrix } from './semanticMatrix.js';
 const { packed, dimensions } = workerData as { packed: Float32Array; dimensions: number };
 const vectors = Array.from({ length: packed.length / dimensions }, (_, i) => packed.subarray(i * dimensions, (i + 1) * dimensions));
 const { centres, clusterOf } = new SemanticMatrix(dimensions).train(vectors);
-const packedCentres = new Float32Array(centres.length * dimensions);
-centres.forEach((centre, c) => packedCentres.set(centre, c * dimensions));
-parentPort!.postMessage({ centres: packedCentres, clusterOf }, [packedCentres.buffer, clusterOf.buffer] as ArrayBuffer[]);
+const message: PackedClusters = { centres: packVectors(centres, dimensions), clusterOf };
+parentPort!.postMessage(message, [message.centres.buffer, clusterOf.buffer] as ArrayBuffer[]);

@@ -122,13 +122,16 @@ export class SemanticMatrix<Entry extends SemanticRow> {
   private readonly trainer: ClusterTrainer | undefined;
   /** A training by the trainer under way: until it ends the list keeps its clusters, or is scanned whole when it has none. */
   private training: Promise<void> | undefined;
+  /** The trainer failed: it is not asked again (no retry at every change), and the list keeps its clusters or is scanned whole. */
+  private trainerFailed = false;
 
   /**
    * With a trainer, a list that needs clusters (again) is not clustered by fill() itself: the
    * trainer trains them while the list is scanned whole (exact: every line item similar enough is
    * found, at a full scan's cost a serve) or with the clusters it had, and the list is laid out
-   * again with the new ones when they come. A first start at 100,000 opted-in line items then does
-   * not wait 7 s for the k-means (bench/README.md, "Semantic at 100,000 line items: session 34").
+   * again with the new ones when they come; a trainer that fails is not asked again. A first
+   * start at 100,000 opted-in line items then does not wait 7 s for the k-means (bench/README.md,
+   * "Semantic at 100,000 line items: session 34").
    */
   constructor(dimensions: number, clusteredFromRows = CLUSTERED_FROM_ROWS, trainer?: ClusterTrainer) {
     this.dimensions = dimensions;
@@ -171,8 +174,8 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     const clusters = this.clustering?.centres.length ?? 1;
     const clusteredAfter = entries.length >= this.clusteredFromRows;
     const trained = this.clustering?.trainedRows;
-    // While a trainer trains, fill() keeps the clusters there are (or none).
-    const pending = this.training !== undefined;
+    // While a trainer trains, or once it failed, fill() keeps the clusters there are (or none).
+    const pending = this.training !== undefined || this.trainerFailed;
     const sameClusters =
       trained === undefined ? !clusteredAfter || pending : clusteredAfter && (pending || (entries.length <= trained * 2 && entries.length * 2 >= trained));
     if (!sameClusters || entries.length > this.layout.rowCapacity || (this.clustering !== undefined && this.layout.centresWritten !== clusters)) {
@@ -446,7 +449,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
 
   /** Has the trainer train clusters of these vectors (unless it is already training), and lays the list out again with them. */
   private trainAside(trainer: ClusterTrainer, vectors: Float32Array[]): void {
-    if (this.training !== undefined) return;
+    if (this.training !== undefined || this.trainerFailed) return;
     this.training = trainer(vectors).then(
       ({ centres, clusterOf }) => {
         this.training = undefined;
@@ -454,8 +457,9 @@ export class SemanticMatrix<Entry extends SemanticRow> {
         this.fill(this.entries);
       },
       () => {
-        // Left scanned whole (or with the clusters it had): the next fill asks again.
+        // Left scanned whole (or with the clusters it had), as laid out meanwhile; the trainer warned of it.
         this.training = undefined;
+        this.trainerFailed = true;
       },
     );
   }

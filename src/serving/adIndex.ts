@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import { CREATIVE_FIELDS, creativeRowOf, type CatalogRows, type CreativeRow, type LineItemRow } from './catalogQueries.js';
 import { readDataRow } from '../store/dataRows.js';
@@ -207,9 +208,10 @@ export interface IndexBuildDeps {
   semanticClusteredFrom?: number;
   /**
    * Clusters trained in a worker thread while the lists are scanned whole (SemanticMatrix's
-   * trainer): the service's, so that a start does not wait for the k-means; else trained in the build.
+   * trainer), a failure warned of on this log: the service's, so that a start does not wait for the
+   * k-means; else trained in the build.
    */
-  semanticClustersInWorker?: boolean;
+  semanticClustersInWorker?: FastifyBaseLogger;
   /**
    * Told of each active line item a build or patch leaves out of the index (a SkipReason): its links,
    * signed while it could still be served, may still be used (indexedDestinations.ts).
@@ -319,7 +321,9 @@ export async function buildAdIndex(
 
 /** Empty semantic matrices for the index's two lists, as the deps ask (SemanticMatrix's trainer). */
 export function semanticMatrices(model: SemanticModel, deps: IndexBuildDeps): NonNullable<AdIndex['semanticMatrices']> {
-  const matrix = () => new SemanticMatrix<LineItemEntry>(model.dimensions, deps.semanticClusteredFrom, deps.semanticClustersInWorker ? clustersInWorker(model.dimensions) : undefined);
+  // One trainer for both lists: a worker that fails is warned of once.
+  const trainer = deps.semanticClustersInWorker && clustersInWorker(model.dimensions, deps.semanticClustersInWorker);
+  const matrix = () => new SemanticMatrix<LineItemEntry>(model.dimensions, deps.semanticClusteredFrom, trainer);
   return { certified: matrix(), uncertified: matrix() };
 }
 

@@ -21,6 +21,8 @@ export interface AdIndexRefresherOptions {
   snapshotDir: string | undefined;
   /** The snapshot's base, when the caller began reading it earlier (readBaseAhead of snapshotDir). */
   snapshotBase?: Promise<BaseBytes>;
+  /** Whether semantic matching is on (the word vectors loaded): the snapshot's semantic file is read only then. */
+  semanticOn?: Promise<boolean>;
   /**
    * Awaited before the first index is built: what the build reads besides the rows (the learned
    * delivery stats, see DeliveryLearning.preload) is current, so the index needs no rerank after it.
@@ -66,7 +68,7 @@ export class AdIndexRefresher {
   static async start(options: AdIndexRefresherOptions): Promise<AdIndexRefresher> {
     const { db } = options;
     const snapshot = options.snapshotDir ? await CatalogSnapshot.open(options.snapshotDir, db, options.log) : undefined;
-    const loaded = await snapshot?.load(options.snapshotBase);
+    const loaded = await snapshot?.load(options.snapshotBase, options.semanticOn);
     const restored = snapshot && loaded && (await AdIndexRefresher.restore(options, snapshot, loaded));
     const { index, feed, patcher } = restored ?? (await AdIndexRefresher.build(options, snapshot));
     const refresher = new AdIndexRefresher(index, patcher, feed, options, snapshot);
@@ -202,10 +204,10 @@ export class AdIndexRefresher {
 function keepSemantic(snapshot: CatalogSnapshot, index: AdIndex, vectors: Array<Float32Array | undefined>, build: IndexBuildDeps): void {
   const model = build.semanticModel;
   if (!model || !vectors.some((vector) => vector !== undefined)) return;
-  snapshot.replaceSemantic(model, async () => {
+  // Clusters trained in a worker (a first start) are kept once they are there.
+  const trained = Promise.all([index.semanticMatrices?.certified.trained(), index.semanticMatrices?.uncertified.trained()]);
+  snapshot.replaceSemantic(model, trained, () => {
     const matrices = index.semanticMatrices;
-    // Clusters trained in a worker (a first start) are kept once they are there.
-    await Promise.all([matrices?.certified.trained(), matrices?.uncertified.trained()]);
     const certified = matrices?.certified.storedClusters(vectors);
     const uncertified = matrices?.uncertified.storedClusters(vectors);
     return { vectors, clusters: { ...(certified ? { certified } : {}), ...(uncertified ? { uncertified } : {}) } };

@@ -110,14 +110,16 @@ export class CatalogSnapshot {
   private readonly basePath: string;
   private readonly logPath: string;
   private readonly semanticPath: string;
-  /** The semantic file, read from load() on (loadSemantic checks it). */
-  private semanticRead: Promise<Buffer> | undefined;
+  /** The semantic file, read from load() on when semantic matching is on (loadSemantic checks it). */
+  private semanticRead: Promise<Buffer | undefined> | undefined;
   private baseId: string | undefined;
   private seq = 0;
   /** The base's size and the log's, as written so far (appends included). */
   private baseBytes = 0;
   private logBytes = 0;
   private writes: Promise<void> = Promise.resolve();
+  /** Resolves once every semantic write asked for is queued (replaceSemantic): flush waits for it too. */
+  private semanticQueued: Promise<void> = Promise.resolve();
   /** Set when a write failed: the files were removed and nothing more is written. */
   private broken = false;
   /** Resolved by startWriting: a base waits for it (see there). */
@@ -153,9 +155,11 @@ export class CatalogSnapshot {
 
   /**
    * The snapshot, when there is one for this stamp; undefined (and why, logged) when the catalog
-   * must be read in full. `read` is the base's read when the caller started it earlier (readBase).
+   * must be read in full. `read` is the base's read when the caller started it earlier (readBase);
+   * `semanticOn`, whether semantic matching is on (the word vectors loaded): the semantic file,
+   * which may be a large one kept while it was, is read only then.
    */
-  async load(read: Promise<BaseBytes> = readBase(this.basePath)): Promise<LoadedSnapshot | undefined> {
+  async load(read: Promise<BaseBytes> = readBase(this.basePath), semanticOn = Promise.resolve(true)): Promise<LoadedSnapshot | undefined> {
     let base: BaseBytes;
     try {
       base = await read;
@@ -202,8 +206,8 @@ export class CatalogSnapshot {
       }
       this.baseId = header.id;
       this.baseBytes = base.bytes;
-      // Read now, on the thread pool, while the index waits for the word vectors: loadSemantic checks it.
-      this.semanticRead = readFile(this.semanticPath);
+      // Read on the thread pool, while the index waits for the word vectors: loadSemantic checks it.
+      this.semanticRead = semanticOn.then((on) => (on ? readFile(this.semanticPath) : undefined));
       this.semanticRead.catch(() => undefined);
       this.seq = log.patches.length + log.horizonsOnly;
       return { rows, baseHorizon: header.horizon, patches: log.patches, position: log.position ?? header.horizon };
@@ -286,7 +290,7 @@ export class CatalogSnapshot {
     const baseId = this.baseId;
     let stored: StoredSemantic | string;
     if (baseId === undefined || key === undefined) stored = 'there is no base or the word vectors are not from a file';
-    else if (!(file instanceof Buffer)) stored = file === 'ENOENT' ? 'there is none' : `it cannot be read (${file})`;
+    else if (!(file instanceof Buffer)) stored = file === 'ENOENT' || file === undefined ? 'there is none' : `it cannot be read (${file})`;
     else {
       try {
         stored = decodeSemantic(file, baseId, key, rows);
@@ -303,16 +307,19 @@ export class CatalogSnapshot {
 
   /**
    * Keeps the base's semantic vectors and clusters (written after the base, in the background, like
-   * it): `source` is called then, so the clusters are those of the index as it is by then.
+   * it), once `trained` resolves: queued only then, so the log's writes meanwhile do not wait for a
+   * k-means in a worker (seconds at 100,000 opted-in line items). `source` is called at the write,
+   * so the clusters are those of the index as it is by then.
    */
-  replaceSemantic(model: SemanticModel, source: () => Promise<StoredSemantic>): void {
+  replaceSemantic(model: SemanticModel, trained: Promise<unknown>, source: () => StoredSemantic): void {
     const id = this.baseId;
     if (id === undefined) return;
-    this.enqueue(async () => {
+    const write = async () => {
       await this.writesAllowed;
       const key = await semanticKey(model);
-      const stored = await source();
+      // Not if another base replaced this one (or the snapshot was removed) meanwhile.
       if (key === undefined || this.baseId !== id) return;
+      const stored = source();
       const sections = encodeSemantic(id, key, model.dimensions, stored);
       const temporary = `${this.semanticPath}.tmp`;
       const file = await open(temporary, 'w');
@@ -323,7 +330,8 @@ export class CatalogSnapshot {
         await file.close();
       }
       await rename(temporary, this.semanticPath);
-    });
+    };
+    this.semanticQueued = Promise.all([this.semanticQueued, trained]).then(() => this.enqueue(write));
   }
 
   /** Records a patch the index applied: the keys the change log named, the rows reloaded, the feed's new horizon. */
@@ -337,8 +345,9 @@ export class CatalogSnapshot {
   }
 
   /** Resolves when every write asked for so far is done (or has failed and removed the snapshot). */
-  flush(): Promise<void> {
-    return this.writes;
+  async flush(): Promise<void> {
+    await this.semanticQueued;
+    await this.writes;
   }
 
   private append(record: Omit<LogRecord, 'seq'>): void {

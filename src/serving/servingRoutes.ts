@@ -78,7 +78,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     userCountsFor: (id, per) => frequency.countsFor(id, per),
     statsFor: (id) => learning.statsFor(id),
     toUsd: convertToUsd,
-    semanticClustersInWorker: true,
+    semanticClustersInWorker: log,
     // Still active but not servable (its last creative removed, its price out of range): it may have
     // left the index while its links live, when is not known, so it is kept as if it left now. One
     // this process had in its index is kept by indexedDestinations.patch or replace instead.
@@ -96,6 +96,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     pruneMs: config.INDEX_CHANGES_PRUNE_MS,
     snapshotDir,
     snapshotBase,
+    semanticOn: semantic.then((loaded) => loaded.semanticModel !== undefined, () => false),
     beforeBuild,
     build,
     onBuilt: (index, buildMs) => {

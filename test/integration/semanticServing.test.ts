@@ -1,8 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, testStores, type TestContext } from '../helpers/testApp.js';
+import { startTestApp, testConfig, testStores, type TestContext } from '../helpers/testApp.js';
+import { buildApp } from '../../src/app.js';
+import { loggerOptions } from '../../src/http/requestLogging.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { serve, servableLineItem, servedLineItem, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
@@ -137,7 +139,7 @@ describe('targeting.semantic', () => {
       // What the refresher does after a full read's build (adIndexRefresher.ts, keepSemantic).
       const written = (await CatalogSnapshot.open(directory, db, log))!;
       written.replaceBase(read.horizon, read, { lineItemRows: read.lineItemRows, creativeRows: read.creativeRows, ranges: groupCreativeRows(read.creativeRows, read.lineItems).ranges });
-      written.replaceSemantic(model, async () => ({ vectors: first.vectors, clusters: clustersOf(first.index, first.vectors) }));
+      written.replaceSemantic(model, Promise.resolve(), () => ({ vectors: first.vectors, clusters: clustersOf(first.index, first.vectors) }));
       written.startWriting();
       await written.flush();
 
@@ -222,6 +224,50 @@ describe('targeting.semantic', () => {
       const served = (await serve(ctx, publisher.token, conversation(query, response))).json() as { ad: unknown; match?: { by: string } };
       expect(served.match?.by, query).not.toBe('brand_safety');
       expect(served.ad, query).not.toBeNull();
+    }
+  });
+});
+
+describe('the catalog snapshot keeps the semantic vectors', () => {
+  it('writes them at a stop, and a restart from the snapshot reads them instead of embedding the line items again', async () => {
+    await servableLineItem(ctx, advertiser, {
+      targeting: { keywords: { include: ['running shoes'] }, placements: { include: [placementId] }, semantic: { enabled: true, min_similarity: 0.4 } },
+      creatives: [shoes],
+    });
+    // An instance of its own (a DATA_DIR of its own) on this file's stores: its snapshot is written at its stop.
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'adsvc-semantic-snapshot-'));
+    const start = async (lines: string[]) => {
+      const logger = { ...loggerOptions('info'), stream: { write: (line: string) => lines.push(line) } };
+      const app = await buildApp({ config: testConfig(dataDir), db: ctx.stores.db, ch: ctx.stores.ch, secrets: ctx.secrets, logger });
+      await app.ready();
+      return app;
+    };
+    try {
+      const firstLines: string[] = [];
+      await (await start(firstLines)).close();
+      const messages = (lines: string[]) => lines.map((line) => (JSON.parse(line) as { msg: string }).msg);
+      expect(messages(firstLines)).toContain('ad index built');
+      const semanticFile = path.join(dataDir, 'catalog-snapshot', 'semantic');
+      expect(existsSync(semanticFile)).toBe(true);
+      const written = statSync(semanticFile);
+
+      const lines: string[] = [];
+      const again = await start(lines);
+      try {
+        expect(messages(lines)).toContain('ad index built from the catalog snapshot and the change log since');
+        // Logged whenever a restore embeds and clusters the opted-in line items again.
+        expect(messages(lines).filter((message) => message.startsWith('the catalog snapshot keeps no semantic vectors'))).toEqual([]);
+        // And the kept vectors match: a conversation without the keywords is served by similarity.
+        const served = await serve({ ...ctx, app: again }, publisher.token, conversation('What should I wear for my first marathon?', 'Comfortable clothes that breathe.'));
+        expect(served.json().match).toMatchObject({ by: 'similarity' });
+      } finally {
+        await again.close();
+      }
+      // Kept, not written again: a restart that had embedded the line items would have replaced it at its stop.
+      const after = statSync(semanticFile);
+      expect([after.ino, after.mtimeMs]).toEqual([written.ino, written.mtimeMs]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -378,11 +378,26 @@ describe('semantic scan', () => {
   });
 });
 
+/** A log for a trainer whose failures these tests do not look at. */
+const silentLog = { warn: () => undefined } as never;
+
 describe('SemanticMatrix (the int8 SIMD scan)', () => {
   const unitVector = (dimensions: number, random: () => number) => {
     const vector = Float32Array.from({ length: dimensions }, () => random() - 0.5);
     const norm = Math.hypot(...vector);
     return vector.map((value) => value / norm);
+  };
+  /** Seeded: `topics` random unit vectors, and `near(centre, noise)`, a unit vector that is `centre` plus noise of its own. */
+  const seededTopics = (dimensions: number, seed: number, count: number) => {
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const topics = Array.from({ length: count }, () => unitVector(dimensions, random));
+    const near = (centre: Float32Array, noise: number) => {
+      const offset = unitVector(dimensions, random);
+      const vector = centre.map((value, d) => value + noise * offset[d]!);
+      const norm = Math.hypot(...vector);
+      return vector.map((value) => value / norm);
+    };
+    return { random, topics, near };
   };
 
   it.each([100, 37])('keeps every row the exact similarity matches, at %i dimensions, and drops most of the others', (dimensions) => {
@@ -420,17 +435,9 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
 
   it('clusters a large list: scans a fraction of its rows, and finds the rows near the conversation, in rank order', () => {
     const dimensions = 100;
-    let seed = 7;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
     // 60 topics of 70 line items each, every line item its topic plus noise of its own.
-    const topics = Array.from({ length: 60 }, () => unitVector(dimensions, random));
-    const near = (centre: Float32Array) => {
-      const noise = unitVector(dimensions, random);
-      const vector = centre.map((value, d) => value + 0.5 * noise[d]!);
-      const norm = Math.hypot(...vector);
-      return vector.map((value) => value / norm);
-    };
-    const entryNear = (topic: number) => ({ topic, expectedValue: 1, semantic: { vector: near(topics[topic]!), minSimilarity: 0.6 } });
+    const { topics, near } = seededTopics(dimensions, 7, 60);
+    const entryNear = (topic: number) => ({ topic, expectedValue: 1, semantic: { vector: near(topics[topic]!, 0.5), minSimilarity: 0.6 } });
     const entries = Array.from({ length: 4200 }, (_, rank) => entryNear(rank % topics.length));
     expect(entries.length).toBeGreaterThanOrEqual(CLUSTERED_FROM_ROWS);
     const matrix = new SemanticMatrix<(typeof entries)[number]>(dimensions);
@@ -441,7 +448,7 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
     matrix.fill(added);
 
     for (const topic of [0, 3, 17, 59]) {
-      const conversation = near(topics[topic]!);
+      const conversation = near(topics[topic]!, 0.5);
       const matching = added.flatMap((entry, rank) => (similarity(conversation, entry.semantic.vector) >= entry.semantic.minSimilarity ? [rank] : []));
       expect(matching.length).toBeGreaterThan(40);
       expect(matrix.prepare(conversation)).toBe(true);
@@ -461,14 +468,10 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
     'lays out a patched list of %i rows (%s) as filling it again does: rows taken out and put in at their ranks',
     (rows, _layout) => {
       const dimensions = 100;
-      let seed = rows;
-      const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
-      const topics = Array.from({ length: 40 }, () => unitVector(dimensions, random));
+      const { random, topics, near } = seededTopics(dimensions, rows, 40);
       const entryNear = (topic: number) => {
-        const noise = unitVector(dimensions, random);
-        const vector = topics[topic]!.map((value, d) => value + 0.6 * noise[d]!);
-        const norm = Math.hypot(...vector);
-        return { expectedValue: random(), semantic: { vector: vector.map((value) => value / norm), minSimilarity: 0.3 + 0.4 * random() } };
+        const vector = near(topics[topic]!, 0.6);
+        return { expectedValue: random(), semantic: { vector, minSimilarity: 0.3 + 0.4 * random() } };
       };
       type Entry = ReturnType<typeof entryNear>;
       let list: Entry[] = Array.from({ length: rows }, (_, rank) => entryNear(rank % topics.length)).sort((a, b) => b.expectedValue - a.expectedValue);
@@ -519,18 +522,11 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
 
   it('with a trainer, scans a large list whole (exactly) until its clusters are trained, then as a list it clustered itself', async () => {
     const dimensions = 100;
-    let seed = 23;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
-    const topics = Array.from({ length: 50 }, () => unitVector(dimensions, random));
-    const near = (topic: number) => {
-      const noise = unitVector(dimensions, random);
-      const vector = topics[topic]!.map((value, d) => value + 0.5 * noise[d]!);
-      const norm = Math.hypot(...vector);
-      return vector.map((value) => value / norm);
-    };
+    const { topics, near: nearCentre } = seededTopics(dimensions, 23, 50);
+    const near = (topic: number) => nearCentre(topics[topic]!, 0.5);
     const entries = Array.from({ length: 3000 }, (_, rank) => ({ expectedValue: 3000 - rank, semantic: { vector: near(rank % topics.length), minSimilarity: 0.6 } }));
     type Entry = (typeof entries)[number];
-    const aside = new SemanticMatrix<Entry>(dimensions, CLUSTERED_FROM_ROWS, clustersInWorker(dimensions));
+    const aside = new SemanticMatrix<Entry>(dimensions, CLUSTERED_FROM_ROWS, clustersInWorker(dimensions, silentLog));
     const itself = new SemanticMatrix<Entry>(dimensions);
     aside.fill(entries);
     itself.fill(entries);
@@ -561,17 +557,49 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
     }
   });
 
+  it('scans a list whole once its trainer failed, and does not ask the trainer again at the next changes', async () => {
+    const dimensions = 40;
+    const { random } = seededTopics(dimensions, 31, 0);
+    const entries = Array.from({ length: 3000 }, (_, rank) => ({ expectedValue: 3000 - rank, semantic: { vector: unitVector(dimensions, random), minSimilarity: 0.2 } }));
+    type Entry = (typeof entries)[number];
+    let asked = 0;
+    const matrix = new SemanticMatrix<Entry>(dimensions, CLUSTERED_FROM_ROWS, () => {
+      asked += 1;
+      return Promise.reject(new Error('the worker exited'));
+    });
+    matrix.fill(entries);
+    await matrix.trained();
+    expect(asked).toBe(1);
+    // A change patched in, a list laid out again and one that doubled: each would have asked again.
+    const added = { expectedValue: 0, semantic: { vector: unitVector(dimensions, random), minSimilarity: 0.2 } };
+    matrix.update([...entries, added], new Set(), new Set([added]));
+    matrix.fill([...entries].reverse());
+    matrix.fill([...entries, ...entries.map((entry) => ({ ...entry }))]);
+    await matrix.trained();
+    expect(asked).toBe(1);
+    expect(matrix.clustered).toBe(false);
+    // Scanned whole: exact.
+    const conversation = entries[10]!.semantic.vector;
+    expect(matrix.prepare(conversation)).toBe(true);
+    const count = matrix.scan(0, entries.length * 2);
+    expect(matrix.scannedRows).toBe(entries.length * 2);
+    expect([...matrix.candidateRows().subarray(0, count)]).toContain(10);
+  });
+
+  it('warns once of a training that failed (clustersInWorker), however often it is asked', async () => {
+    const warnings: unknown[] = [];
+    const log = { warn: (...args: unknown[]) => warnings.push(args) } as never;
+    // Vectors longer than the matrix's dimensions: training them throws (a RangeError), as a worker could fail.
+    const trainer = clustersInWorker(4, log);
+    const vectors = Array.from({ length: 3000 }, (_, i) => Float32Array.from({ length: 40 }, (_, d) => Math.sin(i + d)));
+    await expect(trainer(vectors)).rejects.toThrow();
+    await expect(trainer(vectors)).rejects.toThrow();
+    expect(warnings).toHaveLength(1);
+  });
+
   it('probes no cluster when even the nearest centre is far below the lowest min_similarity, and does when a line item asks for less', () => {
     const dimensions = 100;
-    let seed = 11;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
-    const topics = Array.from({ length: 60 }, () => unitVector(dimensions, random));
-    const near = (centre: Float32Array, noise: number) => {
-      const offset = unitVector(dimensions, random);
-      const vector = centre.map((value, d) => value + noise * offset[d]!);
-      const norm = Math.hypot(...vector);
-      return vector.map((value) => value / norm);
-    };
+    const { random, topics, near } = seededTopics(dimensions, 11, 60);
     const entries = Array.from({ length: 4200 }, (_, rank) => ({ expectedValue: 1, semantic: { vector: near(topics[rank % topics.length]!, 0.5), minSimilarity: 0.6 } }));
     const matrix = new SemanticMatrix<(typeof entries)[number]>(dimensions);
     matrix.fill(entries);
