@@ -26,7 +26,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const [noun, verb, ...rest] = positionals;
   if (!noun || noun === 'help' || flags.help) {
     console.log(usage);
-    return noun ? 0 : 1;
+    // Asked for (`help`, `--help`) is a success; a bare `adsvc` is a mistake a script should see.
+    return noun || flags.help ? 0 : 1;
   }
   const config = loadConfig(env);
   if (noun === 'serve') {

@@ -102,6 +102,17 @@ describe('adsvc serve, the CLI against it, and SIGTERM', () => {
     expect(listed.status).toBe(200);
   });
 
+  it('prints the usage and exits 0 when asked (--help, help), 1 when given no command', async () => {
+    for (const args of [['--help'], ['help'], ['org', 'create', '--help']]) {
+      const asked = await finished(adsvc(args, {}));
+      expect(asked.code, args.join(' ')).toBe(0);
+      expect(asked.stdout).toMatch(/^usage:\n {2}adsvc serve/);
+    }
+    const bare = await finished(adsvc([], {}));
+    expect(bare.code).toBe(1);
+    expect(bare.stdout).toMatch(/^usage:/);
+  });
+
   it('exits 1 with one line, no stack, for a missing flag or a server that cannot be reached', async () => {
     const missing = await finished(adsvc(['key', 'create', '--permissions', 'campaigns', '--url', url, '--token', ADMIN_TOKEN], {}));
     expect(missing.code).toBe(1);
