@@ -13,8 +13,7 @@ import { CLICK_PATH } from './trackingLinks.js';
 import { readTrackingToken } from './trackingTokenClaims.js';
 import { PIXEL_HEADERS, TRANSPARENT_GIF } from './transparentGif.js';
 import { directPixel, IMPRESSION_ROUTE } from './directPixel.js';
-import { AD_GONE_PAGE } from './adGonePage.js';
-import { CLICK_UNAVAILABLE_PAGE, isNavigation } from './clickUnavailablePage.js';
+import { AD_GONE_PAGE, BROKEN_LINK_PAGE, CLICK_UNAVAILABLE_PAGE, isNavigation } from './readerPages.js';
 import { readLinkRequest } from './linkRequest.js';
 
 /** The query parameter the click redirect adds to the destination; conversions quote its value. */
@@ -77,9 +76,11 @@ export async function trackingLinkRoutes(app: FastifyInstance, { db, indexedDest
     } catch (error) {
       if (!isNavigation(request.headers)) throw error;
       // A person's navigation: whatever the envelope answers 503 (errorResponse, the one mapping, and
-      // its log line) is the same 503 and Retry-After as a page. Any other answer is the envelope's,
-      // sent here rather than rethrown so errorResponse logs it once.
+      // its log line) is the same 503 and Retry-After as a page, and a link we did not sign (most often
+      // one cut short in a message) the same 404 as a page. Any other answer is the envelope's, sent
+      // here rather than rethrown so errorResponse logs it once.
       const { status, body } = errorResponse(error, () => request.log);
+      if (status === 404) return reply.code(404).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(BROKEN_LINK_PAGE);
       if (status !== 503) return reply.code(status).send(body);
       return reply.code(503).header('retry-after', RETRY_AFTER_SECONDS).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(CLICK_UNAVAILABLE_PAGE);
     }

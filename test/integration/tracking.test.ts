@@ -294,6 +294,20 @@ describe('GET /v1/t/c/:token (click redirect)', () => {
     expect(unknownCreative.headers.location).toBeUndefined();
   });
 
+  it('shows a person who opens a link cut short a page, not the envelope; a script keeps the envelope', async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
+    const url = clickUrl(signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE)));
+    const cutShort = url.slice(0, 150);
+    const navigation = await fromAddress(ctx, cutShort, reader, undefined, { 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate' });
+    expect([navigation.statusCode, navigation.headers['content-type'], navigation.headers.location]).toEqual([404, 'text/html; charset=utf-8', undefined]);
+    expect(navigation.body).toContain('This link is incomplete');
+    const oldBrowser = await fromAddress(ctx, cutShort, reader, undefined, { accept: 'text/html,application/xhtml+xml' });
+    expect(oldBrowser.headers['content-type']).toBe('text/html; charset=utf-8');
+    const script = await fromAddress(ctx, cutShort, reader, undefined, { 'sec-fetch-dest': 'empty' });
+    expect(script.statusCode).toBe(404);
+    expect(script.json().error.code).toBe('not_found');
+  });
+
   it('shows the reader a page, records nothing and bills nothing, when the campaign was deleted after the serve', async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
     const claims = serveClaims(item, 'CPC', CLICK_PRICE);
