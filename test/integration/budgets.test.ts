@@ -25,7 +25,10 @@ afterAll(async () => {
   await ctx.close();
 });
 
-/** A certified placement, a cheap fallback line item on a fresh keyword, and the line item under test on it. */
+/**
+ * A certified placement, a cheap fallback line item on a fresh keyword, and the line item under test
+ * on it; `first`, the serve that found it in the index, holds its expected cost until its pixel comes.
+ */
 async function setup(budget: NonNullable<LineItemSpec['budget']>, bidCpm: number) {
   const word = uniqueWord();
   const placement = (await createPlacement(ctx, publisher.id)).id;
@@ -33,8 +36,8 @@ async function setup(budget: NonNullable<LineItemSpec['budget']>, bidCpm: number
   const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
   const tested = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpm', bid_value: bidCpm }, budget, targeting: { keywords: { include: [word] } } });
   const body = { placement_id: placement, context: { query: word, response: '' } };
-  await eventuallyServed(ctx, publisher.token, body, tested.lineItemId);
-  return { placement, tested, fallback, body };
+  const first = await eventuallyServed(ctx, publisher.token, body, tested.lineItemId);
+  return { placement, tested, fallback, body, first };
 }
 
 /**
@@ -121,9 +124,20 @@ describe('budgets: serving', () => {
   });
 
   it('bills a line item whose price is above twice its daily budget one event a day, and serves it no more', async () => {
-    // 11 USD an impression against 5 USD a day: the day's first impression is billed, whatever was served ahead.
-    const { tested, fallback, body } = await setup({ daily: 5, currency: 'USD', pacing: 'asap' }, 11_000);
-    const served = [await serve(ctx, publisher.token, body), await serve(ctx, publisher.token, body), await serve(ctx, publisher.token, body)];
+    // 11 USD an impression against 5 USD a day: the day's first impression is billed, whatever was served
+    // ahead. One serve holds an instance's whole budget until its pixel, so the other two come from two
+    // more instances (each knows only its own outstanding serves).
+    const { tested, fallback, body, first } = await setup({ daily: 5, currency: 'USD', pacing: 'asap' }, 11_000);
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(fallback.lineItemId);
+    const served = [first];
+    for (let i = 0; i < 2; i++) {
+      const other = await startAnotherInstance(ctx, env);
+      try {
+        served.push(await serve(other, publisher.token, body));
+      } finally {
+        await other.close();
+      }
+    }
     for (const response of served) expect(servedLineItem(ctx, response)).toBe(tested.lineItemId);
     await Promise.all(served.map((response) => firePixel(ctx, response)));
     await eventuallyServed(ctx, publisher.token, body, fallback.lineItemId);
@@ -160,8 +174,9 @@ describe('budgets: serving', () => {
   it('even pacing spends about the elapsed share of the UTC day, then lets the next line item serve', async () => {
     // 24 USD a day at 1 USD an impression: about one impression per hour elapsed today, plus one hour's.
     const startShare = dailyAllowanceShare(Date.now());
-    const { tested, fallback, body } = await setup({ daily: 24, currency: 'USD' }, 1000);
-    let impressions = 0;
+    const { tested, fallback, body, first } = await setup({ daily: 24, currency: 'USD' }, 1000);
+    await firePixel(ctx, first);
+    let impressions = 1;
     for (;;) {
       const response = await serve(ctx, publisher.token, body);
       const served = servedLineItem(ctx, response);
