@@ -246,6 +246,9 @@ describe('billing ceilings: budgets', () => {
     expect(events.filter((event) => event.unbilled === '').map((event) => event.cost_nanos)).toEqual([USD]);
     expect(events.filter((event) => event.unbilled === 'over_monthly_budget' && event.ivt === '' && event.cost_nanos === 0)).toHaveLength(3);
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, as()))).toBe(fallback.lineItemId);
+    // Active, stopped until the next month (or a higher daily budget): its response says which ceiling.
+    const shown = await ctx.app.inject({ method: 'GET', url: `/v1/advertiser/line-items/${tested.lineItemId}`, headers: { 'x-api-key': advertiser.key } });
+    expect(shown.json().data).toMatchObject({ status: 'active', delivery_stopped_by: 'monthly_budget' });
   });
 
   for (const leave of ['pause', 'delete'] as const) {

@@ -76,21 +76,44 @@ describe('budgets: management', () => {
   });
 });
 
+/**
+ * What the line item's own route and its campaign's list say stopped its delivery (delivery_stopped_by);
+ * the two must agree.
+ */
+async function stoppedBy(tested: { campaignId: string; lineItemId: string }): Promise<string | null> {
+  const call = asAdvertiser(ctx, advertiser.key);
+  const own = await call('GET', `/v1/advertiser/line-items/${tested.lineItemId}`);
+  expect(own.statusCode).toBe(200);
+  const listed = await call('GET', `/v1/advertiser/campaigns/${tested.campaignId}/line-items`);
+  expect(listed.statusCode).toBe(200);
+  expect(listed.json().data.map((lineItem: { delivery_stopped_by: string | null }) => lineItem.delivery_stopped_by)).toEqual([own.json().data.delivery_stopped_by]);
+  return own.json().data.delivery_stopped_by;
+}
+
 describe('budgets: serving', () => {
   it('stops a line item when its lifetime spend reaches the lifetime budget, through pixels and after a restart', async () => {
     // 10 USD an impression (tCPM 10,000) against a 20 USD lifetime budget: the second impression exhausts it.
     const { tested, fallback, body } = await setup({ daily: 1000, currency: 'USD', lifetime: 20, pacing: 'asap' }, 10_000);
     for (let i = 0; i < 2; i++) {
+      expect(await stoppedBy(tested)).toBeNull();
       const response = await serve(ctx, publisher.token, body);
       expect(servedLineItem(ctx, response)).toBe(tested.lineItemId);
       await firePixel(ctx, response);
     }
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(fallback.lineItemId);
+    // Still active: the response says why it no longer delivers.
+    expect(await stoppedBy(tested)).toBe('lifetime_budget');
 
     await ctx.close();
     ctx = await startTestApp(env);
     // The first serve of the new instance knows the lifetime spend, from ClickHouse.
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(fallback.lineItemId);
+    expect(await stoppedBy(tested)).toBe('lifetime_budget');
+    // A higher lifetime budget lets it deliver again, and says so at once.
+    const raised = await asAdvertiser(ctx, advertiser.key)('PUT', `/v1/advertiser/line-items/${tested.lineItemId}/budget`, { daily: 1000, currency: 'USD', lifetime: 40, pacing: 'asap' });
+    expect(raised.statusCode).toBe(200);
+    await eventuallyServed(ctx, publisher.token, body, tested.lineItemId);
+    expect(await stoppedBy(tested)).toBeNull();
   });
 
   it('keeps the spend across index rebuilds between a serve and its pixel, and between a pixel and the next serve', async () => {
@@ -121,6 +144,8 @@ describe('budgets: serving', () => {
     expect(servedLineItem(ctx, response)).toBe(tested.lineItemId);
     await firePixel(ctx, response);
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(fallback.lineItemId);
+    // 5 USD of it left, not a whole event's worth: stopped by it all the same.
+    expect(await stoppedBy(tested)).toBe('lifetime_budget');
   });
 
   it('bills a line item whose price is above twice its daily budget one event a day, and serves it no more', async () => {
