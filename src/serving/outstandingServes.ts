@@ -11,7 +11,7 @@ export const OUTSTANDING_SERVE_MS = 10 * 60_000;
 
 /**
  * Outstanding serves held at most, by each of the two (frequency caps' about 150 MB, like the
- * tracking ledger's million serves; pacing's about 50 MB): past it the oldest stop counting early,
+ * tracking ledger's million serves; pacing's about 41 MB): past it the oldest stop counting early,
  * which errs on serving more, and the billing ceilings still hold.
  */
 export const MAX_OUTSTANDING_SERVES = 1_000_000;

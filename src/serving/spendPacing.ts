@@ -73,7 +73,7 @@ export class SpendPacing {
   /**
    * This instance's outstanding serves, oldest first: a ring of `outstandingCount` slots from
    * `outstandingHead`, one array per field, each serve id kept as numbers (serveIdParts), so a serve
-   * leaves no object, string or Map entry for the garbage collector to keep (about 50 MB at
+   * leaves no object, string or Map entry for the garbage collector to keep (about 41 MB at
    * MAX_OUTSTANDING_SERVES). A serve is found by the time its id begins with: serves are recorded in
    * the order made, so their times ascend. A slot's counter is undefined once its event came.
    */
