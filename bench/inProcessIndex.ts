@@ -42,7 +42,7 @@ function catalogRowsOf(campaigns: GeneratedCampaign[], placements: CatalogRows['
 export async function inProcessIndex(campaigns: GeneratedCampaign[], placements: CatalogRows['placements'], model: SemanticModel): Promise<AdIndex> {
   const { index } = await buildAdIndex('bench', catalogRowsOf(campaigns, placements), {
     userCountsFor: () => ({ impressions: new Map(), outstanding: new Map() }),
-    spendCounterFor: () => ({ nanos: 0, monthNanos: 0, lifetimeNanos: 0 }),
+    spendCounterFor: () => ({ nanos: 0, monthNanos: 0, lifetimeNanos: 0, outstandingNanos: 0 }),
     statsFor: () => ({ impressions: 0, clicks: 0, conversions: 0 }),
     toUsd: convertToUsd,
     semanticModel: model,

@@ -72,7 +72,7 @@ async function indexFor(semantic: { enabled: boolean; min_similarity: number } |
   });
   const { index } = await buildAdIndex('eval', rows, {
     userCountsFor: () => ({ impressions: new Map(), outstanding: new Map() }),
-    spendCounterFor: () => ({ nanos: 0, monthNanos: 0, lifetimeNanos: 0 }),
+    spendCounterFor: () => ({ nanos: 0, monthNanos: 0, lifetimeNanos: 0, outstandingNanos: 0 }),
     statsFor: () => ({ impressions: 0, clicks: 0, conversions: 0 }),
     toUsd: convertToUsd,
     semanticModel: model,

@@ -68,7 +68,7 @@ function catalog(semantic: boolean): CatalogRows {
 async function indexOf(rows: CatalogRows, semantic: boolean, clusteredFrom?: number) {
   const { index } = await buildAdIndex('bench', rows, {
     userCountsFor: () => ({ impressions: new Map(), outstanding: new Map() }),
-    spendCounterFor: () => ({ nanos: 0, monthNanos: 0, lifetimeNanos: 0 }),
+    spendCounterFor: () => ({ nanos: 0, monthNanos: 0, lifetimeNanos: 0, outstandingNanos: 0 }),
     statsFor: () => ({ impressions: 0, clicks: 0, conversions: 0 }),
     toUsd: convertToUsd,
     ...(semantic ? { semanticModel: model, brandSafety: new BrandSafety(model) } : {}),

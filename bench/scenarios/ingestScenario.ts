@@ -13,7 +13,7 @@ import { formatNumber, ratio, type Figure, type ScenarioReport } from '../scenar
 import { temporaryDataDir } from '../serviceProcess.js';
 import { progress } from '../progress.js';
 import { visitorStream } from '../trafficMix.js';
-import { newServeId } from '../../src/serving/adPayload.js';
+import { newServeId } from '../../src/serving/serveId.js';
 
 const DISTINCT_EVENTS = 20_000;
 const INGEST_TARGET_PER_SECOND = 200_000;

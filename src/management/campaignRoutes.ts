@@ -25,9 +25,12 @@ import {
 } from './campaignService.js';
 import { idParam } from './fieldSchemas.js';
 import { createLineItem, listCampaignLineItems } from './lineItemService.js';
+import { withDeliveryState } from './deliveryState.js';
 import { lineItemInput } from './lineItemSchemas.js';
 
-export async function campaignRoutes(app: FastifyInstance, { db }: FeatureDeps): Promise<void> {
+export async function campaignRoutes(app: FastifyInstance, { db, indexedDestinations }: FeatureDeps): Promise<void> {
+  const shown = withDeliveryState(indexedDestinations);
+  const shownWithLineItems = <T extends { line_items: { id: string }[] }>(result: T) => ({ ...result, line_items: result.line_items.map(shown) });
   const read = { onRequest: requireApiKey(db, ['campaigns', 'reporting']) };
   const write = { onRequest: requireApiKey(db, ['campaigns']) };
   const campaignId = (params: unknown) => parsePathParams(idParam, params, 'campaign').id;
@@ -73,24 +76,24 @@ export async function campaignRoutes(app: FastifyInstance, { db }: FeatureDeps):
   app.post('/v1/advertiser/campaigns/:id/duplicate', write, async (request, reply) => {
     const id = campaignId(request.params);
     const { name } = parseInput(duplicateBody, request.body);
-    return reply.code(201).send({ data: await duplicateCampaign(db, advertiserOf(request).organizationId, id, name) });
+    return reply.code(201).send({ data: shownWithLineItems(await duplicateCampaign(db, advertiserOf(request).organizationId, id, name)) });
   });
 
   app.post('/v1/advertiser/campaigns/:id/activate', write, async (request) => {
     const id = campaignId(request.params);
     parseInput(activateBody, request.body);
-    return { data: await activateCampaign(db, advertiserOf(request).organizationId, id) };
+    return { data: shownWithLineItems(await activateCampaign(db, advertiserOf(request).organizationId, id)) };
   });
 
   app.get('/v1/advertiser/campaigns/:id/line-items', read, async (request) => {
     const id = campaignId(request.params);
     parseQuery(noQueryParams, request.query);
-    return { data: await listCampaignLineItems(db, advertiserOf(request).organizationId, id) };
+    return { data: (await listCampaignLineItems(db, advertiserOf(request).organizationId, id)).map(shown) };
   });
 
   app.post('/v1/advertiser/campaigns/:id/line-items', write, async (request, reply) => {
     const id = campaignId(request.params);
     const input = parseBody(lineItemInput, request.body);
-    return reply.code(201).send({ data: await createLineItem(db, advertiserOf(request).organizationId, id, input) });
+    return reply.code(201).send({ data: shown(await createLineItem(db, advertiserOf(request).organizationId, id, input)) });
   });
 }

@@ -7,39 +7,41 @@ import { idParam } from './fieldSchemas.js';
 import { bidsBody, budgetBody, lineItemPatch } from './lineItemSchemas.js';
 import { attachCreatives, getLineItem, patchLineItem, putBids, putBudget, putTargeting } from './lineItemService.js';
 import { targetingSchema } from './targetingSchema.js';
+import { withDeliveryState } from './deliveryState.js';
 
-export async function lineItemRoutes(app: FastifyInstance, { db }: FeatureDeps): Promise<void> {
+export async function lineItemRoutes(app: FastifyInstance, { db, indexedDestinations }: FeatureDeps): Promise<void> {
+  const shown = withDeliveryState(indexedDestinations);
   const read = { onRequest: requireApiKey(db, ['campaigns', 'reporting']) };
   const write = { onRequest: requireApiKey(db, ['campaigns']) };
   const lineItemId = (params: unknown) => parsePathParams(idParam, params, 'line item').id;
 
   app.get('/v1/advertiser/line-items/:id', read, async (request) => {
     const id = lineItemId(request.params);
-    return { data: await getLineItem(db, advertiserOf(request).organizationId, id) };
+    return { data: shown(await getLineItem(db, advertiserOf(request).organizationId, id)) };
   });
 
   app.patch('/v1/advertiser/line-items/:id', write, async (request) => {
     const id = lineItemId(request.params);
     const patch = parseBody(lineItemPatch, request.body);
-    return { data: await patchLineItem(db, advertiserOf(request).organizationId, id, patch) };
+    return { data: shown(await patchLineItem(db, advertiserOf(request).organizationId, id, patch)) };
   });
 
   app.put('/v1/advertiser/line-items/:id/budget', write, async (request) => {
     const id = lineItemId(request.params);
     const budget = parseBody(budgetBody, request.body);
-    return { data: await putBudget(db, advertiserOf(request).organizationId, id, budget) };
+    return { data: shown(await putBudget(db, advertiserOf(request).organizationId, id, budget)) };
   });
 
   app.put('/v1/advertiser/line-items/:id/bids', write, async (request) => {
     const id = lineItemId(request.params);
     const bids = parseBody(bidsBody, request.body);
-    return { data: await putBids(db, advertiserOf(request).organizationId, id, bids) };
+    return { data: shown(await putBids(db, advertiserOf(request).organizationId, id, bids)) };
   });
 
   app.put('/v1/advertiser/line-items/:id/targeting', write, async (request) => {
     const id = lineItemId(request.params);
     const targeting = parseBody(targetingSchema, request.body);
-    return { data: await putTargeting(db, advertiserOf(request).organizationId, id, targeting) };
+    return { data: shown(await putTargeting(db, advertiserOf(request).organizationId, id, targeting)) };
   });
 
   app.post('/v1/advertiser/line-items/:id/creatives', write, async (request, reply) => {

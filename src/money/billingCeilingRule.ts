@@ -62,3 +62,15 @@ export function billingCeilingPassed(
   if (period === 'today' && lineItem.spend.nanos + spent > Math.max(DAILY_CEILING_BUDGETS * lineItem.budgetNanos, costNanos)) return 'over_daily_budget';
   return undefined;
 }
+
+/**
+ * Why a line item's delivery stopped until an advertiser acts or a new month starts, as its
+ * responses say (`delivery_stopped_by`): not one more event at its price fits under its lifetime
+ * budget (`lifetime_budget`: until the lifetime budget is raised) or this month's ceiling
+ * (`monthly_budget`: until the next UTC month, or a higher daily budget); null otherwise. The daily
+ * budget and its ceiling stop it only until tomorrow, and pacing through the day: not named here.
+ */
+export function deliveryStoppedBy(lineItem: CeilingFigures & { priceNanos: number }): 'lifetime_budget' | 'monthly_budget' | null {
+  const passed = billingCeilingPassed(lineItem, lineItem.priceNanos, 0, 'this_month');
+  return passed === 'over_lifetime_budget' ? 'lifetime_budget' : passed === 'over_monthly_budget' ? 'monthly_budget' : null;
+}

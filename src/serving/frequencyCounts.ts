@@ -4,6 +4,7 @@ import type { CountedEvent } from '../tracking/trackedEvent.js';
 import type { EventPipeline } from '../tracking/eventPipeline.js';
 import type { FrequencyCapWindow } from '../management/frequencyCapSchema.js';
 import { MS_PER_DAY } from '../utcDays.js';
+import { MAX_OUTSTANDING_SERVES, OUTSTANDING_SERVE_MS } from './outstandingServes.js';
 
 /** A capped line item's valid impressions per keyed user in the current window; the ad index reads it on every serve. */
 export type UserCounts = Map<string, number>;
@@ -17,20 +18,6 @@ export interface CapCounts {
   impressions: UserCounts;
   outstanding: UserCounts;
 }
-
-/**
- * How long a serve of a capped line item counts against its user's cap while its pixel has not
- * come. A pixel fires when the ad is rendered, seconds after its serve; one that has not come after
- * ten minutes most likely never will (the reader left), and counting it longer would keep the line
- * item from a user who never saw it. A pixel that does come later is still judged at billing time
- * (src/tracking/billingCeiling.ts): served ahead or not, no impression past the cap is billed.
- */
-const OUTSTANDING_SERVE_MS = 10 * 60_000;
-/**
- * Outstanding serves held at most (about 150 MB, like the tracking ledger's million serves): past it
- * the oldest stop counting early, which errs on serving more, and the billing-time cap still holds.
- */
-const MAX_OUTSTANDING_SERVES = 1_000_000;
 
 /** A serve of a capped line item waiting for its impression; `tracked` undefined once it came or expired. */
 interface OutstandingServe {

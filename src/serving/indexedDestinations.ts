@@ -73,6 +73,11 @@ export class IndexedDestinations {
     return this.byLineItem.get(lineItemId) ?? this.retired.get(lineItemId)?.entry;
   }
 
+  /** A line item in the current index: active and servable, whether or not its budgets let it serve now. */
+  indexed(lineItemId: string): LineItemEntry | undefined {
+    return this.byLineItem.get(lineItemId);
+  }
+
   get(creativeId: string, lineItemId: string): string | undefined {
     const lineItem = this.byLineItem.get(lineItemId);
     return lineItem && creativesOf(lineItem).find((creative) => creative.id === creativeId)?.destinationUrl;

@@ -378,13 +378,14 @@ function matchedButHeldBack(
 
 /**
  * Why the line item may not be served, or undefined when it may: inside its flight, budget left
- * (today's as paced, and enough for one more event at its price to be billed under the billing
+ * (today's as paced, counting its outstanding serves at their expected cost, and enough for one more event at its price to be billed under the billing
  * ceilings, billingCeilingRule.ts), the user below the frequency cap (impressions plus serves still
  * waiting for theirs), placement and language targeting, and no excluded keyword in the context.
  */
 function heldBackBy(entry: LineItemEntry, placementId: string, context: ServeContext, stamp: number): HeldBackReason | undefined {
   if (context.nowMs < entry.startsAtMs || context.nowMs >= entry.endsAtMs) return 'flight';
-  const spent = entry.spend.nanos;
+  // Today's spend and what this instance's serves still waiting for their events are expected to cost (SpendPacing.served).
+  const spent = entry.spend.nanos + entry.spend.outstandingNanos;
   if (spent >= (entry.evenPacing ? entry.budgetNanos * context.evenShare : entry.budgetNanos)) return 'budget';
   if (billingCeilingPassed(entry, entry.priceNanos, 0, 'today') !== undefined) return 'budget';
   const cap = entry.frequencyCap;

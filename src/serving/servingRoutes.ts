@@ -241,7 +241,9 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     if (selection === undefined) return body.explain ? { ...NO_AD, match: withHeldBack(noAdExplanation(veto), heldBack) } : NO_AD;
     metrics.serveFills.inc();
     const ad = signAd(selection, body.placement_id, placement.publisherId, signing, nowMs, userKey);
-    if (userKey !== undefined && selection.lineItem.frequencyCap !== null) frequency.served(selection.lineItem.id, ad.id, userKey, nowMs);
+    const lineItem = selection.lineItem;
+    pacing.served(ad.id, lineItem.spend, lineItem.model, lineItem.expectedValue, nowMs);
+    if (userKey !== undefined && lineItem.frequencyCap !== null) frequency.served(lineItem.id, ad.id, userKey, nowMs);
     if (body.explain) return { ad: adPayload(ad, signing.trackingBaseUrl), match: withHeldBack(selection.match, heldBack) };
     return adResponseJson(ad, signing.trackingBaseUrl);
   };

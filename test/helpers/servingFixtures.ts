@@ -101,15 +101,17 @@ export function servedLineItem(ctx: TestContext, response: LightMyRequestRespons
 }
 
 /**
- * Serves until the given line item is (or is no longer) the one served. A 401 or 404 while waiting
- * means a new publisher token or placement has not reached the index yet.
+ * Serves until the given line item is (or is no longer) the one served, and gives back that serve's
+ * answer: a serve like any other, whose expected cost the line item's budget holds until its event
+ * comes (SpendPacing.served). A 401 or 404 while waiting means a new publisher token or placement
+ * has not reached the index yet.
  */
-export function eventuallyServed(ctx: TestContext, token: string, body: ServeBody, lineItemId: string, served = true) {
+export function eventuallyServed(ctx: TestContext, token: string, body: ServeBody, lineItemId: string, served = true): Promise<LightMyRequestResponse> {
   return eventually(async () => {
     const response = await serve(ctx, token, body);
     if (response.statusCode === 401 || response.statusCode === 404) return undefined;
     const lineItem = servedLineItem(ctx, response);
-    return (lineItem === lineItemId) === served ? true : undefined;
+    return (lineItem === lineItemId) === served ? response : undefined;
   }, `line item ${lineItemId} ${served ? 'to be served' : 'to stop being served'}`);
 }
 

@@ -6,7 +6,7 @@ import type { Stores } from '../../src/runtime.js';
 import { openClickHouse } from '../../src/store/clickhouse.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { SPOOL_COLUMNS, spoolLine } from '../../src/tracking/eventSpool.js';
-import { newServeId } from '../../src/serving/adPayload.js';
+import { newServeId } from '../../src/serving/serveId.js';
 import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { CLICK_PATH, IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { packageRoot } from '../../src/packageRoot.js';
 import type { Stores } from '../../src/runtime.js';
-import { newServeId } from '../../src/serving/adPayload.js';
+import { newServeId } from '../../src/serving/serveId.js';
 import { migratePostgres } from '../../src/store/migrate.js';
 import { openPostgres, type Postgres } from '../../src/store/postgres.js';
 import { billingLock } from '../../src/tracking/billingLock.js';

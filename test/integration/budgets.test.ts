@@ -25,7 +25,10 @@ afterAll(async () => {
   await ctx.close();
 });
 
-/** A certified placement, a cheap fallback line item on a fresh keyword, and the line item under test on it. */
+/**
+ * A certified placement, a cheap fallback line item on a fresh keyword, and the line item under test
+ * on it; `first`, the serve that found it in the index, holds its expected cost until its pixel comes.
+ */
 async function setup(budget: NonNullable<LineItemSpec['budget']>, bidCpm: number) {
   const word = uniqueWord();
   const placement = (await createPlacement(ctx, publisher.id)).id;
@@ -33,8 +36,8 @@ async function setup(budget: NonNullable<LineItemSpec['budget']>, bidCpm: number
   const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
   const tested = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpm', bid_value: bidCpm }, budget, targeting: { keywords: { include: [word] } } });
   const body = { placement_id: placement, context: { query: word, response: '' } };
-  await eventuallyServed(ctx, publisher.token, body, tested.lineItemId);
-  return { placement, tested, fallback, body };
+  const first = await eventuallyServed(ctx, publisher.token, body, tested.lineItemId);
+  return { placement, tested, fallback, body, first };
 }
 
 /**
@@ -73,21 +76,44 @@ describe('budgets: management', () => {
   });
 });
 
+/**
+ * What the line item's own route and its campaign's list say stopped its delivery (delivery_stopped_by);
+ * the two must agree.
+ */
+async function stoppedBy(tested: { campaignId: string; lineItemId: string }): Promise<string | null> {
+  const call = asAdvertiser(ctx, advertiser.key);
+  const own = await call('GET', `/v1/advertiser/line-items/${tested.lineItemId}`);
+  expect(own.statusCode).toBe(200);
+  const listed = await call('GET', `/v1/advertiser/campaigns/${tested.campaignId}/line-items`);
+  expect(listed.statusCode).toBe(200);
+  expect(listed.json().data.map((lineItem: { delivery_stopped_by: string | null }) => lineItem.delivery_stopped_by)).toEqual([own.json().data.delivery_stopped_by]);
+  return own.json().data.delivery_stopped_by;
+}
+
 describe('budgets: serving', () => {
   it('stops a line item when its lifetime spend reaches the lifetime budget, through pixels and after a restart', async () => {
     // 10 USD an impression (tCPM 10,000) against a 20 USD lifetime budget: the second impression exhausts it.
     const { tested, fallback, body } = await setup({ daily: 1000, currency: 'USD', lifetime: 20, pacing: 'asap' }, 10_000);
     for (let i = 0; i < 2; i++) {
+      expect(await stoppedBy(tested)).toBeNull();
       const response = await serve(ctx, publisher.token, body);
       expect(servedLineItem(ctx, response)).toBe(tested.lineItemId);
       await firePixel(ctx, response);
     }
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(fallback.lineItemId);
+    // Still active: the response says why it no longer delivers.
+    expect(await stoppedBy(tested)).toBe('lifetime_budget');
 
     await ctx.close();
     ctx = await startTestApp(env);
     // The first serve of the new instance knows the lifetime spend, from ClickHouse.
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(fallback.lineItemId);
+    expect(await stoppedBy(tested)).toBe('lifetime_budget');
+    // A higher lifetime budget lets it deliver again, and says so at once.
+    const raised = await asAdvertiser(ctx, advertiser.key)('PUT', `/v1/advertiser/line-items/${tested.lineItemId}/budget`, { daily: 1000, currency: 'USD', lifetime: 40, pacing: 'asap' });
+    expect(raised.statusCode).toBe(200);
+    await eventuallyServed(ctx, publisher.token, body, tested.lineItemId);
+    expect(await stoppedBy(tested)).toBeNull();
   });
 
   it('keeps the spend across index rebuilds between a serve and its pixel, and between a pixel and the next serve', async () => {
@@ -118,12 +144,25 @@ describe('budgets: serving', () => {
     expect(servedLineItem(ctx, response)).toBe(tested.lineItemId);
     await firePixel(ctx, response);
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(fallback.lineItemId);
+    // 5 USD of it left, not a whole event's worth: stopped by it all the same.
+    expect(await stoppedBy(tested)).toBe('lifetime_budget');
   });
 
   it('bills a line item whose price is above twice its daily budget one event a day, and serves it no more', async () => {
-    // 11 USD an impression against 5 USD a day: the day's first impression is billed, whatever was served ahead.
-    const { tested, fallback, body } = await setup({ daily: 5, currency: 'USD', pacing: 'asap' }, 11_000);
-    const served = [await serve(ctx, publisher.token, body), await serve(ctx, publisher.token, body), await serve(ctx, publisher.token, body)];
+    // 11 USD an impression against 5 USD a day: the day's first impression is billed, whatever was served
+    // ahead. One serve holds an instance's whole budget until its pixel, so the other two come from two
+    // more instances (each knows only its own outstanding serves).
+    const { tested, fallback, body, first } = await setup({ daily: 5, currency: 'USD', pacing: 'asap' }, 11_000);
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(fallback.lineItemId);
+    const served = [first];
+    for (let i = 0; i < 2; i++) {
+      const other = await startAnotherInstance(ctx, env);
+      try {
+        served.push(await serve(other, publisher.token, body));
+      } finally {
+        await other.close();
+      }
+    }
     for (const response of served) expect(servedLineItem(ctx, response)).toBe(tested.lineItemId);
     await Promise.all(served.map((response) => firePixel(ctx, response)));
     await eventuallyServed(ctx, publisher.token, body, fallback.lineItemId);
@@ -160,8 +199,9 @@ describe('budgets: serving', () => {
   it('even pacing spends about the elapsed share of the UTC day, then lets the next line item serve', async () => {
     // 24 USD a day at 1 USD an impression: about one impression per hour elapsed today, plus one hour's.
     const startShare = dailyAllowanceShare(Date.now());
-    const { tested, fallback, body } = await setup({ daily: 24, currency: 'USD' }, 1000);
-    let impressions = 0;
+    const { tested, fallback, body, first } = await setup({ daily: 24, currency: 'USD' }, 1000);
+    await firePixel(ctx, first);
+    let impressions = 1;
     for (;;) {
       const response = await serve(ctx, publisher.token, body);
       const served = servedLineItem(ctx, response);

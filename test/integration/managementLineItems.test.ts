@@ -50,6 +50,7 @@ describe('POST /v1/advertiser/campaigns/:id/line-items', () => {
         creatives: [],
         created_at: expect.any(String),
         updated_at: expect.any(String),
+        delivery_stopped_by: null,
       },
     });
   });

@@ -96,7 +96,7 @@ describe('targeting.semantic', () => {
     const model = realSemanticModel();
     const { index } = await buildAdIndex(read.horizon, { ...read, creativeGroups: groupCreativeRows(read.creativeRows, read.lineItems).groups }, {
       userCountsFor: () => ({ impressions: new Map(), outstanding: new Map() }),
-      spendCounterFor: () => ({ nanos: 0, monthNanos: 0, lifetimeNanos: 0 }),
+      spendCounterFor: () => ({ nanos: 0, monthNanos: 0, lifetimeNanos: 0, outstandingNanos: 0 }),
       statsFor: () => ({ impressions: 0, clicks: 0, conversions: 0 }),
       toUsd: convertToUsd,
       semanticModel: model,
@@ -119,7 +119,7 @@ describe('targeting.semantic', () => {
     // Clustered from 2 rows, so that the clusters are kept too.
     const deps = (semanticModel: SemanticModel) => ({
       userCountsFor: () => ({ impressions: new Map(), outstanding: new Map() }),
-      spendCounterFor: () => ({ nanos: 0, monthNanos: 0, lifetimeNanos: 0 }),
+      spendCounterFor: () => ({ nanos: 0, monthNanos: 0, lifetimeNanos: 0, outstandingNanos: 0 }),
       statsFor: () => ({ impressions: 0, clicks: 0, conversions: 0 }),
       toUsd: convertToUsd,
       semanticModel,

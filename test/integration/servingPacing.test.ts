@@ -3,10 +3,12 @@ import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { tempDirectory } from '../helpers/tempDirectory.js';
+import { eventually } from '../helpers/eventually.js';
 import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { firePixel, eventuallyServed, insertEvents, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
-import { SpendPacing } from '../../src/serving/spendPacing.js';
+import { SpendPacing, dailyAllowanceShare } from '../../src/serving/spendPacing.js';
+import { newServeId } from '../../src/serving/serveId.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import type { ClickHouse } from '../../src/store/clickhouse.js';
 import { closedPort } from '../helpers/closedPort.js';
@@ -58,26 +60,28 @@ describe('pacing: daily budgets', () => {
     };
   }
 
-  async function cappedSetup() {
+  /**
+   * 10 USD per event against a 15 USD daily budget: the second event exhausts it. Its first serve (the
+   * one that found it in the index) is returned: until its event comes, it holds its expected cost.
+   */
+  async function cappedSetup(bids: { bid_type: 'cpm' | 'cpc'; bid_value: number }) {
     const word = uniqueWord();
     const placement = (await createPlacement(ctx, publisher.id)).id;
     await certifyPlacement(ctx, placement);
     const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 5 }, targeting: { keywords: { include: [word] } } });
-    // 10 USD per impression (tCPM 10,000) against a 15 USD daily budget: the second impression exhausts it.
     const capped = await servableLineItem(ctx, advertiser, {
-      bids: { bid_type: 'cpm', bid_value: 10_000 },
+      bids,
       budget: { daily: 15, currency: 'USD', pacing: 'asap' },
       targeting: { keywords: { include: [word] } },
     });
     const body = { placement_id: placement, context: { query: word, response: '' } };
-    await eventuallyServed(ctx, publisher.token, body, capped.lineItemId);
-    return { placement, capped, fallback, body };
+    const first = await eventuallyServed(ctx, publisher.token, body, capped.lineItemId);
+    return { placement, capped, fallback, body, first };
   }
 
   it('stops serving a line item as soon as its tracked spend today reaches the daily budget, and after a restart', async () => {
-    const { capped, fallback, body } = await cappedSetup();
-    const first = await serve(ctx, publisher.token, body);
-    expect(servedLineItem(ctx, first)).toBe(capped.lineItemId);
+    // 10 USD per impression (tCPM 10,000).
+    const { capped, fallback, body, first } = await cappedSetup({ bid_type: 'cpm', bid_value: 10_000 });
     await firePixel(ctx, first);
     // 10 of 15 USD spent: still serving.
     const second = await serve(ctx, publisher.token, body);
@@ -93,16 +97,53 @@ describe('pacing: daily budgets', () => {
   });
 
   it("counts other instances' spend from ClickHouse at the next pacing sync", async () => {
-    const { placement, capped, fallback, body } = await cappedSetup();
-    const impression = () =>
-      sampleEvent({ campaign_id: capped.campaignId, line_item_id: capped.lineItemId, placement_id: placement, publisher_id: publisher.id, cost_nanos: 10 * USD });
+    // 10 USD per click (CPC): each serve holds only its expected cost (10 USD x a 1 % CTR), so what
+    // stops the line item below is the other instance's spend.
+    const { placement, capped, fallback, body } = await cappedSetup({ bid_type: 'cpc', bid_value: 10 });
+    const click = () =>
+      sampleEvent({ campaign_id: capped.campaignId, line_item_id: capped.lineItemId, placement_id: placement, publisher_id: publisher.id, type: 'click', cost_nanos: 10 * USD });
     const witness = await syncWitness(placement);
-    await insertEvents(ctx, [impression(), witness.spendsItsBudget]);
+    await insertEvents(ctx, [click(), witness.spendsItsBudget]);
     await witness.synced();
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(capped.lineItemId);
-    await insertEvents(ctx, [impression()]);
+    await insertEvents(ctx, [click()]);
     await eventuallyServed(ctx, publisher.token, body, fallback.lineItemId);
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).not.toBe(capped.lineItemId);
+  });
+
+  it('holds a burst of concurrent serves to the share even pacing has released, then bills their impressions within it', async () => {
+    // 0.10 USD an impression (tCPM 100), even pacing, a daily budget whose released share is now about
+    // 1 USD: about ten impressions' worth. Spend counts only as pixels come, so without the serves'
+    // expected cost held at once every serve of the burst passed, and their pixels billed up to the
+    // 2x daily ceiling (session 34's tester: 60 parallel serves billed 48 USD of a 24 USD day at 02:25).
+    const startShare = dailyAllowanceShare(Date.now());
+    const daily = Math.ceil(100 / startShare) / 100;
+    const word = uniqueWord();
+    const placement = (await createPlacement(ctx, publisher.id)).id;
+    await certifyPlacement(ctx, placement);
+    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+    const paced = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpm', bid_value: 100 }, budget: { daily, currency: 'USD', pacing: 'even' }, targeting: { keywords: { include: [word] } } });
+    const body = { placement_id: placement, context: { query: word, response: '' } };
+    const served = [await eventuallyServed(ctx, publisher.token, body, paced.lineItemId)];
+    const burst = await Promise.all(Array.from({ length: 40 }, () => serve(ctx, publisher.token, body)));
+    served.push(...burst.filter((response) => servedLineItem(ctx, response) === paced.lineItemId));
+    expect(burst.filter((response) => servedLineItem(ctx, response) === fallback.lineItemId).length).toBe(41 - served.length);
+    await Promise.all(served.map((response) => firePixel(ctx, response)));
+
+    const released = (share: number) => daily * share * USD;
+    const billed = await eventually(async () => {
+      const result = await ctx.stores.ch.client.query({
+        query: `SELECT toFloat64(count()) AS impressions, toFloat64(sum(cost_nanos)) AS spend FROM events_v1 WHERE line_item_id = {id:UUID}`,
+        query_params: { id: paced.lineItemId },
+        format: 'JSONEachRow',
+      });
+      const [row] = await result.json<{ impressions: number; spend: number }>();
+      return row!.impressions === served.length ? row!.spend : undefined;
+    }, 'the impressions');
+    // Serving stops at the first serve whose expected cost reaches the share released so far.
+    expect(served.length).toBeGreaterThanOrEqual(Math.floor(released(startShare) / (0.1 * USD)));
+    expect(billed).toBeLessThanOrEqual(released(dailyAllowanceShare(Date.now())) + 0.1 * USD);
+    expect(billed).toBe(served.length * 0.1 * USD);
   });
 
   it('does not count invalid traffic or yesterday as spend today', async () => {
@@ -146,6 +187,34 @@ describe('pacing: counting each event once', () => {
     return { pipeline, pacing };
   }
 
+  it("holds a serve's expected cost until its own billing event comes, or for 10 minutes", async () => {
+    const pacing = new SpendPacing(ctx.stores.ch, { readBetweenWrites: (read) => read(0) });
+    const lineItemId = randomUUID();
+    const counter = pacing.counterFor(lineItemId);
+    const servedAt = Date.now();
+    // Found by the serve time their ids begin with: a and b in the same millisecond, and d's id too.
+    const [a, b, c, d] = [newServeId(servedAt), newServeId(servedAt), newServeId(servedAt + 1000), newServeId(servedAt)];
+    pacing.served(a, counter, 'CPC', 0.02, servedAt);
+    pacing.served(b, counter, 'CPC', 0.02, servedAt);
+    pacing.served(c, counter, 'CPC', 0.02, servedAt + 1000);
+    expect(counter).toEqual({ nanos: 0, monthNanos: 0, lifetimeNanos: 0, outstandingNanos: 0.06 * USD });
+    // A CPC serve waits for its click, not its impression; and another serve's click is not its own.
+    pacing.record(sampleEvent({ serve_id: a, line_item_id: lineItemId, type: 'impression', cost_nanos: 0 }));
+    pacing.record(sampleEvent({ serve_id: d, line_item_id: lineItemId, type: 'click', cost_nanos: USD }));
+    expect(counter).toMatchObject({ nanos: USD, outstandingNanos: 0.06 * USD });
+    // Its click: its cost counts instead of the expected one.
+    pacing.record(sampleEvent({ serve_id: a, line_item_id: lineItemId, type: 'click', cost_nanos: USD }));
+    expect(counter).toMatchObject({ nanos: 2 * USD, outstandingNanos: 0.04 * USD });
+    // An invalid click: nothing will be billed for the serve.
+    pacing.record(sampleEvent({ serve_id: b, line_item_id: lineItemId, type: 'click', cost_nanos: 0, ivt: 'datacenter' }));
+    expect(counter).toMatchObject({ nanos: 2 * USD, outstandingNanos: 0.02 * USD });
+    // c's click never comes: its hold ends 10 minutes after its serve, at a sync when no serve comes first.
+    await pacing.sync(servedAt + 1000 + 600_000 - 1);
+    expect(counter.outstandingNanos).toBe(0.02 * USD);
+    await pacing.sync(servedAt + 1000 + 600_000);
+    expect(counter.outstandingNanos).toBe(0);
+  });
+
   it("starts a new UTC day's spend with its first event, without waiting for a sync", () => {
     // Only Date is faked: no sync runs here, as when ClickHouse cannot be reached over midnight.
     vi.useFakeTimers({ toFake: ['Date'] });
@@ -181,17 +250,17 @@ describe('pacing: counting each event once', () => {
     await insertEvents(ctx, [spend(1, month(0)), spend(20, month(1, 0)), spend(300, month(14)), spend(4000, month(20, 1)), spend(50_000, month(21))]);
     await pacing.sync(month(20));
     // The day before the 1st is last month's; the 21st is still to come.
-    expect(counter).toEqual({ nanos: 4000, monthNanos: 4320, lifetimeNanos: 54_321 });
+    expect(counter).toEqual({ nanos: 4000, monthNanos: 4320, lifetimeNanos: 54_321, outstandingNanos: 0 });
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
       vi.setSystemTime(month(20, 13));
       // A late event of an earlier day of the month counts for the month, not for today.
       pacing.record(spend(600_000, month(2)));
-      expect(counter).toEqual({ nanos: 4000, monthNanos: 604_320, lifetimeNanos: 654_321 });
+      expect(counter).toEqual({ nanos: 4000, monthNanos: 604_320, lifetimeNanos: 654_321, outstandingNanos: 0 });
       const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1, 0, 0, 1);
       vi.setSystemTime(nextMonth);
       pacing.record(spend(7_000_000, nextMonth));
-      expect(counter).toEqual({ nanos: 7_000_000, monthNanos: 7_000_000, lifetimeNanos: 7_654_321 });
+      expect(counter).toEqual({ nanos: 7_000_000, monthNanos: 7_000_000, lifetimeNanos: 7_654_321, outstandingNanos: 0 });
     } finally {
       vi.useRealTimers();
     }
@@ -209,12 +278,12 @@ describe('pacing: counting each event once', () => {
       const lineItemId = randomUUID();
       const counter = pacing.counterFor(lineItemId);
       pacing.record(sampleEvent({ line_item_id: lineItemId, type: 'click', cost_nanos: 5000, event_time: lastDay }));
-      expect(counter).toEqual({ nanos: 5000, monthNanos: 5000, lifetimeNanos: 5000 });
+      expect(counter).toEqual({ nanos: 5000, monthNanos: 5000, lifetimeNanos: 5000, outstandingNanos: 0 });
       const firstDay = lastDay + 120_000;
       vi.setSystemTime(firstDay);
       await expect(pacing.sync(firstDay)).rejects.toThrow();
       // Last month's spend no longer holds the line item back nor unbills the new month's events.
-      expect(counter).toEqual({ nanos: 0, monthNanos: 0, lifetimeNanos: 5000 });
+      expect(counter).toEqual({ nanos: 0, monthNanos: 0, lifetimeNanos: 5000, outstandingNanos: 0 });
     } finally {
       vi.useRealTimers();
       await client.close();

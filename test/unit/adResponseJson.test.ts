@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { adPayload, adResponseJson, newServeId, signAd, type SignedAd } from '../../src/serving/adPayload.js';
+import { adPayload, adResponseJson, signAd, type SignedAd } from '../../src/serving/adPayload.js';
+import { newServeId } from '../../src/serving/serveId.js';
 import type { ContextualCardRender, LineItemEntry, ServableCreative } from '../../src/serving/adIndex.js';
 import { signTrackingToken, verifyTrackingToken } from '../../src/tracking/trackingToken.js';
 

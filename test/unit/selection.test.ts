@@ -55,7 +55,7 @@ async function indexOf(specs: Spec[]) {
   const stats = new Map<string, DeliveryStats>();
   const { index, skipped } = await buildAdIndex('v1', rows, {
     userCountsFor: () => ({ impressions: new Map(), outstanding: new Map() }),
-    spendCounterFor: (id) => spend.get(id) ?? spend.set(id, { nanos: 0, monthNanos: 0, lifetimeNanos: 0 }).get(id)!,
+    spendCounterFor: (id) => spend.get(id) ?? spend.set(id, { nanos: 0, monthNanos: 0, lifetimeNanos: 0, outstandingNanos: 0 }).get(id)!,
     statsFor: (id) => stats.get(id) ?? stats.set(id, { impressions: 0, clicks: 0, conversions: 0 }).get(id)!,
     toUsd: convertToUsd,
   });

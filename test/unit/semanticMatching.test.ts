@@ -47,7 +47,7 @@ async function indexOf(specs: Spec[], options: { model?: SemanticModel | null; b
   const semanticModel = options.model === null ? undefined : (options.model ?? model);
   const { index } = await buildAdIndex('v1', rows, {
     userCountsFor: () => ({ impressions: new Map(), outstanding: new Map() }),
-    spendCounterFor: () => ({ nanos: 0, monthNanos: 0, lifetimeNanos: 0 }),
+    spendCounterFor: () => ({ nanos: 0, monthNanos: 0, lifetimeNanos: 0, outstandingNanos: 0 }),
     statsFor: () => ({ impressions: 0, clicks: 0, conversions: 0 }),
     toUsd: convertToUsd,
     ...(semanticModel ? { semanticModel } : {}),

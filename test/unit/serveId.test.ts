@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newServeId } from '../../src/serving/adPayload.js';
+import { newServeId, readServeId, serveIdParts } from '../../src/serving/serveId.js';
 
 describe('serve ids', () => {
   it('start with the serve time, so the serves of the same minutes sort together in serve_events_v1', () => {
@@ -13,6 +13,24 @@ describe('serve ids', () => {
     const sameBlock = [blockStart, blockStart + 1, blockStart + 2 ** 18 - 1].map((ms) => newServeId(ms).slice(0, 5));
     expect(new Set(sameBlock).size).toBe(1);
     expect(newServeId(blockStart - 86_400_000).slice(0, 5)).not.toBe(sameBlock[0]);
+  });
+
+  it('read back as their serve time and two numbers that tell ids of the same millisecond apart', () => {
+    const nowMs = Date.parse('2026-11-25T05:50:00.456Z');
+    const [a, b] = [newServeId(nowMs), newServeId(nowMs)];
+    readServeId(a);
+    const first = { ...serveIdParts };
+    expect(first.time).toBe(nowMs);
+    readServeId(b);
+    expect(serveIdParts.time).toBe(nowMs);
+    expect([serveIdParts.high, serveIdParts.low]).not.toEqual([first.high, first.low]);
+    readServeId(a);
+    expect(serveIdParts).toEqual(first);
+    // An imported event's or a forged id: no serve time.
+    for (const other of ['2b5c6f0e-1c1e-4b8e-9d7a-0a3c5e7f9b11', 'short', `${a.slice(0, 21)}*`]) {
+      readServeId(other);
+      expect(serveIdParts.time).toBe(-1);
+    }
   });
 
   it('do not repeat', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ServeIdRanges, stringLiteral } from '../../src/tracking/billedOnce.js';
-import { newServeId } from '../../src/serving/adPayload.js';
+import { newServeId } from '../../src/serving/serveId.js';
 
 /** Whether an id falls in one of the ranges, compared as ClickHouse compares Strings (bytes). */
 function covered(ranges: Array<[string, string]>, id: string): boolean {
