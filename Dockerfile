@@ -21,4 +21,4 @@ COPY clickhouse ./clickhouse
 COPY public ./public
 VOLUME /data
 EXPOSE 8080
-CMD ["node", "dist/src/main.js", "serve"]
+CMD ["node", "dist/adsvc.js", "serve"]

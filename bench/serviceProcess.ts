@@ -34,7 +34,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const running = await startListeningProcess({
     label: 'service',
     nodeFlags,
-    script: path.join(packageRoot, 'dist', 'src', 'main.js'),
+    script: path.join(packageRoot, 'dist', 'adsvc.js'),
     args: ['serve'],
     env: {
       ...process.env,

@@ -1,4 +1,4 @@
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../src/packageRoot.js';
 import { freePort, startListeningProcess, type ListeningProcess } from './childProcess.js';
@@ -29,6 +29,12 @@ export function sidesOf(rootA: string, rootB: string): Side[] {
   ];
 }
 
+/** The side's built entry as `npm start` runs it: the bundle, or for a build from before it (a compared older commit) its main.js. */
+function entryOf(root: string): string {
+  const bundle = path.join(root, 'dist', 'adsvc.js');
+  return existsSync(bundle) ? bundle : path.join(root, 'dist', 'src', 'main.js');
+}
+
 /**
  * Starts each side on its own copy of `seedDir/seed`, with the bench's secrets and `env` under the
  * side's own; a `stub` side answers the probe's route (`stubKind`: serve or track, stubServer.ts).
@@ -45,7 +51,7 @@ export async function startSides(sides: Side[], seedDir: string, env: Record<str
       await startListeningProcess({
         label: side.name,
         nodeFlags: side.flags,
-        script: stub ? path.join(packageRoot, 'dist', 'bench', 'stubServer.js') : path.join(side.root, 'dist', 'src', 'main.js'),
+        script: stub ? path.join(packageRoot, 'dist', 'bench', 'stubServer.js') : entryOf(side.root),
         args: stub ? [stubKind, String(port)] : ['serve'],
         env: {
           ...process.env,

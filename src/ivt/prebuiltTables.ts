@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NO_STAMP, stampOf } from '../fileStamp.js';
 
 /**
  * Tables that take a second of CSV scanning to build (the country and network address ranges, on
@@ -15,7 +16,7 @@ import { fileURLToPath } from 'node:url';
  *
  * Computing the key reads and hashes 56 MB of CSV files, 0.1-0.15 s of a start's CPU beside the
  * main thread's index build (session 34's profile). So the file also carries the files' stamp
- * (stampOf): their size, times and inode as `npm run build` found them. A start whose files still
+ * (fileStamp.ts): their size, times and inode as `npm run build` found them. A start whose files still
  * have that stamp reads the tables without hashing the sources; a file whose stamp differs (an
  * updated package, changed code, a copied installation) is checked by its content as before.
  */
@@ -48,13 +49,6 @@ const BODY_AT = 104;
 const FORMAT = 'adsvc prebuilt tables 2';
 
 /**
- * A file changed this long or less before the build looked at it gets no stamp: on a file system
- * whose times are whole seconds (or two, FAT's), a change right after the build could leave its
- * times as they were (git's index calls such an entry "racily clean"). Mutable only for the tests.
- */
-export const stampedAfter = { ms: 2_000 };
-
-/**
  * The tables, read from their file when it is current, else built from their sources;
  * `onBuilt` is told why they were built (missing, stale or damaged file).
  */
@@ -82,7 +76,7 @@ export function loadPrebuiltTables<Tables>(tables: PrebuiltTables<Tables>, onBui
  */
 export function writePrebuiltTables<Tables>(tables: PrebuiltTables<Tables>): boolean {
   // Taken before the files are read for the key: a file changed meanwhile has another stamp at the next start.
-  const stamp = stampOf(tables, Date.now());
+  const stamp = stampOfFiles(tables, Date.now());
   const key = keyOf(tables);
   const path = fileURLToPath(tables.file);
   let file: Buffer | undefined;
@@ -109,7 +103,7 @@ export function writePrebuiltTables<Tables>(tables: PrebuiltTables<Tables>): boo
  */
 function builtFromCurrentFiles(file: Buffer, tables: PrebuiltTables<unknown>): boolean {
   const stamp = file.subarray(STAMP_AT, CHECKSUM_AT);
-  return (!stamp.equals(NO_STAMP) && stamp.equals(stampOf(tables))) || file.subarray(KEY_AT, STAMP_AT).equals(keyOf(tables));
+  return (!stamp.equals(NO_STAMP) && stamp.equals(stampOfFiles(tables))) || file.subarray(KEY_AT, STAMP_AT).equals(keyOf(tables));
 }
 
 /** Why the file cannot be read as these tables (`current` tells whether their files are those it was built from), or undefined when it can. */
@@ -139,22 +133,9 @@ function keyOf(tables: PrebuiltTables<unknown>): Buffer {
   return hash.digest();
 }
 
-const NO_STAMP = Buffer.alloc(32);
-
-/**
- * sha256 of the code's files' and the sources' paths, sizes, modification and change times (in
- * nanoseconds), devices and inodes, which is how git's index tells a file unchanged without reading
- * it: any write sets the change time, which no program can set back, and a file installed again is
- * another inode. At build time (`now`) no stamp (zeros) when a file changed within stampedAfter.
- */
-function stampOf(tables: PrebuiltTables<unknown>, now?: number): Buffer {
-  const hash = createHash('sha256').update(`${FORMAT}\0${endianness()}\0`);
-  for (const file of [...codeFilesOf(tables), ...tables.sources]) {
-    const info = statSync(file, { bigint: true });
-    if (now !== undefined && Number(info.ctimeMs > info.mtimeMs ? info.ctimeMs : info.mtimeMs) > now - stampedAfter.ms) return NO_STAMP;
-    hash.update(`${file}\0${info.size}\0${info.mtimeNs}\0${info.ctimeNs}\0${info.dev}\0${info.ino}\0`);
-  }
-  return hash.digest();
+/** The stamp of the code's files and the sources (fileStamp.ts); at build time (`now`) none for a file changed just before. */
+function stampOfFiles(tables: PrebuiltTables<unknown>, now?: number): Buffer {
+  return stampOf([...codeFilesOf(tables), ...tables.sources], `${FORMAT}\0${endianness()}\0`, now);
 }
 
 /** From the checksum on: the sha256 of the body, then the body (the JSON and the arrays). */

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { DEFAULT_WORD_VECTORS_PATH, encodeWordVectors, type WordVectors } from './wordVectorsFile.js';
+import { DEFAULT_WORD_VECTORS_PATH, encodeWordVectors, recordWordVectorsFingerprint, type WordVectors } from './wordVectorsFile.js';
 import { sifWeight } from './sifWeight.js';
 
 /** The raw package, as wink ships it: word -> [components..., l2 norm, frequency rank]. */
@@ -85,4 +85,9 @@ export function writeWordVectorsIfMissing(output = DEFAULT_WORD_VECTORS_PATH): v
   console.log(`word vectors: wrote ${converted.words.length} words x ${converted.dimensions} dimensions to ${output}`);
 }
 
-if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) writeWordVectorsIfMissing(process.argv[2]);
+if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) {
+  const output = process.argv[2] ?? DEFAULT_WORD_VECTORS_PATH;
+  writeWordVectorsIfMissing(output);
+  // So that a start takes the file's fingerprint without hashing it (a file written just now gets it at the next build).
+  if (existsSync(output)) recordWordVectorsFingerprint(output);
+}

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { NO_STAMP, stampOf } from '../fileStamp.js';
 import { packageRoot } from '../packageRoot.js';
 
 /** Where the build writes the compact vectors and where the service looks for them by default. */
@@ -50,7 +51,8 @@ export function encodeWordVectors(vectors: WordVectors): Buffer {
   ]);
 }
 
-export function decodeWordVectors(file: Buffer): WordVectors {
+/** `fingerprint`: the file's sha256 when the caller knows it (the build recorded it, readWordVectors), else computed here. */
+export function decodeWordVectors(file: Buffer, fingerprint?: string): WordVectors {
   if (file.length < HEADER_BYTES || file.toString('latin1', 0, 8) !== MAGIC) throw new Error('not a word vectors file');
   const count = file.readUInt32LE(8);
   const dimensions = file.readUInt32LE(12);
@@ -68,11 +70,43 @@ export function decodeWordVectors(file: Buffer): WordVectors {
   at += count * dimensions;
   const words = file.toString('utf8', at).split('\n');
   if (words.length !== count) throw new Error(`word vectors file is truncated: ${words.length} of ${count} words`);
-  return { dimensions, words, components, scales, commonDirection, fingerprint: createHash('sha256').update(file).digest('hex') };
+  return { dimensions, words, components, scales, commonDirection, fingerprint: fingerprint ?? sha256Of(file) };
 }
 
 /** The vectors at `file`, or undefined when there is no such file (semantic matching is then off). */
 export function readWordVectors(file: string): WordVectors | undefined {
   if (!existsSync(file)) return undefined;
-  return decodeWordVectors(readFileSync(file));
+  return decodeWordVectors(readFileSync(file), stampedFingerprintOf(file));
+}
+
+/**
+ * Beside the vectors file, `npm run build` keeps its stamp (fileStamp.ts) and its sha256, so that
+ * a start whose file still has that stamp takes the fingerprint without hashing its 11 MB; any
+ * other stamp (the file written again, copied, installed again) and the file is hashed.
+ */
+const fingerprintFileOf = (file: string) => `${file}.sha256`;
+const STAMP_CONTEXT = 'adsvc word vectors\0';
+
+function sha256Of(file: Buffer): string {
+  return createHash('sha256').update(file).digest('hex');
+}
+
+/** The file's sha256 as the build recorded it, when the file still has the stamp it had then. */
+function stampedFingerprintOf(file: string): string | undefined {
+  let recorded: Buffer;
+  try {
+    recorded = readFileSync(fingerprintFileOf(file));
+  } catch {
+    return undefined;
+  }
+  if (recorded.length !== 64 || !recorded.subarray(0, 32).equals(stampOf([file], STAMP_CONTEXT))) return undefined;
+  return recorded.toString('hex', 32);
+}
+
+/** `npm run build`: records the file's stamp and sha256 beside it, unless it changed just now (no stamp yet) or they are recorded already. */
+export function recordWordVectorsFingerprint(file: string): void {
+  const stamp = stampOf([file], STAMP_CONTEXT, Date.now());
+  if (stamp.equals(NO_STAMP) || stampedFingerprintOf(file) !== undefined) return;
+  writeFileSync(`${fingerprintFileOf(file)}.tmp`, Buffer.concat([stamp, Buffer.from(sha256Of(readFileSync(file)), 'hex')]));
+  renameSync(`${fingerprintFileOf(file)}.tmp`, fingerprintFileOf(file));
 }

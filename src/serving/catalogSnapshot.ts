@@ -264,16 +264,8 @@ export class CatalogSnapshot {
       const header: BaseHeader = { ...this.stamp, id, horizon, sections: sections.map((section) => section.length), checksums };
       const headerLine = Buffer.from(logLine(header));
       if (this.baseId === id) this.baseBytes = sections.reduce((bytes, section) => bytes + section.length, headerLine.length);
-      const temporary = `${this.basePath}.tmp`;
-      const file = await open(temporary, 'w');
-      try {
-        await file.writev([headerLine, ...sections]);
-        await file.sync();
-      } finally {
-        await file.close();
-      }
       // The new base's log is empty; a crash between the two renames leaves a log naming the old base, which is not read.
-      await rename(temporary, this.basePath);
+      await this.writeDurably(this.basePath, [headerLine, ...sections]);
       await writeFile(`${this.logPath}.tmp`, logHeader);
       await rename(`${this.logPath}.tmp`, this.logPath);
     });
@@ -320,18 +312,22 @@ export class CatalogSnapshot {
       // Not if another base replaced this one (or the snapshot was removed) meanwhile.
       if (key === undefined || this.baseId !== id) return;
       const stored = source();
-      const sections = encodeSemantic(id, key, model.dimensions, stored);
-      const temporary = `${this.semanticPath}.tmp`;
-      const file = await open(temporary, 'w');
-      try {
-        await file.writev(sections);
-        await file.sync();
-      } finally {
-        await file.close();
-      }
-      await rename(temporary, this.semanticPath);
+      await this.writeDurably(this.semanticPath, encodeSemantic(id, key, model.dimensions, stored));
     };
     this.semanticQueued = Promise.all([this.semanticQueued, trained]).then(() => this.enqueue(write));
+  }
+
+  /** Writes `buffers` to `target` whole or not at all: to a temporary file, synced to disk, then renamed over it. */
+  private async writeDurably(target: string, buffers: Buffer[]): Promise<void> {
+    const temporary = `${target}.tmp`;
+    const file = await open(temporary, 'w');
+    try {
+      await file.writev(buffers);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temporary, target);
   }
 
   /** Records a patch the index applied: the keys the change log named, the rows reloaded, the feed's new horizon. */

@@ -1,8 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { buildServerBundle } from '../../src/buildServerBundle.js';
 import { packageRoot } from '../../src/packageRoot.js';
 import { testDatabaseUrl } from '../helpers/testApp.js';
 import { eventually } from '../helpers/eventually.js';
@@ -146,6 +147,49 @@ describe('adsvc serve, the CLI against it, and SIGTERM', () => {
     expect(stdout).toContain('incoming request');
     expect(stdout + stderr).not.toContain(ADMIN_TOKEN);
     expect(stdout + stderr).not.toContain(apiKey);
+  });
+});
+
+describe('the bundle npm run build makes (what npm start and the adsvc command run)', () => {
+  it('starts, answers /healthz, runs the CLI against itself and stops on SIGTERM', async () => {
+    // Bundled from the sources into a folder of its own, so that each file's own import.meta.url
+    // is what finds package.json, the migrations and the CSV files; node_modules for the packages
+    // left out of the bundle (PGlite, chdb, pg, undici).
+    const folder = mkdtempSync(path.join(inject('testRoot'), 'bundle-'));
+    symlinkSync(path.join(packageRoot, 'node_modules'), path.join(folder, 'node_modules'));
+    const bundle = path.join(folder, 'adsvc.js');
+    await buildServerBundle(path.join(packageRoot, 'src', 'main.ts'), bundle);
+    const run = (args: string[], env: Record<string, string>) =>
+      spawn(process.execPath, [bundle, ...args], { cwd: folder, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: HUNG_START_MS });
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const server = run(['serve'], {
+      DATA_DIR: newDataDir(),
+      PORT: String(port),
+      ADMIN_TOKEN,
+      LOG_LEVEL: 'info',
+      ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
+    });
+    const serverExit = finished(server);
+    try {
+      const healthy = await eventually(
+        () => (server.exitCode !== null ? Promise.resolve(false) : fetch(`${url}/healthz`).then((response) => (response.ok ? true : undefined), () => undefined)),
+        'the bundle to become healthy',
+        60_000,
+        200,
+      );
+      if (!healthy) throw new Error(`the bundle exited before it was healthy: ${(await serverExit).stderr}`);
+      const organization = await finished(run(['org', 'create', '--name', 'Bundle Org', '--url', url, '--token', ADMIN_TOKEN], {}));
+      expect(organization.code).toBe(0);
+      expect(JSON.parse(organization.stdout).data).toMatchObject({ name: 'Bundle Org' });
+      server.kill('SIGTERM');
+      const { code, stdout, stderr } = await serverExit;
+      expect(code).toBe(0);
+      expect(stdout).toContain('"msg":"shutting down"');
+      expect(stderr).toBe('');
+    } finally {
+      if (server.exitCode === null) server.kill('SIGKILL');
+    }
   });
 });
 

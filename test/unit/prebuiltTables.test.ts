@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildCountryTables, countryTables } from '../../src/geo/countryOfAddress.js';
 import { readCidrFiles } from '../../src/ivt/cidrFiles.js';
 import { asnRanges, loadNetworkTables } from '../../src/ivt/networkTables.js';
-import { loadPrebuiltTables, stampedAfter, writePrebuiltTables, type PrebuiltTables } from '../../src/ivt/prebuiltTables.js';
+import { stampedAfter } from '../../src/fileStamp.js';
+import { loadPrebuiltTables, writePrebuiltTables, type PrebuiltTables } from '../../src/ivt/prebuiltTables.js';
 import { RangeTable, RangeTableBuilder, type RangeTableParts } from '../../src/ivt/rangeTable.js';
 import { tempDirectory } from '../helpers/tempDirectory.js';
 

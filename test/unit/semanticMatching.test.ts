@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildAdIndex, rerank } from '../../src/serving/adIndex.js';
@@ -13,7 +13,9 @@ import { BrandSafety, type BrandSafetyVeto } from '../../src/semantic/brandSafet
 import { SemanticModel, checkHash, similarity } from '../../src/semantic/semanticModel.js';
 import { WordScan, wordHash, wordsOf } from '../../src/serving/contextWords.js';
 import { convertWinkEmbeddings } from '../../src/semantic/buildWordVectors.js';
-import { DEFAULT_WORD_VECTORS_PATH, decodeWordVectors, encodeWordVectors, readWordVectors } from '../../src/semantic/wordVectorsFile.js';
+import { DEFAULT_WORD_VECTORS_PATH, decodeWordVectors, encodeWordVectors, readWordVectors, recordWordVectorsFingerprint } from '../../src/semantic/wordVectorsFile.js';
+import { stampedAfter } from '../../src/fileStamp.js';
+import { tempDirectory } from '../helpers/tempDirectory.js';
 import { realSemanticModel } from '../helpers/wordVectors.js';
 import { DEFAULT_MIN_SIMILARITY } from '../../src/semantic/semanticDefaults.js';
 import { SENSITIVE_TOPICS } from '../../src/semantic/sensitiveTopics.js';
@@ -329,6 +331,31 @@ describe('word vectors file', () => {
 
   it('refuses a file that is not one', () => {
     expect(() => decodeWordVectors(Buffer.from('not vectors at all'))).toThrow(/not a word vectors file/);
+  });
+
+  it('takes the fingerprint the build recorded while the file keeps its stamp, and hashes a file written since', () => {
+    const file = path.join(tempDirectory('word-vectors-'), 'word-vectors.bin');
+    const bytes = encodeWordVectors(convertWinkEmbeddings({ dimensions: 2, words: ['the', 'dog'], vectors: { the: [1, 0], dog: [0, 1] } }));
+    writeFileSync(file, bytes);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    // Written just now: no stamp, nothing recorded (npm run build records it at its next run).
+    recordWordVectorsFingerprint(file);
+    expect(existsSync(`${file}.sha256`)).toBe(false);
+    stampedAfter.ms = -Infinity;
+    try {
+      recordWordVectorsFingerprint(file);
+    } finally {
+      stampedAfter.ms = 2_000;
+    }
+    expect(readWordVectors(file)!.fingerprint).toBe(sha256);
+    // What the start took is the recorded value, not a hash of the file: a recorded value of our own shows it.
+    const recorded = readFileSync(`${file}.sha256`);
+    recorded.fill(7, 32);
+    writeFileSync(`${file}.sha256`, recorded);
+    expect(readWordVectors(file)!.fingerprint).toBe('07'.repeat(32));
+    // The same bytes written again: another stamp, so the file is hashed.
+    writeFileSync(file, bytes);
+    expect(readWordVectors(file)!.fingerprint).toBe(sha256);
   });
 });
 
