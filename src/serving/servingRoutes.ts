@@ -163,7 +163,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       config.SELECTION_STATS_REFRESH_MS,
       async () => {
         await learning.refresh();
-        refresher.rerank();
+        await refresher.rerank();
       },
       log,
     ),
