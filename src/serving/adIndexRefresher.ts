@@ -105,6 +105,11 @@ export class AdIndexRefresher {
     await this.task?.runNow();
   }
 
+  /** Once the service listens: the patcher's maps made a step a turn, so the first change does not wait for them. */
+  prepareForChanges(): void {
+    void this.patcher.rememberAside();
+  }
+
   /** Lets the catalog snapshot's base be written: once the service listens (see CatalogSnapshot.startWriting). */
   startSnapshotWrites(): void {
     this.snapshot?.startWriting();
