@@ -537,23 +537,6 @@ export function addToRanked(lists: RankedLists, entry: LineItemEntry): void {
 }
 
 /**
- * Re-estimates every line item's expected value from its delivery history and re-sorts the ranked
- * lists. Runs after each rebuild and each learning refresh, never per request.
- */
-export function rerank(index: AdIndex): void {
-  for (const entry of index.lineItems) {
-    entry.expectedValue = expectedValuePerImpression(entry.model, entry.bidUsd, entry.stats);
-    entry.tieBreak = Math.random();
-  }
-  sortRanked(index.open);
-  for (const lists of index.openByPlacement.values()) sortRanked(lists);
-  for (const phrase of index.phrases) sortRanked(phrase.includedBy);
-  sortRanked(index.semantic);
-  index.semanticMatrices?.certified.fill(index.semantic.certified);
-  index.semanticMatrices?.uncertified.fill(index.semantic.uncertified);
-}
-
-/**
  * The publisher of a live bearer token, or undefined. Hashing costs more than the rest of a serve's
  * lookups, so a live token is remembered for the life of this index (a revocation clears the
  * memory, see AdIndexPatcher); a wrong token is never remembered, so guessing cannot grow the map.
@@ -596,10 +579,6 @@ export function ranksBefore(a: LineItemEntry, scoreA: number, b: LineItemEntry, 
 /** The ranked lists' order: best expected value first, exact ties by tie-break. */
 export const rankOrder = (a: LineItemEntry, b: LineItemEntry) => b.expectedValue - a.expectedValue || b.tieBreak - a.tieBreak;
 
-function sortRanked(lists: RankedLists): void {
-  lists.certified.sort(rankOrder);
-  lists.uncertified.sort(rankOrder);
-}
 
 function cappedBy(impressions: number, { impressions: counts, outstanding }: CapCounts): LineItemEntry['frequencyCap'] {
   return { impressions, counts, outstanding };

@@ -25,6 +25,8 @@ export interface IndexPatch {
 
 /** Above this many new entries for one list, appending and sorting beats inserting one by one. */
 const SORT_INSTEAD_OF_INSERT = 32;
+/** Line items remembered a turn by rememberAside. */
+const REMEMBER_STEP = 4096;
 /** Up to this many entries leaving, each is found and spliced out of a list; more are filtered out (see without). */
 const SPLICE_AT_MOST = 16;
 
@@ -41,6 +43,8 @@ export class AdIndexPatcher {
   /** How many line items use each keyword (include or exclude); an unused one leaves the index. */
   private readonly phraseUses = new Map<Phrase, number>();
   private countryTargeted = 0;
+  /** How many of the index's line items the maps hold (-1: not even its keywords yet); all once remembered. */
+  private rememberedUpTo = -1;
   private remembered = false;
 
   constructor(
@@ -49,15 +53,36 @@ export class AdIndexPatcher {
   ) {}
 
   /**
-   * The maps above, of the index as built: made at the first patch, not on a start's path (70-80 ms
-   * at 100,000 line items, and a start usually has no change to apply). Nothing but this patcher
-   * changes which line items and keywords the index holds, so they are the same as at the build.
+   * The maps above, of the index as built: made after the start (rememberAside), not on a start's
+   * path, and what is left of them at the first patch. Nothing but this patcher changes which line
+   * items and keywords the index holds, so they are the same as at the build.
    */
   private rememberIndex(): void {
-    if (this.remembered) return;
-    this.remembered = true;
-    for (const phrase of this.index.phrases) this.phrases.set(phrase.words.join(' '), phrase);
-    for (const entry of this.index.lineItems) this.remember(entry);
+    this.rememberMore(Infinity);
+  }
+
+  /**
+   * Makes the maps a step of 4,096 line items a turn, so that the first change after a start does
+   * not wait for them: 160-280 ms at 100,000 line items (bench/README.md, "Semantic at 100,000 line
+   * items: session 35"). A patch meanwhile makes the rest at once first.
+   */
+  async rememberAside(): Promise<void> {
+    while (!this.rememberMore(REMEMBER_STEP)) await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  /** Remembers up to `count` more of the index's line items (its keywords first); true once all are. */
+  private rememberMore(count: number): boolean {
+    if (this.remembered) return true;
+    if (this.rememberedUpTo < 0) {
+      for (const phrase of this.index.phrases) this.phrases.set(phrase.words.join(' '), phrase);
+      this.rememberedUpTo = 0;
+    }
+    const entries = this.index.lineItems;
+    const end = Math.min(entries.length, this.rememberedUpTo + count);
+    for (let i = this.rememberedUpTo; i < end; i++) this.remember(entries[i]!);
+    this.rememberedUpTo = end;
+    this.remembered = end === entries.length;
+    return this.remembered;
   }
 
   /** Replaces everything the keys name with what the rows say (a key without a row is dropped). */

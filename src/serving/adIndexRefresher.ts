@@ -1,12 +1,16 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
-import { buildAdIndex, rerank, type AdIndex, type IndexBuildDeps, type IndexRows } from './adIndex.js';
+import { buildAdIndex, type AdIndex, type IndexBuildDeps, type IndexRows } from './adIndex.js';
 import { AdIndexPatcher, type IndexPatch } from './adIndexPatcher.js';
 import { CATALOG_CHANGES_CHANNEL, CatalogChangeFeed, pruneCatalogChanges, readHorizon } from './catalogChanges.js';
 import { lineItemRowsOf, loadCatalogPart, readCatalog } from './catalogQueries.js';
 import { CatalogSnapshot, type BaseBytes, type LoadedSnapshot } from './catalogSnapshot.js';
 import { creativeRangesAside, groupCreativeRows } from './creativeGroups.js';
 import { startPeriodicTask, type PeriodicTask } from './periodicTask.js';
+import { rerankSteps } from './rerankInSteps.js';
+
+/** Reranks begun again after a patch or trained clusters dropped one, before waiting for the next refresh. */
+const RERANK_ATTEMPTS = 3;
 
 export interface AdIndexRefresherOptions {
   db: Postgres;
@@ -51,6 +55,9 @@ export class AdIndexRefresher {
   /** The horizon read at the previous prune: what is below it is deleted at the next one. */
   private pruneBelow: string | undefined;
   private unlisten: (() => Promise<void>) | undefined;
+  /** The rerank under way (rerankSteps): a patch or a rebuild drops it, as they change the lists it re-sorts aside. */
+  private reranking: Generator<void, boolean> | undefined;
+  private stopping = false;
 
   private constructor(
     public current: AdIndex,
@@ -98,17 +105,42 @@ export class AdIndexRefresher {
     await this.task?.runNow();
   }
 
+  /** Once the service listens: the patcher's maps made a step a turn, so the first change does not wait for them. */
+  prepareForChanges(): void {
+    void this.patcher.rememberAside();
+  }
+
   /** Lets the catalog snapshot's base be written: once the service listens (see CatalogSnapshot.startWriting). */
   startSnapshotWrites(): void {
     this.snapshot?.startWriting();
   }
 
-  /** Re-estimates expected values and re-sorts the current index (after a learning refresh). */
-  rerank(): void {
-    rerank(this.current);
+  /**
+   * Re-estimates expected values and re-sorts the current index (after a learning refresh), a step
+   * a turn (rerankSteps), so serves go on meanwhile; begun again when a patch dropped it.
+   */
+  async rerank(): Promise<void> {
+    for (let attempt = 0; attempt < RERANK_ATTEMPTS && !this.stopping; attempt++) {
+      const steps = rerankSteps(this.current);
+      this.reranking = steps;
+      let step = steps.next();
+      while (!step.done) {
+        await new Promise((resolve) => setImmediate(resolve));
+        // Dropped by a patch or a rebuild meanwhile: its next step would put stale lists in place.
+        if (this.reranking !== steps) break;
+        step = steps.next();
+      }
+      if (step.done) {
+        this.reranking = undefined;
+        if (step.value) return;
+      }
+    }
+    if (!this.stopping) this.options.log.debug('the rerank was dropped by catalog changes; the next learning refresh reranks');
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
+    this.reranking = undefined;
     await this.unlisten?.();
     await Promise.all([this.task?.stop(), this.pruneTask?.stop()]);
     // A restart reads the change log from here on.
@@ -126,9 +158,11 @@ export class AdIndexRefresher {
       this.options.log.warn('catalog changes this instance had not read were pruned; rebuilding the ad index');
       const { index, feed, patcher } = await AdIndexRefresher.build(this.options, this.snapshot);
       [this.current, this.feed, this.patcher] = [index, feed, patcher];
+      this.reranking = undefined;
       return;
     }
     const rows = await loadCatalogPart(this.options.db, read.keys);
+    this.reranking = undefined;
     const patch = this.patcher.apply(read.keys, rows, read.horizon);
     read.commit();
     this.snapshot?.recordPatch(read.keys, rows, read.horizon);

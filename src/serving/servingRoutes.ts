@@ -163,7 +163,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       config.SELECTION_STATS_REFRESH_MS,
       async () => {
         await learning.refresh();
-        refresher.rerank();
+        await refresher.rerank();
       },
       log,
     ),
@@ -199,6 +199,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     // The catalog snapshot's base is not needed to answer: written a second after the listen, not on the
     // start's path nor under its first requests (written at once, it held them 0.1-0.2 s: bench/README.md).
     snapshotWrites = setTimeout(() => refresher.startSnapshotWrites(), SNAPSHOT_WRITE_DELAY_MS).unref();
+    refresher.prepareForChanges();
   });
   app.decorateRequest('publisherId', null);
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { buildAdIndex, rerank, type AdIndex } from '../../src/serving/adIndex.js';
+import { buildAdIndex, type AdIndex } from '../../src/serving/adIndex.js';
+import { rerank } from '../../src/serving/rerankInSteps.js';
 import type { CatalogRows, CreativeRow, LineItemRow } from '../../src/serving/catalogQueries.js';
 import { relevance, selectAd } from '../../src/serving/selectAd.js';
 import { estimatedCtr, estimatedCvr, expectedValuePerImpression, type DeliveryStats } from '../../src/serving/expectedValue.js';
