@@ -7,7 +7,7 @@ import { convertToUsd } from '../../src/money/usdRates.js';
 
 const deps: IndexBuildDeps = {
   userCountsFor: () => ({ impressions: new Map(), outstanding: new Map() }),
-  spendCounterFor: () => ({ nanos: 0, monthNanos: 0, lifetimeNanos: 0 }),
+  spendCounterFor: () => ({ nanos: 0, monthNanos: 0, lifetimeNanos: 0, outstandingNanos: 0 }),
   statsFor: () => ({ impressions: 0, clicks: 0, conversions: 0 }),
   toUsd: convertToUsd,
 };

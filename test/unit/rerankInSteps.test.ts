@@ -45,7 +45,7 @@ async function catalog(): Promise<AdIndex> {
   const rows: CatalogRows = { tokens: [], placements: [], lineItems, creatives };
   const { index } = await buildAdIndex('v1', rows, {
     userCountsFor: () => ({ impressions: new Map(), outstanding: new Map() }),
-    spendCounterFor: () => ({ nanos: 0, monthNanos: 0, lifetimeNanos: 0 }),
+    spendCounterFor: () => ({ nanos: 0, monthNanos: 0, lifetimeNanos: 0, outstandingNanos: 0 }),
     statsFor: () => ({ impressions: 0, clicks: 0, conversions: 0 }),
     toUsd: convertToUsd,
     semanticModel: model,
