@@ -3,14 +3,9 @@ import type { ReportRequest } from './reportRequest.js';
 import { organizationCampaigns, type CampaignPage, type ReportCampaign } from './reportCampaigns.js';
 import { deletedCampaignsWithEvents } from './deletedCampaigns.js';
 import type { KeysetPosition } from '../http/keysetPaging.js';
-import {
-  performanceMetricNames,
-  performanceMetrics,
-  ZERO_SUMS,
-  type PerformanceMetrics,
-} from './performanceMetrics.js';
-import { rollupSums } from './rollupSums.js';
-import { reachOver, type ReachStores } from './reachBlocks.js';
+import { performanceMetricNames, type PerformanceMetrics } from './performanceMetrics.js';
+import type { ReachStores } from './reachBlocks.js';
+import type { CampaignFigures, KeptCampaignFigures } from './keptCampaignFigures.js';
 
 export interface CampaignRow extends PerformanceMetrics {
   campaign_id: string;
@@ -35,7 +30,7 @@ export const campaignRowColumns = [
   'campaign_deleted_at',
 ] as const satisfies ReadonlyArray<keyof CampaignRow>;
 
-/** Campaigns per round trip: one Postgres page and one ClickHouse query each. */
+/** Campaigns per round trip: one Postgres page and, for the campaigns whose figures are not kept, the ClickHouse queries. */
 const BATCH_SIZE = 1000;
 
 /** Where a campaign report stopped: the position of its last campaign, for the next page's cursor. */
@@ -53,7 +48,7 @@ export interface ReportProgress {
  * deleted during the export shifts nothing.
  */
 export async function* campaignReport(
-  stores: { db: SqlExecutor } & ReachStores,
+  stores: { db: SqlExecutor; campaignFigures: KeptCampaignFigures } & ReachStores,
   request: ReportRequest,
   progress: ReportProgress = {},
 ): AsyncGenerator<CampaignRow[]> {
@@ -63,25 +58,22 @@ export async function* campaignReport(
     const size = Math.min(BATCH_SIZE, request.limit - done);
     const campaigns = await organizationCampaigns(stores.db, request.organizationId, request.campaignIds, { ...page, limit: size }, deleted);
     if (campaigns.length === 0) return;
-    const ids = campaigns.map((campaign) => campaign.id);
-    // Embedded chdb runs one parameterized query at a time, off this thread: the sums arrive first,
-    // and their rates are computed while reach's queries run.
-    const [metrics, reach] = await Promise.all([
-      rollupSums(stores.ch, 'campaign_id', ids, request.dateFrom, request.dateTo).then((sums) =>
-        campaigns.map((campaign) => performanceMetrics(sums.get(campaign.id) ?? ZERO_SUMS)),
-      ),
-      reachOver(stores, ids, request.dateFrom, request.dateTo, false),
-    ]);
+    const figures = await stores.campaignFigures.figures(
+      stores,
+      campaigns.map((campaign) => campaign.id),
+      request.dateFrom,
+      request.dateTo,
+    );
     const last = campaigns.at(-1)!;
     progress.last = { time: last.sort_time, id: last.id };
-    yield campaigns.map((campaign, index) => campaignRow(campaign, metrics[index]!, reach.get(campaign.id) ?? 0));
+    yield campaigns.map((campaign, index) => campaignRow(campaign, figures[index]!));
     if (campaigns.length < size) return;
     done += campaigns.length;
     page = { limit: 0, offset: 0, after: progress.last };
   }
 }
 
-function campaignRow(campaign: ReportCampaign, metrics: PerformanceMetrics, uniqueUsers: number): CampaignRow {
+function campaignRow(campaign: ReportCampaign, { metrics, uniqueUsers }: CampaignFigures): CampaignRow {
   return {
     campaign_id: campaign.id,
     campaign_name: campaign.name,
