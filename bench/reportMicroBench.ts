@@ -3,10 +3,11 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { campaignReport } from '../src/reporting/campaignReport.js';
 import { deletedCampaignsWithEvents } from '../src/reporting/deletedCampaigns.js';
-import { organizationCampaigns } from '../src/reporting/reportCampaigns.js';
+import { organizationCampaignPage, organizationCampaigns } from '../src/reporting/reportCampaigns.js';
 import { reachOver } from '../src/reporting/reachBlocks.js';
 import { KeptReachWrites } from '../src/reporting/keptReachWrites.js';
 import { KeptCampaignFigures } from '../src/reporting/keptCampaignFigures.js';
+import { CampaignAttributes } from '../src/reporting/campaignAttributes.js';
 import { rollupSums } from '../src/reporting/rollupSums.js';
 import { addDays } from '../src/utcDays.js';
 import type { ReportRequest } from '../src/reporting/reportRequest.js';
@@ -43,7 +44,7 @@ await withStores(dataDir, async (engines) => {
   // The window is past (every day before the data's last): reach reads kept figures, writes nothing today's.
   const reachWrites = new KeptReachWrites(engines.ch, pino({ level: 'warn' }), { inc: () => undefined });
   // Kept between calls, as the route keeps them: every call after the first is a repeat.
-  const stores = { ...engines, reachWrites, campaignFigures: new KeptCampaignFigures() };
+  const stores = { ...engines, reachWrites, campaignAttributes: new CampaignAttributes(engines.db), campaignFigures: new KeptCampaignFigures() };
   const rows: Array<[string, string]> = [];
   const timed = async (name: string, fn: () => Promise<unknown>) => {
     const latency = await timeSequential(requests, 3, async () => void (await fn()));
@@ -59,13 +60,16 @@ await withStores(dataDir, async (engines) => {
   for (let round = 1; round <= 3; round++) {
     await timed(`round ${round}: whole breakdown, a repeat (campaignReport, figures kept)`, () => wholeReport(campaignReport));
     await timed(`round ${round}: whole breakdown, cold (campaignReport, nothing kept)`, () =>
-      wholeReport(campaignReport, { ...stores, campaignFigures: new KeptCampaignFigures() }),
+      wholeReport(campaignReport, { ...stores, campaignAttributes: new CampaignAttributes(engines.db), campaignFigures: new KeptCampaignFigures() }),
     );
     if (other) await timed(`round ${round}: whole breakdown of ${otherDist}`, () => wholeReport(other));
   }
   await timed('deleted campaigns shown (deletedCampaignsWithEvents)', () => deletedCampaignsWithEvents(stores, request));
   await timed('Postgres page of 1,000 campaigns (organizationCampaigns, one query)', () =>
     organizationCampaigns(stores.db, request.organizationId, null, { limit: 1000, offset: 0 }, []),
+  );
+  await timed('Postgres page of 1,000 campaigns, attributes remembered (organizationCampaignPage)', () =>
+    organizationCampaignPage(stores.db, stores.campaignAttributes, request.organizationId, null, { limit: 1000, offset: 0 }, []),
   );
   await timed('ClickHouse sums (rollupSums)', () => rollupSums(stores.ch, 'campaign_id', ids, dateFrom, dateTo));
   await timed('reach (reachOver)', () => reachOver(stores, ids, dateFrom, dateTo, false));

@@ -1,6 +1,7 @@
 import type { SqlExecutor } from '../store/postgres.js';
 import type { ReportRequest } from './reportRequest.js';
-import { organizationCampaigns, type CampaignPage, type ReportCampaign } from './reportCampaigns.js';
+import { organizationCampaignPage, type CampaignPage, type ReportCampaign } from './reportCampaigns.js';
+import type { CampaignAttributes } from './campaignAttributes.js';
 import { deletedCampaignsWithEvents } from './deletedCampaigns.js';
 import type { KeysetPosition } from '../http/keysetPaging.js';
 import { performanceMetricNames, type PerformanceMetrics } from './performanceMetrics.js';
@@ -40,7 +41,7 @@ export interface ReportProgress {
 
 /**
  * The campaign breakdown: one row per campaign of the organization, in the stable order of
- * organizationCampaigns, campaigns without events included as zero rows. Pages are cut in Postgres
+ * organizationCampaigns (their attributes remembered, organizationCampaignPage), campaigns without events included as zero rows. Pages are cut in Postgres
  * and only that page's ids go to ClickHouse, so the cost follows the page, not the organization.
  * Yields batches so that a large CSV export streams instead of building up in memory. The first
  * batch starts at the request's offset or cursor; each later one continues after the last campaign
@@ -48,7 +49,7 @@ export interface ReportProgress {
  * deleted during the export shifts nothing.
  */
 export async function* campaignReport(
-  stores: { db: SqlExecutor; campaignFigures: KeptCampaignFigures } & ReachStores,
+  stores: { db: SqlExecutor; campaignAttributes: CampaignAttributes; campaignFigures: KeptCampaignFigures } & ReachStores,
   request: ReportRequest,
   progress: ReportProgress = {},
 ): AsyncGenerator<CampaignRow[]> {
@@ -56,7 +57,7 @@ export async function* campaignReport(
   let page: CampaignPage = { limit: 0, offset: request.offset, after: request.cursor };
   for (let done = 0; done < request.limit; ) {
     const size = Math.min(BATCH_SIZE, request.limit - done);
-    const campaigns = await organizationCampaigns(stores.db, request.organizationId, request.campaignIds, { ...page, limit: size }, deleted);
+    const campaigns = await organizationCampaignPage(stores.db, stores.campaignAttributes, request.organizationId, request.campaignIds, { ...page, limit: size }, deleted);
     if (campaigns.length === 0) return;
     const figures = await stores.campaignFigures.figures(
       stores,
