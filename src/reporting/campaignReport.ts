@@ -1,16 +1,12 @@
 import type { SqlExecutor } from '../store/postgres.js';
 import type { ReportRequest } from './reportRequest.js';
-import { organizationCampaigns, type CampaignPage, type ReportCampaign } from './reportCampaigns.js';
+import { organizationCampaignPage, type CampaignPage, type ReportCampaign } from './reportCampaigns.js';
+import type { CampaignAttributes } from './campaignAttributes.js';
 import { deletedCampaignsWithEvents } from './deletedCampaigns.js';
 import type { KeysetPosition } from '../http/keysetPaging.js';
-import {
-  performanceMetricNames,
-  performanceMetrics,
-  ZERO_SUMS,
-  type PerformanceMetrics,
-} from './performanceMetrics.js';
-import { rollupSums } from './rollupSums.js';
-import { reachOver, type ReachStores } from './reachBlocks.js';
+import { performanceMetricNames, type PerformanceMetrics } from './performanceMetrics.js';
+import type { ReachStores } from './reachBlocks.js';
+import type { CampaignFigures, KeptCampaignFigures } from './keptCampaignFigures.js';
 
 export interface CampaignRow extends PerformanceMetrics {
   campaign_id: string;
@@ -35,7 +31,7 @@ export const campaignRowColumns = [
   'campaign_deleted_at',
 ] as const satisfies ReadonlyArray<keyof CampaignRow>;
 
-/** Campaigns per round trip: one Postgres page and one ClickHouse query each. */
+/** Campaigns per round trip: one Postgres page and, for the campaigns whose figures are not kept, the ClickHouse queries. */
 const BATCH_SIZE = 1000;
 
 /** Where a campaign report stopped: the position of its last campaign, for the next page's cursor. */
@@ -45,7 +41,7 @@ export interface ReportProgress {
 
 /**
  * The campaign breakdown: one row per campaign of the organization, in the stable order of
- * organizationCampaigns, campaigns without events included as zero rows. Pages are cut in Postgres
+ * organizationCampaigns (their attributes remembered, organizationCampaignPage), campaigns without events included as zero rows. Pages are cut in Postgres
  * and only that page's ids go to ClickHouse, so the cost follows the page, not the organization.
  * Yields batches so that a large CSV export streams instead of building up in memory. The first
  * batch starts at the request's offset or cursor; each later one continues after the last campaign
@@ -53,7 +49,7 @@ export interface ReportProgress {
  * deleted during the export shifts nothing.
  */
 export async function* campaignReport(
-  stores: { db: SqlExecutor } & ReachStores,
+  stores: { db: SqlExecutor; campaignAttributes: CampaignAttributes; campaignFigures: KeptCampaignFigures } & ReachStores,
   request: ReportRequest,
   progress: ReportProgress = {},
 ): AsyncGenerator<CampaignRow[]> {
@@ -61,27 +57,24 @@ export async function* campaignReport(
   let page: CampaignPage = { limit: 0, offset: request.offset, after: request.cursor };
   for (let done = 0; done < request.limit; ) {
     const size = Math.min(BATCH_SIZE, request.limit - done);
-    const campaigns = await organizationCampaigns(stores.db, request.organizationId, request.campaignIds, { ...page, limit: size }, deleted);
+    const campaigns = await organizationCampaignPage(stores.db, stores.campaignAttributes, request.organizationId, request.campaignIds, { ...page, limit: size }, deleted);
     if (campaigns.length === 0) return;
-    const ids = campaigns.map((campaign) => campaign.id);
-    // Embedded chdb runs one parameterized query at a time, off this thread: the sums arrive first,
-    // and their rates are computed while reach's queries run.
-    const [metrics, reach] = await Promise.all([
-      rollupSums(stores.ch, 'campaign_id', ids, request.dateFrom, request.dateTo).then((sums) =>
-        campaigns.map((campaign) => performanceMetrics(sums.get(campaign.id) ?? ZERO_SUMS)),
-      ),
-      reachOver(stores, ids, request.dateFrom, request.dateTo, false),
-    ]);
+    const figures = await stores.campaignFigures.figures(
+      stores,
+      campaigns.map((campaign) => campaign.id),
+      request.dateFrom,
+      request.dateTo,
+    );
     const last = campaigns.at(-1)!;
     progress.last = { time: last.sort_time, id: last.id };
-    yield campaigns.map((campaign, index) => campaignRow(campaign, metrics[index]!, reach.get(campaign.id) ?? 0));
+    yield campaigns.map((campaign, index) => campaignRow(campaign, figures[index]!));
     if (campaigns.length < size) return;
     done += campaigns.length;
     page = { limit: 0, offset: 0, after: progress.last };
   }
 }
 
-function campaignRow(campaign: ReportCampaign, metrics: PerformanceMetrics, uniqueUsers: number): CampaignRow {
+function campaignRow(campaign: ReportCampaign, { metrics, uniqueUsers }: CampaignFigures): CampaignRow {
   return {
     campaign_id: campaign.id,
     campaign_name: campaign.name,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
 import { blockParams, dayBlocks } from './dayBlocks.js';
 import { addDays } from '../utcDays.js';
+import { declaredWrite } from '../store/writtenEventDays.js';
 
 export type ReachLevel = 'campaign' | 'line_item';
 
@@ -56,6 +57,9 @@ function trustedKeptRows(kept: KeptTable): string {
           AND campaign_id IN ids
           AND written_at > now() - ${kept.trustedFor}`;
 }
+
+/** A kept row's write: it changes no event nor any figure a report gives (writtenEventDays.ts). */
+const KEPT_ROWS_ONLY = null;
 
 const figureRows = z.array(
   z.object({ row_campaign: z.string(), row_line_item: z.string(), fresh: z.coerce.number(), present: z.coerce.number(), unique_users: z.coerce.number() }),
@@ -156,7 +160,7 @@ function keyReach(row: z.infer<typeof figureRows>[number]): KeyReach {
 
 /** Merges the window's blocks of the given campaigns into one kept row per key, with its count and its figure. */
 async function mergeWindowStates(ch: ClickHouse, window: WindowParams): Promise<void> {
-  await ch.client.command({
+  await ch.client.command(declaredWrite(ch.writtenEventDays, {
     query: `
       INSERT INTO reach_windows_v1 (level, date_from, date_to, campaign_id, line_item_id, impressions, users_state, unique_users)
       ${WITH_CAMPAIGN_IDS}
@@ -171,7 +175,7 @@ async function mergeWindowStates(ch: ClickHouse, window: WindowParams): Promise<
       )
       SETTINGS max_execution_time = 30`,
     query_params: window,
-  });
+  }, KEPT_ROWS_ONLY));
 }
 
 /** A window with days before today that reaches today, at one level, as a report asked for it on `today`. */
@@ -259,7 +263,7 @@ export async function keptTodayFigures(
  * the table keeps the largest (ReplacingMergeTree on it), and the check reads the largest.
  */
 export async function keepTodayWindows(ch: ClickHouse, window: TodayWindow, campaignIds: string[]): Promise<void> {
-  await ch.client.command({
+  await ch.client.command(declaredWrite(ch.writtenEventDays, {
     query: `
       INSERT INTO reach_today_windows_v1 (level, date_from, date_to, campaign_id, line_item_id, impressions, unique_users)
       ${WITH_CAMPAIGN_IDS}
@@ -283,7 +287,7 @@ export async function keepTodayWindows(ch: ClickHouse, window: TodayWindow, camp
       )
       SETTINGS max_execution_time = 30`,
     query_params: todayWindowParams(window, campaignIds),
-  });
+  }, KEPT_ROWS_ONLY));
 }
 
 /**

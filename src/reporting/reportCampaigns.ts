@@ -23,6 +23,18 @@ export interface ReportCampaign {
  */
 export const CAMPAIGN_IDS_PER_QUERY = 5000;
 
+/** A campaign of a page before its attributes: its id, whether the report shows it from its tombstone, its keyset position. */
+export interface PagedCampaign {
+  id: string;
+  gone: boolean;
+  sort_time: string;
+}
+
+/** Where organizationCampaignPage finds the attributes of a page's campaigns (campaignAttributes.ts); undefined when some are gone. */
+export interface RememberedAttributes {
+  of(db: SqlExecutor, page: PagedCampaign[]): Promise<ReportCampaign[] | undefined>;
+}
+
 export interface CampaignPage {
   /** null: every campaign from `offset` on. */
   limit: number | null;
@@ -56,18 +68,59 @@ export async function organizationCampaigns(
     `SELECT coalesce(json_agg(json_build_object(
               'id', c.id, 'name', c.name, 'status', c.status, 'brand_name', c.brand_name, 'objective', c.objective,
               'deleted_at', ${jsonTimeSql('c.deleted_at')}, 'sort_time', ${sortTimeSql('c.created_at')}) ORDER BY c.created_at, c.id), '[]')::text AS page
-       FROM (
-        SELECT c.id, c.name, c.status, c.brand_name, c.objective, c.deleted_at, c.created_at
+       FROM (${pageSql(
+         'own.name, own.status, own.brand_name, own.objective, NULL::timestamptz AS deleted_at',
+         "gone.name, 'completed', gone.brand_name, gone.objective, gone.deleted_at",
+       )}) c`,
+    pageParams(organizationId, campaignIds, page, deletedShown),
+  );
+  return JSON.parse(rows[0]!.page) as ReportCampaign[];
+}
+
+/**
+ * organizationCampaigns, with the campaigns' attributes from `attributes` (campaignAttributes.ts)
+ * where it remembers them: Postgres reads the page itself (which campaigns, in which order) and only
+ * the attributes it does not remember. When a campaign of the page is gone by the second read (a
+ * delete in between), the page is read again as one query.
+ */
+export async function organizationCampaignPage(
+  db: SqlExecutor,
+  attributes: RememberedAttributes,
+  organizationId: string,
+  campaignIds: string[] | null,
+  page: CampaignPage,
+  deletedShown: string[] = [],
+): Promise<ReportCampaign[]> {
+  const { rows } = await db.query<{ page: string }>(
+    `SELECT coalesce(json_agg(json_build_object('id', c.id, 'gone', c.gone, 'sort_time', ${sortTimeSql('c.created_at')}) ORDER BY c.created_at, c.id), '[]')::text AS page
+       FROM (${pageSql('false AS gone', 'true')}) c`,
+    pageParams(organizationId, campaignIds, page, deletedShown),
+  );
+  const campaigns = await attributes.of(db, JSON.parse(rows[0]!.page) as PagedCampaign[]);
+  return campaigns ?? organizationCampaigns(db, organizationId, campaignIds, page, deletedShown);
+}
+
+function pageParams(organizationId: string, campaignIds: string[] | null, page: CampaignPage, deletedShown: string[]): unknown[] {
+  return [organizationId, campaignIds, page.limit, page.offset, page.after?.time ?? null, page.after?.id ?? null, deletedShown];
+}
+
+/**
+ * The page's rows (id, created_at and the given columns of campaigns `own` and of tombstones `gone`),
+ * with the parameters of pageParams. The columns are fixed SQL of this file, never input.
+ */
+function pageSql(ownColumns: string, goneColumns: string): string {
+  return `
+        SELECT c.*
           FROM (${membersOf('$1')}) m
          CROSS JOIN LATERAL (
-           (SELECT own.id, own.name, own.status, own.brand_name, own.objective, own.created_at, NULL::timestamptz AS deleted_at
+           (SELECT own.id, own.created_at, ${ownColumns}
               FROM campaigns own
              WHERE own.organization_id = $1 AND own.user_id = m.user_id AND ($2::uuid[] IS NULL OR own.id = ANY ($2::uuid[]))
                AND ($5::timestamptz IS NULL OR (own.created_at, own.id) > ($5::timestamptz, $6::uuid))
              ORDER BY own.created_at, own.id
              LIMIT $3::bigint + $4::bigint)
            UNION ALL
-           (SELECT gone.id, gone.name, 'completed', gone.brand_name, gone.objective, gone.created_at, gone.deleted_at
+           (SELECT gone.id, gone.created_at, ${goneColumns}
               FROM deleted_campaigns gone
              WHERE gone.id = ANY ($7::uuid[]) AND gone.organization_id = $1 AND gone.user_id = m.user_id
                AND ($2::uuid[] IS NULL OR gone.id = ANY ($2::uuid[]))
@@ -76,9 +129,5 @@ export async function organizationCampaigns(
              LIMIT $3::bigint + $4::bigint)
          ) c
          ORDER BY c.created_at, c.id
-         LIMIT $3 OFFSET $4
-       ) c`,
-    [organizationId, campaignIds, page.limit, page.offset, page.after?.time ?? null, page.after?.id ?? null, deletedShown],
-  );
-  return JSON.parse(rows[0]!.page) as ReportCampaign[];
+         LIMIT $3 OFFSET $4`;
 }

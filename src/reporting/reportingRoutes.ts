@@ -28,6 +28,8 @@ import { publisherReportingRoutes } from './publisherReportingRoutes.js';
 import { operatorReportingRoutes } from './operatorReportingRoutes.js';
 import { sendReport } from './reportResponse.js';
 import { KeptReachWrites } from './keptReachWrites.js';
+import { KeptCampaignFigures } from './keptCampaignFigures.js';
+import { CampaignAttributes } from './campaignAttributes.js';
 
 /**
  * Advertiser reporting on the ClickHouse rollups: the spec's campaign and daily breakdowns, the
@@ -40,7 +42,8 @@ export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): 
   // Kept reach rows written after reports answer (keptReachWrites.ts); the running one is awaited on close, before the stores shut.
   const reachWrites = new KeptReachWrites(deps.ch, app.log, deps.metrics.reachWriteFailures);
   app.addHook('onClose', async () => reachWrites.close());
-  const stores = { db: deps.db, ch: deps.ch, reachWrites };
+  // The campaign breakdown's campaign attributes and figures, kept while no write changed them (campaignAttributes.ts, keptCampaignFigures.ts).
+  const stores = { db: deps.db, ch: deps.ch, reachWrites, campaignAttributes: new CampaignAttributes(deps.db), campaignFigures: new KeptCampaignFigures() };
   const onRequest = requireApiKey(deps.db, ['reporting']);
   await app.register(publisherReportingRoutes, deps);
   await app.register(operatorReportingRoutes, deps);

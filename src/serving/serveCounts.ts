@@ -2,6 +2,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, u
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ClickHouse } from '../store/clickhouse.js';
+import { declaredWrite } from '../store/writtenEventDays.js';
 import { MS_PER_DAY, utcDay, utcDate } from '../utcDays.js';
 
 interface Counts {
@@ -57,10 +58,12 @@ export class ServeCounts {
       // A torn last line (power loss while writing) is cut off; its counts are lost with the power.
       const complete = body.slice(0, body.lastIndexOf('\n') + 1);
       if (complete !== '') {
-        await this.ch.client.command({
+        // Serve counts are no event: what events_v1 and its views hold is unchanged (writtenEventDays.ts).
+        const insert = {
           query: `INSERT INTO placement_serve_counts_v1 (day, placement_id, requests, filled) FORMAT JSONEachRow\n${complete}`,
           clickhouse_settings: { insert_deduplication_token: name },
-        });
+        };
+        await this.ch.client.command(declaredWrite(this.ch.writtenEventDays, insert, null));
       }
       unlinkSync(path.join(this.directory, name));
     }

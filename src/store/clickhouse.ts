@@ -4,6 +4,7 @@ import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickh
 import type { ClusterTarget } from './clusterDdl.js';
 import { withUnavailableQueries } from './clickhouseUnavailable.js';
 import { lockDirectory } from './directoryLock.js';
+import { WrittenEventDays, withWrittenEventDays } from './writtenEventDays.js';
 import { forgetBlocksWithoutParts, type ForgottenBlocks } from './deduplicationLogRepair.js';
 
 export interface ClickHouseOptions {
@@ -25,6 +26,8 @@ export interface ClickHouse {
   readonly cluster?: ClusterTarget;
   /** Embedded only: the blocks a kill -9 left recorded without their part, forgotten before the engine opened (deduplicationLogRepair.ts). */
   readonly forgottenBlocks?: ForgottenBlocks[];
+  /** Embedded only: which days of events each write changed (writtenEventDays.ts); every write is this process's own. */
+  readonly writtenEventDays?: WrittenEventDays;
   close(): Promise<void>;
 }
 
@@ -70,10 +73,12 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
     // chdb is an optional dependency, loaded only here so that server mode never needs its native library.
     const { createChdbConnection } = await import('chdb/connection');
     const client = createClient({ connection: createChdbConnection({ path: directory }) } as never);
+    const writtenEventDays = new WrittenEventDays();
     return {
-      client: withUnavailableQueries(client),
+      client: withWrittenEventDays(withUnavailableQueries(client), writtenEventDays),
       kind: 'embedded',
       forgottenBlocks,
+      writtenEventDays,
       close: async () => {
         try {
           await client.close();

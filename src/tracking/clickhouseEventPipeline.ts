@@ -13,6 +13,7 @@ import { lockDirectory } from '../store/directoryLock.js';
 import { billableServeId, billableServeIdsInLines, billedOnceSelect, ServeIdRanges, spooledSelect, spoolStructure, stringLiteral } from './billedOnce.js';
 import { processBillingLock, type BillingLock } from './billingLock.js';
 import { ReadWriteGate } from './readWriteGate.js';
+import { declaredWrite, widenDaySpan, type DaySpan } from '../store/writtenEventDays.js';
 
 export interface EventPipelineOptions {
   config: Pick<Config, 'DATA_DIR' | 'EVENT_FLUSH_ROWS' | 'EVENT_FLUSH_INTERVAL_MS' | 'EVENT_BUFFER_MAX_ROWS' | 'EVENT_SPOOL_FSYNC'>;
@@ -58,6 +59,12 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   const quarantine = new EventQuarantine(path.join(config.DATA_DIR, 'quarantine'));
   /** The serves of the valid link events of each segment this run spooled, checked by its insert (billedOnce.ts). */
   const billable = new Map<string, ServeIdRanges>();
+  /**
+   * The UTC days of the events of each segment this run spooled, which its insert names
+   * (writtenEventDays.ts): today's events leave the kept figures of past days as they are. A segment
+   * a previous run left has none here, and its insert counts as changing every day.
+   */
+  const eventDays = new Map<string, DaySpan>();
   /** Segments a previous run left: their valid link events are read from their lines. */
   const recovered = new Set(sealed.map((segment) => segment.name));
   const listeners: Array<(event: TrackedEvent, written: boolean) => void> = [];
@@ -115,19 +122,19 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
    * reads the process's stdin instead of the statement's rows (it waits forever on an open pipe or
    * terminal), so there the body goes to a file of its own, which the engine reads with file().
    */
-  async function insert(body: string, token: string, serves: ServeIdRanges | undefined): Promise<unknown> {
+  async function insert(body: string, token: string, serves: ServeIdRanges | undefined, days: DaySpan | undefined): Promise<unknown> {
     // The spool's lines are the insert's body as they are: ClickHouse parses them, Node never re-encodes them.
     if (ch.kind === 'embedded') {
       const file = spool.writeForEngine(body);
       try {
-        return await insertFile(file, token, serves);
+        return await insertFile(file, token, serves, days);
       } finally {
         spool.removeForEngine(file);
       }
     }
     const source = `input(${await spooledStructure()})`;
     const select = serves === undefined ? spooledSelect(source) : billedOnceSelect(source, serves);
-    return ch.client.command({ query: `${INSERT_EVENTS_SELECT} ${select} FORMAT JSONCompactEachRow\n${body}`, clickhouse_settings: insertSettings(token) });
+    return ch.client.command(ofDays({ query: `${INSERT_EVENTS_SELECT} ${select} FORMAT JSONCompactEachRow\n${body}`, clickhouse_settings: insertSettings(token) }, days));
   }
 
   /**
@@ -135,10 +142,10 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
    * off the event loop), so the segment never passes through Node: 2.5x the inline insert of the
    * same body in a measurement of 100,000 rows. The table function takes events_v1's structure.
    */
-  async function insertFile(file: string, token: string, serves: ServeIdRanges | undefined): Promise<unknown> {
+  async function insertFile(file: string, token: string, serves: ServeIdRanges | undefined, days: DaySpan | undefined): Promise<unknown> {
     const source = `file(${stringLiteral(file)}, JSONCompactEachRow, ${await spooledStructure()})`;
     const select = serves === undefined ? spooledSelect(source) : billedOnceSelect(source, serves);
-    return ch.client.command({ query: `${INSERT_EVENTS_SELECT} ${select}`, clickhouse_settings: insertSettings(token) });
+    return ch.client.command(ofDays({ query: `${INSERT_EVENTS_SELECT} ${select}`, clickhouse_settings: insertSettings(token) }, days));
   }
 
   /**
@@ -147,9 +154,21 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
    * The tokens follow the halving, which depends only on the segment's content, so a retried or
    * replayed segment repeats the same tokens and counts once.
    */
-  async function insertLines(segmentName: string, body: string, lineCount: number, token: string, serves: ServeIdRanges | undefined): Promise<number> {
+  /** An insert's params, naming the days of its events when they are known (undefined: every day). */
+  function ofDays<Params extends object>(params: Params, days: DaySpan | undefined): Params {
+    return days === undefined ? params : declaredWrite(ch.writtenEventDays, params, days);
+  }
+
+  async function insertLines(
+    segmentName: string,
+    body: string,
+    lineCount: number,
+    token: string,
+    serves: ServeIdRanges | undefined,
+    days: DaySpan | undefined,
+  ): Promise<number> {
     try {
-      await insert(body, token, serves);
+      await insert(body, token, serves, days);
       return lineCount;
     } catch (error) {
       if (!isUnparsableInsert(error)) throw error;
@@ -162,8 +181,8 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
       }
       const half = Math.ceil(lines.length / 2);
       // Each half is checked against the serves of the whole body: a superset, so the same answer.
-      const first = await insertLines(segmentName, lines.slice(0, half).join(''), half, `${token}:a`, serves);
-      return first + (await insertLines(segmentName, lines.slice(half).join(''), lines.length - half, `${token}:b`, serves));
+      const first = await insertLines(segmentName, lines.slice(0, half).join(''), half, `${token}:a`, serves, days);
+      return first + (await insertLines(segmentName, lines.slice(half).join(''), lines.length - half, `${token}:b`, serves, days));
     }
   }
 
@@ -175,9 +194,10 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
    */
   async function insertSegment(segment: SealedSegment, serves: ServeIdRanges | undefined): Promise<number> {
     const file = ch.kind === 'embedded' ? spool.readableByEngine(segment.name) : undefined;
+    const days = eventDays.get(segment.name);
     if (file !== undefined && segment.events < ONE_INSERT_BLOCK_ROWS) {
       try {
-        await insertFile(file, segment.name, serves);
+        await insertFile(file, segment.name, serves, days);
         return segment.events;
       } catch (error) {
         if (!isUnparsableInsert(error)) throw error;
@@ -185,7 +205,7 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     }
     const body = spool.read(segment.name);
     // An empty body is not an insert (ClickHouse refuses it): the segment just goes.
-    return body === '' ? 0 : insertLines(segment.name, body, segment.events, segment.name, serves);
+    return body === '' ? 0 : insertLines(segment.name, body, segment.events, segment.name, serves, days);
   }
 
   /** The serves of the segment's valid link events, which its insert checks; undefined when it has none. */
@@ -200,6 +220,7 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
       counts.written += await insertSegment(segment, serves);
       spool.remove(segment.name);
       billable.delete(segment.name);
+      eventDays.delete(segment.name);
       recovered.delete(segment.name);
       sealed.splice(sealed.indexOf(segment), 1);
       sealedCount -= segment.events;
@@ -392,12 +413,15 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     }
     counts.accepted += events.length;
     let serves: ServeIdRanges | undefined;
+    let days = eventDays.get(spool.openName);
     // Nothing from here on throws (tell, seal): the events are kept, and their answer must say so.
     for (const event of events) {
       tell(event, false);
+      days = widenDaySpan(days, event.event_time);
       const serveId = billableServeId(event);
       if (serveId !== undefined) (serves ??= billableOf(spool.openName)).add(serveId);
     }
+    if (days !== undefined) eventDays.set(spool.openName, days);
     if (spool.openCount >= config.EVENT_FLUSH_ROWS) {
       sealOpenSegment();
       if (retryDelayMs === 0) void drain().catch(() => undefined);
@@ -461,7 +485,8 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
       // The listeners count the events within the write: a counter's read finds them in ClickHouse or in its counts, never both.
       await gate.run('write', async () => {
         try {
-          await ch.client.command({ query: `${INSERT_EVENTS}\n${body}`, clickhouse_settings: insertSettings(token) });
+          const days = events.reduce<DaySpan | undefined>((span, event) => widenDaySpan(span, event.event_time), undefined);
+          await ch.client.command(ofDays({ query: `${INSERT_EVENTS}\n${body}`, clickhouse_settings: insertSettings(token) }, days));
         } catch (error) {
           log.error({ err: error }, 'ClickHouse did not take an event written at once; refused it');
           refuse(events.length, 'the event could not be stored; retry later');

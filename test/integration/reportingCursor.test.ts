@@ -3,6 +3,8 @@ import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { contractSchema } from '../helpers/contract.js';
 import { createAdvertiser } from '../helpers/factories.js';
 import { campaignReport, type CampaignRow } from '../../src/reporting/campaignReport.js';
+import { CampaignAttributes } from '../../src/reporting/campaignAttributes.js';
+import { KeptCampaignFigures } from '../../src/reporting/keptCampaignFigures.js';
 import { KeptReachWrites } from '../../src/reporting/keptReachWrites.js';
 
 const CAMPAIGNS_URL = '/v1/advertiser/reporting/campaigns';
@@ -80,7 +82,7 @@ describe('campaign report: a long export', () => {
     // More than one batch (1,000 campaigns): the export reads a second page after the first is sent.
     const ids = await bulkCampaigns(advertiser.user.id, 1500);
     const today = new Date().toISOString().slice(0, 10);
-    const batches = campaignReport({ ...ctx.stores, reachWrites: new KeptReachWrites(ctx.stores.ch, ctx.app.log, { inc: () => undefined }) }, {
+    const batches = campaignReport({ ...ctx.stores, reachWrites: new KeptReachWrites(ctx.stores.ch, ctx.app.log, { inc: () => undefined }), campaignAttributes: new CampaignAttributes(ctx.stores.db), campaignFigures: new KeptCampaignFigures() }, {
       organizationId: advertiser.organization.id,
       campaignIds: null,
       dateFrom: today,
