@@ -3,7 +3,7 @@ import { FirstWordMap } from '../serving/firstWordMap.js';
 import { similarity, type SemanticModel } from './semanticModel.js';
 import {
   ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, EVERYDAY_BEFORE, EVERYDAY_NEXT, FILLERS, HAVING, NAMED_RELATIVES, PET_ANIMALS, PETS, PLACES, RELATIVES, SENSITIVE_TOPICS,
-  SOMEONE, THEMED, type SensitiveTopic,
+  SOMEONE, STARTING, THEMED, type SensitiveTopic,
 } from './sensitiveTopics.js';
 import { TopicBound } from './topicBound.js';
 
@@ -51,6 +51,7 @@ const LEADING_SLOTS: Record<string, WordSet> = {
   'pet animal': wordSet(PET_ANIMALS),
   place: wordSet(PLACES),
   having: wordSet(HAVING),
+  starting: wordSet(STARTING),
 };
 const EVERYDAY_NEXT_RUNS = new Map(Object.entries(EVERYDAY_NEXT).map(([name, runs]) => [name, wordRuns(runs)]));
 const EVERYDAY_BEFORE_WORDS = new Map(Object.entries(EVERYDAY_BEFORE).map(([name, words]) => [name, wordSet(words)]));
@@ -163,12 +164,14 @@ export class BrandSafety {
  * sets and runs. Each also without its accents.
  */
 function phrasesOf(topic: SensitiveTopic): Array<Omit<TopicPhrase, 'topic'>> {
+  // Keyed by the listed phrase too: the same words with other slots ("radiation" confirmed by a
+  // medical word, and after "start") are two phrases.
   const phrases = new Map<string, Omit<TopicPhrase, 'topic'>>();
-  const add = (text: string, phrase: Omit<TopicPhrase, 'topic' | 'words'>) => {
-    phrases.set(text, { words: wordsOf(text), ...phrase });
+  const add = (listed: string, text: string, phrase: Omit<TopicPhrase, 'topic' | 'words'>) => {
+    phrases.set(`${listed}\n${text}`, { words: wordsOf(text), ...phrase });
     // People type "fallecio" for "falleció", "deces" for "décès".
     const plain = text.normalize('NFD').replace(/\p{M}/gu, '');
-    phrases.set(plain, { words: wordsOf(plain), ...phrase });
+    phrases.set(`${listed}\n${plain}`, { words: wordsOf(plain), ...phrase });
   };
   const confirmedBy = wordSet(topic.confirmedBy);
   const texts = [...[...topic.phrases, ...Object.values(topic.otherLanguages).flat()].map((text) => ({ text, ambiguous: false })), ...topic.ambiguous.map((text) => ({ text, ambiguous: true }))];
@@ -188,10 +191,10 @@ function phrasesOf(topic: SensitiveTopic): Array<Omit<TopicPhrase, 'topic'>> {
     }
     const rest = { after, notAfter, unless, confirmedBy: ambiguous ? confirmedBy : undefined };
     const slot = /\{(named relative|relative|pet)\}/.exec(phrase);
-    if (slot === null) add(phrase, { endsWithPerson: false, ...rest });
+    if (slot === null) add(text, phrase, { endsWithPerson: false, ...rest });
     else {
       const people = slot[1] === 'relative' ? RELATIVES : slot[1] === 'pet' ? PETS : NAMED_RELATIVES;
-      for (const person of people) add(phrase.replace(slot[0], person), { endsWithPerson: phrase.endsWith(slot[0]), ...rest });
+      for (const person of people) add(text, phrase.replace(slot[0], person), { endsWithPerson: phrase.endsWith(slot[0]), ...rest });
     }
   }
   return [...phrases.values()];

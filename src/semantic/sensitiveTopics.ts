@@ -24,7 +24,8 @@ export interface SensitiveTopic {
    * only after a person or pet named just before it (SOMEONE, "in law" allowed after it and one of
    * FILLERS between: "my mother-in-law suddenly died", "our dog passed"), `{anyone}` the same or
    * "he", "she", "ex", `{pet animal}` a pet alone, `{place}` one of PLACES ("the whole village is
-   * under water"), `{having}` one of HAVING ("my wife has ALS"); a leading `{not after NAME}`
+   * under water"), `{having}` one of HAVING ("my wife has ALS"), `{starting}` one of STARTING ("I
+   * start radiation next week"); a leading `{not after NAME}`
    * does not match when one of the few words before it is one of EVERYDAY_BEFORE[NAME] ("sunscreen
    * against skin cancer"); a trailing `{unless NAME}` does not match when the next words are one of
    * EVERYDAY_NEXT[NAME] ("passed the test", "beat me at chess", "lost my mum at the shops"). No
@@ -61,6 +62,11 @@ export const RELATIVES = [
   'uncle', 'aunt', 'auntie', 'cousin', 'nephew', 'niece', 'stepdad', 'stepmom', 'stepmum', 'best friend',
   'mother in law', 'father in law', 'son in law', 'daughter in law', 'brother in law', 'sister in law',
 ];
+/** RELATIVES in Spanish, for "perdí a mi padre". */
+const RELATIVES_ES = [
+  'padre', 'madre', 'papá', 'mamá', 'esposo', 'esposa', 'marido', 'mujer', 'hijo', 'hija', 'hermano', 'hermana', 'abuelo', 'abuela', 'tío', 'tía', 'novio', 'novia',
+  'mejor amigo', 'mejor amiga', 'bebé',
+];
 /** Those also named without "my" or "our": "we lost mum", "RIP dad". */
 export const NAMED_RELATIVES = ['mum', 'mom', 'mama', 'dad', 'papa', 'grandma', 'grandpa', 'granny', 'grandad', 'granddad', 'nan', 'nana', 'gran'];
 /** Animals people keep and mourn. */
@@ -90,6 +96,8 @@ export const PLACES = [
 ];
 /** `{having}`: the words before a disease named by its letters ("my wife has ALS", "living with MS"). */
 export const HAVING = ['has', 'have', 'had', 'with', 'of'];
+/** `{starting}`: the words before a treatment said without its medical name ("I start radiation next week"). */
+export const STARTING = ['start', 'starts', 'starting', 'started', 'begin', 'begins', 'beginning', 'began', 'finish', 'finishes', 'finishing', 'finished', 'during', 'after', 'more', 'daily'];
 /** Words allowed between `{someone}` and the rest: "my dad suddenly died", "my ex keeps threatening me". */
 export const FILLERS = [
   'just', 'sadly', 'suddenly', 'unexpectedly', 'recently', 'peacefully', 'tragically', 'finally',
@@ -103,6 +111,19 @@ const LOST_AT = [
   'shops', 'shop', 'supermarket', 'mall', 'store', 'market', 'shopping centre', 'shopping center', 'crowd', 'crowds',
   'fair', 'funfair', 'festival', 'zoo', 'park', 'theme park', 'beach', 'airport', 'station', 'concert', 'museum',
 ].flatMap((place) => [`at the ${place}`, `in the ${place}`]);
+/** The same in Spanish, for "perdí a mi hijo en el supermercado". */
+const LOST_AT_ES = [
+  'en el supermercado', 'en la tienda', 'en el centro comercial', 'en el mercado', 'en el parque', 'en la playa', 'en el aeropuerto', 'en la estación', 'en la estacion',
+  'en la feria', 'en el concierto', 'en el zoo', 'entre la gente', 'entre la multitud',
+];
+/** What is declined or handed down after "passed on" ("passed on the flat", "passed on her recipe"). */
+const HANDED_ON = [
+  'flat', 'house', 'apartment', 'place', 'room', 'offer', 'job', 'role', 'position', 'chance', 'opportunity', 'deal', 'car', 'invitation', 'invite', 'trip',
+  'tickets', 'ticket', 'idea', 'message', 'news', 'information', 'info', 'baton', 'torch', 'recipe', 'recipes', 'tradition', 'traditions', 'genes', 'gene',
+  'cold', 'bug', 'virus', 'knowledge', 'skills', 'love', 'advice', 'tips', 'name', 'watch', 'ring', 'dessert', 'rest', 'savings', 'discount',
+];
+/** The twelve signs, for "a cancer compatible with a scorpio", "cancer and leo". */
+const STAR_SIGNS = ['aries', 'taurus', 'gemini', 'cancer', 'leo', 'virgo', 'libra', 'scorpio', 'sagittarius', 'capricorn', 'aquarius', 'pisces'];
 /** A phone or battery "died" in Spanish and German as in English ("mi móvil se murió", "mein Handy ist gestorben"). */
 const DEVICES = [
   'móvil', 'movil', 'celular', 'teléfono', 'telefono', 'batería', 'bateria', 'portátil', 'portatil', 'ordenador', 'computadora', 'coche', 'carro',
@@ -126,13 +147,26 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
   object: [
     'the', 'a', 'an', 'his', 'her', 'their', 'my', 'our', 'your', 'its', 'it', 'that', 'these', 'those', 'me', 'him', 'us', 'them',
     'out', 'up', 'through', 'by', 'over', 'all', 'both', 'with', 'exam', 'exams', 'test', 'tests', 'driving', 'maths', 'math', 'gas', 'wind',
+    // Passing something on, said as often as a death ("my uncle passed on tuesday", "passed on the
+    // 5th"): what is declined or handed down ("my partner passed on the flat", "grandma passed on
+    // her recipe"), never a day or a date.
+    ...['the', 'a', 'an', 'his', 'her', 'their', 'my', 'our', 'your', 'this', 'that'].flatMap((whose) => HANDED_ON.map((thing) => `on ${whose} ${thing}`)),
+    'on it', 'on that', 'on them', 'on this one', 'on that one', 'on both',
   ],
+  /** A bout in a ring or a cage: "my sister lost her fight on points". */
+  bout: ['on points', 'by decision', 'by split decision', 'by knockout', 'by ko', 'by tko', 'by submission', 'to', 'against', 'at the', 'in round', 'in the first round', 'in the second round', 'in the third round', 'in the final round', 'in the ring', 'in the cage'],
   /** Arriving: "didn't make it to the party", "didn't make it home". */
   arrival: ['to', 'into', 'onto', 'on', 'back', 'home', 'out', 'past', 'for', 'up', 'there', 'here', 'the', 'in'],
   /** A contest: "my son beat me at chess". */
   contest: ['at', 'in', 'to', 'on', 'again', 'every', 'by'],
   /** Urging or removing, not shoving: "pushed me to apply", "kicked me out". */
   urging: ['to', 'into', 'towards', 'toward', 'forward', 'out', 'off'],
+  /** Getting out of bed or of the house: "my dad didn't get out much". */
+  outing: ['of', 'much', 'often', 'enough', 'more', 'for', 'to', 'the', 'a', 'early', 'till', 'until'],
+  /** Radiation in a lab or a plant: "we start radiation shielding in physics". */
+  physics: ['shielding', 'exposure', 'levels', 'level', 'detector', 'detectors', 'badge', 'safety', 'protection', 'monitoring', 'physics', 'hardening', 'leak', 'leaks'],
+  /** "took my breath away". */
+  breath: ['breath', 'breath away', 'mind off', 'attention'],
   /** "hit me up". */
   contact: ['up'],
   /** A film's or a photographer's shooting: "after the shooting wrapped". */
@@ -141,11 +175,14 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
   treat: ['a', 'an', 'some', 'one', 'two', 'coffee', 'lunch', 'dinner', 'breakfast', 'drink', 'drinks', 'food', 'snacks', 'tickets', 'seat', 'seats'],
   /** "lost the baby weight", "lost our baby monitor". */
   baby: ['weight', 'fat', 'pounds', 'belly', 'bump', 'monitor', 'gate', 'blanket', 'bottle', 'shoes', 'sock', 'socks', 'clothes', 'wipes', 'sling', 'carrier'],
-  place: LOST_AT,
+  place: [...LOST_AT, ...LOST_AT_ES],
   /** A figure of speech: "our cat died of boredom", "I nearly died laughing". */
   figure: ['of boredom', 'of embarrassment', 'of shame', 'of laughter', 'laughing', 'inside', 'a little'],
   /** The star sign: "a cancer zodiac sign", "cancer season" (not "cancer signs", a symptom). */
-  astrology: ['zodiac', 'sign', 'star', 'horoscope', 'season', 'sun', 'moon', 'rising', 'traits', 'compatibility'],
+  astrology: [
+    'zodiac', 'sign', 'star', 'horoscope', 'season', 'sun', 'moon', 'rising', 'traits', 'compatibility', 'compatible', 'man', 'woman', 'men', 'women', 'personality',
+    ...STAR_SIGNS.flatMap((sign) => [`and ${sign}`, `and a ${sign}`, `and an ${sign}`, `with ${sign}`, `with a ${sign}`, `with an ${sign}`]),
+  ],
   /** Microsoft's: "I have MS Teams". */
   software: ['word', 'office', 'teams', 'excel', 'access', 'paint', 'dos', 'sql', 'outlook', 'edge', 'project', 'visio', 'onenote', 'powerpoint', 'publisher', 'store', 'account', 'surface', 'rewards', 'authenticator', '365'],
   /** "se me murió el móvil". */
@@ -161,8 +198,28 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
 const NOT_LIVED = [
   'first aid course', 'first aid courses', 'first aid class', 'first aid classes', 'first aid training', 'learn first aid', 'learning first aid', 'first aid kit',
   'emergency kit', 'survival kit', 'go bag', 'preparedness', 'hurricane shutters', 'storm shutters', 'before hurricane season', 'sunscreen', 'sunblock', 'spf',
-  'zodiac', 'star sign', 'horoscope', 'astrology', 'themed', 'fancy dress',
+  'zodiac', 'star sign', 'horoscope', 'astrology', 'tarot', 'themed', 'fancy dress',
+  // The signs but Cancer and Leo (a disease, a name): "is a cancer compatible with a scorpio?".
+  'aries', 'taurus', 'gemini', 'virgo', 'libra', 'scorpio', 'sagittarius', 'capricorn', 'aquarius', 'pisces',
 ];
+/** History homework ("what caused the great fire of London?"): clears the similarity of disaster and accident, as getting ready does. */
+const HISTORY = ['great fire of', 'in history', 'the history of', 'historical', 'historians', 'history lesson', 'history class', 'history homework', 'history essay', 'gcse', 'a level history'];
+/**
+ * Routine operations ("recovering from knee surgery, best ice pack to buy?"): near a serious
+ * diagnosis by "surgery" and recovery, and not one. Clears that similarity only: a named disease is a phrase.
+ */
+const ROUTINE_OPERATIONS = [
+  'knee surgery', 'knee replacement', 'hip replacement', 'acl surgery', 'acl reconstruction', 'meniscus', 'wisdom teeth', 'wisdom tooth', 'cataract', 'bunion',
+  'hernia repair', 'carpal tunnel', 'tonsillectomy', 'tonsils out', 'vasectomy', 'laser eye', 'nose job',
+];
+
+/** What a child (or a pet) swallows that sends them to hospital: "swallowed a button battery", "drank some bleach". */
+const SWALLOWED = ['swallowed', 'drank', 'drunk', 'ate', 'eaten'].flatMap((verb) =>
+  [
+    'a button battery', 'button batteries', 'a battery', 'a magnet', 'magnets', 'bleach', 'some bleach', 'a dishwasher tablet', 'dishwasher tablets', 'a laundry pod',
+    'laundry pods', 'a washing pod', 'washing pods', 'detergent', 'antifreeze', 'weed killer', 'rat poison', 'slug pellets', 'drain cleaner', 'lamp oil', 'white spirit',
+  ].map((thing) => `${verb} ${thing}`),
+);
 
 /** What one does to take an overdose: "took a bunch of pills", "swallowed a handful of tablets". */
 const OVERDOSE = ['took', 'taken', 'swallowed'].flatMap((verb) =>
@@ -190,21 +247,40 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       // A killing: "my friend was murdered", "shot dead"; not "we got murdered in the game".
       '{someone} murdered {unless object}', 'was murdered', 'were murdered', 'been murdered', 'shot dead', 'stabbed to death', 'beaten to death', 'shot and killed',
       'lost his battle with', 'lost her battle with', 'lost their battle with', 'lost his fight with', 'lost her fight with', 'lost their fight with',
+      // The same after a person, without the illness: "my aunt lost her fight last night" (not a bout: "my sister lost her fight on points").
+      ...['his', 'her', 'their'].flatMap((whose) => [`{someone} lost ${whose} fight {unless bout}`, `{someone} lost ${whose} battle {unless bout}`]),
+      'after a death', 'following a death', 'death in the family', 'death in our family', 'death in my family',
       // What is said to the bereaved (an assistant's answer says it too).
       'sorry for your loss', 'sorry for the loss', 'death certificate', 'eulogy',
     ],
-    ambiguous: [],
-    confirmedBy: [],
+    // A goodbye to a relative is a death as often as a trip ("it's been a year since we said goodbye
+    // to grandma", "said goodbye to mum at the airport"): only with a word of missing someone.
+    ambiguous: ['goodbye to {named relative} {unless place}', 'goodbye to my {relative} {unless place}', 'goodbye to our {relative} {unless place}'],
+    confirmedBy: ['since', 'miss', 'missing', 'grief', 'grieve', 'hospice', 'ashes', 'grave', 'heaven', 'forever'],
     otherLanguages: {
-      es: ['falleció', 'fallecido', 'fallecida', 'fallecimiento', '{not after device} murió {unless device}', 'velorio', 'entierro', 'funeral', 'luto', 'pésame', 'descanse en paz'],
-      de: ['{not after device} gestorben', 'verstorben', 'verstorbene', 'verstorbenen', 'verstarb', 'beerdigung', 'beisetzung', 'trauerfeier', 'trauer', 'beileid', 'ruhe in frieden'],
+      es: [
+        'falleció', 'fallecido', 'fallecida', 'fallecimiento', '{not after device} murió {unless device}', 'velorio', 'entierro', 'funeral', 'luto', 'pésame', 'descanse en paz',
+        ...['perder a mi', 'perdí a mi', 'perdi a mi', 'perdió a su', 'perdimos a nuestro', 'perdimos a nuestra', 'pérdida de mi', 'muerte de mi'].flatMap((lost) => RELATIVES_ES.map((relative) => `${lost} ${relative} {unless place}`)),
+      ],
+      de: [
+        ...['meinen', 'unseren'].flatMap((whose) => ['vater', 'mann', 'sohn', 'bruder', 'opa', 'großvater', 'grossvater', 'onkel', 'freund', 'papa'].map((relative) => `${whose} ${relative} verloren`)),
+        ...['meine', 'unsere'].flatMap((whose) => ['mutter', 'frau', 'tochter', 'schwester', 'oma', 'großmutter', 'grossmutter', 'tante', 'freundin', 'mama'].map((relative) => `${whose} ${relative} verloren`)),
+        '{not after device} gestorben', 'verstorben', 'verstorbene', 'verstorbenen', 'verstarb', 'beerdigung', 'beisetzung', 'trauerfeier', 'trauer', 'beileid', 'ruhe in frieden'],
       fr: [
         'décédé', 'décédée', 'décès', 'obsèques', 'enterrement', 'funérailles', 'deuil', 'condoléances', 'repose en paix', 'père est mort', 'mère est morte', 'mari est mort',
         'femme est morte', 'fils est mort', 'fille est morte', 'frère est mort', 'sœur est morte', 'soeur est morte', 'grand-père est mort', 'grand-mère est morte',
         'oncle est mort', 'tante est morte', 'ami est mort', 'amie est morte', 'chien est mort', 'chienne est morte', 'chat est mort', 'chatte est morte',
+        ...['perdu', 'mort de', 'perte de'].flatMap((lost) => ['mon père', 'ma mère', 'mon mari', 'ma femme', 'mon fils', 'ma fille', 'mon frère', 'ma sœur', 'ma soeur', 'mon grand-père', 'ma grand-mère'].map((relative) => `${lost} ${relative}`)),
       ],
-      it: ['deceduto', 'deceduta', 'decesso', 'funerale', 'lutto', 'condoglianze', 'riposa in pace', 'padre è morto', 'madre è morta', 'marito è morto', 'moglie è morta', 'figlio è morto', 'figlia è morta', 'fratello è morto', 'sorella è morta', 'nonno è morto', 'nonna è morta'],
-      pt: ['faleceu', 'falecido', 'falecida', 'falecimento', 'velório', 'enterro', 'funeral', 'luto', 'pêsames', 'descanse em paz', 'pai morreu', 'mãe morreu', 'marido morreu', 'esposa morreu', 'filho morreu', 'filha morreu', 'irmão morreu', 'irmã morreu', 'avô morreu', 'avó morreu'],
+      it: [
+        'deceduto', 'deceduta', 'decesso', 'funerale', 'lutto', 'condoglianze', 'riposa in pace', 'padre è morto', 'madre è morta', 'marito è morto', 'moglie è morta', 'figlio è morto', 'figlia è morta', 'fratello è morto', 'sorella è morta', 'nonno è morto', 'nonna è morta',
+        ...['perso', 'morte di'].flatMap((lost) => ['mio padre', 'mia madre', 'mio marito', 'mia moglie', 'mio figlio', 'mia figlia', 'mio fratello', 'mia sorella', 'mio nonno', 'mia nonna'].map((relative) => `${lost} ${relative}`)),
+      ],
+      pt: [
+        'faleceu', 'falecido', 'falecida', 'falecimento', 'velório', 'enterro', 'funeral', 'luto', 'pêsames', 'descanse em paz', 'pai morreu', 'mãe morreu', 'marido morreu', 'esposa morreu', 'filho morreu', 'filha morreu', 'irmão morreu', 'irmã morreu', 'avô morreu', 'avó morreu',
+        ...['perdi o meu', 'perdi meu', 'perder o meu', 'morte do meu'].flatMap((lost) => ['pai', 'marido', 'filho', 'irmão', 'avô'].map((relative) => `${lost} ${relative}`)),
+        ...['perdi a minha', 'perdi minha', 'perder a minha', 'morte da minha'].flatMap((lost) => ['mãe', 'esposa', 'mulher', 'filha', 'irmã', 'avó'].map((relative) => `${lost} ${relative}`)),
+      ],
     },
     cues: [
       'died', 'die', 'dies', 'dead', 'death', 'deceased', 'passed', 'passing', 'lost', 'loss', 'losing', 'late', 'killed', 'gone',
@@ -225,9 +301,17 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       // A fall that puts someone in hospital: "grandad had a bad fall", "my dad fell from the roof".
       '{someone} had a fall', '{someone} had a bad fall', '{someone} had a nasty fall', '{someone} fell down the stairs', '{someone} fell from the roof',
       '{someone} fell off the roof', '{someone} fell from a ladder', '{someone} fell off a ladder', '{someone} fell off the ladder',
+      // Swallowed or scalded, maimed: "my toddler swallowed a button battery", "drank some bleach", "lost three fingers".
+      ...SWALLOWED, 'poison control', 'poison center', 'poison centre', 'poisons centre', 'poisons information',
+      ...['herself', 'himself', 'themselves', 'myself'].flatMap((whom) => ['on', 'onto', 'over', 'all over'].map((where) => `boiling water ${where} ${whom}`)),
+      'badly burned {unless object}', 'badly burnt {unless object}', 'severely burned', 'severe burns', 'serious burns', 'degree burns', 'burns unit', 'scalds',
+      ...['a', 'two', 'three', 'four', 'his', 'her', 'their'].flatMap((which) => ['finger', 'fingers', 'eye'].map((part) => `lost ${which} ${part}`)),
+      ...['his', 'her', 'their'].flatMap((whose) => ['arm', 'leg', 'foot', 'legs', 'arms'].map((part) => `lost ${whose} ${part}`)),
+      'amputated', 'amputation',
     ],
-    ambiguous: [],
-    confirmedBy: [],
+    // Left inside a fire, a wreck or water ("there was a fire in my block, my neighbour didn't get out"), not a pet that did not escape.
+    ambiguous: ["{someone} didn't get out {unless outing}", '{someone} didnt get out {unless outing}', '{someone} did not get out {unless outing}', "{someone} couldn't get out {unless outing}"],
+    confirmedBy: ['fire', 'fires', 'flames', 'smoke', 'blaze', 'burning', 'wreck', 'wreckage', 'sank', 'sinking', 'collapsed', 'rubble'],
     otherLanguages: {
       es: ['accidente de tráfico', 'accidente de coche', 'accidente de carro', 'accidente mortal', 'gravemente herido', 'gravemente herida', 'atropellado', 'atropellada'],
       de: ['autounfall', 'verkehrsunfall', 'tödlich verunglückt', 'tödlichen unfall', 'schwer verletzt', 'ums leben gekommen'],
@@ -245,7 +329,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'nobody injured', 'nobody was injured', 'no one injured', 'no one was injured', 'no injuries', 'without injuries',
       'everyone is fine', 'everyone is ok', 'everyone is okay', 'everybody is fine', 'everybody is ok', 'everyone s fine', 'everyone s ok',
       'unhurt', 'uninjured', 'wasn t hurt', 'weren t hurt', 'not hurt', 'not injured',
-      ...NOT_LIVED,
+      ...NOT_LIVED, ...HISTORY, ...ROUTINE_OPERATIONS,
     ],
   },
   {
@@ -256,6 +340,11 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'burst its banks', 'burst their banks', 'broke its banks',
       // War and shootings as lived ("fled the war", "after the shooting at the race"), not a history book or a photo shoot.
       'war zone', 'air strike', 'air strikes', 'airstrike', 'airstrikes', 'fled the war', 'fleeing the war', 'refugee camp', 'after the shooting {unless filming}', 'since the shooting {unless filming}',
+      ...['fled', 'fleeing', 'flee', 'escaped'].flatMap((fled) => ['the fighting', 'the violence', 'the bombing', 'the bombs', 'the shelling'].map((what) => `${fled} ${what}`)),
+      // What a fire or a flood took: "the fire took our home" (not "took my breath away").
+      ...['fire', 'fires', 'flames', 'blaze', 'flood', 'floods', 'floodwater', 'wildfire', 'storm', 'hurricane', 'tornado', 'earthquake', 'tsunami'].flatMap((what) =>
+        ['took our', 'took my', 'took their', 'took his', 'took her', 'took everything'].map((took) => `${what} ${took} {unless breath}`),
+      ),
     ],
     // Named in sales, preparedness and figures of speech as often ("hurricane season sale", "an
     // earthquake kit", "spread like wildfire", "the basement flooded when the hose burst").
@@ -281,7 +370,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'earthquake', 'quake', 'flood', 'floods', 'flooding', 'hurricane', 'storm', 'tornado', 'wildfire', 'fire', 'fires', 'burned', 'burnt', 'tsunami',
       'evacuate', 'evacuated', 'evacuation', 'destroyed', 'disaster', 'victims', 'relief', 'shelter', 'homeless', 'shooting', 'attack', 'bombing',
     ],
-    clears: NOT_LIVED,
+    clears: [...NOT_LIVED, ...HISTORY],
   },
   {
     name: 'serious diagnosis',
@@ -293,6 +382,8 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'terminally ill', 'months to live', 'weeks to live', '{someone} had a stroke', '{someone} had a heart attack', 'suffered a stroke',
       // Diseases named by their letters, after "has", "with" ("ALS" is German for "as"; "MS" is Microsoft too, so ambiguous below).
       'amyotrophic lateral sclerosis', 'lou gehrig', '{having} als', '{having} mnd',
+      // Radiotherapy as people say it: "I start radiation next week".
+      '{starting} radiation {unless physics}', 'radiation sessions',
     ],
     // Staging and "terminal" are said of races, projects and airports too; "a mass" of church.
     ambiguous: [
@@ -315,7 +406,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'diagnosed', 'diagnosis', 'cancer', 'tumor', 'tumour', 'terminal', 'chemo', 'chemotherapy', 'oncologist', 'malignant', 'prognosis', 'leukemia',
       'stroke', 'biopsy', 'scan', 'results', 'positive', 'stage', 'illness', 'disease', 'treatment', 'hospice', 'palliative', 'mass', 'lump', 'radiation', 'oxygen',
     ],
-    clears: NOT_LIVED,
+    clears: [...NOT_LIVED, ...ROUTINE_OPERATIONS],
   },
   {
     name: 'self-harm',
@@ -356,6 +447,8 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       '{anyone} kicks me {unless urging}', '{anyone} choked me', '{anyone} chokes me', '{anyone} strangled me', '{anyone} pushed me {unless urging}', '{anyone} shoved me',
       '{anyone} threatens me', '{anyone} threatened me', '{anyone} threatening me', '{anyone} touched me', '{anyone} touches me', 'threatened to kill me', 'threatens to kill me',
       '{anyone} grabbing me', '{anyone} grabbed me {unless treat}', '{anyone} grabs me {unless treat}',
+      // What an assistant's answer points to.
+      'childline', 'childhelp', 'nspcc', 'rainn', 'napac',
     ],
     ambiguous: [],
     confirmedBy: [],

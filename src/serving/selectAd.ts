@@ -404,7 +404,8 @@ function heldBackBy(entry: LineItemEntry, placementId: string, context: ServeCon
   return undefined;
 }
 
-function inDaypart(dayparts: { timezone: string; minutesByDay: number[][] }, nowMs: number): boolean {
+/** Whether the serve's time falls in one of the line item's dayparts, in its zone. */
+export function inDaypart(dayparts: { timezone: string; minutesByDay: number[][] }, nowMs: number): boolean {
   const { day, minute } = localTime(dayparts.timezone, nowMs);
   const windows = dayparts.minutesByDay[day]!;
   for (let i = 0; i < windows.length; i += 2) if (minute >= windows[i]! && minute < windows[i + 1]!) return true;

@@ -29,6 +29,7 @@ import { SERVE_BODY_LIMIT_BYTES, serveRequestBody } from './serveSchemas.js';
 import { ServeCounts } from './serveCounts.js';
 import { SERVE_PATH, directServe } from './directServe.js';
 import { loadSemanticMatching } from '../semantic/loadSemanticMatching.js';
+import { matchPreviewRoute } from './matchPreviewRoute.js';
 import type { BrandSafetyVeto } from '../semantic/brandSafety.js';
 
 const NO_AD = { ad: null } as const;
@@ -152,6 +153,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     await initialSyncs;
   });
   servingIndex.provide(() => refresher.refreshNow());
+  matchPreviewRoute(app, db, () => refresher.current);
 
   const serveCounts = new ServeCounts(ch, path.join(config.DATA_DIR, 'serve-counts'), config.EVENT_SPOOL_FSYNC, config.SERVE_COUNTS);
   const tasks = [

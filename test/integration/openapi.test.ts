@@ -231,6 +231,9 @@ describe('management responses match openapi.yaml', () => {
     expect((await check('PUT', '/v1/advertiser/line-items/{id}/targeting', targeting, {})).statusCode).toBe(200);
     const creatives = `/v1/advertiser/line-items/${lineItemId}/creatives`;
     expect((await check('POST', '/v1/advertiser/line-items/{id}/creatives', creatives, { creatives: [validCreative] })).statusCode).toBe(201);
+    const preview = `/v1/advertiser/line-items/${lineItemId}/match-preview`;
+    expect((await check('POST', '/v1/advertiser/line-items/{id}/match-preview', preview, { context: { query: 'fast laptops?', response: '' } })).statusCode).toBe(200);
+    expect((await check('POST', '/v1/advertiser/line-items/{id}/match-preview', preview, { context: { query: 1 } })).statusCode).toBe(422);
 
     const activate = '/v1/advertiser/campaigns/{id}/activate';
     expect((await check('POST', activate, `/v1/advertiser/campaigns/${campaignId}/activate`)).statusCode).toBe(200);

@@ -226,6 +226,43 @@ describe('targeting.semantic', () => {
       expect(served.ad, query).not.toBeNull();
     }
   });
+
+  // Session 34's leftovers and held-out batch 4 (bench/semantic/brandSafetyHeldOut4.txt): wrong on main before session 35.
+  it('serves no keyword ad next to the sensitive wordings session 34 left and batch 4 found, and one next to the ordinary ones they vetoed', async () => {
+    const { lineItemId } = await servableLineItem(ctx, advertiser, {
+      targeting: {
+        keywords: { include: ['trains', 'insurance claim', 'strength', 'flowers', 'terapia', 'button battery', 'slippers', 'bleach', 'send money', 'rental', 'scorpio', 'lemon drizzle', 'tarot', 'ice pack'] },
+        placements: { include: [placementId] },
+      },
+    });
+    await eventually(async () => (servedLineItem(ctx, await serve(ctx, publisher.token, conversation('Which tarot deck has the nicest art?', ''))) === lineItemId ? true : undefined), 'keyword line item served');
+    const sensitive: Array<[string, string, string]> = [
+      ['bereavement', 'my aunt lost her fight last night, any cheap trains to Glasgow tomorrow?', "I'm so sorry about your aunt. Book an advance ticket today if you can."],
+      ['disaster', 'the fire took our home and everything in it, how do I start an insurance claim?', "I'm so sorry. Call your insurer's claims line and ask for an emergency payment."],
+      ['serious diagnosis', 'I start radiation next week, what should I eat to keep my strength up?', 'Small, frequent meals with protein help you keep your strength up.'],
+      ['bereavement', 'what flowers are appropriate to send to a family after a death?', 'White lilies, roses or a simple wreath are traditional.'],
+      ['bereavement', 'es normal seguir llorando un año después de perder a mi padre? busco terapia', 'Sí, es normal. La terapia de duelo puede ayudar.'],
+      ['accident', "my toddler swallowed a button battery and we're at A&E, what will they do?", 'They will take an X-ray to find it and remove it quickly.'],
+      ['bereavement', "it's been a year since we said goodbye to grandma and I still can't throw her slippers away", 'That is completely understandable; keep her slippers as long as you need.'],
+      ['accident', 'my 2 year old drank some bleach from under the sink what do i do', 'Call your emergency number now and keep the bleach bottle to show them.'],
+      ['disaster', 'my family fled the fighting in Sudan and are in a camp in Chad, how can I send money?', 'Mobile money services let you send money to parts of eastern Chad.'],
+    ];
+    for (const [topic, query, response] of sensitive) {
+      expect((await serve(ctx, publisher.token, conversation(query, response))).json(), query).toMatchObject({ ad: null, match: { by: 'brand_safety', topic } });
+    }
+    const ordinary: Array<[string, string]> = [
+      ["my partner passed on the flat we saw so we're still looking, best rental sites in Manchester?", 'Rightmove, Zoopla and SpareRoom list most rental flats.'],
+      ['is a cancer compatible with a scorpio?', 'Here is some information.'],
+      ['my grandmother passed on her recipe for lemon drizzle, how do I get it less dry?', 'Pour the syrup over the lemon drizzle while it is still hot.'],
+      ['which tarot deck for a beginner? the death card freaks my friend out', 'The Rider-Waite-Smith tarot deck is the classic; the Death card means change.'],
+      ['recovering from knee surgery, best ice pack to buy?', 'A wraparound gel ice pack keeps swelling down.'],
+    ];
+    for (const [query, response] of ordinary) {
+      const served = (await serve(ctx, publisher.token, conversation(query, response))).json() as { ad: unknown; match?: { by: string } };
+      expect(served.match?.by, query).not.toBe('brand_safety');
+      expect(served.ad, query).not.toBeNull();
+    }
+  });
 });
 
 describe('the catalog snapshot keeps the semantic vectors', () => {

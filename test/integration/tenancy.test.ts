@@ -72,6 +72,7 @@ describe.each([
       ['PUT', `/v1/advertiser/line-items/${lineItemId}/bids`, { bid_type: 'cpc', bid_value: 1 }],
       ['PUT', `/v1/advertiser/line-items/${lineItemId}/targeting`, {}],
       ['POST', `/v1/advertiser/line-items/${lineItemId}/creatives`, { creatives: [validCreative] }],
+      ['POST', `/v1/advertiser/line-items/${lineItemId}/match-preview`, { context: { query: 'spring shoes?', response: '' } }],
       ['DELETE', `/v1/advertiser/campaigns/${campaignId}`, undefined],
     ] as const;
     for (const [method, url, payload] of routes) {

@@ -171,3 +171,65 @@ describe('brand safety: the everyday senses session 34 guards, and the sensitive
     for (const query of ['mi abuelo murió anoche', 'mein Vater ist gestorben']) expect(verdict(query), query).toMatchObject({ topic: 'bereavement', by: 'phrase' });
   });
 });
+
+describe('brand safety: the wordings session 34 left wrong and held-out batch 4 found', () => {
+  /** Judged with its answer, as a serve is. */
+  function turn(query: string, answer: string) {
+    const [q, r] = [new WordScan(), new WordScan()];
+    q.scan(query);
+    r.scan(answer);
+    return brandSafety.veto([q, r], model.embedConversation(q, r));
+  }
+
+  it('reads a fight lost after a person, a fire that took a home, radiation started, a death in the family and a goodbye missed as sensitive', () => {
+    const sensitive = {
+      'my aunt lost her fight last night, any cheap trains to Glasgow tomorrow?': 'bereavement',
+      'the fire took our home and everything in it, how do I start an insurance claim?': 'disaster',
+      'I start radiation next week, what should I eat to keep my strength up?': 'serious diagnosis',
+      'what flowers are appropriate to send to a family after a death?': 'bereavement',
+      "it's been a year since we said goodbye to grandma and I still can't throw her slippers away": 'bereavement',
+    };
+    for (const [query, topic] of Object.entries(sensitive)) expect(verdict(query), query).toMatchObject({ topic, by: 'phrase' });
+    for (const query of [
+      'katie taylor lost her fight on points last night, was the decision fair?', 'my brother lost his fight in the second round, how do I cheer him up?',
+      'the fire took my breath away, what a show', 'we start radiation shielding in physics next week, good revision guides?', 'said goodbye to mum at the airport, best travel pillow?',
+    ]) {
+      expect(verdict(query), query).toBeUndefined();
+    }
+  });
+
+  it('reads something swallowed, a scald, fingers lost, fleeing the fighting, a neighbour left in a fire and a child helpline as sensitive', () => {
+    const sensitive = {
+      "my toddler swallowed a button battery and we're at A&E, what will they do?": 'accident',
+      'my 2 year old drank some bleach from under the sink what do i do': 'accident',
+      'my toddler pulled a pan of boiling water onto herself, her arm is blistering badly': 'accident',
+      "dad got his hand caught in the baler and lost three fingers, they're trying to reattach them": 'accident',
+      "there was a fire in my block, my neighbour didn't get out. I can't stop shaking": 'accident',
+      'my family fled the fighting in Sudan and are in a camp in Chad, how can I send them money?': 'disaster',
+    };
+    for (const [query, topic] of Object.entries(sensitive)) expect(verdict(query), query).toMatchObject({ topic, by: 'phrase' });
+    expect(turn("my stepdad comes into my room at night and i dont know who to tell", 'Please tell a teacher or call Childline on 0800 1111.')).toMatchObject({ topic: 'abuse', by: 'phrase' });
+    for (const query of ["my dad didn't get out much after he retired, hobby ideas?", "the dog didn't get out, the gate held. best dog flap?", 'I badly burned the toast again, which toaster?', 'he lost his hand at poker, any strategy books?', 'which button battery fits my car key?']) {
+      expect(verdict(query), query).toBeUndefined();
+    }
+  });
+
+  it('reads the other languages\' "lost my father" as a death, not a child lost at the shops', () => {
+    for (const query of ['es normal seguir llorando un año después de perder a mi padre?', 'ich habe letztes Jahr meinen Vater verloren', "j'ai perdu mon père en mars", 'ho perso mio padre a maggio', 'perdi o meu pai no verão']) {
+      expect(verdict(query), query).toMatchObject({ topic: 'bereavement', by: 'phrase' });
+    }
+    expect(verdict('perdí a mi hijo en el supermercado cinco minutos, qué susto')).toBeUndefined();
+  });
+
+  it('reads something passed on, a star-sign pairing, tarot, a routine operation and history as everyday', () => {
+    for (const query of [
+      "my partner passed on the flat we saw so we're still looking, best rental sites in Manchester?", 'my grandmother passed on her recipe for lemon drizzle, how do I get it less dry?',
+      'my sister passed on the job offer in leeds, was that a mistake?', 'is a cancer compatible with a scorpio?', 'which tarot deck for a beginner? the death card freaks my friend out',
+      'recovering from knee surgery, best ice pack to buy?', 'what caused the great fire of London in 1666?',
+    ]) {
+      expect(verdict(query), query).toBeUndefined();
+    }
+    // A death on a day or a date is still one.
+    for (const query of ['my uncle passed on tuesday', 'grandpa passed on the 5th of may', 'my mum passed on her birthday']) expect(verdict(query), query).toMatchObject({ topic: 'bereavement' });
+  });
+});

@@ -153,11 +153,12 @@ describe('brand safety', () => {
       return words;
     };
     const quiet = scan('What a lovely day for a walk in the park.');
-    // Each slot filled with one of its words ("{someone} died": "dad died"), guards dropped.
+    // Each slot filled with one of its words ("{someone} died": "friend died"; not a named relative,
+    // whose "lost dad" would be another phrase in "fight his lost dad"), guards dropped.
     const filled = (phrase: string) =>
       phrase
-        .replace('{named relative}', 'mum').replace('{relative}', 'dad').replace('{someone}', 'dad').replace('{anyone}', 'he')
-        .replace('{pet animal}', 'dog').replace('{pet}', 'our dog').replace('{place}', 'town').replace('{having}', 'has')
+        .replace('{named relative}', 'mum').replace('{relative}', 'dad').replace('{someone}', 'friend').replace('{anyone}', 'he')
+        .replace('{pet animal}', 'dog').replace('{pet}', 'our dog').replace('{place}', 'town').replace('{having}', 'has').replace('{starting}', 'start')
         .replace(/^\{not after [a-z]+\} /, '').replace(/ \{unless [a-z]+\}$/, '');
     for (const topic of SENSITIVE_TOPICS) {
       const english = topic.phrases.map(filled);

@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { asAdvertiser } from '../helpers/managementFactories.js';
+import { serve, servableLineItem, servedLineItem, type Advertiser } from '../helpers/servingFixtures.js';
+import { eventually } from '../helpers/eventually.js';
+import { realSemanticModel } from '../helpers/wordVectors.js';
+import { contractSchema } from '../helpers/contract.js';
+
+let ctx: TestContext;
+let advertiser: Advertiser;
+let publisher: { id: string; token: string; token_id: string };
+let placementId: string;
+const validPreview = contractSchema('#/components/schemas/MatchPreview');
+
+beforeAll(async () => {
+  realSemanticModel();
+  ctx = await startTestApp();
+  const created = await createAdvertiser(ctx);
+  advertiser = { key: created.key, userId: created.user.id };
+  publisher = await createPublisher(ctx);
+  placementId = (await createPlacement(ctx, publisher.id)).id;
+  await eventually(async () => ((await serve(ctx, publisher.token, { placement_id: placementId })).statusCode === 200 ? true : undefined), 'placement in index');
+}, 120_000);
+afterAll(async () => {
+  await ctx.close();
+});
+
+const shoes = {
+  format: 'contextual_card',
+  title: 'Run lighter',
+  body: 'Cushioned running shoes for every distance.',
+  cta: 'Shop now',
+  destination_url: 'https://shoes.example/run',
+};
+const marathon = { query: 'what should I wear for my first marathon?', response: 'Light, breathable clothes and well cushioned trainers you have already run in.' };
+
+function preview(key: string, lineItemId: string, body: unknown) {
+  return asAdvertiser(ctx, key)('POST', `/v1/advertiser/line-items/${lineItemId}/match-preview`, body as object);
+}
+
+/** A preview that answered 200 with a body the contract describes. */
+async function previewed(lineItemId: string, context: { query: string; response: string }, extra: object = {}) {
+  const response = await preview(advertiser.key, lineItemId, { context, ...extra });
+  expect(response.statusCode, response.body).toBe(200);
+  const { data } = response.json() as { data: Record<string, unknown> };
+  expect(validPreview(data), JSON.stringify(validPreview.errors)).toBe(true);
+  return data;
+}
+
+describe('POST /v1/advertiser/line-items/:id/match-preview', () => {
+  it('gives the similarity a serve would compute, matching or not, with the line item\'s threshold', async () => {
+    const { lineItemId } = await servableLineItem(ctx, advertiser, {
+      targeting: { keywords: { include: ['running shoes'], exclude: ['sandals'] }, semantic: { enabled: true, min_similarity: 0.55 }, placements: { include: [placementId] } },
+      creatives: [shoes],
+    });
+    await eventually(async () => (servedLineItem(ctx, await serve(ctx, publisher.token, { placement_id: placementId, context: marathon })) === lineItemId ? true : undefined), 'served by similarity');
+
+    const served = (await serve(ctx, publisher.token, { placement_id: placementId, context: marathon, explain: true })).json() as { match: { by: string; similarity: number } };
+    expect(served.match.by).toBe('similarity');
+    const similar = await previewed(lineItemId, marathon);
+    expect(similar).toMatchObject({
+      line_item_id: lineItemId,
+      would_match: true,
+      matched_by: 'similarity',
+      keywords: { include_found: [], exclude_found: [] },
+      similarity: { enabled: true, similarity: served.match.similarity, min_similarity: 0.55, matches: true },
+      brand_safety: null,
+      held_back: [],
+      depends_on: ['placements'],
+    });
+
+    // Below the threshold: what `explain` on a serve cannot show (it answers {by: 'none'}).
+    const below = await previewed(lineItemId, { query: marathon.query, response: 'Sure, here are some thoughts.' });
+    expect(below).toMatchObject({ would_match: false, matched_by: null, similarity: { enabled: true, min_similarity: 0.55, matches: false } });
+    const score = (below.similarity as { similarity: number }).similarity;
+    expect(score).toBeGreaterThan(0);
+    expect(score).toBeLessThan(0.55);
+
+    expect(await previewed(lineItemId, { query: 'best running shoes for flat feet?', response: '' })).toMatchObject({
+      would_match: true,
+      matched_by: 'keywords',
+      keywords: { include_found: ['running shoes'], exclude_found: [] },
+    });
+    expect(await previewed(lineItemId, { query: 'running shoes or sandals for the beach?', response: '' })).toMatchObject({
+      would_match: false,
+      matched_by: null,
+      keywords: { include_found: ['running shoes'], exclude_found: ['sandals'] },
+    });
+  });
+
+  it('says which topic brand safety vetoes, and what holds the line item back now', async () => {
+    const { campaignId, lineItemId } = await servableLineItem(ctx, advertiser, {
+      targeting: { keywords: { include: ['running shoes'] }, languages: ['en'], countries: { include: ['DE'] } },
+      creatives: [shoes],
+      bids: { bid_type: 'cpm', bid_value: 5 },
+    });
+    await eventually(async () => ((await previewed(lineItemId, { query: 'running shoes?', response: '' })).held_back as string[]).length === 0 || undefined, 'line item in index');
+    expect(await previewed(lineItemId, { query: 'my dad passed away, should I keep his running shoes?', response: '' })).toMatchObject({
+      would_match: false,
+      matched_by: 'keywords',
+      brand_safety: { topic: 'bereavement', judged_by: 'phrase' },
+    });
+    expect(await previewed(lineItemId, { query: 'welche running shoes?', response: '' }, { language: 'de' })).toMatchObject({
+      would_match: false,
+      matched_by: 'keywords',
+      held_back: ['language'],
+      depends_on: ['certification', 'countries'],
+    });
+
+    // A draft without creatives is not servable, so not in the index.
+    const created = await asAdvertiser(ctx, advertiser.key)('POST', `/v1/advertiser/campaigns/${campaignId}/line-items`, { title: 'Bare', targeting: { keywords: { include: ['running shoes'] } } });
+    const bare = created.json().data.id as string;
+    expect(await previewed(bare, { query: 'running shoes?', response: '' })).toMatchObject({ would_match: false, matched_by: 'keywords', held_back: ['not_in_index'], similarity: { similarity: null } });
+  });
+
+  it("answers 404 for another organization's line item and an unknown one, 422 for a bad body, 401 without a key", async () => {
+    const { lineItemId } = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: ['running shoes'] } }, creatives: [shoes] });
+    const other = await createAdvertiser(ctx);
+    const foreign = await preview(other.key, lineItemId, { context: marathon });
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json()).toMatchObject({ error: { code: 'not_found' } });
+    expect((await preview(advertiser.key, '00000000-0000-4000-8000-000000000000', { context: marathon })).statusCode).toBe(404);
+
+    const tooLong = await preview(advertiser.key, lineItemId, { context: { query: 'x'.repeat(4001), response: '' } });
+    expect(tooLong.statusCode).toBe(422);
+    expect(JSON.stringify(tooLong.json().error.details)).toContain('query');
+    expect((await preview(advertiser.key, lineItemId, { context: marathon, placement_id: placementId })).statusCode).toBe(422);
+    expect((await preview(advertiser.key, lineItemId, {})).statusCode).toBe(422);
+    expect((await preview(advertiser.key, 'not-a-uuid', { context: marathon })).statusCode).toBe(404);
+    const anonymous = await ctx.app.inject({ method: 'POST', url: `/v1/advertiser/line-items/${lineItemId}/match-preview`, payload: { context: marathon } });
+    expect(anonymous.statusCode).toBe(401);
+  });
+});
