@@ -11,7 +11,7 @@ import { seedCatalog } from './seedCatalog.js';
 import { seedTenancy } from './seedTenancy.js';
 import { BENCH_TRACKING_SECRET } from './serviceProcess.js';
 import { compareSides, sidesOf, startSides } from './sideBySide.js';
-import { BROWSER_IMAGE_LOAD, visitorStream } from './trafficMix.js';
+import { BROWSER_IMAGE_LOAD, browserHeaders, visitorStream } from './trafficMix.js';
 
 /**
  * A probe, not a scenario (sideBySide.ts): two builds of the service on copies of one seeded
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
         t: servedAtMs,
       };
       const { ip, userAgent } = visitor(index);
-      return { ...req, path: IMPRESSION_PATH + signTrackingToken(claims, BENCH_TRACKING_SECRET), headers: { 'x-forwarded-for': ip, 'user-agent': userAgent, ...BROWSER_IMAGE_LOAD } };
+      return { ...req, path: IMPRESSION_PATH + signTrackingToken(claims, BENCH_TRACKING_SECRET), headers: { 'x-forwarded-for': ip, ...browserHeaders(userAgent), ...BROWSER_IMAGE_LOAD } };
     },
   };
   const load = (baseUrl: string, seconds: number) =>

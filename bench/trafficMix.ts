@@ -62,6 +62,18 @@ const botAgents = [
 export const BROWSER_IMAGE_LOAD = { 'sec-fetch-dest': 'image', 'sec-fetch-mode': 'no-cors', 'sec-fetch-site': 'cross-site' } as const;
 export const BROWSER_NAVIGATION = { 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate', 'sec-fetch-site': 'cross-site', 'sec-fetch-user': '?1' } as const;
 
+/**
+ * What Chrome 126 sends in `Sec-CH-UA` with every request to the bench's origin (loopback): the
+ * service compares it with the user agent (client_hints_mismatch), so the pixel pays for that check
+ * as it does for most people's pixels.
+ */
+const CHROME_126_HINTS = '"Not/A)Brand";v="8", "Chromium";v="126", "Google Chrome";v="126"';
+
+/** The user agent and, from a Chrome, its client hints. */
+export function browserHeaders(userAgent: string): Record<string, string> {
+  return userAgent.includes('Chrome/126.') ? { 'user-agent': userAgent, 'sec-ch-ua': CHROME_126_HINTS } : { 'user-agent': userAgent };
+}
+
 export interface Visitor {
   kind: TrafficKind;
   ip: string;

@@ -16,7 +16,7 @@ import { seedCatalogOverHttp, seedTenancyOverHttp } from '../seedOverHttp.js';
 import { seedTenancy, type BenchTenancy } from '../seedTenancy.js';
 import { BENCH_TRACKING_SECRET, startStub } from '../serviceProcess.js';
 import { prepareService } from '../serviceUnderTest.js';
-import { BROWSER_IMAGE_LOAD, BROWSER_NAVIGATION, trafficShares, visitorStream, type TrafficKind } from '../trafficMix.js';
+import { BROWSER_IMAGE_LOAD, BROWSER_NAVIGATION, browserHeaders, trafficShares, visitorStream, type TrafficKind } from '../trafficMix.js';
 
 const LINE_ITEMS = 200;
 const PLACEMENTS = 10;
@@ -255,7 +255,7 @@ function trackingLinkFactory({ tenancy, catalog }: TrackSeed, secret: string): T
     },
     headers(index) {
       const { ip, userAgent } = visitor(index);
-      return { 'x-forwarded-for': ip, 'user-agent': userAgent };
+      return { 'x-forwarded-for': ip, ...browserHeaders(userAgent) };
     },
   };
 }

@@ -52,16 +52,17 @@ export function browsersSendFetchMetadataTo(baseUrl: string): boolean {
 /**
  * The spec's pixel rule: an impression is an image request. A request that says it is for anything
  * else (a script `fetch`, an iframe, a document) is `not_image_request`; one that says nothing is
- * `no_fetch_metadata` when its browser would have said (see `lacksFetchMetadata`), and otherwise
+ * `no_fetch_metadata` when its browser would have said, `outdated_browser` when it claims one too old
+ * to be live (see `missingFetchMetadata`), and otherwise
  * judged on its address and user agent alone.
  */
 export function impressionRequestIvt(
   fetch: FetchMetadata,
   userAgent: string,
   metadataExpected: boolean,
-): Extract<IvtReason, 'not_image_request' | 'no_fetch_metadata'> | '' {
+): Extract<IvtReason, 'not_image_request' | MissingMetadataReason> | '' {
   if (fetch.dest !== '' && fetch.dest !== 'image') return 'not_image_request';
-  return lacksFetchMetadata(fetch, userAgent, metadataExpected) ? 'no_fetch_metadata' : '';
+  return missingFetchMetadata(fetch, userAgent, metadataExpected);
 }
 
 /**
@@ -69,7 +70,8 @@ export function impressionRequestIvt(
  * `navigate`), a navigation of a frame (dest `iframe` or `frame`: a hidden iframe loading click_url
  * is click stuffing from the reader's own browser) and a prefetch or prerender (made before anyone
  * clicked) are `not_navigation`. One without any Fetch Metadata from a browser that sends it is
- * `no_fetch_metadata`: an HTTP client claiming that browser. A top-level navigation that a script
+ * `no_fetch_metadata`: an HTTP client claiming that browser (`outdated_browser` when the browser it
+ * claims is one no person still runs). A top-level navigation that a script
  * or a meta refresh started on the page (`location.href = click_url` a second after the pixel) is
  * `no_user_activation` when the browser is one that marks every navigation a person starts and did
  * not mark this one.
@@ -78,24 +80,34 @@ export function clickRequestIvt(
   fetch: FetchMetadata,
   userAgent: string,
   metadataExpected: boolean,
-): Extract<IvtReason, 'not_navigation' | 'no_fetch_metadata' | 'no_user_activation'> | '' {
+): Extract<IvtReason, 'not_navigation' | MissingMetadataReason | 'no_user_activation'> | '' {
   if (fetch.mode !== '' && fetch.mode !== 'navigate') return 'not_navigation';
   if (fetch.dest !== '' && fetch.dest !== 'document') return 'not_navigation';
   if (fetch.prefetch) return 'not_navigation';
-  if (lacksFetchMetadata(fetch, userAgent, metadataExpected)) return 'no_fetch_metadata';
+  const missing = missingFetchMetadata(fetch, userAgent, metadataExpected);
+  if (missing !== '') return missing;
   // Site `none` is a navigation the browser itself started (the address bar, a bookmark, a link
   // handed over by another app): no page's script can make one, so it is never judged here.
   if (fetch.mode === 'navigate' && !fetch.user && fetch.site !== 'none' && sendsEveryFetchMetadata(userAgent)) return 'no_user_activation';
   return '';
 }
 
+type MissingMetadataReason = 'no_fetch_metadata' | 'outdated_browser';
+
 /**
  * None of Sec-Fetch-Dest, -Mode, -Site, on a request to an origin browsers send them to
- * (`browsersSendFetchMetadataTo`), from a user agent whose browser sends them with every request
- * there (`sendsFetchMetadata`). Unknown user agents may be older browsers: not judged by it.
+ * (`browsersSendFetchMetadataTo`): `no_fetch_metadata` from a user agent whose browser sends them
+ * with every request there (Chromium 76+, Firefox 90+, WebKit 16.4+); `outdated_browser` from one claiming a Chromium
+ * before 76 or a Firefox before 90 (`fetchMetadataEngine`), which sent none but which no person runs
+ * any more. Other unknown user agents and older Safari are not judged by it. Only read when all
+ * three headers are missing: a browser's pixel never parses its user agent here.
  */
-function lacksFetchMetadata(fetch: FetchMetadata, userAgent: string, metadataExpected: boolean): boolean {
-  return metadataExpected && fetch.dest === '' && fetch.mode === '' && fetch.site === '' && sendsFetchMetadata(userAgent);
+function missingFetchMetadata(fetch: FetchMetadata, userAgent: string, metadataExpected: boolean): MissingMetadataReason | '' {
+  if (!metadataExpected || fetch.dest !== '' || fetch.mode !== '' || fetch.site !== '') return '';
+  const engine = fetchMetadataEngine(userAgent);
+  if (engine === 'current') return 'no_fetch_metadata';
+  if (engine === 'outdated') return 'outdated_browser';
+  return webKitSendingFetchMetadata(userAgent) ? 'no_fetch_metadata' : '';
 }
 
 /**
@@ -115,14 +127,26 @@ const FIRST_CHROME_SENDING_IT = 76;
 const FIRST_FIREFOX_SENDING_IT = 90;
 
 function sendsEveryFetchMetadata(userAgent: string): boolean {
-  const match = FETCH_METADATA_BROWSER.exec(userAgent);
-  if (match === null || userAgent.includes('Goanna/')) return false;
-  return match[1] !== undefined ? Number(match[1]) >= FIRST_CHROME_SENDING_IT : Number(match[2]) >= FIRST_FIREFOX_SENDING_IT;
+  return fetchMetadataEngine(userAgent) === 'current';
 }
 
-/** Sec-Fetch-Dest, -Mode and -Site with every request to a trustworthy origin: every browser `sendsEveryFetchMetadata` names, and WebKit 16.4+. */
-function sendsFetchMetadata(userAgent: string): boolean {
-  return sendsEveryFetchMetadata(userAgent) || webKitSendingFetchMetadata(userAgent);
+/**
+ * A Chromium (`Chrome/`: Chrome, Edge, Opera, Samsung Internet, WebView all carry it) or Firefox
+ * user agent: `current` from the versions above, `outdated` below them, '' for anything else. The
+ * ones below are 2019 (Chrome 75) and 2021 (Firefox 89) releases, auto-updated away for years: the
+ * last Chrome for Windows 7 (109) and the last Firefox ESR for old macOS (115) are both above. A
+ * client claiming one is an HTTP client picking the claim no Fetch Metadata rule judges
+ * (`outdated_browser`). Its false positives: browsers frozen on an old engine, such as a 2019 smart
+ * TV's or an unupdated Android 4.4 WebView, which do not read chat answers. SeaMonkey 2.53 (still
+ * maintained) says Firefox/60 and Goanna browsers (Pale Moon, Basilisk) say Firefox/ too, on engines
+ * of their own without Fetch Metadata: neither is judged.
+ */
+function fetchMetadataEngine(userAgent: string): 'current' | 'outdated' | '' {
+  const match = FETCH_METADATA_BROWSER.exec(userAgent);
+  if (match === null) return '';
+  if (match[1] !== undefined) return Number(match[1]) >= FIRST_CHROME_SENDING_IT ? 'current' : 'outdated';
+  if (userAgent.includes('Goanna/') || userAgent.includes('SeaMonkey/')) return '';
+  return Number(match[2]) >= FIRST_FIREFOX_SENDING_IT ? 'current' : 'outdated';
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { clientHintsIvt } from '../ivt/clientHints.js';
 import { readFetchMetadata, type FetchMetadata } from '../ivt/fetchMetadata.js';
 import { serverSideIvt } from '../ivt/serverSideMarkers.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
@@ -10,6 +11,8 @@ export interface LinkRequest {
   fetch: FetchMetadata;
   /** `server_side` when a header only server code adds is present; '' otherwise. */
   serverSide: ReturnType<typeof serverSideIvt>;
+  /** `client_hints_mismatch` when the Sec-CH-UA brands contradict the user agent (clientHints.ts); '' otherwise. */
+  clientHints: ReturnType<typeof clientHintsIvt>;
 }
 
 /** `address`: the client's, as fastify's `request.ip` gives it (clientAddress.ts for a request fastify never saw). */
@@ -18,5 +21,6 @@ export function readLinkRequest(traffic: TrafficClassifier, address: string, hea
     visitor: classifyVisitor(traffic, address, headers['user-agent']),
     fetch: readFetchMetadata(headers),
     serverSide: serverSideIvt(headers),
+    clientHints: clientHintsIvt(headers['sec-ch-ua'], headers['user-agent']),
   };
 }

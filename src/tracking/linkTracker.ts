@@ -37,9 +37,10 @@ export interface LinkTrackerDeps {
 /**
  * Classifies and stores the events of tracking links. One reason per event, in this order: the token
  * (bad_token, expired_token), the address (private_ip, datacenter), the user agent (bot,
- * no_user_agent), server-side markers (server_side), how the request was made (not_image_request,
- * not_navigation, no_fetch_metadata, no_user_activation), then the serve's history (duplicate, click_without_impression, click_too_fast,
- * impression_unverified), then the pace (click_velocity of the visitor and its network, impression_velocity of
+ * no_user_agent), server-side markers (server_side), the client hints (client_hints_mismatch), how the request was made (not_image_request,
+ * not_navigation, no_fetch_metadata, outdated_browser, no_user_activation), then the serve's history (duplicate, click_without_impression, click_too_fast,
+ * impression_unverified), then the pace (click_velocity of the visitor and its network, placement_click_velocity of the
+ * placement from one IPv4 /24 or IPv6 /48, impression_velocity of
  * the network in the placement, for tCPM impressions). A valid event is then judged by
  * the billing ceilings (billingCeiling.ts): over one, it is stored as valid but unbilled.
  *
@@ -55,7 +56,7 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
    */
   function trackImpression(token: ReadToken, request: LinkRequest, nowMs: number, settled: (error?: unknown) => void): void {
     const { claims } = token;
-    let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || impressionRequestIvt(request.fetch, request.visitor.userAgent, fetchMetadataExpected);
+    let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || request.clientHints || impressionRequestIvt(request.fetch, request.visitor.userAgent, fetchMetadataExpected);
     if (ivt === '' && ledger.impressionCounted(claims.s)) ivt = 'duplicate';
     // Only where the impression itself is billed (tCPM): a CPC or CPA serve's impression costs
     // nothing, and one this rule stopped would leave its serve without the valid impression its
@@ -90,13 +91,14 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
   /** The click's event id is its click id, which the redirect hands to the advertiser. */
   async function trackClick(token: ReadToken, request: LinkRequest, nowMs: number): Promise<TrackedEvent> {
     const { claims } = token;
-    let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || clickRequestIvt(request.fetch, request.visitor.userAgent, fetchMetadataExpected);
+    let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || request.clientHints || clickRequestIvt(request.fetch, request.visitor.userAgent, fetchMetadataExpected);
     if (ivt === '') ivt = await learnServe(claims.s, nowMs);
     // From here on nothing awaits: the verdict, the spool write and the ledger's record are one step,
     // so of the clicks that waited for the same lookup only the first to run can be counted.
     if (ivt === '') ivt = clickQuality(claims.s, nowMs);
-    const pace = ivt === '' ? velocity.judge(request.visitor, nowMs) : undefined;
-    if (pace?.tooFast) ivt = 'click_velocity';
+    const pace = ivt === '' ? velocity.judge(request.visitor, claims.p, nowMs) : undefined;
+    if (pace?.tooFast) ivt = pace.tooFast;
+    if (ivt === 'placement_click_velocity') flagBlock(claims.p, nowMs);
     const event = linkEvent('click', claims, request, ivt, randomUUID(), nowMs);
     ceiling.judge(event, nowMs);
     // Pacing counts its cost as it is spooled: the next click's verdict sees it.
@@ -133,6 +135,21 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
     }
   }
 
+  /**
+   * A placement whose clicks from one block of addresses are being refused is most often its own
+   * publisher clicking its ads: warned about at most once a placement per 10 minutes (and counted in
+   * adsvc_events_invalid_total by its reason), for an operator's log alert, as auto-revocation flags
+   * server-side pixels. Each instance warns of what it refuses itself.
+   */
+  const flaggedAt = new Map<string, number>();
+  function flagBlock(placementId: string, nowMs: number): void {
+    const last = flaggedAt.get(placementId);
+    if (last !== undefined && nowMs - last < FLAG_INTERVAL_MS) return;
+    if (flaggedAt.size >= FLAGGED_CAPACITY) flaggedAt.clear();
+    flaggedAt.set(placementId, nowMs);
+    log.warn({ placement_id: placementId }, 'placement flagged for review: clicks from one block of addresses beyond placement_click_velocity');
+  }
+
   function clickQuality(serveId: string, nowMs: number): IvtReason | '' {
     const serve = ledger.get(serveId);
     if (serve?.clickCounted) return 'duplicate';
@@ -143,5 +160,9 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
 
   return { trackImpression, trackClick };
 }
+
+const FLAG_INTERVAL_MS = 600_000;
+/** Placements remembered as warned about; past it all are forgotten, so a few warn again early. */
+const FLAGGED_CAPACITY = 10_000;
 
 export type LinkTracker = ReturnType<typeof createLinkTracker>;

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
@@ -12,12 +13,17 @@ export const skipBrowserTests = process.env.ADSVC_SKIP_BROWSER === '1';
 if (skipBrowserTests) console.warn('ADSVC_SKIP_BROWSER=1: skipping the real-browser tests (render kit, console)');
 
 /**
- * A desktop Chrome user agent. Headless Chromium announces itself as HeadlessChrome, which the
- * service rightly classifies as a bot (no ad is served to it and its pixels are invalid traffic);
- * these tests stand in for a person's browser, so they present a person's browser.
+ * A desktop Chrome user agent of the installed Chromium's version. Headless Chromium announces
+ * itself as HeadlessChrome, which the service rightly classifies as a bot (no ad is served to it
+ * and its pixels are invalid traffic); these tests stand in for a person's browser, so they present
+ * a person's browser, and of the version its client hints (`"Chromium";v="N"`) give, or its pixels
+ * would be client_hints_mismatch.
  */
-const DESKTOP_CHROME_USER_AGENT =
-  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
+function desktopChromeUserAgent(): string {
+  const version = /Chromium (\d+)\./.exec(execFileSync(CHROMIUM_PATH, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  if (version === null) throw new Error(`cannot tell the version of ${CHROMIUM_PATH}`);
+  return `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version[1]}.0.0.0 Safari/537.36`;
+}
 
 export const VIEWPORT = { width: 1280, height: 720 };
 
@@ -48,7 +54,7 @@ export async function launchChromium(): Promise<ChromiumSession> {
       '--disable-component-update',
       '--disable-sync',
     ],
-    userAgent: DESKTOP_CHROME_USER_AGENT,
+    userAgent: desktopChromeUserAgent(),
     viewport: VIEWPORT,
   });
   return {

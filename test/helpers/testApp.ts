@@ -76,7 +76,7 @@ export async function startTestAppOn(
   opened: Stores,
   dataDir: string,
   env: Record<string, string> = {},
-  deps: Pick<AppDeps, 'embeddedClickHouseClaim'> = {},
+  deps: Pick<AppDeps, 'embeddedClickHouseClaim' | 'logger'> = {},
 ): Promise<TestContext> {
   const config = testConfig(dataDir, env);
   const secrets = { adminToken: config.ADMIN_TOKEN!, trackingSecret: config.TRACKING_SECRET! };

@@ -31,11 +31,12 @@ let readers = Math.floor(Math.random() * 60_000);
  * A residential address of its own (Comcast's 73.162.0.0/16, every address of which classifies as
  * public, in the US): one reader. Tests that click for other reasons than click velocity take one
  * per test or per serve, as separate readers would, so their clicks never add up to one visitor's
- * pace (src/tracking/clickVelocity.ts).
+ * pace (src/tracking/clickVelocity.ts). Consecutive readers are in different /24s, so a test's
+ * readers never add up to one block's pace in a placement either (placement_click_velocity).
  */
 export function readerAddress(): string {
   readers = (readers + 1) % 64_516;
-  return `73.162.${1 + Math.floor(readers / 254)}.${1 + (readers % 254)}`;
+  return `73.162.${1 + (readers % 254)}.${1 + Math.floor(readers / 254)}`;
 }
 
 export const DESTINATION = 'https://shop.example.com/landing?utm_source=adsvc&q=a%20b#offer';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { loggerOptions } from '../../src/http/requestLogging.js';
+import { startTestAppOn, testStores, type TestContext } from '../helpers/testApp.js';
 import { fromAddress, rollupOf, serveClaims, signedToken, trackedLineItem, waitForEvents, waitPastClickDelay } from '../helpers/trackingFixtures.js';
 
 // CPC 0.40 USD: 400,000,000 nano-USD per click.
@@ -8,8 +9,14 @@ const NAVIGATION = { 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate',
 
 let ctx: TestContext;
 
+/** The service's log lines, for the warning an operator alerts on. */
+const logLines: string[] = [];
+
 beforeAll(async () => {
-  ctx = await startTestApp({ TRUST_PROXY: '127.0.0.1' });
+  const { stores, dataDir } = await testStores();
+  ctx = await startTestAppOn(stores, dataDir, { TRUST_PROXY: '127.0.0.1' }, {
+    logger: { ...loggerOptions('info'), stream: { write: (line: string) => logLines.push(line) } },
+  });
 });
 
 afterAll(async () => {
@@ -74,6 +81,47 @@ describe('click redirect: one visitor clicking faster than a person can (click_v
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ impressions: 20, clicks: 12, spend_nanos: 12 * CLICK_PRICE });
   });
 });
+
+describe('click redirect: one placement clicked from one block of addresses (placement_click_velocity)', () => {
+  it('bills 20 of 30 clicks of a placement from 15 addresses of one /24 within 10 s (each clicking twice, under the visitor and network limits), warns once, and bills another placement from that /24 meanwhile', async () => {
+    // try35 M4: a publisher clicking its own ads, one address of its /24 after the other.
+    const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
+    const other = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
+    const addressOf = (n: number) => `73.190.7.${1 + Math.floor(n / 2)}`;
+    const tokens = Array.from({ length: 30 }, () => signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE)));
+    const honest = signedToken(ctx, serveClaims(other, 'CPC', CLICK_PRICE));
+    for (const [n, token] of tokens.entries()) expect((await fromAddress(ctx, `/v1/t/i/${token}`, addressOf(n))).statusCode).toBe(200);
+    await fromAddress(ctx, `/v1/t/i/${honest}`, '73.190.7.200');
+    await waitPastClickDelay(Date.now());
+    const started = Date.now();
+    for (const [n, token] of tokens.entries()) expect((await fromAddress(ctx, `/v1/t/c/${token}`, addressOf(n), undefined, NAVIGATION)).statusCode).toBe(302);
+    expect((await fromAddress(ctx, `/v1/t/c/${honest}`, '73.190.7.200', undefined, NAVIGATION)).statusCode).toBe(302);
+    expect(Date.now() - started).toBeLessThan(10_000);
+
+    const clicks = (await waitForEvents(ctx, item.lineItemId, 60)).filter((event) => event.type === 'click');
+    expect(clicks.filter((click) => click.ivt === '')).toHaveLength(20);
+    expect(clicks.filter((click) => click.ivt === 'placement_click_velocity').map((click) => click.cost_nanos)).toEqual(Array(10).fill(0));
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ clicks: 20, spend_nanos: 20 * CLICK_PRICE });
+    expect(await rollupOf(ctx, other.lineItemId)).toMatchObject({ clicks: 1, spend_nanos: CLICK_PRICE });
+
+    // What the operator sees: one warning for the placement, the counter, the advertiser's reports.
+    const warnings = logLines.map((line) => JSON.parse(line)).filter((entry) => entry.level === 40 && /placement flagged for review/.test(entry.msg));
+    expect(warnings).toEqual([expect.objectContaining({ placement_id: item.placementId })]);
+    const metrics = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toContain('adsvc_events_invalid_total{type="click",reason="placement_click_velocity"} 10\n');
+    await expectReported(item, 'placement_click_velocity', 10);
+  });
+});
+
+/** The advertiser's traffic-quality report and audit export name the reason for each of `clicks` invalid clicks. */
+async function expectReported(item: Awaited<ReturnType<typeof trackedLineItem>>, reason: string, clicks: number): Promise<void> {
+  const headers = { 'x-api-key': item.key };
+  const quality = await ctx.app.inject({ method: 'GET', url: '/v1/advertiser/reporting/traffic-quality', headers });
+  expect(quality.json().data).toContainEqual(expect.objectContaining({ campaign_id: item.campaignId, ivt_reason: reason, invalid_clicks: clicks }));
+  const exported = await ctx.app.inject({ method: 'GET', url: '/v1/advertiser/reporting/events', query: { campaign_id: item.campaignId }, headers });
+  const rows = exported.body.trim().split('\n').map((line) => JSON.parse(line));
+  expect(rows.filter((row) => row.ivt_reason === reason)).toHaveLength(clicks);
+}
 
 /** A browser of its own: another build number, as a sender that varies its user agent writes it. */
 function browser(n: number): string {

@@ -201,6 +201,24 @@ describe('no Fetch Metadata at all: an HTTP client claiming a browser that sends
   /** What WebKit 16.4+ sends on a person's click: the navigation's Fetch Metadata, never Sec-Fetch-User. */
   const { 'sec-fetch-user': _user, ...WEBKIT_NAVIGATION } = NAVIGATION;
   const OLD_CHROME_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/75.0.3770.100 Safari/537.36';
+  const OLD_FIREFOX_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:89.0) Gecko/20100101 Firefox/89.0';
+  const OLD_SAMSUNG_UA =
+    'Mozilla/5.0 (Linux; Android 9; SM-G960F) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/9.2 Chrome/67.0.3396.87 Mobile Safari/537.36';
+  const OLD_EDGE_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/70.0.3538.102 Safari/537.36 Edge/18.18363';
+  const SEAMONKEY_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:60.0) Gecko/20100101 Firefox/60.0 SeaMonkey/2.53.18';
+  const CHROME_130_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
+
+  /** The advertiser's traffic-quality report and audit export name the reason for each invalid impression and click. */
+  async function expectReported(app: TestContext, item: Awaited<ReturnType<typeof trackedLineItem>>, reason: string, impressions: number, clicks: number) {
+    const headers = { 'x-api-key': item.key };
+    const quality = await app.app.inject({ method: 'GET', url: '/v1/advertiser/reporting/traffic-quality', headers });
+    expect(quality.json().data).toContainEqual(
+      expect.objectContaining({ campaign_id: item.campaignId, ivt_reason: reason, invalid_impressions: impressions, invalid_clicks: clicks }),
+    );
+    const exported = await app.app.inject({ method: 'GET', url: '/v1/advertiser/reporting/events', query: { campaign_id: item.campaignId }, headers });
+    const rows = exported.body.trim().split('\n').map((line) => JSON.parse(line) as { ivt_reason: string | null });
+    expect(rows.filter((row) => row.ivt_reason === reason)).toHaveLength(impressions + clicks);
+  }
 
   /** The pixel, a second's wait, then the click of each serve, each as its own user agent sends it. */
   async function pixelsThenClicks(app: TestContext, item: Awaited<ReturnType<typeof trackedLineItem>>, visits: Array<[string, Record<string, string>, Record<string, string>]>) {
@@ -255,19 +273,67 @@ describe('no Fetch Metadata at all: an HTTP client claiming a browser that sends
       expect(await rollupOf(https, item.lineItemId)).toMatchObject({ impressions: 0, clicks: 0, spend_nanos: 0 });
     });
 
-    it('bills what browsers send there (WebKit without Sec-Fetch-User), and does not judge a Chrome older than 76 or an unknown user agent by it', async () => {
+    it('bills what browsers send there (WebKit without Sec-Fetch-User), and does not judge an unknown user agent or SeaMonkey (Firefox/60 on its own engine) by it', async () => {
       const item = await trackedLineItem(https, { bid_type: 'cpc', bid_value: 0.4 });
       const { impressions, clicks } = await pixelsThenClicks(https, item, [
         [BROWSER_UA, IMAGE_LOAD, NAVIGATION],
         [FIREFOX_UA, IMAGE_LOAD, NAVIGATION],
         [SAFARI_UA, IMAGE_LOAD, WEBKIT_NAVIGATION],
         [IPHONE_CHROME_UA, IMAGE_LOAD, WEBKIT_NAVIGATION],
-        [OLD_CHROME_UA, {}, {}],
+        [SEAMONKEY_UA, {}, {}],
         ['Opera/9.80 (J2ME/MIDP; Opera Mini/4.2.14912/870; U; id) Presto/2.4.15', {}, {}],
       ]);
       expect(impressions.map(([, ivt]) => ivt)).toEqual(['', '', '', '', '', '']);
       expect(clicks.map(([, ivt]) => ivt)).toEqual(['', '', '', '', '', '']);
       expect(await rollupOf(https, item.lineItemId)).toMatchObject({ clicks: 6, spend_nanos: 6 * CLICK_PRICE });
+    });
+
+    it('stores the pixel and click of an HTTP client claiming a Chromium before 76 or a Firefox before 90 without Fetch Metadata as outdated_browser, unbilled (try35 H2)', async () => {
+      const item = await trackedLineItem(https, { bid_type: 'cpc', bid_value: 0.4 });
+      const { impressions, clicks } = await pixelsThenClicks(https, item, [
+        [OLD_CHROME_UA, {}, {}],
+        [OLD_FIREFOX_UA, {}, {}],
+        [OLD_SAMSUNG_UA, {}, {}],
+        [OLD_EDGE_UA, {}, {}],
+      ]);
+      expect(impressions.map(([, ivt]) => ivt)).toEqual(Array(4).fill('outdated_browser'));
+      expect(clicks.map(([, ivt]) => ivt)).toEqual(Array(4).fill('outdated_browser'));
+      expect(await rollupOf(https, item.lineItemId)).toMatchObject({ impressions: 0, clicks: 0, spend_nanos: 0 });
+      await expectReported(https, item, 'outdated_browser', 4, 4);
+    });
+
+    it('bills a current browser whose UA switcher claims an old Chrome: it still sends Fetch Metadata', async () => {
+      const item = await trackedLineItem(https, { bid_type: 'cpc', bid_value: 0.4 });
+      const { impressions, clicks } = await pixelsThenClicks(https, item, [[OLD_CHROME_UA, IMAGE_LOAD, NAVIGATION]]);
+      expect([...impressions, ...clicks].map(([, ivt]) => ivt)).toEqual(['', '']);
+    });
+
+    it("stores a headless Chromium's pixel and click whose client hints contradict its Chrome user agent as client_hints_mismatch, unbilled (try35 H1)", async () => {
+      const item = await trackedLineItem(https, { bid_type: 'cpc', bid_value: 0.4 });
+      // What Playwright's headless Chromium 156 sent with userAgent set to Chrome 130, and an older headless build.
+      const spoofed = { 'sec-ch-ua': '"Not:A-Brand";v="8", "Chromium";v="156"' };
+      const headless = { 'sec-ch-ua': '"HeadlessChrome";v="130", "Chromium";v="130", "Not?A_Brand";v="99"' };
+      const { impressions, clicks } = await pixelsThenClicks(https, item, [
+        [CHROME_130_UA, { ...IMAGE_LOAD, ...spoofed }, { ...NAVIGATION, ...spoofed }],
+        [CHROME_130_UA, { ...IMAGE_LOAD, ...headless }, { ...NAVIGATION, ...headless }],
+      ]);
+      expect(impressions.map(([, ivt]) => ivt)).toEqual(['client_hints_mismatch', 'client_hints_mismatch']);
+      expect(clicks.map(([, ivt]) => ivt)).toEqual(['client_hints_mismatch', 'client_hints_mismatch']);
+      expect(await rollupOf(https, item.lineItemId)).toMatchObject({ impressions: 0, clicks: 0, spend_nanos: 0 });
+      await expectReported(https, item, 'client_hints_mismatch', 2, 2);
+    });
+
+    it('bills the client hints real browsers send: Chrome, Edge, a plain Chromium build (no Google brand), and a Firefox user agent over Chromium hints (a UA switcher, not judged)', async () => {
+      const item = await trackedLineItem(https, { bid_type: 'cpc', bid_value: 0.4 });
+      const hints = (value: string) => [{ ...IMAGE_LOAD, 'sec-ch-ua': value }, { ...NAVIGATION, 'sec-ch-ua': value }] as const;
+      const { impressions, clicks } = await pixelsThenClicks(https, item, [
+        [CHROME_130_UA, ...hints('"Google Chrome";v="130", "Chromium";v="130", "Not?A_Brand";v="99"')],
+        [`${CHROME_130_UA} Edg/130.0.0.0`, ...hints('"Chromium";v="130", "Microsoft Edge";v="130", "Not?A_Brand";v="99"')],
+        [CHROME_130_UA.replace('Chrome/130', 'Chrome/156'), ...hints('"Chromium";v="156", "Not:A-Brand";v="24"')],
+        [FIREFOX_UA, ...hints('"Google Chrome";v="130", "Chromium";v="130", "Not?A_Brand";v="99"')],
+      ]);
+      expect([...impressions, ...clicks].map(([, ivt]) => ivt)).toEqual(Array(8).fill(''));
+      expect(await rollupOf(https, item.lineItemId)).toMatchObject({ clicks: 4, spend_nanos: 4 * CLICK_PRICE });
     });
 
     it('does not judge WebKit before 16.4 (it sent none) nor a WebKit browser off Apple systems by it', async () => {

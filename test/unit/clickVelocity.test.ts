@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLICK_VELOCITY_LIMITS, ClickVelocity, NETWORK_CLICK_VELOCITY_LIMITS } from '../../src/tracking/clickVelocity.js';
+import { BLOCK_CLICK_VELOCITY_LIMITS, CLICK_VELOCITY_LIMITS, ClickVelocity, NETWORK_CLICK_VELOCITY_LIMITS } from '../../src/tracking/clickVelocity.js';
 import type { Visitor } from '../../src/tracking/visitor.js';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
@@ -10,10 +10,10 @@ function visitor(ip: string, userAgent = CHROME): Visitor {
 }
 
 /** Judges a click and counts it (as the tracker does once it is stored); true when it is refused. */
-function tooFast(velocity: ClickVelocity, who: Visitor, time: number): boolean {
-  const pace = velocity.judge(who, time);
+function tooFast(velocity: ClickVelocity, who: Visitor, time: number, placement = PLACEMENT): boolean {
+  const pace = velocity.judge(who, placement, time);
   pace.count();
-  return pace.tooFast;
+  return pace.tooFast !== false;
 }
 
 /** Which of the clicks at these times (ms) the rule refuses. */
@@ -21,6 +21,7 @@ function refused(velocity: ClickVelocity, who: Visitor, times: number[]): number
   return times.filter((time) => tooFast(velocity, who, time));
 }
 
+const PLACEMENT = 'pA';
 const T0 = 1_800_000_000_000;
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -52,7 +53,8 @@ describe('click velocity (per visitor: address, IPv6 by its /64, and user agent)
     const steady = Array.from({ length: 3 * 60 * 2 }, (_, n) => T0 + n * 31 * SECOND);
     expect(refused(velocity, visitor('73.162.10.20'), steady)).toEqual([]);
     const bursts = Array.from({ length: 6 }, (_, n) => [0, 2, 4].map((s) => T0 + n * 2 * MINUTE + s * SECOND)).flat();
-    expect(refused(velocity, visitor('73.162.10.21'), bursts)).toEqual([]);
+    // A velocity of its own: the steady reader's clicks run three hours ahead of these, in the same /24.
+    expect(refused(new ClickVelocity(), visitor('73.162.10.21'), bursts)).toEqual([]);
   });
 
   it('counts another address or another user agent as another visitor, and one IPv6 /64 as one', () => {
@@ -114,5 +116,40 @@ describe('click velocity per network (an IPv4 address, an IPv6 /56), whatever th
     const clicks = Array.from({ length: 100 }, (_, reader) => Array.from({ length: 6 }, () => ({ reader, at: T0 + Math.floor(random() * 3 * 60 * MINUTE) }))).flat();
     clicks.sort((a, b) => a.at - b.at);
     expect(clicks.filter(({ reader, at }) => tooFast(velocity, visitor('73.162.10.20', browser(reader)), at))).toEqual([]);
+  });
+});
+
+describe("click velocity per placement and block (an IPv4 /24, an IPv6 /48), whatever the addresses and user agents", () => {
+  it('allows 20 clicks of a placement in 10 s from addresses of one /24, each clicking once, and refuses the rest; another placement or /24 is not counted with them', () => {
+    expect(BLOCK_CLICK_VELOCITY_LIMITS[0]).toEqual({ events: 20, windowMs: 10 * SECOND });
+    const velocity = new ClickVelocity();
+    const verdicts = Array.from({ length: 25 }, (_, n) => tooFast(velocity, visitor(`73.190.7.${n + 1}`), T0 + n * 100));
+    expect(verdicts).toEqual([...Array<boolean>(20).fill(false), ...Array<boolean>(5).fill(true)]);
+    expect(velocity.judge(visitor('73.190.7.99'), PLACEMENT, T0 + 3 * SECOND).tooFast).toBe('placement_click_velocity');
+    expect(tooFast(velocity, visitor('73.190.7.99'), T0 + 3 * SECOND, 'pB')).toBe(false);
+    expect(tooFast(velocity, visitor('73.190.8.1'), T0 + 3 * SECOND)).toBe(false);
+  });
+
+  it('allows 120 in 10 minutes (one every 4.9 s, a new address each) and refuses the 121st', () => {
+    expect(BLOCK_CLICK_VELOCITY_LIMITS[1]).toEqual({ events: 120, windowMs: 10 * MINUTE });
+    const velocity = new ClickVelocity();
+    const verdicts = Array.from({ length: 122 }, (_, n) => tooFast(velocity, visitor(`73.190.7.${(n % 250) + 1}`), T0 + n * 4900));
+    expect(verdicts.flatMap((refusedIt, n) => (refusedIt ? [n] : []))).toEqual([120, 121]);
+  });
+
+  it('takes every /56 of an IPv6 /48 as one block', () => {
+    const velocity = new ClickVelocity();
+    const verdicts = Array.from({ length: 22 }, (_, n) => tooFast(velocity, visitor(`2003:e1:bf00:${(n * 256).toString(16)}::1`), T0 + n * 100));
+    expect(verdicts.filter(Boolean)).toHaveLength(2);
+    expect(tooFast(velocity, visitor('2003:e1:bf01::1'), T0 + 3 * SECOND)).toBe(false);
+  });
+
+  it('never refuses a university /24: 250 readers on their own addresses, each clicking the placement twice an hour at random for 3 hours', () => {
+    const velocity = new ClickVelocity();
+    let seed = 7;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const clicks = Array.from({ length: 250 }, (_, reader) => Array.from({ length: 6 }, () => ({ reader, at: T0 + Math.floor(random() * 3 * 60 * MINUTE) }))).flat();
+    clicks.sort((a, b) => a.at - b.at);
+    expect(clicks.filter(({ reader, at }) => tooFast(velocity, visitor(`73.190.7.${reader + 1}`), at))).toEqual([]);
   });
 });
