@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
+import { packVectors, unpackVectors } from './packedVectors.js';
 import { SemanticMatrix, type ClusterTrainer } from './semanticMatrix.js';
 
 /** What clusterWorker.ts sends back: the centres packed as the vectors are (packVectors), and each vector's cluster. */
@@ -46,14 +47,7 @@ function inWorker(workerFile: URL, vectors: Float32Array[], dimensions: number):
   });
 }
 
-/** Vectors in one buffer for the worker, vector i at i x dimensions (the worker's message packs its centres so too). */
-export function packVectors(vectors: Float32Array[], dimensions: number): Float32Array {
-  const packed = new Float32Array(vectors.length * dimensions);
-  vectors.forEach((vector, i) => packed.set(vector, i * dimensions));
-  return packed;
-}
-
 /** The worker's message as SemanticMatrix.train returns it: the centres as views of its buffer. */
 export function unpackClusters({ centres, clusterOf }: PackedClusters, dimensions: number): Trained {
-  return { centres: Array.from({ length: centres.length / dimensions }, (_, c) => centres.subarray(c * dimensions, (c + 1) * dimensions)), clusterOf };
+  return { centres: unpackVectors(centres, dimensions), clusterOf };
 }

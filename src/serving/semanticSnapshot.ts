@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
+import { packVectors } from '../semantic/packedVectors.js';
 import type { StoredClusters } from '../semantic/semanticMatrix.js';
 import type { SemanticModel } from '../semantic/semanticModel.js';
 
@@ -75,17 +76,13 @@ export function encodeSemantic(base: string, key: string, dimensions: number, st
   stored.vectors.forEach((vector, row) => {
     if (vector !== undefined) rows.push(row);
   });
-  const vectors = new Float32Array(rows.length * dimensions);
-  rows.forEach((row, i) => vectors.set(stored.vectors[row]!, i * dimensions));
-  const sections: Buffer[] = [bytesOf(Int32Array.from(rows)), bytesOf(vectors)];
+  const sections: Buffer[] = [bytesOf(Int32Array.from(rows)), bytesOf(packVectors(rows.map((row) => stored.vectors[row]!), dimensions))];
   const clusters: Header['clusters'] = {};
   for (const list of LISTS) {
     const kept = stored.clusters[list];
     if (!kept) continue;
     clusters[list] = { centres: kept.centres.length, trainedRows: kept.trainedRows };
-    const centres = new Float32Array(kept.centres.length * dimensions);
-    kept.centres.forEach((centre, c) => centres.set(centre, c * dimensions));
-    sections.push(bytesOf(centres), bytesOf(Int32Array.from(rows, (row) => kept.clusterOfRow[row]!)));
+    sections.push(bytesOf(packVectors(kept.centres, dimensions)), bytesOf(Int32Array.from(rows, (row) => kept.clusterOfRow[row]!)));
   }
   let checksum = 0;
   for (const section of sections) checksum = crc32(section, checksum);

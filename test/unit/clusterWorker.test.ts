@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { packVectors, unpackClusters, type PackedClusters } from '../../src/semantic/clustersInWorker.js';
+import { unpackClusters, type PackedClusters } from '../../src/semantic/clustersInWorker.js';
+import { packVectors } from '../../src/semantic/packedVectors.js';
 import { SemanticMatrix } from '../../src/semantic/semanticMatrix.js';
 import { firstMessageOfWorkerSource } from '../helpers/workerSource.js';
 
