@@ -15,6 +15,7 @@ import { createPublisher, findPublisher, issuePublisherToken, publisherExists, r
 import { keysetPage, uuidPageQuery } from '../http/keysetPaging.js';
 import { parseQuery } from '../http/queryParams.js';
 import { listPublisherPlacements, listPublishers, listPublisherTokens } from './publisherLists.js';
+import { revenueShareOf } from '../reporting/revenueShares.js';
 import { changeCertification, createPlacement, findPlacement, PlacementExistsError } from './placementRepository.js';
 
 export interface PlacementAdminDeps {
@@ -37,7 +38,7 @@ export async function placementAdminRoutes(app: FastifyInstance, { db, adminToke
     const { publisher_id } = parsePathParams(publisherIdParam, request.params, 'publisher');
     const publisher = await findPublisher(db, publisher_id);
     if (!publisher) throw new ApiError('not_found', 'publisher not found');
-    return { data: publisher };
+    return { data: { ...publisher, revenue_share: (await revenueShareOf(db, publisher_id)).current.revenue_share } };
   });
 
   app.get('/v1/admin/publishers/:publisher_id/tokens', async (request) => {
