@@ -137,7 +137,8 @@ describe('GET /v1/publisher/placements/:id/recent-impressions', () => {
         ip_masked: '81.2.69.0',
         ip_class: 'public',
         ip_network: '',
-        ivt: 'bot',
+        // The publisher is not told which rule judged a client (the operator is: below).
+        ivt: 'filtered',
         user_agent_family: 'bot',
         source: 'pixel',
         requested_as: 'no_metadata',
@@ -179,7 +180,7 @@ describe('GET /v1/publisher/placements/:id/recent-impressions', () => {
       server_share: 0.6667,
       valid: 1,
       by_ip_class: { public: 2, datacenter: 1 },
-      by_ivt: { datacenter: 1, bot: 1 },
+      by_ivt: { datacenter: 1, filtered: 1 },
       by_requested_as: { no_metadata: 3 },
       pixel_rule: { verdict: 'not_as_required', message: expect.stringContaining('2 of 3 impressions were requested by a server') },
       forged: 0,
@@ -310,6 +311,20 @@ describe('GET /v1/admin/placements/:id/recent-impressions', () => {
     const wrong = await ctx.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${publisher.token}` } });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.json().error.code).toBe('auth_invalid');
+  });
+
+  it('names every reason to the operator, and to the publisher only the integration faults it fixes (the others are filtered)', async () => {
+    const publisher = await createPublisher(ctx);
+    const placement = await createPlacement(ctx, publisher.id);
+    const reasons = ['no_fetch_metadata', 'bot', 'impression_velocity', 'not_image_request', 'server_side', 'duplicate', ''];
+    await insertEvents(ctx, reasons.map((ivt, index) => sampleEvent({ placement_id: placement.id, ivt, ip: RESIDENTIAL_IP, ip_class: 'public', user_agent: CHROME, event_time: Date.now() - index * 1000 })));
+    const asPublisher = await checkListing(placement.id, publisher.token, reasons.length);
+    expect(asPublisher.impressions.map((impression: { ivt: string | null }) => impression.ivt)).toEqual(['filtered', 'filtered', 'filtered', 'not_image_request', 'server_side', 'duplicate', null]);
+    expect(asPublisher.summary.by_ivt).toEqual({ filtered: 3, not_image_request: 1, server_side: 1, duplicate: 1 });
+    expect(matchesContract({ data: asPublisher }) ? [] : matchesContract.errors).toEqual([]);
+    const asOperator = (await ctx.admin({ method: 'GET', url: `/v1/admin/placements/${placement.id}/recent-impressions` })).json().data;
+    expect(asOperator.impressions.map((impression: { ivt: string | null }) => impression.ivt)).toEqual(reasons.map((reason) => reason || null));
+    expect(asOperator.summary.valid).toBe(asPublisher.summary.valid);
   });
 
   it("shows any publisher's placement the same way, and 404 for an unknown one", async () => {
