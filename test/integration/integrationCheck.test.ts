@@ -256,6 +256,19 @@ describe('GET /v1/publisher/placements/:id/recent-impressions', () => {
     expect(data.impressions[0]).toMatchObject({ ip_masked: '2a02:c7c:1234::', user_agent_family: 'Firefox', origin: 'browser' });
   });
 
+  it('reads an X-Forwarded-For hop a proxy wrote with a port or in brackets as its address, not as invalid_ip', async () => {
+    const { publisher, placement } = await servingPlacement();
+    for (const hop of ['81.2.69.142:4433', '[2a02:c7c:1234:5678:9abc::1]', '[2a02:c7c:1234:5678:9abc::1]:443']) {
+      await serveAndTrack(publisher.token, placement.id, hop, FIREFOX);
+    }
+    const data = await checkListing(placement.id, publisher.token, 3);
+    expect(data.impressions.map((impression: { ip_masked: string; ip_class: string; ivt: string | null }) => [impression.ip_masked, impression.ip_class, impression.ivt])).toEqual([
+      ['2a02:c7c:1234::', 'public', null],
+      ['2a02:c7c:1234::', 'public', null],
+      ['81.2.69.0', 'public', null],
+    ]);
+  });
+
   it('shows only this placement: impressions of other placements are not listed', async () => {
     const publisher = await createPublisher(ctx);
     const [placement, sibling] = [await createPlacement(ctx, publisher.id), await createPlacement(ctx, publisher.id)];
