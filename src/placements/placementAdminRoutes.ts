@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
-import { ApiError, parseBody, parseInput, parsePathParams } from '../http/errors.js';
+import { ApiError, parseBody, parseInput, parseNoBody, parsePathParams } from '../http/errors.js';
 import { requireAdminToken } from '../http/adminAuth.js';
 import {
   certificationBody,
@@ -62,6 +62,7 @@ export async function placementAdminRoutes(app: FastifyInstance, { db, adminToke
 
   app.post('/v1/admin/publishers/:publisher_id/tokens', async (request, reply) => {
     const { publisher_id } = parsePathParams(publisherIdParam, request.params, 'publisher');
+    parseNoBody(request.body);
     if (!(await publisherExists(db, publisher_id))) throw new ApiError('not_found', 'publisher not found');
     return reply.code(201).send({ data: await issuePublisherToken(db, publisher_id) });
   });
