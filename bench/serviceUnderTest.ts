@@ -9,6 +9,7 @@ import { assertLoopback, type LoadResult } from './loadTest.js';
 import { progress } from './progress.js';
 import type { HeapReport } from './heapProbe.js';
 import { requestHeapReport, startService, temporaryDataDir } from './serviceProcess.js';
+import { undoHttpSeeds } from './seedOverHttp.js';
 
 export interface ServiceUnderTest<Seeded> {
   baseUrl: string;
@@ -17,7 +18,7 @@ export interface ServiceUnderTest<Seeded> {
   dataDir?: string;
   /** The service's process id when the bench started it (RSS sampling); undefined with --url. */
   pid?: number;
-  /** Stops what the bench started (nothing with --url); returns problems worth failing the run for. */
+  /** Stops what the bench started (with --url: deletes the campaigns it seeded); returns problems worth failing the run for. */
   stop(): Promise<string[]>;
   /** With --cpu-prof, after stop: the top self-time functions of the service (in `windows` only, when given). */
   profileSummary(windows?: LoadResult['windows']): string | undefined;
@@ -48,11 +49,32 @@ export async function prepareService<Seeded>(
     if (!seeders.http) throw new Error(`${scenario} cannot run against --url: it writes straight into the stores`);
     if (!options.adminToken) throw new Error('--url needs --admin-token to seed the service through its admin API');
     progress(`seeding the service at ${options.url} through its APIs`);
-    const seeded = await seeders.http(options.url, options.adminToken);
+    // What the run seeds is taken out of serving when it ends (stop), when seeding fails, and on
+    // Ctrl-C: a load test against a live service must not leave fake ads in its auctions.
+    const onInterrupt = () => {
+      progress('interrupted: deleting the seeded campaigns');
+      void undoHttpSeeds().then((problems) => {
+        for (const problem of problems) process.stderr.write(`${problem}\n`);
+        process.exit(130);
+      });
+    };
+    process.once('SIGINT', onInterrupt);
+    const undo = async () => {
+      process.off('SIGINT', onInterrupt);
+      progress('deleting the seeded campaigns, revoking the bench key and publisher token');
+      return undoHttpSeeds();
+    };
+    let seeded: Seeded;
+    try {
+      seeded = await seeders.http(options.url, options.adminToken);
+    } catch (error) {
+      for (const problem of await undo()) process.stderr.write(`${problem}\n`);
+      throw error;
+    }
     return {
       baseUrl: options.url,
       seeded,
-      stop: async () => [],
+      stop: undo,
       profileSummary: () => undefined,
       heapUsage: () => Promise.reject(new Error('the heap probe needs a service the bench started')),
     };

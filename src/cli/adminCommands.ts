@@ -56,6 +56,16 @@ export const adminCommands: Record<string, AdminCommand> = {
     path: () => '/v1/admin/publishers',
     body: (flags) => ({ name: required(flags, 'name') }),
   },
+  'publisher get': {
+    usage: 'adsvc publisher get PUBLISHER_ID',
+    method: 'GET',
+    path: (_flags, args) => `/v1/admin/publishers/${argument(args, 'PUBLISHER_ID')}`,
+  },
+  'publisher revenue-share': {
+    usage: 'adsvc publisher revenue-share PUBLISHER_ID',
+    method: 'GET',
+    path: (_flags, args) => `/v1/admin/publishers/${argument(args, 'PUBLISHER_ID')}/revenue-share`,
+  },
   'publisher token': {
     usage: 'adsvc publisher token --publisher PUBLISHER_ID',
     method: 'POST',

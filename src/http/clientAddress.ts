@@ -53,3 +53,19 @@ function forwardedFor(request: IncomingMessage): Array<string | undefined> {
   if (start !== end) addresses.push(header.slice(start, end));
   return addresses;
 }
+
+/**
+ * An address as some proxies write their X-Forwarded-For hop, with a port (`3.80.0.1:4433`, Azure
+ * Application Gateway) or in brackets (`[2600:1900:4000::1]`, `[2600::1]:443`), as the bare address;
+ * any other string as it is. Without this every event behind such a proxy would be `invalid_ip`.
+ */
+export function withoutPort(address: string): string {
+  if (address.startsWith('[')) {
+    const close = address.indexOf(']');
+    const rest = address.slice(close + 1);
+    return close > 0 && (rest === '' || /^:\d{1,5}$/.test(rest)) ? address.slice(1, close) : address;
+  }
+  // One colon after a dot: IPv4 with a port (an IPv6 address has two colons or more).
+  const colon = address.indexOf(':');
+  return colon > 0 && colon === address.lastIndexOf(':') && address.includes('.') && /^:\d{1,5}$/.test(address.slice(colon)) ? address.slice(0, colon) : address;
+}

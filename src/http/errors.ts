@@ -66,9 +66,21 @@ export function zodDetails(error: z.ZodError, unknownKey = 'unknown field'): Err
  * fields are listed and a route whose body may be left out takes `null` for none.
  */
 export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
-  const result = schema.safeParse(input ?? {});
+  // Only no body at all is an empty object: JSON `null`, a string or an array is a confused client
+  // (422), never a request to act on.
+  const result = schema.safeParse(input === undefined ? {} : input);
   if (!result.success) throw new ApiError('validation_error', 'request is invalid', zodDetails(result.error));
   return result.data;
+}
+
+const noFields = z.strictObject({});
+
+/**
+ * The body of a POST that takes none (issue a token, activate a campaign): no body or `{}`;
+ * anything else (`null`, `"x"`, `[1,2]`, a field) is 422 and the route does nothing.
+ */
+export function parseNoBody(body: unknown): void {
+  parseInput(noFields, body);
 }
 
 /**

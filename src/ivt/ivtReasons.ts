@@ -39,3 +39,22 @@ export type IvtReason = keyof typeof ivtReasons;
 
 /** Reasons that mean a server, not the end user's browser, requested the pixel: what auto-revocation counts. */
 export const serverSideReasons = ['datacenter', 'server_side'] as const satisfies readonly IvtReason[];
+
+/**
+ * The reasons a publisher's own integration check names: faults in how its pixel is fired, which it
+ * fixes (from a server or a cloud, through a proxy, without a user agent, with fetch() instead of an
+ * image, cached or fired twice) and which the rest of the check shows anyway (origin, ip_class,
+ * requested_as). Every other reason judges whether a browser tells the truth (bot, no_fetch_metadata,
+ * the velocity rules...): named per impression a second after its pixel, it would tell a fraudulent
+ * publisher which of its variants pass, so the publisher sees `filtered` and the operator the reason.
+ */
+export const integrationFaultReasons: ReadonlySet<string> = new Set([
+  'datacenter',
+  'server_side',
+  'private_ip',
+  'invalid_ip',
+  'no_user_agent',
+  'not_image_request',
+  'expired_token',
+  'duplicate',
+] satisfies IvtReason[]);

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
 import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
-import { ApiError, parseBody, parseInput, parsePathParams } from '../http/errors.js';
+import { ApiError, parseBody, parseInput, parseNoBody, parsePathParams } from '../http/errors.js';
 import { noQueryParams, parseQuery } from '../http/queryParams.js';
 import {
-  activateBody,
   campaignInput,
   campaignListQuery,
   campaignPatch,
@@ -81,7 +80,7 @@ export async function campaignRoutes(app: FastifyInstance, { db, indexedDestinat
 
   app.post('/v1/advertiser/campaigns/:id/activate', write, async (request) => {
     const id = campaignId(request.params);
-    parseInput(activateBody, request.body);
+    parseNoBody(request.body);
     return { data: shownWithLineItems(await activateCampaign(db, advertiserOf(request).organizationId, id)) };
   });
 

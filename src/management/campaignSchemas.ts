@@ -53,8 +53,6 @@ export type CampaignPatch = z.output<typeof campaignPatch>;
 
 export const duplicateBody = z.strictObject({ name: textLine(200).optional() });
 
-export const activateBody = z.strictObject({});
-
 export const campaignListQuery = queryParams({
   status: z.enum(campaignStatuses).optional(),
   ...pageQueryFields(z.uuid()),

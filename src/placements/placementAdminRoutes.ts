@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
-import { ApiError, parseBody, parseInput, parsePathParams } from '../http/errors.js';
+import { ApiError, parseBody, parseInput, parseNoBody, parsePathParams } from '../http/errors.js';
 import { requireAdminToken } from '../http/adminAuth.js';
 import {
   certificationBody,
@@ -15,6 +15,7 @@ import { createPublisher, findPublisher, issuePublisherToken, publisherExists, r
 import { keysetPage, uuidPageQuery } from '../http/keysetPaging.js';
 import { parseQuery } from '../http/queryParams.js';
 import { listPublisherPlacements, listPublishers, listPublisherTokens } from './publisherLists.js';
+import { revenueShareOf } from '../reporting/revenueShares.js';
 import { changeCertification, createPlacement, findPlacement, PlacementExistsError } from './placementRepository.js';
 
 export interface PlacementAdminDeps {
@@ -37,7 +38,7 @@ export async function placementAdminRoutes(app: FastifyInstance, { db, adminToke
     const { publisher_id } = parsePathParams(publisherIdParam, request.params, 'publisher');
     const publisher = await findPublisher(db, publisher_id);
     if (!publisher) throw new ApiError('not_found', 'publisher not found');
-    return { data: publisher };
+    return { data: { ...publisher, revenue_share: (await revenueShareOf(db, publisher_id)).current.revenue_share } };
   });
 
   app.get('/v1/admin/publishers/:publisher_id/tokens', async (request) => {
@@ -61,6 +62,7 @@ export async function placementAdminRoutes(app: FastifyInstance, { db, adminToke
 
   app.post('/v1/admin/publishers/:publisher_id/tokens', async (request, reply) => {
     const { publisher_id } = parsePathParams(publisherIdParam, request.params, 'publisher');
+    parseNoBody(request.body);
     if (!(await publisherExists(db, publisher_id))) throw new ApiError('not_found', 'publisher not found');
     return reply.code(201).send({ data: await issuePublisherToken(db, publisher_id) });
   });

@@ -9,7 +9,7 @@ import { parseOperatorReportParams } from './reportingParams.js';
 import { sendReport } from './reportResponse.js';
 import { negotiatedFormat } from './negotiatedFormat.js';
 import { revenueShareBody } from './revenueShareSchemas.js';
-import { setRevenueShare } from './revenueShares.js';
+import { revenueShareOf, setRevenueShare } from './revenueShares.js';
 
 /** The operator's side of reporting (admin token): platform totals per day and publishers' revenue shares. */
 export async function operatorReportingRoutes(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
@@ -27,6 +27,12 @@ export async function operatorReportingRoutes(app: FastifyInstance, deps: Featur
       query: { date_from: params.date_from, date_to: params.date_to },
       filename: `platform-report_${params.date_from}_${params.date_to}.csv`,
     });
+  });
+
+  app.get('/v1/admin/publishers/:publisher_id/revenue-share', async (request) => {
+    const { publisher_id } = parsePathParams(publisherIdParam, request.params, 'publisher');
+    if (!(await publisherExists(deps.db, publisher_id))) throw new ApiError('not_found', 'publisher not found');
+    return { data: await revenueShareOf(deps.db, publisher_id) };
   });
 
   app.put('/v1/admin/publishers/:publisher_id/revenue-share', async (request) => {

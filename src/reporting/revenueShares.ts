@@ -1,4 +1,5 @@
 import type { SqlExecutor } from '../store/postgres.js';
+import { todayUtc } from '../utcDays.js';
 
 /** What a publisher earns of the valid spend on its placements until the operator sets otherwise. */
 const DEFAULT_REVENUE_SHARE = 0.7;
@@ -47,4 +48,21 @@ export async function setRevenueShare(db: SqlExecutor, publisherId: string, shar
     [publisherId, effectiveFrom, share],
   );
   return { publisher_id: publisherId, revenue_share: Number(rows[0]!.revenue_share), effective_from: rows[0]!.effective_from };
+}
+
+const asShare = (ppm: bigint) => Number(ppm) / Number(SHARE_SCALE);
+
+/**
+ * What the operator reads back (GET .../revenue-share): the share in effect today (the default,
+ * with no `effective_from`, before any is set) and those set for later days, soonest first, so a
+ * mistyped year or fraction shows before it prices a day.
+ */
+export async function revenueShareOf(db: SqlExecutor, publisherId: string, today = todayUtc()) {
+  const schedule = (await revenueShareSchedules(db, [publisherId])).get(publisherId) ?? [];
+  const inEffect = schedule.filter((entry) => entry.from <= today).at(-1);
+  return {
+    publisher_id: publisherId,
+    current: { revenue_share: asShare(shareOn(schedule, today)), effective_from: inEffect?.from ?? null },
+    scheduled: schedule.filter((entry) => entry.from > today).map((entry) => ({ revenue_share: asShare(entry.ppm), effective_from: entry.from })),
+  };
 }

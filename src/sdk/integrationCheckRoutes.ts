@@ -8,7 +8,7 @@ import { requireAdminToken } from '../http/adminAuth.js';
 import { bearerToken } from '../http/bearerToken.js';
 import { ApiError, parsePathParams } from '../http/errors.js';
 import { parseQuery, queryParams } from '../http/queryParams.js';
-import { forgedImpressions, recentImpressions, summarizeImpressions } from './recentImpressions.js';
+import { forgedImpressions, publisherView, recentImpressions, summarizeImpressions } from './recentImpressions.js';
 
 const wholeNumber = z.string().regex(/^\d{1,9}$/, 'must be a whole number').transform(Number);
 
@@ -25,11 +25,13 @@ const checkQuery = queryParams({
 export async function integrationCheckRoutes(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
   const { db, ch } = deps;
 
-  async function answer(placement: Placement, rawQuery: unknown) {
+  /** `asPublisher`: the publisher's own view, naming only the reasons it can fix (publisherView). */
+  async function answer(placement: Placement, rawQuery: unknown, asPublisher: boolean) {
     const { limit, hours } = parseQuery(checkQuery, rawQuery);
     const to = Date.now();
     const from = to - hours * 3_600_000;
-    const [impressions, forged] = await Promise.all([recentImpressions(ch, placement.id, from, limit), forgedImpressions(ch, placement.id, from)]);
+    const [listed, forged] = await Promise.all([recentImpressions(ch, placement.id, from, limit), forgedImpressions(ch, placement.id, from)]);
+    const impressions = asPublisher ? publisherView(listed) : listed;
     return {
       data: {
         placement: { id: placement.id, certification: placement.certification },
@@ -47,7 +49,7 @@ export async function integrationCheckRoutes(app: FastifyInstance, deps: Feature
     const placement = await findPlacement(db, id);
     // Another publisher's placement answers like a missing one.
     if (!placement || placement.publisher_id !== publisherId) throw new ApiError('not_found', 'placement not found');
-    return answer(placement, request.query);
+    return answer(placement, request.query, true);
   });
 
   app.get(
@@ -57,7 +59,7 @@ export async function integrationCheckRoutes(app: FastifyInstance, deps: Feature
       const { id } = parsePathParams(placementIdParam, request.params, 'placement');
       const placement = await findPlacement(db, id);
       if (!placement) throw new ApiError('not_found', 'placement not found');
-      return answer(placement, request.query);
+      return answer(placement, request.query, false);
     },
   );
 }

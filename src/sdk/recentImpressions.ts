@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
 import { impressionOrigin, maskIp, userAgentFamily, type ImpressionOrigin } from './impressionOrigin.js';
+import { integrationFaultReasons } from '../ivt/ivtReasons.js';
 import { pixelRule, requestedAs, type PixelRule, type RequestedAs } from './pixelRequestVerdict.js';
 
 export interface RecentImpression {
@@ -10,7 +11,7 @@ export interface RecentImpression {
   ip_class: string;
   /** The data-center or relay network that matched (`AS16509 Amazon Web Services`); '' for others. */
   ip_network: string;
-  /** Why it was classified invalid traffic; null when it counts. */
+  /** Why it was classified invalid traffic; null when it counts; `filtered` in the publisher's view for a reason it is not told (publisherView). */
   ivt: string | null;
   user_agent_family: string;
   /** pixel for the browser pixel; import for events loaded through the admin import. */
@@ -88,6 +89,13 @@ export async function recentImpressions(ch: ClickHouse, placementId: string, sin
         fetch_dest: row.fetch_dest,
       };
     });
+}
+
+/** The impressions as the placement's publisher sees them: a reason that is no integration fault becomes `filtered`. */
+export function publisherView(impressions: RecentImpression[]): RecentImpression[] {
+  return impressions.map((impression) =>
+    impression.ivt === null || integrationFaultReasons.has(impression.ivt) ? impression : { ...impression, ivt: 'filtered' },
+  );
 }
 
 /** How many impressions since `sinceMs` named this placement in a link whose signature failed (bad_token). */

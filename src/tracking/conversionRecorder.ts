@@ -22,6 +22,9 @@ import { MS_PER_DAY } from '../utcDays.js';
 /** A reporting server's clock may run a little ahead of ours. */
 const FUTURE_TOLERANCE_MS = 5 * 60_000;
 
+/** 404's message: the same for an unknown click, another organization's, and one not stored yet. */
+const CLICK_NOT_FOUND = 'click not found (or not yet: a click can be quoted about a second after it, once stored; retry a 404 that follows the click closely)';
+
 export interface ConversionOutcome {
   result: ConversionResult;
   /** false when the same conversion_id for the same click was already recorded: nothing new was stored. */
@@ -69,7 +72,9 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
     const { click, clickId } = await quotedClick(ch, input.click_id);
     const pricing = click && (await findLineItemPricing(db, click.line_item_id, organizationId));
     const deleted = click !== undefined && pricing === 'not_found' && (await isDeletedLineItemOf(db, click, organizationId));
-    if (!click || !pricing || (pricing === 'not_found' && !deleted)) throw new ApiError('not_found', 'click not found');
+    // A click is quotable once its event is in ClickHouse (a flush after it): a landing page reporting
+    // on load can be early, and the message says so, as docs/tracking.md does.
+    if (!click || !pricing || (pricing === 'not_found' && !deleted)) throw new ApiError('not_found', CLICK_NOT_FOUND);
 
     const revenueUsd = input.value === undefined ? 0 : (convertToUsd(input.value, input.currency) ?? 0);
     const price = clickPrice(click, pricing);

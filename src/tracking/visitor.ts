@@ -1,3 +1,4 @@
+import { withoutPort } from '../http/clientAddress.js';
 import type { IpVerdict } from '../ivt/ipClassifier.js';
 import type { IvtReason } from '../ivt/ivtReasons.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
@@ -14,7 +15,8 @@ export interface Visitor {
 }
 
 /**
- * The address decides first (private, data center), then the user agent (bot, none). `userAgent`
+ * The address (without a port or brackets a proxy wrote: withoutPort) decides first (private, data
+ * center), then the user agent (bot, none). `userAgent`
  * undefined with `userAgentKnown` false means the source never recorded one (imports): no verdict on it.
  */
 export function classifyVisitor(
@@ -23,7 +25,7 @@ export function classifyVisitor(
   userAgent: string | undefined,
   userAgentKnown = true,
 ): Visitor {
-  const ip = traffic.ip(address);
+  const ip = traffic.ip(withoutPort(address));
   const userAgentIvt = userAgentKnown ? traffic.userAgent(userAgent) : '';
   return { ip, userAgent: (userAgent ?? '').slice(0, MAX_STORED_USER_AGENT), ivt: ip.ivt || userAgentIvt };
 }

@@ -322,6 +322,14 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
       expect(await page.getByRole('heading', { name: 'Not its name' }).count()).toBe(0);
     }
 
+    // The revenue share: the default, then a scheduled one (a typo's year) shows before it prices a day.
+    await page.getByText('Earns 70% of the valid spend on its placements today (the default: no share set).').waitFor();
+    await service.admin('PUT', `/v1/admin/publishers/${publisherId}/revenue-share`, { revenue_share: 0.065, effective_from: '2030-01-01' });
+    await page.reload();
+    const scheduled = page.getByRole('table', { name: 'Scheduled revenue shares' });
+    await scheduled.waitFor();
+    expect(await scheduled.getByRole('row').allTextContents()).toEqual(['From (UTC)Share', '2030-01-016.5%']);
+
     const placementId = `console-chat-${randomUUID().slice(0, 8)}`;
     const placementForm = page.getByRole('form', { name: 'Register a placement' });
     await placementForm.getByLabel('Placement id').fill(placementId);

@@ -194,7 +194,7 @@ describe('GET /v1/admin/publishers and a publisher\'s tokens and placements', ()
     const publisher = await createPublisher(ctx);
     const response = await ctx.admin({ method: 'GET', url: `/v1/admin/publishers/${publisher.id}` });
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json()).toEqual({ data: { id: publisher.id, name: publisher.name, created_at: publisher.created_at } });
+    expect(response.json()).toEqual({ data: { id: publisher.id, name: publisher.name, created_at: publisher.created_at, revenue_share: 0.7 } });
     const validate = contractSchema('#/paths/~1v1~1admin~1publishers~1%7Bpublisher_id%7D/get/responses/200/content/application~1json/schema');
     expect(validate(response.json()), JSON.stringify(validate.errors)).toBe(true);
     for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {

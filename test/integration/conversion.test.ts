@@ -369,6 +369,9 @@ describe('POST /v1/advertiser/conversions', () => {
     expect(foreign.json().error.code).toBe('not_found');
     const unknown = await postConversion(item.key, { click_id: randomUUID() });
     expect(unknown.statusCode).toBe(404);
+    // A conversion sent as the landing page loads can precede the click's storing: the message says to retry.
+    expect(unknown.json().error.message).toBe('click not found (or not yet: a click can be quoted about a second after it, once stored; retry a 404 that follows the click closely)');
+    expect(foreign.json().error.message).toBe(unknown.json().error.message);
   });
 
   it('needs an API key with the campaigns permission', async () => {

@@ -102,6 +102,28 @@ describe('admin bodies refuse unknown fields with 422', () => {
   });
 });
 
+describe('POST routes without a body take none or {}', () => {
+  it('answers 422 to null, a string, an array, a deep array or a field, and acts only on no body or {}', async () => {
+    const publisher = await createPublisher(ctx);
+    const placement = await createPlacement(ctx, publisher.id);
+    await ctx.admin({ method: 'POST', url: `/v1/admin/placements/${placement.id}/certify`, payload: {} });
+    const liveTokens = async () => (await ctx.stores.db.query('SELECT 1 FROM publisher_tokens WHERE publisher_id = $1 AND revoked_at IS NULL', [publisher.id])).rows.length;
+    const before = await liveTokens();
+    const bodies = ['null', '"x"', '[1,2]', `${'['.repeat(2000)}${']'.repeat(2000)}`, '{"reason_typo":1}'];
+    for (const body of bodies) {
+      const json = { 'content-type': 'application/json' };
+      const tokens = await ctx.admin({ method: 'POST', url: `/v1/admin/publishers/${publisher.id}/tokens`, payload: body, headers: json });
+      expect([tokens.statusCode, tokens.json().error?.code], body.slice(0, 20)).toEqual([422, 'validation_error']);
+      const revoke = await ctx.admin({ method: 'POST', url: `/v1/admin/placements/${placement.id}/revoke`, payload: body, headers: json });
+      expect([revoke.statusCode, revoke.json().error?.code], body.slice(0, 20)).toEqual([422, 'validation_error']);
+    }
+    expect(await liveTokens()).toBe(before);
+    expect((await placementState(placement.id)).certification).toBe('certified');
+    expect((await ctx.admin({ method: 'POST', url: `/v1/admin/publishers/${publisher.id}/tokens` })).statusCode).toBe(201);
+    expect((await ctx.admin({ method: 'POST', url: `/v1/admin/publishers/${publisher.id}/tokens`, payload: {} })).statusCode).toBe(201);
+  });
+});
+
 /**
  * Writes `chunks` to a fresh connection and collects what the server answers until it closes the
  * connection. Never sends more than given: a test that needs the server to close first waits here.

@@ -137,7 +137,8 @@ describe('GET /v1/publisher/placements/:id/recent-impressions', () => {
         ip_masked: '81.2.69.0',
         ip_class: 'public',
         ip_network: '',
-        ivt: 'bot',
+        // The publisher is not told which rule judged a client (the operator is: below).
+        ivt: 'filtered',
         user_agent_family: 'bot',
         source: 'pixel',
         requested_as: 'no_metadata',
@@ -179,7 +180,7 @@ describe('GET /v1/publisher/placements/:id/recent-impressions', () => {
       server_share: 0.6667,
       valid: 1,
       by_ip_class: { public: 2, datacenter: 1 },
-      by_ivt: { datacenter: 1, bot: 1 },
+      by_ivt: { datacenter: 1, filtered: 1 },
       by_requested_as: { no_metadata: 3 },
       pixel_rule: { verdict: 'not_as_required', message: expect.stringContaining('2 of 3 impressions were requested by a server') },
       forged: 0,
@@ -255,6 +256,19 @@ describe('GET /v1/publisher/placements/:id/recent-impressions', () => {
     expect(data.impressions[0]).toMatchObject({ ip_masked: '2a02:c7c:1234::', user_agent_family: 'Firefox', origin: 'browser' });
   });
 
+  it('reads an X-Forwarded-For hop a proxy wrote with a port or in brackets as its address, not as invalid_ip', async () => {
+    const { publisher, placement } = await servingPlacement();
+    for (const hop of ['81.2.69.142:4433', '[2a02:c7c:1234:5678:9abc::1]', '[2a02:c7c:1234:5678:9abc::1]:443']) {
+      await serveAndTrack(publisher.token, placement.id, hop, FIREFOX);
+    }
+    const data = await checkListing(placement.id, publisher.token, 3);
+    expect(data.impressions.map((impression: { ip_masked: string; ip_class: string; ivt: string | null }) => [impression.ip_masked, impression.ip_class, impression.ivt])).toEqual([
+      ['2a02:c7c:1234::', 'public', null],
+      ['2a02:c7c:1234::', 'public', null],
+      ['81.2.69.0', 'public', null],
+    ]);
+  });
+
   it('shows only this placement: impressions of other placements are not listed', async () => {
     const publisher = await createPublisher(ctx);
     const [placement, sibling] = [await createPlacement(ctx, publisher.id), await createPlacement(ctx, publisher.id)];
@@ -310,6 +324,20 @@ describe('GET /v1/admin/placements/:id/recent-impressions', () => {
     const wrong = await ctx.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${publisher.token}` } });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.json().error.code).toBe('auth_invalid');
+  });
+
+  it('names every reason to the operator, and to the publisher only the integration faults it fixes (the others are filtered)', async () => {
+    const publisher = await createPublisher(ctx);
+    const placement = await createPlacement(ctx, publisher.id);
+    const reasons = ['no_fetch_metadata', 'bot', 'impression_velocity', 'not_image_request', 'server_side', 'duplicate', ''];
+    await insertEvents(ctx, reasons.map((ivt, index) => sampleEvent({ placement_id: placement.id, ivt, ip: RESIDENTIAL_IP, ip_class: 'public', user_agent: CHROME, event_time: Date.now() - index * 1000 })));
+    const asPublisher = await checkListing(placement.id, publisher.token, reasons.length);
+    expect(asPublisher.impressions.map((impression: { ivt: string | null }) => impression.ivt)).toEqual(['filtered', 'filtered', 'filtered', 'not_image_request', 'server_side', 'duplicate', null]);
+    expect(asPublisher.summary.by_ivt).toEqual({ filtered: 3, not_image_request: 1, server_side: 1, duplicate: 1 });
+    expect(matchesContract({ data: asPublisher }) ? [] : matchesContract.errors).toEqual([]);
+    const asOperator = (await ctx.admin({ method: 'GET', url: `/v1/admin/placements/${placement.id}/recent-impressions` })).json().data;
+    expect(asOperator.impressions.map((impression: { ivt: string | null }) => impression.ivt)).toEqual(reasons.map((reason) => reason || null));
+    expect(asOperator.summary.valid).toBe(asPublisher.summary.valid);
   });
 
   it("shows any publisher's placement the same way, and 404 for an unknown one", async () => {

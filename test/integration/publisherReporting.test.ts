@@ -9,6 +9,7 @@ import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { eventuallyServed, insertEvents, serve, servableLineItem, uniqueWord } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
+import { contractSchema } from '../helpers/contract.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
 
@@ -197,6 +198,41 @@ describe('PUT /v1/admin/publishers/{publisher_id}/revenue-share', () => {
     expect(unknown.statusCode).toBe(404);
     const noToken = await ctx.app.inject({ method: 'PUT', url: `/v1/admin/publishers/${other.id}/revenue-share`, payload: { revenue_share: 0.5 } });
     expect(noToken.statusCode).toBe(401);
+  });
+});
+
+describe('GET /v1/admin/publishers/{publisher_id}/revenue-share', () => {
+  const read = (id: string) => ctx.admin({ method: 'GET', url: `/v1/admin/publishers/${id}/revenue-share` });
+
+  it('answers the default before any share, then the one in effect today and those scheduled, soonest first', async () => {
+    const fresh = await createPublisher(ctx);
+    expect((await read(fresh.id)).json()).toEqual({ data: { publisher_id: fresh.id, current: { revenue_share: 0.7, effective_from: null }, scheduled: [] } });
+    expect((await ctx.admin({ method: 'GET', url: `/v1/admin/publishers/${fresh.id}` })).json().data.revenue_share).toBe(0.7);
+
+    const set = (revenue_share: number, effective_from: string) =>
+      ctx.admin({ method: 'PUT', url: `/v1/admin/publishers/${fresh.id}/revenue-share`, payload: { revenue_share, effective_from } });
+    // A typo's year: nothing prices a day at it yet, but the operator sees it.
+    for (const [share, from] of [[0.6, d(0)], [0.07, '2030-01-01'], [0.55, today], [0.5, addDays(today, 1)]] as const) expect((await set(share, from)).statusCode).toBe(200);
+    const response = await read(fresh.id);
+    expect(response.json()).toEqual({
+      data: {
+        publisher_id: fresh.id,
+        current: { revenue_share: 0.55, effective_from: today },
+        scheduled: [
+          { revenue_share: 0.5, effective_from: addDays(today, 1) },
+          { revenue_share: 0.07, effective_from: '2030-01-01' },
+        ],
+      },
+    });
+    const validate = contractSchema('#/components/schemas/RevenueShareSchedule');
+    expect(validate(response.json()), JSON.stringify(validate.errors)).toBe(true);
+    const publisher = await ctx.admin({ method: 'GET', url: `/v1/admin/publishers/${fresh.id}` });
+    expect(publisher.json().data).toEqual({ id: fresh.id, name: fresh.name, created_at: fresh.created_at, revenue_share: 0.55 });
+  });
+
+  it('answers 404 for an unknown publisher and 401 without the admin token', async () => {
+    expect((await read('00000000-0000-4000-8000-000000000000')).json().error.code).toBe('not_found');
+    expect((await ctx.app.inject({ method: 'GET', url: `/v1/admin/publishers/${other.id}/revenue-share` })).statusCode).toBe(401);
   });
 });
 

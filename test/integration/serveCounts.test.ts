@@ -1,8 +1,12 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { testStores } from '../helpers/testApp.js';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { startTestAppOn, testStores } from '../helpers/testApp.js';
+import { createPlacement, createPublisher } from '../helpers/factories.js';
+import { serve, uniqueWord } from '../helpers/servingFixtures.js';
+import { eventually } from '../helpers/eventually.js';
+import { canMount, fillDisk, mountTmpfs, notRootMessage } from '../helpers/tmpfs.js';
 import { tempDirectory } from '../helpers/tempDirectory.js';
 import { ServeCounts } from '../../src/serving/serveCounts.js';
 import type { ClickHouse } from '../../src/store/clickhouse.js';
@@ -102,3 +106,40 @@ describe('serve counts', () => {
     expect(await countsOf(placement)).toEqual([{ day: '2026-03-02', requests: 1, filled: 0 }]);
   });
 });
+
+describe.skipIf(!canMount)('serve counts on a full disk (real tmpfs)', () => {
+  it('keeps the counts a full disk could not write and reports them once space is back', async () => {
+    const { stores } = await testStores();
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'serve-counts-full-'));
+    const directory = path.join(dataDir, 'serve-counts');
+    const release = mountTmpfs(directory, 64 * 1024);
+    // Flushed every 100 ms: several flushes fail while the disk is full.
+    const app = await startTestAppOn(stores, dataDir, { EVENT_FLUSH_INTERVAL_MS: '100' });
+    try {
+      const publisher = await createPublisher(app);
+      const placement = (await createPlacement(app, publisher.id)).id;
+      const freeSpace = fillDisk(directory);
+      for (let n = 0; n < 5; n++) expect((await serve(app, publisher.token, { placement_id: placement, context: { query: uniqueWord(), response: '' } })).statusCode).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(readdirSync(directory).filter((name) => name.endsWith('.jsonl'))).toEqual([]);
+      freeSpace();
+      const today = new Date().toISOString().slice(0, 10);
+      const row = await eventually(async () => {
+        const report = await app.app.inject({
+          method: 'GET',
+          url: '/v1/publisher/reporting',
+          query: { date_from: today, date_to: today },
+          headers: { authorization: `Bearer ${publisher.token}` },
+        });
+        const [first] = report.json().data as Array<{ requests: number; filled: number }>;
+        return first !== undefined && first.requests > 0 ? first : undefined;
+      }, 'the serve counts in the publisher report');
+      expect([row.requests, row.filled]).toEqual([5, 0]);
+    } finally {
+      await app.close();
+      release();
+    }
+  });
+});
+
+if (!canMount) console.warn(notRootMessage);

@@ -103,6 +103,15 @@ describe('adsvc serve, the CLI against it, and SIGTERM', () => {
     expect(listed.status).toBe(200);
   });
 
+  it('reads a publisher and its revenue share through the CLI', async () => {
+    const cli = (args: string[]) => finished(adsvc([...args, '--url', url, '--token', ADMIN_TOKEN], {}));
+    const publisherId = JSON.parse((await cli(['publisher', 'create', '--name', 'CLI Pub'])).stdout).data.id as string;
+    expect(JSON.parse((await cli(['publisher', 'get', publisherId])).stdout).data).toMatchObject({ id: publisherId, name: 'CLI Pub', revenue_share: 0.7 });
+    const share = await cli(['publisher', 'revenue-share', publisherId]);
+    expect(share.code).toBe(0);
+    expect(JSON.parse(share.stdout).data).toEqual({ publisher_id: publisherId, current: { revenue_share: 0.7, effective_from: null }, scheduled: [] });
+  });
+
   it('prints the usage and exits 0 when asked (--help, help), 1 when given no command', async () => {
     for (const args of [['--help'], ['help'], ['org', 'create', '--help']]) {
       const asked = await finished(adsvc(args, {}));

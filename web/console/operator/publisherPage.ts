@@ -23,10 +23,18 @@ interface PlacementSummary {
   updated_at: string;
 }
 
+interface RevenueShareSchedule {
+  current: { revenue_share: number; effective_from: string | null };
+  scheduled: Array<{ revenue_share: number; effective_from: string }>;
+}
+
+const sharePercent = (share: number) => share.toLocaleString('en-US', { style: 'percent', maximumFractionDigits: 4 });
+
 const placementLink = (id: string) => `#/placements?${new URLSearchParams({ id })}`;
 
 /**
- * One publisher (opened from the list): its tokens (issue, shown once; revoke) and its placements
+ * One publisher (opened from the list): its revenue share today and those scheduled (set through the
+ * API: a mistyped one shows here before it prices a day), its tokens (issue, shown once; revoke) and its placements
  * (register; each opens its certification, history and integration check, to certify or revoke).
  */
 export function PublisherPage({ session, route }: { session: Session; route: Route }) {
@@ -51,6 +59,7 @@ function PublisherDetails({ session, id, base, name }: { session: Session; id: s
   return html`
     <h2>${name}</h2>
     <p>Publisher <code>${id}</code>.</p>
+    <${RevenueShare} session=${session} base=${base} />
 
     <h2>Placements</h2>
     <${ErrorMessage} error=${placements.error} />
@@ -89,4 +98,18 @@ function PublisherDetails({ session, id, base, name }: { session: Session; id: s
       run=${() => api<{ data: { id: string; token: string } }>(session, 'POST', `${base}/tokens`, {})}
       onDone=${() => setTokensVersion((count) => count + 1)}
       done=${(answer: { data: { id: string; token: string } }) => html`<${ShownOnce} label=${`Token ${answer.data.id}`} value=${answer.data.token} />`} />`;
+}
+
+function RevenueShare({ session, base }: { session: Session; base: string }) {
+  const { data: share, error } = useResource<RevenueShareSchedule>(session, `${base}/revenue-share`);
+  return html`
+    <h2>Revenue share</h2>
+    <${ErrorMessage} error=${error} />
+    ${share && html`<p>Earns <strong>${sharePercent(share.current.revenue_share)}</strong> of the valid spend on its placements today
+      ${share.current.effective_from === null ? ' (the default: no share set).' : ` (since ${share.current.effective_from}).`}</p>`}
+    ${share && share.scheduled.length > 0 && html`<${TableWrap} label="Scheduled revenue shares"><table aria-label="Scheduled revenue shares">
+      <caption class="hint">Set for later days (PUT /v1/admin/publishers/{id}/revenue-share); each applies from its day until the next.</caption>
+      <thead><tr><th scope="col">From (UTC)</th><th scope="col" class="num">Share</th></tr></thead>
+      <tbody>${share.scheduled.map((row) => html`<tr key=${row.effective_from}><td class="time">${row.effective_from}</td><td class="num">${sharePercent(row.revenue_share)}</td></tr>`)}</tbody>
+    </table><//>`}`;
 }
