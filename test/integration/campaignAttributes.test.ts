@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { startTestApp, testDatabaseUrl, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { at, createReportCampaign, importEvents, type CampaignFixture } from '../helpers/reportingFixtures.js';
 import { ADDRESSES, BROWSER_UA } from '../helpers/trackingFixtures.js';
@@ -48,7 +48,9 @@ afterAll(async () => {
 });
 
 describe('the campaign breakdown, its campaigns remembered', () => {
-  it('answers a repeat with the attributes it remembers, and reads those of a campaign new to it', async () => {
+  // Embedded only: on a Postgres server every page reads the attributes (campaignAttributes.ts), so
+  // a renamed column is a failed report there, as it should be.
+  it.skipIf(testDatabaseUrl)('answers a repeat with the attributes it remembers, and reads those of a campaign new to it', async () => {
     const first = await rows();
     await ctx.stores.db.query('ALTER TABLE campaigns RENAME COLUMN brand_name TO brand_name_away');
     try {
