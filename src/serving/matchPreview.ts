@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { WordScan, wordsOf } from './contextWords.js';
 import { serveRequestBody } from './serveSchemas.js';
-import { billingCeilingPassed } from '../money/billingCeilingRule.js';
-import { inDaypart } from './selectAd.js';
+import { inDaypart, outOfBudget } from './selectAd.js';
 import { dailyAllowanceShare } from './spendPacing.js';
 import { similarity } from '../semantic/semanticModel.js';
 import { DEFAULT_MIN_SIMILARITY } from '../semantic/semanticDefaults.js';
@@ -81,8 +80,7 @@ function contains(scan: WordScan, words: string[]): boolean {
 function heldBackNow(entry: LineItemEntry, language: string | undefined, nowMs: number): string[] {
   const reasons: string[] = [];
   if (nowMs < entry.startsAtMs || nowMs >= entry.endsAtMs) reasons.push('flight');
-  const budget = entry.evenPacing ? entry.budgetNanos * dailyAllowanceShare(nowMs) : entry.budgetNanos;
-  if (entry.spend.nanos >= budget || billingCeilingPassed(entry, entry.priceNanos, 0, 'today') !== undefined) reasons.push('budget');
+  if (outOfBudget(entry, dailyAllowanceShare(nowMs))) reasons.push('budget');
   if (language !== undefined && entry.languages !== null && !entry.languages.has(language)) reasons.push('language');
   if (entry.dayparts !== null && !inDaypart(entry.dayparts, nowMs)) reasons.push('daypart');
   return reasons;

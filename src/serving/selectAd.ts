@@ -384,10 +384,7 @@ function matchedButHeldBack(
  */
 function heldBackBy(entry: LineItemEntry, placementId: string, context: ServeContext, stamp: number): HeldBackReason | undefined {
   if (context.nowMs < entry.startsAtMs || context.nowMs >= entry.endsAtMs) return 'flight';
-  // Today's spend and what this instance's serves still waiting for their events are expected to cost (SpendPacing.served).
-  const spent = entry.spend.nanos + entry.spend.outstandingNanos;
-  if (spent >= (entry.evenPacing ? entry.budgetNanos * context.evenShare : entry.budgetNanos)) return 'budget';
-  if (billingCeilingPassed(entry, entry.priceNanos, 0, 'today') !== undefined) return 'budget';
+  if (outOfBudget(entry, context.evenShare)) return 'budget';
   const cap = entry.frequencyCap;
   if (cap !== null) {
     if (context.userKey === undefined) return 'no_user_id';
@@ -402,6 +399,18 @@ function heldBackBy(entry: LineItemEntry, placementId: string, context: ServeCon
   if (entry.dayparts !== null && !inDaypart(entry.dayparts, context.nowMs)) return 'targeting';
   for (const phrase of entry.excludePhrases) if (phrase.stamp === stamp) return 'targeting';
   return undefined;
+}
+
+/**
+ * Whether the line item has no budget left to serve: today's spend plus what this instance's serves
+ * still waiting for their events are expected to cost (SpendPacing.served) reached today's budget
+ * (as paced: `evenShare` is dailyAllowanceShare of the serve's time), or one more event at its price
+ * would pass a billing ceiling. The serve and the advertiser's match preview judge it here alike.
+ */
+export function outOfBudget(entry: LineItemEntry, evenShare: number): boolean {
+  const spent = entry.spend.nanos + entry.spend.outstandingNanos;
+  if (spent >= (entry.evenPacing ? entry.budgetNanos * evenShare : entry.budgetNanos)) return true;
+  return billingCeilingPassed(entry, entry.priceNanos, 0, 'today') !== undefined;
 }
 
 /** Whether the serve's time falls in one of the line item's dayparts, in its zone. */

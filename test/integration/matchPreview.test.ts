@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
-import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
-import { serve, servableLineItem, servedLineItem, type Advertiser } from '../helpers/servingFixtures.js';
+import { eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 import { realSemanticModel } from '../helpers/wordVectors.js';
 import { contractSchema } from '../helpers/contract.js';
@@ -112,6 +112,23 @@ describe('POST /v1/advertiser/line-items/:id/match-preview', () => {
     const created = await asAdvertiser(ctx, advertiser.key)('POST', `/v1/advertiser/campaigns/${campaignId}/line-items`, { title: 'Bare', targeting: { keywords: { include: ['running shoes'] } } });
     const bare = created.json().data.id as string;
     expect(await previewed(bare, { query: 'running shoes?', response: '' })).toMatchObject({ would_match: false, matched_by: 'keywords', held_back: ['not_in_index'], similarity: { similarity: null } });
+  });
+
+  it('says budget when the serve holds the line item back for what its outstanding serves are expected to cost, as the serve does', async () => {
+    const word = uniqueWord();
+    const certified = (await createPlacement(ctx, publisher.id)).id;
+    await certifyPlacement(ctx, certified);
+    await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+    // 10 USD an impression against 15 USD a day: two serves waiting for their pixels hold 20 USD.
+    const held = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpm', bid_value: 10_000 }, budget: { daily: 15, currency: 'USD', pacing: 'asap' }, targeting: { keywords: { include: [word] } } });
+    const body = { placement_id: certified, context: { query: word, response: '' } };
+    await eventuallyServed(ctx, publisher.token, body, held.lineItemId);
+    const winners: string[] = [];
+    for (let i = 0; i < 2; i++) winners.push(servedLineItem(ctx, await serve(ctx, publisher.token, body)) ?? 'none');
+    expect(winners.at(-1)).not.toBe(held.lineItemId);
+    const response = await preview(advertiser.key, held.lineItemId, { context: { query: word, response: '' } });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data).toMatchObject({ would_match: false, held_back: ['budget'] });
   });
 
   it("answers 404 for another organization's line item and an unknown one, 422 for a bad body, 401 without a key", async () => {
