@@ -1,15 +1,28 @@
 import type { IndexedDestinations } from '../serving/indexedDestinations.js';
+import { billedLineItem } from '../serving/adIndex.js';
+import { convertToUsd } from '../money/usdRates.js';
 import { deliveryStoppedBy } from '../money/billingCeilingRule.js';
+import type { Budget } from './lineItemSchemas.js';
 
 /**
- * A line item as the routes answer with it: with `delivery_stopped_by`, read from this instance's
- * serving index (its budgets and spend as pacing keeps them, synced from ClickHouse every
- * PACING_SYNC_MS): null for a line item the index does not hold (draft, paused, completed, or not
- * servable), whose status or creatives say why it does not deliver.
+ * A line item as the routes answer with it: with `delivery_stopped_by`, judged from this instance's
+ * serving index (its spend and price as pacing keeps them, synced from ClickHouse every
+ * PACING_SYNC_MS) against the budgets the answer itself shows: a write's answer (a raised lifetime
+ * budget) is judged by what it stored, which the index applies a moment later. Null for a line item
+ * the index does not hold (draft, paused, completed, or not servable), whose status or creatives say
+ * why it does not deliver.
  */
 export function withDeliveryState(indexed: Pick<IndexedDestinations, 'indexed'>) {
-  return <T extends { id: string }>(lineItem: T) => {
+  return <T extends { id: string; budget?: Budget | null }>(lineItem: T) => {
     const entry = indexed.indexed(lineItem.id);
-    return { ...lineItem, delivery_stopped_by: entry === undefined ? null : deliveryStoppedBy(entry) };
+    if (entry === undefined) return { ...lineItem, delivery_stopped_by: null };
+    const budget = lineItem.budget;
+    const shownBudgets =
+      budget &&
+      billedLineItem(
+        { id: lineItem.id, budget_daily: String(budget.daily), budget_currency: budget.currency, budget_lifetime: budget.lifetime === null ? null : String(budget.lifetime), frequency_cap: null },
+        { spendCounterFor: () => entry.spend, userCountsFor: () => ({ impressions: new Map(), outstanding: new Map() }), toUsd: convertToUsd },
+      );
+    return { ...lineItem, delivery_stopped_by: deliveryStoppedBy({ ...(shownBudgets || entry), priceNanos: entry.priceNanos }) };
   };
 }

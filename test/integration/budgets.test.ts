@@ -112,6 +112,8 @@ describe('budgets: serving', () => {
     // A higher lifetime budget lets it deliver again, and says so at once.
     const raised = await asAdvertiser(ctx, advertiser.key)('PUT', `/v1/advertiser/line-items/${tested.lineItemId}/budget`, { daily: 1000, currency: 'USD', lifetime: 40, pacing: 'asap' });
     expect(raised.statusCode).toBe(200);
+    // The write's own answer is judged by the budget it stored, not the index's, a moment behind.
+    expect(raised.json().data).toMatchObject({ budget: { lifetime: 40 }, delivery_stopped_by: null });
     await eventuallyServed(ctx, publisher.token, body, tested.lineItemId);
     expect(await stoppedBy(tested)).toBeNull();
   });
