@@ -135,7 +135,9 @@ export class AdIndexRefresher {
         if (step.value) return;
       }
     }
-    if (!this.stopping) this.options.log.debug('the rerank was dropped by catalog changes; the next learning refresh reranks');
+    // A warning, not a debug line: a steady stream of catalog changes that drops every rerank keeps
+    // learned CTR and CVR out of the ranking, which an operator should see (at most once a refresh).
+    if (!this.stopping) this.options.log.warn({ attempts: RERANK_ATTEMPTS }, 'the rerank was dropped by catalog changes each time; learned rates wait for the next learning refresh');
   }
 
   async stop(): Promise<void> {
