@@ -383,7 +383,10 @@ describe('semantic scan', () => {
     const specs: Spec[] = [];
     for (let copy = 0; copy < 10; copy++) {
       for (const category of categories) {
-        specs.push({ title: category.title, body: `${category.body} ${category.keywords.join(', ')}`, bid: (0.5 + Math.random()).toFixed(4), targeting: { semantic: { enabled: true, min_similarity: 0.45 } } });
+        // Bids all different (7919 is prime to their count), in no order of copy or category: two equal
+        // ones (Math.random's, once) tie on score, and a tie is broken by the index's seed, not by this loop.
+        const bid = 0.5 + ((specs.length * 7919) % 1000) / 1000;
+        specs.push({ title: category.title, body: `${category.body} ${category.keywords.join(', ')}`, bid: bid.toFixed(4), targeting: { semantic: { enabled: true, min_similarity: 0.45 } } });
       }
     }
     const { index } = await indexOf(specs);
