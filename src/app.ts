@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { AppDeps, FeatureDeps } from './featureDeps.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerJsonParser } from './http/jsonBody.js';
+import { refuseUnreadQueries } from './http/queryParams.js';
 import { requestIdOf } from './http/requestId.js';
 import { answerFrameworkError, clientErrorHandler } from './http/frameworkErrors.js';
 import { healthRoutes } from './http/healthRoutes.js';
@@ -82,6 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerErrorHandling(app);
   registerJsonParser(app);
+  refuseUnreadQueries(app);
 
   // Built in a worker thread while the rest of the start (the ad index above all) goes on here.
   const traffic = loadTrafficClassifier(config, (why) => app.log.warn(why));

@@ -36,6 +36,8 @@ const configSchema = z
     HOST: z.string().min(1).default('127.0.0.1'),
     DATA_DIR: z.string().min(1).default('./data'),
     DATABASE_URL: optionalUrl,
+    /** On a Postgres server: how long a statement waits for a lock another session holds before a 503 (0: the server's own setting). */
+    POSTGRES_LOCK_WAIT_MS: z.coerce.number().int().min(0).default(5000),
     CLICKHOUSE_URL: optionalUrl,
     CLICKHOUSE_USER: optionalString,
     CLICKHOUSE_PASSWORD: optionalString,
@@ -134,6 +136,16 @@ const configSchema = z
      */
     IMPRESSION_VELOCITY_10S: z.coerce.number().int().min(0).default(30),
     IMPRESSION_VELOCITY_10MIN: z.coerce.number().int().min(0).default(600),
+    /**
+     * A placement's clicks from one block of addresses (an IPv4 /24, an IPv6 /48) beyond this many in
+     * any 10 s, or in any 10 minutes, are placement_click_velocity while the block's click-through on
+     * the placement (its clicks against its valid impressions, 10 minutes) is above
+     * PLACEMENT_CLICK_THROUGH_MAX, and beyond 10 times this many whatever the click-through (placementBlocks.ts).
+     * 0: that window unlimited. 0 click-through: the counts alone.
+     */
+    PLACEMENT_CLICK_VELOCITY_10S: z.coerce.number().int().min(0).default(20),
+    PLACEMENT_CLICK_VELOCITY_10MIN: z.coerce.number().int().min(0).default(120),
+    PLACEMENT_CLICK_THROUGH_MAX: z.coerce.number().min(0).max(1).default(0.2),
     /** Days a conversion may follow its click and still be attributed. */
     ATTRIBUTION_WINDOW_DAYS: z.coerce.number().int().min(1).max(365).default(30),
     /** The compact word vectors `npm run build` writes (default dist/word-vectors.bin); missing means semantic matching is off. */

@@ -26,7 +26,7 @@ export async function openStores(config: Config): Promise<Stores> {
   try {
     // Throws at once when embedded PGlite's directory is locked by a running instance: a second
     // `serve` on its DATA_DIR stops with the reason before chdb (or anything else) opens its files.
-    openingPostgres = openPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+    openingPostgres = openPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, lockWaitMs: config.POSTGRES_LOCK_WAIT_MS });
   } catch (error) {
     throw postgresFailure(error);
   }

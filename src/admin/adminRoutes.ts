@@ -17,7 +17,7 @@ export interface AdminRoutesDeps {
 export async function adminRoutes(app: FastifyInstance, { db, adminToken }: AdminRoutesDeps): Promise<void> {
   app.addHook('onRequest', requireAdminToken(adminToken));
 
-  app.get('/v1/admin/organizations', async (request) => {
+  app.get('/v1/admin/organizations', { config: { query: 'parsed' } }, async (request) => {
     const page = parseQuery(uuidPageQuery, request.query);
     return keysetPage(await listOrganizations(db, page), page);
   });
@@ -29,14 +29,14 @@ export async function adminRoutes(app: FastifyInstance, { db, adminToken }: Admi
     return { data: organization };
   });
 
-  app.get('/v1/admin/organizations/:org_id/users', async (request) => {
+  app.get('/v1/admin/organizations/:org_id/users', { config: { query: 'parsed' } }, async (request) => {
     const { org_id } = parsePathParams(orgIdParam, request.params, 'organization');
     const page = parseQuery(uuidPageQuery, request.query);
     if (!(await organizationExists(db, org_id))) throw new ApiError('not_found', 'organization not found');
     return keysetPage(await listMembers(db, org_id, page), page);
   });
 
-  app.get('/v1/admin/organizations/:org_id/api-keys', async (request) => {
+  app.get('/v1/admin/organizations/:org_id/api-keys', { config: { query: 'parsed' } }, async (request) => {
     const { org_id } = parsePathParams(orgIdParam, request.params, 'organization');
     const page = parseQuery(uuidPageQuery, request.query);
     if (!(await organizationExists(db, org_id))) throw new ApiError('not_found', 'organization not found');

@@ -1,5 +1,17 @@
+import type { FastifyInstance, preParsingHookHandler } from 'fastify';
 import { z } from 'zod';
 import { ApiError, zodDetails } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * What a /v1 route does with its query string: `parsed`, its handler parses it with its own
+     * schema (parseQuery); `any`, it takes parameters it does not read (tracking links, the serve).
+     * Absent, it takes none (refuseUnreadQueries).
+     */
+    query?: 'parsed' | 'any';
+  }
+}
 
 declare const strictQuery: unique symbol;
 
@@ -16,11 +28,8 @@ export function queryParams<Shape extends z.core.$ZodShape>(shape: Shape) {
   return z.strictObject(shape) as z.ZodObject<Shape, z.core.$strict> & { readonly [strictQuery]: true };
 }
 
-/**
- * The query of a list returned whole (a campaign's line items, a publisher's placements): it takes
- * no parameter, so `limit=1` or `status=draft` is refused rather than answered with every row.
- */
-export const noQueryParams = queryParams({});
+/** The query of a route that reads none. */
+const noQueryParams = queryParams({});
 
 /** The details of a query string's zod error: every offending parameter, an unknown one named as such. */
 export function queryDetails(error: z.ZodError) {
@@ -33,3 +42,32 @@ export function parseQuery<Schema extends QuerySchema>(schema: Schema, query: un
   if (!result.success) throw new ApiError('bad_request', 'query parameters are invalid', queryDetails(result.error));
   return result.data;
 }
+
+/**
+ * The one rule for the query strings of the JSON routes (/v1/): a route that does not declare
+ * `config.query` takes no parameter, so `?format=csv` on one campaign, `?limit=1` on a list returned
+ * whole or `?dry_run=1` on a write is 400 "unknown parameter" before its body is read or anything
+ * changes, never ignored while the route answers as if it had not been sent. Registered before the
+ * routes (an onRoute hook sees only routes added after it).
+ */
+export function refuseUnreadQueries(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/v1/') || route.config?.query !== undefined) return;
+    const hooks = route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
+    route.preParsing = [...hooks, refuseAnyQuery];
+  });
+}
+
+const refuseAnyQuery: preParsingHookHandler = (request, _reply, payload, done) => {
+  if (!request.url.includes('?')) {
+    done(null, payload);
+    return;
+  }
+  try {
+    parseQuery(noQueryParams, request.query);
+  } catch (error) {
+    done(error as Error);
+    return;
+  }
+  done(null, payload);
+};

@@ -1,3 +1,4 @@
+import { majorVersionAfter, type FetchMetadata } from './fetchMetadata.js';
 import type { IvtReason } from './ivtReasons.js';
 
 /**
@@ -11,8 +12,9 @@ import type { IvtReason } from './ivtReasons.js';
  * its brands (older headless builds), or a Chromium version that is not the user agent's
  * (`client_hints_mismatch`).
  *
- * Judged only when both are present: a browser without the header (Firefox, Safari, an older
+ * Judged here only when both are present: a browser without the header (Firefox, Safari, an older
  * Chromium, a plain http origin) and a user agent without `Chrome/` (Firefox's, Safari's) are not.
+ * A click without it is judged by `navigationWithoutClientHints`.
  * So a UA-switcher extension that claims Firefox or Safari from Chrome passes, and one that claims
  * another Chrome version without changing the hints (most leave them alone) is caught: a person, as
  * docs/tracking.md says. A bot that also sets matching hints passes: this closes the careless
@@ -45,3 +47,38 @@ function majorAfter(text: string, at: number, skip: number): number {
   }
   return value;
 }
+
+/**
+ * A click that is a navigation (Sec-Fetch-Mode `navigate`, so a browser's request to a trustworthy
+ * origin) from a user agent claiming Chromium 90+ (Chrome, Edge, Opera, Samsung Internet...) but
+ * without any `Sec-CH-UA`: not that browser, `client_hints_mismatch` (try36 M1: a curl loop sending
+ * full Fetch Metadata and no hints had every click billed). Chromium sends the low-entropy hints,
+ * `Sec-CH-UA` among them, by default with every request to a secure origin since 90 (MDN: "Unless
+ * blocked by a user agent permission policy, it is sent by default"); a page's
+ * `Permissions-Policy: ch-ua=()` can withhold it from the page's subresources (the pixel is one,
+ * so the pixel is not judged) but not from a top-level navigation to another origin, which the
+ * click is. Not judged: Android WebView (`; wv)`), which sends the hints only since 116 and only in
+ * apps that keep its default user agent, and so any user agent of WebView's shape `Version/4.0
+ * Chrome/` (DuckDuckGo for Android and other browsers built on WebView drop `; wv` and keep that,
+ * and send no hints: ivtfix36); and Electron apps (`Electron/`), which send the hints only after a
+ * server's Accept-CH (electron/electron#34762). False positives (docs/tracking.md): Chromium forks
+ * that strip the hints for privacy (Cromite, formerly Bromite; ungoogled-chromium with hints turned
+ * off) and CEF or WebView2 apps with a user agent of their own. Each a substring test: flat cost.
+ */
+export function navigationWithoutClientHints(
+  hintsSent: boolean,
+  userAgent: string,
+  fetch: FetchMetadata,
+  metadataExpected: boolean,
+): Extract<IvtReason, 'client_hints_mismatch'> | '' {
+  if (hintsSent || !metadataExpected || fetch.mode !== 'navigate') return '';
+  if (majorVersionAfter(userAgent, CHROME_TOKEN) < FIRST_CHROMIUM_SENDING_HINTS) return '';
+  if (userAgent.includes(WEBVIEW_TOKEN) || userAgent.includes(WEBVIEW_SHAPE) || userAgent.includes(ELECTRON_TOKEN)) return '';
+  return 'client_hints_mismatch';
+}
+
+const FIRST_CHROMIUM_SENDING_HINTS = 90;
+const WEBVIEW_TOKEN = '; wv)';
+/** What every Android WebView user agent says before its Chrome version, `wv` or not. */
+const WEBVIEW_SHAPE = 'Version/4.0 Chrome/';
+const ELECTRON_TOKEN = 'Electron/';

@@ -51,10 +51,10 @@ export function browsersSendFetchMetadataTo(baseUrl: string): boolean {
 
 /**
  * The spec's pixel rule: an impression is an image request. A request that says it is for anything
- * else (a script `fetch`, an iframe, a document) is `not_image_request`; one that says nothing is
- * `no_fetch_metadata` when its browser would have said, `outdated_browser` when it claims one too old
- * to be live (see `missingFetchMetadata`), and otherwise
- * judged on its address and user agent alone.
+ * else (a script `fetch`, an iframe, a document) is `not_image_request`; one claiming a browser too
+ * old to be live is `outdated_browser` whatever it says, one that says nothing is `no_fetch_metadata`
+ * when its browser would have said (see `claimedBrowserIvt`), and otherwise it is judged on its
+ * address and user agent alone.
  */
 export function impressionRequestIvt(
   fetch: FetchMetadata,
@@ -62,7 +62,7 @@ export function impressionRequestIvt(
   metadataExpected: boolean,
 ): Extract<IvtReason, 'not_image_request' | MissingMetadataReason> | '' {
   if (fetch.dest !== '' && fetch.dest !== 'image') return 'not_image_request';
-  return missingFetchMetadata(fetch, userAgent, metadataExpected);
+  return claimedBrowserIvt(fetch, userAgent, metadataExpected);
 }
 
 /**
@@ -71,7 +71,7 @@ export function impressionRequestIvt(
  * is click stuffing from the reader's own browser) and a prefetch or prerender (made before anyone
  * clicked) are `not_navigation`. One without any Fetch Metadata from a browser that sends it is
  * `no_fetch_metadata`: an HTTP client claiming that browser (`outdated_browser` when the browser it
- * claims is one no person still runs). A top-level navigation that a script
+ * claims is one no person still runs, with or without Fetch Metadata). A top-level navigation that a script
  * or a meta refresh started on the page (`location.href = click_url` a second after the pixel) is
  * `no_user_activation` when the browser is one that marks every navigation a person starts and did
  * not mark this one.
@@ -84,8 +84,8 @@ export function clickRequestIvt(
   if (fetch.mode !== '' && fetch.mode !== 'navigate') return 'not_navigation';
   if (fetch.dest !== '' && fetch.dest !== 'document') return 'not_navigation';
   if (fetch.prefetch) return 'not_navigation';
-  const missing = missingFetchMetadata(fetch, userAgent, metadataExpected);
-  if (missing !== '') return missing;
+  const claimed = claimedBrowserIvt(fetch, userAgent, metadataExpected);
+  if (claimed !== '') return claimed;
   // Site `none` is a navigation the browser itself started (the address bar, a bookmark, a link
   // handed over by another app): no page's script can make one, so it is never judged here.
   if (fetch.mode === 'navigate' && !fetch.user && fetch.site !== 'none' && sendsEveryFetchMetadata(userAgent)) return 'no_user_activation';
@@ -95,18 +95,23 @@ export function clickRequestIvt(
 type MissingMetadataReason = 'no_fetch_metadata' | 'outdated_browser';
 
 /**
- * None of Sec-Fetch-Dest, -Mode, -Site, on a request to an origin browsers send them to
- * (`browsersSendFetchMetadataTo`): `no_fetch_metadata` from a user agent whose browser sends them
- * with every request there (Chromium 76+, Firefox 90+, WebKit 16.4+); `outdated_browser` from one claiming a Chromium
- * before 76 or a Firefox before 90 (`fetchMetadataEngine`), which sent none but which no person runs
- * any more. Other unknown user agents and older Safari are not judged by it. Only read when all
- * three headers are missing: a browser's pixel never parses its user agent here.
+ * What a request to an origin browsers send Fetch Metadata to (`browsersSendFetchMetadataTo`) says
+ * of the browser its user agent claims. `outdated_browser` from a Chromium before 76 or a Firefox
+ * before 90 (`fetchMetadataEngine`), which no person runs any more, whatever Fetch Metadata it
+ * carries: without any it is the claim an HTTP client picks to escape `no_fetch_metadata` (try35
+ * H2), with some it is a contradiction of its own, since neither of those browsers ever sent a
+ * `Sec-Fetch-*` header (try36 M1: one `Sec-Fetch-Dest` escaped the rule). Then, with none of
+ * Sec-Fetch-Dest, -Mode, -Site: `no_fetch_metadata` from a user agent whose browser sends them
+ * with every request there (Chromium 76+, Firefox 90+, WebKit 16.4+). Other unknown user agents and
+ * older Safari are not judged by it. The user agent is read with byte tests: this runs on every
+ * pixel to such an origin.
  */
-function missingFetchMetadata(fetch: FetchMetadata, userAgent: string, metadataExpected: boolean): MissingMetadataReason | '' {
-  if (!metadataExpected || fetch.dest !== '' || fetch.mode !== '' || fetch.site !== '') return '';
+function claimedBrowserIvt(fetch: FetchMetadata, userAgent: string, metadataExpected: boolean): MissingMetadataReason | '' {
+  if (!metadataExpected) return '';
   const engine = fetchMetadataEngine(userAgent);
-  if (engine === 'current') return 'no_fetch_metadata';
   if (engine === 'outdated') return 'outdated_browser';
+  if (fetch.dest !== '' || fetch.mode !== '' || fetch.site !== '') return '';
+  if (engine === 'current') return 'no_fetch_metadata';
   return webKitSendingFetchMetadata(userAgent) ? 'no_fetch_metadata' : '';
 }
 
@@ -122,7 +127,6 @@ function missingFetchMetadata(fetch: FetchMetadata, userAgent: string, metadataE
  * reader's browser's user agent, and an HTTP client claiming a browser is judged by what that
  * browser would have sent.
  */
-const FETCH_METADATA_BROWSER = /\b(?:Chrome\/(\d+)|Firefox\/(\d+))\./;
 const FIRST_CHROME_SENDING_IT = 76;
 const FIRST_FIREFOX_SENDING_IT = 90;
 
@@ -135,18 +139,46 @@ function sendsEveryFetchMetadata(userAgent: string): boolean {
  * user agent: `current` from the versions above, `outdated` below them, '' for anything else. The
  * ones below are 2019 (Chrome 75) and 2021 (Firefox 89) releases, auto-updated away for years: the
  * last Chrome for Windows 7 (109) and the last Firefox ESR for old macOS (115) are both above. A
- * client claiming one is an HTTP client picking the claim no Fetch Metadata rule judges
+ * client claiming one is an HTTP client picking a claim it hopes no Fetch Metadata rule judges
  * (`outdated_browser`). Its false positives: browsers frozen on an old engine, such as a 2019 smart
- * TV's or an unupdated Android 4.4 WebView, which do not read chat answers. SeaMonkey 2.53 (still
+ * TV's or an unupdated Android 4.4 WebView, which do not read chat answers, and a person whose UA
+ * switcher claims one of them (its current browser's Fetch Metadata betrays it). The first
+ * `Chrome/` wins over a `Firefox/` after it. KaiOS (JioPhone and other current feature phones, sold
+ * and updated) says Firefox/48 (2.5) or Firefox/84 (3.x) on a Gecko kept old by design and sends no
+ * Fetch Metadata: not judged (try36 L5). SeaMonkey 2.53 (still
  * maintained) says Firefox/60 and Goanna browsers (Pale Moon, Basilisk) say Firefox/ too, on engines
  * of their own without Fetch Metadata: neither is judged.
  */
 function fetchMetadataEngine(userAgent: string): 'current' | 'outdated' | '' {
-  const match = FETCH_METADATA_BROWSER.exec(userAgent);
-  if (match === null) return '';
-  if (match[1] !== undefined) return Number(match[1]) >= FIRST_CHROME_SENDING_IT ? 'current' : 'outdated';
-  if (userAgent.includes('Goanna/') || userAgent.includes('SeaMonkey/')) return '';
-  return Number(match[2]) >= FIRST_FIREFOX_SENDING_IT ? 'current' : 'outdated';
+  const chrome = majorVersionAfter(userAgent, 'Chrome/');
+  if (chrome >= 0) return chrome >= FIRST_CHROME_SENDING_IT ? 'current' : 'outdated';
+  const firefox = majorVersionAfter(userAgent, 'Firefox/');
+  if (firefox < 0 || userAgent.includes('Goanna/') || userAgent.includes('SeaMonkey/') || userAgent.includes('KAIOS/')) return '';
+  return firefox >= FIRST_FIREFOX_SENDING_IT ? 'current' : 'outdated';
+}
+
+/**
+ * The major version in `token` + digits + `.` (`Chrome/126.0`), the token starting a word
+ * (`HeadlessChrome/` is not `Chrome/`); -1 when the user agent has none. Byte tests: no regular
+ * expression on the pixel's path.
+ */
+export function majorVersionAfter(userAgent: string, token: string): number {
+  for (let at = userAgent.indexOf(token); at >= 0; at = userAgent.indexOf(token, at + 1)) {
+    if (at > 0 && isWordCharacter(userAgent.charCodeAt(at - 1))) continue;
+    let value = -1;
+    let i = at + token.length;
+    for (; i < userAgent.length && i < at + token.length + 6; i++) {
+      const digit = userAgent.charCodeAt(i) - 48;
+      if (digit < 0 || digit > 9) break;
+      value = (value < 0 ? 0 : value * 10) + digit;
+    }
+    if (value >= 0 && userAgent.charCodeAt(i) === 46) return value;
+  }
+  return -1;
+}
+
+function isWordCharacter(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
 }
 
 /**

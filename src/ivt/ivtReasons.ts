@@ -14,13 +14,13 @@ export const ivtReasons = {
   no_user_agent: 'no or an empty User-Agent: every browser sends one',
   server_side: 'the request carries a header only server code adds (CF-Worker: a Cloudflare Workers subrequest)',
   client_hints_mismatch:
-    'a Chromium user agent (Chrome/N) whose Sec-CH-UA client hints name HeadlessChrome or a "Chromium" version other than N: automation that set a browser user agent and left the hints as they were',
+    'a Chromium user agent (Chrome/N) whose Sec-CH-UA client hints name HeadlessChrome or a "Chromium" version other than N: automation that set a browser user agent and left the hints as they were; or a click navigation (with Fetch Metadata) from a Chromium 90+ user agent other than Android WebView (or its Version/4.0 shape) and Electron without any Sec-CH-UA, which every such browser sends there: an HTTP client',
   not_image_request: 'an impression whose Sec-Fetch-Dest is present and not image: a script fetch, not an image load',
   not_navigation: 'a click that is not a top-level navigation (Sec-Fetch-Mode not navigate, Sec-Fetch-Dest not document, or a Sec-Purpose/Purpose prefetch): not a person following the link',
   no_fetch_metadata:
     'an impression or click without any Sec-Fetch-Dest, -Mode or -Site to an https (or loopback) TRACKING_BASE_URL from a user agent claiming a browser that sends them with every request there (Chromium 76+, Firefox 90+, Safari and iOS browsers 16.4+): an HTTP client, not that browser',
   outdated_browser:
-    'an impression or click without any Sec-Fetch-Dest, -Mode or -Site to an https (or loopback) TRACKING_BASE_URL from a user agent claiming a Chromium before 76 or a Firefox before 90: releases of 2019 and 2021 no person still runs, the claim an HTTP client picks to escape no_fetch_metadata',
+    'an impression or click to an https (or loopback) TRACKING_BASE_URL from a user agent claiming a Chromium before 76 or a Firefox before 90, whatever Fetch Metadata it carries: releases of 2019 and 2021 no person still runs and that never sent any, the claim an HTTP client picks to escape no_fetch_metadata',
   no_user_activation: 'a click navigation without Sec-Fetch-User from a browser that sends it with every navigation a person starts (Chromium 76+, Firefox 90+): a script or a meta refresh on the page, not a click',
   duplicate: 'the serve already counted a valid impression (or click)',
   click_without_impression: 'no valid impression of the serve of the click was recorded (an invalid one is no reader seeing the ad)',
@@ -28,7 +28,7 @@ export const ivtReasons = {
   impression_unverified: 'the impression of the serve of a click could not be looked up in time: the click is kept, not billed',
   click_velocity: 'the same visitor (address, IPv6 by its /64, and user agent) made more than 3 otherwise billable clicks in 10 s or 20 in 10 minutes, or its network (the address, IPv6 by its /56, whatever the user agent) more than 6 or 60',
   placement_click_velocity:
-    'an otherwise billable click of a placement beyond 20 in 10 s or 120 in 10 minutes from one block of addresses (an IPv4 /24, an IPv6 /48), whatever the addresses and user agents in it: most often its publisher clicking its own ads',
+    'an otherwise billable click of a placement beyond PLACEMENT_CLICK_VELOCITY_10S (default 20) in 10 s or PLACEMENT_CLICK_VELOCITY_10MIN (default 120) in 10 minutes from one block of addresses (an IPv4 /24, an IPv6 /48), whatever the addresses and user agents in it, while that block clicks more than PLACEMENT_CLICK_THROUGH_MAX (default 0.2) of its valid impressions of the placement, and beyond 10 times those counts whatever it clicks: most often its publisher clicking its own ads',
   impression_velocity:
     'an otherwise billable tCPM impression of a placement beyond IMPRESSION_VELOCITY_10S (default 30) in 10 s or IMPRESSION_VELOCITY_10MIN (default 600) in 10 minutes from one network (the address, IPv6 by its /56, whatever the user agent)',
   invalid_click: 'a conversion whose click was invalid traffic',

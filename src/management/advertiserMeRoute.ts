@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
 import { advertiserOf, permissions, requireApiKey } from '../http/apiKeyAuth.js';
 import { ApiError } from '../http/errors.js';
-import { noQueryParams, parseQuery } from '../http/queryParams.js';
 import { findOrganization } from '../admin/tenancyRepository.js';
 
 /**
@@ -12,7 +11,6 @@ import { findOrganization } from '../admin/tenancyRepository.js';
  */
 export async function advertiserMeRoute(app: FastifyInstance, { db }: FeatureDeps): Promise<void> {
   app.get('/v1/advertiser/me', { onRequest: requireApiKey(db, [...permissions]) }, async (request) => {
-    parseQuery(noQueryParams, request.query);
     const caller = advertiserOf(request);
     const organization = await findOrganization(db, caller.organizationId);
     // Deleted since the key was looked up: its keys went with it (ON DELETE CASCADE).

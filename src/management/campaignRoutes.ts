@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
 import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
 import { ApiError, parseBody, parseInput, parseNoBody, parsePathParams } from '../http/errors.js';
-import { noQueryParams, parseQuery } from '../http/queryParams.js';
+import { parseQuery } from '../http/queryParams.js';
 import {
   campaignInput,
   campaignListQuery,
@@ -34,7 +34,7 @@ export async function campaignRoutes(app: FastifyInstance, { db, indexedDestinat
   const write = { onRequest: requireApiKey(db, ['campaigns']) };
   const campaignId = (params: unknown) => parsePathParams(idParam, params, 'campaign').id;
 
-  app.get('/v1/advertiser/campaigns', read, async (request, reply) => {
+  app.get('/v1/advertiser/campaigns', { ...read, config: { query: 'parsed' } }, async (request, reply) => {
     const query = parseQuery(campaignListQuery, request.query);
     // Already JSON text (see listCampaigns): sent as it is.
     return reply.type('application/json; charset=utf-8').send(await listCampaignPage(db, advertiserOf(request).organizationId, query));
@@ -86,7 +86,6 @@ export async function campaignRoutes(app: FastifyInstance, { db, indexedDestinat
 
   app.get('/v1/advertiser/campaigns/:id/line-items', read, async (request) => {
     const id = campaignId(request.params);
-    parseQuery(noQueryParams, request.query);
     return { data: (await listCampaignLineItems(db, advertiserOf(request).organizationId, id)).map(shown) };
   });
 

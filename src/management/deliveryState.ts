@@ -1,5 +1,5 @@
 import type { IndexedDestinations } from '../serving/indexedDestinations.js';
-import { billedLineItem } from '../serving/adIndex.js';
+import { budgetsInNanos } from '../serving/adIndex.js';
 import { convertToUsd } from '../money/usdRates.js';
 import { deliveryStoppedBy } from '../money/billingCeilingRule.js';
 import type { Budget } from './lineItemSchemas.js';
@@ -17,12 +17,10 @@ export function withDeliveryState(indexed: Pick<IndexedDestinations, 'indexed'>)
     const entry = indexed.indexed(lineItem.id);
     if (entry === undefined) return { ...lineItem, delivery_stopped_by: null };
     const budget = lineItem.budget;
-    const shownBudgets =
-      budget &&
-      billedLineItem(
-        { id: lineItem.id, budget_daily: String(budget.daily), budget_currency: budget.currency, budget_lifetime: budget.lifetime === null ? null : String(budget.lifetime), frequency_cap: null },
-        { spendCounterFor: () => entry.spend, userCountsFor: () => ({ impressions: new Map(), outstanding: new Map() }), toUsd: convertToUsd },
-      );
-    return { ...lineItem, delivery_stopped_by: deliveryStoppedBy({ ...(shownBudgets || entry), priceNanos: entry.priceNanos }) };
+    const shown = budget
+      ? budgetsInNanos({ budget_daily: String(budget.daily), budget_currency: budget.currency, budget_lifetime: budget.lifetime === null ? null : String(budget.lifetime) }, convertToUsd)
+      : undefined;
+    const budgets = typeof shown === 'object' ? shown : entry;
+    return { ...lineItem, delivery_stopped_by: deliveryStoppedBy({ budgetNanos: budgets.budgetNanos, lifetimeBudgetNanos: budgets.lifetimeBudgetNanos, spend: entry.spend, priceNanos: entry.priceNanos }) };
   };
 }

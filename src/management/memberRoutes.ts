@@ -12,7 +12,7 @@ import { listMembers } from '../admin/tenancyLists.js';
  * the same rows and paging as the operators' list of an organization's users.
  */
 export async function memberRoutes(app: FastifyInstance, { db }: FeatureDeps): Promise<void> {
-  app.get('/v1/advertiser/users', { onRequest: requireApiKey(db, ['campaigns']) }, async (request) => {
+  app.get('/v1/advertiser/users', { onRequest: requireApiKey(db, ['campaigns']), config: { query: 'parsed' } }, async (request) => {
     const page = parseQuery(uuidPageQuery, request.query);
     return keysetPage(await listMembers(db, advertiserOf(request).organizationId, page), page);
   });

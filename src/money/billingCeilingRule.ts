@@ -64,6 +64,19 @@ export function billingCeilingPassed(
 }
 
 /**
+ * What the line item may still spend before its lifetime budget or MONTHLY_CEILING_BUDGETS x its
+ * daily budget this month, whichever comes first. Serving holds its outstanding serves' expected
+ * cost against it, as pacing does against today's released budget (selectAd.ts `outOfBudget`), so
+ * that a burst of concurrent serves cannot all pass the same remaining lifetime budget and be shown
+ * unpaid (try36 L1: 20 serves against 0.50 USD left, 15 shown free). Billing never asks it: an
+ * event is billed against spend alone (`billingCeilingPassed`), so a lifetime budget is still spent
+ * to the last whole event.
+ */
+export function ceilingRoomNanos(lineItem: CeilingFigures): number {
+  return Math.min(lineItem.lifetimeBudgetNanos - lineItem.spend.lifetimeNanos, MONTHLY_CEILING_BUDGETS * lineItem.budgetNanos - lineItem.spend.monthNanos);
+}
+
+/**
  * Why a line item's delivery stopped until an advertiser acts or a new month starts, as its
  * responses say (`delivery_stopped_by`): not one more event at its price fits under its lifetime
  * budget (`lifetime_budget`: until the lifetime budget is raised) or this month's ceiling

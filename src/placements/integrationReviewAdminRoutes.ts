@@ -18,7 +18,7 @@ export interface IntegrationReviewAdminDeps {
 export async function integrationReviewAdminRoutes(app: FastifyInstance, { db, adminToken, onCertificationChanged }: IntegrationReviewAdminDeps): Promise<void> {
   app.addHook('onRequest', requireAdminToken(adminToken));
 
-  app.get('/v1/admin/integration-reviews', async (request) => {
+  app.get('/v1/admin/integration-reviews', { config: { query: 'parsed' } }, async (request) => {
     const { status, limit, offset } = parseQuery(listReviewsQuery, request.query);
     // Oldest first: the queue order in which reviews should be handled.
     return { data: await listReviews(db, { status, limit, offset, newestFirst: false }) };

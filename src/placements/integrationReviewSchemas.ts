@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { placementId } from './placementSchemas.js';
-import { textBlock } from '../management/fieldSchemas.js';
+import { boundedInteger, textBlock } from '../management/fieldSchemas.js';
 import { queryParams } from '../http/queryParams.js';
 
 const MAX_PLACEMENTS_PER_REVIEW = 100;
@@ -21,8 +21,8 @@ export const reviewIdParam = z.object({ id: z.uuid() });
 
 export const listReviewsQuery = queryParams({
   status: z.enum(reviewStatuses).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-  offset: z.coerce.number().int().min(0).default(0),
+  limit: boundedInteger(1, 500).default(100),
+  offset: boundedInteger(0, 1_000_000_000).default(0),
 });
 
 export const approveReviewBody = z.strictObject({ reason: textBlock(1000).optional() }).default({});

@@ -29,7 +29,7 @@ export interface PlacementAdminDeps {
 export async function placementAdminRoutes(app: FastifyInstance, { db, adminToken, onCertificationChanged }: PlacementAdminDeps): Promise<void> {
   app.addHook('onRequest', requireAdminToken(adminToken));
 
-  app.get('/v1/admin/publishers', async (request) => {
+  app.get('/v1/admin/publishers', { config: { query: 'parsed' } }, async (request) => {
     const page = parseQuery(uuidPageQuery, request.query);
     return keysetPage(await listPublishers(db, page), page);
   });
@@ -41,14 +41,14 @@ export async function placementAdminRoutes(app: FastifyInstance, { db, adminToke
     return { data: { ...publisher, revenue_share: (await revenueShareOf(db, publisher_id)).current.revenue_share } };
   });
 
-  app.get('/v1/admin/publishers/:publisher_id/tokens', async (request) => {
+  app.get('/v1/admin/publishers/:publisher_id/tokens', { config: { query: 'parsed' } }, async (request) => {
     const { publisher_id } = parsePathParams(publisherIdParam, request.params, 'publisher');
     const page = parseQuery(uuidPageQuery, request.query);
     if (!(await publisherExists(db, publisher_id))) throw new ApiError('not_found', 'publisher not found');
     return keysetPage(await listPublisherTokens(db, publisher_id, page), page);
   });
 
-  app.get('/v1/admin/publishers/:publisher_id/placements', async (request) => {
+  app.get('/v1/admin/publishers/:publisher_id/placements', { config: { query: 'parsed' } }, async (request) => {
     const { publisher_id } = parsePathParams(publisherIdParam, request.params, 'publisher');
     const page = parseQuery(placementListQuery, request.query);
     if (!(await publisherExists(db, publisher_id))) throw new ApiError('not_found', 'publisher not found');

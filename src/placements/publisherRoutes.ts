@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Postgres } from '../store/postgres.js';
 import { parseInput } from '../http/errors.js';
-import { noQueryParams, parseQuery } from '../http/queryParams.js';
+import { parseQuery } from '../http/queryParams.js';
 import { publisherOf, requirePublisherToken } from './publisherAuth.js';
 import { createReviewBody, listReviewsQuery } from './integrationReviewSchemas.js';
 import { listPublisherPlacements } from './publisherPlacementRepository.js';
@@ -13,7 +13,6 @@ export async function publisherRoutes(app: FastifyInstance, { db }: { db: Postgr
   app.addHook('onRequest', requirePublisherToken(db));
 
   app.get('/v1/publisher/placements', async (request) => {
-    parseQuery(noQueryParams, request.query);
     return { data: await listPublisherPlacements(db, publisherOf(request)) };
   });
 
@@ -22,7 +21,7 @@ export async function publisherRoutes(app: FastifyInstance, { db }: { db: Postgr
     return reply.code(201).send({ data: await requestReview(db, publisherOf(request), placement_ids, note) });
   });
 
-  app.get('/v1/publisher/integration-reviews', async (request) => {
+  app.get('/v1/publisher/integration-reviews', { config: { query: 'parsed' } }, async (request) => {
     const { status, limit, offset } = parseQuery(listReviewsQuery, request.query);
     return { data: await listReviews(db, { publisherId: publisherOf(request), status, limit, offset, newestFirst: true }) };
   });

@@ -4,6 +4,8 @@ import type { PagedCampaign, RememberedAttributes, ReportCampaign } from './repo
 
 /** What a report shows of a campaign besides its place in the page and its figures. */
 type Attributes = Pick<ReportCampaign, 'name' | 'status' | 'brand_name' | 'objective' | 'deleted_at'>;
+/** A campaign with its attributes, as `of` answers it: the same object while remembered (campaignReport.ts keeps its row's JSON by it). */
+type Campaign = Omit<ReportCampaign, 'sort_time'>;
 
 /** Past this many campaigns the memory starts again (a bound, not a tuning knob). */
 const MAX_KEPT = 100_000;
@@ -20,7 +22,7 @@ const MAX_KEPT = 100_000;
  * write too) every page reads them. Modelled on notifiedCache.ts, for a page of keys at once.
  */
 export class CampaignAttributes implements RememberedAttributes {
-  readonly #kept = new Map<string, Attributes>();
+  readonly #kept = new Map<string, Campaign>();
   #subscribed = false;
   /** Bumped by every notification. */
   #generation = 0;
@@ -44,20 +46,20 @@ export class CampaignAttributes implements RememberedAttributes {
    * The page's campaigns with their attributes, in its order; those not remembered are read in one
    * query. Undefined when a campaign of the page has none by then (deleted or purged since the page's read).
    */
-  async of(db: SqlExecutor, page: PagedCampaign[]): Promise<ReportCampaign[] | undefined> {
+  async of(db: SqlExecutor, page: PagedCampaign[]): Promise<Campaign[] | undefined> {
     const missing = page.filter((campaign) => !this.#kept.has(keyOf(campaign)));
     const before = this.#generation;
-    const read = missing.length === 0 ? new Map<string, Attributes>() : await readAttributes(db, missing);
+    const read = missing.length === 0 ? new Map<string, Campaign>() : await readAttributes(db, missing);
     if (this.#subscribed && this.#generation === before) {
       if (this.#kept.size + read.size > MAX_KEPT) this.#kept.clear();
-      for (const [key, attributes] of read) this.#kept.set(key, attributes);
+      for (const [key, campaign] of read) this.#kept.set(key, campaign);
     }
-    const campaigns: ReportCampaign[] = [];
-    for (const campaign of page) {
-      const key = keyOf(campaign);
-      const attributes = read.get(key) ?? this.#kept.get(key);
-      if (attributes === undefined) return undefined;
-      campaigns.push({ id: campaign.id, sort_time: campaign.sort_time, ...attributes });
+    const campaigns: Campaign[] = [];
+    for (const paged of page) {
+      const key = keyOf(paged);
+      const campaign = read.get(key) ?? this.#kept.get(key);
+      if (campaign === undefined) return undefined;
+      campaigns.push(campaign);
     }
     return campaigns;
   }
@@ -68,7 +70,7 @@ function keyOf(campaign: Pick<PagedCampaign, 'id' | 'gone'>): string {
 }
 
 /** The attributes of the given campaigns: live ones from campaigns, gone ones from their tombstones (as completed). */
-async function readAttributes(db: SqlExecutor, campaigns: PagedCampaign[]): Promise<Map<string, Attributes>> {
+async function readAttributes(db: SqlExecutor, campaigns: PagedCampaign[]): Promise<Map<string, Campaign>> {
   const { rows } = await db.query<{ attributes: string }>(
     `SELECT coalesce(json_agg(a), '[]')::text AS attributes FROM (
        SELECT c.id, false AS gone, c.name, c.status, c.brand_name, c.objective, NULL AS deleted_at
@@ -80,5 +82,5 @@ async function readAttributes(db: SqlExecutor, campaigns: PagedCampaign[]): Prom
     [campaigns.filter((campaign) => !campaign.gone).map((campaign) => campaign.id), campaigns.filter((campaign) => campaign.gone).map((campaign) => campaign.id)],
   );
   const read = JSON.parse(rows[0]!.attributes) as Array<Attributes & { id: string; gone: boolean }>;
-  return new Map(read.map(({ id, gone, ...attributes }) => [keyOf({ id, gone }), attributes]));
+  return new Map(read.map(({ id, gone, ...attributes }) => [keyOf({ id, gone }), { id, ...attributes }]));
 }

@@ -16,7 +16,7 @@ export async function operatorReportingRoutes(app: FastifyInstance, deps: Featur
   const stores = { db: deps.db, ch: deps.ch };
   app.addHook('onRequest', requireAdminToken(deps.secrets.adminToken));
 
-  app.get('/v1/admin/reporting', async (request, reply) => {
+  app.get('/v1/admin/reporting', { config: { query: 'parsed' } }, async (request, reply) => {
     const params = parseOperatorReportParams(request.query, negotiatedFormat(request));
     return sendReport(reply, {
       format: params.format,

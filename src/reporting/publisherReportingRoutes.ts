@@ -16,7 +16,7 @@ import {
 export async function publisherReportingRoutes(app: FastifyInstance, deps: FeatureDeps): Promise<void> {
   const stores = { db: deps.db, ch: deps.ch };
 
-  app.get('/v1/publisher/reporting', { onRequest: requirePublisherToken(deps.db) }, async (request, reply) => {
+  app.get('/v1/publisher/reporting', { onRequest: requirePublisherToken(deps.db), config: { query: 'parsed' } }, async (request, reply) => {
     const params = parsePublisherReportParams(request.query, negotiatedFormat(request));
     const reportRequest: PublisherReportRequest = {
       publisherId: publisherOf(request),

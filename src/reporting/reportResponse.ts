@@ -3,6 +3,8 @@ import type { FastifyReply } from 'fastify';
 import { csvRecord, type CsvField } from './csvFormat.js';
 import type { ReportFormat } from './reportingParams.js';
 
+const COMMA = Buffer.from(',');
+
 export interface Report<Row> {
   format: ReportFormat;
   /** The row fields, in order: CSV columns. */
@@ -16,6 +18,8 @@ export interface Report<Row> {
   filename: string;
   /** The next page's cursor once every batch was read (lists with keyset paging; JSON only). */
   nextCursor?: () => string | null;
+  /** A row's JSON as UTF-8, when the report keeps it (JSON only; otherwise the answer is serialized whole). */
+  rowJson?: (row: Row) => Buffer;
 }
 
 /**
@@ -30,12 +34,18 @@ export async function sendReport<Row extends object>(reply: FastifyReply, report
     const data: Row[] = [];
     for await (const batch of report.batches) data.push(...batch);
     const hasMore = data.length === report.limit;
-    const pagination = { limit: report.limit, offset: report.offset, total: data.length, has_more: hasMore };
-    return reply.send({
-      data,
-      pagination: report.nextCursor ? { ...pagination, next_cursor: hasMore ? report.nextCursor() : null } : pagination,
-      query: report.query,
+    const base = { limit: report.limit, offset: report.offset, total: data.length, has_more: hasMore };
+    const pagination = report.nextCursor ? { ...base, next_cursor: hasMore ? report.nextCursor() : null } : base;
+    if (report.rowJson === undefined) return reply.send({ data, pagination, query: report.query });
+    // The bytes JSON.stringify's text would be, copied from the rows' kept JSON: no text of the
+    // whole answer to build, measure and encode (about 2.5 ms of a 1,000-row page).
+    const parts: Buffer[] = [Buffer.from('{"data":[')];
+    data.forEach((row, index) => {
+      if (index > 0) parts.push(COMMA);
+      parts.push(report.rowJson!(row));
     });
+    parts.push(Buffer.from(`],"pagination":${JSON.stringify(pagination)},"query":${JSON.stringify(report.query)}}`));
+    return reply.type('application/json; charset=utf-8').send(Buffer.concat(parts));
   }
   const first = await report.batches.next();
   const toCsv = (rows: Row[]) => rows.map((row) => csvRecord(report.columns.map((column) => row[column] as CsvField))).join('');

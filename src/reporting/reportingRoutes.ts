@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
 import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
-import { campaignReport, campaignRowColumns, type ReportProgress } from './campaignReport.js';
+import { campaignReport, campaignRowColumns, campaignRowJson, type ReportProgress } from './campaignReport.js';
 import { encodeCursor } from '../http/keysetPaging.js';
 import { dailyReport, dailyRowColumns } from './dailyReport.js';
 import {
@@ -48,7 +48,7 @@ export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): 
   await app.register(publisherReportingRoutes, deps);
   await app.register(operatorReportingRoutes, deps);
 
-  app.get('/v1/advertiser/reporting/campaigns', { onRequest }, async (request, reply) => {
+  app.get('/v1/advertiser/reporting/campaigns', { onRequest, config: { query: 'parsed' } }, async (request, reply) => {
     const { organizationId } = advertiserOf(request);
     const params = parseCampaignReportParams(request.query, negotiatedFormat(request));
     const reportRequest: ReportRequest = {
@@ -71,7 +71,7 @@ export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): 
       case 'campaign': {
         const progress: ReportProgress = {};
         const nextCursor = () => (progress.last ? encodeCursor(progress.last) : null);
-        return sendReport(reply, { ...common, columns: campaignRowColumns, batches: campaignReport(stores, reportRequest, progress), nextCursor });
+        return sendReport(reply, { ...common, columns: campaignRowColumns, batches: campaignReport(stores, reportRequest, progress), nextCursor, rowJson: campaignRowJson });
       }
       case 'daily':
         return sendReport(reply, { ...common, columns: dailyRowColumns, batches: dailyReport(stores, reportRequest) });
@@ -88,7 +88,7 @@ export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): 
     }
   });
 
-  app.get('/v1/advertiser/reporting/traffic-quality', { onRequest }, async (request, reply) => {
+  app.get('/v1/advertiser/reporting/traffic-quality', { onRequest, config: { query: 'parsed' } }, async (request, reply) => {
     const { organizationId } = advertiserOf(request);
     const params = parseTrafficQualityParams(request.query, negotiatedFormat(request));
     return sendReport(reply, {
@@ -109,7 +109,7 @@ export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): 
     });
   });
 
-  app.get('/v1/advertiser/reporting/events', { onRequest }, async (request, reply) => {
+  app.get('/v1/advertiser/reporting/events', { onRequest, config: { query: 'parsed' } }, async (request, reply) => {
     const { organizationId } = advertiserOf(request);
     const params = parseEventExportParams(request.query, negotiatedExportFormat(request));
     // A deleted campaign's events can still be exported: the record behind an invoice outlives the campaign.

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { FeatureDeps } from '../featureDeps.js';
 import { placementIdParam } from '../placements/placementSchemas.js';
 import { findPlacement, type Placement } from '../placements/placementRepository.js';
@@ -8,13 +8,12 @@ import { requireAdminToken } from '../http/adminAuth.js';
 import { bearerToken } from '../http/bearerToken.js';
 import { ApiError, parsePathParams } from '../http/errors.js';
 import { parseQuery, queryParams } from '../http/queryParams.js';
+import { boundedInteger } from '../management/fieldSchemas.js';
 import { forgedImpressions, publisherView, recentImpressions, summarizeImpressions } from './recentImpressions.js';
 
-const wholeNumber = z.string().regex(/^\d{1,9}$/, 'must be a whole number').transform(Number);
-
 const checkQuery = queryParams({
-  limit: wholeNumber.pipe(z.number().min(1).max(500)).default(50),
-  hours: wholeNumber.pipe(z.number().min(1).max(168)).default(24),
+  limit: boundedInteger(1, 500).default(50),
+  hours: boundedInteger(1, 168).default(24),
 });
 
 /**
@@ -26,8 +25,7 @@ export async function integrationCheckRoutes(app: FastifyInstance, deps: Feature
   const { db, ch } = deps;
 
   /** `asPublisher`: the publisher's own view, naming only the reasons it can fix (publisherView). */
-  async function answer(placement: Placement, rawQuery: unknown, asPublisher: boolean) {
-    const { limit, hours } = parseQuery(checkQuery, rawQuery);
+  async function answer(placement: Placement, { limit, hours }: z.output<typeof checkQuery>, asPublisher: boolean) {
     const to = Date.now();
     const from = to - hours * 3_600_000;
     const [listed, forged] = await Promise.all([recentImpressions(ch, placement.id, from, limit), forgedImpressions(ch, placement.id, from)]);
@@ -42,24 +40,26 @@ export async function integrationCheckRoutes(app: FastifyInstance, deps: Feature
     };
   }
 
-  app.get('/v1/publisher/placements/:id/recent-impressions', async (request) => {
+  app.get('/v1/publisher/placements/:id/recent-impressions', { config: { query: 'parsed' } }, async (request) => {
     const publisherId = await findPublisherByToken(db, bearerToken(request));
     if (!publisherId) throw new ApiError('auth_invalid', 'publisher token is invalid');
     const { id } = parsePathParams(placementIdParam, request.params, 'placement');
+    const query = parseQuery(checkQuery, request.query);
     const placement = await findPlacement(db, id);
     // Another publisher's placement answers like a missing one.
     if (!placement || placement.publisher_id !== publisherId) throw new ApiError('not_found', 'placement not found');
-    return answer(placement, request.query, true);
+    return answer(placement, query, true);
   });
 
   app.get(
     '/v1/admin/placements/:id/recent-impressions',
-    { onRequest: requireAdminToken(deps.secrets.adminToken) },
+    { onRequest: requireAdminToken(deps.secrets.adminToken), config: { query: 'parsed' } },
     async (request) => {
       const { id } = parsePathParams(placementIdParam, request.params, 'placement');
+      const query = parseQuery(checkQuery, request.query);
       const placement = await findPlacement(db, id);
       if (!placement) throw new ApiError('not_found', 'placement not found');
-      return answer(placement, request.query, false);
+      return answer(placement, query, false);
     },
   );
 }

@@ -2,7 +2,7 @@ import { WordScan, wordHash, wordsOf } from '../serving/contextWords.js';
 import { FirstWordMap } from '../serving/firstWordMap.js';
 import { similarity, type SemanticModel } from './semanticModel.js';
 import {
-  ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, EVERYDAY_BEFORE, EVERYDAY_NEXT, FILLERS, HAVING, NAMED_RELATIVES, PET_ANIMALS, PETS, PLACES, RELATIVES, SENSITIVE_TOPICS,
+  ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, CONFIRMED_WITH, EVERYDAY_BEFORE, EVERYDAY_NEXT, EVERYDAY_WITH, FILLERS, FIRST, HAVING, NAMED_RELATIVES, NEARLY, PET_ANIMALS, PETS, PLACES, RELATIVES, SENSITIVE_TOPICS,
   SOMEONE, STARTING, THEMED, type SensitiveTopic,
 } from './sensitiveTopics.js';
 import { TopicBound } from './topicBound.js';
@@ -26,8 +26,10 @@ interface TopicPhrase {
   notAfter: WordSet | undefined;
   /** Not when the next words are one of these (`{unless NAME}`): "passed the test", "lost my mum at the shops". */
   unless: WordRuns | undefined;
-  /** An ambiguous phrase: only with one of these words in the conversation. */
-  confirmedBy: WordSet | undefined;
+  /** An ambiguous phrase (or one with `{if NAME}`): only with one of these words or runs of words in the conversation ("water came"). */
+  confirmedBy: WordRuns | undefined;
+  /** Not with one of these words anywhere in the conversation (`{not with NAME}`): "cancer" said of a star sign paired with a scorpio. */
+  refutedBy: WordSet | undefined;
 }
 
 const wordSet = (words: string[]): WordSet => new Map(words.map((word) => [wordHash(word), word]));
@@ -52,9 +54,13 @@ const LEADING_SLOTS: Record<string, WordSet> = {
   place: wordSet(PLACES),
   having: wordSet(HAVING),
   starting: wordSet(STARTING),
+  first: wordSet(FIRST),
+  nearly: wordSet(NEARLY),
 };
 const EVERYDAY_NEXT_RUNS = new Map(Object.entries(EVERYDAY_NEXT).map(([name, runs]) => [name, wordRuns(runs)]));
 const EVERYDAY_BEFORE_WORDS = new Map(Object.entries(EVERYDAY_BEFORE).map(([name, words]) => [name, wordSet(words)]));
+const EVERYDAY_WITH_WORDS = new Map(Object.entries(EVERYDAY_WITH).map(([name, words]) => [name, wordSet(words)]));
+const CONFIRMED_WITH_RUNS = new Map(Object.entries(CONFIRMED_WITH).map(([name, runs]) => [name, wordRuns(runs)]));
 
 /** What besides its similarity a topic needs to veto by it (sensitiveTopics.ts). */
 interface TopicEvidence {
@@ -94,7 +100,7 @@ export class BrandSafety {
       const clears = new FirstWordMap<TopicPhrase>();
       for (const phrase of topic.clears) {
         const words = wordsOf(phrase);
-        clears.add(wordHash(words[0]!), { topic: topic.name, words, endsWithPerson: false, after: undefined, notAfter: undefined, unless: undefined, confirmedBy: undefined });
+        clears.add(wordHash(words[0]!), { topic: topic.name, words, endsWithPerson: false, after: undefined, notAfter: undefined, unless: undefined, confirmedBy: undefined, refutedBy: undefined });
       }
       this.topicVectors.push({ topic: topic.name, vector, clears });
     }
@@ -160,8 +166,8 @@ export class BrandSafety {
 /**
  * A topic's phrases, English and other languages, its ambiguous ones with their confirming words,
  * the slots (sensitiveTopics.ts) read: `{relative}`, `{named relative}` and `{pet}` spelled out, a
- * leading `{not after NAME}`, `{someone}` and its kind and a trailing `{unless NAME}` kept as word
- * sets and runs. Each also without its accents.
+ * leading `{not with NAME}`, `{not after NAME}`, `{someone}` and its kind, a trailing `{unless NAME}`
+ * and `{if NAME}` kept as word sets and runs. Each also without its accents.
  */
 function phrasesOf(topic: SensitiveTopic): Array<Omit<TopicPhrase, 'topic'>> {
   // Keyed by the listed phrase too: the same words with other slots ("radiation" confirmed by a
@@ -173,23 +179,32 @@ function phrasesOf(topic: SensitiveTopic): Array<Omit<TopicPhrase, 'topic'>> {
     const plain = text.normalize('NFD').replace(/\p{M}/gu, '');
     phrases.set(`${listed}\n${plain}`, { words: wordsOf(plain), ...phrase });
   };
-  const confirmedBy = wordSet(topic.confirmedBy);
+  const confirmedBy = wordRuns(topic.confirmedBy);
   const texts = [...[...topic.phrases, ...Object.values(topic.otherLanguages).flat()].map((text) => ({ text, ambiguous: false })), ...topic.ambiguous.map((text) => ({ text, ambiguous: true }))];
   for (const { text, ambiguous } of texts) {
     let phrase = text;
+    const refuted = /^\{not with ([a-z]+)\} /.exec(phrase);
+    const refutedBy = refuted === null ? undefined : EVERYDAY_WITH_WORDS.get(refuted[1]!);
+    if (refuted !== null) phrase = phrase.slice(refuted[0].length);
     const guard = /^\{not after ([a-z]+)\} /.exec(phrase);
     const notAfter = guard === null ? undefined : EVERYDAY_BEFORE_WORDS.get(guard[1]!);
     if (guard !== null) phrase = phrase.slice(guard[0].length);
     const lead = /^\{([a-z ]+)\} /.exec(phrase);
     const after = lead === null ? undefined : LEADING_SLOTS[lead[1]!];
     if (lead !== null) phrase = phrase.slice(lead[0].length);
+    const confirm = / \{if ([a-z]+)\}$/.exec(phrase);
+    const confirmedWith = confirm === null ? undefined : CONFIRMED_WITH_RUNS.get(confirm[1]!);
+    if (confirm !== null) phrase = phrase.slice(0, confirm.index);
     const tail = / \{unless ([a-z]+)\}$/.exec(phrase);
     const unless = tail === null ? undefined : EVERYDAY_NEXT_RUNS.get(tail[1]!);
     if (tail !== null) phrase = phrase.slice(0, tail.index);
-    if ((guard !== null && notAfter === undefined) || (lead !== null && after === undefined) || (tail !== null && unless === undefined)) {
+    if (
+      (refuted !== null && refutedBy === undefined) || (guard !== null && notAfter === undefined) || (lead !== null && after === undefined) ||
+      (tail !== null && unless === undefined) || (confirm !== null && confirmedWith === undefined)
+    ) {
       throw new Error(`brand safety: unknown slot in "${text}"`);
     }
-    const rest = { after, notAfter, unless, confirmedBy: ambiguous ? confirmedBy : undefined };
+    const rest = { after, notAfter, unless, confirmedBy: confirmedWith ?? (ambiguous ? confirmedBy : undefined), refutedBy };
     const slot = /\{(named relative|relative|pet)\}/.exec(phrase);
     if (slot === null) add(text, phrase, { endsWithPerson: false, ...rest });
     else {
@@ -200,7 +215,7 @@ function phrasesOf(topic: SensitiveTopic): Array<Omit<TopicPhrase, 'topic'>> {
   return [...phrases.values()];
 }
 
-/** The first phrase of `phrases` these scanned texts contain (an ambiguous one with a confirming word), if any. */
+/** The first phrase of `phrases` these scanned texts contain (an ambiguous one with a confirming word, none with a refuting one), if any. */
 function firstPhrase(phrases: FirstWordMap<TopicPhrase>, scans: WordScan[]): TopicPhrase | undefined {
   for (const scan of scans) {
     for (let i = 0; i < scan.count; i++) {
@@ -208,7 +223,8 @@ function firstPhrase(phrases: FirstWordMap<TopicPhrase>, scans: WordScan[]): Top
       if (candidates === undefined) continue;
       for (const phrase of candidates) {
         if (!phraseAt(scan, i, phrase)) continue;
-        if (phrase.confirmedBy === undefined || hasWord(phrase.confirmedBy, scans)) return phrase;
+        if (phrase.confirmedBy !== undefined && !hasRun(phrase.confirmedBy, scans)) continue;
+        if (phrase.refutedBy === undefined || !hasWord(phrase.refutedBy, scans)) return phrase;
       }
     }
   }
@@ -264,6 +280,13 @@ function runAt(runs: WordRuns, scan: WordScan, at: number): boolean {
 function isIn(words: WordSet, scan: WordScan, at: number): boolean {
   const word = words.get(scan.hashes[at]!);
   return word !== undefined && scan.wordIs(at, word);
+}
+
+function hasRun(runs: WordRuns, scans: WordScan[]): boolean {
+  for (const scan of scans) {
+    for (let i = 0; i < scan.count; i++) if (runAt(runs, scan, i)) return true;
+  }
+  return false;
 }
 
 function hasWord(words: WordSet, scans: WordScan[]): boolean {

@@ -88,6 +88,6 @@ export function writeWordVectorsIfMissing(output = DEFAULT_WORD_VECTORS_PATH): v
 if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) {
   const output = process.argv[2] ?? DEFAULT_WORD_VECTORS_PATH;
   writeWordVectorsIfMissing(output);
-  // So that a start takes the file's fingerprint without hashing it (a file written just now gets it at the next build).
-  if (existsSync(output)) recordWordVectorsFingerprint(output);
+  // So that a start takes the file's fingerprint without hashing it.
+  if (existsSync(output)) await recordWordVectorsFingerprint(output);
 }

@@ -56,14 +56,15 @@ const PAGE_BYTES = 65536;
 const ROUNDING_SLACK = 1e-5;
 
 /** A row quantized once per line item vector: int8 components (zero-padded to whole blocks) and their scale. */
-const quantizedRows = new WeakMap<Float32Array, { components: Int8Array; scale: number }>();
+const quantizedRows = new WeakMap<Float32Array, { components: Int8Array; scale: number; key: number }>();
 
 /**
  * Opted-in line items as one contiguous int8 matrix in a WebAssembly memory, scanned per serve in
  * one SIMD pass (int8ScanKernel.ts) for the rows that may reach their min_similarity.
  *
  * Rows are known by their rank: their position in the ranked list fill() was given (best expected
- * value first), so that a serve scans only the ranks that could still beat its best ad.
+ * value first), so that a serve scans only the ranks that could still beat its best ad. In a
+ * clustered list a row is a distinct vector, ranked as its first line item (see sameVector).
  *
  * Small lists (below CLUSTERED_FROM_ROWS) are scanned whole, and the scan is a filter, never the
  * judge: a row's quantization error is bounded (below), so a row the scan drops cannot reach its
@@ -95,6 +96,16 @@ export class SemanticMatrix<Entry extends SemanticRow> {
   vectors: Float32Array[] = [];
   minSimilarities = new Float64Array(0);
   expectedValues = new Float64Array(0);
+  /**
+   * By rank: the next rank whose line item has the same vector (bit for bit) in the same cluster, or
+   * -1. A clustered list has one row per distinct vector of a cluster, ranked as its first line item
+   * and kept by the scan when the lowest min_similarity of its line items may be reached; the walk
+   * goes from a candidate row to each of its line items. Line items whose keywords and creatives
+   * say the same thing share a vector (4,422 distinct of the serve bench's 10,000), so a scan reads
+   * about half the rows (bench/README.md, "Semantic: session 35"). A list scanned whole has a row
+   * per line item (its rank is its row), every entry -1.
+   */
+  sameVector = new Int32Array(0);
   /** Rows the last scans read (centres included): what a serve cost. */
   scannedRows = 0;
   private readonly dimensions: number;
@@ -214,39 +225,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     const width = this.blocks * 16;
     const { matrix, scales, thresholds, ranks: rankOfRow } = this.views;
     const starts = new Int32Array(this.kernel.memory.buffer, this.layout.starts, clusters + 1);
-    let rows = old.length;
-    // Leaving, last row first: the rows after each move up by one, and the clusters after it start one earlier.
-    const leaving: number[] = [];
-    for (let row = 0; row < rows; row++) if (newRankOf[rankOfRow[row]!] === -1) leaving.push(row);
-    for (let k = leaving.length - 1; k >= 0; k--) {
-      const row = leaving[k]!;
-      matrix.copyWithin(row * width, (row + 1) * width, rows * width);
-      for (const perRow of [rankOfRow, scales, thresholds]) perRow.copyWithin(row, row + 1, rows);
-      rows -= 1;
-      for (let c = clusterOfRow(starts, clusters, row) + 1; c <= clusters; c++) starts[c]! -= 1;
-    }
-    for (let row = 0; row < rows; row++) rankOfRow[row] = newRankOf[rankOfRow[row]!]!;
-    // Joining: each at its rank within its cluster (as fill's counting sort puts it), the rows after it one down.
-    for (const rank of joined) {
-      const { vector, minSimilarity } = entries[rank]!.semantic!;
-      const cluster = this.clusterOf(vector);
-      let low = starts[cluster]!;
-      let high = starts[cluster + 1]!;
-      while (low < high) {
-        const middle = (low + high) >>> 1;
-        if (rankOfRow[middle]! < rank) low = middle + 1;
-        else high = middle;
-      }
-      matrix.copyWithin((low + 1) * width, low * width, rows * width);
-      for (const perRow of [rankOfRow, scales, thresholds]) perRow.copyWithin(low + 1, low, rows);
-      rows += 1;
-      for (let c = cluster + 1; c <= clusters; c++) starts[c]! += 1;
-      const quantized = this.quantized(vector);
-      matrix.set(quantized.components, low * width);
-      scales[low] = quantized.scale;
-      thresholds[low] = minSimilarity;
-      rankOfRow[low] = rank;
-    }
+    let rows = starts[clusters]!;
     // By rank: the kept rows' values moved to their new ranks, the joined ones' read from their line items.
     const vectors = new Array<Float32Array>(entries.length);
     const minSimilarities = new Float64Array(Math.max(entries.length, this.minSimilarities.length));
@@ -264,6 +243,83 @@ export class SemanticMatrix<Entry extends SemanticRow> {
       minSimilarities[rank] = entry.semantic!.minSimilarity;
       expectedValues[rank] = entry.expectedValue;
     }
+    // A row is a distinct vector (sameVector). Each row a leaving or joining line item is of is
+    // taken out and put in again with its line items as they are now; the other rows keep theirs.
+    const oldSame = this.sameVector;
+    const headOf = new Int32Array(old.length).fill(-1);
+    for (let rank = 0; rank < old.length; rank++) if (headOf[rank]! < 0) for (let member = rank; member >= 0; member = oldSame[member]!) headOf[member] = rank;
+    const touched = new Uint8Array(old.length);
+    const regrouped = new Map<number, number[]>();
+    const regroup = (head: number) => {
+      if (regrouped.has(head)) return;
+      touched[head] = 1;
+      const members: number[] = [];
+      for (let member = head; member >= 0; member = oldSame[member]!) if (newRankOf[member]! >= 0) members.push(newRankOf[member]!);
+      regrouped.set(head, members);
+    };
+    for (let i = 0; i < old.length; i++) if (newRankOf[i] === -1) regroup(headOf[i]!);
+    // A joining line item joins the row of its vector in its cluster (as fill groups them), else a new row of its own or with others joining.
+    const groups: number[][] = [];
+    for (const rank of joined) {
+      const vector = vectors[rank]!;
+      let group: number[] | undefined;
+      if (this.clustering !== undefined) {
+        const cluster = this.clusterOf(vector);
+        for (let row = starts[cluster]!; row < starts[cluster + 1]! && group === undefined; row++) {
+          const head = rankOfRow[row]!;
+          if (!sameComponents(this.vectors[head]!, vector)) continue;
+          regroup(head);
+          group = regrouped.get(head)!;
+        }
+        group ??= groups.find((members) => this.clusterOf(vectors[members[0]!]!) === cluster && sameComponents(vectors[members[0]!]!, vector));
+      }
+      if (group === undefined) groups.push([rank]);
+      else group.push(rank);
+    }
+    for (const members of regrouped.values()) if (members.length > 0) groups.push(members);
+    // Leaving, last row first: the rows after each move up by one, and the clusters after it start one earlier.
+    const leaving: number[] = [];
+    for (let row = 0; row < rows; row++) if (touched[rankOfRow[row]!] === 1) leaving.push(row);
+    for (let k = leaving.length - 1; k >= 0; k--) {
+      const row = leaving[k]!;
+      matrix.copyWithin(row * width, (row + 1) * width, rows * width);
+      for (const perRow of [rankOfRow, scales, thresholds]) perRow.copyWithin(row, row + 1, rows);
+      rows -= 1;
+      for (let c = clusterOfRow(starts, clusters, row) + 1; c <= clusters; c++) starts[c]! -= 1;
+    }
+    for (let row = 0; row < rows; row++) rankOfRow[row] = newRankOf[rankOfRow[row]!]!;
+    // By rank, the next with the same vector: the untouched rows' chains renumbered, the others' from their members.
+    const sameVector = new Int32Array(entries.length).fill(-1);
+    for (let i = 0; i < old.length; i++) if (newRankOf[i]! >= 0 && touched[headOf[i]!] === 0 && oldSame[i]! >= 0) sameVector[newRankOf[i]!] = newRankOf[oldSame[i]!]!;
+    // Joining: each row at its rank (its first line item's) within its cluster (as fill's counting sort puts it), the rows after it one down.
+    for (const members of groups) {
+      members.sort((a, b) => a - b);
+      let threshold = Infinity;
+      for (let m = 0; m < members.length; m++) {
+        sameVector[members[m]!] = m + 1 < members.length ? members[m + 1]! : -1;
+        threshold = Math.min(threshold, minSimilarities[members[m]!]!);
+      }
+      const rank = members[0]!;
+      const vector = vectors[rank]!;
+      const cluster = this.clusterOf(vector);
+      let low = starts[cluster]!;
+      let high = starts[cluster + 1]!;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (rankOfRow[middle]! < rank) low = middle + 1;
+        else high = middle;
+      }
+      matrix.copyWithin((low + 1) * width, low * width, rows * width);
+      for (const perRow of [rankOfRow, scales, thresholds]) perRow.copyWithin(low + 1, low, rows);
+      rows += 1;
+      for (let c = cluster + 1; c <= clusters; c++) starts[c]! += 1;
+      const quantized = this.quantized(vector);
+      matrix.set(quantized.components, low * width);
+      scales[low] = quantized.scale;
+      thresholds[low] = threshold;
+      rankOfRow[low] = rank;
+    }
+    this.sameVector = sameVector;
     // A copy: the lists are patched in place (adIndexPatcher.ts), and update() compares the rows laid out with the new list.
     this.entries = entries.slice();
     this.vectors = vectors;
@@ -315,36 +371,83 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     const clusterOfRank = this.assignClusters(entries);
     const clusters = this.clustering?.centres.length ?? 1;
     this.reserve(entries.length, clusters);
-    // Counting sort by cluster; ranks ascend within each cluster because they are visited in order.
-    const starts = new Int32Array(clusters + 1);
-    for (let rank = 0; rank < entries.length; rank++) starts[(clusterOfRank?.[rank] ?? 0) + 1]! += 1;
-    for (let c = 0; c < clusters; c++) starts[c + 1]! += starts[c]!;
-    const next = starts.slice(0, clusters);
-    const width = this.blocks * 16;
-    // Per row of the matrix, its rank; rows are grouped by cluster and ranked within each.
-    const { matrix, scales, thresholds, ranks: rankOfRow } = this.views;
     this.vectors = entries.map((entry) => entry.semantic!.vector);
     if (this.expectedValues.length < entries.length) {
       this.minSimilarities = new Float64Array(entries.length);
       this.expectedValues = new Float64Array(entries.length);
     }
     entries.forEach((entry, rank) => {
+      this.minSimilarities[rank] = entry.semantic!.minSimilarity;
+      this.expectedValues[rank] = entry.expectedValue;
+    });
+    const { heads, rows, thresholds: lowestOfRow } = this.linkSameVectors(clusterOfRank);
+    // Counting sort by cluster; ranks ascend within each cluster because they are visited in order.
+    const starts = new Int32Array(clusters + 1);
+    for (const rank of heads) starts[(clusterOfRank?.[rank] ?? 0) + 1]! += 1;
+    for (let c = 0; c < clusters; c++) starts[c + 1]! += starts[c]!;
+    const next = starts.slice(0, clusters);
+    const width = this.blocks * 16;
+    // Per row of the matrix, its rank (its first line item's); rows are grouped by cluster and ranked within each.
+    const { matrix, scales, thresholds, ranks: rankOfRow } = this.views;
+    for (const rank of heads) {
       const row = next[clusterOfRank?.[rank] ?? 0]!++;
       rankOfRow[row] = rank;
-      const { vector, minSimilarity } = entry.semantic!;
-      this.minSimilarities[rank] = minSimilarity;
-      this.expectedValues[rank] = entry.expectedValue;
-      const quantized = this.quantized(vector);
+      const quantized = rows[rank]!;
       matrix.set(quantized.components, row * width);
       scales[row] = quantized.scale;
-      thresholds[row] = minSimilarity;
-    });
+      thresholds[row] = lowestOfRow[rank]!;
+    }
     // Cluster c's rows are [starts[c], starts[c + 1]), in the kernel's memory for the probe and scan kernels.
     new Int32Array(this.kernel.memory.buffer, this.layout.starts, clusters + 1).set(starts);
     let lowestThreshold = Infinity;
     for (const entry of entries) lowestThreshold = Math.min(lowestThreshold, entry.semantic!.minSimilarity);
     this.probeFloor = lowestThreshold - PROBE_FLOOR_BELOW_THRESHOLD;
     if (this.clustering !== undefined) this.writeCentres(this.clustering.centres);
+  }
+
+  /**
+   * Links each rank to the next with the same vector in the same cluster (sameVector) and returns the
+   * ranks that start a row, ascending: the first of each distinct vector of a cluster when the list
+   * is clustered, else every rank (a row of a list scanned whole is its rank); with each rank's
+   * quantized row and, at a row's first rank, the lowest min_similarity of its line items.
+   */
+  private linkSameVectors(clusterOfRank: Int32Array | undefined): { heads: Int32Array; rows: Array<{ components: Int8Array; scale: number }>; thresholds: Float64Array } {
+    const vectors = this.vectors;
+    const count = vectors.length;
+    const sameVector = (this.sameVector = new Int32Array(count).fill(-1));
+    // By rank: its quantized row, and for a row's first rank the lowest min_similarity of its line items.
+    const rows = vectors.map((vector) => this.quantized(vector));
+    const thresholds = this.minSimilarities.slice(0, count);
+    if (clusterOfRank === undefined) return { heads: Int32Array.from(vectors, (_, rank) => rank), rows, thresholds };
+    const heads = new Int32Array(count);
+    let headCount = 0;
+    // Open addressing in typed arrays (a Map of lists cost 60 ms more a fill at 100,000 rows): per slot,
+    // a distinct vector of a cluster: its first rank, its last rank + 1, and the hash of its components and cluster.
+    const size = 2 ** Math.ceil(Math.log2(count * 2 + 2));
+    const firsts = new Int32Array(size);
+    const lasts = new Int32Array(size);
+    const keys = new Int32Array(size);
+    for (let rank = 0; rank < count; rank++) {
+      const vector = vectors[rank]!;
+      const cluster: number = clusterOfRank[rank]!;
+      const key: number = rows[rank]!.key ^ Math.imul(cluster + 1, 0x9e3779b1);
+      let slot: number = key & (size - 1);
+      for (; lasts[slot] !== 0; slot = (slot + 1) & (size - 1)) {
+        const last = lasts[slot]! - 1;
+        if (keys[slot] === key && clusterOfRank[last] === cluster && sameComponents(vectors[last]!, vector)) break;
+      }
+      if (lasts[slot] === 0) {
+        keys[slot] = key;
+        firsts[slot] = rank;
+        heads[headCount++] = rank;
+      } else {
+        sameVector[lasts[slot]! - 1] = rank;
+        const first = firsts[slot]!;
+        thresholds[first] = Math.min(thresholds[first]!, thresholds[rank]!);
+      }
+      lasts[slot] = rank + 1;
+    }
+    return { heads: heads.subarray(0, headCount), rows, thresholds };
   }
 
   /**
@@ -364,7 +467,8 @@ export class SemanticMatrix<Entry extends SemanticRow> {
 
   /**
    * Scans the rows ranked [from, to) (of the probed clusters, when clustered) against the prepared
-   * conversation; returns how many may reach their min_similarity. Their ranks, ascending, are
+   * conversation; returns how many may reach the lowest min_similarity of their line items (a row's
+   * others, by sameVector, may rank after `to`). Their ranks, ascending, are
    * candidateRows()[0..count), and an upper bound of each one's similarity is candidateBounds() at
    * the same position. Valid until the next scan or fill.
    */
@@ -542,7 +646,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     this.layout.centresWritten = centres.length;
   };
 
-  private quantized(vector: Float32Array): { components: Int8Array; scale: number } {
+  private quantized(vector: Float32Array): { components: Int8Array; scale: number; key: number } {
     let row = quantizedRows.get(vector);
     if (row === undefined) quantizedRows.set(vector, (row = quantize(vector, this.blocks)));
     return row;
@@ -618,16 +722,18 @@ export class SemanticMatrix<Entry extends SemanticRow> {
   /**
    * The rows as they would be after fill(entries), where `entries` are the rows laid out now in
    * another order (`oldRankOfRank`, each new rank's rank now: a rerank, same line items, same
-   * clusters) with these expected values by new rank: written a step of `rowsPerStep` rows at a
+   * clusters) with these expected values by new rank: written a step of `rowsPerStep` ranks at a
    * time (`steps`) into the spare areas, from the rows laid out now (no line item, vector or
    * WeakMap read: 170-200 ms of fill() at 100,000 rows), while serves scan the rows as they are.
+   * A row (a distinct vector of a cluster) keeps its line items, so its threshold; it takes the new
+   * rank of the first of them in the new order, and sameVector chains them in that order.
    * `commit` makes them the rows at once. Stale (and not to be committed) until the steps have all
    * run, or for good once the rows were laid out again meanwhile (a patch, trained clusters).
    */
   reorder(oldRankOfRank: Int32Array, expectedValues: Float64Array<ArrayBuffer>, rowsPerStep: number): { steps: Generator<void, void>; stale(): boolean; commit(entries: Entry[]): void } {
     const version = this.layoutVersion;
     const count = this.entries.length;
-    const byRank = { vectors: new Array<Float32Array>(count), minSimilarities: new Float64Array(count), done: false };
+    const byRank = { vectors: new Array<Float32Array>(count), minSimilarities: new Float64Array(count), sameVector: new Int32Array(count).fill(-1), done: false };
     const stale = () => !byRank.done || this.layoutVersion !== version;
     const commit = (entries: Entry[]): void => {
       if (stale() || entries.length !== count) throw new Error('a stale reorder of the semantic rows was committed');
@@ -641,6 +747,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
       this.entries = entries.slice();
       this.vectors = byRank.vectors;
       this.minSimilarities = byRank.minSimilarities;
+      this.sameVector = byRank.sameVector;
       this.expectedValues = expectedValues;
     };
     return { steps: this.reorderSteps(version, oldRankOfRank, byRank, rowsPerStep), stale, commit };
@@ -649,7 +756,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
   private *reorderSteps(
     version: number,
     oldRankOfRank: Int32Array,
-    byRank: { vectors: Float32Array[]; minSimilarities: Float64Array; done: boolean },
+    byRank: { vectors: Float32Array[]; minSimilarities: Float64Array; sameVector: Int32Array; done: boolean },
     rowsPerStep: number,
   ): Generator<void, void> {
     if (this.layoutVersion !== version) return;
@@ -658,11 +765,17 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     const width = this.blocks * 16;
     // Cluster c's rows are [starts[c], starts[c + 1]) now and after: a new order moves rows within their cluster.
     const starts = new Int32Array(this.kernel.memory.buffer, this.layout.starts, clusters + 1).slice();
-    const clusterOfRow = new Int32Array(count);
+    const rows = starts[clusters]!;
+    const clusterOfRow = new Int32Array(rows);
     for (let c = 0; c < clusters; c++) clusterOfRow.fill(c, starts[c], starts[c + 1]);
+    // Each rank's row now: a row's first rank is in the ranks area, its others follow by sameVector.
     const rowOfRank = new Int32Array(count);
     const ranks = this.views.ranks;
-    for (let row = 0; row < count; row++) rowOfRank[ranks[row]!] = row;
+    const sameVector = this.sameVector;
+    for (let row = 0; row < rows; row++) for (let rank = ranks[row]!; rank >= 0; rank = sameVector[rank]!) rowOfRank[rank] = row;
+    // Per row now: its row in the new layout (-1 until its first line item in the new order is met) and its last new rank met so far.
+    const newRowOf = new Int32Array(rows).fill(-1);
+    const lastRankOf = new Int32Array(rows);
     const next = starts.slice(0, clusters);
     for (let first = 0; first < count; first += rowsPerStep) {
       if (first > 0) {
@@ -674,17 +787,25 @@ export class SemanticMatrix<Entry extends SemanticRow> {
       const bytes = new Uint8Array(this.kernel.memory.buffer);
       const from = this.layout.matrix;
       const to = this.layout.spare.matrix;
-      // Ranks ascend within each cluster because they are visited in order, as in fill().
+      // Ranks ascend within each cluster because they are visited in order, as in fill(); a row takes
+      // the new rank of its first line item in the new order, and its line items chain in that order.
       for (let rank = first; rank < Math.min(count, first + rowsPerStep); rank++) {
         const oldRank = oldRankOfRank[rank]!;
         const oldRow = rowOfRank[oldRank]!;
+        byRank.vectors[rank] = this.vectors[oldRank]!;
+        byRank.minSimilarities[rank] = this.minSimilarities[oldRank]!;
+        if (newRowOf[oldRow]! >= 0) {
+          byRank.sameVector[lastRankOf[oldRow]!] = rank;
+          lastRankOf[oldRow] = rank;
+          continue;
+        }
         const row = next[clusterOfRow[oldRow]!]!++;
+        newRowOf[oldRow] = row;
+        lastRankOf[oldRow] = rank;
         spare.ranks[row] = rank;
         spare.scales[row] = now.scales[oldRow]!;
         spare.thresholds[row] = now.thresholds[oldRow]!;
         bytes.copyWithin(to + row * width, from + oldRow * width, from + (oldRow + 1) * width);
-        byRank.vectors[rank] = this.vectors[oldRank]!;
-        byRank.minSimilarities[rank] = this.minSimilarities[oldRank]!;
       }
     }
     new Int32Array(this.kernel.memory.buffer, this.layout.spare.starts, clusters + 1).set(starts);
@@ -705,13 +826,31 @@ function emptyBank(): RowBank {
   return { starts: 0, ranks: 0, scales: 0, thresholds: 0, matrix: 0 };
 }
 
-function quantize(vector: Float32Array, blocks: number): { components: Int8Array; scale: number } {
+function quantize(vector: Float32Array, blocks: number): { components: Int8Array; scale: number; key: number } {
   let largest = 0;
   for (let d = 0; d < vector.length; d++) largest = Math.max(largest, Math.abs(vector[d]!));
   const scale = Math.fround(largest > 0 ? largest / ROW_LEVELS : 1);
   const components = new Int8Array(blocks * 16);
   for (let d = 0; d < vector.length; d++) components[d] = Math.max(-ROW_LEVELS, Math.min(ROW_LEVELS, Math.round(vector[d]! / scale)));
-  return { components, scale };
+  return { components, scale, key: hashOfComponents(vector) };
+}
+
+/** FNV-1a over the components' float32 bits: equal vectors hash alike. */
+function hashOfComponents(vector: Float32Array): number {
+  const bits = new Int32Array(vector.buffer, vector.byteOffset, vector.length);
+  let hash = 0x811c9dc5;
+  for (let d = 0; d < bits.length; d++) hash = Math.imul(hash ^ bits[d]!, 0x01000193);
+  return hash;
+}
+
+/** Whether two vectors are the same, bit for bit (so every similarity to them is the same). */
+function sameComponents(a: Float32Array, b: Float32Array): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  const bitsA = new Int32Array(a.buffer, a.byteOffset, a.length);
+  const bitsB = new Int32Array(b.buffer, b.byteOffset, b.length);
+  for (let d = 0; d < bitsA.length; d++) if (bitsA[d] !== bitsB[d]) return false;
+  return true;
 }
 
 function emptyViews() {

@@ -25,11 +25,15 @@ export interface SensitiveTopic {
    * FILLERS between: "my mother-in-law suddenly died", "our dog passed"), `{anyone}` the same or
    * "he", "she", "ex", `{pet animal}` a pet alone, `{place}` one of PLACES ("the whole village is
    * under water"), `{having}` one of HAVING ("my wife has ALS"), `{starting}` one of STARTING ("I
-   * start radiation next week"); a leading `{not after NAME}`
-   * does not match when one of the few words before it is one of EVERYDAY_BEFORE[NAME] ("sunscreen
-   * against skin cancer"); a trailing `{unless NAME}` does not match when the next words are one of
-   * EVERYDAY_NEXT[NAME] ("passed the test", "beat me at chess", "lost my mum at the shops"). No
-   * phrase matches when the next word makes it a theme (THEMED: "a funeral-themed party").
+   * start radiation next week"), `{first}` one of FIRST ("the first christmas without dad"), `{nearly}` one of NEARLY ("nearly drowned"); a
+   * leading `{not after NAME}` does not match when one of the few words before it is one of
+   * EVERYDAY_BEFORE[NAME] ("sunscreen against skin cancer"), a leading `{not with NAME}` when the
+   * conversation has one of EVERYDAY_WITH[NAME] anywhere ("Cancer brings warmth, Scorpio depth");
+   * a trailing `{unless NAME}` does not match when the next words are one of EVERYDAY_NEXT[NAME]
+   * ("passed the test", "beat me at chess", "lost my mum at the shops"), a trailing `{if NAME}`
+   * only when the conversation has one of CONFIRMED_WITH[NAME] ("we lost everything" with a flood's
+   * or a fire's word). No phrase matches when the next word makes it a theme (THEMED: "a
+   * funeral-themed party").
    */
   phrases: string[];
   /**
@@ -98,6 +102,10 @@ export const PLACES = [
 export const HAVING = ['has', 'have', 'had', 'with', 'of'];
 /** `{starting}`: the words before a treatment said without its medical name ("I start radiation next week"). */
 export const STARTING = ['start', 'starts', 'starting', 'started', 'begin', 'begins', 'beginning', 'began', 'finish', 'finishes', 'finishing', 'finished', 'during', 'after', 'more', 'daily'];
+/** `{first}`: an occasion lived for the first time without someone ("our first christmas without dad"). */
+export const FIRST = ['first', '1st'];
+/** `{nearly}`: a harm that almost happened ("my son nearly drowned"). */
+export const NEARLY = ['nearly', 'almost'];
 /** Words allowed between `{someone}` and the rest: "my dad suddenly died", "my ex keeps threatening me". */
 export const FILLERS = [
   'just', 'sadly', 'suddenly', 'unexpectedly', 'recently', 'peacefully', 'tragically', 'finally',
@@ -138,6 +146,41 @@ export const EVERYDAY_BEFORE: Record<string, string[]> = {
    */
   prevention: ['protect', 'protects', 'protecting', 'protection', 'prevent', 'prevents', 'preventing', 'prevention', 'sunscreen', 'sunblock', 'spf', 'zodiac', 'horoscope', 'astrology'],
   device: DEVICES,
+  /** A figure of speech: "I nearly had a stroke when I saw the bill". */
+  exaggeration: ['nearly', 'almost', 'practically', 'basically', 'literally'],
+  /** A drink: "an Irish car bomb for St Patrick's day". */
+  cocktail: ['irish', 'cocktail', 'cocktails', 'drink', 'drinks', 'shot', 'shots', 'pint', 'guinness'],
+};
+/**
+ * Words anywhere in a conversation that give a phrase its everyday sense (`{not with NAME}`): a
+ * Cancer paired with another sign ("a cancer woman and a scorpio man": the assistant's answer says
+ * "Cancer brings warmth" too, with no star-sign word next to it). Cancer and Leo are left out (a
+ * disease, a name): "my son Leo has cancer".
+ */
+export const EVERYDAY_WITH: Record<string, string[]> = {
+  /** The Undertaker of the ring: "who won, The Undertaker or Kane at WrestleMania?". */
+  wrestling: ['wrestlemania', 'wrestling', 'wrestler', 'wrestlers', 'wwe', 'wwf', 'smackdown', 'summerslam', 'kane'],
+  astrology: [...STAR_SIGNS.filter((sign) => sign !== 'cancer' && sign !== 'leo'), 'zodiac', 'horoscope', 'horoscopes', 'astrology', 'astrological'],
+};
+/**
+ * The words (or runs of words) that confirm a phrase as often said of something else (`{if NAME}`):
+ * "we lost everything" with a flood's or a fire's word (not a bet or a game), "the front line" with a
+ * war's (not customer service). Words with everyday senses of their own only as runs: water that came
+ * in, not a phone dropped in the water; the fire, not a Fire tablet; the war, not a price war.
+ */
+export const CONFIRMED_WITH: Record<string, string[]> = {
+  ruin: [
+    'flood', 'floods', 'flooded', 'flooding', 'floodwater', 'fires', 'flames', 'blaze', 'storm', 'tornado', 'hurricane', 'typhoon', 'cyclone',
+    'earthquake', 'quake', 'wildfire', 'tsunami', 'bombing', 'shelling', 'missile', 'missiles',
+    'water came', 'water poured', 'water rose', 'water rising', 'flood water', 'the fire', 'a fire', 'house fire', 'the war', 'a war',
+  ],
+  injury: [
+    'hospital', 'x ray', 'xray', 'cast', 'plaster', 'surgery', 'ambulance', 'paramedics', 'fracture', 'fractured', 'injury', 'injuries', 'injured', 'hurt',
+    'pain', 'crutches', 'doctor', 'accident',
+  ],
+  /** A pile-up on a road, not of laundry. */
+  road: ['car', 'cars', 'motorway', 'highway', 'freeway', 'interstate', 'lorry', 'lorries', 'truck', 'trucks', 'driver', 'drivers', 'vehicles', 'crash', 'crashed', 'collision', 'written', 'fog'],
+  war: ['the war', 'a war', 'at war', 'soldier', 'soldiers', 'troops', 'army', 'artillery', 'bombing', 'shelling', 'missile', 'missiles', 'servicemen', 'serviceman', 'invasion', 'mobilised', 'mobilized', 'conscripted', 'deployed'],
 };
 /** A theme, not an event: "a funeral-themed party", "disaster theme night"; after any phrase. */
 export const THEMED = ['themed', 'theme', 'costume', 'costumes'];
@@ -177,6 +220,10 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
   baby: ['weight', 'fat', 'pounds', 'belly', 'bump', 'monitor', 'gate', 'blanket', 'bottle', 'shoes', 'sock', 'socks', 'clothes', 'wipes', 'sling', 'carrier'],
   place: [...LOST_AT, ...LOST_AT_ES],
   /** A figure of speech: "our cat died of boredom", "I nearly died laughing". */
+  /** Swamped, not under water: "we nearly drowned in paperwork". */
+  swamped: ['in', 'in the', 'in all the', 'in all this', 'in all that'].flatMap((within) =>
+    ['paperwork', 'work', 'emails', 'email', 'admin', 'homework', 'bills', 'debt', 'laundry', 'orders', 'requests', 'messages', 'meetings', 'deadlines', 'forms', 'tickets', 'marking', 'sweat', 'sauce', 'gravy'].map((what) => `${within} ${what}`),
+  ),
   figure: ['of boredom', 'of embarrassment', 'of shame', 'of laughter', 'laughing', 'inside', 'a little'],
   /** The star sign: "a cancer zodiac sign", "cancer season" (not "cancer signs", a symptom). */
   astrology: [
@@ -185,6 +232,12 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
   ],
   /** Microsoft's: "I have MS Teams". */
   software: ['word', 'office', 'teams', 'excel', 'access', 'paint', 'dos', 'sql', 'outlook', 'edge', 'project', 'visio', 'onenote', 'powerpoint', 'publisher', 'store', 'account', 'surface', 'rewards', 'authenticator', '365'],
+  /** A film, a band, a car's doors, a drill or a poker card: "Suicide Squad", "suicide doors", "suicide sprints", "the suicide king". */
+  named: ['squad', 'squads', 'doors', 'door', 'king', 'kings', 'squeeze', 'sprint', 'sprints', 'runs', 'drill', 'drills', 'silence'],
+  /** "a stroke of luck". */
+  luck: ['of'],
+  /** "mugged off" (made a fool of). */
+  fooled: ['off', 'me off', 'him off', 'her off', 'them off', 'us off', 'you off'],
   /** "se me murió el móvil". */
   device: DEVICES.flatMap((device) => [`el ${device}`, `la ${device}`, `mi ${device}`, `das ${device}`, `mein ${device}`]),
 };
@@ -203,7 +256,19 @@ const NOT_LIVED = [
   'aries', 'taurus', 'gemini', 'virgo', 'libra', 'scorpio', 'sagittarius', 'capricorn', 'aquarius', 'pisces',
 ];
 /** History homework ("what caused the great fire of London?"): clears the similarity of disaster and accident, as getting ready does. */
-const HISTORY = ['great fire of', 'in history', 'the history of', 'historical', 'historians', 'history lesson', 'history class', 'history homework', 'history essay', 'gcse', 'a level history'];
+const HISTORY = [
+  'great fire of', 'in history', 'the history of', 'historical', 'historians', 'history lesson', 'history class', 'history homework', 'history essay', 'gcse', 'a level history',
+  // A battle or a world war of the books: "how many died at the battle of the somme?".
+  'battle of', 'world war', 'first world war', 'second world war', 'ww1', 'ww2', 'wwi', 'wwii',
+];
+/**
+ * Something handed down or declined after "passed on" ("my grandma passed on her love of
+ * gardening"): the phrase is guarded (EVERYDAY_NEXT.object), and this clears bereavement's similarity,
+ * which a grandma, "passed" and a love put near mourning.
+ */
+const PASSED_ON = ['passed on', 'passed down', 'handed down', 'handed on'].flatMap((passed) =>
+  ['her', 'his', 'their', 'the', 'a', 'my', 'our'].flatMap((whose) => HANDED_ON.map((thing) => `${passed} ${whose} ${thing}`)),
+);
 /**
  * Routine operations ("recovering from knee surgery, best ice pack to buy?"): near a serious
  * diagnosis by "surgery" and recovery, and not one. Clears that similarity only: a named disease is a phrase.
@@ -212,6 +277,9 @@ const ROUTINE_OPERATIONS = [
   'knee surgery', 'knee replacement', 'hip replacement', 'acl surgery', 'acl reconstruction', 'meniscus', 'wisdom teeth', 'wisdom tooth', 'cataract', 'bunion',
   'hernia repair', 'carpal tunnel', 'tonsillectomy', 'tonsils out', 'vasectomy', 'laser eye', 'nose job',
 ];
+
+/** The days first lived without someone who died ("first fathers day without him"). */
+const OCCASIONS = ['christmas', 'xmas', 'birthday', 'fathers day', 'father s day', 'mothers day', 'mother s day', 'anniversary', 'thanksgiving', 'easter'];
 
 /** What a child (or a pet) swallows that sends them to hospital: "swallowed a button battery", "drank some bleach". */
 const SWALLOWED = ['swallowed', 'drank', 'drunk', 'ate', 'eaten'].flatMap((verb) =>
@@ -252,6 +320,10 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'after a death', 'following a death', 'death in the family', 'death in our family', 'death in my family',
       // What is said to the bereaved (an assistant's answer says it too).
       'sorry for your loss', 'sorry for the loss', 'death certificate', 'eulogy',
+      // A funeral's people and places, said without the word: "asked me to be a pall bearer".
+      'pall bearer', 'pall bearers', 'pallbearer', 'pallbearers', 'headstone', 'graveside', '{not with wrestling} undertaker', 'undertakers', '{someone} drowned',
+      // The first occasion without someone: "first fathers day without him", "our first christmas without mum".
+      ...OCCASIONS.flatMap((occasion) => ['him', 'her', '{named relative}', 'my {relative}', 'our {relative}'].map((whom) => `{first} ${occasion} without ${whom}`)),
     ],
     // A goodbye to a relative is a death as often as a trip ("it's been a year since we said goodbye
     // to grandma", "said goodbye to mum at the airport"): only with a word of missing someone.
@@ -287,7 +359,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'grief', 'grieve', 'grieving', 'mourn', 'mourning', 'funeral', 'buried', 'bury', 'burial', 'ashes', 'memorial', 'widow', 'widower',
       'condolences', 'sympathy', 'rip', 'peace', 'peacefully', 'heaven', 'goodbye', 'euthanasia', 'euthanized',
     ],
-    clears: NOT_LIVED,
+    clears: [...NOT_LIVED, ...PASSED_ON],
   },
   {
     name: 'accident',
@@ -308,6 +380,15 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       ...['a', 'two', 'three', 'four', 'his', 'her', 'their'].flatMap((which) => ['finger', 'fingers', 'eye'].map((part) => `lost ${which} ${part}`)),
       ...['his', 'her', 'their'].flatMap((whose) => ['arm', 'leg', 'foot', 'legs', 'arms'].map((part) => `lost ${whose} ${part}`)),
       'amputated', 'amputation',
+      // Under water too long, a motorway pile-up, an old person's fall: "my son nearly drowned", "mum broke her hip".
+      // (Keyed by their rarer word: "nearly", "in" and "hip" are in many everyday bodies, bench/README.md "Brand safety: session 36".)
+      '{nearly} drowned {unless swamped}', 'near drowning', 'pile up {if road}', 'pileup {if road}',
+      'broke her hip', 'broke his hip', 'broken hip', 'fractured hip', 'fractured skull', 'skull fracture', '{someone} tripped down the stairs',
+      '{someone} tripped on the stairs',
+      // A broken bone said with its injury ("a forklift reversed into my leg, it's broken": "a broken leg is reportable ... workplace injuries"), not a chair's leg.
+      ...['leg', 'legs', 'arm', 'arms', 'ankle', 'wrist', 'pelvis', 'ribs', 'jaw', 'collarbone', 'skull'].flatMap((bone) =>
+        ['broken', 'broke my', 'broke his', 'broke her', 'broke their'].map((broke) => `${broke} ${bone} {if injury}`),
+      ),
     ],
     // Left inside a fire, a wreck or water ("there was a fire in my block, my neighbour didn't get out"), not a pet that did not escape.
     ambiguous: ["{someone} didn't get out {unless outing}", '{someone} didnt get out {unless outing}', '{someone} did not get out {unless outing}', "{someone} couldn't get out {unless outing}"],
@@ -322,7 +403,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     cues: [
       'accident', 'accidents', 'crash', 'crashed', 'collision', 'collided', 'wreck', 'injured', 'injury', 'injuries', 'hurt', 'killed',
       'fatal', 'died', 'dead', 'ambulance', 'paramedics', 'hospital', 'emergency', 'icu', 'victim', 'victims', 'trauma', 'fracture', 'fractured',
-      'surgery', 'knocked', 'fell', 'wrecked', 'coma',
+      'surgery', 'knocked', 'fell', 'wrecked', 'coma', 'drowned', 'drowning', 'drown',
     ],
     clears: [
       'nobody hurt', 'nobody was hurt', 'nobody got hurt', 'no one hurt', 'no one was hurt', 'no one got hurt', 'noone was hurt',
@@ -342,16 +423,29 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'war zone', 'air strike', 'air strikes', 'airstrike', 'airstrikes', 'fled the war', 'fleeing the war', 'refugee camp', 'after the shooting {unless filming}', 'since the shooting {unless filming}',
       ...['fled', 'fleeing', 'flee', 'escaped'].flatMap((fled) => ['the fighting', 'the violence', 'the bombing', 'the bombs', 'the shelling'].map((what) => `${fled} ${what}`)),
       // What a fire or a flood took: "the fire took our home" (not "took my breath away").
-      ...['fire', 'fires', 'flames', 'blaze', 'flood', 'floods', 'floodwater', 'wildfire', 'storm', 'hurricane', 'tornado', 'earthquake', 'tsunami'].flatMap((what) =>
+      ...['fire', 'fires', 'flames', 'blaze', 'flood', 'floods', 'floodwater', 'wildfire', 'storm', 'hurricane', 'tornado', 'earthquake', 'tsunami', 'typhoon', 'cyclone'].flatMap((what) =>
         ['took our', 'took my', 'took their', 'took his', 'took her', 'took everything'].map((took) => `${what} ${took} {unless breath}`),
       ),
+      // What passed through a town ("the tornado came through our town"; not a storm, which is weather as often).
+      ...['tornado', 'hurricane', 'typhoon', 'cyclone', 'wildfire', 'tsunami', 'earthquake'].flatMap((what) =>
+        ['came through our', 'tore through our', 'ripped through our', 'hit our', 'flattened our', 'levelled our', 'leveled our'].map((did) => `${what} ${did}`),
+      ),
+      // Everything lost with a flood's or a fire's word ("water came through the front door and we lost everything"), not at the casino.
+      'lost everything {if ruin}',
+      // Bombs and missiles lived through: "a bomb went off at the concert", "our flat was hit by a missile".
+      'bomb went off', 'bomb exploded', '{not after cocktail} car bomb', 'terror attack', 'hit by a missile', 'hit by missiles', 'missile strike', 'missile strikes', 'missile attack',
+      'rocket attack', 'rocket attacks', 'drone strike', 'drone strikes', 'drone attack',
+      // Shelled by an army, not nuts nor money shelled out: "our village was shelled", "shelled for a week" with a war's word.
+      '{place} shelled', 'shelled {if war}',
+      // A soldier at the front (not the front line of customer service): "my brother is on the front line near kharkiv".
+      'front line {if war}', 'frontline {if war}', 'front lines {if war}',
     ],
     // Named in sales, preparedness and figures of speech as often ("hurricane season sale", "an
     // earthquake kit", "spread like wildfire", "the basement flooded when the hose burst").
     // "Our house is underwater" is a mortgage too.
     // "war" of history books and price wars; "bombed" an exam.
     ambiguous: [
-      'earthquake', 'quake', 'tsunami', 'hurricane', 'wildfire', 'tornado', 'flood', 'floods', 'flooded', 'flooding', 'flash flood', 'storm', '{place} under water', '{place} underwater',
+      'earthquake', 'quake', 'tsunami', 'hurricane', 'wildfire', 'tornado', 'typhoon', 'cyclone', 'flood', 'floods', 'flooded', 'flooding', 'flash flood', 'storm', '{place} under water', '{place} underwater',
       'war', 'bombed', 'shelling',
     ],
     confirmedBy: [
@@ -369,6 +463,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     cues: [
       'earthquake', 'quake', 'flood', 'floods', 'flooding', 'hurricane', 'storm', 'tornado', 'wildfire', 'fire', 'fires', 'burned', 'burnt', 'tsunami',
       'evacuate', 'evacuated', 'evacuation', 'destroyed', 'disaster', 'victims', 'relief', 'shelter', 'homeless', 'shooting', 'attack', 'bombing',
+      'typhoon', 'cyclone', 'missile', 'frontline',
     ],
     clears: [...NOT_LIVED, ...HISTORY],
   },
@@ -376,10 +471,12 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     name: 'serious diagnosis',
     description: 'diagnosed with cancer, tumor, terminal illness, chemotherapy, oncologist, malignant, prognosis, leukemia, stroke',
     phrases: [
-      'diagnosed with', '{not after prevention} cancer {unless astrology}', 'tumor', 'tumour', 'terminal illness', 'chemotherapy', 'chemo', 'oncologist', 'malignant', 'leukemia', 'metastatic', 'palliative',
+      'diagnosed with', '{not with astrology} {not after prevention} cancer {unless astrology}', 'tumor', 'tumour', 'terminal illness', 'chemotherapy', 'chemo', 'oncologist', 'malignant', 'leukemia', 'metastatic', 'palliative',
       'hiv', 'dementia', 'alzheimer', 'alzheimers', 'parkinson', 'parkinsons', 'multiple sclerosis', 'motor neurone disease', 'motor neuron disease',
       'lymphoma', 'melanoma', 'carcinoma', 'sarcoma', 'biopsy', 'mastectomy', 'radiotherapy', 'radiation therapy', 'radiation treatment',
-      'terminally ill', 'months to live', 'weeks to live', '{someone} had a stroke', '{someone} had a heart attack', 'suffered a stroke',
+      'terminally ill', 'months to live', 'weeks to live', '{someone} had a heart attack', 'suffered a stroke',
+      // The speaker's own stroke too: "had a stroke last month at 42" (not "a stroke of luck", nor "I nearly had a stroke when I saw the bill").
+      '{not after exaggeration} had a stroke {unless luck}', 'since my stroke', 'since his stroke', 'since her stroke',
       // Diseases named by their letters, after "has", "with" ("ALS" is German for "as"; "MS" is Microsoft too, so ambiguous below).
       'amyotrophic lateral sclerosis', 'lou gehrig', '{having} als', '{having} mnd',
       // Radiotherapy as people say it: "I start radiation next week".
@@ -388,19 +485,19 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     // Staging and "terminal" are said of races, projects and airports too; "a mass" of church.
     ambiguous: [
       'stage three', 'stage four', 'stage 3', 'stage 4', 'stage iii', 'stage iv', 'terminal', 'mass on my', 'mass on his', 'mass on her', 'mass in my', 'mass in his', 'mass in her', 'radiation',
-      '{having} ms {unless software}',
+      '{having} ms {unless software}', 'mnd',
     ],
     confirmedBy: [
       'doctor', 'doctors', 'oncologist', 'results', 'scan', 'scans', 'diagnosis', 'diagnosed', 'treatment', 'surgeon', 'surgery', 'biopsy', 'chemo', 'prognosis',
       'hospital', 'consultant', 'lump', 'tumor', 'tumour', 'spread', 'illness', 'disease', 'tests', 'neurologist', 'treatments', 'wheelchair', 'symptoms', 'relapse',
     ],
     otherLanguages: {
-      es: ['{not after prevention} cáncer {unless astrology}', 'tumor', 'quimioterapia', 'diagnosticado con', 'diagnosticada con', 'enfermedad terminal', 'leucemia', 'metástasis', 'cuidados paliativos', 'vih'],
+      es: ['{not with astrology} {not after prevention} cáncer {unless astrology}', 'tumor', 'quimioterapia', 'diagnosticado con', 'diagnosticada con', 'enfermedad terminal', 'leucemia', 'metástasis', 'cuidados paliativos', 'vih'],
       de: ['krebs', 'krebsdiagnose', 'tumor', 'chemotherapie', 'diagnostiziert', 'unheilbar', 'leukämie', 'metastasen', 'palliativ', 'hiv'],
       // "cancer" is the English phrase (and "cáncer", "câncer" without accents): guarded the same way.
       fr: ['tumeur', 'chimiothérapie', 'diagnostiqué', 'diagnostiquée', 'maladie incurable', 'leucémie', 'métastases', 'soins palliatifs', 'vih'],
       it: ['cancro', 'tumore', 'chemioterapia', 'diagnosticato', 'diagnosticata', 'malattia terminale', 'leucemia', 'metastasi', 'cure palliative', 'hiv'],
-      pt: ['{not after prevention} câncer {unless astrology}', 'cancro', 'tumor', 'quimioterapia', 'diagnosticado com', 'diagnosticada com', 'doença terminal', 'leucemia', 'metástase', 'cuidados paliativos', 'hiv'],
+      pt: ['{not with astrology} {not after prevention} câncer {unless astrology}', 'cancro', 'tumor', 'quimioterapia', 'diagnosticado com', 'diagnosticada com', 'doença terminal', 'leucemia', 'metástase', 'cuidados paliativos', 'hiv'],
     },
     cues: [
       'diagnosed', 'diagnosis', 'cancer', 'tumor', 'tumour', 'terminal', 'chemo', 'chemotherapy', 'oncologist', 'malignant', 'prognosis', 'leukemia',
@@ -412,7 +509,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     name: 'self-harm',
     description: 'suicide, suicidal thoughts, self harm, want to die, hopeless, overdose',
     phrases: [
-      'suicide', 'suicidal', 'self harm', 'self-harm', 'kill myself', 'end my life', 'overdose',
+      'suicide {unless named}', 'suicidal', 'self harm', 'self-harm', 'kill myself', 'end my life', 'overdose', 'overdosed',
       'took his own life', 'took her own life', 'took their own life', 'take my own life', 'killed himself', 'killed herself', 'killed themselves',
       // How people say it without the word.
       'better off without me', 'happier without me', 'better off dead', 'want to die {unless object}', 'wanna die {unless object}', 'want to be dead',
@@ -428,7 +525,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     otherLanguages: {
       es: ['suicidio', 'suicidarme', 'suicidó', 'quitarme la vida', 'se quitó la vida', 'sobredosis', 'autolesión'],
       de: ['selbstmord', 'suizid', 'suizidgedanken', 'das leben genommen', 'überdosis', 'selbstverletzung'],
-      fr: ['suicide', 'suicidaire', 'me suicider', 'suicidé', "s'est suicidé", 'overdose', 'automutilation'],
+      fr: ['suicide {unless named}', 'suicidaire', 'me suicider', 'suicidé {unless named}', "s'est suicidé", 'overdose', 'automutilation'],
       it: ['suicidio', 'suicidarmi', 'suicidato', 'suicidata', 'si è tolto la vita', 'overdose', 'autolesionismo'],
       pt: ['suicídio', 'suicidar', 'suicidou', 'tirou a própria vida', 'overdose', 'automutilação'],
     },
@@ -447,8 +544,12 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       '{anyone} kicks me {unless urging}', '{anyone} choked me', '{anyone} chokes me', '{anyone} strangled me', '{anyone} pushed me {unless urging}', '{anyone} shoved me',
       '{anyone} threatens me', '{anyone} threatened me', '{anyone} threatening me', '{anyone} touched me', '{anyone} touches me', 'threatened to kill me', 'threatens to kill me',
       '{anyone} grabbing me', '{anyone} grabbed me {unless treat}', '{anyone} grabs me {unless treat}',
+      // Robbed or beaten by strangers: "pulled a gun on me and took my car", "got jumped outside the chippy".
+      'pulled a gun on', 'pulled a knife on', 'gunpoint', 'knifepoint', 'carjacked', 'carjacking', 'mugged {unless fooled}', 'got jumped', 'was jumped', 'were jumped',
+      // Someone in care hurt: "she has bruises they can't explain".
+      'unexplained bruises', 'unexplained bruising', 'bruises they can t explain', 'bruises they cant explain', 'bruises nobody can explain',
       // What an assistant's answer points to.
-      'childline', 'childhelp', 'nspcc', 'rainn', 'napac',
+      'childline', 'childhelp', 'nspcc', 'rainn', 'napac', 'victim support', 'criminal injuries', 'safeguarding team', 'safeguarding referral',
     ],
     ambiguous: [],
     confirmedBy: [],

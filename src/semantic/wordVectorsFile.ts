@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { NO_STAMP, stampOf } from '../fileStamp.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { NO_STAMP, stampedAfter, stampOf } from '../fileStamp.js';
 import { packageRoot } from '../packageRoot.js';
 
 /** Where the build writes the compact vectors and where the service looks for them by default. */
@@ -103,10 +104,26 @@ function stampedFingerprintOf(file: string): string | undefined {
   return recorded.toString('hex', 32);
 }
 
-/** `npm run build`: records the file's stamp and sha256 beside it, unless it changed just now (no stamp yet) or they are recorded already. */
-export function recordWordVectorsFingerprint(file: string): void {
-  const stamp = stampOf([file], STAMP_CONTEXT, Date.now());
-  if (stamp.equals(NO_STAMP) || stampedFingerprintOf(file) !== undefined) return;
+/** How often a build looks again at a file too new to be stamped. */
+const STAMP_POLL_MS = 100;
+
+/**
+ * `npm run build`: records the file's stamp and sha256 beside it, unless they are recorded already.
+ * A file changed within stampedAfter (the first build has just written it) has no stamp yet: the
+ * build waits until it has one (up to about 2 s, once), so that a fresh clone's first start takes
+ * the fingerprint too. Taken that late, the stamp stays safe: a change after it sets the change
+ * time past the file system's resolution. A file still changing past the wait is left unrecorded.
+ */
+export async function recordWordVectorsFingerprint(file: string): Promise<void> {
+  if (stampedFingerprintOf(file) !== undefined) return;
+  const giveUpAt = Date.now() + stampedAfter.ms + 1_000;
+  let stamp = stampOf([file], STAMP_CONTEXT, Date.now());
+  while (stamp.equals(NO_STAMP) && Date.now() < giveUpAt) {
+    await sleep(STAMP_POLL_MS);
+    stamp = stampOf([file], STAMP_CONTEXT, Date.now());
+  }
+  if (stamp.equals(NO_STAMP)) return;
+  // Read after the stamp: a write in between changes the stamp, and a start then hashes the file.
   writeFileSync(`${fingerprintFileOf(file)}.tmp`, Buffer.concat([stamp, Buffer.from(sha256Of(readFileSync(file)), 'hex')]));
   renameSync(`${fingerprintFileOf(file)}.tmp`, fingerprintFileOf(file));
 }

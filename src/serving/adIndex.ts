@@ -373,13 +373,11 @@ export function buildEntry(
 ): LineItemEntry | SkipReason {
   const bid = bidInUsd(row, deps.toUsd);
   if (bid === 'no_bid') return 'no_bid';
-  const budgets = budgetsInUsd(row, deps.toUsd);
+  const budgets = budgetsInNanos(row, deps.toUsd);
   if (budgets === 'no_budget') return 'no_budget';
-  if (bid === 'unknown_currency' || budgets === undefined) return 'unknown_currency';
+  if (bid === 'unknown_currency' || budgets === 'unknown_currency') return 'unknown_currency';
   const { model, bidUsd } = bid;
   if (!(bidUsd > 0)) return 'no_bid';
-  const { budgetUsd, lifetimeUsd } = budgets;
-  if (!(budgetUsd > 0) || !(lifetimeUsd > 0)) return 'no_budget';
   // The links carry the price per event as a whole number of nano-USD (trackingClaimsBytes.ts): past
   // 2^53 (a CPC or CPA bid above about 9,007,199 USD) it cannot be signed exactly, so such a line
   // item is never served rather than making every serve that picks it fail.
@@ -408,8 +406,7 @@ export function buildEntry(
     model,
     bidUsd,
     priceNanos: price,
-    budgetNanos: usdToNanos(budgetUsd),
-    lifetimeBudgetNanos: usdToNanos(lifetimeUsd),
+    ...budgets,
     evenPacing: row.budget_pacing !== 'asap',
     startsAtMs: row.starts_at?.getTime() ?? -Infinity,
     endsAtMs: row.ends_at?.getTime() ?? Infinity,
@@ -437,17 +434,29 @@ export function buildEntry(
   };
 }
 
-/** A line item's daily and lifetime budgets in USD (lifetime Infinity when none); undefined when their currency cannot be converted. */
-function budgetsInUsd(row: CeilingColumns, toUsd: IndexBuildDeps['toUsd']): { budgetUsd: number; lifetimeUsd: number } | 'no_budget' | undefined {
+/** The columns of a line item's budgets. */
+type BudgetColumns = Pick<LineItemRow, 'budget_daily' | 'budget_currency' | 'budget_lifetime'>;
+
+/**
+ * A line item's daily and lifetime budgets in nano-USD, as serving, billing and the routes'
+ * delivery_stopped_by judge them (lifetime Infinity when none): 'no_budget' without a daily budget
+ * or with one that is not above 0, 'unknown_currency' when their currency cannot be converted.
+ */
+export function budgetsInNanos(
+  row: BudgetColumns,
+  toUsd: IndexBuildDeps['toUsd'],
+): { budgetNanos: number; lifetimeBudgetNanos: number } | 'no_budget' | 'unknown_currency' {
   if (row.budget_daily === null) return 'no_budget';
   const currency = lineItemCurrency(row);
   const budgetUsd = toUsd(Number(row.budget_daily), currency);
   const lifetimeUsd = row.budget_lifetime === null ? Infinity : toUsd(Number(row.budget_lifetime), currency);
-  return budgetUsd === undefined || lifetimeUsd === undefined ? undefined : { budgetUsd, lifetimeUsd };
+  if (budgetUsd === undefined || lifetimeUsd === undefined) return 'unknown_currency';
+  if (!(budgetUsd > 0) || !(lifetimeUsd > 0)) return 'no_budget';
+  return { budgetNanos: usdToNanos(budgetUsd), lifetimeBudgetNanos: usdToNanos(lifetimeUsd) };
 }
 
 /** The columns of a line item its billing ceilings are made of. */
-export type CeilingColumns = Pick<LineItemRow, 'id' | 'budget_daily' | 'budget_currency' | 'budget_lifetime' | 'frequency_cap'>;
+export type CeilingColumns = BudgetColumns & Pick<LineItemRow, 'id' | 'frequency_cap'>;
 
 /**
  * The billing ceilings' figures of a line item that is not in the index (one that left it before
@@ -456,13 +465,12 @@ export type CeilingColumns = Pick<LineItemRow, 'id' | 'budget_daily' | 'budget_c
  * entry would have had (no budget, or one in a currency that cannot be converted).
  */
 export function billedLineItem(row: CeilingColumns, deps: Pick<IndexBuildDeps, 'spendCounterFor' | 'userCountsFor' | 'toUsd'>): BilledLineItem | undefined {
-  const budgets = budgetsInUsd(row, deps.toUsd);
-  if (budgets === undefined || budgets === 'no_budget' || !(budgets.budgetUsd > 0) || !(budgets.lifetimeUsd > 0)) return undefined;
+  const budgets = budgetsInNanos(row, deps.toUsd);
+  if (typeof budgets === 'string') return undefined;
   const cap = row.frequency_cap ?? null;
   if (!storedFrequencyCap.validate(cap)) return undefined;
   return {
-    budgetNanos: usdToNanos(budgets.budgetUsd),
-    lifetimeBudgetNanos: usdToNanos(budgets.lifetimeUsd),
+    ...budgets,
     spend: deps.spendCounterFor(row.id),
     frequencyCap: cap === null ? null : cappedBy(cap.impressions, deps.userCountsFor(row.id, cap.per)),
   };

@@ -4,7 +4,7 @@ import type { CountedEvent } from '../tracking/trackedEvent.js';
 import type { EventPipeline } from '../tracking/eventPipeline.js';
 import type { FrequencyCapWindow } from '../management/frequencyCapSchema.js';
 import { MS_PER_DAY } from '../utcDays.js';
-import { MAX_OUTSTANDING_SERVES, OUTSTANDING_SERVE_MS } from './outstandingServes.js';
+import { OutstandingServes } from './outstandingServes.js';
 
 /** A capped line item's valid impressions per keyed user in the current window; the ad index reads it on every serve. */
 export type UserCounts = Map<string, number>;
@@ -19,12 +19,10 @@ export interface CapCounts {
   outstanding: UserCounts;
 }
 
-/** A serve of a capped line item waiting for its impression; `tracked` undefined once it came or expired. */
-interface OutstandingServe {
-  serveId: string;
+/** What a capped line item's outstanding serve holds: one serve against its user's count. */
+interface CapHold {
+  outstanding: UserCounts;
   userKey: string;
-  tracked: TrackedCap | undefined;
-  expiresAt: number;
 }
 
 interface UnflushedImpression {
@@ -109,10 +107,12 @@ export class FrequencyCounts {
   private readonly capped = new Map<string, TrackedCap>();
   private unflushed: UnflushedImpression[] = [];
   private acceptedSeq = 0;
-  /** Outstanding serves by serve id, and in the order they expire (served first, expires first). */
-  private readonly outstandingByServe = new Map<string, OutstandingServe>();
-  private outstandingQueue: OutstandingServe[] = [];
-  private outstandingHead = 0;
+  /** This instance's serves of capped line items waiting for their impression. */
+  private readonly outstanding = new OutstandingServes<CapHold>(({ outstanding, userKey }) => {
+    const left = (outstanding.get(userKey) ?? 0) - 1;
+    if (left > 0) outstanding.set(userKey, left);
+    else outstanding.delete(userKey);
+  });
 
   constructor(
     private readonly ch: ClickHouse,
@@ -139,37 +139,9 @@ export class FrequencyCounts {
    * errs on serving the user less.
    */
   served(lineItemId: string, serveId: string, userKey: string, nowMs: number): void {
-    this.expireOutstanding(nowMs);
     const tracked = this.capped.get(lineItemId);
-    if (tracked === undefined) return;
-    const serve: OutstandingServe = { serveId, userKey, tracked, expiresAt: nowMs + OUTSTANDING_SERVE_MS };
-    add(tracked.outstanding, userKey, 1);
-    this.outstandingByServe.set(serveId, serve);
-    this.outstandingQueue.push(serve);
-  }
-
-  /** Takes back the outstanding serves whose time is up. */
-  private expireOutstanding(nowMs: number): void {
-    const queue = this.outstandingQueue;
-    let head = this.outstandingHead;
-    while (head < queue.length && (queue[head]!.expiresAt <= nowMs || queue.length - head > MAX_OUTSTANDING_SERVES)) {
-      this.resolveOutstanding(queue[head++]!);
-    }
-    if (head > 1024 && head * 2 > queue.length) {
-      this.outstandingQueue = queue.slice(head);
-      head = 0;
-    }
-    this.outstandingHead = head;
-  }
-
-  private resolveOutstanding(serve: OutstandingServe): void {
-    if (serve.tracked === undefined) return;
-    const outstanding = serve.tracked.outstanding;
-    const left = (outstanding.get(serve.userKey) ?? 0) - 1;
-    if (left > 0) outstanding.set(serve.userKey, left);
-    else outstanding.delete(serve.userKey);
-    serve.tracked = undefined;
-    this.outstandingByServe.delete(serve.serveId);
+    if (tracked === undefined) return this.outstanding.expire(nowMs);
+    if (this.outstanding.hold(serveId, { outstanding: tracked.outstanding, userKey }, 1, 'impression', nowMs)) add(tracked.outstanding, userKey, 1);
   }
 
   /** Forgets line items no longer capped in the index. */
@@ -190,8 +162,7 @@ export class FrequencyCounts {
   record(event: CountedEvent, written = false): void {
     const seq = written ? 0 : ++this.acceptedSeq;
     if (event.type !== 'impression' || event.ivt !== '' || event.user_key === '') return;
-    const serve = this.outstandingByServe.get(event.serve_id);
-    if (serve !== undefined) this.resolveOutstanding(serve);
+    this.outstanding.arrived(event.serve_id, 'impression');
     const tracked = this.capped.get(event.line_item_id);
     if (!tracked) return;
     if (!written) this.unflushed.push({ seq, lineItemId: event.line_item_id, userKey: event.user_key, timeMs: event.event_time });
@@ -216,7 +187,7 @@ export class FrequencyCounts {
    * hours' when the hour turned), and adds what this instance accepted that is not there yet.
    */
   async sync(nowMs = Date.now()): Promise<void> {
-    this.expireOutstanding(nowMs);
+    this.outstanding.expire(nowMs);
     const recentFrom = windowStart('hour', nowMs) - HOUR_MS;
     const recentRange = (start: number) => ({ from: Math.max(start, recentFrom) });
     const synced = [...this.capped];

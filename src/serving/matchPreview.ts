@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { WordScan, wordsOf } from './contextWords.js';
+import { WordScan, wordHash, wordsOf } from './contextWords.js';
 import { serveRequestBody } from './serveSchemas.js';
-import { inDaypart, outOfBudget } from './selectAd.js';
+import { inDaypart, outOfBudget, phraseAt } from './selectAd.js';
 import { dailyAllowanceShare } from './spendPacing.js';
 import { similarity } from '../semantic/semanticModel.js';
 import { DEFAULT_MIN_SIMILARITY } from '../semantic/semanticDefaults.js';
@@ -22,28 +22,38 @@ export interface PreviewedLineItem {
 
 /**
  * Why one line item would or would not be served next to a conversation, judged as a serve judges
- * it (selectAd.ts) from this instance's ad index: its include and exclude keywords found, its
- * similarity against its min_similarity, brand safety's veto, and what holds it back now (not in the
- * index, outside its flight or daypart, budget spent, another language). A preview has no placement,
- * user or address: the targeting that needs them is listed under `depends_on`, not judged. The
- * ranking against other line items (bids, expected value) is not part of it.
+ * it (selectAd.ts): its include and exclude keywords found, its similarity against its
+ * min_similarity, brand safety's veto, and what holds it back now (not in the index, outside its
+ * flight or daypart, budget spent, budget held by serves waiting for their events, another
+ * language). `entry` is the line item in this instance's ad
+ * index (found by id), which gives its vector and what holds it back; the keywords and the threshold
+ * are the line item's as stored, so a preview right after a write judges what was written (the index
+ * takes the write within a second). A preview has no placement, user or address: the targeting that
+ * needs them is listed under `depends_on`, not judged. The ranking against other line items (bids,
+ * expected value) is not part of it.
  */
-export function previewMatch(index: AdIndex, lineItem: PreviewedLineItem, body: MatchPreviewBody, nowMs: number) {
+export function previewMatch(
+  index: Pick<AdIndex, 'semanticModel' | 'brandSafety'>,
+  entry: LineItemEntry | undefined,
+  lineItem: PreviewedLineItem,
+  body: MatchPreviewBody,
+  nowMs: number,
+) {
   const [query, response] = [new WordScan(), new WordScan()];
   query.scan(body.context.query);
   response.scan(body.context.response);
   const scans = [query, response];
   const include = lineItem.targeting?.keywords?.include ?? [];
-  const includeFound = include.filter((keyword) => scans.some((scan) => contains(scan, wordsOf(keyword))));
-  const excludeFound = (lineItem.targeting?.keywords?.exclude ?? []).filter((keyword) => scans.some((scan) => contains(scan, wordsOf(keyword))));
+  const includeFound = include.filter((keyword) => scans.some((scan) => contains(scan, keyword)));
+  const excludeFound = (lineItem.targeting?.keywords?.exclude ?? []).filter((keyword) => scans.some((scan) => contains(scan, keyword)));
 
-  const entry = index.lineItems.find((candidate) => candidate.id === lineItem.id);
   const conversation = index.semanticModel?.embedConversation(query, response);
   const opted = lineItem.targeting?.semantic?.enabled === true;
   // The line item's vector as the serve uses it: only an indexed, opted-in line item has one.
   const score = entry?.semantic && conversation ? Math.round(similarity(conversation, entry.semantic.vector) * 1000) / 1000 : null;
-  const minSimilarity = entry?.semantic?.minSimilarity ?? lineItem.targeting?.semantic?.min_similarity ?? DEFAULT_MIN_SIMILARITY;
-  const bySimilarity = score !== null && score >= minSimilarity;
+  const minSimilarity = lineItem.targeting?.semantic?.min_similarity ?? DEFAULT_MIN_SIMILARITY;
+  // As stored: right after a write that opts out, the index may still hold the old vector a moment.
+  const bySimilarity = opted && score !== null && score >= minSimilarity;
   const veto = index.brandSafety?.veto(scans, conversation);
 
   const matchedBy = excludeFound.length > 0 ? null : includeFound.length > 0 ? 'keywords' : include.length === 0 && !opted ? 'untargeted' : bySimilarity ? 'similarity' : null;
@@ -65,14 +75,12 @@ export function previewMatch(index: AdIndex, lineItem: PreviewedLineItem, body: 
   };
 }
 
-/** Whether the words appear in the scan in a row, as a keyword is found (selectAd's phraseAt). */
-function contains(scan: WordScan, words: string[]): boolean {
+/** Whether a keyword is found anywhere in the scan, as a serve finds it (selectAd's phraseAt). */
+function contains(scan: WordScan, keyword: string): boolean {
+  const words = wordsOf(keyword);
   if (words.length === 0) return false;
-  for (let start = 0; start + words.length <= scan.count; start++) {
-    let k = 0;
-    while (k < words.length && scan.wordIs(start + k, words[k]!)) k++;
-    if (k === words.length) return true;
-  }
+  const phrase = { words, hashes: words.map(wordHash) };
+  for (let start = 0; start < scan.count; start++) if (phraseAt(scan, start, phrase)) return true;
   return false;
 }
 
@@ -80,7 +88,9 @@ function contains(scan: WordScan, words: string[]): boolean {
 function heldBackNow(entry: LineItemEntry, language: string | undefined, nowMs: number): string[] {
   const reasons: string[] = [];
   if (nowMs < entry.startsAtMs || nowMs >= entry.endsAtMs) reasons.push('flight');
-  if (outOfBudget(entry, dailyAllowanceShare(nowMs))) reasons.push('budget');
+  // No publisher: judged for the publishers whose serves wait (another publisher's placement may still get it).
+  const budget = outOfBudget(entry, dailyAllowanceShare(nowMs));
+  if (budget !== undefined) reasons.push(budget);
   if (language !== undefined && entry.languages !== null && !entry.languages.has(language)) reasons.push('language');
   if (entry.dayparts !== null && !inDaypart(entry.dayparts, nowMs)) reasons.push('daypart');
   return reasons;

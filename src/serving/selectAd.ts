@@ -5,7 +5,7 @@ import { similarity } from '../semantic/semanticModel.js';
 import type { BrandSafetyVeto } from '../semantic/brandSafety.js';
 import type { SemanticMatrix } from '../semantic/semanticMatrix.js';
 import { localTime } from './localClock.js';
-import { billingCeilingPassed } from '../money/billingCeilingRule.js';
+import { billingCeilingPassed, ceilingRoomNanos } from '../money/billingCeilingRule.js';
 
 export interface ServeContext {
   query: string;
@@ -16,6 +16,8 @@ export interface ServeContext {
   nowMs: number;
   /** dailyAllowanceShare(nowMs): the share of a day's budget even pacing has released. */
   evenShare: number;
+  /** The placement's publisher: its own outstanding serves hold a line item back from it in full, others' only in part (outOfBudget). */
+  publisherId?: string;
   /** The serve's keyed user id (userKey); capped line items never serve without one. */
   userKey?: string;
   /** ISO 3166-1 alpha-2 country of user.ip; undefined when unknown (matches no include list). */
@@ -38,11 +40,12 @@ export interface Selection {
  * Why a line item the conversation matched (an include keyword found, or no keyword targeting) was
  * not eligible for this serve, the first that applies: a price model this uncertified placement may
  * not be served (tCPM needs a certified one), then in heldBackBy's order: outside its flight,
- * its budget spent as paced or its billing ceilings reached (daily, monthly, lifetime), the user at
+ * its budget spent as paced or its billing ceilings reached (daily, monthly, lifetime), the budget
+ * left held by serves still waiting for their events (outstanding_serves), the user at
  * its frequency cap, a capped line item and a serve without user.id, or its other targeting
  * (placement, language, country, daypart, an excluded keyword).
  */
-type HeldBackReason = 'certification' | 'flight' | 'budget' | 'frequency_cap' | 'no_user_id' | 'targeting';
+type HeldBackReason = 'certification' | 'flight' | 'budget' | 'outstanding_serves' | 'frequency_cap' | 'no_user_id' | 'targeting';
 
 /** How many matched line items each reason held back; for `explain` requests only. */
 export type HeldBack = Partial<Record<HeldBackReason, number>>;
@@ -221,7 +224,8 @@ const FIRST_SCAN_CHUNK_RANKS = 512;
  * conversation no keyword matches, most fall short, and each line item read costs cold cache lines.
  * The filters are tests without side effects, so their order changes no winner; the seen stamp only
  * skips a line item the keyword walk judged already (its keyword score is at least what a
- * similarity can give it).
+ * similarity can give it). So a row (a distinct vector, SemanticMatrix.sameVector) has all its line
+ * items judged when it is, one similarity for them all, though some rank after rows judged later.
  */
 function similarMatch(
   matrix: SemanticMatrix<LineItemEntry>,
@@ -231,7 +235,7 @@ function similarMatch(
   stamp: number,
 ): void {
   const mostRelevant = relevance(1);
-  const { entries, vectors, minSimilarities, expectedValues } = matrix;
+  const { entries, vectors, minSimilarities, expectedValues, sameVector } = matrix;
   if (!matrix.prepare(conversation)) return;
   // A clustered matrix scans only the probed clusters' rows of each chunk of ranks.
   let chunk = FIRST_SCAN_CHUNK_RANKS;
@@ -240,20 +244,25 @@ function similarMatch(
     const candidates = matrix.candidateRows();
     const bounds = matrix.candidateBounds();
     for (let i = 0; i < count; i++) {
-      const rank = candidates[i]!;
-      const value = expectedValues[rank]!;
-      if (best.entry !== undefined && value * mostRelevant < best.score) return;
-      // Below the best even at its bound (an exact tie goes on to the tie-break).
-      if (best.entry !== undefined && value * similarityRelevance(bounds[i]!) < best.score) continue;
-      const similar = similarity(conversation, vectors[rank]!);
-      if (similar < minSimilarities[rank]!) continue;
-      const score = value * similarityRelevance(similar);
-      const entry = entries[rank]!;
-      if (entry.seenStamp === stamp || !best.beatenBy(entry, score) || !eligible(entry)) continue;
-      entry.seenStamp = stamp;
-      best.entry = entry;
-      best.score = score;
-      best.similarity = similar;
+      // A row is a distinct vector, ranked as its first line item; its others follow by sameVector, ranked lower.
+      const first = candidates[i]!;
+      if (best.entry !== undefined && expectedValues[first]! * mostRelevant < best.score) return;
+      const atBound = similarityRelevance(bounds[i]!);
+      let similar = NaN;
+      for (let rank = first; rank >= 0; rank = sameVector[rank]!) {
+        const value = expectedValues[rank]!;
+        // Below the best even at its bound (an exact tie goes on to the tie-break): so is every later line item of the row.
+        if (best.entry !== undefined && value * atBound < best.score) break;
+        if (Number.isNaN(similar)) similar = similarity(conversation, vectors[rank]!);
+        if (similar < minSimilarities[rank]!) continue;
+        const score = value * similarityRelevance(similar);
+        const entry = entries[rank]!;
+        if (entry.seenStamp === stamp || !best.beatenBy(entry, score) || !eligible(entry)) continue;
+        entry.seenStamp = stamp;
+        best.entry = entry;
+        best.score = score;
+        best.similarity = similar;
+      }
     }
   }
 }
@@ -297,8 +306,12 @@ function markPhrases(words: WordScan, phrasesByFirstWord: FirstWordMap<Phrase>, 
   }
 }
 
-/** Hashes first (cheap, and nearly always decisive), then the words themselves. */
-function phraseAt(words: WordScan, start: number, phrase: Phrase): boolean {
+/**
+ * Whether the phrase's words are the scan's from `start` on, in a row: how a keyword is found in a
+ * context (the match preview asks it too). Hashes first (cheap, and nearly always decisive; the
+ * first word's already matched where a serve looks a phrase up), then the words themselves.
+ */
+export function phraseAt(words: WordScan, start: number, phrase: Pick<Phrase, 'words' | 'hashes'>): boolean {
   const length = phrase.words.length;
   if (start + length > words.count) return false;
   for (let k = 1; k < length; k++) if (words.hashes[start + k] !== phrase.hashes[k]) return false;
@@ -378,13 +391,14 @@ function matchedButHeldBack(
 
 /**
  * Why the line item may not be served, or undefined when it may: inside its flight, budget left
- * (today's as paced, counting its outstanding serves at their expected cost, and enough for one more event at its price to be billed under the billing
- * ceilings, billingCeilingRule.ts), the user below the frequency cap (impressions plus serves still
+ * (today's as paced, lifetime and this month's, enough for one more event at its price to be billed under the billing
+ * ceilings, billingCeilingRule.ts, and not held by outstanding serves: outOfBudget), the user below the frequency cap (impressions plus serves still
  * waiting for theirs), placement and language targeting, and no excluded keyword in the context.
  */
 function heldBackBy(entry: LineItemEntry, placementId: string, context: ServeContext, stamp: number): HeldBackReason | undefined {
   if (context.nowMs < entry.startsAtMs || context.nowMs >= entry.endsAtMs) return 'flight';
-  if (outOfBudget(entry, context.evenShare)) return 'budget';
+  const budget = outOfBudget(entry, context.evenShare, context.publisherId);
+  if (budget !== undefined) return budget;
   const cap = entry.frequencyCap;
   if (cap !== null) {
     if (context.userKey === undefined) return 'no_user_id';
@@ -402,15 +416,38 @@ function heldBackBy(entry: LineItemEntry, placementId: string, context: ServeCon
 }
 
 /**
- * Whether the line item has no budget left to serve: today's spend plus what this instance's serves
- * still waiting for their events are expected to cost (SpendPacing.served) reached today's budget
- * (as paced: `evenShare` is dailyAllowanceShare of the serve's time), or one more event at its price
- * would pass a billing ceiling. The serve and the advertiser's match preview judge it here alike.
+ * How much of what is left of a line item's released budget other publishers' outstanding serves
+ * may hold against a publisher's serve. Without a bound, a publisher whose serves are never shown
+ * (prefetched, never scrolled into view, or asked for to take a rival's demand away) held the whole
+ * budget for OUTSTANDING_SERVE_MS on every placement (try36 M4). A publisher's own serves count in
+ * full, so one publisher's burst is held to what is left as before; the serves of several
+ * publishers at once can pass it, by up to this share's complement each (docs/serving.md).
  */
-export function outOfBudget(entry: LineItemEntry, evenShare: number): boolean {
-  const spent = entry.spend.nanos + entry.spend.outstandingNanos;
-  if (spent >= (entry.evenPacing ? entry.budgetNanos * evenShare : entry.budgetNanos)) return true;
-  return billingCeilingPassed(entry, entry.priceNanos, 0, 'today') !== undefined;
+const OTHER_PUBLISHERS_HOLD_SHARE = 0.5;
+
+/**
+ * Why the line item has no budget left to serve on `publisherId`'s placement, or undefined when it
+ * has: `budget` when today's spend reached today's budget (as paced: `evenShare` is
+ * dailyAllowanceShare of the serve's time), its lifetime or this month's spend its lifetime budget
+ * or the monthly ceiling, or one more event at its price would pass a billing ceiling;
+ * `outstanding_serves` when the budget left before the first of those limits is held by this instance's serves still
+ * waiting for their events, at their expected cost (SpendPacing.served): the publisher's own in
+ * full, other publishers' up to OTHER_PUBLISHERS_HOLD_SHARE of what is left. Without a publisher
+ * (the advertiser's match preview) it is judged for the publishers whose serves wait: every
+ * outstanding serve counts. The serve and the match preview judge it here alike.
+ */
+export function outOfBudget(entry: LineItemEntry, evenShare: number, publisherId?: string): 'budget' | 'outstanding_serves' | undefined {
+  const spend = entry.spend;
+  const released = entry.evenPacing ? entry.budgetNanos * evenShare : entry.budgetNanos;
+  // What is left before the first limit: today's released budget, the lifetime budget or this
+  // month's ceiling (the holds count against all three, try36 L1: a burst passed a lifetime budget).
+  const left = Math.min(released - spend.nanos, ceilingRoomNanos(entry));
+  if (left <= 0) return 'budget';
+  if (billingCeilingPassed(entry, entry.priceNanos, 0, 'today') !== undefined) return 'budget';
+  if (spend.outstandingNanos < left) return undefined;
+  const own = publisherId === undefined ? spend.outstandingNanos : (spend.publisherHolds?.get(publisherId)?.nanos ?? 0);
+  const others = Math.min(spend.outstandingNanos - own, OTHER_PUBLISHERS_HOLD_SHARE * left);
+  return own + others >= left ? 'outstanding_serves' : undefined;
 }
 
 /** Whether the serve's time falls in one of the line item's dayparts, in its zone. */

@@ -153,7 +153,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     await initialSyncs;
   });
   servingIndex.provide(() => refresher.refreshNow());
-  matchPreviewRoute(app, db, () => refresher.current);
+  matchPreviewRoute(app, db, () => refresher.current, indexedDestinations);
 
   const serveCounts = new ServeCounts(ch, path.join(config.DATA_DIR, 'serve-counts'), config.EVENT_SPOOL_FSYNC, config.SERVE_COUNTS);
   const tasks = [
@@ -233,6 +233,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
         language: body.language,
         nowMs,
         evenShare: dailyAllowanceShare(nowMs),
+        publisherId: placement.publisherId,
         userKey,
         country: index.countryTargeting && body.user?.ip !== undefined ? countryOfAddress(body.user.ip) : undefined,
         explain: body.explain === true,
@@ -245,7 +246,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     metrics.serveFills.inc();
     const ad = signAd(selection, body.placement_id, placement.publisherId, signing, nowMs, userKey);
     const lineItem = selection.lineItem;
-    pacing.served(ad.id, lineItem.spend, lineItem.model, lineItem.expectedValue, nowMs);
+    pacing.served(ad.id, lineItem.spend, placement.publisherId, lineItem.model, lineItem.expectedValue, nowMs);
     if (userKey !== undefined && lineItem.frequencyCap !== null) frequency.served(lineItem.id, ad.id, userKey, nowMs);
     if (body.explain) return { ad: adPayload(ad, signing.trackingBaseUrl), match: withHeldBack(selection.match, heldBack) };
     return adResponseJson(ad, signing.trackingBaseUrl);
@@ -269,6 +270,9 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     SERVE_PATH,
     {
       bodyLimit: SERVE_BODY_LIMIT_BYTES,
+      // A stray parameter (a client's cache buster) must not cost a publisher its ad: nothing the
+      // serve answers depends on the query, so it is taken and not read.
+      config: { query: 'any' },
       // The request's child logger only once something logs at or above its level (at the usual
       // warn, nothing does on a serve): building it eagerly was about 0.4 us of every serve.
       childLoggerFactory: lazyChildLogger,

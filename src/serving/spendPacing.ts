@@ -4,8 +4,7 @@ import type { CountedEvent } from '../tracking/trackedEvent.js';
 import type { EventPipeline } from '../tracking/eventPipeline.js';
 import { MS_PER_DAY, firstDayOfMonth, utcDay, utcDate, utcMonthOfDay } from '../utcDays.js';
 import { billedEvent, type PriceModel } from '../money/priceModels.js';
-import { MAX_OUTSTANDING_SERVES, OUTSTANDING_SERVE_MS } from './outstandingServes.js';
-import { readServeId, serveIdParts } from './serveId.js';
+import { OutstandingServes } from './outstandingServes.js';
 
 /** A line item's spend today (UTC), this UTC month (today included) and in all, in nano-USD; the ad index holds it and reads it on every serve. */
 export interface SpendCounter {
@@ -19,6 +18,19 @@ export interface SpendCounter {
    * the ceilings never read it.
    */
   outstandingNanos: number;
+  /**
+   * outstandingNanos by the publisher whose serves hold it, for the publishers with a serve
+   * outstanding (undefined when none): a publisher's serves count in full against its own serves,
+   * another's only up to a share (selectAd.ts, outOfBudget).
+   */
+  publisherHolds?: Map<string, PublisherHold>;
+}
+
+/** What one publisher's outstanding serves hold on one line item's counter: the outstanding serves' holder. */
+interface PublisherHold {
+  counter: SpendCounter;
+  publisherId: string;
+  nanos: number;
 }
 
 interface UnflushedSpend {
@@ -27,9 +39,6 @@ interface UnflushedSpend {
   day: number;
   nanos: number;
 }
-
-/** The billing events, by the index an outstanding serve keeps of the one it waits for. */
-const BILLED_EVENTS: readonly CountedEvent['type'][] = ['impression', 'click', 'conversion'];
 
 const spendRow = z.object({ line_item: z.string(), spend: z.coerce.number() });
 const monthRow = spendRow.extend({ month_spend: z.coerce.number() });
@@ -70,21 +79,17 @@ export class SpendPacing {
   private unflushed: UnflushedSpend[] = [];
   private acceptedSeq = 0;
   private day = utcDay(Date.now());
-  /**
-   * This instance's outstanding serves, oldest first: a ring of `outstandingCount` slots from
-   * `outstandingHead`, one array per field, each serve id kept as numbers (serveIdParts), so a serve
-   * leaves no object, string or Map entry for the garbage collector to keep (about 41 MB at
-   * MAX_OUTSTANDING_SERVES). A serve is found by the time its id begins with: serves are recorded in
-   * the order made, so their times ascend. A slot's counter is undefined once its event came.
-   */
-  private outstandingCounters: (SpendCounter | undefined)[] = [];
-  private outstandingTimes = new Float64Array(0);
-  private outstandingIdHigh = new Float64Array(0);
-  private outstandingIdLow = new Float64Array(0);
-  private outstandingNanos = new Float64Array(0);
-  private outstandingBilledBy = new Uint8Array(0);
-  private outstandingHead = 0;
-  private outstandingCount = 0;
+  /** This instance's outstanding serves, each holding its expected cost on its line item's counter. */
+  private readonly outstanding = new OutstandingServes<PublisherHold>((hold, nanos) => {
+    hold.nanos -= nanos;
+    hold.counter.outstandingNanos -= nanos;
+    // Whole nano-USD: a publisher's hold is 0 exactly when none of its serves is outstanding.
+    if (hold.nanos === 0) {
+      const holds = hold.counter.publisherHolds!;
+      holds.delete(hold.publisherId);
+      if (holds.size === 0) hold.counter.publisherHolds = undefined;
+    }
+  });
 
   constructor(
     private readonly ch: ClickHouse,
@@ -94,12 +99,12 @@ export class SpendPacing {
   /** The counter of a line item, shared by every index build so a rebuild keeps the spend. */
   counterFor(lineItemId: string): SpendCounter {
     let counter = this.counters.get(lineItemId);
-    if (!counter) this.counters.set(lineItemId, (counter = { nanos: 0, monthNanos: 0, lifetimeNanos: 0, outstandingNanos: 0 }));
+    if (!counter) this.counters.set(lineItemId, (counter = { nanos: 0, monthNanos: 0, lifetimeNanos: 0, outstandingNanos: 0, publisherHolds: undefined }));
     return counter;
   }
 
   /**
-   * A serve of a line item: its expected cost (`expectedUsd`, what one impression of it is expected
+   * A serve of a line item on a placement of `publisherId`: its expected cost (`expectedUsd`, what one impression of it is expected
    * to earn: tCPM price / 1000, CPC price x CTR, CPA price x CTR x CVR) counts against the daily
    * budget at once, until its billing event (the impression, click or conversion its price model
    * pays for) is recorded here, valid or not, billed or not (then its cost, if any, counts instead),
@@ -107,107 +112,18 @@ export class SpendPacing {
    * serves: without this, every serve of a burst passed while the spend already counted was below
    * what pacing had released. An event that reaches another instance is seen here only through
    * ClickHouse: until the serve expires its cost and its expected cost both count, which errs on
-   * serving less.
+   * serving less. The hold is kept by publisher too: a publisher whose serves are not shown holds
+   * back its own serves of the line item, not others' (selectAd.ts, outOfBudget).
    */
-  served(serveId: string, counter: SpendCounter, model: PriceModel, expectedUsd: number, nowMs: number): void {
-    this.expireOutstanding(nowMs);
+  served(serveId: string, counter: SpendCounter, publisherId: string, model: PriceModel, expectedUsd: number, nowMs: number): void {
     const nanos = Math.round(expectedUsd * 1e9);
-    if (!(nanos > 0)) return;
-    readServeId(serveId);
-    const { time, high, low } = serveIdParts;
-    // Made before the newest (the clock stepped back): its event could not find it by its time, so
-    // it is not held (errs on serving more, for as long as the step).
-    if (time < 0 || (this.outstandingCount > 0 && time < this.outstandingTimes[this.slot(this.outstandingCount - 1)]!)) return;
-    if (this.outstandingCount === this.outstandingCounters.length) this.growOutstanding();
-    const slot = this.slot(this.outstandingCount++);
-    this.outstandingCounters[slot] = counter;
-    this.outstandingTimes[slot] = time;
-    this.outstandingIdHigh[slot] = high;
-    this.outstandingIdLow[slot] = low;
-    this.outstandingNanos[slot] = nanos;
-    this.outstandingBilledBy[slot] = BILLED_EVENTS.indexOf(billedEvent[model]);
+    if (!(nanos > 0)) return this.outstanding.expire(nowMs);
+    const hold = counter.publisherHolds?.get(publisherId) ?? { counter, publisherId, nanos: 0 };
+    if (!this.outstanding.hold(serveId, hold, nanos, billedEvent[model], nowMs)) return;
+    // New, or its last serve expired in hold(), which took it out of the map.
+    if (hold.nanos === 0) (counter.publisherHolds ??= new Map()).set(publisherId, hold);
+    hold.nanos += nanos;
     counter.outstandingNanos += nanos;
-  }
-
-  /** The ring's slot of the i-th outstanding serve, oldest first. */
-  private slot(i: number): number {
-    const at = this.outstandingHead + i;
-    return at < this.outstandingCounters.length ? at : at - this.outstandingCounters.length;
-  }
-
-  /** Twice the room, the oldest serve first; at MAX_OUTSTANDING_SERVES, the oldest serve's hold ends early instead (errs on serving more). */
-  private growOutstanding(): void {
-    const capacity = this.outstandingCounters.length;
-    if (capacity >= MAX_OUTSTANDING_SERVES) {
-      this.releaseOldest();
-      return;
-    }
-    const grown = Math.min(MAX_OUTSTANDING_SERVES, Math.max(1024, capacity * 2));
-    const counters = new Array<SpendCounter | undefined>(grown);
-    const times = new Float64Array(grown);
-    const idHigh = new Float64Array(grown);
-    const idLow = new Float64Array(grown);
-    const nanos = new Float64Array(grown);
-    const billedBy = new Uint8Array(grown);
-    for (let i = 0; i < this.outstandingCount; i++) {
-      const slot = this.slot(i);
-      counters[i] = this.outstandingCounters[slot];
-      times[i] = this.outstandingTimes[slot]!;
-      idHigh[i] = this.outstandingIdHigh[slot]!;
-      idLow[i] = this.outstandingIdLow[slot]!;
-      nanos[i] = this.outstandingNanos[slot]!;
-      billedBy[i] = this.outstandingBilledBy[slot]!;
-    }
-    this.outstandingCounters = counters;
-    this.outstandingTimes = times;
-    this.outstandingIdHigh = idHigh;
-    this.outstandingIdLow = idLow;
-    this.outstandingNanos = nanos;
-    this.outstandingBilledBy = billedBy;
-    this.outstandingHead = 0;
-  }
-
-  /** Ends the holds of the serves made OUTSTANDING_SERVE_MS or more before `nowMs`. */
-  private expireOutstanding(nowMs: number): void {
-    while (this.outstandingCount > 0 && this.outstandingTimes[this.outstandingHead]! + OUTSTANDING_SERVE_MS <= nowMs) this.releaseOldest();
-  }
-
-  private releaseOldest(): void {
-    const slot = this.outstandingHead;
-    this.release(slot);
-    this.outstandingHead = this.slot(1);
-    this.outstandingCount -= 1;
-  }
-
-  private release(slot: number): void {
-    const counter = this.outstandingCounters[slot];
-    if (counter === undefined) return;
-    counter.outstandingNanos -= this.outstandingNanos[slot]!;
-    this.outstandingCounters[slot] = undefined;
-  }
-
-  /** The event's serve, when it is outstanding here and the event is the one its price model pays for: its hold ends. */
-  private releaseServeOf(event: CountedEvent): void {
-    if (this.outstandingCount === 0) return;
-    readServeId(event.serve_id);
-    const { time, high, low } = serveIdParts;
-    if (time < 0) return;
-    // The first outstanding serve made at `time` or later, then the serves of that millisecond.
-    let first = 0;
-    let last = this.outstandingCount;
-    while (first < last) {
-      const middle = (first + last) >>> 1;
-      if (this.outstandingTimes[this.slot(middle)]! < time) first = middle + 1;
-      else last = middle;
-    }
-    for (let i = first; i < this.outstandingCount; i++) {
-      const slot = this.slot(i);
-      if (this.outstandingTimes[slot] !== time) return;
-      if (this.outstandingIdHigh[slot] === high && this.outstandingIdLow[slot] === low) {
-        if (BILLED_EVENTS[this.outstandingBilledBy[slot]!] === event.type) this.release(slot);
-        return;
-      }
-    }
   }
 
   /** Forgets line items no longer in the index; a line item that comes back is re-read at the next sync. */
@@ -228,7 +144,7 @@ export class SpendPacing {
    */
   record(event: CountedEvent, written = false): void {
     const seq = written ? 0 : ++this.acceptedSeq;
-    this.releaseServeOf(event);
+    this.outstanding.arrived(event.serve_id, event.type);
     if (event.ivt !== '' || event.cost_nanos <= 0) return;
     const day = utcDay(event.event_time);
     if (!written) this.unflushed.push({ seq, lineItemId: event.line_item_id, day, nanos: event.cost_nanos });
@@ -257,7 +173,7 @@ export class SpendPacing {
   /** Re-reads today's, this month's and lifetime spend from ClickHouse and adds what this instance accepted that is not there yet. */
   async sync(now = Date.now()): Promise<void> {
     // Here too, not only at a serve: a line item its outstanding serves hold back is not served until they expire.
-    this.expireOutstanding(now);
+    this.outstanding.expire(now);
     const today = utcDay(now);
     // A new UTC day (or month) starts now, before the reads: when they fail (ClickHouse down over
     // midnight), no recorded event may start it instead, because billing judges an event against the

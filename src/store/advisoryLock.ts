@@ -44,7 +44,9 @@ export async function withAdvisoryLock<T>(
   let failure: { error: unknown } | undefined;
   try {
     return await db.transaction(async (tx) => {
-      if (waitAtMostMs !== undefined) await tx.query(`SELECT set_config('lock_timeout', $1, true)`, [`${waitAtMostMs}ms`]);
+      // Without a limit the wait is for as long as the holder works (0: no lock_timeout), not the
+      // pool's lock_timeout (POSTGRES_LOCK_WAIT_MS): a migration or another instance's billing write may take longer.
+      await tx.query(`SELECT set_config('lock_timeout', $1, true)`, [`${waitAtMostMs ?? 0}ms`]);
       try {
         if (typeof key === 'number') await tx.query('SELECT pg_advisory_xact_lock($1)', [key]);
         else await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', [key[0], key[1]]);

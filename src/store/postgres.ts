@@ -44,6 +44,14 @@ export interface Postgres extends SqlExecutor {
 export interface PostgresOptions {
   databaseUrl?: string;
   dataDir: string;
+  /**
+   * On a server, how long a statement waits for a lock another session holds (an operator's LOCK
+   * TABLE, another instance's migration) before it fails as unavailable (503 with Retry-After), as
+   * when the server cannot be reached in the pool's 5 s, instead of holding the caller and a pooled
+   * connection for as long as the lock lasts; 0 or unset: the server's own lock_timeout (config's
+   * POSTGRES_LOCK_WAIT_MS sets it). Advisory locks set their own wait (advisoryLock.ts).
+   */
+  lockWaitMs?: number;
 }
 
 /**
@@ -52,23 +60,36 @@ export interface PostgresOptions {
  * at once (not a rejected promise), so the caller opens nothing else on a running instance's DATA_DIR.
  */
 export function openPostgres(options: PostgresOptions): Promise<Postgres> {
-  return options.databaseUrl ? openServer(options.databaseUrl) : openEmbedded(path.join(options.dataDir, 'postgres'));
+  return options.databaseUrl ? openServer(options.databaseUrl, options.lockWaitMs) : openEmbedded(path.join(options.dataDir, 'postgres'));
 }
 
 const keepText = (text: string) => text;
 
-async function openServer(databaseUrl: string): Promise<Postgres> {
+async function openServer(databaseUrl: string, lockWaitMs = 0): Promise<Postgres> {
   // Imported here, like PGlite for the embedded store: a start on embedded Postgres never needs it,
   // and loading it cost every such start 0.04-0.05 s.
   const { default: pg } = await import('pg');
   // Postgres bigint (int8) and numeric arrive as strings by default; we keep money in numeric and
   // convert explicitly where it is read, but counts should be plain numbers.
   pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
+  // lock_timeout goes as a startup parameter (0: none sent), which PgBouncer refuses unless told to
+  // ignore it: said at start with the way out, rather than every connection failing.
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5000, ...(lockWaitMs > 0 ? { lock_timeout: lockWaitMs } : {}) });
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it on next use.
   });
-  await pool.query('SELECT 1');
+  try {
+    await pool.query('SELECT 1');
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    if (/unsupported startup parameter: lock_timeout/.test((error as Error).message)) {
+      throw new Error(
+        `${(error as Error).message}: a pooler (PgBouncer) refuses the lock wait; set POSTGRES_LOCK_WAIT_MS=0, and keep the wait with ALTER ROLE <user> SET lock_timeout = '5s' on Postgres`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
   return {
     kind: 'server',
     // A lost server surfaces as StoreUnavailableError (503 with Retry-After), never as a 500.

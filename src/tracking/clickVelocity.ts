@@ -1,6 +1,7 @@
-import { parseAddressText } from '../ivt/addressText.js';
+import type { PlacementBlocks } from './placementBlocks.js';
 import { SlidingWindowLimits, type WindowLimit } from './slidingWindowLimits.js';
 import type { Visitor } from './visitor.js';
+import { addressKeys } from './visitorKeys.js';
 
 /**
  * How many billable clicks one visitor may make in a sliding window: a click beyond it is
@@ -27,23 +28,6 @@ export const CLICK_VELOCITY_LIMITS: readonly WindowLimit[] = [
 export const NETWORK_CLICK_VELOCITY_LIMITS: readonly WindowLimit[] = [
   { events: 6, windowMs: 10_000 },
   { events: 60, windowMs: 600_000 },
-];
-
-/**
- * The same for one placement's clicks from one block of networks: an IPv4 /24 or an IPv6 /48
- * (256 addresses or 256 homes' /56s), whatever the addresses and user agents in it. A publisher
- * clicking its own ads from a rented /24, one address after the other, stays under the two limits
- * above (try35 M4: 500 clicks in 30 s, each address twice). Twenty in 10 s and 120 in 10 minutes
- * (one every 5 s kept up, 720 an hour) for one placement: a real crowd on one block, a university's
- * or an office's addresses or a carrier's CGNAT pool, is a few hundred readers at most, each
- * clicking a chat ad a few times an hour; 720 an hour is 3 clicks an hour from each of 240 of
- * them, all on this one placement, and 20 clicks of independent people within 10 s needs a pace
- * several times that. Keyed with the placement, so a busy block's clicks on other publishers do
- * not use it up.
- */
-export const BLOCK_CLICK_VELOCITY_LIMITS: readonly WindowLimit[] = [
-  { events: 20, windowMs: 10_000 },
-  { events: 120, windowMs: 600_000 },
 ];
 
 /** What click velocity says of a click, and its count, for once the click is stored. */
@@ -75,11 +59,13 @@ export interface ClickPace {
 export class ClickVelocity {
   private readonly visitors = new SlidingWindowLimits(CLICK_VELOCITY_LIMITS, VISITOR_CAPACITY);
   private readonly networks = new SlidingWindowLimits(NETWORK_CLICK_VELOCITY_LIMITS, NETWORK_CAPACITY);
-  private readonly blocks = new SlidingWindowLimits(BLOCK_CLICK_VELOCITY_LIMITS, BLOCK_CAPACITY);
+
+  /** The placement's clicks from one block against the block's impressions of it (placementBlocks.ts), shared with the pixel. */
+  constructor(private readonly blocks: PlacementBlocks) {}
 
   /** The verdict on the visitor's click of the placement at nowMs; nothing is counted until `count()`. */
   judge(visitor: Visitor, placementId: string, nowMs: number): ClickPace {
-    const { address, network, block } = addressKeys(visitor);
+    const { address, network } = addressKeys(visitor);
     const visitorKey = `${address} ${visitor.userAgent}`;
     if (this.visitors.over(visitorKey, nowMs)) return { tooFast: 'click_velocity', count: () => this.visitors.count(visitorKey, nowMs) };
     // The clicks the visitor's and the network's limits let through count for the block, as the
@@ -93,7 +79,7 @@ export class ClickVelocity {
         },
       };
     }
-    const blockKey = `${block} ${placementId}`;
+    const blockKey = this.blocks.keyOf(visitor, placementId);
     return {
       tooFast: this.blocks.over(blockKey, nowMs) ? 'placement_click_velocity' : false,
       count: () => {
@@ -109,16 +95,3 @@ export class ClickVelocity {
 const VISITOR_CAPACITY = 100_000;
 /** About 30 MB at most: a network needs a billable click of its own, 50,000 of them within 10 minutes is 80 a second on one instance. */
 const NETWORK_CAPACITY = 50_000;
-
-/** About 25 MB at most (a key keeps 120 times): a block needs 20 billable clicks on one placement before it is refused at all. */
-const BLOCK_CAPACITY = 20_000;
-
-/**
- * The visitor's address, an IPv6 one by its /64, its network, an IPv6 address by its /56 (impression
- * velocity keys networks the same way), and its block, an IPv4 /24 or an IPv6 /48.
- */
-export function addressKeys({ ip }: Visitor): { address: string; network: string; block: string } {
-  const parsed = parseAddressText(ip.ip);
-  if (parsed?.family !== 'ipv6') return { address: ip.ip, network: ip.ip, block: `${ip.ip.slice(0, ip.ip.lastIndexOf('.'))}/24` };
-  return { address: `${parsed.high}:${parsed.low}/64`, network: `${parsed.high}:${parsed.low >>> 8}/56`, block: `${parsed.high}:${parsed.low >>> 16}/48` };
-}

@@ -14,6 +14,7 @@ import { billableServeId, billableServeIdsInLines, billedOnceSelect, ServeIdRang
 import { processBillingLock, type BillingLock } from './billingLock.js';
 import { ReadWriteGate } from './readWriteGate.js';
 import { declaredWrite, widenDaySpan, type DaySpan } from '../store/writtenEventDays.js';
+import { StoreUnavailableError } from '../store/storeUnavailable.js';
 
 export interface EventPipelineOptions {
   config: Pick<Config, 'DATA_DIR' | 'EVENT_FLUSH_ROWS' | 'EVENT_FLUSH_INTERVAL_MS' | 'EVENT_BUFFER_MAX_ROWS' | 'EVENT_SPOOL_FSYNC'>;
@@ -240,7 +241,7 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     const askedAt = Date.now();
     return billing(async () => {
       const waitedMs = Date.now() - askedAt;
-      if (waitedMs >= SLOW_BILLING_LOCK_MS) log.warn({ segment: segment.name, waitedMs }, 'waited long for the billing lock: instances are writing faster than one at a time can');
+      if (waitedMs >= SLOW_BILLING_LOCK_MS) log.warn({ segment: segment.name, waitedMs }, 'waited long for the billing lock: other instances writing faster than one at a time can, or Postgres slow to answer');
       return insertAndForget(segment, serves);
     });
   }
@@ -318,7 +319,10 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     } catch (error) {
       counts.writeFailures += 1;
       retryDelayMs = Math.min(MAX_RETRY_DELAY_MS, Math.max(config.EVENT_FLUSH_INTERVAL_MS, retryDelayMs * 2));
-      log.error({ err: error, pending: pending(), retryInMs: retryDelayMs }, 'writing events to ClickHouse failed; will retry');
+      // The billing lock lives in Postgres: an outage there stops the writes as surely as one of
+      // ClickHouse, and the operator must be sent to the right store.
+      const failed = error instanceof StoreUnavailableError ? ': Postgres (the billing lock) is unavailable' : isUnreachable(error) ? '' : ': ClickHouse refused the insert';
+      log.error({ err: error, pending: pending(), retryInMs: retryDelayMs }, `writing events failed${failed}; will retry`);
     }
   }
 

@@ -1,27 +1,11 @@
-import { addressKeys } from './clickVelocity.js';
 import type { Visitor } from './visitor.js';
+import { addressKeys } from './visitorKeys.js';
+import { freshCounts, KeyGenerations, longIn, roll, shortIn, type Counts } from './windowCounts.js';
 
 /** IMPRESSION_VELOCITY_10S and IMPRESSION_VELOCITY_10MIN: at most this many billable impressions of one placement from one network in any 10 s and any 10 minutes; 0 leaves that window unlimited. */
 interface ImpressionVelocityLimits {
   per10s: number;
   per10min: number;
-}
-
-const SHORT_MS = 10_000;
-const LONG_MS = 600_000;
-
-/**
- * A network's counts in one placement, per window (10 s and 10 minutes): the bucket (time / window
- * length) counted last, its count and the count of the bucket before it. Small integers in a plain
- * object: nothing for the collector to trace on the pixel path.
- */
-interface Counts {
-  shortBucket: number;
-  shortCount: number;
-  shortBefore: number;
-  longBucket: number;
-  longCount: number;
-  longBefore: number;
 }
 
 /**
@@ -41,20 +25,14 @@ interface Counts {
  * the impressions the rule lets through count, so a network keeps getting its limit and no more.
  *
  * Not slidingWindowLimits.ts, which keeps every counted time (600 per key here) and reorders its map
- * on every count, on the busiest path: each window is counted in buckets of its own length, the
- * bucket before the current one weighted by the share of it the sliding window still covers (the
- * usual sliding-window counter), exact for an even pace and off by at most the previous bucket's
- * unevenness otherwise, which limits this generous do not feel. The keys live in two generations,
- * the current map and the one before it, swapped every 10 minutes or when the current one is full:
- * a key not counted for 10 minutes has nothing left to say, and one dropped early only ever lets
- * impressions through.
+ * on every count, on the busiest path: the sliding-window counter of windowCounts.ts, off by at most
+ * the previous bucket's unevenness, which limits this generous do not feel. The keys live in two
+ * generations (KeyGenerations): one dropped early only ever lets impressions through.
  */
 export class ImpressionVelocity {
   private readonly perShort: number;
   private readonly perLong: number;
-  private current = new Map<string, Counts>();
-  private previous = new Map<string, Counts>();
-  private swappedAt = 0;
+  private readonly keys = new KeyGenerations<Counts>(GENERATION_CAPACITY, freshCounts);
 
   constructor({ per10s, per10min }: ImpressionVelocityLimits) {
     this.perShort = per10s;
@@ -67,42 +45,13 @@ export class ImpressionVelocity {
     // An IPv4 address is its own network: no parse on the usual pixel.
     const network = visitor.ip.ip.includes(':') ? addressKeys(visitor).network : visitor.ip.ip;
     const key = `${network} ${placementId}`;
-    const counts = this.countsOf(key, nowMs);
+    const counts = this.keys.of(key, nowMs);
     roll(counts, nowMs);
-    if (this.perShort > 0 && counts.shortCount + counts.shortBefore * (1 - (nowMs % SHORT_MS) / SHORT_MS) >= this.perShort) return true;
-    if (this.perLong > 0 && counts.longCount + counts.longBefore * (1 - (nowMs % LONG_MS) / LONG_MS) >= this.perLong) return true;
+    if (this.perShort > 0 && shortIn(counts, nowMs) >= this.perShort) return true;
+    if (this.perLong > 0 && longIn(counts, nowMs) >= this.perLong) return true;
     counts.shortCount++;
     counts.longCount++;
     return false;
-  }
-
-  private countsOf(key: string, nowMs: number): Counts {
-    if (nowMs - this.swappedAt >= LONG_MS || this.current.size >= GENERATION_CAPACITY) {
-      this.previous = this.current;
-      this.current = new Map();
-      this.swappedAt = nowMs;
-    }
-    let counts = this.current.get(key);
-    if (counts !== undefined) return counts;
-    counts = this.previous.get(key) ?? { shortBucket: -2, shortCount: 0, shortBefore: 0, longBucket: -2, longCount: 0, longBefore: 0 };
-    this.current.set(key, counts);
-    return counts;
-  }
-}
-
-/** Each window's current bucket, with the one before it rolled in when time has moved on. */
-function roll(counts: Counts, nowMs: number): void {
-  const shortBucket = Math.floor(nowMs / SHORT_MS);
-  if (shortBucket !== counts.shortBucket) {
-    counts.shortBefore = shortBucket === counts.shortBucket + 1 ? counts.shortCount : 0;
-    counts.shortCount = 0;
-    counts.shortBucket = shortBucket;
-  }
-  const longBucket = Math.floor(nowMs / LONG_MS);
-  if (longBucket !== counts.longBucket) {
-    counts.longBefore = longBucket === counts.longBucket + 1 ? counts.longCount : 0;
-    counts.longCount = 0;
-    counts.longBucket = longBucket;
   }
 }
 

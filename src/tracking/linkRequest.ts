@@ -13,6 +13,8 @@ export interface LinkRequest {
   serverSide: ReturnType<typeof serverSideIvt>;
   /** `client_hints_mismatch` when the Sec-CH-UA brands contradict the user agent (clientHints.ts); '' otherwise. */
   clientHints: ReturnType<typeof clientHintsIvt>;
+  /** Whether any `Sec-CH-UA` came: a Chromium's navigation to a trustworthy origin always has it (navigationWithoutClientHints). */
+  clientHintsSent: boolean;
 }
 
 /** `address`: the client's, as fastify's `request.ip` gives it (clientAddress.ts for a request fastify never saw). */
@@ -22,5 +24,6 @@ export function readLinkRequest(traffic: TrafficClassifier, address: string, hea
     fetch: readFetchMetadata(headers),
     serverSide: serverSideIvt(headers),
     clientHints: clientHintsIvt(headers['sec-ch-ua'], headers['user-agent']),
+    clientHintsSent: headers['sec-ch-ua'] !== undefined,
   };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
+import { navigationWithoutClientHints } from '../ivt/clientHints.js';
 import { clickRequestIvt, impressionRequestIvt } from '../ivt/fetchMetadata.js';
 import type { IvtReason } from '../ivt/ivtReasons.js';
 import { billedEvent } from '../money/priceModels.js';
@@ -9,6 +10,7 @@ import type { EventPipeline } from './eventPipeline.js';
 import type { ImpressionVelocity } from './impressionVelocity.js';
 import { linkEvent } from './linkEvent.js';
 import type { LinkRequest } from './linkRequest.js';
+import type { PlacementBlocks } from './placementBlocks.js';
 import type { ServeHistoryLookup } from './serveHistoryLookup.js';
 import type { ServeLedger } from './serveLedger.js';
 import type { TrackedEvent } from './trackedEvent.js';
@@ -32,15 +34,18 @@ export interface LinkTrackerDeps {
   fetchMetadataExpected: boolean;
   /** Billable (tCPM) impressions per placement and network (IMPRESSION_VELOCITY_10S, _10MIN). */
   impressionVelocity: ImpressionVelocity;
+  /** Each placement's valid impressions and clicks per block of addresses (PLACEMENT_CLICK_VELOCITY_*, PLACEMENT_CLICK_THROUGH_MAX). */
+  placementBlocks: PlacementBlocks;
 }
 
 /**
  * Classifies and stores the events of tracking links. One reason per event, in this order: the token
  * (bad_token, expired_token), the address (private_ip, datacenter), the user agent (bot,
  * no_user_agent), server-side markers (server_side), the client hints (client_hints_mismatch), how the request was made (not_image_request,
- * not_navigation, no_fetch_metadata, outdated_browser, no_user_activation), then the serve's history (duplicate, click_without_impression, click_too_fast,
+ * not_navigation, outdated_browser, no_fetch_metadata, no_user_activation; then a Chromium click without client hints,
+ * client_hints_mismatch), then the serve's history (duplicate, click_without_impression, click_too_fast,
  * impression_unverified), then the pace (click_velocity of the visitor and its network, placement_click_velocity of the
- * placement from one IPv4 /24 or IPv6 /48, impression_velocity of
+ * placement from one IPv4 /24 or IPv6 /48 clicking far more of its impressions than a crowd does, impression_velocity of
  * the network in the placement, for tCPM impressions). A valid event is then judged by
  * the billing ceilings (billingCeiling.ts): over one, it is stored as valid but unbilled.
  *
@@ -48,7 +53,7 @@ export interface LinkTrackerDeps {
  * (batched). What another instance or an earlier run billed is settled when the event is written
  * (billedOnce.ts), so the pixel never waits on a query.
  */
-export function createLinkTracker({ events, ledger, history, ceiling, log, fetchMetadataExpected, impressionVelocity }: LinkTrackerDeps) {
+export function createLinkTracker({ events, ledger, history, ceiling, log, fetchMetadataExpected, impressionVelocity, placementBlocks }: LinkTrackerDeps) {
   /**
    * Never queries anything: the pixel's hot path is the token check, two lookups in memory and one
    * spool write. `settled()` once the event is in the spool, `settled(error)` when it could not be
@@ -62,6 +67,8 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
     // nothing, and one this rule stopped would leave its serve without the valid impression its
     // click needs (click_without_impression), and that click's conversion an invalid_click.
     if (ivt === '' && billedEvent[claims.m] === 'impression' && impressionVelocity.tooFast(request.visitor, claims.p, nowMs)) ivt = 'impression_velocity';
+    // What a block's clicks of the placement are judged against: a crowd clicks a few per cent of these.
+    if (ivt === '') placementBlocks.impression(request.visitor, claims.p, nowMs);
     const event = linkEvent('impression', claims, request, ivt, randomUUID(), nowMs);
     ceiling.judge(event, nowMs);
     let held = 0;
@@ -86,12 +93,18 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
    * of the serve waits for the same answer.
    */
   const lookups = new Map<string, Promise<void>>();
-  const velocity = new ClickVelocity();
+  const velocity = new ClickVelocity(placementBlocks);
 
   /** The click's event id is its click id, which the redirect hands to the advertiser. */
   async function trackClick(token: ReadToken, request: LinkRequest, nowMs: number): Promise<TrackedEvent> {
     const { claims } = token;
-    let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || request.clientHints || clickRequestIvt(request.fetch, request.visitor.userAgent, fetchMetadataExpected);
+    let ivt: IvtReason | '' =
+      token.ivt ||
+      request.visitor.ivt ||
+      request.serverSide ||
+      request.clientHints ||
+      clickRequestIvt(request.fetch, request.visitor.userAgent, fetchMetadataExpected) ||
+      navigationWithoutClientHints(request.clientHintsSent, request.visitor.userAgent, request.fetch, fetchMetadataExpected);
     if (ivt === '') ivt = await learnServe(claims.s, nowMs);
     // From here on nothing awaits: the verdict, the spool write and the ledger's record are one step,
     // so of the clicks that waited for the same lookup only the first to run can be counted.

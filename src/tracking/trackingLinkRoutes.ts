@@ -114,7 +114,8 @@ export function sendPixel(reply: FastifyReply): FastifyReply {
  * record an event (the pixel's HEAD route records none; the click has none, so it is 404). No access log line either: these routes take the most traffic, and every event
  * they see is recorded in ClickHouse already; warnings and errors are still logged.
  */
-const linkRouteOptions = { exposeHeadRoute: false, logLevel: 'warn', childLoggerFactory: lazyChildLogger } as const;
+// Publishers and link wrappers append their own parameters (utm_*) to links: any query is taken.
+const linkRouteOptions = { exposeHeadRoute: false, logLevel: 'warn', childLoggerFactory: lazyChildLogger, config: { query: 'any' } } as const;
 
 function tokenOf(request: FastifyRequest): string {
   return (request.params as { '*': string })['*'];

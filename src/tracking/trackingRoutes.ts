@@ -6,6 +6,7 @@ import { conversionRoutes } from './conversionRoutes.js';
 import { eventImportRoute } from './eventImportRoute.js';
 import { browsersSendFetchMetadataTo } from '../ivt/fetchMetadata.js';
 import { ImpressionVelocity } from './impressionVelocity.js';
+import { PlacementBlocks } from './placementBlocks.js';
 import { createLinkTracker } from './linkTracker.js';
 import { ServeLedger } from './serveLedger.js';
 import { findServeHistories } from './serveHistory.js';
@@ -47,6 +48,11 @@ export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): P
     log: app.log,
     fetchMetadataExpected: browsersSendFetchMetadataTo(config.TRACKING_BASE_URL),
     impressionVelocity: new ImpressionVelocity({ per10s: config.IMPRESSION_VELOCITY_10S, per10min: config.IMPRESSION_VELOCITY_10MIN }),
+    placementBlocks: new PlacementBlocks({
+      per10s: config.PLACEMENT_CLICK_VELOCITY_10S,
+      per10min: config.PLACEMENT_CLICK_VELOCITY_10MIN,
+      maxClickThrough: config.PLACEMENT_CLICK_THROUGH_MAX,
+    }),
   });
   const conversions = createConversionRecorder({ db, ch, events, ceiling, attributionWindowDays: config.ATTRIBUTION_WINDOW_DAYS });
 

@@ -7,6 +7,7 @@ import { expect, inject } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { buildConsole } from '../../src/console/buildConsole.js';
 import { packageRoot } from '../../src/packageRoot.js';
+import { openStores } from '../../src/runtime.js';
 import type { Postgres } from '../../src/store/postgres.js';
 import { testConfig, testStores } from '../helpers/testApp.js';
 import { freePort, launchChromium, type ChromiumSession } from './chromium.js';
@@ -29,14 +30,19 @@ export interface ConsoleService {
   close(): Promise<void>;
 }
 
-export async function startConsoleService(): Promise<ConsoleService> {
+/**
+ * `databaseUrl`: a PostgreSQL server of the test's own (one it stops for an outage) instead of the
+ * shared test stores.
+ */
+export async function startConsoleService({ databaseUrl }: { databaseUrl?: string } = {}): Promise<ConsoleService> {
   const consoleDir = mkdtempSync(path.join(inject('testRoot'), 'console-'));
   await buildConsole(consoleDir);
-  const { stores, dataDir } = await testStores();
+  const own = databaseUrl === undefined ? undefined : mkdtempSync(path.join(inject('testRoot'), 'console-data-'));
+  const { stores, dataDir } = own === undefined ? await testStores() : { stores: await openStores(testConfig(own, { DATABASE_URL: databaseUrl! })), dataDir: own };
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   // The browser is on loopback: let its traffic count, as a development install does.
-  const config = testConfig(dataDir, { TRACKING_BASE_URL: url, SERVE_BASE_URL: url, IVT_ALLOW_PRIVATE_IPS: 'true' });
+  const config = testConfig(dataDir, { TRACKING_BASE_URL: url, SERVE_BASE_URL: url, IVT_ALLOW_PRIVATE_IPS: 'true', ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }) });
   const secrets = { adminToken: config.ADMIN_TOKEN!, trackingSecret: config.TRACKING_SECRET! };
   const app = await buildApp({ config, db: stores.db, ch: stores.ch, secrets, consoleDir });
   await app.listen({ port, host: '127.0.0.1' });
@@ -58,6 +64,7 @@ export async function startConsoleService(): Promise<ConsoleService> {
     close: async () => {
       await browser.close();
       await app.close();
+      if (own !== undefined) await stores.close();
     },
   };
 }

@@ -16,8 +16,8 @@ import { sampleEvent } from '../helpers/sampleEvent.js';
  * The attack these hold off: serving checks spend and frequency counts, which grow only as pixels
  * and clicks arrive, so a caller requests many serves while budget and cap remain, then fires every
  * link at once. Each event is judged again when it arrives (src/tracking/billingCeiling.ts). One
- * instance holds its own outstanding serves against the budget (at their expected cost) and the cap,
- * so serving ahead past them takes several instances, a restart, clicks far above the estimated
+ * instance holds its own outstanding serves against the budget, daily as paced and lifetime (at
+ * their expected cost), and the cap, so serving ahead past them takes several instances, a restart, clicks far above the estimated
  * CTR, or serves older than 10 minutes: the tests serve ahead the first two ways.
  */
 
@@ -213,7 +213,8 @@ describe('billing ceilings: budgets', () => {
 
   it('never bills past the lifetime budget', async () => {
     const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 1000, currency: 'USD', lifetime: 3, pacing: 'asap' } });
-    const served = await serveAhead(ctx, as(), tested.lineItemId, 8);
+    // Each instance holds its serves against the lifetime budget too: 8 ahead takes three.
+    const served = await serveAheadOnInstances(as(), tested.lineItemId, 8, 4);
     await firePixels(ctx, served);
 
     const events = await storedEvents(tested.lineItemId, 8);
@@ -253,17 +254,17 @@ describe('billing ceilings: budgets', () => {
 
   for (const leave of ['pause', 'delete'] as const) {
     it(`keeps the lifetime ceiling for ads served before their campaign's ${leave} and fired after it`, async () => {
-      const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 100, currency: 'USD', lifetime: 6, pacing: 'asap' } });
-      const served = await serveAhead(ctx, as(), tested.lineItemId, 30);
-      expect(served).toHaveLength(30);
+      const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 100, currency: 'USD', lifetime: 3, pacing: 'asap' } });
+      const served = await serveAheadOnInstances(as(), tested.lineItemId, 8, 4);
+      expect(served).toHaveLength(8);
       if (leave === 'pause') await changeCampaign(ctx, advertiser, tested.campaignId, { status: 'paused' });
       else expect((await ctx.app.inject({ method: 'DELETE', url: `/v1/advertiser/campaigns/${tested.campaignId}`, headers: { 'x-api-key': advertiser.key } })).statusCode).toBe(204);
       await eventuallyServed(ctx, publisher.token, as(), tested.lineItemId, false);
       await firePixels(ctx, served);
 
-      const events = await storedEvents(tested.lineItemId, 30);
-      expect(events.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(6 * USD);
-      expect(events.filter((event) => event.unbilled === 'over_lifetime_budget')).toHaveLength(24);
+      const events = await storedEvents(tested.lineItemId, 8);
+      expect(events.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(3 * USD);
+      expect(events.filter((event) => event.unbilled === 'over_lifetime_budget')).toHaveLength(5);
     });
   }
 
@@ -285,9 +286,9 @@ describe('billing ceilings: budgets', () => {
 
   for (const how of ['pause', 'delete', 'creative'] as const) {
     it(`keeps the lifetime ceiling after a restart for ads served before ${leavings[how]}: the process loads what left the index`, async () => {
-      const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 100, currency: 'USD', lifetime: 6, pacing: 'asap' } });
-      const served = await serveAhead(ctx, as(), tested.lineItemId, 30);
-      expect(served).toHaveLength(30);
+      const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 100, currency: 'USD', lifetime: 3, pacing: 'asap' } });
+      const served = await serveAheadOnInstances(as(), tested.lineItemId, 8, 4);
+      expect(served).toHaveLength(8);
       await firePixels(ctx, served.slice(0, 2));
       await storedEvents(tested.lineItemId, 2);
       await leave(how, tested, as());
@@ -297,15 +298,15 @@ describe('billing ceilings: budgets', () => {
       await ctx.close();
       ctx = await startTestApp(env);
       await firePixels(ctx, served.slice(2));
-      const events = await storedEvents(tested.lineItemId, 30);
-      expect(events.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(6 * USD);
-      expect(events.filter((event) => event.unbilled === 'over_lifetime_budget')).toHaveLength(24);
+      const events = await storedEvents(tested.lineItemId, 8);
+      expect(events.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(3 * USD);
+      expect(events.filter((event) => event.unbilled === 'over_lifetime_budget')).toHaveLength(5);
     });
 
     it(`keeps the lifetime ceiling on an instance started after ${leavings[how]}`, async () => {
-      const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 100, currency: 'USD', lifetime: 6, pacing: 'asap' } });
-      const served = await serveAhead(ctx, as(), tested.lineItemId, 30);
-      expect(served).toHaveLength(30);
+      const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 100, currency: 'USD', lifetime: 3, pacing: 'asap' } });
+      const served = await serveAheadOnInstances(as(), tested.lineItemId, 8, 4);
+      expect(served).toHaveLength(8);
       await leave(how, tested, as());
       const other = await startAnotherInstance(ctx, env);
       try {
@@ -313,9 +314,9 @@ describe('billing ceilings: budgets', () => {
       } finally {
         await other.close();
       }
-      const events = await storedEvents(tested.lineItemId, 30);
-      expect(events.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(6 * USD);
-      expect(events.filter((event) => event.unbilled === 'over_lifetime_budget')).toHaveLength(24);
+      const events = await storedEvents(tested.lineItemId, 8);
+      expect(events.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(3 * USD);
+      expect(events.filter((event) => event.unbilled === 'over_lifetime_budget')).toHaveLength(5);
     });
   }
 

@@ -76,6 +76,15 @@ describe('the campaign breakdown, repeated', () => {
     });
   });
 
+  it('answers a repeat with the bytes of the first answer, which are the JSON of its rows', async () => {
+    const first = await report(past);
+    const repeat = await report(past);
+    expect(repeat.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(repeat.body).toBe(first.body);
+    expect(repeat.body).toBe(JSON.stringify(repeat.json()));
+    expect(repeat.json().data[0]).toMatchObject({ campaign_id: campaign.id, campaign_name: 'Kept figures', impressions: 2 });
+  });
+
   it('keeps a past window through writes of today\'s events, which a window with today shows at once', async () => {
     const before = await rowOf(past);
     const withToday = { date_from: past.date_from, date_to: today };

@@ -89,6 +89,16 @@ describe('POST /v1/advertiser/line-items/:id/match-preview', () => {
     });
   });
 
+  it('judges the threshold as written right after a write, before the index has taken it', async () => {
+    const targeting = { keywords: { include: ['trail running'] }, semantic: { enabled: true, min_similarity: 0.95 }, placements: { include: [placementId] } };
+    const { lineItemId } = await servableLineItem(ctx, advertiser, { targeting, creatives: [shoes] });
+    await eventually(async () => ((await previewed(lineItemId, marathon)).held_back as string[]).length === 0 || undefined, 'in the index');
+    expect(await previewed(lineItemId, marathon)).toMatchObject({ would_match: false, similarity: { min_similarity: 0.95, matches: false } });
+    const lowered = await asAdvertiser(ctx, advertiser.key)('PUT', `/v1/advertiser/line-items/${lineItemId}/targeting`, { ...targeting, semantic: { enabled: true, min_similarity: 0.1 } });
+    expect(lowered.statusCode, lowered.body).toBe(200);
+    expect(await previewed(lineItemId, marathon)).toMatchObject({ would_match: true, matched_by: 'similarity', similarity: { min_similarity: 0.1, matches: true } });
+  });
+
   it('says which topic brand safety vetoes, and what holds the line item back now', async () => {
     const { campaignId, lineItemId } = await servableLineItem(ctx, advertiser, {
       targeting: { keywords: { include: ['running shoes'] }, languages: ['en'], countries: { include: ['DE'] } },
@@ -114,7 +124,7 @@ describe('POST /v1/advertiser/line-items/:id/match-preview', () => {
     expect(await previewed(bare, { query: 'running shoes?', response: '' })).toMatchObject({ would_match: false, matched_by: 'keywords', held_back: ['not_in_index'], similarity: { similarity: null } });
   });
 
-  it('says budget when the serve holds the line item back for what its outstanding serves are expected to cost, as the serve does', async () => {
+  it('says outstanding_serves when the serve holds the line item back for what its outstanding serves are expected to cost, as the serve does', async () => {
     const word = uniqueWord();
     const certified = (await createPlacement(ctx, publisher.id)).id;
     await certifyPlacement(ctx, certified);
@@ -128,7 +138,7 @@ describe('POST /v1/advertiser/line-items/:id/match-preview', () => {
     expect(winners.at(-1)).not.toBe(held.lineItemId);
     const response = await preview(advertiser.key, held.lineItemId, { context: { query: word, response: '' } });
     expect(response.statusCode).toBe(200);
-    expect(response.json().data).toMatchObject({ would_match: false, held_back: ['budget'] });
+    expect(response.json().data).toMatchObject({ would_match: false, held_back: ['outstanding_serves'] });
   });
 
   it("answers 404 for another organization's line item and an unknown one, 422 for a bad body, 401 without a key", async () => {

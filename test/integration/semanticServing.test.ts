@@ -263,6 +263,33 @@ describe('targeting.semantic', () => {
       expect(served.ad, query).not.toBeNull();
     }
   });
+
+  // Held-out batch 5 (bench/semantic/brandSafetyHeldOut5.txt) and batch 4's leftovers: wrong on main before session 36.
+  it('serves no keyword ad next to the sensitive wordings batch 5 found, and one next to the ordinary ones it vetoed', async () => {
+    const { lineItemId } = await servableLineItem(ctx, advertiser, {
+      targeting: { keywords: { include: ['insurance', 'favourite meal', 'petrol station', 'physio', 'trowel', 'sequel', 'scorpio'] }, placements: { include: [placementId] } },
+    });
+    await eventually(async () => (servedLineItem(ctx, await serve(ctx, publisher.token, conversation('Which trowel is best?', ''))) === lineItemId ? true : undefined), 'keyword line item served');
+    const sensitive: Array<[string, string, string]> = [
+      ['disaster', 'water came through the front door at 3am and we lost everything downstairs, insurance said to wait', 'Photograph everything and ask the insurance company for an emergency payment.'],
+      ['bereavement', 'first fathers day without him on sunday and the kids want to do something, any ideas', 'You could visit a place he loved or cook his favourite meal.'],
+      ['abuse', 'a man pulled a gun on me and took my car at the petrol station', 'Report it to the police right away with a description of the petrol station.'],
+      ['serious diagnosis', 'had a stroke last month at 42 and still cant use my right arm properly', 'Much recovery happens in the first months, and physio helps a lot.'],
+    ];
+    for (const [topic, query, response] of sensitive) {
+      expect((await serve(ctx, publisher.token, conversation(query, response))).json(), query).toMatchObject({ ad: null, match: { by: 'brand_safety', topic } });
+    }
+    const ordinary: Array<[string, string]> = [
+      ['my grandma passed on her love of gardening, which trowel should I get her?', 'A stainless steel trowel with a wooden handle is a lovely gift.'],
+      ['is suicide squad 2021 a sequel or a reboot?', 'It is a standalone sequel; you can watch it without the 2016 film.'],
+      ["what's a cancer woman like in a relationship with a scorpio man", 'Both are water signs: Cancer brings warmth and care, Scorpio depth.'],
+    ];
+    for (const [query, response] of ordinary) {
+      const served = (await serve(ctx, publisher.token, conversation(query, response))).json() as { ad: unknown; match?: { by: string } };
+      expect(served.match?.by, query).not.toBe('brand_safety');
+      expect(served.ad, query).not.toBeNull();
+    }
+  });
 });
 
 describe('the catalog snapshot keeps the semantic vectors', () => {

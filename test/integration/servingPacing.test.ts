@@ -6,6 +6,7 @@ import { tempDirectory } from '../helpers/tempDirectory.js';
 import { eventually } from '../helpers/eventually.js';
 import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
+import { asAdvertiser } from '../helpers/managementFactories.js';
 import { firePixel, eventuallyServed, insertEvents, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { SpendPacing, dailyAllowanceShare } from '../../src/serving/spendPacing.js';
 import { newServeId } from '../../src/serving/serveId.js';
@@ -146,6 +147,71 @@ describe('pacing: daily budgets', () => {
     expect(billed).toBe(served.length * 0.1 * USD);
   });
 
+  it('holds a burst of concurrent serves to what is left of a lifetime budget too: none shown unpaid (try36 L1)', async () => {
+    // 0.10 USD an impression (tCPM 100), 0.50 USD of lifetime budget, a daily budget far above it:
+    // only the lifetime budget can stop the burst. Without the serves' expected cost counted against
+    // it, all 20 were served and 15 of their pixels stored unbilled (over_lifetime_budget).
+    const word = uniqueWord();
+    const placement = (await createPlacement(ctx, publisher.id)).id;
+    await certifyPlacement(ctx, placement);
+    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+    const lifetime = await servableLineItem(ctx, advertiser, {
+      bids: { bid_type: 'cpm', bid_value: 100 },
+      budget: { daily: 100, lifetime: 0.5, currency: 'USD', pacing: 'asap' },
+      targeting: { keywords: { include: [word] } },
+    });
+    const body = { placement_id: placement, context: { query: word, response: '' } };
+    const served = [await eventuallyServed(ctx, publisher.token, body, lifetime.lineItemId)];
+    const burst = await Promise.all(Array.from({ length: 20 }, () => serve(ctx, publisher.token, body)));
+    served.push(...burst.filter((response) => servedLineItem(ctx, response) === lifetime.lineItemId));
+    expect(served).toHaveLength(5);
+    expect(burst.filter((response) => servedLineItem(ctx, response) === fallback.lineItemId)).toHaveLength(16);
+    await Promise.all(served.map((response) => firePixel(ctx, response)));
+    const rows = await eventually(async () => {
+      const result = await ctx.stores.ch.client.query({
+        query: `SELECT unbilled, toFloat64(cost_nanos) AS cost FROM events_v1 WHERE line_item_id = {id:UUID}`,
+        query_params: { id: lifetime.lineItemId },
+        format: 'JSONEachRow',
+      });
+      const found = await result.json<{ unbilled: string; cost: number }>();
+      return found.length === served.length ? found : undefined;
+    }, 'the impressions');
+    expect(rows).toEqual(Array(5).fill({ unbilled: '', cost: 0.1 * USD }));
+  });
+
+  it("does not let one publisher's serves that are never shown hold a line item back from another publisher (try36 M4)", async () => {
+    // As the burst above: 0.10 USD an impression, even pacing, about 1 USD released. Another
+    // publisher asks for serves and never fires a pixel; before, its serves' holds took the line item
+    // off every placement for 10 minutes, and the advertiser's preview said "budget" with 0 spent.
+    const startShare = dailyAllowanceShare(Date.now());
+    const daily = Math.ceil(100 / startShare) / 100;
+    const released = daily * dailyAllowanceShare(Date.now()) * USD;
+    const word = uniqueWord();
+    const other = await createPublisher(ctx);
+    const [ours, theirs] = [(await createPlacement(ctx, publisher.id)).id, (await createPlacement(ctx, other.id)).id];
+    await certifyPlacement(ctx, ours);
+    await certifyPlacement(ctx, theirs);
+    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+    const paced = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpm', bid_value: 100 }, budget: { daily, currency: 'USD', pacing: 'even' }, targeting: { keywords: { include: [word] } } });
+    const [ourBody, theirBody] = [ours, theirs].map((placement) => ({ placement_id: placement, context: { query: word, response: '' } }));
+    await eventuallyServed(ctx, other.token, theirBody!, paced.lineItemId);
+    const unshown = await Promise.all(Array.from({ length: 40 }, () => serve(ctx, other.token, theirBody!)));
+    const theirsServed = 1 + unshown.filter((response) => servedLineItem(ctx, response) === paced.lineItemId).length;
+    // Their serves hold what is released: the line item is held back from them...
+    expect(theirsServed).toBeGreaterThanOrEqual(Math.floor(released / (0.1 * USD)));
+    expect(servedLineItem(ctx, await serve(ctx, other.token, theirBody!))).toBe(fallback.lineItemId);
+    // ...and not from us: their holds count against our serves up to half of what is left.
+    const ourBurst = await Promise.all(Array.from({ length: 40 }, () => serve(ctx, publisher.token, ourBody!)));
+    const oursServed = ourBurst.filter((response) => servedLineItem(ctx, response) === paced.lineItemId).length;
+    expect(oursServed).toBeGreaterThanOrEqual(Math.floor(released / 2 / (0.1 * USD)));
+    expect(oursServed).toBeLessThanOrEqual(Math.ceil(released / 2 / (0.1 * USD)) + 1);
+    // The advertiser is told the serves waiting for their events hold it back, not spent budget.
+    const preview = await asAdvertiser(ctx, advertiser.key)('POST', `/v1/advertiser/line-items/${paced.lineItemId}/match-preview`, { context: { query: word, response: '' } });
+    expect(preview.json().data).toMatchObject({ would_match: false, held_back: ['outstanding_serves'] });
+    const explained = (await serve(ctx, publisher.token, { ...ourBody!, explain: true })).json() as { match: { held_back?: Record<string, number> } };
+    expect(explained.match.held_back).toEqual({ outstanding_serves: 1 });
+  });
+
   it('does not count invalid traffic or yesterday as spend today', async () => {
     const word = uniqueWord();
     const placement = (await createPlacement(ctx, publisher.id)).id;
@@ -194,10 +260,12 @@ describe('pacing: counting each event once', () => {
     const servedAt = Date.now();
     // Found by the serve time their ids begin with: a and b in the same millisecond, and d's id too.
     const [a, b, c, d] = [newServeId(servedAt), newServeId(servedAt), newServeId(servedAt + 1000), newServeId(servedAt)];
-    pacing.served(a, counter, 'CPC', 0.02, servedAt);
-    pacing.served(b, counter, 'CPC', 0.02, servedAt);
-    pacing.served(c, counter, 'CPC', 0.02, servedAt + 1000);
-    expect(counter).toEqual({ nanos: 0, monthNanos: 0, lifetimeNanos: 0, outstandingNanos: 0.06 * USD });
+    pacing.served(a, counter, 'pub1', 'CPC', 0.02, servedAt);
+    pacing.served(b, counter, 'pub1', 'CPC', 0.02, servedAt);
+    pacing.served(c, counter, 'pub2', 'CPC', 0.02, servedAt + 1000);
+    expect(counter).toMatchObject({ nanos: 0, monthNanos: 0, lifetimeNanos: 0, outstandingNanos: 0.06 * USD });
+    const heldBy = () => Object.fromEntries([...(counter.publisherHolds ?? [])].map(([publisher, hold]) => [publisher, hold.nanos]));
+    expect(heldBy()).toEqual({ pub1: 0.04 * USD, pub2: 0.02 * USD });
     // A CPC serve waits for its click, not its impression; and another serve's click is not its own.
     pacing.record(sampleEvent({ serve_id: a, line_item_id: lineItemId, type: 'impression', cost_nanos: 0 }));
     pacing.record(sampleEvent({ serve_id: d, line_item_id: lineItemId, type: 'click', cost_nanos: USD }));
@@ -208,11 +276,14 @@ describe('pacing: counting each event once', () => {
     // An invalid click: nothing will be billed for the serve.
     pacing.record(sampleEvent({ serve_id: b, line_item_id: lineItemId, type: 'click', cost_nanos: 0, ivt: 'datacenter' }));
     expect(counter).toMatchObject({ nanos: 2 * USD, outstandingNanos: 0.02 * USD });
+    // A publisher none of whose serves is outstanding is forgotten.
+    expect(heldBy()).toEqual({ pub2: 0.02 * USD });
     // c's click never comes: its hold ends 10 minutes after its serve, at a sync when no serve comes first.
     await pacing.sync(servedAt + 1000 + 600_000 - 1);
     expect(counter.outstandingNanos).toBe(0.02 * USD);
     await pacing.sync(servedAt + 1000 + 600_000);
     expect(counter.outstandingNanos).toBe(0);
+    expect(counter.publisherHolds).toBeUndefined();
   });
 
   it("starts a new UTC day's spend with its first event, without waiting for a sync", () => {

@@ -3,6 +3,8 @@ import { cpSync, mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { openStores, type Stores } from '../../src/runtime.js';
+import pg from 'pg';
+import { withAdvisoryLock } from '../../src/store/advisoryLock.js';
 import { migratePostgres } from '../../src/store/migrate.js';
 import { openPostgres, type Postgres } from '../../src/store/postgres.js';
 import { CLICK_PATH } from '../../src/tracking/trackingLinks.js';
@@ -111,6 +113,63 @@ describe.skipIf(unavailableReason !== undefined)('a PostgreSQL server outage', (
     const clicksOf = async (lineItemId: string) => (await eventsOf(ctx, lineItemId)).filter((event) => event.type === 'click').length;
     await eventually(async () => ((await clicksOf(servable.lineItemId)) === 1 && (await clicksOf(cachedItem.lineItemId)) === 2 ? true : undefined), 'the outage clicks in ClickHouse');
     expect(await clicksOf(unknownItem.lineItemId)).toBe(0);
+  });
+});
+
+/**
+ * A lock another session holds on a PostgreSQL server (an operator's LOCK TABLE, another instance's
+ * migration): a management call waits at most POSTGRES_LOCK_WAIT_MS for it, then answers 503 with
+ * Retry-After instead of hanging for as long as the lock lasts; the instances' own advisory locks
+ * (billing, migrations) still wait for their holder however long it works.
+ */
+describe.skipIf(unavailableReason !== undefined)('a lock held on a PostgreSQL server', () => {
+  let server: PostgresServer;
+  let stores: Stores;
+  let ctx: TestContext;
+  let holder: pg.Client;
+  const env = { POSTGRES_LOCK_WAIT_MS: '400' };
+
+  beforeAll(async () => {
+    server = await startPostgresServer();
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'lock-wait-'));
+    stores = await openStores(testConfig(dataDir, { DATABASE_URL: server.url, ...env }));
+    ctx = await startTestAppOn(stores, dataDir, { DATABASE_URL: server.url, ...env });
+    holder = new pg.Client({ connectionString: server.url });
+    await holder.connect();
+  });
+
+  afterAll(async () => {
+    await holder?.end();
+    await ctx?.close();
+    await stores?.close();
+    server?.destroy();
+  });
+
+  it('answers a management call 503 unavailable once the wait passes, and 200 when the lock goes', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    const list = () => ctx.app.inject({ method: 'GET', url: '/v1/advertiser/campaigns', headers: { 'x-api-key': advertiser.key } });
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE campaigns IN ACCESS EXCLUSIVE MODE');
+    // Without the wait the call hangs until the lock goes, and the test times out.
+    const locked = await list();
+    expect([locked.statusCode, locked.headers['retry-after'], locked.json().error.code]).toEqual([503, '5', 'unavailable']);
+    await holder.query('ROLLBACK');
+    expect((await list()).statusCode).toBe(200);
+  });
+
+  it('lets an advisory lock wait past that limit for its holder', async () => {
+    const key = [77, Math.floor(Math.random() * 1e9)] as const;
+    await holder.query('BEGIN');
+    await holder.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', [key[0], key[1]]);
+    let ran = false;
+    const waiting = withAdvisoryLock(stores.db, key, async () => {
+      ran = true;
+      return 'done';
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(ran).toBe(false);
+    await holder.query('COMMIT');
+    expect(await waiting).toBe('done');
   });
 });
 

@@ -207,6 +207,8 @@ describe('no Fetch Metadata at all: an HTTP client claiming a browser that sends
   const OLD_EDGE_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/70.0.3538.102 Safari/537.36 Edge/18.18363';
   const SEAMONKEY_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:60.0) Gecko/20100101 Firefox/60.0 SeaMonkey/2.53.18';
   const CHROME_130_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
+  /** What Chrome 126 (BROWSER_UA) sends with every request to an https origin. */
+  const CHROME_126_HINTS = { 'sec-ch-ua': '"Not/A)Brand";v="8", "Chromium";v="126", "Google Chrome";v="126"' };
 
   /** The advertiser's traffic-quality report and audit export name the reason for each invalid impression and click. */
   async function expectReported(app: TestContext, item: Awaited<ReturnType<typeof trackedLineItem>>, reason: string, impressions: number, clicks: number) {
@@ -276,7 +278,7 @@ describe('no Fetch Metadata at all: an HTTP client claiming a browser that sends
     it('bills what browsers send there (WebKit without Sec-Fetch-User), and does not judge an unknown user agent or SeaMonkey (Firefox/60 on its own engine) by it', async () => {
       const item = await trackedLineItem(https, { bid_type: 'cpc', bid_value: 0.4 });
       const { impressions, clicks } = await pixelsThenClicks(https, item, [
-        [BROWSER_UA, IMAGE_LOAD, NAVIGATION],
+        [BROWSER_UA, IMAGE_LOAD, { ...NAVIGATION, ...CHROME_126_HINTS }],
         [FIREFOX_UA, IMAGE_LOAD, NAVIGATION],
         [SAFARI_UA, IMAGE_LOAD, WEBKIT_NAVIGATION],
         [IPHONE_CHROME_UA, IMAGE_LOAD, WEBKIT_NAVIGATION],
@@ -302,10 +304,49 @@ describe('no Fetch Metadata at all: an HTTP client claiming a browser that sends
       await expectReported(https, item, 'outdated_browser', 4, 4);
     });
 
-    it('bills a current browser whose UA switcher claims an old Chrome: it still sends Fetch Metadata', async () => {
+    it('stores the pixel and click of a Chromium before 76 or a Firefox before 90 as outdated_browser whatever Fetch Metadata it sends: neither ever sent any (try36 M1)', async () => {
       const item = await trackedLineItem(https, { bid_type: 'cpc', bid_value: 0.4 });
-      const { impressions, clicks } = await pixelsThenClicks(https, item, [[OLD_CHROME_UA, IMAGE_LOAD, NAVIGATION]]);
-      expect([...impressions, ...clicks].map(([, ivt]) => ivt)).toEqual(['', '']);
+      const { 'sec-fetch-user': _activation, ...scriptedNavigation } = NAVIGATION;
+      const { impressions, clicks } = await pixelsThenClicks(https, item, [
+        // One header is enough to escape a rule judged only without any (the tester's curl loop).
+        [OLD_CHROME_UA, { 'sec-fetch-dest': 'image' }, { 'sec-fetch-dest': 'document' }],
+        [OLD_FIREFOX_UA, { 'sec-fetch-dest': 'image' }, { 'sec-fetch-dest': 'document' }],
+        [OLD_CHROME_UA, IMAGE_LOAD, scriptedNavigation],
+        // A person's current browser behind a UA switcher claiming an old Chrome: the false positive.
+        [OLD_CHROME_UA, IMAGE_LOAD, NAVIGATION],
+      ]);
+      expect([...impressions, ...clicks].map(([, ivt]) => ivt)).toEqual(Array(8).fill('outdated_browser'));
+      expect(await rollupOf(https, item.lineItemId)).toMatchObject({ impressions: 0, clicks: 0, spend_nanos: 0 });
+    });
+
+    it('stores the click of a Chromium 90+ user agent with Fetch Metadata but no Sec-CH-UA as client_hints_mismatch; bills its pixel (a page may withhold hints from it), an Android WebView, a WebView-based browser, an Electron app, and Firefox', async () => {
+      const item = await trackedLineItem(https, { bid_type: 'cpc', bid_value: 0.4 });
+      const WEBVIEW_UA = 'Mozilla/5.0 (Linux; Android 14; Pixel 8; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/130.0.6723.102 Mobile Safari/537.36';
+      // DuckDuckGo for Android: WebView's shape without `; wv`, and no hints (ivtfix36).
+      const DUCKDUCKGO_ANDROID_UA = 'Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/130.0.6723.102 Mobile DuckDuckGo/5 Safari/537.36';
+      // An Electron app: hints only after an Accept-CH answer (electron/electron#34762).
+      const ELECTRON_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Slack/4.41.97 Chrome/130.0.6723.191 Electron/33.2.1 Safari/537.36';
+      const { impressions, clicks } = await pixelsThenClicks(https, item, [
+        [CHROME_130_UA, IMAGE_LOAD, NAVIGATION],
+        [`${CHROME_130_UA} Edg/130.0.0.0`, IMAGE_LOAD, NAVIGATION],
+        [WEBVIEW_UA, IMAGE_LOAD, NAVIGATION],
+        [DUCKDUCKGO_ANDROID_UA, IMAGE_LOAD, NAVIGATION],
+        [ELECTRON_UA, IMAGE_LOAD, NAVIGATION],
+        [FIREFOX_UA, IMAGE_LOAD, NAVIGATION],
+        [CHROME_130_UA.replace('Chrome/130', 'Chrome/89'), IMAGE_LOAD, NAVIGATION],
+      ]);
+      expect(impressions.map(([, ivt]) => ivt)).toEqual(['', '', '', '', '', '', '']);
+      // By user agent: events stored in the same millisecond may come back in either order.
+      expect(Object.fromEntries(clicks)).toEqual({
+        [CHROME_130_UA]: 'client_hints_mismatch',
+        [`${CHROME_130_UA} Edg/130.0.0.0`]: 'client_hints_mismatch',
+        [WEBVIEW_UA]: '',
+        [DUCKDUCKGO_ANDROID_UA]: '',
+        [ELECTRON_UA]: '',
+        [FIREFOX_UA]: '',
+        [CHROME_130_UA.replace('Chrome/130', 'Chrome/89')]: '',
+      });
+      expect(await rollupOf(https, item.lineItemId)).toMatchObject({ clicks: 5, spend_nanos: 5 * CLICK_PRICE });
     });
 
     it("stores a headless Chromium's pixel and click whose client hints contradict its Chrome user agent as client_hints_mismatch, unbilled (try35 H1)", async () => {
@@ -336,16 +377,18 @@ describe('no Fetch Metadata at all: an HTTP client claiming a browser that sends
       expect(await rollupOf(https, item.lineItemId)).toMatchObject({ clicks: 4, spend_nanos: 4 * CLICK_PRICE });
     });
 
-    it('does not judge WebKit before 16.4 (it sent none) nor a WebKit browser off Apple systems by it', async () => {
+    it('does not judge WebKit before 16.4 (it sent none), a WebKit browser off Apple systems, nor KaiOS feature phones (an old Gecko by design: try36 L5) by it', async () => {
       const item = await trackedLineItem(https, { bid_type: 'cpc', bid_value: 0.4 });
       const { impressions, clicks } = await pixelsThenClicks(https, item, [
         [OLD_SAFARI_UA, {}, {}],
         [OLD_IPHONE_UA, {}, {}],
         [GNOME_WEB_UA, {}, {}],
+        ['Mozilla/5.0 (Mobile; LYF/F300B/LYF-F300B-001-01-15-130718-i;Android; rv:48.0) Gecko/48.0 Firefox/48.0 KAIOS/2.5', {}, {}],
+        ['Mozilla/5.0 (Mobile; rv:84.0) Gecko/84.0 Firefox/84.0 KAIOS/3.0', {}, {}],
       ]);
-      expect(impressions.map(([, ivt]) => ivt)).toEqual(['', '', '']);
-      expect(clicks.map(([, ivt]) => ivt)).toEqual(['', '', '']);
-      expect(await rollupOf(https, item.lineItemId)).toMatchObject({ clicks: 3, spend_nanos: 3 * CLICK_PRICE });
+      expect(impressions.map(([, ivt]) => ivt)).toEqual(['', '', '', '', '']);
+      expect(clicks.map(([, ivt]) => ivt)).toEqual(['', '', '', '', '']);
+      expect(await rollupOf(https, item.lineItemId)).toMatchObject({ clicks: 5, spend_nanos: 5 * CLICK_PRICE });
     });
   });
 

@@ -19,7 +19,7 @@ import { stampedAfter } from '../../src/fileStamp.js';
 import { tempDirectory } from '../helpers/tempDirectory.js';
 import { realSemanticModel } from '../helpers/wordVectors.js';
 import { DEFAULT_MIN_SIMILARITY } from '../../src/semantic/semanticDefaults.js';
-import { SENSITIVE_TOPICS } from '../../src/semantic/sensitiveTopics.js';
+import { CONFIRMED_WITH, SENSITIVE_TOPICS } from '../../src/semantic/sensitiveTopics.js';
 
 /** No flight, pacing share or daypart in play: these line items only test matching. */
 const ANY_TIME = { nowMs: Date.now(), evenShare: 1 };
@@ -38,7 +38,7 @@ beforeAll(() => {
   model = realSemanticModel();
 }, 120_000);
 
-async function indexOf(specs: Spec[], options: { model?: SemanticModel | null; brandSafety?: boolean } = {}) {
+async function indexOf(specs: Spec[], options: { model?: SemanticModel | null; brandSafety?: boolean; clusteredFrom?: number } = {}) {
   const lineItems: LineItemRow[] = [];
   const creatives: CreativeRow[] = [];
   for (const spec of specs) {
@@ -55,6 +55,7 @@ async function indexOf(specs: Spec[], options: { model?: SemanticModel | null; b
     toUsd: convertToUsd,
     ...(semanticModel ? { semanticModel } : {}),
     ...(options.brandSafety ? { brandSafety: new BrandSafety(semanticModel) } : {}),
+    ...(options.clusteredFrom !== undefined ? { semanticClusteredFrom: options.clusteredFrom } : {}),
   });
   return { index, ids: lineItems.map((row) => row.id) };
 }
@@ -158,10 +159,12 @@ describe('brand safety', () => {
     const filled = (phrase: string) =>
       phrase
         .replace('{named relative}', 'mum').replace('{relative}', 'dad').replace('{someone}', 'friend').replace('{anyone}', 'he')
-        .replace('{pet animal}', 'dog').replace('{pet}', 'our dog').replace('{place}', 'town').replace('{having}', 'has').replace('{starting}', 'start')
-        .replace(/^\{not after [a-z]+\} /, '').replace(/ \{unless [a-z]+\}$/, '');
+        .replace('{pet animal}', 'dog').replace('{pet}', 'our dog').replace('{place}', 'town').replace('{having}', 'has').replace('{starting}', 'start').replace('{first}', 'first').replace('{nearly}', 'nearly')
+        .replace(/^\{not with [a-z]+\} /, '').replace(/^\{not after [a-z]+\} /, '').replace(/ \{if ([a-z]+)\}$/, (_, name: string) => ` ${CONFIRMED_WITH[name]![0]}`).replace(/ \{unless [a-z]+\}$/, '');
     for (const topic of SENSITIVE_TOPICS) {
       const english = topic.phrases.map(filled);
+      // Filled with their `{if NAME}` word, which reversed still confirms them ("war frontline").
+      const conditional = new Set(topic.phrases.filter((phrase) => / \{if [a-z]+\}$/.test(phrase)).map(filled));
       // An ambiguous phrase vetoes only with a confirming word (tested below).
       const confirmed = topic.ambiguous.map((phrase) => `${filled(phrase)} ${topic.confirmedBy[0]}`);
       for (const phrase of [...english, ...confirmed, ...Object.values(topic.otherLanguages).flat().map(filled)]) {
@@ -172,9 +175,13 @@ describe('brand safety', () => {
         // English only: another language's list may hold a phrase's last word on its own ("atentado").
         // ...unless an ambiguous phrase and its confirming word are among them ("illness terminal").
         const confirms = topic.ambiguous.some((ambiguous) => words.includes(ambiguous)) && topic.confirmedBy.some((word) => words.includes(word));
-        if (words.length > 1 && english.includes(phrase) && !confirms) expect(safety.phraseVeto([scan(words.reverse().join(' ')), quiet]), phrase).toBeUndefined();
+        if (words.length > 1 && english.includes(phrase) && !confirms && !conditional.has(phrase)) expect(safety.phraseVeto([scan(words.reverse().join(' ')), quiet]), phrase).toBeUndefined();
       }
       for (const phrase of topic.ambiguous) expect(safety.phraseVeto([scan(`Well, about ${filled(phrase)}, what now?`), quiet]), phrase).toBeUndefined();
+      // A phrase with `{if NAME}` vetoes only with one of its own confirming words.
+      for (const phrase of topic.phrases.filter((text) => text.endsWith('}') && text.includes(' {if '))) {
+        expect(safety.phraseVeto([scan(`Well, about ${filled(phrase.replace(/ \{if [a-z]+\}$/, ''))}, what now?`), quiet]), phrase).toBeUndefined();
+      }
     }
     expect(safety.phraseVeto([quiet, quiet])).toBeUndefined();
   });
@@ -335,20 +342,21 @@ describe('word vectors file', () => {
     expect(() => decodeWordVectors(Buffer.from('not vectors at all'))).toThrow(/not a word vectors file/);
   });
 
-  it('takes the fingerprint the build recorded while the file keeps its stamp, and hashes a file written since', () => {
+  it('takes the fingerprint the build recorded while the file keeps its stamp, and hashes a file written since', async () => {
     const file = path.join(tempDirectory('word-vectors-'), 'word-vectors.bin');
     const bytes = encodeWordVectors(convertWinkEmbeddings({ dimensions: 2, words: ['the', 'dog'], vectors: { the: [1, 0], dog: [0, 1] } }));
     writeFileSync(file, bytes);
     const sha256 = createHash('sha256').update(bytes).digest('hex');
-    // Written just now: no stamp, nothing recorded (npm run build records it at its next run).
-    recordWordVectorsFingerprint(file);
-    expect(existsSync(`${file}.sha256`)).toBe(false);
-    stampedAfter.ms = -Infinity;
+    // Written just now, as by a fresh clone's first build: it waits until the file can be stamped, then records.
+    stampedAfter.ms = 300;
+    const started = Date.now();
     try {
-      recordWordVectorsFingerprint(file);
+      await recordWordVectorsFingerprint(file);
     } finally {
       stampedAfter.ms = 2_000;
     }
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(existsSync(`${file}.sha256`)).toBe(true);
     expect(readWordVectors(file)!.fingerprint).toBe(sha256);
     // What the start took is the recorded value, not a hash of the file: a recorded value of our own shows it.
     const recorded = readFileSync(`${file}.sha256`);
@@ -375,6 +383,21 @@ describe('semantic scan', () => {
     rerank(index);
     expect(index.semantic.certified.map((entry) => entry.id)).toEqual([ids[2], ids[0], ids[1]]);
     expect(selectAd(index, 'pl', PLACEMENT, context)?.lineItem.id).toBe(ids[2]);
+  });
+
+  it('judges every line item of a shared vector (one row of a clustered list), each by its own threshold and eligibility', async () => {
+    const running = (bid: string, minSimilarity: number, targeting: object = {}): Spec => ({ ...RUNNING_SHOES, bid, targeting: { ...targeting, semantic: { enabled: true, min_similarity: minSimilarity } } });
+    const others: Spec[] = ['Garden tools', 'Tax software', 'Coffee beans', 'Guitar lessons', 'Ski holidays'].map((title) => ({ title, body: `${title} for everyone.`, targeting: { semantic: { enabled: true, min_similarity: 0.3 } } }));
+    // The same text, so the same vector: the first ranked asks for more similarity than there is, the second is not on this placement.
+    const { index, ids } = await indexOf([running('3', 0.99), running('2', 0.3, { placements: { exclude: ['pl'] } }), running('1', 0.3), ...others], { clusteredFrom: 4 });
+    const matrix = index.semanticMatrices!.certified;
+    expect(matrix.clustered).toBe(true);
+    const ranks = [0, 1, 2].map((i) => matrix.entries.findIndex((entry) => entry.id === ids[i]));
+    expect([matrix.sameVector[ranks[0]!], matrix.sameVector[ranks[1]!]]).toEqual([ranks[1], ranks[2]]);
+    const context = { ...ANY_TIME, query: 'which sneakers are best for a marathon?', response: 'Light cushioned trainers for long distances.' };
+    const selection = selectAd(index, 'pl', PLACEMENT, context);
+    expect(selection?.lineItem.id).toBe(ids[2]);
+    expect(selection?.match?.by).toBe('similarity');
   });
 
   it('picks the same line item as comparing the conversation with every opted-in line item', async () => {
@@ -497,7 +520,7 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
   });
 
   it.each([[4200, 'clustered'], [600, 'scanned whole']] as const)(
-    'lays out a patched list of %i rows (%s) as filling it again does: rows taken out and put in at their ranks',
+    'lays out a patched and a reordered list of %i rows (%s) as filling it again does: rows taken out and put in at their ranks, rows reordered aside',
     (rows, _layout) => {
       const dimensions = 100;
       const { random, topics, near } = seededTopics(dimensions, rows, 40);
@@ -506,17 +529,22 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
         return { expectedValue: random(), semantic: { vector, minSimilarity: 0.3 + 0.4 * random() } };
       };
       type Entry = ReturnType<typeof entryNear>;
-      let list: Entry[] = Array.from({ length: rows }, (_, rank) => entryNear(rank % topics.length)).sort((a, b) => b.expectedValue - a.expectedValue);
+      // Line items that say the same thing share a vector: the same object, or an equal copy (a row of their own when scanned whole, one row per vector when clustered).
+      const sharing = (entry: Entry, copy: boolean): Entry => ({ expectedValue: random(), semantic: { vector: copy ? Float32Array.from(entry.semantic.vector) : entry.semantic.vector, minSimilarity: 0.3 + 0.4 * random() } });
+      const distinct = Array.from({ length: rows / 2 }, (_, i) => entryNear(i % topics.length));
+      let list: Entry[] = [...distinct, ...distinct.map((entry, i) => sharing(entry, i % 2 === 0))].sort((a, b) => b.expectedValue - a.expectedValue);
       // Patched, and filled again from the same clustering (the same list, so the same k-means) at each step.
       const patched = new SemanticMatrix<Entry>(dimensions);
       const filled = new SemanticMatrix<Entry>(dimensions);
       patched.fill(list);
       filled.fill(list);
       expect(patched.clustered).toBe(rows >= CLUSTERED_FROM_ROWS);
+      expect(patched.sameVector.some((next) => next >= 0)).toBe(rows >= CLUSTERED_FROM_ROWS);
       const sameScans = () => {
         expect([...patched.expectedValues.subarray(0, list.length)]).toEqual([...filled.expectedValues.subarray(0, list.length)]);
         expect([...patched.minSimilarities.subarray(0, list.length)]).toEqual([...filled.minSimilarities.subarray(0, list.length)]);
         expect(patched.vectors.every((vector, rank) => vector === list[rank]!.semantic.vector)).toBe(true);
+        expect([...patched.sameVector]).toEqual([...filled.sameVector]);
         for (let topic = 0; topic < topics.length; topic += 3) {
           const conversation = entryNear(topic).semantic.vector;
           expect(patched.prepare(conversation)).toBe(filled.prepare(conversation));
@@ -530,15 +558,27 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
           }
         }
       };
+      const sameAs = (rank: number) => list.flatMap((entry, other) => (entry.semantic.vector.every((x, d) => x === list[rank]!.semantic.vector[d]) ? [other] : []));
       // One out; one in at the top, one at the bottom; one changed (out and in again); many (laid out again by fill); none in this list.
-      const steps: Array<{ out: number[]; in: Entry[] }> = [
-        { out: [17], in: [] },
-        { out: [], in: [{ ...entryNear(2), expectedValue: 2 }, { ...entryNear(5), expectedValue: -1 }] },
-        { out: [0, rows - 1, 250], in: [entryNear(7), entryNear(7), entryNear(30)] },
-        { out: Array.from({ length: 20 }, (_, i) => i * 11), in: Array.from({ length: 20 }, () => entryNear(9)) },
-        { out: [3], in: [] },
+      const steps: Array<() => { out: number[]; in: Entry[] }> = [
+        // A vector's first line item out (its row now ranked as the next one's); one in with another's vector, ranked first of it; a copy and the same object at the bottom.
+        () => ({
+          out: [list.findIndex((_, rank) => sameAs(rank)[0] === rank && sameAs(rank).length > 1)],
+          in: [{ ...sharing(list[40]!, true), expectedValue: 3 }, { ...sharing(list[41]!, true), expectedValue: -2 }, { ...sharing(list[42]!, false), expectedValue: -3 }],
+        }),
+        // Every line item of one vector out; two new line items with one new vector in.
+        () => {
+          const entry = entryNear(11);
+          return { out: sameAs(50), in: [entry, sharing(entry, true)] };
+        },
+        () => ({ out: [17], in: [] }),
+        () => ({ out: [], in: [{ ...entryNear(2), expectedValue: 2 }, { ...entryNear(5), expectedValue: -1 }] }),
+        () => ({ out: [0, rows - 1, 250], in: [entryNear(7), entryNear(7), entryNear(30)] }),
+        () => ({ out: Array.from({ length: 20 }, (_, i) => i * 11), in: Array.from({ length: 20 }, () => entryNear(9)) }),
+        () => ({ out: [3], in: [] }),
       ];
-      for (const step of steps) {
+      for (const stepOf of steps) {
+        const step = stepOf();
         const removed = new Set(step.out.map((rank) => list[rank]!));
         const next = [...list.filter((entry) => !removed.has(entry)), ...step.in].sort((a, b) => b.expectedValue - a.expectedValue);
         patched.update(next, removed, new Set(step.in));
@@ -549,6 +589,34 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
       // A patch of other line items (in another list) leaves this one as it was.
       patched.update(list, new Set([entryNear(1)]), new Set([entryNear(1)]));
       sameScans();
+      // A rerank: new expected values, so a new order of the same line items, laid out in steps
+      // into the spare rows (each row at its first line item's new rank, its line items chained anew)
+      // while serves scan the rows as they were; then patched again from that layout.
+      for (let round = 0; round < 2; round++) {
+        const values = new Map(list.map((entry) => [entry, random() * 4 - 2]));
+        const next = [...list].sort((a, b) => values.get(b)! - values.get(a)!);
+        const rankNow = new Map(list.map((entry, rank) => [entry, rank]));
+        const reorder = patched.reorder(Int32Array.from(next, (entry) => rankNow.get(entry)!), Float64Array.from(next, (entry) => values.get(entry)!), 64);
+        let yields = 0;
+        for (const _ of reorder.steps) {
+          yields += 1;
+          sameScans();
+        }
+        expect(yields).toBeGreaterThanOrEqual(Math.floor(list.length / 64) - 1);
+        expect(reorder.stale()).toBe(false);
+        for (const entry of next) entry.expectedValue = values.get(entry)!;
+        reorder.commit(next);
+        filled.fill(next);
+        list = next;
+        sameScans();
+        const step = steps[round]!();
+        const removed = new Set(step.out.map((rank) => list[rank]!));
+        const patchedNext = [...list.filter((entry) => !removed.has(entry)), ...step.in].sort((a, b) => b.expectedValue - a.expectedValue);
+        patched.update(patchedNext, removed, new Set(step.in));
+        filled.fill(patchedNext);
+        list = patchedNext;
+        sameScans();
+      }
     },
   );
 

@@ -17,7 +17,7 @@ const LINE_FEED = 0x0a;
  * lines counted on the way (a line break inside a quoted field is no line), and its bytes moved
  * into Blobs every few MiB, so a long export does not build up in the page's memory.
  */
-export async function csvExport(session: Session, path: string, params: Record<string, string | number | undefined>): Promise<Blob> {
+async function csvExport(session: Session, path: string, params: Record<string, string | number | undefined>): Promise<Blob> {
   const parts: BlobPart[] = [];
   for (let offset = 0; ; offset += ROWS_PER_REQUEST) {
     const body = await apiStream(session, `${path}${query({ ...params, limit: ROWS_PER_REQUEST, offset: offset || undefined })}`, 'text/csv');
@@ -62,4 +62,14 @@ async function collectCsv(body: ReadableStream<Uint8Array<ArrayBuffer>>, parts: 
   }
   if (pending.length > 0) parts.push(new Blob(pending));
   return lines;
+}
+
+/** Saves a CSV export, every row of it: fetched with the session's key (a plain link could not send the header). */
+export async function downloadCsv(session: Session, path: string, params: Record<string, string | number | undefined>, filename: string): Promise<void> {
+  const url = URL.createObjectURL(await csvExport(session, path, params));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }

@@ -23,4 +23,22 @@ export class FieldProblems extends Error {
   detailAt(path: string): string | undefined {
     return this.details.find((detail) => detail.path === path)?.message;
   }
+
+  /**
+   * The details about the entries of the list at `path` (`keywords.include.0`: the first keyword),
+   * by the entry's index: a field holding the list shows them, not the summary above the form.
+   */
+  itemDetailsAt(path: string): { index: number; message: string }[] {
+    return this.details.flatMap((detail) => {
+      const index = itemIndex(detail.path, path);
+      return index === undefined ? [] : [{ index, message: detail.message }];
+    });
+  }
+}
+
+/** The index of the list entry `detailPath` names under `listPath` (`a.b.2` under `a.b`: 2), if it names one. */
+export function itemIndex(detailPath: string, listPath: string): number | undefined {
+  if (!detailPath.startsWith(`${listPath}.`)) return undefined;
+  const rest = detailPath.slice(listPath.length + 1);
+  return /^\d+$/.test(rest) ? Number(rest) : undefined;
 }

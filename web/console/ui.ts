@@ -1,7 +1,8 @@
 import { html } from 'htm/preact';
 import { useId } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
-import { FieldProblems } from './fieldProblems.js';
+import { ApiFailure } from './api.js';
+import { FieldProblems, itemIndex } from './fieldProblems.js';
 
 interface FieldProps {
   label: string;
@@ -15,6 +16,11 @@ interface FieldProps {
   required?: boolean;
   multiline?: boolean;
   autocomplete?: string;
+  /**
+   * A field holding a list (comma-separated keywords): the noun of one entry and the entries as sent,
+   * to name the entry a detail at `path.N` is about ("Keyword 2 (p A) …").
+   */
+  list?: { noun: string; entries: string[] };
 }
 
 /**
@@ -28,11 +34,26 @@ function sentence(text: string): string {
   return /[.!?…]$/.test(capitalized) ? capitalized : `${capitalized}.`;
 }
 
-function problemOf(props: { label: string; path?: string; error?: unknown }): string | undefined {
-  const message = props.path && props.error instanceof FieldProblems ? props.error.detailAt(props.path) : undefined;
-  if (message === undefined) return undefined;
+/** A detail's message said of its subject when it is a predicate ("is required"), else as it is. */
+function saidOf(subject: string, message: string): string {
+  return sentence(/^(is|are|must|may|cannot|needs|takes|has)\b/.test(message) ? `${subject} ${message}` : `${subject}: ${message}`);
+}
+
+/** An entry as named in a sentence: long ones cut (a 150-character keyword). */
+function quoted(entry: string): string {
+  return entry.length > 24 ? `${entry.slice(0, 20)}…` : entry;
+}
+
+function problemOf(props: { label: string; path?: string; error?: unknown; list?: FieldProps['list'] }): string | undefined {
+  if (!props.path || !(props.error instanceof FieldProblems)) return undefined;
   // "Name (optional) is required" would be odd: the label's parenthesis is for the form.
-  return sentence(/^(is|are|must|may|cannot|needs|takes|has)\b/.test(message) ? `${props.label.replace(/\s*\([^)]*\)$/, '')} ${message}` : message);
+  const own = props.error.detailAt(props.path);
+  const problems = own === undefined ? [] : [/^(is|are|must|may|cannot|needs|takes|has)\b/.test(own) ? saidOf(props.label.replace(/\s*\([^)]*\)$/, ''), own) : sentence(own)];
+  for (const { index, message } of props.error.itemDetailsAt(props.path)) {
+    const entry = props.list?.entries[index];
+    problems.push(saidOf(`${props.list?.noun ?? 'Entry'} ${index + 1}${entry === undefined ? '' : ` (${quoted(entry)})`}`, message));
+  }
+  return problems.length > 0 ? problems.join(' ') : undefined;
 }
 
 /** A labelled input; a problem with it (the API's 422 details, or the console's own) is shown under it and announced. */
@@ -80,13 +101,33 @@ export function Select(props: SelectProps) {
 }
 
 /**
- * The error of the last action: its message, and the field problems no field on the form shows
- * (so nothing the API or the console's own checks said is hidden).
+ * A store the service cannot reach (503 `unavailable`: its database, or its event store for
+ * reports) in words a person acts on: the API refused before changing anything, and it passes.
  */
-export function ErrorMessage({ error, shownPaths = [] }: { error: unknown; shownPaths?: string[] }) {
+function unavailableText(error: unknown): string | undefined {
+  if (!(error instanceof ApiFailure) || error.status !== 503 || error.code !== 'unavailable') return undefined;
+  const store = /event store/.test(error.message) ? 'its event store, where reports come from' : 'its database';
+  return `The service cannot reach ${store} right now; nothing was changed. Try again in a few seconds.`;
+}
+
+/**
+ * The error of the last action: its message, and the field problems no field on the form shows
+ * (so nothing the API or the console's own checks said is hidden). `retry` asks again (a page's
+ * read), offered when the service says a store is unavailable, which passes by itself.
+ */
+export function ErrorMessage({ error, shownPaths = [], retry }: { error: unknown; shownPaths?: string[]; retry?: () => void }) {
   if (!error) return null;
+  const unavailable = unavailableText(error);
+  if (unavailable !== undefined) {
+    return html`<div class="error" role="alert">
+      <p>${unavailable}</p>
+      ${retry && html`<button type="button" onClick=${retry}>Retry</button>`}
+    </div>`;
+  }
   const message = error instanceof FieldProblems ? error.message : String(error);
-  const other = error instanceof FieldProblems ? error.details.filter((detail) => !shownPaths.includes(detail.path)) : [];
+  // A field shows its own details and those of its list's entries (`keywords.include.0`).
+  const shown = (path: string) => shownPaths.some((field) => field === path || itemIndex(path, field) !== undefined);
+  const other = error instanceof FieldProblems ? error.details.filter((detail) => !shown(detail.path)) : [];
   return html`<div class="error" role="alert">
     <p>${message}</p>
     ${other.length > 0 && html`<ul>${other.map((detail) => html`<li><code>${detail.path || '(body)'}</code>: ${detail.message}</li>`)}</ul>`}
@@ -108,6 +149,11 @@ export function ShownOnce({ label, value }: { label: string; value: string }) {
 export function formatDateTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   return new Date(iso).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+}
+
+/** A count as every table shows it: with thousands separators (4,242). */
+export function formatCount(value: number): string {
+  return value.toLocaleString('en-US');
 }
 
 /**

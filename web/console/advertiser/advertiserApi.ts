@@ -60,6 +60,8 @@ export interface LineItem {
   bids: { bid_type: string; bid_value: number } | null;
   targeting: Targeting;
   creatives: Creative[];
+  /** Why an active line item no longer delivers (openapi.yaml LineItem.delivery_stopped_by). */
+  delivery_stopped_by: 'lifetime_budget' | 'monthly_budget' | null;
 }
 
 /** The spec's metrics of a reporting row, in the order the table shows them. */

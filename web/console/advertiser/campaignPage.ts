@@ -8,7 +8,8 @@ import { ErrorMessage, Field, Notice, Select } from '../ui.js';
 import type { Campaign, LineItem } from './advertiserApi.js';
 import { readAmounts } from '../amountInput.js';
 import { bidTypes } from './composeForm.js';
-import { targetingBody, untouchedTargeting, type TargetingEdits } from './lineItemEdits.js';
+import { listOf, targetingBody, untouchedTargeting, type TargetingEdits } from './lineItemEdits.js';
+import { MatchPreviewBox } from './matchPreviewBox.js';
 
 type Save = (method: string, path: string, body: unknown) => Promise<void>;
 
@@ -32,6 +33,28 @@ function useWrite(save: Save) {
     setError(failure);
   }
   return { error, saved, write, fail };
+}
+
+/** delivery_stopped_by in plain words: what stopped the line item and what lets it deliver again. */
+const stoppedBy: Record<NonNullable<LineItem['delivery_stopped_by']>, { short: string; long: string }> = {
+  lifetime_budget: {
+    short: 'lifetime budget spent',
+    long: 'Not delivering: its lifetime budget is spent. Raise the lifetime budget to deliver again.',
+  },
+  monthly_budget: {
+    short: "this month's budget spent",
+    long: "Not delivering this month: spend this UTC month reached its monthly ceiling (30.4 times the daily budget). It delivers again next month, or now with a higher daily budget.",
+  },
+};
+
+/** The campaign's line items that active status alone would call delivering, but a budget has stopped. */
+function StoppedForBudget({ items }: { items: LineItem[] }) {
+  const stopped = items.filter((item) => item.delivery_stopped_by !== null);
+  if (stopped.length === 0) return '';
+  const who = stopped.length === 1 ? 'A line item has' : `${stopped.length} of ${items.length} line items have`;
+  return html`<p class="notice stopped" role="status" data-testid="campaign-stopped">${`${who} stopped delivering for budget: `}${stopped.map(
+    (item, index) => html`${index > 0 ? '; ' : ''}<strong>${item.title}</strong>${` (${stoppedBy[item.delivery_stopped_by!].short})`}`,
+  )}.</p>`;
 }
 
 const pacings = [['even', 'Even: spread over the UTC day'], ['asap', 'As soon as possible']] as const;
@@ -99,20 +122,27 @@ function TargetingForm({ item, save }: { item: LineItem; save: Save }) {
     languages: (item.targeting.languages ?? []).join(', '),
   });
   const { error, saved, write } = useWrite(save);
-  const field = (name: keyof TargetingEdits) => ({ value: edits[name], onInput: (value: string) => setEdits({ ...edits, [name]: value }), error });
+  const field = (name: keyof TargetingEdits, noun: string) => ({
+    value: edits[name], onInput: (value: string) => setEdits({ ...edits, [name]: value }), error, list: { noun, entries: listOf(edits[name]) ?? [] },
+  });
   const untouched = untouchedTargeting(item.targeting);
+  // A refusal moves the focus to the first field it marks, not left on the button below the form.
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (error) form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [error]);
   function submit(event: Event) {
     event.preventDefault();
     write('PUT', `/v1/advertiser/line-items/${item.id}/targeting`, targetingBody(item.targeting, edits));
   }
-  return html`<form class="card" noValidate aria-label=${`Targeting of ${item.title}`} onSubmit=${submit}>
+  return html`<form class="card" noValidate aria-label=${`Targeting of ${item.title}`} onSubmit=${submit} ref=${form}>
     <h3>Targeting</h3>
     <p class="hint">Comma-separated; an empty list matches everything and exclusions always win.</p>
     <div class="grid">
-      <${Field} label="Keywords to match" path="keywords.include" ...${field('keywordsInclude')} />
-      <${Field} label="Keywords to avoid" path="keywords.exclude" ...${field('keywordsExclude')} />
-      <${Field} label="Placements to run on" path="placements.include" ...${field('placementsInclude')} />
-      <${Field} label="Languages (ISO 639-1)" path="languages" ...${field('languages')} />
+      <${Field} label="Keywords to match" path="keywords.include" ...${field('keywordsInclude', 'Keyword')} />
+      <${Field} label="Keywords to avoid" path="keywords.exclude" ...${field('keywordsExclude', 'Keyword')} />
+      <${Field} label="Placements to run on" path="placements.include" ...${field('placementsInclude', 'Placement')} />
+      <${Field} label="Languages (ISO 639-1)" path="languages" ...${field('languages', 'Language')} />
     </div>
     ${untouched.length > 0 && html`<div class="hint" data-testid="kept-targeting"><p>Also set (through the API), kept as it is when you save:</p>
       <ul>${untouched.map((part) => html`<li>${part}</li>`)}</ul></div>`}
@@ -173,37 +203,58 @@ export function CampaignPage({ session, route }: { session: Session; route: Rout
     await api(session, method, path, body);
     setVersion((count) => count + 1);
   };
+  // Activate and Pause replace the pressed button by the other one, which would drop the focus to
+  // <body>: once the reloaded campaign shows the new status, the focus goes to the new button and
+  // the status line says what changed, as on the campaign list.
+  const [toggled, setToggled] = useState<'active' | 'paused' | null>(null);
+  const statusActions = useRef<HTMLDivElement>(null);
+  const shownStatus = detail?.campaign.status;
+  useEffect(() => {
+    if (toggled !== null && shownStatus === toggled) statusActions.current?.querySelector<HTMLButtonElement>('button')?.focus();
+  }, [toggled, shownStatus]);
   async function setStatus(status: 'active' | 'paused') {
     setError(null);
+    setToggled(null);
     try {
       if (status === 'active') await save('POST', `/v1/advertiser/campaigns/${id}/activate`, {});
       else await save('PATCH', `/v1/advertiser/campaigns/${id}`, { status });
+      setToggled(status);
     } catch (failure) {
       setError(failure);
     }
   }
 
-  if (!detail) return html`<${ErrorMessage} error=${error} />${!error && html`<p role="status">Loading…</p>`}`;
+  const retry = () => {
+    setError(null);
+    setVersion((count) => count + 1);
+  };
+  if (!detail) return html`<${ErrorMessage} error=${error} retry=${retry} />${!error && html`<p role="status">Loading…</p>`}`;
   const { campaign, line_items } = detail;
   const canEdit = may(session, 'campaigns');
   return html`
     <h2 ref=${heading} tabindex="-1">${campaign.name}</h2>
     <p>Brand ${campaign.brand_name} · status <span class=${`status status-${campaign.status}`} data-testid="campaign-status">${campaign.status}</span></p>
-    <div class="actions">
+    <p role="status" class="visually-hidden">${toggled !== null && campaign.status === toggled ? `${campaign.name} is now ${toggled}.` : ''}</p>
+    <div class="actions" ref=${statusActions}>
       ${campaign.status === 'paused' && canEdit && html`<button type="button" onClick=${() => setStatus('active')}>Activate campaign</button>`}
       ${campaign.status === 'active' && canEdit && html`<button type="button" class="secondary" onClick=${() => setStatus('paused')}>Pause campaign</button>`}
       ${may(session, 'reporting') && html`<a href=${`#/report?campaign=${campaign.id}`}>Report</a>`}
     </div>
     ${!canEdit && html`<p class="hint">${lacking.campaigns}</p>`}
     <${ErrorMessage} error=${error} />
+    <${StoppedForBudget} items=${line_items} />
     ${line_items.map((item) => html`<section key=${item.id} aria-labelledby=${`li-${item.id}`}>
       <h2 id=${`li-${item.id}`}>Line item: ${item.title} <span class=${`status status-${item.status}`}>${item.status}</span></h2>
+      ${item.delivery_stopped_by !== null && html`<p class="notice stopped" data-testid="line-item-stopped">${stoppedBy[item.delivery_stopped_by].long}</p>`}
+      ${item.creatives.length === 0 && item.status !== 'completed' && html`<p class="notice stopped" data-testid="line-item-no-creative">Cannot deliver: it has no creative. ${canEdit ? 'Add one below' : 'A creative must be added'} before it can be shown.</p>`}
       ${canEdit && html`<div class="grid">
         <${BudgetForm} item=${item} save=${save} />
         <${BidsForm} item=${item} save=${save} />
       </div>
       <${TargetingForm} item=${item} save=${save} />`}
+      <${MatchPreviewBox} session=${session} item=${item} />
       <h3>Creatives</h3>
+      ${item.creatives.length === 0 && html`<p class="hint">None yet.</p>`}
       <ul>${item.creatives.map((creative) => html`<li key=${creative.id}><strong>${creative.title}</strong> — ${creative.body} <em>${creative.cta}</em> → ${creative.destination_url}</li>`)}</ul>
       ${canEdit && html`<${CreativeForm} item=${item} save=${save} />`}
     </section>`)}`;

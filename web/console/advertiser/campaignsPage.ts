@@ -140,8 +140,8 @@ export function CampaignsPage({ session }: { session: Session }) {
   return html`
     <p class="actions">${may(session, 'campaigns') && html`<a href="#/compose">Create a campaign</a>`} ${may(session, 'reporting') && html`<a href="#/report">Reports</a>`}</p>
     ${!may(session, 'campaigns') && html`<p class="hint" id="campaigns-permission">${lacking.campaigns}</p>`}
-    <${ErrorMessage} error=${error} />
-    <${ErrorMessage} error=${list.error} />
+    <${ErrorMessage} error=${error} retry=${() => { setError(null); setReload((count) => count + 1); }} />
+    <${ErrorMessage} error=${list.error} retry=${() => setReload((count) => count + 1)} />
     <p role="status" class="visually-hidden">${toggled && shownStatus === toggled.status ? `${toggled.name} is now ${toggled.status}.` : ''}</p>
     ${loading && !slow && html`<p role="status">Loading campaigns…</p>`}
     ${loading && slow && html`<div class="error" role="alert">

@@ -152,8 +152,8 @@ export function ComposePage({ session }: { session: Session }) {
         <${Field} label="Budget currency" path="line_item.budget.currency" hint="ISO 4217, e.g. USD or EUR; also the bid's currency" ...${field('currency')} />
         <${Select} label="Bid type" path="line_item.bids.bid_type" options=${bidTypes} ...${field('bid_type')} />
         <${Field} label="Bid value" path="line_item.bids.bid_value" ...${field('bid_value')} />
-        <${Field} label="Keywords to match" path="line_item.targeting.keywords.include" hint="Comma-separated; empty matches every conversation." ...${field('keywords')} />
-        <${Field} label="Placements to run on" path="line_item.targeting.placements.include" hint="Comma-separated placement ids; empty means all." ...${field('placements')} />
+        <${Field} label="Keywords to match" path="line_item.targeting.keywords.include" hint="Comma-separated; empty matches every conversation." list=${{ noun: 'Keyword', entries: listOf(form.keywords) ?? [] }} ...${field('keywords')} />
+        <${Field} label="Placements to run on" path="line_item.targeting.placements.include" hint="Comma-separated placement ids; empty means all." list=${{ noun: 'Placement', entries: listOf(form.placements) ?? [] }} ...${field('placements')} />
       </div>
     </section>
     <section class="card" aria-labelledby="compose-creative">

@@ -1,10 +1,11 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, query } from '../api.js';
-import { csvExport } from '../csvExport.js';
+import { downloadCsv } from '../csvExport.js';
 import { go, type Route } from '../route.js';
 import type { Session } from '../session.js';
-import { ErrorMessage, Field, Select } from '../ui.js';
+import { ErrorMessage, Field, formatCount, Select } from '../ui.js';
+import { IvtReasonText } from '../ivtReasonText.js';
 import { addDays, daysBetween, todayUtc, type Campaign, type DailyRow, type TrafficQualityRow } from './advertiserApi.js';
 import { BreakdownTable, breakdowns, isBreakdown, MetricCells, MetricHeaders, type Breakdown, type BreakdownRow } from './breakdownTable.js';
 import { DailyChart } from './dailyChart.js';
@@ -67,16 +68,6 @@ function sameReport(one: ReportChoice, other: ReportChoice): boolean {
   return one.from === other.from && one.to === other.to && one.campaign === other.campaign && one.breakdown === other.breakdown;
 }
 
-/** Saves a CSV export, every row of it: fetched with the session's key (a plain link could not send the header). */
-async function downloadCsv(session: Session, path: string, params: Record<string, string | number | undefined>, filename: string): Promise<void> {
-  const url = URL.createObjectURL(await csvExport(session, path, params));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = filename;
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
-
 /**
  * Reports over a date range: the daily chart and table, one row per campaign (or line item,
  * creative, placement, country), invalid traffic by reason, and CSV exports of each, all from the
@@ -90,6 +81,7 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
   const [report, setReport] = useState<Report | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [applied, setApplied] = useState(addressed);
+  const [attempt, setAttempt] = useState(0);
 
   // The address is the report's (bookmarks, Back and Forward, an edited URL): when it names
   // another report than the one shown, that one is shown. The page's own changes write the same
@@ -134,7 +126,7 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
       quality: quality.data,
       qualityPage: { offset: qualityOffset, hasMore: quality.pagination.has_more },
     }), setError);
-  }, [applied, rowsOffset, qualityOffset]);
+  }, [applied, rowsOffset, qualityOffset, attempt]);
 
   function submit(event: Event) {
     event.preventDefault();
@@ -164,7 +156,7 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
       ${windowProblem && html`<p class="field-error" role="alert">${windowProblem}</p>`}
       <button type="submit" disabled=${Boolean(windowProblem)}>Show report</button>
     </form>
-    <${ErrorMessage} error=${error} shownPaths=${['date_from', 'date_to']} />
+    <${ErrorMessage} error=${error} shownPaths=${['date_from', 'date_to']} retry=${() => setAttempt((count) => count + 1)} />
     ${report && html`
       <h2>By day</h2>
       <${DailyChart} rows=${report.daily} />
@@ -184,7 +176,7 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
         <div class="actions"><button type="button" class="secondary" onClick=${() => download(undefined, 'traffic-quality')}>Download traffic-quality CSV</button></div>
         <${TableWrap} label="Invalid traffic by reason"><table aria-label="Invalid traffic by reason">
           <thead><tr><th scope="col">Campaign</th><th scope="col">Reason</th><th scope="col" class="num">Invalid impressions</th><th scope="col" class="num">Invalid clicks</th><th scope="col" class="num">Invalid conversions</th></tr></thead>
-          <tbody>${report.quality.map((row) => html`<tr><th scope="row">${row.campaign_name}</th><td>${row.ivt_reason}</td><td class="num">${row.invalid_impressions}</td><td class="num">${row.invalid_clicks}</td><td class="num">${row.invalid_conversions}</td></tr>`)}</tbody>
+          <tbody>${report.quality.map((row) => html`<tr><th scope="row">${row.campaign_name}</th><td><${IvtReasonText} reason=${row.ivt_reason} /></td><td class="num">${formatCount(row.invalid_impressions)}</td><td class="num">${formatCount(row.invalid_clicks)}</td><td class="num">${formatCount(row.invalid_conversions)}</td></tr>`)}</tbody>
         </table><//>
         <${RowsPager} page=${report.qualityPage} shown=${report.quality.length} label="invalid traffic" onOffset=${pageTo('quality')} />`}`}`;
 }

@@ -5,6 +5,7 @@ import { PublishersPage } from './publishersPage.js';
 import { PublisherPage } from './publisherPage.js';
 import { OrganizationsPage } from './organizationsPage.js';
 import { OrganizationPage } from './organizationPage.js';
+import { TotalsPage } from './totalsPage.js';
 
 export const operatorPages: Page[] = [
   { name: 'reviews', title: 'Integration reviews', view: ReviewQueuePage },
@@ -13,4 +14,5 @@ export const operatorPages: Page[] = [
   { name: 'publishers', title: 'Publishers', view: PublishersPage },
   { name: 'publisher', title: 'Publisher', hidden: true, view: PublisherPage },
   { name: 'placements', title: 'Placements', view: PlacementPage },
+  { name: 'totals', title: 'Totals', view: TotalsPage },
 ];

@@ -4,7 +4,7 @@ import { api, query } from '../api.js';
 import { go, type Route } from '../route.js';
 import type { Session } from '../session.js';
 import { ROWS_PER_PAGE, RowsPager, type RowsPage } from '../rowsPager.js';
-import { ErrorMessage, Field, usd } from '../ui.js';
+import { ErrorMessage, Field, formatCount, usd } from '../ui.js';
 import { addDays, daysBetween, todayUtc } from '../advertiser/advertiserApi.js';
 import { TableWrap } from '../tableWrap.js';
 
@@ -26,7 +26,6 @@ interface PlacementEarningsRow {
   invalid_impressions: number;
 }
 
-const count = (value: number) => value.toLocaleString('en-US');
 const percent = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: 2 }) + ' %';
 
 /**
@@ -36,12 +35,12 @@ const percent = (value: number) => value.toLocaleString('en-US', { maximumFracti
 const columns: readonly (readonly [string, (row: PlacementEarningsRow) => string])[] = [
   ['Earnings (USD)', (row) => usd(row.earnings_usd)],
   ['eCPM (USD)', (row) => usd(row.ecpm_usd)],
-  ['Impressions', (row) => count(row.impressions)],
-  ['Clicks', (row) => count(row.clicks)],
+  ['Impressions', (row) => formatCount(row.impressions)],
+  ['Clicks', (row) => formatCount(row.clicks)],
   ['CTR', (row) => percent(row.ctr)],
-  ['Requests', (row) => count(row.requests)],
+  ['Requests', (row) => formatCount(row.requests)],
   ['Fill rate', (row) => percent(row.fill_rate)],
-  ['Invalid impressions', (row) => count(row.invalid_impressions)],
+  ['Invalid impressions', (row) => formatCount(row.invalid_impressions)],
 ];
 
 /** What each placement earned over a date range, from the publisher reporting route. */

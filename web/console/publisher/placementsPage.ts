@@ -1,5 +1,5 @@
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, Field, formatDateTime, Notice } from '../ui.js';
@@ -26,6 +26,13 @@ export function PublisherPlacementsPage({ session }: { session: Session }) {
     ]).then(([found, asked]) => { setPlacements(found.data); setReviews(asked.data); }, setError);
   }, [version]);
 
+  // The form goes once nothing is left to review, and the focus with it (to <body>): it goes to the
+  // confirmation instead, which its status role also announces.
+  const confirmation = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (message) confirmation.current?.focus();
+  }, [message]);
+
   async function requestReview(event: Event) {
     event.preventDefault();
     setError(null);
@@ -48,7 +55,7 @@ export function PublisherPlacementsPage({ session }: { session: Session }) {
 
   return html`
     <${ErrorMessage} error=${error} shownPaths=${['note']} />
-    ${message && html`<${Notice}>${message}</${Notice}>`}
+    <div ref=${confirmation} tabIndex="-1">${message && html`<${Notice}>${message}</${Notice}>`}</div>
     ${placements === null && !error && html`<p role="status">Loading placements…</p>`}
     ${placements?.length === 0 && html`<p>No placement yet: ask your operator to register one.</p>`}
     ${placements && placements.length > 0 && html`<${TableWrap} label="Your placements"><table aria-label="Your placements">

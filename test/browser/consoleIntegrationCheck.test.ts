@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skipBrowserTests } from './chromium.js';
+import {
+  consoleProblems,
+  createActiveCampaign,
+  createAdvertiser,
+  createPublisher,
+  screenshots,
+  signIn,
+  startConsoleService,
+  type ConsoleService,
+  type PublisherTenant,
+} from './consoleKit.js';
+
+let service: ConsoleService;
+
+beforeAll(async () => {
+  if (skipBrowserTests) return;
+  service = await startConsoleService();
+});
+
+afterAll(async () => {
+  await service?.close();
+});
+
+/** A serve's impression link, asked for as the publisher's backend does, once the index has the line item. */
+async function impressionUrl(publisher: PublisherTenant, query: string): Promise<string> {
+  let url: string | undefined;
+  await expect
+    .poll(async () => {
+      const response = await fetch(`${service.url}/v1/serve`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${publisher.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ placement_id: publisher.placementId, context: { query, response: '' } }),
+      });
+      url = response.ok ? ((await response.json()) as { ad: { tracking: { impression_url: string } } | null }).ad?.tracking.impression_url : undefined;
+      return url !== undefined;
+    }, { timeout: 15_000, interval: 100 })
+    .toBe(true);
+  return url!;
+}
+
+describe.skipIf(skipBrowserTests)("console in Chromium: the publisher's integration check explains itself", () => {
+  it('shows how each pixel was requested and a legend for filtered and not_image_request', async () => {
+    const publisher = await createPublisher(service, 'check-legend');
+    await createActiveCampaign(service, await createAdvertiser(service, 'Legend Outfitters'), publisher.placementId);
+    // A pixel fired by a script's fetch() from a page: not an image request.
+    const fetched = await impressionUrl(publisher, 'rain on the trail');
+    const tab = await service.browser.context.newPage();
+    await tab.goto(`${service.url}/healthz`);
+    await tab.evaluate((url) => fetch(url, { mode: 'no-cors' }).then(() => undefined), fetched);
+    await tab.close();
+    // A pixel from a server's HTTP library (a bot): a verdict the publisher sees as filtered, with no Fetch Metadata.
+    const fromServer = await impressionUrl(publisher, 'rain on the trail');
+    expect((await fetch(fromServer, { headers: { 'user-agent': 'python-requests/2.31.0' } })).status).toBe(200);
+
+    const page = await signIn(service, 'a publisher', publisher.token);
+    await page.goto(`${service.url}/console#/check?id=${encodeURIComponent(publisher.placementId)}`);
+    const rows = page.getByRole('table', { name: 'Recent impressions' }).locator('tbody tr');
+    await expect
+      .poll(async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        return rows.count();
+      }, { timeout: 20_000, interval: 500 })
+      .toBe(2);
+    const cells = async (index: number) => (await rows.nth(index).getByRole('cell').allTextContents()).map((text) => text.replace(/\s+/g, ' ').trim());
+    const all = [...(await cells(0)), ...(await cells(1))];
+    expect(all).toContain('a script’s fetch or XHR');
+    expect(all).toContain('no Fetch Metadata');
+    expect(all).toContain('ad pixel not loaded as an image (not_image_request)');
+    expect(all).toContain('filtered as invalid traffic (reason not shared) (filtered)');
+    const legend = (await page.getByTestId('integration-legend').textContent())!.replace(/\s+/g, ' ');
+    expect(legend).toContain('not billed: judged as not a person’s view.');
+    expect(legend).toContain('load it as an image, new Image() or <img>.');
+    expect(legend).toContain('Requested as');
+    await screenshots(page, 'publisher-integration-legend');
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skipBrowserTests } from './chromium.js';
+import {
+  consoleProblems,
+  createActiveCampaign,
+  createAdvertiser,
+  createPublisher,
+  screenshots,
+  signIn,
+  startConsoleService,
+  type ConsoleService,
+} from './consoleKit.js';
+
+let service: ConsoleService;
+
+beforeAll(async () => {
+  if (skipBrowserTests) return;
+  service = await startConsoleService();
+});
+
+afterAll(async () => {
+  await service?.close();
+});
+
+const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
+
+describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
+  it("has a Totals page: the platform's daily totals over a date range, their sum, and the CSV", async () => {
+    const advertiser = await createAdvertiser(service, 'Totals Outfitters');
+    const publisher = await createPublisher(service, 'totals-chat');
+    await createActiveCampaign(service, advertiser, publisher.placementId);
+    const lineItems = await fetch(`${service.url}/v1/advertiser/campaigns`, { headers: { 'x-api-key': advertiser.apiKey } })
+      .then((response) => response.json() as Promise<{ data: { id: string }[] }>)
+      .then(({ data }) => fetch(`${service.url}/v1/advertiser/campaigns/${data[0]!.id}/line-items`, { headers: { 'x-api-key': advertiser.apiKey } }))
+      .then((response) => response.json() as Promise<{ data: { id: string }[] }>);
+    // Two valid clicks at the 0.5 CPC bid, through the admin import: 1 USD of spend today.
+    const click = { type: 'click', time: new Date(Date.now() - 60_000).toISOString(), line_item_id: lineItems.data[0]!.id, placement_id: publisher.placementId, ip: '73.1.2.9', user_agent: CHROME };
+    const imported = await fetch(`${service.url}/v1/admin/events/import`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${service.adminToken}`, 'content-type': 'application/x-ndjson' },
+      body: [click, click].map((line) => JSON.stringify(line)).join('\n'),
+    });
+    expect(imported.status).toBe(200);
+
+    const page = await signIn(service, 'an operator', service.adminToken);
+    await page.getByRole('link', { name: 'Totals' }).first().click();
+    const table = page.getByRole('table', { name: 'Platform totals by day' });
+    const today = new Date().toISOString().slice(0, 10);
+    const todayRow = table.getByRole('row', { name: new RegExp(`^${today}`) });
+    await expect
+      .poll(async () => {
+        await page.getByRole('button', { name: 'Show totals' }).click();
+        await table.waitFor();
+        return todayRow.locator('[data-column="Clicks"]').textContent();
+      }, { timeout: 20_000, interval: 500 })
+      .toBe('2');
+    expect(await todayRow.locator('[data-column="Spend (USD)"]').textContent()).toBe('$1.00');
+    // Seven days, every day present, and their sum.
+    expect(await table.locator('tbody tr').count()).toBe(7);
+    expect(await table.locator('tfoot [data-column="Spend (USD)"]').textContent()).toBe('$1.00');
+    await screenshots(page, 'operator-totals');
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download', { timeout: 30_000 }),
+      page.getByRole('button', { name: 'Download CSV' }).click(),
+    ]);
+    const lines = readFileSync((await download.path())!, 'utf8').split('\r\n').filter(Boolean);
+    expect(lines[0]).toBe('date,requests,filled,impressions,invalid_impressions,clicks,invalid_clicks,spend_usd,publisher_earnings_usd,platform_margin_usd');
+    expect(lines).toHaveLength(8);
+    expect(lines.find((line) => line.startsWith(today))).toMatch(/^[\d-]+,\d+,\d+,\d+,\d+,2,0,1,/);
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+});

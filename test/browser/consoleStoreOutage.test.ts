@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPostgresServer, unavailableReason, type PostgresServer } from '../helpers/postgresServer.js';
+import { skipBrowserTests } from './chromium.js';
+import {
+  consoleProblems,
+  createActiveCampaign,
+  createAdvertiser,
+  createPublisher,
+  screenshots,
+  signIn,
+  startConsoleService,
+  type ConsoleService,
+} from './consoleKit.js';
+
+/** A real PostgreSQL server of the test's own, stopped while the console is open. */
+if (unavailableReason) console.warn(unavailableReason);
+
+let server: PostgresServer;
+let service: ConsoleService;
+
+const skip = skipBrowserTests || unavailableReason !== undefined;
+
+beforeAll(async () => {
+  if (skip) return;
+  server = await startPostgresServer();
+  service = await startConsoleService({ databaseUrl: server.url });
+});
+
+afterAll(async () => {
+  await service?.close();
+  server?.destroy();
+});
+
+const unavailable = 'The service cannot reach its database right now; nothing was changed. Try again in a few seconds.';
+
+describe.skipIf(skip)('console in Chromium: a Postgres outage', () => {
+  it('says in words that nothing was changed, and the campaign list offers Retry, which shows it once Postgres is back', async () => {
+    const advertiser = await createAdvertiser(service, 'Outage Outfitters');
+    const publisher = await createPublisher(service, 'outage-chat');
+    await createActiveCampaign(service, advertiser, publisher.placementId);
+    const page = await signIn(service, 'an advertiser', advertiser.apiKey);
+    await page.getByRole('link', { name: 'Rain shells' }).first().click();
+    const budget = page.getByRole('form', { name: 'Budget of Hikers' });
+    await budget.waitFor();
+
+    server.stop();
+    await budget.getByLabel('Daily budget').fill('60');
+    await budget.getByRole('button', { name: 'Save budget' }).click();
+    await budget.getByRole('alert').getByText(unavailable).waitFor();
+
+    await page.getByRole('link', { name: 'Campaigns' }).first().click();
+    const alert = page.getByRole('alert').filter({ hasText: unavailable });
+    await alert.waitFor();
+    expect(await alert.getByRole('button', { name: 'Retry' }).count()).toBe(1);
+    await screenshots(page, 'advertiser-campaigns-postgres-down');
+
+    server.start();
+    await expect
+      .poll(async () => {
+        if ((await alert.count()) > 0) await alert.getByRole('button', { name: 'Retry' }).click();
+        return page.getByRole('link', { name: 'Rain shells', exact: true }).count();
+      }, { timeout: 20_000, interval: 500 })
+      .toBe(1);
+    // Nothing was saved while Postgres was down.
+    await page.getByRole('link', { name: 'Rain shells', exact: true }).click();
+    expect(await page.getByRole('form', { name: 'Budget of Hikers' }).getByLabel('Daily budget').inputValue()).toBe('50');
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+});
