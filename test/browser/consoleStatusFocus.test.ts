@@ -52,11 +52,22 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a button that replaces i
     const publisher = await createPublisher(service, 'focus-review');
     const page = await signIn(service, 'a publisher', publisher.token, { keyboard: true });
     await page.getByRole('checkbox', { name: publisher.placementId }).check();
+    // The page's reload after the request is held, as a slow network would: the confirmation takes
+    // the focus at once, and keeps it when the reload removes the form.
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    await page.route('**/v1/publisher/placements', async (route) => {
+      await held;
+      await route.continue();
+    });
     await page.getByRole('button', { name: 'Request review' }).focus();
     await page.keyboard.press('Enter');
     await expect.poll(() => focused(page)).toMatch(/^DIV Review requested for /);
+    answer();
     // Its only placement now waits in the review: the form is gone.
-    expect(await page.getByRole('button', { name: 'Request review' }).count()).toBe(0);
+    await expect.poll(() => page.getByRole('button', { name: 'Request review' }).count()).toBe(0);
+    expect(await focused(page)).toMatch(/^DIV Review requested for /);
+    await page.unroute('**/v1/publisher/placements');
     await screenshots(page, 'publisher-review-requested-focus');
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
