@@ -13,6 +13,26 @@ const optionalString = z
 
 const optionalUrl = optionalString.pipe(z.url().optional());
 
+/**
+ * A base the service appends link paths to (`<base>/v1/t/i/<token>`): another scheme, a query or
+ * a fragment would put every token where no browser sends it, and nothing would ever be recorded.
+ */
+const LINK_BASE_PROBLEM = 'must be an http or https URL without a query or fragment';
+const optionalLinkBase = optionalString.pipe(
+  z
+    .url({ protocol: /^https?$/, error: LINK_BASE_PROBLEM })
+    .refine((value) => !/[?#]/.test(value), LINK_BASE_PROBLEM)
+    .optional(),
+);
+
+/**
+ * Numbers in decimal digits only (a fraction where the setting takes one): z.coerce.number would
+ * read '' and ' ' as 0 (an empty IMPRESSION_VELOCITY_10S in a compose file would turn that limit
+ * off), 1e3 as 1000 and 0x10 as 16.
+ */
+const wholeNumber = z.string().regex(/^\d+$/, 'must be a whole number in decimal digits').transform(Number);
+const decimalNumber = z.string().regex(/^\d+(\.\d+)?$/, 'must be a number in decimal digits').transform(Number);
+
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
@@ -37,7 +57,7 @@ const configSchema = z
     DATA_DIR: z.string().min(1).default('./data'),
     DATABASE_URL: optionalUrl,
     /** On a Postgres server: how long a statement waits for a lock another session holds before a 503 (0: the server's own setting). */
-    POSTGRES_LOCK_WAIT_MS: z.coerce.number().int().min(0).default(5000),
+    POSTGRES_LOCK_WAIT_MS: wholeNumber.pipe(z.number().int().min(0)).default(5000),
     CLICKHOUSE_URL: optionalUrl,
     CLICKHOUSE_USER: optionalString,
     CLICKHOUSE_PASSWORD: optionalString,
@@ -57,85 +77,85 @@ const configSchema = z
     /** The admin CLI's defaults for --url and --token (and the demo's for --admin-token); the server ignores them. */
     ADSVC_URL: optionalString,
     ADSVC_ADMIN_TOKEN: optionalString,
-    TRACKING_BASE_URL: optionalUrl,
-    SERVE_BASE_URL: optionalUrl,
+    TRACKING_BASE_URL: optionalLinkBase,
+    SERVE_BASE_URL: optionalLinkBase,
     /** fastify's trustProxy: unset (trust no proxy), true/false, a hop count, or a comma-separated list of addresses/CIDRs or `loopback`. */
     TRUST_PROXY: optionalString,
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
+    BODY_LIMIT_BYTES: wholeNumber.pipe(z.number().int().min(1024)).default(1_048_576),
     /** Largest body the NDJSON event import accepts. */
-    IMPORT_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(64 * 1_048_576),
+    IMPORT_BODY_LIMIT_BYTES: wholeNumber.pipe(z.number().int().min(1024)).default(64 * 1_048_576),
     /**
      * How long a whole request (headers and body) may take to arrive; then 408 request_timeout. The
      * answer is not timed (long report downloads). 10 minutes take the largest import at 1 Mbit/s.
      */
-    REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(600_000),
+    REQUEST_TIMEOUT_MS: wholeNumber.pipe(z.number().int().min(1000)).default(600_000),
     /**
      * How long a request's headers may take to arrive (then 408, connection closed): a client
      * sending a header line every few seconds held its connection for Node's 60 s.
      */
-    HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10_000),
+    HEADERS_TIMEOUT_MS: wholeNumber.pipe(z.number().int().min(1000)).default(10_000),
     /** Open client connections above which new ones are closed at once; unset, derived from the descriptor limit (connectionLimit.ts). */
-    MAX_CONNECTIONS: z.coerce.number().int().min(1).optional(),
+    MAX_CONNECTIONS: wholeNumber.pipe(z.number().int().min(1)).optional(),
     /** Event buffer: flush to ClickHouse after this many rows or this many milliseconds, whichever comes first. */
-    EVENT_FLUSH_ROWS: z.coerce.number().int().min(1).default(50_000),
-    EVENT_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
+    EVENT_FLUSH_ROWS: wholeNumber.pipe(z.number().int().min(1)).default(50_000),
+    EVENT_FLUSH_INTERVAL_MS: wholeNumber.pipe(z.number().int().min(10)).default(1000),
     /** Accepted events not yet in ClickHouse above which tracking answers 503 instead of growing without limit. */
-    EVENT_BUFFER_MAX_ROWS: z.coerce.number().int().min(1).default(1_000_000),
+    EVENT_BUFFER_MAX_ROWS: wholeNumber.pipe(z.number().int().min(1)).default(1_000_000),
     /** fsync the event spool before acknowledging (survives power loss, not only a process crash), at a throughput cost. */
     EVENT_SPOOL_FSYNC: booleanFlag.default(false),
     /** /healthz fails its event_backlog check above this many accepted events not yet in ClickHouse... */
-    HEALTH_EVENT_BACKLOG_MAX_ROWS: z.coerce.number().int().min(1).default(500_000),
+    HEALTH_EVENT_BACKLOG_MAX_ROWS: wholeNumber.pipe(z.number().int().min(1)).default(500_000),
     /** ...or when the oldest of them was accepted longer ago than this (writes to ClickHouse are failing). */
-    HEALTH_EVENT_BACKLOG_MAX_AGE_SECONDS: z.coerce.number().int().min(1).default(60),
+    HEALTH_EVENT_BACKLOG_MAX_AGE_SECONDS: wholeNumber.pipe(z.number().int().min(1)).default(60),
     /** Count events from private, loopback and reserved addresses as valid (development installs on localhost). */
     IVT_ALLOW_PRIVATE_IPS: booleanFlag.default(false),
     /** Optional operator CIDR files (comma-separated paths), each line a range treated as data-center traffic. */
     IVT_EXTRA_CIDR_FILES: optionalString,
     /** How often the serving index checks Postgres for management changes. */
-    INDEX_REFRESH_MS: z.coerce.number().int().min(50).default(250),
+    INDEX_REFRESH_MS: wholeNumber.pipe(z.number().int().min(50)).default(250),
     /** ...and how often it checks all the same on embedded PGlite, where every change notifies it at its commit. */
-    INDEX_REFRESH_NOTIFIED_MS: z.coerce.number().int().min(50).default(5000),
+    INDEX_REFRESH_NOTIFIED_MS: wholeNumber.pipe(z.number().int().min(50)).default(5000),
     /** How often the catalog change log is pruned of what every instance has read (see docs/serving.md). */
-    INDEX_CHANGES_PRUNE_MS: z.coerce.number().int().min(100).default(600_000),
+    INDEX_CHANGES_PRUNE_MS: wholeNumber.pipe(z.number().int().min(100)).default(600_000),
     /** Keep the catalog the ad index is built from in DATA_DIR/catalog-snapshot, so a restart does not read it all from Postgres. */
     CATALOG_SNAPSHOT: booleanFlag.default(true),
     /** How often pacing re-reads today's spend from ClickHouse (the sum over every instance). */
-    PACING_SYNC_MS: z.coerce.number().int().min(100).default(2000),
+    PACING_SYNC_MS: wholeNumber.pipe(z.number().int().min(100)).default(2000),
     /** How often an instance completes campaigns whose flight has ended (any instance may; the sweep is idempotent). */
-    FLIGHT_SWEEP_MS: z.coerce.number().int().min(100).max(60_000).default(20_000),
+    FLIGHT_SWEEP_MS: wholeNumber.pipe(z.number().int().min(100).max(60_000)).default(20_000),
     /** How often ad selection re-reads 30 days of impressions, clicks and conversions to re-estimate CTR and CVR. */
-    SELECTION_STATS_REFRESH_MS: z.coerce.number().int().min(100).default(60_000),
+    SELECTION_STATS_REFRESH_MS: wholeNumber.pipe(z.number().int().min(100)).default(60_000),
     /** How often certified placements are checked for server-side (data-center) impression traffic. */
-    AUTO_REVOCATION_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
+    AUTO_REVOCATION_INTERVAL_MS: wholeNumber.pipe(z.number().int().min(100)).default(60_000),
     /** The look-back window of that check. */
-    AUTO_REVOCATION_WINDOW_MINUTES: z.coerce.number().int().min(1).max(1440).default(60),
+    AUTO_REVOCATION_WINDOW_MINUTES: wholeNumber.pipe(z.number().int().min(1).max(1440)).default(60),
     /** Flag a placement for an operator (logged; nothing changes) when this many serves in the window had a server-side impression. */
-    AUTO_REVOCATION_DATACENTER_IMPRESSIONS: z.coerce.number().int().min(1).default(20),
+    AUTO_REVOCATION_DATACENTER_IMPRESSIONS: wholeNumber.pipe(z.number().int().min(1)).default(20),
     /** Revoke when this share of the window's serves, and of their users, had one, once AUTO_REVOCATION_MIN_IMPRESSIONS serves were seen... */
-    AUTO_REVOCATION_DATACENTER_SHARE: z.coerce.number().gt(0).max(1).default(0.5),
-    AUTO_REVOCATION_MIN_IMPRESSIONS: z.coerce.number().int().min(1).default(100),
+    AUTO_REVOCATION_DATACENTER_SHARE: decimalNumber.pipe(z.number().gt(0).max(1)).default(0.5),
+    AUTO_REVOCATION_MIN_IMPRESSIONS: wholeNumber.pipe(z.number().int().min(1)).default(100),
     /** ...and those server-side serves had at least this many distinct users (the serves' user.id)... */
-    AUTO_REVOCATION_MIN_USERS: z.coerce.number().int().min(1).default(10),
+    AUTO_REVOCATION_MIN_USERS: wholeNumber.pipe(z.number().int().min(1)).default(10),
     /** ...in each of this many windows on end (the latest and the ones before it); less is flagged. */
-    AUTO_REVOCATION_WINDOWS: z.coerce.number().int().min(1).max(168).default(6),
+    AUTO_REVOCATION_WINDOWS: wholeNumber.pipe(z.number().int().min(1).max(168)).default(6),
     /** How long a tracking link stays valid after the serve. */
-    TRACKING_LINK_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(7 * 24 * 3600),
+    TRACKING_LINK_TTL_SECONDS: wholeNumber.pipe(z.number().int().min(60).max(30 * 24 * 3600)).default(7 * 24 * 3600),
     /**
      * The token format new tracking links are signed in; both verify everywhere. 1 while instances
      * older than format 2 still serve the same links (a rolling upgrade, or to be able to roll back).
      */
-    TRACKING_TOKEN_FORMAT: z.coerce.number().pipe(z.union([z.literal(1), z.literal(2)], { error: 'must be 1 or 2' })).default(2),
+    TRACKING_TOKEN_FORMAT: z.enum(['1', '2'], { error: 'must be 1 or 2' }).transform((format) => (format === '1' ? (1 as const) : (2 as const))).default(2),
     /** How long the first click of a serve this process does not know waits for others to share its ClickHouse lookup. */
-    SERVE_LOOKUP_WINDOW_MS: z.coerce.number().int().min(1).max(1000).default(5),
+    SERVE_LOOKUP_WINDOW_MS: wholeNumber.pipe(z.number().int().min(1).max(1000)).default(5),
     /** How long that lookup may take; past it the click is stored as impression_unverified, not billed. */
-    SERVE_LOOKUP_TIMEOUT_MS: z.coerce.number().int().min(10).default(2000),
+    SERVE_LOOKUP_TIMEOUT_MS: wholeNumber.pipe(z.number().int().min(10)).default(2000),
     /**
      * At most this many otherwise billable (tCPM) impressions of one placement from one network (an IPv4
      * address, an IPv6 /56) in any 10 s, and in any 10 minutes; beyond, impression_velocity. 0: no limit.
      */
-    IMPRESSION_VELOCITY_10S: z.coerce.number().int().min(0).default(30),
-    IMPRESSION_VELOCITY_10MIN: z.coerce.number().int().min(0).default(600),
+    IMPRESSION_VELOCITY_10S: wholeNumber.pipe(z.number().int().min(0)).default(30),
+    IMPRESSION_VELOCITY_10MIN: wholeNumber.pipe(z.number().int().min(0)).default(600),
     /**
      * A placement's clicks from one block of addresses (an IPv4 /24, an IPv6 /48) beyond this many in
      * any 10 s, or in any 10 minutes, are placement_click_velocity while the block's click-through on
@@ -143,11 +163,11 @@ const configSchema = z
      * PLACEMENT_CLICK_THROUGH_MAX, and beyond 10 times this many whatever the click-through (placementBlocks.ts).
      * 0: that window unlimited. 0 click-through: the counts alone.
      */
-    PLACEMENT_CLICK_VELOCITY_10S: z.coerce.number().int().min(0).default(20),
-    PLACEMENT_CLICK_VELOCITY_10MIN: z.coerce.number().int().min(0).default(120),
-    PLACEMENT_CLICK_THROUGH_MAX: z.coerce.number().min(0).max(1).default(0.2),
+    PLACEMENT_CLICK_VELOCITY_10S: wholeNumber.pipe(z.number().int().min(0)).default(20),
+    PLACEMENT_CLICK_VELOCITY_10MIN: wholeNumber.pipe(z.number().int().min(0)).default(120),
+    PLACEMENT_CLICK_THROUGH_MAX: decimalNumber.pipe(z.number().min(0).max(1)).default(0.2),
     /** Days a conversion may follow its click and still be attributed. */
-    ATTRIBUTION_WINDOW_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+    ATTRIBUTION_WINDOW_DAYS: wholeNumber.pipe(z.number().int().min(1).max(365)).default(30),
     /** The compact word vectors `npm run build` writes (default dist/word-vectors.bin); missing means semantic matching is off. */
     WORD_VECTORS_PATH: optionalString,
     /** Veto every ad next to a sensitive topic (bereavement, accident, disaster, serious diagnosis, ...). */

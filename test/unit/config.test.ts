@@ -24,6 +24,28 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ TRACKING_BASE_URL: 'https://t.example.com/' }).TRACKING_BASE_URL).toBe('https://t.example.com');
   });
 
+  it('takes a link base only as an http or https URL without a query or fragment (links append their path to it)', () => {
+    expect(loadConfig({ TRACKING_BASE_URL: 'https://ads.example.com/track/' }).TRACKING_BASE_URL).toBe('https://ads.example.com/track');
+    expect(loadConfig({ SERVE_BASE_URL: 'http://10.0.0.5:8080' }).SERVE_BASE_URL).toBe('http://10.0.0.5:8080');
+    // An ftp base, a query or a fragment put every token where no browser sends it: nothing was ever recorded.
+    for (const name of ['TRACKING_BASE_URL', 'SERVE_BASE_URL']) {
+      for (const base of ['ftp://t.example.com', 'javascript:alert1', 'https://t.example.com/x?y=1', 'https://t.example.com/x?', 'https://t.example.com/#frag']) {
+        expect(() => loadConfig({ [name]: base }), `${name}=${base}`).toThrow(new RegExp(`^invalid configuration: ${name}: must be an http or https URL without a query or fragment$`));
+      }
+    }
+  });
+
+  it('takes every other number in decimal digits only: an empty value does not turn a limit off', () => {
+    expect(loadConfig({ IMPRESSION_VELOCITY_10S: '45', PLACEMENT_CLICK_THROUGH_MAX: '0.25' })).toMatchObject({ IMPRESSION_VELOCITY_10S: 45, PLACEMENT_CLICK_THROUGH_MAX: 0.25 });
+    // '' and ' ' were 0 (no impression velocity limit), 1e3 1000 and 0x10 16.
+    for (const value of ['', ' ', '1e3', '0x10', '-1', '4.5', ' 30']) {
+      expect(() => loadConfig({ IMPRESSION_VELOCITY_10S: value }), JSON.stringify(value)).toThrow(/^invalid configuration: IMPRESSION_VELOCITY_10S: must be a whole number in decimal digits$/);
+    }
+    for (const value of ['', '.5', '2e-1']) {
+      expect(() => loadConfig({ PLACEMENT_CLICK_THROUGH_MAX: value }), JSON.stringify(value)).toThrow(/^invalid configuration: PLACEMENT_CLICK_THROUGH_MAX: must be a number in decimal digits$/);
+    }
+  });
+
   it('takes PORT as decimal digits, 0 to 65535, and nothing else', () => {
     for (const port of ['0', '80', '08080', '65535']) expect(loadConfig({ PORT: port }).PORT, port).toBe(Number(port));
     // '' was a random port, 0x1F90 8080 and 1e3 1000.
