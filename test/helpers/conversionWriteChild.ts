@@ -14,6 +14,7 @@ import { openClickHouse } from '../../src/store/clickhouse.js';
 import { migrateClickHouse } from '../../src/store/migrate.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { sampleEvent } from './sampleEvent.js';
+import { settleParts } from './settledParts.js';
 
 const LINE_ITEM_ID = '0b6f3c1e-6a59-4f0e-9d0a-2f1f0c1d2e3f';
 const EVENT_ID = '5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
@@ -23,8 +24,9 @@ const config = loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' 
 const ch = mode === 'unanswered' ? unansweredServer() : await openClickHouse({ database: 'adsvc', dataDir });
 if (mode !== 'unanswered') await migrateClickHouse(ch);
 // The writer's renames must be its conversion's only (the test kills it at the n-th): a migration's
-// mutation (0017 drops a column) is finished here, not by the writer's start.
-if (mode === 'schema') await mutationsDone();
+// mutation (0017 drops a column) and the merge of the migrations' parts are finished here, not
+// during the writer's run.
+if (mode === 'schema') await settleParts(ch);
 const events = await createClickHouseEventPipeline({ config, ch, log: pino({ level: 'silent' }) });
 if (mode === 'write' || mode === 'unanswered') {
   const conversion = sampleEvent({ event_id: EVENT_ID, type: 'conversion', source: 'conversion_api', line_item_id: LINE_ITEM_ID, price_model: 'CPA', cost_nanos: 828_000_000, price_nanos: 828_000_000 });
@@ -50,14 +52,6 @@ if (mode === 'read') {
   process.stdout.write(`held ${JSON.stringify(held)}\n`);
 }
 await ch.close();
-
-async function mutationsDone(): Promise<void> {
-  for (;;) {
-    const [row] = await (await ch.client.query({ query: 'SELECT count() AS pending FROM system.mutations WHERE NOT is_done', format: 'JSONEachRow' })).json<{ pending: string | number }>();
-    if (Number(row!.pending) === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 function unansweredServer() {
   const client = createClient({ url: `http://127.0.0.1:${port}`, request_timeout: 600_000, log: { level: ClickHouseLogLevel.OFF } });

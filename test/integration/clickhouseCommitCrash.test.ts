@@ -35,10 +35,12 @@ function run(command: string, args: string[]): Promise<{ stdout: string; stderr:
   });
 }
 
-const flushChild = (dataDir: string, count: number) => [process.execPath, '--import', 'tsx', path.join(packageRoot, 'test/helpers/pipelineFlushChild.ts'), dataDir, String(count)];
+const flushChild = (dataDir: string, count: number, settle = false) => [
+  process.execPath, '--import', 'tsx', path.join(packageRoot, 'test/helpers/pipelineFlushChild.ts'), dataDir, String(count), ...(settle ? ['settle'] : []),
+];
 
-async function writeAndPrint(dataDir: string): Promise<Held> {
-  const [command, ...args] = flushChild(dataDir, 0);
+async function writeAndPrint(dataDir: string, settle = false): Promise<Held> {
+  const [command, ...args] = flushChild(dataDir, 0, settle);
   const { stdout, stderr, code } = await run(command!, args);
   expect(code, stderr).toBe(0);
   return JSON.parse(stdout.split('\n').find((line) => line.startsWith('held '))!.slice('held '.length)) as Held;
@@ -65,8 +67,8 @@ function tablesWithBlockWithoutPart(dataDir: string): string[] {
 /** Runs a child that accepts EVENTS events and writes them in one insert, killed -9 as it enters its `rename`-th rename. */
 async function crashInCommit(rename: number): Promise<{ dataDir: string; hit: string[]; acknowledged: number }> {
   const dataDir = mkdtempSync(path.join(inject('testRoot'), 'commit-crash-'));
-  // The schema first, in a run of its own: the crashing run's renames are then its insert's alone.
-  await writeAndPrint(dataDir);
+  // The schema first, in a run of its own, its parts merged: the crashing run's renames are then its insert's alone.
+  await writeAndPrint(dataDir, true);
   const crashed = await run('strace', ['-f', '-qq', '-o', '/dev/null', '-e', 'trace=rename', '-e', `inject=rename:signal=SIGKILL:when=${rename}`, ...flushChild(dataDir, EVENTS)]);
   const acks = crashed.stdout.split('\n').filter((line) => line.startsWith('ack '));
   expect(crashed.stdout, crashed.stderr).not.toMatch(/^held /m);
@@ -111,16 +113,18 @@ const conversionChild = (dataDir: string, mode: 'schema' | 'write' | 'read') => 
 ];
 
 /** Writes one CPA conversion at once (as a conversion_id's is), killed -9 as it enters its `rename`-th rename, starts again and reads. */
-async function conversionCrashInCommit(rename: number): Promise<{ crashed: Awaited<ReturnType<typeof run>>; held: ConversionHeld; dataDir: string }> {
+async function conversionCrashInCommit(rename: number): Promise<{ crashed: Awaited<ReturnType<typeof run>>; hit: string[]; held: ConversionHeld; dataDir: string }> {
   const dataDir = mkdtempSync(path.join(inject('testRoot'), 'conversion-crash-'));
   const [command, ...args] = conversionChild(dataDir, 'schema');
   expect((await run(command!, args)).code).toBe(0);
   const crashed = await run('strace', ['-f', '-qq', '-o', '/dev/null', '-e', 'trace=rename', '-e', `inject=rename:signal=SIGKILL:when=${rename}`, ...conversionChild(dataDir, 'write')]);
+  // Which table's block the crash cut from its part, before the read's start replays the spool.
+  const hit = tablesWithBlockWithoutPart(dataDir);
   const [readCommand, ...readArgs] = conversionChild(dataDir, 'read');
   const read = await run(readCommand!, readArgs);
   expect(read.code, read.stderr).toBe(0);
   const held = JSON.parse(read.stdout.split('\n').find((line) => line.startsWith('held '))!.slice('held '.length)) as ConversionHeld;
-  return { crashed, held, dataDir };
+  return { crashed, hit, held, dataDir };
 }
 
 describe.runIf(hasStrace)('kill -9 during the commit of a conversion written at once (embedded chdb)', () => {
@@ -128,15 +132,18 @@ describe.runIf(hasStrace)('kill -9 during the commit of a conversion written at 
   // stored) added nothing, pacing never counted its cost, and the line item was billed one
   // conversion past twice its daily budget.
   it("counts in pacing's spend the conversion events_v1 kept when the crash cut the views' parts", async () => {
-    const { crashed, held, dataDir } = await conversionCrashInCommit(2);
+    const { crashed, hit, held, dataDir } = await conversionCrashInCommit(2);
     expect(crashed.signal ?? crashed.code).not.toBe(0);
     expect(crashed.stdout).not.toMatch(/^written/m);
+    expect(hit).toHaveLength(1);
+    expect(hit[0]).not.toBe('events_v1');
     expect(held).toEqual({ conversions: 1, billedNanos: 828_000_000, dailySpendNanos: 828_000_000, pacingNanos: 828_000_000, pacingLifetimeNanos: 828_000_000 });
     expect(readdirSync(path.join(dataDir, 'spool'))).toEqual([]);
   }, 120_000);
 
   it("stores once, and counts, the conversion whose part the crash cut after its block id", async () => {
-    const { held, dataDir } = await conversionCrashInCommit(1);
+    const { hit, held, dataDir } = await conversionCrashInCommit(1);
+    expect(hit).toEqual(['events_v1']);
     expect(held).toEqual({ conversions: 1, billedNanos: 828_000_000, dailySpendNanos: 828_000_000, pacingNanos: 828_000_000, pacingLifetimeNanos: 828_000_000 });
     expect(readdirSync(path.join(dataDir, 'spool'))).toEqual([]);
   }, 120_000);
