@@ -430,24 +430,34 @@ const OTHER_PUBLISHERS_HOLD_SHARE = 0.5;
  * has: `budget` when today's spend reached today's budget (as paced: `evenShare` is
  * dailyAllowanceShare of the serve's time), its lifetime or this month's spend its lifetime budget
  * or the monthly ceiling, or one more event at its price would pass a billing ceiling;
- * `outstanding_serves` when the budget left before the first of those limits is held by this instance's serves still
- * waiting for their events, at their expected cost (SpendPacing.served): the publisher's own in
- * full, other publishers' up to OTHER_PUBLISHERS_HOLD_SHARE of what is left. Without a publisher
- * (the advertiser's match preview) it is judged for the publishers whose serves wait: every
- * outstanding serve counts. The serve and the match preview judge it here alike.
+ * `outstanding_serves` when the budget left is held by this instance's serves still waiting for
+ * their events, at their expected cost (SpendPacing.served): the publisher's own in full, other
+ * publishers' up to OTHER_PUBLISHERS_HOLD_SHARE of what is left. Against today's released budget
+ * the holds must stay below what is left, as spend alone must: the serve that passes it is billed
+ * (the daily ceiling is twice the budget). Against the lifetime budget and this month's ceiling,
+ * which bill nothing beyond them, the holds plus this serve's own expected cost must fit, so that
+ * the last serve is not one that could only be shown unpaid (try37 L2: 0.009 held of 0.010 left
+ * served a fourth 0.003 impression, stored over_lifetime_budget). Without a publisher (the
+ * advertiser's match preview) it is judged for the publishers whose serves wait: every outstanding
+ * serve counts. The serve and the match preview judge it here alike.
  */
 export function outOfBudget(entry: LineItemEntry, evenShare: number, publisherId?: string): 'budget' | 'outstanding_serves' | undefined {
   const spend = entry.spend;
   const released = entry.evenPacing ? entry.budgetNanos * evenShare : entry.budgetNanos;
-  // What is left before the first limit: today's released budget, the lifetime budget or this
+  // What is left before each limit: today's released budget, and the lifetime budget or this
   // month's ceiling (the holds count against all three, try36 L1: a burst passed a lifetime budget).
-  const left = Math.min(released - spend.nanos, ceilingRoomNanos(entry));
-  if (left <= 0) return 'budget';
+  const releasedLeft = released - spend.nanos;
+  const ceilingLeft = ceilingRoomNanos(entry);
+  if (releasedLeft <= 0 || ceilingLeft <= 0) return 'budget';
   if (billingCeilingPassed(entry, entry.priceNanos, 0, 'today') !== undefined) return 'budget';
-  if (spend.outstandingNanos < left) return undefined;
-  const own = publisherId === undefined ? spend.outstandingNanos : (spend.publisherHolds?.get(publisherId)?.nanos ?? 0);
-  const others = Math.min(spend.outstandingNanos - own, OTHER_PUBLISHERS_HOLD_SHARE * left);
-  return own + others >= left ? 'outstanding_serves' : undefined;
+  const outstanding = spend.outstandingNanos;
+  if (outstanding === 0) return undefined;
+  // This serve's own hold, as SpendPacing.served will count it.
+  const expected = Math.round(entry.expectedValue * 1e9);
+  if (outstanding < releasedLeft && outstanding + expected <= ceilingLeft) return undefined;
+  const own = publisherId === undefined ? outstanding : (spend.publisherHolds?.get(publisherId)?.nanos ?? 0);
+  const held = own + Math.min(outstanding - own, OTHER_PUBLISHERS_HOLD_SHARE * Math.min(releasedLeft, ceilingLeft));
+  return held >= releasedLeft || held + expected > ceilingLeft ? 'outstanding_serves' : undefined;
 }
 
 /** Whether the serve's time falls in one of the line item's dayparts, in its zone. */

@@ -192,4 +192,80 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });
+
+  it('asks before a new budget currency re-prices the bid, says what the bid will mean, and lets the bid be edited first (try37 M1)', async () => {
+    const advertiser = await createAdvertiser(service, 'Yen Co');
+    const composed = await advertiserApi<{ data: { campaign: { id: string }; line_item: { id: string } } }>(advertiser, 'POST', '/v1/advertiser/campaigns/compose', {
+      campaign: { name: 'Tea sets', brand_name: 'Yen Co', user_id: advertiser.userId },
+      line_item: { title: 'Tea drinkers', budget: { daily: 3000, currency: 'JPY' }, bids: { bid_type: 'CPC', bid_value: 150 }, targeting: {} },
+    });
+    const lineItemRoute = `/v1/advertiser/line-items/${composed.data.line_item.id}`;
+    const page = await signIn(service, 'an advertiser', advertiser.apiKey);
+    const budgetWrites: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'PUT' && request.url().endsWith('/budget')) budgetWrites.push(request.postData() ?? '');
+    });
+    await page.goto(`${service.url}/console#/campaign?id=${composed.data.campaign.id}`);
+    const budgetForm = page.getByRole('form', { name: 'Budget of Tea drinkers' });
+    const bidsForm = page.getByRole('form', { name: 'Bids of Tea drinkers' });
+    const question = budgetForm.getByRole('alertdialog', { name: 'The bid changes currency too' });
+    const focused = (locator: ReturnType<typeof page.locator>) => locator.evaluate((element) => element === document.activeElement);
+
+    // Currency JPY -> USD: asked first, with the bid's meaning now and then; nothing sent.
+    await budgetForm.getByLabel('Currency', { exact: true }).fill('USD');
+    await budgetForm.getByRole('button', { name: 'Save budget' }).click();
+    await question.waitFor();
+    expect(await question.textContent()).toContain('Your bid of 150 will then be 150 USD (now 150 JPY, about 0.96 USD).');
+    const saveAnyway = question.getByRole('button', { name: 'Save budget in USD' });
+    await expect.poll(() => focused(saveAnyway)).toBe(true);
+    // The sentence is the dialog's description: read out as the focus lands in it.
+    expect(await question.evaluate((element) => document.getElementById(element.getAttribute('aria-describedby')!)?.textContent)).toContain('Your bid of 150 will then be 150 USD');
+    await screenshots(page, 'advertiser-budget-currency-question');
+    expect(budgetWrites).toEqual([]);
+
+    // Escape closes it, back on Save budget; nothing sent.
+    await page.keyboard.press('Escape');
+    await question.waitFor({ state: 'detached' });
+    expect(await focused(budgetForm.getByRole('button', { name: 'Save budget' }))).toBe(true);
+    expect(budgetWrites).toEqual([]);
+
+    // With the keyboard: "Edit the bid first" goes to the bid's field; the new bid is saved (still in JPY).
+    await page.keyboard.press('Enter');
+    await question.waitFor();
+    await expect.poll(() => focused(saveAnyway)).toBe(true);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await question.waitFor({ state: 'detached' });
+    const bidValue = bidsForm.getByLabel('Bid value');
+    expect(await focused(bidValue)).toBe(true);
+    expect(budgetWrites).toEqual([]);
+    await bidValue.fill('0.96');
+    await page.keyboard.press('Enter');
+    await bidsForm.getByText('Bids saved.').waitFor();
+
+    // Then the budget: asked again, about the bid as saved (the page loaded afresh, so the form
+    // knows it without waiting on the page's own reload), and saved on "Save budget in USD".
+    await page.reload();
+    await budgetForm.getByLabel('Currency', { exact: true }).fill('USD');
+    await budgetForm.getByRole('button', { name: 'Save budget' }).click();
+    await question.waitFor();
+    expect(await question.textContent()).toContain('Your bid of 0.96 will then be 0.96 USD (now 0.96 JPY, about 0.0061 USD).');
+    await expect.poll(() => focused(saveAnyway)).toBe(true);
+    await page.keyboard.press('Enter');
+    await budgetForm.getByText('Budget saved.').waitFor();
+    expect(budgetWrites).toHaveLength(1);
+    const saved = (await advertiserApi<{ data: LineItem }>(advertiser, 'GET', lineItemRoute)).data;
+    expect(saved.budget).toMatchObject({ daily: 3000, currency: 'USD' });
+    expect(saved.bids).toEqual({ bid_type: 'CPC', bid_value: 0.96 });
+    // The bid's hint follows once the page has reloaded the line item.
+    await bidsForm.getByText('In USD.').waitFor();
+
+    // A save that keeps the currency is not asked about.
+    await budgetForm.getByRole('button', { name: 'Save budget' }).click();
+    await expect.poll(() => budgetWrites.length).toBe(2);
+    await budgetForm.getByText('Budget saved.').waitFor();
+    expect(await question.count()).toBe(0);
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
 });

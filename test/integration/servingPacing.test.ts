@@ -148,16 +148,17 @@ describe('pacing: daily budgets', () => {
   });
 
   it('holds a burst of concurrent serves to what is left of a lifetime budget too: none shown unpaid (try36 L1)', async () => {
-    // 0.10 USD an impression (tCPM 100), 0.50 USD of lifetime budget, a daily budget far above it:
+    // 0.10 USD an impression (tCPM 100), 0.55 USD of lifetime budget, a daily budget far above it:
     // only the lifetime budget can stop the burst. Without the serves' expected cost counted against
-    // it, all 20 were served and 15 of their pixels stored unbilled (over_lifetime_budget).
+    // it, all 20 were served and 15 of their pixels stored unbilled (over_lifetime_budget); with the
+    // holds counted but not the serve's own cost (0.50 held < 0.55 left), a sixth (try37 L2).
     const word = uniqueWord();
     const placement = (await createPlacement(ctx, publisher.id)).id;
     await certifyPlacement(ctx, placement);
     const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
     const lifetime = await servableLineItem(ctx, advertiser, {
       bids: { bid_type: 'cpm', bid_value: 100 },
-      budget: { daily: 100, lifetime: 0.5, currency: 'USD', pacing: 'asap' },
+      budget: { daily: 100, lifetime: 0.55, currency: 'USD', pacing: 'asap' },
       targeting: { keywords: { include: [word] } },
     });
     const body = { placement_id: placement, context: { query: word, response: '' } };
@@ -177,6 +178,38 @@ describe('pacing: daily budgets', () => {
       return found.length === served.length ? found : undefined;
     }, 'the impressions');
     expect(rows).toEqual(Array(5).fill({ unbilled: '', cost: 0.1 * USD }));
+  });
+
+  it('serves the last impression of a lifetime budget only when its price fits what is left: none shown unpaid (try37 L2)', async () => {
+    // The tester's line item: 0.003 USD an impression (tCPM 3), 0.01 USD of lifetime budget, serves
+    // one after another before any pixel. With 0.009 held of 0.010 left, a fourth was served and its
+    // pixel stored at cost 0, over_lifetime_budget.
+    const word = uniqueWord();
+    const placement = (await createPlacement(ctx, publisher.id)).id;
+    await certifyPlacement(ctx, placement);
+    const lifetime = await servableLineItem(ctx, advertiser, {
+      bids: { bid_type: 'cpm', bid_value: 3 },
+      budget: { daily: 100, lifetime: 0.01, currency: 'USD', pacing: 'asap' },
+      targeting: { keywords: { include: [word] } },
+    });
+    const body = { placement_id: placement, context: { query: word, response: '' } };
+    const served = [await eventuallyServed(ctx, publisher.token, body, lifetime.lineItemId)];
+    for (let i = 0; i < 9; i++) {
+      const response = await serve(ctx, publisher.token, body);
+      if (servedLineItem(ctx, response) === lifetime.lineItemId) served.push(response);
+    }
+    expect(served).toHaveLength(3);
+    await Promise.all(served.map((response) => firePixel(ctx, response)));
+    const rows = await eventually(async () => {
+      const result = await ctx.stores.ch.client.query({
+        query: `SELECT unbilled, toFloat64(cost_nanos) AS cost FROM events_v1 WHERE line_item_id = {id:UUID}`,
+        query_params: { id: lifetime.lineItemId },
+        format: 'JSONEachRow',
+      });
+      const found = await result.json<{ unbilled: string; cost: number }>();
+      return found.length === served.length ? found : undefined;
+    }, 'the impressions');
+    expect(rows).toEqual(Array(3).fill({ unbilled: '', cost: 0.003 * USD }));
   });
 
   it("does not let one publisher's serves that are never shown hold a line item back from another publisher (try36 M4)", async () => {

@@ -1,5 +1,5 @@
 import { html } from 'htm/preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { Route } from '../route.js';
 import type { Session } from '../session.js';
@@ -8,7 +8,7 @@ import { ErrorMessage, Field, Notice, Select } from '../ui.js';
 import type { Campaign, LineItem } from './advertiserApi.js';
 import { readAmounts } from '../amountInput.js';
 import { bidTypes } from './composeForm.js';
-import { listOf, targetingBody, untouchedTargeting, type TargetingEdits } from './lineItemEdits.js';
+import { bidRepricing, listOf, targetingBody, untouchedTargeting, type TargetingEdits } from './lineItemEdits.js';
 import { MatchPreviewBox } from './matchPreviewBox.js';
 
 type Save = (method: string, path: string, body: unknown) => Promise<void>;
@@ -59,32 +59,72 @@ function StoppedForBudget({ items }: { items: LineItem[] }) {
 
 const pacings = [['even', 'Even: spread over the UTC day'], ['asap', 'As soon as possible']] as const;
 
-/** Every field of the budget (PUT budget replaces it whole): daily, currency, the optional lifetime total and pacing. */
+/**
+ * Every field of the budget (PUT budget replaces it whole): daily, currency, the optional lifetime
+ * total and pacing. The bid is in the budget's currency and is not converted with it, so a new
+ * currency while the line item has a bid is asked about first, in place as the console's other
+ * questions are: what the bid will then mean, to save anyway or to edit the bid first (try37 M1).
+ * The question is an alertdialog described by its sentence, which a screen reader reads as the
+ * focus lands on its first button; Escape closes it, and any edit of the form drops it.
+ */
 function BudgetForm({ item, save }: { item: LineItem; save: Save }) {
   const [daily, setDaily] = useState(String(item.budget?.daily ?? ''));
   const [currency, setCurrency] = useState(item.budget?.currency ?? 'USD');
   const [lifetime, setLifetime] = useState(String(item.budget?.lifetime ?? ''));
   const [pacing, setPacing] = useState<string>(item.budget?.pacing ?? 'even');
+  const [asking, setAsking] = useState<{ question: string; body: unknown } | null>(null);
   const { error, saved, write, fail } = useWrite(save);
+  const form = useRef<HTMLFormElement>(null);
+  const confirm = useRef<HTMLButtonElement>(null);
+  const questionId = useId();
+  const route = `/v1/advertiser/line-items/${item.id}/budget`;
+  useEffect(() => {
+    if (asking) confirm.current?.focus();
+  }, [asking]);
+  const edit = (set: (value: string) => void) => (value: string) => {
+    set(value);
+    setAsking(null);
+  };
   function submit(event: Event) {
     event.preventDefault();
     try {
-      const amounts = readAmounts({ daily, ...(lifetime.trim() !== '' ? { lifetime } : {}) });
-      write('PUT', `/v1/advertiser/line-items/${item.id}/budget`, { ...amounts, currency, pacing });
+      const body = { ...readAmounts({ daily, ...(lifetime.trim() !== '' ? { lifetime } : {}) }), currency, pacing };
+      const question = item.bids && bidRepricing(item.bids.bid_value, item.budget?.currency ?? 'USD', currency);
+      if (question) return setAsking({ question, body });
+      setAsking(null);
+      write('PUT', route, body);
     } catch (failure) {
       fail(failure);
     }
   }
-  return html`<form class="card" noValidate aria-label=${`Budget of ${item.title}`} onSubmit=${submit}>
+  function answer(saveAnyway: boolean) {
+    const body = asking?.body;
+    setAsking(null);
+    if (saveAnyway) write('PUT', route, body);
+    else form.current?.closest('section')?.querySelector<HTMLInputElement>('form.bids input')?.focus();
+  }
+  const closeOnEscape = (event: KeyboardEvent) => {
+    if (event.key !== 'Escape') return;
+    setAsking(null);
+    form.current?.querySelector<HTMLButtonElement>('button[type="submit"]')?.focus();
+  };
+  const next = currency.trim().toUpperCase();
+  return html`<form class="card" noValidate aria-label=${`Budget of ${item.title}`} onSubmit=${submit} ref=${form}>
     <h3>Budget</h3>
     <div class="grid">
-      <${Field} label="Daily budget" path="daily" value=${daily} onInput=${setDaily} error=${error} />
-      <${Field} label="Currency" path="currency" value=${currency} onInput=${setCurrency} error=${error} />
-      <${Field} label="Lifetime budget (optional)" path="lifetime" hint="A total over the line item's life, same currency; empty: none" value=${lifetime} onInput=${setLifetime} error=${error} />
-      <${Select} label="Pacing" path="pacing" options=${pacings} value=${pacing} onInput=${setPacing} error=${error} />
+      <${Field} label="Daily budget" path="daily" value=${daily} onInput=${edit(setDaily)} error=${error} />
+      <${Field} label="Currency" path="currency" value=${currency} onInput=${edit(setCurrency)} error=${error}
+        hint=${item.bids ? 'The bid is in this currency too, and is not converted when it changes' : undefined} />
+      <${Field} label="Lifetime budget (optional)" path="lifetime" hint="A total over the line item's life, same currency; empty: none" value=${lifetime} onInput=${edit(setLifetime)} error=${error} />
+      <${Select} label="Pacing" path="pacing" options=${pacings} value=${pacing} onInput=${edit(setPacing)} error=${error} />
     </div>
     <${ErrorMessage} error=${error} shownPaths=${['daily', 'currency', 'lifetime', 'pacing']} />
     ${saved && html`<${Notice}>Budget saved.</${Notice}>`}
+    ${asking && html`<div class="confirm" role="alertdialog" aria-label="The bid changes currency too" aria-describedby=${questionId} onKeyDown=${closeOnEscape}>
+      <p id=${questionId}>${asking.question} The bid is in the budget's currency and is not converted. To bid the same, edit the bid first: type what it should be in ${next} and save it (it stays in ${item.budget?.currency ?? 'USD'} until the budget is saved).</p>
+      <button type="button" ref=${confirm} onClick=${() => answer(true)}>Save budget in ${next}</button>
+      <button type="button" class="secondary" onClick=${() => answer(false)}>Edit the bid first</button>
+    </div>`}
     <button type="submit">Save budget</button>
   </form>`;
 }
@@ -102,7 +142,7 @@ function BidsForm({ item, save }: { item: LineItem; save: Save }) {
       fail(failure);
     }
   }
-  return html`<form class="card" noValidate aria-label=${`Bids of ${item.title}`} onSubmit=${submit}>
+  return html`<form class="card bids" noValidate aria-label=${`Bids of ${item.title}`} onSubmit=${submit}>
     <h3>Bids</h3>
     <div class="grid">
       <${Select} label="Bid type" path="bid_type" options=${bidTypes} value=${bidType} onInput=${setBidType} error=${error} />

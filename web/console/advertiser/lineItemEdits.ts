@@ -1,3 +1,4 @@
+import { convertToUsd } from '../../../src/money/usdRates.js';
 import type { Targeting } from './advertiserApi.js';
 
 /** A comma-separated list as the API's array; nothing typed is no list at all. */
@@ -53,4 +54,28 @@ export function untouchedTargeting(targeting: Targeting): string[] {
     parts.push(`semantic matching ${targeting.semantic.enabled ? `on (${similarity})` : 'off'}`);
   }
   return parts;
+}
+
+/** An amount in USD as the currency question says it: cents from a dollar up, two significant digits below. */
+function aboutUsd(usd: number): string {
+  return usd.toLocaleString('en-US', usd >= 1 ? { maximumFractionDigits: 2 } : { maximumSignificantDigits: 2 });
+}
+
+/** The bid in its currency, with its value in USD when that is another currency. */
+function bidIn(bid: number, currency: string): string {
+  const usd = convertToUsd(bid, currency);
+  return currency === 'USD' || usd === undefined ? `${bid} ${currency}` : `${bid} ${currency}, about ${aboutUsd(usd)} USD`;
+}
+
+/**
+ * What saving the budget in `typed` currency does to the stored bid, in words, or undefined when it
+ * does nothing to it. `bid_value` is in the budget's currency (USD without a budget) and is not
+ * converted when the currency changes (docs/management.md): a 150 JPY bid (0.96 USD) became a
+ * 150 USD bid with one word changed on the budget form, and nothing said so (try37 M1). A code
+ * the service has no rate for is not asked about: the API refuses it and nothing changes.
+ */
+export function bidRepricing(bid: number, current: string, typed: string): string | undefined {
+  const next = typed.trim().toUpperCase();
+  if (next === current || convertToUsd(bid, next) === undefined) return undefined;
+  return `Your bid of ${bid} will then be ${bidIn(bid, next)} (now ${bidIn(bid, current)}).`;
 }
