@@ -4,12 +4,9 @@ import { api, query } from '../api.js';
 import { go, type Route } from '../route.js';
 import type { Session } from '../session.js';
 import { ROWS_PER_PAGE, RowsPager, type RowsPage } from '../rowsPager.js';
-import { ErrorMessage, Field, formatCount, usd } from '../ui.js';
-import { addDays, daysBetween, todayUtc } from '../advertiser/advertiserApi.js';
+import { ErrorMessage, formatCount, usd } from '../ui.js';
+import { DateWindowForm, MAX_WINDOW_DAYS, windowInAddress, windowPaths, type DateWindow } from '../dateWindowForm.js';
 import { TableWrap } from '../tableWrap.js';
-
-/** The reporting routes' limit (the spec's): date_to minus date_from at most 92 days. */
-const MAX_WINDOW_DAYS = 92;
 
 /** One row of GET /v1/publisher/reporting?breakdown=placement (openapi.yaml: PublisherPlacementRow). */
 interface PlacementEarningsRow {
@@ -45,23 +42,16 @@ const columns: readonly (readonly [string, (row: PlacementEarningsRow) => string
 
 /** What each placement earned over a date range, from the publisher reporting route. */
 export function EarningsPage({ session, route }: { session: Session; route: Route }) {
-  const today = todayUtc();
-  const [from, setFrom] = useState(route.params.get('from') ?? addDays(today, -6));
-  const [to, setTo] = useState(route.params.get('to') ?? today);
-  const [applied, setApplied] = useState({ from, to });
+  const addressed = windowInAddress(route);
+  const [from, setFrom] = useState(addressed.from);
+  const [to, setTo] = useState(addressed.to);
+  const [applied, setApplied] = useState(addressed);
   const [rows, setRows] = useState<PlacementEarningsRow[] | null>(null);
   const [rowsPage, setRowsPage] = useState<RowsPage>({ offset: 0, hasMore: false });
   // The page belongs to the range it pages through: another range starts at its first page.
   const [paged, setPaged] = useState({ applied, offset: 0 });
   const offset = paged.applied === applied ? paged.offset : 0;
   const [error, setError] = useState<unknown>(null);
-
-  const windowDays = daysBetween(from, to);
-  const windowProblem =
-    Number.isNaN(windowDays) ? 'Pick both dates.'
-    : windowDays < 0 ? 'The end date is before the start date.'
-    : windowDays > MAX_WINDOW_DAYS ? `This range is ${windowDays} days; a report covers at most ${MAX_WINDOW_DAYS}. Pick a later start date (${addDays(to, -MAX_WINDOW_DAYS)} or after).`
-    : null;
 
   useEffect(() => {
     setError(null);
@@ -73,27 +63,18 @@ export function EarningsPage({ session, route }: { session: Session; route: Rout
       }, setError);
   }, [applied, offset]);
 
-  function submit(event: Event) {
-    event.preventDefault();
-    if (windowProblem) return;
-    setApplied({ from, to });
-    go('earnings', { from, to });
+  function apply(dates: DateWindow) {
+    setApplied(dates);
+    go('earnings', { ...dates });
   }
 
   return html`
-    <form class="card" onSubmit=${submit} noValidate aria-describedby="earnings-rule">
-      <div class="grid">
-        <${Field} label="From (UTC day)" type="date" value=${from} onInput=${setFrom} path="date_from" error=${error} />
-        <${Field} label="To (UTC day, included)" type="date" value=${to} onInput=${setTo} path="date_to" error=${error} />
-      </div>
-      <p id="earnings-rule" class="hint">A report covers at most ${MAX_WINDOW_DAYS} days. Earnings are your share of the valid spend on
+    <${DateWindowForm} from=${from} to=${to} onFrom=${setFrom} onTo=${setTo} error=${error} onApply=${apply} submitLabel="Show earnings"
+      note=${html`A report covers at most ${MAX_WINDOW_DAYS} days. Earnings are your share of the valid spend on
         your placements; invalid traffic (bots, data centers…) earns nothing and is counted apart. New traffic shows within a few seconds.
         Today is not final: a day is earned at one share, so when your operator changes your revenue share from today, all of today's
-        earnings, those already shown included, move to the new share. Earlier days change only if your operator dates a share back to them.</p>
-      ${windowProblem && html`<p class="field-error" role="alert">${windowProblem}</p>`}
-      <button type="submit" disabled=${Boolean(windowProblem)}>Show earnings</button>
-    </form>
-    <${ErrorMessage} error=${error} shownPaths=${['date_from', 'date_to']} />
+        earnings, those already shown included, move to the new share. Earlier days change only if your operator dates a share back to them.`} />
+    <${ErrorMessage} error=${error} shownPaths=${windowPaths} />
     ${rows === null && !error && html`<p role="status">Loading earnings…</p>`}
     ${rows?.length === 0 && rowsPage.offset === 0 && html`<p>No placement yet: ask your operator to register one.</p>`}
     ${rows && rows.length > 0 && html`<${TableWrap} label="Earnings by placement"><table aria-label="Earnings by placement">
