@@ -7,22 +7,9 @@ import type { Session } from '../session.js';
 import { ErrorMessage, formatCount, usd } from '../ui.js';
 import { DateWindowForm, MAX_WINDOW_DAYS, windowInAddress, windowPaths, type DateWindow } from '../dateWindowForm.js';
 import { TableWrap } from '../tableWrap.js';
+import type { OperatorDailyRow } from '../../../src/reporting/operatorReport.js';
 
-/** One row of GET /v1/admin/reporting (openapi.yaml: OperatorDailyRow): the platform's totals of a UTC day. */
-interface TotalsRow {
-  date: string;
-  requests: number;
-  filled: number;
-  impressions: number;
-  invalid_impressions: number;
-  clicks: number;
-  invalid_clicks: number;
-  spend_usd: number;
-  publisher_earnings_usd: number;
-  platform_margin_usd: number;
-}
-
-type Figure = Exclude<keyof TotalsRow, 'date'>;
+type Figure = Exclude<keyof OperatorDailyRow, 'date'>;
 
 /** The columns after the day, in the order shown: money first, what the operator looks for. */
 const columns: readonly (readonly [string, Figure, (value: number) => string])[] = [
@@ -43,7 +30,7 @@ export function TotalsPage({ session, route }: { session: Session; route: Route 
   const [from, setFrom] = useState(addressed.from);
   const [to, setTo] = useState(addressed.to);
   const [applied, setApplied] = useState(addressed);
-  const [rows, setRows] = useState<TotalsRow[] | null>(null);
+  const [rows, setRows] = useState<OperatorDailyRow[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [attempt, setAttempt] = useState(0);
 
@@ -52,7 +39,7 @@ export function TotalsPage({ session, route }: { session: Session; route: Route 
   useEffect(() => {
     setError(null);
     setRows(null);
-    api<{ data: TotalsRow[] }>(session, 'GET', `/v1/admin/reporting${query(params)}`).then((answer) => setRows(answer.data), setError);
+    api<{ data: OperatorDailyRow[] }>(session, 'GET', `/v1/admin/reporting${query(params)}`).then((answer) => setRows(answer.data), setError);
   }, [applied, attempt]);
 
   function apply(dates: DateWindow) {

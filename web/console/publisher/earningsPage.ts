@@ -7,21 +7,7 @@ import { ROWS_PER_PAGE, RowsPager, type RowsPage } from '../rowsPager.js';
 import { ErrorMessage, formatCount, usd } from '../ui.js';
 import { DateWindowForm, MAX_WINDOW_DAYS, windowInAddress, windowPaths, type DateWindow } from '../dateWindowForm.js';
 import { TableWrap } from '../tableWrap.js';
-
-/** One row of GET /v1/publisher/reporting?breakdown=placement (openapi.yaml: PublisherPlacementRow). */
-interface PlacementEarningsRow {
-  placement_id: string;
-  placement_name: string | null;
-  requests: number;
-  filled: number;
-  fill_rate: number;
-  impressions: number;
-  clicks: number;
-  ctr: number;
-  earnings_usd: number;
-  ecpm_usd: number;
-  invalid_impressions: number;
-}
+import type { PublisherPlacementRow } from '../../../src/reporting/publisherReport.js';
 
 const percent = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: 2 }) + ' %';
 
@@ -29,7 +15,7 @@ const percent = (value: number) => value.toLocaleString('en-US', { maximumFracti
  * The columns after the placement, in the order shown: title and how a row's value reads. Earnings
  * first, the page's main figure, so that a phone's width shows it beside the placement.
  */
-const columns: readonly (readonly [string, (row: PlacementEarningsRow) => string])[] = [
+const columns: readonly (readonly [string, (row: PublisherPlacementRow) => string])[] = [
   ['Earnings (USD)', (row) => usd(row.earnings_usd)],
   ['eCPM (USD)', (row) => usd(row.ecpm_usd)],
   ['Impressions', (row) => formatCount(row.impressions)],
@@ -46,7 +32,7 @@ export function EarningsPage({ session, route }: { session: Session; route: Rout
   const [from, setFrom] = useState(addressed.from);
   const [to, setTo] = useState(addressed.to);
   const [applied, setApplied] = useState(addressed);
-  const [rows, setRows] = useState<PlacementEarningsRow[] | null>(null);
+  const [rows, setRows] = useState<PublisherPlacementRow[] | null>(null);
   const [rowsPage, setRowsPage] = useState<RowsPage>({ offset: 0, hasMore: false });
   // The page belongs to the range it pages through: another range starts at its first page.
   const [paged, setPaged] = useState({ applied, offset: 0 });
@@ -55,7 +41,7 @@ export function EarningsPage({ session, route }: { session: Session; route: Rout
 
   useEffect(() => {
     setError(null);
-    api<{ data: PlacementEarningsRow[]; pagination: { has_more: boolean } }>(session, 'GET',
+    api<{ data: PublisherPlacementRow[]; pagination: { has_more: boolean } }>(session, 'GET',
       `/v1/publisher/reporting${query({ breakdown: 'placement', date_from: applied.from, date_to: applied.to, limit: ROWS_PER_PAGE, offset })}`)
       .then((answer) => {
         setRows(answer.data);
