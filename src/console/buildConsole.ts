@@ -1,8 +1,25 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { packageRoot } from '../packageRoot.js';
 import { CONSOLE_BUILD_DIR } from './consoleRoutes.js';
+
+/**
+ * The console reads the reporting rows as the server's own types (`import type` from src/, which
+ * esbuild drops); a value import from src/ would put server code in the browser's bundle, so the
+ * build refuses it.
+ */
+const typesOnlyFromServer: Plugin = {
+  name: 'types only from src/',
+  setup(bundle) {
+    const serverDir = path.join(packageRoot, 'src') + path.sep;
+    bundle.onResolve({ filter: /^\.\.?\// }, (args) =>
+      path.resolve(args.resolveDir, args.path).startsWith(serverDir)
+        ? { errors: [{ text: `${path.relative(packageRoot, args.importer)} imports ${args.path}: the console takes only types from src/ (import type)` }] }
+        : undefined,
+    );
+  },
+};
 
 /**
  * Bundles the browser console (web/console/) into console.js and console.css: Preact, htm and
@@ -19,6 +36,7 @@ export async function buildConsole(outdir: string = CONSOLE_BUILD_DIR): Promise<
     sourcemap: 'linked',
     outdir,
     logLevel: 'warning',
+    plugins: [typesOnlyFromServer],
   });
 }
 

@@ -18,7 +18,8 @@ interface FieldProps {
   autocomplete?: string;
   /**
    * A field holding a list (comma-separated keywords): the noun of one entry and the entries as sent,
-   * to name the entry a detail at `path.N` is about ("Keyword 2 (p A) …").
+   * to name the entry a detail at `path.N` is about ("Keyword 2 (p A) …"). The entries must be split
+   * from the typed text as the body was (lineItemEdits.ts `listOf`), or N names another entry.
    */
   list?: { noun: string; entries: string[] };
 }

@@ -1,8 +1,9 @@
 import type { Permission } from '../session.js';
+import type { PerformanceMetrics } from '../../../src/reporting/performanceMetrics.js';
 
 // The shapes of the advertiser API the console reads, as openapi.yaml names them: AdvertiserMe,
-// Campaign, LineItem, and the reporting rows (AdvertiserCampaignRow, AdvertiserDailyRow,
-// TrafficQualityRow), each with only the fields the console uses.
+// Campaign and LineItem, each with only the fields the console uses. The reporting rows are the
+// server's own types (src/reporting/, imported as types only: nothing of the server is bundled).
 
 /** GET /v1/advertiser/me: who signed in, and what the key may do. */
 export interface AdvertiserMe {
@@ -77,28 +78,7 @@ export const metricColumns = [
   ['cvr', 'CVR %'],
   ['ecpm_usd', 'eCPM (USD)'],
   ['roas', 'ROAS'],
-] as const;
-
-export type Metrics = Record<(typeof metricColumns)[number][0], number>;
-
-export interface CampaignRow extends Metrics {
-  campaign_id: string;
-  campaign_name: string;
-  campaign_status: string;
-}
-
-export interface DailyRow extends Metrics {
-  date: string;
-}
-
-export interface TrafficQualityRow {
-  campaign_id: string;
-  campaign_name: string;
-  ivt_reason: string;
-  invalid_impressions: number;
-  invalid_clicks: number;
-  invalid_conversions: number;
-}
+] as const satisfies readonly (readonly [keyof PerformanceMetrics, string])[];
 
 /** Today's UTC date, the reporting routes' day. */
 export function todayUtc(): string {

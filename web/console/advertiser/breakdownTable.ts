@@ -1,5 +1,6 @@
 import { html } from 'htm/preact';
-import { metricColumns, type Metrics } from './advertiserApi.js';
+import { metricColumns } from './advertiserApi.js';
+import type { PerformanceMetrics } from '../../../src/reporting/performanceMetrics.js';
 import { TableWrap } from '../tableWrap.js';
 
 /** The advertiser report's breakdowns the console offers as a table (daily has its own chart and table). */
@@ -18,7 +19,7 @@ export function isBreakdown(value: string | null): value is Breakdown {
 }
 
 /** A row of any of those breakdowns (openapi.yaml: AdvertiserCampaignRow, AdvertiserLineItemRow, …). */
-export type BreakdownRow = Metrics & Record<string, string | number | null>;
+export type BreakdownRow = PerformanceMetrics & Record<string, string | number | null>;
 
 /** Imported events have no creative: the API's row of the nil UUID (docs/reporting.md), named as such. */
 const NO_CREATIVE = '00000000-0000-0000-0000-000000000000';
@@ -37,7 +38,7 @@ const keyColumns: Record<Breakdown, { titles: string[]; cells(row: BreakdownRow)
   country: { titles: ['Country'], cells: (row) => [row.country] },
 };
 
-export function MetricCells({ row }: { row: Metrics }) {
+export function MetricCells({ row }: { row: PerformanceMetrics }) {
   return metricColumns.map(([name]) => html`<td class="num">${row[name].toLocaleString('en-US', { maximumFractionDigits: 6 })}</td>`);
 }
 

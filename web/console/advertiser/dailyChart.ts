@@ -1,7 +1,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
-import type { DailyRow } from './advertiserApi.js';
+import type { DailyRow } from '../../../src/reporting/dailyReport.js';
 
 function chartWidth(element: HTMLElement): number {
   return Math.max(280, element.clientWidth);

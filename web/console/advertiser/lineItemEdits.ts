@@ -1,7 +1,12 @@
 import { convertToUsd } from '../../../src/money/usdRates.js';
 import type { Targeting } from './advertiserApi.js';
 
-/** A comma-separated list as the API's array; nothing typed is no list at all. */
+/**
+ * A comma-separated list as the API's array; nothing typed is no list at all. The one split of a
+ * list field: the bodies sent (composeBody, targetingBody) and the entries a 422 names (Field's
+ * `list`: `keywords.include.2` is "Keyword 3 (…)") both come from it, so a detail's index names
+ * the entry that was sent in that place; a split of their own in either would make them drift.
+ */
 export function listOf(text: string): string[] | undefined {
   const items = text.split(',').map((item) => item.trim()).filter(Boolean);
   return items.length > 0 ? items : undefined;

@@ -4,16 +4,16 @@ import { api, query } from '../api.js';
 import { downloadCsv } from '../csvExport.js';
 import { go, type Route } from '../route.js';
 import type { Session } from '../session.js';
-import { ErrorMessage, Field, formatCount, Select } from '../ui.js';
+import { ErrorMessage, formatCount, Select } from '../ui.js';
 import { IvtReasonText } from '../ivtReasonText.js';
-import { addDays, daysBetween, todayUtc, type Campaign, type DailyRow, type TrafficQualityRow } from './advertiserApi.js';
+import { DateWindowForm, MAX_WINDOW_DAYS, windowInAddress, windowPaths, type DateWindow } from '../dateWindowForm.js';
+import type { Campaign } from './advertiserApi.js';
+import type { DailyRow } from '../../../src/reporting/dailyReport.js';
+import type { TrafficQualityRow } from '../../../src/reporting/trafficQualityReport.js';
 import { BreakdownTable, breakdowns, isBreakdown, MetricCells, MetricHeaders, type Breakdown, type BreakdownRow } from './breakdownTable.js';
 import { DailyChart } from './dailyChart.js';
 import { ROWS_PER_PAGE, RowsPager, type RowsPage } from '../rowsPager.js';
 import { TableWrap } from '../tableWrap.js';
-
-/** The reporting routes' limit (the spec's): date_to minus date_from at most 92 days. */
-const MAX_WINDOW_DAYS = 92;
 
 /** Campaigns a request when listing them all for the campaign picker (names only: no request per row). */
 const CAMPAIGNS_PER_REQUEST = 200;
@@ -46,19 +46,15 @@ async function allCampaigns(session: Session): Promise<Campaign[]> {
 }
 
 /** The report an address asks for (#/report?from=…&to=…&campaign=…&by=…), with the page's defaults for what it leaves out. */
-interface ReportChoice {
-  from: string;
-  to: string;
+interface ReportChoice extends DateWindow {
   campaign: string;
   breakdown: Breakdown;
 }
 
 function reportInAddress(route: Route): ReportChoice {
-  const today = todayUtc();
   const by = route.params.get('by');
   return {
-    from: route.params.get('from') ?? addDays(today, -6),
-    to: route.params.get('to') ?? today,
+    ...windowInAddress(route),
     campaign: route.params.get('campaign') ?? '',
     breakdown: isBreakdown(by) ? by : 'campaign',
   };
@@ -93,13 +89,6 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
     setTo(addressed.to);
   }, [route]);
 
-  const windowDays = daysBetween(from, to);
-  const windowProblem =
-    Number.isNaN(windowDays) ? 'Pick both dates.'
-    : windowDays < 0 ? 'The end date is before the start date.'
-    : windowDays > MAX_WINDOW_DAYS ? `This range is ${windowDays} days; a report covers at most ${MAX_WINDOW_DAYS}. Pick a later start date (${addDays(to, -MAX_WINDOW_DAYS)} or after) or export consecutive ranges.`
-    : null;
-
   useEffect(() => {
     allCampaigns(session).then(setCampaigns, () => setCampaigns([]));
   }, []);
@@ -128,11 +117,6 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
     }), setError);
   }, [applied, rowsOffset, qualityOffset, attempt]);
 
-  function submit(event: Event) {
-    event.preventDefault();
-    if (windowProblem) return;
-    show({ ...applied, from, to });
-  }
   function show(next: ReportChoice) {
     setApplied(next);
     go('report', { from: next.from, to: next.to, ...(next.campaign ? { campaign: next.campaign } : {}), ...(next.breakdown === 'campaign' ? {} : { by: next.breakdown }) });
@@ -144,19 +128,13 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
     downloadCsv(session, `/v1/advertiser/reporting/${breakdown ? 'campaigns' : 'traffic-quality'}`, params(breakdown), `${name}_${applied.from}_${applied.to}.csv`).catch(setError);
 
   return html`
-    <form class="card" onSubmit=${submit} noValidate aria-describedby="window-rule">
-      <div class="grid">
-        <${Field} label="From (UTC day)" type="date" value=${from} onInput=${setFrom} path="date_from" error=${error} />
-        <${Field} label="To (UTC day, included)" type="date" value=${to} onInput=${setTo} path="date_to" error=${error} />
-        <${Select} label="Campaign" value=${applied.campaign} onInput=${chooseCampaign}
-          options=${[['', 'All campaigns'], ...campaigns.map((item) => [item.id, item.name] as const)]} />
-      </div>
-      <p id="window-rule" class="hint">A report covers at most ${MAX_WINDOW_DAYS} days (the end date minus the start date), so that
-        every answer stays fast; for a longer period, export consecutive ranges as CSV.</p>
-      ${windowProblem && html`<p class="field-error" role="alert">${windowProblem}</p>`}
-      <button type="submit" disabled=${Boolean(windowProblem)}>Show report</button>
-    </form>
-    <${ErrorMessage} error=${error} shownPaths=${['date_from', 'date_to']} retry=${() => setAttempt((count) => count + 1)} />
+    <${DateWindowForm} from=${from} to=${to} onFrom=${setFrom} onTo=${setTo} error=${error} onApply=${(dates: DateWindow) => show({ ...applied, ...dates })}
+      submitLabel="Show report" longerWindow="export consecutive ranges"
+      fields=${html`<${Select} label="Campaign" value=${applied.campaign} onInput=${chooseCampaign}
+        options=${[['', 'All campaigns'], ...campaigns.map((item) => [item.id, item.name] as const)]} />`}
+      note=${html`A report covers at most ${MAX_WINDOW_DAYS} days (the end date minus the start date), so that
+        every answer stays fast; for a longer period, export consecutive ranges as CSV.`} />
+    <${ErrorMessage} error=${error} shownPaths=${windowPaths} retry=${() => setAttempt((count) => count + 1)} />
     ${report && html`
       <h2>By day</h2>
       <${DailyChart} rows=${report.daily} />

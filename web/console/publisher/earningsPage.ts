@@ -4,27 +4,10 @@ import { api, query } from '../api.js';
 import { go, type Route } from '../route.js';
 import type { Session } from '../session.js';
 import { ROWS_PER_PAGE, RowsPager, type RowsPage } from '../rowsPager.js';
-import { ErrorMessage, Field, formatCount, usd } from '../ui.js';
-import { addDays, daysBetween, todayUtc } from '../advertiser/advertiserApi.js';
+import { ErrorMessage, formatCount, usd } from '../ui.js';
+import { DateWindowForm, MAX_WINDOW_DAYS, windowInAddress, windowPaths, type DateWindow } from '../dateWindowForm.js';
 import { TableWrap } from '../tableWrap.js';
-
-/** The reporting routes' limit (the spec's): date_to minus date_from at most 92 days. */
-const MAX_WINDOW_DAYS = 92;
-
-/** One row of GET /v1/publisher/reporting?breakdown=placement (openapi.yaml: PublisherPlacementRow). */
-interface PlacementEarningsRow {
-  placement_id: string;
-  placement_name: string | null;
-  requests: number;
-  filled: number;
-  fill_rate: number;
-  impressions: number;
-  clicks: number;
-  ctr: number;
-  earnings_usd: number;
-  ecpm_usd: number;
-  invalid_impressions: number;
-}
+import type { PublisherPlacementRow } from '../../../src/reporting/publisherReport.js';
 
 const percent = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: 2 }) + ' %';
 
@@ -32,7 +15,7 @@ const percent = (value: number) => value.toLocaleString('en-US', { maximumFracti
  * The columns after the placement, in the order shown: title and how a row's value reads. Earnings
  * first, the page's main figure, so that a phone's width shows it beside the placement.
  */
-const columns: readonly (readonly [string, (row: PlacementEarningsRow) => string])[] = [
+const columns: readonly (readonly [string, (row: PublisherPlacementRow) => string])[] = [
   ['Earnings (USD)', (row) => usd(row.earnings_usd)],
   ['eCPM (USD)', (row) => usd(row.ecpm_usd)],
   ['Impressions', (row) => formatCount(row.impressions)],
@@ -45,27 +28,20 @@ const columns: readonly (readonly [string, (row: PlacementEarningsRow) => string
 
 /** What each placement earned over a date range, from the publisher reporting route. */
 export function EarningsPage({ session, route }: { session: Session; route: Route }) {
-  const today = todayUtc();
-  const [from, setFrom] = useState(route.params.get('from') ?? addDays(today, -6));
-  const [to, setTo] = useState(route.params.get('to') ?? today);
-  const [applied, setApplied] = useState({ from, to });
-  const [rows, setRows] = useState<PlacementEarningsRow[] | null>(null);
+  const addressed = windowInAddress(route);
+  const [from, setFrom] = useState(addressed.from);
+  const [to, setTo] = useState(addressed.to);
+  const [applied, setApplied] = useState(addressed);
+  const [rows, setRows] = useState<PublisherPlacementRow[] | null>(null);
   const [rowsPage, setRowsPage] = useState<RowsPage>({ offset: 0, hasMore: false });
   // The page belongs to the range it pages through: another range starts at its first page.
   const [paged, setPaged] = useState({ applied, offset: 0 });
   const offset = paged.applied === applied ? paged.offset : 0;
   const [error, setError] = useState<unknown>(null);
 
-  const windowDays = daysBetween(from, to);
-  const windowProblem =
-    Number.isNaN(windowDays) ? 'Pick both dates.'
-    : windowDays < 0 ? 'The end date is before the start date.'
-    : windowDays > MAX_WINDOW_DAYS ? `This range is ${windowDays} days; a report covers at most ${MAX_WINDOW_DAYS}. Pick a later start date (${addDays(to, -MAX_WINDOW_DAYS)} or after).`
-    : null;
-
   useEffect(() => {
     setError(null);
-    api<{ data: PlacementEarningsRow[]; pagination: { has_more: boolean } }>(session, 'GET',
+    api<{ data: PublisherPlacementRow[]; pagination: { has_more: boolean } }>(session, 'GET',
       `/v1/publisher/reporting${query({ breakdown: 'placement', date_from: applied.from, date_to: applied.to, limit: ROWS_PER_PAGE, offset })}`)
       .then((answer) => {
         setRows(answer.data);
@@ -73,27 +49,18 @@ export function EarningsPage({ session, route }: { session: Session; route: Rout
       }, setError);
   }, [applied, offset]);
 
-  function submit(event: Event) {
-    event.preventDefault();
-    if (windowProblem) return;
-    setApplied({ from, to });
-    go('earnings', { from, to });
+  function apply(dates: DateWindow) {
+    setApplied(dates);
+    go('earnings', { ...dates });
   }
 
   return html`
-    <form class="card" onSubmit=${submit} noValidate aria-describedby="earnings-rule">
-      <div class="grid">
-        <${Field} label="From (UTC day)" type="date" value=${from} onInput=${setFrom} path="date_from" error=${error} />
-        <${Field} label="To (UTC day, included)" type="date" value=${to} onInput=${setTo} path="date_to" error=${error} />
-      </div>
-      <p id="earnings-rule" class="hint">A report covers at most ${MAX_WINDOW_DAYS} days. Earnings are your share of the valid spend on
+    <${DateWindowForm} from=${from} to=${to} onFrom=${setFrom} onTo=${setTo} error=${error} onApply=${apply} submitLabel="Show earnings"
+      note=${html`A report covers at most ${MAX_WINDOW_DAYS} days. Earnings are your share of the valid spend on
         your placements; invalid traffic (bots, data centers…) earns nothing and is counted apart. New traffic shows within a few seconds.
         Today is not final: a day is earned at one share, so when your operator changes your revenue share from today, all of today's
-        earnings, those already shown included, move to the new share. Earlier days change only if your operator dates a share back to them.</p>
-      ${windowProblem && html`<p class="field-error" role="alert">${windowProblem}</p>`}
-      <button type="submit" disabled=${Boolean(windowProblem)}>Show earnings</button>
-    </form>
-    <${ErrorMessage} error=${error} shownPaths=${['date_from', 'date_to']} />
+        earnings, those already shown included, move to the new share. Earlier days change only if your operator dates a share back to them.`} />
+    <${ErrorMessage} error=${error} shownPaths=${windowPaths} />
     ${rows === null && !error && html`<p role="status">Loading earnings…</p>`}
     ${rows?.length === 0 && rowsPage.offset === 0 && html`<p>No placement yet: ask your operator to register one.</p>`}
     ${rows && rows.length > 0 && html`<${TableWrap} label="Earnings by placement"><table aria-label="Earnings by placement">
