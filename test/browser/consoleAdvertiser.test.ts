@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIN_CLICK_DELAY_MS } from '../../src/tracking/linkTracker.js';
 import { skipBrowserTests } from './chromium.js';
 import {
+  afterAnswers,
   consoleProblems,
   createAdvertiser,
   createPublisher,
@@ -114,10 +115,14 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the advertiser', () => {
     await page.getByRole('link', { name: 'Reports' }).first().click();
     const byCampaign = page.getByRole('table', { name: 'Metrics by campaign' });
     const row = byCampaign.getByRole('row', { name: /Rain shells/ });
-    // The events reach the rollups after a flush; the report is asked again until they are counted.
+    // The events reach the rollups after a flush; the report is asked again until they are counted,
+    // each ask's three answers (daily, breakdown, traffic quality) awaited before the next: an older
+    // report drawn last would replace the one the reads below (and the next breakdown) are about.
+    const showReport = () => afterAnswers(page, '/v1/advertiser/reporting/', 3, () => page.getByRole('button', { name: 'Show report' }).click());
+    await page.getByRole('table', { name: 'Metrics by day' }).waitFor();
     await expect
       .poll(async () => {
-        await page.getByRole('button', { name: 'Show report' }).click();
+        await showReport();
         return (await row.count()) > 0 ? (await row.getByRole('cell').allTextContents()).slice(1, 5) : [];
       }, { timeout: 20_000, interval: 500 })
       .toEqual(['1', '1', '0', '0.5']);
@@ -189,10 +194,11 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the advertiser', () => {
     });
     expect(imported.status).toBe(200);
     await page.getByLabel('Break down by').selectOption('creative');
+    await page.getByRole('table', { name: 'Metrics by creative' }).waitFor();
     const importedRow = page.getByRole('table', { name: 'Metrics by creative' }).getByRole('row', { name: /Imported \(no creative\)/ });
     await expect
       .poll(async () => {
-        await page.getByRole('button', { name: 'Show report' }).click();
+        await showReport();
         return importedRow.count();
       }, { timeout: 20_000, interval: 500 })
       .toBe(1);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
 import {
+  afterAnswers,
   consoleProblems,
   createActiveCampaign,
   createAdvertiser,
@@ -57,9 +58,12 @@ describe.skipIf(skipBrowserTests)("console in Chromium: the publisher's integrat
     const page = await signIn(service, 'a publisher', publisher.token);
     await page.goto(`${service.url}/console#/check?id=${encodeURIComponent(publisher.placementId)}`);
     const rows = page.getByRole('table', { name: 'Recent impressions' }).locator('tbody tr');
+    // Each Refresh's answer is awaited before the next: two in flight may answer in either order, and
+    // an older one drawn last would take a row away from the reads below.
+    const checkPath = `/v1/publisher/placements/${encodeURIComponent(publisher.placementId)}/recent-impressions`;
     await expect
       .poll(async () => {
-        await page.getByRole('button', { name: 'Refresh' }).click();
+        await afterAnswers(page, checkPath, 1, () => page.getByRole('button', { name: 'Refresh' }).click());
         return rows.count();
       }, { timeout: 20_000, interval: 500 })
       .toBe(2);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { expect, inject } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { buildConsole } from '../../src/console/buildConsole.js';
@@ -105,6 +105,31 @@ export async function signIn(
   }
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
   return page;
+}
+
+/**
+ * Does `action` (a click on Show report, Refresh…) and waits until `answers` answers from the API
+ * under `path` (a pathname or its start) have fully reached the page since (or failed to). A test
+ * that asks again until the figures come waits this way between asks: never two asks in flight,
+ * whose answers may come back in either order, and no read after the wait meets a table that a
+ * pending ask has emptied or is about to redraw.
+ */
+export async function afterAnswers(page: Page, path: string, answers: number, action: () => Promise<unknown>): Promise<void> {
+  let seen = 0;
+  let done!: () => void;
+  const all = new Promise<void>((resolve) => (done = resolve));
+  const count = (request: Request) => {
+    if (new URL(request.url()).pathname.startsWith(path) && ++seen === answers) done();
+  };
+  page.on('requestfinished', count);
+  page.on('requestfailed', count);
+  try {
+    await action();
+    await all;
+  } finally {
+    page.off('requestfinished', count);
+    page.off('requestfailed', count);
+  }
 }
 
 /** The CSP violations and script errors the page reported so far. */

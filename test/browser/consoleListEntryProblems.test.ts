@@ -58,8 +58,9 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a refused list entry is 
     const languages = targeting.getByLabel('Languages (ISO 639-1)');
     expect(await languages.getAttribute('aria-invalid')).toBe('true');
     expect(await describedBy(languages)).toMatch(/^Language 2 \(english\) must be an ISO 639-1 language code/);
-    // The focus goes to the first field marked, not left on the button.
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-invalid'))).toBe('true');
+    // The focus goes to the first field marked, not left on the button: once the marks are drawn (an
+    // effect, after the next frame), so waited for.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-invalid'))).toBe('true');
     expect(await targeting.getByRole('alert').textContent()).not.toMatch(/keywords\.include|languages\./);
     await screenshots(page, 'advertiser-targeting-list-entries');
     expect(consoleProblems(page)).toEqual([]);

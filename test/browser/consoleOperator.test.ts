@@ -99,7 +99,8 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     await page.getByRole('button', { name: 'Revoke certification' }).click();
     const question = page.getByRole('group', { name: 'Revoke certification' });
     await question.getByText(/tCPM demand stops serving here at once/).waitFor();
-    expect(await question.getByRole('button', { name: 'Yes, revoke' }).evaluate((button) => button === document.activeElement)).toBe(true);
+    // The focus moves once the question is drawn (an effect, after the next frame): waited for.
+    await expect.poll(() => question.getByRole('button', { name: 'Yes, revoke' }).evaluate((button) => button === document.activeElement)).toBe(true);
     expect(await certification(publisher.placementId)).toBe('certified');
     await screenshots(page, 'operator-placement-revoke-question');
     await page.keyboard.press('Enter');

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
 import {
+  afterAnswers,
   consoleProblems,
   createActiveCampaign,
   createAdvertiser,
@@ -46,16 +47,20 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     const page = await signIn(service, 'an operator', service.adminToken);
     await page.getByRole('link', { name: 'Totals' }).first().click();
     const table = page.getByRole('table', { name: 'Platform totals by day' });
-    const today = new Date().toISOString().slice(0, 10);
-    const todayRow = table.getByRole('row', { name: new RegExp(`^${today}`) });
+    await table.waitFor();
+    // The clicks' UTC day: a run a minute after midnight has them in yesterday's row.
+    const day = click.time.slice(0, 10);
+    const dayRow = table.getByRole('row', { name: new RegExp(`^${day}`) });
+    // Show totals empties the table and asks again: each ask's answer is awaited, so that the reads
+    // below never meet the table gone under a slower ask (they did not wait for it, and a count of
+    // its rows was 0).
     await expect
       .poll(async () => {
-        await page.getByRole('button', { name: 'Show totals' }).click();
-        await table.waitFor();
-        return todayRow.locator('[data-column="Clicks"]').textContent();
+        await afterAnswers(page, '/v1/admin/reporting', 1, () => page.getByRole('button', { name: 'Show totals' }).click());
+        return dayRow.locator('[data-column="Clicks"]').textContent();
       }, { timeout: 20_000, interval: 500 })
       .toBe('2');
-    expect(await todayRow.locator('[data-column="Spend (USD)"]').textContent()).toBe('$1.00');
+    expect(await dayRow.locator('[data-column="Spend (USD)"]').textContent()).toBe('$1.00');
     // Seven days, every day present, and their sum.
     expect(await table.locator('tbody tr').count()).toBe(7);
     expect(await table.locator('tfoot [data-column="Spend (USD)"]').textContent()).toBe('$1.00');
@@ -68,7 +73,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     const lines = readFileSync((await download.path())!, 'utf8').split('\r\n').filter(Boolean);
     expect(lines[0]).toBe('date,requests,filled,impressions,invalid_impressions,clicks,invalid_clicks,spend_usd,publisher_earnings_usd,platform_margin_usd');
     expect(lines).toHaveLength(8);
-    expect(lines.find((line) => line.startsWith(today))).toMatch(/^[\d-]+,\d+,\d+,\d+,\d+,2,0,1,/);
+    expect(lines.find((line) => line.startsWith(day))).toMatch(/^[\d-]+,\d+,\d+,\d+,\d+,2,0,1,/);
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });

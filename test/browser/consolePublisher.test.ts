@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
 import {
+  afterAnswers,
   consoleProblems,
   createActiveCampaign,
   createAdvertiser,
@@ -43,10 +44,12 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the publisher', () => {
 
     await row.getByRole('link', { name: /Integration check/ }).click();
     const summary = page.getByTestId('integration-summary');
-    // The impression is in ClickHouse after a flush: refresh until the check lists it.
+    // The impression is in ClickHouse after a flush: refresh until the check lists it, each answer
+    // awaited before the next ask (afterAnswers).
+    const checkPath = `/v1/publisher/placements/${encodeURIComponent(publisher.placementId)}/recent-impressions`;
     await expect
       .poll(async () => {
-        await page.getByRole('button', { name: 'Refresh' }).click();
+        await afterAnswers(page, checkPath, 1, () => page.getByRole('button', { name: 'Refresh' }).click());
         return summary.textContent();
       }, { timeout: 20_000, interval: 500 })
       .toMatch(/^The one impression of the last 24 hours: 1 from browsers \(100%\), 0 from servers/);
@@ -65,10 +68,12 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the publisher', () => {
     const earnings = page.getByRole('table', { name: 'Earnings by placement' });
     const earningsRow = earnings.locator(`tr[data-placement="${publisher.placementId}"]`);
     const cell = (column: string) => earningsRow.locator(`td[data-column="${column}"]`).textContent();
-    // Serve counts reach the report after a flush: ask again from the keyboard until they show.
+    // Serve counts reach the report after a flush: ask again from the keyboard until they show, once
+    // the page's first answer is in.
+    await earnings.waitFor();
     await expect
       .poll(async () => {
-        await page.getByRole('button', { name: 'Show earnings' }).press('Enter');
+        await afterAnswers(page, '/v1/publisher/reporting', 1, () => page.getByRole('button', { name: 'Show earnings' }).press('Enter'));
         return cell('Impressions');
       }, { timeout: 20_000, interval: 500 })
       .toBe('1');
@@ -132,9 +137,10 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the publisher', () => {
     const page = await signIn(service, 'a publisher', publisher.token);
     await page.goto(`${service.url}/console#/check?id=${encodeURIComponent(publisher.placementId)}`);
     const summary = page.getByTestId('integration-summary');
+    const checkPath = `/v1/publisher/placements/${encodeURIComponent(publisher.placementId)}/recent-impressions`;
     await expect
       .poll(async () => {
-        await page.getByRole('button', { name: 'Refresh' }).click();
+        await afterAnswers(page, checkPath, 1, () => page.getByRole('button', { name: 'Refresh' }).click());
         return summary.textContent();
       }, { timeout: 20_000, interval: 500 })
       .toMatch(/^Latest 50 impressions of the last 24 hours \(older ones are not counted here\): /);

@@ -143,8 +143,11 @@ describe('campaign flights: serving', () => {
     const word = uniqueWord();
     const placement = (await createPlacement(ctx, publisher.id)).id;
     const body = { placement_id: placement, context: { query: word, response: '' } };
-    const ending = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } }, campaign: { ends_at: inMs(3000) } });
+    // Served while its flight runs, then the flight is moved to end in a second. Created to end 3 s
+    // later, it had to be activated, indexed and served within those 3 s, which a busy machine can miss.
+    const ending = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } }, campaign: { ends_at: inMs(HOUR) } });
     await eventuallyServed(ctx, publisher.token, body, ending.lineItemId);
+    expect((await call('PATCH', `/v1/advertiser/campaigns/${ending.campaignId}`, { ends_at: inMs(1000) })).statusCode).toBe(200);
     await eventually(async () => ((await serve(ctx, publisher.token, body)).json().ad === null ? true : undefined), 'the ended flight to serve nothing');
 
     const campaign = await eventually(async () => {

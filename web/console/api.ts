@@ -39,6 +39,27 @@ export async function api<T>(session: Session, method: string, path: string, bod
   return (response.status === 204 ? undefined : await response.json()) as T;
 }
 
+/**
+ * An effect's ask of the API, whose answer (or failure) reaches the page only while the effect is
+ * current; what it returns is the effect's cleanup. Asks are answered in any order: without this, an
+ * older ask answered last (the breakdown, the date range, the placement chosen before; a reload from
+ * before Pause) replaced the newer one's answer on the page, under the newer one's heading.
+ */
+export function whileCurrent<T>(ask: Promise<T>, answered: (answer: T) => void, failed: (failure: unknown) => void): () => void {
+  let current = true;
+  ask.then(
+    (answer) => {
+      if (current) answered(answer);
+    },
+    (failure: unknown) => {
+      if (current) failed(failure);
+    },
+  );
+  return () => {
+    current = false;
+  };
+}
+
 /** A GET answered in `accept` (a CSV export), as the stream of its body. */
 export async function apiStream(session: Session, path: string, accept: string): Promise<ReadableStream<Uint8Array<ArrayBuffer>>> {
   const response = await send(session, 'GET', path, undefined, accept);

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from './api.js';
+import { api, whileCurrent } from './api.js';
 import type { Session } from './session.js';
 
 /** One resource read from the API at `path` (its `data`), read again when the path changes; or why the read failed. */
@@ -9,7 +9,7 @@ export function useResource<T>(session: Session, path: string): { data: T | null
   useEffect(() => {
     setData(null);
     setError(null);
-    api<{ data: T }>(session, 'GET', path).then((answer) => setData(answer.data), setError);
+    return whileCurrent(api<{ data: T }>(session, 'GET', path), (answer) => setData(answer.data), setError);
   }, [path]);
   return { data, error };
 }

@@ -1,6 +1,6 @@
 import { html } from 'htm/preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, whileCurrent } from '../api.js';
 import type { Route } from '../route.js';
 import type { Session } from '../session.js';
 import { lacking, may } from '../keyPermissions.js';
@@ -225,10 +225,10 @@ export function CampaignPage({ session, route }: { session: Session; route: Rout
 
   useEffect(() => {
     const segment = encodeURIComponent(id);
-    Promise.all([
+    return whileCurrent(Promise.all([
       api<{ data: Campaign }>(session, 'GET', `/v1/advertiser/campaigns/${segment}`),
       api<{ data: LineItem[] }>(session, 'GET', `/v1/advertiser/campaigns/${segment}/line-items`),
-    ]).then(([campaign, lineItems]) => setDetail({ campaign: campaign.data, line_items: lineItems.data }), setError);
+    ]), ([campaign, lineItems]) => setDetail({ campaign: campaign.data, line_items: lineItems.data }), setError);
   }, [id, version]);
 
   // Arriving from "Create campaign" (or any page whose focused control went away), keyboard focus

@@ -1,6 +1,6 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, query } from '../api.js';
+import { api, query, whileCurrent } from '../api.js';
 import { downloadCsv } from '../csvExport.js';
 import { go, type Route } from '../route.js';
 import type { Session } from '../session.js';
@@ -103,11 +103,11 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
   useEffect(() => {
     setError(null);
     const page = { limit: ROWS_PER_PAGE };
-    Promise.all([
+    return whileCurrent(Promise.all([
       api<ReportAnswer<DailyRow>>(session, 'GET', `/v1/advertiser/reporting/campaigns${query({ ...params('daily'), limit: 1000 })}`),
       api<ReportAnswer<BreakdownRow>>(session, 'GET', `/v1/advertiser/reporting/campaigns${query({ ...params(applied.breakdown), ...page, offset: rowsOffset })}`),
       api<ReportAnswer<TrafficQualityRow>>(session, 'GET', `/v1/advertiser/reporting/traffic-quality${query({ ...params(), ...page, offset: qualityOffset })}`),
-    ]).then(([daily, broken, quality]) => setReport({
+    ]), ([daily, broken, quality]) => setReport({
       daily: daily.data,
       breakdown: applied.breakdown,
       rows: broken.data,

@@ -1,6 +1,6 @@
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, whileCurrent } from '../api.js';
 import { go, type Route } from '../route.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, Field } from '../ui.js';
@@ -37,10 +37,10 @@ export function PlacementPage({ session, route }: { session: Session; route: Rou
     setAsking(false);
     if (!id) return;
     const segment = encodeURIComponent(id);
-    Promise.all([
+    return whileCurrent(Promise.all([
       api<{ data: Placement }>(session, 'GET', `/v1/admin/placements/${segment}`),
       api<{ data: IntegrationCheck }>(session, 'GET', recentImpressionsPath('/v1/admin', id)),
-    ]).then(([found, recent]) => { setPlacement(found.data); setCheck(recent.data); }, setError);
+    ]), ([found, recent]) => { setPlacement(found.data); setCheck(recent.data); }, setError);
   }, [id]);
 
   useEffect(() => {

@@ -1,6 +1,6 @@
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, whileCurrent } from '../api.js';
 import { FieldProblems } from '../fieldProblems.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, Field, formatDateTime, Notice } from '../ui.js';
@@ -46,7 +46,7 @@ export function ReviewQueuePage({ session }: { session: Session }) {
   const [message, setMessage] = useState('');
   const [version, setVersion] = useState(0);
   useEffect(() => {
-    api<{ data: IntegrationReview[] }>(session, 'GET', '/v1/admin/integration-reviews?status=pending&limit=500').then((answer) => setReviews(answer.data), setError);
+    return whileCurrent(api<{ data: IntegrationReview[] }>(session, 'GET', '/v1/admin/integration-reviews?status=pending&limit=500'), (answer) => setReviews(answer.data), setError);
   }, [version]);
   // A decided review leaves the list with the button that had focus, which would fall to <body>:
   // it goes to the review that took its place (the last one, when it was last), else the count.

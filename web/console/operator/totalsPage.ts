@@ -1,6 +1,6 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, query } from '../api.js';
+import { api, query, whileCurrent } from '../api.js';
 import { downloadCsv } from '../csvExport.js';
 import { go, type Route } from '../route.js';
 import type { Session } from '../session.js';
@@ -39,7 +39,7 @@ export function TotalsPage({ session, route }: { session: Session; route: Route 
   useEffect(() => {
     setError(null);
     setRows(null);
-    api<{ data: OperatorDailyRow[] }>(session, 'GET', `/v1/admin/reporting${query(params)}`).then((answer) => setRows(answer.data), setError);
+    return whileCurrent(api<{ data: OperatorDailyRow[] }>(session, 'GET', `/v1/admin/reporting${query(params)}`), (answer) => setRows(answer.data), setError);
   }, [applied, attempt]);
 
   function apply(dates: DateWindow) {

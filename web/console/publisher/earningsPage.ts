@@ -1,6 +1,6 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, query } from '../api.js';
+import { api, query, whileCurrent } from '../api.js';
 import { go, type Route } from '../route.js';
 import type { Session } from '../session.js';
 import { ROWS_PER_PAGE, RowsPager, type RowsPage } from '../rowsPager.js';
@@ -41,9 +41,9 @@ export function EarningsPage({ session, route }: { session: Session; route: Rout
 
   useEffect(() => {
     setError(null);
-    api<{ data: PublisherPlacementRow[]; pagination: { has_more: boolean } }>(session, 'GET',
-      `/v1/publisher/reporting${query({ breakdown: 'placement', date_from: applied.from, date_to: applied.to, limit: ROWS_PER_PAGE, offset })}`)
-      .then((answer) => {
+    return whileCurrent(api<{ data: PublisherPlacementRow[]; pagination: { has_more: boolean } }>(session, 'GET',
+      `/v1/publisher/reporting${query({ breakdown: 'placement', date_from: applied.from, date_to: applied.to, limit: ROWS_PER_PAGE, offset })}`),
+      (answer) => {
         setRows(answer.data);
         setRowsPage({ offset, hasMore: answer.pagination.has_more });
       }, setError);

@@ -1,6 +1,6 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, whileCurrent } from '../api.js';
 import type { Route } from '../route.js';
 import type { Session } from '../session.js';
 import { ErrorMessage } from '../ui.js';
@@ -20,8 +20,8 @@ export function IntegrationCheckPage({ session, route }: { session: Session; rou
   useEffect(() => {
     if (!id) return;
     setError(null);
-    api<{ data: IntegrationCheck & { placement: { certification: string } } }>(session, 'GET', recentImpressionsPath('/v1/publisher', id))
-      .then((answer) => setCheck(answer.data), setError);
+    return whileCurrent(api<{ data: IntegrationCheck & { placement: { certification: string } } }>(session, 'GET', recentImpressionsPath('/v1/publisher', id)),
+      (answer) => setCheck(answer.data), setError);
   }, [id, version]);
 
   return html`

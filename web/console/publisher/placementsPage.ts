@@ -1,6 +1,6 @@
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, whileCurrent } from '../api.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, Field, formatDateTime, Notice } from '../ui.js';
 import { CertificationBadge, CertificationHistory, type IntegrationReview, type Placement } from '../placements.js';
@@ -20,10 +20,10 @@ export function PublisherPlacementsPage({ session }: { session: Session }) {
   const [version, setVersion] = useState(0);
 
   useEffect(() => {
-    Promise.all([
+    return whileCurrent(Promise.all([
       api<{ data: Placement[] }>(session, 'GET', '/v1/publisher/placements'),
       api<{ data: IntegrationReview[] }>(session, 'GET', '/v1/publisher/integration-reviews?limit=20'),
-    ]).then(([found, asked]) => { setPlacements(found.data); setReviews(asked.data); }, setError);
+    ]), ([found, asked]) => { setPlacements(found.data); setReviews(asked.data); }, setError);
   }, [version]);
 
   // The form goes once nothing is left to review, and the focus with it (to <body>): it goes to the
