@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { z } from 'zod';
 import type { ClickHouseSettings } from '@clickhouse/client';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
@@ -7,7 +8,7 @@ import { ApiError } from '../http/errors.js';
 import type { EventPipeline, EventPipelineStats } from './eventPipeline.js';
 import type { TrackedEvent } from './trackedEvent.js';
 import { EventQuarantine } from './eventQuarantine.js';
-import { EventSpool, SPOOL_COLUMNS, forEachSpooledEvent, segmentCreatedAt, spoolLine, type InFlightWrite, type SealedSegment } from './eventSpool.js';
+import { EventSpool, SPOOL_COLUMNS, forEachSpooledEvent, segmentCreatedAt, spoolLine, spooledRow, type InFlightWrite, type SealedSegment } from './eventSpool.js';
 import { isUnparsableInsert, isUnreachable } from './insertErrors.js';
 import { lockDirectory } from '../store/directoryLock.js';
 import { billableServeId, billableServeIdsInLines, billedOnceSelect, ServeIdRanges, spooledSelect, spoolStructure, stringLiteral } from './billedOnce.js';
@@ -49,10 +50,13 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   let spool: EventSpool;
   let sealed: SealedSegment[];
   let inFlight: InFlightWrite[];
+  /** The inserts of writeNow ClickHouse refused (answered 503), which events_v1 may hold without every view: completeRefused. */
+  let refused: RefusedWrite[];
   try {
     spool = new EventSpool(spoolDirectory, config.EVENT_SPOOL_FSYNC);
     sealed = spool.recover();
     inFlight = spool.inFlight();
+    refused = spool.failedWrites().map(refusedWrite);
   } catch (error) {
     releaseSpool();
     throw error;
@@ -269,6 +273,39 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   }
 
   /**
+   * Sends again the refused inserts that hold one of `eventIds` (all when undefined), each with its
+   * token and its body as first sent, when events_v1 holds its rows: a refusal can come after
+   * events_v1 and some views took the block and before another view's part was written (embedded
+   * chdb on a full disk: "Cannot reserve 1.00 MiB ... while pushing to view"), and the next request
+   * with the same conversion_id or import key then finds the rows and writes nothing, so the views
+   * that lack them (the reports', pacing's and the billing ceilings' rollups) would never get them.
+   * One events_v1 does not hold is forgotten: its request was answered 503 and nothing was kept.
+   */
+  async function completeRefused(eventIds: Set<string> | undefined): Promise<void> {
+    for (const write of refused.filter((kept) => eventIds === undefined || [...eventIds].some((id) => kept.eventIds.has(id)))) {
+      await gate.run('write', async () => {
+        if (!refused.includes(write)) return;
+        if (await heldByEvents(write)) {
+          await ch.client.command({ query: `${INSERT_EVENTS}\n${write.body}`, clickhouse_settings: insertSettings(write.token) });
+          log.info({ events: write.events }, 'sent again an insert ClickHouse had refused: its rows were in events_v1, now in every view too');
+        }
+        spool.forgetInFlight(write.name);
+        refused.splice(refused.indexOf(write), 1);
+      });
+    }
+  }
+
+  /** Whether events_v1 holds the write's rows: one insert of one month, so all of them or none. */
+  async function heldByEvents(write: RefusedWrite): Promise<boolean> {
+    const result = await ch.client.query({
+      query: `SELECT count() AS held FROM events_v1 WHERE campaign_id IN {campaigns:Array(UUID)} AND event_id IN {ids:Array(UUID)}`,
+      query_params: { campaigns: [...write.campaignIds], ids: [...write.eventIds] },
+      format: 'JSONEachRow',
+    });
+    return heldRows.parse(await result.json())[0]!.held > 0;
+  }
+
+  /**
    * Writes every sealed segment, oldest first. A segment ClickHouse refuses for another reason stays
    * for the next try, and the later ones are still written: none waits behind it. When ClickHouse
    * cannot be reached at all, the rest wait for the next try.
@@ -276,6 +313,10 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   async function writeSealed(): Promise<void> {
     await writeInFlight();
     let firstError: unknown;
+    // A refused insert that fails again waits for the next try; the segments do not wait behind it.
+    await completeRefused(undefined).catch((error: unknown) => {
+      firstError = error;
+    });
     const tried = new Set<SealedSegment>();
     // Segments sealed while this runs are written in this round too: a flush() that joins it waits for them.
     for (let segment = sealed[0]; segment !== undefined; segment = sealed.find((next) => !tried.has(next))) {
@@ -313,7 +354,7 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
 
   async function tick(): Promise<void> {
     sealOpenSegment();
-    if (sealed.length === 0 && inFlight.length === 0) return;
+    if (sealed.length === 0 && inFlight.length === 0 && refused.length === 0) return;
     try {
       await drain();
     } catch (error) {
@@ -493,14 +534,23 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
           await ch.client.command(ofDays({ query: `${INSERT_EVENTS}\n${body}`, clickhouse_settings: insertSettings(token) }, days));
         } catch (error) {
           log.error({ err: error }, 'ClickHouse did not take an event written at once; refused it');
+          // events_v1 may hold it without every view: kept, and sent again as it is (completeRefused).
+          refused.push(refusedWrite({ name: spool.keepFailed(kept), token, body, events: events.length }));
           refuse(events.length, 'the event could not be stored; retry later');
-        } finally {
-          spool.forgetInFlight(kept);
         }
+        spool.forgetInFlight(kept);
         counts.accepted += events.length;
         counts.written += events.length;
         for (const event of events) tell(event, true);
       });
+    },
+    async completeRefusedWrites(eventIds) {
+      try {
+        await completeRefused(new Set(eventIds));
+      } catch (error) {
+        log.error({ err: error }, 'ClickHouse refused again an insert it had refused; refused the request that needs it');
+        throw new ApiError('unavailable', 'an earlier write of these events could not be completed; retry later');
+      }
     },
     onAccepted(listener) {
       listeners.push(listener);
@@ -543,6 +593,28 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
 
 /** The refusal while mayAccept() says no: the instance's events could be billed again elsewhere. */
 const NOT_EXACTLY_ONCE = 'this instance cannot keep events exactly once now; retry later';
+
+/** A refused insert of writeNow (EventSpool.keepFailed), with the ids that find it. */
+interface RefusedWrite extends InFlightWrite {
+  eventIds: Set<string>;
+  campaignIds: Set<string>;
+}
+
+const heldRows = z.array(z.object({ held: z.coerce.number() })).length(1);
+const EVENT_ID = SPOOL_COLUMNS.indexOf('event_id');
+const CAMPAIGN_ID = SPOOL_COLUMNS.indexOf('campaign_id');
+
+function refusedWrite(write: InFlightWrite): RefusedWrite {
+  const eventIds = new Set<string>();
+  const campaignIds = new Set<string>();
+  for (const line of write.body.split('\n')) {
+    const row = spooledRow(line);
+    if (row === undefined) continue;
+    eventIds.add(String(row[EVENT_ID]));
+    campaignIds.add(String(row[CAMPAIGN_ID]));
+  }
+  return { ...write, eventIds, campaignIds };
+}
 
 /** ClickHouse's default min_insert_block_size_rows: an INSERT ... SELECT of fewer rows is one block. */
 const ONE_INSERT_BLOCK_ROWS = 1_048_449;

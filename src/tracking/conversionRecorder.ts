@@ -130,6 +130,9 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
     // insert of the same conversion even if two ever ran (a holder cut off while its insert runs),
     // across a month boundary too: every try carries the first one's time, so its partition.
     return lock(eventId, async () => {
+      // An earlier try ClickHouse refused may be in events_v1 without every view: it is completed
+      // first, as it was sent, so that the answer below that finds it stored is true of the reports too.
+      await events.completeRefusedWrites([eventId]);
       const stored = await findConversion(ch, [eventId, upperCasedId]);
       if (stored) return { result: stored, created: false };
       // With the first request's time, whenever this one came (conversionTimes.ts says why).

@@ -80,7 +80,8 @@ const LINES_PER_YIELD = 100;
  * (address, and the user agent when the line has one: a source that recorded none is not called a
  * bot for it) and priced by the line item's current bid. Each event gets its own serve id: imports
  * have no serves, so duplicate and click-quality checks do not apply. When a batch cannot be stored
- * (or the body runs over its limit), the ApiError says up to which line the import is stored.
+ * (or the body runs over its limit), the ApiError says up to which line the import is stored and,
+ * with a key, which lines may be stored in part (a refused write can have reached events_v1).
  */
 export async function importEvents(
   lines: AsyncIterable<NdjsonLine>,
@@ -114,11 +115,19 @@ export async function importEvents(
     if (summary.errors.length < MAX_REPORTED_ERRORS) summary.errors.push({ line, message });
   };
   let rangeText: Hash | undefined;
+  /**
+   * The lines of the batch being stored by an import with a key, which writes at once: a write
+   * ClickHouse refuses may still have put its rows in events_v1 (clickhouseEventPipeline.ts,
+   * completeRefused), so a 503 cannot call them not imported. Without a key a batch is spooled whole or not at all.
+   */
+  let inDoubt: ImportedRange | undefined;
   const storeBatch = async () => {
     const first = storedThroughLine + 1;
     const sha256 = rangeText?.digest() ?? NO_DIGEST;
     rangeText = undefined;
+    if (deps.eventIdOf && batch.length > 0) inDoubt = { first, last: lineNumber, sha256 };
     const already = await deps.store(batch, { first, last: lineNumber, sha256 });
+    inDoubt = undefined;
     for (const event of already ?? []) {
       if (event.ivt === '') summary.accepted -= 1;
       else summary.invalid -= 1;
@@ -135,8 +144,11 @@ export async function importEvents(
           ? new ApiError('unavailable', 'the event store is unavailable; retry later')
           : error;
     if (!(known instanceof ApiError)) throw error;
-    const stored = storedThroughLine === 0 ? 'no line is imported' : `lines 1 to ${storedThroughLine} are imported`;
-    throw new ApiError(known.code, `${known.message}; ${stored}`, known.details);
+    const parts = storedThroughLine === 0 ? [] : [`lines 1 to ${storedThroughLine} are imported`];
+    if (inDoubt && known.code === 'unavailable') {
+      parts.push(`lines ${inDoubt.first} to ${inDoubt.last} may be imported in part: resending the file with the same Idempotency-Key completes them, each line once`);
+    }
+    throw new ApiError(known.code, `${known.message}; ${parts.length === 0 ? 'no line is imported' : parts.join('; ')}`, known.details);
   };
 
   try {

@@ -27,8 +27,20 @@ export interface EventPipeline {
    * then, unless ClickHouse stored them and its answer was lost.
    * Until ClickHouse answers they are kept in the spool too: a crash before it does leaves ClickHouse
    * a part of the insert (events_v1's part without its views'), which the next start completes.
+   * A refused insert can leave the same (a view's part could not be written: a full disk): it stays
+   * kept, and is sent again with its token where events_v1 holds its rows (completeRefusedWrites).
    */
   writeNow(events: TrackedEvent[], token: string): Promise<void>;
+  /**
+   * Sends again, each with its token and rows as they were, the inserts of `writeNow` that ClickHouse
+   * refused, that hold one of these event ids and whose rows events_v1 holds: the views that lack
+   * them take them, the tables that have them drop them (deduplicate_blocks_in_dependent_materialized_views).
+   * One whose rows events_v1 does not hold is forgotten: nothing of it was kept. For the retry of a
+   * refused write (the same conversion_id, an import resent with its key), before it looks up what is
+   * stored. Rejects with ApiError('unavailable') when ClickHouse refuses again. The pipeline also
+   * tries every refused insert at each write of the spool, so one kept at another instance completes too.
+   */
+  completeRefusedWrites(eventIds: string[]): Promise<void>;
   /**
    * Called synchronously for each accepted event (pacing and certification watch these).
    * `written` is true for an event `writeNow` put in ClickHouse (called within that write, so

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../http/errors.js';
@@ -22,6 +22,12 @@ const FOR_ENGINE = '.engine-body';
 
 /** The suffix of an insert kept while it is written past the segments (EventSpool.keepInFlight): not a segment. */
 const IN_FLIGHT = '.in-flight';
+
+/**
+ * The suffix an in-flight insert takes when ClickHouse refused it (EventSpool.keepFailed): sent again
+ * only where events_v1 holds its rows, since its request was answered 503.
+ */
+const FAILED = '.failed-write';
 
 /** An insert written past the segments that a killed process left unacknowledged (EventSpool.inFlight). */
 export interface InFlightWrite {
@@ -262,8 +268,33 @@ export class EventSpool {
    * crash cut before the token was written is removed: its insert was never sent, never answered.
    */
   inFlight(): InFlightWrite[] {
+    return this.keptWrites(IN_FLIGHT);
+  }
+
+  /**
+   * Keeps an in-flight insert ClickHouse refused, under another suffix, and returns its new name: a
+   * refusal can come after events_v1 took the rows and before every view did (a view's part could
+   * not be written: a full disk), and only the same insert sent again with its token completes the
+   * views. When it cannot be renamed it stays in flight, sent again at the next start.
+   */
+  keepFailed(name: string): string {
+    const failed = name.slice(0, -IN_FLIGHT.length) + FAILED;
+    try {
+      renameSync(path.join(this.directory, name), path.join(this.directory, failed));
+      return failed;
+    } catch {
+      return name;
+    }
+  }
+
+  /** The refused inserts (keepFailed) a previous process left, oldest first. */
+  failedWrites(): InFlightWrite[] {
+    return this.keptWrites(FAILED);
+  }
+
+  private keptWrites(suffix: string): InFlightWrite[] {
     const writes: InFlightWrite[] = [];
-    for (const name of readdirSync(this.directory).filter((entry) => entry.endsWith(IN_FLIGHT)).sort()) {
+    for (const name of readdirSync(this.directory).filter((entry) => entry.endsWith(suffix)).sort()) {
       const text = readFileSync(path.join(this.directory, name), 'utf8');
       const last = text.lastIndexOf('\n', text.length - 2);
       const token = text.endsWith('\n') ? tokenOf(text.slice(last + 1, -1)) : undefined;

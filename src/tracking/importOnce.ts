@@ -29,6 +29,9 @@ export function importedEventId(key: string, line: number, text: string): string
  * - the range's text is checked against the one first sent under the key (importedRanges.ts);
  * - the range's lookup and writes run under a lock of (key, first line), in this process and across
  *   instances: a resend looks only after the earlier request's writes of the range returned;
+ * - a write of the range an earlier request sent and ClickHouse refused is sent again first, as it was
+ *   (EventPipeline.completeRefusedWrites): a refusal can come after events_v1 took the rows and before
+ *   every view did (a full disk), and the look-up would find them and leave the views without them;
  * - the events an earlier request stored are looked up by their ids and left out; the rest are written
  *   to ClickHouse at once (EventPipeline.writeNow), past the spool, so that the next request finds them,
  *   one insert per calendar month (UTC). events_v1 is partitioned by month and an insert makes one part
@@ -45,6 +48,9 @@ export function importOnceStore(deps: { db: Postgres; ch: ClickHouse; events: Ev
     await checkImportedRange(deps.db, key, range);
     if (batch.length === 0) return [];
     return deps.lock(`${key}\n${range.first}`, async () => {
+      // A write of these lines that ClickHouse refused may be in events_v1 without every view: sent
+      // again first, as it was, so that those found stored below are stored whole.
+      await deps.events.completeRefusedWrites(batch.map((event) => event.event_id));
       const stored = await storedEventIds(deps.ch, batch);
       for (const month of byMonth(batch.filter((event) => !stored.has(event.event_id)))) {
         const ids = createHash('sha256').update(month.map((event) => event.event_id).join(',')).digest('hex');

@@ -13,6 +13,8 @@ import { migrateClickHouse } from '../../src/store/migrate.js';
 import { createClickHouseEventPipeline, type EventPipelineOptions } from '../../src/tracking/clickhouseEventPipeline.js';
 import { ApiError } from '../../src/http/errors.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
+import { closedPort } from '../helpers/closedPort.js';
+import { spoolLine } from '../../src/tracking/eventSpool.js';
 import { packageRoot } from '../../src/packageRoot.js';
 
 const silent = pino({ level: 'silent' });
@@ -311,5 +313,42 @@ describe('an event the spool took is kept whatever a listener of it does', () =>
       ['', 2_500_000],
       ['duplicate', 0],
     ]);
+  });
+});
+
+describe('an insert written at once that ClickHouse refused (EventPipeline.completeRefusedWrites)', () => {
+  it('is forgotten, nothing stored, when events_v1 does not hold it: its request was answered 503', async () => {
+    const port = await closedPort();
+    const refusing = withUnavailableQueries(createClient({ url: `http://127.0.0.1:${port}`, request_timeout: 5_000 }));
+    let back = false;
+    const switching: ClickHouse = { kind: 'server', get client() { return back ? ch!.client : refusing; }, close: async () => undefined };
+    const refusedDir = mkdtempSync(path.join(inject('testRoot'), 'refused-'));
+    const pipeline = await openPipeline({ config: loadConfig({ DATA_DIR: refusedDir, EVENT_FLUSH_INTERVAL_MS: '60000' }), ch: switching, log: silent });
+    const event = sampleEvent({ campaign_id: randomUUID(), type: 'conversion' });
+    await expect(pipeline.writeNow([event], `conversion:${event.event_id}`)).rejects.toThrow(ApiError);
+    const spoolDir = path.join(refusedDir, 'spool');
+    expect(readdirSync(spoolDir).filter((name) => name.endsWith('.failed-write'))).toHaveLength(1);
+
+    back = true;
+    await pipeline.completeRefusedWrites([event.event_id]);
+    expect(readdirSync(spoolDir).filter((name) => name.endsWith('.failed-write'))).toEqual([]);
+    expect((await countEvents(event.campaign_id)).rows).toBe(0);
+  });
+
+  it('left by a previous process, is sent again with its token at the next write when events_v1 holds it: stored once, in every view', async () => {
+    const leftDir = mkdtempSync(path.join(inject('testRoot'), 'refused-left-'));
+    const config = loadConfig({ DATA_DIR: leftDir, EVENT_FLUSH_INTERVAL_MS: '60000' });
+    const first = await openPipeline({ config, ch: ch!, log: silent });
+    const campaignId = randomUUID();
+    const events = [sampleEvent({ campaign_id: campaignId }), sampleEvent({ campaign_id: campaignId })];
+    await first.writeNow(events, `import:${campaignId}`);
+    await first.close();
+    // As a refusal after events_v1 took the insert leaves it: the same body and token kept.
+    writeFileSync(path.join(leftDir, 'spool', `${Date.now().toString().padStart(15, '0')}-000000000000.failed-write`), `${events.map(spoolLine).join('')}${JSON.stringify(`import:${campaignId}`)}\n`);
+    const restarted = await openPipeline({ config, ch: ch!, log: silent });
+    await restarted.flush();
+    await restarted.close();
+    expect(readdirSync(path.join(leftDir, 'spool'))).toEqual([]);
+    expect(await countEvents(campaignId)).toEqual({ rows: 2, distinct: 2, rolledUp: 2, reported: 2 });
   });
 });
