@@ -7,17 +7,23 @@ import { CONSOLE_BUILD_DIR } from './consoleRoutes.js';
 /**
  * The console reads the reporting rows as the server's own types (`import type` from src/, which
  * esbuild drops); a value import from src/ would put server code in the browser's bundle, so the
- * build refuses it.
+ * build refuses it, but for the modules listed here: self-contained (no imports), written for both.
  */
+const SHARED_WITH_CONSOLE = new Set([
+  // The budget form says what a bid is worth in USD by the service's own rates (convertToUsd).
+  'src/money/usdRates',
+]);
+
 const typesOnlyFromServer: Plugin = {
   name: 'types only from src/',
   setup(bundle) {
     const serverDir = path.join(packageRoot, 'src') + path.sep;
-    bundle.onResolve({ filter: /^\.\.?\// }, (args) =>
-      path.resolve(args.resolveDir, args.path).startsWith(serverDir)
-        ? { errors: [{ text: `${path.relative(packageRoot, args.importer)} imports ${args.path}: the console takes only types from src/ (import type)` }] }
-        : undefined,
-    );
+    bundle.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const resolved = path.resolve(args.resolveDir, args.path);
+      if (!resolved.startsWith(serverDir)) return undefined;
+      if (SHARED_WITH_CONSOLE.has(path.relative(packageRoot, resolved).replace(/\.[jt]s$/, ''))) return undefined;
+      return { errors: [{ text: `${path.relative(packageRoot, args.importer)} imports ${args.path}: the console takes only types from src/ (import type), or a module listed in SHARED_WITH_CONSOLE` }] };
+    });
   },
 };
 
