@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { currencyCode } from '../money/currencyCode.js';
+import { billedEvent, smallestBid } from '../money/priceModels.js';
+import { convertToUsd } from '../money/usdRates.js';
 import { creativeList } from './creativeSchema.js';
 import { moneyAmount, textLine } from './fieldSchemas.js';
 import { targetingSchema } from './targetingSchema.js';
@@ -48,19 +50,35 @@ export const bidsBody = z.strictObject({
 export type Bids = z.output<typeof bidsBody>;
 
 /**
+ * Why a bid is refused in `currency` (the budget's; USD without a budget): a bid below
+ * smallestBid prices each billed event at 0 nano-USD, so the line item would serve for nothing and
+ * no budget would ever stop it. Asked where a bid is set and where a budget's currency changes.
+ */
+export function zeroPricedBid(bids: Bids, currency: string): string | undefined {
+  const smallest = smallestBid(bids.bid_type, currency, convertToUsd);
+  if (smallest === undefined || bids.bid_value >= smallest) return undefined;
+  return `must be at least ${smallest} ${currency} for a ${bids.bid_type} bid in ${currency}: a smaller one prices each ${billedEvent[bids.bid_type]} at 0 nano-USD`;
+}
+
+/**
  * LineItemInput: the line_item part of compose and the body of POST campaigns/:id/line-items.
  * Only title is required; budget and bids are required later, by activation.
  */
-export const lineItemInput = z.strictObject({
-  title: textLine(200),
-  objective: normalizedTerm(objectiveAliases).nullable().optional(),
-  primary_kpi: normalizedTerm(primaryKpiAliases).nullable().optional(),
-  budget: budgetBody.optional(),
-  bids: bidsBody.optional(),
-  targeting: targetingSchema.optional(),
-  frequency_cap: frequencyCapSchema.nullable().optional(),
-  creatives: creativeList.optional(),
-});
+export const lineItemInput = z
+  .strictObject({
+    title: textLine(200),
+    objective: normalizedTerm(objectiveAliases).nullable().optional(),
+    primary_kpi: normalizedTerm(primaryKpiAliases).nullable().optional(),
+    budget: budgetBody.optional(),
+    bids: bidsBody.optional(),
+    targeting: targetingSchema.optional(),
+    frequency_cap: frequencyCapSchema.nullable().optional(),
+    creatives: creativeList.optional(),
+  })
+  .superRefine((input, context) => {
+    const problem = input.bids && zeroPricedBid(input.bids, input.budget?.currency ?? 'USD');
+    if (problem) context.addIssue({ code: 'custom', path: ['bids', 'bid_value'], message: problem });
+  });
 export type LineItemInput = z.output<typeof lineItemInput>;
 
 export const lineItemPatch = z

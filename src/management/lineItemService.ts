@@ -16,7 +16,7 @@ import {
   type LineItem,
   type LineItemRecord,
 } from './lineItemRepository.js';
-import { storedBudget, type Bids, type BudgetInput, type LineItemInput, type LineItemPatch } from './lineItemSchemas.js';
+import { storedBudget, zeroPricedBid, type Bids, type BudgetInput, type LineItemInput, type LineItemPatch } from './lineItemSchemas.js';
 import { activationGaps, createdLineItemStatus, lineItemTransitionError } from './statusTransitions.js';
 import type { Targeting } from './targetingSchema.js';
 
@@ -109,12 +109,30 @@ export async function patchLineItem(db: Postgres, organizationId: string, lineIt
   });
 }
 
-export async function putBudget(db: SqlExecutor, organizationId: string, lineItemId: string, budget: BudgetInput) {
-  return shownWithCreatives(db, await setBudget(db, organizationId, lineItemId, storedBudget(budget)));
+/** 422 on `bid_value`, nothing stored, when the line item's bid would price at 0 nano-USD in the budget's (new) currency. */
+export async function putBudget(db: Postgres, organizationId: string, lineItemId: string, budget: BudgetInput) {
+  return db.transaction(async (tx) => {
+    const current = await lockLineItem(tx, organizationId, lineItemId);
+    if (!current) throw lineItemNotFound();
+    const problem = current.bids ? zeroPricedBid(current.bids, budget.currency) : undefined;
+    if (problem) {
+      const message = `the line item's bid_value ${current.bids?.bid_value} ${problem}; raise the bid (PUT line-items/:id/bids) before changing the currency`;
+      throw new ApiError('validation_error', message, [{ path: 'bid_value', message }]);
+    }
+    return shownWithCreatives(tx, await setBudget(tx, organizationId, lineItemId, storedBudget(budget)));
+  });
 }
 
-export async function putBids(db: SqlExecutor, organizationId: string, lineItemId: string, bids: Bids) {
-  return shownWithCreatives(db, await setBids(db, organizationId, lineItemId, bids));
+/** 422 on `bid_value`, nothing stored, for a bid that would price at 0 nano-USD in the line item's currency. */
+export async function putBids(db: Postgres, organizationId: string, lineItemId: string, bids: Bids) {
+  return db.transaction(async (tx) => {
+    const current = await lockLineItem(tx, organizationId, lineItemId);
+    if (!current) throw lineItemNotFound();
+    const currency = current.budget?.currency ?? 'USD';
+    const problem = zeroPricedBid(bids, currency);
+    if (problem) throw new ApiError('validation_error', `bid_value ${problem}`, [{ path: 'bid_value', message: problem }]);
+    return shownWithCreatives(tx, await setBids(tx, organizationId, lineItemId, bids));
+  });
 }
 
 export async function putTargeting(db: SqlExecutor, organizationId: string, lineItemId: string, targeting: Targeting) {

@@ -28,6 +28,28 @@ export function priceNanos(model: PriceModel, bidUsd: number): number {
   return Math.round(model === 'tCPM' ? (bidUsd * 1e9) / 1000 : bidUsd * 1e9);
 }
 
+/**
+ * The smallest bid_value (at most 6 decimals, in `currency`) whose events `priceNanos` prices at 1
+ * nano-USD or more: a smaller positive bid prices every event at 0, bills nothing however much it
+ * serves, and no budget ever binds it (try37 M2: tCPM 0.0001 KRW). Undefined for a currency without
+ * a rate. Only currencies far below the dollar have one above the 0.000001 every amount has: tCPM
+ * 0.000736 KRW, for one.
+ */
+export function smallestBid(model: PriceModel, currency: string, toUsd: (amount: number, currency: string) => number | undefined): number | undefined {
+  const priced = (micros: number) => priceNanos(model, toUsd(micros / 1e6, currency) ?? 0) >= 1;
+  if (toUsd(1, currency) === undefined) return undefined;
+  // The price grows with the bid: double to a bid that prices, then halve the gap down to the first that does.
+  let high = 1;
+  while (!priced(high)) high *= 2;
+  let low = high / 2;
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (priced(middle)) high = middle;
+    else low = middle;
+  }
+  return high / 1e6;
+}
+
 /** A line item's bid and budget columns as Postgres stores them. */
 export interface StoredBid {
   bid_type: string | null;

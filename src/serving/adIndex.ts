@@ -380,9 +380,11 @@ export function buildEntry(
   if (!(bidUsd > 0)) return 'no_bid';
   // The links carry the price per event as a whole number of nano-USD (trackingClaimsBytes.ts): past
   // 2^53 (a CPC or CPA bid above about 9,007,199 USD) it cannot be signed exactly, so such a line
-  // item is never served rather than making every serve that picks it fail.
+  // item is never served rather than making every serve that picks it fail. One below 1 nano-USD
+  // (a bid stored before management refused it, or a rate changed since) would serve for nothing,
+  // past every budget: left out too.
   const price = priceNanos(model, bidUsd);
-  if (!Number.isSafeInteger(price)) return 'price_out_of_range';
+  if (!Number.isSafeInteger(price) || price < 1) return 'price_out_of_range';
   // A row that does not have the shape is left out, not guessed at.
   const targeting = row.targeting ?? {};
   if (!storedTargeting.validate(targeting)) return 'bad_targeting';

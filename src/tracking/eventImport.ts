@@ -12,6 +12,7 @@ import { CONVERSION_VALUE_MAX_USD } from './conversionSchemas.js';
 import { eventCost, findLineItemPricing, type LineItemPricing, type PricingProblem } from './lineItemPricing.js';
 import { NANOS_PER_USD, NIL_UUID, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
 import { NOT_UTF8_LINE, type NdjsonLine } from './ndjsonLines.js';
+import type { ImportCeilings } from './importCeilings.js';
 import type { ImportedRange } from './importedRanges.js';
 import { classifyVisitor } from './visitor.js';
 import { MS_PER_DAY } from '../utcDays.js';
@@ -39,6 +40,8 @@ export interface ImportSummary {
   invalid: number;
   /** Lines not stored: not JSON, bad fields, unknown line item or placement, no bid to price by. */
   rejected: number;
+  /** Of `accepted`, lines over a billing ceiling: stored valid, at cost 0, with the reason in `unbilled`. */
+  unbilled: number;
   /** Lines an earlier request with the same Idempotency-Key stored: not stored again. */
   already_imported: number;
   /** The first MAX_REPORTED_ERRORS rejected lines, 1-based. */
@@ -78,7 +81,8 @@ const LINES_PER_YIELD = 100;
 /**
  * Turns NDJSON lines into stored events, batch by batch: each line classified like live traffic
  * (address, and the user agent when the line has one: a source that recorded none is not called a
- * bot for it) and priced by the line item's current bid. Each event gets its own serve id: imports
+ * bot for it), priced by the line item's current bid and judged by the billing ceilings
+ * (importCeilings.ts). Each event gets its own serve id: imports
  * have no serves, so duplicate and click-quality checks do not apply. When a batch cannot be stored
  * (or the body runs over its limit), the ApiError says up to which line the import is stored and,
  * with a key, which lines may be stored in part (a refused write can have reached events_v1).
@@ -98,6 +102,8 @@ export async function importEvents(
      * carry the SHA-256 of their lines; otherwise each id is random.
      */
     eventIdOf?: (line: number, text: string) => string;
+    /** The billing ceilings each batch's valid events are judged by before it is stored. */
+    ceilings: ImportCeilings;
   },
   nowMs: number,
 ): Promise<ImportSummary> {
@@ -109,7 +115,7 @@ export async function importEvents(
   let batch: TrackedEvent[] = [];
   let storedThroughLine = 0;
   let lineNumber = 0;
-  const summary: ImportSummary = { accepted: 0, invalid: 0, rejected: 0, already_imported: 0, errors: [] };
+  const summary: ImportSummary = { accepted: 0, invalid: 0, unbilled: 0, rejected: 0, already_imported: 0, errors: [] };
   const reject = (line: number, message: string) => {
     summary.rejected += 1;
     if (summary.errors.length < MAX_REPORTED_ERRORS) summary.errors.push({ line, message });
@@ -125,10 +131,14 @@ export async function importEvents(
     const first = storedThroughLine + 1;
     const sha256 = rangeText?.digest() ?? NO_DIGEST;
     rangeText = undefined;
+    await deps.ceilings.judge(batch);
+    for (const event of batch) if (event.unbilled !== '') summary.unbilled += 1;
     if (deps.eventIdOf && batch.length > 0) inDoubt = { first, last: lineNumber, sha256 };
     const already = await deps.store(batch, { first, last: lineNumber, sha256 });
     inDoubt = undefined;
     for (const event of already ?? []) {
+      deps.ceilings.forget(event);
+      if (event.unbilled !== '') summary.unbilled -= 1;
       if (event.ivt === '') summary.accepted -= 1;
       else summary.invalid -= 1;
       summary.already_imported += 1;

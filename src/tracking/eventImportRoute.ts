@@ -4,10 +4,12 @@ import { requireAdminToken } from '../http/adminAuth.js';
 import { notUtf8Charset, unsupportedContentEncoding } from '../http/bodyEncoding.js';
 import { ApiError, zodDetails } from '../http/errors.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
+import type { IndexedDestinations } from '../serving/indexedDestinations.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { Postgres } from '../store/postgres.js';
 import type { EventPipeline } from './eventPipeline.js';
 import { importEvents } from './eventImport.js';
+import { ImportCeilings } from './importCeilings.js';
 import { importedEventId, importKey, importLock, importOnceStore } from './importOnce.js';
 import { ndjsonLines } from './ndjsonLines.js';
 import type { TrackedEvent } from './trackedEvent.js';
@@ -19,6 +21,8 @@ export interface EventImportRouteDeps {
   ch: ClickHouse;
   events: EventPipeline;
   traffic: TrafficClassifier;
+  /** The live spend figures the import's billing ceilings start from, where billing keeps them. */
+  indexedDestinations: IndexedDestinations;
   adminToken: string;
   bodyLimit: number;
 }
@@ -59,13 +63,15 @@ export async function eventImportRoute(app: FastifyInstance, deps: EventImportRo
       }
       const key = idempotencyKeyOf(request.headers['idempotency-key']);
       const lines = ndjsonLines(request.body, deps.bodyLimit);
+      const now = Date.now();
+      const ceilings = new ImportCeilings({ db: deps.db, ch: deps.ch, live: (lineItemId) => deps.indexedDestinations.billedLineItem(lineItemId) }, now);
       if (key !== undefined) {
         // Sent again with the same key (after a cut connection, a 503), the lines already stored are left out.
         const once = {
           store: importOnceStore({ db: deps.db, ch: deps.ch, events: deps.events, lock }, key),
           eventIdOf: (line: number, text: string) => importedEventId(key, line, text),
         };
-        return { data: await importEvents(lines, { db: deps.db, traffic: deps.traffic, ...once }, Date.now()) };
+        return { data: await importEvents(lines, { db: deps.db, traffic: deps.traffic, ceilings, ...once }, now) };
       }
       const write = async () => {
         try {
@@ -84,7 +90,7 @@ export async function eventImportRoute(app: FastifyInstance, deps: EventImportRo
         unwritten = 0;
         await write();
       };
-      const summary = await importEvents(lines, { db: deps.db, traffic: deps.traffic, store: storeBatch }, Date.now());
+      const summary = await importEvents(lines, { db: deps.db, traffic: deps.traffic, ceilings, store: storeBatch }, now);
       await write();
       return { data: summary };
     },

@@ -138,7 +138,7 @@ describe('POST /v1/admin/events/import', () => {
     const kept = new Date(Date.now() - 399 * day).toISOString();
     const response = await importNdjson(ndjson([...times.map(line), line(kept)]));
     const message = 'time: older than the 400 days raw events are kept';
-    expect(response.json().data).toEqual({ accepted: 1, invalid: 0, rejected: 5, already_imported: 0, errors: times.map((_, index) => ({ line: index + 1, message })) });
+    expect(response.json().data).toEqual({ accepted: 1, invalid: 0, unbilled: 0, rejected: 5, already_imported: 0, errors: times.map((_, index) => ({ line: index + 1, message })) });
     expect((await eventsOf(ctx, item.lineItemId)).map((event) => event.type)).toEqual(['impression']);
     const eventsTable = readFileSync(new URL('../../clickhouse/0001_events.sql', import.meta.url), 'utf8');
     expect(eventsTable).toContain(`TTL toDateTime(event_time) + INTERVAL ${EVENT_RETENTION_DAYS} DAY`);
@@ -149,7 +149,7 @@ describe('POST /v1/admin/events/import', () => {
     const line = (revenue: number) => ({ type: 'conversion', time: new Date().toISOString(), line_item_id: item.lineItemId, placement_id: item.placementId, ip: ADDRESSES.comcastResidential, revenue_usd: revenue });
     const response = await importNdjson(ndjson([line(1e12), line(1e10), line(1_000_000.01), line(1_000_000)]));
     const message = 'revenue_usd: must be at most 1,000,000';
-    expect(response.json().data).toEqual({ accepted: 1, already_imported: 0, invalid: 0, rejected: 3, errors: [1, 2, 3].map((number) => ({ line: number, message })) });
+    expect(response.json().data).toEqual({ accepted: 1, already_imported: 0, invalid: 0, unbilled: 0, rejected: 3, errors: [1, 2, 3].map((number) => ({ line: number, message })) });
     expect((await eventsOf(ctx, item.lineItemId)).map((event) => event.revenue_nanos)).toEqual([1e15]);
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ conversions: 1, revenue_nanos: 1e15 });
   });

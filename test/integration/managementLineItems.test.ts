@@ -308,6 +308,56 @@ describe('the bid_value cap: at most 1,000,000 in the line item\'s currency', ()
   });
 });
 
+describe('a bid that would price at 0 nano-USD: 422 on bid_value, naming the smallest bid in the currency (try37 M2)', () => {
+  // tCPM 0.0001 KRW is 68 nano-USD a thousand impressions: 0 nano-USD an impression. 0.000736 KRW is the smallest tCPM bid that prices at 1.
+  const tiny = { bid_type: 'tcpm', bid_value: 0.0001 };
+
+  it('PUT bids: refused in the budget\'s currency, stored from the smallest bid that prices', async () => {
+    const { api, lineItemId } = await setup();
+    expect((await api('PUT', `/v1/advertiser/line-items/${lineItemId}/budget`, { daily: 1000, currency: 'KRW' })).statusCode).toBe(200);
+    const before = (await api('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data;
+    for (const bid_value of [0.0001, 0.000735]) {
+      const response = await api('PUT', `/v1/advertiser/line-items/${lineItemId}/bids`, { ...tiny, bid_value });
+      expect(response.statusCode).toBe(422);
+      expect(response.json().error).toMatchObject({ code: 'validation_error', details: [{ path: 'bid_value' }] });
+      expect(response.json().error.details[0].message).toContain('at least 0.000736 KRW');
+    }
+    expect((await api('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data).toEqual(before);
+    const smallest = await api('PUT', `/v1/advertiser/line-items/${lineItemId}/bids`, { ...tiny, bid_value: 0.000736 });
+    expect(smallest.statusCode).toBe(200);
+    // The same amount prices in USD (1 nano-USD an impression at 0.000001): only weak currencies have a floor above every amount's.
+    const { api: usdApi, lineItemId: usdLineItem } = await setup();
+    expect((await usdApi('PUT', `/v1/advertiser/line-items/${usdLineItem}/bids`, { bid_type: 'tcpm', bid_value: 0.000001 })).statusCode).toBe(200);
+  });
+
+  it('PUT budget: a currency change that would price the stored bid at 0 is refused, and nothing changes', async () => {
+    const { api, lineItemId } = await setup();
+    expect((await api('PUT', `/v1/advertiser/line-items/${lineItemId}/budget`, { daily: 10, currency: 'USD' })).statusCode).toBe(200);
+    expect((await api('PUT', `/v1/advertiser/line-items/${lineItemId}/bids`, tiny)).statusCode).toBe(200);
+    const before = (await api('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data;
+    const response = await api('PUT', `/v1/advertiser/line-items/${lineItemId}/budget`, { daily: 1000, currency: 'KRW' });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().error).toMatchObject({ code: 'validation_error', details: [{ path: 'bid_value' }] });
+    expect(response.json().error.details[0].message).toContain('at least 0.000736 KRW');
+    expect((await api('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data).toEqual(before);
+    // In JPY the same bid still prices (1 nano-USD an impression from 0.000079 JPY).
+    expect((await api('PUT', `/v1/advertiser/line-items/${lineItemId}/budget`, { daily: 1000, currency: 'JPY' })).statusCode).toBe(200);
+  });
+
+  it('POST line-items and compose: refused with the budget given in the same body, nothing created', async () => {
+    const { api, campaignId, advertiser } = await setup();
+    const created = await api('POST', `/v1/advertiser/campaigns/${campaignId}/line-items`, { title: 'Free', budget: { daily: 0.0001, currency: 'KRW' }, bids: tiny });
+    expect(created.statusCode).toBe(422);
+    expect(created.json().error.details.map((detail: { path: string }) => detail.path)).toEqual(['bids.bid_value']);
+    const composed = await api('POST', '/v1/advertiser/campaigns/compose', {
+      campaign: { name: 'Free', brand_name: 'Brand', user_id: advertiser.user.id },
+      line_item: { title: 'Free', budget: { daily: 1000, currency: 'KRW' }, bids: tiny },
+    });
+    expect(composed.statusCode).toBe(422);
+    expect(composed.json().error.details.map((detail: { path: string }) => detail.path)).toEqual(['line_item.bids.bid_value']);
+  });
+});
+
 describe('PUT /v1/advertiser/line-items/:id/targeting', () => {
   it('stores targeting normalized: keywords lower-cased, trimmed, deduplicated; languages lower-cased', async () => {
     const { api, lineItemId } = await setup();

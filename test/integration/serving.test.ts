@@ -250,6 +250,28 @@ describe('POST /v1/serve ad payload', () => {
     }
   });
 
+  it('never serves a line item whose price per impression rounds to 0 nano-USD (tCPM 0.0001 KRW, stored before such bids were refused): it would serve for nothing, past every budget', async () => {
+    const certified = (await createPlacement(ctx, publisher.id)).id;
+    await certifyPlacement(ctx, certified);
+    const word = uniqueWord();
+    const free = await servableLineItem(ctx, advertiser, {
+      bids: { bid_type: 'cpm', bid_value: 1 },
+      budget: { daily: 1000, currency: 'KRW' },
+      targeting: { keywords: { include: [word] } },
+    });
+    // 0.0001 KRW a thousand is 68 nano-USD: 0 an impression. The API refuses it now (422); a row stored before is written here.
+    await ctx.stores.db.query('UPDATE line_items SET bid_value = 0.0001 WHERE id = $1', [free.lineItemId]);
+    // Created after the update: once the index serves it, the index has seen the update too.
+    const later = uniqueWord();
+    const paid = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpm', bid_value: 1 }, targeting: { keywords: { include: [later] } } });
+    await eventuallyServed(ctx, publisher.token, { ...about(later), placement_id: certified }, paid.lineItemId);
+    for (let i = 0; i < 5; i++) {
+      const response = await serve(ctx, publisher.token, { ...about(word), placement_id: certified });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual({ ad: null });
+    }
+  });
+
   it('answers {"ad": null} for a declared bot user agent', async () => {
     const word = uniqueWord();
     const { lineItemId } = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } } });
