@@ -209,8 +209,8 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
   bout: ['on points', 'by decision', 'by split decision', 'by knockout', 'by ko', 'by tko', 'by submission', 'to', 'against', 'at the', 'in round', 'in the first round', 'in the second round', 'in the third round', 'in the final round', 'in the ring', 'in the cage'],
   /** Arriving: "didn't make it to the party", "didn't make it home". */
   arrival: ['to', 'into', 'onto', 'on', 'back', 'home', 'out', 'past', 'for', 'up', 'there', 'here', 'the', 'in'],
-  /** A contest: "my son beat me at chess". */
-  contest: ['at', 'in', 'to', 'on', 'again', 'every', 'by'],
+  /** A contest: "my son beat me at chess", "he beat me up in smash bros again". */
+  contest: ['at', 'in', 'to', 'on', 'again', 'every', 'by', 'up at', 'up in', 'up on', 'up again', 'up about', 'up over'],
   /** Urging or removing, not shoving: "pushed me to apply", "kicked me out". */
   urging: ['to', 'into', 'towards', 'toward', 'forward', 'out', 'off'],
   /** Getting out of bed or of the house: "my dad didn't get out much". */
@@ -579,7 +579,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'abusing me', 'abuses me', 'abused me', '{calling} abuse {unless luck}', 'emotional abuse', 'financial abuse', 'psychological abuse', 'verbal abuse', 'physical abuse', 'elder abuse', 'child abuse',
       // Marks on someone in care ("she has marks on her wrists"), a beating by strangers ("beat me up for my phone"; not "beat me up about it").
       ...['marks', 'bruises', 'bruising', 'scratches'].flatMap((marks) => ['her', 'his'].flatMap((whose) => ['wrists', 'wrist', 'neck', 'arms', 'arm', 'face', 'thighs', 'legs'].map((part) => `${marks} on ${whose} ${part}`))),
-      '{anyone} beat me up {unless scolding}', 'beat him up {unless scolding}', 'beat her up {unless scolding}', '{anyone} beaten up {unless scolding}', 'restraining order', 'protective order', 'coercive control', 'drink was spiked', 'spiked my drink', '{anyone} drugged me',
+      'beat me up {unless scolding}', 'beat him up {unless scolding}', 'beat her up {unless scolding}', '{anyone} beaten up {unless scolding}', 'restraining order', 'protective order', 'coercive control', 'drink was spiked', 'spiked my drink', '{anyone} drugged me',
       // What a person does to the speaker: "my husband hits me", "my ex keeps threatening me".
       '{anyone} hits me {unless contact}', '{anyone} hit me {unless contact}', '{anyone} hitting me', '{anyone} beats me {unless contest}', '{anyone} beat me {unless contest}',
       '{anyone} beating me', '{anyone} slapped me', '{anyone} slaps me', '{anyone} punched me', '{anyone} punches me', '{anyone} kicked me {unless urging}',

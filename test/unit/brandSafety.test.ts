@@ -350,6 +350,12 @@ describe("brand safety: session 37's rule kinds (batch 6's misses and false veto
     expect(verdict('what does the drug abuse module cover in the nursing course?')).toBeUndefined();
   });
 
+  it('reads being beaten up by someone as an assault, not a game lost nor a scolding', () => {
+    expect(byPhrase('two lads beat me up outside the station and took my phone')).toMatchObject({ topic: 'abuse' });
+    expect(verdict('my brother beat me up in smash bros again, which controller is best?')).toBeUndefined();
+    expect(verdict("don't beat me up about it, which laptop should I get then?")).toBeUndefined();
+  });
+
   it('reads a broken bone said after the bone with an injury word, not a broken chair leg', () => {
     expect(byPhrase('my dad fell at work and the doctor says his wrist is broken')).toMatchObject({ topic: 'accident' });
     expect(verdict('the leg is broken on my ikea chair, can I glue it?')).toBeUndefined();
