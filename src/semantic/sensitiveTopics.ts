@@ -417,8 +417,10 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       ),
       // The same said after the bone: "they think his neck is broken, we're in A&E".
       ...['neck', 'leg', 'legs', 'arm', 'arms', 'ankle', 'wrist', 'pelvis', 'ribs', 'jaw', 'collarbone', 'skull', 'spine', 'eye socket'].flatMap((bone) =>
-        ['is broken', 'was broken', 's broken', 'is fractured', 'was fractured', 's fractured'].map((broken) => `${bone} ${broken} {if injury}`),
+        ['is broken', 'was broken', 's broken'].map((broken) => `${bone} ${broken} {if injury}`),
       ),
+      // Fractured is an injury's word itself ("my eye socket is fractured").
+      ...['neck', 'leg', 'arm', 'ankle', 'wrist', 'pelvis', 'jaw', 'collarbone', 'skull', 'spine', 'eye socket', 'cheekbone'].flatMap((bone) => ['is fractured', 'was fractured', 's fractured'].map((fractured) => `${bone} ${fractured}`)),
     ],
     // Left inside a fire, a wreck or water ("there was a fire in my block, my neighbour didn't get out"), not a pet that did not escape.
     ambiguous: ["{someone} didn't get out {unless outing}", '{someone} didnt get out {unless outing}', '{someone} did not get out {unless outing}', "{someone} couldn't get out {unless outing}"],
