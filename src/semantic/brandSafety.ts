@@ -2,7 +2,7 @@ import { WordScan, wordHash, wordsOf } from '../serving/contextWords.js';
 import { FirstWordMap } from '../serving/firstWordMap.js';
 import { similarity, type SemanticModel } from './semanticModel.js';
 import {
-  ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, CONFIRMED_WITH, EVERYDAY_BEFORE, EVERYDAY_NEXT, EVERYDAY_WITH, FILLERS, FIRST, HAVING, NAMED_RELATIVES, NEARLY, PET_ANIMALS, PETS, PLACES, RELATIVES, SENSITIVE_TOPICS,
+  ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, CALLING, CONFIRMED_WITH, EVERYDAY_BEFORE, EVERYDAY_NEXT, EVERYDAY_WITH, FILLERS, FIRST, HAVING, NAMED_RELATIVES, NEARLY, PET_ANIMALS, PETS, PLACES, RELATIVES, SENSITIVE_TOPICS,
   SOMEONE, STARTING, THEMED, type SensitiveTopic,
 } from './sensitiveTopics.js';
 import { TopicBound } from './topicBound.js';
@@ -28,8 +28,8 @@ interface TopicPhrase {
   unless: WordRuns | undefined;
   /** An ambiguous phrase (or one with `{if NAME}`): only with one of these words or runs of words in the conversation ("water came"). */
   confirmedBy: WordRuns | undefined;
-  /** Not with one of these words anywhere in the conversation (`{not with NAME}`): "cancer" said of a star sign paired with a scorpio. */
-  refutedBy: WordSet | undefined;
+  /** Not with one of these words or runs of words anywhere in the conversation (`{not with NAME}`): "cancer" said of a star sign paired with a scorpio, a hurricane "we were fine". */
+  refutedBy: WordRuns | undefined;
 }
 
 const wordSet = (words: string[]): WordSet => new Map(words.map((word) => [wordHash(word), word]));
@@ -56,10 +56,11 @@ const LEADING_SLOTS: Record<string, WordSet> = {
   starting: wordSet(STARTING),
   first: wordSet(FIRST),
   nearly: wordSet(NEARLY),
+  calling: wordSet(CALLING),
 };
 const EVERYDAY_NEXT_RUNS = new Map(Object.entries(EVERYDAY_NEXT).map(([name, runs]) => [name, wordRuns(runs)]));
 const EVERYDAY_BEFORE_WORDS = new Map(Object.entries(EVERYDAY_BEFORE).map(([name, words]) => [name, wordSet(words)]));
-const EVERYDAY_WITH_WORDS = new Map(Object.entries(EVERYDAY_WITH).map(([name, words]) => [name, wordSet(words)]));
+const EVERYDAY_WITH_RUNS = new Map(Object.entries(EVERYDAY_WITH).map(([name, runs]) => [name, wordRuns(runs)]));
 const CONFIRMED_WITH_RUNS = new Map(Object.entries(CONFIRMED_WITH).map(([name, runs]) => [name, wordRuns(runs)]));
 
 /** What besides its similarity a topic needs to veto by it (sensitiveTopics.ts). */
@@ -184,7 +185,7 @@ function phrasesOf(topic: SensitiveTopic): Array<Omit<TopicPhrase, 'topic'>> {
   for (const { text, ambiguous } of texts) {
     let phrase = text;
     const refuted = /^\{not with ([a-z]+)\} /.exec(phrase);
-    const refutedBy = refuted === null ? undefined : EVERYDAY_WITH_WORDS.get(refuted[1]!);
+    const refutedBy = refuted === null ? undefined : EVERYDAY_WITH_RUNS.get(refuted[1]!);
     if (refuted !== null) phrase = phrase.slice(refuted[0].length);
     const guard = /^\{not after ([a-z]+)\} /.exec(phrase);
     const notAfter = guard === null ? undefined : EVERYDAY_BEFORE_WORDS.get(guard[1]!);
@@ -224,7 +225,7 @@ function firstPhrase(phrases: FirstWordMap<TopicPhrase>, scans: WordScan[]): Top
       for (const phrase of candidates) {
         if (!phraseAt(scan, i, phrase)) continue;
         if (phrase.confirmedBy !== undefined && !hasRun(phrase.confirmedBy, scans)) continue;
-        if (phrase.refutedBy === undefined || !hasWord(phrase.refutedBy, scans)) return phrase;
+        if (phrase.refutedBy === undefined || !hasRun(phrase.refutedBy, scans)) return phrase;
       }
     }
   }
@@ -285,13 +286,6 @@ function isIn(words: WordSet, scan: WordScan, at: number): boolean {
 function hasRun(runs: WordRuns, scans: WordScan[]): boolean {
   for (const scan of scans) {
     for (let i = 0; i < scan.count; i++) if (runAt(runs, scan, i)) return true;
-  }
-  return false;
-}
-
-function hasWord(words: WordSet, scans: WordScan[]): boolean {
-  for (const scan of scans) {
-    for (let i = 0; i < scan.count; i++) if (isIn(words, scan, i)) return true;
   }
   return false;
 }

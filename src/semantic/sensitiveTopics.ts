@@ -25,7 +25,7 @@ export interface SensitiveTopic {
    * FILLERS between: "my mother-in-law suddenly died", "our dog passed"), `{anyone}` the same or
    * "he", "she", "ex", `{pet animal}` a pet alone, `{place}` one of PLACES ("the whole village is
    * under water"), `{having}` one of HAVING ("my wife has ALS"), `{starting}` one of STARTING ("I
-   * start radiation next week"), `{first}` one of FIRST ("the first christmas without dad"), `{nearly}` one of NEARLY ("nearly drowned"); a
+   * start radiation next week"), `{first}` one of FIRST ("the first christmas without dad"), `{nearly}` one of NEARLY ("nearly drowned"), `{calling}` one of CALLING ("that is abuse"); a
    * leading `{not after NAME}` does not match when one of the few words before it is one of
    * EVERYDAY_BEFORE[NAME] ("sunscreen against skin cancer"), a leading `{not with NAME}` when the
    * conversation has one of EVERYDAY_WITH[NAME] anywhere ("Cancer brings warmth, Scorpio depth");
@@ -106,6 +106,8 @@ export const STARTING = ['start', 'starts', 'starting', 'started', 'begin', 'beg
 export const FIRST = ['first', '1st'];
 /** `{nearly}`: a harm that almost happened ("my son nearly drowned"). */
 export const NEARLY = ['nearly', 'almost'];
+/** `{calling}`: the words before a harm named for what it is ("taking your money and locking you in are abuse"), not "drug abuse". */
+export const CALLING = ['is', 'are', 's', 'was', 'were', 'be'];
 /** Words allowed between `{someone}` and the rest: "my dad suddenly died", "my ex keeps threatening me". */
 export const FILLERS = [
   'just', 'sadly', 'suddenly', 'unexpectedly', 'recently', 'peacefully', 'tragically', 'finally',
@@ -150,9 +152,11 @@ export const EVERYDAY_BEFORE: Record<string, string[]> = {
   exaggeration: ['nearly', 'almost', 'practically', 'basically', 'literally'],
   /** A drink: "an Irish car bomb for St Patrick's day". */
   cocktail: ['irish', 'cocktail', 'cocktails', 'drink', 'drinks', 'shot', 'shots', 'pint', 'guinness'],
+  /** A mess: "our kitchen was a total war zone after the kids baked". */
+  mess: ['total', 'absolute', 'complete', 'utter', 'kitchen', 'bedroom', 'room', 'desk', 'inbox', 'office', 'playroom', 'garage', 'bathroom', 'classroom'],
 };
 /**
- * Words anywhere in a conversation that give a phrase its everyday sense (`{not with NAME}`): a
+ * Words (or runs of words) anywhere in a conversation that give a phrase its everyday sense (`{not with NAME}`): a
  * Cancer paired with another sign ("a cancer woman and a scorpio man": the assistant's answer says
  * "Cancer brings warmth" too, with no star-sign word next to it). Cancer and Leo are left out (a
  * disease, a name): "my son Leo has cancer".
@@ -161,6 +165,11 @@ export const EVERYDAY_WITH: Record<string, string[]> = {
   /** The Undertaker of the ring: "who won, The Undertaker or Kane at WrestleMania?". */
   wrestling: ['wrestlemania', 'wrestling', 'wrestler', 'wrestlers', 'wwe', 'wwf', 'smackdown', 'summerslam', 'kane'],
   astrology: [...STAR_SIGNS.filter((sign) => sign !== 'cancer' && sign !== 'leo'), 'zodiac', 'horoscope', 'horoscopes', 'astrology', 'astrological'],
+  /** A storm lived through unharmed: "the hurricane hit our area last year but we were fine" (runs of words, as CONFIRMED_WITH's). */
+  unharmed: [
+    'we were fine', 'we were all fine', 'we were ok', 'we were okay', 'we were safe', 'we were lucky', 'we are fine', 'we re fine', 'we re ok', 'we re okay',
+    'everyone was fine', 'everyone was ok', 'everyone was okay', 'everybody was fine', 'nobody was hurt', 'no one was hurt', 'no damage',
+  ],
 };
 /**
  * The words (or runs of words) that confirm a phrase as often said of something else (`{if NAME}`):
@@ -176,7 +185,7 @@ export const CONFIRMED_WITH: Record<string, string[]> = {
   ],
   injury: [
     'hospital', 'x ray', 'xray', 'cast', 'plaster', 'surgery', 'ambulance', 'paramedics', 'fracture', 'fractured', 'injury', 'injuries', 'injured', 'hurt',
-    'pain', 'crutches', 'doctor', 'accident',
+    'pain', 'crutches', 'doctor', 'accident', 'a e', 'scan', 'stitches', 'icu',
   ],
   /** A pile-up on a road, not of laundry. */
   road: ['car', 'cars', 'motorway', 'highway', 'freeway', 'interstate', 'lorry', 'lorries', 'truck', 'trucks', 'driver', 'drivers', 'vehicles', 'crash', 'crashed', 'collision', 'written', 'fog'],
@@ -200,8 +209,8 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
   bout: ['on points', 'by decision', 'by split decision', 'by knockout', 'by ko', 'by tko', 'by submission', 'to', 'against', 'at the', 'in round', 'in the first round', 'in the second round', 'in the third round', 'in the final round', 'in the ring', 'in the cage'],
   /** Arriving: "didn't make it to the party", "didn't make it home". */
   arrival: ['to', 'into', 'onto', 'on', 'back', 'home', 'out', 'past', 'for', 'up', 'there', 'here', 'the', 'in'],
-  /** A contest: "my son beat me at chess". */
-  contest: ['at', 'in', 'to', 'on', 'again', 'every', 'by'],
+  /** A contest: "my son beat me at chess", "he beat me up in smash bros again". */
+  contest: ['at', 'in', 'to', 'on', 'again', 'every', 'by', 'up at', 'up in', 'up on', 'up again', 'up about', 'up over'],
   /** Urging or removing, not shoving: "pushed me to apply", "kicked me out". */
   urging: ['to', 'into', 'towards', 'toward', 'forward', 'out', 'off'],
   /** Getting out of bed or of the house: "my dad didn't get out much". */
@@ -234,8 +243,10 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
   software: ['word', 'office', 'teams', 'excel', 'access', 'paint', 'dos', 'sql', 'outlook', 'edge', 'project', 'visio', 'onenote', 'powerpoint', 'publisher', 'store', 'account', 'surface', 'rewards', 'authenticator', '365'],
   /** A film, a band, a car's doors, a drill or a poker card: "Suicide Squad", "suicide doors", "suicide sprints", "the suicide king". */
   named: ['squad', 'squads', 'doors', 'door', 'king', 'kings', 'squeeze', 'sprint', 'sprints', 'runs', 'drill', 'drills', 'silence'],
-  /** "a stroke of luck". */
+  /** "a stroke of luck"; "an abuse of power". */
   luck: ['of'],
+  /** Scolded, or beaten in a game: "don't beat me up about it", "beat me up in smash". */
+  scolding: ['about', 'over', 'at', 'in', 'on', 'again', 'for it', 'for that', 'for this'],
   /** "mugged off" (made a fool of). */
   fooled: ['off', 'me off', 'him off', 'her off', 'them off', 'us off', 'you off'],
   /** "se me murió el móvil". */
@@ -255,6 +266,13 @@ const NOT_LIVED = [
   // The signs but Cancer and Leo (a disease, a name): "is a cancer compatible with a scorpio?".
   'aries', 'taurus', 'gemini', 'virgo', 'libra', 'scorpio', 'sagittarius', 'capricorn', 'aquarius', 'pisces',
 ];
+/**
+ * A story's deaths and disasters ("who dies at the end of Titanic?", "a disaster movie"): clears the
+ * similarity of bereavement, accident and disaster; their phrases still veto.
+ */
+const FICTION = ['the movie', 'the film', 'the book', 'the novel', 'the series', 'the show', 'the episode', 'the ending', 'spoiler', 'spoilers', 'never watched', 'movie night', 'disaster movie', 'disaster movies'];
+/** Storm damage to a garden, not a home lost ("the storm knocked our fence down"): clears disaster's similarity. */
+const MINOR_DAMAGE = ['fence', 'fences', 'fence panel', 'fence panels', 'garden shed', 'gutter', 'gutters', 'roof tiles', 'trampoline', 'garden furniture', 'greenhouse', 'satellite dish', 'wheelie bin'];
 /** History homework ("what caused the great fire of London?"): clears the similarity of disaster and accident, as getting ready does. */
 const HISTORY = [
   'great fire of', 'in history', 'the history of', 'historical', 'historians', 'history lesson', 'history class', 'history homework', 'history essay', 'gcse', 'a level history',
@@ -319,7 +337,9 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       ...['his', 'her', 'their'].flatMap((whose) => [`{someone} lost ${whose} fight {unless bout}`, `{someone} lost ${whose} battle {unless bout}`]),
       'after a death', 'following a death', 'death in the family', 'death in our family', 'death in my family',
       // What is said to the bereaved (an assistant's answer says it too).
-      'sorry for your loss', 'sorry for the loss', 'death certificate', 'eulogy',
+      'sorry for your loss', 'sorry for the loss', 'death certificate', 'eulogy', 'sorry about your {relative}',
+      // Someone's ashes ("going to scatter my wife's ashes"), not the cricket's.
+      '{someone} s ashes', ...['scatter', 'scattered', 'scattering', 'spread', 'spreading', 'bury', 'buried', 'collect', 'collected'].flatMap((verb) => ['his', 'her', 'their'].map((whose) => `${verb} ${whose} ashes`)),
       // A funeral's people and places, said without the word: "asked me to be a pall bearer".
       'pall bearer', 'pall bearers', 'pallbearer', 'pallbearers', 'headstone', 'graveside', '{not with wrestling} undertaker', 'undertakers', '{someone} drowned',
       // The first occasion without someone: "first fathers day without him", "our first christmas without mum".
@@ -359,7 +379,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'grief', 'grieve', 'grieving', 'mourn', 'mourning', 'funeral', 'buried', 'bury', 'burial', 'ashes', 'memorial', 'widow', 'widower',
       'condolences', 'sympathy', 'rip', 'peace', 'peacefully', 'heaven', 'goodbye', 'euthanasia', 'euthanized',
     ],
-    clears: [...NOT_LIVED, ...PASSED_ON],
+    clears: [...NOT_LIVED, ...PASSED_ON, ...FICTION],
   },
   {
     name: 'accident',
@@ -369,10 +389,16 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'hit and run', 'drunk driver', 'head on collision', 'motorcycle accident', 'train crash', 'car wreck', 'airlifted',
       'knocked off his bike', 'knocked off her bike', 'knocked off my bike', 'knocked down by a car', 'run over by',
       '{someone} run over', 'got run over', 'was run over',
+      // A person hit by a vehicle ("my sister was hit by a lorry"), not "I feel like I got hit by a truck".
+      ...['lorry', 'truck', 'bus', 'van', 'train', 'tram', 'motorbike', 'motorcycle', 'taxi', 'cyclist'].map((vehicle) => `{someone} hit by a ${vehicle}`),
+      // Attacked by an animal: "got bit in the face by a dog".
+      'mauled by a', 'attacked by a dog', 'attacked by dogs', 'bitten by a dog', 'bit by a dog', 'bit in the face', 'bitten in the face', 'dog attack',
+      'paralysed from the waist', 'paralyzed from the waist', 'paralysed from the neck', 'paralyzed from the neck', 'paralysed from the chest', 'paralyzed from the chest',
       'life support', 'intensive care', 'critical condition', 'broke his neck', 'broke her neck', 'broken neck', 'spinal injury',
       // A fall that puts someone in hospital: "grandad had a bad fall", "my dad fell from the roof".
-      '{someone} had a fall', '{someone} had a bad fall', '{someone} had a nasty fall', '{someone} fell down the stairs', '{someone} fell from the roof',
-      '{someone} fell off the roof', '{someone} fell from a ladder', '{someone} fell off a ladder', '{someone} fell off the ladder',
+      // Also after "he", "she": "my husband is paralysed since he fell off a ladder".
+      '{someone} had a fall', '{someone} had a bad fall', '{someone} had a nasty fall', '{anyone} fell down the stairs', '{anyone} fell from the roof',
+      '{anyone} fell off the roof', '{anyone} fell from a ladder', '{anyone} fell off a ladder', '{anyone} fell off the ladder',
       // Swallowed or scalded, maimed: "my toddler swallowed a button battery", "drank some bleach", "lost three fingers".
       ...SWALLOWED, 'poison control', 'poison center', 'poison centre', 'poisons centre', 'poisons information',
       ...['herself', 'himself', 'themselves', 'myself'].flatMap((whom) => ['on', 'onto', 'over', 'all over'].map((where) => `boiling water ${where} ${whom}`)),
@@ -389,6 +415,12 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       ...['leg', 'legs', 'arm', 'arms', 'ankle', 'wrist', 'pelvis', 'ribs', 'jaw', 'collarbone', 'skull'].flatMap((bone) =>
         ['broken', 'broke my', 'broke his', 'broke her', 'broke their'].map((broke) => `${broke} ${bone} {if injury}`),
       ),
+      // The same said after the bone: "they think his neck is broken, we're in A&E".
+      ...['neck', 'leg', 'legs', 'arm', 'arms', 'ankle', 'wrist', 'pelvis', 'ribs', 'jaw', 'collarbone', 'skull', 'spine', 'eye socket'].flatMap((bone) =>
+        ['is broken', 'was broken', 's broken'].map((broken) => `${bone} ${broken} {if injury}`),
+      ),
+      // Fractured is an injury's word itself ("my eye socket is fractured").
+      ...['neck', 'leg', 'arm', 'ankle', 'wrist', 'pelvis', 'jaw', 'collarbone', 'skull', 'spine', 'eye socket', 'cheekbone'].flatMap((bone) => ['is fractured', 'was fractured', 's fractured'].map((fractured) => `${bone} ${fractured}`)),
     ],
     // Left inside a fire, a wreck or water ("there was a fire in my block, my neighbour didn't get out"), not a pet that did not escape.
     ambiguous: ["{someone} didn't get out {unless outing}", '{someone} didnt get out {unless outing}', '{someone} did not get out {unless outing}', "{someone} couldn't get out {unless outing}"],
@@ -410,7 +442,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'nobody injured', 'nobody was injured', 'no one injured', 'no one was injured', 'no injuries', 'without injuries',
       'everyone is fine', 'everyone is ok', 'everyone is okay', 'everybody is fine', 'everybody is ok', 'everyone s fine', 'everyone s ok',
       'unhurt', 'uninjured', 'wasn t hurt', 'weren t hurt', 'not hurt', 'not injured',
-      ...NOT_LIVED, ...HISTORY, ...ROUTINE_OPERATIONS,
+      ...NOT_LIVED, ...HISTORY, ...ROUTINE_OPERATIONS, ...FICTION,
     ],
   },
   {
@@ -420,7 +452,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'evacuated', 'evacuation order', 'mass shooting', 'terrorist attack', 'burned down', 'burnt down', 'house fire', 'gunman', 'opened fire', 'school shooting',
       'burst its banks', 'burst their banks', 'broke its banks',
       // War and shootings as lived ("fled the war", "after the shooting at the race"), not a history book or a photo shoot.
-      'war zone', 'air strike', 'air strikes', 'airstrike', 'airstrikes', 'fled the war', 'fleeing the war', 'refugee camp', 'after the shooting {unless filming}', 'since the shooting {unless filming}',
+      '{not after mess} war zone', 'air strike', 'air strikes', 'airstrike', 'airstrikes', 'fled the war', 'fleeing the war', 'refugee camp', 'after the shooting {unless filming}', 'since the shooting {unless filming}',
       ...['fled', 'fleeing', 'flee', 'escaped'].flatMap((fled) => ['the fighting', 'the violence', 'the bombing', 'the bombs', 'the shelling'].map((what) => `${fled} ${what}`)),
       // What a fire or a flood took: "the fire took our home" (not "took my breath away").
       ...['fire', 'fires', 'flames', 'blaze', 'flood', 'floods', 'floodwater', 'wildfire', 'storm', 'hurricane', 'tornado', 'earthquake', 'tsunami', 'typhoon', 'cyclone'].flatMap((what) =>
@@ -428,7 +460,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       ),
       // What passed through a town ("the tornado came through our town"; not a storm, which is weather as often).
       ...['tornado', 'hurricane', 'typhoon', 'cyclone', 'wildfire', 'tsunami', 'earthquake'].flatMap((what) =>
-        ['came through our', 'tore through our', 'ripped through our', 'hit our', 'flattened our', 'levelled our', 'leveled our'].map((did) => `${what} ${did}`),
+        ['came through our', 'tore through our', 'ripped through our', 'hit our', 'flattened our', 'levelled our', 'leveled our'].map((did) => `{not with unharmed} ${what} ${did}`),
       ),
       // Everything lost with a flood's or a fire's word ("water came through the front door and we lost everything"), not at the casino.
       'lost everything {if ruin}',
@@ -436,7 +468,12 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'bomb went off', 'bomb exploded', '{not after cocktail} car bomb', 'terror attack', 'hit by a missile', 'hit by missiles', 'missile strike', 'missile strikes', 'missile attack',
       'rocket attack', 'rocket attacks', 'drone strike', 'drone strikes', 'drone attack',
       // Shelled by an army, not nuts nor money shelled out: "our village was shelled", "shelled for a week" with a war's word.
-      '{place} shelled', 'shelled {if war}',
+      '{place} shelled', 'shelled {if war}', ...['again', 'overnight', 'last night', 'all night', 'every night', 'every day', 'daily', 'nightly'].map((when) => `shelled ${when}`),
+      // Strikes on a home (not a rail strike): "no answer since the strikes on their block".
+      ...['strike', 'strikes'].flatMap((strike) => ['our', 'their', 'my', 'his', 'her'].flatMap((whose) => ['block', 'building', 'street', 'house', 'home', 'flat', 'apartment', 'town', 'village', 'city', 'neighbourhood', 'neighborhood'].map((place) => `${strike} on ${whose} ${place}`))),
+      // A shooting lived through ("there was a shooting at my kid's school"; keyed by "shooting", not the common "was"), and what an answer points to after a war or a disaster.
+      ...['my', 'our', 'his', 'her', 'their', 'the'].flatMap((whose) => ['school', 'kid', 'kids', 'son', 'daughter', 'college', 'church', 'mosque', 'synagogue'].map((where) => `shooting at ${whose} ${where}`)),
+      'active shooter', 'family tracing', 'restoring family links',
       // A soldier at the front (not the front line of customer service): "my brother is on the front line near kharkiv".
       'front line {if war}', 'frontline {if war}', 'front lines {if war}',
     ],
@@ -445,13 +482,17 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     // "Our house is underwater" is a mortgage too.
     // "war" of history books and price wars; "bombed" an exam.
     ambiguous: [
-      'earthquake', 'quake', 'tsunami', 'hurricane', 'wildfire', 'tornado', 'typhoon', 'cyclone', 'flood', 'floods', 'flooded', 'flooding', 'flash flood', 'storm', '{place} under water', '{place} underwater',
+      // Not when the speaker says they came through unharmed ("the hurricane hit our area but we were fine").
+      ...['earthquake', 'quake', 'tsunami', 'hurricane', 'wildfire', 'tornado', 'typhoon', 'cyclone', 'flood', 'floods', 'flooded', 'flooding', 'flash flood', 'storm'].map((what) => `{not with unharmed} ${what}`),
+      '{place} under water', '{place} underwater',
       'war', 'bombed', 'shelling',
     ],
     confirmedBy: [
       'destroyed', 'damaged', 'collapsed', 'survived', 'survivor', 'survivors', 'killed', 'died', 'dead', 'deaths', 'injured', 'missing', 'trapped',
       'homeless', 'evacuate', 'evacuation', 'victims', 'rubble', 'devastated', 'devastation', 'lost', 'ripped', 'displaced', 'relief', 'aftermath',
-      'swept', 'toll', 'hit', 'rescue', 'rescued', 'stranded', 'fled', 'fleeing', 'refugee', 'refugees', 'soldiers', 'invaded', 'invasion',
+      'swept', 'toll', 'rescue',
+      // Hit as a disaster hits a place, not a ship that hit an iceberg ("the titanic hit an iceberg ... four flooded").
+      'hit our', 'hit us', 'hit my', 'hit the town', 'hit the city', 'hit the village', 'hit the area', 'hit the region', 'hit the island', 'hit the coast', 'hit hard', 'was hit', 'were hit', 'got hit', 'hit by', 'rescued', 'stranded', 'fled', 'fleeing', 'refugee', 'refugees', 'soldiers', 'invaded', 'invasion',
     ],
     otherLanguages: {
       es: ['terremoto', 'sismo', 'huracán', 'inundación', 'inundaciones', 'incendio forestal', 'evacuados', 'atentado terrorista', 'tiroteo masivo'],
@@ -465,7 +506,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'evacuate', 'evacuated', 'evacuation', 'destroyed', 'disaster', 'victims', 'relief', 'shelter', 'homeless', 'shooting', 'attack', 'bombing',
       'typhoon', 'cyclone', 'missile', 'frontline',
     ],
-    clears: [...NOT_LIVED, ...HISTORY],
+    clears: [...NOT_LIVED, ...HISTORY, ...FICTION, ...MINOR_DAMAGE],
   },
   {
     name: 'serious diagnosis',
@@ -478,14 +519,14 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       // The speaker's own stroke too: "had a stroke last month at 42" (not "a stroke of luck", nor "I nearly had a stroke when I saw the bill").
       '{not after exaggeration} had a stroke {unless luck}', 'since my stroke', 'since his stroke', 'since her stroke',
       // Diseases named by their letters, after "has", "with" ("ALS" is German for "as"; "MS" is Microsoft too, so ambiguous below).
-      'amyotrophic lateral sclerosis', 'lou gehrig', '{having} als', '{having} mnd',
+      'amyotrophic lateral sclerosis', 'lou gehrig', '{having} als', '{having} mnd', '{having} motor neurone', '{having} motor neuron',
       // Radiotherapy as people say it: "I start radiation next week".
       '{starting} radiation {unless physics}', 'radiation sessions',
     ],
     // Staging and "terminal" are said of races, projects and airports too; "a mass" of church.
     ambiguous: [
       'stage three', 'stage four', 'stage 3', 'stage 4', 'stage iii', 'stage iv', 'terminal', 'mass on my', 'mass on his', 'mass on her', 'mass in my', 'mass in his', 'mass in her', 'radiation',
-      '{having} ms {unless software}', 'mnd',
+      '{having} ms {unless software}', 'mnd', 'big c',
     ],
     confirmedBy: [
       'doctor', 'doctors', 'oncologist', 'results', 'scan', 'scans', 'diagnosis', 'diagnosed', 'treatment', 'surgeon', 'surgery', 'biopsy', 'chemo', 'prognosis',
@@ -537,7 +578,10 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     description: 'domestic violence, abuse, assault, rape, abusive partner, victim, harassment',
     phrases: [
       'domestic violence', 'domestic abuse', 'abusive', 'sexual assault', 'rape', 'raped', 'molested', 'sexually abused', 'sexually assaulted', 'groped',
-      'abusing me', 'abuses me', 'abused me', 'restraining order', 'protective order', 'coercive control', 'drink was spiked', 'spiked my drink', '{anyone} drugged me',
+      'abusing me', 'abuses me', 'abused me', '{calling} abuse {unless luck}', 'emotional abuse', 'financial abuse', 'psychological abuse', 'verbal abuse', 'physical abuse', 'elder abuse', 'child abuse',
+      // Marks on someone in care ("she has marks on her wrists"), a beating by strangers ("beat me up for my phone"; not "beat me up about it").
+      ...['marks', 'bruises', 'bruising', 'scratches'].flatMap((marks) => ['her', 'his'].flatMap((whose) => ['wrists', 'wrist', 'neck', 'arms', 'arm', 'face', 'thighs', 'legs'].map((part) => `${marks} on ${whose} ${part}`))),
+      'beat me up {unless scolding}', 'beat him up {unless scolding}', 'beat her up {unless scolding}', '{anyone} beaten up {unless scolding}', 'restraining order', 'protective order', 'coercive control', 'drink was spiked', 'spiked my drink', '{anyone} drugged me',
       // What a person does to the speaker: "my husband hits me", "my ex keeps threatening me".
       '{anyone} hits me {unless contact}', '{anyone} hit me {unless contact}', '{anyone} hitting me', '{anyone} beats me {unless contest}', '{anyone} beat me {unless contest}',
       '{anyone} beating me', '{anyone} slapped me', '{anyone} slaps me', '{anyone} punched me', '{anyone} punches me', '{anyone} kicked me {unless urging}',

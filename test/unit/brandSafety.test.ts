@@ -324,6 +324,57 @@ describe('brand safety: the look-alikes the session-36 review found (rev36 rows)
   });
 });
 
+describe("brand safety: session 37's rule kinds (batch 6's misses and false vetoes, in other words)", () => {
+  /** The phrase check alone, for rules the similarity might also reach. */
+  function byPhrase(query: string) {
+    const [q, r] = [new WordScan(), new WordScan()];
+    q.scan(query);
+    r.scan('Here is some information.');
+    return brandSafety.phraseVeto([q, r]);
+  }
+
+  it('clears a disaster phrase when the speaker came through unharmed (`{not with NAME}` read as runs of words), not one that did harm', () => {
+    expect(byPhrase('a tornado hit our town in may, we were all fine, do I need a storm cellar?')).toBeUndefined();
+    expect(byPhrase('the earthquake hit us hard but everyone was fine, which shelves bolt to the wall?')).toBeUndefined();
+    expect(byPhrase('a tornado hit our town in may and destroyed the school')).toMatchObject({ topic: 'disaster' });
+  });
+
+  it('confirms a disaster word by a place hit, not by a ship that hit something', () => {
+    expect(verdict('why did the lusitania flood so quickly after the torpedo hit it? for my essay')).toBeUndefined();
+    expect(verdict('the flood hit the village overnight, where do we go?')).toMatchObject({ topic: 'disaster', by: 'phrase' });
+  });
+
+  it('names a harm for what it is after "is", "are" (`{calling}`), not drug abuse nor an abuse of power', () => {
+    expect(byPhrase('she reads my messages and takes my wages, my friend says that is abuse')).toMatchObject({ topic: 'abuse' });
+    expect(verdict('is it abuse of power if my manager changes my shifts?')).toBeUndefined();
+    expect(verdict('what does the drug abuse module cover in the nursing course?')).toBeUndefined();
+  });
+
+  it('reads being beaten up by someone as an assault, not a game lost nor a scolding', () => {
+    expect(byPhrase('two lads beat me up outside the station and took my phone')).toMatchObject({ topic: 'abuse' });
+    expect(verdict('my brother beat me up in smash bros again, which controller is best?')).toBeUndefined();
+    expect(verdict("don't beat me up about it, which laptop should I get then?")).toBeUndefined();
+  });
+
+  it('reads a broken bone said after the bone with an injury word, not a broken chair leg', () => {
+    expect(byPhrase('my dad fell at work and the doctor says his wrist is broken')).toMatchObject({ topic: 'accident' });
+    expect(verdict('the leg is broken on my ikea chair, can I glue it?')).toBeUndefined();
+  });
+
+  it('takes a vehicle hitting a person, or a fall after "he", as an accident; not "hit by a truck" as a feeling', () => {
+    expect(byPhrase('my nephew was hit by a van outside school, which hospital has the best children ward?')).toMatchObject({ topic: 'accident' });
+    expect(verdict('since he fell from the roof my brother cannot work, what benefits can he get?')).toMatchObject({ topic: 'accident', by: 'phrase' });
+    expect(verdict('I feel like I got hit by a truck after leg day, best protein shake?')).toBeUndefined();
+  });
+
+  it("clears a story's deaths, a mess called a war zone and storm damage to a garden, not a war zone lived in", () => {
+    expect(verdict('which character dies at the end of the show? the ending made my mum cry')).toBeUndefined();
+    expect(verdict('my sons bedroom is an absolute war zone, best storage boxes?')).toBeUndefined();
+    expect(verdict('the storm blew our fence panels over, is that covered by home insurance?')).toBeUndefined();
+    expect(verdict('we live in a war zone, the shelling never stops')).toMatchObject({ topic: 'disaster', by: 'phrase' });
+  });
+});
+
 describe('brand safety: the held-out batches, judged with their answers (bench/semantic/brandSafetyHeldOut*.txt)', () => {
   // Their figures as recorded in bench/README.md; a change of the rules that moves one must say so there.
   // Batch 4's one miss is Dutch ("overleden"), a language the phrase lists do not claim (docs/semantic-matching.md, Limits).
@@ -333,6 +384,7 @@ describe('brand safety: the held-out batches, judged with their answers (bench/s
     'brandSafetyHeldOut3.txt': { sensitive: [37, 37], ordinaryVetoed: [0, 36] },
     'brandSafetyHeldOut4.txt': { sensitive: [47, 48], ordinaryVetoed: [0, 49] },
     'brandSafetyHeldOut5.txt': { sensitive: [54, 54], ordinaryVetoed: [0, 54] },
+    'brandSafetyHeldOut6.txt': { sensitive: [55, 55], ordinaryVetoed: [0, 58] },
   };
   for (const [file, expected] of Object.entries(figures)) {
     it(`${file}: ${expected.sensitive.join('/')} sensitive vetoed, ${expected.ordinaryVetoed.join('/')} ordinary vetoed`, () => {

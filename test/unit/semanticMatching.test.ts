@@ -159,7 +159,7 @@ describe('brand safety', () => {
     const filled = (phrase: string) =>
       phrase
         .replace('{named relative}', 'mum').replace('{relative}', 'dad').replace('{someone}', 'friend').replace('{anyone}', 'he')
-        .replace('{pet animal}', 'dog').replace('{pet}', 'our dog').replace('{place}', 'town').replace('{having}', 'has').replace('{starting}', 'start').replace('{first}', 'first').replace('{nearly}', 'nearly')
+        .replace('{pet animal}', 'dog').replace('{pet}', 'our dog').replace('{place}', 'town').replace('{having}', 'has').replace('{starting}', 'start').replace('{first}', 'first').replace('{nearly}', 'nearly').replace('{calling}', 'is')
         .replace(/^\{not with [a-z]+\} /, '').replace(/^\{not after [a-z]+\} /, '').replace(/ \{if ([a-z]+)\}$/, (_, name: string) => ` ${CONFIRMED_WITH[name]![0]}`).replace(/ \{unless [a-z]+\}$/, '');
     for (const topic of SENSITIVE_TOPICS) {
       const english = topic.phrases.map(filled);
@@ -174,7 +174,7 @@ describe('brand safety', () => {
         const words = wordsOf(phrase);
         // English only: another language's list may hold a phrase's last word on its own ("atentado").
         // ...unless an ambiguous phrase and its confirming word are among them ("illness terminal").
-        const confirms = topic.ambiguous.some((ambiguous) => words.includes(ambiguous)) && topic.confirmedBy.some((word) => words.includes(word));
+        const confirms = topic.ambiguous.some((ambiguous) => words.includes(filled(ambiguous))) && topic.confirmedBy.some((word) => words.includes(word));
         if (words.length > 1 && english.includes(phrase) && !confirms && !conditional.has(phrase)) expect(safety.phraseVeto([scan(words.reverse().join(' ')), quiet]), phrase).toBeUndefined();
       }
       for (const phrase of topic.ambiguous) expect(safety.phraseVeto([scan(`Well, about ${filled(phrase)}, what now?`), quiet]), phrase).toBeUndefined();
