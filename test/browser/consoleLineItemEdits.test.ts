@@ -35,6 +35,7 @@ async function advertiserApi<T>(advertiser: AdvertiserTenant, method: string, ro
 
 interface LineItem {
   id: string;
+  frequency_cap: { impressions: number; per: string } | null;
   budget: Record<string, unknown>;
   bids: Record<string, unknown>;
   targeting: Record<string, unknown>;
@@ -265,6 +266,89 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     await expect.poll(() => budgetWrites.length).toBe(2);
     await budgetForm.getByText('Budget saved.').waitFor();
     expect(await question.count()).toBe(0);
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+});
+
+describe.skipIf(skipBrowserTests)('console in Chromium: a line item\'s frequency cap', () => {
+  it('is shown in words with its user-id rule, set by keyboard, refused beside its field, and removed', async () => {
+    const advertiser = await createAdvertiser(service, 'Capped Co');
+    const composed = await advertiserApi<{ data: { campaign: { id: string }; line_item: { id: string } } }>(advertiser, 'POST', '/v1/advertiser/campaigns/compose', {
+      campaign: { name: 'Capped boots', brand_name: 'Capped Co', user_id: advertiser.userId },
+      line_item: {
+        title: 'Capped',
+        budget: { daily: 50, currency: 'USD' },
+        bids: { bid_type: 'CPC', bid_value: 0.4 },
+        frequency_cap: { impressions: 3, per: 'day' },
+        creatives: [{ format: 'contextual_card', title: 'Warm feet', body: 'Boots for snow.', cta: 'Shop', destination_url: `${service.url}/healthz` }],
+      },
+    });
+    await advertiserApi(advertiser, 'POST', `/v1/advertiser/campaigns/${composed.data.campaign.id}/activate`, {});
+    const lineItemRoute = `/v1/advertiser/line-items/${composed.data.line_item.id}`;
+    const page = await signIn(service, 'an advertiser', advertiser.apiKey, { keyboard: true });
+    const patches: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'PATCH') patches.push(request.url());
+    });
+    await page.goto(`${service.url}/console#/campaign?id=${composed.data.campaign.id}`);
+
+    // The cap and the rule that keeps a capped line item from every serve without user.id, in words.
+    const capLine = page.getByTestId('line-item-frequency-cap');
+    expect(await capLine.textContent()).toBe('Frequency cap: at most 3 impressions per user per day (UTC); never shown to requests that do not send a user id.');
+    const capForm = page.getByRole('form', { name: 'Frequency cap of Capped' });
+    const impressions = capForm.getByLabel('Impressions per user (optional)');
+    expect(await impressions.inputValue()).toBe('3');
+    expect(await capForm.getByLabel('Time window').inputValue()).toBe('day');
+
+    // The match preview names the cap and the user id among what only a real serve judges (once the
+    // serving index has the activated line item: asked again until it does).
+    const preview = page.getByRole('form', { name: 'Would Capped show next to a conversation?' });
+    await preview.getByLabel('Question').fill('Which boots keep feet warm in snow?');
+    await expect
+      .poll(async () => {
+        await preview.getByRole('button', { name: 'Ask' }).click();
+        return preview.getByTestId('match-preview').textContent();
+      }, { timeout: 15_000 })
+      .toContain("whether the serve sends the reader's user id (without one it is never shown) and how often that reader has seen it (at most 3 impressions per user per day (UTC))");
+
+    // A count that is not digits is refused beside the field, focused, and nothing is sent.
+    await impressions.fill('1,000');
+    await impressions.press('Enter');
+    await expect.poll(() => impressions.getAttribute('aria-invalid')).toBe('true');
+    expect(await impressions.evaluate((input) => input === document.activeElement)).toBe(true);
+    expect(await capForm.textContent()).toContain('Enter a whole number of impressions as digits, for example 3 (no thousands separators).');
+    expect(patches).toEqual([]);
+    // One the API refuses (below 1) is shown beside the field in plain words, and changes nothing.
+    await impressions.fill('0');
+    await impressions.press('Enter');
+    await expect.poll(() => capForm.textContent()).toContain('Impressions per user must be at least 1.');
+    expect(await impressions.getAttribute('aria-invalid')).toBe('true');
+    expect(patches.length).toBe(1);
+    expect((await advertiserApi<{ data: LineItem }>(advertiser, 'GET', lineItemRoute)).data.frequency_cap).toEqual({ impressions: 3, per: 'day' });
+
+    // With the keyboard: type the count, Tab to the window, choose it, Tab to Save, Enter.
+    await impressions.fill('5');
+    await impressions.press('Tab');
+    await page.keyboard.press('ArrowDown');
+    expect(await capForm.getByLabel('Time window').inputValue()).toBe('week');
+    await page.keyboard.press('Tab');
+    expect(await capForm.getByRole('button', { name: 'Save frequency cap' }).evaluate((button) => button === document.activeElement)).toBe(true);
+    await page.keyboard.press('Enter');
+    await capForm.getByRole('status').getByText('Frequency cap saved.').waitFor();
+    await expect.poll(async () => (await advertiserApi<{ data: LineItem }>(advertiser, 'GET', lineItemRoute)).data.frequency_cap).toEqual({ impressions: 5, per: 'week' });
+    // The words follow the page's reload, an answer of its own.
+    await expect.poll(() => capLine.textContent()).toBe('Frequency cap: at most 5 impressions per user per week (UTC, from Monday); never shown to requests that do not send a user id.');
+    expect(await impressions.getAttribute('aria-invalid')).toBe(null);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'advertiser-frequency-cap');
+
+    // An empty count removes the cap.
+    await impressions.fill('');
+    await capForm.getByRole('button', { name: 'Save frequency cap' }).click();
+    await capForm.getByText('Frequency cap removed.').waitFor();
+    await expect.poll(async () => (await advertiserApi<{ data: LineItem }>(advertiser, 'GET', lineItemRoute)).data.frequency_cap).toBe(null);
+    await expect.poll(() => capLine.textContent()).toBe('No frequency cap: shown to any reader, with or without a user id.');
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });

@@ -43,6 +43,12 @@ export interface Targeting {
   dayparts?: { timezone: string; windows: { days: string[]; start: string; end: string }[] };
 }
 
+/** At most `impressions` valid impressions per user in each `per` window (openapi.yaml FrequencyCap). */
+export interface FrequencyCap {
+  impressions: number;
+  per: 'hour' | 'day' | 'week' | 'lifetime';
+}
+
 interface Creative {
   id: string;
   title: string;
@@ -61,6 +67,8 @@ export interface LineItem {
   bids: { bid_type: string; bid_value: number } | null;
   targeting: Targeting;
   creatives: Creative[];
+  /** null when uncapped; set and cleared with PATCH line-items/{id} (frequency_cap). */
+  frequency_cap: FrequencyCap | null;
   /** Why an active line item no longer delivers (openapi.yaml LineItem.delivery_stopped_by). */
   delivery_stopped_by: 'lifetime_budget' | 'monthly_budget' | null;
 }

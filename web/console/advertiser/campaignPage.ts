@@ -8,12 +8,12 @@ import { ErrorMessage, Field, Notice, Select } from '../ui.js';
 import type { Campaign, LineItem } from './advertiserApi.js';
 import { readAmounts } from '../amountInput.js';
 import { bidTypes } from './composeForm.js';
-import { bidRepricing, listOf, targetingBody, untouchedTargeting, type TargetingEdits } from './lineItemEdits.js';
+import { bidRepricing, frequencyCapBody, frequencyCapText, frequencyCapWindows, listOf, targetingBody, untouchedTargeting, type TargetingEdits } from './lineItemEdits.js';
 import { MatchPreviewBox } from './matchPreviewBox.js';
 
 type Save = (method: string, path: string, body: unknown) => Promise<void>;
 
-/** One small form per API write (PUT budget, PUT bids, PUT targeting, POST creatives), each with its own 422 details. */
+/** One small form per API write (PUT budget, PUT bids, PATCH frequency_cap, PUT targeting, POST creatives), each with its own 422 details. */
 function useWrite(save: Save) {
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState(false);
@@ -154,6 +154,43 @@ function BidsForm({ item, save }: { item: LineItem; save: Save }) {
   </form>`;
 }
 
+/**
+ * The frequency cap (PATCH line-items/{id} with frequency_cap alone): a count and its window; an
+ * empty count removes the cap. What the saved cap means is said under the line item's heading.
+ */
+function FrequencyCapForm({ item, save }: { item: LineItem; save: Save }) {
+  const [impressions, setImpressions] = useState(item.frequency_cap === null ? '' : String(item.frequency_cap.impressions));
+  const [per, setPer] = useState<string>(item.frequency_cap?.per ?? 'day');
+  const [removed, setRemoved] = useState(false);
+  const { error, saved, write, fail } = useWrite(save);
+  // As on the targeting form: a refusal moves the focus to the field it marks.
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (error) form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [error]);
+  function submit(event: Event) {
+    event.preventDefault();
+    try {
+      const body = frequencyCapBody(impressions, per);
+      setRemoved(body.frequency_cap === null);
+      write('PATCH', `/v1/advertiser/line-items/${item.id}`, body);
+    } catch (failure) {
+      fail(failure);
+    }
+  }
+  return html`<form class="card" noValidate aria-label=${`Frequency cap of ${item.title}`} onSubmit=${submit} ref=${form}>
+    <h3>Frequency cap</h3>
+    <div class="grid">
+      <${Field} label="Impressions per user (optional)" path="frequency_cap.impressions" hint="1 to 1,000,000; empty: no cap" value=${impressions} onInput=${setImpressions} error=${error} />
+      <${Select} label="Time window" path="frequency_cap.per" options=${frequencyCapWindows} value=${per} onInput=${setPer} error=${error} />
+    </div>
+    <p class="hint">The user is the publisher's <code>user.id</code>: a capped line item is never shown to requests that do not send one.</p>
+    <${ErrorMessage} error=${error} shownPaths=${['frequency_cap.impressions', 'frequency_cap.per']} />
+    ${saved && html`<${Notice}>${removed ? 'Frequency cap removed.' : 'Frequency cap saved.'}</${Notice}>`}
+    <button type="submit">Save frequency cap</button>
+  </form>`;
+}
+
 function TargetingForm({ item, save }: { item: LineItem; save: Save }) {
   const [edits, setEdits] = useState<TargetingEdits>({
     keywordsInclude: (item.targeting.keywords?.include ?? []).join(', '),
@@ -216,7 +253,10 @@ function CreativeForm({ item, save }: { item: LineItem; save: Save }) {
   </form>`;
 }
 
-/** A campaign: status with activate and pause, and each line item's budget, bids, targeting and creatives. */
+/**
+ * A campaign: status with activate and pause, and each line item's budget, bids, frequency cap,
+ * targeting and creatives.
+ */
 export function CampaignPage({ session, route }: { session: Session; route: Route }) {
   const id = route.params.get('id') ?? '';
   const [detail, setDetail] = useState<{ campaign: Campaign; line_items: LineItem[] } | null>(null);
@@ -287,9 +327,11 @@ export function CampaignPage({ session, route }: { session: Session; route: Rout
       <h2 id=${`li-${item.id}`}>Line item: ${item.title} <span class=${`status status-${item.status}`}>${item.status}</span></h2>
       ${item.delivery_stopped_by !== null && html`<p class="notice stopped" data-testid="line-item-stopped">${stoppedBy[item.delivery_stopped_by].long}</p>`}
       ${item.creatives.length === 0 && item.status !== 'completed' && html`<p class="notice stopped" data-testid="line-item-no-creative">Cannot deliver: it has no creative. ${canEdit ? 'Add one below' : 'A creative must be added'} before it can be shown.</p>`}
+      <p data-testid="line-item-frequency-cap">${frequencyCapText(item.frequency_cap)}</p>
       ${canEdit && html`<div class="grid">
         <${BudgetForm} item=${item} save=${save} />
         <${BidsForm} item=${item} save=${save} />
+        <${FrequencyCapForm} item=${item} save=${save} />
       </div>
       <${TargetingForm} item=${item} save=${save} />`}
       <${MatchPreviewBox} session=${session} item=${item} />

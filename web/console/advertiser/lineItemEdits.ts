@@ -1,5 +1,6 @@
 import { convertToUsd } from '../../../src/money/usdRates.js';
-import type { Targeting } from './advertiserApi.js';
+import { FieldProblems } from '../fieldProblems.js';
+import type { FrequencyCap, Targeting } from './advertiserApi.js';
 
 /**
  * A comma-separated list as the API's array; nothing typed is no list at all. The one split of a
@@ -83,4 +84,51 @@ export function bidRepricing(bid: number, current: string, typed: string): strin
   const next = typed.trim().toUpperCase();
   if (next === current || convertToUsd(bid, next) === undefined) return undefined;
   return `Your bid of ${bid} will then be ${bidIn(bid, next)} (now ${bidIn(bid, current)}).`;
+}
+
+/** The windows of a frequency cap as the form offers them (UTC, as serving counts them: docs/serving.md). */
+export const frequencyCapWindows = [
+  ['hour', 'Clock hour (UTC)'],
+  ['day', 'Day (UTC)'],
+  ['week', 'Week (UTC, from Monday)'],
+  ['lifetime', 'Ever (no window)'],
+] as const satisfies readonly (readonly [FrequencyCap['per'], string])[];
+
+const perWindow: Record<FrequencyCap['per'], string> = {
+  hour: 'per user per clock hour (UTC)',
+  day: 'per user per day (UTC)',
+  week: 'per user per week (UTC, from Monday)',
+  lifetime: 'per user, ever',
+};
+
+/** What a frequency cap allows, in words: "at most 3 impressions per user per day (UTC)". */
+export function frequencyCapLimit(cap: FrequencyCap): string {
+  const impressions = cap.impressions === 1 ? '1 impression' : `${cap.impressions.toLocaleString('en-US')} impressions`;
+  return `at most ${impressions} ${perWindow[cap.per]}`;
+}
+
+/**
+ * A frequency cap in words, with the rule that makes a line item silently undeliverable on a
+ * publisher that sends no `user.id`: a capped line item is never served without one (selectAd.ts
+ * `no_user_id`), since that serve could not be counted.
+ */
+export function frequencyCapText(cap: FrequencyCap | null): string {
+  if (cap === null) return 'No frequency cap: shown to any reader, with or without a user id.';
+  return `Frequency cap: ${frequencyCapLimit(cap)}; never shown to requests that do not send a user id.`;
+}
+
+/**
+ * The PATCH body's frequency_cap: null for an empty count (no cap), or the cap. A count is digits
+ * only: anything else is refused here, beside the field, rather than sent as text the API would
+ * refuse in zod's words; the API judges the range (1 to 1,000,000).
+ */
+export function frequencyCapBody(impressions: string, per: string): { frequency_cap: { impressions: number; per: string } | null } {
+  const typed = impressions.trim();
+  if (typed === '') return { frequency_cap: null };
+  if (!/^\d+$/.test(typed)) {
+    throw new FieldProblems('The frequency cap could not be read; nothing was saved.', [
+      { path: 'frequency_cap.impressions', message: 'enter a whole number of impressions as digits, for example 3 (no thousands separators)' },
+    ]);
+  }
+  return { frequency_cap: { impressions: Number(typed), per } };
 }

@@ -4,6 +4,7 @@ import { api } from '../api.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, Field } from '../ui.js';
 import type { LineItem } from './advertiserApi.js';
+import { frequencyCapLimit } from './lineItemEdits.js';
 
 /** POST /v1/advertiser/line-items/{id}/match-preview's answer (openapi.yaml MatchPreview), the fields shown. */
 interface MatchPreview {
@@ -28,12 +29,18 @@ const heldBackText: Record<string, string> = {
 };
 
 /** depends_on's parts: what the serve's placement, reader or address decides, which no preview can. */
-const dependsOnText: Record<string, string> = {
-  placements: 'the placement (it runs on some placements only)',
-  certification: 'the placement being certified (a CPM line item runs on certified placements only)',
-  countries: "the reader's country",
-  frequency_cap: 'how often the reader has seen it (its frequency cap)',
-};
+function dependsOnText(part: string, item: LineItem): string {
+  switch (part) {
+    case 'placements': return 'the placement (it runs on some placements only)';
+    case 'certification': return 'the placement being certified (a CPM line item runs on certified placements only)';
+    case 'countries': return "the reader's country";
+    // The cap's rule is what leaves a capped line item undelivered on a publisher without user ids.
+    case 'frequency_cap': return item.frequency_cap === null
+      ? 'how often the reader has seen it (its frequency cap)'
+      : `whether the serve sends the reader's user id (without one it is never shown) and how often that reader has seen it (${frequencyCapLimit(item.frequency_cap)})`;
+    default: return part;
+  }
+}
 
 const list = (items: string[]) => items.map((item) => `“${item}”`).join(', ');
 
@@ -89,7 +96,7 @@ export function MatchPreviewBox({ session, item }: { session: Session; item: Lin
         ${answer.brand_safety && html`<li>Brand safety refuses every ad here: the conversation is about ${answer.brand_safety.topic.replaceAll('_', ' ')} (${answer.brand_safety.judged_by === 'phrase' ? 'a phrase found' : 'judged by meaning'}).</li>`}
         ${answer.held_back.map((reason) => html`<li>Held back: ${heldBackText[reason] ?? reason}.</li>`)}
       </ul>
-      ${answer.depends_on.length > 0 && html`<p>Not judged here, as only a real serve knows it: ${answer.depends_on.map((part) => dependsOnText[part] ?? part).join('; ')}.</p>`}
+      ${answer.depends_on.length > 0 && html`<p>Not judged here, as only a real serve knows it: ${answer.depends_on.map((part) => dependsOnText(part, item)).join('; ')}.</p>`}
     </div>`}
     <button type="submit">Ask</button>
   </form>`;
