@@ -102,6 +102,12 @@ export async function importEvents(
      * carry the SHA-256 of their lines; otherwise each id is random.
      */
     eventIdOf?: (line: number, text: string) => string;
+    /**
+     * With a key: completes a refused earlier write of a batch's events (EventPipeline.completeRefusedWrites)
+     * before the batch is judged, so that the spend the ceilings read holds what that write billed
+     * (events_v1 had it, daily_stats_v1 not yet: the resend would bill up to the ceiling again on top).
+     */
+    completeRefusedWrites?: (events: TrackedEvent[]) => Promise<void>;
     /** The billing ceilings each batch's valid events are judged by before it is stored. */
     ceilings: ImportCeilings;
   },
@@ -131,6 +137,7 @@ export async function importEvents(
     const first = storedThroughLine + 1;
     const sha256 = rangeText?.digest() ?? NO_DIGEST;
     rangeText = undefined;
+    if (batch.length > 0) await deps.completeRefusedWrites?.(batch);
     await deps.ceilings.judge(batch);
     for (const event of batch) if (event.unbilled !== '') summary.unbilled += 1;
     if (deps.eventIdOf && batch.length > 0) inDoubt = { first, last: lineNumber, sha256 };

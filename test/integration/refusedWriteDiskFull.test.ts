@@ -131,6 +131,19 @@ describe.skipIf(!canMount || !embedded)('an insert written at once that a full d
 
     const post = (index: number) =>
       ctx.app.inject({ method: 'POST', url: '/v1/advertiser/conversions', headers: { 'x-api-key': key }, payload: { click_id: clickIds[index], value: 3, conversion_id: `order-${index}` } });
+    /** What events_v1 bills the line item, in nano-USD. */
+    const billedNanos = async (lineItemId: string) =>
+      Number(
+        (
+          await (
+            await ctx.stores.ch.client.query({
+              query: 'SELECT toInt64(sum(cost_nanos)) AS billed FROM events_v1 WHERE line_item_id = {li:UUID}',
+              query_params: { li: lineItemId },
+              format: 'JSONEachRow',
+            })
+          ).json<{ billed: string | number }>()
+        )[0]!.billed,
+      );
     // Free space just over ClickHouse's 1 MiB reservation, a little more each time, until a
     // conversion is refused after events_v1 took it: the case the retry must complete.
     let cut: number | undefined;
@@ -159,6 +172,7 @@ describe.skipIf(!canMount || !embedded)('an insert written at once that a full d
   it('sends again, with its token, the import batch its 503 left in events_v1 when the file is resent with the same key: each line once, in every report', async () => {
     const time = new Date(Date.now() - 5 * 60_000).toISOString();
     const LINES = 5000;
+    const LIFETIME_USD = 8;
     /** The import's campaign impressions events_v1 holds. */
     const heldImpressions = async (lineItemId: string) =>
       Number(
@@ -172,11 +186,27 @@ describe.skipIf(!canMount || !embedded)('an insert written at once that a full d
           ).json<{ held: string }>()
         )[0]!.held,
       );
+    /** What events_v1 bills the line item, in nano-USD. */
+    const billedNanos = async (lineItemId: string) =>
+      Number(
+        (
+          await (
+            await ctx.stores.ch.client.query({
+              query: 'SELECT toInt64(sum(cost_nanos)) AS billed FROM events_v1 WHERE line_item_id = {li:UUID}',
+              query_params: { li: lineItemId },
+              format: 'JSONEachRow',
+            })
+          ).json<{ billed: string | number }>()
+        )[0]!.billed,
+      );
     // Free space just over ClickHouse's 1 MiB reservation, a little more each time (a campaign and a
     // key each), until a batch is refused after events_v1 took it; each try is then resent whole.
-    let cut: { message: string; held: number; send: () => ReturnType<typeof ctx.admin> } | undefined;
+    let cut: { message: string; held: number; send: () => ReturnType<typeof ctx.admin>; lineItemId: string } | undefined;
     for (const [attempt, extraKiB] of [16, 32, 64, 128, 256, 512, 1024].entries()) {
       const own = await createReportCampaign(ctx, userId, {}, 'tCPM', 2);
+      // 4,000 of the 5,000 impressions fit (0.002 USD each): the resend's ceilings must count what
+      // the refused batch billed, or the lines after it are billed up to the budget again on top.
+      await ctx.stores.db.query('UPDATE line_items SET budget_lifetime = $2 WHERE id = $1', [own.line_item_id, LIFETIME_USD]);
       campaigns.push(own);
       const lines = Array.from({ length: LINES }, (_, index) =>
         JSON.stringify({ type: 'impression', time, line_item_id: own.line_item_id, placement_id: placement, ip: `81.2.${71 + (index >> 8)}.${index & 255}`, user_agent: BROWSER_UA }),
@@ -194,7 +224,7 @@ describe.skipIf(!canMount || !embedded)('an insert written at once that a full d
       const through = Number(/lines 1 to (\d+) are imported/.exec(message)?.[1] ?? 0);
       const held = await heldImpressions(own.line_item_id);
       if (held > through) {
-        cut = { message, held, send };
+        cut = { message, held, send, lineItemId: own.line_item_id };
         break;
       }
       expect((await send()).statusCode).toBe(200);
@@ -203,6 +233,7 @@ describe.skipIf(!canMount || !embedded)('an insert written at once that a full d
     const resent = await cut!.send();
     expect(resent.statusCode, resent.body).toBe(200);
     expect(resent.json().data).toMatchObject({ accepted: LINES - cut!.held, already_imported: cut!.held });
+    expect(await billedNanos(cut!.lineItemId)).toBe(LIFETIME_USD * 1e9);
     await expectReportsToMatchExport();
     // The 503 named every line that may be stored: the ones past "imported" are said to be in doubt.
     const inDoubt = /lines (\d+) to (\d+) may be imported in part/.exec(cut!.message);
