@@ -78,7 +78,8 @@ export class SpendPacing {
   private readonly counters = new Map<string, SpendCounter>();
   private unflushed: UnflushedSpend[] = [];
   private acceptedSeq = 0;
-  private day = utcDay(Date.now());
+  /** The UTC day today's counters hold: set by the first sync or recorded event, never moved back (see sync). */
+  private day = Number.NEGATIVE_INFINITY;
   /** This instance's outstanding serves, each holding its expected cost on its line item's counter. */
   private readonly outstanding = new OutstandingServes<PublisherHold>((hold, nanos) => {
     hold.nanos -= nanos;
@@ -174,7 +175,10 @@ export class SpendPacing {
   async sync(now = Date.now()): Promise<void> {
     // Here too, not only at a serve: a line item its outstanding serves hold back is not served until they expire.
     this.outstanding.expire(now);
-    const today = utcDay(now);
+    // The pacing day never goes back: were a clock stepped back across midnight to move it, the step
+    // forward again would start the day anew (every counter at 0 until the read below returns) and
+    // serve a line item whose day is spent. While the clock is behind, today's spend holds.
+    const today = Math.max(utcDay(now), this.day);
     // A new UTC day (or month) starts now, before the reads: when they fail (ClickHouse down over
     // midnight), no recorded event may start it instead, because billing judges an event against the
     // counters before it is recorded, and one judged against yesterday's spend is unbilled (cost 0,

@@ -370,6 +370,27 @@ describe('pacing: counting each event once', () => {
     }
   });
 
+  it("keeps today's spend when the clock steps back across midnight and forward again", async () => {
+    // A VM restore or an NTP step: the service's clock goes back to yesterday for a minute.
+    const now = new Date();
+    const at = (day: number, hour: number, minute: number) => Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 2, day, hour, minute);
+    const pacing = new SpendPacing(ctx.stores.ch, { readBetweenWrites: (read) => read(0) });
+    const lineItemId = randomUUID();
+    const counter = pacing.counterFor(lineItemId);
+    const spend = (nanos: number, time: number) => sampleEvent({ line_item_id: lineItemId, type: 'click', cost_nanos: nanos, event_time: time });
+    await insertEvents(ctx, [spend(100, at(9, 12, 0)), spend(2000, at(10, 0, 1))]);
+    await pacing.sync(at(10, 0, 5));
+    expect(counter.nanos).toBe(2000);
+    await pacing.sync(at(9, 23, 59));
+    expect(counter.nanos).toBe(2000);
+    // The sync after the step forward: no moment, not even while it reads ClickHouse, at which
+    // the 10th's spend is forgotten (a serve judged then would see its daily budget unspent).
+    const forward = pacing.sync(at(10, 0, 7));
+    expect(counter.nanos).toBe(2000);
+    await forward;
+    expect(counter.nanos).toBe(2000);
+  });
+
   it('starts a new UTC day and month at the first sync after midnight, even one that cannot read ClickHouse', async () => {
     const now = new Date();
     const lastDay = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 0, 23, 59);
