@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
 
 const STORE_CHECK_TIMEOUT_MS = 2000;
+const WRITABLE_CHECK = `SELECT current_setting('transaction_read_only') = 'off' AS writable`;
 
 type CheckResult = 'ok' | 'failing';
 
@@ -16,7 +17,9 @@ type CheckResult = 'ok' | 'failing';
 export async function healthRoutes(app: FastifyInstance, { db, ch, events, config, embeddedClickHouseClaim }: FeatureDeps): Promise<void> {
   app.get('/healthz', async (request, reply) => {
     const [postgres, clickhouse] = await Promise.all([
-      withTimeout(db.query('SELECT 1').then(() => true)),
+      // Writable, not only answering: an old primary after a failover (or a server put read-only)
+      // answers reads but refuses every write, so no place to route management or billing to.
+      withTimeout(db.query<{ writable: boolean }>(WRITABLE_CHECK).then((result) => result.rows[0]?.writable === true)),
       withTimeout(ch.client.ping().then((result) => result.success)),
     ]);
     const stats = events.stats();

@@ -17,9 +17,11 @@ const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT
  * 53000 insufficient_resources, 53100 disk_full (a full disk, under a server or embedded PGlite),
  * 53200 out_of_memory, 53300 too_many_connections. Not 53400 configuration_limit_exceeded: the same
  * request would hit the same limit again. And 55P03 lock_not_available: a lock another session held
- * past the pool's lock_timeout (POSTGRES_LOCK_WAIT_MS).
+ * past the pool's lock_timeout (POSTGRES_LOCK_WAIT_MS). And 25006 read_only_sql_transaction: a server
+ * that takes only reads now (the old primary after a failover, a standby the address now points at)
+ * until the address points at the new primary again.
  */
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53000', '53100', '53200', '53300', '55P03']);
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53000', '53100', '53200', '53300', '55P03', '25006']);
 /** What pg itself says when a connection dies or cannot be made in time. */
 const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused/i;
 

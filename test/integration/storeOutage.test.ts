@@ -174,6 +174,63 @@ describe.skipIf(unavailableReason !== undefined)('a lock held on a PostgreSQL se
 });
 
 /**
+ * A PostgreSQL server that takes only reads (the old primary after a failover, or a standby the
+ * address now points at): writes are refused with 25006, which is the store unavailable, 503 with
+ * Retry-After, not a 500; `/healthz` fails `postgres`, so the load balancer stops routing here.
+ */
+describe.skipIf(unavailableReason !== undefined)('a PostgreSQL server that takes only reads', () => {
+  let server: PostgresServer;
+  let stores: Stores;
+  let ctx: TestContext;
+  let operator: pg.Client;
+
+  beforeAll(async () => {
+    server = await startPostgresServer();
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'read-only-'));
+    stores = await openStores(testConfig(dataDir, { DATABASE_URL: server.url }));
+    ctx = await startTestAppOn(stores, dataDir, { DATABASE_URL: server.url });
+    // Connected before the database turns read-only, so it can turn it back.
+    operator = new pg.Client({ connectionString: server.url });
+    await operator.connect();
+  });
+
+  afterAll(async () => {
+    await operator?.end();
+    await ctx?.close();
+    await stores?.close();
+    server?.destroy();
+  });
+
+  /** New sessions of the database start read-only (or writable again); the app's sessions are ended, so its pool opens new ones. */
+  async function setReadOnly(readOnly: boolean): Promise<void> {
+    const { rows } = await operator.query<{ name: string }>('SELECT current_database() AS name');
+    await operator.query(`ALTER DATABASE ${pg.escapeIdentifier(rows[0]!.name)} SET default_transaction_read_only = ${readOnly ? 'on' : 'off'}`);
+    await operator.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+  }
+
+  it('answers a write 503 unavailable and fails /healthz, then takes writes again once the server does', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    const headers = { 'x-api-key': advertiser.key };
+    const payload = { name: 'Campaign', brand_name: 'Acme', user_id: advertiser.user.id };
+    const create = () => ctx.app.inject({ method: 'POST', url: '/v1/advertiser/campaigns', headers, payload });
+    const list = () => ctx.app.inject({ method: 'GET', url: '/v1/advertiser/campaigns', headers });
+    const health = () => ctx.app.inject({ method: 'GET', url: '/healthz' });
+    await setReadOnly(true);
+    // Reads go on once the pool has replaced the ended sessions with read-only ones.
+    await eventually(async () => ((await list()).statusCode === 200 ? true : undefined), 'a read from the read-only server', 15_000);
+    const refused = await create();
+    expect([refused.statusCode, refused.headers['retry-after'], refused.json().error.code]).toEqual([503, '5', 'unavailable']);
+    const unhealthy = await health();
+    expect([unhealthy.statusCode, unhealthy.json().checks.postgres]).toEqual([503, 'failing']);
+    expect((await list()).json().data).toEqual([]);
+
+    await setReadOnly(false);
+    await eventually(async () => ((await create()).statusCode === 201 ? true : undefined), 'a write once the server takes writes', 15_000);
+    await eventually(async () => ((await health()).json().checks.postgres === 'ok' ? true : undefined), 'postgres ok in /healthz', 15_000);
+  });
+});
+
+/**
  * Embedded PGlite whose DATA_DIR is a real tmpfs filled to the last byte: Postgres answers 53100
  * disk_full ("could not extend file"), which is a store that cannot take the write now, 503 with
  * Retry-After like an outage, not a 500; writes succeed again once there is room.
