@@ -2,25 +2,9 @@ import { html } from 'htm/preact';
 import { formatDateTime } from './ui.js';
 import { TableWrap } from './tableWrap.js';
 import { IvtReasonText, ivtReasonLabels } from './ivtReasonText.js';
+import type { CertificationHistoryEntry } from '../../src/placements/placementRepository.js';
 
-/** The placement shapes of openapi.yaml (Placement, RecentImpressionsResponse, IntegrationReview). */
-export interface CertificationHistoryEntry {
-  from: string | null;
-  to: string;
-  actor: string;
-  reason: string | null;
-  at: string;
-}
-
-export interface Placement {
-  id: string;
-  publisher_id: string;
-  name: string | null;
-  certification: 'uncertified' | 'certified' | 'revoked';
-  history: CertificationHistoryEntry[];
-  eligible_price_models?: string[];
-}
-
+/** The integration check's shape of openapi.yaml (RecentImpressionsResponse); placements and reviews are the server's own types (src/placements/). */
 interface RecentImpression {
   time: string;
   origin: string;
@@ -37,18 +21,6 @@ export interface IntegrationCheck {
   window: { hours: number };
   summary: { impressions: number; from_browsers: number; from_servers: number; unknown: number; browser_share: number; server_share: number; valid: number; by_ivt: Record<string, number>; forged: number };
   impressions: RecentImpression[];
-}
-
-export interface IntegrationReview {
-  id: string;
-  publisher_id: string;
-  publisher_name: string;
-  placement_ids: string[];
-  status: 'pending' | 'approved' | 'rejected';
-  note: string | null;
-  decision_reason: string | null;
-  decided_at: string | null;
-  created_at: string;
 }
 
 export function CertificationBadge({ state }: { state: string }) {
