@@ -3,23 +3,16 @@ import { formatDateTime } from './ui.js';
 import { TableWrap } from './tableWrap.js';
 import { IvtReasonText, ivtReasonLabels } from './ivtReasonText.js';
 import type { CertificationHistoryEntry } from '../../src/placements/placementRepository.js';
+import type { ImpressionSummary, RecentImpression } from '../../src/sdk/recentImpressions.js';
 
-/** The integration check's shape of openapi.yaml (RecentImpressionsResponse); placements and reviews are the server's own types (src/placements/). */
-interface RecentImpression {
-  time: string;
-  origin: string;
-  ip_masked: string;
-  ip_class: string;
-  ip_network: string;
-  ivt: string | null;
-  user_agent_family: string;
-  source: string;
-  requested_as: 'image' | 'script_fetch' | 'other' | 'no_metadata';
-}
-
+/**
+ * The integration check's answer (openapi.yaml RecentImpressionsResponse) with the fields the console
+ * reads; its rows and summary are the server's own types (src/sdk/recentImpressions.ts), as are
+ * placements and reviews (src/placements/).
+ */
 export interface IntegrationCheck {
   window: { hours: number };
-  summary: { impressions: number; from_browsers: number; from_servers: number; unknown: number; browser_share: number; server_share: number; valid: number; by_ivt: Record<string, number>; forged: number };
+  summary: ImpressionSummary;
   impressions: RecentImpression[];
 }
 
