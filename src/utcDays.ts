@@ -2,6 +2,9 @@
  * Days here are UTC days, as the rollups bucket events (toDate of a UTC column), reports count them
  * and budgets reset: whole multiples of this many ms since the epoch (Unix time has no leap
  * seconds), or calendar dates written 'YYYY-MM-DD'.
+ *
+ * The console bundles this file too (SHARED_WITH_CONSOLE in src/console/buildConsole.ts), so that
+ * its date windows count days as the reports do: it stays free of imports.
  */
 export const MS_PER_DAY = 86_400_000;
 

@@ -12,6 +12,8 @@ import { CONSOLE_BUILD_DIR } from './consoleRoutes.js';
 const SHARED_WITH_CONSOLE = new Set([
   // The budget form says what a bid is worth in USD by the service's own rates (convertToUsd).
   'src/money/usdRates',
+  // The date window and the campaigns page count UTC days as the reporting routes do.
+  'src/utcDays',
 ]);
 
 const typesOnlyFromServer: Plugin = {

@@ -26,10 +26,8 @@ interface LineItemRow {
   updated_at: Date;
 }
 
-/** A line item as every route shows it, without its creatives (see LineItem). */
-export interface LineItemRecord {
-  id: string;
-  campaign_id: string;
+/** What a new line item is made of: its record but for the ids and times the database gives it. */
+export interface NewLineItem {
   title: string;
   objective: Objective | null;
   primary_kpi: PrimaryKpi | null;
@@ -38,6 +36,12 @@ export interface LineItemRecord {
   bids: Bids | null;
   targeting: Targeting;
   frequency_cap: FrequencyCap | null;
+}
+
+/** A line item as every route shows it, without its creatives (see LineItem). */
+export interface LineItemRecord extends NewLineItem {
+  id: string;
+  campaign_id: string;
   created_at: Date;
   updated_at: Date;
 }
@@ -77,17 +81,6 @@ function toRecord(row: LineItemRow): LineItemRecord {
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
-}
-
-export interface NewLineItem {
-  title: string;
-  objective: Objective | null;
-  primary_kpi: PrimaryKpi | null;
-  status: LineItemStatus;
-  budget: Budget | null;
-  bids: Bids | null;
-  targeting: Targeting;
-  frequency_cap: FrequencyCap | null;
 }
 
 export async function insertLineItem(tx: SqlExecutor, campaignId: string, item: NewLineItem): Promise<LineItemRecord> {

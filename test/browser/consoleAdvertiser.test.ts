@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MIN_CLICK_DELAY_MS } from '../../src/tracking/linkTracker.js';
 import { skipBrowserTests } from './chromium.js';
 import {
@@ -7,24 +7,16 @@ import {
   consoleProblems,
   createAdvertiser,
   createPublisher,
+  importEvents,
+  onlyLineItem,
   screenshots,
   seriousAccessibilityViolations,
   serveAndView,
   signIn,
-  startConsoleService,
-  type ConsoleService,
+  withConsoleService,
 } from './consoleKit.js';
 
-let service: ConsoleService;
-
-beforeAll(async () => {
-  if (skipBrowserTests) return;
-  service = await startConsoleService();
-});
-
-afterAll(async () => {
-  await service?.close();
-});
+const service = withConsoleService();
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -184,15 +176,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the advertiser', () => {
     expect(await page.getByLabel('Break down by').inputValue()).toBe('campaign');
 
     // An imported event has no creative: its row (the API's nil UUID) is named as such.
-    const advertiserApi = async (route: string) => ((await (await fetch(service.url + route, { headers: { 'x-api-key': advertiser.apiKey } })).json()) as { data: { id: string }[] }).data;
-    const [campaign] = await advertiserApi('/v1/advertiser/campaigns');
-    const [lineItem] = await advertiserApi(`/v1/advertiser/campaigns/${campaign!.id}/line-items`);
-    const imported = await fetch(`${service.url}/v1/admin/events/import`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${service.adminToken}`, 'content-type': 'application/x-ndjson' },
-      body: JSON.stringify({ type: 'impression', time: new Date().toISOString(), line_item_id: lineItem!.id, placement_id: publisher.placementId, ip: '73.162.10.20' }) + '\n',
-    });
-    expect(imported.status).toBe(200);
+    await importEvents(service, [{ type: 'impression', time: new Date().toISOString(), line_item_id: await onlyLineItem(service, advertiser), placement_id: publisher.placementId, ip: '73.162.10.20' }]);
     await page.getByLabel('Break down by').selectOption('creative');
     await page.getByRole('table', { name: 'Metrics by creative' }).waitFor();
     const importedRow = page.getByRole('table', { name: 'Metrics by creative' }).getByRole('row', { name: /Imported \(no creative\)/ });

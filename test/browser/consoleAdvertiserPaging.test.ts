@@ -1,17 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
-import { consoleProblems, createAdvertiser, screenshots, seriousAccessibilityViolations, signIn, startConsoleService, type ConsoleService } from './consoleKit.js';
+import { consoleProblems, createAdvertiser, screenshots, seriousAccessibilityViolations, signIn, withConsoleService } from './consoleKit.js';
 
-let service: ConsoleService;
-
-beforeAll(async () => {
-  if (skipBrowserTests) return;
-  service = await startConsoleService();
-});
-
-afterAll(async () => {
-  await service?.close();
-});
+const service = withConsoleService();
 
 const CAMPAIGNS = 205;
 const name = (n: number) => `Campaign ${String(n).padStart(3, '0')}`;

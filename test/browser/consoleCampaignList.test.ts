@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
 import {
+  advertiserApi,
   consoleProblems,
   createActiveCampaign,
   createAdvertiser,
@@ -8,20 +9,10 @@ import {
   screenshots,
   seriousAccessibilityViolations,
   signIn,
-  startConsoleService,
-  type ConsoleService,
+  withConsoleService,
 } from './consoleKit.js';
 
-let service: ConsoleService;
-
-beforeAll(async () => {
-  if (skipBrowserTests) return;
-  service = await startConsoleService();
-});
-
-afterAll(async () => {
-  await service?.close();
-});
+const service = withConsoleService();
 
 async function createCampaign(apiKey: string, userId: string, name: string): Promise<void> {
   const response = await fetch(`${service.url}/v1/advertiser/campaigns`, {
@@ -130,15 +121,8 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the campaign list', () =
 
   it("shows a completed line item's budget apart, \"(ended)\", never \"no budget set\"; the caption says how far spend may pass a daily budget, and wraps within the screen at 390 px", async () => {
     const advertiser = await createAdvertiser(service, 'Ended Flights Co');
-    const call = async (method: string, route: string, body: unknown) => {
-      const response = await fetch(service.url + route, {
-        method,
-        headers: { 'x-api-key': advertiser.apiKey, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      expect(response.ok, `${method} ${route}: ${response.status}`).toBe(true);
-      return (await response.json()) as { data: { id: string; campaign: { id: string }; line_item: { id: string } } };
-    };
+    const call = (method: string, route: string, body: unknown) =>
+      advertiserApi<{ data: { id: string; campaign: { id: string }; line_item: { id: string } } }>(service, advertiser, method, route, body);
     const lineItem = (title: string, daily: number) => ({
       title,
       budget: { daily, currency: 'USD' },

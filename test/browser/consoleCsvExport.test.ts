@@ -1,18 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
-import { createAdvertiser, signIn, startConsoleService, type ConsoleService } from './consoleKit.js';
+import { createAdvertiser, signIn, withConsoleService } from './consoleKit.js';
 
-let service: ConsoleService;
-
-beforeAll(async () => {
-  if (skipBrowserTests) return;
-  service = await startConsoleService();
-});
-
-afterAll(async () => {
-  await service?.close();
-});
+const service = withConsoleService();
 
 /** One more than a reporting CSV page holds (100,000 rows): the export needs a second page. */
 const CAMPAIGNS = 100_001;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
 import {
   afterAnswers,
@@ -7,52 +7,25 @@ import {
   createAdvertiser,
   createPublisher,
   screenshots,
+  servedTracking,
   signIn,
-  startConsoleService,
-  type ConsoleService,
-  type PublisherTenant,
+  withConsoleService,
 } from './consoleKit.js';
 
-let service: ConsoleService;
-
-beforeAll(async () => {
-  if (skipBrowserTests) return;
-  service = await startConsoleService();
-});
-
-afterAll(async () => {
-  await service?.close();
-});
-
-/** A serve's impression link, asked for as the publisher's backend does, once the index has the line item. */
-async function impressionUrl(publisher: PublisherTenant, query: string): Promise<string> {
-  let url: string | undefined;
-  await expect
-    .poll(async () => {
-      const response = await fetch(`${service.url}/v1/serve`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${publisher.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ placement_id: publisher.placementId, context: { query, response: '' } }),
-      });
-      url = response.ok ? ((await response.json()) as { ad: { tracking: { impression_url: string } } | null }).ad?.tracking.impression_url : undefined;
-      return url !== undefined;
-    }, { timeout: 15_000, interval: 100 })
-    .toBe(true);
-  return url!;
-}
+const service = withConsoleService();
 
 describe.skipIf(skipBrowserTests)("console in Chromium: the publisher's integration check explains itself", () => {
   it('shows how each pixel was requested and a legend for filtered and not_image_request', async () => {
     const publisher = await createPublisher(service, 'check-legend');
     await createActiveCampaign(service, await createAdvertiser(service, 'Legend Outfitters'), publisher.placementId);
     // A pixel fired by a script's fetch() from a page: not an image request.
-    const fetched = await impressionUrl(publisher, 'rain on the trail');
+    const fetched = (await servedTracking(service, publisher, 'rain on the trail')).impression_url;
     const tab = await service.browser.context.newPage();
     await tab.goto(`${service.url}/healthz`);
     await tab.evaluate((url) => fetch(url, { mode: 'no-cors' }).then(() => undefined), fetched);
     await tab.close();
     // A pixel from a server's HTTP library (a bot): a verdict the publisher sees as filtered, with no Fetch Metadata.
-    const fromServer = await impressionUrl(publisher, 'rain on the trail');
+    const fromServer = (await servedTracking(service, publisher, 'rain on the trail')).impression_url;
     expect((await fetch(fromServer, { headers: { 'user-agent': 'python-requests/2.31.0' } })).status).toBe(200);
 
     const page = await signIn(service, 'a publisher', publisher.token);

@@ -3,14 +3,14 @@ import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Page, Request } from 'playwright-core';
-import { expect, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { buildConsole } from '../../src/console/buildConsole.js';
 import { packageRoot } from '../../src/packageRoot.js';
 import { openStores } from '../../src/runtime.js';
 import type { Postgres } from '../../src/store/postgres.js';
 import { testConfig, testStores } from '../helpers/testApp.js';
-import { freePort, launchChromium, type ChromiumSession } from './chromium.js';
+import { freePort, launchChromium, skipBrowserTests, type ChromiumSession } from './chromium.js';
 
 /**
  * What every console test needs: the service on a loopback port with the console bundle built as
@@ -67,6 +67,23 @@ export async function startConsoleService({ databaseUrl }: { databaseUrl?: strin
       if (own !== undefined) await stores.close();
     },
   };
+}
+
+/**
+ * The test file's one console service: started before its tests (unless browser tests are
+ * skipped) and closed after them. The object is filled in when it has started, so the tests read
+ * it as they would startConsoleService's answer.
+ */
+export function withConsoleService(): ConsoleService {
+  const service = {} as ConsoleService;
+  beforeAll(async () => {
+    if (skipBrowserTests) return;
+    Object.assign(service, await startConsoleService());
+  });
+  afterAll(async () => {
+    await service.close?.();
+  });
+  return service;
 }
 
 /**
@@ -206,6 +223,36 @@ export async function createAdvertiser(service: ConsoleService, name: string): P
   return { organizationId: org.data.id, userId: user.data.id, apiKey: key.data.key };
 }
 
+/** A call to the advertiser API with the tenant's key; fails the test on an error answer. */
+export async function advertiserApi<T>(service: ConsoleService, advertiser: AdvertiserTenant, method: string, route: string, body?: unknown): Promise<T> {
+  const response = await fetch(service.url + route, {
+    method,
+    headers: { 'x-api-key': advertiser.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  expect(response.ok, `${method} ${route}: ${response.status} ${await response.clone().text()}`).toBe(true);
+  return (await response.json()) as T;
+}
+
+/** The id of the advertiser's line item, for one with a single campaign of a single line item (createActiveCampaign's "Hikers"). */
+export async function onlyLineItem(service: ConsoleService, advertiser: AdvertiserTenant): Promise<string> {
+  const read = async (route: string) => (await advertiserApi<{ data: { id: string }[] }>(service, advertiser, 'GET', route)).data;
+  const [campaign] = await read('/v1/advertiser/campaigns');
+  const [lineItem] = await read(`/v1/advertiser/campaigns/${campaign!.id}/line-items`);
+  return lineItem!.id;
+}
+
+/** Events through the admin import (classified as live ones are): more than a test can make with a browser. */
+export async function importEvents(service: ConsoleService, lines: object[]): Promise<{ accepted: number; invalid: number; rejected: number }> {
+  const response = await fetch(`${service.url}/v1/admin/events/import`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${service.adminToken}`, 'content-type': 'application/x-ndjson' },
+    body: lines.map((line) => JSON.stringify(line)).join('\n'),
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { data: { accepted: number; invalid: number; rejected: number } }).data;
+}
+
 export interface PublisherTenant {
   publisherId: string;
   token: string;
@@ -224,11 +271,10 @@ export async function createPublisher(service: ConsoleService, placementName: st
 }
 
 /**
- * Asks for an ad on the publisher's placement (as its backend does) until the serving index has an
- * eligible one; then a person's view of it: Chromium loads the impression pixel as an image from a
- * page, as the render kit does.
+ * The tracking links of an ad for the publisher's placement, asked for as its backend does until
+ * the serving index has an eligible one.
  */
-export async function serveAndView(service: ConsoleService, publisher: PublisherTenant, query: string): Promise<{ click_url: string }> {
+export async function servedTracking(service: ConsoleService, publisher: PublisherTenant, query: string): Promise<{ impression_url: string; click_url: string }> {
   let tracking: { impression_url: string; click_url: string } | undefined;
   await expect
     .poll(async () => {
@@ -241,26 +287,26 @@ export async function serveAndView(service: ConsoleService, publisher: Publisher
       return tracking !== undefined;
     }, { timeout: 15_000, interval: 100 })
     .toBe(true);
+  return tracking!;
+}
+
+/**
+ * An ad served on the publisher's placement (servedTracking), then a person's view of it: Chromium
+ * loads the impression pixel as an image from a page, as the render kit does.
+ */
+export async function serveAndView(service: ConsoleService, publisher: PublisherTenant, query: string): Promise<{ click_url: string }> {
+  const tracking = await servedTracking(service, publisher, query);
   const page = await service.browser.context.newPage();
-  const pixel = page.waitForResponse((response) => response.url() === tracking!.impression_url);
-  await page.setContent(`<img alt="" src="${tracking!.impression_url}">`);
+  const pixel = page.waitForResponse((response) => response.url() === tracking.impression_url);
+  await page.setContent(`<img alt="" src="${tracking.impression_url}">`);
   expect((await pixel).status()).toBe(200);
   await page.close();
-  return { click_url: tracking!.click_url };
+  return { click_url: tracking.click_url };
 }
 
 /** An active CPC campaign of the advertiser on one placement, made through the advertiser API. */
 export async function createActiveCampaign(service: ConsoleService, advertiser: AdvertiserTenant, placementId: string): Promise<void> {
-  const call = async (route: string, body: unknown) => {
-    const response = await fetch(service.url + route, {
-      method: 'POST',
-      headers: { 'x-api-key': advertiser.apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    expect(response.ok, `POST ${route}: ${response.status}`).toBe(true);
-    return (await response.json()) as { data: { campaign: { id: string } } };
-  };
-  const composed = await call('/v1/advertiser/campaigns/compose', {
+  const composed = await advertiserApi<{ data: { campaign: { id: string } } }>(service, advertiser, 'POST', '/v1/advertiser/campaigns/compose', {
     campaign: { name: 'Rain shells', brand_name: 'Trailhead Outfitters', user_id: advertiser.userId },
     line_item: {
       title: 'Hikers',
@@ -270,5 +316,5 @@ export async function createActiveCampaign(service: ConsoleService, advertiser: 
       creatives: [{ format: 'contextual_card', title: 'Stay dry', body: 'Packable rain shells.', cta: 'Shop', destination_url: `${service.url}/healthz` }],
     },
   });
-  await call(`/v1/advertiser/campaigns/${composed.data.campaign.id}/activate`, {});
+  await advertiserApi(service, advertiser, 'POST', `/v1/advertiser/campaigns/${composed.data.campaign.id}/activate`, {});
 }

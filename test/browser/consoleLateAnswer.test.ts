@@ -1,18 +1,9 @@
 import type { Request } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
-import { consoleProblems, createActiveCampaign, createAdvertiser, createPublisher, signIn, startConsoleService, type ConsoleService } from './consoleKit.js';
+import { consoleProblems, createActiveCampaign, createAdvertiser, createPublisher, signIn, withConsoleService } from './consoleKit.js';
 
-let service: ConsoleService;
-
-beforeAll(async () => {
-  if (skipBrowserTests) return;
-  service = await startConsoleService();
-});
-
-afterAll(async () => {
-  await service?.close();
-});
+const service = withConsoleService();
 
 /** The report's ask for the line-item breakdown (one of the three asks of a report). */
 const lineItemBreakdown = (url: URL) => url.pathname === '/v1/advertiser/reporting/campaigns' && url.searchParams.get('breakdown') === 'line_item';

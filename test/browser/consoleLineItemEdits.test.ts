@@ -1,37 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
 import {
+  advertiserApi,
   consoleProblems,
   createAdvertiser,
   screenshots,
   seriousAccessibilityViolations,
   signIn,
-  startConsoleService,
-  type AdvertiserTenant,
-  type ConsoleService,
+  withConsoleService,
 } from './consoleKit.js';
 
-let service: ConsoleService;
-
-beforeAll(async () => {
-  if (skipBrowserTests) return;
-  service = await startConsoleService();
-});
-
-afterAll(async () => {
-  await service?.close();
-});
-
-/** A call to the advertiser API with the tenant's key; fails the test on an error answer. */
-async function advertiserApi<T>(advertiser: AdvertiserTenant, method: string, route: string, body?: unknown): Promise<T> {
-  const response = await fetch(service.url + route, {
-    method,
-    headers: { 'x-api-key': advertiser.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  expect(response.ok, `${method} ${route}: ${response.status} ${await response.clone().text()}`).toBe(true);
-  return (await response.json()) as T;
-}
+const service = withConsoleService();
 
 interface LineItem {
   id: string;
@@ -52,7 +31,7 @@ const targeting = {
 describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keeps what the form does not show', () => {
   it('saves targeting, budget and bids without dropping the lifetime budget, pacing, placement exclusions, countries, dayparts or semantic', async () => {
     const advertiser = await createAdvertiser(service, 'Alpine Gear');
-    const composed = await advertiserApi<{ data: { campaign: { id: string }; line_item: { id: string } } }>(advertiser, 'POST', '/v1/advertiser/campaigns/compose', {
+    const composed = await advertiserApi<{ data: { campaign: { id: string }; line_item: { id: string } } }>(service, advertiser, 'POST', '/v1/advertiser/campaigns/compose', {
       campaign: { name: 'Winter boots', brand_name: 'Alpine Gear', user_id: advertiser.userId },
       line_item: {
         title: 'Skiers',
@@ -76,7 +55,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     await bidsForm.getByRole('button', { name: 'Save bids' }).click();
     await bidsForm.getByText('Bids saved.').waitFor();
 
-    const saved = (await advertiserApi<{ data: LineItem }>(advertiser, 'GET', lineItemRoute)).data;
+    const saved = (await advertiserApi<{ data: LineItem }>(service, advertiser, 'GET', lineItemRoute)).data;
     expect(saved.budget).toEqual({ daily: 50, currency: 'EUR', lifetime: 5000, pacing: 'asap' });
     expect(saved.bids).toEqual({ bid_type: 'CPC', bid_value: 0.4 });
     expect(saved.targeting).toEqual({ ...targeting, keywords: { include: ['hiking', 'skiing'] } });
@@ -98,7 +77,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     await budgetForm.getByLabel('Pacing').selectOption('even');
     await budgetForm.getByRole('button', { name: 'Save budget' }).click();
     await expect
-      .poll(async () => (await advertiserApi<{ data: LineItem }>(advertiser, 'GET', lineItemRoute)).data.budget)
+      .poll(async () => (await advertiserApi<{ data: LineItem }>(service, advertiser, 'GET', lineItemRoute)).data.budget)
       .toEqual({ daily: 50, currency: 'EUR', lifetime: null, pacing: 'even' });
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
@@ -159,8 +138,8 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     await page.getByRole('button', { name: 'Create campaign' }).click();
     await page.getByRole('heading', { name: 'Decimal commas' }).waitFor();
     const campaignId = new URLSearchParams(new URL(page.url()).hash.split('?')[1]).get('id')!;
-    expect((await advertiserApi<{ data: { user_id: string } }>(advertiser, 'GET', `/v1/advertiser/campaigns/${campaignId}`)).data.user_id).toBe(colleague.data.id);
-    const [lineItem] = (await advertiserApi<{ data: LineItem[] }>(advertiser, 'GET', `/v1/advertiser/campaigns/${campaignId}/line-items`)).data;
+    expect((await advertiserApi<{ data: { user_id: string } }>(service, advertiser, 'GET', `/v1/advertiser/campaigns/${campaignId}`)).data.user_id).toBe(colleague.data.id);
+    const [lineItem] = (await advertiserApi<{ data: LineItem[] }>(service, advertiser, 'GET', `/v1/advertiser/campaigns/${campaignId}/line-items`)).data;
     expect(lineItem!.budget).toMatchObject({ daily: 12.5 });
     expect(lineItem!.bids).toEqual({ bid_type: 'CPC', bid_value: 0.75 });
 
@@ -170,7 +149,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     await budgetForm.getByLabel('Lifetime budget (optional)').fill('2.5');
     await budgetForm.getByRole('button', { name: 'Save budget' }).click();
     await budgetForm.getByText('Budget saved.').waitFor();
-    expect((await advertiserApi<{ data: LineItem }>(advertiser, 'GET', `/v1/advertiser/line-items/${lineItem!.id}`)).data.budget).toMatchObject({ daily: 20.25, lifetime: 2.5 });
+    expect((await advertiserApi<{ data: LineItem }>(service, advertiser, 'GET', `/v1/advertiser/line-items/${lineItem!.id}`)).data.budget).toMatchObject({ daily: 20.25, lifetime: 2.5 });
 
     // A point followed by three digits is as ambiguous as a comma (1.000 is one thousand with a
     // decimal comma): the Bids form refuses it and sends nothing, then saves 1.
@@ -185,18 +164,18 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     expect(await bidsForm.textContent()).toContain('1.000 could mean 1000 or 1: type 1000 or 1');
     expect(await bidsForm.getByText('Bids saved.').count()).toBe(0);
     expect(requests.length).toBe(putsBefore);
-    expect((await advertiserApi<{ data: LineItem }>(advertiser, 'GET', `/v1/advertiser/line-items/${lineItem!.id}`)).data.bids.bid_value).toBe(0.75);
+    expect((await advertiserApi<{ data: LineItem }>(service, advertiser, 'GET', `/v1/advertiser/line-items/${lineItem!.id}`)).data.bids.bid_value).toBe(0.75);
     await bidsForm.getByLabel('Bid value').fill('1');
     await bidsForm.getByRole('button', { name: 'Save bids' }).click();
     await bidsForm.getByText('Bids saved.').waitFor();
-    expect((await advertiserApi<{ data: LineItem }>(advertiser, 'GET', `/v1/advertiser/line-items/${lineItem!.id}`)).data.bids.bid_value).toBe(1);
+    expect((await advertiserApi<{ data: LineItem }>(service, advertiser, 'GET', `/v1/advertiser/line-items/${lineItem!.id}`)).data.bids.bid_value).toBe(1);
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });
 
   it('asks before a new budget currency re-prices the bid, says what the bid will mean, and lets the bid be edited first (try37 M1)', async () => {
     const advertiser = await createAdvertiser(service, 'Yen Co');
-    const composed = await advertiserApi<{ data: { campaign: { id: string }; line_item: { id: string } } }>(advertiser, 'POST', '/v1/advertiser/campaigns/compose', {
+    const composed = await advertiserApi<{ data: { campaign: { id: string }; line_item: { id: string } } }>(service, advertiser, 'POST', '/v1/advertiser/campaigns/compose', {
       campaign: { name: 'Tea sets', brand_name: 'Yen Co', user_id: advertiser.userId },
       line_item: { title: 'Tea drinkers', budget: { daily: 3000, currency: 'JPY' }, bids: { bid_type: 'CPC', bid_value: 150 }, targeting: {} },
     });
@@ -255,7 +234,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     await page.keyboard.press('Enter');
     await budgetForm.getByText('Budget saved.').waitFor();
     expect(budgetWrites).toHaveLength(1);
-    const saved = (await advertiserApi<{ data: LineItem }>(advertiser, 'GET', lineItemRoute)).data;
+    const saved = (await advertiserApi<{ data: LineItem }>(service, advertiser, 'GET', lineItemRoute)).data;
     expect(saved.budget).toMatchObject({ daily: 3000, currency: 'USD' });
     expect(saved.bids).toEqual({ bid_type: 'CPC', bid_value: 0.96 });
     // The bid's hint follows once the page has reloaded the line item.
@@ -274,7 +253,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
 describe.skipIf(skipBrowserTests)('console in Chromium: a line item\'s frequency cap', () => {
   it('is shown in words with its user-id rule, set by keyboard, refused beside its field, and removed', async () => {
     const advertiser = await createAdvertiser(service, 'Capped Co');
-    const composed = await advertiserApi<{ data: { campaign: { id: string }; line_item: { id: string } } }>(advertiser, 'POST', '/v1/advertiser/campaigns/compose', {
+    const composed = await advertiserApi<{ data: { campaign: { id: string }; line_item: { id: string } } }>(service, advertiser, 'POST', '/v1/advertiser/campaigns/compose', {
       campaign: { name: 'Capped boots', brand_name: 'Capped Co', user_id: advertiser.userId },
       line_item: {
         title: 'Capped',
@@ -284,7 +263,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a line item\'s frequency
         creatives: [{ format: 'contextual_card', title: 'Warm feet', body: 'Boots for snow.', cta: 'Shop', destination_url: `${service.url}/healthz` }],
       },
     });
-    await advertiserApi(advertiser, 'POST', `/v1/advertiser/campaigns/${composed.data.campaign.id}/activate`, {});
+    await advertiserApi(service, advertiser, 'POST', `/v1/advertiser/campaigns/${composed.data.campaign.id}/activate`, {});
     const lineItemRoute = `/v1/advertiser/line-items/${composed.data.line_item.id}`;
     const page = await signIn(service, 'an advertiser', advertiser.apiKey, { keyboard: true });
     const patches: string[] = [];
@@ -325,7 +304,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a line item\'s frequency
     await expect.poll(() => capForm.textContent()).toContain('Impressions per user must be at least 1.');
     expect(await impressions.getAttribute('aria-invalid')).toBe('true');
     expect(patches.length).toBe(1);
-    expect((await advertiserApi<{ data: LineItem }>(advertiser, 'GET', lineItemRoute)).data.frequency_cap).toEqual({ impressions: 3, per: 'day' });
+    expect((await advertiserApi<{ data: LineItem }>(service, advertiser, 'GET', lineItemRoute)).data.frequency_cap).toEqual({ impressions: 3, per: 'day' });
 
     // With the keyboard: type the count, Tab to the window, choose it, Tab to Save, Enter.
     await impressions.fill('5');
@@ -336,7 +315,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a line item\'s frequency
     expect(await capForm.getByRole('button', { name: 'Save frequency cap' }).evaluate((button) => button === document.activeElement)).toBe(true);
     await page.keyboard.press('Enter');
     await capForm.getByRole('status').getByText('Frequency cap saved.').waitFor();
-    await expect.poll(async () => (await advertiserApi<{ data: LineItem }>(advertiser, 'GET', lineItemRoute)).data.frequency_cap).toEqual({ impressions: 5, per: 'week' });
+    await expect.poll(async () => (await advertiserApi<{ data: LineItem }>(service, advertiser, 'GET', lineItemRoute)).data.frequency_cap).toEqual({ impressions: 5, per: 'week' });
     // The words follow the page's reload, an answer of its own.
     await expect.poll(() => capLine.textContent()).toBe('Frequency cap: at most 5 impressions per user per week (UTC, from Monday); never shown to requests that do not send a user id.');
     expect(await impressions.getAttribute('aria-invalid')).toBe(null);
@@ -347,7 +326,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a line item\'s frequency
     await impressions.fill('');
     await capForm.getByRole('button', { name: 'Save frequency cap' }).click();
     await capForm.getByText('Frequency cap removed.').waitFor();
-    await expect.poll(async () => (await advertiserApi<{ data: LineItem }>(advertiser, 'GET', lineItemRoute)).data.frequency_cap).toBe(null);
+    await expect.poll(async () => (await advertiserApi<{ data: LineItem }>(service, advertiser, 'GET', lineItemRoute)).data.frequency_cap).toBe(null);
     await expect.poll(() => capLine.textContent()).toBe('No frequency cap: shown to any reader, with or without a user id.');
     expect(consoleProblems(page)).toEqual([]);
     await page.close();

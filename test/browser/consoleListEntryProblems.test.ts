@@ -1,18 +1,9 @@
 import type { Locator } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
-import { consoleProblems, createAdvertiser, screenshots, signIn, startConsoleService, type ConsoleService } from './consoleKit.js';
+import { consoleProblems, createAdvertiser, screenshots, signIn, withConsoleService } from './consoleKit.js';
 
-let service: ConsoleService;
-
-beforeAll(async () => {
-  if (skipBrowserTests) return;
-  service = await startConsoleService();
-});
-
-afterAll(async () => {
-  await service?.close();
-});
+const service = withConsoleService();
 
 /** What is said under a field: the texts its aria-describedby names, its hint and its problem. */
 const describedBy = (field: Locator) =>

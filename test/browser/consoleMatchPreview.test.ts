@@ -1,31 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
-import { consoleProblems, createAdvertiser, screenshots, signIn, startConsoleService, type ConsoleService } from './consoleKit.js';
+import { advertiserApi, consoleProblems, createAdvertiser, screenshots, signIn, withConsoleService } from './consoleKit.js';
 
-let service: ConsoleService;
-
-beforeAll(async () => {
-  if (skipBrowserTests) return;
-  service = await startConsoleService();
-});
-
-afterAll(async () => {
-  await service?.close();
-});
+const service = withConsoleService();
 
 describe.skipIf(skipBrowserTests)('console in Chromium: why an ad is or is not shown', () => {
   it('the line item asks the match preview and says the answer in words; a line item without a creative says it cannot deliver', async () => {
     const advertiser = await createAdvertiser(service, 'Drizzle Gear');
-    const call = async <T>(route: string, body: unknown) => {
-      const response = await fetch(service.url + route, {
-        method: 'POST',
-        headers: { 'x-api-key': advertiser.apiKey, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      expect(response.ok, `POST ${route}: ${response.status}`).toBe(true);
-      return (await response.json()) as T;
-    };
-    const composed = await call<{ data: { campaign: { id: string } } }>('/v1/advertiser/campaigns/compose', {
+    const composed = await advertiserApi<{ data: { campaign: { id: string } } }>(service, advertiser, 'POST', '/v1/advertiser/campaigns/compose', {
       campaign: { name: 'Rain jackets', brand_name: 'Drizzle Gear', user_id: advertiser.userId },
       line_item: {
         title: 'Hikers',
@@ -37,12 +19,12 @@ describe.skipIf(skipBrowserTests)('console in Chromium: why an ad is or is not s
     });
     const campaignId = composed.data.campaign.id;
     // A second line item, without a creative: active with its campaign, but never served.
-    await call(`/v1/advertiser/campaigns/${campaignId}/line-items`, {
+    await advertiserApi(service, advertiser, 'POST', `/v1/advertiser/campaigns/${campaignId}/line-items`, {
       title: 'Runners',
       budget: { daily: 20, currency: 'USD' },
       bids: { bid_type: 'CPC', bid_value: 0.5 },
     });
-    await call(`/v1/advertiser/campaigns/${campaignId}/activate`, {});
+    await advertiserApi(service, advertiser, 'POST', `/v1/advertiser/campaigns/${campaignId}/activate`, {});
 
     const page = await signIn(service, 'an advertiser', advertiser.apiKey);
     await page.goto(`${service.url}/console#/campaign?id=${campaignId}`);

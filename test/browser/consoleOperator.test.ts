@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
 import {
   consoleProblems,
@@ -8,20 +8,10 @@ import {
   screenshots,
   seriousAccessibilityViolations,
   signIn,
-  startConsoleService,
-  type ConsoleService,
+  withConsoleService,
 } from './consoleKit.js';
 
-let service: ConsoleService;
-
-beforeAll(async () => {
-  if (skipBrowserTests) return;
-  service = await startConsoleService();
-});
-
-afterAll(async () => {
-  await service?.close();
-});
+const service = withConsoleService();
 
 /** The publisher asks for a review of its placement through its own API, as the console's publisher page does. */
 async function requestReview(token: string, placementId: string): Promise<void> {

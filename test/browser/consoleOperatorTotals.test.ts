@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
 import {
   afterAnswers,
@@ -7,22 +7,14 @@ import {
   createActiveCampaign,
   createAdvertiser,
   createPublisher,
+  importEvents,
+  onlyLineItem,
   screenshots,
   signIn,
-  startConsoleService,
-  type ConsoleService,
+  withConsoleService,
 } from './consoleKit.js';
 
-let service: ConsoleService;
-
-beforeAll(async () => {
-  if (skipBrowserTests) return;
-  service = await startConsoleService();
-});
-
-afterAll(async () => {
-  await service?.close();
-});
+const service = withConsoleService();
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
 
@@ -31,18 +23,10 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     const advertiser = await createAdvertiser(service, 'Totals Outfitters');
     const publisher = await createPublisher(service, 'totals-chat');
     await createActiveCampaign(service, advertiser, publisher.placementId);
-    const lineItems = await fetch(`${service.url}/v1/advertiser/campaigns`, { headers: { 'x-api-key': advertiser.apiKey } })
-      .then((response) => response.json() as Promise<{ data: { id: string }[] }>)
-      .then(({ data }) => fetch(`${service.url}/v1/advertiser/campaigns/${data[0]!.id}/line-items`, { headers: { 'x-api-key': advertiser.apiKey } }))
-      .then((response) => response.json() as Promise<{ data: { id: string }[] }>);
+    const lineItemId = await onlyLineItem(service, advertiser);
     // Two valid clicks at the 0.5 CPC bid, through the admin import: 1 USD of spend today.
-    const click = { type: 'click', time: new Date(Date.now() - 60_000).toISOString(), line_item_id: lineItems.data[0]!.id, placement_id: publisher.placementId, ip: '73.1.2.9', user_agent: CHROME };
-    const imported = await fetch(`${service.url}/v1/admin/events/import`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${service.adminToken}`, 'content-type': 'application/x-ndjson' },
-      body: [click, click].map((line) => JSON.stringify(line)).join('\n'),
-    });
-    expect(imported.status).toBe(200);
+    const click = { type: 'click', time: new Date(Date.now() - 60_000).toISOString(), line_item_id: lineItemId, placement_id: publisher.placementId, ip: '73.1.2.9', user_agent: CHROME };
+    await importEvents(service, [click, click]);
 
     const page = await signIn(service, 'an operator', service.adminToken);
     await page.getByRole('link', { name: 'Totals' }).first().click();

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
 import {
   afterAnswers,
@@ -9,21 +9,12 @@ import {
   screenshots,
   seriousAccessibilityViolations,
   serveAndView,
+  servedTracking,
   signIn,
-  startConsoleService,
-  type ConsoleService,
+  withConsoleService,
 } from './consoleKit.js';
 
-let service: ConsoleService;
-
-beforeAll(async () => {
-  if (skipBrowserTests) return;
-  service = await startConsoleService();
-});
-
-afterAll(async () => {
-  await service?.close();
-});
+const service = withConsoleService();
 
 describe.skipIf(skipBrowserTests)('console in Chromium: the publisher', () => {
   it('signs in with a publisher token, sees certification and the integration check after a real impression, and requests a review', async () => {
@@ -120,19 +111,8 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the publisher', () => {
     await createActiveCampaign(service, await createAdvertiser(service, 'Busy Outfitters'), publisher.placementId);
     // 51 impressions (pixels fetched by this test, not a browser): one more than the check lists.
     for (let n = 0; n < 51; n += 1) {
-      let impressionUrl: string | undefined;
-      await expect
-        .poll(async () => {
-          const response = await fetch(`${service.url}/v1/serve`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${publisher.token}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ placement_id: publisher.placementId, context: { query: 'rain jacket', response: '' } }),
-          });
-          impressionUrl = response.ok ? ((await response.json()) as { ad: { tracking: { impression_url: string } } | null }).ad?.tracking.impression_url : undefined;
-          return impressionUrl !== undefined;
-        }, { timeout: 15_000, interval: 100 })
-        .toBe(true);
-      expect((await fetch(impressionUrl!)).status).toBe(200);
+      const { impression_url } = await servedTracking(service, publisher, 'rain jacket');
+      expect((await fetch(impression_url)).status).toBe(200);
     }
     const page = await signIn(service, 'a publisher', publisher.token);
     await page.goto(`${service.url}/console#/check?id=${encodeURIComponent(publisher.placementId)}`);

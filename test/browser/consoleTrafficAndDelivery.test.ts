@@ -1,56 +1,28 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
 import {
   consoleProblems,
   createActiveCampaign,
   createAdvertiser,
   createPublisher,
+  importEvents,
+  onlyLineItem,
   screenshots,
   signIn,
-  startConsoleService,
-  type AdvertiserTenant,
-  type ConsoleService,
+  withConsoleService,
 } from './consoleKit.js';
 
-let service: ConsoleService;
-
-beforeAll(async () => {
-  if (skipBrowserTests) return;
-  service = await startConsoleService();
-});
-
-afterAll(async () => {
-  await service?.close();
-});
-
-/** The id of the advertiser's only line item (createActiveCampaign's "Hikers"). */
-async function onlyLineItem(advertiser: AdvertiserTenant): Promise<string> {
-  const read = async <T>(route: string) => ((await (await fetch(service.url + route, { headers: { 'x-api-key': advertiser.apiKey } })).json()) as { data: T }).data;
-  const [campaign] = await read<Array<{ id: string }>>('/v1/advertiser/campaigns');
-  const [lineItem] = await read<Array<{ id: string }>>(`/v1/advertiser/campaigns/${campaign!.id}/line-items`);
-  return lineItem!.id;
-}
-
-/** Events through the admin import (classified as live ones are): more than a test can make with a browser. */
-async function importEvents(lines: object[]): Promise<{ accepted: number; invalid: number; rejected: number }> {
-  const response = await fetch(`${service.url}/v1/admin/events/import`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${service.adminToken}`, 'content-type': 'application/x-ndjson' },
-    body: lines.map((line) => JSON.stringify(line)).join('\n'),
-  });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { data: { accepted: number; invalid: number; rejected: number } }).data;
-}
+const service = withConsoleService();
 
 describe.skipIf(skipBrowserTests)('console in Chromium: traffic quality and stopped delivery', () => {
   it('the traffic-quality table says each reason in plain words, its code as a hint, and counts with separators', async () => {
     const advertiser = await createAdvertiser(service, 'Quality Outfitters');
     const publisher = await createPublisher(service, 'quality-chat');
     await createActiveCampaign(service, advertiser, publisher.placementId);
-    const lineItemId = await onlyLineItem(advertiser);
+    const lineItemId = await onlyLineItem(service, advertiser);
     const time = new Date(Date.now() - 60_000).toISOString();
     const bot = { type: 'impression', time, line_item_id: lineItemId, placement_id: publisher.placementId, ip: '73.1.2.3', user_agent: 'python-requests/2.31.0' };
-    expect(await importEvents(Array.from({ length: 1234 }, () => bot))).toMatchObject({ invalid: 1234, rejected: 0 });
+    expect(await importEvents(service, Array.from({ length: 1234 }, () => bot))).toMatchObject({ invalid: 1234, rejected: 0 });
 
     const page = await signIn(service, 'an advertiser', advertiser.apiKey);
     await page.getByRole('link', { name: 'Reports' }).first().click();
@@ -70,7 +42,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: traffic quality and stop
     const advertiser = await createAdvertiser(service, 'Budget Outfitters');
     const publisher = await createPublisher(service, 'budget-chat');
     await createActiveCampaign(service, advertiser, publisher.placementId);
-    const lineItemId = await onlyLineItem(advertiser);
+    const lineItemId = await onlyLineItem(service, advertiser);
     const budget = await fetch(`${service.url}/v1/advertiser/line-items/${lineItemId}/budget`, {
       method: 'PUT',
       headers: { 'x-api-key': advertiser.apiKey, 'content-type': 'application/json' },
@@ -80,7 +52,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: traffic quality and stop
     // Two valid clicks at the 0.5 CPC bid spend the whole lifetime budget.
     const time = new Date(Date.now() - 60_000).toISOString();
     const click = { type: 'click', time, line_item_id: lineItemId, placement_id: publisher.placementId, ip: '73.1.2.4', user_agent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36' };
-    expect(await importEvents([click, click])).toMatchObject({ accepted: 2, rejected: 0 });
+    expect(await importEvents(service, [click, click])).toMatchObject({ accepted: 2, rejected: 0 });
     await expect
       .poll(async () => {
         const response = await fetch(`${service.url}/v1/advertiser/line-items/${lineItemId}`, { headers: { 'x-api-key': advertiser.apiKey } });

@@ -3,7 +3,7 @@ import { useId } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import type { Route } from './route.js';
 import { Field } from './ui.js';
-import { addDays, daysBetween, todayUtc } from './advertiser/advertiserApi.js';
+import { addDays, daysBetween, todayUtc } from '../../src/utcDays.js';
 
 /** The reporting routes' limit (the spec's): date_to minus date_from at most 92 days. */
 export const MAX_WINDOW_DAYS = 92;

@@ -2,53 +2,18 @@ import { html } from 'htm/preact';
 import { formatDateTime } from './ui.js';
 import { TableWrap } from './tableWrap.js';
 import { IvtReasonText, ivtReasonLabels } from './ivtReasonText.js';
+import type { CertificationHistoryEntry } from '../../src/placements/placementRepository.js';
+import type { ImpressionSummary, RecentImpression } from '../../src/sdk/recentImpressions.js';
 
-/** The placement shapes of openapi.yaml (Placement, RecentImpressionsResponse, IntegrationReview). */
-export interface CertificationHistoryEntry {
-  from: string | null;
-  to: string;
-  actor: string;
-  reason: string | null;
-  at: string;
-}
-
-export interface Placement {
-  id: string;
-  publisher_id: string;
-  name: string | null;
-  certification: 'uncertified' | 'certified' | 'revoked';
-  history: CertificationHistoryEntry[];
-  eligible_price_models?: string[];
-}
-
-interface RecentImpression {
-  time: string;
-  origin: string;
-  ip_masked: string;
-  ip_class: string;
-  ip_network: string;
-  ivt: string | null;
-  user_agent_family: string;
-  source: string;
-  requested_as: 'image' | 'script_fetch' | 'other' | 'no_metadata';
-}
-
+/**
+ * The integration check's answer (openapi.yaml RecentImpressionsResponse) with the fields the console
+ * reads; its rows and summary are the server's own types (src/sdk/recentImpressions.ts), as are
+ * placements and reviews (src/placements/).
+ */
 export interface IntegrationCheck {
   window: { hours: number };
-  summary: { impressions: number; from_browsers: number; from_servers: number; unknown: number; browser_share: number; server_share: number; valid: number; by_ivt: Record<string, number>; forged: number };
+  summary: ImpressionSummary;
   impressions: RecentImpression[];
-}
-
-export interface IntegrationReview {
-  id: string;
-  publisher_id: string;
-  publisher_name: string;
-  placement_ids: string[];
-  status: 'pending' | 'approved' | 'rejected';
-  note: string | null;
-  decision_reason: string | null;
-  decided_at: string | null;
-  created_at: string;
 }
 
 export function CertificationBadge({ state }: { state: string }) {

@@ -87,16 +87,3 @@ export const metricColumns = [
   ['ecpm_usd', 'eCPM (USD)'],
   ['roas', 'ROAS'],
 ] as const satisfies readonly (readonly [keyof PerformanceMetrics, string])[];
-
-/** Today's UTC date, the reporting routes' day. */
-export function todayUtc(): string {
-  return new Date().toISOString().slice(0, 10);
-}
-
-export function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-}
-
-export function daysBetween(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
-}

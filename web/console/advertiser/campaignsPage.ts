@@ -5,7 +5,8 @@ import type { Session } from '../session.js';
 import { lacking, may } from '../keyPermissions.js';
 import { ErrorMessage, usd } from '../ui.js';
 import { Pager, usePagedList } from '../pagedList.js';
-import { todayUtc, type Campaign, type LineItem } from './advertiserApi.js';
+import type { Campaign, LineItem } from './advertiserApi.js';
+import { todayUtc } from '../../../src/utcDays.js';
 import type { CampaignRow } from '../../../src/reporting/campaignReport.js';
 import { TableWrap } from '../tableWrap.js';
 

@@ -5,7 +5,8 @@ import { go, type Route } from '../route.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, Field } from '../ui.js';
 import { FieldProblems } from '../fieldProblems.js';
-import { CertificationBadge, CertificationHistory, IntegrationCheckView, recentImpressionsPath, type IntegrationCheck, type Placement } from '../placements.js';
+import { CertificationBadge, CertificationHistory, IntegrationCheckView, recentImpressionsPath, type IntegrationCheck } from '../placements.js';
+import type { Placement } from '../../../src/placements/placementRepository.js';
 
 /** Said before anything is sent: the reason is shown to the publisher whose tCPM revenue stops. */
 const REVOKE_REASON_REQUIRED = new FieldProblems('A revocation needs a reason.', [{ path: 'reason', message: 'Enter a reason: a revocation needs one.' }]);

@@ -4,7 +4,7 @@ import { api, whileCurrent } from '../api.js';
 import { FieldProblems } from '../fieldProblems.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, Field, formatDateTime, Notice } from '../ui.js';
-import type { IntegrationReview } from '../placements.js';
+import type { IntegrationReview } from '../../../src/placements/integrationReviewRepository.js';
 
 /** Said on its own after the field's hint (the API's "is required" ran into it), and before anything is sent. */
 const REASON_REQUIRED = new FieldProblems('A rejection needs a reason.', [{ path: 'reason', message: 'Enter a reason: a rejection needs one.' }]);

@@ -4,18 +4,19 @@ import { api, whileCurrent } from '../api.js';
 import type { Route } from '../route.js';
 import type { Session } from '../session.js';
 import { ErrorMessage } from '../ui.js';
-import { CertificationBadge, IntegrationCheckView, recentImpressionsPath, type IntegrationCheck, type Placement } from '../placements.js';
+import { CertificationBadge, IntegrationCheckView, recentImpressionsPath, type IntegrationCheck } from '../placements.js';
+import type { PublisherPlacement } from '../../../src/placements/publisherPlacementRepository.js';
 
 /** One placement's integration check: its recent impressions and whether they came from browsers. */
 export function IntegrationCheckPage({ session, route }: { session: Session; route: Route }) {
-  const [placements, setPlacements] = useState<Placement[]>([]);
+  const [placements, setPlacements] = useState<PublisherPlacement[]>([]);
   const id = route.params.get('id') ?? placements[0]?.id ?? '';
   const [check, setCheck] = useState<(IntegrationCheck & { placement: { certification: string } }) | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [version, setVersion] = useState(0);
 
   useEffect(() => {
-    api<{ data: Placement[] }>(session, 'GET', '/v1/publisher/placements').then((answer) => setPlacements(answer.data), setError);
+    api<{ data: PublisherPlacement[] }>(session, 'GET', '/v1/publisher/placements').then((answer) => setPlacements(answer.data), setError);
   }, []);
   useEffect(() => {
     if (!id) return;

@@ -3,7 +3,9 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, whileCurrent } from '../api.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, Field, formatDateTime, Notice } from '../ui.js';
-import { CertificationBadge, CertificationHistory, type IntegrationReview, type Placement } from '../placements.js';
+import { CertificationBadge, CertificationHistory } from '../placements.js';
+import type { PublisherPlacement } from '../../../src/placements/publisherPlacementRepository.js';
+import type { IntegrationReview } from '../../../src/placements/integrationReviewRepository.js';
 import { TableWrap } from '../tableWrap.js';
 
 /**
@@ -11,7 +13,7 @@ import { TableWrap } from '../tableWrap.js';
  * a review request for the uncertified ones, and the reviews asked for so far.
  */
 export function PublisherPlacementsPage({ session }: { session: Session }) {
-  const [placements, setPlacements] = useState<Placement[] | null>(null);
+  const [placements, setPlacements] = useState<PublisherPlacement[] | null>(null);
   const [reviews, setReviews] = useState<IntegrationReview[]>([]);
   const [chosen, setChosen] = useState<string[]>([]);
   const [note, setNote] = useState('');
@@ -21,7 +23,7 @@ export function PublisherPlacementsPage({ session }: { session: Session }) {
 
   useEffect(() => {
     return whileCurrent(Promise.all([
-      api<{ data: Placement[] }>(session, 'GET', '/v1/publisher/placements'),
+      api<{ data: PublisherPlacement[] }>(session, 'GET', '/v1/publisher/placements'),
       api<{ data: IntegrationReview[] }>(session, 'GET', '/v1/publisher/integration-reviews?limit=20'),
     ]), ([found, asked]) => { setPlacements(found.data); setReviews(asked.data); }, setError);
   }, [version]);
@@ -64,7 +66,7 @@ export function PublisherPlacementsPage({ session }: { session: Session }) {
       <tbody>${placements.map((placement) => html`<tr key=${placement.id} data-placement=${placement.id}>
         <th scope="row">${placement.name ?? placement.id}<br /><code class="hint">${placement.id}</code></th>
         <td><${CertificationBadge} state=${placement.certification} /></td>
-        <td>${(placement.eligible_price_models ?? []).join(', ')}</td>
+        <td>${placement.eligible_price_models.join(', ')}</td>
         <td><details><summary>${placement.history.length} change${placement.history.length === 1 ? '' : 's'}</summary><${CertificationHistory} history=${placement.history} /></details></td>
         <td><a href=${`#/check?id=${encodeURIComponent(placement.id)}`}>Integration check<span class="visually-hidden"> of ${placement.id}</span></a></td>
       </tr>`)}</tbody>
