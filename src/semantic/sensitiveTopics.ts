@@ -182,6 +182,8 @@ export const CONFIRMED_WITH: Record<string, string[]> = {
     'flood', 'floods', 'flooded', 'flooding', 'floodwater', 'fires', 'flames', 'blaze', 'storm', 'tornado', 'hurricane', 'typhoon', 'cyclone',
     'earthquake', 'quake', 'wildfire', 'tsunami', 'bombing', 'shelling', 'missile', 'missiles',
     'water came', 'water poured', 'water rose', 'water rising', 'flood water', 'the fire', 'a fire', 'house fire', 'the war', 'a war',
+    // A dam that gave way, a slide or an eruption (session 38: "lost everything when the dams broke").
+    'dam broke', 'dams broke', 'dam burst', 'dams burst', 'dam collapsed', 'dams collapsed', 'dam failed', 'dams failed', 'mudslide', 'avalanche', 'eruption', 'erupted', 'lava',
   ],
   injury: [
     'hospital', 'x ray', 'xray', 'cast', 'plaster', 'surgery', 'ambulance', 'paramedics', 'fracture', 'fractured', 'injury', 'injuries', 'injured', 'hurt',
@@ -189,6 +191,16 @@ export const CONFIRMED_WITH: Record<string, string[]> = {
   ],
   /** A pile-up on a road, not of laundry. */
   road: ['car', 'cars', 'motorway', 'highway', 'freeway', 'interstate', 'lorry', 'lorries', 'truck', 'trucks', 'driver', 'drivers', 'vehicles', 'crash', 'crashed', 'collision', 'written', 'fog'],
+  /** Indoors, for water risen inside a home ("the water's up to the second step inside our house"), not at the beach. */
+  indoors: ['inside our', 'inside the house', 'in the house', 'our house', 'the house', 'downstairs', 'ground floor', 'the stairs', 'second step', 'first step', 'living room', 'front door', 'back door', 'upstairs'],
+  /** Harm done to oneself again ("relapsed, used the razor on my legs again after 8 months"), not a shave. */
+  relapse: ['relapsed', 'relapse', 'relapsing', 'months clean', 'weeks clean', 'days clean', 'years clean', 'clean for', 'urges', 'the urge', 'scars', 'hide the marks', 'hide the cuts'],
+  /** Someone out of reach after saying goodbye ("posting goodbye messages and isn't answering his phone"), not a leaving card. */
+  unreachable: ['not answering', 'isn t answering', 'isnt answering', 'won t answer', 'wont answer', 'not picking up', 'isn t picking up', 'welfare check'],
+  /** A vet's farewell ("we had to let our old boy go this morning, the vet came to the house"), not an employee let go. */
+  farewell: ['vet', 'vets', 'the vet', 'ashes', 'cremation', 'cremated', 'grief', 'grieving', 'heaven', 'rainbow bridge', 'his bed', 'her bed', 'his toys', 'her toys', 'his collar', 'her collar', 'miss him', 'miss her', 'without him', 'without her', 'so quiet'],
+  /** A place gone as a quake or a wildfire leaves it ("my husband's family village in the mountains is gone"). */
+  gone: ['is gone', 'are gone', 'was gone', 'were gone', 'completely gone', 'all gone', 'just gone', 's gone'],
   war: ['the war', 'a war', 'at war', 'soldier', 'soldiers', 'troops', 'army', 'artillery', 'bombing', 'shelling', 'missile', 'missiles', 'servicemen', 'serviceman', 'invasion', 'mobilised', 'mobilized', 'conscripted', 'deployed'],
 };
 /** A theme, not an event: "a funeral-themed party", "disaster theme night"; after any phrase. */
@@ -233,6 +245,19 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
   swamped: ['in', 'in the', 'in all the', 'in all this', 'in all that'].flatMap((within) =>
     ['paperwork', 'work', 'emails', 'email', 'admin', 'homework', 'bills', 'debt', 'laundry', 'orders', 'requests', 'messages', 'meetings', 'deadlines', 'forms', 'tickets', 'marking', 'sweat', 'sauce', 'gravy'].map((what) => `${within} ${what}`),
   ),
+  /** A course or a test, not a crash lived through: "a car crash course for nervous drivers", "car crash test dummies"; a figure of speech: "a car crash interview". */
+  lesson: ['course', 'courses', 'test', 'tests', 'testing', 'dummy', 'dummies', 'simulator', 'simulation', 'game', 'games', 'tv', 'television', 'interview', 'interviews'],
+  /** A routine diagnosis, not a serious one: "my mum's been diagnosed with high cholesterol, which cereals?". */
+  routine: [
+    'high cholesterol', 'high blood pressure', 'hypertension', 'low blood pressure', 'pre diabetes', 'prediabetes', 'hay fever', 'eczema', 'psoriasis', 'rosacea', 'acne',
+    'anaemia', 'anemia', 'low iron', 'iron deficiency', 'vitamin d deficiency', 'a vitamin d deficiency', 'a cold', 'flu', 'the flu', 'a uti', 'tonsillitis', 'an ear infection',
+    'conjunctivitis', 'pink eye', 'gout', 'ibs', 'acid reflux', 'reflux', 'lactose intolerance', 'a sprain', 'tennis elbow', 'plantar fasciitis', 'shin splints',
+    'adhd', 'dyslexia', 'asthma', 'sleep apnea', 'sleep apnoea', 'insomnia', 'tinnitus', 'migraine', 'migraines', 'myopia', 'astigmatism', 'short sight', 'a lazy eye',
+  ],
+  /** A warning, not the thing: "the tornado warning is gone". */
+  forecast: ['warning', 'warnings', 'watch', 'watches', 'alert', 'alerts', 'siren', 'sirens', 'drill', 'drills', 'kit', 'kits', 'season', 'forecast'],
+  /** A home lost as a purchase: "we lost the house sale", "lost the house to another buyer". */
+  purchase: ['sale', 'purchase', 'bid', 'bids', 'auction', 'deposit', 'viewing', 'mortgage', 'chain', 'to another', 'to a higher', 'to a cash', 'to someone else'],
   figure: ['of boredom', 'of embarrassment', 'of shame', 'of laughter', 'laughing', 'inside', 'a little'],
   /** The star sign: "a cancer zodiac sign", "cancer season" (not "cancer signs", a symptom). */
   astrology: [
@@ -263,6 +288,8 @@ const NOT_LIVED = [
   'first aid course', 'first aid courses', 'first aid class', 'first aid classes', 'first aid training', 'learn first aid', 'learning first aid', 'first aid kit',
   'emergency kit', 'survival kit', 'go bag', 'preparedness', 'hurricane shutters', 'storm shutters', 'before hurricane season', 'sunscreen', 'sunblock', 'spf',
   'zodiac', 'star sign', 'horoscope', 'astrology', 'tarot', 'themed', 'fancy dress',
+  // A lesson or a test (session 38): "a car crash course", "crash test ratings", "avalanche safety course".
+  'crash course', 'crash courses', 'crash test', 'crash tests', 'safety course', 'safety courses', 'safety training', 'defensive driving', 'avalanche course', 'avalanche safety', 'avalanche training',
   // The signs but Cancer and Leo (a disease, a name): "is a cancer compatible with a scorpio?".
   'aries', 'taurus', 'gemini', 'virgo', 'libra', 'scorpio', 'sagittarius', 'capricorn', 'aquarius', 'pisces',
 ];
@@ -294,6 +321,16 @@ const PASSED_ON = ['passed on', 'passed down', 'handed down', 'handed on'].flatM
 const ROUTINE_OPERATIONS = [
   'knee surgery', 'knee replacement', 'hip replacement', 'acl surgery', 'acl reconstruction', 'meniscus', 'wisdom teeth', 'wisdom tooth', 'cataract', 'bunion',
   'hernia repair', 'carpal tunnel', 'tonsillectomy', 'tonsils out', 'vasectomy', 'laser eye', 'nose job',
+];
+/**
+ * Routine diagnoses ("my doctor diagnosed me with high blood pressure, best home monitor?", "my son
+ * was diagnosed with ADHD"): near a serious diagnosis by "diagnosed" and a doctor, and not one. Clears that
+ * similarity only, and "diagnosed with" is guarded by the same kind of words (EVERYDAY_NEXT.routine);
+ * a named disease is a phrase.
+ */
+const ROUTINE_DIAGNOSES = [
+  'high cholesterol', 'high blood pressure', 'hypertension', 'prediabetes', 'pre diabetes', 'prediabetic', 'pre diabetic', 'adhd', 'dyslexia', 'dyslexic',
+  'short sighted', 'long sighted', 'hay fever', 'eczema', 'iron deficiency', 'vitamin d deficiency', 'lactose intolerance', 'lactose intolerant', 'shin splints', 'tennis elbow', 'plantar fasciitis',
 ];
 
 /** The days first lived without someone who died ("first fathers day without him"). */
@@ -338,6 +375,10 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'after a death', 'following a death', 'death in the family', 'death in our family', 'death in my family',
       // What is said to the bereaved (an assistant's answer says it too).
       'sorry for your loss', 'sorry for the loss', 'death certificate', 'eulogy', 'sorry about your {relative}',
+      // Buried, said gently (session 38): "my uncle was laid to rest yesterday"; not rumours laid to rest.
+      '{someone} laid to rest', ...['laid', 'lay', 'laying'].flatMap((laid) => ['him', 'her', 'them', 'mum', 'mom', 'dad'].map((whom) => `${laid} ${whom} to rest`)),
+      // A pet's end at the vet's: "we had to let our old boy go, the vet came to the house" (not an employee let go).
+      ...['him', 'her', 'our old boy', 'our old girl', 'my old boy', 'my old girl', 'our boy', 'our girl'].map((whom) => `had to let ${whom} go {if farewell}`),
       // Someone's ashes ("going to scatter my wife's ashes"), not the cricket's.
       '{someone} s ashes', ...['scatter', 'scattered', 'scattering', 'spread', 'spreading', 'bury', 'buried', 'collect', 'collected'].flatMap((verb) => ['his', 'her', 'their'].map((whose) => `${verb} ${whose} ashes`)),
       // A funeral's people and places, said without the word: "asked me to be a pall bearer".
@@ -385,7 +426,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     name: 'accident',
     description: 'serious accident, car crash, injured, killed, hospital emergency, ambulance, collision, victims, fatal injuries',
     phrases: [
-      'car crash', 'car accident', 'fatal accident', 'hit by a car', 'seriously injured', 'critically injured', 'plane crash',
+      'car crash {unless lesson}', 'car accident', 'fatal accident', 'hit by a car', 'seriously injured', 'critically injured', 'plane crash',
       'hit and run', 'drunk driver', 'head on collision', 'motorcycle accident', 'train crash', 'car wreck', 'airlifted',
       'knocked off his bike', 'knocked off her bike', 'knocked off my bike', 'knocked down by a car', 'run over by',
       '{someone} run over', 'got run over', 'was run over',
@@ -406,6 +447,14 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       ...['a', 'two', 'three', 'four', 'his', 'her', 'their'].flatMap((which) => ['finger', 'fingers', 'eye'].map((part) => `lost ${which} ${part}`)),
       ...['his', 'her', 'their'].flatMap((whose) => ['arm', 'leg', 'foot', 'legs', 'arms'].map((part) => `lost ${whose} ${part}`)),
       'amputated', 'amputation',
+      // Cut out of a wreck, a bad smash on the road, a fall from a horse, a broken back (session 38).
+      ...['him', 'her', 'them', 'me', 'us'].flatMap((whom) => ['car', 'wreck', 'wreckage', 'vehicle', 'van', 'lorry'].map((what) => `cut ${whom} out of the ${what}`)), 'cut free from the',
+      'bad smash {if road}', 'serious smash {if road}', 'horrific smash {if road}', 'head on smash',
+      ...['my', 'his', 'her'].flatMap((whose) => ['horse', 'motorbike', 'motorcycle', 'quad bike'].map((what) => `came off ${whose} ${what} {if injury}`)),
+      ...['fractured', 'broken', 'broke', 'crushed'].flatMap((broken) => ['vertebrae', 'vertebra', 'two vertebrae', 'three vertebrae', 'several vertebrae', 'a vertebra'].map((bone) => `${broken} ${bone}`)),
+      '{not after exaggeration} broke his back', '{not after exaggeration} broke her back', 'broken back', 'fractured spine', 'spinal injuries', 'spinal cord injury',
+      // A scald from a kettle or a pan pulled over: "my 4 year old pulled the kettle over on herself".
+      ...['kettle', 'saucepan', 'teapot', 'chip pan', 'deep fat fryer'].flatMap((what) => ['herself', 'himself', 'themselves', 'myself'].flatMap((whom) => [`${what} over on ${whom}`, `${what} over ${whom}`])),
       // Under water too long, a motorway pile-up, an old person's fall: "my son nearly drowned", "mum broke her hip".
       // (Keyed by their rarer word: "nearly", "in" and "hip" are in many everyday bodies, bench/README.md "Brand safety: session 36".)
       '{nearly} drowned {unless swamped}', 'near drowning', 'pile up {if road}', 'pileup {if road}',
@@ -464,6 +513,12 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       ),
       // Everything lost with a flood's or a fire's word ("water came through the front door and we lost everything"), not at the casino.
       'lost everything {if ruin}',
+      // A home lost with a fire's or flood's word ("in the path of the fire, we lost the house"), not a house sale that fell through.
+      ...['the', 'our', 'my', 'their'].flatMap((whose) => ['house', 'home', 'farm', 'flat', 'apartment'].map((home) => `lost ${whose} ${home} {unless purchase} {if ruin}`)),
+      // A place gone after a quake, a wildfire or a slide (not a storm or a flood, which are weather as often: "the storm is gone now").
+      ...['earthquake', 'quake', 'tsunami', 'tornado', 'twister', 'wildfire', 'avalanche', 'landslide', 'mudslide', 'typhoon', 'cyclone'].map((what) => `{not with unharmed} ${what} {unless forecast} {if gone}`),
+      // Water risen inside a home, without the word flood: "the water's up to the second step inside our house".
+      ...['s up to', 'is up to', 'was up to', 'came up to', 'got up to', 'is still rising', 's still rising', 'keeps rising'].map((risen) => `water ${risen} {if indoors}`),
       // Bombs and missiles lived through: "a bomb went off at the concert", "our flat was hit by a missile".
       'bomb went off', 'bomb exploded', '{not after cocktail} car bomb', 'terror attack', 'hit by a missile', 'hit by missiles', 'missile strike', 'missile strikes', 'missile attack',
       'rocket attack', 'rocket attacks', 'drone strike', 'drone strikes', 'drone attack',
@@ -485,6 +540,8 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       // Not when the speaker says they came through unharmed ("the hurricane hit our area but we were fine").
       ...['earthquake', 'quake', 'tsunami', 'hurricane', 'wildfire', 'tornado', 'typhoon', 'cyclone', 'flood', 'floods', 'flooded', 'flooding', 'flash flood', 'storm'].map((what) => `{not with unharmed} ${what}`),
       '{place} under water', '{place} underwater',
+      // Said of emails and ski courses too ("an avalanche of emails", "avalanche safety course").
+      '{not with unharmed} avalanche {unless luck}', '{not with unharmed} mudslide {unless luck}', '{not with unharmed} volcano', 'volcanic eruption',
       'war', 'bombed', 'shelling',
     ],
     confirmedBy: [
@@ -504,7 +561,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     cues: [
       'earthquake', 'quake', 'flood', 'floods', 'flooding', 'hurricane', 'storm', 'tornado', 'wildfire', 'fire', 'fires', 'burned', 'burnt', 'tsunami',
       'evacuate', 'evacuated', 'evacuation', 'destroyed', 'disaster', 'victims', 'relief', 'shelter', 'homeless', 'shooting', 'attack', 'bombing',
-      'typhoon', 'cyclone', 'missile', 'frontline',
+      'typhoon', 'cyclone', 'missile', 'frontline', 'avalanche', 'landslide', 'mudslide', 'volcano', 'eruption',
     ],
     clears: [...NOT_LIVED, ...HISTORY, ...FICTION, ...MINOR_DAMAGE],
   },
@@ -512,10 +569,13 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     name: 'serious diagnosis',
     description: 'diagnosed with cancer, tumor, terminal illness, chemotherapy, oncologist, malignant, prognosis, leukemia, stroke',
     phrases: [
-      'diagnosed with', '{not with astrology} {not after prevention} cancer {unless astrology}', 'tumor', 'tumour', 'terminal illness', 'chemotherapy', 'chemo', 'oncologist', 'malignant', 'leukemia', 'metastatic', 'palliative',
+      'diagnosed with {unless routine}', '{not with astrology} {not after prevention} cancer {unless astrology}', 'tumor', 'tumour', 'terminal illness', 'chemotherapy', 'chemo', 'oncologist', 'malignant', 'leukemia', 'metastatic', 'palliative',
       'hiv', 'dementia', 'alzheimer', 'alzheimers', 'parkinson', 'parkinsons', 'multiple sclerosis', 'motor neurone disease', 'motor neuron disease',
       'lymphoma', 'melanoma', 'carcinoma', 'sarcoma', 'biopsy', 'mastectomy', 'radiotherapy', 'radiation therapy', 'radiation treatment',
-      'terminally ill', 'months to live', 'weeks to live', '{someone} had a heart attack', 'suffered a stroke',
+      'terminally ill', 'months to live', 'weeks to live',
+      // A prognosis said as time (session 38: "mum's been told she has months, not years"), an organ failing.
+      '{having} months not years', '{having} weeks not months', '{having} days not weeks', '{having} months rather than years', '{having} weeks rather than months',
+      'kidney failure', 'renal failure', 'heart failure', 'liver failure', 'organ failure', 'kidneys are failing', 'kidneys failing', 'heart is failing', 'liver is failing', '{someone} had a heart attack', 'suffered a stroke',
       // The speaker's own stroke too: "had a stroke last month at 42" (not "a stroke of luck", nor "I nearly had a stroke when I saw the bill").
       '{not after exaggeration} had a stroke {unless luck}', 'since my stroke', 'since his stroke', 'since her stroke',
       // Diseases named by their letters, after "has", "with" ("ALS" is German for "as"; "MS" is Microsoft too, so ambiguous below).
@@ -542,9 +602,9 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     },
     cues: [
       'diagnosed', 'diagnosis', 'cancer', 'tumor', 'tumour', 'terminal', 'chemo', 'chemotherapy', 'oncologist', 'malignant', 'prognosis', 'leukemia',
-      'stroke', 'biopsy', 'scan', 'results', 'positive', 'stage', 'illness', 'disease', 'treatment', 'hospice', 'palliative', 'mass', 'lump', 'radiation', 'oxygen',
+      'stroke', 'biopsy', 'scan', 'results', 'positive', 'stage', 'illness', 'disease', 'treatment', 'hospice', 'palliative', 'mass', 'lump', 'radiation', 'oxygen', 'dialysis',
     ],
-    clears: [...NOT_LIVED, ...ROUTINE_OPERATIONS],
+    clears: [...NOT_LIVED, ...ROUTINE_OPERATIONS, ...ROUTINE_DIAGNOSES],
   },
   {
     name: 'self-harm',
@@ -560,6 +620,11 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'cutting myself {unless object}', 'self harming', 'take my life', 'taking my life', 'saving up my pills', 'stockpiling pills', ...OVERDOSE,
       // What an assistant's answer points to.
       'samaritans', 'crisis line', 'crisis lines', 'crisis hotline', 'crisis text line',
+      // Cutting said by the blade and where, with a relapse's word (session 38: "relapsed, used the razor on my legs again"), not a shave.
+      ...['razor', 'blade', 'blades'].flatMap((blade) => ['my', 'her', 'his'].flatMap((whose) => ['legs', 'arms', 'thighs', 'wrists', 'stomach'].map((part) => `${blade} on ${whose} ${part} {if relapse}`))),
+      ...['cut', 'cutting', 'cuts on'].flatMap((cut) => ['my arms', 'my thighs', 'my wrists', 'my legs'].map((part) => `${cut} ${part} {if relapse}`)),
+      // A goodbye posted, then silence: "my friend keeps posting goodbye messages and isn't answering his phone".
+      ...['goodbye', 'goodbyes'].flatMap((goodbye) => ['messages', 'message', 'posts', 'post', 'texts', 'text', 'letters', 'letter', 'note', 'notes', 'videos', 'video'].map((what) => `${goodbye} ${what} {if unreachable}`)),
     ],
     ambiguous: [],
     confirmedBy: [],

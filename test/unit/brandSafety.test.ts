@@ -375,6 +375,47 @@ describe("brand safety: session 37's rule kinds (batch 6's misses and false veto
   });
 });
 
+describe('brand safety: the wordings batch 7 showed (session 38), in other sentences', () => {
+  const vetoes = (queries: string[], topic: string) => {
+    for (const query of queries) expect(verdict(query), query).toMatchObject({ topic, by: 'phrase' });
+  };
+  const serves = (queries: string[]) => {
+    for (const query of queries) expect(verdict(query), query).toBeUndefined();
+  };
+
+  it('reads a burial said gently, a pet let go with the vet and a prognosis said as time as sensitive, not rumours laid to rest, an employee let go or a course', () => {
+    vetoes(['my grandma was laid to rest on monday next to grandpa', 'we had to let her go, the vet said her hip was too far gone', 'we had to let our old girl go on tuesday, the house is so quiet without her'], 'bereavement');
+    vetoes(['the doctors say dad has months not years', "my mum's kidneys are failing, what should she eat", 'she has heart failure and gets breathless, which recliner is best?'], 'serious diagnosis');
+    serves(['the rumours about the merger were laid to rest at the meeting', 'we had to let him go after three warnings, how do I write the termination letter?', 'learning python takes months not years, which course?']);
+  });
+
+  it('reads someone cut out of a wreck, a bad smash, a fall from a horse, broken vertebrae and a pan pulled over as accidents, not a crash course, crash tests or a figure of speech', () => {
+    vetoes([
+      'they had to cut her out of the wreck after the crash', 'my sister came off her horse and they say she has a fractured spine', 'he fractured two vertebrae in a rugby tackle',
+      "my toddler pulled the saucepan over on himself and he's screaming", "dad was in a bad smash on the A1 and the car is written off, he's in surgery",
+    ], 'accident');
+    serves(['is there a car crash course for nervous drivers?', 'which small car has the best car crash test results?', 'this job nearly broke my back, best office chair']);
+  });
+
+  it('reads a home lost to a flood or fire, water risen indoors, a place gone after a quake, an avalanche that buried people and a dam that burst as disasters; not a house sale, an avalanche of emails or a warning gone', () => {
+    vetoes([
+      "we lost our home in the floods and we're in a hotel", 'the water is up to the stairs in our house and rising', 'the earthquake hit at night and our whole town is gone',
+      "an avalanche buried two skiers near our chalet, they're still missing", 'my uncle lost everything when the dam burst',
+    ], 'disaster');
+    serves(['we lost the house sale because of a fire safety survey', 'an avalanche of emails hit my inbox after the holiday, best filter rules?', 'the tornado warning is gone, can the kids play outside?', 'the storm is gone now, can we go hiking tomorrow']);
+  });
+
+  it('serves a routine diagnosis, by phrase and by similarity; a serious one still vetoes', () => {
+    serves(['my doctor diagnosed me with high blood pressure, best home monitor?', 'my son was diagnosed with adhd, any good planners for kids?', "my mum's been diagnosed with hay fever, which antihistamine?"]);
+    vetoes(['my dad was diagnosed with pancreatic cancer', 'she was diagnosed with hypertension last year and now with a brain tumour'], 'serious diagnosis');
+  });
+
+  it('reads cutting with a relapse word and goodbyes posted then silence as self-harm, not a shave or a leaving card', () => {
+    vetoes(['relapsed and cut my arms again, how do I hide it', "my friend posted goodbye texts and now she's not answering"], 'self-harm');
+    serves(["write goodbye messages for a colleague's leaving card", "I cut my legs shaving again, any razor that doesn't nick?"]);
+  });
+});
+
 describe('brand safety: the held-out batches, judged with their answers (bench/semantic/brandSafetyHeldOut*.txt)', () => {
   // Their figures as recorded in bench/README.md; a change of the rules that moves one must say so there.
   // Batch 4's one miss is Dutch ("overleden"), a language the phrase lists do not claim (docs/semantic-matching.md, Limits).
@@ -385,6 +426,7 @@ describe('brand safety: the held-out batches, judged with their answers (bench/s
     'brandSafetyHeldOut4.txt': { sensitive: [47, 48], ordinaryVetoed: [0, 49] },
     'brandSafetyHeldOut5.txt': { sensitive: [54, 54], ordinaryVetoed: [0, 54] },
     'brandSafetyHeldOut6.txt': { sensitive: [55, 55], ordinaryVetoed: [0, 58] },
+    'brandSafetyHeldOut7.txt': { sensitive: [61, 61], ordinaryVetoed: [0, 57] },
   };
   for (const [file, expected] of Object.entries(figures)) {
     it(`${file}: ${expected.sensitive.join('/')} sensitive vetoed, ${expected.ordinaryVetoed.join('/')} ordinary vetoed`, () => {
