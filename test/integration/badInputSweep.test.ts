@@ -35,9 +35,9 @@ function sample<T>(items: T[], count: number): T[] {
 }
 
 /** How many of its field mutations, bad path ids and bad query values each operation is sent. */
-const BODY_SAMPLE = 24;
-const PATH_SAMPLE = 4;
-const QUERY_SAMPLE = 8;
+const BODY_SAMPLE = 80;
+const PATH_SAMPLE = 6;
+const QUERY_SAMPLE = 30;
 
 /** A schema of openapi.yaml as parsed: walked by key, so loosely typed. */
 type Schema = Record<string, any>;
