@@ -36,9 +36,10 @@ const window = z
   .refine((part) => minutesOf(part.end) > minutesOf(part.start), {
     message: 'end must be after start (a window over midnight is two windows)',
     path: ['end'],
+    // Asked whatever the window is, null or a string included (already refused: not an object).
     when: (payload) => {
-      const value = payload.value as { start?: unknown; end?: unknown };
-      return typeof value.start === 'string' && typeof value.end === 'string' && /^\d\d:\d\d$/.test(value.start) && /^\d\d:\d\d$/.test(value.end);
+      const value = payload.value as { start?: unknown; end?: unknown } | null | undefined;
+      return typeof value?.start === 'string' && typeof value.end === 'string' && /^\d\d:\d\d$/.test(value.start) && /^\d\d:\d\d$/.test(value.end);
     },
   });
 

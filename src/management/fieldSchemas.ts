@@ -47,8 +47,11 @@ export const moneyAmount = z
   .max(1_000_000_000)
   .refine((amount) => Number(amount.toFixed(6)) === amount, 'must have at most 6 decimal places');
 
-/** An http(s) link of at most 2048 characters; no javascript:, data: or other schemes. */
-export const webUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2048);
+/**
+ * An http(s) link of at most 2048 characters; no javascript:, data: or other schemes. Well-formed
+ * Unicode first: z.url takes a lone surrogate, which Postgres would store as U+FFFD, another link.
+ */
+export const webUrl = wellFormedText().pipe(z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2048));
 
 export const idParam = z.object({ id: z.uuid() });
 

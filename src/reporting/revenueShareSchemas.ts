@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { isCalendarDate, todayUtc } from '../utcDays.js';
 
-/** PUT /v1/admin/publishers/{publisher_id}/revenue-share. */
-export const revenueShareBody = z.object({
+/** PUT /v1/admin/publishers/{publisher_id}/revenue-share; an unknown field is 422, as on every route. */
+export const revenueShareBody = z.strictObject({
   revenue_share: z
     .number()
     .min(0)

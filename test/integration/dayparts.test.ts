@@ -53,6 +53,16 @@ describe('dayparts', () => {
     ]);
   });
 
+  it('refuses a window that is null or not an object with 422 naming it, not 500', async () => {
+    const call = asAdvertiser(ctx, advertiser.key);
+    const { lineItemId } = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [uniqueWord()] } } });
+    const refused = await call('PUT', `/v1/advertiser/line-items/${lineItemId}/targeting`, {
+      dayparts: { timezone: 'America/New_York', windows: [null, 'x', { days: ['mon'], start: '09:00', end: '17:00' }] },
+    });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().error.details.map((detail: { path: string }) => detail.path)).toEqual(['dayparts.windows.0', 'dayparts.windows.1']);
+  });
+
   it('serves inside a window on the America/New_York clock, daylight saving included, and not at the other offset', async () => {
     const now = Date.now();
     const offsetName = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', timeZoneName: 'shortOffset' })

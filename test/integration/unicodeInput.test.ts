@@ -64,6 +64,17 @@ describe('text that is not well-formed Unicode is refused with 422 and changes n
     expect((await api('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data.creatives).toEqual([]);
   });
 
+  it('creative URLs (a lone surrogate became U+FFFD: another address than the one sent)', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    const api = asAdvertiser(ctx, advertiser.key);
+    const { lineItemId } = await composeCampaign(ctx, advertiser.key, advertiser.user.id);
+    for (const field of ['destination_url', 'image_url'] as const) {
+      const response = await api('POST', `/v1/advertiser/line-items/${lineItemId}/creatives`, { creatives: [{ ...validCreative, [field]: `https://shop.example.com/a${LONE_LOW}` }] });
+      expectRefused(response, `creatives.0.${field}`);
+    }
+    expect((await api('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data.creatives).toEqual([]);
+  });
+
   it('a conversion_id (a lone \\ud800 and \\udfff would both be stored as U+FFFD, one id)', async () => {
     const advertiser = await createAdvertiser(ctx);
     const response = await ctx.app.inject({
