@@ -25,9 +25,11 @@ interface ActionFormProps<Answer> {
 /**
  * A small form for one API call (create an organization, revoke a key, …) with its answer or its error.
  * Records made here (organizations, publishers) can be neither deleted nor renamed, so a second Enter
- * must not make a second one: a submit while one is in flight is dropped (the disabled button does not
- * stop an Enter pressed before the page redraws), and a success empties the fields. A refusal moves
- * focus to the first field it names, or to its alert, so that it is read and not lost on the page.
+ * must not make a second one: a submit while one is in flight is dropped (a disabled button would not
+ * stop an Enter pressed before the page redraws), and a success empties the fields. The button is
+ * only marked busy (aria-disabled), never disabled: a disabled button drops the keyboard focus to
+ * <body>, so after *Register placement* the next Tab started from the top of the page. A refusal
+ * moves focus to the first field it names, or to its alert, so that it is read and not lost on the page.
  */
 export function ActionForm<Answer>({ title, fields, submitLabel, run, done, onDone }: ActionFormProps<Answer>) {
   const [values, setValues] = useState<Record<string, string>>({});
@@ -69,6 +71,6 @@ export function ActionForm<Answer>({ title, fields, submitLabel, run, done, onDo
       value=${values[field.name] ?? ''} onInput=${(value: string) => setValues({ ...values, [field.name]: value })} />`)}
     <div class="action-problems" tabIndex="-1"><${ErrorMessage} error=${error} shownPaths=${fields.map((field) => field.path ?? field.name)} /></div>
     ${answer && done(answer.value)}
-    <button type="submit" disabled=${busy}>${submitLabel}</button>
+    <button type="submit" aria-disabled=${busy ? 'true' : undefined}>${submitLabel}</button>
   </form>`;
 }
