@@ -145,10 +145,15 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a campaign with two line
     expect(consoleProblems(page)).toEqual([]);
   }, 120_000);
 
-  it('keeps the keyboard focus on Register placement after the operator registers one (a disabled button dropped it to <body>)', async () => {
+  it('heads the operator\'s create forms in order, and keeps the keyboard focus on Register placement after the call (a disabled button dropped it to <body>)', async () => {
     const publisher = await createPublisher(service, 'focus-chat');
     const page = await signIn(service, 'an operator', service.adminToken);
+    // The create forms right under a page's h1 head at level 2, not 3 (axe's heading-order): a
+    // screen reader's list of headings had a level missing.
+    await page.getByRole('link', { name: 'Organizations', exact: true }).click();
+    await page.getByRole('heading', { name: 'Create an organization', level: 2 }).waitFor();
     await page.getByRole('link', { name: 'Publishers', exact: true }).click();
+    await page.getByRole('heading', { name: 'Create a publisher', level: 2 }).waitFor();
     await page.getByRole('link', { name: `Publisher of ${publisher.placementId}` }).click();
     const form = page.getByRole('form', { name: 'Register a placement' });
     await form.getByLabel('Placement id').fill(`${publisher.placementId}-2`);

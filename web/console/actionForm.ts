@@ -20,6 +20,8 @@ interface ActionFormProps<Answer> {
   done(answer: Answer): VNode | string;
   /** Called once after success (to reload a list that shows what was made). */
   onDone?(answer: Answer): void;
+  /** The title's heading level: 3 under a section's h2, 2 when the form comes right under the page's h1. */
+  level?: 2 | 3;
 }
 
 /**
@@ -31,7 +33,7 @@ interface ActionFormProps<Answer> {
  * <body>, so after *Register placement* the next Tab started from the top of the page. A refusal
  * moves focus to the first field it names, or to its alert, so that it is read and not lost on the page.
  */
-export function ActionForm<Answer>({ title, fields, submitLabel, run, done, onDone }: ActionFormProps<Answer>) {
+export function ActionForm<Answer>({ title, fields, submitLabel, run, done, onDone, level = 3 }: ActionFormProps<Answer>) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [error, setError] = useState<unknown>(null);
   const [answer, setAnswer] = useState<{ value: Answer } | null>(null);
@@ -66,7 +68,7 @@ export function ActionForm<Answer>({ title, fields, submitLabel, run, done, onDo
   }
 
   return html`<form class="card" noValidate onSubmit=${submit} aria-label=${title} ref=${form}>
-    <h3>${title}</h3>
+    ${level === 2 ? html`<h2>${title}</h2>` : html`<h3>${title}</h3>`}
     ${fields.map((field) => html`<${Field} key=${field.name} label=${field.label} hint=${field.hint} path=${field.path ?? field.name} error=${error}
       value=${values[field.name] ?? ''} onInput=${(value: string) => setValues({ ...values, [field.name]: value })} />`)}
     <div class="action-problems" tabIndex="-1"><${ErrorMessage} error=${error} shownPaths=${fields.map((field) => field.path ?? field.name)} /></div>
