@@ -162,4 +162,17 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a campaign with two line
     await page.getByRole('link', { name: `${publisher.placementId}-2` }).waitFor();
     expect(await focusedText(page)).toBe('Register placement');
   }, 60_000);
+
+  it("says why the publisher's Request review is greyed out until a placement is ticked", async () => {
+    const publisher = await createPublisher(service, 'review-chat');
+    const page = await signIn(service, 'a publisher', publisher.token);
+    const why = page.getByText('Tick at least one placement above to request its review.');
+    await why.waitFor();
+    const button = page.getByRole('button', { name: 'Request review' });
+    expect(await button.isDisabled()).toBe(true);
+    expect(await button.getAttribute('aria-describedby')).toBe(await why.getAttribute('id'));
+    await page.getByRole('checkbox', { name: publisher.placementId }).check();
+    await expect.poll(() => why.count()).toBe(0);
+    expect(await button.isDisabled()).toBe(false);
+  }, 60_000);
 });
