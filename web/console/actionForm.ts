@@ -20,16 +20,20 @@ interface ActionFormProps<Answer> {
   done(answer: Answer): VNode | string;
   /** Called once after success (to reload a list that shows what was made). */
   onDone?(answer: Answer): void;
+  /** The title's heading level: 3 under a section's h2, 2 when the form comes right under the page's h1. */
+  level?: 2 | 3;
 }
 
 /**
  * A small form for one API call (create an organization, revoke a key, …) with its answer or its error.
  * Records made here (organizations, publishers) can be neither deleted nor renamed, so a second Enter
- * must not make a second one: a submit while one is in flight is dropped (the disabled button does not
- * stop an Enter pressed before the page redraws), and a success empties the fields. A refusal moves
- * focus to the first field it names, or to its alert, so that it is read and not lost on the page.
+ * must not make a second one: a submit while one is in flight is dropped (a disabled button would not
+ * stop an Enter pressed before the page redraws), and a success empties the fields. The button is
+ * only marked busy (aria-disabled), never disabled: a disabled button drops the keyboard focus to
+ * <body>, so after *Register placement* the next Tab started from the top of the page. A refusal
+ * moves focus to the first field it names, or to its alert, so that it is read and not lost on the page.
  */
-export function ActionForm<Answer>({ title, fields, submitLabel, run, done, onDone }: ActionFormProps<Answer>) {
+export function ActionForm<Answer>({ title, fields, submitLabel, run, done, onDone, level = 3 }: ActionFormProps<Answer>) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [error, setError] = useState<unknown>(null);
   const [answer, setAnswer] = useState<{ value: Answer } | null>(null);
@@ -64,11 +68,11 @@ export function ActionForm<Answer>({ title, fields, submitLabel, run, done, onDo
   }
 
   return html`<form class="card" noValidate onSubmit=${submit} aria-label=${title} ref=${form}>
-    <h3>${title}</h3>
+    ${level === 2 ? html`<h2>${title}</h2>` : html`<h3>${title}</h3>`}
     ${fields.map((field) => html`<${Field} key=${field.name} label=${field.label} hint=${field.hint} path=${field.path ?? field.name} error=${error}
       value=${values[field.name] ?? ''} onInput=${(value: string) => setValues({ ...values, [field.name]: value })} />`)}
     <div class="action-problems" tabIndex="-1"><${ErrorMessage} error=${error} shownPaths=${fields.map((field) => field.path ?? field.name)} /></div>
     ${answer && done(answer.value)}
-    <button type="submit" disabled=${busy}>${submitLabel}</button>
+    <button type="submit" aria-disabled=${busy ? 'true' : undefined}>${submitLabel}</button>
   </form>`;
 }

@@ -66,7 +66,22 @@ async function collectCsv(body: ReadableStream<Uint8Array<ArrayBuffer>>, parts: 
 
 /** Saves a CSV export, every row of it: fetched with the session's key (a plain link could not send the header). */
 export async function downloadCsv(session: Session, path: string, params: Record<string, string | number | undefined>, filename: string): Promise<void> {
-  const url = URL.createObjectURL(await csvExport(session, path, params));
+  saveFile(await csvExport(session, path, params), filename);
+}
+
+/**
+ * Saves the audit export of one campaign (GET /v1/advertiser/reporting/events as CSV): the route
+ * streams every event of the window in one answer, without paging, which is read into Blobs as the
+ * reports' pages are.
+ */
+export async function downloadEventsCsv(session: Session, params: { campaign_id: string; date_from: string; date_to: string }, filename: string): Promise<void> {
+  const parts: BlobPart[] = [];
+  await collectCsv(await apiStream(session, `/v1/advertiser/reporting/events${query(params)}`, 'text/csv'), parts, false);
+  saveFile(new Blob(parts, { type: 'text/csv' }), filename);
+}
+
+function saveFile(blob: Blob, filename: string): void {
+  const url = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = url;
   link.download = filename;

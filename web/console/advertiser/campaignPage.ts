@@ -7,7 +7,7 @@ import { lacking, may } from '../keyPermissions.js';
 import { ErrorMessage, Field, Notice, Select } from '../ui.js';
 import type { Campaign, LineItem } from './advertiserApi.js';
 import { readAmounts } from '../amountInput.js';
-import { bidTypes } from './composeForm.js';
+import { bidTypes, CreativeFields, LineItemFields, lineItemFieldPaths, lineItemOrProblems, newLineItem, type NewLineItem } from './lineItemForm.js';
 import { bidRepricing, frequencyCapBody, frequencyCapText, frequencyCapWindows, listOf, targetingBody, untouchedTargeting, type TargetingEdits } from './lineItemEdits.js';
 import { MatchPreviewBox } from './matchPreviewBox.js';
 
@@ -254,8 +254,74 @@ function CreativeForm({ item, save }: { item: LineItem; save: Save }) {
 }
 
 /**
- * A campaign: status with activate and pause, and each line item's budget, bids, frequency cap,
- * targeting and creatives.
+ * A line item's own status: *Activate line item* (a draft or paused one; the API's activation rule
+ * applies: budget and bids) and *Pause line item*. As for the campaign's, the pressed button goes
+ * away with the status it changed, so the focus goes to its replacement once the reload shows it.
+ */
+function LineItemStatus({ item, save }: { item: LineItem; save: Save }) {
+  const { error, write } = useWrite(save);
+  const [toggled, setToggled] = useState<'active' | 'paused' | null>(null);
+  const actions = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (toggled !== null && item.status === toggled) actions.current?.querySelector<HTMLButtonElement>('button')?.focus();
+  }, [toggled, item.status]);
+  async function setStatus(status: 'active' | 'paused') {
+    setToggled(null);
+    await write('PATCH', `/v1/advertiser/line-items/${item.id}`, { status });
+    setToggled(status);
+  }
+  if (item.status === 'completed') return '';
+  return html`<div class="actions" ref=${actions}>
+      ${item.status === 'active'
+        ? html`<button type="button" class="secondary" onClick=${() => setStatus('paused')}>Pause line item</button>`
+        : html`<button type="button" onClick=${() => setStatus('active')}>Activate line item</button>`}
+    </div>
+    <p role="status" class="visually-hidden">${toggled !== null && item.status === toggled ? `${item.title} is now ${toggled}.` : ''}</p>
+    <${ErrorMessage} error=${error} />`;
+}
+
+/**
+ * *Add a line item* (POST campaigns/{id}/line-items): the fields of *New campaign*'s line item and
+ * creative, the frequency cap among them (lineItemForm.ts). It starts draft; `created` is told its
+ * id, so the page can show it and move the focus to it.
+ */
+function NewLineItemForm({ session, campaignId, created }: { session: Session; campaignId: string; created: (id: string) => Promise<void> }) {
+  const [form, setForm] = useState<NewLineItem>(newLineItem);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const errors = useRef<HTMLDivElement>(null);
+  const field = (name: keyof NewLineItem) => ({ value: form[name], onInput: (value: string) => setForm({ ...form, [name]: value }), error });
+  async function submit(event: Event) {
+    event.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const body = await lineItemOrProblems(session, form, '', (line_item) => ({ body: line_item, validate: { line_item } }));
+      const answer = await api<{ data: { id: string } }>(session, 'POST', `/v1/advertiser/campaigns/${encodeURIComponent(campaignId)}/line-items`, body);
+      setForm(newLineItem);
+      await created(answer.data.id);
+    } catch (failure) {
+      setError(failure);
+      errors.current?.focus();
+    } finally {
+      setBusy(false);
+    }
+  }
+  return html`<form class="card" noValidate aria-labelledby="new-line-item" onSubmit=${submit}>
+    <h2 id="new-line-item">Add a line item</h2>
+    <p class="hint">It starts as a draft: activate it once it has a budget, bids and a creative.</p>
+    <div tabindex="-1" ref=${errors}><${ErrorMessage} error=${error} shownPaths=${lineItemFieldPaths('')} /></div>
+    <${LineItemFields} field=${field} at="" form=${form} />
+    <h3>First creative (contextual card, optional)</h3>
+    <${CreativeFields} field=${field} at="" />
+    <button type="submit" disabled=${busy}>Add line item</button>
+  </form>`;
+}
+
+/**
+ * A campaign: status with activate and pause, each line item's status, budget, bids, frequency
+ * cap, targeting and creatives, and a form to add a line item.
  */
 export function CampaignPage({ session, route }: { session: Session; route: Route }) {
   const id = route.params.get('id') ?? '';
@@ -281,6 +347,17 @@ export function CampaignPage({ session, route }: { session: Session; route: Rout
 
   const save: Save = async (method, path, body) => {
     await api(session, method, path, body);
+    setVersion((count) => count + 1);
+  };
+  // A line item just added: once the reload shows it, the focus goes to its heading (the form it
+  // was typed in is emptied, and the new section is where the next step, activating it, is).
+  const [added, setAdded] = useState<string | null>(null);
+  const lineItemCount = detail?.line_items.length;
+  useEffect(() => {
+    if (added !== null) document.getElementById(`li-${added}`)?.focus();
+  }, [added, lineItemCount]);
+  const lineItemAdded = async (lineItemId: string) => {
+    setAdded(lineItemId);
     setVersion((count) => count + 1);
   };
   // Activate and Pause replace the pressed button by the other one, which would drop the focus to
@@ -324,7 +401,8 @@ export function CampaignPage({ session, route }: { session: Session; route: Rout
     <${ErrorMessage} error=${error} />
     <${StoppedForBudget} items=${line_items} />
     ${line_items.map((item) => html`<section key=${item.id} aria-labelledby=${`li-${item.id}`}>
-      <h2 id=${`li-${item.id}`}>Line item: ${item.title} <span class=${`status status-${item.status}`}>${item.status}</span></h2>
+      <h2 id=${`li-${item.id}`} tabindex="-1">Line item: ${item.title} <span class=${`status status-${item.status}`}>${item.status}</span></h2>
+      ${canEdit && html`<${LineItemStatus} item=${item} save=${save} />`}
       ${item.delivery_stopped_by !== null && html`<p class="notice stopped" data-testid="line-item-stopped">${stoppedBy[item.delivery_stopped_by].long}</p>`}
       ${item.creatives.length === 0 && item.status !== 'completed' && html`<p class="notice stopped" data-testid="line-item-no-creative">Cannot deliver: it has no creative. ${canEdit ? 'Add one below' : 'A creative must be added'} before it can be shown.</p>`}
       <p data-testid="line-item-frequency-cap">${frequencyCapText(item.frequency_cap)}</p>
@@ -339,5 +417,6 @@ export function CampaignPage({ session, route }: { session: Session; route: Rout
       ${item.creatives.length === 0 && html`<p class="hint">None yet.</p>`}
       <ul>${item.creatives.map((creative) => html`<li key=${creative.id}><strong>${creative.title}</strong> — ${creative.body} <em>${creative.cta}</em> → ${creative.destination_url}</li>`)}</ul>
       ${canEdit && html`<${CreativeForm} item=${item} save=${save} />`}
-    </section>`)}`;
+    </section>`)}
+    ${canEdit && campaign.status !== 'completed' && html`<${NewLineItemForm} session=${session} campaignId=${campaign.id} created=${lineItemAdded} />`}`;
 }

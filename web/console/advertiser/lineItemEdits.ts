@@ -120,14 +120,15 @@ export function frequencyCapText(cap: FrequencyCap | null): string {
 /**
  * The PATCH body's frequency_cap: null for an empty count (no cap), or the cap. A count is digits
  * only: anything else is refused here, beside the field, rather than sent as text the API would
- * refuse in zod's words; the API judges the range (1 to 1,000,000).
+ * refuse in zod's words; the API judges the range (1 to 1,000,000). `path` is where the form shows
+ * the cap's details (`line_item.frequency_cap` on *New campaign*).
  */
-export function frequencyCapBody(impressions: string, per: string): { frequency_cap: { impressions: number; per: string } | null } {
+export function frequencyCapBody(impressions: string, per: string, path = 'frequency_cap'): { frequency_cap: { impressions: number; per: string } | null } {
   const typed = impressions.trim();
   if (typed === '') return { frequency_cap: null };
   if (!/^\d+$/.test(typed)) {
     throw new FieldProblems('The frequency cap could not be read; nothing was saved.', [
-      { path: 'frequency_cap.impressions', message: 'enter a whole number of impressions as digits, for example 3 (no thousands separators)' },
+      { path: `${path}.impressions`, message: 'enter a whole number of impressions as digits, for example 3 (no thousands separators)' },
     ]);
   }
   return { frequency_cap: { impressions: Number(typed), per } };

@@ -1,7 +1,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, query, whileCurrent } from '../api.js';
-import { downloadCsv } from '../csvExport.js';
+import { downloadCsv, downloadEventsCsv } from '../csvExport.js';
 import { go, type Route } from '../route.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, formatCount, Select } from '../ui.js';
@@ -124,6 +124,9 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
   const chooseCampaign = (id: string) => show({ ...applied, campaign: id });
   const chooseBreakdown = (breakdown: string) => isBreakdown(breakdown) && show({ ...applied, breakdown });
   const breakdownLabel = breakdowns.find(([name]) => name === applied.breakdown)![1];
+  const chosen = campaigns.find((item) => item.id === applied.campaign);
+  const downloadEvents = (campaignId: string) =>
+    downloadEventsCsv(session, { campaign_id: campaignId, date_from: applied.from, date_to: applied.to }, `events_${campaignId}_${applied.from}_${applied.to}.csv`).catch(setError);
   const download = (breakdown: string | undefined, name: string) =>
     downloadCsv(session, `/v1/advertiser/reporting/${breakdown ? 'campaigns' : 'traffic-quality'}`, params(breakdown), `${name}_${applied.from}_${applied.to}.csv`).catch(setError);
 
@@ -156,5 +159,10 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
           <thead><tr><th scope="col">Campaign</th><th scope="col">Reason</th><th scope="col" class="num">Invalid impressions</th><th scope="col" class="num">Invalid clicks</th><th scope="col" class="num">Invalid conversions</th></tr></thead>
           <tbody>${report.quality.map((row) => html`<tr><th scope="row">${row.campaign_name}</th><td><${IvtReasonText} reason=${row.ivt_reason} /></td><td class="num">${formatCount(row.invalid_impressions)}</td><td class="num">${formatCount(row.invalid_clicks)}</td><td class="num">${formatCount(row.invalid_conversions)}</td></tr>`)}</tbody>
         </table><//>
-        <${RowsPager} page=${report.qualityPage} shown=${report.quality.length} label="invalid traffic" onOffset=${pageTo('quality')} />`}`}`;
+        <${RowsPager} page=${report.qualityPage} shown=${report.quality.length} label="invalid traffic" onOffset=${pageTo('quality')} />`}
+      <h2>Every event (audit export)</h2>
+      <p class="hint">Every impression, click and conversion stored for one campaign in this range, valid and invalid, with its time (UTC), cost in USD and, for invalid traffic, its reason: what the figures above are counted from.</p>
+      ${applied.campaign
+        ? html`<div class="actions"><button type="button" class="secondary" onClick=${() => downloadEvents(applied.campaign)}>Download every event of ${chosen?.name ?? 'this campaign'} (CSV)</button></div>`
+        : html`<p>Choose a campaign above to download its events.</p>`}`}`;
 }

@@ -79,7 +79,8 @@ export function PublisherPlacementsPage({ session }: { session: Session }) {
           <input type="checkbox" checked=${chosen.includes(placement.id)} onChange=${() => toggle(placement.id)} /> ${placement.id}</label>`)}
       </fieldset>
       <${Field} label="Note for the reviewer (optional)" path="note" error=${error} multiline value=${note} onInput=${setNote} hint="Where to see the integration, test pages…" />
-      <button type="submit" disabled=${chosen.length === 0}>Request review</button>
+      ${chosen.length === 0 && html`<p id="review-choose" class="hint">Tick at least one placement above to request its review.</p>`}
+      <button type="submit" disabled=${chosen.length === 0} aria-describedby=${chosen.length === 0 ? 'review-choose' : undefined}>Request review</button>
     </form>`}
     ${reviews.length > 0 && html`<h2>Your reviews</h2><${TableWrap} label="Your reviews"><table aria-label="Your reviews">
       <thead><tr><th scope="col">Requested</th><th scope="col">Placements</th><th scope="col">Status</th><th scope="col">Reason</th></tr></thead>
