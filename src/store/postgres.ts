@@ -51,7 +51,7 @@ export interface Postgres extends SqlExecutor {
   close(): Promise<void>;
 }
 
-export interface TransactionOptions {
+interface TransactionOptions {
   /** On a server, how long each of the transaction's queries may wait for its answer; 0: no bound. */
   queryTimeoutMs?: number;
 }

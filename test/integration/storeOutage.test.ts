@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { openStores, type Stores } from '../../src/runtime.js';
 import pg from 'pg';
-import { withAdvisoryLock } from '../../src/store/advisoryLock.js';
+import { AdvisoryLockTimeoutError, withAdvisoryLock } from '../../src/store/advisoryLock.js';
 import { migratePostgres } from '../../src/store/migrate.js';
 import { openPostgres, type Postgres } from '../../src/store/postgres.js';
 import { CLICK_PATH } from '../../src/tracking/trackingLinks.js';
@@ -127,7 +127,8 @@ describe.skipIf(unavailableReason !== undefined)('a lock held on a PostgreSQL se
   let stores: Stores;
   let ctx: TestContext;
   let holder: pg.Client;
-  const env = { POSTGRES_LOCK_WAIT_MS: '400' };
+  // A query bound of 1 s: an advisory lock waited for longer is waited for in slices (advisoryLock.ts).
+  const env = { POSTGRES_LOCK_WAIT_MS: '400', POSTGRES_QUERY_TIMEOUT_MS: '1000' };
 
   beforeAll(async () => {
     server = await startPostgresServer();
@@ -157,19 +158,22 @@ describe.skipIf(unavailableReason !== undefined)('a lock held on a PostgreSQL se
     expect((await list()).statusCode).toBe(200);
   });
 
-  it('lets an advisory lock wait past that limit for its holder', async () => {
+  it('lets an advisory lock wait past that limit and past the query bound for its holder, and gives up at its own limit', async () => {
     const key = [77, Math.floor(Math.random() * 1e9)] as const;
     await holder.query('BEGIN');
     await holder.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', [key[0], key[1]]);
-    let ran = false;
-    const waiting = withAdvisoryLock(stores.db, key, async () => {
-      ran = true;
+    let ran = 0;
+    const step = async () => {
+      ran += 1;
       return 'done';
-    });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(ran).toBe(false);
+    };
+    const waiting = withAdvisoryLock(stores.db, key, step);
+    const waitingAtMost = withAdvisoryLock(stores.db, key, step, { waitAtMostMs: 60_000 });
+    const givingUp = withAdvisoryLock(stores.db, key, step, { waitAtMostMs: 2500 }).catch((error: unknown) => error);
+    expect(await givingUp).toBeInstanceOf(AdvisoryLockTimeoutError);
+    expect(ran).toBe(0);
     await holder.query('COMMIT');
-    expect(await waiting).toBe('done');
+    expect(await Promise.all([waiting, waitingAtMost])).toEqual(['done', 'done']);
   });
 });
 
