@@ -58,6 +58,13 @@ const configSchema = z
     DATABASE_URL: optionalUrl,
     /** On a Postgres server: how long a statement waits for a lock another session holds before a 503 (0: the server's own setting). */
     POSTGRES_LOCK_WAIT_MS: wholeNumber.pipe(z.number().int().min(0)).default(5000),
+    /**
+     * On a Postgres server: how long a query waits for its answer before a 503 (a server that stopped
+     * answering without closing the connection). 10 s: far above a management query's milliseconds,
+     * above the lock wait, and with the pool's 5 s wait for a connection still below the 30-60 s after
+     * which load balancers answer 504 themselves.
+     */
+    POSTGRES_QUERY_TIMEOUT_MS: wholeNumber.pipe(z.number().int().min(1000)).default(10_000),
     CLICKHOUSE_URL: optionalUrl,
     CLICKHOUSE_USER: optionalString,
     CLICKHOUSE_PASSWORD: optionalString,

@@ -26,7 +26,12 @@ export async function openStores(config: Config): Promise<Stores> {
   try {
     // Throws at once when embedded PGlite's directory is locked by a running instance: a second
     // `serve` on its DATA_DIR stops with the reason before chdb (or anything else) opens its files.
-    openingPostgres = openPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, lockWaitMs: config.POSTGRES_LOCK_WAIT_MS });
+    openingPostgres = openPostgres({
+      databaseUrl: config.DATABASE_URL,
+      dataDir: config.DATA_DIR,
+      lockWaitMs: config.POSTGRES_LOCK_WAIT_MS,
+      queryTimeoutMs: config.POSTGRES_QUERY_TIMEOUT_MS,
+    });
   } catch (error) {
     throw postgresFailure(error);
   }

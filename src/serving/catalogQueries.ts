@@ -87,18 +87,30 @@ export interface CatalogRead extends Pick<CatalogRows, 'tokens' | 'placements'> 
   creativeRows: Buffer;
 }
 
+/**
+ * On a server, how long each query of the full read may wait for its answer, in place of
+ * POSTGRES_QUERY_TIMEOUT_MS: it reads whole tables (100,000 line items and 150,000 creatives, 76 MB,
+ * in 0.84-0.96 s on embedded PGlite, bench/README.md session 31), so 2 minutes leave room for a
+ * catalog many times that on a slower link, and a server that stops answering still fails the read
+ * instead of holding the start or the index's rebuild for as long as it lasts.
+ */
+const FULL_READ_QUERY_TIMEOUT_MS = 120_000;
+
 /** loadCatalog's transaction alone: the line items left as DataRows, so that a start decodes them while the creatives' rows are walked in a worker (AdIndexRefresher). */
 export async function readCatalog(db: Postgres): Promise<CatalogRead> {
-  return db.transaction(async (tx) => {
-    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
-    // The first query takes the snapshot, so the horizon is that of every row read below.
-    const horizon = await tx.query<{ horizon: string }>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon');
-    const tokens = await tx.query<CatalogRows['tokens'][number]>(TOKEN_COLUMNS);
-    const placements = await tx.query<CatalogRows['placements'][number]>(PLACEMENT_COLUMNS);
-    const lineItemRows = await tx.dataRows(LINE_ITEM_COLUMNS);
-    const creativeRows = await tx.dataRows(`${ALL_CREATIVE_COLUMNS} ${CREATIVE_ORDER}`);
-    return { horizon: horizon.rows[0]!.horizon, tokens: tokens.rows, placements: placements.rows, lineItemRows, creativeRows };
-  });
+  return db.transaction(
+    async (tx) => {
+      await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+      // The first query takes the snapshot, so the horizon is that of every row read below.
+      const horizon = await tx.query<{ horizon: string }>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon');
+      const tokens = await tx.query<CatalogRows['tokens'][number]>(TOKEN_COLUMNS);
+      const placements = await tx.query<CatalogRows['placements'][number]>(PLACEMENT_COLUMNS);
+      const lineItemRows = await tx.dataRows(LINE_ITEM_COLUMNS);
+      const creativeRows = await tx.dataRows(`${ALL_CREATIVE_COLUMNS} ${CREATIVE_ORDER}`);
+      return { horizon: horizon.rows[0]!.horizon, tokens: tokens.rows, placements: placements.rows, lineItemRows, creativeRows };
+    },
+    { queryTimeoutMs: FULL_READ_QUERY_TIMEOUT_MS },
+  );
 }
 
 /** A creative row from the DataRow read into `bounds` (readDataRow of CREATIVE_FIELDS.length fields). */

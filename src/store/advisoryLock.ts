@@ -33,36 +33,79 @@ export class AdvisoryLockTimeoutError extends Error {}
  * AdvisoryLockTimeoutError and the step never runs (the limit is the transaction's lock_timeout, so
  * it also bounds the lock waits of the step's own queries on `tx`). The step's own failure is thrown
  * as it is, not as what the transaction makes of it; a failure to begin or to take the lock (Postgres
- * unreachable) is thrown as the transaction's (StoreUnavailableError).
+ * unreachable, or not answering within its query bound) is thrown as the transaction's
+ * (StoreUnavailableError). `queryTimeoutMs` is the transaction's own query bound (Postgres.transaction;
+ * 0: none, for migrations at start).
  */
 export async function withAdvisoryLock<T>(
   db: Postgres,
   key: AdvisoryLockKey,
   step: (tx: SqlExecutor) => Promise<T>,
-  { waitAtMostMs }: { waitAtMostMs?: number } = {},
+  { waitAtMostMs, queryTimeoutMs }: { waitAtMostMs?: number; queryTimeoutMs?: number } = {},
 ): Promise<T> {
   let failure: { error: unknown } | undefined;
   try {
-    return await db.transaction(async (tx) => {
-      // Without a limit the wait is for as long as the holder works (0: no lock_timeout), not the
-      // pool's lock_timeout (POSTGRES_LOCK_WAIT_MS): a migration or another instance's billing write may take longer.
-      await tx.query(`SELECT set_config('lock_timeout', $1, true)`, [`${waitAtMostMs ?? 0}ms`]);
-      try {
-        if (typeof key === 'number') await tx.query('SELECT pg_advisory_xact_lock($1)', [key]);
-        else await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', [key[0], key[1]]);
-      } catch (error) {
-        // 55P03 lock_not_available: lock_timeout passed while another transaction held it.
-        if ((error as { code?: string }).code === '55P03') failure = { error: new AdvisoryLockTimeoutError(`advisory lock ${String(key)} still held after ${waitAtMostMs} ms`) };
-        throw error;
-      }
-      try {
-        return await step(tx);
-      } catch (error) {
-        failure = { error };
-        throw error;
-      }
-    });
+    return await db.transaction(
+      async (tx) => {
+        try {
+          await waitForLock(tx, key, waitAtMostMs ?? 0, db.queryTimeoutMs / 2);
+        } catch (error) {
+          // 55P03 lock_not_available: lock_timeout passed while another transaction held it.
+          if ((error as { code?: string }).code === '55P03') failure = { error: new AdvisoryLockTimeoutError(`advisory lock ${String(key)} still held after ${waitAtMostMs} ms`) };
+          throw error;
+        }
+        try {
+          return await step(tx);
+        } catch (error) {
+          failure = { error };
+          throw error;
+        }
+      },
+      queryTimeoutMs === undefined ? undefined : { queryTimeoutMs },
+    );
   } catch (error) {
     throw failure ? failure.error : error;
   }
+}
+
+/**
+ * Takes the lock, waiting at most `waitMs` (0: for as long as the holder works). A wait longer
+ * than the query bound (Postgres.queryTimeoutMs, which cuts a query the server has not answered) is
+ * made of waits of at most `sliceMs`, each the server's lock_timeout inside a savepoint, so each
+ * answers well within the bound: a holder that works a minute (a migration, another instance's
+ * billing write while ClickHouse is slow) is waited for, and a server that stops answering still
+ * fails the wait within the bound. sliceMs 0 (embedded PGlite, no query bound): one wait. Between
+ * two slices another waiter may take the lock first; the wait goes on.
+ */
+async function waitForLock(tx: SqlExecutor, key: AdvisoryLockKey, waitMs: number, sliceMs: number): Promise<void> {
+  const lock = typeof key === 'number' ? () => tx.query('SELECT pg_advisory_xact_lock($1)', [key]) : () => tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', [key[0], key[1]]);
+  const wanted = `${waitMs}ms`;
+  const deadline = waitMs > 0 ? Date.now() + waitMs : Infinity;
+  let set: string | undefined;
+  const setLockTimeout = async (value: string) => {
+    // Without a limit the wait is for as long as the holder works (0: no lock_timeout), not the
+    // pool's lock_timeout (POSTGRES_LOCK_WAIT_MS): a migration or another instance's billing write may take longer.
+    if (value !== set) await tx.query(`SELECT set_config('lock_timeout', $1, true)`, [value]);
+    set = value;
+  };
+  for (let first = true; ; first = false) {
+    const left = deadline - Date.now();
+    if (sliceMs === 0 || left <= sliceMs) {
+      // The last wait (the only one when the caller's limit fits in a slice): what is left of the limit.
+      await setLockTimeout(first ? wanted : `${Math.max(1, Math.ceil(left))}ms`);
+      await lock();
+      break;
+    }
+    await setLockTimeout(`${Math.floor(sliceMs)}ms`);
+    await tx.query('SAVEPOINT advisory_lock_wait');
+    try {
+      await lock();
+      break;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '55P03') throw error;
+      await tx.query('ROLLBACK TO SAVEPOINT advisory_lock_wait');
+    }
+  }
+  // The step's own lock waits: the caller's limit, not the last slice's.
+  await setLockTimeout(wanted);
 }

@@ -26,24 +26,31 @@ export async function migratePostgres(db: Postgres, folder = path.join(packageRo
     name text PRIMARY KEY,
     applied_at timestamptz NOT NULL DEFAULT now()
   )`);
-  // Every instance that starts at once waits here, so migrations run exactly once.
-  return withAdvisoryLock(db, ADVISORY_LOCKS.postgresMigrations, async (tx) => {
-    const done = new Set((await tx.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((row) => row.name));
-    const applied: string[] = [];
-    for (const file of files) {
-      if (done.has(file.name)) continue;
-      for (const statement of splitStatements(file.sql)) {
-        try {
-          await tx.query(statement);
-        } catch (error) {
-          throw new MigrationError(`migration ${file.name} failed: ${(error as Error).message}`);
+  // Every instance that starts at once waits here, so migrations run exactly once. No query bound
+  // (POSTGRES_QUERY_TIMEOUT_MS): a migration may rewrite or index a large table for minutes, and a
+  // start that waits for it serves nothing meanwhile; a cut network is still found by TCP keepalive.
+  return withAdvisoryLock(
+    db,
+    ADVISORY_LOCKS.postgresMigrations,
+    async (tx) => {
+      const done = new Set((await tx.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((row) => row.name));
+      const applied: string[] = [];
+      for (const file of files) {
+        if (done.has(file.name)) continue;
+        for (const statement of splitStatements(file.sql)) {
+          try {
+            await tx.query(statement);
+          } catch (error) {
+            throw new MigrationError(`migration ${file.name} failed: ${(error as Error).message}`);
+          }
         }
+        await tx.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file.name]);
+        applied.push(file.name);
       }
-      await tx.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file.name]);
-      applied.push(file.name);
-    }
-    return applied;
-  });
+      return applied;
+    },
+    { queryTimeoutMs: 0 },
+  );
 }
 
 /**

@@ -27,11 +27,21 @@ export interface Postgres extends SqlExecutor {
    * encoded back. Embedded, see embeddedRowBytes.ts.
    */
   rowBytes(sql: string, params: readonly TextParam[]): Promise<(Buffer | null)[] | undefined>;
-  /** Runs fn in one transaction: committed when fn resolves, rolled back when it throws. */
-  transaction<T>(fn: (tx: TransactionExecutor) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn in one transaction: committed when fn resolves, rolled back when it throws. On a server
+   * each of its queries waits at most queryTimeoutMs for its answer, unless `options` give the
+   * transaction a bound of its own (0: none), for the few that legitimately take longer.
+   */
+  transaction<T>(fn: (tx: TransactionExecutor) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Runs several statements separated by semicolons, without parameters (migrations). */
   exec(sql: string): Promise<void>;
   readonly kind: 'server' | 'embedded';
+  /**
+   * On a server, how long a query waits for its answer before it fails as unavailable (503 with
+   * Retry-After) and its connection is destroyed (POSTGRES_QUERY_TIMEOUT_MS); 0 embedded, where
+   * PGlite runs in the process and cannot stop answering.
+   */
+  readonly queryTimeoutMs: number;
   /**
    * Embedded only: calls onNotify after each commit of a transaction that sent NOTIFY on `channel`;
    * resolves to the unsubscribe. Absent on a server, where a LISTEN needs a connection of its own
@@ -39,6 +49,11 @@ export interface Postgres extends SqlExecutor {
    */
   listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+interface TransactionOptions {
+  /** On a server, how long each of the transaction's queries may wait for its answer; 0: no bound. */
+  queryTimeoutMs?: number;
 }
 
 export interface PostgresOptions {
@@ -52,6 +67,13 @@ export interface PostgresOptions {
    * POSTGRES_LOCK_WAIT_MS sets it). Advisory locks set their own wait (advisoryLock.ts).
    */
   lockWaitMs?: number;
+  /**
+   * On a server, how long a query waits for its answer (config's POSTGRES_QUERY_TIMEOUT_MS): a
+   * server that stops answering without closing the connection (frozen, a failover whose old
+   * primary keeps its sockets, a network cut without a reset) would otherwise hold the caller for
+   * as long as it lasts. 0: no bound.
+   */
+  queryTimeoutMs?: number;
 }
 
 /**
@@ -60,12 +82,27 @@ export interface PostgresOptions {
  * at once (not a rejected promise), so the caller opens nothing else on a running instance's DATA_DIR.
  */
 export function openPostgres(options: PostgresOptions): Promise<Postgres> {
-  return options.databaseUrl ? openServer(options.databaseUrl, options.lockWaitMs) : openEmbedded(path.join(options.dataDir, 'postgres'));
+  return options.databaseUrl
+    ? openServer(options.databaseUrl, options.lockWaitMs, options.queryTimeoutMs)
+    : openEmbedded(path.join(options.dataDir, 'postgres'));
 }
 
 const keepText = (text: string) => text;
 
-async function openServer(databaseUrl: string, lockWaitMs = 0): Promise<Postgres> {
+/**
+ * What node-postgres rejects a query with when its query_timeout passes; the query is still on the
+ * connection, which is therefore destroyed (released with the error), never reused.
+ */
+const QUERY_TIMEOUT_MESSAGE = 'Query read timeout';
+
+/**
+ * TCP keepalive on the pool's sockets: an idle connection to a server that went away without a
+ * reset (a network cut, a machine gone) is found dead after 10 s idle plus Node's 10 probes 1 s
+ * apart, and replaced before a request picks it, instead of after the OS's two hours.
+ */
+const KEEPALIVE_IDLE_MS = 10_000;
+
+async function openServer(databaseUrl: string, lockWaitMs = 0, queryTimeoutMs = 0): Promise<Postgres> {
   // Imported here, like PGlite for the embedded store: a start on embedded Postgres never needs it,
   // and loading it cost every such start 0.04-0.05 s.
   const { default: pg } = await import('pg');
@@ -73,13 +110,23 @@ async function openServer(databaseUrl: string, lockWaitMs = 0): Promise<Postgres
   // convert explicitly where it is read, but counts should be plain numbers.
   pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
   // lock_timeout goes as a startup parameter (0: none sent), which PgBouncer refuses unless told to
-  // ignore it: said at start with the way out, rather than every connection failing.
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5000, ...(lockWaitMs > 0 ? { lock_timeout: lockWaitMs } : {}) });
+  // ignore it: said at start with the way out, rather than every connection failing. The query bound
+  // goes with each query (queryConfig), not as the pool's query_timeout: node-postgres reads a
+  // query's 0 as "the pool's", so a transaction could not ask for none (migrations).
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 10,
+    connectionTimeoutMillis: 5000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
+    ...(lockWaitMs > 0 ? { lock_timeout: lockWaitMs } : {}),
+  });
+  const queryConfig = (text: string, values: unknown[] | undefined, timeoutMs: number) => ({ text, values, ...(timeoutMs > 0 ? { query_timeout: timeoutMs } : {}) });
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it on next use.
   });
   try {
-    await pool.query('SELECT 1');
+    await pool.query(queryConfig('SELECT 1', undefined, queryTimeoutMs));
   } catch (error) {
     await pool.end().catch(() => undefined);
     if (/unsupported startup parameter: lock_timeout/.test((error as Error).message)) {
@@ -92,18 +139,22 @@ async function openServer(databaseUrl: string, lockWaitMs = 0): Promise<Postgres
   }
   return {
     kind: 'server',
-    // A lost server surfaces as StoreUnavailableError (503 with Retry-After), never as a 500.
-    query: async (sql, params) => pool.query(sql, params as unknown[]).catch(rethrowUnavailable) as never,
+    queryTimeoutMs,
+    // A lost server, or one that did not answer in time, surfaces as StoreUnavailableError (503 with
+    // Retry-After), never as a 500. pool.query releases a client whose query failed with the error,
+    // which destroys it: a timed-out query never leaves its connection in the pool.
+    query: async (sql, params) => pool.query(queryConfig(sql, params as unknown[], queryTimeoutMs)).catch(rethrowUnavailable) as never,
     rowBytes: async (sql, params) => {
       const { rows } = await pool
-        .query<(string | null)[]>({ text: sql, values: params as unknown[], rowMode: 'array', types: { getTypeParser: () => keepText } })
+        .query<(string | null)[]>({ ...queryConfig(sql, params as unknown[], queryTimeoutMs), rowMode: 'array', types: { getTypeParser: () => keepText } })
         .catch(rethrowUnavailable);
       return rows[0]?.map((field) => (field === null ? null : Buffer.from(field)));
     },
     exec: async (sql) => {
-      await pool.query(sql).catch(rethrowUnavailable);
+      await pool.query(queryConfig(sql, undefined, queryTimeoutMs)).catch(rethrowUnavailable);
     },
-    transaction: async (fn) => {
+    transaction: async (fn, options) => {
+      const timeoutMs = options?.queryTimeoutMs ?? queryTimeoutMs;
       const client = await pool.connect().catch(rethrowUnavailable);
       // A checked-out client is outside the pool's error listener: without one of its own, a server
       // that goes away mid-transaction would be an uncaught 'error' that ends the process.
@@ -112,23 +163,32 @@ async function openServer(databaseUrl: string, lockWaitMs = 0): Promise<Postgres
         lost = error;
       };
       client.on('error', onLost);
+      // A query that timed out is still on the connection: anything sent after it (a ROLLBACK) would
+      // wait behind it, so the connection is given up, and the server ends the transaction with it.
+      const noticeTimeout = <Result>(query: Promise<Result>) =>
+        query.catch((error: unknown) => {
+          if ((error as Error)?.message === QUERY_TIMEOUT_MESSAGE) lost = error as Error;
+          throw error;
+        });
       try {
-        await client.query('BEGIN');
+        await noticeTimeout(client.query(queryConfig('BEGIN', undefined, timeoutMs)));
         const result = await fn({
-          query: async (sql, params) => client.query(sql, params as unknown[]) as never,
+          query: async (sql, params) => noticeTimeout(client.query(queryConfig(sql, params as unknown[], timeoutMs))) as never,
           dataRows: async (sql) => {
-            const { rows } = await client.query<(string | null)[]>({ text: sql, rowMode: 'array', types: { getTypeParser: () => keepText } });
+            const { rows } = await noticeTimeout(
+              client.query<(string | null)[]>({ ...queryConfig(sql, undefined, timeoutMs), rowMode: 'array', types: { getTypeParser: () => keepText } }),
+            );
             return encodeDataRows(rows);
           },
         });
-        await client.query('COMMIT');
+        await noticeTimeout(client.query(queryConfig('COMMIT', undefined, timeoutMs)));
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        if (!lost) await noticeTimeout(client.query(queryConfig('ROLLBACK', undefined, timeoutMs))).catch(() => undefined);
         rethrowUnavailable(error);
       } finally {
         client.off('error', onLost);
-        // A client whose connection was lost is destroyed rather than returned to the pool.
+        // A client whose connection was lost or whose query timed out is destroyed rather than returned to the pool.
         client.release(lost);
       }
     },
@@ -164,6 +224,7 @@ async function openLockedEmbedded(directory: string, release: () => void): Promi
   const readDataRows = embeddedDataRows(db);
   return {
     kind: 'embedded',
+    queryTimeoutMs: 0,
     // A full disk (53100) surfaces as StoreUnavailableError (503 with Retry-After), as on a server.
     query: async (sql, params) => db.query(sql, params).catch(rethrowUnavailable) as never,
     rowBytes: (sql, params) => readRowBytes(sql, params).catch(rethrowUnavailable),

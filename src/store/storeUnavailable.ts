@@ -1,7 +1,7 @@
 /**
- * Postgres could not be reached or dropped the connection (server stopped, restarting, network
- * gone, pool exhausted by dead connections), or cannot take the request now (a full disk, out of
- * memory): the request may succeed when retried. The error
+ * Postgres could not be reached, dropped the connection or stopped answering (server stopped,
+ * restarting, frozen, network gone, pool exhausted by dead connections), or cannot take the
+ * request now (a full disk, out of memory): the request may succeed when retried. The error
  * handler answers it 503 `unavailable` with Retry-After instead of 500.
  */
 export class StoreUnavailableError extends Error {
@@ -22,8 +22,11 @@ const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT
  * until the address points at the new primary again.
  */
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53000', '53100', '53200', '53300', '55P03', '25006']);
-/** What pg itself says when a connection dies or cannot be made in time. */
-const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused/i;
+/**
+ * What pg itself says when a connection dies or cannot be made in time, or when a query got no
+ * answer within its bound (POSTGRES_QUERY_TIMEOUT_MS: a server that stopped answering, postgres.ts).
+ */
+const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused|Query read timeout/i;
 
 function isConnectionFailure(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +23,13 @@ export interface PostgresServer {
   url: string;
   stop(): void;
   start(): void;
+  /**
+   * SIGSTOP to the server and every process it started: a server that stops answering without
+   * closing its connections (a frozen VM, a network cut without a reset), where stop() refuses.
+   */
+  freeze(): void;
+  /** SIGCONT to the processes freeze() stopped. */
+  thaw(): void;
   destroy(): void;
 }
 
@@ -35,13 +42,24 @@ export async function startPostgresServer(): Promise<PostgresServer> {
   const start = () =>
     run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
   const stop = () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+  let frozen: number[] = [];
+  const thaw = () => {
+    for (const pid of frozen.splice(0)) process.kill(pid, 'SIGCONT');
+  };
   start();
   run('psql', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-qc', 'CREATE DATABASE adsvc_outage']);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/adsvc_outage`,
     stop,
     start,
+    freeze: () => {
+      const postmaster = Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      frozen = [postmaster, ...childrenOf(postmaster)];
+      for (const pid of frozen) process.kill(pid, 'SIGSTOP');
+    },
+    thaw,
     destroy: () => {
+      thaw();
       try {
         stop();
       } catch {
@@ -56,6 +74,15 @@ function run(tool: string, args: string[]): void {
   const command = path.join(binDir!, tool);
   if (isRoot) execFileSync('runuser', ['-u', 'postgres', '--', command, ...args], { stdio: 'ignore' });
   else execFileSync(command, args, { stdio: 'ignore' });
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(pid)]).toString().split('\n').filter(Boolean).map(Number);
+  } catch {
+    // pgrep exits 1 when there is none.
+    return [];
+  }
 }
 
 function findBinDir(): string | undefined {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { openStores, type Stores } from '../../src/runtime.js';
 import pg from 'pg';
-import { withAdvisoryLock } from '../../src/store/advisoryLock.js';
+import { AdvisoryLockTimeoutError, withAdvisoryLock } from '../../src/store/advisoryLock.js';
 import { migratePostgres } from '../../src/store/migrate.js';
 import { openPostgres, type Postgres } from '../../src/store/postgres.js';
 import { CLICK_PATH } from '../../src/tracking/trackingLinks.js';
@@ -127,7 +127,8 @@ describe.skipIf(unavailableReason !== undefined)('a lock held on a PostgreSQL se
   let stores: Stores;
   let ctx: TestContext;
   let holder: pg.Client;
-  const env = { POSTGRES_LOCK_WAIT_MS: '400' };
+  // A query bound of 1 s: an advisory lock waited for longer is waited for in slices (advisoryLock.ts).
+  const env = { POSTGRES_LOCK_WAIT_MS: '400', POSTGRES_QUERY_TIMEOUT_MS: '1000' };
 
   beforeAll(async () => {
     server = await startPostgresServer();
@@ -157,20 +158,96 @@ describe.skipIf(unavailableReason !== undefined)('a lock held on a PostgreSQL se
     expect((await list()).statusCode).toBe(200);
   });
 
-  it('lets an advisory lock wait past that limit for its holder', async () => {
+  it('lets an advisory lock wait past that limit and past the query bound for its holder, and gives up at its own limit', async () => {
     const key = [77, Math.floor(Math.random() * 1e9)] as const;
     await holder.query('BEGIN');
     await holder.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', [key[0], key[1]]);
-    let ran = false;
-    const waiting = withAdvisoryLock(stores.db, key, async () => {
-      ran = true;
+    let ran = 0;
+    const step = async () => {
+      ran += 1;
       return 'done';
-    });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(ran).toBe(false);
+    };
+    const waiting = withAdvisoryLock(stores.db, key, step);
+    const waitingAtMost = withAdvisoryLock(stores.db, key, step, { waitAtMostMs: 60_000 });
+    const givingUp = withAdvisoryLock(stores.db, key, step, { waitAtMostMs: 2500 }).catch((error: unknown) => error);
+    expect(await givingUp).toBeInstanceOf(AdvisoryLockTimeoutError);
+    expect(ran).toBe(0);
     await holder.query('COMMIT');
-    expect(await waiting).toBe('done');
+    expect(await Promise.all([waiting, waitingAtMost])).toEqual(['done', 'done']);
   });
+});
+
+/**
+ * A PostgreSQL server that stops answering without closing its connections (every process of it
+ * stopped with SIGSTOP: a frozen VM, a failover whose old primary keeps its sockets, a network cut
+ * without a reset). A request on a pooled connection opened before the freeze waits at most
+ * POSTGRES_QUERY_TIMEOUT_MS for its answer, then 503 with Retry-After, as when the server refuses,
+ * and that connection is destroyed: once the server answers again, every request does.
+ */
+describe.skipIf(unavailableReason !== undefined)('a PostgreSQL server that stops answering', () => {
+  let server: PostgresServer;
+  let stores: Stores;
+  let ctx: TestContext;
+  // Well under the pool's 5 s wait for a new connection, which also ends in 503: a request answered
+  // before that was answered on a connection the pool already had.
+  const env = { POSTGRES_QUERY_TIMEOUT_MS: '1000' };
+  const NEW_CONNECTION_WAIT_MS = 5000;
+
+  beforeAll(async () => {
+    server = await startPostgresServer();
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'frozen-'));
+    stores = await openStores(testConfig(dataDir, { DATABASE_URL: server.url, ...env }));
+    ctx = await startTestAppOn(stores, dataDir, { DATABASE_URL: server.url, ...env });
+  });
+
+  afterAll(async () => {
+    // Resumed first: a test that failed while the server was frozen leaves its requests waiting.
+    server?.thaw();
+    await ctx?.close();
+    await stores?.close();
+    server?.destroy();
+  });
+
+  it('answers requests on pooled connections 503 unavailable within the query bound, and normally once it answers again', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/advertiser/campaigns',
+      headers: { 'x-api-key': advertiser.key },
+      payload: { name: 'Before the freeze', brand_name: 'Brand', user_id: advertiser.user.id },
+    });
+    expect(created.statusCode).toBe(201);
+    const campaignId = created.json().data.id as string;
+    const requests = {
+      get: () => ctx.app.inject({ method: 'GET', url: `/v1/advertiser/campaigns/${campaignId}`, headers: { 'x-api-key': advertiser.key } }),
+      // A transaction: its timed-out statement leaves no ROLLBACK waiting behind it.
+      patch: () => ctx.app.inject({ method: 'PATCH', url: `/v1/advertiser/campaigns/${campaignId}`, headers: { 'x-api-key': advertiser.key }, payload: { name: 'During the freeze' } }),
+      admin: () => ctx.admin({ method: 'GET', url: `/v1/admin/organizations/${advertiser.organization.id}` }),
+    };
+    // Every pooled connection opened and left idle (the pool keeps 10), so that the requests below
+    // find one open, as under traffic, instead of opening one (which the pool bounds on its own).
+    await Promise.all(Array.from({ length: 10 }, () => requests.get()));
+
+    server.freeze();
+    const frozenAt = Date.now();
+    const answered = await Promise.all(
+      Object.entries(requests).map(async ([name, request]) => {
+        const response = await request();
+        return { name, ms: Date.now() - frozenAt, status: response.statusCode, retryAfter: response.headers['retry-after'], code: response.json().error?.code };
+      }),
+    );
+    for (const answer of answered) {
+      expect(answer).toMatchObject({ status: 503, retryAfter: '5', code: 'unavailable' });
+      expect(answer.ms).toBeLessThan(NEW_CONNECTION_WAIT_MS);
+    }
+
+    server.thaw();
+    // No connection left waiting on the frozen server comes back from the pool.
+    for (const [name, request] of Object.entries(requests)) {
+      await eventually(async () => ((await request()).statusCode === 200 ? true : undefined), `${name} to answer 200 again`);
+    }
+    expect((await requests.get()).json().data.name).toBe('During the freeze');
+  }, 30_000);
 });
 
 /**
