@@ -153,7 +153,7 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
   const latencies = new Map<string, LatencySummary>();
   const answers = new Map<string, Row[]>();
   /** The every-campaign-new rows' requests, in the order they were sent. */
-  const staleRuns = new Map<string, { requests: StaleRequest[]; othersCores: number }>();
+  const staleRuns = new Map<string, { requests: StaleRequest[]; others: OthersCpu }>();
   /** How long each report's first request took: the campaign and line_item ones merge and keep the past days' reach. */
   const firstMs = new Map<string, number>();
   try {
@@ -186,9 +186,9 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
           const started = performance.now();
           await fetchRows(report.url.replace(`date_from=${window.from}`, `date_from=${from}`), report.headers, report.rows);
           const ms = performance.now() - started;
-          requests.push({ ms, days: DAYS - index - 1, othersCores: othersBusy(service.pid!).since(before) });
+          requests.push({ ms, days: DAYS - index - 1, others: othersBusy(service.pid!).since(before) });
         }
-        staleRuns.set(report.name, { requests, othersCores: othersBusy(service.pid!).since(rowStart) });
+        staleRuns.set(report.name, { requests, others: othersBusy(service.pid!).since(rowStart) });
       }
     }
   } catch (error) {
@@ -261,12 +261,13 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
     result: formatMs(firstMs.get(name)!),
   });
   const staleFigures = (report: TimedReport): Figure[] => {
-    const { requests, othersCores } = staleRuns.get(report.name)!;
+    const { requests, others } = staleRuns.get(report.name)!;
     const latency = summarizeLatencies(requests.map((request) => request.ms));
     // The 15 longest windows: the requests this row timed before session 38 (a p95 of 15 is their slowest).
     const longest = summarizeLatencies(requests.filter((request) => request.days > DAYS - 1 - LONGEST_WINDOWS).map((request) => request.ms));
     const slowest = requests.reduce((worst, request) => (request.ms > worst.ms ? request : worst));
-    const busiest = Math.max(...requests.map((request) => request.othersCores));
+    const busiest = requests.reduce((most, request) => (request.others.cores > most.others.cores ? request : most));
+    const cores = ({ cores, nicedCores }: OthersCpu) => `${cores.toFixed(2)} (${nicedCores.toFixed(2)} niced)`;
     return [
       {
         figure: `${report.figure}, every campaign with an impression since the last report (${STALE_REQUESTS} requests a second apart, each a window not kept yet, ${DAYS - STALE_REQUESTS} to ${DAYS - 1} days ending today: see the notes): p50 / p95`,
@@ -275,8 +276,8 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
         met: latency.p95 < 150,
       },
       {
-        figure: `${report.figure}, every campaign new: the slowest request; the ${LONGEST_WINDOWS} longest windows alone (${DAYS - LONGEST_WINDOWS} to ${DAYS - 1} days) p50 / p95; other processes' CPU over the row (cores) and during its busiest request`,
-        result: `${formatMs(slowest.ms)} (${slowest.days} days, others ${slowest.othersCores.toFixed(2)} cores); ${formatMs(longest.p50)} / ${formatMs(longest.p95)}; others ${othersCores.toFixed(2)} / ${busiest.toFixed(2)} cores`,
+        figure: `${report.figure}, every campaign new: the slowest request; the ${LONGEST_WINDOWS} longest windows alone (${DAYS - LONGEST_WINDOWS} to ${DAYS - 1} days) p50 / p95; other processes' CPU in cores over the row and during its busiest request (see the notes)`,
+        result: `${formatMs(slowest.ms)} (${slowest.days} days, others ${cores(slowest.others)}); ${formatMs(longest.p50)} / ${formatMs(longest.p95)}; others ${cores(others)}, busiest request ${cores(busiest.others)} (${formatMs(busiest.ms)})`,
       },
     ];
   };
@@ -305,7 +306,7 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
     'The rollups were left as the inserts and background merges left them (no OPTIMIZE); since clickhouse/0011 the service merges each month of reach_blocks_v1 to one part once none of its parts was written for an hour, so on kept data (never written again) every month of it, the current one too, is one part after the first run (under live traffic the months still written keep several).',
   ];
   if (reachesToday) {
-    notes.push(`Every campaign new since the last report: the bench cannot add events to the service's embedded store while it runs, so each of those ${STALE_REQUESTS} requests (no warm-up) asks for a window not kept yet, the bench's starting 1..${STALE_REQUESTS} days later (${DAYS - 1} down to ${DAYS - STALE_REQUESTS} days, in that order: the same 1,000 campaigns, each with users today, their past days' kept state (one per campaign or line item, whatever the window's length) merged with today's blocks; the sums read fewer days in the shorter windows), whose past days were kept before the service started. The p95 is over all ${STALE_REQUESTS} (nearest rank: ${STALE_REQUESTS - Math.ceil(0.95 * STALE_REQUESTS)} requests slower than it); the next row gives the slowest request apart, and the ${LONGEST_WINDOWS} longest windows' p50 / p95, the figure of these rows before session 38 (${LONGEST_WINDOWS} requests: its p95 is their slowest). Other processes' CPU: the machine's busy time (/proc/stat) less the service's process (its embedded engines included) and the bench's own, in cores, over the row's ${STALE_REQUESTS} seconds and during each request: above ~0.3 cores another process shared the 2 cores with the service. A report of the bench's window pays the same once each campaign has a new impression since the last one: the count check finds the kept row short, reach merges the past days' kept state with today's blocks, and the union is written after the answer (here before the next request: they are a second apart, untimed; \`node dist/bench/reachMicroBench.js\` times such reports back to back).`);
+    notes.push(`Every campaign new since the last report: the bench cannot add events to the service's embedded store while it runs, so each of those ${STALE_REQUESTS} requests (no warm-up) asks for a window not kept yet, the bench's starting 1..${STALE_REQUESTS} days later (${DAYS - 1} down to ${DAYS - STALE_REQUESTS} days, in that order: the same 1,000 campaigns, each with users today, their past days' kept state (one per campaign or line item, whatever the window's length) merged with today's blocks; the sums read fewer days in the shorter windows), whose past days were kept before the service started. The p95 is over all ${STALE_REQUESTS} (nearest rank: ${STALE_REQUESTS - Math.ceil(0.95 * STALE_REQUESTS)} requests slower than it); the next row gives the slowest request apart, and the ${LONGEST_WINDOWS} longest windows' p50 / p95, the figure of these rows before session 38 (${LONGEST_WINDOWS} requests: its p95 is their slowest). Other processes' CPU: the machine's busy time (/proc/stat) less the service's process (its embedded engines included) and the bench's own, in cores, over the row's ${STALE_REQUESTS} seconds and during each request, with the part at a lower priority (/proc/stat's nice: such a process takes a core only when nothing else wants it, so it slows the service far less than the same load at normal priority): more than ~0.3 cores not niced means another process shared the 2 cores with the service. A report of the bench's window pays the same once each campaign has a new impression since the last one: the count check finds the kept row short, reach merges the past days' kept state with today's blocks, and the union is written after the answer (here before the next request: they are a second apart, untimed; \`node dist/bench/reachMicroBench.js\` times such reports back to back).`);
   }
   if (!reachesToday) {
     notes.push(`**The window ends ${window.to}, before today (${isoDay(Date.now())})**: every day of it is a past day, so the campaign and line_item reports read one kept reach state per row and merge no users of today; they measure less than on the day the data was generated. \`--through-today\` (on a copy of the directory) adds the days since, so the window ends today; \`node dist/bench/reachMicroBench.js <copy of the directory>\` times the reach of the same window in process with its last day as today.`);
@@ -333,25 +334,41 @@ interface StaleRequest {
   ms: number;
   /** The window's length: 91 days for the first request, one less for each after. */
   days: number;
-  /** Other processes' CPU while it ran, in cores (othersBusy). */
-  othersCores: number;
+  /** Other processes' CPU while it ran (othersBusy). */
+  others: OthersCpu;
+}
+
+/** Other processes' CPU over some time, in cores: all of it, and the part at a lower priority (nice above 0). */
+interface OthersCpu {
+  cores: number;
+  nicedCores: number;
 }
 
 /**
- * The machine's CPU time outside the service's process and the bench's own from now: `since(earlier)`
+ * The machine's CPU time outside the service's process and the bench's own, from now: `since(earlier)`
  * gives it in cores over the time between. /proc/stat counts every core's busy ticks (user, nice,
  * system, irq, softirq, steal), the service's /proc/<pid>/stat every thread of it (chdb's and
- * PGlite's too), process.cpuUsage() the bench's; ticks are 10 ms, so a single request's figure is
- * rough (±0.1-0.2 cores at 100 ms).
+ * PGlite's too), process.cpuUsage() the bench's. The niced part is /proc/stat's nice column: other
+ * processes at a lower priority, which take a core only when nothing else wants it (and the
+ * service's own merges at nice 10, when they run). Ticks are 10 ms, so a single request's figure
+ * is rough (±0.1-0.2 cores at 100 ms).
  */
-function othersBusy(servicePid: number): { since(earlier: { atMs: number; micros: number }): number; atMs: number; micros: number } {
+function othersBusy(servicePid: number) {
   const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
   const [user, nice, system, , , irq, softirq, steal] = fields as [number, number, number, number, number, number, number, number];
-  const machineTicks = user + nice + system + irq + softirq + steal;
   const own = process.cpuUsage();
-  const micros = (machineTicks - cpuTicks(servicePid).all) * MICROS_PER_TICK - own.user - own.system;
+  const micros = (user + nice + system + irq + softirq + steal - cpuTicks(servicePid).all) * MICROS_PER_TICK - own.user - own.system;
+  const nicedMicros = nice * MICROS_PER_TICK;
   const atMs = performance.now();
-  return { atMs, micros, since: (earlier) => (micros - earlier.micros) / 1000 / (atMs - earlier.atMs) };
+  return {
+    atMs,
+    micros,
+    nicedMicros,
+    since: (earlier: { atMs: number; micros: number; nicedMicros: number }): OthersCpu => ({
+      cores: (micros - earlier.micros) / 1000 / (atMs - earlier.atMs),
+      nicedCores: (nicedMicros - earlier.nicedMicros) / 1000 / (atMs - earlier.atMs),
+    }),
+  };
 }
 
 function laterFrom(from: string, request: number): string {
