@@ -306,7 +306,7 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
     'The rollups were left as the inserts and background merges left them (no OPTIMIZE); since clickhouse/0011 the service merges each month of reach_blocks_v1 to one part once none of its parts was written for an hour, so on kept data (never written again) every month of it, the current one too, is one part after the first run (under live traffic the months still written keep several).',
   ];
   if (reachesToday) {
-    notes.push(`Every campaign new since the last report: the bench cannot add events to the service's embedded store while it runs, so each of those ${STALE_REQUESTS} requests (no warm-up) asks for a window not kept yet, the bench's starting 1..${STALE_REQUESTS} days later (${DAYS - 1} down to ${DAYS - STALE_REQUESTS} days, in that order: the same 1,000 campaigns, each with users today, their past days' kept state (one per campaign or line item, whatever the window's length) merged with today's blocks; the sums read fewer days in the shorter windows), whose past days were kept before the service started. The p95 is over all ${STALE_REQUESTS} (nearest rank: ${STALE_REQUESTS - Math.ceil(0.95 * STALE_REQUESTS)} requests slower than it); the next row gives the slowest request apart, and the ${LONGEST_WINDOWS} longest windows' p50 / p95, the figure of these rows before session 38 (${LONGEST_WINDOWS} requests: its p95 is their slowest). Other processes' CPU: the machine's busy time (/proc/stat) less the service's process (its embedded engines included) and the bench's own, in cores, over the row's ${STALE_REQUESTS} seconds and during each request, with the part at a lower priority (/proc/stat's nice: such a process takes a core only when nothing else wants it, so it slows the service far less than the same load at normal priority): more than ~0.3 cores not niced means another process shared the 2 cores with the service. A report of the bench's window pays the same once each campaign has a new impression since the last one: the count check finds the kept row short, reach merges the past days' kept state with today's blocks, and the union is written after the answer (here before the next request: they are a second apart, untimed; \`node dist/bench/reachMicroBench.js\` times such reports back to back).`);
+    notes.push(`Every campaign new since the last report: the bench cannot add events to the service's embedded store while it runs, so each of those ${STALE_REQUESTS} requests (no warm-up) asks for a window not kept yet, the bench's starting 1..${STALE_REQUESTS} days later (${DAYS - 1} down to ${DAYS - STALE_REQUESTS} days, in that order: the same 1,000 campaigns, each with users today, their past days' kept state (one per campaign or line item, whatever the window's length) merged with today's blocks; the sums read fewer days in the shorter windows), whose past days were kept before the service started. The p95 is over all ${STALE_REQUESTS} (nearest rank: ${STALE_REQUESTS - Math.ceil(0.95 * STALE_REQUESTS)} requests slower than it); the next row gives the slowest request apart, and the ${LONGEST_WINDOWS} longest windows' p50 / p95, the figure of these rows before session 38 (${LONGEST_WINDOWS} requests: its p95 is their slowest). Other processes' CPU: the machine's busy time (/proc/stat) less the service's process (its embedded engines included) and the bench's own, in cores, over the row's ${STALE_REQUESTS} seconds and during each request, with the part of processes at a lower priority (nice above 0, their user and system time: such a process takes a core only when nothing else wants it, so it slows the service far less than the same load at normal priority): more than ~0.3 cores not niced means another process shared the 2 cores with the service. A report of the bench's window pays the same once each campaign has a new impression since the last one: the count check finds the kept row short, reach merges the past days' kept state with today's blocks, and the union is written after the answer (here before the next request: they are a second apart, untimed; \`node dist/bench/reachMicroBench.js\` times such reports back to back).`);
   }
   if (!reachesToday) {
     notes.push(`**The window ends ${window.to}, before today (${isoDay(Date.now())})**: every day of it is a past day, so the campaign and line_item reports read one kept reach state per row and merge no users of today; they measure less than on the day the data was generated. \`--through-today\` (on a copy of the directory) adds the days since, so the window ends today; \`node dist/bench/reachMicroBench.js <copy of the directory>\` times the reach of the same window in process with its last day as today.`);
@@ -348,27 +348,51 @@ interface OthersCpu {
  * The machine's CPU time outside the service's process and the bench's own, from now: `since(earlier)`
  * gives it in cores over the time between. /proc/stat counts every core's busy ticks (user, nice,
  * system, irq, softirq, steal), the service's /proc/<pid>/stat every thread of it (chdb's and
- * PGlite's too), process.cpuUsage() the bench's. The niced part is /proc/stat's nice column: other
- * processes at a lower priority, which take a core only when nothing else wants it (and the
- * service's own merges at nice 10, when they run). Ticks are 10 ms, so a single request's figure
- * is rough (±0.1-0.2 cores at 100 ms).
+ * PGlite's too), process.cpuUsage() the bench's. The niced part is the processes running at a
+ * lower priority (nice above 0, as /proc/<pid>/stat gives their main thread), user and system time,
+ * of those alive at both ends: such a process takes a core only when nothing else wants it
+ * (/proc/stat's own nice column leaves out their system time). Ticks are 10 ms, so a single
+ * request's figure is rough (±0.1-0.2 cores at 100 ms).
  */
 function othersBusy(servicePid: number) {
   const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
   const [user, nice, system, , , irq, softirq, steal] = fields as [number, number, number, number, number, number, number, number];
   const own = process.cpuUsage();
   const micros = (user + nice + system + irq + softirq + steal - cpuTicks(servicePid).all) * MICROS_PER_TICK - own.user - own.system;
-  const nicedMicros = nice * MICROS_PER_TICK;
+  const niced = nicedTicks(servicePid);
   const atMs = performance.now();
   return {
     atMs,
     micros,
-    nicedMicros,
-    since: (earlier: { atMs: number; micros: number; nicedMicros: number }): OthersCpu => ({
-      cores: (micros - earlier.micros) / 1000 / (atMs - earlier.atMs),
-      nicedCores: (nicedMicros - earlier.nicedMicros) / 1000 / (atMs - earlier.atMs),
-    }),
+    niced,
+    since: (earlier: { atMs: number; micros: number; niced: Map<number, number> }): OthersCpu => {
+      let ticks = 0;
+      for (const [pid, now] of niced) {
+        const then = earlier.niced.get(pid);
+        if (then !== undefined) ticks += now - then;
+      }
+      const elapsedMs = atMs - earlier.atMs;
+      return { cores: (micros - earlier.micros) / 1000 / elapsedMs, nicedCores: (ticks * MICROS_PER_TICK) / 1000 / elapsedMs };
+    },
   };
+}
+
+/** utime + stime per process whose main thread runs at nice above 0, the service's aside. */
+function nicedTicks(servicePid: number): Map<number, number> {
+  const ticks = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === servicePid || pid === process.pid) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[16]) > 0) ticks.set(pid, Number(fields[11]) + Number(fields[12]));
+  }
+  return ticks;
 }
 
 function laterFrom(from: string, request: number): string {
