@@ -181,12 +181,14 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
         for (let index = 0; index < STALE_REQUESTS; index++) {
           // A second apart, untimed: the write after each answer is done before the next request.
           await new Promise((resolve) => setTimeout(resolve, 1000));
-          const from = laterFrom(window.from, index);
+          // The window lengths interleaved (16 is prime to 45), so the longest ones are not all the row's first requests.
+          const later = (index * WINDOW_STRIDE) % STALE_REQUESTS;
+          const from = laterFrom(window.from, later);
           const before = othersBusy(service.pid!);
           const started = performance.now();
           await fetchRows(report.url.replace(`date_from=${window.from}`, `date_from=${from}`), report.headers, report.rows);
           const ms = performance.now() - started;
-          requests.push({ ms, days: DAYS - index - 1, others: othersBusy(service.pid!).since(before) });
+          requests.push({ ms, days: DAYS - later - 1, others: othersBusy(service.pid!).since(before) });
         }
         staleRuns.set(report.name, { requests, others: othersBusy(service.pid!).since(rowStart) });
       }
@@ -306,7 +308,7 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
     'The rollups were left as the inserts and background merges left them (no OPTIMIZE); since clickhouse/0011 the service merges each month of reach_blocks_v1 to one part once none of its parts was written for an hour, so on kept data (never written again) every month of it, the current one too, is one part after the first run (under live traffic the months still written keep several).',
   ];
   if (reachesToday) {
-    notes.push(`Every campaign new since the last report: the bench cannot add events to the service's embedded store while it runs, so each of those ${STALE_REQUESTS} requests (no warm-up) asks for a window not kept yet, the bench's starting 1..${STALE_REQUESTS} days later (${DAYS - 1} down to ${DAYS - STALE_REQUESTS} days, in that order: the same 1,000 campaigns, each with users today, their past days' kept state (one per campaign or line item, whatever the window's length) merged with today's blocks; the sums read fewer days in the shorter windows), whose past days were kept before the service started. The p95 is over all ${STALE_REQUESTS} (nearest rank: ${STALE_REQUESTS - Math.ceil(0.95 * STALE_REQUESTS)} requests slower than it); the next row gives the slowest request apart, and the ${LONGEST_WINDOWS} longest windows' p50 / p95, the figure of these rows before session 38 (${LONGEST_WINDOWS} requests: its p95 is their slowest). Other processes' CPU: the machine's busy time (/proc/stat) less the service's process (its embedded engines included) and the bench's own, in cores, over the row's ${STALE_REQUESTS} seconds and during each request, with the part of processes at a lower priority (nice above 0, their user and system time: such a process takes a core only when nothing else wants it, so it slows the service far less than the same load at normal priority): more than ~0.3 cores not niced means another process shared the 2 cores with the service. A report of the bench's window pays the same once each campaign has a new impression since the last one: the count check finds the kept row short, reach merges the past days' kept state with today's blocks, and the union is written after the answer (here before the next request: they are a second apart, untimed; \`node dist/bench/reachMicroBench.js\` times such reports back to back).`);
+    notes.push(`Every campaign new since the last report: the bench cannot add events to the service's embedded store while it runs, so each of those ${STALE_REQUESTS} requests (no warm-up) asks for a window not kept yet, the bench's starting 1..${STALE_REQUESTS} days later (${DAYS - STALE_REQUESTS} to ${DAYS - 1} days, their lengths interleaved (the n-th request starts 1 + (${WINDOW_STRIDE}n mod ${STALE_REQUESTS}) days later): the same 1,000 campaigns, each with users today, their past days' kept state (one per campaign or line item, whatever the window's length) merged with today's blocks; the sums read fewer days in the shorter windows), whose past days were kept before the service started. The p95 is over all ${STALE_REQUESTS} (nearest rank: ${STALE_REQUESTS - Math.ceil(0.95 * STALE_REQUESTS)} requests slower than it); the next row gives the slowest request apart, and the ${LONGEST_WINDOWS} longest windows' p50 / p95, the figure of these rows before session 38 (${LONGEST_WINDOWS} requests: its p95 is their slowest). Other processes' CPU: the machine's busy time (/proc/stat) less the service's process (its embedded engines included) and the bench's own, in cores, over the row's ${STALE_REQUESTS} seconds and during each request, with the part of processes at a lower priority (nice above 0, their user and system time: such a process takes a core only when nothing else wants it, so it slows the service far less than the same load at normal priority): more than ~0.3 cores not niced means another process shared the 2 cores with the service. A report of the bench's window pays the same once each campaign has a new impression since the last one: the count check finds the kept row short, reach merges the past days' kept state with today's blocks, and the union is written after the answer (here before the next request: they are a second apart, untimed; \`node dist/bench/reachMicroBench.js\` times such reports back to back).`);
   }
   if (!reachesToday) {
     notes.push(`**The window ends ${window.to}, before today (${isoDay(Date.now())})**: every day of it is a past day, so the campaign and line_item reports read one kept reach state per row and merge no users of today; they measure less than on the day the data was generated. \`--through-today\` (on a copy of the directory) adds the days since, so the window ends today; \`node dist/bench/reachMicroBench.js <copy of the directory>\` times the reach of the same window in process with its last day as today.`);
@@ -319,7 +321,7 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
  * Requests of the rows where every campaign had an impression since the last report. Reports do not
  * write events, and the bench cannot write into the service's embedded store while it runs, so each
  * of these requests asks for a window the service has not kept yet: the bench's window starting 1,
- * 2, ... 45 days later (91 down to 47 days: the same campaigns, each with users today). Its past days are kept before the service
+ * 2, ... 45 days later (47 to 91 days, their lengths interleaved: the same campaigns, each with users today). Its past days are kept before the service
  * starts (what the first request of a window pays is another row), so each request costs what a
  * report of the bench's window costs once every campaign has a new impression: the count check
  * finds no kept row, reach goes the way it went before windows reaching today were kept, and the
@@ -329,10 +331,12 @@ export async function reportScenario(options: BenchOptions): Promise<ScenarioRep
 const STALE_REQUESTS = 45;
 /** The longest windows among them, those the bench timed before session 38 (77 to 91 days). */
 const LONGEST_WINDOWS = 15;
+/** Request n asks for the window starting 1 + (n * WINDOW_STRIDE mod STALE_REQUESTS) days later: every start once, lengths interleaved. */
+const WINDOW_STRIDE = 16;
 
 interface StaleRequest {
   ms: number;
-  /** The window's length: 91 days for the first request, one less for each after. */
+  /** The window's length in days (47 to 91). */
   days: number;
   /** Other processes' CPU while it ran (othersBusy). */
   others: OthersCpu;
