@@ -601,7 +601,10 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
           write.tries = 1;
           write.refusals = isRefusedForNow(error) ? 0 : 1;
           write.nextTryAt = Date.now() + config.EVENT_FLUSH_INTERVAL_MS;
-          refused.push(write);
+          // Not renamed, it stays in flight, which a restart sends again unconditionally (a crash's
+          // insert was never answered): one events_v1 does not hold must not be, so it goes now.
+          if (write.name !== kept || (await heldByEvents(write).catch(() => true))) refused.push(write);
+          else spool.forgetInFlight(kept);
           refuse(events.length, 'the event could not be stored; retry later');
         }
         spool.forgetInFlight(kept);
