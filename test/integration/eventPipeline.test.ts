@@ -396,6 +396,45 @@ describe('an insert written at once that ClickHouse refused (EventPipeline.compl
     expect({ rows: Number(stored!.rows), rolledUp: Number(stored!.rolled_up) }).toEqual({ rows: 1, rolledUp: 1 });
   }, 90_000);
 
+  it("is not sent again when events_v1 holds its events as another instance's retry judged them: the views take that retry's figures", async () => {
+    // rev37 item 3: instance A's insert is refused before any table took it; the client's retry
+    // reaches B, which judges the conversion again (a changed bid: another cost) into the same token,
+    // and is itself refused after events_v1 took it, by a view that lacks it. A's file must not fill
+    // that view with A's cost.
+    const campaignId = randomUUID();
+    const name = campaignId.replaceAll('-', '');
+    const [view, sink] = [`retry_mv_${name}`, `retry_sink_${name}`];
+    await ch!.client.command({ query: `CREATE TABLE ${sink} (campaign_id UUID, cost_nanos Int64) ENGINE = MergeTree ORDER BY campaign_id SETTINGS non_replicated_deduplication_window = 100` });
+    const createView = (where: string) => ch!.client.command({ query: `CREATE MATERIALIZED VIEW ${view} TO ${sink} AS SELECT campaign_id, cost_nanos FROM events_v1 ${where}` });
+    onTestFinished(async () => {
+      await ch!.client.command({ query: `DROP VIEW IF EXISTS ${view}` });
+      await ch!.client.command({ query: `DROP TABLE IF EXISTS ${sink}` });
+      await ch!.client.command({ query: `ALTER TABLE events_v1 DROP CONSTRAINT IF EXISTS refuse_${name}` });
+    });
+    const open = (label: string) => openPipeline({ config: loadConfig({ DATA_DIR: mkdtempSync(path.join(inject('testRoot'), `retry-${label}-`)), EVENT_FLUSH_INTERVAL_MS: '60000' }), ch: ch!, log: silent });
+    const [a, b] = [await open('a'), await open('b')];
+    const first = sampleEvent({ campaign_id: campaignId, type: 'conversion', cost_nanos: 800_000_000, price_nanos: 800_000_000 });
+    const token = `conversion:${first.event_id}`;
+
+    await ch!.client.command({ query: `ALTER TABLE events_v1 ADD CONSTRAINT refuse_${name} CHECK campaign_id != '${campaignId}'` });
+    await expect(a.writeNow([first], token)).rejects.toThrow(ApiError);
+    await ch!.client.command({ query: `ALTER TABLE events_v1 DROP CONSTRAINT refuse_${name}` });
+    expect((await countEvents(campaignId)).rows).toBe(0);
+
+    await createView(`WHERE throwIf(campaign_id = '${campaignId}', 'this view refuses the campaign') = 0`);
+    await expect(b.writeNow([{ ...first, cost_nanos: 500_000_000, price_nanos: 500_000_000 }], token)).rejects.toThrow(ApiError);
+    expect((await countEvents(campaignId)).rows).toBe(1);
+    await ch!.client.command({ query: `DROP VIEW ${view}` });
+    await createView('');
+
+    await a.completeRefusedWrites([first.event_id]);
+    await b.completeRefusedWrites([first.event_id]);
+    const costs = async (table: string) =>
+      (await (await ch!.client.query({ query: `SELECT toString(cost_nanos) AS cost FROM ${table} WHERE campaign_id = {id:UUID}`, query_params: { id: campaignId }, format: 'JSONEachRow' })).json<{ cost: string }>()).map((row) => row.cost);
+    expect(await costs('events_v1')).toEqual(['500000000']);
+    expect(await costs(sink)).toEqual(['500000000']);
+  });
+
   it('left by a previous process, is sent again with its token at the next write when events_v1 holds it: stored once, in every view', async () => {
     const leftDir = mkdtempSync(path.join(inject('testRoot'), 'refused-left-'));
     const config = loadConfig({ DATA_DIR: leftDir, EVENT_FLUSH_INTERVAL_MS: '60000' });
