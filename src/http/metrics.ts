@@ -24,6 +24,11 @@ export function createMetrics(events: EventPipeline) {
   eventCounter('adsvc_events_written_total', 'Events ClickHouse acknowledged', () => events.stats().written);
   eventCounter('adsvc_events_refused_total', 'Events refused with 503 (buffer full, spool not writable, shutting down)', () => events.stats().refused);
   eventCounter('adsvc_events_quarantined_total', 'Spooled lines ClickHouse could not parse, moved to DATA_DIR/quarantine', () => events.stats().quarantined);
+  eventCounter(
+    'adsvc_refused_writes_quarantined_total',
+    'Inserts written at once (a conversion_id, a keyed import batch) ClickHouse refused every time they were sent, moved to DATA_DIR/quarantine',
+    () => events.stats().quarantinedWrites,
+  );
   eventCounter('adsvc_event_write_failures_total', 'Failed rounds of writing events to ClickHouse (each is retried)', () => events.stats().writeFailures);
   eventCounter('adsvc_event_listener_failures_total', 'Throws of what counts accepted events as they come (pacing, caps, metrics); the events are kept', () => events.stats().listenerFailures);
   new Gauge({

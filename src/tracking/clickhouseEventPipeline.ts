@@ -9,7 +9,7 @@ import type { EventPipeline, EventPipelineStats } from './eventPipeline.js';
 import type { TrackedEvent } from './trackedEvent.js';
 import { EventQuarantine } from './eventQuarantine.js';
 import { EventSpool, SPOOL_COLUMNS, forEachSpooledEvent, segmentCreatedAt, spoolLine, spooledRow, type InFlightWrite, type SealedSegment } from './eventSpool.js';
-import { isUnparsableInsert, isUnreachable } from './insertErrors.js';
+import { isRefusedForNow, isUnparsableInsert, isUnreachable } from './insertErrors.js';
 import { lockDirectory } from '../store/directoryLock.js';
 import { billableServeId, billableServeIdsInLines, billedOnceSelect, ServeIdRanges, spooledSelect, spoolStructure, stringLiteral } from './billedOnce.js';
 import { processBillingLock, type BillingLock } from './billingLock.js';
@@ -33,6 +33,13 @@ export interface EventPipelineOptions {
 
 /** The longest wait between retries: writing resumes within about this long after a fault clears. */
 const MAX_RETRY_DELAY_MS = 4000;
+/**
+ * How many times ClickHouse may refuse a kept insert for its rows (a view whose query fails on them:
+ * not a full disk or load, isRefusedForNow, which pass) before it is moved to the quarantine.
+ */
+const KEPT_WRITE_REFUSALS = 6;
+/** The longest wait between two tries of a refused insert by the pipeline's own writes (completeRefused). */
+const MAX_REFUSED_RETRY_DELAY_MS = 60_000;
 /** A wait for the billing lock (billingLock.ts) worth telling the operator about. */
 const SLOW_BILLING_LOCK_MS = 1000;
 
@@ -49,14 +56,14 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   const releaseSpool = lockDirectory(spoolDirectory, { name: 'the event spool', harm: "two on one spool would replay and delete each other's events" });
   let spool: EventSpool;
   let sealed: SealedSegment[];
-  let inFlight: InFlightWrite[];
+  let inFlight: KeptWrite[];
   /** The inserts of writeNow ClickHouse refused (answered 503), which events_v1 may hold without every view: completeRefused. */
-  let refused: RefusedWrite[];
+  let refused: KeptWrite[];
   try {
     spool = new EventSpool(spoolDirectory, config.EVENT_SPOOL_FSYNC);
     sealed = spool.recover();
-    inFlight = spool.inFlight();
-    refused = spool.failedWrites().map(refusedWrite);
+    inFlight = spool.inFlight().map(keptWrite);
+    refused = spool.failedWrites().map(keptWrite);
   } catch (error) {
     releaseSpool();
     throw error;
@@ -73,7 +80,7 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   /** Segments a previous run left: their valid link events are read from their lines. */
   const recovered = new Set(sealed.map((segment) => segment.name));
   const listeners: Array<(event: TrackedEvent, written: boolean) => void> = [];
-  const counts = { accepted: 0, refused: 0, written: 0, quarantined: 0, writeFailures: 0, listenerFailures: 0 };
+  const counts = { accepted: 0, refused: 0, written: 0, quarantined: 0, quarantinedWrites: 0, writeFailures: 0, listenerFailures: 0 };
   let sealedCount = sealed.reduce((sum, segment) => sum + segment.events, 0);
   /** The events of the inserts a crash left in flight: accepted (answered 2xx) and not yet in ClickHouse, like a segment's. */
   let inFlightCount = inFlight.reduce((sum, write) => sum + write.events, 0);
@@ -258,12 +265,21 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
    * be billed in events_v1 but missing from daily_stats_v1, which pacing and the billing ceilings
    * read. The same token again is dropped by each table that has it and taken by those that lack it
    * (deduplicate_blocks_in_dependent_materialized_views), or is the whole insert when none has it.
+   * One ClickHouse refuses for its rows every time is quarantined (refusedAgain): the segments wait
+   * behind these inserts, and would wait for good.
    */
   async function writeInFlight(): Promise<void> {
     while (inFlight[0] !== undefined) {
       const write = inFlight[0];
       await gate.run('write', async () => {
-        await ch.client.command({ query: `${INSERT_EVENTS}\n${write.body}`, clickhouse_settings: insertSettings(write.token) });
+        try {
+          await ch.client.command({ query: `${INSERT_EVENTS}\n${write.body}`, clickhouse_settings: insertSettings(write.token) });
+        } catch (error) {
+          if (!refusedAgain(write, error)) throw error;
+          inFlight.shift();
+          inFlightCount -= write.events;
+          return;
+        }
         spool.forgetInFlight(write.name);
         inFlight.shift();
         inFlightCount -= write.events;
@@ -280,29 +296,92 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
    * with the same conversion_id or import key then finds the rows and writes nothing, so the views
    * that lack them (the reports', pacing's and the billing ceilings' rollups) would never get them.
    * One events_v1 does not hold is forgotten: its request was answered 503 and nothing was kept.
+   * Without `eventIds` (the pipeline's own writes), only those whose delay since their last try has
+   * passed (refusedAgain). Rejects with the first refusal, once each of them is tried.
    */
   async function completeRefused(eventIds: Set<string> | undefined): Promise<void> {
-    for (const write of refused.filter((kept) => eventIds === undefined || [...eventIds].some((id) => kept.eventIds.has(id)))) {
+    const now = Date.now();
+    const due = (write: KeptWrite) => (eventIds === undefined ? write.nextTryAt <= now : [...eventIds].some((id) => write.eventIds.has(id)));
+    let failure: unknown;
+    for (const write of refused.filter(due)) {
       await gate.run('write', async () => {
         if (!refused.includes(write)) return;
-        if (await heldByEvents(write)) {
-          await ch.client.command({ query: `${INSERT_EVENTS}\n${write.body}`, clickhouse_settings: insertSettings(write.token) });
-          log.info({ events: write.events }, 'sent again an insert ClickHouse had refused: its rows were in events_v1, now in every view too');
+        try {
+          if (await heldByEvents(write)) {
+            await ch.client.command({ query: `${INSERT_EVENTS}\n${write.body}`, clickhouse_settings: insertSettings(write.token) });
+            log.info({ events: write.events }, 'sent again an insert ClickHouse had refused: its rows were in events_v1, now in every view too');
+          }
+          spool.forgetInFlight(write.name);
+        } catch (error) {
+          if (!refusedAgain(write, error)) {
+            failure ??= error;
+            return;
+          }
         }
-        spool.forgetInFlight(write.name);
         refused.splice(refused.indexOf(write), 1);
       });
     }
+    if (failure !== undefined) throw failure;
   }
 
-  /** Whether events_v1 holds the write's rows: one insert of one month, so all of them or none. */
-  async function heldByEvents(write: RefusedWrite): Promise<boolean> {
+  /**
+   * Counts a failed send of a kept insert, sets when the pipeline tries it again, and says whether
+   * it was quarantined. One ClickHouse refuses for its rows (a view whose query fails on them, not a
+   * full disk or load: isRefusedForNow) KEPT_WRITE_REFUSALS times would be refused for good: kept,
+   * its conversion_id or import batch answered 503 forever, and one a restart found ahead of the
+   * segments held them back. It is moved to DATA_DIR/quarantine as it was, for the operator to send
+   * again once the cause is fixed (docs/failure-modes.md), and its request's retry then answers from
+   * what events_v1 holds.
+   */
+  function refusedAgain(write: KeptWrite, error: unknown): boolean {
+    write.tries += 1;
+    if (!isRefusedForNow(error)) write.refusals += 1;
+    write.nextTryAt = Date.now() + Math.min(MAX_REFUSED_RETRY_DELAY_MS, config.EVENT_FLUSH_INTERVAL_MS * 2 ** (write.tries - 1));
+    const held = { file: write.name, token: write.token, events: write.events, campaigns: [...write.campaignIds] };
+    if (write.refusals < KEPT_WRITE_REFUSALS) {
+      log.error({ err: error, ...held, refusals: write.refusals, retryInMs: write.nextTryAt - Date.now() }, 'ClickHouse refused again an insert kept in the spool; will retry');
+      return false;
+    }
+    let moved: string;
+    try {
+      moved = quarantine.takeWrite(spool.pathOf(write.name));
+    } catch (moveError) {
+      log.error({ err: moveError, ...held }, 'cannot move to the quarantine an insert ClickHouse refuses every time; will retry');
+      return false;
+    }
+    counts.quarantinedWrites += 1;
+    log.error(
+      { err: error, ...held, quarantine: moved, refusals: write.refusals },
+      `ClickHouse refused ${write.refusals} times, for its rows, an insert kept in the spool (events_v1 may hold it without every view, so reports lack it); moved it to the quarantine: send it again once the cause is fixed (docs/failure-modes.md)`,
+    );
+    return true;
+  }
+
+  /**
+   * Whether events_v1 holds the write's rows: one insert of one month, so all of them or none. Rows
+   * of its event ids that are judged otherwise (cost, revenue, price, unbilled reason, ivt) are
+   * another request's under the same token (the retry at another instance, judged again after a
+   * bid or budget changed, itself refused after events_v1 took it): sending this body then would
+   * give the views that lack the token this body's figures while events_v1 keeps the other's, so it
+   * is not sent; that request's own file completes the views.
+   */
+  async function heldByEvents(write: KeptWrite): Promise<boolean> {
     const result = await ch.client.query({
-      query: `SELECT count() AS held FROM events_v1 WHERE campaign_id IN {campaigns:Array(UUID)} AND event_id IN {ids:Array(UUID)}`,
+      query: `SELECT toString(event_id) AS id, toString(cost_nanos) AS cost, toString(revenue_nanos) AS revenue, toString(price_nanos) AS price, unbilled, ivt
+              FROM events_v1 WHERE campaign_id IN {campaigns:Array(UUID)} AND event_id IN {ids:Array(UUID)}`,
       query_params: { campaigns: [...write.campaignIds], ids: [...write.eventIds] },
       format: 'JSONEachRow',
     });
-    return heldRows.parse(await result.json())[0]!.held > 0;
+    const held = heldRows.parse(await result.json());
+    if (held.length === 0) return false;
+    const sent = new Map<string, string>();
+    for (const line of write.body.split('\n')) {
+      const row = spooledRow(line);
+      if (row !== undefined) sent.set(String(row[EVENT_ID]), judged(row[COST] ?? 0, row[REVENUE] ?? 0, row[PRICE] ?? 0, row[UNBILLED] ?? '', row[IVT] ?? ''));
+    }
+    const others = held.filter((row) => sent.get(row.id) !== judged(row.cost, row.revenue, row.price, row.unbilled, row.ivt));
+    if (others.length > 0) log.warn({ file: write.name, token: write.token, events: others.length }, 'events_v1 holds the events of a refused insert as another request wrote them; not sent again');
+    return others.length === 0;
   }
 
   /**
@@ -312,11 +391,11 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
    */
   async function writeSealed(): Promise<void> {
     await writeInFlight();
+    // A refused insert holds no accepted event (its request was answered 503): one that fails again
+    // (logged by refusedAgain) waits for its own next try, and neither the segments nor this drain's
+    // outcome (the retry delay, a flush that waits for the spool) wait on it.
+    await completeRefused(undefined).catch(() => undefined);
     let firstError: unknown;
-    // A refused insert that fails again waits for the next try; the segments do not wait behind it.
-    await completeRefused(undefined).catch((error: unknown) => {
-      firstError = error;
-    });
     const tried = new Set<SealedSegment>();
     // Segments sealed while this runs are written in this round too: a flush() that joins it waits for them.
     for (let segment = sealed[0]; segment !== undefined; segment = sealed.find((next) => !tried.has(next))) {
@@ -535,7 +614,14 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
         } catch (error) {
           log.error({ err: error }, 'ClickHouse did not take an event written at once; refused it');
           // events_v1 may hold it without every view: kept, and sent again as it is (completeRefused).
-          refused.push(refusedWrite({ name: spool.keepFailed(kept), token, body, events: events.length }));
+          const write = keptWrite({ name: spool.keepFailed(kept), token, body, events: events.length });
+          write.tries = 1;
+          write.refusals = isRefusedForNow(error) ? 0 : 1;
+          write.nextTryAt = Date.now() + config.EVENT_FLUSH_INTERVAL_MS;
+          // Not renamed, it stays in flight, which a restart sends again unconditionally (a crash's
+          // insert was never answered): one events_v1 does not hold must not be, so it goes now.
+          if (write.name !== kept || (await heldByEvents(write).catch(() => true))) refused.push(write);
+          else spool.forgetInFlight(kept);
           refuse(events.length, 'the event could not be stored; retry later');
         }
         spool.forgetInFlight(kept);
@@ -547,8 +633,8 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     async completeRefusedWrites(eventIds) {
       try {
         await completeRefused(new Set(eventIds));
-      } catch (error) {
-        log.error({ err: error }, 'ClickHouse refused again an insert it had refused; refused the request that needs it');
+      } catch {
+        // Logged by refusedAgain.
         throw new ApiError('unavailable', 'an earlier write of these events could not be completed; retry later');
       }
     },
@@ -594,17 +680,32 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
 /** The refusal while mayAccept() says no: the instance's events could be billed again elsewhere. */
 const NOT_EXACTLY_ONCE = 'this instance cannot keep events exactly once now; retry later';
 
-/** A refused insert of writeNow (EventSpool.keepFailed), with the ids that find it. */
-interface RefusedWrite extends InFlightWrite {
+/** An insert kept in the spool (a refused one of writeNow, one a crash left in flight), with the ids that find it and its failed sends. */
+interface KeptWrite extends InFlightWrite {
   eventIds: Set<string>;
   campaignIds: Set<string>;
+  /** Failed sends, and those ClickHouse refused for the rows themselves (refusedAgain). */
+  tries: number;
+  refusals: number;
+  /** When the pipeline's own writes try it again (ms since the epoch). */
+  nextTryAt: number;
 }
 
-const heldRows = z.array(z.object({ held: z.coerce.number() })).length(1);
+const heldRows = z.array(z.object({ id: z.string(), cost: z.string(), revenue: z.string(), price: z.string(), unbilled: z.string(), ivt: z.string() }));
 const EVENT_ID = SPOOL_COLUMNS.indexOf('event_id');
 const CAMPAIGN_ID = SPOOL_COLUMNS.indexOf('campaign_id');
+const COST = SPOOL_COLUMNS.indexOf('cost_nanos');
+const REVENUE = SPOOL_COLUMNS.indexOf('revenue_nanos');
+const PRICE = SPOOL_COLUMNS.indexOf('price_nanos');
+const UNBILLED = SPOOL_COLUMNS.indexOf('unbilled');
+const IVT = SPOOL_COLUMNS.indexOf('ivt');
 
-function refusedWrite(write: InFlightWrite): RefusedWrite {
+/** What an event was judged (a line older releases spooled lacks the last columns: their defaults). */
+function judged(...values: unknown[]): string {
+  return values.map(String).join('|');
+}
+
+function keptWrite(write: InFlightWrite): KeptWrite {
   const eventIds = new Set<string>();
   const campaignIds = new Set<string>();
   for (const line of write.body.split('\n')) {
@@ -613,7 +714,7 @@ function refusedWrite(write: InFlightWrite): RefusedWrite {
     eventIds.add(String(row[EVENT_ID]));
     campaignIds.add(String(row[CAMPAIGN_ID]));
   }
-  return { ...write, eventIds, campaignIds };
+  return { ...write, eventIds, campaignIds, tries: 0, refusals: 0, nextTryAt: 0 };
 }
 
 /** ClickHouse's default min_insert_block_size_rows: an INSERT ... SELECT of fewer rows is one block. */

@@ -93,10 +93,12 @@ export async function importEvents(
     db: Postgres;
     traffic: TrafficClassifier;
     /**
-     * Stores a batch, the events of one range of lines (possibly none); resolves to its events that
-     * were already stored (an import with a key sent again), which are counted apart.
+     * Stores a batch, the events of one range of lines (possibly none), after `judge` has judged
+     * those of them it stores by the billing ceilings; resolves to its events that were already
+     * stored (an import with a key sent again), which are counted apart and never judged: their
+     * cost is in the spend the ceilings read, and judging them again would count it twice.
      */
-    store: (events: TrackedEvent[], range: ImportedRange) => Promise<TrackedEvent[] | void>;
+    store: (events: TrackedEvent[], range: ImportedRange, judge: (fresh: TrackedEvent[]) => Promise<void>) => Promise<TrackedEvent[] | void>;
     /**
      * The event id of a line (its number and text): an import with a key derives it, and its ranges
      * carry the SHA-256 of their lines; otherwise each id is random.
@@ -138,14 +140,14 @@ export async function importEvents(
     const sha256 = rangeText?.digest() ?? NO_DIGEST;
     rangeText = undefined;
     if (batch.length > 0) await deps.completeRefusedWrites?.(batch);
-    await deps.ceilings.judge(batch);
-    for (const event of batch) if (event.unbilled !== '') summary.unbilled += 1;
+    const judge = async (fresh: TrackedEvent[]) => {
+      await deps.ceilings.judge(fresh);
+      for (const event of fresh) if (event.unbilled !== '') summary.unbilled += 1;
+    };
     if (deps.eventIdOf && batch.length > 0) inDoubt = { first, last: lineNumber, sha256 };
-    const already = await deps.store(batch, { first, last: lineNumber, sha256 });
+    const already = await deps.store(batch, { first, last: lineNumber, sha256 }, judge);
     inDoubt = undefined;
     for (const event of already ?? []) {
-      deps.ceilings.forget(event);
-      if (event.unbilled !== '') summary.unbilled -= 1;
       if (event.ivt === '') summary.accepted -= 1;
       else summary.invalid -= 1;
       summary.already_imported += 1;

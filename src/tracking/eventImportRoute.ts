@@ -83,7 +83,8 @@ export async function eventImportRoute(app: FastifyInstance, deps: EventImportRo
         }
       };
       let unwritten = 0;
-      const storeBatch = async (batch: TrackedEvent[]) => {
+      const storeBatch = async (batch: TrackedEvent[], _range: unknown, judge: (fresh: TrackedEvent[]) => Promise<void>) => {
+        await judge(batch);
         if (batch.length === 0) return;
         await store(deps.events, batch);
         unwritten += batch.length;

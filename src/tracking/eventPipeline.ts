@@ -90,6 +90,8 @@ export interface EventPipelineStats {
   written: number;
   /** Spooled lines ClickHouse could not parse, moved to DATA_DIR/quarantine. */
   quarantined: number;
+  /** Inserts kept in the spool that ClickHouse refused every time they were sent, moved to DATA_DIR/quarantine. */
+  quarantinedWrites: number;
   /** Failed write rounds (each is retried). */
   writeFailures: number;
   /** Throws of onAccepted listeners, for events kept all the same. */

@@ -1,10 +1,11 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
 
 /**
  * Where spool lines that ClickHouse cannot parse go (DATA_DIR/quarantine/<segment>), as they were, so
  * that one torn or corrupt line never holds back the events around it and an operator can inspect,
  * repair and re-import it. Each file keeps the spool's format: a repaired file is an insert body.
+ * Inserts written at once that ClickHouse refused every time they were sent again go here too (takeWrite).
  */
 export class EventQuarantine {
   constructor(private readonly directory: string) {}
@@ -15,5 +16,16 @@ export class EventQuarantine {
     const file = path.join(this.directory, segmentName);
     appendFileSync(file, line.endsWith('\n') ? line : `${line}\n`, { mode: 0o600, flush: true });
     return file;
+  }
+
+  /**
+   * Moves a kept insert ClickHouse refuses every time (spool/*.failed-write) here under its own
+   * name, as it was: its body and, last, its token line. Throws when it cannot be moved.
+   */
+  takeWrite(file: string): string {
+    mkdirSync(this.directory, { recursive: true });
+    const moved = path.join(this.directory, path.basename(file));
+    renameSync(file, moved);
+    return moved;
   }
 }

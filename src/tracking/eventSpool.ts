@@ -230,6 +230,11 @@ export class EventSpool {
     }
   }
 
+  /** A spool file's path, for moving it elsewhere (EventQuarantine.takeWrite). */
+  pathOf(name: string): string {
+    return path.join(this.directory, name);
+  }
+
   remove(name: string): void {
     unlinkSync(path.join(this.directory, name));
   }

@@ -71,19 +71,6 @@ export class ImportCeilings {
     }
   }
 
-  /**
-   * Takes back the cost of events judged here that an earlier request with the same import key
-   * already stored: they were in the spend read, and are not stored again.
-   */
-  forget(event: TrackedEvent): void {
-    const figures = this.figures.get(event.line_item_id);
-    if (figures === undefined || event.unbilled !== '' || event.cost_nanos <= 0) return;
-    const day = utcDay(event.event_time);
-    add(figures.days, day, -event.cost_nanos);
-    add(figures.months, utcMonthOfDay(day), -event.cost_nanos);
-    figures.lifetimeNanos -= event.cost_nanos;
-  }
-
   /** The figures of the batch's line items not read yet: one Postgres and one ClickHouse query for all of them. */
   private async read(billed: TrackedEvent[]): Promise<void> {
     const unread = new Map<string, string>();

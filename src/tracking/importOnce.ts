@@ -32,7 +32,9 @@ export function importedEventId(key: string, line: number, text: string): string
  * - a write of the range an earlier request sent and ClickHouse refused is sent again first, as it was
  *   (EventPipeline.completeRefusedWrites): a refusal can come after events_v1 took the rows and before
  *   every view did (a full disk), and the look-up would find them and leave the views without them;
- * - the events an earlier request stored are looked up by their ids and left out; the rest are written
+ * - the events an earlier request stored are looked up by their ids and left out; the rest are judged
+ *   by the billing ceilings (`judge`: a batch partly stored by an earlier request, one month's insert
+ *   refused, was judged whole, its stored lines' cost counted twice, and valid lines went unbilled) and written
  *   to ClickHouse at once (EventPipeline.writeNow), past the spool, so that the next request finds them,
  *   one insert per calendar month (UTC). events_v1 is partitioned by month and an insert makes one part
  *   per month, each committed on its own: a range over a month's end written as one insert could be
@@ -44,7 +46,7 @@ export function importedEventId(key: string, line: number, text: string): string
  * Resolves to the range's events that were already stored.
  */
 export function importOnceStore(deps: { db: Postgres; ch: ClickHouse; events: EventPipeline; lock: KeyedLock }, key: string) {
-  return async (batch: TrackedEvent[], range: ImportedRange): Promise<TrackedEvent[]> => {
+  return async (batch: TrackedEvent[], range: ImportedRange, judge: (fresh: TrackedEvent[]) => Promise<void>): Promise<TrackedEvent[]> => {
     await checkImportedRange(deps.db, key, range);
     if (batch.length === 0) return [];
     return deps.lock(`${key}\n${range.first}`, async () => {
@@ -52,7 +54,10 @@ export function importOnceStore(deps: { db: Postgres; ch: ClickHouse; events: Ev
       // again first, as it was, so that those found stored below are stored whole.
       await deps.events.completeRefusedWrites(batch.map((event) => event.event_id));
       const stored = await storedEventIds(deps.ch, batch);
-      for (const month of byMonth(batch.filter((event) => !stored.has(event.event_id)))) {
+      const fresh = batch.filter((event) => !stored.has(event.event_id));
+      // Only the lines written here: the stored ones' cost is in the spend the ceilings read.
+      await judge(fresh);
+      for (const month of byMonth(fresh)) {
         const ids = createHash('sha256').update(month.map((event) => event.event_id).join(',')).digest('hex');
         await deps.events.writeNow(month, `import:${ids}`);
       }

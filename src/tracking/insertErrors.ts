@@ -29,3 +29,25 @@ export function isUnparsableInsert(error: unknown): boolean {
   const { type } = (error ?? {}) as MaybeClickHouseError;
   return isClickHouseAnswer(error) && typeof type === 'string' && UNPARSABLE.test(type);
 }
+
+/**
+ * ClickHouse refused the insert for what holds now, not for its rows: its disk (a full one, or
+ * ENOSPC in a write), its load, a replica's Keeper. The same insert can be taken later as it is.
+ */
+const REFUSED_FOR_NOW = new Set([
+  'NOT_ENOUGH_SPACE',
+  'TOO_MANY_PARTS',
+  'TOO_MANY_SIMULTANEOUS_QUERIES',
+  'MEMORY_LIMIT_EXCEEDED',
+  'TIMEOUT_EXCEEDED',
+  'TABLE_IS_READ_ONLY',
+  'KEEPER_EXCEPTION',
+  'NETWORK_ERROR',
+  'SOCKET_TIMEOUT',
+]);
+
+export function isRefusedForNow(error: unknown): boolean {
+  if (isUnreachable(error)) return true;
+  const { type, message } = error as MaybeClickHouseError & { message?: unknown };
+  return (typeof type === 'string' && REFUSED_FOR_NOW.has(type)) || (typeof message === 'string' && /No space left on device/i.test(message));
+}

@@ -5,6 +5,8 @@
  * test runs the writer under strace to kill -9 it at one exact step of ClickHouse's commit.
  * With `unanswered <port>`, the write goes to a ClickHouse server at 127.0.0.1:<port> that never
  * answers, so a test can kill -9 the process while the insert waits (no embedded engine is opened).
+ * `schema refusing` adds a constraint to events_v1 that refuses the conversion (so its insert is
+ * refused before any table holds it), which `refused` writes and expects refused; `read` drops it.
  */
 import pino from 'pino';
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
@@ -20,6 +22,7 @@ const LINE_ITEM_ID = '0b6f3c1e-6a59-4f0e-9d0a-2f1f0c1d2e3f';
 const EVENT_ID = '5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 
 const [dataDir, mode, port] = [process.argv[2]!, process.argv[3], process.argv[4]];
+const REFUSING = 'refuse_conversion';
 const config = loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' });
 const ch = mode === 'unanswered' ? unansweredServer() : await openClickHouse({ database: 'adsvc', dataDir });
 if (mode !== 'unanswered') await migrateClickHouse(ch);
@@ -27,11 +30,20 @@ if (mode !== 'unanswered') await migrateClickHouse(ch);
 // mutation (0017 drops a column) and the merge of the migrations' parts are finished here, not
 // during the writer's run.
 if (mode === 'schema') await settleParts(ch);
+if (mode === 'schema' && port === 'refusing') {
+  await ch.client.command({ query: `ALTER TABLE events_v1 ADD CONSTRAINT ${REFUSING} CHECK event_id != '${EVENT_ID}'` });
+}
+if (mode === 'read') await ch.client.command({ query: `ALTER TABLE events_v1 DROP CONSTRAINT IF EXISTS ${REFUSING}` });
 const events = await createClickHouseEventPipeline({ config, ch, log: pino({ level: 'silent' }) });
-if (mode === 'write' || mode === 'unanswered') {
+if (mode === 'write' || mode === 'unanswered' || mode === 'refused') {
   const conversion = sampleEvent({ event_id: EVENT_ID, type: 'conversion', source: 'conversion_api', line_item_id: LINE_ITEM_ID, price_model: 'CPA', cost_nanos: 828_000_000, price_nanos: 828_000_000 });
-  await events.writeNow([conversion], `conversion:${EVENT_ID}`);
-  process.stdout.write('written\n');
+  try {
+    await events.writeNow([conversion], `conversion:${EVENT_ID}`);
+    process.stdout.write('written\n');
+  } catch (error) {
+    if (mode !== 'refused') throw error;
+    process.stdout.write('refused\n');
+  }
 }
 await events.close();
 if (mode === 'read') {

@@ -108,8 +108,8 @@ interface ConversionHeld {
   pacingLifetimeNanos: number;
 }
 
-const conversionChild = (dataDir: string, mode: 'schema' | 'write' | 'read') => [
-  process.execPath, '--import', 'tsx', path.join(packageRoot, 'test/helpers/conversionWriteChild.ts'), dataDir, mode,
+const conversionChild = (dataDir: string, mode: 'schema' | 'write' | 'read' | 'refused', ...rest: string[]) => [
+  process.execPath, '--import', 'tsx', path.join(packageRoot, 'test/helpers/conversionWriteChild.ts'), dataDir, mode, ...rest,
 ];
 
 /** Writes one CPA conversion at once (as a conversion_id's is), killed -9 as it enters its `rename`-th rename, starts again and reads. */
@@ -145,6 +145,31 @@ describe.runIf(hasStrace)('kill -9 during the commit of a conversion written at 
     const { hit, held, dataDir } = await conversionCrashInCommit(1);
     expect(hit).toEqual(['events_v1']);
     expect(held).toEqual({ conversions: 1, billedNanos: 828_000_000, dailySpendNanos: 828_000_000, pacingNanos: 828_000_000, pacingLifetimeNanos: 828_000_000 });
+    expect(readdirSync(path.join(dataDir, 'spool'))).toEqual([]);
+  }, 120_000);
+});
+
+describe.runIf(hasStrace)('a conversion written at once that ClickHouse refused, whose file could not be renamed (embedded chdb)', () => {
+  // rev37 item 5: the file of a refused insert stays `.in-flight` when its rename to `.failed-write`
+  // fails, and a restart sends every in-flight file again as a crash's: a conversion answered 503,
+  // which events_v1 never held, was stored at the restart.
+  it('is not stored by the next start when events_v1 did not hold it', async () => {
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'refused-rename-'));
+    const [command, ...args] = conversionChild(dataDir, 'schema', 'refusing');
+    const schema = await run(command!, args);
+    expect(schema.code, schema.stderr).toBe(0);
+    // The writer's first rename is the refused file's (the constraint refuses the insert before any
+    // part is written): strace fails it with EIO, as a failing disk would.
+    const trace = path.join(dataDir, 'strace.log');
+    const refused = await run('strace', ['-f', '-qq', '-o', trace, '-e', 'trace=rename', '-e', 'inject=rename:error=EIO:when=1', ...conversionChild(dataDir, 'refused')]);
+    expect(refused.code, refused.stderr).toBe(0);
+    expect(refused.stdout).toMatch(/^refused$/m);
+    expect(readFileSync(trace, 'utf8')).toMatch(/rename\(".*\.in-flight", ".*\.failed-write"\) = -1 EIO .*INJECTED/);
+    const [readCommand, ...readArgs] = conversionChild(dataDir, 'read');
+    const read = await run(readCommand!, readArgs);
+    expect(read.code, read.stderr).toBe(0);
+    const held = JSON.parse(read.stdout.split('\n').find((line) => line.startsWith('held '))!.slice('held '.length)) as ConversionHeld;
+    expect(held).toEqual({ conversions: 0, billedNanos: 0, dailySpendNanos: 0, pacingNanos: 0, pacingLifetimeNanos: 0 });
     expect(readdirSync(path.join(dataDir, 'spool'))).toEqual([]);
   }, 120_000);
 });

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { createClient } from '@clickhouse/client';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
@@ -14,6 +14,7 @@ import { createClickHouseEventPipeline, type EventPipelineOptions } from '../../
 import { ApiError } from '../../src/http/errors.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { closedPort } from '../helpers/closedPort.js';
+import { eventually } from '../helpers/eventually.js';
 import { spoolLine } from '../../src/tracking/eventSpool.js';
 import { packageRoot } from '../../src/packageRoot.js';
 
@@ -333,6 +334,105 @@ describe('an insert written at once that ClickHouse refused (EventPipeline.compl
     await pipeline.completeRefusedWrites([event.event_id]);
     expect(readdirSync(spoolDir).filter((name) => name.endsWith('.failed-write'))).toEqual([]);
     expect((await countEvents(event.campaign_id)).rows).toBe(0);
+  });
+
+  it('is quarantined once ClickHouse refused it for its rows six times, and the pipeline, the flush and its retry go on without it', async () => {
+    // A view whose query fails on the campaign's rows, whatever the disk: events_v1 takes the insert,
+    // the view refuses it, and so it does every time the insert is sent again with its token.
+    const campaignId = randomUUID();
+    const view = `refusing_mv_${campaignId.replaceAll('-', '')}`;
+    const sink = `refusing_sink_${campaignId.replaceAll('-', '')}`;
+    await ch!.client.command({ query: `CREATE TABLE ${sink} (campaign_id UUID) ENGINE = MergeTree ORDER BY campaign_id` });
+    const createView = (where: string) => ch!.client.command({ query: `CREATE MATERIALIZED VIEW ${view} TO ${sink} AS SELECT campaign_id FROM events_v1 ${where}` });
+    await createView(`WHERE throwIf(campaign_id = '${campaignId}', 'this view refuses the campaign') = 0`);
+    onTestFinished(async () => {
+      await ch!.client.command({ query: `DROP VIEW IF EXISTS ${view}` });
+      await ch!.client.command({ query: `DROP TABLE IF EXISTS ${sink}` });
+    });
+    const wedgeDir = mkdtempSync(path.join(inject('testRoot'), 'refused-wedge-'));
+    const config = loadConfig({ DATA_DIR: wedgeDir, EVENT_FLUSH_INTERVAL_MS: '100' });
+    const pipeline = await openPipeline({ config, ch: ch!, log: silent });
+    const conversion = sampleEvent({ campaign_id: campaignId, type: 'conversion' });
+    const token = `conversion:${conversion.event_id}`;
+    await expect(pipeline.writeNow([conversion], token)).rejects.toThrow(ApiError);
+    expect((await countEvents(campaignId)).rows).toBe(1);
+    const spoolDir = path.join(wedgeDir, 'spool');
+    const [failed] = readdirSync(spoolDir).filter((name) => name.endsWith('.failed-write'));
+    expect(failed).toBeDefined();
+    const kept = readFileSync(path.join(spoolDir, failed!), 'utf8');
+
+    // The spool's own events are written, and a flush (which serve lookups wait on after a start) succeeds meanwhile.
+    const live = randomUUID();
+    pipeline.accept([sampleEvent({ campaign_id: live })]);
+    await pipeline.flush();
+    expect((await countEvents(live)).rows).toBe(1);
+
+    const quarantined = path.join(wedgeDir, 'quarantine', failed!);
+    await eventually(async () => (readdirSync(spoolDir).includes(failed!) ? undefined : true), 'the refused insert to leave the spool', 60_000);
+    expect(readFileSync(quarantined, 'utf8')).toBe(kept);
+    expect(pipeline.stats().quarantinedWrites).toBe(1);
+    // Its retry no longer waits on it: it answers from what events_v1 holds.
+    await pipeline.completeRefusedWrites([conversion.event_id]);
+    await pipeline.close();
+
+    // The operator fixes the view and moves the file back: the next start sends it with its token,
+    // into the view that lacked it and no other table again.
+    await ch!.client.command({ query: `DROP VIEW ${view}` });
+    await createView('');
+    renameSync(quarantined, path.join(spoolDir, failed!));
+    const restarted = await openPipeline({ config, ch: ch!, log: silent });
+    await restarted.flush();
+    await restarted.close();
+    expect(readdirSync(spoolDir)).toEqual([]);
+    const [inView] = await (await ch!.client.query({ query: `SELECT toUInt64(count()) AS rows FROM ${sink} WHERE campaign_id = {id:UUID}`, query_params: { id: campaignId }, format: 'JSONEachRow' })).json<{ rows: string | number }>();
+    expect(Number(inView!.rows)).toBe(1);
+    const [stored] = await (
+      await ch!.client.query({
+        query: `SELECT toUInt64(count()) AS rows, (SELECT toUInt64(sum(conversions)) FROM daily_stats_v1 WHERE campaign_id = {id:UUID}) AS rolled_up FROM events_v1 WHERE campaign_id = {id:UUID}`,
+        query_params: { id: campaignId },
+        format: 'JSONEachRow',
+      })
+    ).json<{ rows: string | number; rolled_up: string | number }>();
+    expect({ rows: Number(stored!.rows), rolledUp: Number(stored!.rolled_up) }).toEqual({ rows: 1, rolledUp: 1 });
+  }, 90_000);
+
+  it("is not sent again when events_v1 holds its events as another instance's retry judged them: the views take that retry's figures", async () => {
+    // rev37 item 3: instance A's insert is refused before any table took it; the client's retry
+    // reaches B, which judges the conversion again (a changed bid: another cost) into the same token,
+    // and is itself refused after events_v1 took it, by a view that lacks it. A's file must not fill
+    // that view with A's cost.
+    const campaignId = randomUUID();
+    const name = campaignId.replaceAll('-', '');
+    const [view, sink] = [`retry_mv_${name}`, `retry_sink_${name}`];
+    await ch!.client.command({ query: `CREATE TABLE ${sink} (campaign_id UUID, cost_nanos Int64) ENGINE = MergeTree ORDER BY campaign_id SETTINGS non_replicated_deduplication_window = 100` });
+    const createView = (where: string) => ch!.client.command({ query: `CREATE MATERIALIZED VIEW ${view} TO ${sink} AS SELECT campaign_id, cost_nanos FROM events_v1 ${where}` });
+    onTestFinished(async () => {
+      await ch!.client.command({ query: `DROP VIEW IF EXISTS ${view}` });
+      await ch!.client.command({ query: `DROP TABLE IF EXISTS ${sink}` });
+      await ch!.client.command({ query: `ALTER TABLE events_v1 DROP CONSTRAINT IF EXISTS refuse_${name}` });
+    });
+    const open = (label: string) => openPipeline({ config: loadConfig({ DATA_DIR: mkdtempSync(path.join(inject('testRoot'), `retry-${label}-`)), EVENT_FLUSH_INTERVAL_MS: '60000' }), ch: ch!, log: silent });
+    const [a, b] = [await open('a'), await open('b')];
+    const first = sampleEvent({ campaign_id: campaignId, type: 'conversion', cost_nanos: 800_000_000, price_nanos: 800_000_000 });
+    const token = `conversion:${first.event_id}`;
+
+    await ch!.client.command({ query: `ALTER TABLE events_v1 ADD CONSTRAINT refuse_${name} CHECK campaign_id != '${campaignId}'` });
+    await expect(a.writeNow([first], token)).rejects.toThrow(ApiError);
+    await ch!.client.command({ query: `ALTER TABLE events_v1 DROP CONSTRAINT refuse_${name}` });
+    expect((await countEvents(campaignId)).rows).toBe(0);
+
+    await createView(`WHERE throwIf(campaign_id = '${campaignId}', 'this view refuses the campaign') = 0`);
+    await expect(b.writeNow([{ ...first, cost_nanos: 500_000_000, price_nanos: 500_000_000 }], token)).rejects.toThrow(ApiError);
+    expect((await countEvents(campaignId)).rows).toBe(1);
+    await ch!.client.command({ query: `DROP VIEW ${view}` });
+    await createView('');
+
+    await a.completeRefusedWrites([first.event_id]);
+    await b.completeRefusedWrites([first.event_id]);
+    const costs = async (table: string) =>
+      (await (await ch!.client.query({ query: `SELECT toString(cost_nanos) AS cost FROM ${table} WHERE campaign_id = {id:UUID}`, query_params: { id: campaignId }, format: 'JSONEachRow' })).json<{ cost: string }>()).map((row) => row.cost);
+    expect(await costs('events_v1')).toEqual(['500000000']);
+    expect(await costs(sink)).toEqual(['500000000']);
   });
 
   it('left by a previous process, is sent again with its token at the next write when events_v1 holds it: stored once, in every view', async () => {

@@ -145,6 +145,38 @@ describe('POST /v1/admin/events/import with an Idempotency-Key', () => {
     expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ impressions: 2500 });
   });
 
+  it("judges a batch one month of which an earlier request stored against the spend it billed once (rev37 item 2)", async () => {
+    // 500 impressions 40 days ago (another month) and 500 now, 0.002 USD each, on a 2 USD lifetime
+    // budget: every line fits. The first request's insert of the second month is refused (a constraint
+    // on events_v1, dropped after); the resend judged the whole batch, counting the stored month's
+    // 1 USD twice (read from daily_stats_v1, added again by the judging), and billed none of the 500 new lines.
+    const item = await trackedLineItem(ctx, { bid_type: 'cpm', bid_value: 2 });
+    await ctx.stores.db.query('UPDATE line_items SET budget_lifetime = 2 WHERE id = $1', [item.lineItemId]);
+    const now = Date.now();
+    const line = (index: number, time: number) =>
+      JSON.stringify({ type: 'impression', time: new Date(time).toISOString(), line_item_id: item.lineItemId, placement_id: item.placementId, ip: `81.2.${71 + (index >> 8)}.${index & 255}` });
+    const body = [...Array.from({ length: 500 }, (_, index) => line(index, now - 40 * 86_400_000)), ...Array.from({ length: 500 }, (_, index) => line(500 + index, now - 60_000))].join('\n');
+    const key = `two-months-${item.lineItemId}`;
+    const constraint = `refuse_${item.lineItemId.replaceAll('-', '')}`;
+    await ctx.stores.ch.client.command({ query: `ALTER TABLE events_v1 ADD CONSTRAINT ${constraint} CHECK line_item_id != '${item.lineItemId}' OR event_time < fromUnixTimestamp64Milli(${now - 86_400_000}, 'UTC')` });
+    let refused;
+    try {
+      refused = await importNdjson(body, { 'idempotency-key': key });
+    } finally {
+      await ctx.stores.ch.client.command({ query: `ALTER TABLE events_v1 DROP CONSTRAINT ${constraint}` });
+    }
+    expect(refused.statusCode, refused.body).toBe(503);
+    expect(await storedOf(item.lineItemId)).toEqual({ rows: 500, ids: 500 });
+
+    const resent = await importNdjson(body, { 'idempotency-key': key });
+    expect(resent.statusCode, resent.body).toBe(200);
+    expect(resent.json().data).toMatchObject({ accepted: 500, already_imported: 500, unbilled: 0 });
+    const [billed] = await (
+      await ctx.stores.ch.client.query({ query: 'SELECT toInt64(sum(cost_nanos)) AS billed FROM events_v1 WHERE line_item_id = {id:UUID}', query_params: { id: item.lineItemId }, format: 'JSONEachRow' })
+    ).json<{ billed: string | number }>();
+    expect(Number(billed!.billed)).toBe(2_000_000_000);
+  });
+
   it('refuses another body under a key already used (422) where its lines differ, and stores none of them', async () => {
     const item = await trackedLineItem(ctx);
     const line = (minute: number, ip: string = ADDRESSES.comcastResidential) =>
