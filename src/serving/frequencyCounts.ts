@@ -48,6 +48,8 @@ function windowStart(per: FrequencyCapWindow, nowMs: number): number {
 
 interface TrackedCap {
   per: FrequencyCapWindow;
+  /** The start of the window `counts` are of: moved forward by roll, never back; -Infinity until the first roll or sync. */
+  windowFrom: number;
   /**
    * What serving reads: ClickHouse's counts in the window's hours before `settledBefore` (settled,
    * read once per hour), plus `recent`, plus `local`.
@@ -107,6 +109,8 @@ export class FrequencyCounts {
   private readonly capped = new Map<string, TrackedCap>();
   private unflushed: UnflushedImpression[] = [];
   private acceptedSeq = 0;
+  /** When the next clock hour begins: every window (hour, day, week) begins on one. roll's one compare. */
+  private nextHourMs = Number.NEGATIVE_INFINITY;
   /** This instance's serves of capped line items waiting for their impression. */
   private readonly outstanding = new OutstandingServes<CapHold>(({ outstanding, userKey }) => {
     const left = (outstanding.get(userKey) ?? 0) - 1;
@@ -125,7 +129,7 @@ export class FrequencyCounts {
     if (!tracked || tracked.per !== per) {
       this.capped.set(
         lineItemId,
-        (tracked = { per, counts: new Map(), settledBefore: undefined, recent: new Map(), recentVersion: '', local: new Map(), outstanding: new Map() }),
+        (tracked = { per, windowFrom: Number.NEGATIVE_INFINITY, counts: new Map(), settledBefore: undefined, recent: new Map(), recentVersion: '', local: new Map(), outstanding: new Map() }),
       );
     }
     return { impressions: tracked.counts, outstanding: tracked.outstanding };
@@ -152,6 +156,46 @@ export class FrequencyCounts {
   /** Forgets one line item that left the index (an incremental patch). */
   forget(lineItemId: string): void {
     this.capped.delete(lineItemId);
+  }
+
+  /**
+   * Starts the window of `nowMs` for each cap whose window turned: called where caps are judged, by
+   * every serve and by billing before its cap check (IndexedDestinations.billedLineItem), and by sync
+   * before its reads. Else the old window's counts judged the new one until a sync's reads returned
+   * (try38 T4: a user's first impression of a new hour stored over_frequency_cap, a weekly cap
+   * holding a user back for 17 s of the new week). One compare until the hour turns. Only forward,
+   * with the clock.
+   */
+  roll(nowMs: number): void {
+    if (nowMs < this.nextHourMs) return;
+    this.nextHourMs = windowStart('hour', nowMs) + HOUR_MS;
+    this.startWindows(nowMs);
+  }
+
+  /**
+   * A cap's new window: of it, only this instance's impressions not in ClickHouse yet are known now,
+   * and the next sync reads the rest (its settled hours anew, as for a line item just capped).
+   */
+  private startWindows(nowMs: number): void {
+    const started = new Map<string, TrackedCap>();
+    for (const [id, tracked] of this.capped) {
+      const start = windowStart(tracked.per, nowMs);
+      if (start <= tracked.windowFrom) continue;
+      tracked.windowFrom = start;
+      tracked.counts.clear();
+      tracked.settledBefore = undefined;
+      tracked.recent = new Map();
+      tracked.recentVersion = '';
+      tracked.local = new Map();
+      started.set(id, tracked);
+    }
+    if (started.size === 0) return;
+    for (const impression of this.unflushed) {
+      const tracked = started.get(impression.lineItemId);
+      if (tracked === undefined || impression.timeMs < tracked.windowFrom) continue;
+      add(tracked.counts, impression.userKey, 1);
+      add(tracked.local, impression.userKey, 1);
+    }
   }
 
   /**
@@ -188,6 +232,8 @@ export class FrequencyCounts {
    */
   async sync(nowMs = Date.now()): Promise<void> {
     this.outstanding.expire(nowMs);
+    // Every cap, not only at an hour's turn: a line item capped since the last roll starts its window here.
+    this.startWindows(nowMs);
     const recentFrom = windowStart('hour', nowMs) - HOUR_MS;
     const recentRange = (start: number) => ({ from: Math.max(start, recentFrom) });
     const synced = [...this.capped];
@@ -205,8 +251,9 @@ export class FrequencyCounts {
     const current = new Set<TrackedCap>();
     const changedIds = new Set(changed.map(([id]) => id));
     for (const [id, tracked] of synced) {
-      // A line item capped anew while the queries ran is read at the next sync.
-      if (this.capped.get(id) !== tracked) continue;
+      // A line item capped anew while the queries ran is read at the next sync, and so is a window
+      // that began meanwhile (roll): it keeps what this instance counted of it.
+      if (this.capped.get(id) !== tracked || tracked.windowFrom > windowStart(tracked.per, nowMs)) continue;
       current.add(tracked);
       if (tracked.settledBefore !== recentFrom) {
         tracked.settledBefore = recentFrom;

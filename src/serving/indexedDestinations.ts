@@ -21,6 +21,8 @@ import { creativesOf, type AdIndex, type BilledLineItem, type LineItemEntry } fr
 export class IndexedDestinations {
   private byLineItem = new Map<string, LineItemEntry>();
   private readonly retired = new Map<string, { entry: BilledLineItem; leftAtMs: number }>();
+  /** Moves the spend and cap counters to the day, month and cap windows of a time (set by serving: rollCountersWith). */
+  private rollCounters: (nowMs: number) => void = () => {};
 
   constructor(private readonly retiredForMs: number) {}
 
@@ -68,8 +70,18 @@ export class IndexedDestinations {
     return pruned;
   }
 
-  /** A line item in the index, or one that left it while its links may still be used: what billing ceilings judge by. */
-  billedLineItem(lineItemId: string): BilledLineItem | undefined {
+  /** Serving's SpendPacing.roll and FrequencyCounts.roll, for billedLineItem. */
+  rollCountersWith(roll: (nowMs: number) => void): void {
+    this.rollCounters = roll;
+  }
+
+  /**
+   * A line item in the index, or one that left it while its links may still be used: what billing
+   * ceilings judge by. Given the time of a judgement, `nowMs`, the counters (every line item's) are
+   * first moved to its UTC day, month and cap windows, as a serve moves them.
+   */
+  billedLineItem(lineItemId: string, nowMs?: number): BilledLineItem | undefined {
+    if (nowMs !== undefined) this.rollCounters(nowMs);
     return this.byLineItem.get(lineItemId) ?? this.retired.get(lineItemId)?.entry;
   }
 

@@ -67,6 +67,13 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   events.onAccepted((event, written) => pacing.record(event, written));
   events.onAccepted((event, written) => frequency.record(event, written));
   events.onAccepted((event) => learning.record(event));
+  // Where spend and caps are judged, the counters are of the judgement's UTC day, month and cap
+  // windows: each serve rolls them (below), and billing through indexedDestinations.billedLineItem.
+  const rollCounters = (nowMs: number) => {
+    pacing.roll(nowMs);
+    frequency.roll(nowMs);
+  };
+  indexedDestinations.rollCountersWith(rollCounters);
 
   // Begun now, to go on while the catalog is read: the snapshot's read on the thread pool (begun by
   // server.ts once the stores opened, when started as a service), the stats' query in ClickHouse, the
@@ -215,6 +222,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
       throw new ApiError('not_found', 'placement not found');
     }
     const nowMs = Date.now();
+    rollCounters(nowMs);
     // A declared bot would only produce invalid impressions: no advertiser wants that ad shown.
     if (body.user?.user_agent && userAgentVerdict(body.user.user_agent) === 'bot') {
       serveCounts.count(body.placement_id, false, nowMs);

@@ -78,8 +78,10 @@ export class SpendPacing {
   private readonly counters = new Map<string, SpendCounter>();
   private unflushed: UnflushedSpend[] = [];
   private acceptedSeq = 0;
-  /** The UTC day today's counters hold: set by the first sync or recorded event, never moved back (see sync). */
+  /** The UTC day today's counters hold: set by the first sync, roll or recorded event, never moved back (see sync). */
   private day = Number.NEGATIVE_INFINITY;
+  /** When the next UTC day begins: roll's one compare. */
+  private nextDayMs = Number.NEGATIVE_INFINITY;
   /** This instance's outstanding serves, each holding its expected cost on its line item's counter. */
   private readonly outstanding = new OutstandingServes<PublisherHold>((hold, nanos) => {
     hold.nanos -= nanos;
@@ -161,10 +163,23 @@ export class SpendPacing {
     }
   }
 
+  /**
+   * Moves the counters to the UTC day (and month) of `nowMs` when it is a new one: called where spend
+   * is judged, by every serve and by billing before its ceilings (IndexedDestinations.billedLineItem),
+   * so the first seconds of a day are not judged against yesterday's spend until the next sync or
+   * billed event (try38 T3: a line item at its ceiling yesterday had today's first events stored
+   * over_daily_budget, at cost 0, and was held back as `budget`). One compare until midnight. Only
+   * forward, with the clock: `nowMs` is the time of the serve or judgement, never an event's.
+   */
+  roll(nowMs: number): void {
+    if (nowMs >= this.nextDayMs) this.startDay(utcDay(nowMs));
+  }
+
   /** A new UTC day (and maybe month): nothing is spent of it yet but what this instance accepted of it, and sync adds the rest. */
   private startDay(day: number): void {
     const newMonth = utcMonthOfDay(day) !== utcMonthOfDay(this.day);
     this.day = day;
+    this.nextDayMs = (day + 1) * MS_PER_DAY;
     for (const counter of this.counters.values()) {
       counter.nanos = 0;
       if (newMonth) counter.monthNanos = 0;
@@ -179,10 +194,8 @@ export class SpendPacing {
     // forward again would start the day anew (every counter at 0 until the read below returns) and
     // serve a line item whose day is spent. While the clock is behind, today's spend holds.
     const today = Math.max(utcDay(now), this.day);
-    // A new UTC day (or month) starts now, before the reads: when they fail (ClickHouse down over
-    // midnight), no recorded event may start it instead, because billing judges an event against the
-    // counters before it is recorded, and one judged against yesterday's spend is unbilled (cost 0,
-    // which records nothing); serving would hold back a line item whose yesterday or last month was spent.
+    // A new UTC day (or month) starts now, before the reads, if no serve or judgement started it
+    // (roll): a sync that fails (ClickHouse down over midnight) still leaves the day begun.
     if (today > this.day) this.startDay(today);
     const monthStart = firstDayOfMonth(today);
     const { writtenThroughSeq, written, writtenMonth, writtenLifetime } = await this.events.readBetweenWrites(async (unwritten) => {
@@ -222,10 +235,14 @@ export class SpendPacing {
       if (spend.day === today) local.set(spend.lineItemId, (local.get(spend.lineItemId) ?? 0) + spend.nanos);
       if (spend.day >= monthStart && spend.day <= today) localMonth.set(spend.lineItemId, (localMonth.get(spend.lineItemId) ?? 0) + spend.nanos);
     }
-    this.day = today;
+    // A day that began while the reads ran (a serve, judgement or event rolled it) keeps what it
+    // counted since; the reads are of the day before, and the next sync reads the new one.
+    const sameDay = this.day === today;
     for (const [id, counter] of this.counters) {
-      counter.nanos = (written.get(id) ?? 0) + (local.get(id) ?? 0);
-      counter.monthNanos = (writtenMonth.get(id) ?? 0) + (localMonth.get(id) ?? 0);
+      if (sameDay) {
+        counter.nanos = (written.get(id) ?? 0) + (local.get(id) ?? 0);
+        counter.monthNanos = (writtenMonth.get(id) ?? 0) + (localMonth.get(id) ?? 0);
+      }
       counter.lifetimeNanos = (writtenLifetime.get(id) ?? 0) + (localLifetime.get(id) ?? 0);
     }
   }

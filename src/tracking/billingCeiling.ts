@@ -31,12 +31,13 @@ export class BillingCeiling {
   private readonly heldSpend = new Map<string, number>();
   private readonly heldImpressions = new Map<string, UserCounts>();
 
-  constructor(private readonly lineItemOf: (lineItemId: string) => BilledLineItem | undefined) {}
+  /** `lineItemOf` given a judgement's `nowMs` moves the counters to its UTC day, month and cap windows first (IndexedDestinations.billedLineItem). */
+  constructor(private readonly lineItemOf: (lineItemId: string, nowMs?: number) => BilledLineItem | undefined) {}
 
   /** Stores the reason in `unbilled` and makes the cost 0 when a valid event is over a ceiling; leaves any other event as it is. */
   judge(event: TrackedEvent, nowMs: number): void {
     if (event.ivt !== '') return;
-    const lineItem = this.lineItemOf(event.line_item_id);
+    const lineItem = this.lineItemOf(event.line_item_id, nowMs);
     if (lineItem === undefined) return;
     const reason = this.overCeiling(lineItem, event, nowMs);
     if (reason === undefined) return;
@@ -87,7 +88,7 @@ export class BillingCeiling {
     }
     const cost = event.cost_nanos;
     if (cost <= 0) return undefined;
-    // The counter's `nanos` is of the current UTC day, `monthNanos` of its month (SpendPacing starts a new day with its first event).
+    // The counter's `nanos` is of the current UTC day, `monthNanos` of its month (lineItemOf rolled them to nowMs's: SpendPacing.roll).
     return billingCeilingPassed(lineItem, cost, this.heldSpend.get(event.line_item_id) ?? 0, periodOf(utcDay(event.event_time), utcDay(nowMs)));
   }
 }

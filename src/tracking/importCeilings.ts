@@ -42,8 +42,8 @@ export class ImportCeilings {
     private readonly deps: {
       db: SqlExecutor;
       ch: ClickHouse;
-      /** The live figures of a line item the serving index or billing keeps, if any (IndexedDestinations.billedLineItem). */
-      live: (lineItemId: string) => BilledLineItem | undefined;
+      /** The live figures of a line item the serving index or billing keeps, if any, of the day of `nowMs` (IndexedDestinations.billedLineItem). */
+      live: (lineItemId: string, nowMs: number) => BilledLineItem | undefined;
     },
     private readonly nowMs: number,
   ) {}
@@ -107,7 +107,7 @@ export class ImportCeilings {
         add(figures.months, utcMonthOfDay(day), spend);
         figures.lifetimeNanos += spend;
       }
-      const live = this.deps.live(row.id)?.spend;
+      const live = this.deps.live(row.id, this.nowMs)?.spend;
       if (live !== undefined) {
         const today = utcDay(this.nowMs);
         figures.days.set(today, Math.max(figures.days.get(today) ?? 0, live.nanos));

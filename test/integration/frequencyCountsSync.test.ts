@@ -103,4 +103,66 @@ describe('frequency counts: what a sync reads', () => {
     await frequency.sync(NOW + 2000);
     expect(counts.get('erin')).toBe(3);
   });
+
+  it("judges a new window from its first serve or judgement by what is known of it, never by the old window's counts (try38 T4)", async () => {
+    const lineItemId = randomUUID();
+    await written(lineItemId, [['fred', at(25, 15), 1]]);
+    let pending = 0;
+    let reading: (() => void) | undefined;
+    const paused = new Promise<void>((resolve) => (reading = resolve));
+    let pause = false;
+    const frequency = new FrequencyCounts(ch, {
+      readBetweenWrites: async (read) => {
+        if (pause) await paused;
+        return read(pending);
+      },
+    });
+    const counts = frequency.countsFor(lineItemId, 'hour').impressions;
+    await frequency.sync(NOW);
+    expect(Object.fromEntries(counts)).toEqual({ fred: 1 });
+    // A sync that begins in the last second of the hour reads it while the hour turns.
+    pause = true;
+    const late = frequency.sync(at(25, 16) - 1);
+    // The new hour's first serve (or billing judgement) starts it: fred's impression of 15:00 no longer counts.
+    frequency.roll(at(25, 16) + 100);
+    expect(Object.fromEntries(counts)).toEqual({});
+    // This instance's impression of the new hour counts at once.
+    frequency.record(sampleEvent({ line_item_id: lineItemId, user_key: 'fred', event_time: at(25, 16) + 200 }));
+    pending = 1;
+    expect(Object.fromEntries(counts)).toEqual({ fred: 1 });
+    // The sync's reads of the old hour return: they do not judge the new one.
+    reading!();
+    await late;
+    expect(Object.fromEntries(counts)).toEqual({ fred: 1 });
+    // A clock stepped back into the old hour does not bring it back.
+    frequency.roll(at(25, 16) - 1000);
+    expect(Object.fromEntries(counts)).toEqual({ fred: 1 });
+    // The next sync reads the new hour, the impression not in ClickHouse yet counted once.
+    pause = false;
+    await frequency.sync(at(25, 16) + 2000);
+    expect(Object.fromEntries(counts)).toEqual({ fred: 1 });
+  });
+
+  it("starts a weekly cap's window on Monday 00:00 with this instance's impressions of it that ClickHouse does not have yet", async () => {
+    const lineItemId = randomUUID();
+    await written(lineItemId, [['gail', at(29, 20), 2]]); // Sunday the 29th
+    let pending = 0;
+    const frequency = new FrequencyCounts(ch, { readBetweenWrites: (read) => read(pending) });
+    const counts = frequency.countsFor(lineItemId, 'week').impressions;
+    const monday = at(30, 0);
+    await frequency.sync(monday - 2000);
+    expect(Object.fromEntries(counts)).toEqual({ gail: 2 });
+    // Accepted in the last second of the week and the first of the next, not written yet.
+    frequency.record(sampleEvent({ line_item_id: lineItemId, user_key: 'gail', event_time: monday - 500 }));
+    frequency.record(sampleEvent({ line_item_id: lineItemId, user_key: 'hugo', event_time: monday - 400 }));
+    pending = 2;
+    expect(Object.fromEntries(counts)).toEqual({ gail: 3, hugo: 1 });
+    frequency.roll(monday);
+    expect(Object.fromEntries(counts)).toEqual({});
+    frequency.record(sampleEvent({ line_item_id: lineItemId, user_key: 'hugo', event_time: monday + 300 }));
+    pending = 3;
+    expect(Object.fromEntries(counts)).toEqual({ hugo: 1 });
+    await frequency.sync(monday + 2000);
+    expect(Object.fromEntries(counts)).toEqual({ hugo: 1 });
+  });
 });

@@ -9,6 +9,8 @@ import { sampleEvent } from '../helpers/sampleEvent.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { firePixel, eventuallyServed, insertEvents, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { SpendPacing, dailyAllowanceShare } from '../../src/serving/spendPacing.js';
+import { IndexedDestinations } from '../../src/serving/indexedDestinations.js';
+import { BillingCeiling } from '../../src/tracking/billingCeiling.js';
 import { newServeId } from '../../src/serving/serveId.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import type { ClickHouse } from '../../src/store/clickhouse.js';
@@ -413,6 +415,69 @@ describe('pacing: counting each event once', () => {
       vi.useRealTimers();
       await client.close();
     }
+  });
+
+  it("judges the first events and serves of a UTC day and month by the new day's spend, before any sync or billed event (try38 T3)", () => {
+    // Only Date is faked, and no sync runs: the first second of a day, before the pacing sync's tick.
+    const now = new Date();
+    const lastDay = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 0, 23, 59, 59);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(lastDay);
+      const pacing = new SpendPacing(ctx.stores.ch, { readBetweenWrites: (read) => read(0) });
+      // Wired as serving wires them: billing judges by the line items serving keeps.
+      const destinations = new IndexedDestinations(3_600_000);
+      destinations.rollCountersWith((nowMs) => pacing.roll(nowMs));
+      const ceiling = new BillingCeiling((lineItemId, nowMs) => destinations.billedLineItem(lineItemId, nowMs));
+      const lineItemId = randomUUID();
+      const counter = pacing.counterFor(lineItemId);
+      destinations.keepRetired(lineItemId, lastDay, () => ({ budgetNanos: USD, lifetimeBudgetNanos: Infinity, spend: counter, frequencyCap: null }));
+      const click = (nanos: number, at: number) => sampleEvent({ line_item_id: lineItemId, type: 'click', cost_nanos: nanos, event_time: at });
+      // The day at its ceiling (twice the daily budget of 1 USD), the month past its own (30.4 times).
+      pacing.record(click(2 * USD, lastDay));
+      pacing.record(click(29 * USD, lastDay - 20 * 86_400_000));
+      expect(counter).toMatchObject({ nanos: 2 * USD, monthNanos: 31 * USD });
+      const lastSecond = click(USD, lastDay + 500);
+      ceiling.judge(lastSecond, lastDay + 500);
+      expect(lastSecond).toMatchObject({ unbilled: 'over_monthly_budget', cost_nanos: 0 });
+      // Midnight, and the month's end, pass: the new day's first click is billed.
+      vi.setSystemTime(lastDay + 1100);
+      const firstSecond = click(USD, lastDay + 1100);
+      ceiling.judge(firstSecond, lastDay + 1100);
+      expect(firstSecond).toMatchObject({ unbilled: '', cost_nanos: USD });
+      expect(counter).toEqual({ nanos: 0, monthNanos: 0, lifetimeNanos: 31 * USD, outstandingNanos: 0 });
+      pacing.record(firstSecond);
+      expect(counter).toMatchObject({ nanos: USD, monthNanos: USD });
+      // A serve rolls the day the same way (servingRoutes); never back with a clock stepped back.
+      pacing.roll(lastDay);
+      expect(counter).toMatchObject({ nanos: USD, monthNanos: USD });
+      pacing.roll(lastDay + 1000 + 86_400_000);
+      expect(counter).toMatchObject({ nanos: 0, monthNanos: USD });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('keeps the spend of a day that began while a sync read the day before', async () => {
+    const now = new Date();
+    const lastHour = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 2, 10, 23, 59, 59);
+    let reading: (() => void) | undefined;
+    const paused = new Promise<void>((resolve) => (reading = resolve));
+    const pacing = new SpendPacing(ctx.stores.ch, {
+      readBetweenWrites: async (read) => {
+        await paused;
+        return read(0);
+      },
+    });
+    const lineItemId = randomUUID();
+    const counter = pacing.counterFor(lineItemId);
+    await insertEvents(ctx, [sampleEvent({ line_item_id: lineItemId, type: 'click', cost_nanos: 3000, event_time: lastHour })]);
+    const sync = pacing.sync(lastHour + 500);
+    // A serve in the new day starts it while the sync reads the 10th.
+    pacing.roll(lastHour + 1500);
+    reading!();
+    await sync;
+    expect(counter).toEqual({ nanos: 0, monthNanos: 0, lifetimeNanos: 3000, outstandingNanos: 0 });
   });
 
   it('counts an accepted event at once, and once only before and after it reaches ClickHouse', async () => {
