@@ -59,6 +59,8 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   let inFlight: KeptWrite[];
   /** The inserts of writeNow ClickHouse refused (answered 503), which events_v1 may hold without every view: completeRefused. */
   let refused: KeptWrite[];
+  /** The tries under way to complete a refused write, which a second caller shares (completeOnce). */
+  const completing = new Map<KeptWrite, Promise<void>>();
   try {
     spool = new EventSpool(spoolDirectory, config.EVENT_SPOOL_FSYNC);
     sealed = spool.recover();
@@ -304,24 +306,43 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     const due = (write: KeptWrite) => (eventIds === undefined ? write.nextTryAt <= now : [...eventIds].some((id) => write.eventIds.has(id)));
     let failure: unknown;
     for (const write of refused.filter(due)) {
-      await gate.run('write', async () => {
-        if (!refused.includes(write)) return;
-        try {
-          if (await heldByEvents(write)) {
-            await ch.client.command({ query: `${INSERT_EVENTS}\n${write.body}`, clickhouse_settings: insertSettings(write.token) });
-            log.info({ events: write.events }, 'sent again an insert ClickHouse had refused: its rows were in events_v1, now in every view too');
-          }
-          spool.forgetInFlight(write.name);
-        } catch (error) {
-          if (!refusedAgain(write, error)) {
-            failure ??= error;
-            return;
-          }
-        }
-        refused.splice(refused.indexOf(write), 1);
-      });
+      try {
+        await completeOnce(write);
+      } catch (error) {
+        failure ??= error;
+      }
     }
     if (failure !== undefined) throw failure;
+  }
+
+  /**
+   * One try to complete a refused write; a caller that comes while another's try is under way (the
+   * drain and a conversion's retry, two retries of one client) shares its outcome instead of sending
+   * the write a second time and counting a second refusal.
+   */
+  function completeOnce(write: KeptWrite): Promise<void> {
+    let attempt = completing.get(write);
+    if (attempt === undefined) {
+      attempt = gate.run('write', () => tryToComplete(write)).finally(() => completing.delete(write));
+      completing.set(write, attempt);
+    }
+    return attempt;
+  }
+
+  async function tryToComplete(write: KeptWrite): Promise<void> {
+    if (!refused.includes(write)) return;
+    try {
+      if (await heldByEvents(write)) {
+        await ch.client.command({ query: `${INSERT_EVENTS}\n${write.body}`, clickhouse_settings: insertSettings(write.token) });
+        log.info({ events: write.events }, 'sent again an insert ClickHouse had refused: its rows were in events_v1, now in every view too');
+      }
+      spool.forgetInFlight(write.name);
+    } catch (error) {
+      if (!refusedAgain(write, error)) throw error;
+    }
+    // Guarded all the same: splice(-1, 1) would drop the last refused write, another request's.
+    const at = refused.indexOf(write);
+    if (at !== -1) refused.splice(at, 1);
   }
 
   /**
