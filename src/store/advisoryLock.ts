@@ -47,6 +47,7 @@ export async function withAdvisoryLock<T>(
   try {
     return await db.transaction(
       async (tx) => {
+        await refuseReadOnly(tx);
         try {
           await waitForLock(tx, key, waitAtMostMs ?? 0, db.queryTimeoutMs / 2);
         } catch (error) {
@@ -65,6 +66,19 @@ export async function withAdvisoryLock<T>(
     );
   } catch (error) {
     throw failure ? failure.error : error;
+  }
+}
+
+/**
+ * A server that takes only reads (an old primary after a failover, a standby) grants advisory locks
+ * too, but they are its own: instances on it and instances on the new primary would each hold "the"
+ * lock at once (two billing writers: a replayed click billed twice). Such a server is unavailable
+ * for a lock, as for a write (25006, answered 503).
+ */
+async function refuseReadOnly(tx: SqlExecutor): Promise<void> {
+  const { rows } = await tx.query<{ read_only: string }>(`SELECT current_setting('transaction_read_only') AS read_only`);
+  if (rows[0]?.read_only !== 'off') {
+    throw Object.assign(new Error('Postgres takes only reads here: no advisory lock of it is shared with the instances on the primary'), { code: '25006' });
   }
 }
 

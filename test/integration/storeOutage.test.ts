@@ -7,6 +7,8 @@ import pg from 'pg';
 import { AdvisoryLockTimeoutError, withAdvisoryLock } from '../../src/store/advisoryLock.js';
 import { migratePostgres } from '../../src/store/migrate.js';
 import { openPostgres, type Postgres } from '../../src/store/postgres.js';
+import { StoreUnavailableError } from '../../src/store/storeUnavailable.js';
+import { billingLock } from '../../src/tracking/billingLock.js';
 import { CLICK_PATH } from '../../src/tracking/trackingLinks.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { startPostgresServer, unavailableReason, type PostgresServer } from '../helpers/postgresServer.js';
@@ -304,6 +306,22 @@ describe.skipIf(unavailableReason !== undefined)('a PostgreSQL server that takes
     await setReadOnly(false);
     await eventually(async () => ((await create()).statusCode === 201 ? true : undefined), 'a write once the server takes writes', 15_000);
     await eventually(async () => ((await health()).json().checks.postgres === 'ok' ? true : undefined), 'postgres ok in /healthz', 15_000);
+  });
+
+  it('refuses the billing lock there: a read-only server grants advisory locks of its own, not the primary\'s', async () => {
+    const headers = { 'x-api-key': (await createAdvertiser(ctx)).key };
+    await setReadOnly(true);
+    try {
+      await eventually(async () => ((await ctx.app.inject({ method: 'GET', url: '/v1/advertiser/campaigns', headers })).statusCode === 200 ? true : undefined), 'a read from the read-only server', 15_000);
+      let ran = false;
+      const taken = billingLock(stores.db)(async () => {
+        ran = true;
+      });
+      await expect(taken).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(ran).toBe(false);
+    } finally {
+      await setReadOnly(false);
+    }
   });
 });
 
