@@ -331,8 +331,16 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
 
   async function tryToComplete(write: KeptWrite): Promise<void> {
     if (!refused.includes(write)) return;
+    let held: boolean;
     try {
-      if (await heldByEvents(write)) {
+      held = await heldByEvents(write);
+    } catch (error) {
+      // The check's read failed, not the write: no refusal of its rows to count.
+      if (!refusedAgain(write, error, { ofTheRows: false })) throw error;
+      return;
+    }
+    try {
+      if (held) {
         await ch.client.command({ query: `${INSERT_EVENTS}\n${write.body}`, clickhouse_settings: insertSettings(write.token) });
         log.info({ events: write.events }, 'sent again an insert ClickHouse had refused: its rows were in events_v1, now in every view too');
       }
@@ -354,9 +362,9 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
    * again once the cause is fixed (docs/failure-modes.md), and its request's retry then answers from
    * what events_v1 holds.
    */
-  function refusedAgain(write: KeptWrite, error: unknown): boolean {
+  function refusedAgain(write: KeptWrite, error: unknown, { ofTheRows = true }: { ofTheRows?: boolean } = {}): boolean {
     write.tries += 1;
-    if (!isRefusedForNow(error)) write.refusals += 1;
+    if (ofTheRows && !isRefusedForNow(error)) write.refusals += 1;
     write.nextTryAt = Date.now() + Math.min(MAX_REFUSED_RETRY_DELAY_MS, config.EVENT_FLUSH_INTERVAL_MS * 2 ** (write.tries - 1));
     const held = { file: write.name, token: write.token, events: write.events, campaigns: [...write.campaignIds] };
     if (write.refusals < KEPT_WRITE_REFUSALS) {

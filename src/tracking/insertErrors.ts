@@ -32,18 +32,35 @@ export function isUnparsableInsert(error: unknown): boolean {
 
 /**
  * ClickHouse refused the insert for what holds now, not for its rows: its disk (a full one, or
- * ENOSPC in a write), its load, a replica's Keeper. The same insert can be taken later as it is.
+ * ENOSPC in a write), its load, a replica's Keeper, its users and grants (a rotated password), a
+ * table being changed or dropped by a migration of another instance or an operator's ALTER, a query
+ * cancelled (a server shutting down, KILL QUERY), quotas. The same insert can be taken later as it is.
  */
 const REFUSED_FOR_NOW = new Set([
   'NOT_ENOUGH_SPACE',
   'TOO_MANY_PARTS',
   'TOO_MANY_SIMULTANEOUS_QUERIES',
   'MEMORY_LIMIT_EXCEEDED',
+  'CANNOT_ALLOCATE_MEMORY',
   'TIMEOUT_EXCEEDED',
+  'CANNOT_SCHEDULE_TASK',
   'TABLE_IS_READ_ONLY',
+  'READONLY',
   'KEEPER_EXCEPTION',
+  'NO_ZOOKEEPER',
+  'UNKNOWN_STATUS_OF_INSERT',
   'NETWORK_ERROR',
   'SOCKET_TIMEOUT',
+  'ACCESS_DENIED',
+  'AUTHENTICATION_FAILED',
+  'REQUIRED_PASSWORD',
+  'UNKNOWN_TABLE',
+  'TABLE_IS_DROPPED',
+  'DEADLOCK_AVOIDED',
+  'CANNOT_ASSIGN_ALTER',
+  'QUERY_WAS_CANCELLED',
+  'ABORTED',
+  'QUOTA_EXCEEDED',
 ]);
 
 export function isRefusedForNow(error: unknown): boolean {
