@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { seededRandom } from './catalogGenerator.js';
 import { formatCidrList, rangeFeedDirectory } from '../src/ivt/cidrFiles.js';
 import { createIpClassifier, type IpClassifier } from '../src/ivt/ipClassifier.js';
 import { hostingNetworks } from '../src/ivt/knownNetworks.js';
@@ -57,18 +58,7 @@ const residentialNetworks: ReadonlyArray<[name: string, asns: number[]]> = [
 
 type Range = { family: 'ipv4' | 'ipv6'; start: bigint; end: bigint };
 
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = mulberry32(13);
+const random = seededRandom(13);
 
 function randomBigint(below: bigint): bigint {
   let value = 0n;

@@ -8,6 +8,7 @@ import { contract, contractSchema } from '../helpers/contract.js';
 import { eventually } from '../helpers/eventually.js';
 import { BROWSER_UA, eventsOf, fromAddress, readerAddress, serveClaims, signedToken, trackedLineItem, type TrackedLineItem } from '../helpers/trackingFixtures.js';
 import { signTrackingToken } from '../../src/tracking/trackingToken.js';
+import { seededRandom } from '../../bench/catalogGenerator.js';
 
 // A sweep of bad input over every operation of openapi.yaml: bodies, path ids and query parameters
 // derived from the contract's own schemas, each answered 4xx in the Error envelope naming what is
@@ -17,14 +18,7 @@ import { signTrackingToken } from '../../src/tracking/trackingToken.js';
 // stays well under a minute.
 
 const seed = Number(process.env.BAD_INPUT_SEED ?? Math.floor(Math.random() * 2 ** 31));
-let state = seed;
-/** mulberry32: small, seeded, good enough to pick samples. */
-function random(): number {
-  state = (state + 0x6d2b79f5) | 0;
-  let t = Math.imul(state ^ (state >>> 15), 1 | state);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-}
+const random = seededRandom(seed);
 function sample<T>(items: T[], count: number): T[] {
   const pool = [...items];
   for (let i = pool.length - 1; i > 0; i--) {

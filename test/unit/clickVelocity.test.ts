@@ -3,6 +3,8 @@ import { loadConfig } from '../../src/config.js';
 import { CLICK_VELOCITY_LIMITS, ClickVelocity, NETWORK_CLICK_VELOCITY_LIMITS } from '../../src/tracking/clickVelocity.js';
 import { PlacementBlocks, type PlacementClickLimits } from '../../src/tracking/placementBlocks.js';
 import type { Visitor } from '../../src/tracking/visitor.js';
+// The placement blocks' impression sample drawn from a seeded generator: the same counts every run.
+import { seededRandom } from '../../bench/catalogGenerator.js';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0';
@@ -34,19 +36,8 @@ const DEFAULT_LIMITS: PlacementClickLimits = {
 };
 
 /** Click velocity over these placement blocks (the tracker shares them with the pixel, which counts impressions). */
-function clickVelocity(blocks = new PlacementBlocks(DEFAULT_LIMITS, seededRandom())): ClickVelocity {
+function clickVelocity(blocks = new PlacementBlocks(DEFAULT_LIMITS, seededRandom(5))): ClickVelocity {
   return new ClickVelocity(blocks);
-}
-/** The placement blocks' impression sample drawn from a seeded generator (mulberry32): the same counts every run. */
-function seededRandom(seed = 5): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 const T0 = 1_800_000_000_000;
 const SECOND = 1000;
@@ -201,13 +192,13 @@ describe("click velocity per placement and block: judged by the block's click-th
   }
 
   it("never refuses a popular chat publisher's readers behind one carrier CGNAT /24: 12,000 ads shown and 720 clicks (6 %) in 30 minutes, 240 every 10", () => {
-    const { clicks, refused: refusedCount } = crowd(new PlacementBlocks(DEFAULT_LIMITS, seededRandom()), (n) => `172.58.${40}.${(n * 7) % 254 + 1}`, 12_000, 0.06, 30);
+    const { clicks, refused: refusedCount } = crowd(new PlacementBlocks(DEFAULT_LIMITS, seededRandom(5)), (n) => `172.58.${40}.${(n * 7) % 254 + 1}`, 12_000, 0.06, 30);
     expect(clicks).toBe(720);
     expect(refusedCount).toBe(0);
   });
 
   it("nor its readers on one carrier's IPv6 /48, each phone its own /64: 30 clicks in 2.5 s among 600 ads shown there", () => {
-    const blocks = new PlacementBlocks(DEFAULT_LIMITS, seededRandom());
+    const blocks = new PlacementBlocks(DEFAULT_LIMITS, seededRandom(5));
     const velocity = clickVelocity(blocks);
     const phone = (n: number) => visitor(`2607:fb90:4321:${(n + 1).toString(16)}00::1`);
     for (let n = 0; n < 600; n++) blocks.impression(phone(n), PLACEMENT, T0 + n * 500);
@@ -216,25 +207,25 @@ describe("click velocity per placement and block: judged by the block's click-th
   });
 
   it('still refuses a block that clicks what it is shown (a publisher clicking its own ads: ~100 %), past the counts', () => {
-    const { clicks, refused: refusedCount } = crowd(new PlacementBlocks(DEFAULT_LIMITS, seededRandom()), (n) => `73.190.7.${(n % 250) + 1}`, 300, 1, 10);
+    const { clicks, refused: refusedCount } = crowd(new PlacementBlocks(DEFAULT_LIMITS, seededRandom(5)), (n) => `73.190.7.${(n % 250) + 1}`, 300, 1, 10);
     expect(clicks).toBe(300);
     expect(refusedCount).toBe(300 - 120);
   });
 
   it('refuses beyond the counts once the click-through passes PLACEMENT_CLICK_THROUGH_MAX (0.2): one click in four ads is refused, one in six is not', () => {
     expect(DEFAULT_LIMITS.maxClickThrough).toBe(0.2);
-    expect(crowd(new PlacementBlocks(DEFAULT_LIMITS, seededRandom()), (n) => `73.190.8.${(n % 250) + 1}`, 1200, 0.25, 10).refused).toBeGreaterThan(0);
-    expect(crowd(new PlacementBlocks(DEFAULT_LIMITS, seededRandom()), (n) => `73.190.9.${(n % 250) + 1}`, 1200, 1 / 6, 10).refused).toBe(0);
+    expect(crowd(new PlacementBlocks(DEFAULT_LIMITS, seededRandom(5)), (n) => `73.190.8.${(n % 250) + 1}`, 1200, 0.25, 10).refused).toBeGreaterThan(0);
+    expect(crowd(new PlacementBlocks(DEFAULT_LIMITS, seededRandom(5)), (n) => `73.190.9.${(n % 250) + 1}`, 1200, 1 / 6, 10).refused).toBe(0);
   });
 
   it('refuses past 10 times the counts whatever the click-through: a /24 firing six pixels per click (17 %) bills at most 1,200 in 10 minutes', () => {
     // 250 addresses, each 6 clicks in 10 minutes: under the visitor's and the network's limits, and
     // at 0.17 under PLACEMENT_CLICK_THROUGH_MAX (the sampled impressions' estimate is a few per cent
     // off either way), so only the block's hard cap refuses them.
-    const sender = crowd(new PlacementBlocks(DEFAULT_LIMITS, seededRandom()), (n) => `73.190.10.${(n % 250) + 1}`, 9_200, 0.17, 10);
+    const sender = crowd(new PlacementBlocks(DEFAULT_LIMITS, seededRandom(5)), (n) => `73.190.10.${(n % 250) + 1}`, 9_200, 0.17, 10);
     expect(sender.clicks).toBe(1564);
     expect(sender.clicks - sender.refused).toBe(10 * DEFAULT_LIMITS.per10min);
-    const burst = crowd(new PlacementBlocks(DEFAULT_LIMITS, seededRandom()), (n) => `73.190.11.${(n % 250) + 1}`, 1_500, 0.17, 5 / 60);
+    const burst = crowd(new PlacementBlocks(DEFAULT_LIMITS, seededRandom(5)), (n) => `73.190.11.${(n % 250) + 1}`, 1_500, 0.17, 5 / 60);
     // And 255 clicks of it in 5 s bill at most 200 (10 x PLACEMENT_CLICK_VELOCITY_10S).
     expect(burst.clicks).toBe(255);
     expect(burst.clicks - burst.refused).toBeLessThanOrEqual(10 * DEFAULT_LIMITS.per10s);
@@ -245,7 +236,7 @@ describe("click velocity per placement and block: judged by the block's click-th
     // The track bench's order: every tenth pixel is the same placement. Every eighth pixel of the
     // instance, the sample before, never fell on one of them: the block's 2,000 ads shown counted
     // as none, and its readers' 21st click in 10 s was refused.
-    const blocks = new PlacementBlocks(DEFAULT_LIMITS, seededRandom());
+    const blocks = new PlacementBlocks(DEFAULT_LIMITS, seededRandom(5));
     const velocity = clickVelocity(blocks);
     const reader = (n: number) => visitor(`90.12.237.${(n % 250) + 1}`);
     for (let n = 0; n < 20_000; n++) blocks.impression(reader(n), n % 10 === 0 ? PLACEMENT : `p${n % 10}`, T0 + n * 10);
@@ -254,7 +245,7 @@ describe("click velocity per placement and block: judged by the block's click-th
   });
 
   it('takes its settings: higher counts let more through, a click-through of 0 judges the counts alone, 0 counts turn the rule off', () => {
-    const selfClicking = (limits: PlacementClickLimits) => crowd(new PlacementBlocks(limits, seededRandom()), (n) => `73.190.7.${(n % 250) + 1}`, 300, 1, 10).refused;
+    const selfClicking = (limits: PlacementClickLimits) => crowd(new PlacementBlocks(limits, seededRandom(5)), (n) => `73.190.7.${(n % 250) + 1}`, 300, 1, 10).refused;
     expect(selfClicking({ per10s: 20, per10min: 250, maxClickThrough: 0.2 })).toBe(50);
     expect(selfClicking({ per10s: 0, per10min: 0, maxClickThrough: 0.2 })).toBe(0);
     const chatCrowd = crowd(new PlacementBlocks({ ...DEFAULT_LIMITS, maxClickThrough: 0 }), (n) => `172.58.40.${(n % 254) + 1}`, 4000, 0.06, 10);
