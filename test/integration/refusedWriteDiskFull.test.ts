@@ -48,6 +48,18 @@ function leaveFree(free: number): () => void {
 
 const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
 
+/** One figure events_v1 holds of a line item's events: `figure` is the SELECT's expression. */
+async function eventsFigure(figure: string, lineItemId: string): Promise<number> {
+  const rows = await (
+    await ctx.stores.ch.client.query({ query: `SELECT ${figure} AS figure FROM events_v1 WHERE line_item_id = {li:UUID}`, query_params: { li: lineItemId }, format: 'JSONEachRow' })
+  ).json<{ figure: string | number }>();
+  return Number(rows[0]!.figure);
+}
+/** The line item's impressions events_v1 holds. */
+const heldImpressions = (lineItemId: string) => eventsFigure("countIf(type = 'impression')", lineItemId);
+/** What events_v1 bills the line item, in nano-USD. */
+const billedNanos = (lineItemId: string) => eventsFigure('toInt64(sum(cost_nanos))', lineItemId);
+
 /** The audit export's valid rows of the campaign against every report the docs say they give. */
 async function expectReportsToMatchExport(): Promise<{ impressions: number; clicks: number; conversions: number }> {
   const exported: Array<{ type: string; ivt_reason: string | null; cost_usd: number; event_id: string }> = [];
@@ -131,19 +143,6 @@ describe.skipIf(!canMount || !embedded)('an insert written at once that a full d
 
     const post = (index: number) =>
       ctx.app.inject({ method: 'POST', url: '/v1/advertiser/conversions', headers: { 'x-api-key': key }, payload: { click_id: clickIds[index], value: 3, conversion_id: `order-${index}` } });
-    /** What events_v1 bills the line item, in nano-USD. */
-    const billedNanos = async (lineItemId: string) =>
-      Number(
-        (
-          await (
-            await ctx.stores.ch.client.query({
-              query: 'SELECT toInt64(sum(cost_nanos)) AS billed FROM events_v1 WHERE line_item_id = {li:UUID}',
-              query_params: { li: lineItemId },
-              format: 'JSONEachRow',
-            })
-          ).json<{ billed: string | number }>()
-        )[0]!.billed,
-      );
     // Free space just over ClickHouse's 1 MiB reservation, a little more each time, until a
     // conversion is refused after events_v1 took it: the case the retry must complete.
     let cut: number | undefined;
@@ -173,32 +172,6 @@ describe.skipIf(!canMount || !embedded)('an insert written at once that a full d
     const time = new Date(Date.now() - 5 * 60_000).toISOString();
     const LINES = 5000;
     const LIFETIME_USD = 8;
-    /** The import's campaign impressions events_v1 holds. */
-    const heldImpressions = async (lineItemId: string) =>
-      Number(
-        (
-          await (
-            await ctx.stores.ch.client.query({
-              query: "SELECT count() AS held FROM events_v1 WHERE line_item_id = {li:UUID} AND type = 'impression'",
-              query_params: { li: lineItemId },
-              format: 'JSONEachRow',
-            })
-          ).json<{ held: string }>()
-        )[0]!.held,
-      );
-    /** What events_v1 bills the line item, in nano-USD. */
-    const billedNanos = async (lineItemId: string) =>
-      Number(
-        (
-          await (
-            await ctx.stores.ch.client.query({
-              query: 'SELECT toInt64(sum(cost_nanos)) AS billed FROM events_v1 WHERE line_item_id = {li:UUID}',
-              query_params: { li: lineItemId },
-              format: 'JSONEachRow',
-            })
-          ).json<{ billed: string | number }>()
-        )[0]!.billed,
-      );
     // Free space just over ClickHouse's 1 MiB reservation, a little more each time (a campaign and a
     // key each), until a batch is refused after events_v1 took it; each try is then resent whole.
     let cut: { message: string; held: number; send: () => ReturnType<typeof ctx.admin>; lineItemId: string } | undefined;
