@@ -1,5 +1,5 @@
 import { html } from 'htm/preact';
-import { useId } from 'preact/hooks';
+import { useEffect, useId, useRef } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { ApiFailure } from './api.js';
 import { FieldProblems, itemIndex } from './fieldProblems.js';
@@ -109,6 +109,18 @@ function unavailableText(error: unknown): string | undefined {
   if (!(error instanceof ApiFailure) || error.status !== 503 || error.code !== 'unavailable') return undefined;
   const store = /event store/.test(error.message) ? 'its event store, where reports come from' : 'its database';
   return `The service cannot reach ${store} right now; nothing was changed. Try again in a few seconds.`;
+}
+
+/**
+ * A ref for a form (or its actions): when a refusal comes, the focus moves to the first field it
+ * marks (aria-invalid), not left on the button below the form.
+ */
+export function useFocusOnRefusal<T extends HTMLElement>(error: unknown) {
+  const container = useRef<T>(null);
+  useEffect(() => {
+    if (error) container.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [error]);
+  return container;
 }
 
 /**

@@ -4,7 +4,7 @@ import { api, whileCurrent } from '../api.js';
 import type { Route } from '../route.js';
 import type { Session } from '../session.js';
 import { lacking, may } from '../keyPermissions.js';
-import { ErrorMessage, Field, Notice, Select } from '../ui.js';
+import { ErrorMessage, Field, Notice, Select, useFocusOnRefusal } from '../ui.js';
 import type { Campaign, LineItem } from './advertiserApi.js';
 import { readAmounts } from '../amountInput.js';
 import { bidTypes, CreativeFields, LineItemFields, lineItemFieldPaths, lineItemOrProblems, newLineItem, type NewLineItem } from './lineItemForm.js';
@@ -163,11 +163,7 @@ function FrequencyCapForm({ item, save }: { item: LineItem; save: Save }) {
   const [per, setPer] = useState<string>(item.frequency_cap?.per ?? 'day');
   const [removed, setRemoved] = useState(false);
   const { error, saved, write, fail } = useWrite(save);
-  // As on the targeting form: a refusal moves the focus to the field it marks.
-  const form = useRef<HTMLFormElement>(null);
-  useEffect(() => {
-    if (error) form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
-  }, [error]);
+  const form = useFocusOnRefusal<HTMLFormElement>(error);
   function submit(event: Event) {
     event.preventDefault();
     try {
@@ -203,11 +199,7 @@ function TargetingForm({ item, save }: { item: LineItem; save: Save }) {
     value: edits[name], onInput: (value: string) => setEdits({ ...edits, [name]: value }), error, list: { noun, entries: listOf(edits[name]) ?? [] },
   });
   const untouched = untouchedTargeting(item.targeting);
-  // A refusal moves the focus to the first field it marks, not left on the button below the form.
-  const form = useRef<HTMLFormElement>(null);
-  useEffect(() => {
-    if (error) form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
-  }, [error]);
+  const form = useFocusOnRefusal<HTMLFormElement>(error);
   function submit(event: Event) {
     event.preventDefault();
     write('PUT', `/v1/advertiser/line-items/${item.id}/targeting`, targetingBody(item.targeting, edits));
