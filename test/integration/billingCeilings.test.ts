@@ -31,8 +31,7 @@ const USD = 1e9;
 
 beforeAll(async () => {
   ctx = await startTestApp(env);
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
 });
 afterAll(async () => {

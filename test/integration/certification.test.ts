@@ -13,8 +13,7 @@ let publisher: { id: string; token: string };
 
 beforeAll(async () => {
   ctx = await startTestApp({ AUTO_REVOCATION_INTERVAL_MS: '200' });
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
 });
 afterAll(async () => {

@@ -11,8 +11,7 @@ let publisher: { id: string; token: string };
 
 beforeAll(async () => {
   ctx = await startTestApp();
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
 });
 afterAll(async () => {

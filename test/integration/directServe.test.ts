@@ -30,7 +30,7 @@ beforeAll(async () => {
   otherPublisher = await createPublisher(ctx);
   placementId = (await createPlacement(ctx, publisher.id)).id;
   otherPlacementId = (await createPlacement(ctx, otherPublisher.id)).id;
-  await servableLineItem(ctx, { key: created.key, userId: created.user.id }, { targeting: { keywords: { include: [word] } }, creatives: [creative('Direct card')] });
+  await servableLineItem(ctx, created, { targeting: { keywords: { include: [word] } }, creatives: [creative('Direct card')] });
   await eventually(async () => ((await serve(ctx, publisher.token, about(word))).json().ad ? true : undefined), 'the line item in the index');
 });
 afterAll(async () => {

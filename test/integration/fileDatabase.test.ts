@@ -35,8 +35,7 @@ describe.runIf(testDatabaseUrl !== undefined)('a database of its own for each te
 
   /** A certified placement and a cheap line item on a fresh keyword: what a test expects to be served there. */
   async function placementWithItsOwnLineItem(on: TestContext) {
-    const created = await createAdvertiser(on);
-    const advertiser: Advertiser = { key: created.key, userId: created.user.id };
+    const advertiser: Advertiser = await createAdvertiser(on);
     const publisher = await createPublisher(on);
     const placement = (await createPlacement(on, publisher.id)).id;
     await certifyPlacement(on, placement);

@@ -12,8 +12,7 @@ let call: ReturnType<typeof asAdvertiser>;
 
 beforeAll(async () => {
   ctx = await startTestApp({ FLIGHT_SWEEP_MS: '200' });
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   call = asAdvertiser(ctx, advertiser.key);
   publisher = await createPublisher(ctx);
 });

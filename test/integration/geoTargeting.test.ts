@@ -17,8 +17,7 @@ const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.
 beforeAll(async () => {
   // Pixels come through a proxy in front of the service: trust loopback for x-forwarded-for.
   ctx = await startTestApp({ TRUST_PROXY: 'loopback' });
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
 });
 afterAll(async () => {

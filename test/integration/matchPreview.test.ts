@@ -16,8 +16,7 @@ const validPreview = contractSchema('#/components/schemas/MatchPreview');
 beforeAll(async () => {
   realSemanticModel();
   ctx = await startTestApp();
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
   placementId = (await createPlacement(ctx, publisher.id)).id;
   await eventually(async () => ((await serve(ctx, publisher.token, { placement_id: placementId })).statusCode === 200 ? true : undefined), 'placement in index');

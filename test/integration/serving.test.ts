@@ -24,8 +24,7 @@ let placementId: string;
 
 beforeAll(async () => {
   ctx = await startTestApp();
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
   placementId = (await createPlacement(ctx, publisher.id)).id;
   // A new placement and token reach the index with its next refresh.

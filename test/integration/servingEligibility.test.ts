@@ -24,8 +24,7 @@ let publisher: { id: string; token: string };
 
 beforeAll(async () => {
   ctx = await startTestApp({ SELECTION_STATS_REFRESH_MS: '300' });
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
 });
 afterAll(async () => {

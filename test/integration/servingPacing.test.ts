@@ -25,8 +25,7 @@ const env = { IVT_ALLOW_PRIVATE_IPS: 'true' };
 
 beforeAll(async () => {
   ctx = await startTestApp(env);
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
 });
 afterAll(async () => {
