@@ -61,3 +61,10 @@ export async function certifyPlacement(ctx: TestContext, placementId: string) {
   if (response.statusCode !== 200) throw new Error(`certify placement: ${response.statusCode} ${response.body}`);
   return response.json().data;
 }
+
+/** A new placement of the publisher, certified (eligible for every price model); its id. */
+export async function createCertifiedPlacement(ctx: TestContext, publisherId: string): Promise<string> {
+  const { id } = await createPlacement(ctx, publisherId);
+  await certifyPlacement(ctx, id);
+  return id;
+}

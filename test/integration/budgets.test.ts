@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
-import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { createAdvertiser, createCertifiedPlacement, createPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { eventually } from '../helpers/eventually.js';
-import { firePixel, eventuallyServed, insertEvents, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec } from '../helpers/servingFixtures.js';
+import { eventuallyServed, firePixel, insertEvents, keywordWithFallback, servableLineItem, serve, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec } from '../helpers/servingFixtures.js';
 import { dailyAllowanceShare } from '../../src/serving/spendPacing.js';
 
 let ctx: TestContext;
@@ -29,10 +29,8 @@ afterAll(async () => {
  * on it; `first`, the serve that found it in the index, holds its expected cost until its pixel comes.
  */
 async function setup(budget: NonNullable<LineItemSpec['budget']>, bidCpm: number) {
-  const word = uniqueWord();
-  const placement = (await createPlacement(ctx, publisher.id)).id;
-  await certifyPlacement(ctx, placement);
-  const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+  const placement = await createCertifiedPlacement(ctx, publisher.id);
+  const { word, fallback } = await keywordWithFallback(ctx, advertiser);
   const tested = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpm', bid_value: bidCpm }, budget, targeting: { keywords: { include: [word] } } });
   const body = { placement_id: placement, context: { query: word, response: '' } };
   const first = await eventuallyServed(ctx, publisher.token, body, tested.lineItemId);
@@ -53,7 +51,7 @@ async function rebuildIndex(on: TestContext): Promise<void> {
   const mark = (await db.query<{ below: string }>('SELECT below::text AS below FROM catalog_changes_pruned')).rows[0]!.below;
   await db.query(`UPDATE catalog_changes_pruned SET below = (pg_snapshot_xmin(pg_current_snapshot())::text::bigint + 1000000)::text::xid8`);
   try {
-    await certifyPlacement(on, (await createPlacement(on, publisher.id)).id);
+    await createCertifiedPlacement(on, publisher.id);
     await eventually(async () => ((await builds()) > before ? true : undefined), 'the index to be rebuilt');
   } finally {
     await db.query('UPDATE catalog_changes_pruned SET below = $1::xid8', [mark]);

@@ -4,7 +4,7 @@ import { migratePostgres } from '../../src/store/migrate.js';
 import { createFileDatabase } from '../helpers/fileDatabase.js';
 import { tempDirectory } from '../helpers/tempDirectory.js';
 import { startTestApp, startTestAppOn, testDatabaseUrl, type TestContext } from '../helpers/testApp.js';
-import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { createAdvertiser, createCertifiedPlacement, createPublisher } from '../helpers/factories.js';
 import { eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 
 /**
@@ -37,8 +37,7 @@ describe.runIf(testDatabaseUrl !== undefined)('a database of its own for each te
   async function placementWithItsOwnLineItem(on: TestContext) {
     const advertiser: Advertiser = await createAdvertiser(on);
     const publisher = await createPublisher(on);
-    const placement = (await createPlacement(on, publisher.id)).id;
-    await certifyPlacement(on, placement);
+    const placement = await createCertifiedPlacement(on, publisher.id);
     const word = uniqueWord();
     const own = await servableLineItem(on, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
     return { advertiser, token: publisher.token, body: { placement_id: placement, context: { query: word, response: '' } }, own };

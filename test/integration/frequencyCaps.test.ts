@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
-import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { createAdvertiser, createCertifiedPlacement, createPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
-import { firePixel, claimsOf, eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
+import { claimsOf, eventuallyServed, firePixel, keywordWithFallback, servableLineItem, serve, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 
 let ctx: TestContext;
@@ -43,10 +43,8 @@ describe('frequency caps: management', () => {
 
 describe('frequency caps: serving', () => {
   it('gives a user at the cap another line item, keeps other users and needs a user id, also after a restart', async () => {
-    const word = uniqueWord();
-    const placement = (await createPlacement(ctx, publisher.id)).id;
-    await certifyPlacement(ctx, placement);
-    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+    const placement = await createCertifiedPlacement(ctx, publisher.id);
+    const { word, fallback } = await keywordWithFallback(ctx, advertiser);
     const capped = await servableLineItem(ctx, advertiser, {
       bids: { bid_type: 'cpm', bid_value: 100 },
       targeting: { keywords: { include: [word] } },
@@ -87,11 +85,9 @@ describe('frequency caps: serving', () => {
   });
 
   it('caps a user id per publisher: another publisher\'s user of the same id is someone else, counted and held apart', async () => {
-    const word = uniqueWord();
     const other = await createPublisher(ctx);
-    const placements = [(await createPlacement(ctx, publisher.id)).id, (await createPlacement(ctx, other.id)).id];
-    for (const placement of placements) await certifyPlacement(ctx, placement);
-    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+    const placements = [await createCertifiedPlacement(ctx, publisher.id), await createCertifiedPlacement(ctx, other.id)];
+    const { word, fallback } = await keywordWithFallback(ctx, advertiser);
     const capped = await servableLineItem(ctx, advertiser, {
       bids: { bid_type: 'cpm', bid_value: 100 },
       targeting: { keywords: { include: [word] } },

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
-import { claimsOf, eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
+import { claimsOf, eventuallyServed, keywordWithFallback, servableLineItem, serve, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 import { countryOfAddress } from '../../src/geo/countryOfAddress.js';
 
@@ -52,9 +52,8 @@ describe('geo targeting', () => {
   });
 
   it('serves a US-only line item to a Comcast address, not to a Deutsche Telekom one nor to an unknown country, and records the country', async () => {
-    const word = uniqueWord();
     const placement = (await createPlacement(ctx, publisher.id)).id;
-    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+    const { word, fallback } = await keywordWithFallback(ctx, advertiser);
     const usOnly = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] }, countries: { include: ['US'] } } });
     const from = (ip?: string) => ({ placement_id: placement, context: { query: word, response: '' }, ...(ip ? { user: { ip } } : {}) });
     await eventuallyServed(ctx, publisher.token, from(COMCAST), usOnly.lineItemId);
