@@ -5,6 +5,7 @@ import { asAdvertiser } from '../helpers/managementFactories.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { eventually } from '../helpers/eventually.js';
 import { eventuallyServed, firePixel, insertEvents, keywordWithFallback, servableLineItem, serve, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec } from '../helpers/servingFixtures.js';
+import { detailPaths } from '../helpers/errorDetails.js';
 import { dailyAllowanceShare } from '../../src/serving/spendPacing.js';
 
 let ctx: TestContext;
@@ -68,7 +69,7 @@ describe('budgets: management', () => {
     expect(asap.json().data.budget).toEqual({ daily: 10, currency: 'USD', lifetime: null, pacing: 'asap' });
     const refused = await call('PUT', `/v1/advertiser/line-items/${lineItemId}/budget`, { daily: 10, currency: 'USD', lifetime: -1, pacing: 'fast' });
     expect(refused.statusCode).toBe(422);
-    expect(refused.json().error.details.map((detail: { path: string }) => detail.path).sort()).toEqual(['lifetime', 'pacing']);
+    expect(detailPaths(refused).sort()).toEqual(['lifetime', 'pacing']);
     expect((await call('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data.budget).toEqual(asap.json().data.budget);
   });
 });

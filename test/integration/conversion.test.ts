@@ -26,6 +26,7 @@ import {
   waitForEvents,
   waitPastClickDelay,
 } from '../helpers/trackingFixtures.js';
+import { detailPaths } from '../helpers/errorDetails.js';
 
 let ctx: TestContext;
 
@@ -377,7 +378,7 @@ describe('POST /v1/advertiser/conversions', () => {
     const { key } = await createAdvertiser(ctx);
     const bad = await postConversion(key, { click_id: 'nope', value: -1, currency: 'XXQ' });
     expect(bad.statusCode).toBe(422);
-    expect(bad.json().error.details.map((detail: { path: string }) => detail.path).sort()).toEqual(['click_id', 'currency', 'value']);
+    expect(detailPaths(bad).sort()).toEqual(['click_id', 'currency', 'value']);
     const future = await postConversion(key, { click_id: randomUUID(), occurred_at: new Date(Date.now() + 86_400_000).toISOString() });
     expect(future.statusCode).toBe(422);
     expect(future.json().error.details[0].path).toBe('occurred_at');

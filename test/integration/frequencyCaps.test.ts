@@ -4,6 +4,7 @@ import { createAdvertiser, createCertifiedPlacement, createPublisher } from '../
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { claimsOf, eventuallyServed, firePixel, keywordWithFallback, servableLineItem, serve, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
+import { detailPaths } from '../helpers/errorDetails.js';
 
 let ctx: TestContext;
 let advertiser: Advertiser;
@@ -31,7 +32,7 @@ describe('frequency caps: management', () => {
     expect((await call('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data.frequency_cap).toEqual({ impressions: 3, per: 'day' });
     const refused = await call('PATCH', `/v1/advertiser/line-items/${lineItemId}`, { title: '', frequency_cap: { impressions: 0, per: 'month' } });
     expect(refused.statusCode).toBe(422);
-    expect(refused.json().error.details.map((detail: { path: string }) => detail.path).sort()).toEqual([
+    expect(detailPaths(refused).sort()).toEqual([
       'frequency_cap.impressions',
       'frequency_cap.per',
       'title',

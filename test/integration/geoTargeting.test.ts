@@ -4,6 +4,7 @@ import { createAdvertiser, createPlacement, createPublisher } from '../helpers/f
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { claimsOf, eventuallyServed, keywordWithFallback, servableLineItem, serve, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
+import { detailPaths } from '../helpers/errorDetails.js';
 import { countryOfAddress } from '../../src/geo/countryOfAddress.js';
 
 let ctx: TestContext;
@@ -46,7 +47,7 @@ describe('geo targeting', () => {
     const { lineItemId } = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [uniqueWord()] } } });
     const refused = await call('PUT', `/v1/advertiser/line-items/${lineItemId}/targeting`, { countries: { include: ['us', 'USA'], exclude: ['XX'] } });
     expect(refused.statusCode).toBe(422);
-    expect(refused.json().error.details.map((detail: { path: string }) => detail.path).sort()).toEqual(['countries.exclude.0', 'countries.include.1']);
+    expect(detailPaths(refused).sort()).toEqual(['countries.exclude.0', 'countries.include.1']);
     const stored = await call('PUT', `/v1/advertiser/line-items/${lineItemId}/targeting`, { countries: { include: ['us'], exclude: ['de'] } });
     expect(stored.json().data.targeting).toEqual({ countries: { include: ['US'], exclude: ['DE'] } });
   });

@@ -17,6 +17,7 @@ import {
 import { eventually } from '../helpers/eventually.js';
 import { verifyTrackingToken } from '../../src/tracking/trackingToken.js';
 import { format1OnlyClaims } from '../helpers/format1Verifier.js';
+import { detailPaths } from '../helpers/errorDetails.js';
 
 let ctx: TestContext;
 let advertiser: Advertiser;
@@ -96,7 +97,7 @@ describe('POST /v1/serve bad input', () => {
   it('answers 422 listing every offending field', async () => {
     const response = await serve(ctx, publisher.token, { placement_id: '', context: { query: 5 } } as never);
     expect(response.statusCode).toBe(422);
-    const paths = response.json().error.details.map((detail: { path: string }) => detail.path);
+    const paths = detailPaths(response);
     expect(paths).toEqual(expect.arrayContaining(['placement_id', 'context.query', 'context.response']));
   });
 
@@ -120,7 +121,7 @@ describe('POST /v1/serve bad input', () => {
       language: 'english',
     });
     expect(response.statusCode).toBe(422);
-    const paths = response.json().error.details.map((detail: { path: string }) => detail.path);
+    const paths = detailPaths(response);
     expect(paths).toEqual(expect.arrayContaining(['context.query', 'user.ip', 'language']));
   });
 
