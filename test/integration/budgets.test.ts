@@ -6,6 +6,7 @@ import { sampleEvent } from '../helpers/sampleEvent.js';
 import { eventually } from '../helpers/eventually.js';
 import { eventuallyServed, firePixel, insertEvents, keywordWithFallback, servableLineItem, serve, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec } from '../helpers/servingFixtures.js';
 import { detailPaths } from '../helpers/errorDetails.js';
+import { metricSample } from '../helpers/metricSample.js';
 import { dailyAllowanceShare } from '../../src/serving/spendPacing.js';
 
 let ctx: TestContext;
@@ -43,10 +44,7 @@ async function setup(budget: NonNullable<LineItemSpec['budget']>, bidCpm: number
  * prune mark goes above what it has read, and a catalog change makes it read the log.
  */
 async function rebuildIndex(on: TestContext): Promise<void> {
-  const builds = async () => {
-    const text = (await on.app.inject({ method: 'GET', url: '/metrics' })).body;
-    return Number(/^adsvc_ad_index_rebuild_seconds_count (\d+)$/m.exec(text)?.[1] ?? 0);
-  };
+  const builds = () => metricSample(on, 'adsvc_ad_index_rebuild_seconds_count');
   const before = await builds();
   const { db } = on.stores;
   const mark = (await db.query<{ below: string }>('SELECT below::text AS below FROM catalog_changes_pruned')).rows[0]!.below;
