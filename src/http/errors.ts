@@ -62,8 +62,9 @@ export function zodDetails(error: z.ZodError, unknownKey = 'unknown field'): Err
 
 /**
  * Parses input with a zod schema; a failure is 422 validation_error listing every offending field.
- * A missing query or optional body (or JSON `null` for one) counts as `{}`, so that its required
- * fields are listed and a route whose body may be left out takes `null` for none.
+ * A missing query or body counts as `{}`, so that its required fields are listed (the serve,
+ * conversion and integration-review bodies: openapi.yaml's ValidationError); JSON `null` is not
+ * `{}` (since try35 L1) and fails like any other non-object, as one detail at path "".
  */
 export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
   // Only no body at all is an empty object: JSON `null`, a string or an array is a confused client

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { boundedInteger } from '../management/fieldSchemas.js';
-import { queryParams } from './queryParams.js';
+import { boundedInteger, queryParams } from './queryParams.js';
 
 /**
  * Keyset paging for lists ordered by (created_at, id): `next_cursor` names the last row of a page,

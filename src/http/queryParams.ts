@@ -15,6 +15,18 @@ declare module 'fastify' {
 
 declare const strictQuery: unique symbol;
 
+/**
+ * A whole-number query parameter from `min` to `max` (`limit`, `offset`, `hours`): the query string
+ * holds text, so digits only; `0x10`, `1e2` or `-1` is 400 "must be a whole number".
+ */
+export function boundedInteger(min: number, max: number) {
+  return z
+    .string()
+    .regex(/^\d{1,10}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+}
+
 /** A query schema built by `queryParams`: parseQuery takes no other, so no route can forget the rule. */
 export type QuerySchema = z.ZodObject<z.core.$ZodShape, z.core.$strict> & { readonly [strictQuery]: true };
 

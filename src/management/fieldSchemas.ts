@@ -54,12 +54,3 @@ export const moneyAmount = z
 export const webUrl = wellFormedText().pipe(z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2048));
 
 export const idParam = z.object({ id: z.uuid() });
-
-/** `limit` and `offset` as reporting takes them; the query string holds text, so digits only. */
-export function boundedInteger(min: number, max: number) {
-  return z
-    .string()
-    .regex(/^\d{1,10}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
-}

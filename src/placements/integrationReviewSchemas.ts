@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { placementId } from './placementSchemas.js';
-import { boundedInteger, textBlock } from '../management/fieldSchemas.js';
-import { queryParams } from '../http/queryParams.js';
+import { textBlock } from '../management/fieldSchemas.js';
+import { boundedInteger, queryParams } from '../http/queryParams.js';
 
 const MAX_PLACEMENTS_PER_REVIEW = 100;
 const reviewStatuses = ['pending', 'approved', 'rejected'] as const;

@@ -7,8 +7,7 @@ import { findPublisherByToken } from '../placements/publisherRepository.js';
 import { requireAdminToken } from '../http/adminAuth.js';
 import { bearerToken } from '../http/bearerToken.js';
 import { ApiError, parsePathParams } from '../http/errors.js';
-import { parseQuery, queryParams } from '../http/queryParams.js';
-import { boundedInteger } from '../management/fieldSchemas.js';
+import { boundedInteger, parseQuery, queryParams } from '../http/queryParams.js';
 import { forgedImpressions, publisherView, recentImpressions, summarizeImpressions } from './recentImpressions.js';
 
 const checkQuery = queryParams({

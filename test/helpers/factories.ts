@@ -29,12 +29,15 @@ export async function createApiKey(ctx: TestContext, organizationId: string, per
   return response.json().data as { id: string; key: string; permissions: string[] };
 }
 
-/** An organization with one member and one key carrying `permissions`. */
+/**
+ * An organization with one member and one key carrying `permissions`. Its `key` and `userId` are
+ * what a test acting as the advertiser needs (servingFixtures' Advertiser).
+ */
 export async function createAdvertiser(ctx: TestContext, permissions: string[] = ['campaigns', 'reporting']) {
   const organization = await createOrganization(ctx);
   const user = await addUser(ctx, organization.id);
   const apiKey = await createApiKey(ctx, organization.id, permissions);
-  return { organization, user, apiKey, key: apiKey.key };
+  return { organization, user, apiKey, key: apiKey.key, userId: user.id };
 }
 
 export async function createPublisher(ctx: TestContext, name = `pub-${randomUUID().slice(0, 8)}`) {
@@ -57,4 +60,11 @@ export async function certifyPlacement(ctx: TestContext, placementId: string) {
   const response = await ctx.admin({ method: 'POST', url: `/v1/admin/placements/${placementId}/certify` });
   if (response.statusCode !== 200) throw new Error(`certify placement: ${response.statusCode} ${response.body}`);
   return response.json().data;
+}
+
+/** A new placement of the publisher, certified (eligible for every price model); its id. */
+export async function createCertifiedPlacement(ctx: TestContext, publisherId: string): Promise<string> {
+  const { id } = await createPlacement(ctx, publisherId);
+  await certifyPlacement(ctx, id);
+  return id;
 }

@@ -5,6 +5,7 @@ import type { TestContext } from './testApp.js';
 import { eventually } from './eventually.js';
 import { BROWSER_UA } from './trackingFixtures.js';
 import { asAdvertiser, validCreative } from './managementFactories.js';
+import { createPlacement } from './factories.js';
 import { verifyTrackingToken, type TrackingClaims } from '../../src/tracking/trackingToken.js';
 import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
 
@@ -57,6 +58,16 @@ export async function servableLineItem(ctx: TestContext, advertiser: Advertiser,
   return { campaignId: campaign.id, lineItemId: line_item.id };
 }
 
+/**
+ * A fresh keyword and a cheap line item on it (CPC 0.01 USD unless told), which serves where the line
+ * item under test, on the same keyword, does not: so a test tells "held back" from "nothing to serve".
+ */
+export async function keywordWithFallback(ctx: TestContext, advertiser: Advertiser, fallbackCpc = 0.01) {
+  const word = uniqueWord();
+  const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: fallbackCpc }, targeting: { keywords: { include: [word] } } });
+  return { word, fallback };
+}
+
 export async function changeCampaign(ctx: TestContext, advertiser: Advertiser, campaignId: string, patch: object) {
   const response = await asAdvertiser(ctx, advertiser.key)('PATCH', `/v1/advertiser/campaigns/${campaignId}`, patch);
   if (response.statusCode !== 200) throw new Error(`patch campaign: ${response.statusCode} ${response.body}`);
@@ -81,6 +92,13 @@ export function serve(ctx: TestContext, token: string | undefined, body: ServeBo
     headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
     payload,
   });
+}
+
+/** A new placement of the publisher, once serve answers for it: a new placement and token reach the index with its next refresh. */
+export async function placementInIndex(ctx: TestContext, publisher: { id: string; token: string }): Promise<string> {
+  const { id } = await createPlacement(ctx, publisher.id);
+  await eventually(async () => ((await serve(ctx, publisher.token, { placement_id: id })).statusCode === 200 ? true : undefined), 'placement in index');
+  return id;
 }
 
 /** The verified claims of a served ad's links (throws when the links do not verify or differ). */

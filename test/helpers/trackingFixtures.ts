@@ -6,6 +6,7 @@ import { composeCampaign, validCreative } from './managementFactories.js';
 import type { TestContext } from './testApp.js';
 import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
 import { MIN_CLICK_DELAY_MS } from '../../src/tracking/linkTracker.js';
+import { CLICK_PATH, IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
 import { eventually } from './eventually.js';
 
 /** Fixtures for tracking tests: a campaign with a creative, signed links, requests from given addresses, and ClickHouse polling. */
@@ -101,6 +102,11 @@ export function signedToken(ctx: TestContext, claims: TrackingClaims): string {
   return signTrackingToken(claims, ctx.secrets.trackingSecret);
 }
 
+/** The path of a token's impression pixel. */
+export const pixelUrl = (token: string) => `${IMPRESSION_PATH}${token}`;
+/** The path of a token's click redirect. */
+export const clickUrl = (token: string) => `${CLICK_PATH}${token}`;
+
 /** A request through the trusted proxy (127.0.0.1) on behalf of `ip`, with any other headers the client sends. */
 export function fromAddress(
   ctx: TestContext,
@@ -153,6 +159,27 @@ export function waitForEvents(ctx: TestContext, lineItemId: string, count: numbe
  */
 export async function waitPastClickDelay(impressionAnsweredAt: number): Promise<void> {
   await eventually(async () => (Date.now() - impressionAnsweredAt > MIN_CLICK_DELAY_MS ? true : undefined), 'the minimum click delay to pass', MIN_CLICK_DELAY_MS + 10_000, 20);
+}
+
+/**
+ * A click through the redirect on a fresh serve of the line item, after its impression and past the
+ * minimum click delay, both from `reader` (valid unless the user agent says otherwise). Waits until
+ * ClickHouse holds both events, and gives back the click id the destination got: what a conversion names.
+ */
+export async function clickedServe(
+  ctx: TestContext,
+  item: TrackedLineItem,
+  model: 'CPC' | 'CPA',
+  priceNanos: number,
+  { reader = readerAddress(), userAgent }: { reader?: string; userAgent?: string } = {},
+): Promise<string> {
+  const token = signedToken(ctx, serveClaims(item, model, priceNanos));
+  const before = (await eventsOf(ctx, item.lineItemId)).length;
+  await fromAddress(ctx, pixelUrl(token), reader);
+  await waitPastClickDelay(Date.now());
+  const response = await fromAddress(ctx, clickUrl(token), reader, userAgent);
+  await waitForEvents(ctx, item.lineItemId, before + 2);
+  return new URL(response.headers.location as string).searchParams.get('adsvc_click_id')!;
 }
 
 /** What reporting and billing see: the valid-event rollup of the line item. */

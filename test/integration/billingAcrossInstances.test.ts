@@ -61,9 +61,9 @@ function clicksOf(events: Array<{ type: string; ivt: string }>) {
   return events.filter((event) => event.type === 'click').map((event) => event.ivt);
 }
 
-/** A CPC serve with its impression answered by `at` and stored; resolves once a click on it would not be too fast. */
-async function seenServe(item: TrackedLineItem, at: TestContext): Promise<string> {
-  const token = signedToken(at, serveClaims(item, 'CPC', CLICK_PRICE));
+/** A CPC (or CPA) serve with its impression answered by `at` and stored; resolves once a click on it would not be too fast. */
+async function seenServe(item: TrackedLineItem, at: TestContext, model: 'CPC' | 'CPA' = 'CPC', priceNanos = CLICK_PRICE): Promise<string> {
+  const token = signedToken(at, serveClaims(item, model, priceNanos));
   expect((await pixel(at, token)).statusCode).toBe(200);
   const answeredAt = Date.now();
   await waitForEvents(at, item.lineItemId, 1);
@@ -113,11 +113,7 @@ describe('conversions with the same conversion_id at two instances', () => {
 
   it('stores and bills one, answers the others 200 with it, and still does after a restart', async () => {
     const item = await trackedLineItem(a, { bid_type: 'cpa', bid_value: 7 });
-    const token = signedToken(a, serveClaims(item, 'CPA', CPA_PRICE));
-    expect((await pixel(a, token)).statusCode).toBe(200);
-    const answeredAt = Date.now();
-    await waitForEvents(a, item.lineItemId, 1);
-    await waitPastClickDelay(answeredAt);
+    const token = await seenServe(item, a, 'CPA', CPA_PRICE);
     const redirect = await click(a, token);
     const clickId = new URL(redirect.headers.location as string).searchParams.get('adsvc_click_id')!;
     await waitForEvents(a, item.lineItemId, 2);

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { packageRoot } from '../../src/packageRoot.js';
 import { billingLock } from '../../src/tracking/billingLock.js';
 import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
-import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
-import { changeCampaign, claimsOf, eventuallyServed, firePixel, insertEvents, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec, type ServeBody } from '../helpers/servingFixtures.js';
+import { createAdvertiser, createCertifiedPlacement, createPublisher } from '../helpers/factories.js';
+import { changeCampaign, claimsOf, eventuallyServed, firePixel, insertEvents, keywordWithFallback, servableLineItem, serve, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec, type ServeBody } from '../helpers/servingFixtures.js';
 import { BROWSER_UA, readerAddress, waitPastClickDelay } from '../helpers/trackingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
@@ -31,8 +31,7 @@ const USD = 1e9;
 
 beforeAll(async () => {
   ctx = await startTestApp(env);
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
 });
 afterAll(async () => {
@@ -41,10 +40,8 @@ afterAll(async () => {
 
 /** A certified placement, a cheap fallback line item on a fresh keyword, and the line item under test on it. */
 async function setup(spec: LineItemSpec) {
-  const word = uniqueWord();
-  const placement = (await createPlacement(ctx, publisher.id)).id;
-  await certifyPlacement(ctx, placement);
-  const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+  const placement = await createCertifiedPlacement(ctx, publisher.id);
+  const { word, fallback } = await keywordWithFallback(ctx, advertiser);
   const tested = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] } }, ...spec });
   const as = (user?: string) => ({ placement_id: placement, context: { query: word, response: '' }, ...(user ? { user: { id: user } } : {}) });
   await eventuallyServed(ctx, publisher.token, as('warm-up'), tested.lineItemId);

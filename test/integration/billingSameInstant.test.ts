@@ -18,6 +18,7 @@ import { startPostgresServer, unavailableReason, type PostgresServer } from '../
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { startTestAppOn, testConfig, testStores, type TestContext } from '../helpers/testApp.js';
 import { ADDRESSES, eventsOf, fromAddress, rollupOf, serveClaims, signedToken, trackedLineItem, waitForEvents } from '../helpers/trackingFixtures.js';
+import { metricSample } from '../helpers/metricSample.js';
 
 /**
  * Two instances that each hold a valid impression of the same serve and write them at the same
@@ -148,10 +149,7 @@ describe.skipIf(unavailableReason !== undefined)('the lock held by another insta
 describe.skipIf(unavailableReason !== undefined)('Postgres unavailable when two instances write (a PostgreSQL server, stopped)', () => {
   const pixel = (ctx: TestContext, token: string) => fromAddress(ctx, `${IMPRESSION_PATH}${token}`, ADDRESSES.comcastResidential);
 
-  async function writeFailures(ctx: TestContext): Promise<number> {
-    const metrics = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body;
-    return Number(/^adsvc_event_write_failures_total (\d+)$/m.exec(metrics)?.[1] ?? 0);
-  }
+  const writeFailures = (ctx: TestContext) => metricSample(ctx, 'adsvc_event_write_failures_total');
 
   it('answers pixels 200 once spooled, keeps the events until Postgres is back, then bills the serve once', async () => {
     const env = { TRUST_PROXY: '127.0.0.1' };

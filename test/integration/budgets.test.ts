@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
-import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { createAdvertiser, createCertifiedPlacement, createPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { eventually } from '../helpers/eventually.js';
-import { firePixel, eventuallyServed, insertEvents, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec } from '../helpers/servingFixtures.js';
+import { eventuallyServed, firePixel, insertEvents, keywordWithFallback, servableLineItem, serve, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec } from '../helpers/servingFixtures.js';
+import { detailPaths } from '../helpers/errorDetails.js';
+import { metricSample } from '../helpers/metricSample.js';
 import { dailyAllowanceShare } from '../../src/serving/spendPacing.js';
 
 let ctx: TestContext;
@@ -17,8 +19,7 @@ const USD = 1e9;
 
 beforeAll(async () => {
   ctx = await startTestApp(env);
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
 });
 afterAll(async () => {
@@ -30,10 +31,8 @@ afterAll(async () => {
  * on it; `first`, the serve that found it in the index, holds its expected cost until its pixel comes.
  */
 async function setup(budget: NonNullable<LineItemSpec['budget']>, bidCpm: number) {
-  const word = uniqueWord();
-  const placement = (await createPlacement(ctx, publisher.id)).id;
-  await certifyPlacement(ctx, placement);
-  const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+  const placement = await createCertifiedPlacement(ctx, publisher.id);
+  const { word, fallback } = await keywordWithFallback(ctx, advertiser);
   const tested = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpm', bid_value: bidCpm }, budget, targeting: { keywords: { include: [word] } } });
   const body = { placement_id: placement, context: { query: word, response: '' } };
   const first = await eventuallyServed(ctx, publisher.token, body, tested.lineItemId);
@@ -45,16 +44,13 @@ async function setup(budget: NonNullable<LineItemSpec['budget']>, bidCpm: number
  * prune mark goes above what it has read, and a catalog change makes it read the log.
  */
 async function rebuildIndex(on: TestContext): Promise<void> {
-  const builds = async () => {
-    const text = (await on.app.inject({ method: 'GET', url: '/metrics' })).body;
-    return Number(/^adsvc_ad_index_rebuild_seconds_count (\d+)$/m.exec(text)?.[1] ?? 0);
-  };
+  const builds = () => metricSample(on, 'adsvc_ad_index_rebuild_seconds_count');
   const before = await builds();
   const { db } = on.stores;
   const mark = (await db.query<{ below: string }>('SELECT below::text AS below FROM catalog_changes_pruned')).rows[0]!.below;
   await db.query(`UPDATE catalog_changes_pruned SET below = (pg_snapshot_xmin(pg_current_snapshot())::text::bigint + 1000000)::text::xid8`);
   try {
-    await certifyPlacement(on, (await createPlacement(on, publisher.id)).id);
+    await createCertifiedPlacement(on, publisher.id);
     await eventually(async () => ((await builds()) > before ? true : undefined), 'the index to be rebuilt');
   } finally {
     await db.query('UPDATE catalog_changes_pruned SET below = $1::xid8', [mark]);
@@ -71,7 +67,7 @@ describe('budgets: management', () => {
     expect(asap.json().data.budget).toEqual({ daily: 10, currency: 'USD', lifetime: null, pacing: 'asap' });
     const refused = await call('PUT', `/v1/advertiser/line-items/${lineItemId}/budget`, { daily: 10, currency: 'USD', lifetime: -1, pacing: 'fast' });
     expect(refused.statusCode).toBe(422);
-    expect(refused.json().error.details.map((detail: { path: string }) => detail.path).sort()).toEqual(['lifetime', 'pacing']);
+    expect(detailPaths(refused).sort()).toEqual(['lifetime', 'pacing']);
     expect((await call('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data.budget).toEqual(asap.json().data.budget);
   });
 });

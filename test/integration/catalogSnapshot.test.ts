@@ -26,8 +26,7 @@ let placementId: string;
 beforeAll(async () => {
   const ctx = await startTestApp();
   try {
-    const created = await createAdvertiser(ctx);
-    advertiser = { key: created.key, userId: created.user.id };
+    advertiser = await createAdvertiser(ctx);
     publisher = await createPublisher(ctx);
     placementId = (await createPlacement(ctx, publisher.id)).id;
   } finally {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
-import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { certifyPlacement, createAdvertiser, createCertifiedPlacement, createPlacement, createPublisher } from '../helpers/factories.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { eventuallyServed, insertEvents, servableLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
@@ -13,8 +13,7 @@ let publisher: { id: string; token: string };
 
 beforeAll(async () => {
   ctx = await startTestApp({ AUTO_REVOCATION_INTERVAL_MS: '200' });
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
 });
 afterAll(async () => {
@@ -114,10 +113,8 @@ describe('auto-revocation of certified placements', () => {
   });
 
   it('never revokes for one reader who makes most of a small placement\'s traffic from a cloud server, nor for serves without user ids: flagged', async () => {
-    const oneReader = (await createPlacement(ctx, publisher.id)).id;
-    const noUserIds = (await createPlacement(ctx, publisher.id)).id;
-    await certifyPlacement(ctx, oneReader);
-    await certifyPlacement(ctx, noUserIds);
+    const oneReader = await createCertifiedPlacement(ctx, publisher.id);
+    const noUserIds = await createCertifiedPlacement(ctx, publisher.id);
     await insertEvents(ctx, [
       ...impressionsOfUsers(oneReader, 150, 1, datacenter),
       ...impressionsOfUsers(oneReader, 20, 10),

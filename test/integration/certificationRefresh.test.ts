@@ -17,8 +17,7 @@ let placements: { certify: string; review: string };
 
 beforeAll(async () => {
   ctx = await startTestApp(NO_PERIODIC_REFRESH);
-  const created = await createAdvertiser(ctx);
-  const advertiser = { key: created.key, userId: created.user.id };
+  const advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
   placements = { certify: (await createPlacement(ctx, publisher.id)).id, review: (await createPlacement(ctx, publisher.id)).id };
   word = uniqueWord();

@@ -13,17 +13,20 @@ import { asAdvertiser } from '../helpers/managementFactories.js';
 import { startTestApp, testConfig, type TestContext } from '../helpers/testApp.js';
 import {
   BOT_UA,
+  clickedServe,
+  clickUrl,
   eventsOf,
   fromAddress,
+  pixelUrl,
   readerAddress,
   rollupOf,
   serveClaims,
   signedToken,
   trackedLineItem,
-  type TrackedLineItem,
   waitForEvents,
   waitPastClickDelay,
 } from '../helpers/trackingFixtures.js';
+import { detailPaths } from '../helpers/errorDetails.js';
 
 let ctx: TestContext;
 
@@ -37,18 +40,6 @@ afterAll(async () => {
 
 const CPC_BID = { bid_type: 'cpc', bid_value: 0.4 };
 
-/** A click through the redirect, after its impression (valid unless the user agent says otherwise); waits until ClickHouse has both. */
-async function clickOn(item: TrackedLineItem, model: 'CPC' | 'CPA', priceNanos: number, userAgent?: string) {
-  const token = signedToken(ctx, serveClaims(item, model, priceNanos));
-  const before = (await waitForEvents(ctx, item.lineItemId, 0)).length;
-  const reader = readerAddress();
-  await fromAddress(ctx, `/v1/t/i/${token}`, reader);
-  await waitPastClickDelay(Date.now());
-  const response = await fromAddress(ctx, `/v1/t/c/${token}`, reader, userAgent);
-  await waitForEvents(ctx, item.lineItemId, before + 2);
-  return new URL(response.headers.location as string).searchParams.get('adsvc_click_id')!;
-}
-
 function postConversion(key: string, payload: object) {
   return ctx.app.inject({ method: 'POST', url: '/v1/advertiser/conversions', headers: { 'x-api-key': key }, payload });
 }
@@ -56,7 +47,7 @@ function postConversion(key: string, payload: object) {
 describe('POST /v1/advertiser/conversions', () => {
   it('attributes a conversion to a valid click (201), converts its value to USD revenue, and reports it', async () => {
     const item = await trackedLineItem(ctx, CPC_BID);
-    const clickId = await clickOn(item, 'CPC', 400_000_000);
+    const clickId = await clickedServe(ctx, item, 'CPC', 400_000_000);
     const response = await postConversion(item.key, { click_id: clickId, value: 20, currency: 'eur', conversion_id: 'order-1' });
     expect(response.statusCode).toBe(201);
     const data = response.json().data;
@@ -84,7 +75,7 @@ describe('POST /v1/advertiser/conversions', () => {
 
   it("takes the click's country (the reader's), not the country of the advertiser's server that reports it, and reports it there", async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 3 });
-    const [spooled, written] = [await clickOn(item, 'CPA', 3_000_000_000), await clickOn(item, 'CPA', 3_000_000_000)];
+    const [spooled, written] = [await clickedServe(ctx, item, 'CPA', 3_000_000_000), await clickedServe(ctx, item, 'CPA', 3_000_000_000)];
     // Reported from a cloud server in another country (AWS, Ireland): its address stays on the row for audit only.
     const fromServer = (payload: object) =>
       ctx.app.inject({ method: 'POST', url: '/v1/advertiser/conversions', remoteAddress: '127.0.0.1', headers: { 'x-api-key': item.key, 'x-forwarded-for': '52.95.110.1' }, payload });
@@ -104,7 +95,7 @@ describe('POST /v1/advertiser/conversions', () => {
 
   it('charges a CPA line item its bid per attributed conversion, and nothing for the click', async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 12 });
-    const clickId = await clickOn(item, 'CPA', 12_000_000_000);
+    const clickId = await clickedServe(ctx, item, 'CPA', 12_000_000_000);
     const response = await postConversion(item.key, { click_id: clickId });
     expect(response.statusCode).toBe(201);
     expect(response.json().data).toMatchObject({ revenue_usd: 0, cost_usd: 12, attributed: true });
@@ -114,7 +105,7 @@ describe('POST /v1/advertiser/conversions', () => {
 
   it('bills a conversion at the CPA price signed into its click: a bid lowered or raised after the click does not change it', async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 12 });
-    const [before, cheaper, dearer] = [await clickOn(item, 'CPA', 12_000_000_000), await clickOn(item, 'CPA', 12_000_000_000), await clickOn(item, 'CPA', 12_000_000_000)];
+    const [before, cheaper, dearer] = [await clickedServe(ctx, item, 'CPA', 12_000_000_000), await clickedServe(ctx, item, 'CPA', 12_000_000_000), await clickedServe(ctx, item, 'CPA', 12_000_000_000)];
     const putBid = (bid_value: number) => asAdvertiser(ctx, item.key)('PUT', `/v1/advertiser/line-items/${item.lineItemId}/bids`, { bid_type: 'cpa', bid_value });
     const conversionOf = async (clickId: string) => {
       const response = await postConversion(item.key, { click_id: clickId, conversion_id: 'order-1' });
@@ -136,7 +127,7 @@ describe('POST /v1/advertiser/conversions', () => {
 
   it('bills the signed CPA price even once the line item bids another way', async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 9 });
-    const clickId = await clickOn(item, 'CPA', 9_000_000_000);
+    const clickId = await clickedServe(ctx, item, 'CPA', 9_000_000_000);
     expect((await asAdvertiser(ctx, item.key)('PUT', `/v1/advertiser/line-items/${item.lineItemId}/bids`, CPC_BID)).statusCode).toBe(200);
     const response = await postConversion(item.key, { click_id: clickId });
     expect(response.statusCode).toBe(201);
@@ -176,7 +167,7 @@ describe('POST /v1/advertiser/conversions', () => {
 
   it('bills a conversion only when the serve that led to it was CPA: a CPC click whose bid later turns CPA is not billed twice', async () => {
     const item = await trackedLineItem(ctx, CPC_BID);
-    const clickId = await clickOn(item, 'CPC', 400_000_000);
+    const clickId = await clickedServe(ctx, item, 'CPC', 400_000_000);
     const switched = await asAdvertiser(ctx, item.key)('PUT', `/v1/advertiser/line-items/${item.lineItemId}/bids`, { bid_type: 'cpa', bid_value: 7 });
     expect(switched.statusCode).toBe(200);
     const response = await postConversion(item.key, { click_id: clickId, value: 3 });
@@ -189,7 +180,7 @@ describe('POST /v1/advertiser/conversions', () => {
 
   it('attributes a conversion of a click of a campaign deleted since to that campaign, at cost 0 (unbilled campaign_deleted), and reports it', async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 12 });
-    const clickId = await clickOn(item, 'CPA', 12_000_000_000);
+    const clickId = await clickedServe(ctx, item, 'CPA', 12_000_000_000);
     const deleted = await ctx.app.inject({ method: 'DELETE', url: `/v1/advertiser/campaigns/${item.campaignId}`, headers: { 'x-api-key': item.key } });
     expect(deleted.statusCode).toBe(204);
     const stranger = await createAdvertiser(ctx);
@@ -215,7 +206,7 @@ describe('POST /v1/advertiser/conversions', () => {
 
   it('counts the same conversion_id for the same click once: a repeat answers 200 with the first conversion', async () => {
     const item = await trackedLineItem(ctx, CPC_BID);
-    const clickId = await clickOn(item, 'CPC', 400_000_000);
+    const clickId = await clickedServe(ctx, item, 'CPC', 400_000_000);
     const first = await postConversion(item.key, { click_id: clickId, value: 5, conversion_id: 'order-7' });
     const repeat = await postConversion(item.key, { click_id: clickId, value: 999, conversion_id: 'order-7' });
     const other = await postConversion(item.key, { click_id: clickId, value: 1, conversion_id: 'order-8' });
@@ -229,7 +220,7 @@ describe('POST /v1/advertiser/conversions', () => {
 
   it('counts the same conversion_id once whatever the case of the click id: a retry with the id upper-cased answers 200 with the first conversion', async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 2 });
-    const clickId = await clickOn(item, 'CPA', 2_000_000_000);
+    const clickId = await clickedServe(ctx, item, 'CPA', 2_000_000_000);
     const first = await postConversion(item.key, { click_id: clickId, conversion_id: 'order-9' });
     const upperCased = await postConversion(item.key, { click_id: clickId.toUpperCase(), conversion_id: 'order-9' });
     expect(first.statusCode).toBe(201);
@@ -250,7 +241,7 @@ describe('POST /v1/advertiser/conversions', () => {
 
   it('finds a conversion a build before the click id was lower-cased stored under the upper-cased id: a retry after the upgrade, in either case, answers 200 with it, not billed again', async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 2 });
-    const clickId = await clickOn(item, 'CPA', 2_000_000_000);
+    const clickId = await clickedServe(ctx, item, 'CPA', 2_000_000_000);
     const click = (await eventsOf(ctx, item.lineItemId)).find((event) => event.type === 'click')!;
     // What such a build wrote for {"click_id": "<upper-case>", "conversion_id": "order-7"}: the
     // conversion's event id the hash of the click id's text as sent, written at once under its token.
@@ -294,7 +285,7 @@ describe('POST /v1/advertiser/conversions', () => {
 
   it('stores a conversion of an invalid click unattributed (202, invalid_click), and does not report it', async () => {
     const item = await trackedLineItem(ctx, CPC_BID);
-    const clickId = await clickOn(item, 'CPC', 400_000_000, BOT_UA);
+    const clickId = await clickedServe(ctx, item, 'CPC', 400_000_000, { userAgent: BOT_UA });
     const response = await postConversion(item.key, { click_id: clickId, value: 10 });
     expect(response.statusCode).toBe(202);
     expect(response.json().data).toMatchObject({ attributed: false, reason: 'invalid_click', cost_usd: 0 });
@@ -307,9 +298,9 @@ describe('POST /v1/advertiser/conversions', () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 3 });
     const token = signedToken(ctx, serveClaims(item, 'CPA', 3_000_000_000));
     const reader = readerAddress();
-    await fromAddress(ctx, `/v1/t/i/${token}`, reader);
+    await fromAddress(ctx, pixelUrl(token), reader);
     await waitPastClickDelay(Date.now());
-    const clickIdOf = async () => new URL((await fromAddress(ctx, `/v1/t/c/${token}`, reader)).headers.location as string).searchParams.get('adsvc_click_id')!;
+    const clickIdOf = async () => new URL((await fromAddress(ctx, clickUrl(token), reader)).headers.location as string).searchParams.get('adsvc_click_id')!;
     const first = await clickIdOf();
     const second = await clickIdOf();
     const events = await waitForEvents(ctx, item.lineItemId, 3);
@@ -328,7 +319,7 @@ describe('POST /v1/advertiser/conversions', () => {
 
   it('stores a conversion outside [click, click + ATTRIBUTION_WINDOW_DAYS] unattributed (202, outside_window)', async () => {
     const item = await trackedLineItem(ctx, CPC_BID);
-    const clickId = await clickOn(item, 'CPC', 400_000_000);
+    const clickId = await clickedServe(ctx, item, 'CPC', 400_000_000);
     const beforeClick = new Date(Date.now() - 3_600_000).toISOString();
     const response = await postConversion(item.key, { click_id: clickId, value: 10, occurred_at: beforeClick });
     expect(response.statusCode).toBe(202);
@@ -337,7 +328,7 @@ describe('POST /v1/advertiser/conversions', () => {
 
   it('refuses (422) a value over 1,000,000 USD once converted, or an occurred_at older than events are kept, and stores none of them', async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 7 });
-    const clickId = await clickOn(item, 'CPA', 7_000_000_000);
+    const clickId = await clickedServe(ctx, item, 'CPA', 7_000_000_000);
     const refused = [
       { value: 1e12 },
       { value: 1e10, conversion_id: 'order-big' },
@@ -362,7 +353,7 @@ describe('POST /v1/advertiser/conversions', () => {
 
   it("answers 404 not_found for another organization's click and for an unknown one", async () => {
     const item = await trackedLineItem(ctx, CPC_BID);
-    const clickId = await clickOn(item, 'CPC', 400_000_000);
+    const clickId = await clickedServe(ctx, item, 'CPC', 400_000_000);
     const stranger = await createAdvertiser(ctx);
     const foreign = await postConversion(stranger.key, { click_id: clickId, conversion_id: 'x' });
     expect(foreign.statusCode).toBe(404);
@@ -387,7 +378,7 @@ describe('POST /v1/advertiser/conversions', () => {
     const { key } = await createAdvertiser(ctx);
     const bad = await postConversion(key, { click_id: 'nope', value: -1, currency: 'XXQ' });
     expect(bad.statusCode).toBe(422);
-    expect(bad.json().error.details.map((detail: { path: string }) => detail.path).sort()).toEqual(['click_id', 'currency', 'value']);
+    expect(detailPaths(bad).sort()).toEqual(['click_id', 'currency', 'value']);
     const future = await postConversion(key, { click_id: randomUUID(), occurred_at: new Date(Date.now() + 86_400_000).toISOString() });
     expect(future.statusCode).toBe(422);
     expect(future.json().error.details[0].path).toBe('occurred_at');

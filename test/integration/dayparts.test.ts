@@ -3,6 +3,7 @@ import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
+import { detailPaths } from '../helpers/errorDetails.js';
 import { localTime } from '../../src/serving/localClock.js';
 
 let ctx: TestContext;
@@ -11,8 +12,7 @@ let publisher: { id: string; token: string };
 
 beforeAll(async () => {
   ctx = await startTestApp();
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
 });
 afterAll(async () => {
@@ -45,7 +45,7 @@ describe('dayparts', () => {
       dayparts: { timezone: 'EST', windows: [{ days: ['monday'], start: '9:00', end: '17:00' }, { days: ['sat'], start: '18:00', end: '09:00' }] },
     });
     expect(refused.statusCode).toBe(422);
-    expect(refused.json().error.details.map((detail: { path: string }) => detail.path).sort()).toEqual([
+    expect(detailPaths(refused).sort()).toEqual([
       'dayparts.timezone',
       'dayparts.windows.0.days.0',
       'dayparts.windows.0.start',
@@ -60,7 +60,7 @@ describe('dayparts', () => {
       dayparts: { timezone: 'America/New_York', windows: [null, 'x', { days: ['mon'], start: '09:00', end: '17:00' }] },
     });
     expect(refused.statusCode).toBe(422);
-    expect(refused.json().error.details.map((detail: { path: string }) => detail.path)).toEqual(['dayparts.windows.0', 'dayparts.windows.1']);
+    expect(detailPaths(refused)).toEqual(['dayparts.windows.0', 'dayparts.windows.1']);
   });
 
   it('serves inside a window on the America/New_York clock, daylight saving included, and not at the other offset', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
 import { ADDRESSES, BOT_UA, BROWSER_UA, eventsOf, readerAddress, serveClaims, signedToken, trackedLineItem, waitForEvents, type StoredEvent, type TrackedLineItem } from '../helpers/trackingFixtures.js';
+import { metricSample } from '../helpers/metricSample.js';
 import { signTrackingToken, type TrackingClaims } from '../../src/tracking/trackingToken.js';
 import { IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
 
@@ -159,11 +160,7 @@ describe('the impression pixel over HTTP answers and stores as the fastify route
   });
 
   it('counts each answer in the request-duration histogram under the route, method and status', async () => {
-    const count = async () => {
-      const text = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body;
-      const line = text.split('\n').find((l) => l.startsWith('adsvc_http_request_duration_seconds_count{route="/v1/t/i/*",method="GET",status_code="200"}'));
-      return line === undefined ? 0 : Number(line.split(' ').pop());
-    };
+    const count = () => metricSample(ctx, 'adsvc_http_request_duration_seconds_count{route="/v1/t/i/*",method="GET",status_code="200"}');
     const before = await count();
     for (let i = 0; i < 3; i++) await overHttp(baseUrl, signed(serveClaims(item, 'tCPM', PRICE)), { 'x-forwarded-for': readerAddress(), 'user-agent': BROWSER_UA });
     expect(await count()).toBe(before + 3);

@@ -6,6 +6,7 @@ import { startAnotherInstance, startTestApp, type TestContext } from '../helpers
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { creative, serve, servableLineItem, uniqueWord } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
+import { metricSample } from '../helpers/metricSample.js';
 import { verifyTrackingToken } from '../../src/tracking/trackingToken.js';
 
 /**
@@ -30,7 +31,7 @@ beforeAll(async () => {
   otherPublisher = await createPublisher(ctx);
   placementId = (await createPlacement(ctx, publisher.id)).id;
   otherPlacementId = (await createPlacement(ctx, otherPublisher.id)).id;
-  await servableLineItem(ctx, { key: created.key, userId: created.user.id }, { targeting: { keywords: { include: [word] } }, creatives: [creative('Direct card')] });
+  await servableLineItem(ctx, created, { targeting: { keywords: { include: [word] } }, creatives: [creative('Direct card')] });
   await eventually(async () => ((await serve(ctx, publisher.token, about(word))).json().ad ? true : undefined), 'the line item in the index');
 });
 afterAll(async () => {
@@ -183,11 +184,7 @@ describe('POST /v1/serve over HTTP answers as the fastify route does', () => {
   });
 
   it('counts each answer in the request-duration histogram under the route, method and status', async () => {
-    const count = async (status: number) => {
-      const text = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body;
-      const line = text.split('\n').find((l) => l.startsWith(`adsvc_http_request_duration_seconds_count{route="/v1/serve",method="POST",status_code="${status}"}`));
-      return line === undefined ? 0 : Number(line.split(' ').pop());
-    };
+    const count = (status: number) => metricSample(ctx, `adsvc_http_request_duration_seconds_count{route="/v1/serve",method="POST",status_code="${status}"}`);
     const [ok, notFound] = [await count(200), await count(404)];
     for (let i = 0; i < 3; i++) {
       const response = await request(`${baseUrl}/v1/serve`, { method: 'POST', headers: auth(), body: JSON.stringify(about(word)) });

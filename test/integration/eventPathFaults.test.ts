@@ -160,7 +160,7 @@ describe.skipIf(!canMount)('a full disk under the spool (real tmpfs)', () => {
       const publisher = await createPublisher(app);
       const placement = (await createPlacement(app, publisher.id)).id;
       const word = uniqueWord();
-      const { lineItemId } = await servableLineItem(app, { key: created.key, userId: created.user.id }, {
+      const { lineItemId } = await servableLineItem(app, created, {
         bids: { bid_type: 'cpc', bid_value: 0.6 },
         budget: { daily: 1, currency: 'USD', pacing: 'asap' },
         targeting: { keywords: { include: [word] } },

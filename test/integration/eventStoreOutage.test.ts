@@ -7,13 +7,9 @@ import { EventStoreUnavailableError, withUnavailableQueries } from '../../src/st
 import { startTestApp, startTestAppOn, type TestContext } from '../helpers/testApp.js';
 import {
   ADDRESSES,
+  clickedServe,
   eventsOf,
-  fromAddress,
-  serveClaims,
-  signedToken,
   trackedLineItem,
-  waitForEvents,
-  waitPastClickDelay,
   type TrackedLineItem,
 } from '../helpers/trackingFixtures.js';
 import { closedPort } from '../helpers/closedPort.js';
@@ -27,12 +23,7 @@ let clickId: string;
 beforeAll(async () => {
   ctx = await startTestApp({ TRUST_PROXY: '127.0.0.1' });
   item = await trackedLineItem(ctx, { bid_type: 'cpa', bid_value: 9 });
-  const token = signedToken(ctx, serveClaims(item, 'CPA', 9_000_000_000));
-  await fromAddress(ctx, `/v1/t/i/${token}`, ADDRESSES.comcastResidential);
-  await waitPastClickDelay(Date.now());
-  const click = await fromAddress(ctx, `/v1/t/c/${token}`, ADDRESSES.comcastResidential);
-  clickId = new URL(click.headers.location as string).searchParams.get('adsvc_click_id')!;
-  await waitForEvents(ctx, item.lineItemId, 2);
+  clickId = await clickedServe(ctx, item, 'CPA', 9_000_000_000, { reader: ADDRESSES.comcastResidential });
 });
 
 afterAll(async () => {

@@ -4,7 +4,7 @@ import { migratePostgres } from '../../src/store/migrate.js';
 import { createFileDatabase } from '../helpers/fileDatabase.js';
 import { tempDirectory } from '../helpers/tempDirectory.js';
 import { startTestApp, startTestAppOn, testDatabaseUrl, type TestContext } from '../helpers/testApp.js';
-import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { createAdvertiser, createCertifiedPlacement, createPublisher } from '../helpers/factories.js';
 import { eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 
 /**
@@ -35,11 +35,9 @@ describe.runIf(testDatabaseUrl !== undefined)('a database of its own for each te
 
   /** A certified placement and a cheap line item on a fresh keyword: what a test expects to be served there. */
   async function placementWithItsOwnLineItem(on: TestContext) {
-    const created = await createAdvertiser(on);
-    const advertiser: Advertiser = { key: created.key, userId: created.user.id };
+    const advertiser: Advertiser = await createAdvertiser(on);
     const publisher = await createPublisher(on);
-    const placement = (await createPlacement(on, publisher.id)).id;
-    await certifyPlacement(on, placement);
+    const placement = await createCertifiedPlacement(on, publisher.id);
     const word = uniqueWord();
     const own = await servableLineItem(on, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
     return { advertiser, token: publisher.token, body: { placement_id: placement, context: { query: word, response: '' } }, own };

@@ -4,6 +4,7 @@ import { createAdvertiser, createPlacement, createPublisher } from '../helpers/f
 import { asAdvertiser, composeBody } from '../helpers/managementFactories.js';
 import { eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
+import { detailPaths } from '../helpers/errorDetails.js';
 
 let ctx: TestContext;
 let advertiser: Advertiser;
@@ -12,8 +13,7 @@ let call: ReturnType<typeof asAdvertiser>;
 
 beforeAll(async () => {
   ctx = await startTestApp({ FLIGHT_SWEEP_MS: '200' });
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   call = asAdvertiser(ctx, advertiser.key);
   publisher = await createPublisher(ctx);
 });
@@ -57,12 +57,12 @@ describe('campaign flights: management', () => {
       composeBody(advertiser.userId, { campaign: { name: '', starts_at: '2030-05-02T00:00:00Z', ends_at: '2030-05-01T00:00:00Z' } }),
     );
     expect(response.statusCode).toBe(422);
-    expect(response.json().error.details.map((detail: { path: string }) => detail.path).sort()).toEqual(['campaign.ends_at', 'campaign.name']);
+    expect(detailPaths(response).sort()).toEqual(['campaign.ends_at', 'campaign.name']);
     const noOffset = await call('POST', '/v1/advertiser/campaigns/validate', {
       campaign: { name: 'x', brand_name: 'y', user_id: advertiser.userId, starts_at: '2030-05-01T00:00:00', ends_at: 'tomorrow' },
     });
     expect(noOffset.statusCode).toBe(422);
-    expect(noOffset.json().error.details.map((detail: { path: string }) => detail.path).sort()).toEqual(['campaign.ends_at', 'campaign.starts_at']);
+    expect(detailPaths(noOffset).sort()).toEqual(['campaign.ends_at', 'campaign.starts_at']);
     expect(await campaignCount()).toBe(before);
   });
 
@@ -84,7 +84,7 @@ describe('campaign flights: management', () => {
     const id = created.json().data.id as string;
     const refused = await call('PATCH', `/v1/advertiser/campaigns/${id}`, { ends_at: '2030-02-01T00:00:00Z', name: 'Renamed' });
     expect(refused.statusCode).toBe(422);
-    expect(refused.json().error.details.map((detail: { path: string }) => detail.path)).toEqual(['ends_at']);
+    expect(detailPaths(refused)).toEqual(['ends_at']);
     const unchanged = await call('GET', `/v1/advertiser/campaigns/${id}`);
     expect(unchanged.json().data).toMatchObject({ name: 'Patch flight', ends_at: null });
 
@@ -100,7 +100,7 @@ describe('campaign flights: management', () => {
     for (const bound of ['0000-01-01T00:00:00Z', '0001-06-15T00:00:00Z', '0099-06-15T00:00:00Z', '1969-12-31T23:59:59Z', '1970-01-01T00:30:00+01:00', '9999-12-31T23:59:59-01:00']) {
       const refused = await call('PATCH', `/v1/advertiser/campaigns/${id}`, { starts_at: bound });
       expect(refused.statusCode, bound).toBe(422);
-      expect(refused.json().error.details.map((detail: { path: string }) => detail.path)).toEqual(['starts_at']);
+      expect(detailPaths(refused)).toEqual(['starts_at']);
     }
     expect((await call('GET', `/v1/advertiser/campaigns/${id}`)).json().data.starts_at).toBeNull();
 
@@ -117,7 +117,7 @@ describe('campaign flights: management', () => {
     const id = composed.json().data.campaign.id as string;
     const activated = await call('POST', `/v1/advertiser/campaigns/${id}/activate`);
     expect(activated.statusCode).toBe(422);
-    expect(activated.json().error.details.map((detail: { path: string }) => detail.path)).toEqual(['ends_at']);
+    expect(detailPaths(activated)).toEqual(['ends_at']);
     const patched = await call('PATCH', `/v1/advertiser/campaigns/${id}`, { status: 'active' });
     expect(patched.statusCode).toBe(422);
   });

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
-import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { createAdvertiser, createCertifiedPlacement, createPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
-import { firePixel, claimsOf, eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
+import { claimsOf, eventuallyServed, firePixel, keywordWithFallback, servableLineItem, serve, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
+import { detailPaths } from '../helpers/errorDetails.js';
 
 let ctx: TestContext;
 let advertiser: Advertiser;
@@ -14,8 +15,7 @@ const env = { IVT_ALLOW_PRIVATE_IPS: 'true' };
 
 beforeAll(async () => {
   ctx = await startTestApp(env);
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
 });
 afterAll(async () => {
@@ -32,7 +32,7 @@ describe('frequency caps: management', () => {
     expect((await call('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data.frequency_cap).toEqual({ impressions: 3, per: 'day' });
     const refused = await call('PATCH', `/v1/advertiser/line-items/${lineItemId}`, { title: '', frequency_cap: { impressions: 0, per: 'month' } });
     expect(refused.statusCode).toBe(422);
-    expect(refused.json().error.details.map((detail: { path: string }) => detail.path).sort()).toEqual([
+    expect(detailPaths(refused).sort()).toEqual([
       'frequency_cap.impressions',
       'frequency_cap.per',
       'title',
@@ -44,10 +44,8 @@ describe('frequency caps: management', () => {
 
 describe('frequency caps: serving', () => {
   it('gives a user at the cap another line item, keeps other users and needs a user id, also after a restart', async () => {
-    const word = uniqueWord();
-    const placement = (await createPlacement(ctx, publisher.id)).id;
-    await certifyPlacement(ctx, placement);
-    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+    const placement = await createCertifiedPlacement(ctx, publisher.id);
+    const { word, fallback } = await keywordWithFallback(ctx, advertiser);
     const capped = await servableLineItem(ctx, advertiser, {
       bids: { bid_type: 'cpm', bid_value: 100 },
       targeting: { keywords: { include: [word] } },
@@ -88,11 +86,9 @@ describe('frequency caps: serving', () => {
   });
 
   it('caps a user id per publisher: another publisher\'s user of the same id is someone else, counted and held apart', async () => {
-    const word = uniqueWord();
     const other = await createPublisher(ctx);
-    const placements = [(await createPlacement(ctx, publisher.id)).id, (await createPlacement(ctx, other.id)).id];
-    for (const placement of placements) await certifyPlacement(ctx, placement);
-    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+    const placements = [await createCertifiedPlacement(ctx, publisher.id), await createCertifiedPlacement(ctx, other.id)];
+    const { word, fallback } = await keywordWithFallback(ctx, advertiser);
     const capped = await servableLineItem(ctx, advertiser, {
       bids: { bid_type: 'cpm', bid_value: 100 },
       targeting: { keywords: { include: [word] } },

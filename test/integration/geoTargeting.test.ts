@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
-import { claimsOf, eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
+import { claimsOf, eventuallyServed, keywordWithFallback, servableLineItem, serve, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
+import { detailPaths } from '../helpers/errorDetails.js';
 import { countryOfAddress } from '../../src/geo/countryOfAddress.js';
 
 let ctx: TestContext;
@@ -17,8 +18,7 @@ const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.
 beforeAll(async () => {
   // Pixels come through a proxy in front of the service: trust loopback for x-forwarded-for.
   ctx = await startTestApp({ TRUST_PROXY: 'loopback' });
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
 });
 afterAll(async () => {
@@ -47,15 +47,14 @@ describe('geo targeting', () => {
     const { lineItemId } = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [uniqueWord()] } } });
     const refused = await call('PUT', `/v1/advertiser/line-items/${lineItemId}/targeting`, { countries: { include: ['us', 'USA'], exclude: ['XX'] } });
     expect(refused.statusCode).toBe(422);
-    expect(refused.json().error.details.map((detail: { path: string }) => detail.path).sort()).toEqual(['countries.exclude.0', 'countries.include.1']);
+    expect(detailPaths(refused).sort()).toEqual(['countries.exclude.0', 'countries.include.1']);
     const stored = await call('PUT', `/v1/advertiser/line-items/${lineItemId}/targeting`, { countries: { include: ['us'], exclude: ['de'] } });
     expect(stored.json().data.targeting).toEqual({ countries: { include: ['US'], exclude: ['DE'] } });
   });
 
   it('serves a US-only line item to a Comcast address, not to a Deutsche Telekom one nor to an unknown country, and records the country', async () => {
-    const word = uniqueWord();
     const placement = (await createPlacement(ctx, publisher.id)).id;
-    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+    const { word, fallback } = await keywordWithFallback(ctx, advertiser);
     const usOnly = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] }, countries: { include: ['US'] } } });
     const from = (ip?: string) => ({ placement_id: placement, context: { query: word, response: '' }, ...(ip ? { user: { ip } } : {}) });
     await eventuallyServed(ctx, publisher.token, from(COMCAST), usOnly.lineItemId);

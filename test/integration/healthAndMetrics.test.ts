@@ -33,7 +33,7 @@ describe('GET /metrics', () => {
     const publisher = await createPublisher(ctx);
     const placementId = (await createPlacement(ctx, publisher.id)).id;
     const word = uniqueWord();
-    const { lineItemId } = await servableLineItem(ctx, { key: created.key, userId: created.user.id }, {
+    const { lineItemId } = await servableLineItem(ctx, created, {
       targeting: { keywords: { include: [word] } },
       creatives: [creative()],
     });

@@ -6,6 +6,7 @@ import { asAdvertiser } from '../helpers/managementFactories.js';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { EVENT_RETENTION_DAYS } from '../../src/tracking/eventImport.js';
 import { ADDRESSES, BOT_UA, BROWSER_UA, eventsOf, rollupOf, trackedLineItem, waitForEvents } from '../helpers/trackingFixtures.js';
+import { metricSample } from '../helpers/metricSample.js';
 
 let ctx: TestContext;
 
@@ -183,10 +184,7 @@ describe('POST /v1/admin/events/import', () => {
   it('imports the lines as they arrive, in batches, before the body has ended', async () => {
     const item = await trackedLineItem(ctx);
     const line = JSON.stringify({ type: 'impression', time: new Date().toISOString(), line_item_id: item.lineItemId, placement_id: item.placementId, ip: ADDRESSES.comcastResidential });
-    const acceptedSoFar = async () => {
-      const metrics = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body;
-      return Number(/^adsvc_events_accepted_total (\d+)$/m.exec(metrics)![1]);
-    };
+    const acceptedSoFar = () => metricSample(ctx, 'adsvc_events_accepted_total');
     const before = await acceptedSoFar();
     const body = new PassThrough();
     const importing = ctx.admin({ method: 'POST', url: '/v1/admin/events/import', headers: { 'content-type': 'application/x-ndjson' }, payload: body });

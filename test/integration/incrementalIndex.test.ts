@@ -15,6 +15,7 @@ import {
   uniqueWord,
   type Advertiser,
 } from '../helpers/servingFixtures.js';
+import { metricSample } from '../helpers/metricSample.js';
 
 // Every change below reaches serving by a patch of the index built at start: each test ends by
 // checking, through /metrics, that the index was built exactly once.
@@ -26,8 +27,7 @@ let placementId: string;
 
 beforeAll(async () => {
   ctx = await startTestApp();
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
   placementId = (await createPlacement(ctx, publisher.id)).id;
 });
@@ -35,12 +35,7 @@ afterAll(async () => {
   await ctx.close();
 });
 
-async function metric(on: TestContext, name: string): Promise<number> {
-  const text = (await on.app.inject({ method: 'GET', url: '/metrics' })).body;
-  const line = text.split('\n').find((candidate) => candidate.startsWith(`${name} `));
-  return line === undefined ? 0 : Number(line.split(' ')[1]);
-}
-const builds = (on: TestContext) => metric(on, 'adsvc_ad_index_rebuild_seconds_count');
+const builds = (on: TestContext) => metricSample(on, 'adsvc_ad_index_rebuild_seconds_count');
 
 function about(word: string, placement = placementId) {
   return { placement_id: placement, context: { query: `what about ${word}?`, response: `On ${word}.` } };
@@ -146,7 +141,7 @@ describe('many changes in one poll', () => {
       for (let i = 0; i < 6; i++) items.push(await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 1 + i }, targeting }));
       const trigger = (await createPlacement(ctx, publisher.id)).id;
       expect((await quiet.admin({ method: 'POST', url: `/v1/admin/placements/${trigger}/certify` })).statusCode).toBe(200);
-      const before = await metric(quiet, 'adsvc_ad_index_changes_total');
+      const before = await metricSample(quiet, 'adsvc_ad_index_changes_total');
       expect(await servedFor(quiet, word)).toBe(items[5]!.lineItemId);
 
       // The best three are paused and the worst is bid up to the top of the rest, then one poll.
@@ -160,7 +155,7 @@ describe('many changes in one poll', () => {
       await putLineItem(ctx, advertiser, items[0]!.lineItemId, 'bids', { bid_type: 'cpc', bid_value: 0.5 });
       expect((await quiet.admin({ method: 'POST', url: `/v1/admin/placements/${trigger}/certify` })).statusCode).toBe(200);
       expect(await servedFor(quiet, word)).toBe(items[2]!.lineItemId);
-      expect(await metric(quiet, 'adsvc_ad_index_changes_total')).toBeGreaterThanOrEqual(before + 6);
+      expect(await metricSample(quiet, 'adsvc_ad_index_changes_total')).toBeGreaterThanOrEqual(before + 6);
       expect(await builds(quiet)).toBe(1);
     } finally {
       await quiet.close();

@@ -31,7 +31,7 @@ async function servingPlacement() {
   const publisher = await createPublisher(ctx);
   const placement = await createPlacement(ctx, publisher.id);
   const advertiser = await createAdvertiser(ctx);
-  const { lineItemId } = await servableLineItem(ctx, { key: advertiser.key, userId: advertiser.user.id }, {
+  const { lineItemId } = await servableLineItem(ctx, advertiser, {
     bids: { bid_type: 'cpc', bid_value: 1 },
     targeting: { placements: { include: [placement.id] } },
   });

@@ -19,7 +19,7 @@ describe('PORT=0 (any free port)', () => {
     const port = (ctx.app.server.address() as { port: number }).port;
     expect(port).toBeGreaterThan(0);
     const created = await createAdvertiser(ctx);
-    await servableLineItem(ctx, { key: created.key, userId: created.user.id });
+    await servableLineItem(ctx, created);
     const publisher = await createPublisher(ctx);
     const placement = await createPlacement(ctx, publisher.id);
     const ad = await eventually(async () => {

@@ -5,6 +5,7 @@ import { addUser, createAdvertiser, createOrganization } from '../helpers/factor
 import { asAdvertiser, composeBody, composeCampaign, createCampaign, validCreative } from '../helpers/managementFactories.js';
 import { contractSchema } from '../helpers/contract.js';
 import { inListOrder } from '../helpers/listOrder.js';
+import { detailPaths } from '../helpers/errorDetails.js';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -260,7 +261,7 @@ describe('POST /v1/advertiser/campaigns', () => {
     const response = await asAdvertiser(ctx, advertiser.key)('POST', '/v1/advertiser/campaigns', {});
     expect(response.statusCode).toBe(422);
     expect(response.json().error.code).toBe('validation_error');
-    expect(response.json().error.details.map((detail: { path: string }) => detail.path).sort()).toEqual([
+    expect(detailPaths(response).sort()).toEqual([
       'brand_name',
       'name',
       'user_id',
@@ -277,7 +278,7 @@ describe('POST /v1/advertiser/campaigns', () => {
       org_id: advertiser.organization.id,
     });
     expect(response.statusCode).toBe(422);
-    expect(response.json().error.details.map((detail: { path: string }) => detail.path).sort()).toEqual([
+    expect(detailPaths(response).sort()).toEqual([
       'brand_name',
       'name',
       'objective',
@@ -364,7 +365,7 @@ describe('value normalization', () => {
       }),
     );
     expect(response.statusCode).toBe(422);
-    expect(response.json().error.details.map((detail: { path: string }) => detail.path).sort()).toEqual([
+    expect(detailPaths(response).sort()).toEqual([
       'campaign.objective',
       'line_item.bids.bid_type',
       'line_item.objective',
@@ -427,7 +428,7 @@ describe('POST /v1/advertiser/campaigns/validate', () => {
       line_item: { title: 'x', budget: { daily: 0, currency: 'ZZZ' }, bids: { bid_type: 'cpc', bid_value: -1 } },
     });
     expect(response.statusCode).toBe(422);
-    expect(response.json().error.details.map((detail: { path: string }) => detail.path).sort()).toEqual([
+    expect(detailPaths(response).sort()).toEqual([
       'campaign.name',
       'line_item.bids.bid_value',
       'line_item.budget.currency',
@@ -470,7 +471,7 @@ describe('POST /v1/advertiser/campaigns/compose', () => {
       line_item: { budget: { daily: 5 } },
     });
     expect(response.statusCode).toBe(422);
-    expect(response.json().error.details.map((detail: { path: string }) => detail.path).sort()).toEqual([
+    expect(detailPaths(response).sort()).toEqual([
       'campaign.brand_name',
       'campaign.user_id',
       'line_item.budget.currency',
@@ -855,7 +856,7 @@ describe('POST /v1/advertiser/campaigns/:id/activate', () => {
     const bare = (await api('POST', `/v1/advertiser/campaigns/${campaignId}/line-items`, { title: 'Bare' })).json().data;
     const response = await api('POST', `/v1/advertiser/campaigns/${campaignId}/activate`);
     expect(response.statusCode).toBe(422);
-    expect(response.json().error.details.map((detail: { path: string }) => detail.path)).toEqual([
+    expect(detailPaths(response)).toEqual([
       `line_items.${bare.id}.budget`,
       `line_items.${bare.id}.bids`,
     ]);

@@ -3,6 +3,7 @@ import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser } from '../helpers/factories.js';
 import { asAdvertiser, composeCampaign, createCampaign, validCreative } from '../helpers/managementFactories.js';
 import { inListOrder } from '../helpers/listOrder.js';
+import { detailPaths } from '../helpers/errorDetails.js';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -17,10 +18,6 @@ async function setup() {
   const advertiser = await createAdvertiser(ctx);
   const ids = await composeCampaign(ctx, advertiser.key, advertiser.user.id);
   return { ...ids, advertiser, api: asAdvertiser(ctx, advertiser.key) };
-}
-
-function paths(response: { json(): { error: { details: { path: string }[] } } }) {
-  return response.json().error.details.map((detail) => detail.path).sort();
 }
 
 describe('POST /v1/advertiser/campaigns/:id/line-items', () => {
@@ -69,7 +66,7 @@ describe('POST /v1/advertiser/campaigns/:id/line-items', () => {
       budget: { daily: 'ten', currency: 'USD', cap: 3 },
     });
     expect(response.statusCode).toBe(422);
-    expect(paths(response)).toEqual(['budget.cap', 'budget.daily', 'status', 'title']);
+    expect(detailPaths(response).sort()).toEqual(['budget.cap', 'budget.daily', 'status', 'title']);
   });
 
   it('answers 404 for a campaign that does not exist', async () => {
@@ -174,7 +171,7 @@ describe('PATCH /v1/advertiser/line-items/:id', () => {
     const bare = (await api('POST', `/v1/advertiser/campaigns/${campaignId}/line-items`, { title: 'Bare' })).json().data;
     const response = await api('PATCH', `/v1/advertiser/line-items/${bare.id}`, { status: 'active' });
     expect(response.statusCode).toBe(422);
-    expect(paths(response)).toEqual(['bids', 'budget']);
+    expect(detailPaths(response).sort()).toEqual(['bids', 'budget']);
     expect((await api('GET', `/v1/advertiser/line-items/${bare.id}`)).json().data.status).toBe('draft');
   });
 
@@ -183,7 +180,7 @@ describe('PATCH /v1/advertiser/line-items/:id', () => {
     expect((await api('PATCH', `/v1/advertiser/line-items/${lineItemId}`, {})).statusCode).toBe(422);
     const unknown = await api('PATCH', `/v1/advertiser/line-items/${lineItemId}`, { title: 'x', budget: { daily: 1, currency: 'USD' } });
     expect(unknown.statusCode).toBe(422);
-    expect(paths(unknown)).toEqual(['budget']);
+    expect(detailPaths(unknown).sort()).toEqual(['budget']);
   });
 
   it('answers 400 bad_request on malformed JSON', async () => {
@@ -226,7 +223,7 @@ describe('PUT /v1/advertiser/line-items/:id/budget', () => {
     const { api, lineItemId } = await setup();
     const response = await api('PUT', `/v1/advertiser/line-items/${lineItemId}/budget`, body);
     expect(response.statusCode).toBe(422);
-    expect(paths(response)).toEqual(offending);
+    expect(detailPaths(response).sort()).toEqual(offending);
     expect((await api('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data.budget).toEqual({ daily: 50, currency: 'USD', lifetime: null, pacing: 'even' });
   });
 
@@ -261,7 +258,7 @@ describe('PUT /v1/advertiser/line-items/:id/bids', () => {
     const { api, lineItemId } = await setup();
     const response = await api('PUT', `/v1/advertiser/line-items/${lineItemId}/bids`, body);
     expect(response.statusCode).toBe(422);
-    expect(paths(response)).toEqual(offending);
+    expect(detailPaths(response).sort()).toEqual(offending);
   });
 });
 
@@ -303,7 +300,7 @@ describe('the bid_value cap: at most 1,000,000 in the line item\'s currency', ()
       line_item: { title: 'Too dear', bids: over },
     });
     expect(composed.statusCode).toBe(422);
-    expect(composed.json().error.details.map((detail: { path: string }) => detail.path)).toEqual(['line_item.bids.bid_value']);
+    expect(detailPaths(composed)).toEqual(['line_item.bids.bid_value']);
     expect(await campaigns()).toBe(campaignCount);
   });
 });
@@ -348,13 +345,13 @@ describe('a bid that would price at 0 nano-USD: 422 on bid_value, naming the sma
     const { api, campaignId, advertiser } = await setup();
     const created = await api('POST', `/v1/advertiser/campaigns/${campaignId}/line-items`, { title: 'Free', budget: { daily: 0.0001, currency: 'KRW' }, bids: tiny });
     expect(created.statusCode).toBe(422);
-    expect(created.json().error.details.map((detail: { path: string }) => detail.path)).toEqual(['bids.bid_value']);
+    expect(detailPaths(created)).toEqual(['bids.bid_value']);
     const composed = await api('POST', '/v1/advertiser/campaigns/compose', {
       campaign: { name: 'Free', brand_name: 'Brand', user_id: advertiser.user.id },
       line_item: { title: 'Free', budget: { daily: 1000, currency: 'KRW' }, bids: tiny },
     });
     expect(composed.statusCode).toBe(422);
-    expect(composed.json().error.details.map((detail: { path: string }) => detail.path)).toEqual(['line_item.bids.bid_value']);
+    expect(detailPaths(composed)).toEqual(['line_item.bids.bid_value']);
   });
 });
 
@@ -421,7 +418,7 @@ describe('PUT /v1/advertiser/line-items/:id/targeting', () => {
       countries: ['US'],
     });
     expect(response.statusCode).toBe(422);
-    expect(paths(response)).toEqual([
+    expect(detailPaths(response).sort()).toEqual([
       'countries',
       'keywords.include.1',
       'keywords.include.2',
@@ -438,7 +435,7 @@ describe('PUT /v1/advertiser/line-items/:id/targeting', () => {
     const include = Array.from({ length: 501 }, (_, index) => `keyword ${index}`);
     const response = await api('PUT', `/v1/advertiser/line-items/${lineItemId}/targeting`, { keywords: { include } });
     expect(response.statusCode).toBe(422);
-    expect(paths(response)).toEqual(['keywords.include']);
+    expect(detailPaths(response).sort()).toEqual(['keywords.include']);
   });
 });
 
@@ -470,7 +467,7 @@ describe('POST /v1/advertiser/line-items/:id/creatives', () => {
       ],
     });
     expect(response.statusCode).toBe(422);
-    expect(paths(response)).toEqual([
+    expect(detailPaths(response).sort()).toEqual([
       'creatives.0.destination_url',
       'creatives.1.destination_url',
       'creatives.1.image_url',
@@ -488,7 +485,7 @@ describe('POST /v1/advertiser/line-items/:id/creatives', () => {
     for (const creatives of [[], Array.from({ length: 21 }, () => validCreative)]) {
       const response = await api('POST', `/v1/advertiser/line-items/${lineItemId}/creatives`, { creatives });
       expect(response.statusCode).toBe(422);
-      expect(paths(response)).toEqual(['creatives']);
+      expect(detailPaths(response).sort()).toEqual(['creatives']);
     }
   });
 
@@ -498,7 +495,7 @@ describe('POST /v1/advertiser/line-items/:id/creatives', () => {
       creatives: [{ ...validCreative, title: 'nul\u0000byte' }],
     });
     expect(response.statusCode).toBe(422);
-    expect(paths(response)).toEqual(['creatives.0.title']);
+    expect(detailPaths(response).sort()).toEqual(['creatives.0.title']);
   });
 
   it('bumps the line item updated_at', async () => {

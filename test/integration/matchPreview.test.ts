@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
-import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { createAdvertiser, createCertifiedPlacement, createPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
-import { eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
+import { eventuallyServed, placementInIndex, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 import { realSemanticModel } from '../helpers/wordVectors.js';
 import { contractSchema } from '../helpers/contract.js';
@@ -16,11 +16,9 @@ const validPreview = contractSchema('#/components/schemas/MatchPreview');
 beforeAll(async () => {
   realSemanticModel();
   ctx = await startTestApp();
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
-  placementId = (await createPlacement(ctx, publisher.id)).id;
-  await eventually(async () => ((await serve(ctx, publisher.token, { placement_id: placementId })).statusCode === 200 ? true : undefined), 'placement in index');
+  placementId = await placementInIndex(ctx, publisher);
 }, 120_000);
 afterAll(async () => {
   await ctx.close();
@@ -126,8 +124,7 @@ describe('POST /v1/advertiser/line-items/:id/match-preview', () => {
 
   it('says outstanding_serves when the serve holds the line item back for what its outstanding serves are expected to cost, as the serve does', async () => {
     const word = uniqueWord();
-    const certified = (await createPlacement(ctx, publisher.id)).id;
-    await certifyPlacement(ctx, certified);
+    const certified = await createCertifiedPlacement(ctx, publisher.id);
     await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
     // 10 USD an impression against 15 USD a day: two serves waiting for their pixels hold 20 USD.
     const held = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpm', bid_value: 10_000 }, budget: { daily: 15, currency: 'USD', pacing: 'asap' }, targeting: { keywords: { include: [word] } } });

@@ -150,11 +150,11 @@ describe('integration reviews: the operator side', () => {
     const publisher = await createPublisher(ctx);
     const placement = await createPlacement(ctx, publisher.id);
     const word = uniqueWord();
-    const cpm = await servableLineItem(ctx, { key: advertiser.key, userId: advertiser.user.id }, {
+    const cpm = await servableLineItem(ctx, advertiser, {
       bids: { bid_type: 'cpm', bid_value: 50_000 },
       targeting: { keywords: { include: [word] } },
     });
-    const cpc = await servableLineItem(ctx, { key: advertiser.key, userId: advertiser.user.id }, {
+    const cpc = await servableLineItem(ctx, advertiser, {
       bids: { bid_type: 'cpc', bid_value: 5 },
       targeting: { keywords: { include: [word] } },
     });

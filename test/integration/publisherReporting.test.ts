@@ -156,7 +156,7 @@ describe('serve requests and fills', () => {
     const unfilled = (await createPlacement(ctx, own.id)).id;
     const created = await createAdvertiser(ctx);
     const word = uniqueWord();
-    const { lineItemId } = await servableLineItem(ctx, { key: created.key, userId: created.user.id }, { targeting: { keywords: { include: [word] } } });
+    const { lineItemId } = await servableLineItem(ctx, created, { targeting: { keywords: { include: [word] } } });
     const about = (placement: string, topic: string) => ({ placement_id: placement, context: { query: `tell me about ${topic}`, response: `Here is ${topic}.` } });
     await eventuallyServed(ctx, own.token, about(warmUp, word), lineItemId);
 

@@ -4,6 +4,7 @@ import { createAdvertiser } from '../helpers/factories.js';
 import { createReportCampaign } from '../helpers/reportingFixtures.js';
 import { insertEvents } from '../helpers/servingFixtures.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
+import { metricSample } from '../helpers/metricSample.js';
 import { keptWindowReach, type ReachLevel } from '../../src/reporting/reachWindows.js';
 import { KeptReachWrites } from '../../src/reporting/keptReachWrites.js';
 import { reachOver } from '../../src/reporting/reachBlocks.js';
@@ -292,10 +293,7 @@ describe('reach of a window reaching today, kept as of the last report (keptToda
     const seen = (user: string, day: string) =>
       sampleEvent({ campaign_id: campaign.id, line_item_id: campaign.line_item_id, user_key: user, event_time: Date.parse(`${day}T12:00:00Z`) });
     await insertEvents(ctx, [seen('u1', todayFrom), seen('u2', today), seen('u1', today)]);
-    const failures = async () => {
-      const metrics = await ctx.app.inject({ method: 'GET', url: '/metrics' });
-      return Number(/^adsvc_reach_write_failures_total (\d+)$/m.exec(metrics.body)?.[1]);
-    };
+    const failures = () => metricSample(ctx, 'adsvc_reach_write_failures_total');
     const before = await failures();
     const report = () =>
       ctx.app.inject({

@@ -14,6 +14,7 @@ import {
   waitForEvents,
   waitPastClickDelay,
 } from '../helpers/trackingFixtures.js';
+import { detailPaths } from '../helpers/errorDetails.js';
 import { CLICK_PATH, IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
 
 const CAMPAIGNS_URL = '/v1/advertiser/reporting/campaigns';
@@ -404,7 +405,7 @@ describe('reporting parameters', () => {
 
   it('names every offending parameter', async () => {
     const response = await get(CAMPAIGNS_URL, { date_from: '2026-02-30', breakdown: 'weekly' });
-    const paths = response.json().error.details.map((detail: { path: string }) => detail.path);
+    const paths = detailPaths(response);
     expect(paths).toEqual(expect.arrayContaining(['date_from', 'breakdown']));
   });
 });

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, testConfig, testStores, type TestContext } from '../helpers/testApp.js';
 import { buildApp } from '../../src/app.js';
 import { loggerOptions } from '../../src/http/requestLogging.js';
-import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
-import { serve, servableLineItem, servedLineItem, type Advertiser } from '../helpers/servingFixtures.js';
+import { createAdvertiser, createPublisher } from '../helpers/factories.js';
+import { placementInIndex, serve, servableLineItem, servedLineItem, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 import { realSemanticModel } from '../helpers/wordVectors.js';
 import { buildAdIndex, creativesOf, CreativeGroup, type AdIndex, type IndexRows } from '../../src/serving/adIndex.js';
@@ -26,12 +26,9 @@ let placementId: string;
 beforeAll(async () => {
   realSemanticModel();
   ctx = await startTestApp();
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
-  placementId = (await createPlacement(ctx, publisher.id)).id;
-  // A new placement and token reach the index with its next refresh.
-  await eventually(async () => ((await serve(ctx, publisher.token, { placement_id: placementId })).statusCode === 200 ? true : undefined), 'placement in index');
+  placementId = await placementInIndex(ctx, publisher);
 }, 120_000);
 afterAll(async () => {
   await ctx.close();

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
-import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { createAdvertiser, createCertifiedPlacement, createPlacement, createPublisher } from '../helpers/factories.js';
 import {
   changeCampaign,
   claimsOf,
   creative,
   eventuallyServed,
+  placementInIndex,
   putLineItem,
   serve,
   servableLineItem,
@@ -16,6 +17,7 @@ import {
 import { eventually } from '../helpers/eventually.js';
 import { verifyTrackingToken } from '../../src/tracking/trackingToken.js';
 import { format1OnlyClaims } from '../helpers/format1Verifier.js';
+import { detailPaths } from '../helpers/errorDetails.js';
 
 let ctx: TestContext;
 let advertiser: Advertiser;
@@ -24,12 +26,9 @@ let placementId: string;
 
 beforeAll(async () => {
   ctx = await startTestApp();
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
-  placementId = (await createPlacement(ctx, publisher.id)).id;
-  // A new placement and token reach the index with its next refresh.
-  await eventually(async () => ((await serve(ctx, publisher.token, { placement_id: placementId })).statusCode === 200 ? true : undefined), 'placement in index');
+  placementId = await placementInIndex(ctx, publisher);
 });
 afterAll(async () => {
   await ctx.close();
@@ -98,7 +97,7 @@ describe('POST /v1/serve bad input', () => {
   it('answers 422 listing every offending field', async () => {
     const response = await serve(ctx, publisher.token, { placement_id: '', context: { query: 5 } } as never);
     expect(response.statusCode).toBe(422);
-    const paths = response.json().error.details.map((detail: { path: string }) => detail.path);
+    const paths = detailPaths(response);
     expect(paths).toEqual(expect.arrayContaining(['placement_id', 'context.query', 'context.response']));
   });
 
@@ -122,7 +121,7 @@ describe('POST /v1/serve bad input', () => {
       language: 'english',
     });
     expect(response.statusCode).toBe(422);
-    const paths = response.json().error.details.map((detail: { path: string }) => detail.path);
+    const paths = detailPaths(response);
     expect(paths).toEqual(expect.arrayContaining(['context.query', 'user.ip', 'language']));
   });
 
@@ -214,8 +213,7 @@ describe('POST /v1/serve ad payload', () => {
   });
 
   it('prices tCPM links at bid/1000 per impression in nano-USD, converted from the budget currency', async () => {
-    const certified = (await createPlacement(ctx, publisher.id)).id;
-    await certifyPlacement(ctx, certified);
+    const certified = await createCertifiedPlacement(ctx, publisher.id);
     const word = uniqueWord();
     const { lineItemId } = await servableLineItem(ctx, advertiser, {
       bids: { bid_type: 'cpm', bid_value: 20_000 },
@@ -251,8 +249,7 @@ describe('POST /v1/serve ad payload', () => {
   });
 
   it('never serves a line item whose price per impression rounds to 0 nano-USD (tCPM 0.0001 KRW, stored before such bids were refused): it would serve for nothing, past every budget', async () => {
-    const certified = (await createPlacement(ctx, publisher.id)).id;
-    await certifyPlacement(ctx, certified);
+    const certified = await createCertifiedPlacement(ctx, publisher.id);
     const word = uniqueWord();
     const free = await servableLineItem(ctx, advertiser, {
       bids: { bid_type: 'cpm', bid_value: 1 },

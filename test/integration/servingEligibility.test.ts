@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
-import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { createAdvertiser, createCertifiedPlacement, createPlacement, createPublisher } from '../helpers/factories.js';
 import {
   changeCampaign,
   claimsOf,
@@ -24,8 +24,7 @@ let publisher: { id: string; token: string };
 
 beforeAll(async () => {
   ctx = await startTestApp({ SELECTION_STATS_REFRESH_MS: '300' });
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
 });
 afterAll(async () => {
@@ -33,9 +32,7 @@ afterAll(async () => {
 });
 
 async function newPlacement(certified = false): Promise<string> {
-  const { id } = await createPlacement(ctx, publisher.id);
-  if (certified) await certifyPlacement(ctx, id);
-  return id;
+  return certified ? createCertifiedPlacement(ctx, publisher.id) : (await createPlacement(ctx, publisher.id)).id;
 }
 
 function about(placementId: string, word: string, extra: object = {}) {

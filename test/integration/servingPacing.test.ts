@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { tempDirectory } from '../helpers/tempDirectory.js';
 import { eventually } from '../helpers/eventually.js';
-import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { createAdvertiser, createCertifiedPlacement, createPlacement, createPublisher } from '../helpers/factories.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
-import { firePixel, eventuallyServed, insertEvents, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
+import { eventuallyServed, firePixel, insertEvents, keywordWithFallback, servableLineItem, serve, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { SpendPacing, dailyAllowanceShare } from '../../src/serving/spendPacing.js';
 import { IndexedDestinations } from '../../src/serving/indexedDestinations.js';
 import { BillingCeiling } from '../../src/tracking/billingCeiling.js';
@@ -25,8 +25,7 @@ const env = { IVT_ALLOW_PRIVATE_IPS: 'true' };
 
 beforeAll(async () => {
   ctx = await startTestApp(env);
-  const created = await createAdvertiser(ctx);
-  advertiser = { key: created.key, userId: created.user.id };
+  advertiser = await createAdvertiser(ctx);
   publisher = await createPublisher(ctx);
 });
 afterAll(async () => {
@@ -68,10 +67,8 @@ describe('pacing: daily budgets', () => {
    * one that found it in the index) is returned: until its event comes, it holds its expected cost.
    */
   async function cappedSetup(bids: { bid_type: 'cpm' | 'cpc'; bid_value: number }) {
-    const word = uniqueWord();
-    const placement = (await createPlacement(ctx, publisher.id)).id;
-    await certifyPlacement(ctx, placement);
-    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 5 }, targeting: { keywords: { include: [word] } } });
+    const placement = await createCertifiedPlacement(ctx, publisher.id);
+    const { word, fallback } = await keywordWithFallback(ctx, advertiser, 5);
     const capped = await servableLineItem(ctx, advertiser, {
       bids,
       budget: { daily: 15, currency: 'USD', pacing: 'asap' },
@@ -121,10 +118,8 @@ describe('pacing: daily budgets', () => {
     // 2x daily ceiling (session 34's tester: 60 parallel serves billed 48 USD of a 24 USD day at 02:25).
     const startShare = dailyAllowanceShare(Date.now());
     const daily = Math.ceil(100 / startShare) / 100;
-    const word = uniqueWord();
-    const placement = (await createPlacement(ctx, publisher.id)).id;
-    await certifyPlacement(ctx, placement);
-    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+    const placement = await createCertifiedPlacement(ctx, publisher.id);
+    const { word, fallback } = await keywordWithFallback(ctx, advertiser);
     const paced = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpm', bid_value: 100 }, budget: { daily, currency: 'USD', pacing: 'even' }, targeting: { keywords: { include: [word] } } });
     const body = { placement_id: placement, context: { query: word, response: '' } };
     const served = [await eventuallyServed(ctx, publisher.token, body, paced.lineItemId)];
@@ -149,15 +144,26 @@ describe('pacing: daily budgets', () => {
     expect(billed).toBe(served.length * 0.1 * USD);
   });
 
+
+  /** The line item's impressions as billing left them (why unbilled, what each cost), once there are `count`. */
+  function storedImpressions(lineItemId: string, count: number) {
+    return eventually(async () => {
+      const result = await ctx.stores.ch.client.query({
+        query: `SELECT unbilled, toFloat64(cost_nanos) AS cost FROM events_v1 WHERE line_item_id = {id:UUID}`,
+        query_params: { id: lineItemId },
+        format: 'JSONEachRow',
+      });
+      const found = await result.json<{ unbilled: string; cost: number }>();
+      return found.length === count ? found : undefined;
+    }, 'the impressions');
+  }
   it('holds a burst of concurrent serves to what is left of a lifetime budget too: none shown unpaid (try36 L1)', async () => {
     // 0.10 USD an impression (tCPM 100), 0.55 USD of lifetime budget, a daily budget far above it:
     // only the lifetime budget can stop the burst. Without the serves' expected cost counted against
     // it, all 20 were served and 15 of their pixels stored unbilled (over_lifetime_budget); with the
     // holds counted but not the serve's own cost (0.50 held < 0.55 left), a sixth (try37 L2).
-    const word = uniqueWord();
-    const placement = (await createPlacement(ctx, publisher.id)).id;
-    await certifyPlacement(ctx, placement);
-    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+    const placement = await createCertifiedPlacement(ctx, publisher.id);
+    const { word, fallback } = await keywordWithFallback(ctx, advertiser);
     const lifetime = await servableLineItem(ctx, advertiser, {
       bids: { bid_type: 'cpm', bid_value: 100 },
       budget: { daily: 100, lifetime: 0.55, currency: 'USD', pacing: 'asap' },
@@ -170,15 +176,7 @@ describe('pacing: daily budgets', () => {
     expect(served).toHaveLength(5);
     expect(burst.filter((response) => servedLineItem(ctx, response) === fallback.lineItemId)).toHaveLength(16);
     await Promise.all(served.map((response) => firePixel(ctx, response)));
-    const rows = await eventually(async () => {
-      const result = await ctx.stores.ch.client.query({
-        query: `SELECT unbilled, toFloat64(cost_nanos) AS cost FROM events_v1 WHERE line_item_id = {id:UUID}`,
-        query_params: { id: lifetime.lineItemId },
-        format: 'JSONEachRow',
-      });
-      const found = await result.json<{ unbilled: string; cost: number }>();
-      return found.length === served.length ? found : undefined;
-    }, 'the impressions');
+    const rows = await storedImpressions(lifetime.lineItemId, served.length);
     expect(rows).toEqual(Array(5).fill({ unbilled: '', cost: 0.1 * USD }));
   });
 
@@ -187,8 +185,7 @@ describe('pacing: daily budgets', () => {
     // one after another before any pixel. With 0.009 held of 0.010 left, a fourth was served and its
     // pixel stored at cost 0, over_lifetime_budget.
     const word = uniqueWord();
-    const placement = (await createPlacement(ctx, publisher.id)).id;
-    await certifyPlacement(ctx, placement);
+    const placement = await createCertifiedPlacement(ctx, publisher.id);
     const lifetime = await servableLineItem(ctx, advertiser, {
       bids: { bid_type: 'cpm', bid_value: 3 },
       budget: { daily: 100, lifetime: 0.01, currency: 'USD', pacing: 'asap' },
@@ -202,15 +199,7 @@ describe('pacing: daily budgets', () => {
     }
     expect(served).toHaveLength(3);
     await Promise.all(served.map((response) => firePixel(ctx, response)));
-    const rows = await eventually(async () => {
-      const result = await ctx.stores.ch.client.query({
-        query: `SELECT unbilled, toFloat64(cost_nanos) AS cost FROM events_v1 WHERE line_item_id = {id:UUID}`,
-        query_params: { id: lifetime.lineItemId },
-        format: 'JSONEachRow',
-      });
-      const found = await result.json<{ unbilled: string; cost: number }>();
-      return found.length === served.length ? found : undefined;
-    }, 'the impressions');
+    const rows = await storedImpressions(lifetime.lineItemId, served.length);
     expect(rows).toEqual(Array(3).fill({ unbilled: '', cost: 0.003 * USD }));
   });
 
@@ -221,12 +210,9 @@ describe('pacing: daily budgets', () => {
     const startShare = dailyAllowanceShare(Date.now());
     const daily = Math.ceil(100 / startShare) / 100;
     const released = daily * dailyAllowanceShare(Date.now()) * USD;
-    const word = uniqueWord();
     const other = await createPublisher(ctx);
-    const [ours, theirs] = [(await createPlacement(ctx, publisher.id)).id, (await createPlacement(ctx, other.id)).id];
-    await certifyPlacement(ctx, ours);
-    await certifyPlacement(ctx, theirs);
-    const fallback = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 0.01 }, targeting: { keywords: { include: [word] } } });
+    const [ours, theirs] = [await createCertifiedPlacement(ctx, publisher.id), await createCertifiedPlacement(ctx, other.id)];
+    const { word, fallback } = await keywordWithFallback(ctx, advertiser);
     const paced = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpm', bid_value: 100 }, budget: { daily, currency: 'USD', pacing: 'even' }, targeting: { keywords: { include: [word] } } });
     const [ourBody, theirBody] = [ours, theirs].map((placement) => ({ placement_id: placement, context: { query: word, response: '' } }));
     await eventuallyServed(ctx, other.token, theirBody!, paced.lineItemId);

@@ -55,7 +55,7 @@ describe.skipIf(unavailableReason !== undefined)('a PostgreSQL server outage', (
     const placementId = (await createPlacement(ctx, publisher.id)).id;
     const word = uniqueWord();
     const indexedDestination = 'https://indexed.example/landing';
-    const servable = await servableLineItem(ctx, { key: advertiser.key, userId: advertiser.user.id }, {
+    const servable = await servableLineItem(ctx, advertiser, {
       targeting: { keywords: { include: [word] } },
       creatives: [{ ...creative(), destination_url: indexedDestination }],
     });

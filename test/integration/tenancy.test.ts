@@ -6,12 +6,9 @@ import { importEvents } from '../helpers/reportingFixtures.js';
 import {
   ADDRESSES,
   BROWSER_UA,
-  fromAddress,
-  serveClaims,
-  signedToken,
+  clickedServe,
   trackedLineItem,
   waitForEvents,
-  waitPastClickDelay,
   type TrackedLineItem,
 } from '../helpers/trackingFixtures.js';
 
@@ -34,11 +31,7 @@ beforeAll(async () => {
   ctx = await startTestApp({ TRUST_PROXY: '127.0.0.1' });
   owner = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
   ownerUserId = (await ctx.stores.db.query<{ user_id: string }>('SELECT user_id FROM campaigns WHERE id = $1', [owner.campaignId])).rows[0]!.user_id;
-  const token = signedToken(ctx, serveClaims(owner, 'CPC', 400_000_000));
-  await fromAddress(ctx, `/v1/t/i/${token}`, ADDRESSES.comcastResidential);
-  await waitPastClickDelay(Date.now());
-  const click = await fromAddress(ctx, `/v1/t/c/${token}`, ADDRESSES.comcastResidential);
-  clickId = new URL(click.headers.location as string).searchParams.get('adsvc_click_id')!;
+  clickId = await clickedServe(ctx, owner, 'CPC', 400_000_000, { reader: ADDRESSES.comcastResidential });
   const line = { type: 'impression' as const, time: new Date().toISOString(), line_item_id: owner.lineItemId, placement_id: owner.placementId, user_agent: BROWSER_UA };
   await importEvents(ctx, [{ ...line, ip: ADDRESSES.comcastResidential }, { ...line, ip: ADDRESSES.awsV4 }]);
   await waitForEvents(ctx, owner.lineItemId, 4);

@@ -4,8 +4,10 @@ import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import {
   ADDRESSES,
   BOT_UA,
+  clickUrl,
   eventsOf,
   fromAddress,
+  pixelUrl,
   readerAddress,
   rollupOf,
   serveClaims,
@@ -41,9 +43,6 @@ let reader = '';
 beforeEach(() => {
   reader = readerAddress();
 });
-
-const pixelUrl = (token: string) => `/v1/t/i/${token}`;
-const clickUrl = (token: string) => `/v1/t/c/${token}`;
 
 function cpmToken(overrides = {}) {
   const claims = serveClaims(cpm, 'tCPM', IMPRESSION_PRICE, overrides);

@@ -1,6 +1,19 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
-import { ADDRESSES, BROWSER_UA, fromAddress, readerAddress, rollupOf, serveClaims, signedToken, trackedLineItem, waitForEvents, waitPastClickDelay } from '../helpers/trackingFixtures.js';
+import {
+  ADDRESSES,
+  BROWSER_UA,
+  clickUrl,
+  fromAddress,
+  pixelUrl,
+  readerAddress,
+  rollupOf,
+  serveClaims,
+  signedToken,
+  trackedLineItem,
+  waitForEvents,
+  waitPastClickDelay,
+} from '../helpers/trackingFixtures.js';
 
 /**
  * How a tracking request was made (Fetch Metadata) and who made it (server-side markers). The header
@@ -30,9 +43,6 @@ let reader = '';
 beforeEach(() => {
   reader = readerAddress();
 });
-
-const pixelUrl = (token: string) => `/v1/t/i/${token}`;
-const clickUrl = (token: string) => `/v1/t/c/${token}`;
 
 describe('impression pixel: the request must be an image load (Sec-Fetch-Dest)', () => {
   it('bills an image load and stores its Fetch Metadata as sent', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { performanceMetrics, roundedQuotient, ZERO_SUMS } from '../../src/reporting/performanceMetrics.js';
+import { ZERO_METRICS } from '../helpers/reportingFixtures.js';
 
 describe('roundedQuotient', () => {
   it('rounds the exact quotient once to 6 decimals, half away from zero', () => {
@@ -46,19 +47,7 @@ describe('performanceMetrics', () => {
   });
 
   it('answers 0.0 for every rate whose denominator is 0', () => {
-    expect(performanceMetrics(ZERO_SUMS)).toEqual({
-      impressions: 0,
-      clicks: 0,
-      conversions: 0,
-      spend_usd: 0,
-      revenue_usd: 0,
-      ctr: 0,
-      cpc_usd: 0,
-      cpa_usd: 0,
-      cvr: 0,
-      ecpm_usd: 0,
-      roas: 0,
-    });
+    expect(performanceMetrics(ZERO_SUMS)).toEqual(ZERO_METRICS);
     const revenueWithoutSpend = performanceMetrics({ ...ZERO_SUMS, conversions: 1, revenueNanos: 5_000_000_000n });
     expect(revenueWithoutSpend).toMatchObject({ roas: 0, cpa_usd: 0, cvr: 0, revenue_usd: 5 });
   });
