@@ -274,10 +274,11 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     while (inFlight[0] !== undefined) {
       const write = inFlight[0];
       await gate.run('write', async () => {
+        const due = write.nextTryAt <= Date.now();
         try {
           await ch.client.command({ query: `${INSERT_EVENTS}\n${write.body}`, clickhouse_settings: insertSettings(write.token) });
         } catch (error) {
-          if (!refusedAgain(write, error)) throw error;
+          if (!refusedAgain(write, error, { due })) throw error;
           inFlight.shift();
           inFlightCount -= write.events;
           return;
@@ -299,7 +300,8 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
    * that lack them (the reports', pacing's and the billing ceilings' rollups) would never get them.
    * One events_v1 does not hold is forgotten: its request was answered 503 and nothing was kept.
    * Without `eventIds` (the pipeline's own writes), only those whose delay since their last try has
-   * passed (refusedAgain). Rejects with the first refusal, once each of them is tried.
+   * passed (refusedAgain); a request's retry tries its own at once, but a refusal then counts only
+   * when the try was due. Rejects with the first refusal, once each of them is tried.
    */
   async function completeRefused(eventIds: Set<string> | undefined): Promise<void> {
     const now = Date.now();
@@ -331,12 +333,13 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
 
   async function tryToComplete(write: KeptWrite): Promise<void> {
     if (!refused.includes(write)) return;
+    const due = write.nextTryAt <= Date.now();
     let held: boolean;
     try {
       held = await heldByEvents(write);
     } catch (error) {
       // The check's read failed, not the write: no refusal of its rows to count.
-      if (!refusedAgain(write, error, { ofTheRows: false })) throw error;
+      if (!refusedAgain(write, error, { ofTheRows: false, due })) throw error;
       return;
     }
     try {
@@ -346,7 +349,7 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
       }
       spool.forgetInFlight(write.name);
     } catch (error) {
-      if (!refusedAgain(write, error)) throw error;
+      if (!refusedAgain(write, error, { due })) throw error;
     }
     // Guarded all the same: splice(-1, 1) would drop the last refused write, another request's.
     const at = refused.indexOf(write);
@@ -360,13 +363,21 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
    * its conversion_id or import batch answered 503 forever, and one a restart found ahead of the
    * segments held them back. It is moved to DATA_DIR/quarantine as it was, for the operator to send
    * again once the cause is fixed (docs/failure-modes.md), and its request's retry then answers from
-   * what events_v1 holds.
+   * what events_v1 holds. Only a try that was `due` (its delay since the last counted one had passed)
+   * counts: a client retrying its request fast, a flush or a drain while an insert in flight holds
+   * the segments back, tried it sooner; counted, six such tries quarantined it within seconds, the
+   * views still lacking its rows (rev38 F3). Those tries are still made (a fault that cleared
+   * completes it at once) and logged; they leave the count and the next try's time as they were.
    */
-  function refusedAgain(write: KeptWrite, error: unknown, { ofTheRows = true }: { ofTheRows?: boolean } = {}): boolean {
+  function refusedAgain(write: KeptWrite, error: unknown, { ofTheRows = true, due = true }: { ofTheRows?: boolean; due?: boolean } = {}): boolean {
+    const held = { file: write.name, token: write.token, events: write.events, campaigns: [...write.campaignIds] };
+    if (!due) {
+      log.error({ err: error, ...held, refusals: write.refusals, retryInMs: write.nextTryAt - Date.now() }, 'ClickHouse refused again an insert kept in the spool, tried before its time (not counted); will retry');
+      return false;
+    }
     write.tries += 1;
     if (ofTheRows && !isRefusedForNow(error)) write.refusals += 1;
     write.nextTryAt = Date.now() + Math.min(MAX_REFUSED_RETRY_DELAY_MS, config.EVENT_FLUSH_INTERVAL_MS * 2 ** (write.tries - 1));
-    const held = { file: write.name, token: write.token, events: write.events, campaigns: [...write.campaignIds] };
     if (write.refusals < KEPT_WRITE_REFUSALS) {
       log.error({ err: error, ...held, refusals: write.refusals, retryInMs: write.nextTryAt - Date.now() }, 'ClickHouse refused again an insert kept in the spool; will retry');
       return false;
@@ -713,10 +724,10 @@ const NOT_EXACTLY_ONCE = 'this instance cannot keep events exactly once now; ret
 interface KeptWrite extends InFlightWrite {
   eventIds: Set<string>;
   campaignIds: Set<string>;
-  /** Failed sends, and those ClickHouse refused for the rows themselves (refusedAgain). */
+  /** Failed sends that were due, and those ClickHouse refused for the rows themselves (refusedAgain). */
   tries: number;
   refusals: number;
-  /** When the pipeline's own writes try it again (ms since the epoch). */
+  /** When the pipeline's own writes try it again, and from when a retry's try counts (ms since the epoch). */
   nextTryAt: number;
 }
 

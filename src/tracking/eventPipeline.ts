@@ -37,8 +37,10 @@ export interface EventPipeline {
    * them take them, the tables that have them drop them (deduplicate_blocks_in_dependent_materialized_views).
    * One whose rows events_v1 does not hold is forgotten: nothing of it was kept. For the retry of a
    * refused write (the same conversion_id, an import resent with its key), before it looks up what is
-   * stored. Rejects with ApiError('unavailable') when ClickHouse refuses again. The pipeline also
-   * tries every refused insert at each write of the spool, so one kept at another instance completes too.
+   * stored. Rejects with ApiError('unavailable') when ClickHouse refuses again. Tried at once, whatever
+   * the insert's delay; a refusal then counts toward its quarantine only when its next try was due. The
+   * pipeline also tries every refused insert at its writes of the spool once its delay has passed, so
+   * one kept at another instance completes too.
    */
   completeRefusedWrites(eventIds: string[]): Promise<void>;
   /**
