@@ -54,7 +54,9 @@ export interface EventPipeline {
    * Calls `visit` with each event a previous run accepted and left in the spool (a crash) that is not
    * in ClickHouse yet, oldest first: the inserts `writeNow` left in flight that the start could not
    * send again (ClickHouse down), then the segments. They are written before any event of this run
-   * and count in `pending()` (and as `unwritten`) until they are: a counter that adds the accepted events ClickHouse does
+   * and count in `pending()` (and as `unwritten`) until they are (or until an insert in flight that
+   * ClickHouse keeps refusing is set aside: its events, the first recorded, leave them, and the rest
+   * stay the last ones): a counter that adds the accepted events ClickHouse does
    * not have yet (pacing, frequency counts) visits them before its first onAccepted event and counts
    * them the same way, so their spend and impressions are never missing between the start and their
    * write. A segment (or insert) ClickHouse took just before the crash, whose file was not yet
