@@ -73,6 +73,9 @@ export function dailyAllowanceShare(nowMs: number): number {
  * the last `unwritten` recorded events are in what it reads, and those are not. The others are
  * dropped from the local list; these are added on top of the ClickHouse figure until a later sync
  * finds them written.
+ * (One exception: an insert a crash left in flight that ClickHouse keeps refusing is set aside and
+ * counts as written before it is: its spend is missing until then where daily_stats_v1 lacks it,
+ * docs/failure-modes.md.)
  */
 export class SpendPacing {
   private readonly counters = new Map<string, SpendCounter>();

@@ -40,6 +40,15 @@ const MAX_RETRY_DELAY_MS = 4000;
 const KEPT_WRITE_REFUSALS = 6;
 /** The longest wait between two tries of a refused insert by the pipeline's own writes (completeRefused). */
 const MAX_REFUSED_RETRY_DELAY_MS = 60_000;
+/**
+ * How long an insert a crash left in flight that ClickHouse answers with a refusal (whatever its
+ * code) stays ahead of the segments before it is set aside (writeInFlight): through a short refusal
+ * the spool's events wait behind it, as in an outage, and pacing's `unwritten` stays exact; one
+ * refused every time (a view over its memory or time limit on those rows: a "for now" code, never
+ * quarantined) held back every segment for good, the backlog grew to EVENT_BUFFER_MAX_ROWS and every
+ * pixel and click answered 503 (rev38 F3).
+ */
+const IN_FLIGHT_AHEAD_MS = 4000;
 /** A wait for the billing lock (billingLock.ts) worth telling the operator about. */
 const SLOW_BILLING_LOCK_MS = 1000;
 
@@ -57,7 +66,10 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   let spool: EventSpool;
   let sealed: SealedSegment[];
   let inFlight: KeptWrite[];
-  /** The inserts of writeNow ClickHouse refused (answered 503), which events_v1 may hold without every view: completeRefused. */
+  /**
+   * The inserts of writeNow ClickHouse refused (answered 503), which events_v1 may hold without every
+   * view, and those a crash left in flight that writeInFlight set aside: completeRefused.
+   */
   let refused: KeptWrite[];
   /** The tries under way to complete a refused write, which a second caller shares (completeOnce). */
   const completing = new Map<KeptWrite, Promise<void>>();
@@ -267,27 +279,56 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
    * be billed in events_v1 but missing from daily_stats_v1, which pacing and the billing ceilings
    * read. The same token again is dropped by each table that has it and taken by those that lack it
    * (deduplicate_blocks_in_dependent_materialized_views), or is the whole insert when none has it.
-   * One ClickHouse refuses for its rows every time is quarantined (refusedAgain): the segments wait
-   * behind these inserts, and would wait for good.
+   * They go before the segments, whose events pacing and the frequency counts recorded after theirs
+   * (`unwritten` counts the last ones). One ClickHouse refuses for IN_FLIGHT_AHEAD_MS is set aside
+   * with the refused writes (setAside), and one it refuses for its rows every time is quarantined
+   * (refusedAgain): the segments would otherwise wait behind it for good.
    */
   async function writeInFlight(): Promise<void> {
     while (inFlight[0] !== undefined) {
       const write = inFlight[0];
       await gate.run('write', async () => {
+        const due = write.nextTryAt <= Date.now();
         try {
           await ch.client.command({ query: `${INSERT_EVENTS}\n${write.body}`, clickhouse_settings: insertSettings(write.token) });
         } catch (error) {
-          if (!refusedAgain(write, error)) throw error;
-          inFlight.shift();
-          inFlightCount -= write.events;
-          return;
+          if (refusedAgain(write, error, { due })) return leaveInFlight(write);
+          // Unreachable, the segments would fail the same way: they wait.
+          if (isUnreachable(error)) throw error;
+          write.refusedSince ??= Date.now();
+          if (Date.now() - write.refusedSince < IN_FLIGHT_AHEAD_MS) throw error;
+          return setAside(write);
         }
         spool.forgetInFlight(write.name);
-        inFlight.shift();
-        inFlightCount -= write.events;
+        leaveInFlight(write);
         counts.written += write.events;
       });
     }
+  }
+
+  /** The first insert in flight no longer counts as unwritten: it is written, quarantined or set aside. */
+  function leaveInFlight(write: KeptWrite): void {
+    inFlight.shift();
+    inFlightCount -= write.events;
+  }
+
+  /**
+   * An insert a crash left in flight that ClickHouse keeps refusing goes on with the refused writes:
+   * tried at its own pace (refusedAgain), by the drain and by its request's retry, and the segments
+   * are written past it. It is still sent as a crash's, whether or not events_v1 holds its rows (its
+   * request was never answered), and stays `*.in-flight` on disk, so a restart puts it ahead again.
+   * Its events leave `unwritten`: they were the first the counters recorded (forEachRecovered), so
+   * the rest stay the last ones, and pacing counts its spend from what ClickHouse holds until it is
+   * written (docs/failure-modes.md: the same limit as a refused write's).
+   */
+  function setAside(write: KeptWrite): void {
+    leaveInFlight(write);
+    write.leftByCrash = true;
+    refused.push(write);
+    log.error(
+      { file: write.name, token: write.token, events: write.events, campaigns: [...write.campaignIds], refusedForMs: Date.now() - (write.refusedSince ?? Date.now()) },
+      "ClickHouse keeps refusing an insert a crash left in flight; set aside: the spool's events are written past it, and it is tried again on its own",
+    );
   }
 
   /**
@@ -297,9 +338,11 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
    * chdb on a full disk: "Cannot reserve 1.00 MiB ... while pushing to view"), and the next request
    * with the same conversion_id or import key then finds the rows and writes nothing, so the views
    * that lack them (the reports', pacing's and the billing ceilings' rollups) would never get them.
-   * One events_v1 does not hold is forgotten: its request was answered 503 and nothing was kept.
-   * Without `eventIds` (the pipeline's own writes), only those whose delay since their last try has
-   * passed (refusedAgain). Rejects with the first refusal, once each of them is tried.
+   * One events_v1 does not hold is forgotten: its request was answered 503 and nothing was kept (one
+   * a crash left, setAside, is sent whatever events_v1 holds). Without `eventIds` (the pipeline's own
+   * writes), only those whose delay since their last try has passed (refusedAgain); a request's retry
+   * tries its own at once, but a refusal then counts only when the try was due. Rejects with the
+   * first refusal, once each of them is tried.
    */
   async function completeRefused(eventIds: Set<string> | undefined): Promise<void> {
     const now = Date.now();
@@ -331,22 +374,27 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
 
   async function tryToComplete(write: KeptWrite): Promise<void> {
     if (!refused.includes(write)) return;
-    let held: boolean;
-    try {
-      held = await heldByEvents(write);
-    } catch (error) {
-      // The check's read failed, not the write: no refusal of its rows to count.
-      if (!refusedAgain(write, error, { ofTheRows: false })) throw error;
-      return;
+    const due = write.nextTryAt <= Date.now();
+    let held = true;
+    // A crash's insert was never answered: sent whatever events_v1 holds, as writeInFlight sends it.
+    if (!write.leftByCrash) {
+      try {
+        held = await heldByEvents(write);
+      } catch (error) {
+        // The check's read failed, not the write: no refusal of its rows to count.
+        if (!refusedAgain(write, error, { ofTheRows: false, due })) throw error;
+        return;
+      }
     }
     try {
       if (held) {
         await ch.client.command({ query: `${INSERT_EVENTS}\n${write.body}`, clickhouse_settings: insertSettings(write.token) });
-        log.info({ events: write.events }, 'sent again an insert ClickHouse had refused: its rows were in events_v1, now in every view too');
+        if (write.leftByCrash) counts.written += write.events;
+        else log.info({ events: write.events }, 'sent again an insert ClickHouse had refused: its rows were in events_v1, now in every view too');
       }
       spool.forgetInFlight(write.name);
     } catch (error) {
-      if (!refusedAgain(write, error)) throw error;
+      if (!refusedAgain(write, error, { due })) throw error;
     }
     // Guarded all the same: splice(-1, 1) would drop the last refused write, another request's.
     const at = refused.indexOf(write);
@@ -360,13 +408,21 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
    * its conversion_id or import batch answered 503 forever, and one a restart found ahead of the
    * segments held them back. It is moved to DATA_DIR/quarantine as it was, for the operator to send
    * again once the cause is fixed (docs/failure-modes.md), and its request's retry then answers from
-   * what events_v1 holds.
+   * what events_v1 holds. Only a try that was `due` (its delay since the last counted one had passed)
+   * counts: a client retrying its request fast, a flush or a drain while an insert in flight holds
+   * the segments back, tried it sooner; counted, six such tries quarantined it within seconds, the
+   * views still lacking its rows (rev38 F3). Those tries are still made (a fault that cleared
+   * completes it at once) and logged; they leave the count and the next try's time as they were.
    */
-  function refusedAgain(write: KeptWrite, error: unknown, { ofTheRows = true }: { ofTheRows?: boolean } = {}): boolean {
+  function refusedAgain(write: KeptWrite, error: unknown, { ofTheRows = true, due = true }: { ofTheRows?: boolean; due?: boolean } = {}): boolean {
+    const held = { file: write.name, token: write.token, events: write.events, campaigns: [...write.campaignIds] };
+    if (!due) {
+      log.error({ err: error, ...held, refusals: write.refusals, retryInMs: write.nextTryAt - Date.now() }, 'ClickHouse refused again an insert kept in the spool, tried before its time (not counted); will retry');
+      return false;
+    }
     write.tries += 1;
     if (ofTheRows && !isRefusedForNow(error)) write.refusals += 1;
     write.nextTryAt = Date.now() + Math.min(MAX_REFUSED_RETRY_DELAY_MS, config.EVENT_FLUSH_INTERVAL_MS * 2 ** (write.tries - 1));
-    const held = { file: write.name, token: write.token, events: write.events, campaigns: [...write.campaignIds] };
     if (write.refusals < KEPT_WRITE_REFUSALS) {
       log.error({ err: error, ...held, refusals: write.refusals, retryInMs: write.nextTryAt - Date.now() }, 'ClickHouse refused again an insert kept in the spool; will retry');
       return false;
@@ -713,11 +769,15 @@ const NOT_EXACTLY_ONCE = 'this instance cannot keep events exactly once now; ret
 interface KeptWrite extends InFlightWrite {
   eventIds: Set<string>;
   campaignIds: Set<string>;
-  /** Failed sends, and those ClickHouse refused for the rows themselves (refusedAgain). */
+  /** Failed sends that were due, and those ClickHouse refused for the rows themselves (refusedAgain). */
   tries: number;
   refusals: number;
-  /** When the pipeline's own writes try it again (ms since the epoch). */
+  /** When the pipeline's own writes try it again, and from when a retry's try counts (ms since the epoch). */
   nextTryAt: number;
+  /** A crash's insert in flight: when ClickHouse first refused it (writeInFlight). */
+  refusedSince?: number;
+  /** A crash's insert set aside (setAside): sent whether or not events_v1 holds its rows. */
+  leftByCrash?: boolean;
 }
 
 const heldRows = z.array(z.object({ id: z.string(), cost: z.string(), revenue: z.string(), price: z.string(), unbilled: z.string(), ivt: z.string() }));

@@ -104,12 +104,6 @@ export async function importEvents(
      * carry the SHA-256 of their lines; otherwise each id is random.
      */
     eventIdOf?: (line: number, text: string) => string;
-    /**
-     * With a key: completes a refused earlier write of a batch's events (EventPipeline.completeRefusedWrites)
-     * before the batch is judged, so that the spend the ceilings read holds what that write billed
-     * (events_v1 had it, daily_stats_v1 not yet: the resend would bill up to the ceiling again on top).
-     */
-    completeRefusedWrites?: (events: TrackedEvent[]) => Promise<void>;
     /** The billing ceilings each batch's valid events are judged by before it is stored. */
     ceilings: ImportCeilings;
   },
@@ -139,7 +133,6 @@ export async function importEvents(
     const first = storedThroughLine + 1;
     const sha256 = rangeText?.digest() ?? NO_DIGEST;
     rangeText = undefined;
-    if (batch.length > 0) await deps.completeRefusedWrites?.(batch);
     const judge = async (fresh: TrackedEvent[]) => {
       await deps.ceilings.judge(fresh);
       for (const event of fresh) if (event.unbilled !== '') summary.unbilled += 1;

@@ -70,7 +70,6 @@ export async function eventImportRoute(app: FastifyInstance, deps: EventImportRo
         const once = {
           store: importOnceStore({ db: deps.db, ch: deps.ch, events: deps.events, lock }, key),
           eventIdOf: (line: number, text: string) => importedEventId(key, line, text),
-          completeRefusedWrites: (batch: TrackedEvent[]) => deps.events.completeRefusedWrites(batch.map((event) => event.event_id)),
         };
         return { data: await importEvents(lines, { db: deps.db, traffic: deps.traffic, ceilings, ...once }, now) };
       }

@@ -37,8 +37,10 @@ export interface EventPipeline {
    * them take them, the tables that have them drop them (deduplicate_blocks_in_dependent_materialized_views).
    * One whose rows events_v1 does not hold is forgotten: nothing of it was kept. For the retry of a
    * refused write (the same conversion_id, an import resent with its key), before it looks up what is
-   * stored. Rejects with ApiError('unavailable') when ClickHouse refuses again. The pipeline also
-   * tries every refused insert at each write of the spool, so one kept at another instance completes too.
+   * stored. Rejects with ApiError('unavailable') when ClickHouse refuses again. Tried at once, whatever
+   * the insert's delay; a refusal then counts toward its quarantine only when its next try was due. The
+   * pipeline also tries every refused insert at its writes of the spool once its delay has passed, so
+   * one kept at another instance completes too.
    */
   completeRefusedWrites(eventIds: string[]): Promise<void>;
   /**
@@ -52,7 +54,9 @@ export interface EventPipeline {
    * Calls `visit` with each event a previous run accepted and left in the spool (a crash) that is not
    * in ClickHouse yet, oldest first: the inserts `writeNow` left in flight that the start could not
    * send again (ClickHouse down), then the segments. They are written before any event of this run
-   * and count in `pending()` (and as `unwritten`) until they are: a counter that adds the accepted events ClickHouse does
+   * and count in `pending()` (and as `unwritten`) until they are (or until an insert in flight that
+   * ClickHouse keeps refusing is set aside: its events, the first recorded, leave them, and the rest
+   * stay the last ones): a counter that adds the accepted events ClickHouse does
    * not have yet (pacing, frequency counts) visits them before its first onAccepted event and counts
    * them the same way, so their spend and impressions are never missing between the start and their
    * write. A segment (or insert) ClickHouse took just before the crash, whose file was not yet
