@@ -71,11 +71,11 @@ export async function withAdvisoryLock<T>(
 /**
  * Takes the lock, waiting at most `waitMs` (0: for as long as the holder works). A wait longer
  * than the query bound (Postgres.queryTimeoutMs, which cuts a query the server has not answered) is
- * made of waits of at most `sliceMs`, each the server's lock_timeout inside a savepoint, so each
- * answers well within the bound: a holder that works a minute (a migration, another instance's
- * billing write while ClickHouse is slow) is waited for, and a server that stops answering still
- * fails the wait within the bound. sliceMs 0 (embedded PGlite, no query bound): one wait. Between
- * two slices another waiter may take the lock first; the wait goes on.
+ * made of waits of at most `sliceMs`, each the server's lock_timeout inside one savepoint that each
+ * failed wait rolls back to, so each answers well within the bound: a holder that works a minute (a
+ * migration, another instance's billing write while ClickHouse is slow) is waited for, and a server
+ * that stops answering still fails the wait within the bound. sliceMs 0 (embedded PGlite, no query
+ * bound): one wait. Between two slices another waiter may take the lock first; the wait goes on.
  *
  * First of all, a server that takes only reads is refused (refuseReadOnly), asked in the same round
  * trip as the wait's first lock_timeout.
@@ -93,6 +93,7 @@ async function waitForLock(tx: SqlExecutor, key: AdvisoryLockKey, waitMs: number
     if (set === undefined) refuseReadOnly(rows[0]?.read_only);
     set = value;
   };
+  let savepoint = false;
   for (let first = true; ; first = false) {
     const left = deadline - Date.now();
     if (sliceMs === 0 || left <= sliceMs) {
@@ -101,8 +102,12 @@ async function waitForLock(tx: SqlExecutor, key: AdvisoryLockKey, waitMs: number
       await lock();
       break;
     }
+    // Set before the savepoint, so that rolling back to it keeps the slices' lock_timeout.
     await setLockTimeout(`${Math.floor(sliceMs)}ms`);
-    await tx.query('SAVEPOINT advisory_lock_wait');
+    // One savepoint for all the slices: rolling back to it ends a failed wait and keeps it, so an
+    // hour's wait (720 slices of 5 s) nests one savepoint, not one more a slice.
+    if (!savepoint) await tx.query('SAVEPOINT advisory_lock_wait');
+    savepoint = true;
     try {
       await lock();
       break;
