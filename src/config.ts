@@ -98,6 +98,11 @@ const configSchema = z
      */
     REQUEST_TIMEOUT_MS: wholeNumber.pipe(z.number().int().min(1000)).default(600_000),
     /**
+     * How long a stop (SIGTERM) waits for the requests in flight before it closes their connections
+     * (server.ts); below Kubernetes' 30 s grace, so the events are written before a SIGKILL.
+     */
+    SHUTDOWN_GRACE_MS: wholeNumber.pipe(z.number().int().min(0)).default(20_000),
+    /**
      * How long the main thread may stop turning its event loop before the watchdog ends the process
      * with SIGKILL for its supervisor to restart (processWatchdog.ts); 0 turns the watchdog off.
      */

@@ -50,7 +50,12 @@ export async function startService(config: Config, logger: FastifyServerOptions[
   if (!config.ADMIN_TOKEN) app.log.info({ file: adminTokenFile(config) }, 'admin token location');
   claim?.logTo(app.log);
   const close = async () => {
-    await app.close();
+    const cut = setTimeout(() => cutLingeringConnections(app, config.SHUTDOWN_GRACE_MS), config.SHUTDOWN_GRACE_MS);
+    try {
+      await app.close();
+    } finally {
+      clearTimeout(cut);
+    }
     await Promise.allSettled([stores.close(), claim?.close()]);
   };
   try {
@@ -60,6 +65,19 @@ export async function startService(config: Config, logger: FastifyServerOptions[
     throw listenFailure(config, error as NodeJS.ErrnoException);
   }
   return { app, secrets, close };
+}
+
+/**
+ * A stop waits for the requests in flight, but not for ever: a download whose client stopped reading
+ * (a stalled reporting tool), or an upload that stopped arriving, held a SIGTERM's exit for as long
+ * as the client stayed (149 s seen), while orchestrators SIGKILL a stop after 10-90 s, leaving the
+ * buffered events in the spool of an instance being retired. Past the grace the connections still
+ * open are closed (a download cut so is an incomplete body, as a cut export always is), then the
+ * events are written and the stores closed.
+ */
+function cutLingeringConnections(app: FastifyInstance, graceMs: number): void {
+  app.log.warn({ graceMs }, 'requests still in flight after SHUTDOWN_GRACE_MS (a client that stopped reading or sending); closing their connections');
+  app.server.closeAllConnections();
 }
 
 /**

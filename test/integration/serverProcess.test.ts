@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildServerBundle } from '../../src/buildServerBundle.js';
@@ -242,6 +242,30 @@ describe('a process that cannot go on ends, so that its supervisor starts it aga
     const again = await serveHealthy(dataDir);
     again.child.kill('SIGTERM');
     expect((await again.exit).code).toBe(0);
+  });
+});
+
+describe('a stop waits for the requests in flight within SHUTDOWN_GRACE_MS', () => {
+  it('closes the connection of a request that stopped arriving once the grace is over, then exits 0', async () => {
+    const port = await freePort();
+    const child = adsvc(['serve'], { DATA_DIR: newDataDir(), PORT: String(port), ADMIN_TOKEN, SHUTDOWN_GRACE_MS: '1000', ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}) });
+    const exit = finished(child);
+    try {
+      await eventually(() => fetch(`http://127.0.0.1:${port}/healthz`).then((response) => (response.ok ? true : undefined), () => undefined), 'adsvc serve to become healthy', 60_000, 200);
+      // A client that sent its headers and the start of its body, then stopped (as one that stops reading a download does).
+      const stalled = connect(port, '127.0.0.1');
+      const cut = new Promise<void>((resolve) => stalled.on('close', () => resolve()));
+      stalled.on('error', () => undefined);
+      stalled.write(`POST /v1/admin/organizations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      child.kill('SIGTERM');
+      const ended = await Promise.race([exit, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 20_000))]);
+      expect(ended?.code).toBe(0);
+      expect(ended?.stdout).toContain('"msg":"requests still in flight after SHUTDOWN_GRACE_MS');
+      await cut;
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
   });
 });
 
