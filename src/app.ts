@@ -27,7 +27,7 @@ import { ServingIndexRefresh } from './serving/servingIndexRefresh.js';
 import { placementsRoutes } from './placements/placementsRoutes.js';
 import { PLACEMENT_ID_MAX_LENGTH } from './placements/placementSchemas.js';
 import { analyzeChangedTables } from './store/embeddedStatistics.js';
-import { startPeriodicTask } from './serving/periodicTask.js';
+import { startPeriodicTask } from './periodicTask.js';
 import { loadTrafficClassifier } from './ivt/trafficClassifier.js';
 
 /** How often embedded PGlite's tables are checked for statistics to gather (autovacuum's naptime). */
