@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { NANOS_PER_USD } from '../src/tracking/trackedEvent.js';
+import { NANOS_PER_USD } from '../src/money/nanoUsd.js';
 import { signTrackingToken, type TrackingClaims } from '../src/tracking/trackingToken.js';
 import { IMPRESSION_PATH } from '../src/tracking/trackingLinks.js';
 import { withStores } from './benchStores.js';

@@ -4,7 +4,7 @@ import { registerErrorHandling } from './http/errors.js';
 import { registerJsonParser } from './http/jsonBody.js';
 import { refuseUnreadQueries } from './http/queryParams.js';
 import { requestIdOf } from './http/requestId.js';
-import { answerFrameworkError, clientErrorHandler } from './http/frameworkErrors.js';
+import { clientErrorHandler, frameworkErrorHandler } from './http/frameworkErrors.js';
 import { healthRoutes } from './http/healthRoutes.js';
 import { proxyTrustWarning } from './http/proxyTrustWarning.js';
 import { cachedProxyTrust } from './http/proxyTrust.js';
@@ -16,6 +16,8 @@ import { managementRoutes } from './management/managementRoutes.js';
 import { reportingRoutes } from './reporting/reportingRoutes.js';
 import { servingRoutes } from './serving/servingRoutes.js';
 import { trackingRoutes } from './tracking/trackingRoutes.js';
+import { sendPixel } from './tracking/trackingLinkRoutes.js';
+import { IMPRESSION_PATH } from './tracking/trackingLinks.js';
 import { publisherKitRoutes } from './sdk/publisherKitRoutes.js';
 import { consoleRoutes } from './console/consoleRoutes.js';
 import { createClickHouseEventPipeline } from './tracking/clickhouseEventPipeline.js';
@@ -27,7 +29,7 @@ import { ServingIndexRefresh } from './serving/servingIndexRefresh.js';
 import { placementsRoutes } from './placements/placementsRoutes.js';
 import { PLACEMENT_ID_MAX_LENGTH } from './placements/placementSchemas.js';
 import { analyzeChangedTables } from './store/embeddedStatistics.js';
-import { startPeriodicTask } from './serving/periodicTask.js';
+import { startPeriodicTask } from './periodicTask.js';
 import { loadTrafficClassifier } from './ivt/trafficClassifier.js';
 
 /** How often embedded PGlite's tables are checked for statistics to gather (autovacuum's naptime). */
@@ -69,7 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     pluginTimeout: 300_000,
     genReqId: (request) => requestIdOf(request.headers),
     requestIdHeader: false,
-    frameworkErrors: answerFrameworkError,
+    frameworkErrors: frameworkErrorHandler({ prefix: IMPRESSION_PATH, send: sendPixel }),
     clientErrorHandler,
   });
   // Each connection is a descriptor: past the cap Node closes new ones at once, so the stores keep theirs.

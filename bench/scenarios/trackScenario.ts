@@ -2,7 +2,7 @@ import type autocannon from 'autocannon';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Postgres } from '../../src/store/postgres.js';
-import { NANOS_PER_USD } from '../../src/tracking/trackedEvent.js';
+import { NANOS_PER_USD } from '../../src/money/nanoUsd.js';
 import { signTrackingToken, type TrackingClaims } from '../../src/tracking/trackingToken.js';
 import { CLICK_PATH, IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
 import type { BenchOptions } from '../benchOptions.js';

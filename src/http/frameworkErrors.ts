@@ -2,28 +2,35 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, errorStatus, type ErrorCode } from './errors.js';
-import { sendPixel } from '../tracking/trackingLinkRoutes.js';
-import { IMPRESSION_PATH } from '../tracking/trackingLinks.js';
+
+/** A path whose GET and HEAD requests answer an image to every token, one that does not decode too. */
+export interface PixelPath {
+  /** Every URL that starts with it. */
+  prefix: string;
+  send(reply: FastifyReply): unknown;
+}
 
 /**
- * Errors fastify's router raises before any route or hook runs, answered in the envelope. A path
+ * Answers the errors fastify's router raises before any route or hook runs, in the envelope. A path
  * segment longer than the longest id (PLACEMENT_ID_MAX_LENGTH, 128: FST_ERR_MAX_PARAM_LENGTH) or one
  * that does not decode (FST_ERR_BAD_URL) cannot be an id that exists: 404 not_found, as for any other
- * id that is not valid.
+ * id that is not valid. Under `pixel` (the impression pixel, given by app.ts) a URL that does not
+ * decode answers the pixel's image instead, as it does to every bad token (nothing is recorded).
  */
-export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  reply.header('x-request-id', request.id);
-  // A pixel answers its GIF to every bad token, this one too (nothing is recorded).
-  if (error.code === 'FST_ERR_BAD_URL' && request.url.startsWith(IMPRESSION_PATH) && (request.method === 'GET' || request.method === 'HEAD')) {
-    sendPixel(reply);
-    return;
-  }
-  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH' || error.code === 'FST_ERR_BAD_URL') {
-    reply.code(404).send(errorBody('not_found', `no resource at ${request.method} ${request.url.split('?')[0]}`));
-    return;
-  }
-  request.log.error({ err: error }, 'request failed');
-  reply.code(500).send(errorBody('internal_error', 'internal error'));
+export function frameworkErrorHandler(pixel: PixelPath) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    reply.header('x-request-id', request.id);
+    if (error.code === 'FST_ERR_BAD_URL' && request.url.startsWith(pixel.prefix) && (request.method === 'GET' || request.method === 'HEAD')) {
+      pixel.send(reply);
+      return;
+    }
+    if (error.code === 'FST_ERR_MAX_PARAM_LENGTH' || error.code === 'FST_ERR_BAD_URL') {
+      reply.code(404).send(errorBody('not_found', `no resource at ${request.method} ${request.url.split('?')[0]}`));
+      return;
+    }
+    request.log.error({ err: error }, 'request failed');
+    reply.code(500).send(errorBody('internal_error', 'internal error'));
+  };
 }
 
 /**

@@ -1,5 +1,3 @@
-import type { UnbilledReason } from '../tracking/unbilledReasons.js';
-
 /**
  * A line item's billed spend of a UTC day may reach this many daily budgets, and no more (Google Ads'
  * rule for daily budgets). Pacing stops serving at one budget; the rest is room for the events of
@@ -31,6 +29,9 @@ interface CeilingFigures {
  */
 export type EventPeriod = 'today' | 'this_month' | 'earlier';
 
+/** Which ceiling an event would pass, named as the event stored unbilled says it (src/tracking/unbilledReasons.ts). */
+export type PassedCeiling = 'over_lifetime_budget' | 'over_monthly_budget' | 'over_daily_budget';
+
 /**
  * The billing ceilings' rule, which serving and billing both ask: which ceiling an event costing
  * `costNanos` would take the line item's billed spend past, or undefined when it can be billed.
@@ -54,7 +55,7 @@ export function billingCeilingPassed(
   costNanos: number,
   heldNanos: number,
   period: EventPeriod,
-): Extract<UnbilledReason, 'over_lifetime_budget' | 'over_monthly_budget' | 'over_daily_budget'> | undefined {
+): PassedCeiling | undefined {
   const spent = costNanos + heldNanos;
   if (lineItem.spend.lifetimeNanos + spent > lineItem.lifetimeBudgetNanos) return 'over_lifetime_budget';
   if (period === 'earlier') return undefined;

@@ -1,4 +1,5 @@
 import type { Certification } from '../placements/placementRepository.js';
+import { NANOS_PER_USD } from './nanoUsd.js';
 
 /**
  * How demand pays: tCPM per thousand valid impressions, CPC per valid click, CPA per attributed
@@ -19,13 +20,9 @@ export function eligiblePriceModels(certification: Certification): readonly Pric
   return certification === 'certified' ? PRICE_MODELS : ['CPC', 'CPA'];
 }
 
-export function usdToNanos(usd: number): number {
-  return Math.round(usd * 1e9);
-}
-
 /** What the tracking link charges per billable event, in nano-USD: per impression for tCPM, per click for CPC, per conversion for CPA. */
 export function priceNanos(model: PriceModel, bidUsd: number): number {
-  return Math.round(model === 'tCPM' ? (bidUsd * 1e9) / 1000 : bidUsd * 1e9);
+  return Math.round(model === 'tCPM' ? (bidUsd * NANOS_PER_USD) / 1000 : bidUsd * NANOS_PER_USD);
 }
 
 /**

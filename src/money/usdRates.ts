@@ -1,3 +1,5 @@
+import { NANOS_PER_USD, usdToNanos } from './nanoUsd.js';
+
 // Reference USD rates for the currencies advertisers may budget and bid in. Spend, pacing and
 // reporting are all in USD, so serving prices every budget and bid through convertToUsd.
 //
@@ -48,5 +50,5 @@ export function isSupportedCurrency(currency: string): boolean {
 export function convertToUsd(amount: number, currency: string): number | undefined {
   const rate = usdPerUnit.get(currency);
   if (rate === undefined) return undefined;
-  return Math.round(amount * rate * 1e9) / 1e9;
+  return usdToNanos(amount * rate) / NANOS_PER_USD;
 }

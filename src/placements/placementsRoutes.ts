@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
-import { startPeriodicTask } from '../serving/periodicTask.js';
+import { startPeriodicTask } from '../periodicTask.js';
 import { placementAdminRoutes } from './placementAdminRoutes.js';
 import { integrationReviewAdminRoutes } from './integrationReviewAdminRoutes.js';
 import { publisherRoutes } from './publisherRoutes.js';

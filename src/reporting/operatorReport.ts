@@ -2,7 +2,8 @@ import type { SqlExecutor } from '../store/postgres.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import { roundedQuotient } from './performanceMetrics.js';
 import { placementDayServes, placementDaySums } from './placementRollup.js';
-import { revenueShareSchedules, SHARE_SCALE, shareOn } from './revenueShares.js';
+import { NANO_PPM_PER_USD, revenueShareSchedules, SHARE_SCALE, shareOn } from './revenueShares.js';
+import { NANOS_PER_USD_BIGINT } from '../money/nanoUsd.js';
 import { eachDate } from '../utcDays.js';
 
 /** The platform's totals of one UTC day, over every publisher and advertiser. */
@@ -42,8 +43,6 @@ interface DayTotals {
   spendNanos: bigint;
   earningsNanoPpm: bigint;
 }
-
-const NANO_PPM_PER_USD = 1_000_000_000n * SHARE_SCALE;
 
 function zeroTotals(): DayTotals {
   return { requests: 0, filled: 0, impressions: 0, invalidImpressions: 0, clicks: 0, invalidClicks: 0, spendNanos: 0n, earningsNanoPpm: 0n };
@@ -93,7 +92,7 @@ export async function* operatorDailyReport(
       invalid_impressions: day.invalidImpressions,
       clicks: day.clicks,
       invalid_clicks: day.invalidClicks,
-      spend_usd: roundedQuotient(day.spendNanos, 1_000_000_000n),
+      spend_usd: roundedQuotient(day.spendNanos, NANOS_PER_USD_BIGINT),
       publisher_earnings_usd: roundedQuotient(day.earningsNanoPpm, NANO_PPM_PER_USD),
       platform_margin_usd: roundedQuotient(day.spendNanos * SHARE_SCALE - day.earningsNanoPpm, NANO_PPM_PER_USD),
     };

@@ -1,3 +1,5 @@
+import { NANOS_PER_USD_BIGINT } from '../money/nanoUsd.js';
+
 /** Base metrics summed over a window, money in nano-USD exactly as the rollups hold it. */
 export interface MetricSums {
   impressions: number;
@@ -48,8 +50,6 @@ export const performanceMetricNames = [
   'roas',
 ] as const satisfies ReadonlyArray<keyof PerformanceMetrics>;
 
-const NANOS_PER_USD = 1_000_000_000n;
-
 /**
  * Money and rates from the sums by the spec's formulas, never from daily rates. Each figure is the
  * exact quotient of integer sums rounded once, half away from zero, to 6 decimals (micro-USD for
@@ -63,13 +63,13 @@ export function performanceMetrics(sums: MetricSums): PerformanceMetrics {
     impressions: sums.impressions,
     clicks: sums.clicks,
     conversions: sums.conversions,
-    spend_usd: roundedQuotient(sums.spendNanos, NANOS_PER_USD),
-    revenue_usd: roundedQuotient(sums.revenueNanos, NANOS_PER_USD),
+    spend_usd: roundedQuotient(sums.spendNanos, NANOS_PER_USD_BIGINT),
+    revenue_usd: roundedQuotient(sums.revenueNanos, NANOS_PER_USD_BIGINT),
     ctr: roundedQuotient(clicks * 100n, impressions),
-    cpc_usd: roundedQuotient(sums.spendNanos, clicks * NANOS_PER_USD),
-    cpa_usd: roundedQuotient(sums.spendNanos, conversions * NANOS_PER_USD),
+    cpc_usd: roundedQuotient(sums.spendNanos, clicks * NANOS_PER_USD_BIGINT),
+    cpa_usd: roundedQuotient(sums.spendNanos, conversions * NANOS_PER_USD_BIGINT),
     cvr: roundedQuotient(conversions * 100n, clicks),
-    ecpm_usd: roundedQuotient(sums.spendNanos * 1000n, impressions * NANOS_PER_USD),
+    ecpm_usd: roundedQuotient(sums.spendNanos * 1000n, impressions * NANOS_PER_USD_BIGINT),
     roas: roundedQuotient(sums.revenueNanos, sums.spendNanos),
   };
 }

@@ -1,5 +1,5 @@
 import { roundedQuotient } from './performanceMetrics.js';
-import { SHARE_SCALE } from './revenueShares.js';
+import { NANO_PPM_PER_USD } from './revenueShares.js';
 
 /** A publisher's base figures over a window; earnings in nano-USD times parts-per-million of share. */
 export interface PublisherSums {
@@ -47,8 +47,6 @@ export const publisherMetricNames = [
   'ecpm_usd',
   'invalid_impressions',
 ] as const satisfies ReadonlyArray<keyof PublisherMetrics>;
-
-const NANO_PPM_PER_USD = 1_000_000_000n * SHARE_SCALE;
 
 /** Rates from the window's sums, rounded once to 6 decimals as the advertiser report does. */
 export function publisherMetrics(sums: PublisherSums): PublisherMetrics {

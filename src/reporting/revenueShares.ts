@@ -1,11 +1,14 @@
 import type { SqlExecutor } from '../store/postgres.js';
 import { todayUtc } from '../utcDays.js';
+import { NANOS_PER_USD_BIGINT } from '../money/nanoUsd.js';
 
 /** What a publisher earns of the valid spend on its placements until the operator sets otherwise. */
 const DEFAULT_REVENUE_SHARE = 0.7;
 
 /** Shares are stored with 6 decimals: parts per million, so earnings stay integer arithmetic. */
 export const SHARE_SCALE = 1_000_000n;
+/** Earnings are summed exactly as nano-USD x share ppm: this many make a dollar. */
+export const NANO_PPM_PER_USD = NANOS_PER_USD_BIGINT * SHARE_SCALE;
 const DEFAULT_SHARE_PPM = BigInt(Math.round(DEFAULT_REVENUE_SHARE * 1_000_000));
 
 /** A publisher's shares over time, oldest first: each applies from its UTC day until the next. */

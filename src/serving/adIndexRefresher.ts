@@ -6,7 +6,7 @@ import { CATALOG_CHANGES_CHANNEL, CatalogChangeFeed, pruneCatalogChanges, readHo
 import { lineItemRowsOf, loadCatalogPart, readCatalog } from './catalogQueries.js';
 import { CatalogSnapshot, type BaseBytes, type LoadedSnapshot } from './catalogSnapshot.js';
 import { creativeRangesAside, groupCreativeRows } from './creativeGroups.js';
-import { startPeriodicTask, type PeriodicTask } from './periodicTask.js';
+import { startPeriodicTask, type PeriodicTask } from '../periodicTask.js';
 import { rerankSteps } from './rerankInSteps.js';
 
 /** Reranks begun again after a patch or trained clusters dropped one, before waiting for the next refresh. */

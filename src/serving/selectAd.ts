@@ -6,6 +6,7 @@ import type { BrandSafetyVeto } from '../semantic/brandSafety.js';
 import type { SemanticMatrix } from '../semantic/semanticMatrix.js';
 import { localTime } from './localClock.js';
 import { billingCeilingPassed, ceilingRoomNanos } from '../money/billingCeilingRule.js';
+import { usdToNanos } from '../money/nanoUsd.js';
 
 export interface ServeContext {
   query: string;
@@ -453,7 +454,7 @@ export function outOfBudget(entry: LineItemEntry, evenShare: number, publisherId
   const outstanding = spend.outstandingNanos;
   if (outstanding === 0) return undefined;
   // This serve's own hold, as SpendPacing.served will count it.
-  const expected = Math.round(entry.expectedValue * 1e9);
+  const expected = usdToNanos(entry.expectedValue);
   if (outstanding < releasedLeft && outstanding + expected <= ceilingLeft) return undefined;
   const own = publisherId === undefined ? outstanding : (spend.publisherHolds?.get(publisherId)?.nanos ?? 0);
   const held = own + Math.min(outstanding - own, OTHER_PUBLISHERS_HOLD_SHARE * Math.min(releasedLeft, ceilingLeft));

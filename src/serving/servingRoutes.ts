@@ -21,7 +21,7 @@ import { FrequencyCounts } from './frequencyCounts.js';
 import { userKeyer } from './userKey.js';
 import { countryOfAddress, loadCountryTables } from '../geo/countryOfAddress.js';
 import { DeliveryLearning } from './deliveryLearning.js';
-import { startPeriodicTask } from './periodicTask.js';
+import { startPeriodicTask } from '../periodicTask.js';
 import { completeEndedFlights } from '../management/campaignRepository.js';
 import { selectAd, type HeldBack } from './selectAd.js';
 import { adPayload, adResponseJson, signAd } from './adPayload.js';

@@ -4,6 +4,7 @@ import type { CountedEvent } from '../tracking/trackedEvent.js';
 import type { EventPipeline } from '../tracking/eventPipeline.js';
 import { MS_PER_DAY, firstDayOfMonth, utcDay, utcDate, utcMonthOfDay } from '../utcDays.js';
 import { billedEvent, type PriceModel } from '../money/priceModels.js';
+import { usdToNanos } from '../money/nanoUsd.js';
 import { OutstandingServes } from './outstandingServes.js';
 
 /** A line item's spend today (UTC), this UTC month (today included) and in all, in nano-USD; the ad index holds it and reads it on every serve. */
@@ -122,7 +123,7 @@ export class SpendPacing {
    * back its own serves of the line item, not others' (selectAd.ts, outOfBudget).
    */
   served(serveId: string, counter: SpendCounter, publisherId: string, model: PriceModel, expectedUsd: number, nowMs: number): void {
-    const nanos = Math.round(expectedUsd * 1e9);
+    const nanos = usdToNanos(expectedUsd);
     if (!(nanos > 0)) return this.outstanding.expire(nowMs);
     const hold = counter.publisherHolds?.get(publisherId) ?? { counter, publisherId, nanos: 0 };
     if (!this.outstanding.hold(serveId, hold, nanos, billedEvent[model], nowMs)) return;

@@ -14,7 +14,8 @@ import type { EventPipeline } from './eventPipeline.js';
 import { EVENT_RETENTION_DAYS } from './eventImport.js';
 import { hashedEventId } from './hashedEventId.js';
 import { clickPrice, findLineItemPricing } from './lineItemPricing.js';
-import { NANOS_PER_USD, NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
+import { NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
+import { NANOS_PER_USD, usdToNanos } from '../money/nanoUsd.js';
 import type { UnbilledReason } from './unbilledReasons.js';
 import type { Visitor } from './visitor.js';
 import { MS_PER_DAY } from '../utcDays.js';
@@ -98,7 +99,7 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
         // the click does not change the price its ad won with.
         price_model: click.price_model,
         cost_nanos: billable && !deleted ? price : 0,
-        revenue_nanos: Math.round(revenueUsd * NANOS_PER_USD),
+        revenue_nanos: usdToNanos(revenueUsd),
         click_id: clickId,
         // The caller is the advertiser's server, not the converting person: its address is kept for
         // audit but does not make the conversion invalid.

@@ -56,4 +56,3 @@ export type CountedEvent = Pick<TrackedEvent, 'event_time' | 'type' | 'serve_id'
 export const NO_EVENT_CONTEXT = { country: '', user_key: '', fetch_dest: '', fetch_mode: '', fetch_site: '', unbilled: '' } as const;
 
 export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
-export const NANOS_PER_USD = 1_000_000_000;

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import pino from 'pino';
-import { startPeriodicTask } from '../../src/serving/periodicTask.js';
+import { startPeriodicTask } from '../../src/periodicTask.js';
 
 describe('startPeriodicTask runNow', () => {
   it('runs once more after the run in progress, however many ask meanwhile', async () => {
