@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
 import {
+  afterAnswers,
   consoleProblems,
   createAdvertiser,
   createPublisher,
@@ -142,6 +143,24 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a campaign with two line
       expect(lines[0]).toMatch(/^time,event_id,type,line_item_id,placement_id,/);
       return lines.filter((line) => line.includes(`,impression,${hikers!.id},${publisher.placementId},`)).length;
     }, { timeout: 30_000, interval: 500 }).toBe(1);
+
+    // By line item, the campaign's every line item is listed: Commuters, paused without traffic,
+    // with zeros after Hikers and its impression (the API's rows have line items with events only).
+    // Asked again until the impression is counted, each ask's three report answers awaited before
+    // the next (the campaign and its line items, asked beside them, are read by the next round).
+    await page.getByLabel('Break down by').selectOption('line_item');
+    const byLineItem = page.getByRole('table', { name: 'Metrics by line item' });
+    const showReport = () => afterAnswers(page, '/v1/advertiser/reporting/', 3, () => page.getByRole('button', { name: 'Show report' }).click());
+    const rowOf = async (title: string) => (await byLineItem.getByRole('row', { name: new RegExp(title) }).locator('th, td').allTextContents()).slice(0, 4);
+    await expect.poll(async () => {
+      await showReport();
+      return (await byLineItem.count()) > 0 ? [await rowOf('Hikers'), await rowOf('Commuters')] : [];
+    }, { timeout: 30_000, interval: 500 }).toEqual([['Hikers', 'Rain shells', '1', '0'], ['Commuters', 'Rain shells', '0', '0']]);
+    expect(await byLineItem.locator('tbody th[scope="row"]').allTextContents()).toEqual(['Hikers', 'Commuters']);
+    expect(await page.getByTestId('line-item-rows').textContent()).toBe(
+      'Every line item of Rain shells is listed: those without valid events in this range show zeros (the CSV, as the API, lists only line items with events).',
+    );
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
     expect(consoleProblems(page)).toEqual([]);
   }, 120_000);
 
