@@ -114,6 +114,32 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a campaign with two line
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'advertiser-two-line-items');
 
+    // The API activates a campaign with every line item, a paused one included: the console asks
+    // first, and keeps Commuters paused when asked to. Escape sends nothing.
+    const statusOf = async (title: string) => (await lineItemsOf(service, advertiser, campaignId)).find((item) => item.title === title)!.status;
+    const activations: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/activate')) activations.push(request.url());
+    });
+    await page.getByRole('button', { name: 'Pause campaign' }).click();
+    await expect.poll(() => page.getByTestId('campaign-status').textContent()).toBe('paused');
+    const activateCampaign = page.getByRole('button', { name: 'Activate campaign' });
+    await activateCampaign.click();
+    const question = page.getByRole('alertdialog', { name: 'Activate Rain shells?' });
+    await expect.poll(() => focusedText(page)).toBe('Activate, keep Commuters paused');
+    expect(await question.textContent()).toContain('Commuters is paused. Activating Rain shells activates every line item of it');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await page.keyboard.press('Escape');
+    await question.waitFor({ state: 'detached' });
+    expect(await focusedText(page)).toBe('Activate campaign');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => focusedText(page)).toBe('Activate, keep Commuters paused');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => focusedText(page)).toBe('Pause campaign');
+    await page.getByRole('status').filter({ hasText: 'Rain shells is now active. Commuters stays paused.' }).waitFor();
+    expect(activations).toHaveLength(1);
+    expect([await statusOf('Hikers'), await statusOf('Commuters')]).toEqual(['active', 'paused']);
+
     // The audit export of the campaign: every stored event, the impression of a served ad among them
     // once it is written (asked again until it is).
     // A capped line item is served only to a request with a user id: the publisher's backend sends one.
@@ -161,6 +187,16 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a campaign with two line
       'Every line item of Rain shells is listed: those without valid events in this range show zeros (the CSV, as the API, lists only line items with events).',
     );
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+    // The campaign list asks the same, in a row under the campaign's; there every line item is activated.
+    await page.getByRole('link', { name: 'Campaigns' }).first().click();
+    const campaigns = page.getByRole('table', { name: 'Campaigns' });
+    await campaigns.getByRole('button', { name: 'Pause Rain shells' }).click();
+    await campaigns.getByRole('button', { name: 'Activate Rain shells' }).click();
+    await campaigns.getByRole('alertdialog', { name: 'Activate Rain shells?' }).getByRole('button', { name: 'Activate every line item' }).click();
+    await page.getByRole('status').filter({ hasText: 'Rain shells is now active. Commuters, paused before, is active too.' }).waitFor();
+    await expect.poll(() => focusedText(page)).toBe('Pause');
+    expect([await statusOf('Hikers'), await statusOf('Commuters')]).toEqual(['active', 'active']);
     expect(consoleProblems(page)).toEqual([]);
   }, 120_000);
 
