@@ -19,7 +19,7 @@ export function pausedLineItems(items: LineItem[]): LineItem[] {
 }
 
 /** "Commuters", "Commuters and Evenings", "Commuters, Evenings and Weekends". */
-export function titlesOf(items: LineItem[]): string {
+function titlesOf(items: LineItem[]): string {
   const titles = items.map((item) => item.title);
   return titles.length <= 1 ? titles.join('') : `${titles.slice(0, -1).join(', ')} and ${titles.at(-1)}`;
 }
