@@ -186,6 +186,14 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a campaign with two line
     expect(await page.getByTestId('line-item-rows').textContent()).toBe(
       'Every line item of Rain shells is listed: those without valid events in this range show zeros (the CSV, as the API, lists only line items with events).',
     );
+    // The date picker writes days in the browser's format (11/19/2026); under each the day is said as
+    // the reports write it, with the UTC hour it starts or ends at.
+    const description = (label: string) => page.getByLabel(label).evaluate((input) => (input.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent).join(' '));
+    await page.getByLabel('From (UTC day)').fill('2026-11-19');
+    await expect.poll(() => description('From (UTC day)')).toBe('From 2026-11-19 00:00 UTC.');
+    await page.getByLabel('To (UTC day, included)').fill('2026-11-25');
+    await expect.poll(() => description('To (UTC day, included)')).toBe('Until 2026-11-25 23:59 UTC, included.');
+    expect(await page.getByText("Days are UTC days, whatever this computer's time zone").count()).toBe(1);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
 
     // The campaign list asks the same, in a row under the campaign's; there every line item is activated.
