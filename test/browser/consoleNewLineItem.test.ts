@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
 import {
   afterAnswers,
@@ -10,21 +10,11 @@ import {
   screenshots,
   seriousAccessibilityViolations,
   signIn,
-  startConsoleService,
+  withConsoleService,
   type AdvertiserTenant,
-  type ConsoleService,
 } from './consoleKit.js';
 
-let service: ConsoleService;
-
-beforeAll(async () => {
-  if (skipBrowserTests) return;
-  service = await startConsoleService();
-});
-
-afterAll(async () => {
-  await service?.close();
-});
+const service = withConsoleService();
 
 interface LineItemRead {
   id: string;
@@ -35,7 +25,7 @@ interface LineItemRead {
   creatives: unknown[];
 }
 
-async function lineItemsOf(service: ConsoleService, advertiser: AdvertiserTenant, campaignId: string): Promise<LineItemRead[]> {
+async function lineItemsOf(advertiser: AdvertiserTenant, campaignId: string): Promise<LineItemRead[]> {
   const response = await fetch(`${service.url}/v1/advertiser/campaigns/${campaignId}/line-items`, { headers: { 'x-api-key': advertiser.apiKey } });
   expect(response.status).toBe(200);
   return ((await response.json()) as { data: LineItemRead[] }).data;
@@ -74,7 +64,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a campaign with two line
     await page.getByRole('button', { name: 'Create campaign' }).click();
     await page.getByRole('heading', { name: 'Rain shells' }).waitFor();
     const campaignId = new URLSearchParams(new URL(page.url()).hash.split('?')[1]).get('id')!;
-    const [hikers] = await lineItemsOf(service, advertiser, campaignId);
+    const [hikers] = await lineItemsOf(advertiser, campaignId);
     expect(hikers!.frequency_cap).toEqual({ impressions: 3, per: 'week' });
     expect(await page.getByTestId('line-item-frequency-cap').first().textContent()).toBe(
       'Frequency cap: at most 3 impressions per user per week (UTC, from Monday); never shown to requests that do not send a user id.',
@@ -97,7 +87,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a campaign with two line
     // The focus follows to the new line item's heading; the form is emptied for the next one.
     await expect.poll(() => focusedText(page)).toBe('Line item: Commuters draft');
     expect(await add.getByLabel('Line item title').inputValue()).toBe('');
-    const commuters = (await lineItemsOf(service, advertiser, campaignId)).find((item) => item.title === 'Commuters')!;
+    const commuters = (await lineItemsOf(advertiser, campaignId)).find((item) => item.title === 'Commuters')!;
     expect(commuters).toMatchObject({ status: 'draft', frequency_cap: { impressions: 2, per: 'day' }, targeting: { keywords: { include: ['commute', 'bike'] } } });
     expect(commuters.creatives).toHaveLength(1);
 
@@ -107,16 +97,16 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a campaign with two line
     await expect.poll(() => page.getByTestId('campaign-status').textContent()).toBe('active');
     const commutersSection = page.getByRole('region', { name: /Line item: Commuters/ });
     await commutersSection.getByRole('button', { name: 'Pause line item' }).click();
-    await expect.poll(async () => (await lineItemsOf(service, advertiser, campaignId)).find((item) => item.title === 'Commuters')!.status).toBe('paused');
+    await expect.poll(async () => (await lineItemsOf(advertiser, campaignId)).find((item) => item.title === 'Commuters')!.status).toBe('paused');
     await expect.poll(() => focusedText(page)).toBe('Activate line item');
     expect(await page.getByRole('status').filter({ hasText: 'Commuters is now paused.' }).count()).toBe(1);
-    expect((await lineItemsOf(service, advertiser, campaignId)).find((item) => item.title === 'Hikers')!.status).toBe('active');
+    expect((await lineItemsOf(advertiser, campaignId)).find((item) => item.title === 'Hikers')!.status).toBe('active');
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'advertiser-two-line-items');
 
     // The API activates a campaign with every line item, a paused one included: the console asks
     // first, and keeps Commuters paused when asked to. Escape sends nothing.
-    const statusOf = async (title: string) => (await lineItemsOf(service, advertiser, campaignId)).find((item) => item.title === title)!.status;
+    const statusOf = async (title: string) => (await lineItemsOf(advertiser, campaignId)).find((item) => item.title === title)!.status;
     const activations: string[] = [];
     page.on('request', (request) => {
       if (request.url().endsWith('/activate')) activations.push(request.url());
