@@ -363,7 +363,8 @@ export function CampaignPage({ session, route }: { session: Session; route: Rout
   const statusActions = useRef<HTMLDivElement>(null);
   const shownStatus = detail?.campaign.status;
   useEffect(() => {
-    if (toggled !== null && shownStatus === toggled.status) statusActions.current?.querySelector<HTMLButtonElement>('button')?.focus();
+    // A question opened meanwhile (Activate pressed within a frame of appearing) keeps the focus.
+    if (toggled !== null && shownStatus === toggled.status && !asking) statusActions.current?.querySelector<HTMLButtonElement>('button')?.focus();
   }, [toggled, shownStatus]);
   async function setStatus(status: 'active' | 'paused', answer: 'keep-paused' | 'all' = 'all') {
     setError(null);

@@ -125,7 +125,8 @@ export function CampaignsPage({ session }: { session: Session }) {
   const table = useRef<HTMLTableElement>(null);
   const shownStatus = shown?.find(({ campaign }) => campaign.id === toggled?.id)?.campaign.status;
   useEffect(() => {
-    if (toggled === null || shownStatus !== toggled.status) return;
+    // A question opened meanwhile (Activate pressed within a frame of appearing) keeps the focus.
+    if (toggled === null || shownStatus !== toggled.status || asking !== null) return;
     table.current?.querySelector<HTMLButtonElement>(`button[data-campaign="${toggled.id}"]`)?.focus();
   }, [toggled, shownStatus]);
 
