@@ -5,12 +5,23 @@ import { parseQuery } from '../http/queryParams.js';
 import { publisherOf, requirePublisherToken } from './publisherAuth.js';
 import { createReviewBody, listReviewsQuery } from './integrationReviewSchemas.js';
 import { listPublisherPlacements } from './publisherPlacementRepository.js';
+import { findPublisher } from './publisherRepository.js';
+import { ApiError } from '../http/errors.js';
 import { listReviews } from './integrationReviewRepository.js';
 import { requestReview } from './integrationReviews.js';
 
-/** The publisher's own view (Bearer publisher token): its placements and its integration reviews. */
+/** The publisher's own view (Bearer publisher token): who it is, its placements and its integration reviews. */
 export async function publisherRoutes(app: FastifyInstance, { db }: { db: Postgres }): Promise<void> {
   app.addHook('onRequest', requirePublisherToken(db));
+
+  // Who the token belongs to, as GET /v1/advertiser/me answers for a key: the console names the
+  // publisher in its header, which no other publisher route answers.
+  app.get('/v1/publisher/me', async (request) => {
+    const publisher = await findPublisher(db, publisherOf(request));
+    // Publishers are never deleted; a token whose publisher is gone is no token.
+    if (!publisher) throw new ApiError('auth_invalid', 'publisher token is invalid');
+    return { data: { publisher } };
+  });
 
   app.get('/v1/publisher/placements', async (request) => {
     return { data: await listPublisherPlacements(db, publisherOf(request)) };

@@ -20,6 +20,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: an advertiser with more 
       expect(response.status).toBe(201);
     }
     const page = await signIn(service, 'an advertiser', advertiser.apiKey);
+    const focusedText = () => page.evaluate(() => document.activeElement?.textContent ?? null);
     const table = page.getByRole('table', { name: 'Campaigns' });
     const rowNames = () => table.locator('tbody th[scope="row"] a').allTextContents();
     // Counted from a fresh load of the first page (the table shows once its requests are answered).
@@ -43,6 +44,9 @@ describe.skipIf(skipBrowserTests)('console in Chromium: an advertiser with more 
       await next.click();
     }
     expect(pages.map((rows) => rows.length)).toEqual([50, 50, 50, 50, 5]);
+    // On the last page Next page has nowhere to go, but keeps the focus it was pressed with (a
+    // disabled button dropped it to <body>, and the next Tab started at the top of the page).
+    await expect.poll(focusedText).toBe('Next page');
     expect(pages.flat()).toEqual(Array.from({ length: CAMPAIGNS }, (_, n) => name(n)));
     // The rows of a page cost one request each, never the whole organization's.
     expect(requestsPerPage).toEqual(pages.map((rows) => rows.length));
@@ -67,6 +71,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: an advertiser with more 
     }
     expect(new Set(reported)).toEqual(new Set(Array.from({ length: CAMPAIGNS }, (_, n) => name(n))));
     expect(await page.getByRole('navigation', { name: 'Pages of metrics by campaign' }).getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+    await expect.poll(focusedText).toBe('Next page');
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'advertiser-report-last-rows');
     expect(consoleProblems(page)).toEqual([]);

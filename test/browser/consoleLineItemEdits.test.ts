@@ -28,21 +28,32 @@ const targeting = {
   semantic: { enabled: true, min_similarity: 0.6 },
 };
 
+/**
+ * A new advertiser's campaign of one line item, composed through the API (and activated when
+ * asked), with its page open in the console signed in as that advertiser; `lineItem()` reads the
+ * line item back from the API.
+ */
+async function openComposedCampaign(brand: string, campaign: string, lineItem: Record<string, unknown>, { activate = false, keyboard = false } = {}) {
+  const advertiser = await createAdvertiser(service, brand);
+  const composed = await advertiserApi<{ data: { campaign: { id: string }; line_item: { id: string } } }>(service, advertiser, 'POST', '/v1/advertiser/campaigns/compose', {
+    campaign: { name: campaign, brand_name: brand, user_id: advertiser.userId },
+    line_item: lineItem,
+  });
+  if (activate) await advertiserApi(service, advertiser, 'POST', `/v1/advertiser/campaigns/${composed.data.campaign.id}/activate`, {});
+  const page = await signIn(service, 'an advertiser', advertiser.apiKey, { keyboard });
+  await page.goto(`${service.url}/console#/campaign?id=${composed.data.campaign.id}`);
+  const read = async () => (await advertiserApi<{ data: LineItem }>(service, advertiser, 'GET', `/v1/advertiser/line-items/${composed.data.line_item.id}`)).data;
+  return { page, lineItem: read };
+}
+
 describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keeps what the form does not show', () => {
   it('saves targeting, budget and bids without dropping the lifetime budget, pacing, placement exclusions, countries, dayparts or semantic', async () => {
-    const advertiser = await createAdvertiser(service, 'Alpine Gear');
-    const composed = await advertiserApi<{ data: { campaign: { id: string }; line_item: { id: string } } }>(service, advertiser, 'POST', '/v1/advertiser/campaigns/compose', {
-      campaign: { name: 'Winter boots', brand_name: 'Alpine Gear', user_id: advertiser.userId },
-      line_item: {
-        title: 'Skiers',
-        budget: { daily: 50, currency: 'EUR', lifetime: 5000, pacing: 'asap' },
-        bids: { bid_type: 'CPC', bid_value: 0.4 },
-        targeting,
-      },
+    const { page, lineItem } = await openComposedCampaign('Alpine Gear', 'Winter boots', {
+      title: 'Skiers',
+      budget: { daily: 50, currency: 'EUR', lifetime: 5000, pacing: 'asap' },
+      bids: { bid_type: 'CPC', bid_value: 0.4 },
+      targeting,
     });
-    const lineItemRoute = `/v1/advertiser/line-items/${composed.data.line_item.id}`;
-    const page = await signIn(service, 'an advertiser', advertiser.apiKey);
-    await page.goto(`${service.url}/console#/campaign?id=${composed.data.campaign.id}`);
 
     const targetingForm = page.getByRole('form', { name: 'Targeting of Skiers' });
     await targetingForm.getByLabel('Keywords to match').fill('hiking, skiing');
@@ -55,7 +66,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     await bidsForm.getByRole('button', { name: 'Save bids' }).click();
     await bidsForm.getByText('Bids saved.').waitFor();
 
-    const saved = (await advertiserApi<{ data: LineItem }>(service, advertiser, 'GET', lineItemRoute)).data;
+    const saved = await lineItem();
     expect(saved.budget).toEqual({ daily: 50, currency: 'EUR', lifetime: 5000, pacing: 'asap' });
     expect(saved.bids).toEqual({ bid_type: 'CPC', bid_value: 0.4 });
     expect(saved.targeting).toEqual({ ...targeting, keywords: { include: ['hiking', 'skiing'] } });
@@ -77,7 +88,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     await budgetForm.getByLabel('Pacing').selectOption('even');
     await budgetForm.getByRole('button', { name: 'Save budget' }).click();
     await expect
-      .poll(async () => (await advertiserApi<{ data: LineItem }>(service, advertiser, 'GET', lineItemRoute)).data.budget)
+      .poll(async () => (await lineItem()).budget)
       .toEqual({ daily: 50, currency: 'EUR', lifetime: null, pacing: 'even' });
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
@@ -142,6 +153,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     const [lineItem] = (await advertiserApi<{ data: LineItem[] }>(service, advertiser, 'GET', `/v1/advertiser/campaigns/${campaignId}/line-items`)).data;
     expect(lineItem!.budget).toMatchObject({ daily: 12.5 });
     expect(lineItem!.bids).toEqual({ bid_type: 'CPC', bid_value: 0.75 });
+    const savedLineItem = async () => (await advertiserApi<{ data: LineItem }>(service, advertiser, 'GET', `/v1/advertiser/line-items/${lineItem!.id}`)).data;
 
     // The campaign page's budget form reads amounts the same way.
     const budgetForm = page.getByRole('form', { name: 'Budget of Commas' });
@@ -149,7 +161,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     await budgetForm.getByLabel('Lifetime budget (optional)').fill('2.5');
     await budgetForm.getByRole('button', { name: 'Save budget' }).click();
     await budgetForm.getByText('Budget saved.').waitFor();
-    expect((await advertiserApi<{ data: LineItem }>(service, advertiser, 'GET', `/v1/advertiser/line-items/${lineItem!.id}`)).data.budget).toMatchObject({ daily: 20.25, lifetime: 2.5 });
+    expect((await savedLineItem()).budget).toMatchObject({ daily: 20.25, lifetime: 2.5 });
 
     // A point followed by three digits is as ambiguous as a comma (1.000 is one thousand with a
     // decimal comma): the Bids form refuses it and sends nothing, then saves 1.
@@ -164,28 +176,24 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     expect(await bidsForm.textContent()).toContain('1.000 could mean 1000 or 1: type 1000 or 1');
     expect(await bidsForm.getByText('Bids saved.').count()).toBe(0);
     expect(requests.length).toBe(putsBefore);
-    expect((await advertiserApi<{ data: LineItem }>(service, advertiser, 'GET', `/v1/advertiser/line-items/${lineItem!.id}`)).data.bids.bid_value).toBe(0.75);
+    expect((await savedLineItem()).bids.bid_value).toBe(0.75);
     await bidsForm.getByLabel('Bid value').fill('1');
     await bidsForm.getByRole('button', { name: 'Save bids' }).click();
     await bidsForm.getByText('Bids saved.').waitFor();
-    expect((await advertiserApi<{ data: LineItem }>(service, advertiser, 'GET', `/v1/advertiser/line-items/${lineItem!.id}`)).data.bids.bid_value).toBe(1);
+    expect((await savedLineItem()).bids.bid_value).toBe(1);
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });
 
   it('asks before a new budget currency re-prices the bid, says what the bid will mean, and lets the bid be edited first (try37 M1)', async () => {
-    const advertiser = await createAdvertiser(service, 'Yen Co');
-    const composed = await advertiserApi<{ data: { campaign: { id: string }; line_item: { id: string } } }>(service, advertiser, 'POST', '/v1/advertiser/campaigns/compose', {
-      campaign: { name: 'Tea sets', brand_name: 'Yen Co', user_id: advertiser.userId },
-      line_item: { title: 'Tea drinkers', budget: { daily: 3000, currency: 'JPY' }, bids: { bid_type: 'CPC', bid_value: 150 }, targeting: {} },
+    const { page, lineItem } = await openComposedCampaign('Yen Co', 'Tea sets', {
+      title: 'Tea drinkers', budget: { daily: 3000, currency: 'JPY' }, bids: { bid_type: 'CPC', bid_value: 150 }, targeting: {},
     });
-    const lineItemRoute = `/v1/advertiser/line-items/${composed.data.line_item.id}`;
-    const page = await signIn(service, 'an advertiser', advertiser.apiKey);
+    // Opening the page writes nothing: every budget write counted is one the test asked for.
     const budgetWrites: string[] = [];
     page.on('request', (request) => {
       if (request.method() === 'PUT' && request.url().endsWith('/budget')) budgetWrites.push(request.postData() ?? '');
     });
-    await page.goto(`${service.url}/console#/campaign?id=${composed.data.campaign.id}`);
     const budgetForm = page.getByRole('form', { name: 'Budget of Tea drinkers' });
     const bidsForm = page.getByRole('form', { name: 'Bids of Tea drinkers' });
     const question = budgetForm.getByRole('alertdialog', { name: 'The bid changes currency too' });
@@ -234,7 +242,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     await page.keyboard.press('Enter');
     await budgetForm.getByText('Budget saved.').waitFor();
     expect(budgetWrites).toHaveLength(1);
-    const saved = (await advertiserApi<{ data: LineItem }>(service, advertiser, 'GET', lineItemRoute)).data;
+    const saved = await lineItem();
     expect(saved.budget).toMatchObject({ daily: 3000, currency: 'USD' });
     expect(saved.bids).toEqual({ bid_type: 'CPC', bid_value: 0.96 });
     // The bid's hint follows once the page has reloaded the line item.
@@ -252,25 +260,18 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
 
 describe.skipIf(skipBrowserTests)('console in Chromium: a line item\'s frequency cap', () => {
   it('is shown in words with its user-id rule, set by keyboard, refused beside its field, and removed', async () => {
-    const advertiser = await createAdvertiser(service, 'Capped Co');
-    const composed = await advertiserApi<{ data: { campaign: { id: string }; line_item: { id: string } } }>(service, advertiser, 'POST', '/v1/advertiser/campaigns/compose', {
-      campaign: { name: 'Capped boots', brand_name: 'Capped Co', user_id: advertiser.userId },
-      line_item: {
-        title: 'Capped',
-        budget: { daily: 50, currency: 'USD' },
-        bids: { bid_type: 'CPC', bid_value: 0.4 },
-        frequency_cap: { impressions: 3, per: 'day' },
-        creatives: [{ format: 'contextual_card', title: 'Warm feet', body: 'Boots for snow.', cta: 'Shop', destination_url: `${service.url}/healthz` }],
-      },
-    });
-    await advertiserApi(service, advertiser, 'POST', `/v1/advertiser/campaigns/${composed.data.campaign.id}/activate`, {});
-    const lineItemRoute = `/v1/advertiser/line-items/${composed.data.line_item.id}`;
-    const page = await signIn(service, 'an advertiser', advertiser.apiKey, { keyboard: true });
+    const { page, lineItem } = await openComposedCampaign('Capped Co', 'Capped boots', {
+      title: 'Capped',
+      budget: { daily: 50, currency: 'USD' },
+      bids: { bid_type: 'CPC', bid_value: 0.4 },
+      frequency_cap: { impressions: 3, per: 'day' },
+      creatives: [{ format: 'contextual_card', title: 'Warm feet', body: 'Boots for snow.', cta: 'Shop', destination_url: `${service.url}/healthz` }],
+    }, { activate: true, keyboard: true });
+    // Opening the page writes nothing: every PATCH counted is one the test asked for.
     const patches: string[] = [];
     page.on('request', (request) => {
       if (request.method() === 'PATCH') patches.push(request.url());
     });
-    await page.goto(`${service.url}/console#/campaign?id=${composed.data.campaign.id}`);
 
     // The cap and the rule that keeps a capped line item from every serve without user.id, in words.
     const capLine = page.getByTestId('line-item-frequency-cap');
@@ -304,7 +305,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a line item\'s frequency
     await expect.poll(() => capForm.textContent()).toContain('Impressions per user must be at least 1.');
     expect(await impressions.getAttribute('aria-invalid')).toBe('true');
     expect(patches.length).toBe(1);
-    expect((await advertiserApi<{ data: LineItem }>(service, advertiser, 'GET', lineItemRoute)).data.frequency_cap).toEqual({ impressions: 3, per: 'day' });
+    expect((await lineItem()).frequency_cap).toEqual({ impressions: 3, per: 'day' });
 
     // With the keyboard: type the count, Tab to the window, choose it, Tab to Save, Enter.
     await impressions.fill('5');
@@ -315,7 +316,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a line item\'s frequency
     expect(await capForm.getByRole('button', { name: 'Save frequency cap' }).evaluate((button) => button === document.activeElement)).toBe(true);
     await page.keyboard.press('Enter');
     await capForm.getByRole('status').getByText('Frequency cap saved.').waitFor();
-    await expect.poll(async () => (await advertiserApi<{ data: LineItem }>(service, advertiser, 'GET', lineItemRoute)).data.frequency_cap).toEqual({ impressions: 5, per: 'week' });
+    await expect.poll(async () => (await lineItem()).frequency_cap).toEqual({ impressions: 5, per: 'week' });
     // The words follow the page's reload, an answer of its own.
     await expect.poll(() => capLine.textContent()).toBe('Frequency cap: at most 5 impressions per user per week (UTC, from Monday); never shown to requests that do not send a user id.');
     expect(await impressions.getAttribute('aria-invalid')).toBe(null);
@@ -326,7 +327,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a line item\'s frequency
     await impressions.fill('');
     await capForm.getByRole('button', { name: 'Save frequency cap' }).click();
     await capForm.getByText('Frequency cap removed.').waitFor();
-    await expect.poll(async () => (await advertiserApi<{ data: LineItem }>(service, advertiser, 'GET', lineItemRoute)).data.frequency_cap).toBe(null);
+    await expect.poll(async () => (await lineItem()).frequency_cap).toBe(null);
     await expect.poll(() => capLine.textContent()).toBe('No frequency cap: shown to any reader, with or without a user id.');
     expect(consoleProblems(page)).toEqual([]);
     await page.close();

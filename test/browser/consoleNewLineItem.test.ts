@@ -1,29 +1,20 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
 import {
+  afterAnswers,
   consoleProblems,
   createAdvertiser,
   createPublisher,
   screenshots,
   seriousAccessibilityViolations,
   signIn,
-  startConsoleService,
+  withConsoleService,
   type AdvertiserTenant,
-  type ConsoleService,
 } from './consoleKit.js';
 
-let service: ConsoleService;
-
-beforeAll(async () => {
-  if (skipBrowserTests) return;
-  service = await startConsoleService();
-});
-
-afterAll(async () => {
-  await service?.close();
-});
+const service = withConsoleService();
 
 interface LineItemRead {
   id: string;
@@ -34,7 +25,7 @@ interface LineItemRead {
   creatives: unknown[];
 }
 
-async function lineItemsOf(service: ConsoleService, advertiser: AdvertiserTenant, campaignId: string): Promise<LineItemRead[]> {
+async function lineItemsOf(advertiser: AdvertiserTenant, campaignId: string): Promise<LineItemRead[]> {
   const response = await fetch(`${service.url}/v1/advertiser/campaigns/${campaignId}/line-items`, { headers: { 'x-api-key': advertiser.apiKey } });
   expect(response.status).toBe(200);
   return ((await response.json()) as { data: LineItemRead[] }).data;
@@ -73,7 +64,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a campaign with two line
     await page.getByRole('button', { name: 'Create campaign' }).click();
     await page.getByRole('heading', { name: 'Rain shells' }).waitFor();
     const campaignId = new URLSearchParams(new URL(page.url()).hash.split('?')[1]).get('id')!;
-    const [hikers] = await lineItemsOf(service, advertiser, campaignId);
+    const [hikers] = await lineItemsOf(advertiser, campaignId);
     expect(hikers!.frequency_cap).toEqual({ impressions: 3, per: 'week' });
     expect(await page.getByTestId('line-item-frequency-cap').first().textContent()).toBe(
       'Frequency cap: at most 3 impressions per user per week (UTC, from Monday); never shown to requests that do not send a user id.',
@@ -96,7 +87,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a campaign with two line
     // The focus follows to the new line item's heading; the form is emptied for the next one.
     await expect.poll(() => focusedText(page)).toBe('Line item: Commuters draft');
     expect(await add.getByLabel('Line item title').inputValue()).toBe('');
-    const commuters = (await lineItemsOf(service, advertiser, campaignId)).find((item) => item.title === 'Commuters')!;
+    const commuters = (await lineItemsOf(advertiser, campaignId)).find((item) => item.title === 'Commuters')!;
     expect(commuters).toMatchObject({ status: 'draft', frequency_cap: { impressions: 2, per: 'day' }, targeting: { keywords: { include: ['commute', 'bike'] } } });
     expect(commuters.creatives).toHaveLength(1);
 
@@ -106,12 +97,38 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a campaign with two line
     await expect.poll(() => page.getByTestId('campaign-status').textContent()).toBe('active');
     const commutersSection = page.getByRole('region', { name: /Line item: Commuters/ });
     await commutersSection.getByRole('button', { name: 'Pause line item' }).click();
-    await expect.poll(async () => (await lineItemsOf(service, advertiser, campaignId)).find((item) => item.title === 'Commuters')!.status).toBe('paused');
+    await expect.poll(async () => (await lineItemsOf(advertiser, campaignId)).find((item) => item.title === 'Commuters')!.status).toBe('paused');
     await expect.poll(() => focusedText(page)).toBe('Activate line item');
     expect(await page.getByRole('status').filter({ hasText: 'Commuters is now paused.' }).count()).toBe(1);
-    expect((await lineItemsOf(service, advertiser, campaignId)).find((item) => item.title === 'Hikers')!.status).toBe('active');
+    expect((await lineItemsOf(advertiser, campaignId)).find((item) => item.title === 'Hikers')!.status).toBe('active');
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'advertiser-two-line-items');
+
+    // The API activates a campaign with every line item, a paused one included: the console asks
+    // first, and keeps Commuters paused when asked to. Escape sends nothing.
+    const statusOf = async (title: string) => (await lineItemsOf(advertiser, campaignId)).find((item) => item.title === title)!.status;
+    const activations: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/activate')) activations.push(request.url());
+    });
+    await page.getByRole('button', { name: 'Pause campaign' }).click();
+    await expect.poll(() => page.getByTestId('campaign-status').textContent()).toBe('paused');
+    const activateCampaign = page.getByRole('button', { name: 'Activate campaign' });
+    await activateCampaign.click();
+    const question = page.getByRole('alertdialog', { name: 'Activate Rain shells?' });
+    await expect.poll(() => focusedText(page)).toBe('Activate, keep Commuters paused');
+    expect(await question.textContent()).toContain('Commuters is paused. Activating Rain shells activates every line item of it');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await page.keyboard.press('Escape');
+    await question.waitFor({ state: 'detached' });
+    expect(await focusedText(page)).toBe('Activate campaign');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => focusedText(page)).toBe('Activate, keep Commuters paused');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => focusedText(page)).toBe('Pause campaign');
+    await page.getByRole('status').filter({ hasText: 'Rain shells is now active. Commuters stays paused.' }).waitFor();
+    expect(activations).toHaveLength(1);
+    expect([await statusOf('Hikers'), await statusOf('Commuters')]).toEqual(['active', 'paused']);
 
     // The audit export of the campaign: every stored event, the impression of a served ad among them
     // once it is written (asked again until it is).
@@ -142,6 +159,42 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a campaign with two line
       expect(lines[0]).toMatch(/^time,event_id,type,line_item_id,placement_id,/);
       return lines.filter((line) => line.includes(`,impression,${hikers!.id},${publisher.placementId},`)).length;
     }, { timeout: 30_000, interval: 500 }).toBe(1);
+
+    // By line item, the campaign's every line item is listed: Commuters, paused without traffic,
+    // with zeros after Hikers and its impression (the API's rows have line items with events only).
+    // Asked again until the impression is counted, each ask's three report answers awaited before
+    // the next (the campaign and its line items, asked beside them, are read by the next round).
+    await page.getByLabel('Break down by').selectOption('line_item');
+    const byLineItem = page.getByRole('table', { name: 'Metrics by line item' });
+    const showReport = () => afterAnswers(page, '/v1/advertiser/reporting/', 3, () => page.getByRole('button', { name: 'Show report' }).click());
+    const rowOf = async (title: string) => (await byLineItem.getByRole('row', { name: new RegExp(title) }).locator('th, td').allTextContents()).slice(0, 4);
+    await expect.poll(async () => {
+      await showReport();
+      return (await byLineItem.count()) > 0 ? [await rowOf('Hikers'), await rowOf('Commuters')] : [];
+    }, { timeout: 30_000, interval: 500 }).toEqual([['Hikers', 'Rain shells', '1', '0'], ['Commuters', 'Rain shells', '0', '0']]);
+    expect(await byLineItem.locator('tbody th[scope="row"]').allTextContents()).toEqual(['Hikers', 'Commuters']);
+    expect(await page.getByTestId('line-item-rows').textContent()).toBe(
+      'Every line item of Rain shells is listed: those without valid events in this range show zeros (the CSV, as the API, lists only line items with events).',
+    );
+    // The date picker writes days in the browser's format (11/19/2026); under each the day is said as
+    // the reports write it, with the UTC hour it starts or ends at.
+    const description = (label: string) => page.getByLabel(label).evaluate((input) => (input.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent).join(' '));
+    await page.getByLabel('From (UTC day)').fill('2026-11-19');
+    await expect.poll(() => description('From (UTC day)')).toBe('From 2026-11-19 00:00 UTC.');
+    await page.getByLabel('To (UTC day, included)').fill('2026-11-25');
+    await expect.poll(() => description('To (UTC day, included)')).toBe('Until 2026-11-25 23:59 UTC, included.');
+    expect(await page.getByText("Days are UTC days, whatever this computer's time zone").count()).toBe(1);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+    // The campaign list asks the same, in a row under the campaign's; there every line item is activated.
+    await page.getByRole('link', { name: 'Campaigns' }).first().click();
+    const campaigns = page.getByRole('table', { name: 'Campaigns' });
+    await campaigns.getByRole('button', { name: 'Pause Rain shells' }).click();
+    await campaigns.getByRole('button', { name: 'Activate Rain shells' }).click();
+    await campaigns.getByRole('alertdialog', { name: 'Activate Rain shells?' }).getByRole('button', { name: 'Activate every line item' }).click();
+    await page.getByRole('status').filter({ hasText: 'Rain shells is now active. Commuters, paused before, is active too.' }).waitFor();
+    await expect.poll(() => focusedText(page)).toBe('Pause');
+    expect([await statusOf('Hikers'), await statusOf('Commuters')]).toEqual(['active', 'active']);
     expect(consoleProblems(page)).toEqual([]);
   }, 120_000);
 

@@ -78,6 +78,8 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     await expect.poll(() => page.getByTestId('certification').textContent()).toBe('certified');
     const history = page.getByRole('table', { name: 'Certification history' });
     await history.getByRole('cell', { name: 'pixels fire from browsers' }).waitFor();
+    // It names its publisher, a link back to the publisher's page (it said the publisher's id).
+    await page.getByRole('main').getByRole('link', { name: `Publisher of ${publisher.placementId}`, exact: true }).waitFor({ timeout: 5_000 });
 
     // Revoking takes a reason, and is asked twice; the answer takes the focus.
     const reasonField = page.getByLabel('Reason');

@@ -25,6 +25,8 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the publisher', () => {
 
     const page = await signIn(service, 'a publisher', publisher.token, { keyboard: true });
     await page.getByRole('heading', { name: 'Placements', level: 1 }).waitFor();
+    // The header names the publisher signed in (GET /v1/publisher/me), as it names an advertiser's organization.
+    expect(await page.getByTestId('publisher-name').textContent()).toBe(`Publisher of ${publisher.placementId}`);
     const row = page.locator(`tr[data-placement="${publisher.placementId}"]`);
     await row.waitFor();
     // Only its own placements, with what each may earn from.

@@ -3,6 +3,7 @@ import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { certifyPlacement, createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { eventuallyServed, servableLineItem, uniqueWord } from '../helpers/servingFixtures.js';
 import { inListOrder } from '../helpers/listOrder.js';
+import { contractSchema } from '../helpers/contract.js';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -34,6 +35,35 @@ describe('publisher authentication', () => {
   it('does not accept the admin token', async () => {
     const response = await asPublisher(ctx.secrets.adminToken, 'GET', '/v1/publisher/placements');
     expect(response.statusCode).toBe(401);
+  });
+});
+
+describe('GET /v1/publisher/me', () => {
+  it("names the token's own publisher, for each token of each publisher, and takes no query parameter", async () => {
+    const validate = contractSchema('#/components/schemas/PublisherMeResponse');
+    const first = await createPublisher(ctx);
+    const second = await createPublisher(ctx);
+    const another = await ctx.admin({ method: 'POST', url: `/v1/admin/publishers/${first.id}/tokens` });
+    expect(another.statusCode).toBe(201);
+    for (const [token, publisher] of [[first.token, first], [another.json().data.token as string, first], [second.token, second]] as const) {
+      const response = await asPublisher(token, 'GET', '/v1/publisher/me');
+      expect(response.statusCode, response.body).toBe(200);
+      expect(validate(response.json()), JSON.stringify(validate.errors)).toBe(true);
+      expect(response.json()).toEqual({ data: { publisher: { id: publisher.id, name: publisher.name, created_at: publisher.created_at } } });
+    }
+    const withQuery = await asPublisher(first.token, 'GET', '/v1/publisher/me?limit=1');
+    expect(withQuery.statusCode).toBe(400);
+    expect(withQuery.json().error).toMatchObject({ code: 'bad_request', details: [{ path: 'limit' }] });
+  });
+
+  it('is 401 without a token, with an unknown one and with a revoked one', async () => {
+    const publisher = await createPublisher(ctx);
+    expect((await ctx.app.inject({ method: 'GET', url: '/v1/publisher/me' })).json().error.code).toBe('auth_missing');
+    expect((await asPublisher('pt_wrong', 'GET', '/v1/publisher/me')).json().error.code).toBe('auth_invalid');
+    await ctx.admin({ method: 'DELETE', url: `/v1/admin/publisher-tokens/${publisher.token_id}` });
+    const revoked = await asPublisher(publisher.token, 'GET', '/v1/publisher/me');
+    expect(revoked.statusCode).toBe(401);
+    expect(revoked.json().error.code).toBe('auth_invalid');
   });
 });
 

@@ -46,7 +46,7 @@ export function Console() {
           )}
         </ul>
       </nav>
-      <span class="who">Signed in as ${session.role}${session.organizationName !== undefined && html` of <span data-testid="organization-name">${session.organizationName}</span>`}${session.permissions && html` <span data-testid="key-permissions">(key: ${session.permissions.join(', ') || 'no permission'})</span>`}</span>
+      <span class="who">Signed in as ${session.role}${session.organizationName !== undefined && html` of <span data-testid="organization-name">${session.organizationName}</span>`}${session.publisherName !== undefined && html` <span data-testid="publisher-name">${session.publisherName}</span>`}${session.permissions && html` <span data-testid="key-permissions">(key: ${session.permissions.join(', ') || 'no permission'})</span>`}</span>
       <button type="button" class="secondary" onClick=${signOut}>Sign out</button>
     </header>
     <main id="main" tabindex="-1">

@@ -43,9 +43,17 @@ interface DateWindowFormProps {
   actions?: ComponentChildren;
 }
 
+/** A day as the field holds it (the date input's value is always YYYY-MM-DD), or null when it is not one. */
+function isoDay(value: string): string | null {
+  return /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : null;
+}
+
 /**
  * The From/To form of the reporting pages: a window the API would refuse (a date missing, the end
  * before the start, over 92 days) is explained before it is sent, and the submit button is off.
+ * Reports are UTC days, but the date picker shows the browser's language's format (11/19/2026) and
+ * a person reads it in their own time zone: under each field the day is said as the reports write
+ * it, YYYY-MM-DD, with the UTC hour it starts or ends at.
  */
 export function DateWindowForm(props: DateWindowFormProps) {
   const noteId = useId();
@@ -66,11 +74,13 @@ export function DateWindowForm(props: DateWindowFormProps) {
   return html`
     <form class="card" onSubmit=${submit} noValidate aria-describedby=${noteId}>
       <div class="grid">
-        <${Field} label="From (UTC day)" type="date" value=${props.from} onInput=${props.onFrom} path="date_from" error=${props.error} />
-        <${Field} label="To (UTC day, included)" type="date" value=${props.to} onInput=${props.onTo} path="date_to" error=${props.error} />
+        <${Field} label="From (UTC day)" type="date" value=${props.from} onInput=${props.onFrom} path="date_from" error=${props.error}
+          hint=${isoDay(props.from) ? `From ${props.from} 00:00 UTC` : 'Pick a day'} />
+        <${Field} label="To (UTC day, included)" type="date" value=${props.to} onInput=${props.onTo} path="date_to" error=${props.error}
+          hint=${isoDay(props.to) ? `Until ${props.to} 23:59 UTC, included` : 'Pick a day'} />
         ${props.fields}
       </div>
-      <p id=${noteId} class="hint">${props.note}</p>
+      <p id=${noteId} class="hint">Days are UTC days, whatever this computer's time zone (the date picker writes them in your browser's format). ${props.note}</p>
       ${problem && html`<p class="field-error" role="alert">${problem}</p>`}
       ${props.actions ? html`<div class="actions">${submitButton}${props.actions}</div>` : submitButton}
     </form>`;

@@ -49,13 +49,25 @@ export function usePagedList<Row>(session: Session, path: string, version: numbe
   };
 }
 
+/**
+ * The Previous page and Next page buttons of a list or a report table, and where it stands. A
+ * button with no page to go to is marked aria-disabled (same look), never disabled: on the last
+ * page Next page is the button just pressed, and a disabled one drops the keyboard focus to
+ * <body>, so the next Tab started from the top of the page. A press on a marked one does nothing.
+ */
+export function PagerNav({ label, position, previous, next }: { label: string; position: string; previous?: () => void; next?: () => void }) {
+  const button = (text: string, go?: () => void) =>
+    html`<button type="button" class="secondary" aria-disabled=${go ? undefined : 'true'} onClick=${() => go?.()}>${text}</button>`;
+  return html`<nav class="actions pager" aria-label=${`Pages of ${label}`}>
+    ${button('Previous page', previous)}
+    <span>${position}</span>
+    ${button('Next page', next)}
+  </nav>`;
+}
+
 export function Pager({ list, label }: { list: PagedList<unknown>; label: string }) {
   if (!list.next && !list.previous) return null;
-  return html`<nav class="actions pager" aria-label=${`Pages of ${label}`}>
-    <button type="button" class="secondary" disabled=${!list.previous} onClick=${list.previous}>Previous page</button>
-    <span>Page ${list.pageNumber}</span>
-    <button type="button" class="secondary" disabled=${!list.next} onClick=${list.next}>Next page</button>
-  </nav>`;
+  return html`<${PagerNav} label=${label} position=${`Page ${list.pageNumber}`} previous=${list.previous} next=${list.next} />`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { html } from 'htm/preact';
+import { PagerNav } from './pagedList.js';
 
 /** Rows a page in the report tables (the reporting routes take up to 1000; a page this size stays readable). */
 export const ROWS_PER_PAGE = 100;
@@ -14,9 +15,8 @@ export function RowsPager({ page, shown, label, onOffset }: { page: RowsPage; sh
   if (page.offset === 0 && !page.hasMore) return null;
   const first = page.offset + 1;
   const last = page.offset + shown;
-  return html`<nav class="actions pager" aria-label=${`Pages of ${label}`}>
-    <button type="button" class="secondary" disabled=${page.offset === 0} onClick=${() => onOffset(Math.max(0, page.offset - ROWS_PER_PAGE))}>Previous page</button>
-    <span>${first === last ? `Row ${first}` : `Rows ${first}–${last}`}</span>
-    <button type="button" class="secondary" disabled=${!page.hasMore} onClick=${() => onOffset(page.offset + ROWS_PER_PAGE)}>Next page</button>
-  </nav>`;
+  const position = first === last ? `Row ${first}` : `Rows ${first}–${last}`;
+  return html`<${PagerNav} label=${label} position=${position}
+    previous=${page.offset === 0 ? undefined : () => onOffset(Math.max(0, page.offset - ROWS_PER_PAGE))}
+    next=${page.hasMore ? () => onOffset(page.offset + ROWS_PER_PAGE) : undefined} />`;
 }

@@ -11,6 +11,8 @@ export interface Session {
   permissions?: Permission[];
   /** The advertiser's organization's name, read with them. */
   organizationName?: string;
+  /** The publisher's name, read at sign-in from GET /v1/publisher/me. */
+  publisherName?: string;
 }
 
 const STORAGE_KEY = 'adsvc.console.session';
@@ -20,7 +22,7 @@ export function loadSession(): Session | null {
   try {
     const stored = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? 'null') as Partial<Session> | null;
     const permissionsRead = stored?.permissions === undefined || (Array.isArray(stored.permissions) && stored.permissions.every((item) => typeof item === 'string'));
-    const nameRead = stored?.organizationName === undefined || typeof stored.organizationName === 'string';
+    const nameRead = [stored?.organizationName, stored?.publisherName].every((name) => name === undefined || typeof name === 'string');
     if (stored && roles.includes(stored.role as Role) && typeof stored.secret === 'string' && permissionsRead && nameRead) return stored as Session;
   } catch {
     // A value this console did not write: treat the tab as signed out.

@@ -14,7 +14,7 @@ const roleInfo: Record<Role, { credential: string; hint: string; check: string }
   publisher: {
     credential: 'Publisher token',
     hint: 'The token your operator issued to your publisher account; sent as a Bearer token.',
-    check: '/v1/publisher/placements',
+    check: '/v1/publisher/me',
   },
   operator: {
     credential: 'Admin token',
@@ -26,7 +26,8 @@ const roleInfo: Record<Role, { credential: string; hint: string; check: string }
 /**
  * Signs in by calling one of the role's own routes with the credential: a wrong or revoked one is
  * refused here, with the API's message, rather than on the first page. An advertiser's answers what
- * the key may do, so the pages offer only that.
+ * the key may do, so the pages offer only that; an advertiser's and a publisher's name who signed in,
+ * for the header.
  */
 export function SignIn({ onSignedIn }: { onSignedIn(session: Session): void }) {
   const [role, setRole] = useState<Role>('advertiser');
@@ -47,6 +48,7 @@ export function SignIn({ onSignedIn }: { onSignedIn(session: Session): void }) {
         session.permissions = data.api_key.permissions;
         session.organizationName = data.organization.name;
       }
+      if (role === 'publisher') session.publisherName = (answer as { data: { publisher: { name: string } } }).data.publisher.name;
       saveSession(session);
       onSignedIn(session);
     } catch (failure) {

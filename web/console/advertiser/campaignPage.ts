@@ -10,6 +10,7 @@ import { readAmounts } from '../amountInput.js';
 import { bidTypes, CreativeFields, LineItemFields, lineItemFieldPaths, lineItemOrProblems, newLineItem, type NewLineItem } from './lineItemForm.js';
 import { bidRepricing, frequencyCapBody, frequencyCapText, frequencyCapWindows, listOf, targetingBody, untouchedTargeting, type TargetingEdits } from './lineItemEdits.js';
 import { MatchPreviewBox } from './matchPreviewBox.js';
+import { activateCampaign, ActivationQuestion, pausedLineItems, type ActivationAnswer } from './campaignActivation.js';
 
 type Save = (method: string, path: string, body: unknown) => Promise<void>;
 
@@ -355,22 +356,38 @@ export function CampaignPage({ session, route }: { session: Session; route: Rout
   // Activate and Pause replace the pressed button by the other one, which would drop the focus to
   // <body>: once the reloaded campaign shows the new status, the focus goes to the new button and
   // the status line says what changed, as on the campaign list.
-  const [toggled, setToggled] = useState<'active' | 'paused' | null>(null);
+  // Activating with paused line items is asked about first (campaignActivation.ts); the status
+  // line then says what became of them.
+  const [toggled, setToggled] = useState<{ status: 'active' | 'paused'; also: string } | null>(null);
+  const [asking, setAsking] = useState(false);
   const statusActions = useRef<HTMLDivElement>(null);
   const shownStatus = detail?.campaign.status;
   useEffect(() => {
-    if (toggled !== null && shownStatus === toggled) statusActions.current?.querySelector<HTMLButtonElement>('button')?.focus();
+    // A question opened meanwhile (Activate pressed within a frame of appearing) keeps the focus.
+    if (toggled !== null && shownStatus === toggled.status && !asking) statusActions.current?.querySelector<HTMLButtonElement>('button')?.focus();
   }, [toggled, shownStatus]);
-  async function setStatus(status: 'active' | 'paused') {
+  async function setStatus(status: 'active' | 'paused', answer: 'keep-paused' | 'all' = 'all') {
     setError(null);
     setToggled(null);
     try {
-      if (status === 'active') await save('POST', `/v1/advertiser/campaigns/${id}/activate`, {});
-      else await save('PATCH', `/v1/advertiser/campaigns/${id}`, { status });
-      setToggled(status);
+      const also = status === 'active'
+        ? await activateCampaign(session, id, pausedLineItems(detail?.line_items ?? []), answer)
+        : (await api(session, 'PATCH', `/v1/advertiser/campaigns/${encodeURIComponent(id)}`, { status }), '');
+      setToggled({ status, also });
     } catch (failure) {
       setError(failure);
+    } finally {
+      setVersion((count) => count + 1);
     }
+  }
+  function activate() {
+    if (pausedLineItems(detail?.line_items ?? []).length > 0) setAsking(true);
+    else setStatus('active');
+  }
+  function answered(answer: ActivationAnswer) {
+    setAsking(false);
+    if (answer === null) statusActions.current?.querySelector<HTMLButtonElement>('button')?.focus();
+    else setStatus('active', answer);
   }
 
   const retry = () => {
@@ -380,15 +397,18 @@ export function CampaignPage({ session, route }: { session: Session; route: Rout
   if (!detail) return html`<${ErrorMessage} error=${error} retry=${retry} />${!error && html`<p role="status">Loading…</p>`}`;
   const { campaign, line_items } = detail;
   const canEdit = may(session, 'campaigns');
+  // Said once the reload shows it; seen too when it tells what became of the paused line items.
+  const said = toggled !== null && campaign.status === toggled.status ? toggled : null;
   return html`
     <h2 ref=${heading} tabindex="-1">${campaign.name}</h2>
     <p>Brand ${campaign.brand_name} · status <span class=${`status status-${campaign.status}`} data-testid="campaign-status">${campaign.status}</span></p>
-    <p role="status" class="visually-hidden">${toggled !== null && campaign.status === toggled ? `${campaign.name} is now ${toggled}.` : ''}</p>
+    <p role="status" class=${said?.also ? 'notice' : 'visually-hidden'}>${said ? `${campaign.name} is now ${said.status}.${said.also}` : ''}</p>
     <div class="actions" ref=${statusActions}>
-      ${campaign.status === 'paused' && canEdit && html`<button type="button" onClick=${() => setStatus('active')}>Activate campaign</button>`}
+      ${campaign.status === 'paused' && canEdit && html`<button type="button" aria-expanded=${asking} onClick=${activate}>Activate campaign</button>`}
       ${campaign.status === 'active' && canEdit && html`<button type="button" class="secondary" onClick=${() => setStatus('paused')}>Pause campaign</button>`}
       ${may(session, 'reporting') && html`<a href=${`#/report?campaign=${campaign.id}`}>Report</a>`}
     </div>
+    ${asking && campaign.status === 'paused' && html`<${ActivationQuestion} campaignName=${campaign.name} paused=${pausedLineItems(line_items)} onAnswer=${answered} />`}
     ${!canEdit && html`<p class="hint">${lacking.campaigns}</p>`}
     <${ErrorMessage} error=${error} />
     <${StoppedForBudget} items=${line_items} />

@@ -9,6 +9,7 @@ import type { Campaign, LineItem } from './advertiserApi.js';
 import { todayUtc } from '../../../src/utcDays.js';
 import type { CampaignRow } from '../../../src/reporting/campaignReport.js';
 import { TableWrap } from '../tableWrap.js';
+import { activateCampaign, ActivationQuestion, pausedLineItems, type ActivationAnswer } from './campaignActivation.js';
 
 interface CampaignLine {
   campaign: Campaign;
@@ -118,25 +119,39 @@ export function CampaignsPage({ session }: { session: Session }) {
 
   // After Activate or Pause the button pressed is replaced by the other one: the focus goes to it
   // (not to the page) once the reloaded row shows the new status, which the status line announces.
-  const [toggled, setToggled] = useState<{ id: string; name: string; status: 'active' | 'paused' } | null>(null);
+  const [toggled, setToggled] = useState<{ id: string; name: string; status: 'active' | 'paused'; also: string } | null>(null);
+  /** The campaign whose activation is being asked about (it has paused line items: campaignActivation.ts). */
+  const [asking, setAsking] = useState<string | null>(null);
   const table = useRef<HTMLTableElement>(null);
   const shownStatus = shown?.find(({ campaign }) => campaign.id === toggled?.id)?.campaign.status;
   useEffect(() => {
-    if (toggled === null || shownStatus !== toggled.status) return;
+    // A question opened meanwhile (Activate pressed within a frame of appearing) keeps the focus.
+    if (toggled === null || shownStatus !== toggled.status || asking !== null) return;
     table.current?.querySelector<HTMLButtonElement>(`button[data-campaign="${toggled.id}"]`)?.focus();
   }, [toggled, shownStatus]);
 
-  async function setStatus(campaign: Campaign, status: 'active' | 'paused') {
+  async function setStatus({ campaign, lineItems }: CampaignLine, status: 'active' | 'paused', answer: 'keep-paused' | 'all' = 'all') {
     setError(null);
     setToggled(null);
     try {
-      if (status === 'active') await api(session, 'POST', `/v1/advertiser/campaigns/${campaign.id}/activate`, {});
-      else await api(session, 'PATCH', `/v1/advertiser/campaigns/${campaign.id}`, { status });
-      setToggled({ id: campaign.id, name: campaign.name, status });
-      setReload((count) => count + 1);
+      const also = status === 'active'
+        ? await activateCampaign(session, campaign.id, pausedLineItems(lineItems), answer)
+        : (await api(session, 'PATCH', `/v1/advertiser/campaigns/${campaign.id}`, { status }), '');
+      setToggled({ id: campaign.id, name: campaign.name, status, also });
     } catch (failure) {
       setError(failure);
+    } finally {
+      setReload((count) => count + 1);
     }
+  }
+  function activate(line: CampaignLine) {
+    if (pausedLineItems(line.lineItems).length > 0) setAsking(line.campaign.id);
+    else setStatus(line, 'active');
+  }
+  function answered(line: CampaignLine, answer: ActivationAnswer) {
+    setAsking(null);
+    if (answer === null) table.current?.querySelector<HTMLButtonElement>(`button[data-campaign="${line.campaign.id}"]`)?.focus();
+    else setStatus(line, 'active', answer);
   }
 
   return html`
@@ -144,7 +159,7 @@ export function CampaignsPage({ session }: { session: Session }) {
     ${!may(session, 'campaigns') && html`<p class="hint" id="campaigns-permission">${lacking.campaigns}</p>`}
     <${ErrorMessage} error=${error} retry=${() => { setError(null); setReload((count) => count + 1); }} />
     <${ErrorMessage} error=${list.error} retry=${() => setReload((count) => count + 1)} />
-    <p role="status" class="visually-hidden">${toggled && shownStatus === toggled.status ? `${toggled.name} is now ${toggled.status}.` : ''}</p>
+    <p role="status" class=${toggled?.also && shownStatus === toggled.status ? 'notice' : 'visually-hidden'}>${toggled && shownStatus === toggled.status ? `${toggled.name} is now ${toggled.status}.${toggled.also}` : ''}</p>
     ${loading && !slow && html`<p role="status">Loading campaigns…</p>`}
     ${loading && slow && html`<div class="error" role="alert">
       <p>The service has not answered in ${LOADING_TIMEOUT_MS / 1000} seconds.</p>
@@ -154,18 +169,21 @@ export function CampaignsPage({ session }: { session: Session }) {
     ${shown && shown.length > 0 && html`<${TableWrap} label="Campaigns"><table aria-label="Campaigns" ref=${table}>
       <caption class="hint">Oldest first, ${CAMPAIGNS_PER_PAGE} a page. Spend is today's (UTC) in USD; budgets are per line item in their own currency. ${BILLING_CEILINGS}</caption>
       <thead><tr><th scope="col">Campaign</th><th scope="col">Status</th><th scope="col" class="num">Spent today</th><th scope="col">Daily budget</th><th scope="col">Line items</th><th scope="col">Actions</th></tr></thead>
-      <tbody>${shown.map(({ campaign, lineItems, spentToday }) => html`<tr>
+      <tbody>${shown.map((line) => { const { campaign, lineItems, spentToday } = line; return html`<tr>
         <th scope="row"><a href=${`#/campaign?id=${campaign.id}`}>${campaign.name}</a><br /><span class="hint">${campaign.brand_name}</span></th>
         <td><span class=${`status status-${campaign.status}`}>${campaign.status}</span></td>
         <td class="num"><${SpentToday} spent=${spentToday} /></td>
         <td>${budgetText(lineItems)}</td>
         <td>${lineItems.length}</td>
         <td><div class="actions">
-          ${campaign.status === 'paused' && html`<button type="button" disabled=${!may(session, 'campaigns')} aria-describedby=${may(session, 'campaigns') ? undefined : 'campaigns-permission'} onClick=${() => setStatus(campaign, 'active')} data-campaign=${campaign.id} aria-label=${`Activate ${campaign.name}`}>Activate</button>`}
-          ${campaign.status === 'active' && html`<button type="button" class="secondary" disabled=${!may(session, 'campaigns')} aria-describedby=${may(session, 'campaigns') ? undefined : 'campaigns-permission'} onClick=${() => setStatus(campaign, 'paused')} data-campaign=${campaign.id} aria-label=${`Pause ${campaign.name}`}>Pause</button>`}
+          ${campaign.status === 'paused' && html`<button type="button" disabled=${!may(session, 'campaigns')} aria-describedby=${may(session, 'campaigns') ? undefined : 'campaigns-permission'} onClick=${() => activate(line)} aria-expanded=${asking === campaign.id} data-campaign=${campaign.id} aria-label=${`Activate ${campaign.name}`}>Activate</button>`}
+          ${campaign.status === 'active' && html`<button type="button" class="secondary" disabled=${!may(session, 'campaigns')} aria-describedby=${may(session, 'campaigns') ? undefined : 'campaigns-permission'} onClick=${() => setStatus(line, 'paused')} data-campaign=${campaign.id} aria-label=${`Pause ${campaign.name}`}>Pause</button>`}
           ${may(session, 'reporting') && html`<a href=${`#/report?campaign=${campaign.id}`}>Report<span class="visually-hidden"> for ${campaign.name}</span></a>`}
         </div></td>
-      </tr>`)}</tbody>
+      </tr>
+      ${asking === campaign.id && campaign.status === 'paused' && html`<tr class="question"><td colspan="6">
+        <${ActivationQuestion} campaignName=${campaign.name} paused=${pausedLineItems(lineItems)} onAnswer=${(answer: ActivationAnswer) => answered(line, answer)} />
+      </td></tr>`}`; })}</tbody>
     </table><//>`}
     <${Pager} list=${list} label="campaigns" />`;
 }

@@ -7,7 +7,7 @@ import type { Session } from '../session.js';
 import { ErrorMessage, formatCount, Select } from '../ui.js';
 import { IvtReasonText } from '../ivtReasonText.js';
 import { DateWindowForm, MAX_WINDOW_DAYS, windowInAddress, windowPaths, type DateWindow } from '../dateWindowForm.js';
-import type { Campaign } from './advertiserApi.js';
+import { metricColumns, type Campaign, type LineItem } from './advertiserApi.js';
 import type { DailyRow } from '../../../src/reporting/dailyReport.js';
 import type { TrafficQualityRow } from '../../../src/reporting/trafficQualityReport.js';
 import { BreakdownTable, breakdowns, isBreakdown, MetricCells, MetricHeaders, type Breakdown, type BreakdownRow } from './breakdownTable.js';
@@ -24,6 +24,8 @@ interface Report {
   breakdown: Breakdown;
   rows: BreakdownRow[];
   rowsPage: RowsPage;
+  /** By line item with one campaign chosen: whether `rows` lists every line item of it (idleLineItemRows). */
+  everyLineItem: boolean;
   quality: TrafficQualityRow[];
   qualityPage: RowsPage;
 }
@@ -43,6 +45,36 @@ async function allCampaigns(session: Session): Promise<Campaign[]> {
     cursor = page.pagination.next_cursor ?? undefined;
   } while (cursor);
   return campaigns;
+}
+
+/**
+ * The line-item breakdown has a row only for line items with valid events in the window (the
+ * API's, docs/reporting.md); an advertiser looking at one campaign expects every line item of it,
+ * a paused or new one with zeros. So with one campaign chosen, its line items without a row are
+ * added after the others as zero rows, when the breakdown is whole on this page (a campaign with
+ * more than a page of line items with events keeps the API's rows, and the page says so).
+ */
+function idleLineItemRows(rows: BreakdownRow[], page: RowsPage, campaign: { name: string; lineItems: LineItem[] } | null): BreakdownRow[] | null {
+  if (campaign === null || page.offset !== 0 || page.hasMore) return null;
+  const listed = new Set(rows.map((row) => row.line_item_id));
+  const zeros = Object.fromEntries(metricColumns.map(([name]) => [name, 0])) as BreakdownRow;
+  return campaign.lineItems.filter((item) => !listed.has(item.id)).map((item) => ({
+    ...zeros,
+    campaign_id: item.campaign_id,
+    campaign_name: campaign.name,
+    line_item_id: item.id,
+    line_item_title: item.title,
+    unique_users: 0,
+  }));
+}
+
+/** A campaign's name and line items, read as any key may; null when it cannot be read (an id not found leaves the API's rows as they are). */
+function campaignWithLineItems(session: Session, id: string): Promise<{ name: string; lineItems: LineItem[] } | null> {
+  const segment = encodeURIComponent(id);
+  return Promise.all([
+    api<{ data: Campaign }>(session, 'GET', `/v1/advertiser/campaigns/${segment}`),
+    api<{ data: LineItem[] }>(session, 'GET', `/v1/advertiser/campaigns/${segment}/line-items`),
+  ]).then(([campaign, lineItems]) => ({ name: campaign.data.name, lineItems: lineItems.data }), () => null);
 }
 
 /** The report an address asks for (#/report?from=…&to=…&campaign=…&by=…), with the page's defaults for what it leaves out. */
@@ -103,18 +135,25 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
   useEffect(() => {
     setError(null);
     const page = { limit: ROWS_PER_PAGE };
+    const lineItemsOf = applied.breakdown === 'line_item' && applied.campaign !== '' ? applied.campaign : null;
     return whileCurrent(Promise.all([
       api<ReportAnswer<DailyRow>>(session, 'GET', `/v1/advertiser/reporting/campaigns${query({ ...params('daily'), limit: 1000 })}`),
       api<ReportAnswer<BreakdownRow>>(session, 'GET', `/v1/advertiser/reporting/campaigns${query({ ...params(applied.breakdown), ...page, offset: rowsOffset })}`),
       api<ReportAnswer<TrafficQualityRow>>(session, 'GET', `/v1/advertiser/reporting/traffic-quality${query({ ...params(), ...page, offset: qualityOffset })}`),
-    ]), ([daily, broken, quality]) => setReport({
-      daily: daily.data,
-      breakdown: applied.breakdown,
-      rows: broken.data,
-      rowsPage: { offset: rowsOffset, hasMore: broken.pagination.has_more },
-      quality: quality.data,
-      qualityPage: { offset: qualityOffset, hasMore: quality.pagination.has_more },
-    }), setError);
+      lineItemsOf === null ? null : campaignWithLineItems(session, lineItemsOf),
+    ]), ([daily, broken, quality, campaign]) => {
+      const rowsPage = { offset: rowsOffset, hasMore: broken.pagination.has_more };
+      const idle = idleLineItemRows(broken.data, rowsPage, campaign);
+      setReport({
+        daily: daily.data,
+        breakdown: applied.breakdown,
+        rows: idle === null ? broken.data : [...broken.data, ...idle],
+        rowsPage,
+        everyLineItem: idle !== null,
+        quality: quality.data,
+        qualityPage: { offset: qualityOffset, hasMore: quality.pagination.has_more },
+      });
+    }, setError);
   }, [applied, rowsOffset, qualityOffset, attempt]);
 
   function show(next: ReportChoice) {
@@ -151,6 +190,11 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
       <div class="actions"><button type="button" class="secondary" onClick=${() => download(applied.breakdown, `${applied.breakdown.replace('_', '-')}-report`)}>Download ${breakdownLabel} CSV</button></div>
       <${BreakdownTable} breakdown=${report.breakdown} rows=${report.rows} />
       <${RowsPager} page=${report.rowsPage} shown=${report.rows.length} label=${`metrics by ${breakdownLabel}`} onOffset=${pageTo('rows')} />
+      ${report.breakdown === 'line_item' && html`<p class="hint" data-testid="line-item-rows">${report.everyLineItem
+        ? `Every line item of ${chosen?.name ?? 'the campaign'} is listed: those without valid events in this range show zeros (the CSV, as the API, lists only line items with events).`
+        : applied.campaign
+          ? 'Only line items with valid events in this range are listed.'
+          : 'Only line items with valid events in this range are listed; choose a campaign above to list every line item of it, zeros included.'}</p>`}
       <h2>Traffic quality</h2>
       <p class="hint">Invalid traffic (bots, data centers, duplicates…) is never billed or counted above; this is what was filtered out, by reason.</p>
       ${report.quality.length === 0 ? html`<p>No invalid traffic in this range.</p>` : html`

@@ -20,6 +20,8 @@ export function PlacementPage({ session, route }: { session: Session; route: Rou
   const id = route.params.get('id') ?? '';
   const [lookup, setLookup] = useState(id);
   const [placement, setPlacement] = useState<Placement | null>(null);
+  /** Its publisher's name, so the page names the publisher rather than its id (null while unread or when it cannot be read). */
+  const [publisherName, setPublisherName] = useState<string | null>(null);
   const [check, setCheck] = useState<IntegrationCheck | null>(null);
   const [reason, setReason] = useState('');
   const [error, setError] = useState<unknown>(null);
@@ -32,16 +34,21 @@ export function PlacementPage({ session, route }: { session: Session; route: Rou
   useEffect(() => {
     // Another placement's page: the last one's answer and question are not about it.
     setPlacement(null);
+    setPublisherName(null);
     setCheck(null);
     setDone('');
     setError(null);
     setAsking(false);
     if (!id) return;
     const segment = encodeURIComponent(id);
+    const withPublisher = async (found: { data: Placement }) => ({
+      placement: found.data,
+      publisher: await api<{ data: { name: string } }>(session, 'GET', `/v1/admin/publishers/${encodeURIComponent(found.data.publisher_id)}`).then((answer) => answer.data.name, () => null),
+    });
     return whileCurrent(Promise.all([
-      api<{ data: Placement }>(session, 'GET', `/v1/admin/placements/${segment}`),
+      api<{ data: Placement }>(session, 'GET', `/v1/admin/placements/${segment}`).then(withPublisher),
       api<{ data: IntegrationCheck }>(session, 'GET', recentImpressionsPath('/v1/admin', id)),
-    ]), ([found, recent]) => { setPlacement(found.data); setCheck(recent.data); }, setError);
+    ]), ([found, recent]) => { setPlacement(found.placement); setPublisherName(found.publisher); setCheck(recent.data); }, setError);
   }, [id]);
 
   useEffect(() => {
@@ -84,7 +91,7 @@ export function PlacementPage({ session, route }: { session: Session; route: Rou
     ${done && html`<div class="notice" role="status" tabindex="-1" ref=${status}>${done}</div>`}
     ${placement && html`
       <h2>${placement.name ?? placement.id} <${CertificationBadge} state=${placement.certification} /></h2>
-      <p>Placement <code>${placement.id}</code> of publisher <code>${placement.publisher_id}</code>.</p>
+      <p>Placement <code>${placement.id}</code> of publisher <a href=${`#/publisher?${new URLSearchParams({ id: placement.publisher_id })}`}>${publisherName ?? html`<code>${placement.publisher_id}</code>`}</a>.</p>
       <form class="card" noValidate onSubmit=${(event: Event) => event.preventDefault()} ref=${actions}>
         <${Field} label="Reason" path="reason" error=${error} value=${reason} onInput=${setReason} hint="Kept in the placement's history and shown to its publisher." />
         <div class="actions">
