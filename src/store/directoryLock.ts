@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
 /** Directories held by this process (a second app in one process has the same pid). */
@@ -20,7 +20,6 @@ export interface LockedUse {
  * restored backup) names the process that holds the original. So the lock also names the boot, the
  * holder's start time and the lock file's own device and inode (a copy is another file), and is held
  * only while all of them still match (isHeld).
- *
  *
  * Used for the event spool (two pipelines on one spool take each other's segments: a starting one
  * replays every segment it finds as a crashed run's and deletes it once written, so the other's
@@ -62,7 +61,8 @@ function createLock(file: string): boolean {
     throw error;
   }
   try {
-    writeSync(fd, lockText(process.pid, fstatSync(fd)));
+    // The path's stat, as isHeld reads it (on some overlay filesystems fstat names another device).
+    writeSync(fd, lockText(process.pid, statSync(file)));
   } finally {
     closeSync(fd);
   }
