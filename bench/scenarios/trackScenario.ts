@@ -9,7 +9,7 @@ import type { BenchOptions } from '../benchOptions.js';
 import { withStores } from '../benchStores.js';
 import { generateCatalog, type GeneratedCampaign } from '../catalogGenerator.js';
 import { alternateRounds, loadFailures, runLoad, type LoadResult } from '../loadTest.js';
-import { measureCores, type CpuCores } from '../processCpu.js';
+import { cpuTicks, measureCores, MICROS_PER_TICK, type CpuCores } from '../processCpu.js';
 import { progress } from '../progress.js';
 import { formatMs, formatNumber, ratio, type Figure, type ScenarioReport } from '../scenarioReport.js';
 import { seedCatalog } from '../seedCatalog.js';
@@ -92,10 +92,19 @@ export async function trackScenario(options: BenchOptions): Promise<ScenarioRepo
   const pids: Record<string, number> = { stub: stub.child.pid! };
   if (service.pid) pids.service = service.pid;
   const serviceRounds: MeasuredRound[] = [];
+  /** The service's CPU while the bench waited for it to settle between rounds, counted in its CPU a pixel. */
+  const settleTicks = { all: 0, main: 0 };
   const stubRounds: MeasuredRound[] = [];
   const measuredRound = async (into: MeasuredRound[], run: () => Promise<LoadResult>) => {
     const { result, cores } = await measureCores(pids, run);
     into.push({ cores, seconds: result.durationSeconds, responses: result.responses });
+    // The service's flush of its last events into ClickHouse (and the merges after it) runs on for
+    // a second or two after its round: the next round, the stub's in particular, starts after it.
+    if (service.pid) {
+      const tail = await settled(service.pid);
+      settleTicks.all += tail.all;
+      settleTicks.main += tail.main;
+    }
     return result;
   };
   try {
@@ -167,7 +176,7 @@ export async function trackScenario(options: BenchOptions): Promise<ScenarioRepo
     quietRatio(serviceRounds, stubRounds),
     {
       figure: 'CPU a pixel: all threads, main thread (load generator)',
-      result: cpuPerPixel(serviceRounds, stubRounds, 'service'),
+      result: cpuPerPixel(serviceRounds, stubRounds, 'service', settleTicks),
       baseline: cpuPerPixel(stubRounds, serviceRounds, 'stub'),
     },
     { figure: 'pixel latency p50', result: formatMs(pixels.latency.p50), baseline: formatMs(stubPixels.latency.p50) },
@@ -409,6 +418,21 @@ function pct(share: number): string {
   return `${(share * 100).toFixed(1)}%`;
 }
 
+/** Waits until the process uses less than a tenth of a core over 200 ms (at most 5 s); returns the clock ticks it used meanwhile. */
+async function settled(pid: number): Promise<{ all: number; main: number }> {
+  const until = Date.now() + 5000;
+  const first = cpuTicks(pid);
+  let before = first;
+  while (Date.now() < until) {
+    await sleep(200);
+    const now = cpuTicks(pid);
+    const quiet = now.all - before.all < 2;
+    before = now;
+    if (quiet) break;
+  }
+  return { all: before.all - first.all, main: before.main - first.main };
+}
+
 interface MeasuredRound {
   cores: CpuCores;
   seconds: number;
@@ -417,15 +441,15 @@ interface MeasuredRound {
 
 /**
  * A process's CPU time per request it answered, all threads and main thread, counted over every
- * round (the service's flush into ClickHouse runs on into the stub's rounds), and the load
- * generator's in its own rounds.
+ * round and the waits between them (`between`, clock ticks: the service's flush into ClickHouse
+ * runs on after its round), and the load generator's in its own rounds.
  */
-function cpuPerPixel(own: readonly MeasuredRound[], other: readonly MeasuredRound[], name: string): string {
+function cpuPerPixel(own: readonly MeasuredRound[], other: readonly MeasuredRound[], name: string, between = { all: 0, main: 0 }): string {
   const micros = (rounds: readonly MeasuredRound[], cores: (round: MeasuredRound) => number | undefined) =>
     rounds.reduce((sum, round) => sum + (cores(round) ?? Number.NaN) * round.seconds * 1e6, 0);
   const responses = own.reduce((sum, round) => sum + round.responses, 0);
-  const all = (micros(own, (round) => round.cores.byProcess[name]) + micros(other, (round) => round.cores.byProcess[name])) / responses;
-  const main = (micros(own, (round) => round.cores.mainThread[name]) + micros(other, (round) => round.cores.mainThread[name])) / responses;
+  const all = (micros(own, (round) => round.cores.byProcess[name]) + micros(other, (round) => round.cores.byProcess[name]) + between.all * MICROS_PER_TICK) / responses;
+  const main = (micros(own, (round) => round.cores.mainThread[name]) + micros(other, (round) => round.cores.mainThread[name]) + between.main * MICROS_PER_TICK) / responses;
   const generator = micros(own, (round) => round.cores.byProcess.self) / responses;
   return Number.isFinite(all) ? `${all.toFixed(1)}, ${main.toFixed(1)} us (${generator.toFixed(1)} us)` : 'n/a (--url)';
 }
