@@ -117,18 +117,26 @@ export function combineRounds(results: readonly LoadResult[]): LoadResult {
 /**
  * The service and its stub measured in alternating rounds (service, stub, service, stub, ...), both
  * running all along: whatever else the machine does drifts over both, so the ratio holds up even
- * when the absolute figures move between runs.
+ * when the absolute figures move between runs. `balanced` orders them service, stub, stub, service,
+ * ...: each goes first as often as second, so neither is always the one measured right after the
+ * other's round (whose background work, such as the service's flush into ClickHouse, runs on).
  */
 export async function alternateRounds(
   rounds: number,
   service: () => Promise<LoadResult>,
   stub: () => Promise<LoadResult>,
+  { balanced = false }: { balanced?: boolean } = {},
 ): Promise<{ service: LoadResult; stub: LoadResult }> {
   const serviceResults: LoadResult[] = [];
   const stubResults: LoadResult[] = [];
   for (let round = 0; round < rounds; round++) {
-    serviceResults.push(await service());
-    stubResults.push(await stub());
+    if (balanced && round % 2 === 1) {
+      stubResults.push(await stub());
+      serviceResults.push(await service());
+    } else {
+      serviceResults.push(await service());
+      stubResults.push(await stub());
+    }
   }
   return { service: combineRounds(serviceResults), stub: combineRounds(stubResults) };
 }

@@ -11,7 +11,8 @@ import { BENCH_ADMIN_TOKEN, BENCH_TRACKING_SECRET } from './serviceProcess.js';
  * service (package roots A and B, or `stub` for this build's fastify stub) started on copies of one
  * seeded DATA_DIR, loaded in alternating rounds A B B A ..., with each one's CPU time per answer read
  * from /proc (main thread, and all threads): it moves far less from run to run than req/s on this
- * shared VM. Extra env per side as A_ENV / B_ENV ("K=V,K=V"), extra node flags as A_FLAGS / B_FLAGS.
+ * shared VM. The load generator's own CPU time per answer is printed too: where it is near a whole
+ * core's worth of the round, the generator, not the side, set that side's rate. Extra env per side as A_ENV / B_ENV ("K=V,K=V"), extra node flags as A_FLAGS / B_FLAGS.
  */
 export interface Side {
   name: 'A' | 'B';
@@ -79,6 +80,8 @@ interface SideTotals {
   seconds: number;
   main: number;
   allThreads: number;
+  /** This process's CPU time (the load generator: autocannon and the requests it builds), in microseconds. */
+  generator: number;
   rounds: number[];
   p99: number[];
   bad: number;
@@ -97,20 +100,23 @@ export async function compareSides(
   { rounds, seconds, warmUpSeconds, unit }: { rounds: number; seconds: number; warmUpSeconds: number; unit: string },
 ): Promise<void> {
   for (const service of services) await load(service.baseUrl, warmUpSeconds);
-  const totals: SideTotals[] = sides.map(() => ({ responses: 0, seconds: 0, main: 0, allThreads: 0, rounds: [], p99: [], bad: 0 }));
+  const totals: SideTotals[] = sides.map(() => ({ responses: 0, seconds: 0, main: 0, allThreads: 0, generator: 0, rounds: [], p99: [], bad: 0 }));
   for (let round = 0; round < rounds; round++) {
     // A B B A A B B A ...: each side goes first as often as second.
     const order = round % 2 === 0 ? [0, 1] : [1, 0];
     for (const i of order) {
       const pid = services[i]!.child.pid!;
       const before = cpuTicks(pid);
+      const generatorBefore = process.cpuUsage();
       const result = await load(services[i]!.baseUrl, seconds);
+      const generatorUsed = process.cpuUsage(generatorBefore);
       const after = cpuTicks(pid);
       const total = totals[i]!;
       total.responses += result.responses;
       total.seconds += result.durationSeconds;
       total.main += after.main - before.main;
       total.allThreads += after.all - before.all;
+      total.generator += generatorUsed.user + generatorUsed.system;
       total.rounds.push(Math.round(result.requestsPerSecond));
       total.p99.push(result.latency.p99);
       total.bad += result.unexpected + result.errors;
@@ -123,7 +129,7 @@ export async function compareSides(
     const t = totals[i]!;
     const perAnswer = (ticks: number) => ((ticks * MICROS_PER_TICK) / t.responses).toFixed(1);
     console.log(
-      `${side.name} ${side.root} ${JSON.stringify(side.env)} ${side.flags.join(' ')}: ${Math.round(t.responses / t.seconds)} req/s, main ${perAnswer(t.main)} us/${unit}, all threads ${perAnswer(t.allThreads)} us/${unit}, rounds ${t.rounds.join(' ')}, p99 ${t.p99.map((ms) => ms.toFixed(2)).join(' ')} ms, bad ${t.bad}, exit ${JSON.stringify(exits[i])}`,
+      `${side.name} ${side.root} ${JSON.stringify(side.env)} ${side.flags.join(' ')}: ${Math.round(t.responses / t.seconds)} req/s, main ${perAnswer(t.main)} us/${unit}, all threads ${perAnswer(t.allThreads)} us/${unit}, load generator ${(t.generator / t.responses).toFixed(1)} us/${unit}, rounds ${t.rounds.join(' ')}, p99 ${t.p99.map((ms) => ms.toFixed(2)).join(' ')} ms, bad ${t.bad}, exit ${JSON.stringify(exits[i])}`,
     );
   });
   const [a, b] = totals;
