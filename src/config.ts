@@ -98,6 +98,11 @@ const configSchema = z
      */
     REQUEST_TIMEOUT_MS: wholeNumber.pipe(z.number().int().min(1000)).default(600_000),
     /**
+     * How long the main thread may stop turning its event loop before the watchdog ends the process
+     * with SIGKILL for its supervisor to restart (processWatchdog.ts); 0 turns the watchdog off.
+     */
+    WATCHDOG_TIMEOUT_MS: wholeNumber.pipe(z.number().int().refine((ms) => ms === 0 || ms >= 1000, 'must be 0 (off) or at least 1000')).default(30_000),
+    /**
      * How long a streamed download (a CSV report, the audit export) may wait for its client to read
      * (its socket not draining) before it is destroyed and logged: a client that stops reading
      * would otherwise hold a page of the export and its socket's buffers for as long as it stays.

@@ -6,6 +6,7 @@ import { adminTokenFile, resolveSecrets, type ResolvedSecrets } from './secrets.
 import { loggerOptions } from './http/requestLogging.js';
 import { CidrFileError, readCidrFile } from './ivt/cidrFiles.js';
 import { extraCidrFiles } from './ivt/trafficClassifier.js';
+import { startProcessWatchdog } from './processWatchdog.js';
 import { preloadSemanticMatching } from './semantic/loadSemanticMatching.js';
 import { catalogSnapshotDirectory, readBaseAhead } from './serving/catalogSnapshot.js';
 import { EmbeddedClickHouseClaim, SHARE_ONE_CLICKHOUSE } from './store/embeddedClickHouseClaim.js';
@@ -112,10 +113,12 @@ function listenFailure(config: Config, error: NodeJS.ErrnoException): Error {
 
 /**
  * `adsvc serve`: runs the service until SIGTERM/SIGINT, then stops accepting, finishes in-flight
- * requests, flushes buffered events, closes the stores and exits 0.
+ * requests, flushes buffered events, closes the stores and exits 0. A process that cannot go on
+ * (a fatal signal, an event loop that stopped) ends instead of hanging (processWatchdog.ts).
  */
 export async function serve(config: Config): Promise<void> {
   const service = await startService(config, loggerOptions(config.LOG_LEVEL));
+  startProcessWatchdog(config.WATCHDOG_TIMEOUT_MS);
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

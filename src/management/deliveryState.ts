@@ -7,14 +7,14 @@ import type { Budget } from './lineItemSchemas.js';
 /**
  * A line item as the routes answer with it: with `delivery_stopped_by`, judged from this instance's
  * serving index (its spend and price as pacing keeps them, synced from ClickHouse every
- * PACING_SYNC_MS) against the budgets the answer itself shows: a write's answer (a raised lifetime
- * budget) is judged by what it stored, which the index applies a moment later. Null for a line item
- * the index does not hold (draft, paused, completed, or not servable), whose status or creatives say
- * why it does not deliver.
+ * PACING_SYNC_MS and moved to a new UTC month at its first second, as a serve moves them) against
+ * the budgets the answer itself shows: a write's answer (a raised lifetime budget) is judged by what
+ * it stored, which the index applies a moment later. Null for a line item the index does not hold
+ * (draft, paused, completed, or not servable), whose status or creatives say why it does not deliver.
  */
 export function withDeliveryState(indexed: Pick<IndexedDestinations, 'indexed'>) {
   return <T extends { id: string; budget?: Budget | null }>(lineItem: T) => {
-    const entry = indexed.indexed(lineItem.id);
+    const entry = indexed.indexed(lineItem.id, Date.now());
     if (entry === undefined) return { ...lineItem, delivery_stopped_by: null };
     const budget = lineItem.budget;
     const shown = budget

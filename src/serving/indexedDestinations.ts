@@ -70,7 +70,7 @@ export class IndexedDestinations {
     return pruned;
   }
 
-  /** Serving's SpendPacing.roll and FrequencyCounts.roll, for billedLineItem. */
+  /** Serving's SpendPacing.roll and FrequencyCounts.roll, for billedLineItem and indexed. */
   rollCountersWith(roll: (nowMs: number) => void): void {
     this.rollCounters = roll;
   }
@@ -85,8 +85,14 @@ export class IndexedDestinations {
     return this.byLineItem.get(lineItemId) ?? this.retired.get(lineItemId)?.entry;
   }
 
-  /** A line item in the current index: active and servable, whether or not its budgets let it serve now. */
-  indexed(lineItemId: string): LineItemEntry | undefined {
+  /**
+   * A line item in the current index: active and servable, whether or not its budgets let it serve
+   * now. Its spend and cap counts are first moved to the UTC day, month and cap windows of `nowMs`,
+   * as a serve moves them: what the match preview and `delivery_stopped_by` show is then the
+   * serve's judgement of now, not yesterday's spend until the next pacing sync.
+   */
+  indexed(lineItemId: string, nowMs: number): LineItemEntry | undefined {
+    this.rollCounters(nowMs);
     return this.byLineItem.get(lineItemId);
   }
 

@@ -20,6 +20,7 @@ export function matchPreviewRoute(app: FastifyInstance, db: Postgres, currentInd
     const { id } = parsePathParams(idParam, request.params, 'line item');
     const body = parseBody(matchPreviewBody, request.body);
     const lineItem = await getLineItem(db, advertiserOf(request).organizationId, id);
-    return { data: previewMatch(currentIndex(), indexed.indexed(id), lineItem, body, Date.now()) };
+    const nowMs = Date.now();
+    return { data: previewMatch(currentIndex(), indexed.indexed(id, nowMs), lineItem, body, nowMs) };
   });
 }

@@ -47,7 +47,6 @@ export async function withAdvisoryLock<T>(
   try {
     return await db.transaction(
       async (tx) => {
-        await refuseReadOnly(tx);
         try {
           await waitForLock(tx, key, waitAtMostMs ?? 0, db.queryTimeoutMs / 2);
         } catch (error) {
@@ -70,26 +69,16 @@ export async function withAdvisoryLock<T>(
 }
 
 /**
- * A server that takes only reads (an old primary after a failover, a standby) grants advisory locks
- * too, but they are its own: instances on it and instances on the new primary would each hold "the"
- * lock at once (two billing writers: a replayed click billed twice). Such a server is unavailable
- * for a lock, as for a write (25006, answered 503).
- */
-async function refuseReadOnly(tx: SqlExecutor): Promise<void> {
-  const { rows } = await tx.query<{ read_only: string }>(`SELECT current_setting('transaction_read_only') AS read_only`);
-  if (rows[0]?.read_only !== 'off') {
-    throw Object.assign(new Error('Postgres takes only reads here: no advisory lock of it is shared with the instances on the primary'), { code: '25006' });
-  }
-}
-
-/**
  * Takes the lock, waiting at most `waitMs` (0: for as long as the holder works). A wait longer
  * than the query bound (Postgres.queryTimeoutMs, which cuts a query the server has not answered) is
- * made of waits of at most `sliceMs`, each the server's lock_timeout inside a savepoint, so each
- * answers well within the bound: a holder that works a minute (a migration, another instance's
- * billing write while ClickHouse is slow) is waited for, and a server that stops answering still
- * fails the wait within the bound. sliceMs 0 (embedded PGlite, no query bound): one wait. Between
- * two slices another waiter may take the lock first; the wait goes on.
+ * made of waits of at most `sliceMs`, each the server's lock_timeout inside one savepoint that each
+ * failed wait rolls back to, so each answers well within the bound: a holder that works a minute (a
+ * migration, another instance's billing write while ClickHouse is slow) is waited for, and a server
+ * that stops answering still fails the wait within the bound. sliceMs 0 (embedded PGlite, no query
+ * bound): one wait. Between two slices another waiter may take the lock first; the wait goes on.
+ *
+ * First of all, a server that takes only reads is refused (refuseReadOnly), asked in the same round
+ * trip as the wait's first lock_timeout.
  */
 async function waitForLock(tx: SqlExecutor, key: AdvisoryLockKey, waitMs: number, sliceMs: number): Promise<void> {
   const lock = typeof key === 'number' ? () => tx.query('SELECT pg_advisory_xact_lock($1)', [key]) : () => tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', [key[0], key[1]]);
@@ -97,11 +86,14 @@ async function waitForLock(tx: SqlExecutor, key: AdvisoryLockKey, waitMs: number
   const deadline = waitMs > 0 ? Date.now() + waitMs : Infinity;
   let set: string | undefined;
   const setLockTimeout = async (value: string) => {
+    if (value === set) return;
     // Without a limit the wait is for as long as the holder works (0: no lock_timeout), not the
     // pool's lock_timeout (POSTGRES_LOCK_WAIT_MS): a migration or another instance's billing write may take longer.
-    if (value !== set) await tx.query(`SELECT set_config('lock_timeout', $1, true)`, [value]);
+    const { rows } = await tx.query<{ read_only: string }>(`SELECT set_config('lock_timeout', $1, true), current_setting('transaction_read_only') AS read_only`, [value]);
+    if (set === undefined) refuseReadOnly(rows[0]?.read_only);
     set = value;
   };
+  let savepoint = false;
   for (let first = true; ; first = false) {
     const left = deadline - Date.now();
     if (sliceMs === 0 || left <= sliceMs) {
@@ -110,8 +102,12 @@ async function waitForLock(tx: SqlExecutor, key: AdvisoryLockKey, waitMs: number
       await lock();
       break;
     }
+    // Set before the savepoint, so that rolling back to it keeps the slices' lock_timeout.
     await setLockTimeout(`${Math.floor(sliceMs)}ms`);
-    await tx.query('SAVEPOINT advisory_lock_wait');
+    // One savepoint for all the slices: rolling back to it ends a failed wait and keeps it, so an
+    // hour's wait (720 slices of 5 s) nests one savepoint, not one more a slice.
+    if (!savepoint) await tx.query('SAVEPOINT advisory_lock_wait');
+    savepoint = true;
     try {
       await lock();
       break;
@@ -122,4 +118,16 @@ async function waitForLock(tx: SqlExecutor, key: AdvisoryLockKey, waitMs: number
   }
   // The step's own lock waits: the caller's limit, not the last slice's.
   await setLockTimeout(wanted);
+}
+
+/**
+ * A server that takes only reads (an old primary after a failover, a standby) grants advisory locks
+ * too, but they are its own: instances on it and instances on the new primary would each hold "the"
+ * lock at once (two billing writers: a replayed click billed twice). Such a server is unavailable
+ * for a lock, as for a write (25006, answered 503).
+ */
+function refuseReadOnly(readOnly: string | undefined): void {
+  if (readOnly !== 'off') {
+    throw Object.assign(new Error('Postgres takes only reads here: no advisory lock of it is shared with the instances on the primary'), { code: '25006' });
+  }
 }

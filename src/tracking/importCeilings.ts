@@ -29,11 +29,12 @@ const daySpendRow = z.object({ line_item: z.string(), day: z.string(), spend: z.
  * lifetime spend, whatever its day, with the line item's current budgets (a past day's budget is not
  * kept). A line item's spend is read once per import, at its first line that costs something: its
  * days from `daily_stats_v1`, today's, this month's and lifetime figures raised to the live counters'
- * (billingCeiling.ts: they hold what this instance accepted and has not written yet). Then the lines
- * are judged in the file's order, each billed line adding its cost to its day, month and lifetime
- * here, so that the file itself cannot pass a ceiling. Live events billed while the import runs are
- * not seen by it (the live ceilings see the import's events as each batch is stored): a day can pass
- * 2x by what live traffic billed during the import.
+ * (billingCeiling.ts: they hold what this instance accepted and has not written yet), today being
+ * the day of that read, not of the import's start. Then the lines are judged in the file's order,
+ * each billed line adding its cost to its day, month and lifetime here, so that the file itself
+ * cannot pass a ceiling. Live events billed while the import runs are not seen by it (the live
+ * ceilings see the import's events as each batch is stored): a day can pass 2x by what live traffic
+ * billed during the import.
  */
 export class ImportCeilings {
   private readonly figures = new Map<string, ImportFigures | undefined>();
@@ -42,10 +43,9 @@ export class ImportCeilings {
     private readonly deps: {
       db: SqlExecutor;
       ch: ClickHouse;
-      /** The live figures of a line item the serving index or billing keeps, if any, of the day of `nowMs` (IndexedDestinations.billedLineItem). */
+      /** The live figures of a line item the serving index or billing keeps, if any, moved to the day of `nowMs` (IndexedDestinations.billedLineItem). */
       live: (lineItemId: string, nowMs: number) => BilledLineItem | undefined;
     },
-    private readonly nowMs: number,
   ) {}
 
   /** Judges a batch's events in order: a valid one over a ceiling gets its reason in `unbilled` and cost 0. */
@@ -96,6 +96,14 @@ export class ImportCeilings {
       days.set(row.line_item, list);
     }
     for (const id of ids) this.figures.set(id, undefined);
+    // The live counters are of the current UTC day (`live` moves them there if no serve did yet), so
+    // they are the figures of the read's day, not of the import's start: an import begun before
+    // midnight that reads them after it put the new day's live spend on the old day, and judged the
+    // new day's lines (up to 5 minutes ahead are taken) without it. What this instance had accepted
+    // of the old day and not yet written when the day turned is then seen only as far as the rollups
+    // have it, as live events billed during the import are not seen.
+    const readMs = Date.now();
+    const today = utcDay(readMs);
     for (const raw of rows) {
       const row = budgetRow.parse(raw);
       // No daily budget, or one in a currency that cannot be converted: no ceiling, as for a live event (billingCeiling.ts).
@@ -107,9 +115,8 @@ export class ImportCeilings {
         add(figures.months, utcMonthOfDay(day), spend);
         figures.lifetimeNanos += spend;
       }
-      const live = this.deps.live(row.id, this.nowMs)?.spend;
+      const live = this.deps.live(row.id, readMs)?.spend;
       if (live !== undefined) {
-        const today = utcDay(this.nowMs);
         figures.days.set(today, Math.max(figures.days.get(today) ?? 0, live.nanos));
         figures.months.set(utcMonthOfDay(today), Math.max(figures.months.get(utcMonthOfDay(today)) ?? 0, live.monthNanos));
         figures.lifetimeNanos = Math.max(figures.lifetimeNanos, live.lifetimeNanos);

@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { trackedLineItem, type TrackedLineItem } from '../helpers/trackingFixtures.js';
-import { MS_PER_DAY } from '../../src/utcDays.js';
+import { sampleEvent } from '../helpers/sampleEvent.js';
+import { IndexedDestinations } from '../../src/serving/indexedDestinations.js';
+import { SpendPacing } from '../../src/serving/spendPacing.js';
+import { ImportCeilings } from '../../src/tracking/importCeilings.js';
+import { MS_PER_DAY, utcDay } from '../../src/utcDays.js';
 
 /**
  * Imported events meet the billing ceilings live ones meet (docs/tracking.md, "Importing events"):
@@ -117,5 +121,30 @@ describe('imported events and the billing ceilings', () => {
     });
     expect(next.json().data).toMatchObject({ accepted: 2, unbilled: 1 });
     expect((await billing(item.lineItemId)).reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(4e9);
+  });
+
+  it("judges lines read after midnight against the live spend of the new day, not the import's first day", async () => {
+    // CPC 1 USD, daily budget 1 USD: each UTC day bills at most 2 clicks.
+    const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 1 }, { daily: 1, currency: 'USD' });
+    // Wired as serving and the import route wire them: the live figures are serving's spend counters.
+    const pacing = new SpendPacing(ctx.stores.ch, { readBetweenWrites: (read) => read(0) });
+    const destinations = new IndexedDestinations(3_600_000);
+    destinations.rollCountersWith((nowMs) => pacing.roll(nowMs));
+    const counter = pacing.counterFor(item.lineItemId);
+    destinations.keepRetired(item.lineItemId, Date.now(), () => ({ budgetNanos: 1e9, lifetimeBudgetNanos: Infinity, spend: counter, frequencyCap: null }));
+    // An import begun in the last second of yesterday; its spend is read today (now), after a serve
+    // started today and this instance accepted 2 USD of it, not yet written to ClickHouse.
+    const midnight = utcDay(Date.now()) * MS_PER_DAY;
+    const ceilings = new ImportCeilings({ db: ctx.stores.db, ch: ctx.stores.ch, live: (lineItemId, nowMs) => destinations.billedLineItem(lineItemId, nowMs) });
+    pacing.roll(Date.now());
+    pacing.record(sampleEvent({ line_item_id: item.lineItemId, type: 'click', cost_nanos: 2e9, event_time: Date.now() }));
+    const click = (timeMs: number) => sampleEvent({ line_item_id: item.lineItemId, campaign_id: item.campaignId, type: 'click', cost_nanos: 1e9, event_time: timeMs });
+    const [yesterdays, todays] = [click(midnight - 1000), click(Date.now())];
+    await ceilings.judge([yesterdays, todays]);
+    // Yesterday billed nothing: its line is billed. Today is at 2x: its line is not.
+    expect([yesterdays, todays].map((event) => [event.cost_nanos, event.unbilled])).toEqual([
+      [1e9, ''],
+      [0, 'over_daily_budget'],
+    ]);
   });
 });

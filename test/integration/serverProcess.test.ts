@@ -28,6 +28,7 @@ function adsvc(args: string[], env: Record<string, string>): ChildProcess {
 
 interface Finished {
   code: number | null;
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -37,7 +38,7 @@ function finished(child: ChildProcess): Promise<Finished> {
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+  return new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })));
 }
 
 function freePort(): Promise<number> {
@@ -199,6 +200,48 @@ describe('the bundle npm run build makes (what npm start and the adsvc command r
     } finally {
       if (server.exitCode === null) server.kill('SIGKILL');
     }
+  });
+});
+
+describe('a process that cannot go on ends, so that its supervisor starts it again', () => {
+  /** Embedded ClickHouse's fatal-signal handlers kept such a process alive, its port open, answering nothing. */
+  const ENDS_WITHIN_MS = 20_000;
+
+  const serveHealthy = async (dataDir: string) => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const child = adsvc(['serve'], { DATA_DIR: dataDir, PORT: String(port), ADMIN_TOKEN, WATCHDOG_TIMEOUT_MS: '2000', ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}) });
+    const exit = finished(child);
+    await eventually(() => fetch(`${url}/healthz`).then((response) => (response.ok ? true : undefined), () => undefined), 'adsvc serve to become healthy', 60_000, 200);
+    return { child, exit, url };
+  };
+  const endsWithin = (exit: Promise<Finished>) =>
+    Promise.race([exit, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ENDS_WITHIN_MS))]);
+
+  it("ends on SIGABRT (V8's out of memory, a failed native assertion) with the signal's default action", async () => {
+    const { child, exit } = await serveHealthy(newDataDir());
+    try {
+      child.kill('SIGABRT');
+      expect((await endsWithin(exit))?.signal).toBe('SIGABRT');
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('is ended by its watchdog when its main thread stops (a segfault embedded ClickHouse caught), and starts again on its DATA_DIR', async () => {
+    const dataDir = newDataDir();
+    const { child, exit } = await serveHealthy(dataDir);
+    try {
+      child.kill('SIGSEGV');
+      const ended = await endsWithin(exit);
+      expect(ended?.signal).toBe('SIGKILL');
+      expect(ended?.stdout).toContain('"msg":"the main thread has not turned its event loop for WATCHDOG_TIMEOUT_MS');
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    const again = await serveHealthy(dataDir);
+    again.child.kill('SIGTERM');
+    expect((await again.exit).code).toBe(0);
   });
 });
 

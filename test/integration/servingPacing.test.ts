@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
 import { tempDirectory } from '../helpers/tempDirectory.js';
 import { eventually } from '../helpers/eventually.js';
 import { createAdvertiser, createCertifiedPlacement, createPlacement, createPublisher } from '../helpers/factories.js';
@@ -252,6 +252,39 @@ describe('pacing: daily budgets', () => {
     ]);
     await witness.synced();
     expect(servedLineItem(ctx, await serve(ctx, publisher.token, body))).toBe(capped.lineItemId);
+  });
+
+  it("shows a new UTC day's and month's budget state in the match preview and delivery_stopped_by from their first second, before any sync", async () => {
+    // Daily 1 USD; 31 USD spent today is past the day's budget and this month's ceiling (30.4 USD).
+    const item = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 1 }, budget: { daily: 1, currency: 'USD', pacing: 'asap' } });
+    await insertEvents(ctx, [sampleEvent({ campaign_id: item.campaignId, line_item_id: item.lineItemId, type: 'click', cost_nanos: 31 * USD })]);
+    // An instance of its own, whose start reads that spend and whose next pacing sync is an hour away,
+    // so only reading them moves its counters to the new day; they stay there (only forward), so it is closed after.
+    const other = await startAnotherInstance(ctx, { ...env, PACING_SYNC_MS: '3600000', FLIGHT_SWEEP_MS: '60000' });
+    try {
+      const call = asAdvertiser(other, advertiser.key);
+      const state = async () => {
+        const preview = await call('POST', `/v1/advertiser/line-items/${item.lineItemId}/match-preview`, { context: { query: 'anything', response: '' } });
+        const shown = await call('GET', `/v1/advertiser/line-items/${item.lineItemId}`);
+        return { held_back: preview.json().data.held_back, delivery_stopped_by: shown.json().data.delivery_stopped_by };
+      };
+      const stopped = { held_back: ['budget'], delivery_stopped_by: 'monthly_budget' };
+      await eventually(async () => (JSON.stringify(await state()) === JSON.stringify(stopped) ? true : undefined), 'the spend read at start');
+      const now = new Date();
+      const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1, 0, 0, 0, 500);
+      // Only Date is faked, for the two calls: no sync runs meanwhile.
+      vi.useFakeTimers({ toFake: ['Date'] });
+      let first;
+      try {
+        vi.setSystemTime(nextMonth);
+        first = await state();
+      } finally {
+        vi.useRealTimers();
+      }
+      expect(first).toEqual({ held_back: [], delivery_stopped_by: null });
+    } finally {
+      await other.close();
+    }
   });
 });
 

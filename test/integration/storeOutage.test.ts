@@ -6,7 +6,7 @@ import { openStores, type Stores } from '../../src/runtime.js';
 import pg from 'pg';
 import { AdvisoryLockTimeoutError, withAdvisoryLock } from '../../src/store/advisoryLock.js';
 import { migratePostgres } from '../../src/store/migrate.js';
-import { openPostgres, type Postgres } from '../../src/store/postgres.js';
+import { openPostgres, type Postgres, type SqlExecutor } from '../../src/store/postgres.js';
 import { StoreUnavailableError } from '../../src/store/storeUnavailable.js';
 import { billingLock } from '../../src/tracking/billingLock.js';
 import { CLICK_PATH } from '../../src/tracking/trackingLinks.js';
@@ -176,6 +176,31 @@ describe.skipIf(unavailableReason !== undefined)('a lock held on a PostgreSQL se
     expect(ran).toBe(0);
     await holder.query('COMMIT');
     expect(await Promise.all([waiting, waitingAtMost])).toEqual(['done', 'done']);
+  });
+
+  it('waits through many slices within one savepoint, not one more nested for each slice', async () => {
+    const key = [78, Math.floor(Math.random() * 1e9)] as const;
+    await holder.query('BEGIN');
+    await holder.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', [key[0], key[1]]);
+    // The step counts the savepoints the wait left around it: each RELEASE ends the innermost of the
+    // name, until none is left (3B001).
+    const nestedSavepoints = async (tx: SqlExecutor) => {
+      for (let count = 0; ; count++) {
+        try {
+          await tx.query('RELEASE SAVEPOINT advisory_lock_wait');
+        } catch (error) {
+          if ((error as { code?: string }).code !== '3B001') throw error;
+          return count;
+        }
+      }
+    };
+    const started = Date.now();
+    const waiting = withAdvisoryLock(stores.db, key, nestedSavepoints);
+    // Held for 3 s: six of the wait's slices (half the 1 s query bound each).
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await holder.query('COMMIT');
+    expect(await waiting).toBe(1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3000);
   });
 });
 

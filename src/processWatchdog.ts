@@ -1,0 +1,63 @@
+import { hostname } from 'node:os';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * A process that cannot go on must end, so that its supervisor (systemd's `Restart=`, a container's
+ * restart policy) starts it again and the spool is replayed (docs/failure-modes.md). Embedded
+ * ClickHouse broke that: chdb installs ClickHouse's fatal-signal handlers (SIGABRT, SIGSEGV, SIGBUS,
+ * SIGILL, SIGFPE) in this process when its engine starts, and they hand the signal to a thread the
+ * library never runs and put the faulting thread to sleep. After V8's "heap out of memory" (an
+ * abort), a failed native assertion or a segfault the process stayed alive with its port open,
+ * answering nothing, until someone killed it.
+ * - SIGABRT: a listener makes node's handler replace chdb's. abort() ends the process when a handler
+ *   returns (it raises SIGABRT again with the default action); one sent with kill(1) ends it from the
+ *   listener, the same way.
+ * - The other fatal signals cannot run a JavaScript listener safely, and an event loop that stops
+ *   turning for any reason is as dead: a watchdog thread ends the process with SIGKILL once the main
+ *   thread has not beaten for `timeoutMs` (0: no watchdog). A SIGKILL is a crash the service is
+ *   built to survive: every answered event is in the spool.
+ * Started once the stores are open, after chdb's handlers are in place.
+ */
+export function startProcessWatchdog(timeoutMs: number): void {
+  const passAbortOn = () => {
+    // Without a listener node puts back the default action, and the second SIGABRT ends the process.
+    process.off('SIGABRT', passAbortOn);
+    process.kill(process.pid, 'SIGABRT');
+  };
+  process.on('SIGABRT', passAbortOn);
+  if (timeoutMs === 0) return;
+
+  const beats = new Int32Array(new SharedArrayBuffer(4));
+  setInterval(() => Atomics.add(beats, 0, 1), BEAT_MS).unref();
+  const watchdog = new Worker(WATCHDOG_SOURCE, {
+    eval: true,
+    workerData: { beats, missesAllowed: Math.ceil(timeoutMs / BEAT_MS), timeoutMs, pid: process.pid, hostname: hostname() },
+  });
+  watchdog.unref();
+}
+
+const BEAT_MS = 1000;
+
+/**
+ * The watchdog thread, in plain JavaScript (the service also runs from its TypeScript sources, where
+ * no compiled worker file exists). It counts its own ticks without a beat rather than reading clocks:
+ * a clock stepped forward (NTP, a test's faked time) is not a stuck thread. Its last words go to
+ * stdout as one of the service's JSON log lines, written directly: the main thread that carries the
+ * logger is the one that is stuck.
+ */
+const WATCHDOG_SOURCE = `
+const { workerData } = require('node:worker_threads');
+const { writeSync } = require('node:fs');
+const { beats, missesAllowed, timeoutMs, pid, hostname } = workerData;
+let last = Atomics.load(beats, 0);
+let misses = 0;
+setInterval(() => {
+  const now = Atomics.load(beats, 0);
+  misses = now === last ? misses + 1 : 0;
+  last = now;
+  if (misses < missesAllowed) return;
+  const msg = 'the main thread has not turned its event loop for WATCHDOG_TIMEOUT_MS (a fatal signal embedded ClickHouse caught, or a loop that never yields); ending the process with SIGKILL so that its supervisor starts it again';
+  writeSync(1, JSON.stringify({ level: 60, time: Date.now(), pid, hostname, timeoutMs, msg }) + '\\n');
+  process.kill(pid, 'SIGKILL');
+}, ${BEAT_MS});
+`;
