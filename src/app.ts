@@ -24,6 +24,7 @@ import { createClickHouseEventPipeline } from './tracking/clickhouseEventPipelin
 import { billingLock } from './tracking/billingLock.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { registerMetrics } from './http/metricsRoute.js';
+import { StreamedDownloads } from './http/streamedDownloads.js';
 import { IndexedDestinations } from './serving/indexedDestinations.js';
 import { ServingIndexRefresh } from './serving/servingIndexRefresh.js';
 import { placementsRoutes } from './placements/placementsRoutes.js';
@@ -100,12 +101,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     mayAccept: claim && (() => claim.keepsEvents()),
   });
   app.addHook('onClose', async () => events.close());
-  const metrics = createMetrics(events);
+  const downloads = new StreamedDownloads(config.DOWNLOAD_STALL_TIMEOUT_MS);
+  const metrics = createMetrics(events, downloads);
   registerMetrics(app, metrics);
   const features: FeatureDeps = {
     ...deps,
     events,
     metrics,
+    downloads,
     indexedDestinations: new IndexedDestinations(config.TRACKING_LINK_TTL_SECONDS * 1000),
     servingIndex: new ServingIndexRefresh(),
     traffic,

@@ -108,6 +108,14 @@ const configSchema = z
      */
     WATCHDOG_TIMEOUT_MS: wholeNumber.pipe(z.number().int().refine((ms) => ms === 0 || ms >= 1000, 'must be 0 (off) or at least 1000')).default(30_000),
     /**
+     * How long a streamed download (a CSV report, the audit export) may wait for its client to read
+     * (its socket not draining) before it is destroyed and logged: a client that stops reading
+     * would otherwise hold a page of the export and its socket's buffers for as long as it stays.
+     */
+    DOWNLOAD_STALL_TIMEOUT_MS: wholeNumber.pipe(z.number().int().min(1000)).default(120_000),
+    /** Events per ClickHouse query of the audit export: what an export holds in memory at most, beside its socket's buffers. */
+    EXPORT_PAGE_ROWS: wholeNumber.pipe(z.number().int().min(100).max(100_000)).default(5000),
+    /**
      * How long a request's headers may take to arrive (then 408, connection closed): a client
      * sending a header line every few seconds held its connection for Node's 60 s.
      */

@@ -4,6 +4,7 @@ import type { Postgres } from './store/postgres.js';
 import type { ClickHouse } from './store/clickhouse.js';
 import type { EventPipeline } from './tracking/eventPipeline.js';
 import type { Metrics } from './http/metrics.js';
+import type { StreamedDownloads } from './http/streamedDownloads.js';
 import type { IndexedDestinations } from './serving/indexedDestinations.js';
 import type { ServingIndexRefresh } from './serving/servingIndexRefresh.js';
 import type { TrafficClassifier } from './ivt/trafficClassifier.js';
@@ -42,6 +43,8 @@ export interface AppDeps {
 export interface FeatureDeps extends AppDeps {
   events: EventPipeline;
   metrics: Metrics;
+  /** Sends CSV and NDJSON downloads piece by piece, destroying those whose client stopped reading. */
+  downloads: StreamedDownloads;
   /** Filled by serving with each index build; read by click tracking while Postgres is down. */
   indexedDestinations: IndexedDestinations;
   /** Provided by serving; called by whatever changes a placement's certification. */

@@ -1,12 +1,13 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventPipeline } from '../tracking/eventPipeline.js';
+import type { StreamedDownloads } from './streamedDownloads.js';
 import { RequestDurationHistogram } from './requestDurationHistogram.js';
 
 /**
  * The service's Prometheus metrics, one registry per app (tests build several apps in a process).
  * Event counts are read from the pipeline when scraped, so the pipeline knows nothing of Prometheus.
  */
-export function createMetrics(events: EventPipeline) {
+export function createMetrics(events: EventPipeline, downloads: StreamedDownloads) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'adsvc_' });
 
@@ -48,6 +49,23 @@ export function createMetrics(events: EventPipeline) {
       this.set(oldest === undefined ? 0 : Math.max(0, (Date.now() - oldest) / 1000));
     },
   });
+  new Gauge({
+    name: 'adsvc_downloads_open',
+    help: 'Streamed downloads (CSV reports, audit exports) being sent',
+    registers: [registry],
+    collect() {
+      this.set(downloads.stats().open);
+    },
+  });
+  new Gauge({
+    name: 'adsvc_download_held_bytes',
+    help: 'Bytes of streamed downloads read ahead and not yet taken by their client connections (what slow or stalled clients make this process hold)',
+    registers: [registry],
+    collect() {
+      this.set(downloads.stats().heldBytes);
+    },
+  });
+  eventCounter('adsvc_download_stalls_total', 'Streamed downloads destroyed because their client read nothing for DOWNLOAD_STALL_TIMEOUT_MS', () => downloads.stats().stalls);
 
   return {
     registry,

@@ -43,9 +43,6 @@ export const exportedEventColumns = [
   'revenue_usd',
 ] as const satisfies ReadonlyArray<keyof ExportedEvent>;
 
-/** Events per ClickHouse query: what the export holds in memory at most, whatever the window. */
-const EXPORT_PAGE_SIZE = 5000;
-
 const eventRows = z.array(
   z.object({
     row_time: z.string(),
@@ -65,7 +62,7 @@ const eventRows = z.array(
 );
 
 /**
- * Every event of the campaign in the window, oldest first, in pages of EXPORT_PAGE_SIZE. Each page
+ * Every event of the campaign in the window, oldest first, in pages of pageSize (EXPORT_PAGE_ROWS). Each page
  * continues after the last (time, event id) of the one before (keyset paging, never OFFSET), and
  * events_v1 is ordered by (campaign_id, event_time), so every page reads only its own granules.
  * Aliases differ from column names: WHERE and ORDER BY would otherwise read the aliased strings.
@@ -73,7 +70,7 @@ const eventRows = z.array(
 export async function* campaignEvents(
   ch: ClickHouse,
   request: { campaignId: string; dateFrom: string; dateTo: string },
-  pageSize = EXPORT_PAGE_SIZE,
+  pageSize: number,
 ): AsyncGenerator<ExportedEvent[]> {
   let after = { time: '1970-01-01 00:00:00.000', eventId: '00000000-0000-0000-0000-000000000000' };
   for (;;) {
@@ -113,9 +110,12 @@ export async function* campaignEvents(
     });
     const rows = eventRows.parse(await result.json());
     if (rows.length === 0) return;
-    yield rows.map(exportedEvent);
-    if (rows.length < pageSize) return;
+    // Nothing of the parsed rows is used after the yield, so a download waiting on its client
+    // keeps the page's events only, not the rows they were made of as well.
     const last = rows.at(-1)!;
+    const more = rows.length === pageSize;
+    yield rows.map(exportedEvent);
+    if (!more) return;
     after = { time: last.row_time, eventId: last.row_event_id };
   }
 }

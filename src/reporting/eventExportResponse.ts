@@ -1,8 +1,8 @@
-import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
 import { csvRecord, type CsvField } from './csvFormat.js';
 import { exportedEventColumns, type ExportedEvent } from './eventExport.js';
+import { downloadPieces, type StreamedDownloads } from '../http/streamedDownloads.js';
 
 export type ExportFormat = 'ndjson' | 'csv';
 
@@ -13,30 +13,37 @@ export function negotiatedExportFormat(request: FastifyRequest): ExportFormat {
 
 /**
  * Streams the pages as NDJSON (one event object a line) or CSV (a header line, then one record an
- * event), page by page, so memory holds one page whatever the window. The first page is read before
- * anything is sent, so a failing query still answers a clean 500 (or 503); a later failure fails the
- * stream, and fastify then destroys the response (and warns): the chunked body ends without its last
- * chunk, so the client sees an incomplete download, never a shorter one that looks whole.
+ * event), page by page in pieces (streamedDownloads.ts), so memory holds about one page whatever
+ * the window and however slowly the client reads. The first page is read before anything is sent, so a failing query
+ * still answers a clean 500 (or 503); a later failure fails the stream, and fastify then destroys
+ * the response (and warns): the chunked body ends without its last chunk, so the client sees an
+ * incomplete download, never a shorter one that looks whole.
  */
 export async function sendEventExport(
   reply: FastifyReply,
   format: ExportFormat,
   pages: AsyncGenerator<ExportedEvent[]>,
   filename: string,
+  downloads: StreamedDownloads,
+  who: Record<string, string>,
 ): Promise<FastifyReply> {
   const first = await pages.next();
   const encode =
     format === 'csv'
-      ? (events: ExportedEvent[]) => events.map((event) => csvRecord(exportedEventColumns.map((column) => event[column] as CsvField))).join('')
-      : (events: ExportedEvent[]) => events.map((event) => `${JSON.stringify(event)}\n`).join('');
+      ? (event: ExportedEvent) => csvRecord(exportedEventColumns.map((column) => event[column] as CsvField))
+      : (event: ExportedEvent) => `${JSON.stringify(event)}\n`;
+  // Let go once sent: were the body to read `first`, the whole download would keep that page.
+  let firstPage = first.done ? undefined : first.value;
   async function* body(): AsyncGenerator<string> {
     if (format === 'csv') yield csvRecord(exportedEventColumns);
-    if (first.done) return;
-    yield encode(first.value);
-    for await (const page of pages) yield encode(page);
+    if (firstPage === undefined) return;
+    const sending = firstPage;
+    firstPage = undefined;
+    yield* downloadPieces(sending, encode);
+    for await (const page of pages) yield* downloadPieces(page, encode);
   }
-  return reply
+  reply
     .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
-    .header('content-disposition', `attachment; filename="${filename}.${format === 'csv' ? 'csv' : 'ndjson'}"`)
-    .send(Readable.from(body()));
+    .header('content-disposition', `attachment; filename="${filename}.${format === 'csv' ? 'csv' : 'ndjson'}"`);
+  return downloads.send(reply, body(), who);
 }

@@ -26,6 +26,7 @@ export async function operatorReportingRoutes(app: FastifyInstance, deps: Featur
       offset: params.offset,
       query: { date_from: params.date_from, date_to: params.date_to },
       filename: `platform-report_${params.date_from}_${params.date_to}.csv`,
+      download: { downloads: deps.downloads, who: { operator: 'admin token' } },
     });
   });
 

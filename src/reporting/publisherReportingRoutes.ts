@@ -31,6 +31,7 @@ export async function publisherReportingRoutes(app: FastifyInstance, deps: Featu
       offset: params.offset,
       query: { breakdown: params.breakdown, date_from: params.date_from, date_to: params.date_to },
       filename: `publisher-${params.breakdown}-report_${params.date_from}_${params.date_to}.csv`,
+      download: { downloads: deps.downloads, who: { publisher_id: reportRequest.publisherId } },
     };
     return params.breakdown === 'daily'
       ? sendReport(reply, { ...common, columns: publisherDailyRowColumns, batches: publisherDailyReport(stores, reportRequest) })

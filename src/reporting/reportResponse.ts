@@ -1,7 +1,7 @@
-import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { csvRecord, type CsvField } from './csvFormat.js';
 import type { ReportFormat } from './reportingParams.js';
+import { downloadPieces, type StreamedDownloads } from '../http/streamedDownloads.js';
 
 const COMMA = Buffer.from(',');
 
@@ -20,14 +20,17 @@ export interface Report<Row> {
   nextCursor?: () => string | null;
   /** A row's JSON as UTF-8, when the report keeps it (JSON only; otherwise the answer is serialized whole). */
   rowJson?: (row: Row) => Buffer;
+  /** Sends a CSV answer, and who asked for it, named if its client stops reading. */
+  download: { downloads: StreamedDownloads; who: Record<string, string> };
 }
 
 /**
  * JSON: `{data, pagination, query}`, pagination as the spec defines it (total is the number of rows
  * on this page, has_more is total == limit). CSV: a header line and the same rows, streamed batch by
- * batch. The first batch is read before anything is sent, so a failing query still answers a clean
- * 500 (or 503); a failure later can only cut the stream: fastify destroys the response without the
- * chunked body's last chunk, which the client sees as an incomplete download.
+ * batch in pieces (streamedDownloads.ts). The first batch is read before anything is sent, so a
+ * failing query still answers a clean 500 (or 503); a failure later can only cut the stream: fastify
+ * destroys the response without the chunked body's last chunk, which the client sees as an
+ * incomplete download.
  */
 export async function sendReport<Row extends object>(reply: FastifyReply, report: Report<Row>): Promise<FastifyReply> {
   if (report.format === 'json') {
@@ -48,15 +51,17 @@ export async function sendReport<Row extends object>(reply: FastifyReply, report
     return reply.type('application/json; charset=utf-8').send(Buffer.concat(parts));
   }
   const first = await report.batches.next();
-  const toCsv = (rows: Row[]) => rows.map((row) => csvRecord(report.columns.map((column) => row[column] as CsvField))).join('');
+  const toCsv = (rows: Row[]) => downloadPieces(rows, (row) => csvRecord(report.columns.map((column) => row[column] as CsvField)));
+  // Let go once sent: were the body to read `first`, the whole download would keep that batch.
+  let firstBatch = first.done ? undefined : first.value;
   async function* csv(): AsyncGenerator<string> {
     yield csvRecord(report.columns);
-    if (first.done) return;
-    yield toCsv(first.value);
-    for await (const batch of report.batches) yield toCsv(batch);
+    if (firstBatch === undefined) return;
+    const sending = firstBatch;
+    firstBatch = undefined;
+    yield* toCsv(sending);
+    for await (const batch of report.batches) yield* toCsv(batch);
   }
-  return reply
-    .type('text/csv; charset=utf-8')
-    .header('content-disposition', `attachment; filename="${report.filename}"`)
-    .send(Readable.from(csv()));
+  reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${report.filename}"`);
+  return report.download.downloads.send(reply, csv(), report.download.who);
 }

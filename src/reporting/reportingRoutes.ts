@@ -66,6 +66,7 @@ export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): 
       offset: params.offset,
       query: { breakdown: params.breakdown, date_from: params.date_from, date_to: params.date_to, campaign_ids: params.campaign_ids },
       filename: `${params.breakdown}-report_${params.date_from}_${params.date_to}.csv`,
+      download: { downloads: deps.downloads, who: { organization_id: organizationId } },
     };
     switch (params.breakdown) {
       case 'campaign': {
@@ -106,6 +107,7 @@ export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): 
       offset: params.offset,
       query: { date_from: params.date_from, date_to: params.date_to, campaign_ids: params.campaign_ids },
       filename: `traffic-quality_${params.date_from}_${params.date_to}.csv`,
+      download: { downloads: deps.downloads, who: { organization_id: organizationId } },
     });
   });
 
@@ -115,7 +117,8 @@ export async function reportingRoutes(app: FastifyInstance, deps: FeatureDeps): 
     // A deleted campaign's events can still be exported: the record behind an invoice outlives the campaign.
     const owned = await organizationCampaigns(deps.db, organizationId, [params.campaign_id], { limit: 1, offset: 0 }, [params.campaign_id]);
     if (owned.length === 0) throw new ApiError('not_found', 'campaign not found');
-    const pages = campaignEvents(deps.ch, { campaignId: params.campaign_id, dateFrom: params.date_from, dateTo: params.date_to });
-    return sendEventExport(reply, params.format, pages, `events_${params.campaign_id}_${params.date_from}_${params.date_to}`);
+    const pages = campaignEvents(deps.ch, { campaignId: params.campaign_id, dateFrom: params.date_from, dateTo: params.date_to }, deps.config.EXPORT_PAGE_ROWS);
+    const filename = `events_${params.campaign_id}_${params.date_from}_${params.date_to}`;
+    return sendEventExport(reply, params.format, pages, filename, deps.downloads, { organization_id: organizationId });
   });
 }

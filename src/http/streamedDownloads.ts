@@ -1,0 +1,109 @@
+import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
+
+/**
+ * Characters of text a streamed download hands the socket at a time. Whole pages as pieces made a
+ * client that stops reading hold two pages of text (one in the socket, one read ahead) beside the
+ * page of rows being encoded; pieces this small leave about that page of rows alone. They also
+ * make the socket drain every 16 KB a slow client reads, so the stall timeout sees its progress.
+ */
+const DOWNLOAD_PIECE_CHARS = 16 * 1024;
+
+/**
+ * The items encoded in pieces of about DOWNLOAD_PIECE_CHARS, a record never cut (a character never
+ * either). Each item is encoded when its piece is made: a page's text is never whole in memory.
+ */
+export function* downloadPieces<Item>(items: Iterable<Item>, encode: (item: Item) => string): Generator<string> {
+  let piece = '';
+  for (const item of items) {
+    piece += encode(item);
+    if (piece.length >= DOWNLOAD_PIECE_CHARS) {
+      yield piece;
+      piece = '';
+    }
+  }
+  if (piece !== '') yield piece;
+}
+
+interface OpenDownload {
+  /** Characters of text the body has produced. */
+  produced: number;
+  /** What the socket had completed writing when the download began (a kept-alive connection's earlier answers). */
+  socketStart: number;
+  socket: { bytesWritten: number; writableLength: number } | null;
+}
+
+/**
+ * The streamed downloads (CSV reports, the audit export) this instance is sending. A client that
+ * stops reading leaves its answer with the socket; after DOWNLOAD_STALL_TIMEOUT_MS without the
+ * socket draining, the answer is destroyed (and logged), so what it held is freed. A slow client
+ * whose socket drains now and then is never cut: only time without any progress counts.
+ */
+export class StreamedDownloads {
+  private readonly open = new Set<OpenDownload>();
+  private stalls = 0;
+
+  constructor(private readonly stallTimeoutMs: number) {}
+
+  /**
+   * Sends the text pieces as the reply's body, each read only when the socket has taken the one
+   * before. `who` names the download's owner in the stall warning (organization, publisher).
+   */
+  send(reply: FastifyReply, pieces: AsyncIterable<string>, who: Record<string, string>): FastifyReply {
+    const response = reply.raw;
+    const socket = response.socket;
+    const download: OpenDownload = { produced: 0, socketStart: socket ? socket.bytesWritten - socket.writableLength : 0, socket };
+    this.open.add(download);
+    async function* counted(): AsyncGenerator<string> {
+      for await (const piece of pieces) {
+        download.produced += piece.length;
+        yield piece;
+      }
+    }
+    // Not object mode: the read-ahead is counted in bytes (one piece), not in pieces (16 by default).
+    const body = Readable.from(counted(), { objectMode: false, highWaterMark: DOWNLOAD_PIECE_CHARS });
+
+    let stalledSince: number | undefined;
+    response.on('drain', () => (stalledSince = undefined));
+    const watch = setInterval(
+      () => {
+        if (!response.writableNeedDrain) {
+          stalledSince = undefined;
+          return;
+        }
+        const now = Date.now();
+        stalledSince ??= now;
+        if (now - stalledSince < this.stallTimeoutMs) return;
+        this.stalls += 1;
+        reply.log.warn(
+          { route: reply.request.routeOptions.url, ...who, stalled_ms: now - stalledSince, sent_bytes: this.sentBytes(download) },
+          'streamed download destroyed: its client stopped reading',
+        );
+        response.destroy();
+      },
+      Math.max(50, Math.floor(this.stallTimeoutMs / 4)),
+    ).unref();
+    response.once('close', () => {
+      clearInterval(watch);
+      this.open.delete(download);
+    });
+    return reply.send(body);
+  }
+
+  /**
+   * Bytes of text the open downloads produced that their sockets have not yet handed to the kernel:
+   * what clients that read slowly or not at all make this process hold. Approximate by the few
+   * bytes of HTTP framing (headers, chunk sizes), and counts characters as bytes (the text is ASCII
+   * but for names a client gave).
+   */
+  stats(): { open: number; heldBytes: number; stalls: number } {
+    let heldBytes = 0;
+    for (const download of this.open) heldBytes += Math.max(0, download.produced - this.sentBytes(download));
+    return { open: this.open.size, heldBytes, stalls: this.stalls };
+  }
+
+  private sentBytes(download: OpenDownload): number {
+    const socket = download.socket;
+    return socket ? socket.bytesWritten - socket.writableLength - download.socketStart : 0;
+  }
+}
