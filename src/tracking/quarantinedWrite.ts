@@ -25,7 +25,7 @@ const journalSchema = z.object({
 });
 type Journal = z.infer<typeof journalSchema>;
 
-export interface CompletedWrites {
+interface CompletedWrites {
   /** Each write: where its file is now (DATA_DIR/quarantine/completed/) and what was done with it. */
   writes: Array<{ file: string; token: string; events: number; done: 'inserted into events_v1 and its views' | 'its rows in events_v1 given to the views' | 'already completed' }>;
   /** The views of events_v1 whose targets this run filled, and those that held the rows already or have none to hold. */
