@@ -4,10 +4,14 @@ import { StartupError, openStores } from './runtime.js';
 import { serve } from './server.js';
 import { readAdminTokenFile } from './secrets.js';
 import { adminCommands, CommandError, type Flags } from './cli/adminCommands.js';
+import { completeQuarantine, completeQuarantineUsage } from './cli/quarantineCommand.js';
 
 const usage = `usage:
   adsvc serve                 start the service (runs migrations first)
   adsvc migrate               apply database migrations and exit
+  ${completeQuarantineUsage}
+                              store, exactly once, a write ClickHouse refused (DATA_DIR/quarantine),
+                              after its cause is fixed; embedded chdb: stop the service first
   ${Object.values(adminCommands)
     .map((command) => command.usage)
     .join('\n  ')}
@@ -40,6 +44,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     console.log('migrations are up to date');
     return 0;
   }
+  if (noun === 'quarantine' && verb === 'complete') return completeQuarantine(config, rest);
   const command = adminCommands[`${noun} ${verb ?? ''}`];
   if (!command) {
     console.error(`unknown command: ${positionals.join(' ')}\n\n${usage}`);

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, renameSync } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -8,7 +8,7 @@ import path from 'node:path';
  * Inserts written at once that ClickHouse refused every time they were sent again go here too (takeWrite).
  */
 export class EventQuarantine {
-  constructor(private readonly directory: string) {}
+  constructor(readonly directory: string) {}
 
   /** Appends and syncs before returning: the caller deletes the segment the line came from right after. */
   keep(segmentName: string, line: string): string {
@@ -16,6 +16,30 @@ export class EventQuarantine {
     const file = path.join(this.directory, segmentName);
     appendFileSync(file, line.endsWith('\n') ? line : `${line}\n`, { mode: 0o600, flush: true });
     return file;
+  }
+
+  /** Where a quarantined write goes once `adsvc quarantine complete` made the store whole with it (quarantinedWrite.ts). */
+  completedPath(name: string): string {
+    return path.join(this.directory, 'completed', name);
+  }
+
+  /** Where that command keeps what it planned and did until the writes are completed: a re-run after a crash follows it. */
+  get journalPath(): string {
+    return path.join(this.directory, 'completing', 'plan.json');
+  }
+
+  /** The quarantined file of that name, when it is still here. */
+  held(name: string): string | undefined {
+    const file = path.join(this.directory, name);
+    return statSync(file, { throwIfNoEntry: false })?.isFile() ? file : undefined;
+  }
+
+  /** Moves a completed write out of the quarantine, so nothing sends it again. */
+  complete(name: string): string {
+    const moved = this.completedPath(name);
+    mkdirSync(path.dirname(moved), { recursive: true });
+    renameSync(path.join(this.directory, name), moved);
+    return moved;
   }
 
   /**

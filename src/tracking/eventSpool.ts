@@ -300,11 +300,9 @@ export class EventSpool {
   private keptWrites(suffix: string): InFlightWrite[] {
     const writes: InFlightWrite[] = [];
     for (const name of readdirSync(this.directory).filter((entry) => entry.endsWith(suffix)).sort()) {
-      const text = readFileSync(path.join(this.directory, name), 'utf8');
-      const last = text.lastIndexOf('\n', text.length - 2);
-      const token = text.endsWith('\n') ? tokenOf(text.slice(last + 1, -1)) : undefined;
-      if (token === undefined || last === -1) this.remove(name);
-      else writes.push({ name, token, body: text.slice(0, last + 1), events: countLines(text) - 1 });
+      const write = keptWriteOf(name, readFileSync(path.join(this.directory, name), 'utf8'));
+      if (write === undefined) this.remove(name);
+      else writes.push(write);
     }
     return writes;
   }
@@ -401,6 +399,17 @@ function writeWhole(fd: number, text: string): number {
     written += wrote;
   }
   return length;
+}
+
+/**
+ * A kept insert's file (keepInFlight: its body, then its token line), or undefined when it has no
+ * token line (cut by a crash before its insert was sent) or no body. Also how a quarantined one is
+ * read (quarantinedWrite.ts).
+ */
+export function keptWriteOf(name: string, text: string): InFlightWrite | undefined {
+  const last = text.lastIndexOf('\n', text.length - 2);
+  const token = text.endsWith('\n') ? tokenOf(text.slice(last + 1, -1)) : undefined;
+  return token === undefined || last === -1 ? undefined : { name, token, body: text.slice(0, last + 1), events: countLines(text) - 1 };
 }
 
 /** The token line of an in-flight file, or undefined when that line is not one (a torn file ends in a body line). */
