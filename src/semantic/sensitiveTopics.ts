@@ -235,6 +235,11 @@ export const CONFIRMED_WITH: Record<string, string[]> = {
   unreachable: ['not answering', 'isn t answering', 'isnt answering', 'won t answer', 'wont answer', 'not picking up', 'isn t picking up', 'welfare check'],
   /** A vet's farewell ("we had to let our old boy go this morning, the vet came to the house"), not an employee let go. */
   farewell: ['vet', 'vets', 'the vet', 'ashes', 'cremation', 'cremated', 'grief', 'grieving', 'heaven', 'rainbow bridge', 'his bed', 'her bed', 'his toys', 'her toys', 'his collar', 'her collar', 'miss him', 'miss her', 'without him', 'without her', 'so quiet'],
+  /** A rescue under way or its toll (a collapse, a capsize, a leak: session 39), not an instructor who helped a kayaker back in. */
+  rescue: [
+    'rubble', 'rescue', 'rescuers', 'rescued', 'missing', 'survivors', 'dead', 'killed', 'injured', 'bodies', 'casualties', 'evacuate', 'evacuated', 'evacuation', 'coastguard', 'lifeboat',
+    'get out', 'told to leave', 'pulling people',
+  ],
   /** A Dutch pet's end at the vet's ("onze hond is ingeslapen bij de dierenarts"), not a Fleming fallen asleep. */
   afscheid: ['dierenarts', 'verdriet', 'verdrietig', 'gemis', 'afscheid', 'gecondoleerd', 'missen'],
   /** A place gone as a quake or a wildfire leaves it ("my husband's family village in the mountains is gone"). */
@@ -520,7 +525,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       // A burn treated at hospital, a hot thing pulled down on a child, a train off its rails (session 39).
       ...['burn', 'burns', 'scald'].flatMap((burn) => ['my', 'his', 'her', 'their'].flatMap((whose) => ['arm', 'arms', 'hand', 'hands', 'leg', 'legs', 'face', 'chest', 'foot', 'feet', 'back', 'neck'].map((part) => `${burn} on ${whose} ${part} {if treated}`))),
       'nasty burn {if treated}', 'bad burn {if treated}', 'down on herself {if treated}', 'down on himself {if treated}',
-      'train derailed', 'train derailment', 'derailed train',
+      'train derailed', 'train derailment',
       // Cut out of a wreck, a bad smash on the road, a fall from a horse, a broken back (session 38).
       ...['him', 'her', 'them', 'me', 'us'].flatMap((whom) => ['car', 'wreck', 'wreckage', 'vehicle', 'van', 'lorry'].map((what) => `cut ${whom} out of the ${what}`)), 'cut free from the',
       'bad smash {if road}', 'serious smash {if road}', 'horrific smash {if road}', 'head on smash',
@@ -613,6 +618,11 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
         ['came through the', 'came into the', 'came into our', 'came in through', 'poured into our', 'poured into the', 'got into the', 'got into our'].map((came) => `${what} ${came} {if indoors}`),
       ),
       'trapped under the rubble', 'trapped in the rubble', 'pulled from the rubble',
+      // A building down, a boat over, a chemical leak, with a rescue's words: "people are trapped under it, rescue teams are digging"; not a kayak lesson.
+      ...[
+        ...['building', 'block', 'tower', 'bridge'].flatMap((what) => [`${what} collapsed`, `${what} collapse`]), 'collapsed building', 'people trapped', 'people are trapped', 'people were trapped',
+        'capsized', 'ferry sank', 'boat sank', 'ship sank', 'chemical leak', 'chemical spill', 'toxic leak', 'toxic cloud', 'gas leak',
+      ].map((what) => `${what} {if rescue}`),
     ],
     // Named in sales, preparedness and figures of speech as often ("hurricane season sale", "an
     // earthquake kit", "spread like wildfire", "the basement flooded when the hose burst").
@@ -621,9 +631,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     ambiguous: [
       // Not when the speaker says they came through unharmed ("the hurricane hit our area but we were fine").
       ...['earthquake', 'quake', 'tsunami', 'hurricane', 'wildfire', 'bushfire', 'bushfires', 'bush fire', 'forest fire', 'tornado', 'typhoon', 'cyclone', 'flood', 'floods', 'flooded', 'flooding', 'flash flood', 'storm'].map((what) => `{not with unharmed} ${what}`),
-      // A building down, a boat over, a chemical leak (session 39), with a disaster's harm: "people are trapped under it, rescue teams are digging"; not a kayak lesson.
-      ...['building', 'block', 'tower', 'bridge'].flatMap((what) => [`${what} collapsed`, `${what} collapse`]), 'collapsed building', 'people trapped', 'people are trapped', 'people were trapped',
-      'capsized', 'ferry sank', 'boat sank', 'ship sank', 'chemical leak', 'chemical spill', 'toxic leak', 'toxic cloud', 'gas leak',
+
       '{place} under water', '{place} underwater',
       // Said of emails and ski courses too ("an avalanche of emails", "avalanche safety course").
       '{not with unharmed} avalanche {unless luck}', '{not with unharmed} mudslide {unless luck}', '{not with unharmed} volcano', 'volcanic eruption',
