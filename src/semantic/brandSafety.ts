@@ -2,8 +2,8 @@ import { WordScan, wordHash, wordsOf } from '../serving/contextWords.js';
 import { FirstWordMap } from '../serving/firstWordMap.js';
 import { similarity, type SemanticModel } from './semanticModel.js';
 import {
-  ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, CALLING, CONFIRMED_WITH, EVERYDAY_BEFORE, EVERYDAY_JUST_BEFORE, EVERYDAY_NEXT, EVERYDAY_WITH, FILLERS, FIRST, HAVING, NAMED_RELATIVES, NEARLY, PET_ANIMALS, PETS, PLACES, RELATIVES, SENSITIVE_TOPICS,
-  SOMEONE, STARTING, THEMED, type SensitiveTopic,
+  ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, CALLING, CONFIRMED_WITH, EVERYDAY_BEFORE, EVERYDAY_JUST_BEFORE, EVERYDAY_NEXT, EVERYDAY_WITH, FILLERS, FIRST, HABIT, HAVING, NAMED_RELATIVES, NEARLY, PET_ANIMALS, PETS, PLACES, RELATIVES, SENSITIVE_TOPICS,
+  SOMEONE, STARTING, STRUCTURES, THEMED, type SensitiveTopic,
 } from './sensitiveTopics.js';
 import { TopicBound } from './topicBound.js';
 
@@ -59,6 +59,8 @@ const LEADING_SLOTS: Record<string, WordSet> = {
   first: wordSet(FIRST),
   nearly: wordSet(NEARLY),
   calling: wordSet(CALLING),
+  habit: wordSet(HABIT),
+  structure: wordSet(STRUCTURES),
 };
 /** `{unless NAME NAME ...}`: the named lists' runs together ("cancer" of a star sign, a charity or a family's history). */
 function everydayNext(names: string): WordRuns | undefined {

@@ -25,7 +25,7 @@ export interface SensitiveTopic {
    * FILLERS between: "my mother-in-law suddenly died", "our dog passed"), `{anyone}` the same or
    * "he", "she", "ex", `{pet animal}` a pet alone, `{place}` one of PLACES ("the whole village is
    * under water"), `{having}` one of HAVING ("my wife has ALS"), `{starting}` one of STARTING ("I
-   * start radiation next week"), `{first}` one of FIRST ("the first christmas without dad"), `{nearly}` one of NEARLY ("nearly drowned"), `{calling}` one of CALLING ("that is abuse"); a
+   * start radiation next week"), `{first}` one of FIRST ("the first christmas without dad"), `{nearly}` one of NEARLY ("nearly drowned"), `{calling}` one of CALLING ("that is abuse"), `{habit}` one of HABIT ("keep hurting myself"), `{structure}` one of STRUCTURES ("the block collapsed"); a
    * leading `{not after NAME}` does not match when one of the few words before it is one of
    * EVERYDAY_BEFORE[NAME] ("sunscreen against skin cancer"), a leading `{not just after NAME}` when the
    * words just before it are one of the runs of EVERYDAY_JUST_BEFORE[NAME] ("that interview was a car
@@ -109,6 +109,14 @@ export const STARTING = ['start', 'starts', 'starting', 'started', 'begin', 'beg
 export const FIRST = ['first', '1st'];
 /** `{nearly}`: a harm that almost happened ("my son nearly drowned"). */
 export const NEARLY = ['nearly', 'almost'];
+/**
+ * `{habit}`: the words before a harm done to oneself as a habit or an urge ("I keep hurting myself when
+ * things get bad", "the urge to burn myself"); keyed by the harm, since "keep" and "stop" are in many
+ * everyday bodies.
+ */
+export const HABIT = ['keep', 'keeps', 'been', 'started', 'start', 'stop', 'to', 'of', 'about'];
+/** `{structure}`: what collapses on people ("the block across from ours collapsed"), keyed by "collapsed" for the same reason. */
+export const STRUCTURES = ['building', 'buildings', 'block', 'tower', 'bridge', 'stand', 'ceiling', 'mall', 'factory'];
 /** `{calling}`: the words before a harm named for what it is ("taking your money and locking you in are abuse"), not "drug abuse". */
 export const CALLING = ['is', 'are', 's', 'was', 'were', 'be'];
 /** Words allowed between `{someone}` and the rest: "my dad suddenly died", "my ex keeps threatening me". */
@@ -524,7 +532,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'amputated', 'amputation',
       // A burn treated at hospital, a hot thing pulled down on a child, a train off its rails (session 39).
       ...['burn', 'burns', 'scald'].flatMap((burn) => ['my', 'his', 'her', 'their'].flatMap((whose) => ['arm', 'arms', 'hand', 'hands', 'leg', 'legs', 'face', 'chest', 'foot', 'feet', 'back', 'neck'].map((part) => `${burn} on ${whose} ${part} {if treated}`))),
-      'nasty burn {if treated}', 'bad burn {if treated}', 'down on herself {if treated}', 'down on himself {if treated}',
+      'nasty burn {if treated}', 'bad burn {if treated}',
       'train derailed', 'train derailment',
       // Cut out of a wreck, a bad smash on the road, a fall from a horse, a broken back (session 38).
       ...['him', 'her', 'them', 'me', 'us'].flatMap((whom) => ['car', 'wreck', 'wreckage', 'vehicle', 'van', 'lorry'].map((what) => `cut ${whom} out of the ${what}`)), 'cut free from the',
@@ -614,13 +622,13 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'front line {if war}', 'frontline {if war}', 'front lines {if war}',
       // Missiles and bombs that hit a home, a town's street entered by a river, a building down on people (session 39).
       ...['missile', 'missiles', 'rocket', 'rockets', 'bomb', 'bombs'].flatMap((what) => ['hit our', 'hit my', 'hit their', 'struck our', 'landed on our', 'destroyed our'].map((hit) => `${what} ${hit}`)),
-      ...['river', 'sea', 'tide', 'floodwater', 'flood water', 'flood'].flatMap((what) =>
+      ...['river', 'sea', 'floodwater', 'flood water', 'flood'].flatMap((what) =>
         ['came through the', 'came into the', 'came into our', 'came in through', 'poured into our', 'poured into the', 'got into the', 'got into our'].map((came) => `${what} ${came} {if indoors}`),
       ),
       'trapped under the rubble', 'trapped in the rubble', 'pulled from the rubble',
       // A building down, a boat over, a chemical leak, with a rescue's words: "people are trapped under it, rescue teams are digging"; not a kayak lesson.
       ...[
-        ...['building', 'block', 'tower', 'bridge'].flatMap((what) => [`${what} collapsed`, `${what} collapse`]), 'collapsed building', 'people trapped', 'people are trapped', 'people were trapped',
+        '{structure} collapsed', '{structure} collapse', 'collapsed building', 'trapped under', 'trapped inside',
         'capsized', 'ferry sank', 'boat sank', 'ship sank', 'chemical leak', 'chemical spill', 'toxic leak', 'toxic cloud', 'gas leak',
       ].map((what) => `${what} {if rescue}`),
     ],
@@ -716,9 +724,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'cutting myself {unless object}', 'self harming', 'take my life', 'taking my life', 'saving up my pills', 'stockpiling pills', ...OVERDOSE,
       // Hurting or burning oneself, said as a habit or an urge (session 39: "I keep hurting myself when things get bad"), not the clumsy: "keep hurting myself on the coffee table".
       'harming myself', 'harm myself',
-      ...['keep', 'keeps', 'been', 'started', 'start', 'stop', 'want to', 'wanted to', 'urge to', 'urges to', 'thoughts of', 'thinking about', 'thought about'].flatMap((habit) =>
-        ['hurting myself', 'hurt myself', 'burning myself', 'burn myself'].map((harm) => `${habit} ${harm} {unless clumsy}`),
-      ),
+      ...['hurting myself', 'hurt myself', 'burning myself', 'burn myself'].map((harm) => `{habit} ${harm} {unless clumsy}`),
       // What an assistant's answer points to.
       'samaritans', 'crisis line', 'crisis lines', 'crisis hotline', 'crisis text line',
       // Cutting said by the blade and where, with a relapse's word (session 38: "relapsed, used the razor on my legs again"), not a shave.
