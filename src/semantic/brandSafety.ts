@@ -2,8 +2,8 @@ import { WordScan, wordHash, wordsOf } from '../serving/contextWords.js';
 import { FirstWordMap } from '../serving/firstWordMap.js';
 import { similarity, type SemanticModel } from './semanticModel.js';
 import {
-  ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, CALLING, CONFIRMED_WITH, EVERYDAY_BEFORE, EVERYDAY_NEXT, EVERYDAY_WITH, FILLERS, FIRST, HAVING, NAMED_RELATIVES, NEARLY, PET_ANIMALS, PETS, PLACES, RELATIVES, SENSITIVE_TOPICS,
-  SOMEONE, STARTING, THEMED, type SensitiveTopic,
+  ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, CALLING, CONFIRMED_WITH, EVERYDAY_BEFORE, EVERYDAY_JUST_BEFORE, EVERYDAY_NEXT, EVERYDAY_WITH, FILLERS, FIRST, HABIT, HAVING, NAMED_RELATIVES, NEARLY, PET_ANIMALS, PETS, PLACES, RELATIVES, SENSITIVE_TOPICS,
+  SOMEONE, STARTING, STRUCTURES, THEMED, type SensitiveTopic,
 } from './sensitiveTopics.js';
 import { TopicBound } from './topicBound.js';
 
@@ -24,6 +24,8 @@ interface TopicPhrase {
   after: WordSet | undefined;
   /** Not when one of the few words before is one of these (`{not after NAME}`): "sunscreen against skin cancer". */
   notAfter: WordSet | undefined;
+  /** Not when the words just before are one of these runs (`{not just after NAME}`): "that interview was a car crash", "works in palliative care". */
+  notJustAfter: string[][] | undefined;
   /** Not when the next words are one of these (`{unless NAME}`): "passed the test", "lost my mum at the shops". */
   unless: WordRuns | undefined;
   /** An ambiguous phrase (or one with `{if NAME}`): only with one of these words or runs of words in the conversation ("water came"). */
@@ -57,8 +59,14 @@ const LEADING_SLOTS: Record<string, WordSet> = {
   first: wordSet(FIRST),
   nearly: wordSet(NEARLY),
   calling: wordSet(CALLING),
+  habit: wordSet(HABIT),
+  structure: wordSet(STRUCTURES),
 };
-const EVERYDAY_NEXT_RUNS = new Map(Object.entries(EVERYDAY_NEXT).map(([name, runs]) => [name, wordRuns(runs)]));
+/** `{unless NAME NAME ...}`: the named lists' runs together ("cancer" of a star sign, a charity or a family's history). */
+function everydayNext(names: string): WordRuns | undefined {
+  const lists = names.split(' ').map((name) => EVERYDAY_NEXT[name]);
+  return lists.every((list) => list !== undefined) ? wordRuns(lists.flat() as string[]) : undefined;
+}
 const EVERYDAY_BEFORE_WORDS = new Map(Object.entries(EVERYDAY_BEFORE).map(([name, words]) => [name, wordSet(words)]));
 const EVERYDAY_WITH_RUNS = new Map(Object.entries(EVERYDAY_WITH).map(([name, runs]) => [name, wordRuns(runs)]));
 const CONFIRMED_WITH_RUNS = new Map(Object.entries(CONFIRMED_WITH).map(([name, runs]) => [name, wordRuns(runs)]));
@@ -101,7 +109,7 @@ export class BrandSafety {
       const clears = new FirstWordMap<TopicPhrase>();
       for (const phrase of topic.clears) {
         const words = wordsOf(phrase);
-        clears.add(wordHash(words[0]!), { topic: topic.name, words, endsWithPerson: false, after: undefined, notAfter: undefined, unless: undefined, confirmedBy: undefined, refutedBy: undefined });
+        clears.add(wordHash(words[0]!), { topic: topic.name, words, endsWithPerson: false, after: undefined, notAfter: undefined, notJustAfter: undefined, unless: undefined, confirmedBy: undefined, refutedBy: undefined });
       }
       this.topicVectors.push({ topic: topic.name, vector, clears });
     }
@@ -167,7 +175,7 @@ export class BrandSafety {
 /**
  * A topic's phrases, English and other languages, its ambiguous ones with their confirming words,
  * the slots (sensitiveTopics.ts) read: `{relative}`, `{named relative}` and `{pet}` spelled out, a
- * leading `{not with NAME}`, `{not after NAME}`, `{someone}` and its kind, a trailing `{unless NAME}`
+ * leading `{not with NAME}`, `{not just after NAME}`, `{not after NAME}`, `{someone}` and its kind, a trailing `{unless NAME ...}`
  * and `{if NAME}` kept as word sets and runs. Each also without its accents.
  */
 function phrasesOf(topic: SensitiveTopic): Array<Omit<TopicPhrase, 'topic'>> {
@@ -187,6 +195,9 @@ function phrasesOf(topic: SensitiveTopic): Array<Omit<TopicPhrase, 'topic'>> {
     const refuted = /^\{not with ([a-z]+)\} /.exec(phrase);
     const refutedBy = refuted === null ? undefined : EVERYDAY_WITH_RUNS.get(refuted[1]!);
     if (refuted !== null) phrase = phrase.slice(refuted[0].length);
+    const justGuard = /^\{not just after ([a-z]+)\} /.exec(phrase);
+    const notJustAfter = justGuard === null ? undefined : EVERYDAY_JUST_BEFORE[justGuard[1]!]?.map(wordsOf);
+    if (justGuard !== null) phrase = phrase.slice(justGuard[0].length);
     const guard = /^\{not after ([a-z]+)\} /.exec(phrase);
     const notAfter = guard === null ? undefined : EVERYDAY_BEFORE_WORDS.get(guard[1]!);
     if (guard !== null) phrase = phrase.slice(guard[0].length);
@@ -196,16 +207,16 @@ function phrasesOf(topic: SensitiveTopic): Array<Omit<TopicPhrase, 'topic'>> {
     const confirm = / \{if ([a-z]+)\}$/.exec(phrase);
     const confirmedWith = confirm === null ? undefined : CONFIRMED_WITH_RUNS.get(confirm[1]!);
     if (confirm !== null) phrase = phrase.slice(0, confirm.index);
-    const tail = / \{unless ([a-z]+)\}$/.exec(phrase);
-    const unless = tail === null ? undefined : EVERYDAY_NEXT_RUNS.get(tail[1]!);
+    const tail = / \{unless ([a-z ]+)\}$/.exec(phrase);
+    const unless = tail === null ? undefined : everydayNext(tail[1]!);
     if (tail !== null) phrase = phrase.slice(0, tail.index);
     if (
-      (refuted !== null && refutedBy === undefined) || (guard !== null && notAfter === undefined) || (lead !== null && after === undefined) ||
+      (refuted !== null && refutedBy === undefined) || (justGuard !== null && notJustAfter === undefined) || (guard !== null && notAfter === undefined) || (lead !== null && after === undefined) ||
       (tail !== null && unless === undefined) || (confirm !== null && confirmedWith === undefined)
     ) {
       throw new Error(`brand safety: unknown slot in "${text}"`);
     }
-    const rest = { after, notAfter, unless, confirmedBy: confirmedWith ?? (ambiguous ? confirmedBy : undefined), refutedBy };
+    const rest = { after, notAfter, notJustAfter, unless, confirmedBy: confirmedWith ?? (ambiguous ? confirmedBy : undefined), refutedBy };
     const slot = /\{(named relative|relative|pet)\}/.exec(phrase);
     if (slot === null) add(text, phrase, { endsWithPerson: false, ...rest });
     else {
@@ -239,6 +250,7 @@ function phraseAt(scan: WordScan, start: number, phrase: TopicPhrase): boolean {
   for (let k = 0; k < words.length; k++) if (!scan.wordIs(start + k, words[k]!)) return false;
   if (phrase.after !== undefined && !followsSomeone(scan, start, phrase.after)) return false;
   if (phrase.notAfter !== undefined && isAmongBefore(phrase.notAfter, scan, start)) return false;
+  if (phrase.notJustAfter?.some((run) => endsAt(run, scan, start)) === true) return false;
   if (end === scan.count) return true;
   if (isIn(THEMED_WORDS, scan, end)) return false;
   if (phrase.unless !== undefined && runAt(phrase.unless, scan, end)) return false;
@@ -271,6 +283,11 @@ function isAmongBefore(words: WordSet, scan: WordScan, start: number): boolean {
   return false;
 }
 
+/** Whether `run` ends just before word `at`. */
+function endsAt(run: string[], scan: WordScan, at: number): boolean {
+  const from = at - run.length;
+  return from >= 0 && run.every((word, k) => scan.wordIs(from + k, word));
+}
 /** Whether one of `runs` starts at word `at`. */
 function runAt(runs: WordRuns, scan: WordScan, at: number): boolean {
   const candidates = runs.get(scan.hashes[at]!);

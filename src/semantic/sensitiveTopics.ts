@@ -25,12 +25,15 @@ export interface SensitiveTopic {
    * FILLERS between: "my mother-in-law suddenly died", "our dog passed"), `{anyone}` the same or
    * "he", "she", "ex", `{pet animal}` a pet alone, `{place}` one of PLACES ("the whole village is
    * under water"), `{having}` one of HAVING ("my wife has ALS"), `{starting}` one of STARTING ("I
-   * start radiation next week"), `{first}` one of FIRST ("the first christmas without dad"), `{nearly}` one of NEARLY ("nearly drowned"), `{calling}` one of CALLING ("that is abuse"); a
+   * start radiation next week"), `{first}` one of FIRST ("the first christmas without dad"), `{nearly}` one of NEARLY ("nearly drowned"), `{calling}` one of CALLING ("that is abuse"), `{habit}` one of HABIT ("keep hurting myself"), `{structure}` one of STRUCTURES ("the block collapsed"); a
    * leading `{not after NAME}` does not match when one of the few words before it is one of
-   * EVERYDAY_BEFORE[NAME] ("sunscreen against skin cancer"), a leading `{not with NAME}` when the
+   * EVERYDAY_BEFORE[NAME] ("sunscreen against skin cancer"), a leading `{not just after NAME}` when the
+   * words just before it are one of the runs of EVERYDAY_JUST_BEFORE[NAME] ("that interview was a car
+   * crash", "she works in palliative care"), a leading `{not with NAME}` when the
    * conversation has one of EVERYDAY_WITH[NAME] anywhere ("Cancer brings warmth, Scorpio depth");
    * a trailing `{unless NAME}` does not match when the next words are one of EVERYDAY_NEXT[NAME]
-   * ("passed the test", "beat me at chess", "lost my mum at the shops"), a trailing `{if NAME}`
+   * ("passed the test", "beat me at chess", "lost my mum at the shops"; `{unless NAME NAME}`: any of
+   * the named lists'), a trailing `{if NAME}`
    * only when the conversation has one of CONFIRMED_WITH[NAME] ("we lost everything" with a flood's
    * or a fire's word). No phrase matches when the next word makes it a theme (THEMED: "a
    * funeral-themed party").
@@ -44,7 +47,7 @@ export interface SensitiveTopic {
   ambiguous: string[];
   confirmedBy: string[];
   /** Phrases in the other languages the service is most asked in: as unambiguous, and judged whatever the serve's `language`. */
-  otherLanguages: Record<'es' | 'de' | 'fr' | 'it' | 'pt', string[]>;
+  otherLanguages: Record<'es' | 'de' | 'fr' | 'it' | 'pt' | 'nl', string[]>;
   /** Words of which the conversation must have one (of any topic's) for the similarity to veto. */
   cues: string[];
   /** Phrases that say the topic's harm did not happen: with one, the similarity does not veto (a phrase still does). */
@@ -99,13 +102,21 @@ export const PLACES = [
   'neighbourhood', 'neighborhood', 'area', 'farm', 'region', 'county', 'valley', 'estate',
 ];
 /** `{having}`: the words before a disease named by its letters ("my wife has ALS", "living with MS"). */
-export const HAVING = ['has', 'have', 'had', 'with', 'of'];
+export const HAVING = ['has', 'have', 'had', 'with', 'of', 'got'];
 /** `{starting}`: the words before a treatment said without its medical name ("I start radiation next week"). */
 export const STARTING = ['start', 'starts', 'starting', 'started', 'begin', 'begins', 'beginning', 'began', 'finish', 'finishes', 'finishing', 'finished', 'during', 'after', 'more', 'daily'];
 /** `{first}`: an occasion lived for the first time without someone ("our first christmas without dad"). */
 export const FIRST = ['first', '1st'];
 /** `{nearly}`: a harm that almost happened ("my son nearly drowned"). */
 export const NEARLY = ['nearly', 'almost'];
+/**
+ * `{habit}`: the words before a harm done to oneself as a habit or an urge ("I keep hurting myself when
+ * things get bad", "the urge to burn myself"); keyed by the harm, since "keep" and "stop" are in many
+ * everyday bodies.
+ */
+export const HABIT = ['keep', 'keeps', 'been', 'started', 'start', 'stop', 'to', 'of', 'about'];
+/** `{structure}`: what collapses on people ("the block across from ours collapsed"), keyed by "collapsed" for the same reason. */
+export const STRUCTURES = ['building', 'buildings', 'block', 'tower', 'bridge', 'stand', 'ceiling', 'mall', 'factory'];
 /** `{calling}`: the words before a harm named for what it is ("taking your money and locking you in are abuse"), not "drug abuse". */
 export const CALLING = ['is', 'are', 's', 'was', 'were', 'be'];
 /** Words allowed between `{someone}` and the rest: "my dad suddenly died", "my ex keeps threatening me". */
@@ -138,6 +149,7 @@ const STAR_SIGNS = ['aries', 'taurus', 'gemini', 'cancer', 'leo', 'virgo', 'libr
 const DEVICES = [
   'móvil', 'movil', 'celular', 'teléfono', 'telefono', 'batería', 'bateria', 'portátil', 'portatil', 'ordenador', 'computadora', 'coche', 'carro',
   'handy', 'akku', 'telefon', 'computer', 'rechner', 'auto', 'drucker', 'laptop', 'tablet', 'iphone', 'pc', 'router',
+  'telefoon', 'mobiel', 'gsm', 'batterij', 'accu',
 ];
 /** The words before a phrase that give it its everyday sense (`{not after NAME}`): up to four words back. */
 export const EVERYDAY_BEFORE: Record<string, string[]> = {
@@ -156,6 +168,26 @@ export const EVERYDAY_BEFORE: Record<string, string[]> = {
   mess: ['total', 'absolute', 'complete', 'utter', 'kitchen', 'bedroom', 'room', 'desk', 'inbox', 'office', 'playroom', 'garage', 'bathroom', 'classroom'],
 };
 /**
+ * The runs of words just before a phrase that give it its everyday sense (`{not just after NAME}`):
+ * what a word alone a few words back cannot tell ("was in a car crash" is one, "was a car crash" a
+ * figure of speech).
+ */
+export const EVERYDAY_JUST_BEFORE: Record<string, string[]> = {
+  /**
+   * An event called a crash: "that interview was a car crash", "a total car crash of a launch" (not
+   * "there was a car crash on the M25": the runs name what went badly).
+   */
+  figure: [
+    'such a', 'what a', 'bit of a', 'like a', 'like watching a', 'total', 'absolute', 'complete', 'utter', 'slow motion',
+    ...[
+      'interview', 'date', 'first date', 'presentation', 'meeting', 'pitch', 'speech', 'exam', 'audition', 'performance', 'debate', 'game', 'match', 'season', 'launch', 'release',
+      'rollout', 'migration', 'project', 'campaign', 'budget', 'finale', 'album', 'party', 'wedding', 'dinner', 'holiday', 'trip', 'week', 'day', 'year', 'show', 'episode', 'gig', 'career',
+    ].flatMap((event) => ['was a', 'is a', 's a', 'turned into a', 'became a'].map((was) => `${event} ${was}`)),
+  ],
+  /** A field someone works in, not a patient's care: "a nurse who works in palliative care", "a degree in palliative medicine". */
+  work: ['works', 'work', 'working', 'worked', 'career', 'careers', 'job', 'jobs', 'nurse', 'nurses', 'nursing', 'degree', 'course', 'training', 'specialises', 'specializes', 'specialising', 'specializing', 'volunteers', 'volunteer', 'volunteering'].map((field) => `${field} in`),
+};
+/**
  * Words (or runs of words) anywhere in a conversation that give a phrase its everyday sense (`{not with NAME}`): a
  * Cancer paired with another sign ("a cancer woman and a scorpio man": the assistant's answer says
  * "Cancer brings warmth" too, with no star-sign word next to it). Cancer and Leo are left out (a
@@ -165,6 +197,11 @@ export const EVERYDAY_WITH: Record<string, string[]> = {
   /** The Undertaker of the ring: "who won, The Undertaker or Kane at WrestleMania?". */
   wrestling: ['wrestlemania', 'wrestling', 'wrestler', 'wrestlers', 'wwe', 'wwf', 'smackdown', 'summerslam', 'kane'],
   astrology: [...STAR_SIGNS.filter((sign) => sign !== 'cancer' && sign !== 'leo'), 'zodiac', 'horoscope', 'horoscopes', 'astrology', 'astrological'],
+  /** A fall the speaker got up from (session 39: "came off my motorbike at low speed, no pain, bike's just scratched"). */
+  unhurt: [
+    'no pain', 'not hurt', 'wasn t hurt', 'weren t hurt', 'unhurt', 'uninjured', 'no injuries', 'not injured', 'nobody hurt', 'nobody was hurt', 'no one hurt', 'no one was hurt',
+    'only my pride', 'just my pride', 'only scratched', 'just scratched', 'just a scratch', 'just scratches', 'not a scratch', 'without a scratch', 'no harm done',
+  ],
   /** A storm lived through unharmed: "the hurricane hit our area last year but we were fine" (runs of words, as CONFIRMED_WITH's). */
   unharmed: [
     'we were fine', 'we were all fine', 'we were ok', 'we were okay', 'we were safe', 'we were lucky', 'we are fine', 'we re fine', 'we re ok', 'we re okay',
@@ -184,11 +221,18 @@ export const CONFIRMED_WITH: Record<string, string[]> = {
     'water came', 'water poured', 'water rose', 'water rising', 'flood water', 'the fire', 'a fire', 'house fire', 'the war', 'a war',
     // A dam that gave way, a slide or an eruption (session 38: "lost everything when the dams broke").
     'dam broke', 'dams broke', 'dam burst', 'dams burst', 'dam collapsed', 'dams collapsed', 'dam failed', 'dams failed', 'mudslide', 'avalanche', 'eruption', 'erupted', 'lava',
+    'bushfire', 'bushfires', 'bush fire', 'forest fire', 'landslide', 'river came', 'sea came',
   ],
   injury: [
     'hospital', 'x ray', 'xray', 'cast', 'plaster', 'surgery', 'ambulance', 'paramedics', 'fracture', 'fractured', 'injury', 'injuries', 'injured', 'hurt',
     'pain', 'crutches', 'doctor', 'accident', 'a e', 'scan', 'stitches', 'icu',
+    // A night on the ward (session 39: "broke my collarbone and three ribs and they kept me in overnight").
+    'kept me in', 'kept him in', 'kept her in', 'kept them in', 'kept in overnight', 'admitted', 'surgeon', 'operation', 'sling',
   ],
+  /** A burn treated at hospital ("a nasty burn on her arm, A&E gave us dressings"), not one from the oven tray that a plaster fixes. */
+  treated: ['a e', 'hospital', 'ambulance', 'paramedics', 'burns unit', 'burns clinic', 'dressing clinic', 'skin graft', 'plastic surgeon', 'icu', 'admitted', 'urgent care', 'emergency room'],
+  /** Fear of a person ("he punches the wall next to my head", "following me home ... the police"), not a teenager's temper after a game. */
+  fear: ['scared', 'afraid', 'frightened', 'frightening', 'terrified', 'unsafe', 'police', 'controlling', 'threat', 'threatening', 'threatened', 'next to my head', 'at my head', 'restraining', 'injunction'],
   /** A pile-up on a road, not of laundry. */
   road: ['car', 'cars', 'motorway', 'highway', 'freeway', 'interstate', 'lorry', 'lorries', 'truck', 'trucks', 'driver', 'drivers', 'vehicles', 'crash', 'crashed', 'collision', 'written', 'fog'],
   /** Indoors, for water risen inside a home ("the water's up to the second step inside our house"), not at the beach. */
@@ -199,6 +243,13 @@ export const CONFIRMED_WITH: Record<string, string[]> = {
   unreachable: ['not answering', 'isn t answering', 'isnt answering', 'won t answer', 'wont answer', 'not picking up', 'isn t picking up', 'welfare check'],
   /** A vet's farewell ("we had to let our old boy go this morning, the vet came to the house"), not an employee let go. */
   farewell: ['vet', 'vets', 'the vet', 'ashes', 'cremation', 'cremated', 'grief', 'grieving', 'heaven', 'rainbow bridge', 'his bed', 'her bed', 'his toys', 'her toys', 'his collar', 'her collar', 'miss him', 'miss her', 'without him', 'without her', 'so quiet'],
+  /** A rescue under way or its toll (a collapse, a capsize, a leak: session 39), not an instructor who helped a kayaker back in. */
+  rescue: [
+    'rubble', 'rescue', 'rescuers', 'rescued', 'missing', 'survivors', 'dead', 'killed', 'injured', 'bodies', 'casualties', 'evacuate', 'evacuated', 'evacuation', 'coastguard', 'lifeboat',
+    'get out', 'told to leave', 'pulling people',
+  ],
+  /** A Dutch pet's end at the vet's ("onze hond is ingeslapen bij de dierenarts"), not a Fleming fallen asleep. */
+  afscheid: ['dierenarts', 'verdriet', 'verdrietig', 'gemis', 'afscheid', 'gecondoleerd', 'missen'],
   /** A place gone as a quake or a wildfire leaves it ("my husband's family village in the mountains is gone"). */
   gone: ['is gone', 'are gone', 'was gone', 'were gone', 'completely gone', 'all gone', 'just gone', 's gone'],
   war: ['the war', 'a war', 'at war', 'soldier', 'soldiers', 'troops', 'army', 'artillery', 'bombing', 'shelling', 'missile', 'missiles', 'servicemen', 'serviceman', 'invasion', 'mobilised', 'mobilized', 'conscripted', 'deployed'],
@@ -246,7 +297,21 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
     ['paperwork', 'work', 'emails', 'email', 'admin', 'homework', 'bills', 'debt', 'laundry', 'orders', 'requests', 'messages', 'meetings', 'deadlines', 'forms', 'tickets', 'marking', 'sweat', 'sauce', 'gravy'].map((what) => `${within} ${what}`),
   ),
   /** A course or a test, not a crash lived through: "a car crash course for nervous drivers", "car crash test dummies"; a figure of speech: "a car crash interview". */
-  lesson: ['course', 'courses', 'test', 'tests', 'testing', 'dummy', 'dummies', 'simulator', 'simulation', 'game', 'games', 'tv', 'television', 'interview', 'interviews'],
+  lesson: [
+    'course', 'courses', 'test', 'tests', 'testing', 'dummy', 'dummies', 'simulator', 'simulation', 'game', 'games', 'tv', 'television', 'interview', 'interviews',
+    // A film's, and a thing called a crash (session 39): "the car crash scene in the new bond film", "a car crash of a presentation".
+    'scene', 'scenes', 'stunt', 'stunts', 'sequence', 'of a', 'of an',
+  ],
+  /** Cancer's charities: "a charity 10k for cancer research" (a diagnosis names it otherwise too). */
+  charity: ['research', 'charity', 'charities', 'awareness', 'fundraiser', 'fundraising', 'appeal', 'walk', 'run', 'race', 'relay', 'moonwalk'],
+  /** A family's history, a risk: "heart failure runs in my family, garmin or apple watch?". */
+  heredity: ['runs in', 'run in', 'running in', 'ran in'],
+  /** Gone somewhere, not dead: "now she's gone to uni", "now he's gone quiet". */
+  departure: ['to', 'into', 'onto', 'off', 'away', 'back', 'home', 'out', 'abroad', 'for', 'on', 'with', 'travelling', 'traveling', 'up', 'down', 'over', 'through', 'quiet', 'upstairs', 'downstairs', 'shopping'],
+  /** Clumsy, not harm meant: "I keep hurting myself on the coffee table", "burning myself when I cook". */
+  clumsy: ['on', 'at', 'in', 'while', 'when i', 'when lifting', 'when running', 'when training', 'lifting', 'running', 'playing', 'training', 'doing', 'during', 'cooking', 'ironing', 'by accident', 'accidentally', 'badly', 'skiing', 'climbing'],
+  /** A player's passing or a mark: "my son's passing game", "dad's passing grade". */
+  sporting: ['game', 'games', 'grade', 'grades', 'mark', 'marks', 'shot', 'shots', 'skill', 'skills', 'lane', 'accuracy', 'ability', 'range', 'stats', 'yards', 'play', 'plays', 'rate', 'score', 'comment', 'remark', 'glance', 'thought', 'fancy', 'phase'],
   /** A routine diagnosis, not a serious one: "my mum's been diagnosed with high cholesterol, which cereals?". */
   routine: [
     'high cholesterol', 'high blood pressure', 'hypertension', 'low blood pressure', 'pre diabetes', 'prediabetes', 'hay fever', 'eczema', 'psoriasis', 'rosacea', 'acne',
@@ -297,7 +362,15 @@ const NOT_LIVED = [
  * A story's deaths and disasters ("who dies at the end of Titanic?", "a disaster movie"): clears the
  * similarity of bereavement, accident and disaster; their phrases still veto.
  */
-const FICTION = ['the movie', 'the film', 'the book', 'the novel', 'the series', 'the show', 'the episode', 'the ending', 'spoiler', 'spoilers', 'never watched', 'movie night', 'disaster movie', 'disaster movies'];
+const FICTION = [
+  'the movie', 'the film', 'the book', 'the novel', 'the series', 'the show', 'the episode', 'the ending', 'spoiler', 'spoilers', 'never watched', 'movie night', 'disaster movie', 'disaster movies',
+  // A scene and where it was shot (session 39: "where was the car crash scene in the new bond film filmed?").
+  'scene in the', 'scene in a', 'scene in that', 'scene in this', 'film scene', 'movie scene', 'filming location', 'filming locations', 'was it filmed', 'was it shot', 'film shot', 'movie shot',
+];
+/** An event called a car crash ("the presentation was a total car crash"): clears the similarity of accident and bereavement, as the phrase is guarded. */
+const FIGURATIVE_CRASH = EVERYDAY_JUST_BEFORE.figure!.map((run) => `${run} car crash`);
+/** A field someone works in ("a nurse who works in palliative care"): clears the similarity of bereavement and serious diagnosis, as the phrase is guarded. */
+const WORK_FIELD = EVERYDAY_JUST_BEFORE.work!.flatMap((run) => ['palliative', 'oncology', 'hospice'].map((field) => `${run} ${field}`));
 /** Storm damage to a garden, not a home lost ("the storm knocked our fence down"): clears disaster's similarity. */
 const MINOR_DAMAGE = ['fence', 'fences', 'fence panel', 'fence panels', 'garden shed', 'gutter', 'gutters', 'roof tiles', 'trampoline', 'garden furniture', 'greenhouse', 'satellite dish', 'wheelie bin'];
 /** History homework ("what caused the great fire of London?"): clears the similarity of disaster and accident, as getting ready does. */
@@ -346,8 +419,8 @@ const SWALLOWED = ['swallowed', 'drank', 'drunk', 'ate', 'eaten'].flatMap((verb)
 
 /** What one does to take an overdose: "took a bunch of pills", "swallowed a handful of tablets". */
 const OVERDOSE = ['took', 'taken', 'swallowed'].flatMap((verb) =>
-  ['a bunch of', 'a handful of', 'a whole bottle of', 'a whole packet of', 'a whole box of', 'too many'].flatMap((amount) =>
-    ['pills', 'tablets', 'painkillers', 'sleeping pills', 'paracetamol'].map((pills) => `${verb} ${amount} ${pills}`),
+  ['a bunch of', 'a handful of', 'a whole bottle of', 'a whole packet of', 'a whole box of', 'too many', 'way too many', 'too many of my', 'way too many of my', 'a lot of', 'a lot more of my', 'more of my', 'loads of'].flatMap((amount) =>
+    ['pills', 'tablets', 'painkillers', 'sleeping pills', 'sleeping tablets', 'paracetamol', 'meds', 'medication', 'antidepressants'].map((pills) => `${verb} ${amount} ${pills}`),
   ),
 );
 
@@ -385,6 +458,10 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'pall bearer', 'pall bearers', 'pallbearer', 'pallbearers', 'headstone', 'graveside', '{not with wrestling} undertaker', 'undertakers', '{someone} drowned',
       // The first occasion without someone: "first fathers day without him", "our first christmas without mum".
       ...OCCASIONS.flatMap((occasion) => ['him', 'her', '{named relative}', 'my {relative}', 'our {relative}'].map((whom) => `{first} ${occasion} without ${whom}`)),
+      // A death called a passing or a going (session 39): "the anniversary of dad's passing", "clearing out mum's flat now she's gone"
+      // (not "my son's passing game", "now she's gone to uni", "now he's gone quiet").
+      '{someone} s passing {unless sporting}', 'passing of my {relative}', 'passing of our {relative}', 'passing of {named relative}', 'passing of {pet}',
+      ...['now', 'since', 'now that'].flatMap((when) => ['she s gone', 'he s gone', 'she is gone', 'he is gone'].map((gone) => `${when} ${gone} {unless departure}`)),
     ],
     // A goodbye to a relative is a death as often as a trip ("it's been a year since we said goodbye
     // to grandma", "said goodbye to mum at the airport"): only with a word of missing someone.
@@ -414,19 +491,25 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
         ...['perdi o meu', 'perdi meu', 'perder o meu', 'morte do meu'].flatMap((lost) => ['pai', 'marido', 'filho', 'irmão', 'avô'].map((relative) => `${lost} ${relative}`)),
         ...['perdi a minha', 'perdi minha', 'perder a minha', 'morte da minha'].flatMap((lost) => ['mãe', 'esposa', 'mulher', 'filha', 'irmã', 'avó'].map((relative) => `${lost} ${relative}`)),
       ],
+      // Dutch (session 39, with batch 4's "mijn moeder is gisteren overleden"): a pet "ingeslapen" with the vet or grief ("inslapen" is falling asleep in Flemish).
+      nl: [
+        'overleden', 'overlijden', 'overlijdensakte', 'begrafenis', 'crematie', 'uitvaart', 'uitvaartondernemer', 'rouw', 'rouwen', 'gecondoleerd', 'condoleances', 'rust zacht', 'laten inslapen',
+        '{not after device} gestorven', 'ingeslapen {if afscheid}',
+        ...['mijn', 'onze'].flatMap((whose) => ['vader', 'moeder', 'man', 'vrouw', 'zoon', 'dochter', 'broer', 'zus', 'opa', 'oma', 'oom', 'tante', 'papa', 'mama'].flatMap((relative) => [`${whose} ${relative} verloren`, `${whose} ${relative} is dood`])),
+      ],
     },
     cues: [
       'died', 'die', 'dies', 'dead', 'death', 'deceased', 'passed', 'passing', 'lost', 'loss', 'losing', 'late', 'killed', 'gone',
       'grief', 'grieve', 'grieving', 'mourn', 'mourning', 'funeral', 'buried', 'bury', 'burial', 'ashes', 'memorial', 'widow', 'widower',
       'condolences', 'sympathy', 'rip', 'peace', 'peacefully', 'heaven', 'goodbye', 'euthanasia', 'euthanized',
     ],
-    clears: [...NOT_LIVED, ...PASSED_ON, ...FICTION],
+    clears: [...NOT_LIVED, ...PASSED_ON, ...FICTION, ...FIGURATIVE_CRASH, ...WORK_FIELD],
   },
   {
     name: 'accident',
     description: 'serious accident, car crash, injured, killed, hospital emergency, ambulance, collision, victims, fatal injuries',
     phrases: [
-      'car crash {unless lesson}', 'car accident', 'fatal accident', 'hit by a car', 'seriously injured', 'critically injured', 'plane crash',
+      '{not just after figure} car crash {unless lesson}', 'car accident', 'fatal accident', 'hit by a car', 'seriously injured', 'critically injured', 'plane crash',
       'hit and run', 'drunk driver', 'head on collision', 'motorcycle accident', 'train crash', 'car wreck', 'airlifted',
       'knocked off his bike', 'knocked off her bike', 'knocked off my bike', 'knocked down by a car', 'run over by',
       '{someone} run over', 'got run over', 'was run over',
@@ -447,10 +530,15 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       ...['a', 'two', 'three', 'four', 'his', 'her', 'their'].flatMap((which) => ['finger', 'fingers', 'eye'].map((part) => `lost ${which} ${part}`)),
       ...['his', 'her', 'their'].flatMap((whose) => ['arm', 'leg', 'foot', 'legs', 'arms'].map((part) => `lost ${whose} ${part}`)),
       'amputated', 'amputation',
+      // A burn treated at hospital, a hot thing pulled down on a child, a train off its rails (session 39).
+      ...['burn', 'burns', 'scald'].flatMap((burn) => ['my', 'his', 'her', 'their'].flatMap((whose) => ['arm', 'arms', 'hand', 'hands', 'leg', 'legs', 'face', 'chest', 'foot', 'feet', 'back', 'neck'].map((part) => `${burn} on ${whose} ${part} {if treated}`))),
+      'nasty burn {if treated}', 'bad burn {if treated}',
+      'train derailed', 'train derailment',
       // Cut out of a wreck, a bad smash on the road, a fall from a horse, a broken back (session 38).
       ...['him', 'her', 'them', 'me', 'us'].flatMap((whom) => ['car', 'wreck', 'wreckage', 'vehicle', 'van', 'lorry'].map((what) => `cut ${whom} out of the ${what}`)), 'cut free from the',
       'bad smash {if road}', 'serious smash {if road}', 'horrific smash {if road}', 'head on smash',
-      ...['my', 'his', 'her'].flatMap((whose) => ['horse', 'motorbike', 'motorcycle', 'quad bike'].map((what) => `came off ${whose} ${what} {if injury}`)),
+      // Not when the rider got up unhurt (session 39: "came off my motorbike at low speed, no pain").
+      ...['my', 'his', 'her'].flatMap((whose) => ['horse', 'motorbike', 'motorcycle', 'quad bike'].map((what) => `{not with unhurt} came off ${whose} ${what} {if injury}`)),
       ...['fractured', 'broken', 'broke', 'crushed'].flatMap((broken) => ['vertebrae', 'vertebra', 'two vertebrae', 'three vertebrae', 'several vertebrae', 'a vertebra'].map((bone) => `${broken} ${bone}`)),
       '{not after exaggeration} broke his back', '{not after exaggeration} broke her back', 'broken back', 'fractured spine', 'spinal injuries', 'spinal cord injury',
       // A scald from a kettle or a pan pulled over: "my 4 year old pulled the kettle over on herself".
@@ -476,6 +564,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     confirmedBy: ['fire', 'fires', 'flames', 'smoke', 'blaze', 'burning', 'wreck', 'wreckage', 'sank', 'sinking', 'collapsed', 'rubble'],
     otherLanguages: {
       es: ['accidente de tráfico', 'accidente de coche', 'accidente de carro', 'accidente mortal', 'gravemente herido', 'gravemente herida', 'atropellado', 'atropellada'],
+      nl: ['auto ongeluk', 'verkeersongeval', 'verkeersongeluk', 'dodelijk ongeluk', 'dodelijk ongeval', 'zwaargewond', 'zwaar gewond', 'aangereden', 'verongelukt', 'om het leven gekomen'],
       de: ['autounfall', 'verkehrsunfall', 'tödlich verunglückt', 'tödlichen unfall', 'schwer verletzt', 'ums leben gekommen'],
       fr: ['accident de voiture', 'accident de la route', 'accident mortel', 'grièvement blessé', 'grièvement blessée', 'gravement blessé', 'renversé par une voiture'],
       it: ['incidente stradale', 'incidente mortale', "incidente d'auto", 'gravemente ferito', 'gravemente ferita'],
@@ -491,7 +580,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'nobody injured', 'nobody was injured', 'no one injured', 'no one was injured', 'no injuries', 'without injuries',
       'everyone is fine', 'everyone is ok', 'everyone is okay', 'everybody is fine', 'everybody is ok', 'everyone s fine', 'everyone s ok',
       'unhurt', 'uninjured', 'wasn t hurt', 'weren t hurt', 'not hurt', 'not injured',
-      ...NOT_LIVED, ...HISTORY, ...ROUTINE_OPERATIONS, ...FICTION,
+      ...NOT_LIVED, ...HISTORY, ...ROUTINE_OPERATIONS, ...FICTION, ...FIGURATIVE_CRASH,
     ],
   },
   {
@@ -508,7 +597,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
         ['took our', 'took my', 'took their', 'took his', 'took her', 'took everything'].map((took) => `${what} ${took} {unless breath}`),
       ),
       // What passed through a town ("the tornado came through our town"; not a storm, which is weather as often).
-      ...['tornado', 'hurricane', 'typhoon', 'cyclone', 'wildfire', 'tsunami', 'earthquake'].flatMap((what) =>
+      ...['tornado', 'hurricane', 'typhoon', 'cyclone', 'wildfire', 'bushfire', 'tsunami', 'earthquake'].flatMap((what) =>
         ['came through our', 'tore through our', 'ripped through our', 'hit our', 'flattened our', 'levelled our', 'leveled our'].map((did) => `{not with unharmed} ${what} ${did}`),
       ),
       // Everything lost with a flood's or a fire's word ("water came through the front door and we lost everything"), not at the casino.
@@ -516,7 +605,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       // A home lost with a fire's or flood's word ("in the path of the fire, we lost the house"), not a house sale that fell through.
       ...['the', 'our', 'my', 'their'].flatMap((whose) => ['house', 'home', 'farm', 'flat', 'apartment'].map((home) => `lost ${whose} ${home} {unless purchase} {if ruin}`)),
       // A place gone after a quake, a wildfire or a slide (not a storm or a flood, which are weather as often: "the storm is gone now").
-      ...['earthquake', 'quake', 'tsunami', 'tornado', 'twister', 'wildfire', 'avalanche', 'landslide', 'mudslide', 'typhoon', 'cyclone'].map((what) => `{not with unharmed} ${what} {unless forecast} {if gone}`),
+      ...['earthquake', 'quake', 'tsunami', 'tornado', 'twister', 'wildfire', 'bushfire', 'avalanche', 'landslide', 'mudslide', 'typhoon', 'cyclone'].map((what) => `{not with unharmed} ${what} {unless forecast} {if gone}`),
       // Water risen inside a home, without the word flood: "the water's up to the second step inside our house".
       ...['s up to', 'is up to', 'was up to', 'came up to', 'got up to', 'is still rising', 's still rising', 'keeps rising'].map((risen) => `water ${risen} {if indoors}`),
       // Bombs and missiles lived through: "a bomb went off at the concert", "our flat was hit by a missile".
@@ -531,6 +620,17 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'active shooter', 'family tracing', 'restoring family links',
       // A soldier at the front (not the front line of customer service): "my brother is on the front line near kharkiv".
       'front line {if war}', 'frontline {if war}', 'front lines {if war}',
+      // Missiles and bombs that hit a home, a town's street entered by a river, a building down on people (session 39).
+      ...['missile', 'missiles', 'rocket', 'rockets', 'bomb', 'bombs'].flatMap((what) => ['hit our', 'hit my', 'hit their', 'struck our', 'landed on our', 'destroyed our'].map((hit) => `${what} ${hit}`)),
+      ...['river', 'sea', 'floodwater', 'flood water', 'flood'].flatMap((what) =>
+        ['came through the', 'came into the', 'came into our', 'came in through', 'poured into our', 'poured into the', 'got into the', 'got into our'].map((came) => `${what} ${came} {if indoors}`),
+      ),
+      'trapped under the rubble', 'trapped in the rubble', 'pulled from the rubble',
+      // A building down, a boat over, a chemical leak, with a rescue's words: "people are trapped under it, rescue teams are digging"; not a kayak lesson.
+      ...[
+        '{structure} collapsed', '{structure} collapse', 'collapsed building', 'trapped under', 'trapped inside',
+        'capsized', 'ferry sank', 'boat sank', 'ship sank', 'chemical leak', 'chemical spill', 'toxic leak', 'toxic cloud', 'gas leak',
+      ].map((what) => `${what} {if rescue}`),
     ],
     // Named in sales, preparedness and figures of speech as often ("hurricane season sale", "an
     // earthquake kit", "spread like wildfire", "the basement flooded when the hose burst").
@@ -538,7 +638,8 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     // "war" of history books and price wars; "bombed" an exam.
     ambiguous: [
       // Not when the speaker says they came through unharmed ("the hurricane hit our area but we were fine").
-      ...['earthquake', 'quake', 'tsunami', 'hurricane', 'wildfire', 'tornado', 'typhoon', 'cyclone', 'flood', 'floods', 'flooded', 'flooding', 'flash flood', 'storm'].map((what) => `{not with unharmed} ${what}`),
+      ...['earthquake', 'quake', 'tsunami', 'hurricane', 'wildfire', 'bushfire', 'bushfires', 'bush fire', 'forest fire', 'tornado', 'typhoon', 'cyclone', 'flood', 'floods', 'flooded', 'flooding', 'flash flood', 'storm'].map((what) => `{not with unharmed} ${what}`),
+
       '{place} under water', '{place} underwater',
       // Said of emails and ski courses too ("an avalanche of emails", "avalanche safety course").
       '{not with unharmed} avalanche {unless luck}', '{not with unharmed} mudslide {unless luck}', '{not with unharmed} volcano', 'volcanic eruption',
@@ -553,6 +654,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     ],
     otherLanguages: {
       es: ['terremoto', 'sismo', 'huracán', 'inundación', 'inundaciones', 'incendio forestal', 'evacuados', 'atentado terrorista', 'tiroteo masivo'],
+      nl: ['aardbeving', 'overstroming', 'overstromingen', 'bosbrand', 'natuurramp', 'geëvacueerd', 'terroristische aanslag', 'bomaanslag'],
       de: ['erdbeben', 'überschwemmung', 'hochwasser', 'wirbelsturm', 'waldbrand', 'evakuiert', 'terroranschlag', 'amoklauf'],
       fr: ['tremblement de terre', 'séisme', 'inondation', 'inondations', 'ouragan', 'incendie de forêt', 'évacués', 'attentat'],
       it: ['terremoto', 'alluvione', 'inondazione', 'uragano', 'incendio boschivo', 'evacuati', 'attentato'],
@@ -561,7 +663,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     cues: [
       'earthquake', 'quake', 'flood', 'floods', 'flooding', 'hurricane', 'storm', 'tornado', 'wildfire', 'fire', 'fires', 'burned', 'burnt', 'tsunami',
       'evacuate', 'evacuated', 'evacuation', 'destroyed', 'disaster', 'victims', 'relief', 'shelter', 'homeless', 'shooting', 'attack', 'bombing',
-      'typhoon', 'cyclone', 'missile', 'frontline', 'avalanche', 'landslide', 'mudslide', 'volcano', 'eruption',
+      'typhoon', 'cyclone', 'missile', 'frontline', 'avalanche', 'landslide', 'mudslide', 'volcano', 'eruption', 'bushfire', 'bushfires', 'capsized', 'derailed',
     ],
     clears: [...NOT_LIVED, ...HISTORY, ...FICTION, ...MINOR_DAMAGE],
   },
@@ -569,13 +671,14 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     name: 'serious diagnosis',
     description: 'diagnosed with cancer, tumor, terminal illness, chemotherapy, oncologist, malignant, prognosis, leukemia, stroke',
     phrases: [
-      'diagnosed with {unless routine}', '{not with astrology} {not after prevention} cancer {unless astrology}', 'tumor', 'tumour', 'terminal illness', 'chemotherapy', 'chemo', 'oncologist', 'malignant', 'leukemia', 'metastatic', 'palliative',
-      'hiv', 'dementia', 'alzheimer', 'alzheimers', 'parkinson', 'parkinsons', 'multiple sclerosis', 'motor neurone disease', 'motor neuron disease',
+      // Not a charity's or a family's history (session 39): "a charity 10k for cancer research", "heart failure runs in my family"; nor a nurse's field: "she works in palliative care".
+      'diagnosed with {unless routine}', '{not with astrology} {not after prevention} cancer {unless astrology charity heredity}', 'tumor', 'tumour', 'terminal illness', 'chemotherapy', 'chemo', 'oncologist', 'malignant', 'leukemia', 'metastatic',
+      '{not just after work} palliative', 'hiv', 'dementia {unless heredity}', 'alzheimer {unless heredity}', 'alzheimers {unless heredity}', 'parkinson {unless heredity}', 'parkinsons {unless heredity}', 'multiple sclerosis', 'motor neurone disease', 'motor neuron disease',
       'lymphoma', 'melanoma', 'carcinoma', 'sarcoma', 'biopsy', 'mastectomy', 'radiotherapy', 'radiation therapy', 'radiation treatment',
       'terminally ill', 'months to live', 'weeks to live',
       // A prognosis said as time (session 38: "mum's been told she has months, not years"), an organ failing.
       '{having} months not years', '{having} weeks not months', '{having} days not weeks', '{having} months rather than years', '{having} weeks rather than months',
-      'kidney failure', 'renal failure', 'heart failure', 'liver failure', 'organ failure', 'kidneys are failing', 'kidneys failing', 'heart is failing', 'liver is failing', '{someone} had a heart attack', 'suffered a stroke',
+      'kidney failure {unless heredity}', 'renal failure', 'heart failure {unless heredity}', 'liver failure {unless heredity}', 'organ failure', 'kidneys are failing', 'kidneys failing', 'heart is failing', 'liver is failing', '{someone} had a heart attack', 'suffered a stroke',
       // The speaker's own stroke too: "had a stroke last month at 42" (not "a stroke of luck", nor "I nearly had a stroke when I saw the bill").
       '{not after exaggeration} had a stroke {unless luck}', 'since my stroke', 'since his stroke', 'since her stroke',
       // Diseases named by their letters, after "has", "with" ("ALS" is German for "as"; "MS" is Microsoft too, so ambiguous below).
@@ -593,18 +696,19 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'hospital', 'consultant', 'lump', 'tumor', 'tumour', 'spread', 'illness', 'disease', 'tests', 'neurologist', 'treatments', 'wheelchair', 'symptoms', 'relapse',
     ],
     otherLanguages: {
-      es: ['{not with astrology} {not after prevention} cáncer {unless astrology}', 'tumor', 'quimioterapia', 'diagnosticado con', 'diagnosticada con', 'enfermedad terminal', 'leucemia', 'metástasis', 'cuidados paliativos', 'vih'],
+      nl: ['kanker', 'chemokuur', 'chemotherapie', 'uitgezaaid', 'uitzaaiingen', 'terminaal ziek', 'ongeneeslijk ziek', 'leukemie', 'palliatieve', 'palliatief'],
+      es: ['{not with astrology} {not after prevention} cáncer {unless astrology charity heredity}', 'tumor', 'quimioterapia', 'diagnosticado con', 'diagnosticada con', 'enfermedad terminal', 'leucemia', 'metástasis', 'cuidados paliativos', 'vih'],
       de: ['krebs', 'krebsdiagnose', 'tumor', 'chemotherapie', 'diagnostiziert', 'unheilbar', 'leukämie', 'metastasen', 'palliativ', 'hiv'],
       // "cancer" is the English phrase (and "cáncer", "câncer" without accents): guarded the same way.
       fr: ['tumeur', 'chimiothérapie', 'diagnostiqué', 'diagnostiquée', 'maladie incurable', 'leucémie', 'métastases', 'soins palliatifs', 'vih'],
       it: ['cancro', 'tumore', 'chemioterapia', 'diagnosticato', 'diagnosticata', 'malattia terminale', 'leucemia', 'metastasi', 'cure palliative', 'hiv'],
-      pt: ['{not with astrology} {not after prevention} câncer {unless astrology}', 'cancro', 'tumor', 'quimioterapia', 'diagnosticado com', 'diagnosticada com', 'doença terminal', 'leucemia', 'metástase', 'cuidados paliativos', 'hiv'],
+      pt: ['{not with astrology} {not after prevention} câncer {unless astrology charity heredity}', 'cancro', 'tumor', 'quimioterapia', 'diagnosticado com', 'diagnosticada com', 'doença terminal', 'leucemia', 'metástase', 'cuidados paliativos', 'hiv'],
     },
     cues: [
       'diagnosed', 'diagnosis', 'cancer', 'tumor', 'tumour', 'terminal', 'chemo', 'chemotherapy', 'oncologist', 'malignant', 'prognosis', 'leukemia',
       'stroke', 'biopsy', 'scan', 'results', 'positive', 'stage', 'illness', 'disease', 'treatment', 'hospice', 'palliative', 'mass', 'lump', 'radiation', 'oxygen', 'dialysis',
     ],
-    clears: [...NOT_LIVED, ...ROUTINE_OPERATIONS, ...ROUTINE_DIAGNOSES],
+    clears: [...NOT_LIVED, ...ROUTINE_OPERATIONS, ...ROUTINE_DIAGNOSES, ...WORK_FIELD],
   },
   {
     name: 'self-harm',
@@ -618,6 +722,9 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       "don't want to live", "don't want to be alive", "don't want to be here anymore", "don't want to wake up", 'dont want to live', 'dont want to be here anymore',
       'want it all to stop', 'want it all to end',
       'cutting myself {unless object}', 'self harming', 'take my life', 'taking my life', 'saving up my pills', 'stockpiling pills', ...OVERDOSE,
+      // Hurting or burning oneself, said as a habit or an urge (session 39: "I keep hurting myself when things get bad"), not the clumsy: "keep hurting myself on the coffee table".
+      'harming myself', 'harm myself',
+      ...['hurting myself', 'hurt myself', 'burning myself', 'burn myself'].map((harm) => `{habit} ${harm} {unless clumsy}`),
       // What an assistant's answer points to.
       'samaritans', 'crisis line', 'crisis lines', 'crisis hotline', 'crisis text line',
       // Cutting said by the blade and where, with a relapse's word (session 38: "relapsed, used the razor on my legs again"), not a shave.
@@ -630,6 +737,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     confirmedBy: [],
     otherLanguages: {
       es: ['suicidio', 'suicidarme', 'suicidó', 'quitarme la vida', 'se quitó la vida', 'sobredosis', 'autolesión'],
+      nl: ['zelfmoord', 'zelfdoding', 'suïcide {unless named}', 'suïcidaal', 'overdosis', 'zelfbeschadiging', 'mezelf iets aandoen', 'wil niet meer leven'],
       de: ['selbstmord', 'suizid', 'suizidgedanken', 'das leben genommen', 'überdosis', 'selbstverletzung'],
       fr: ['suicide {unless named}', 'suicidaire', 'me suicider', 'suicidé {unless named}', "s'est suicidé", 'overdose', 'automutilation'],
       it: ['suicidio', 'suicidarmi', 'suicidato', 'suicidata', 'si è tolto la vita', 'overdose', 'autolesionismo'],
@@ -653,6 +761,10 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       '{anyone} kicks me {unless urging}', '{anyone} choked me', '{anyone} chokes me', '{anyone} strangled me', '{anyone} pushed me {unless urging}', '{anyone} shoved me',
       '{anyone} threatens me', '{anyone} threatened me', '{anyone} threatening me', '{anyone} touched me', '{anyone} touches me', 'threatened to kill me', 'threatens to kill me',
       '{anyone} grabbing me', '{anyone} grabbed me {unless treat}', '{anyone} grabs me {unless treat}',
+      // Violence aimed near the speaker and being followed, with a word of fear (session 39: "he punches the wall next to my head"; not a teenager's temper).
+      ...['punches', 'punched', 'hits', 'kicks', 'kicked'].flatMap((hit) => ['the wall', 'walls', 'the door', 'doors'].map((what) => `{anyone} ${hit} ${what} {if fear}`)),
+      '{anyone} throws things at me', '{anyone} threw things at me', 'following me home {if fear}', 'followed me home {if fear}', 'follows me home {if fear}',
+      'stalking me', 'stalked me', 'being stalked', '{calling} stalking', 'stalking helpline',
       // Robbed or beaten by strangers: "pulled a gun on me and took my car", "got jumped outside the chippy".
       'pulled a gun on', 'pulled a knife on', 'gunpoint', 'knifepoint', 'carjacked', 'carjacking', 'mugged {unless fooled}', 'got jumped', 'was jumped', 'were jumped',
       // Someone in care hurt: "she has bruises they can't explain".
@@ -664,6 +776,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     confirmedBy: [],
     otherLanguages: {
       es: ['violencia doméstica', 'violencia de género', 'maltrato', 'agresión sexual', 'abuso sexual', 'violada', 'violado'],
+      nl: ['huiselijk geweld', 'mishandeld', 'mishandeling', 'seksueel misbruik', 'verkracht', 'verkrachting', 'aanranding'],
       de: ['häusliche gewalt', 'misshandlung', 'sexueller missbrauch', 'sexuelle gewalt', 'vergewaltigung', 'vergewaltigt'],
       fr: ['violence conjugale', 'violences conjugales', 'violence domestique', 'agression sexuelle', 'abus sexuel', 'violée', 'viol'],
       it: ['violenza domestica', 'maltrattamenti', 'violenza sessuale', 'abuso sessuale', 'stupro', 'stuprata'],

@@ -416,17 +416,62 @@ describe('brand safety: the wordings batch 7 showed (session 38), in other sente
   });
 });
 
+describe('brand safety: the wordings batch 8 showed (session 39), in other sentences', () => {
+  const vetoes = (queries: string[], topic: string) => {
+    for (const query of queries) expect(verdict(query), query).toMatchObject({ topic, by: 'phrase' });
+  };
+  const serves = (queries: string[]) => {
+    for (const query of queries) expect(verdict(query), query).toBeUndefined();
+  };
+
+  it('reads a death called a passing or a going as bereavement, not a passing game or someone gone to university', () => {
+    vetoes(['the passing of my grandad last year hit me harder than I expected', "since nan's passing the house is so quiet", "now he's gone I have to sort out all his paperwork"], 'bereavement');
+    serves(["my daughter's passing game has really improved, best football boots for a midfielder?", "now she's gone to university, what should I do with her room?", "now he's gone quiet in meetings, how do I get my report talking?"]);
+  });
+
+  it('serves a thing called a car crash, a film\'s crash scene and a rider who got up unhurt; a crash lived through still vetoes', () => {
+    serves([
+      'the product launch was a car crash, how do we write the post mortem', 'our first date was a total car crash, where do I take her for a second one?', 'where was the car crash scene in that new heist film shot?',
+      'came off my horse at a walk today, no pain, just my pride. are body protectors worth it?',
+    ]);
+    vetoes(['there was a car crash outside my house last night, the driver was taken away in an ambulance', 'came off his motorbike on the a38, he is in hospital with a fractured pelvis'], 'accident');
+  });
+
+  it('serves a cancer charity, a family history and a palliative care nurse; a diagnosis still vetoes', () => {
+    serves(['the Cancer Research UK charity shop has great books, are they open on sundays?', 'dementia runs in my family, what puzzles keep the brain sharp?', 'gift ideas for my aunt, she works in palliative care as a nurse']);
+    vetoes(['my dad has cancer and heart failure runs in the family too', 'dad is in palliative care now, what can we bring him', "I've got ms and my legs are getting weaker, the neurologist wants a new scan"], 'serious diagnosis');
+  });
+
+  it('reads hurting or burning oneself as a habit, more pills than prescribed, a fist at the wall with fear and stalking as sensitive; not the clumsy or a temper', () => {
+    vetoes(["I've been hurting myself again and I'm ashamed to tell anyone", 'I took way too many of my sleeping tablets last night'], 'self-harm');
+    vetoes(["my husband punched the door when I said I was leaving and I'm scared to go home", 'my sister has been stalking me online, the police say keep a diary'], 'abuse');
+    serves(['I keep hurting myself on the corner of the bed frame, any corner protectors?', 'I keep burning myself on the oven shelf, best oven gloves?', 'my son punched the wall after losing at fifa, how do I fix a hole in plasterboard?', 'a stray cat followed me home, what food can I give it?']);
+  });
+
+  it('reads a bushfire, missiles on a home, a river inside, a collapse with people trapped and a derailment as disasters or accidents; not a kayak lesson nor a river on a hike', () => {
+    vetoes(['the bushfire destroyed half our town last night', 'a missile hit our building, we are in the basement', 'the river came into our house through the back door in the night', 'the building collapsed and people are trapped, rescue teams are there'], 'disaster');
+    vetoes(['a train derailed outside the station, is my brother on it?'], 'accident');
+    serves(['my kayak capsized in the lesson and the instructor helped me back in, what drysuit?', 'the river came through the valley on our hike, so pretty, best waterproof boots?']);
+  });
+
+  it('reads Dutch words of a death, an illness and a disaster, not a dead phone', () => {
+    vetoes(['mijn moeder is gisteren overleden, wat moet ik regelen?', 'onze kat is ingeslapen bij de dierenarts, ik mis haar zo'], 'bereavement');
+    vetoes(['mijn vader heeft kanker en begint volgende week met chemo'], 'serious diagnosis');
+    serves(['mijn telefoon is gestorven, nieuwe kopen?', 'welke hardloopschoenen zijn goed voor een marathon?']);
+  });
+});
+
 describe('brand safety: the held-out batches, judged with their answers (bench/semantic/brandSafetyHeldOut*.txt)', () => {
   // Their figures as recorded in bench/README.md; a change of the rules that moves one must say so there.
-  // Batch 4's one miss is Dutch ("overleden"), a language the phrase lists do not claim (docs/semantic-matching.md, Limits).
   const figures: Record<string, { sensitive: [number, number]; ordinaryVetoed: [number, number] }> = {
     'brandSafetyHeldOut.txt': { sensitive: [44, 44], ordinaryVetoed: [0, 39] },
     'brandSafetyHeldOut2.txt': { sensitive: [28, 28], ordinaryVetoed: [0, 18] },
     'brandSafetyHeldOut3.txt': { sensitive: [37, 37], ordinaryVetoed: [0, 36] },
-    'brandSafetyHeldOut4.txt': { sensitive: [47, 48], ordinaryVetoed: [0, 49] },
+    'brandSafetyHeldOut4.txt': { sensitive: [48, 48], ordinaryVetoed: [0, 49] },
     'brandSafetyHeldOut5.txt': { sensitive: [54, 54], ordinaryVetoed: [0, 54] },
     'brandSafetyHeldOut6.txt': { sensitive: [55, 55], ordinaryVetoed: [0, 58] },
     'brandSafetyHeldOut7.txt': { sensitive: [61, 61], ordinaryVetoed: [0, 57] },
+    'brandSafetyHeldOut8.txt': { sensitive: [71, 71], ordinaryVetoed: [0, 67] },
   };
   for (const [file, expected] of Object.entries(figures)) {
     it(`${file}: ${expected.sensitive.join('/')} sensitive vetoed, ${expected.ordinaryVetoed.join('/')} ordinary vetoed`, () => {
