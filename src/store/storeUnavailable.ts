@@ -33,9 +33,10 @@ const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying 
  * Postgres's words when its own files cannot be written and will not be until an operator acts: a
  * data directory the kernel turned read-only (ext4 `errors=remount-ro` after a disk error), a
  * failing disk. Postgres files EROFS under 42501 insufficient_privilege (errcode_for_file_access),
- * the SQLSTATE of a missing GRANT too, so the message tells them apart: PGlite answers a write on a
- * read-only data directory "could not extend file "base/5/16536": Read-only file system" (try39 F8:
- * ext4 turned read-only by a disk error; test/integration/readOnlyDataDir.test.ts). SQLSTATE 58030 io_error is EIO's own. Not a full disk (53100 above,
+ * the SQLSTATE of a missing GRANT too, so the message tells them apart: PGlite answers a statement on
+ * a read-only data directory "could not extend file "base/5/16536": Read-only file system" or "could
+ * not open file "base/5/16384_fsm": Read-only file system" (ext4 turned read-only by a disk error:
+ * test/integration/readOnlyDataDir.test.ts). SQLSTATE 58030 io_error is EIO's own. Not a full disk (53100 above,
  * also "could not extend file"): that one heals when space is freed.
  */
 const STORAGE_FAULT_MESSAGES = /Read-only file system|Input\/output error/i;
