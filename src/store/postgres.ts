@@ -224,7 +224,9 @@ async function openLockedEmbedded(directory: string, release: () => void): Promi
   const readDataRows = embeddedDataRows(db);
   // The first statement that found PGlite's files unwritable (a data directory turned read-only, a
   // failing disk: isStorageFault). From then on no statement reaches PGlite until a restart: they all
-  // answer 503 and /healthz fails `postgres`, instead of each reading as fine or failing on its own.
+  // answer 503 and /healthz fails `postgres`. PGlite does not survive more: on a read-only ext4, the
+  // statement after a failed WAL write ("could not write to log file", a PANIC in Postgres) never
+  // returned, and held the main thread (try39 F8).
   let storageFault: unknown;
   const run = async <Result>(statement: () => Promise<Result>): Promise<Result> => {
     if (storageFault !== undefined) throw new StoreUnavailableError(storageFault);
@@ -252,7 +254,8 @@ async function openLockedEmbedded(directory: string, release: () => void): Promi
     },
     close: async () => {
       try {
-        await db.close();
+        // After a storage fault PGlite is not asked again, not even to close: its close writes too.
+        if (storageFault === undefined) await db.close();
       } finally {
         release();
       }
