@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { lockDirectory } from './directoryLock.js';
 import { parseTimestamptz } from './timestampText.js';
-import { rethrowUnavailable } from './storeUnavailable.js';
+import { StoreUnavailableError, isStorageFault, rethrowUnavailable } from './storeUnavailable.js';
 import type { TextParam } from './embeddedRowBytes.js';
 import { encodeDataRows } from './dataRows.js';
 
@@ -222,17 +222,31 @@ async function openLockedEmbedded(directory: string, release: () => void): Promi
   await db.exec('SET plan_cache_mode = force_custom_plan');
   const readRowBytes = embeddedRowBytes(db);
   const readDataRows = embeddedDataRows(db);
+  // The first statement that found PGlite's files unwritable (a data directory turned read-only, a
+  // failing disk: isStorageFault). From then on no statement reaches PGlite until a restart: they all
+  // answer 503 and /healthz fails `postgres`. PGlite does not survive more: on a read-only ext4, the
+  // statement after a failed WAL write ("could not write to log file", a PANIC in Postgres) never
+  // returned, and held the main thread (try39 F8).
+  let storageFault: unknown;
+  const run = async <Result>(statement: () => Promise<Result>): Promise<Result> => {
+    if (storageFault !== undefined) throw new StoreUnavailableError(storageFault);
+    try {
+      return await statement();
+    } catch (error) {
+      if (isStorageFault(error)) storageFault ??= error;
+      rethrowUnavailable(error);
+    }
+  };
   return {
     kind: 'embedded',
     queryTimeoutMs: 0,
     // A full disk (53100) surfaces as StoreUnavailableError (503 with Retry-After), as on a server.
-    query: async (sql, params) => db.query(sql, params).catch(rethrowUnavailable) as never,
-    rowBytes: (sql, params) => readRowBytes(sql, params).catch(rethrowUnavailable),
+    query: (sql, params) => run(() => db.query(sql, params)) as never,
+    rowBytes: (sql, params) => run(() => readRowBytes(sql, params)),
     exec: async (sql) => {
-      await db.exec(sql).catch(rethrowUnavailable);
+      await run(() => db.exec(sql));
     },
-    transaction: (fn) =>
-      db.transaction((tx) => fn({ query: async (sql, params) => tx.query(sql, params) as never, dataRows: readDataRows })).catch(rethrowUnavailable),
+    transaction: (fn) => run(() => db.transaction((tx) => fn({ query: async (sql, params) => tx.query(sql, params) as never, dataRows: readDataRows }))),
     // In process: PGlite hands each notification over when the query that committed it returns.
     listen: async (channel, onNotify) => {
       const unlisten = await db.listen(channel, () => onNotify());
@@ -240,7 +254,8 @@ async function openLockedEmbedded(directory: string, release: () => void): Promi
     },
     close: async () => {
       try {
-        await db.close();
+        // After a storage fault PGlite is not asked again, not even to close: its close writes too.
+        if (storageFault === undefined) await db.close();
       } finally {
         release();
       }

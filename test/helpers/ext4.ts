@@ -1,0 +1,28 @@
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, ftruncateSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Mounts a fresh ext4 image of `bytes` (a sparse file beside `directory`) on `directory` through a
+ * loop device, with `errors=remount-ro`, as a production disk often is. Needs root (canMount).
+ * Returns `fail`, which makes the kernel record a file-system error, as on a real I/O error: ext4
+ * turns the mount read-only at once, also for files already open for writing (a tmpfs cannot be
+ * remounted read-only while PGlite holds its files open), and `unmount`.
+ */
+export function mountExt4(directory: string, bytes: number): { fail: () => void; unmount: () => void } {
+  const image = `${directory}.ext4`;
+  const fd = openSync(image, 'w');
+  ftruncateSync(fd, bytes);
+  closeSync(fd);
+  execFileSync('mkfs.ext4', ['-q', '-F', image]);
+  mkdirSync(directory, { recursive: true });
+  execFileSync('mount', ['-o', 'loop,errors=remount-ro', image, directory]);
+  const device = path.basename(execFileSync('findmnt', ['-no', 'SOURCE', directory], { encoding: 'utf8' }).trim());
+  return {
+    fail: () => writeFileSync(`/sys/fs/ext4/${device}/trigger_fs_error`, 'adsvc test: a disk error\n'),
+    unmount: () => {
+      execFileSync('umount', ['-l', directory]);
+      rmSync(image, { force: true });
+    },
+  };
+}
