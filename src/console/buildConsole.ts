@@ -7,11 +7,13 @@ import { CONSOLE_BUILD_DIR } from './consoleRoutes.js';
 /**
  * The console reads the reporting rows as the server's own types (`import type` from src/, which
  * esbuild drops); a value import from src/ would put server code in the browser's bundle, so the
- * build refuses it, but for the modules listed here: self-contained (no imports), written for both.
+ * build refuses it, but for the modules listed here: self-contained (importing none but each other), written for both.
  */
 const SHARED_WITH_CONSOLE = new Set([
   // The budget form says what a bid is worth in USD by the service's own rates (convertToUsd).
   'src/money/usdRates',
+  // usdRates counts in nano-USD through it.
+  'src/money/nanoUsd',
   // The date window and the campaigns page count UTC days as the reporting routes do.
   'src/utcDays',
 ]);
