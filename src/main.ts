@@ -1,9 +1,9 @@
-import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { StartupError, openStores } from './runtime.js';
 import { serve } from './server.js';
 import { readAdminTokenFile } from './secrets.js';
-import { adminCommands, CommandError, type Flags } from './cli/adminCommands.js';
+import { adminCommands, CommandError } from './cli/adminCommands.js';
+import { parseCommandLine } from './cli/commandLine.js';
 import { completeQuarantine, completeQuarantineUsage } from './cli/quarantineCommand.js';
 
 const usage = `usage:
@@ -20,18 +20,13 @@ admin commands talk to a running server: --url (default $ADSVC_URL or http://127
 and --token (default $ADSVC_ADMIN_TOKEN, $ADMIN_TOKEN or the file DATA_DIR/admin-token).
 Configuration comes from the environment; see docs/configuration.md.`;
 
-const cliOptions = Object.fromEntries(
-  ['url', 'token', 'name', 'email', 'org', 'permissions', 'publisher', 'id', 'reason'].map((name) => [name, { type: 'string' as const }]),
-);
-
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, strict: false, options: cliOptions });
-  const flags = values as Flags;
+  const { positionals, flags, help } = parseCommandLine(argv);
   const [noun, verb, ...rest] = positionals;
-  if (!noun || noun === 'help' || flags.help) {
+  if (!noun || noun === 'help' || help) {
     console.log(usage);
     // Asked for (`help`, `--help`) is a success; a bare `adsvc` is a mistake a script should see.
-    return noun || flags.help ? 0 : 1;
+    return noun || help ? 0 : 1;
   }
   const config = loadConfig(env);
   if (noun === 'serve') {

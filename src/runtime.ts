@@ -4,7 +4,7 @@ import { inspect } from 'node:util';
 import type { Config } from './config.js';
 import { openPostgres, type Postgres } from './store/postgres.js';
 import { openClickHouse, type ClickHouse } from './store/clickhouse.js';
-import { migrateClickHouseOnce, migratePostgres } from './store/migrate.js';
+import { migrateClickHouseOnce, migratePostgres, refuseNewerMigrations } from './store/migrate.js';
 import { lowDiskSpace } from './store/diskSpace.js';
 
 export interface Stores {
@@ -50,6 +50,8 @@ export async function openStores(config: Config): Promise<Stores> {
   }
   const [db, ch] = [postgres.value, clickhouse.value];
   try {
+    // First: on a rollback past the database's migrations, nothing may be migrated, written or replayed.
+    await refuseNewerMigrations(db, ch);
     await migratePostgres(db);
     await migrateClickHouseOnce(db, ch);
   } catch (error) {

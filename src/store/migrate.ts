@@ -19,6 +19,48 @@ export async function readMigrationFiles(folder: string): Promise<MigrationFile[
   return Promise.all(names.map(async (name) => ({ name, sql: await readFile(path.join(folder, name), 'utf8') })));
 }
 
+/**
+ * Names earlier releases applied under a name this one no longer has (a file renamed soon after it
+ * was merged): known, so a database that recorded them is not taken for a newer release's.
+ */
+const RENAMED_MIGRATIONS = new Set(['0012_api_keys_notify.sql', 'clickhouse/0011_reach_window_figures.sql']);
+
+/**
+ * Refuses a database migrated by a newer release (a rollback past its migrations): this release
+ * would misread the newer schema, and die on it only after its start replayed the spool into
+ * ClickHouse; the newer release, started again, would replay the same segment and store it twice.
+ * Read only, and before anything is written (openStores runs it first; the spool is replayed later).
+ */
+export async function refuseNewerMigrations(
+  db: Postgres,
+  ch: ClickHouse,
+  folders = { postgres: path.join(packageRoot, 'migrations'), clickhouse: path.join(packageRoot, 'clickhouse') },
+): Promise<void> {
+  const postgresApplied = (await db.query<{ present: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS present")).rows[0]?.present
+    ? (await db.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((row) => row.name)
+    : [];
+  refuseUnknown('the database', '', postgresApplied, await readMigrationFiles(folders.postgres));
+  const present = await ch.client.query({
+    query: "SELECT count() AS n FROM system.tables WHERE database = currentDatabase() AND name = 'schema_migrations'",
+    format: 'JSONEachRow',
+  });
+  const clickhouseApplied = Number((await present.json<{ n: string | number }>())[0]?.n ?? 0) > 0
+    ? (await (await ch.client.query({ query: 'SELECT DISTINCT name FROM schema_migrations', format: 'JSONEachRow' })).json<{ name: string }>()).map((row) => row.name)
+    : [];
+  refuseUnknown('ClickHouse', 'clickhouse/', clickhouseApplied, await readMigrationFiles(folders.clickhouse));
+}
+
+function refuseUnknown(store: string, prefix: string, applied: string[], files: MigrationFile[]): void {
+  const known = new Set(files.map((file) => file.name));
+  const unknown = applied.filter((name) => !known.has(name) && !RENAMED_MIGRATIONS.has(prefix + name)).sort();
+  if (unknown.length === 0) return;
+  const bare = (name: string) => prefix + name.replace(/\.sql$/, '');
+  const last = files.at(-1);
+  throw new MigrationError(
+    `${store} was migrated by a newer release (${unknown.map(bare).join(', ')}); this release knows up to ${last ? bare(last.name) : 'none'}: start the newer release or restore a backup`,
+  );
+}
+
 /** Applies the Postgres migrations not yet recorded in schema_migrations; returns the names it applied. */
 export async function migratePostgres(db: Postgres, folder = path.join(packageRoot, 'migrations')): Promise<string[]> {
   const files = await readMigrationFiles(folder);

@@ -135,6 +135,31 @@ describe('adsvc serve, the CLI against it, and SIGTERM', () => {
     expect(unreachable.stderr).toMatch(new RegExp(`^adsvc: cannot reach the server at http://127.0.0.1:${port} \\(--url, ADSVC_URL\\): .*ECONNREFUSED`));
   });
 
+  it('refuses a flag its command does not take, or a value flag without a value: one line, exit 1, nothing sent', async () => {
+    const connection = ['--url', url, '--token', ADMIN_TOKEN];
+    const refusals: Array<[string[], string]> = [
+      [['org', 'create', '--name', 'cli-typo-org', '--bogus', '1'], 'adsvc: unknown flag --bogus for "org create" (flags: --url, --token, --name, --help)\n'],
+      [['placement', 'certify', 'no-such-placement', '--reson', 'pixel verified'], 'adsvc: unknown flag --reson for "placement certify" (flags: --url, --token, --reason, --help)\n'],
+      [['org', 'create', '--name'], 'adsvc: --name needs a value\n'],
+      [['org', 'create', '--name', '--url', url], 'adsvc: --name needs a value\n'],
+    ];
+    for (const [args, line] of refusals) {
+      const refused = await finished(adsvc([...args, ...connection], {}));
+      expect(refused.code, args.join(' ')).toBe(1);
+      expect(refused.stderr, args.join(' ')).toBe(line);
+      expect(refused.stdout).toBe('');
+    }
+    // Nothing was sent: the first would have created an organization.
+    const listed = await fetch(`${url}/v1/admin/organizations`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(JSON.stringify(await listed.json())).not.toContain('cli-typo-org');
+    // `serve -h` asks for the usage: it does not start the service on a DATA_DIR it would create.
+    const dataDir = path.join(mkdtempSync(path.join(inject('testRoot'), 'process-')), 'never');
+    const asked = await finished(adsvc(['serve', '-h'], { DATA_DIR: dataDir, PORT: String(await freePort()) }));
+    expect(asked.code).toBe(0);
+    expect(asked.stdout).toMatch(/^usage:/);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
   it('exits 1 with the error body when the server refuses a command', async () => {
     const refused = await finished(adsvc(['org', 'create', '--name', 'x', '--url', url, '--token', 'wrong-token-0123456789'], {}));
     expect(refused.code).toBe(1);
