@@ -11,6 +11,7 @@ import { spoolLine } from '../../src/tracking/eventSpool.js';
 import { completeQuarantinedWrites } from '../../src/tracking/quarantinedWrite.js';
 import { completeQuarantine } from '../../src/cli/quarantineCommand.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
+import { eventually } from '../helpers/eventually.js';
 
 // `adsvc quarantine complete` (docs/failure-modes.md): a write the pipeline quarantined, its rows in
 // events_v1 and in no view, is completed once the cause is fixed, whatever the number of inserts
@@ -67,12 +68,17 @@ async function quarantinedConversion(label: string, refusal: 'query' | 'constrai
   const createView = (where: string) => ch.client.command({ query: `CREATE MATERIALIZED VIEW ${view} TO ${sink} AS SELECT campaign_id, cost_nanos FROM events_v1 ${where}` });
   await createView(refusal === 'query' ? `WHERE throwIf(campaign_id = '${campaignId}', 'refused') = 0` : '');
   const pipelineDir = mkdtempSync(path.join(inject('testRoot'), 'quarantine-complete-pipeline-'));
-  const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: pipelineDir, EVENT_FLUSH_INTERVAL_MS: '60000' }), ch, log: silent });
+  // A short interval: only a try that is due counts toward the quarantine (refusedAgain), and the
+  // delays double from it (20, 40, ... ms: six refusals within a second or so).
+  const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: pipelineDir, EVENT_FLUSH_INTERVAL_MS: '20' }), ch, log: silent });
   const conversion = sampleEvent({ campaign_id: campaignId, type: 'conversion', cost_nanos: COST });
   await expect(pipeline.writeNow([conversion], `conversion:${conversion.event_id}`)).rejects.toThrow();
   const quarantine = path.join(pipelineDir, 'quarantine');
-  for (let i = 0; i < 10 && !existsSync(quarantine); i++) await pipeline.completeRefusedWrites([conversion.event_id]).catch(() => undefined);
-  const [file] = readdirSync(quarantine);
+  // Polled: the retries count only once due, so the quarantine comes after the delays, not after N tries.
+  const file = await eventually(async () => {
+    await pipeline.completeRefusedWrites([conversion.event_id]).catch(() => undefined);
+    return existsSync(quarantine) ? readdirSync(quarantine)[0] : undefined;
+  }, 'the refused conversion quarantined', 30_000);
   expect(file).toMatch(/\.failed-write$/);
   const heldSink = `q_held_${name}`;
   await ch.client.command({ query: `CREATE TABLE ${heldSink} (campaign_id UUID, cost_nanos Int64) ENGINE = MergeTree ORDER BY campaign_id` });
