@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readlinkSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
 /** Directories held by this process (a second app in one process has the same pid). */
@@ -19,7 +19,10 @@ export interface LockedUse {
  * handed out again at boot (the same boot order gives similar pids), and a copy of a DATA_DIR (a
  * restored backup) names the process that holds the original. So the lock also names the boot, the
  * holder's start time and the lock file's own device and inode (a copy is another file), and is held
- * only while all of them still match (isHeld).
+ * only while all of them still match (isHeld). Those are judged only for a holder in this process's
+ * pid namespace: one in another (a container sharing the volume: a rolling update's new pod) names
+ * a pid and start time of its own namespace, which read here looked reused, and its live lock was
+ * taken over; for it the lock stays what it was before the stamps, held while its pid runs here.
  *
  * Used for the event spool (two pipelines on one spool take each other's segments: a starting one
  * replays every segment it finds as a crashed run's and deletes it once written, so the other's
@@ -32,7 +35,7 @@ export function lockDirectory(directory: string, use: LockedUse): () => void {
   if (heldHere.has(owned)) throw inUse(owned, process.pid, use);
   if (!createLock(file)) {
     const holder = readLock(file);
-    if (holder !== undefined && holder.pid !== process.pid && isHeld(file, holder)) throw inUse(owned, holder.pid, use);
+    if (holder !== undefined && !isThisProcess(holder) && isHeld(file, holder)) throw inUse(owned, holder.pid, use);
     // Left by a process that is gone: taken over, unless another start takes it first.
     removeLock(file);
     if (!createLock(file)) throw inUse(owned, readLock(file)?.pid, use);
@@ -82,14 +85,18 @@ interface LockStamp {
   start?: string;
   /** The lock file's own device:inode: a copied lock (a copied DATA_DIR) is another file. */
   file?: string;
+  /** The holder's pid namespace: the other stamps mean something only read from the same one. */
+  pidns?: string;
 }
 
 function lockText(pid: number, stats: { dev: number; ino: number }): string {
   const lines = [`${pid}`, `file=${fileId(stats)}`];
   const boot = bootId();
   const start = startTime(pid);
+  const pidns = pidNamespace();
   if (boot !== undefined) lines.push(`boot=${boot}`);
   if (start !== undefined) lines.push(`start=${start}`);
+  if (pidns !== undefined) lines.push(`pidns=${pidns}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -105,22 +112,49 @@ function readLock(file: string): LockStamp | undefined {
   if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
   const stamp: LockStamp = { pid };
   for (const line of rest) {
-    const match = /^(boot|start|file)=(\S+)$/.exec(line);
-    if (match) stamp[match[1] as 'boot' | 'start' | 'file'] = match[2];
+    const match = /^(boot|start|file|pidns)=(\S+)$/.exec(line);
+    if (match) stamp[match[1] as 'boot' | 'start' | 'file' | 'pidns'] = match[2];
   }
   return stamp;
 }
 
 /**
- * Whether the lock's holder still holds it: its pid runs, and every stamp the lock has that can be
- * read here matches. A lock with none (an older release's) is held while its pid runs, as before.
+ * Whether the lock's holder still holds it: its pid runs, and, when it is of this pid namespace,
+ * every stamp the lock has that can be read here matches. A lock of another namespace, or with no
+ * stamps (an older release's), is held while its pid runs here, as before the stamps.
  */
 function isHeld(file: string, holder: LockStamp): boolean {
   if (!isRunning(holder.pid)) return false;
+  if (!inThisPidNamespace(holder)) return true;
   if (holder.boot !== undefined && !matches(holder.boot, bootId())) return false;
   if (holder.start !== undefined && !matches(holder.start, startTime(holder.pid))) return false;
   if (holder.file !== undefined && !matches(holder.file, currentFileId(file))) return false;
   return true;
+}
+
+/**
+ * A lock this process wrote itself (a second app in one process is refused before, by heldHere): its
+ * pid, in this pid namespace, with this start time. A container's main process is pid 1 in every
+ * container; one that names pid 1 from another namespace is another container's.
+ */
+function isThisProcess(holder: LockStamp): boolean {
+  if (holder.pid !== process.pid) return false;
+  if (!inThisPidNamespace(holder)) return false;
+  return holder.pidns === undefined || holder.start === undefined || matches(holder.start, startTime(process.pid));
+}
+
+/** A lock with no namespace stamp (an older release's) is judged as before the stamps. */
+function inThisPidNamespace(holder: LockStamp): boolean {
+  return holder.pidns !== undefined && matches(holder.pidns, pidNamespace());
+}
+
+/** The pid namespace this process's pids are numbered in (`pid:[4026531836]`); undefined without /proc. */
+function pidNamespace(): string | undefined {
+  try {
+    return readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return undefined;
+  }
 }
 
 /** What cannot be read here (no /proc) is not held against the holder. */

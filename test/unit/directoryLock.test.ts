@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,8 @@ import { eventually } from '../helpers/eventually.js';
  * its DATA_DIR: real processes, Linux /proc.
  */
 const use = { name: 'the test directory', harm: 'a test' };
+/** This process's pid namespace: the lock's other stamps are judged only for a holder in it. */
+const pidNamespace = readlinkSync('/proc/self/ns/pid');
 
 function bootId(): string {
   return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
@@ -81,7 +83,8 @@ describe.runIf(existsSync('/proc/self/stat'))('lockDirectory', () => {
 
   it('takes over a lock written in an earlier boot, whose pid now belongs to another process', () => {
     const directory = path.join(root, 'rebooted');
-    writeFileSync(`${directory}.lock`, `${parent.pid}\nboot=00000000-0000-4000-8000-000000000000\nstart=${startTime(parent.pid!)}\n`);
+    // The host's pid namespace has the same id at every boot.
+    writeFileSync(`${directory}.lock`, `${parent.pid}\nboot=00000000-0000-4000-8000-000000000000\nstart=${startTime(parent.pid!)}\npidns=${pidNamespace}\n`);
     const release = lockDirectory(directory, use);
     expect(readFileSync(`${directory}.lock`, 'utf8')).toContain(`boot=${bootId()}\nstart=${startTime(process.pid)}\n`);
     release();
@@ -89,7 +92,7 @@ describe.runIf(existsSync('/proc/self/stat'))('lockDirectory', () => {
 
   it('takes over a lock whose pid now belongs to a process started later than its holder', () => {
     const directory = path.join(root, 'reused');
-    writeFileSync(`${directory}.lock`, `${parent.pid}\nboot=${bootId()}\nstart=${Number(startTime(parent.pid!)) - 1}\n`);
+    writeFileSync(`${directory}.lock`, `${parent.pid}\nboot=${bootId()}\nstart=${Number(startTime(parent.pid!)) - 1}\npidns=${pidNamespace}\n`);
     lockDirectory(directory, use)();
   });
 
