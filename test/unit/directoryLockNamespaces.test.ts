@@ -14,7 +14,7 @@ import { lockDirectory } from '../../src/store/directoryLock.js';
  */
 const canUnshare = (() => {
   try {
-    execFileSync('unshare', ['-rpf', '--mount-proc', 'true'], { stdio: 'ignore' });
+    execFileSync('unshare', ['-rpf', '--mount-proc', '--kill-child', 'true'], { stdio: 'ignore' });
     return true;
   } catch {
     return false;
@@ -32,7 +32,7 @@ describe.skipIf(!canUnshare)('directory lock across pid namespaces', () => {
     const directory = path.join(mkdtempSync(path.join(os.tmpdir(), 'lock-ns-')), 'spool');
     const lockModule = path.resolve('src/store/directoryLock.ts');
     const script = `import(${JSON.stringify(lockModule)}).then((m) => { m.lockDirectory(${JSON.stringify(directory)}, { name: 'x', harm: 'x' }); console.log('locked'); setInterval(() => {}, 60_000); });`;
-    holder = spawn('unshare', ['-rpf', '--mount-proc', process.execPath, '--import', 'tsx', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    holder = spawn('unshare', ['-rpf', '--mount-proc', '--kill-child', process.execPath, '--import', 'tsx', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve, reject) => {
       holder!.stdout!.once('data', () => resolve());
       holder!.once('exit', (code) => reject(new Error(`the holder exited with ${code}`)));
