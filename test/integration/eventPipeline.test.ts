@@ -106,7 +106,10 @@ describe('an accepted event survives kill -9 of the process (the spool is replay
     // A conversion written at once (writeNow) to a ClickHouse server that never answers, and the
     // process killed while the insert waits: the spool keeps it as an insert in flight.
     const crashDir = mkdtempSync(path.join(inject('testRoot'), 'in-flight-'));
-    const unanswering = createServer(() => undefined);
+    // It reads and drops what it is sent, never answering: a connection whose request sat unread
+    // never saw the killed writer's end, and close() waited for it for good (CI's 60 s timeout, when
+    // the writer sent its request before the kill).
+    const unanswering = createServer((socket) => socket.resume());
     await new Promise<void>((resolve) => unanswering.listen(0, '127.0.0.1', resolve));
     const sent = new Promise<void>((resolve) => unanswering.once('connection', () => resolve()));
     const port = String((unanswering.address() as AddressInfo).port);
