@@ -76,6 +76,7 @@ async function openPingedClickHouse(config: Config): Promise<ClickHouse> {
     replicated: config.CLICKHOUSE_REPLICATED,
     cluster: config.CLICKHOUSE_CLUSTER,
     dataDir: config.DATA_DIR,
+    durableWrites: config.EVENT_SPOOL_FSYNC,
   });
   try {
     const ping = await ch.client.ping();
