@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { lockDirectory } from './directoryLock.js';
 import { parseTimestamptz } from './timestampText.js';
@@ -211,6 +212,10 @@ function openEmbedded(directory: string): Promise<Postgres> {
 async function openLockedEmbedded(directory: string, release: () => void): Promise<Postgres> {
   const { PGlite, types } = await import('@electric-sql/pglite');
   const { embeddedDataRows, embeddedRowBytes } = await import('./embeddedRowBytes.js');
+  // Postgres refuses an empty postmaster.pid ("lock file is empty"), which a power loss or a disk
+  // fault soon after a start leaves (try40 F9); the directory lock taken above already keeps every
+  // other process off these files, so the pid file tells nothing and goes.
+  rmSync(path.join(directory, 'postmaster.pid'), { force: true });
   // timestamptz read as node-postgres reads it on a server (its own parser misreads years 0001-0099).
   const db = await PGlite.create(directory, {
     parsers: { [types.INT8]: (value: string) => Number(value), [types.TIMESTAMPTZ]: parseTimestamptz },
