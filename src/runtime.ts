@@ -31,6 +31,7 @@ export async function openStores(config: Config): Promise<Stores> {
       dataDir: config.DATA_DIR,
       lockWaitMs: config.POSTGRES_LOCK_WAIT_MS,
       queryTimeoutMs: config.POSTGRES_QUERY_TIMEOUT_MS,
+      durableWrites: config.EVENT_SPOOL_FSYNC,
     });
   } catch (error) {
     throw postgresFailure(error);

@@ -5,9 +5,17 @@ import type { ClickHouseClient } from '@clickhouse/client';
 const run = promisify(execFile);
 
 /**
+ * Syncs the file system holding `directory` (syncfs(2), through coreutils' `sync --file-system`:
+ * Node has no binding of it): everything written there so far is on the disk once it resolves.
+ */
+export async function syncFileSystemOf(directory: string): Promise<void> {
+  await run('sync', ['--file-system', directory]);
+}
+
+/**
  * Embedded ClickHouse whose writes must survive a power loss (EVENT_SPOOL_FSYNC): each write
  * (command, insert, exec) returns only once the file system holding the engine's files is synced
- * (syncfs(2), through coreutils' `sync --file-system`; Node has no binding of it). The engine
+ * (syncFileSystemOf). The engine
  * writes its parts through the page cache without fsync, and the pipeline deletes a spooled
  * segment once its insert returns: without this, a power loss within the kernel's writeback delay
  * (30 s) lost events that had been answered 2xx, fsynced in the spool and then deleted from it
@@ -23,7 +31,7 @@ export function withDurableWrites(client: ClickHouseClient, directory: string): 
         name,
         async (params: object) => {
           const result = await write(params);
-          await run('sync', ['--file-system', directory]);
+          await syncFileSystemOf(directory);
           return result;
         },
       ];

@@ -1,6 +1,7 @@
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { openStores, type Stores } from '../../src/runtime.js';
 import { mountCopyAfterPowerLoss, mountExt4 } from '../helpers/ext4.js';
 import { canMount, notRootMessage } from '../helpers/tmpfs.js';
@@ -16,14 +17,18 @@ import { fromAddress, pixelUrl, readerAddress, serveClaims, signedToken, tracked
  */
 const MIB = 1024 * 1024;
 const PIXELS = 300;
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-}, 60_000);
+/** What a test set up, undone in reverse when it ends: chdb opens one data directory per process, so each test closes its own. */
+function cleanupsOfThisTest(): Array<() => Promise<unknown> | unknown> {
+  const cleanups: Array<() => Promise<unknown> | unknown> = [];
+  onTestFinished(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+  return cleanups;
+}
 
 describe.skipIf(!canMount)('a power loss with EVENT_SPOOL_FSYNC=true (real ext4 on a loop device)', () => {
   it('keeps every pixel answered 200, including those already written to embedded ClickHouse', async () => {
+    const cleanups = cleanupsOfThisTest();
     const root = mkdtempSync(path.join(inject('testRoot'), 'power-loss-'));
     const dataDir = path.join(root, 'data');
     mkdirSync(dataDir);
@@ -64,6 +69,39 @@ describe.skipIf(!canMount)('a power loss with EVENT_SPOOL_FSYNC=true (real ext4 
     cleanups.push(() => after.close().then(() => storesAfter.close()));
     const events = await waitForEvents(after, item.lineItemId, PIXELS, 30_000);
     expect(events.length).toBe(PIXELS);
+  }, 180_000);
+
+  it.skipIf(testDatabaseUrl !== undefined)('keeps every management write answered 2xx on embedded PGlite', async () => {
+    const cleanups = cleanupsOfThisTest();
+    const root = mkdtempSync(path.join(inject('testRoot'), 'power-loss-postgres-'));
+    const dataDir = path.join(root, 'data');
+    mkdirSync(dataDir);
+    // The disk that loses power holds embedded PGlite's files.
+    const disk = mountExt4(path.join(dataDir, 'postgres'), 600 * MIB);
+    cleanups.push(() => disk.unmount());
+    cpSync(inject('pgliteTemplate'), path.join(dataDir, 'postgres'), { recursive: true });
+    const env = { EVENT_SPOOL_FSYNC: 'true' };
+    const stores: Stores = await openStores(testConfig(dataDir, env));
+    const ctx: TestContext = await startTestAppOn(stores, dataDir, env);
+    let closed = false;
+    cleanups.push(async () => {
+      if (!closed) await ctx.close().then(() => stores.close());
+    });
+    const names = Array.from({ length: 20 }, (_, index) => `power-loss-${index}-${randomUUID()}`);
+    for (const name of names) expect((await ctx.admin({ method: 'POST', url: '/v1/admin/organizations', payload: { name } })).statusCode).toBe(201);
+    const copy = path.join(root, 'after-power-loss.ext4');
+    copyFileSync(disk.image, copy);
+    await ctx.close();
+    await stores.close();
+    closed = true;
+
+    const restarted = path.join(root, 'restarted');
+    mkdirSync(restarted);
+    cleanups.push(mountCopyAfterPowerLoss(copy, path.join(restarted, 'postgres')));
+    const storesAfter = await openStores(testConfig(restarted, env));
+    cleanups.push(() => storesAfter.close());
+    const { rows } = await storesAfter.db.query<{ name: string }>('SELECT name FROM organizations WHERE name = ANY($1::text[])', [names]);
+    expect(rows.map((row) => row.name).sort()).toEqual([...names].sort());
   }, 180_000);
 });
 
