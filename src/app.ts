@@ -101,7 +101,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     mayAccept: claim && (() => claim.keepsEvents()),
   });
   app.addHook('onClose', async () => events.close());
-  const downloads = new StreamedDownloads(config.DOWNLOAD_STALL_TIMEOUT_MS);
+  const downloads = new StreamedDownloads(config.DOWNLOAD_STALL_TIMEOUT_MS, config.MAX_DOWNLOADS_PER_OWNER);
   const metrics = createMetrics(events, downloads);
   registerMetrics(app, metrics);
   const features: FeatureDeps = {

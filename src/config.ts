@@ -113,6 +113,11 @@ const configSchema = z
      * would otherwise hold a page of the export and its socket's buffers for as long as it stays.
      */
     DOWNLOAD_STALL_TIMEOUT_MS: wholeNumber.pipe(z.number().int().min(1000)).default(120_000),
+    /**
+     * Streamed downloads one organization (a publisher, the admin token) may hold open at once on
+     * this instance; one more is refused 429 rate_limited. Each holds up to a page of its export.
+     */
+    MAX_DOWNLOADS_PER_OWNER: wholeNumber.pipe(z.number().int().min(1)).default(8),
     /** Events per ClickHouse query of the audit export: what an export holds in memory at most, beside its socket's buffers. */
     EXPORT_PAGE_ROWS: wholeNumber.pipe(z.number().int().min(100).max(100_000)).default(5000),
     /**

@@ -31,6 +31,7 @@ export async function openStores(config: Config): Promise<Stores> {
       dataDir: config.DATA_DIR,
       lockWaitMs: config.POSTGRES_LOCK_WAIT_MS,
       queryTimeoutMs: config.POSTGRES_QUERY_TIMEOUT_MS,
+      durableWrites: config.EVENT_SPOOL_FSYNC,
     });
   } catch (error) {
     throw postgresFailure(error);
@@ -76,6 +77,7 @@ async function openPingedClickHouse(config: Config): Promise<ClickHouse> {
     replicated: config.CLICKHOUSE_REPLICATED,
     cluster: config.CLICKHOUSE_CLUSTER,
     dataDir: config.DATA_DIR,
+    durableWrites: config.EVENT_SPOOL_FSYNC,
   });
   try {
     const ping = await ch.client.ping();

@@ -31,6 +31,8 @@ export async function completeQuarantine(config: Config, args: string[]): Promis
       database: config.CLICKHOUSE_DATABASE,
       cluster: config.CLICKHOUSE_CLUSTER,
       dataDir: config.DATA_DIR,
+      // A file moves to completed/ once its rows are written: they must outlive a power loss first.
+      durableWrites: true,
     });
   } catch (error) {
     const where = config.CLICKHOUSE_URL ? 'CLICKHOUSE_URL' : 'embedded chdb in DATA_DIR: stop `adsvc serve` on this DATA_DIR first';

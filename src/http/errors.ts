@@ -98,7 +98,10 @@ export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknow
   return parseInput(schema, body);
 }
 
-/** What a 503 unavailable asks the client to wait: spool space, the event buffer and a store come back in seconds. */
+/**
+ * What a 503 unavailable asks the client to wait (spool space, the event buffer and a store come
+ * back in seconds), and a 429 rate_limited (a download of the same key finishing).
+ */
 export const RETRY_AFTER_SECONDS = '5';
 
 /** An error's answer: its status and envelope. */
@@ -145,7 +148,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     // than wait for the rest of a body nobody will look at, however slowly it comes.
     if (!request.raw.complete) reply.header('connection', 'close');
     const { status, body } = errorResponse(error, () => request.log);
-    if (status === 503) reply.header('retry-after', RETRY_AFTER_SECONDS);
+    if (status === 503 || status === 429) reply.header('retry-after', RETRY_AFTER_SECONDS);
     return reply.code(status).send(body);
   });
 

@@ -66,6 +66,7 @@ export function createMetrics(events: EventPipeline, downloads: StreamedDownload
     },
   });
   eventCounter('adsvc_download_stalls_total', 'Streamed downloads destroyed because their client read nothing for DOWNLOAD_STALL_TIMEOUT_MS', () => downloads.stats().stalls);
+  eventCounter('adsvc_downloads_refused_total', 'Streamed downloads refused 429 because their owner already held MAX_DOWNLOADS_PER_OWNER open', () => downloads.stats().refused);
 
   return {
     registry,

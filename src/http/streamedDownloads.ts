@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
+import { ApiError } from './errors.js';
 
 /**
  * Characters of text a streamed download hands the socket at a time. Whole pages as pieces made a
@@ -38,12 +39,45 @@ interface OpenDownload {
  * stops reading leaves its answer with the socket; after DOWNLOAD_STALL_TIMEOUT_MS without the
  * socket draining, the answer is destroyed (and logged), so what it held is freed. A slow client
  * whose socket drains now and then is never cut: only time without any progress counts.
+ *
+ * Each owner (an organization, a publisher, the admin token) holds at most MAX_DOWNLOADS_PER_OWNER
+ * downloads at once on this instance: each holds up to a page of its export while its client reads,
+ * so one key opening downloads it never reads would otherwise fill the heap in the 2 minutes before
+ * the stall timeout frees them (830 of them took 4 GB).
  */
 export class StreamedDownloads {
   private readonly open = new Set<OpenDownload>();
+  /** Downloads admitted and not yet closed, by owner (admitted before their first query runs). */
+  private readonly admittedByOwner = new Map<string, number>();
   private stalls = 0;
+  private refused = 0;
 
-  constructor(private readonly stallTimeoutMs: number) {}
+  constructor(
+    private readonly stallTimeoutMs: number,
+    private readonly maxPerOwner: number,
+  ) {}
+
+  /**
+   * Counts a download against its owner's limit until its response closes, before its first query
+   * runs; past the limit it is refused 429 `rate_limited` (with Retry-After) and nothing is read.
+   */
+  admit(reply: FastifyReply, who: Record<string, string>): void {
+    const owner = JSON.stringify(who);
+    const admitted = this.admittedByOwner.get(owner) ?? 0;
+    if (admitted >= this.maxPerOwner) {
+      this.refused += 1;
+      throw new ApiError(
+        'rate_limited',
+        `${admitted} downloads are already being sent to this key's ${Object.keys(who).join(', ')} (at most ${this.maxPerOwner} at once); retry when one has finished`,
+      );
+    }
+    this.admittedByOwner.set(owner, admitted + 1);
+    reply.raw.once('close', () => {
+      const left = (this.admittedByOwner.get(owner) ?? 1) - 1;
+      if (left > 0) this.admittedByOwner.set(owner, left);
+      else this.admittedByOwner.delete(owner);
+    });
+  }
 
   /**
    * Sends the text pieces as the reply's body, each read only when the socket has taken the one
@@ -96,10 +130,10 @@ export class StreamedDownloads {
    * bytes of HTTP framing (headers, chunk sizes), and counts characters as bytes (the text is ASCII
    * but for names a client gave).
    */
-  stats(): { open: number; heldBytes: number; stalls: number } {
+  stats(): { open: number; heldBytes: number; stalls: number; refused: number } {
     let heldBytes = 0;
     for (const download of this.open) heldBytes += Math.max(0, download.produced - this.sentBytes(download));
-    return { open: this.open.size, heldBytes, stalls: this.stalls };
+    return { open: this.open.size, heldBytes, stalls: this.stalls, refused: this.refused };
   }
 
   private sentBytes(download: OpenDownload): number {

@@ -20,7 +20,7 @@ export async function placementsRoutes(app: FastifyInstance, deps: FeatureDeps):
 
   await app.register(placementAdminRoutes, { db, adminToken: secrets.adminToken, onCertificationChanged });
   await app.register(integrationReviewAdminRoutes, { db, adminToken: secrets.adminToken, onCertificationChanged });
-  await app.register(publisherRoutes, { db });
+  await app.register(publisherRoutes, { db, serveUrl: `${config.SERVE_BASE_URL}/v1/serve` });
 
   const autoRevocation = startPeriodicTask(
     'auto-revocation',

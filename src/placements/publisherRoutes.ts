@@ -11,16 +11,18 @@ import { listReviews } from './integrationReviewRepository.js';
 import { requestReview } from './integrationReviews.js';
 
 /** The publisher's own view (Bearer publisher token): who it is, its placements and its integration reviews. */
-export async function publisherRoutes(app: FastifyInstance, { db }: { db: Postgres }): Promise<void> {
+export async function publisherRoutes(app: FastifyInstance, { db, serveUrl }: { db: Postgres; serveUrl: string }): Promise<void> {
   app.addHook('onRequest', requirePublisherToken(db));
 
   // Who the token belongs to, as GET /v1/advertiser/me answers for a key: the console names the
-  // publisher in its header, which no other publisher route answers.
+  // publisher in its header, which no other publisher route answers. With it, where its backend
+  // asks for ads: the serve route as the operator set it up (SERVE_BASE_URL), not as the caller
+  // reached this route (the console and the serve API often live at different hosts).
   app.get('/v1/publisher/me', async (request) => {
     const publisher = await findPublisher(db, publisherOf(request));
     // Publishers are never deleted; a token whose publisher is gone is no token.
     if (!publisher) throw new ApiError('auth_invalid', 'publisher token is invalid');
-    return { data: { publisher } };
+    return { data: { publisher, serve_url: serveUrl } };
   });
 
   app.get('/v1/publisher/placements', async (request) => {

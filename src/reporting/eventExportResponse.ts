@@ -27,6 +27,7 @@ export async function sendEventExport(
   downloads: StreamedDownloads,
   who: Record<string, string>,
 ): Promise<FastifyReply> {
+  downloads.admit(reply, who);
   const first = await pages.next();
   const encode =
     format === 'csv'

@@ -50,6 +50,7 @@ export async function sendReport<Row extends object>(reply: FastifyReply, report
     parts.push(Buffer.from(`],"pagination":${JSON.stringify(pagination)},"query":${JSON.stringify(report.query)}}`));
     return reply.type('application/json; charset=utf-8').send(Buffer.concat(parts));
   }
+  report.download.downloads.admit(reply, report.download.who);
   const first = await report.batches.next();
   const toCsv = (rows: Row[]) => downloadPieces(rows, (row) => csvRecord(report.columns.map((column) => row[column] as CsvField)));
   // Let go once sent: were the body to read `first`, the whole download would keep that batch.

@@ -77,20 +77,29 @@ export async function withAdvisoryLock<T>(
  * that stops answering still fails the wait within the bound. sliceMs 0 (embedded PGlite, no query
  * bound): one wait. Between two slices another waiter may take the lock first; the wait goes on.
  *
- * First of all, a server that takes only reads is refused (refuseReadOnly), asked in the same round
- * trip as the wait's first lock_timeout.
+ * First of all, one round trip tries the lock without waiting (pg_try_advisory_xact_lock, which
+ * also fails while others wait for it, so a newcomer never jumps the queue), sets the step's
+ * lock_timeout and asks whether the server takes only reads (refuseReadOnly): a lock nobody holds,
+ * the common case, costs that one statement beside BEGIN and COMMIT (it cost five before).
  */
 async function waitForLock(tx: SqlExecutor, key: AdvisoryLockKey, waitMs: number, sliceMs: number): Promise<void> {
-  const lock = typeof key === 'number' ? () => tx.query('SELECT pg_advisory_xact_lock($1)', [key]) : () => tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', [key[0], key[1]]);
+  const keyParams = typeof key === 'number' ? [key] : [key[0], key[1]];
+  const keySql = typeof key === 'number' ? '$1::bigint' : '$1::int, $2::int';
+  const lock = () => tx.query(`SELECT pg_advisory_xact_lock(${keySql})`, keyParams);
+  // Without a limit the wait is for as long as the holder works (0: no lock_timeout), not the
+  // pool's lock_timeout (POSTGRES_LOCK_WAIT_MS): a migration or another instance's billing write may take longer.
   const wanted = `${waitMs}ms`;
+  const { rows } = await tx.query<{ taken: boolean; read_only: string }>(
+    `SELECT pg_try_advisory_xact_lock(${keySql}) AS taken, set_config('lock_timeout', $${keyParams.length + 1}, true), current_setting('transaction_read_only') AS read_only`,
+    [...keyParams, wanted],
+  );
+  refuseReadOnly(rows[0]?.read_only);
+  if (rows[0]?.taken === true) return;
   const deadline = waitMs > 0 ? Date.now() + waitMs : Infinity;
-  let set: string | undefined;
+  let set = wanted;
   const setLockTimeout = async (value: string) => {
     if (value === set) return;
-    // Without a limit the wait is for as long as the holder works (0: no lock_timeout), not the
-    // pool's lock_timeout (POSTGRES_LOCK_WAIT_MS): a migration or another instance's billing write may take longer.
-    const { rows } = await tx.query<{ read_only: string }>(`SELECT set_config('lock_timeout', $1, true), current_setting('transaction_read_only') AS read_only`, [value]);
-    if (set === undefined) refuseReadOnly(rows[0]?.read_only);
+    await tx.query(`SELECT set_config('lock_timeout', $1, true)`, [value]);
     set = value;
   };
   let savepoint = false;

@@ -5,6 +5,7 @@ import type { ClusterTarget } from './clusterDdl.js';
 import { withUnavailableQueries } from './clickhouseUnavailable.js';
 import { lockDirectory } from './directoryLock.js';
 import { WrittenEventDays, withWrittenEventDays } from './writtenEventDays.js';
+import { withDurableWrites } from './durableWrites.js';
 import { forgetBlocksWithoutParts, type ForgottenBlocks } from './deduplicationLogRepair.js';
 
 /** The nice value of embedded ClickHouse's merge threads while they merge (0 is this process's; 19 the lowest priority). */
@@ -20,6 +21,8 @@ export interface ClickHouseOptions {
   /** A cluster in the servers' remote_servers: migrations create sharded, replicated tables on it (src/store/clusterDdl.ts). */
   cluster?: string;
   dataDir: string;
+  /** Embedded only: each write returns once its files are on disk (EVENT_SPOOL_FSYNC; durableWrites.ts). */
+  durableWrites?: boolean;
 }
 
 export interface ClickHouse {
@@ -91,7 +94,7 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
     }
     const writtenEventDays = new WrittenEventDays();
     return {
-      client: withWrittenEventDays(withUnavailableQueries(client), writtenEventDays),
+      client: withWrittenEventDays(withUnavailableQueries(options.durableWrites ? withDurableWrites(client, directory) : client), writtenEventDays),
       kind: 'embedded',
       forgottenBlocks,
       writtenEventDays,

@@ -33,6 +33,8 @@ export interface EventPipelineOptions {
 
 /** The longest wait between retries: writing resumes within about this long after a fault clears. */
 const MAX_RETRY_DELAY_MS = 4000;
+/** How often a spool that still cannot be written is logged again, with the events refused since. */
+const SPOOL_FAILURE_LOG_INTERVAL_MS = 60_000;
 /**
  * How many times ClickHouse may refuse a kept insert for its rows (a view whose query fails on them:
  * not a full disk or load, isRefusedForNow, which pass) before it is moved to the quarantine.
@@ -564,8 +566,11 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     };
   }
 
-  /** The spool failure last logged, until an append succeeds again. */
-  let spoolFailureLogged: string | undefined;
+  /**
+   * The spool failure last logged (by its code: a failed open names a new segment file in each
+   * message), when, and the events refused since, until an append succeeds again.
+   */
+  let spoolFailureLogged: { kind: string; at: number; refusedSince: number } | undefined;
   /**
    * Each listener's failure last logged: a listener that throws on every event logs once, and the
    * metric counts them all. Per listener: with one message for all, two listeners throwing on every
@@ -608,12 +613,21 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     try {
       spool.append(events);
     } catch (error) {
-      // Once per failure, not per refused request: a full disk refuses every pixel (the refusals
-      // are counted in the metrics), and a stack per request filled the log that had to say why.
-      if (spool.failure?.message !== spoolFailureLogged) {
-        spoolFailureLogged = spool.failure?.message;
-        log.error({ err: spool.failure, pending: pending() }, 'cannot write the event spool; refusing events until it can');
+      // Once per kind of failure, then once a minute with a count, not per refused request: a full
+      // or read-only disk refuses every pixel (the refusals are counted in the metrics), and a
+      // stack per request (3.6 MB in 80 s at a few pixels a second: try40 F6) filled the log, and
+      // the disk, that had to say why.
+      const failure = spool.failure as NodeJS.ErrnoException | undefined;
+      const kind = failure?.code ?? failure?.message ?? String(error);
+      const now = Date.now();
+      if (spoolFailureLogged?.kind !== kind) {
+        spoolFailureLogged = { kind, at: now, refusedSince: 0 };
+        log.error({ err: failure, pending: pending() }, 'cannot write the event spool; refusing events until it can');
+      } else if (now - spoolFailureLogged.at >= SPOOL_FAILURE_LOG_INTERVAL_MS) {
+        log.error({ code: kind, refused: spoolFailureLogged.refusedSince, pending: pending() }, 'the event spool still cannot be written; refusing events');
+        spoolFailureLogged = { kind, at: now, refusedSince: 0 };
       }
+      spoolFailureLogged.refusedSince += events.length;
       refuse(events.length, (error as Error).message);
     }
     if (spoolFailureLogged !== undefined) {

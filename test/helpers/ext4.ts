@@ -7,9 +7,10 @@ import path from 'node:path';
  * loop device, with `errors=remount-ro`, as a production disk often is. Needs root (canMount).
  * Returns `fail`, which makes the kernel record a file-system error, as on a real I/O error: ext4
  * turns the mount read-only at once, also for files already open for writing (a tmpfs cannot be
- * remounted read-only while PGlite holds its files open), and `unmount`.
+ * remounted read-only while PGlite holds its files open), `image` (the file the loop device writes:
+ * a copy of it is what the disk holds, as after a power loss), and `unmount`.
  */
-export function mountExt4(directory: string, bytes: number): { fail: () => void; unmount: () => void } {
+export function mountExt4(directory: string, bytes: number): { image: string; fail: () => void; unmount: () => void } {
   const image = `${directory}.ext4`;
   const fd = openSync(image, 'w');
   ftruncateSync(fd, bytes);
@@ -19,10 +20,30 @@ export function mountExt4(directory: string, bytes: number): { fail: () => void;
   execFileSync('mount', ['-o', 'loop,errors=remount-ro', image, directory]);
   const device = path.basename(execFileSync('findmnt', ['-no', 'SOURCE', directory], { encoding: 'utf8' }).trim());
   return {
+    image,
     fail: () => writeFileSync(`/sys/fs/ext4/${device}/trigger_fs_error`, 'adsvc test: a disk error\n'),
     unmount: () => {
       execFileSync('umount', ['-l', directory]);
       rmSync(image, { force: true });
     },
+  };
+}
+
+/**
+ * Mounts a copy of an ext4 image on `directory` after e2fsck has replayed its journal, as a machine
+ * coming back from a power loss does. Returns its unmount (which removes the copy).
+ */
+export function mountCopyAfterPowerLoss(copy: string, directory: string): () => void {
+  // e2fsck exits 1 when it fixed something (the journal's replay): the disk is then consistent.
+  try {
+    execFileSync('e2fsck', ['-fy', copy], { stdio: 'ignore' });
+  } catch (error) {
+    if ((error as { status?: number }).status !== 1) throw error;
+  }
+  mkdirSync(directory, { recursive: true });
+  execFileSync('mount', ['-o', 'loop', copy, directory]);
+  return () => {
+    execFileSync('umount', ['-l', directory]);
+    rmSync(copy, { force: true });
   };
 }

@@ -10,6 +10,7 @@ import { IMPRESSION_PATH } from '../../src/tracking/trackingLinks.js';
 import type { TrackedEvent } from '../../src/tracking/trackedEvent.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { canMount, fillDisk, mountTmpfs, notRootMessage } from '../helpers/tmpfs.js';
+import { mountExt4 } from '../helpers/ext4.js';
 import { startTestApp, startTestAppOn, testConfig, testStores, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { eventuallyServed, serve, servableLineItem, uniqueWord } from '../helpers/servingFixtures.js';
@@ -146,6 +147,27 @@ describe.skipIf(!canMount)('a full disk under the spool (real tmpfs)', () => {
       ]);
     } finally {
       release();
+    }
+  });
+
+  it('logs a spool on a disk turned read-only once, not once per refused event, though each failed open names another segment', async () => {
+    const { stores } = await testStores();
+    const dataDir = mkdtempSync(path.join(path.dirname(spoolDir), 'log-once-read-only-'));
+    const disk = mountExt4(path.join(dataDir, 'spool'), 16 * 1024 * 1024);
+    const lines: Array<{ level: number; msg: string }> = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    try {
+      const pipeline = await createClickHouseEventPipeline({ config: testConfig(dataDir, { EVENT_FLUSH_INTERVAL_MS: '600000' }), ch: stores.ch, log });
+      pipeline.accept([sampleEvent()]);
+      disk.fail();
+      for (let refused = 0; refused < 20; refused++) expect(() => pipeline.accept([sampleEvent()])).toThrow('events cannot be stored right now');
+      expect(pipeline.stats().refused).toBe(20);
+      const spoolLines = lines.filter((line) => /event spool/.test(line.msg)).map((line) => [line.level, line.msg]);
+      expect(spoolLines).toEqual([[50, 'cannot write the event spool; refusing events until it can']]);
+      // Its close cannot write to the read-only disk: bounded, not awaited for good.
+      await Promise.race([pipeline.close().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    } finally {
+      disk.unmount();
     }
   });
 

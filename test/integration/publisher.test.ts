@@ -49,7 +49,9 @@ describe('GET /v1/publisher/me', () => {
       const response = await asPublisher(token, 'GET', '/v1/publisher/me');
       expect(response.statusCode, response.body).toBe(200);
       expect(validate(response.json()), JSON.stringify(validate.errors)).toBe(true);
-      expect(response.json()).toEqual({ data: { publisher: { id: publisher.id, name: publisher.name, created_at: publisher.created_at } } });
+      expect(response.json()).toEqual({
+        data: { publisher: { id: publisher.id, name: publisher.name, created_at: publisher.created_at }, serve_url: `${ctx.config.SERVE_BASE_URL}/v1/serve` },
+      });
     }
     const withQuery = await asPublisher(first.token, 'GET', '/v1/publisher/me?limit=1');
     expect(withQuery.statusCode).toBe(400);

@@ -16,18 +16,21 @@ const STALL_MS = 1000;
 
 let patient: TestContext;
 let strict: TestContext;
+let capped: TestContext;
 let key: string;
 let path: string;
+let day: string;
 let wholeCsv: string;
 
 beforeAll(async () => {
   patient = await startTestApp({ EXPORT_PAGE_ROWS: String(PAGE_ROWS) });
   strict = await startAnotherInstance(patient, { EXPORT_PAGE_ROWS: String(PAGE_ROWS), DOWNLOAD_STALL_TIMEOUT_MS: String(STALL_MS) });
-  for (const ctx of [patient, strict]) await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  capped = await startAnotherInstance(patient, { EXPORT_PAGE_ROWS: String(PAGE_ROWS), MAX_DOWNLOADS_PER_OWNER: '2' });
+  for (const ctx of [patient, strict, capped]) await ctx.app.listen({ port: 0, host: '127.0.0.1' });
   const advertiser = await createAdvertiser(patient, ['reporting']);
   key = advertiser.key;
   const campaign = await createReportCampaign(patient, advertiser.user.id);
-  const day = new Date().toISOString().slice(0, 10);
+  day = new Date().toISOString().slice(0, 10);
   const start = Date.parse(`${day}T00:00:00.000Z`);
   await insertEvents(
     patient,
@@ -39,6 +42,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await capped?.close();
   await strict?.close();
   await patient?.close();
 });
@@ -133,5 +137,45 @@ describe('a client that stops reading a streamed download', () => {
     expect(Date.now() - started).toBeGreaterThan(3 * STALL_MS);
     expect(body).toBe(wholeCsv);
     expect(await metricSample(strict, 'adsvc_download_stalls_total')).toBe(stallsBefore);
+  });
+});
+
+describe('downloads one organization holds at once', () => {
+  const url = (ctx: TestContext, pathAndQuery: string) => `http://127.0.0.1:${portOf(ctx)}${pathAndQuery}`;
+
+  it('past MAX_DOWNLOADS_PER_OWNER are refused 429 rate_limited with Retry-After, until one of them closes', { timeout: 60_000 }, async () => {
+    const clients = [await stalledClient(capped), await stalledClient(capped)];
+    try {
+      await expect.poll(() => metricSample(capped, 'adsvc_downloads_open'), { timeout: 10_000 }).toBe(2);
+      const refused = await fetch(url(capped, path), { headers: { 'x-api-key': key } });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('5');
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
+      expect(await metricSample(capped, 'adsvc_downloads_refused_total')).toBe(1);
+
+      // A JSON report page is not a download; the admin token's downloads are its own.
+      const json = await fetch(url(capped, `/v1/advertiser/reporting/campaigns?date_from=${day}&date_to=${day}`), { headers: { 'x-api-key': key } });
+      expect(json.status).toBe(200);
+      await json.text();
+      const operatorCsv = await fetch(url(capped, '/v1/admin/reporting?format=csv'), { headers: { authorization: `Bearer ${capped.secrets.adminToken}` } });
+      expect(operatorCsv.status).toBe(200);
+      await operatorCsv.text();
+
+      clients[0]!.destroy();
+      // The slot is given back when the stalled response closes, on a later turn than the socket's end.
+      await expect
+        .poll(
+          async () => {
+            const again = await fetch(url(capped, path), { headers: { 'x-api-key': key } });
+            const body = await again.text();
+            return again.status === 200 ? body.length : again.status;
+          },
+          { timeout: 10_000, interval: 200 },
+        )
+        .toBe(wholeCsv.length);
+    } finally {
+      for (const client of clients) client.destroy();
+    }
+    await expect.poll(() => metricSample(capped, 'adsvc_downloads_open'), { timeout: 10_000 }).toBe(0);
   });
 });
