@@ -378,6 +378,26 @@ describe('a start that cannot work fails fast with one line naming the cause', (
     expect(readdirSync(dataDir).filter((name) => name.endsWith('.lock'))).toEqual([]);
   });
 
+  it('ends such a start with exit 1 and its one line every time on a DATA_DIR holding events (not a segfault)', async () => {
+    // try39 F9: pacing's first read of ClickHouse, begun before the failing plugin, still ran when
+    // the stores closed; chdb's engine then ended the process in a segfault (exit 139) or hung it at
+    // exit, on a DATA_DIR with parts to read (4 of 4 starts on this one). An empty one exited 1.
+    const dataDir = newDataDir();
+    const seeded = await finished(
+      spawn(process.execPath, ['--import', 'tsx', path.join(packageRoot, 'test/helpers/eventPartsChild.ts'), dataDir, '40'], { cwd: packageRoot, stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
+    expect(seeded.code, seeded.stderr).toBe(0);
+    mkdirSync(path.join(dataDir, 'ivt'));
+    writeFileSync(path.join(dataDir, 'ivt', 'feed.cidr'), 'not-a-range\n');
+    for (let start = 1; start <= 3; start += 1) {
+      const { code, signal, stderr } = await finished(
+        adsvc(['serve'], { DATA_DIR: dataDir, PORT: String(await freePort()), ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}) }),
+      );
+      expect({ start, code, signal }).toEqual({ start, code: 1, signal: null });
+      expect(stderr).toBe(`adsvc: ${path.join(dataDir, 'ivt', 'feed.cidr')}:1: not an IP address or CIDR: "not-a-range"\n`);
+    }
+  }, 180_000);
+
   it('names what is wrong under DATA_DIR in one line, no stack, and leaves no lock behind', async () => {
     const cases: Array<[string, (dataDir: string) => void, (dataDir: string) => string]> = [
       ['a feed that is a directory', (dataDir) => mkdirSync(path.join(dataDir, 'ivt', 'aws.cidr'), { recursive: true }), (dataDir) => `adsvc: cannot read CIDR file ${path.join(dataDir, 'ivt', 'aws.cidr')}: EISDIR\n`],
