@@ -27,16 +27,30 @@ export function startProcessWatchdog(timeoutMs: number): void {
   process.on('SIGABRT', passAbortOn);
   if (timeoutMs === 0) return;
 
-  const beats = new Int32Array(new SharedArrayBuffer(4));
-  setInterval(() => Atomics.add(beats, 0, 1), BEAT_MS).unref();
+  setInterval(() => Atomics.add(shared, BEATS, 1), BEAT_MS).unref();
   const watchdog = new Worker(WATCHDOG_SOURCE, {
     eval: true,
-    workerData: { beats, missesAllowed: Math.ceil(timeoutMs / BEAT_MS), timeoutMs, pid: process.pid, hostname: hostname() },
+    workerData: { shared, missesAllowed: Math.ceil(timeoutMs / BEAT_MS), warnMisses: STALL_WARN_MISSES, timeoutMs, pid: process.pid, hostname: hostname() },
   });
   watchdog.unref();
 }
 
+/**
+ * How many times the main thread went STALL_WARN_MISSES beats (5 s) without turning its event loop
+ * since the watchdog started (0 without one): `adsvc_main_thread_stalls_total`. A stall that ends
+ * before WATCHDOG_TIMEOUT_MS is seen here and in one warning line, so an operator learns of a
+ * thread nearing the limit before the watchdog kills it.
+ */
+export function mainThreadStalls(): number {
+  return Atomics.load(shared, STALLS);
+}
+
 const BEAT_MS = 1000;
+/** Missed beats after which a stall is warned of and counted: 5 s, well past any turn measured (configuration.md). */
+const STALL_WARN_MISSES = 5;
+/** Slots of the memory the main thread and its watchdog share: the main thread's beats, the stalls the watchdog counted. */
+const [BEATS, STALLS] = [0, 1];
+const shared = new Int32Array(new SharedArrayBuffer(8));
 
 /**
  * The watchdog thread, in plain JavaScript (the service also runs from its TypeScript sources, where
@@ -48,16 +62,23 @@ const BEAT_MS = 1000;
 const WATCHDOG_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const { writeSync } = require('node:fs');
-const { beats, missesAllowed, timeoutMs, pid, hostname } = workerData;
-let last = Atomics.load(beats, 0);
+const { shared, missesAllowed, warnMisses, timeoutMs, pid, hostname } = workerData;
+const line = (fields) => writeSync(1, JSON.stringify({ time: Date.now(), pid, hostname, ...fields }) + '\\n');
+let last = Atomics.load(shared, ${BEATS});
 let misses = 0;
 setInterval(() => {
-  const now = Atomics.load(beats, 0);
+  const now = Atomics.load(shared, ${BEATS});
+  if (now !== last && misses >= warnMisses && misses < missesAllowed) {
+    line({ level: 30, stalledSeconds: misses, timeoutMs, msg: 'the main thread turned its event loop again after a stall' });
+  }
   misses = now === last ? misses + 1 : 0;
   last = now;
+  if (misses === warnMisses && misses < missesAllowed) {
+    Atomics.add(shared, ${STALLS}, 1);
+    line({ level: 40, stalledSeconds: misses, timeoutMs, msg: 'the main thread has not turned its event loop for 5 s; the watchdog ends the process if this lasts WATCHDOG_TIMEOUT_MS' });
+  }
   if (misses < missesAllowed) return;
-  const msg = 'the main thread has not turned its event loop for WATCHDOG_TIMEOUT_MS (a fatal signal embedded ClickHouse caught, or a loop that never yields); ending the process with SIGKILL so that its supervisor starts it again';
-  writeSync(1, JSON.stringify({ level: 60, time: Date.now(), pid, hostname, timeoutMs, msg }) + '\\n');
+  line({ level: 60, timeoutMs, msg: 'the main thread has not turned its event loop for WATCHDOG_TIMEOUT_MS (a fatal signal embedded ClickHouse caught, or a loop that never yields); ending the process with SIGKILL so that its supervisor starts it again' });
   process.kill(pid, 'SIGKILL');
 }, ${BEAT_MS});
 `;

@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { EventPipeline } from '../tracking/eventPipeline.js';
 import type { StreamedDownloads } from './streamedDownloads.js';
 import { RequestDurationHistogram } from './requestDurationHistogram.js';
+import { mainThreadStalls } from '../processWatchdog.js';
 
 /**
  * The service's Prometheus metrics, one registry per app (tests build several apps in a process).
@@ -65,6 +66,11 @@ export function createMetrics(events: EventPipeline, downloads: StreamedDownload
       this.set(downloads.stats().heldBytes);
     },
   });
+  eventCounter(
+    'adsvc_main_thread_stalls_total',
+    "Times the main thread went 5 s without turning its event loop (adsvc serve's watchdog; ended at WATCHDOG_TIMEOUT_MS)",
+    mainThreadStalls,
+  );
   eventCounter('adsvc_download_stalls_total', 'Streamed downloads destroyed because their client read nothing for DOWNLOAD_STALL_TIMEOUT_MS', () => downloads.stats().stalls);
   eventCounter('adsvc_downloads_refused_total', 'Streamed downloads refused 429 because their owner already held MAX_DOWNLOADS_PER_OWNER open', () => downloads.stats().refused);
 

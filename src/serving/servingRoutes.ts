@@ -191,7 +191,9 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   let snapshotWrites: NodeJS.Timeout | undefined;
   app.addHook('onClose', async () => {
     clearTimeout(snapshotWrites);
-    await Promise.all([refresher.stop(), ...tasks.map((task) => task.stop())]);
+    // A start that failed after this plugin (a bad CIDR feed) never reached onReady: the syncs' queries
+    // may still run, and chdb's engine closed under one ended the process in a segfault (try39 F9).
+    await Promise.all([refresher.stop(), ...tasks.map((task) => task.stop()), initialSyncs.catch(() => undefined)]);
     await serveCounts.flush().catch((error: unknown) => log.error({ err: error }, 'serve counts flush at close failed; kept on disk'));
   });
 

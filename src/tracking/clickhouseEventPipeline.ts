@@ -51,6 +51,8 @@ const MAX_REFUSED_RETRY_DELAY_MS = 60_000;
  * pixel and click answered 503 (rev38 F3).
  */
 const IN_FLIGHT_AHEAD_MS = 4000;
+/** A crash's insert that ClickHouse keeps refusing the same way is logged at every this many tries (logsRefusal). */
+const REFUSAL_LOG_EVERY = 10;
 /** A wait for the billing lock (billingLock.ts) worth telling the operator about. */
 const SLOW_BILLING_LOCK_MS = 1000;
 
@@ -78,7 +80,7 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   try {
     spool = new EventSpool(spoolDirectory, config.EVENT_SPOOL_FSYNC);
     sealed = spool.recover();
-    inFlight = spool.inFlight().map(keptWrite);
+    inFlight = spool.inFlight().map((write) => ({ ...keptWrite(write), fromCrash: true }));
     refused = spool.failedWrites().map(keptWrite);
   } catch (error) {
     releaseSpool();
@@ -391,8 +393,10 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     try {
       if (held) {
         await ch.client.command({ query: `${INSERT_EVENTS}\n${write.body}`, clickhouse_settings: insertSettings(write.token) });
-        if (write.leftByCrash) counts.written += write.events;
-        else log.info({ events: write.events }, 'sent again an insert ClickHouse had refused: its rows were in events_v1, now in every view too');
+        if (write.leftByCrash) {
+          counts.written += write.events;
+          log.info({ file: write.name, token: write.token, events: write.events, tries: write.tries }, 'ClickHouse took at last an insert a crash left in flight, set aside after its refusals');
+        } else log.info({ events: write.events }, 'sent again an insert ClickHouse had refused: its rows were in events_v1, now in every view too');
       }
       spool.forgetInFlight(write.name);
     } catch (error) {
@@ -419,14 +423,18 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   function refusedAgain(write: KeptWrite, error: unknown, { ofTheRows = true, due = true }: { ofTheRows?: boolean; due?: boolean } = {}): boolean {
     const held = { file: write.name, token: write.token, events: write.events, campaigns: [...write.campaignIds] };
     if (!due) {
-      log.error({ err: error, ...held, refusals: write.refusals, retryInMs: write.nextTryAt - Date.now() }, 'ClickHouse refused again an insert kept in the spool, tried before its time (not counted); will retry');
+      if (logsRefusal(write, error, false)) {
+        log.error({ err: error, ...held, refusals: write.refusals, retryInMs: write.nextTryAt - Date.now() }, 'ClickHouse refused again an insert kept in the spool, tried before its time (not counted); will retry');
+      }
       return false;
     }
     write.tries += 1;
     if (ofTheRows && !isRefusedForNow(error)) write.refusals += 1;
     write.nextTryAt = Date.now() + Math.min(MAX_REFUSED_RETRY_DELAY_MS, config.EVENT_FLUSH_INTERVAL_MS * 2 ** (write.tries - 1));
     if (write.refusals < KEPT_WRITE_REFUSALS) {
-      log.error({ err: error, ...held, refusals: write.refusals, retryInMs: write.nextTryAt - Date.now() }, 'ClickHouse refused again an insert kept in the spool; will retry');
+      if (logsRefusal(write, error, true)) {
+        log.error({ err: error, ...held, refusals: write.refusals, tries: write.tries, retryInMs: write.nextTryAt - Date.now() }, 'ClickHouse refused again an insert kept in the spool; will retry');
+      }
       return false;
     }
     let moved: string;
@@ -442,6 +450,23 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
       `ClickHouse refused ${write.refusals} times, for its rows, an insert kept in the spool (events_v1 may hold it without every view, so reports lack it); moved it to the quarantine: send it again once the cause is fixed (docs/failure-modes.md)`,
     );
     return true;
+  }
+
+  /**
+   * Whether this refusal of a kept insert is logged. A crash's insert is tried by every flush while
+   * it is ahead of the segments (every EVENT_FLUSH_INTERVAL_MS) and then, set aside, for as long as
+   * ClickHouse refuses it, with no request waiting on it: its first refusal is logged, then one
+   * whose error differs, and every REFUSAL_LOG_EVERY-th try (with the count), not each try
+   * (wedge39's line came every 100 ms to 60 s for hours). A refused conversion or import batch is
+   * logged at each try, as its client's retries come.
+   */
+  function logsRefusal(write: KeptWrite, error: unknown, due: boolean): boolean {
+    if (!write.fromCrash) return true;
+    const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+    const refusal = String(code ?? message);
+    const logs = refusal !== write.loggedRefusal || (due && write.tries % REFUSAL_LOG_EVERY === 0);
+    write.loggedRefusal = refusal;
+    return logs;
   }
 
   /**
@@ -555,12 +580,18 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
 
   function stats(): EventPipelineStats {
     // In-flight files are named like segments: they too start with the time they were written.
-    const oldest = [inFlight[0] && segmentCreatedAt(inFlight[0].name), sealed[0] && segmentCreatedAt(sealed[0].name), spool.openSince].filter(
-      (at) => at !== undefined,
-    );
+    // A crash's insert set aside is still accepted and not in ClickHouse: in the backlog, though no
+    // longer in `unwritten` (setAside), or /healthz said 0 while it waited for hours.
+    const setAside = refused.filter((write) => write.leftByCrash);
+    const oldest = [
+      inFlight[0] && segmentCreatedAt(inFlight[0].name),
+      sealed[0] && segmentCreatedAt(sealed[0].name),
+      spool.openSince,
+      ...setAside.map((write) => segmentCreatedAt(write.name)),
+    ].filter((at) => at !== undefined);
     return {
       ...counts,
-      backlogRows: pending(),
+      backlogRows: pending() + setAside.reduce((sum, write) => sum + write.events, 0),
       oldestPendingAt: oldest.length > 0 ? Math.min(...oldest) : undefined,
       spoolFailure: spool.failure?.message,
     };
@@ -792,6 +823,10 @@ interface KeptWrite extends InFlightWrite {
   refusedSince?: number;
   /** A crash's insert set aside (setAside): sent whether or not events_v1 holds its rows. */
   leftByCrash?: boolean;
+  /** A crash's insert (`*.in-flight`), whose refusals are logged on change (logsRefusal). */
+  fromCrash?: boolean;
+  /** The code (or message) of its last refusal, logged or not. */
+  loggedRefusal?: string;
 }
 
 const heldRows = z.array(z.object({ id: z.string(), cost: z.string(), revenue: z.string(), price: z.string(), unbilled: z.string(), ivt: z.string() }));

@@ -15,7 +15,6 @@ import { sampleEvent } from '../helpers/sampleEvent.js';
 // now, not its rows (a view over its memory limit on those rows: MEMORY_LIMIT_EXCEEDED), was never
 // quarantined and went before the segments in every round: the spool's own accepted events were
 // never written, the backlog grew to EVENT_BUFFER_MAX_ROWS and every pixel and click answered 503.
-const silent = pino({ level: 'silent' });
 const dataDir = mkdtempSync(path.join(inject('testRoot'), 'refused-in-flight-'));
 let ch: ClickHouse;
 beforeAll(async () => {
@@ -49,7 +48,9 @@ it("a crash's in-flight insert ClickHouse keeps refusing 'for now' is set aside:
   // As a kill -9 during a conversion's insert leaves it: the body, then the token.
   const conversion = sampleEvent({ campaign_id: campaignId, type: 'conversion' });
   writeFileSync(path.join(spoolDir, `${Date.now().toString().padStart(15, '0')}-000000000000.in-flight`), `${spoolLine(conversion)}${JSON.stringify(`conversion:${conversion.event_id}`)}\n`);
-  const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: pipelineDir, EVENT_FLUSH_INTERVAL_MS: '100' }), ch, log: silent });
+  const logLines: Array<{ msg: string; file?: string }> = [];
+  const log = pino({ level: 'info' }, { write: (line: string) => logLines.push(JSON.parse(line) as { msg: string; file?: string }) });
+  const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: pipelineDir, EVENT_FLUSH_INTERVAL_MS: '100' }), ch, log });
   onTestFinished(() => pipeline.close());
   expect(pipeline.pending()).toBe(1);
 
@@ -69,6 +70,10 @@ it("a crash's in-flight insert ClickHouse keeps refusing 'for now' is set aside:
   // recorded, so pacing's "the last `unwritten` are not in ClickHouse" stays true of the rest.
   expect(pipeline.pending()).toBe(0);
   expect(await pipeline.readBetweenWrites(async (unwritten) => unwritten)).toBe(0);
+  // Still accepted and not in ClickHouse: /healthz's event_backlog and adsvc_event_backlog_rows count it (they said 0 before).
+  const stats = pipeline.stats();
+  expect(stats.backlogRows).toBe(1);
+  expect(stats.oldestPendingAt).toBeDefined();
   // Not quarantined ("for now" code), not forgotten: still kept as a crash's insert.
   expect(pipeline.stats().quarantinedWrites).toBe(0);
   expect(readdirSync(spoolDir).filter((file) => file.endsWith('.in-flight'))).toHaveLength(1);
@@ -91,4 +96,12 @@ it("a crash's in-flight insert ClickHouse keeps refusing 'for now' is set aside:
     inView: await count(`SELECT toUInt64(count()) AS n FROM ${sink} WHERE campaign_id = {id:UUID}`, campaignId),
   }).toEqual({ events: 1, rolledUp: 1, inView: 1 });
   expect(pipeline.stats()).toMatchObject({ written: 2, quarantinedWrites: 0, backlogRows: 0 });
+  // Its refusals, the same every time, were logged once (and at every 10th try), not at each of the
+  // flushes that tried it every 100 ms while it was ahead of the segments (about 40 lines before).
+  const file = logLines.find((line) => line.msg.startsWith('ClickHouse keeps refusing'))?.file;
+  expect(file).toBeDefined();
+  const refusals = logLines.filter((line) => line.file === file && line.msg.startsWith('ClickHouse refused again'));
+  expect(refusals.length).toBeGreaterThanOrEqual(1);
+  expect(refusals.length).toBeLessThanOrEqual(3);
+  expect(logLines.some((line) => line.file === file && line.msg.startsWith('ClickHouse took at last'))).toBe(true);
 }, 180_000);
