@@ -33,6 +33,16 @@ describe('rows as DataRow bytes', () => {
     expect(encodeDataRows(expected).equals(bytes)).toBe(true);
   });
 
+  it('reads an answer of several megabytes whole, in memory a worker thread can share', async () => {
+    const { db } = (await testStores()).stores;
+    // About 5.5 MB: the engine's chunks are gathered into 4 MB slabs, so one chunk straddles two.
+    const many = 'SELECT n, repeat(md5(n::text), 20) AS text FROM generate_series(1, 8000) AS n ORDER BY n';
+    const [bytes, { rows }] = await db.transaction(async (tx) => [await tx.dataRows(many), await tx.query<{ n: number; text: string }>(many)] as const);
+    expect(bytes.length).toBeGreaterThan(5 * 2 ** 20);
+    expect(readAll(bytes, 2)).toEqual(rows.map((row) => [String(row.n), row.text]));
+    if (db.kind === 'embedded') expect(bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+  });
+
   it('gives no bytes for no rows, and refuses a row of another width', async () => {
     const { db } = (await testStores()).stores;
     expect((await db.transaction((tx) => tx.dataRows(`${ROWS.replace(' ORDER BY n', '')} WHERE false`))).length).toBe(0);
