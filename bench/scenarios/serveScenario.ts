@@ -6,6 +6,7 @@ import type { BenchOptions } from '../benchOptions.js';
 import { generateCatalog, generateServeRequests, type ServeRequestBody } from '../catalogGenerator.js';
 import { requestJson } from '../httpJson.js';
 import { alternateRounds, loadFailures, runLoad, type LoadResult } from '../loadTest.js';
+import { coresNotes, cpuPerAnswer, quietRatio, roundRecorder } from '../measuredRounds.js';
 import { progress } from '../progress.js';
 import { formatMs, formatNumber, ratio, type Figure, type ScenarioReport } from '../scenarioReport.js';
 import { seedCatalog } from '../seedCatalog.js';
@@ -25,8 +26,11 @@ const CERTIFIED_PLACEMENTS = 20;
 /** Distinct request bodies each connection cycles through. */
 const DISTINCT_REQUESTS = 500;
 const WARMUP_SECONDS = 3;
-/** The measured time is split into this many rounds, alternating between service and stub. */
-const ROUNDS = 3;
+/**
+ * The measured time is split into this many rounds on each, alternating service, stub, stub,
+ * service, ... (each first as often as second).
+ */
+const ROUNDS = 4;
 const HEAP_TARGET_BYTES = 300 * 2 ** 20;
 const execFileAsync = promisify(execFile);
 
@@ -61,6 +65,11 @@ export async function serveScenario(options: BenchOptions): Promise<ScenarioRepo
   let real: LoadResult;
   let stubbed: LoadResult;
   let fill: FillSample;
+  // Which process used the cores in each round: the service, the stub, this process (the load
+  // generator), anything else on the machine.
+  const pids: Record<string, number> = { stub: stub.child.pid! };
+  if (service.pid) pids.service = service.pid;
+  const rounds = roundRecorder(pids, service.pid);
   try {
     progress('sampling the fill rate');
     // A service we started links to itself; one at --url links to whatever its TRACKING_BASE_URL says.
@@ -72,8 +81,9 @@ export async function serveScenario(options: BenchOptions): Promise<ScenarioRepo
     progress(`serving: ${ROUNDS} rounds of ${(durationSeconds / ROUNDS).toFixed(1)} s on the service and on the stub, alternating`);
     ({ service: real, stub: stubbed } = await alternateRounds(
       ROUNDS,
-      () => load(service.baseUrl, durationSeconds / ROUNDS),
-      () => load(stub.baseUrl, durationSeconds / ROUNDS),
+      () => rounds.service(() => load(service.baseUrl, durationSeconds / ROUNDS)),
+      () => rounds.stub(() => load(stub.baseUrl, durationSeconds / ROUNDS)),
+      { balanced: true },
     ));
   } finally {
     failures.push(...(await service.stop()));
@@ -95,6 +105,12 @@ export async function serveScenario(options: BenchOptions): Promise<ScenarioRepo
       met: real.requestsPerSecond >= 10_000,
       baseline: `${formatNumber(stubbed.requestsPerSecond)} req/s`,
       ratio: ratio(real.requestsPerSecond, stubbed.requestsPerSecond),
+    },
+    quietRatio('throughput', rounds.serviceRounds, rounds.stubRounds),
+    {
+      figure: 'CPU a serve: all threads, main thread (load generator)',
+      result: cpuPerAnswer(rounds.serviceRounds, rounds.stubRounds, 'service', rounds.settleTicks),
+      baseline: cpuPerAnswer(rounds.stubRounds, rounds.serviceRounds, 'stub'),
     },
     { figure: 'latency p50', result: formatMs(real.latency.p50), baseline: formatMs(stubbed.latency.p50) },
     { figure: 'latency p90', result: formatMs(real.latency.p90), baseline: formatMs(stubbed.latency.p90) },
@@ -157,13 +173,14 @@ export async function serveScenario(options: BenchOptions): Promise<ScenarioRepo
   }
   notes.push(
     `${formatNumber(lineItems)} active line items in ${formatNumber(lineItems / 5)} campaigns (1-3 include keywords each, 30% with an exclude keyword, 33% with placement targeting; 45% CPC, 45% tCPM, 10% CPA; 1-2 creatives), ${PLACEMENTS} placements of which ${CERTIFIED_PLACEMENTS} certified.`,
-    `Load: autocannon, ${connections} keep-alive connections, ${durationSeconds} s on each of service and stub in ${ROUNDS} alternating rounds after a ${WARMUP_SECONDS} s warm-up of each, cycling ${DISTINCT_REQUESTS} distinct bodies (90% on-topic chat query/response pairs, 10% small talk). Rounds, req/s: service ${real.rounds.map((rps) => formatNumber(rps)).join(', ')}; stub ${stubbed.rounds.map((rps) => formatNumber(rps)).join(', ')}.`,
+    `Load: autocannon, ${connections} keep-alive connections, ${durationSeconds} s on each of service and stub in ${ROUNDS} rounds each (service, stub, stub, service, ...; after each round the bench waits for the service to use under a tenth of a core) after a ${WARMUP_SECONDS} s warm-up of each, cycling ${DISTINCT_REQUESTS} distinct bodies (90% on-topic chat query/response pairs, 10% small talk). Rounds, req/s: service ${real.rounds.map((rps) => formatNumber(rps)).join(', ')}; stub ${stubbed.rounds.map((rps) => formatNumber(rps)).join(', ')}.`,
     `Fill rate: share of 200 answers with a non-null ad, from one sequential pass over the ${DISTINCT_REQUESTS} bodies before the load; every ad's links were checked to be the service's TRACKING_BASE_URL + /v1/t/i/ or /v1/t/c/ + a token.`,
     options.url
       ? 'Seeded through the admin and management APIs of the service at --url.'
       : 'Seeded with the admin repository functions (tenancy) and bulk SQL (campaigns, line items, creatives) before the service started; the heap figure comes from a second service started with --expose-gc and bench/heapProbe, after it answered a serve (if it cannot start, from the index alone built in process by bench/indexHeapProbe).',
     ...(options.semanticShare !== undefined && !options.url ? [`Heap service: ${(options.semanticShare * 100).toFixed(0)}% of its line items opted into semantic matching (--semantic-share; the load above had none).`] : []),
     'Load generator and service share the same 2 cores; the stub runs in its own process, up during the whole measurement, under the same load, so the ratio is like for like.',
+    `Cores used in each round (of 2; /proc): ${coresNotes(rounds.serviceRounds, rounds.stubRounds)}. "generator" is the bench's own process, which runs autocannon; "others" is what the machine ran outside the three.`,
   );
   if (profile) notes.push(`CPU profile of the service (top self time): ${profile}`);
   return { scenario: 'serve', baselineName: 'fastify stub', figures, notes, failures };

@@ -9,7 +9,7 @@ import type { BenchOptions } from '../benchOptions.js';
 import { withStores } from '../benchStores.js';
 import { generateCatalog, type GeneratedCampaign } from '../catalogGenerator.js';
 import { alternateRounds, loadFailures, runLoad, type LoadResult } from '../loadTest.js';
-import { cpuTicks, measureCores, MICROS_PER_TICK, type CpuCores } from '../processCpu.js';
+import { coresNotes, cpuPerAnswer, quietRatio, roundRecorder } from '../measuredRounds.js';
 import { progress } from '../progress.js';
 import { formatMs, formatNumber, ratio, type Figure, type ScenarioReport } from '../scenarioReport.js';
 import { seedCatalog } from '../seedCatalog.js';
@@ -28,12 +28,6 @@ const WARMUP_SECONDS = 2;
  * service, ... (each first as often as second).
  */
 const ROUNDS = 4;
-/**
- * A round in which processes other than the service, the stub and the load generator used more
- * than this many cores was disturbed (others' work outside the CPU lock): the quiet ratio leaves
- * out each pair of rounds (a service round and the stub round next to it) with a disturbed one.
- */
-const QUIET_OTHERS_CORES = 0.2;
 /** Upper bound on pixel requests per run, whatever the duration (also sizes the answer bookkeeping). */
 const MAX_IMPRESSIONS = 3_000_000;
 /** Share of answered impressions that are then clicked. */
@@ -91,22 +85,7 @@ export async function trackScenario(options: BenchOptions): Promise<ScenarioRepo
   // generator), anything else on the machine.
   const pids: Record<string, number> = { stub: stub.child.pid! };
   if (service.pid) pids.service = service.pid;
-  const serviceRounds: MeasuredRound[] = [];
-  /** The service's CPU while the bench waited for it to settle between rounds, counted in its CPU a pixel. */
-  const settleTicks = { all: 0, main: 0 };
-  const stubRounds: MeasuredRound[] = [];
-  const measuredRound = async (into: MeasuredRound[], run: () => Promise<LoadResult>) => {
-    const { result, cores } = await measureCores(pids, run);
-    into.push({ cores, seconds: result.durationSeconds, responses: result.responses });
-    // The service's flush of its last events into ClickHouse (and the merges after it) runs on for
-    // a second or two after its round: the next round, the stub's in particular, starts after it.
-    if (service.pid) {
-      const tail = await settled(service.pid);
-      settleTicks.all += tail.all;
-      settleTicks.main += tail.main;
-    }
-    return result;
-  };
+  const rounds = roundRecorder(pids, service.pid);
   try {
     // Warm-up tokens are their own serves (numbered past the measured ones), so they never collide with them.
     let warmups = MAX_IMPRESSIONS;
@@ -121,8 +100,8 @@ export async function trackScenario(options: BenchOptions): Promise<ScenarioRepo
     progress(`pixels: ${ROUNDS} rounds of ${(durationSeconds / ROUNDS).toFixed(1)} s on the service and on the stub, alternating`);
     ({ service: pixels, stub: stubPixels } = await alternateRounds(
       ROUNDS,
-      () => measuredRound(serviceRounds, () => load(service.baseUrl, counted, durationSeconds / ROUNDS, MAX_IMPRESSIONS - measured)),
-      () => measuredRound(stubRounds, () => load(stub.baseUrl, stubbed, durationSeconds / ROUNDS)),
+      () => rounds.service(() => load(service.baseUrl, counted, durationSeconds / ROUNDS, MAX_IMPRESSIONS - measured)),
+      () => rounds.stub(() => load(stub.baseUrl, stubbed, durationSeconds / ROUNDS)),
       { balanced: true },
     ));
   } catch (error) {
@@ -173,11 +152,11 @@ export async function trackScenario(options: BenchOptions): Promise<ScenarioRepo
       baseline: `${formatNumber(stubPixels.requestsPerSecond)} req/s`,
       ratio: ratio(pixels.requestsPerSecond, stubPixels.requestsPerSecond),
     },
-    quietRatio(serviceRounds, stubRounds),
+    quietRatio('pixel throughput', rounds.serviceRounds, rounds.stubRounds),
     {
       figure: 'CPU a pixel: all threads, main thread (load generator)',
-      result: cpuPerPixel(serviceRounds, stubRounds, 'service', settleTicks),
-      baseline: cpuPerPixel(stubRounds, serviceRounds, 'stub'),
+      result: cpuPerAnswer(rounds.serviceRounds, rounds.stubRounds, 'service', rounds.settleTicks),
+      baseline: cpuPerAnswer(rounds.stubRounds, rounds.serviceRounds, 'stub'),
     },
     { figure: 'pixel latency p50', result: formatMs(pixels.latency.p50), baseline: formatMs(stubPixels.latency.p50) },
     { figure: 'pixel latency p90', result: formatMs(pixels.latency.p90), baseline: formatMs(stubPixels.latency.p90) },
@@ -249,7 +228,7 @@ export async function trackScenario(options: BenchOptions): Promise<ScenarioRepo
     );
   }
   notes.push(
-    `Cores used in each round (of 2; /proc): ${[...serviceRounds.map((round, i) => coresNote(`service ${i + 1}`, round.cores)), ...stubRounds.map((round, i) => coresNote(`stub ${i + 1}`, round.cores))].join('; ')}. "generator" is the bench's own process, which runs autocannon and signs the tokens; "others" is what the machine ran outside the three.`,
+    `Cores used in each round (of 2; /proc): ${coresNotes(rounds.serviceRounds, rounds.stubRounds)}. "generator" is the bench's own process, which runs autocannon and signs the tokens; "others" is what the machine ran outside the three.`,
   );
   if (profile) notes.push(`CPU profile of the service in its pixel rounds (top self time): ${profile}`);
   return { scenario: 'track', baselineName: 'fastify stub', figures, notes, failures };
@@ -416,64 +395,4 @@ function byReason(counts: Record<string, number>): string {
 
 function pct(share: number): string {
   return `${(share * 100).toFixed(1)}%`;
-}
-
-/** Waits until the process uses less than a tenth of a core over 200 ms (at most 5 s); returns the clock ticks it used meanwhile. */
-async function settled(pid: number): Promise<{ all: number; main: number }> {
-  const until = Date.now() + 5000;
-  const first = cpuTicks(pid);
-  let before = first;
-  while (Date.now() < until) {
-    await sleep(200);
-    const now = cpuTicks(pid);
-    const quiet = now.all - before.all < 2;
-    before = now;
-    if (quiet) break;
-  }
-  return { all: before.all - first.all, main: before.main - first.main };
-}
-
-interface MeasuredRound {
-  cores: CpuCores;
-  seconds: number;
-  responses: number;
-}
-
-/**
- * A process's CPU time per request it answered, all threads and main thread, counted over every
- * round and the waits between them (`between`, clock ticks: the service's flush into ClickHouse
- * runs on after its round), and the load generator's in its own rounds.
- */
-function cpuPerPixel(own: readonly MeasuredRound[], other: readonly MeasuredRound[], name: string, between = { all: 0, main: 0 }): string {
-  const micros = (rounds: readonly MeasuredRound[], cores: (round: MeasuredRound) => number | undefined) =>
-    rounds.reduce((sum, round) => sum + (cores(round) ?? Number.NaN) * round.seconds * 1e6, 0);
-  const responses = own.reduce((sum, round) => sum + round.responses, 0);
-  const all = (micros(own, (round) => round.cores.byProcess[name]) + micros(other, (round) => round.cores.byProcess[name]) + between.all * MICROS_PER_TICK) / responses;
-  const main = (micros(own, (round) => round.cores.mainThread[name]) + micros(other, (round) => round.cores.mainThread[name]) + between.main * MICROS_PER_TICK) / responses;
-  const generator = micros(own, (round) => round.cores.byProcess.self) / responses;
-  return Number.isFinite(all) ? `${all.toFixed(1)}, ${main.toFixed(1)} us (${generator.toFixed(1)} us)` : 'n/a (--url)';
-}
-
-/** The ratio over the pairs of rounds (service i, stub i: next to each other) in which no one else took the cores. */
-function quietRatio(serviceRounds: readonly MeasuredRound[], stubRounds: readonly MeasuredRound[]): Figure {
-  const quiet = serviceRounds.map((_, i) => i).filter((i) => serviceRounds[i]!.cores.others <= QUIET_OTHERS_CORES && stubRounds[i]!.cores.others <= QUIET_OTHERS_CORES);
-  const rate = (rounds: readonly MeasuredRound[]) => {
-    const picked = quiet.map((i) => rounds[i]!);
-    return picked.reduce((sum, round) => sum + round.responses, 0) / picked.reduce((sum, round) => sum + round.seconds, 0);
-  };
-  const figure = `pixel throughput, undisturbed pairs of rounds (others <= ${QUIET_OTHERS_CORES} cores)`;
-  if (quiet.length === 0) return { figure, result: `none of ${serviceRounds.length}` };
-  return {
-    figure,
-    result: `${formatNumber(rate(serviceRounds))} req/s (${quiet.length} of ${serviceRounds.length} pairs)`,
-    baseline: `${formatNumber(rate(stubRounds))} req/s`,
-    ratio: ratio(rate(serviceRounds), rate(stubRounds)),
-  };
-}
-
-function coresNote(label: string, cores: CpuCores): string {
-  const named = Object.entries(cores.byProcess).map(([name, used]) =>
-    name === 'self' ? `generator ${used.toFixed(2)}` : `${name} ${used.toFixed(2)} (main thread ${cores.mainThread[name]!.toFixed(2)})`,
-  );
-  return `${label}: ${named.join(', ')}, others ${cores.others.toFixed(2)}, steal ${cores.steal.toFixed(2)}`;
 }
