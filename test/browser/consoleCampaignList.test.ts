@@ -6,6 +6,7 @@ import {
   createActiveCampaign,
   createAdvertiser,
   createPublisher,
+  onlyLineItem,
   screenshots,
   seriousAccessibilityViolations,
   signIn,
@@ -86,6 +87,40 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the campaign list', () =
     await page.goto(`${service.url}/console#/compose`);
     await page.getByRole('alert').filter({ hasText: 'no campaigns permission' }).waitFor();
     expect(await page.getByRole('button', { name: 'Create campaign' }).count()).toBe(0);
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
+  it("shows a reporting-only key what each line item is set to, as text: budget, bid and targeting (no form, no input)", async () => {
+    const owner = await createAdvertiser(service, 'Read Settings Co');
+    const { placementId } = await createPublisher(service, 'read-settings');
+    await createActiveCampaign(service, owner, placementId);
+    const lineItemId = await onlyLineItem(service, owner);
+    await advertiserApi(service, owner, 'PUT', `/v1/advertiser/line-items/${lineItemId}/budget`, { daily: 50, currency: 'USD', lifetime: 1200, pacing: 'asap' });
+    await advertiserApi(service, owner, 'PUT', `/v1/advertiser/line-items/${lineItemId}/targeting`, {
+      keywords: { include: ['rain jacket', 'hiking'], exclude: ['umbrella'] },
+      placements: { include: [placementId] },
+      countries: { include: ['DE', 'AT'] },
+    });
+    const key = await service.admin<{ data: { key: string } }>('POST', `/v1/admin/organizations/${owner.organizationId}/api-keys`, { permissions: ['reporting'] });
+    const page = await signIn(service, 'an advertiser', key.data.key);
+    await page.getByRole('link', { name: 'Rain shells', exact: true }).click();
+    const facts = page.getByTestId('line-item-facts');
+    await facts.waitFor();
+    const pairs = await facts.locator('dt, dd').allTextContents();
+    expect(pairs).toEqual([
+      'Budget', '50 USD a day; 1,200 USD over its life; pacing as soon as possible',
+      'Bid', '0.5 USD, CPC: per valid click',
+      'Keywords to match', 'rain jacket, hiking',
+      'Keywords to avoid', 'umbrella',
+      'Placements to run on', placementId,
+      'Languages', 'Any language',
+      'Also', 'countries: DE, AT',
+    ]);
+    const section = page.getByRole('region', { name: /Line item: Hikers/ });
+    // Text, not disabled inputs (the match preview's two text areas are all it may type in).
+    expect(await section.locator('input, select').count()).toBe(0);
+    await screenshots(page, 'advertiser-reporting-only-campaign');
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });
