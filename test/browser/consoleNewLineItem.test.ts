@@ -195,7 +195,14 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a campaign with two line
     const campaigns = page.getByRole('table', { name: 'Campaigns' });
     await campaigns.getByRole('button', { name: 'Pause Rain shells' }).click();
     await campaigns.getByRole('button', { name: 'Activate Rain shells' }).click();
-    await campaigns.getByRole('alertdialog', { name: 'Activate Rain shells?' }).getByRole('button', { name: 'Activate every line item' }).click();
+    const listQuestion = campaigns.getByRole('alertdialog', { name: 'Activate Rain shells?' });
+    await listQuestion.waitFor();
+    // The row and its question read as one: no line under any cell of the row, its header cell included.
+    const rowBorders = await campaigns.locator('tr:has(+ tr.question) > *').evaluateAll((cells) => cells.map((cell) => getComputedStyle(cell).borderBottomColor));
+    expect(rowBorders).toHaveLength(6);
+    expect(new Set(rowBorders)).toEqual(new Set(['rgba(0, 0, 0, 0)']));
+    await screenshots(page, 'advertiser-list-activation-question');
+    await listQuestion.getByRole('button', { name: 'Activate every line item' }).click();
     await page.getByRole('status').filter({ hasText: 'Rain shells is now active. Commuters, paused before, is active too.' }).waitFor();
     await expect.poll(() => focusedText(page)).toBe('Pause');
     expect([await statusOf('Hikers'), await statusOf('Commuters')]).toEqual(['active', 'active']);
