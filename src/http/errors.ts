@@ -77,7 +77,7 @@ export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unkn
 const noFields = z.strictObject({});
 
 /**
- * The body of a POST that takes none (issue a token, activate a campaign): no body or `{}`;
+ * The body of a POST that takes none (issue a token): no body or `{}`;
  * anything else (`null`, `"x"`, `[1,2]`, a field) is 422 and the route does nothing.
  */
 export function parseNoBody(body: unknown): void {

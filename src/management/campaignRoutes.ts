@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
 import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
-import { ApiError, parseBody, parseInput, parseNoBody, parsePathParams } from '../http/errors.js';
+import { ApiError, parseBody, parseInput, parsePathParams } from '../http/errors.js';
 import { parseQuery } from '../http/queryParams.js';
 import {
+  activateBody,
   campaignInput,
   campaignListQuery,
   campaignPatch,
@@ -80,8 +81,8 @@ export async function campaignRoutes(app: FastifyInstance, { db, indexedDestinat
 
   app.post('/v1/advertiser/campaigns/:id/activate', write, async (request) => {
     const id = campaignId(request.params);
-    parseNoBody(request.body);
-    return { data: shownWithLineItems(await activateCampaign(db, advertiserOf(request).organizationId, id)) };
+    const options = parseInput(activateBody, request.body);
+    return { data: shownWithLineItems(await activateCampaign(db, advertiserOf(request).organizationId, id, options)) };
   });
 
   app.get('/v1/advertiser/campaigns/:id/line-items', read, async (request) => {

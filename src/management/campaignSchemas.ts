@@ -53,6 +53,15 @@ export type CampaignPatch = z.output<typeof campaignPatch>;
 
 export const duplicateBody = z.strictObject({ name: textLine(200).optional() });
 
+/**
+ * POST activate's optional body. The spec shows none and its rule is that every line item becomes
+ * active, which stays the default. `keep_line_items_paused: true` leaves paused line items paused in
+ * the same transaction, so that no serve sees them active (ad-ops' "enable the campaign, not its
+ * paused ad groups", as in Google Ads or DV360): pausing them again afterwards left a moment to serve.
+ */
+export const activateBody = z.strictObject({ keep_line_items_paused: z.boolean().optional() });
+export type ActivateInput = z.output<typeof activateBody>;
+
 export const campaignListQuery = queryParams({
   status: z.enum(campaignStatuses).optional(),
   ...pageQueryFields(z.uuid()),

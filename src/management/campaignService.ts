@@ -14,7 +14,7 @@ import {
   type CampaignPage,
   type NewCampaign,
 } from './campaignRepository.js';
-import type { CampaignInput, CampaignPatch, ComposeInput, ValidateInput } from './campaignSchemas.js';
+import type { ActivateInput, CampaignInput, CampaignPatch, ComposeInput, ValidateInput } from './campaignSchemas.js';
 import { copyCreatives } from './creativeRepository.js';
 import { activateLineItems, completeLineItems, copyLineItems, listLineItems } from './lineItemRepository.js';
 import { addLineItem, campaignNotFound, normalizedLineItem, withCreatives } from './lineItemService.js';
@@ -88,10 +88,12 @@ export async function listCampaignPage(db: Postgres, organizationId: string, pag
 
 /**
  * The activation rule, shared by POST activate and PATCH status=active: the campaign is not
- * completed, has at least one line item that is not completed, and each of those has a budget and
- * bids. Then the campaign and those line items become active.
+ * completed, has at least one line item that is not completed, and each of those that becomes
+ * active has a budget and bids. Then the campaign and those line items become active. With
+ * `keep_line_items_paused` (POST activate only) a paused line item does not become active, so it
+ * needs neither; the campaign still needs one line item that is not completed (the spec's condition).
  */
-async function activateLocked(tx: SqlExecutor, campaign: Campaign): Promise<void> {
+async function activateLocked(tx: SqlExecutor, campaign: Campaign, { keep_line_items_paused: keepPaused = false }: ActivateInput = {}): Promise<void> {
   // Before the state check: the flight sweep may already have completed such a campaign.
   if (campaign.ends_at !== null && campaign.ends_at.getTime() <= Date.now()) {
     const message = 'the flight has ended (ends_at is past): set a later ends_at to activate';
@@ -104,25 +106,26 @@ async function activateLocked(tx: SqlExecutor, campaign: Campaign): Promise<void
     const message = 'a campaign needs at least one line item that is not completed to be activated';
     throw new ApiError('validation_error', message, [{ path: 'line_items', message }]);
   }
-  const gaps: ErrorDetail[] = open.flatMap((lineItem) =>
+  const activated = open.filter((lineItem) => !(keepPaused && lineItem.status === 'paused'));
+  const gaps: ErrorDetail[] = activated.flatMap((lineItem) =>
     activationGaps(lineItem).map((gap) => ({
       path: `line_items.${lineItem.id}.${gap}`,
       message: `line item "${lineItem.title}" has no ${gap}`,
     })),
   );
   if (gaps.length > 0) throw new ApiError('validation_error', 'every line item needs a budget and bids to be activated', gaps);
-  await activateLineItems(tx, campaign.id);
+  await activateLineItems(tx, campaign.id, keepPaused);
 }
 
 async function campaignWithLineItems(tx: SqlExecutor, campaign: Campaign) {
   return { campaign, line_items: await withCreatives(tx, await listLineItems(tx, campaign.id)) };
 }
 
-export async function activateCampaign(db: Postgres, organizationId: string, campaignId: string) {
+export async function activateCampaign(db: Postgres, organizationId: string, campaignId: string, options: ActivateInput = {}) {
   return db.transaction(async (tx) => {
     const campaign = await lockCampaign(tx, organizationId, campaignId);
     if (!campaign) throw campaignNotFound();
-    await activateLocked(tx, campaign);
+    await activateLocked(tx, campaign, options);
     return campaignWithLineItems(tx, await updateCampaign(tx, campaign.id, { status: 'active' }));
   });
 }

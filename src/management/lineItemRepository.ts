@@ -197,12 +197,12 @@ export async function touchLineItem(tx: SqlExecutor, lineItemId: string): Promis
   await tx.query('UPDATE line_items SET updated_at = now() WHERE id = $1', [lineItemId]);
 }
 
-/** Activation: every line item of the campaign that is not completed becomes active. */
-export async function activateLineItems(tx: SqlExecutor, campaignId: string): Promise<void> {
+/** Activation: every line item of the campaign that is not completed becomes active; a paused one stays so when `keepPaused`. */
+export async function activateLineItems(tx: SqlExecutor, campaignId: string, keepPaused: boolean): Promise<void> {
   await tx.query(
     `UPDATE line_items SET status = 'active', updated_at = now()
-     WHERE campaign_id = $1 AND status <> 'completed' AND status <> 'active'`,
-    [campaignId],
+     WHERE campaign_id = $1 AND status <> 'completed' AND status <> 'active' AND NOT ($2 AND status = 'paused')`,
+    [campaignId, keepPaused],
   );
 }
 

@@ -125,6 +125,12 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the advertiser', () => {
     expect(await page.locator('.chart canvas').count()).toBeGreaterThan(0);
     const dailyRows = page.getByRole('table', { name: 'Metrics by day' }).locator('tbody tr');
     expect(await dailyRows.count()).toBe(7);
+    // 1 impression, 1 click and 0.50 USD on one day draw one line on their axes: the chart says so.
+    expect(await page.getByTestId('chart-overlap').textContent()).toBe(
+      'Impressions, clicks and spend are drawn at the same height every day here, one over the other (as stripes of their colours); the daily table below has each figure.',
+    );
+    // A field alone on its line is as wide as a form's field, not the page's (1,100 px at 1280).
+    expect((await page.getByLabel('Break down by').boundingBox())!.width).toBeLessThanOrEqual(320);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'advertiser-report');
     // At 390 px the daily table scrolls in its box: the box takes the focus, and the keyboard scrolls it.

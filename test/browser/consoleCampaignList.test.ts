@@ -6,6 +6,7 @@ import {
   createActiveCampaign,
   createAdvertiser,
   createPublisher,
+  onlyLineItem,
   screenshots,
   seriousAccessibilityViolations,
   signIn,
@@ -90,6 +91,40 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the campaign list', () =
     await page.close();
   });
 
+  it("shows a reporting-only key what each line item is set to, as text: budget, bid and targeting (no form, no input)", async () => {
+    const owner = await createAdvertiser(service, 'Read Settings Co');
+    const { placementId } = await createPublisher(service, 'read-settings');
+    await createActiveCampaign(service, owner, placementId);
+    const lineItemId = await onlyLineItem(service, owner);
+    await advertiserApi(service, owner, 'PUT', `/v1/advertiser/line-items/${lineItemId}/budget`, { daily: 50, currency: 'USD', lifetime: 1200, pacing: 'asap' });
+    await advertiserApi(service, owner, 'PUT', `/v1/advertiser/line-items/${lineItemId}/targeting`, {
+      keywords: { include: ['rain jacket', 'hiking'], exclude: ['umbrella'] },
+      placements: { include: [placementId] },
+      countries: { include: ['DE', 'AT'] },
+    });
+    const key = await service.admin<{ data: { key: string } }>('POST', `/v1/admin/organizations/${owner.organizationId}/api-keys`, { permissions: ['reporting'] });
+    const page = await signIn(service, 'an advertiser', key.data.key);
+    await page.getByRole('link', { name: 'Rain shells', exact: true }).click();
+    const facts = page.getByTestId('line-item-facts');
+    await facts.waitFor();
+    const pairs = await facts.locator('dt, dd').allTextContents();
+    expect(pairs).toEqual([
+      'Budget', '50 USD a day; 1,200 USD over its life; pacing as soon as possible',
+      'Bid', '0.5 USD, CPC: per valid click',
+      'Keywords to match', 'rain jacket, hiking',
+      'Keywords to avoid', 'umbrella',
+      'Placements to run on', placementId,
+      'Languages', 'Any language',
+      'Also', 'countries: DE, AT',
+    ]);
+    const section = page.getByRole('region', { name: /Line item: Hikers/ });
+    // Text, not disabled inputs (the match preview's two text areas are all it may type in).
+    expect(await section.locator('input, select').count()).toBe(0);
+    await screenshots(page, 'advertiser-reporting-only-campaign');
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
   it('says a page is not found instead of showing another one under its address', async () => {
     const advertiser = await createAdvertiser(service, 'Lost Co');
     const page = await signIn(service, 'an advertiser', advertiser.apiKey);
@@ -119,7 +154,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the campaign list', () =
     await page.close();
   });
 
-  it("shows a completed line item's budget apart, \"(ended)\", never \"no budget set\"; the caption says how far spend may pass a daily budget, and wraps within the screen at 390 px", async () => {
+  it("adds up only active line items' daily budgets, naming paused, draft and ended ones' apart (never \"no budget set\"); the caption says so and how far spend may pass a daily budget, and wraps within the screen at 390 px", async () => {
     const advertiser = await createAdvertiser(service, 'Ended Flights Co');
     const call = (method: string, route: string, body: unknown) =>
       advertiserApi<{ data: { id: string; campaign: { id: string }; line_item: { id: string } } }>(service, advertiser, method, route, body);
@@ -134,16 +169,26 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the campaign list', () =
     const mixed = await call('POST', '/v1/advertiser/campaigns/compose', { campaign: { name: 'Mixed', brand_name: 'Listed', user_id: advertiser.userId }, line_item: lineItem('Winter', 10) });
     const ended = await call('POST', `/v1/advertiser/campaigns/${mixed.data.campaign.id}/line-items`, lineItem('Summer', 5));
     await call('PATCH', `/v1/advertiser/line-items/${ended.data.id}`, { status: 'completed' });
+    // Serving paces each line item on its own budget and serves active ones only: a paused line item's
+    // budget can be spent today no more than a draft's.
+    const running = await call('POST', '/v1/advertiser/campaigns/compose', { campaign: { name: 'Running', brand_name: 'Listed', user_id: advertiser.userId }, line_item: lineItem('Spring', 50) });
+    const paused = await call('POST', `/v1/advertiser/campaigns/${running.data.campaign.id}/line-items`, lineItem('Rain', 20));
+    await call('POST', `/v1/advertiser/campaigns/${running.data.campaign.id}/activate`, {});
+    await call('PATCH', `/v1/advertiser/line-items/${paused.data.id}`, { status: 'paused' });
+    await call('POST', `/v1/advertiser/campaigns/${running.data.campaign.id}/line-items`, lineItem('Fall', 10));
 
     const page = await signIn(service, 'an advertiser', advertiser.apiKey);
     const table = page.getByRole('table', { name: 'Campaigns' });
     const budget = (name: string) => table.getByRole('row', { name: new RegExp(name) }).getByRole('cell').nth(2);
-    await table.getByRole('row', { name: /Mixed/ }).waitFor();
+    await table.getByRole('row', { name: /Running/ }).waitFor();
     expect(await budget('Flight').textContent()).toBe('5 USD a day (ended)');
-    expect(await budget('Mixed').textContent()).toBe('10 USD a day + 5 USD a day (ended)');
-    // Beside today's spend, why it may pass the daily budget and how far: 2x a day, 30.4x a month (Google Ads' rule).
+    expect(await budget('Mixed').textContent()).toBe('10 USD a day (draft); 5 USD a day (ended)');
+    expect(await budget('Running').textContent()).toBe('50 USD a day; 20 USD a day (paused); 10 USD a day (draft)');
+    expect(await table.getByRole('columnheader', { name: 'Daily budget (active line items)' }).count()).toBe(1);
+    // What the column adds up; beside today's spend, why it may pass the daily budget and how far:
+    // 2x a day, 30.4x a month (Google Ads' rule).
     expect(await table.locator('caption').textContent()).toMatch(
-      /Spend is today's \(UTC\) in USD; budgets are per line item in their own currency\. A day may bill up to twice a line item's daily budget \(late clicks on earlier ads\); a UTC month, never more than 30\.4 times it\.$/,
+      /Spend is today's \(UTC\) in USD; budgets are per line item in their own currency\. Daily budget adds up the active line items' daily budgets, each paced on its own \(a paused campaign spends none\); paused, draft and ended line items' are shown apart, not added\. A day may bill up to twice a line item's daily budget \(late clicks on earlier ads\); a UTC month, never more than 30\.4 times it\.$/,
     );
     // At 390 px the caption (inside the table's scrolling box) must fit that box: screenshots checks it.
     await screenshots(page, 'advertiser-campaign-budgets');

@@ -105,11 +105,14 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a campaign with two line
     await screenshots(page, 'advertiser-two-line-items');
 
     // The API activates a campaign with every line item, a paused one included: the console asks
-    // first, and keeps Commuters paused when asked to. Escape sends nothing.
+    // first, and keeps Commuters paused when asked to, in the activation itself (never activated,
+    // then paused again). Escape sends nothing.
     const statusOf = async (title: string) => (await lineItemsOf(advertiser, campaignId)).find((item) => item.title === title)!.status;
-    const activations: string[] = [];
+    const activations: (string | null)[] = [];
+    const lineItemWrites: string[] = [];
     page.on('request', (request) => {
-      if (request.url().endsWith('/activate')) activations.push(request.url());
+      if (request.url().endsWith('/activate')) activations.push(request.postData());
+      if (request.url().includes('/v1/advertiser/line-items/') && request.method() !== 'GET') lineItemWrites.push(`${request.method()} ${request.url()}`);
     });
     await page.getByRole('button', { name: 'Pause campaign' }).click();
     await expect.poll(() => page.getByTestId('campaign-status').textContent()).toBe('paused');
@@ -117,7 +120,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a campaign with two line
     await activateCampaign.click();
     const question = page.getByRole('alertdialog', { name: 'Activate Rain shells?' });
     await expect.poll(() => focusedText(page)).toBe('Activate, keep Commuters paused');
-    expect(await question.textContent()).toContain('Commuters is paused. Activating Rain shells activates every line item of it');
+    expect(await question.textContent()).toContain('Commuters is paused. Keep it paused when Rain shells goes live, or activate every line item of it, Commuters included?');
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await page.keyboard.press('Escape');
     await question.waitFor({ state: 'detached' });
@@ -127,7 +130,8 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a campaign with two line
     await page.keyboard.press('Enter');
     await expect.poll(() => focusedText(page)).toBe('Pause campaign');
     await page.getByRole('status').filter({ hasText: 'Rain shells is now active. Commuters stays paused.' }).waitFor();
-    expect(activations).toHaveLength(1);
+    expect(activations).toEqual([JSON.stringify({ keep_line_items_paused: true })]);
+    expect(lineItemWrites).toEqual([]);
     expect([await statusOf('Hikers'), await statusOf('Commuters')]).toEqual(['active', 'paused']);
 
     // The audit export of the campaign: every stored event, the impression of a served ad among them
@@ -191,7 +195,14 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a campaign with two line
     const campaigns = page.getByRole('table', { name: 'Campaigns' });
     await campaigns.getByRole('button', { name: 'Pause Rain shells' }).click();
     await campaigns.getByRole('button', { name: 'Activate Rain shells' }).click();
-    await campaigns.getByRole('alertdialog', { name: 'Activate Rain shells?' }).getByRole('button', { name: 'Activate every line item' }).click();
+    const listQuestion = campaigns.getByRole('alertdialog', { name: 'Activate Rain shells?' });
+    await listQuestion.waitFor();
+    // The row and its question read as one: no line under any cell of the row, its header cell included.
+    const rowBorders = await campaigns.locator('tr:has(+ tr.question) > *').evaluateAll((cells) => cells.map((cell) => getComputedStyle(cell).borderBottomColor));
+    expect(rowBorders).toHaveLength(6);
+    expect(new Set(rowBorders)).toEqual(new Set(['rgba(0, 0, 0, 0)']));
+    await screenshots(page, 'advertiser-list-activation-question');
+    await listQuestion.getByRole('button', { name: 'Activate every line item' }).click();
     await page.getByRole('status').filter({ hasText: 'Rain shells is now active. Commuters, paused before, is active too.' }).waitFor();
     await expect.poll(() => focusedText(page)).toBe('Pause');
     expect([await statusOf('Hikers'), await statusOf('Commuters')]).toEqual(['active', 'active']);

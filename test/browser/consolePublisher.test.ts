@@ -99,10 +99,11 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the publisher', () => {
     await screenshots(page, 'publisher-earnings');
 
     await page.getByRole('link', { name: 'Placements' }).click();
-    await page.getByRole('checkbox', { name: publisher.placementId }).check();
+    // Picked by the name the publisher knows it by, its id after it.
+    await page.getByRole('checkbox', { name: `Chat sidebar ${publisher.placementId} (${publisher.placementId})`, exact: true }).check();
     await page.getByLabel('Note for the reviewer (optional)').fill('See https://chat.example/ — the ad shows under the answer.');
     await page.getByRole('button', { name: 'Request review' }).click();
-    await page.getByText(`Review requested for ${publisher.placementId}`).waitFor();
+    await page.getByText(`Review requested for Chat sidebar ${publisher.placementId}.`).waitFor();
     const reviews = page.getByRole('row', { name: new RegExp(publisher.placementId) }).filter({ hasText: 'pending' });
     await reviews.waitFor();
     // A placement waiting in a review cannot be asked for again.

@@ -878,11 +878,46 @@ describe('POST /v1/advertiser/campaigns/:id/activate', () => {
     ]);
   });
 
-  it('answers 422 for a body with fields (activate takes none)', async () => {
+  it('answers 422 for a body with another field, or keep_line_items_paused that is not a boolean, and activates nothing', async () => {
     const advertiser = await createAdvertiser(ctx);
     const { campaignId } = await composeCampaign(ctx, advertiser.key, advertiser.user.id);
-    const response = await asAdvertiser(ctx, advertiser.key)('POST', `/v1/advertiser/campaigns/${campaignId}/activate`, { force: true });
-    expect(response.statusCode).toBe(422);
+    const api = asAdvertiser(ctx, advertiser.key);
+    for (const body of [{ force: true }, { keep_line_items_paused: 'yes' }, { keep_line_items_paused: null }]) {
+      const response = await api('POST', `/v1/advertiser/campaigns/${campaignId}/activate`, body);
+      expect(response.statusCode, JSON.stringify(body)).toBe(422);
+    }
+    expect((await api('GET', `/v1/advertiser/campaigns/${campaignId}`)).json().data.status).toBe('paused');
+  });
+
+  it('with keep_line_items_paused, leaves paused line items paused (needing no budget) and activates the campaign and its drafts in one step', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    const { campaignId, lineItemId } = await composeCampaign(ctx, advertiser.key, advertiser.user.id);
+    const api = asAdvertiser(ctx, advertiser.key);
+    const bare = (await api('POST', `/v1/advertiser/campaigns/${campaignId}/line-items`, { title: 'Bare' })).json().data;
+    expect((await api('PATCH', `/v1/advertiser/line-items/${bare.id}`, { status: 'paused' })).statusCode).toBe(200);
+    // Activated by default, the paused line item would need a budget and bids.
+    expect(detailPaths(await api('POST', `/v1/advertiser/campaigns/${campaignId}/activate`))).toEqual([
+      `line_items.${bare.id}.budget`,
+      `line_items.${bare.id}.bids`,
+    ]);
+    const response = await api('POST', `/v1/advertiser/campaigns/${campaignId}/activate`, { keep_line_items_paused: true });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data.campaign.status).toBe('active');
+    expect(response.json().data.line_items.map((lineItem: { id: string; status: string }) => [lineItem.id, lineItem.status])).toEqual([
+      [lineItemId, 'active'],
+      [bare.id, 'paused'],
+    ]);
+    expect((await api('GET', `/v1/advertiser/line-items/${bare.id}`)).json().data.status).toBe('paused');
+  });
+
+  it('with keep_line_items_paused false, activates paused line items as no body does', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    const { campaignId, lineItemId } = await composeCampaign(ctx, advertiser.key, advertiser.user.id);
+    const api = asAdvertiser(ctx, advertiser.key);
+    expect((await api('PATCH', `/v1/advertiser/line-items/${lineItemId}`, { status: 'paused' })).statusCode).toBe(200);
+    const response = await api('POST', `/v1/advertiser/campaigns/${campaignId}/activate`, { keep_line_items_paused: false });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data.line_items.map((lineItem: { status: string }) => lineItem.status)).toEqual(['active']);
   });
 });
 

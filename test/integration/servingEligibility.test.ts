@@ -5,6 +5,7 @@ import { createAdvertiser, createCertifiedPlacement, createPlacement, createPubl
 import {
   changeCampaign,
   claimsOf,
+  creative,
   eventuallyServed,
   insertEvents,
   insertRows,
@@ -149,6 +150,40 @@ describe('ranking', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('campaign activation', () => {
+  it('keeps a paused line item paused when the campaign is activated with keep_line_items_paused: no serve picks it, during the activation or after', async () => {
+    const word = uniqueWord();
+    const placement = await newPlacement();
+    const api = asAdvertiser(ctx, advertiser.key);
+    // The paused line item bids more: were it ever active, it would win every serve.
+    const paused = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 100 }, targeting: { keywords: { include: [word] } } });
+    const draft = (await api('POST', `/v1/advertiser/campaigns/${paused.campaignId}/line-items`, {
+      title: 'Draft', budget: { daily: 1000, currency: 'USD' }, bids: { bid_type: 'cpc', bid_value: 1 }, targeting: { keywords: { include: [word] } }, creatives: [creative()],
+    })).json().data as { id: string };
+    expect((await api('PATCH', `/v1/advertiser/line-items/${paused.lineItemId}`, { status: 'paused' })).statusCode).toBe(200);
+    await changeCampaign(ctx, advertiser, paused.campaignId, { status: 'paused' });
+    await eventuallyServed(ctx, publisher.token, about(placement, word), paused.lineItemId, false);
+    // Serves run back to back from before the activation until its draft line item is served (the index caught up).
+    const served = new Set<string | null>();
+    let draftServed = false;
+    const deadline = Date.now() + 15_000;
+    const serving = (async () => {
+      while (!draftServed && Date.now() < deadline) {
+        const winner = servedLineItem(ctx, await serve(ctx, publisher.token, about(placement, word)));
+        served.add(winner);
+        draftServed = winner === draft.id;
+      }
+    })();
+    const activated = await api('POST', `/v1/advertiser/campaigns/${paused.campaignId}/activate`, { keep_line_items_paused: true });
+    expect(activated.statusCode).toBe(200);
+    await serving;
+    expect(draftServed).toBe(true);
+    expect(served.has(paused.lineItemId)).toBe(false);
+    expect(await winners(about(placement, word))).toEqual(new Set([draft.id]));
+    expect((await api('GET', `/v1/advertiser/line-items/${paused.lineItemId}`)).json().data.status).toBe('paused');
   });
 });
 

@@ -10,6 +10,7 @@ import { readAmounts } from '../amountInput.js';
 import { bidTypes, CreativeFields, LineItemFields, lineItemFieldPaths, lineItemOrProblems, newLineItem, type NewLineItem } from './lineItemForm.js';
 import { bidRepricing, frequencyCapBody, frequencyCapText, frequencyCapWindows, listOf, targetingBody, untouchedTargeting, type TargetingEdits } from './lineItemEdits.js';
 import { MatchPreviewBox } from './matchPreviewBox.js';
+import { LineItemFacts, pacings } from './lineItemFacts.js';
 import { activateCampaign, ActivationQuestion, pausedLineItems, type ActivationAnswer } from './campaignActivation.js';
 
 type Save = (method: string, path: string, body: unknown) => Promise<void>;
@@ -57,8 +58,6 @@ function StoppedForBudget({ items }: { items: LineItem[] }) {
     (item, index) => html`${index > 0 ? '; ' : ''}<strong>${item.title}</strong>${` (${stoppedBy[item.delivery_stopped_by!].short})`}`,
   )}.</p>`;
 }
-
-const pacings = [['even', 'Even: spread over the UTC day'], ['asap', 'As soon as possible']] as const;
 
 /**
  * Every field of the budget (PUT budget replaces it whole): daily, currency, the optional lifetime
@@ -424,6 +423,7 @@ export function CampaignPage({ session, route }: { session: Session; route: Rout
         <${FrequencyCapForm} item=${item} save=${save} />
       </div>
       <${TargetingForm} item=${item} save=${save} />`}
+      ${!canEdit && html`<${LineItemFacts} item=${item} />`}
       <${MatchPreviewBox} session=${session} item=${item} />
       <h3>Creatives</h3>
       ${item.creatives.length === 0 && html`<p class="hint">None yet.</p>`}

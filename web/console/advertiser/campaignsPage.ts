@@ -43,16 +43,27 @@ function dailyText(lineItems: LineItem[]): string | null {
   return [...byCurrency].map(([currency, daily]) => `${daily.toLocaleString('en-US')} ${currency}`).join(' + ') + ' a day';
 }
 
+/** Who spends what: the statuses whose daily budgets are shown apart, each named, never added to the active ones'. */
+const apart = [['paused', 'paused'], ['draft', 'draft'], ['completed', 'ended']] as const;
+
 /**
- * Budgets are per line item and in their own currency: listed as they are, not converted. A
- * completed line item spends no more, so its budget is not added to the live ones but shown apart,
- * "(ended)": a campaign whose flight is over still had the budget it had.
+ * Budgets are per line item and in their own currency: listed as they are, not converted. Serving
+ * paces each line item on its own daily budget, and only an active line item (of an active
+ * campaign) is served (docs/serving.md, who can win), so the column adds up the active line items'
+ * daily budgets, the most the campaign can spend in a day as it stands. A paused, draft or completed
+ * line item spends nothing today: its budget is shown apart and named, "20 USD a day (paused)",
+ * not added (con39: a paused line item's budget was added, as if it could be spent). A campaign
+ * whose flight is over still had the budget it had: "(ended)".
  */
 function budgetText(lineItems: LineItem[]): string {
-  const live = dailyText(lineItems.filter((item) => item.status !== 'completed'));
-  const ended = dailyText(lineItems.filter((item) => item.status === 'completed'));
-  if (!live && !ended) return 'no budget set';
-  return [live, ended && `${ended} (ended)`].filter(Boolean).join(' + ');
+  const parts = [
+    dailyText(lineItems.filter((item) => item.status === 'active')),
+    ...apart.map(([status, word]) => {
+      const daily = dailyText(lineItems.filter((item) => item.status === status));
+      return daily && `${daily} (${word})`;
+    }),
+  ].filter(Boolean);
+  return parts.length === 0 ? 'no budget set' : parts.join('; ');
 }
 
 /**
@@ -61,6 +72,9 @@ function budgetText(lineItems: LineItem[]): string {
  * monthly limit of 30.4x it; Google Ads tells its advertisers the same beside its daily budget.
  */
 const BILLING_CEILINGS = 'A day may bill up to twice a line item\'s daily budget (late clicks on earlier ads); a UTC month, never more than 30.4 times it.';
+
+/** What the daily budget column adds up (budgetText). */
+const DAILY_BUDGET_SUM = 'Daily budget adds up the active line items\' daily budgets, each paced on its own (a paused campaign spends none); paused, draft and ended line items\' are shown apart, not added.';
 
 /** How long "Loading campaigns…" may stay before the page says the service is not answering. */
 const LOADING_TIMEOUT_MS = 15_000;
@@ -167,8 +181,8 @@ export function CampaignsPage({ session }: { session: Session }) {
     </div>`}
     ${shown?.length === 0 && list.pageNumber === 1 && html`<p>No campaigns yet.${may(session, 'campaigns') && html` <a href="#/compose">Create the first one</a>.`}</p>`}
     ${shown && shown.length > 0 && html`<${TableWrap} label="Campaigns"><table aria-label="Campaigns" ref=${table}>
-      <caption class="hint">Oldest first, ${CAMPAIGNS_PER_PAGE} a page. Spend is today's (UTC) in USD; budgets are per line item in their own currency. ${BILLING_CEILINGS}</caption>
-      <thead><tr><th scope="col">Campaign</th><th scope="col">Status</th><th scope="col" class="num">Spent today</th><th scope="col">Daily budget</th><th scope="col">Line items</th><th scope="col">Actions</th></tr></thead>
+      <caption class="hint">Oldest first, ${CAMPAIGNS_PER_PAGE} a page. Spend is today's (UTC) in USD; budgets are per line item in their own currency. ${DAILY_BUDGET_SUM} ${BILLING_CEILINGS}</caption>
+      <thead><tr><th scope="col">Campaign</th><th scope="col">Status</th><th scope="col" class="num">Spent today</th><th scope="col">Daily budget<span class="hint"> (active line items)</span></th><th scope="col">Line items</th><th scope="col">Actions</th></tr></thead>
       <tbody>${shown.map((line) => { const { campaign, lineItems, spentToday } = line; return html`<tr>
         <th scope="row"><a href=${`#/campaign?id=${campaign.id}`}>${campaign.name}</a><br /><span class="hint">${campaign.brand_name}</span></th>
         <td><span class=${`status status-${campaign.status}`}>${campaign.status}</span></td>

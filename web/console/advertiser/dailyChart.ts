@@ -2,6 +2,7 @@ import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import type { DailyRow } from '../../../src/reporting/dailyReport.js';
+import { coincidingSeries, seriesList } from './coincidingSeries.js';
 
 function chartWidth(element: HTMLElement): number {
   return Math.max(280, element.clientWidth);
@@ -31,6 +32,10 @@ export function DailyChart({ rows }: { rows: DailyRow[] }) {
     const styles = getComputedStyle(document.documentElement);
     const color = (name: string) => styles.getPropertyValue(name).trim();
     const days = rows.map((row) => Date.parse(`${row.date}T00:00:00Z`) / 1000);
+    // Series drawn at the same height are drawn narrower each, over the one before (uPlot draws in
+    // order): stripes, so that each of their colours shows on the one line, which the note explains.
+    const overlapping = coincidingSeries(rows)[0] ?? [];
+    const widthOf = (name: string) => (overlapping.includes(name) ? [7, 4, 1.5][overlapping.indexOf(name)]! : 2);
     const plot = new uPlot(
       {
         width: chartWidth(element),
@@ -52,9 +57,9 @@ export function DailyChart({ rows }: { rows: DailyRow[] }) {
         ],
         series: [
           { label: 'Day (UTC)' },
-          { label: 'Impressions', stroke: '#1f77b4', width: 2 },
-          { label: 'Clicks', stroke: '#e8590c', width: 2, dash: [6, 4] },
-          { label: 'Spend (USD)', scale: 'usd', stroke: '#2f9e44', width: 2, value: (_plot, value) => (value == null ? '—' : `$${value.toFixed(2)}`) },
+          { label: 'Impressions', stroke: '#1f77b4', width: widthOf('Impressions') },
+          { label: 'Clicks', stroke: '#e8590c', width: widthOf('Clicks'), dash: [6, 4] },
+          { label: 'Spend (USD)', scale: 'usd', stroke: '#2f9e44', width: widthOf('Spend'), value: (_plot, value) => (value == null ? '—' : `$${value.toFixed(2)}`) },
         ],
       },
       [days, rows.map((row) => row.impressions), rows.map((row) => row.clicks), rows.map((row) => row.spend_usd)],
@@ -67,7 +72,10 @@ export function DailyChart({ rows }: { rows: DailyRow[] }) {
       plot.destroy();
     };
   }, [rows, scheme]);
+  const overlaps = coincidingSeries(rows);
   return html`<figure class="chart">
     <div ref=${container} role="img" aria-label="Daily impressions, clicks and spend; the same numbers are in the daily table below"></div>
+    ${overlaps.length > 0 && html`<figcaption class="hint" data-testid="chart-overlap">${overlaps.map((group) =>
+      `${seriesList(group)} are drawn at the same height every day here, one over the other (as stripes of their colours); the daily table below has each figure.`).join(' ')}</figcaption>`}
   </figure>`;
 }

@@ -186,7 +186,7 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
         <tbody>${report.daily.map((row) => html`<tr><th scope="row" class="date">${row.date}</th><${MetricCells} row=${row} /></tr>`)}</tbody>
       </table><//>
       <h2>By ${breakdownLabel}</h2>
-      <div class="grid"><${Select} label="Break down by" value=${applied.breakdown} onInput=${chooseBreakdown} options=${breakdowns} /></div>
+      <div class="single-field"><${Select} label="Break down by" value=${applied.breakdown} onInput=${chooseBreakdown} options=${breakdowns} /></div>
       <div class="actions"><button type="button" class="secondary" onClick=${() => download(applied.breakdown, `${applied.breakdown.replace('_', '-')}-report`)}>Download ${breakdownLabel} CSV</button></div>
       <${BreakdownTable} breakdown=${report.breakdown} rows=${report.rows} />
       <${RowsPager} page=${report.rowsPage} shown=${report.rows.length} label=${`metrics by ${breakdownLabel}`} onOffset=${pageTo('rows')} />

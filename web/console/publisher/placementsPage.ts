@@ -9,6 +9,14 @@ import type { IntegrationReview } from '../../../src/placements/integrationRevie
 import { TableWrap } from '../tableWrap.js';
 
 /**
+ * A placement as a person picks it: by the name its publisher knows it by, with its id after it (the
+ * id alone, a slug like `p-8f3a…`, is what the table shows in small under the name).
+ */
+function placementLabel(placement: PublisherPlacement) {
+  return placement.name === null ? html`<code>${placement.id}</code>` : html`${placement.name} <span class="hint">(<code>${placement.id}</code>)</span>`;
+}
+
+/**
  * The publisher's main page: each placement's certification (what demand it can get) and history,
  * a review request for the uncertified ones, and the reviews asked for so far.
  */
@@ -41,7 +49,8 @@ export function PublisherPlacementsPage({ session }: { session: Session }) {
     setMessage('');
     try {
       await api(session, 'POST', '/v1/publisher/integration-reviews', { placement_ids: chosen, ...(note.trim() ? { note } : {}) });
-      setMessage(`Review requested for ${chosen.join(', ')}. An operator will look at the integration check and decide.`);
+      const names = (placements ?? []).filter((placement) => chosen.includes(placement.id)).map((placement) => placement.name ?? placement.id);
+      setMessage(`Review requested for ${names.join(', ')}. An operator will look at the integration check and decide.`);
       setChosen([]);
       setNote('');
       setVersion((count) => count + 1);
@@ -76,7 +85,7 @@ export function PublisherPlacementsPage({ session }: { session: Session }) {
       <p class="hint">An operator checks that your pixels fire from people's browsers (see the integration check) and certifies the placements.</p>
       <fieldset><legend>Placements to review</legend>
         ${reviewable.map((placement) => html`<label class="choice" key=${placement.id}>
-          <input type="checkbox" checked=${chosen.includes(placement.id)} onChange=${() => toggle(placement.id)} /> ${placement.id}</label>`)}
+          <input type="checkbox" checked=${chosen.includes(placement.id)} onChange=${() => toggle(placement.id)} /> ${placementLabel(placement)}</label>`)}
       </fieldset>
       <${Field} label="Note for the reviewer (optional)" path="note" error=${error} multiline value=${note} onInput=${setNote} hint="Where to see the integration, test pages…" />
       ${chosen.length === 0 && html`<p id="review-choose" class="hint">Tick at least one placement above to request its review.</p>`}
