@@ -2,7 +2,7 @@ import { WordScan, wordHash, wordsOf } from '../serving/contextWords.js';
 import { FirstWordMap } from '../serving/firstWordMap.js';
 import { similarity, type SemanticModel } from './semanticModel.js';
 import {
-  ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, CALLING, CONFIRMED_WITH, CUE_UNLESS, EVERYDAY_BEFORE, EVERYDAY_JUST_BEFORE, EVERYDAY_NEXT, EVERYDAY_WITH, FILLERS, FIRST, HABIT, HAVING, NAMED_RELATIVES, NEARLY, OTHER_PERSONS, PET_ANIMALS, PETS, PLACES,
+  ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, CALLING, CONFIRMED_WITH, CUE_NOT_JUST_AFTER, CUE_UNLESS, EVERYDAY_BEFORE, EVERYDAY_JUST_BEFORE, EVERYDAY_NEXT, EVERYDAY_WITH, FILLERS, FIRST, HABIT, HAVING, NAMED_RELATIVES, NEARLY, OTHER_PERSONS, PET_ANIMALS, PETS, PLACES,
   RELATIVES, SENSITIVE_TOPICS, SOMEONE, SPEAKER, STARTING, STRUCTURES, THEMED, type SensitiveTopic,
 } from './sensitiveTopics.js';
 import { TopicBound } from './topicBound.js';
@@ -79,10 +79,11 @@ interface TopicEvidence {
   clears: FirstWordMap<TopicPhrase>;
 }
 
-/** A cue word, and the next words that give it its everyday sense (CUE_UNLESS: "passed his driving test" is no cue). */
+/** A cue word, and the words next to it that give it its everyday sense (CUE_UNLESS: "passed his driving test" is no cue; CUE_NOT_JUST_AFTER: "she is a cancer"). */
 interface Cue {
   word: string;
   unless: WordRuns | undefined;
+  notJustAfter: string[][] | undefined;
 }
 
 /** Why a conversation gets no ad. */
@@ -115,7 +116,8 @@ export class BrandSafety {
       for (const word of topic.cues) {
         if (this.cues.get(wordHash(word))?.some((cue) => cue.word === word) === true) continue;
         const unless = CUE_UNLESS[word];
-        this.cues.add(wordHash(word), { word, unless: unless === undefined ? undefined : everydayNext(unless) });
+        const before = CUE_NOT_JUST_AFTER[word];
+        this.cues.add(wordHash(word), { word, unless: unless === undefined ? undefined : everydayNext(unless), notJustAfter: before === undefined ? undefined : EVERYDAY_JUST_BEFORE[before]!.map(wordsOf) });
       }
       const clears = new FirstWordMap<TopicPhrase>();
       for (const phrase of topic.clears) {
@@ -285,14 +287,15 @@ function phraseAt(scan: WordScan, start: number, phrase: TopicPhrase): boolean {
   return !(phrase.endsWithPerson && (scan.wordIs(end, 's') || (end + 1 < scan.count && scan.wordIs(end, 'in') && scan.wordIs(end + 1, 'law'))));
 }
 
-/** Whether a scanned text has a cue, not in its everyday sense (CUE_UNLESS). */
+/** Whether a scanned text has a cue, not in its everyday sense (CUE_UNLESS, CUE_NOT_JUST_AFTER). */
 function hasCue(cues: FirstWordMap<Cue>, scan: WordScan): boolean {
   for (let i = 0; i < scan.count; i++) {
     const candidates = cues.get(scan.hashes[i]!);
     if (candidates === undefined) continue;
     for (const cue of candidates) {
       if (!scan.wordIs(i, cue.word)) continue;
-      if (cue.unless === undefined || i + 1 === scan.count || !runAt(cue.unless, scan, i + 1)) return true;
+      if (cue.unless !== undefined && i + 1 < scan.count && runAt(cue.unless, scan, i + 1)) continue;
+      if (cue.notJustAfter?.some((run) => endsAt(run, scan, i)) !== true) return true;
     }
   }
   return false;

@@ -296,11 +296,13 @@ export const CONFIRMED_WITH: Record<string, string[]> = {
 };
 /**
  * Cues in their everyday sense, by the next words (EVERYDAY_NEXT's lists, read as a phrase's `{unless
- * NAME}` is; session 40): a conversation whose only cue is "passed his driving test", "dead tired",
+ * NAME}` is; session 40; CUE_NOT_JUST_AFTER by the words before): a conversation whose only cue is "passed his driving test", "dead tired",
  * "dying to try" or "killed it" is not vetoed by its similarity (a grandad, a birthday and a test put
  * "my grandad passed his driving reassessment" near mourning).
  */
 export const CUE_UNLESS: Record<string, string> = { passed: 'object', died: 'figure', dead: 'lifeless', dying: 'longing', killed: 'feat', kill: 'feat' };
+/** The same by the words just before (EVERYDAY_JUST_BEFORE's runs): "my wife is a cancer" names a star sign, no cue. */
+export const CUE_NOT_JUST_AFTER: Record<string, string> = { cancer: 'sign' };
 /** A theme, not an event: "a funeral-themed party", "disaster theme night"; after any phrase. */
 export const THEMED = ['themed', 'theme', 'costume', 'costumes'];
 /** The words after which a phrase has its everyday sense (`{unless NAME}`). */
@@ -611,9 +613,12 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       '{someone} tripped on the stairs',
       // A broken bone said with its injury ("a forklift reversed into my leg, it's broken": "a broken leg is reportable ... workplace injuries"), not a chair's leg.
       // Smashed and shattered as broken (session 40: "smashed my hip and they're operating tomorrow"); "my" is said of others too (OTHER_PERSONS).
-      ...['leg', 'legs', 'arm', 'arms', 'ankle', 'wrist', 'pelvis', 'ribs', 'jaw', 'collarbone', 'skull', 'hip', 'kneecap'].flatMap((bone) =>
-        ['broken', 'broke my', 'smashed my', 'shattered my', 'fractured my'].map((broke) => `${broke} ${bone} {if injury}`),
-      ),
+      ...['leg', 'legs', 'arm', 'arms', 'ankle', 'wrist', 'pelvis', 'ribs', 'jaw', 'collarbone', 'skull', 'hip', 'kneecap'].flatMap((bone) => [
+        // ("broken hip" is a phrase alone, below.)
+        ...['broken', 'broke my', 'smashed my', 'shattered my'].filter((broke) => bone !== 'hip' || broke !== 'broken').map((broke) => `${broke} ${bone} {if injury}`),
+        // Fractured is an injury's word itself, as below.
+        `fractured my ${bone}`,
+      ]),
       // The same said after the bone: "they think his neck is broken, we're in A&E".
       ...['neck', 'leg', 'legs', 'arm', 'arms', 'ankle', 'wrist', 'pelvis', 'ribs', 'jaw', 'collarbone', 'skull', 'spine', 'eye socket'].flatMap((bone) =>
         ['is broken', 'was broken', 's broken'].map((broken) => `${bone} ${broken} {if injury}`),
@@ -685,9 +690,11 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       // Missiles and bombs that hit a home, a town's street entered by a river, a building down on people (session 39).
       ...['missile', 'missiles', 'rocket', 'rockets', 'bomb', 'bombs', 'shell', 'shells'].flatMap((what) => ['hit our', 'hit my', 'hit their', 'struck our', 'landed on our', 'destroyed our'].map((hit) => `${what} ${hit}`)),
       // A drone's too, and a building hit next door, with a war's word (session 40: "sirens all night again in odesa and a drone hit the building next to my cousin's"), not a toy drone.
-      ...['missile', 'missiles', 'rocket', 'rockets', 'bomb', 'bombs', 'shell', 'shells', 'drone', 'drones'].flatMap((what) =>
-        ['hit our', 'hit my', 'hit their', 'struck our', 'landed on our', 'destroyed our', 'hit the building', 'hit a building', 'hit the block', 'hit the flats', 'hit the house', 'hit the street', 'hit the hospital', 'hit the school'].map((hit) => `${what} ${hit} {if war}`),
-      ),
+      ...['missile', 'missiles', 'rocket', 'rockets', 'bomb', 'bombs', 'shell', 'shells', 'drone', 'drones'].flatMap((what) => [
+        ...(what.startsWith('drone') ? ['hit our', 'hit my', 'hit their', 'struck our', 'landed on our', 'destroyed our'] : []),
+        'hit the building', 'hit a building', 'hit the block', 'hit the flats', 'hit the house', 'hit the street', 'hit the hospital', 'hit the school',
+        // A missile is a war's word itself (CONFIRMED_WITH.war).
+      ].map((hit) => (what.startsWith('missile') ? `${what} ${hit}` : `${what} ${hit} {if war}`))),
       // No word from family in a war (session 40: "my family is still in gaza and I haven't heard from them in four days").
       ...['haven t heard from', 'havent heard from', 'not heard from', 'lost contact with', 'no news from'].map((silence) => `${silence} {if war}`),
       ...['river', 'sea', 'floodwater', 'flood water', 'flood'].flatMap((what) =>
@@ -835,7 +842,9 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       // A threat of harm, in each tense (session 40: "my ex says he'll hurt me if I see anyone else"); killing only with fear ("my mum will kill me if I'm late").
       // ("He is going to" reads "is" as a filler: a phrase keyed by "is" would be tried at every "is" of every serve.)
       ...['ll', 'will', 'would', 'd', 'going to', 'gonna', 'threatened to', 'threatens to', 'threatening to'].flatMap((will) => [
-        ...['hurt me', 'stab me', 'shoot me', 'strangle me', 'beat me up {unless scolding}', 'hit me {unless contact}'].map((harm) => `{anyone} ${will} ${harm}`), `{anyone} ${will} kill me {if fear}`,
+        ...['hurt me', 'stab me', 'shoot me', 'strangle me', 'beat me up {unless scolding}', 'hit me {unless contact}'].map((harm) => `{anyone} ${will} ${harm}`), 
+        // ("threatened to kill me" is a phrase alone.)
+        ...(will.startsWith('threat') ? [] : [`{anyone} ${will} kill me {if fear}`]),
       ]),
       // An adult who asks a child for secrecy (session 40: "an older man who tells her to keep it secret").
       'older man {if secrecy}', 'older men {if secrecy}', 'grown man {if secrecy}', 'being groomed', 'groomed online', 'online grooming',
