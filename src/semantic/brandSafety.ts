@@ -2,8 +2,8 @@ import { WordScan, wordHash, wordsOf } from '../serving/contextWords.js';
 import { FirstWordMap } from '../serving/firstWordMap.js';
 import { similarity, type SemanticModel } from './semanticModel.js';
 import {
-  ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, CALLING, CONFIRMED_WITH, EVERYDAY_BEFORE, EVERYDAY_JUST_BEFORE, EVERYDAY_NEXT, EVERYDAY_WITH, FILLERS, FIRST, HABIT, HAVING, NAMED_RELATIVES, NEARLY, PET_ANIMALS, PETS, PLACES, RELATIVES, SENSITIVE_TOPICS,
-  SOMEONE, STARTING, STRUCTURES, THEMED, type SensitiveTopic,
+  ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, CALLING, CONFIRMED_WITH, CUE_NOT_JUST_AFTER, CUE_UNLESS, EVERYDAY_BEFORE, EVERYDAY_JUST_BEFORE, EVERYDAY_NEXT, EVERYDAY_WITH, FILLERS, FIRST, HABIT, HAVING, NAMED_RELATIVES, NEARLY, OTHER_PERSONS, PET_ANIMALS, PETS, PLACES,
+  RELATIVES, SENSITIVE_TOPICS, SOMEONE, SPEAKER, STARTING, STRUCTURES, THEMED, type SensitiveTopic,
 } from './sensitiveTopics.js';
 import { TopicBound } from './topicBound.js';
 
@@ -54,6 +54,7 @@ const LEADING_SLOTS: Record<string, WordSet> = {
   anyone: wordSet([...SOMEONE, ...ANYONE_ELSE]),
   'pet animal': wordSet(PET_ANIMALS),
   place: wordSet(PLACES),
+  anybody: wordSet([...SOMEONE, ...ANYONE_ELSE, ...SPEAKER]),
   having: wordSet(HAVING),
   starting: wordSet(STARTING),
   first: wordSet(FIRST),
@@ -78,6 +79,13 @@ interface TopicEvidence {
   clears: FirstWordMap<TopicPhrase>;
 }
 
+/** A cue word, and the words next to it that give it its everyday sense (CUE_UNLESS: "passed his driving test" is no cue; CUE_NOT_JUST_AFTER: "she is a cancer"). */
+interface Cue {
+  word: string;
+  unless: WordRuns | undefined;
+  notJustAfter: string[][] | undefined;
+}
+
 /** Why a conversation gets no ad. */
 export interface BrandSafetyVeto {
   topic: string;
@@ -94,7 +102,7 @@ export class BrandSafety {
    * near bereavement), so any topic's cue will do. Behind the first-word filter: most words of a
    * conversation are no cue, answered from 2 KB that stay in cache.
    */
-  private readonly cues = new FirstWordMap<string>();
+  private readonly cues = new FirstWordMap<Cue>();
   private readonly descriptions: string;
   /** Clears most conversations without embedding them; made on the first one judged. */
   private bound: TopicBound | undefined = undefined;
@@ -105,7 +113,12 @@ export class BrandSafety {
       for (const phrase of phrasesOf(topic)) this.phrasesByFirstWord.add(wordHash(phrase.words[0]!), { topic: topic.name, ...phrase });
       const vector = model?.embedText(topic.description);
       if (vector === undefined) continue;
-      for (const cue of topic.cues) if (this.cues.get(wordHash(cue))?.includes(cue) !== true) this.cues.add(wordHash(cue), cue);
+      for (const word of topic.cues) {
+        if (this.cues.get(wordHash(word))?.some((cue) => cue.word === word) === true) continue;
+        const unless = CUE_UNLESS[word];
+        const before = CUE_NOT_JUST_AFTER[word];
+        this.cues.add(wordHash(word), { word, unless: unless === undefined ? undefined : everydayNext(unless), notJustAfter: before === undefined ? undefined : EVERYDAY_JUST_BEFORE[before]!.map(wordsOf) });
+      }
       const clears = new FirstWordMap<TopicPhrase>();
       for (const phrase of topic.clears) {
         const words = wordsOf(phrase);
@@ -189,7 +202,8 @@ function phrasesOf(topic: SensitiveTopic): Array<Omit<TopicPhrase, 'topic'>> {
     phrases.set(`${listed}\n${plain}`, { words: wordsOf(plain), ...phrase });
   };
   const confirmedBy = wordRuns(topic.confirmedBy);
-  const texts = [...[...topic.phrases, ...Object.values(topic.otherLanguages).flat()].map((text) => ({ text, ambiguous: false })), ...topic.ambiguous.map((text) => ({ text, ambiguous: true }))];
+  const texts = [...[...topic.phrases, ...Object.values(topic.otherLanguages).flat()].map((text) => ({ text, ambiguous: false })), ...topic.ambiguous.map((text) => ({ text, ambiguous: true }))]
+    .flatMap(({ text, ambiguous }) => saidOfOthers(text).map((said) => ({ text: said, ambiguous })));
   for (const { text, ambiguous } of texts) {
     let phrase = text;
     const refuted = /^\{not with ([a-z]+)\} /.exec(phrase);
@@ -227,6 +241,22 @@ function phrasesOf(topic: SensitiveTopic): Array<Omit<TopicPhrase, 'topic'>> {
   return [...phrases.values()];
 }
 
+/**
+ * A listed phrase and the same said of someone else (OTHER_PERSONS), before its slots are spelled
+ * out (`{pet}` stays "my dog", "our dog"): what the speaker says of themselves
+ * ("cuts on my thighs", "take my own life") is said of a daughter or a friend too ("cuts on her
+ * thighs", "tried to take his own life"), and his, her and their stand for each other. Not the other
+ * way: "bruises on her arms" in a care home is abuse, "bruises on my arms" after the gym is not.
+ */
+function saidOfOthers(text: string): string[] {
+  const words = text.split(' ');
+  const said = [text];
+  words.forEach((word, i) => {
+    for (const other of OTHER_PERSONS[word] ?? []) said.push([...words.slice(0, i), other, ...words.slice(i + 1)].join(' '));
+  });
+  return said;
+}
+
 /** The first phrase of `phrases` these scanned texts contain (an ambiguous one with a confirming word, none with a refuting one), if any. */
 function firstPhrase(phrases: FirstWordMap<TopicPhrase>, scans: WordScan[]): TopicPhrase | undefined {
   for (const scan of scans) {
@@ -257,11 +287,16 @@ function phraseAt(scan: WordScan, start: number, phrase: TopicPhrase): boolean {
   return !(phrase.endsWithPerson && (scan.wordIs(end, 's') || (end + 1 < scan.count && scan.wordIs(end, 'in') && scan.wordIs(end + 1, 'law'))));
 }
 
-function hasCue(cues: FirstWordMap<string>, scan: WordScan): boolean {
+/** Whether a scanned text has a cue, not in its everyday sense (CUE_UNLESS, CUE_NOT_JUST_AFTER). */
+function hasCue(cues: FirstWordMap<Cue>, scan: WordScan): boolean {
   for (let i = 0; i < scan.count; i++) {
     const candidates = cues.get(scan.hashes[i]!);
     if (candidates === undefined) continue;
-    for (const cue of candidates) if (scan.wordIs(i, cue)) return true;
+    for (const cue of candidates) {
+      if (!scan.wordIs(i, cue.word)) continue;
+      if (cue.unless !== undefined && i + 1 < scan.count && runAt(cue.unless, scan, i + 1)) continue;
+      if (cue.notJustAfter?.some((run) => endsAt(run, scan, i)) !== true) return true;
+    }
   }
   return false;
 }

@@ -23,7 +23,7 @@ export interface SensitiveTopic {
    * NAMED_RELATIVES, `{pet}` for PETS (see below); a phrase that starts with `{someone}` matches
    * only after a person or pet named just before it (SOMEONE, "in law" allowed after it and one of
    * FILLERS between: "my mother-in-law suddenly died", "our dog passed"), `{anyone}` the same or
-   * "he", "she", "ex", `{pet animal}` a pet alone, `{place}` one of PLACES ("the whole village is
+   * "he", "she", "ex", `{anybody}` the same or the speaker ("I had a bad fall"), `{pet animal}` a pet alone, `{place}` one of PLACES ("the whole village is
    * under water"), `{having}` one of HAVING ("my wife has ALS"), `{starting}` one of STARTING ("I
    * start radiation next week"), `{first}` one of FIRST ("the first christmas without dad"), `{nearly}` one of NEARLY ("nearly drowned"), `{calling}` one of CALLING ("that is abuse"), `{habit}` one of HABIT ("keep hurting myself"), `{structure}` one of STRUCTURES ("the block collapsed"); a
    * leading `{not after NAME}` does not match when one of the few words before it is one of
@@ -96,6 +96,25 @@ export const SOMEONE = [
 ];
 /** `{anyone}`: SOMEONE or these, for what a person does to the speaker ("he hits me"). */
 export const ANYONE_ELSE = ['he', 'she', 'ex'];
+/** `{anybody}`: `{anyone}` or the speaker, for what happens to either ("I had a bad fall", "she had a bad fall"). */
+export const SPEAKER = ['i', 'we'];
+/**
+ * Every phrase is also read with these words in place of a word of it (brandSafety.ts,
+ * `saidOfOthers`; session 40): what the speaker says of themselves is said of someone else too ("found
+ * cuts on her thighs", "tried to take his own life"), and his, her and their stand for each other.
+ * Not the other way round: "bruises on her arms" in a care home is abuse, "bruises on my arms" after
+ * the gym is not; nor "our" ("lost our house" is not "lost my house" said of others).
+ */
+export const OTHER_PERSONS: Record<string, string[]> = {
+  my: ['his', 'her', 'their'],
+  his: ['her', 'their'],
+  her: ['his', 'their'],
+  their: ['his', 'her'],
+  myself: ['himself', 'herself', 'themselves'],
+  himself: ['herself', 'themselves'],
+  herself: ['himself', 'themselves'],
+  themselves: ['himself', 'herself'],
+};
 /** `{place}`: what a flood puts under water ("our street is under water"), not a basement a washing machine flooded. */
 export const PLACES = [
   'town', 'village', 'city', 'street', 'streets', 'road', 'roads', 'house', 'houses', 'home', 'homes',
@@ -184,6 +203,15 @@ export const EVERYDAY_JUST_BEFORE: Record<string, string[]> = {
       'rollout', 'migration', 'project', 'campaign', 'budget', 'finale', 'album', 'party', 'wedding', 'dinner', 'holiday', 'trip', 'week', 'day', 'year', 'show', 'episode', 'gig', 'career',
     ].flatMap((event) => ['was a', 'is a', 's a', 'turned into a', 'became a'].map((was) => `${event} ${was}`)),
   ],
+  /**
+   * A person who is a Cancer (session 40: "my girlfriend is a cancer, what do cancers like?"): said of
+   * a person with "is a", a star sign, not an illness, which people have ("has cancer", "it is a cancer
+   * of the blood" has no person).
+   */
+  sign: [
+    'i am a', 'i m a', 'im a',
+    ...['she', 'he', 'girlfriend', 'boyfriend', 'wife', 'husband', 'partner', 'friend', 'mum', 'mom', 'dad', 'son', 'daughter', 'sister', 'brother', 'boss', 'crush'].flatMap((who) => [`${who} is a`, `${who} s a`]),
+  ],
   /** A field someone works in, not a patient's care: "a nurse who works in palliative care", "a degree in palliative medicine". */
   work: ['works', 'work', 'working', 'worked', 'career', 'careers', 'job', 'jobs', 'nurse', 'nurses', 'nursing', 'degree', 'course', 'training', 'specialises', 'specializes', 'specialising', 'specializing', 'volunteers', 'volunteer', 'volunteering'].map((field) => `${field} in`),
 };
@@ -238,7 +266,11 @@ export const CONFIRMED_WITH: Record<string, string[]> = {
   /** Indoors, for water risen inside a home ("the water's up to the second step inside our house"), not at the beach. */
   indoors: ['inside our', 'inside the house', 'in the house', 'our house', 'the house', 'downstairs', 'ground floor', 'the stairs', 'second step', 'first step', 'living room', 'front door', 'back door', 'upstairs'],
   /** Harm done to oneself again ("relapsed, used the razor on my legs again after 8 months"), not a shave. */
-  relapse: ['relapsed', 'relapse', 'relapsing', 'months clean', 'weeks clean', 'days clean', 'years clean', 'clean for', 'urges', 'the urge', 'scars', 'hide the marks', 'hide the cuts'],
+  relapse: [
+    'relapsed', 'relapse', 'relapsing', 'months clean', 'weeks clean', 'days clean', 'years clean', 'clean for', 'urges', 'the urge', 'scars', 'hide the marks', 'hide the cuts',
+    // The tools found (session 40: "found blades in my daughter's pencil case and cuts on her thighs").
+    'found blades', 'found razor blades', 'found a blade', 'blades in her', 'blades in his', 'blades in my', 'long sleeves',
+  ],
   /** Someone out of reach after saying goodbye ("posting goodbye messages and isn't answering his phone"), not a leaving card. */
   unreachable: ['not answering', 'isn t answering', 'isnt answering', 'won t answer', 'wont answer', 'not picking up', 'isn t picking up', 'welfare check'],
   /** A vet's farewell ("we had to let our old boy go this morning, the vet came to the house"), not an employee let go. */
@@ -252,8 +284,25 @@ export const CONFIRMED_WITH: Record<string, string[]> = {
   afscheid: ['dierenarts', 'verdriet', 'verdrietig', 'gemis', 'afscheid', 'gecondoleerd', 'missen'],
   /** A place gone as a quake or a wildfire leaves it ("my husband's family village in the mountains is gone"). */
   gone: ['is gone', 'are gone', 'was gone', 'were gone', 'completely gone', 'all gone', 'just gone', 's gone'],
-  war: ['the war', 'a war', 'at war', 'soldier', 'soldiers', 'troops', 'army', 'artillery', 'bombing', 'shelling', 'missile', 'missiles', 'servicemen', 'serviceman', 'invasion', 'mobilised', 'mobilized', 'conscripted', 'deployed'],
+  war: [
+    'the war', 'a war', 'at war', 'soldier', 'soldiers', 'troops', 'army', 'artillery', 'bombing', 'shelling', 'missile', 'missiles', 'servicemen', 'serviceman', 'invasion', 'mobilised', 'mobilized', 'conscripted', 'deployed',
+    // Air raids and the cities under fire as this is written (session 40: "sirens all night again in odesa", "my family is still in gaza").
+    'sirens', 'air raid', 'air raids', 'gaza', 'rafah', 'kharkiv', 'odesa', 'odessa', 'kyiv', 'kiev', 'mariupol', 'donetsk', 'zaporizhzhia', 'khartoum', 'darfur', 'el fasher',
+  ],
+  /** A child asked to keep an adult's contact secret (session 40), not a surprise party. */
+  secrecy: ['keep it secret', 'keep it a secret', 'our secret', 'our little secret', 'not to tell', 'delete the messages', 'delete their messages', 'delete the chats'],
+  /** Harm done in distress, not an itch: "I scratch my arms till they bleed when I'm stressed". */
+  distress: ['stressed', 'stress', 'upset', 'anxious', 'anxiety', 'panic', 'punish', 'deserve it', 'numb', 'when things get bad', 'overwhelmed', 'hate myself'],
 };
+/**
+ * Cues in their everyday sense, by the next words (EVERYDAY_NEXT's lists, read as a phrase's `{unless
+ * NAME}` is; session 40; CUE_NOT_JUST_AFTER by the words before): a conversation whose only cue is "passed his driving test", "dead tired",
+ * "dying to try" or "killed it" is not vetoed by its similarity (a grandad, a birthday and a test put
+ * "my grandad passed his driving reassessment" near mourning).
+ */
+export const CUE_UNLESS: Record<string, string> = { passed: 'object', died: 'figure', dead: 'lifeless', dying: 'longing', killed: 'feat', kill: 'feat' };
+/** The same by the words just before (EVERYDAY_JUST_BEFORE's runs): "my wife is a cancer" names a star sign, no cue. */
+export const CUE_NOT_JUST_AFTER: Record<string, string> = { cancer: 'sign' };
 /** A theme, not an event: "a funeral-themed party", "disaster theme night"; after any phrase. */
 export const THEMED = ['themed', 'theme', 'costume', 'costumes'];
 /** The words after which a phrase has its everyday sense (`{unless NAME}`). */
@@ -288,6 +337,12 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
   filming: ['wrapped', 'wraps', 'wrap', 'schedule', 'day', 'days', 'script', 'crew', 'session', 'sessions', 'finished', 'ended'],
   /** Fetching something for the speaker: "my friend grabbed me a coffee". */
   treat: ['a', 'an', 'some', 'one', 'two', 'coffee', 'lunch', 'dinner', 'breakfast', 'drink', 'drinks', 'food', 'snacks', 'tickets', 'seat', 'seats'],
+  /** Dead as a thing or a figure of speech (a cue's everyday sense, CUE_UNLESS): "dead battery", "dead tired", "dead space". */
+  lifeless: ['battery', 'batteries', 'phone', 'tired', 'space', 'end', 'ends', 'easy', 'serious', 'set', 'on time', 'ringer', 'zone', 'weight', 'heat', 'centre', 'center', 'poets', 'or alive', 'by daylight', 'cells', 'pixel', 'pixels', 'leaves', 'plant', 'plants'],
+  /** Longing, not dying: "dying to try", "dying for a coffee" (a cue's everyday sense). */
+  longing: ['to', 'for', 'of laughter', 'laughing', 'of embarrassment'],
+  /** Doing something well or stopping time: "killed it at the review", "kill time". */
+  feat: ['it', 'time', 'the mood', 'the vibe'],
   /** "lost the baby weight", "lost our baby monitor". */
   baby: ['weight', 'fat', 'pounds', 'belly', 'bump', 'monitor', 'gate', 'blanket', 'bottle', 'shoes', 'sock', 'socks', 'clothes', 'wipes', 'sling', 'carrier'],
   place: [...LOST_AT, ...LOST_AT_ES],
@@ -301,6 +356,8 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
     'course', 'courses', 'test', 'tests', 'testing', 'dummy', 'dummies', 'simulator', 'simulation', 'game', 'games', 'tv', 'television', 'interview', 'interviews',
     // A film's, and a thing called a crash (session 39): "the car crash scene in the new bond film", "a car crash of a presentation".
     'scene', 'scenes', 'stunt', 'stunts', 'sequence', 'of a', 'of an',
+    // Ads for claims (session 40): "those car crash compensation ads on youtube".
+    'compensation ads', 'compensation adverts', 'ads', 'adverts',
   ],
   /** Cancer's charities: "a charity 10k for cancer research" (a diagnosis names it otherwise too). */
   charity: ['research', 'charity', 'charities', 'awareness', 'fundraiser', 'fundraising', 'appeal', 'walk', 'run', 'race', 'relay', 'moonwalk'],
@@ -312,6 +369,8 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
   clumsy: ['on', 'at', 'in', 'while', 'when i', 'when lifting', 'when running', 'when training', 'lifting', 'running', 'playing', 'training', 'doing', 'during', 'cooking', 'ironing', 'by accident', 'accidentally', 'badly', 'skiing', 'climbing'],
   /** A player's passing or a mark: "my son's passing game", "dad's passing grade". */
   sporting: ['game', 'games', 'grade', 'grades', 'mark', 'marks', 'shot', 'shots', 'skill', 'skills', 'lane', 'accuracy', 'ability', 'range', 'stats', 'yards', 'play', 'plays', 'rate', 'score', 'comment', 'remark', 'glance', 'thought', 'fancy', 'phase'],
+  /** A story's, not a life's (session 40): "there is a suicide in the story", "her death in the film". */
+  story: ['in the story', 'in the film', 'in the movie', 'in the book', 'in the novel', 'in the series', 'in the show', 'in the play', 'in the episode', 'in the game', 'in the plot', 'scene', 'scenes'],
   /** A routine diagnosis, not a serious one: "my mum's been diagnosed with high cholesterol, which cereals?". */
   routine: [
     'high cholesterol', 'high blood pressure', 'hypertension', 'low blood pressure', 'pre diabetes', 'prediabetes', 'hay fever', 'eczema', 'psoriasis', 'rosacea', 'acne',
@@ -355,6 +414,8 @@ const NOT_LIVED = [
   'zodiac', 'star sign', 'horoscope', 'astrology', 'tarot', 'themed', 'fancy dress',
   // A lesson or a test (session 38): "a car crash course", "crash test ratings", "avalanche safety course".
   'crash course', 'crash courses', 'crash test', 'crash tests', 'safety course', 'safety courses', 'safety training', 'defensive driving', 'avalanche course', 'avalanche safety', 'avalanche training',
+  // A person who is a Cancer (session 40: "my girlfriend is a cancer"), as "cancer" is guarded.
+  ...EVERYDAY_JUST_BEFORE.sign!.map((run) => `${run} cancer`),
   // The signs but Cancer and Leo (a disease, a name): "is a cancer compatible with a scorpio?".
   'aries', 'taurus', 'gemini', 'virgo', 'libra', 'scorpio', 'sagittarius', 'capricorn', 'aquarius', 'pisces',
 ];
@@ -431,7 +492,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     phrases: [
       'passed away', 'funeral', 'bereavement', 'bereaved', 'condolences', 'grieving', 'mourning', 'put to sleep', 'euthanized', 'miscarriage', 'stillborn',
       'no longer with us', 'rest in peace', 'in loving memory', 'memorial service', 'obituary', 'cremation', 'cremated', 'widowed', 'stillbirth', 'born sleeping',
-      "'s death", 'death of my', 'death of our', 'lost our baby {unless baby}', 'lost the baby {unless baby}', 'miscarried', 'miscarry',
+      "'s death {unless story}", 'death of my', 'death of our', 'lost our baby {unless baby}', 'lost the baby {unless baby}', 'miscarried', 'miscarry',
       'lost my {relative} {unless place}', 'lost our {relative} {unless place}', 'lost {named relative} {unless place}', 'late {relative}',
       'lost his {relative} {unless place}', 'lost her {relative} {unless place}', 'lost their {relative} {unless place}',
       'loss of my {relative}', 'loss of our {relative}', 'loss of {named relative}', 'loss of {pet}',
@@ -452,6 +513,8 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       '{someone} laid to rest', ...['laid', 'lay', 'laying'].flatMap((laid) => ['him', 'her', 'them', 'mum', 'mom', 'dad'].map((whom) => `${laid} ${whom} to rest`)),
       // A pet's end at the vet's: "we had to let our old boy go, the vet came to the house" (not an employee let go).
       ...['him', 'her', 'our old boy', 'our old girl', 'my old boy', 'my old girl', 'our boy', 'our girl'].map((whom) => `had to let ${whom} go {if farewell}`),
+      // The vet's word that the end has come (session 40: "the vet thinks it's time for our old girl").
+      ...['our old boy', 'our old girl', 'my old boy', 'my old girl'].map((whom) => `time for ${whom} {if farewell}`), ...['him', 'her', 'them'].map((whom) => `time to let ${whom} go {if farewell}`),
       // Someone's ashes ("going to scatter my wife's ashes"), not the cricket's.
       '{someone} s ashes', ...['scatter', 'scattered', 'scattering', 'spread', 'spreading', 'bury', 'buried', 'collect', 'collected'].flatMap((verb) => ['his', 'her', 'their'].map((whose) => `${verb} ${whose} ashes`)),
       // A funeral's people and places, said without the word: "asked me to be a pall bearer".
@@ -521,7 +584,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'life support', 'intensive care', 'critical condition', 'broke his neck', 'broke her neck', 'broken neck', 'spinal injury',
       // A fall that puts someone in hospital: "grandad had a bad fall", "my dad fell from the roof".
       // Also after "he", "she": "my husband is paralysed since he fell off a ladder".
-      '{someone} had a fall', '{someone} had a bad fall', '{someone} had a nasty fall', '{anyone} fell down the stairs', '{anyone} fell from the roof',
+      '{someone} had a fall', '{anybody} had a bad fall', '{anybody} had a nasty fall', '{anyone} fell down the stairs', '{anyone} fell from the roof',
       '{anyone} fell off the roof', '{anyone} fell from a ladder', '{anyone} fell off a ladder', '{anyone} fell off the ladder',
       // Swallowed or scalded, maimed: "my toddler swallowed a button battery", "drank some bleach", "lost three fingers".
       ...SWALLOWED, 'poison control', 'poison center', 'poison centre', 'poisons centre', 'poisons information',
@@ -529,7 +592,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'badly burned {unless object}', 'badly burnt {unless object}', 'severely burned', 'severe burns', 'serious burns', 'degree burns', 'burns unit', 'scalds',
       ...['a', 'two', 'three', 'four', 'his', 'her', 'their'].flatMap((which) => ['finger', 'fingers', 'eye'].map((part) => `lost ${which} ${part}`)),
       ...['his', 'her', 'their'].flatMap((whose) => ['arm', 'leg', 'foot', 'legs', 'arms'].map((part) => `lost ${whose} ${part}`)),
-      'amputated', 'amputation',
+      'amputated', 'amputation', 'amputate', 'amputating',
       // A burn treated at hospital, a hot thing pulled down on a child, a train off its rails (session 39).
       ...['burn', 'burns', 'scald'].flatMap((burn) => ['my', 'his', 'her', 'their'].flatMap((whose) => ['arm', 'arms', 'hand', 'hands', 'leg', 'legs', 'face', 'chest', 'foot', 'feet', 'back', 'neck'].map((part) => `${burn} on ${whose} ${part} {if treated}`))),
       'nasty burn {if treated}', 'bad burn {if treated}',
@@ -549,9 +612,13 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'broke her hip', 'broke his hip', 'broken hip', 'fractured hip', 'fractured skull', 'skull fracture', '{someone} tripped down the stairs',
       '{someone} tripped on the stairs',
       // A broken bone said with its injury ("a forklift reversed into my leg, it's broken": "a broken leg is reportable ... workplace injuries"), not a chair's leg.
-      ...['leg', 'legs', 'arm', 'arms', 'ankle', 'wrist', 'pelvis', 'ribs', 'jaw', 'collarbone', 'skull'].flatMap((bone) =>
-        ['broken', 'broke my', 'broke his', 'broke her', 'broke their'].map((broke) => `${broke} ${bone} {if injury}`),
-      ),
+      // Smashed and shattered as broken (session 40: "smashed my hip and they're operating tomorrow"); "my" is said of others too (OTHER_PERSONS).
+      ...['leg', 'legs', 'arm', 'arms', 'ankle', 'wrist', 'pelvis', 'ribs', 'jaw', 'collarbone', 'skull', 'hip', 'kneecap'].flatMap((bone) => [
+        // ("broken hip" is a phrase alone, below.)
+        ...['broken', 'broke my', 'smashed my', 'shattered my'].filter((broke) => bone !== 'hip' || broke !== 'broken').map((broke) => `${broke} ${bone} {if injury}`),
+        // Fractured is an injury's word itself, as below.
+        `fractured my ${bone}`,
+      ]),
       // The same said after the bone: "they think his neck is broken, we're in A&E".
       ...['neck', 'leg', 'legs', 'arm', 'arms', 'ankle', 'wrist', 'pelvis', 'ribs', 'jaw', 'collarbone', 'skull', 'spine', 'eye socket'].flatMap((bone) =>
         ['is broken', 'was broken', 's broken'].map((broken) => `${bone} ${broken} {if injury}`),
@@ -621,7 +688,15 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       // A soldier at the front (not the front line of customer service): "my brother is on the front line near kharkiv".
       'front line {if war}', 'frontline {if war}', 'front lines {if war}',
       // Missiles and bombs that hit a home, a town's street entered by a river, a building down on people (session 39).
-      ...['missile', 'missiles', 'rocket', 'rockets', 'bomb', 'bombs'].flatMap((what) => ['hit our', 'hit my', 'hit their', 'struck our', 'landed on our', 'destroyed our'].map((hit) => `${what} ${hit}`)),
+      ...['missile', 'missiles', 'rocket', 'rockets', 'bomb', 'bombs', 'shell', 'shells'].flatMap((what) => ['hit our', 'hit my', 'hit their', 'struck our', 'landed on our', 'destroyed our'].map((hit) => `${what} ${hit}`)),
+      // A drone's too, and a building hit next door, with a war's word (session 40: "sirens all night again in odesa and a drone hit the building next to my cousin's"), not a toy drone.
+      ...['missile', 'missiles', 'rocket', 'rockets', 'bomb', 'bombs', 'shell', 'shells', 'drone', 'drones'].flatMap((what) => [
+        ...(what.startsWith('drone') ? ['hit our', 'hit my', 'hit their', 'struck our', 'landed on our', 'destroyed our'] : []),
+        'hit the building', 'hit a building', 'hit the block', 'hit the flats', 'hit the house', 'hit the street', 'hit the hospital', 'hit the school',
+        // A missile is a war's word itself (CONFIRMED_WITH.war).
+      ].map((hit) => (what.startsWith('missile') ? `${what} ${hit}` : `${what} ${hit} {if war}`))),
+      // No word from family in a war (session 40: "my family is still in gaza and I haven't heard from them in four days").
+      ...['haven t heard from', 'havent heard from', 'not heard from', 'lost contact with', 'no news from'].map((silence) => `${silence} {if war}`),
       ...['river', 'sea', 'floodwater', 'flood water', 'flood'].flatMap((what) =>
         ['came through the', 'came into the', 'came into our', 'came in through', 'poured into our', 'poured into the', 'got into the', 'got into our'].map((came) => `${what} ${came} {if indoors}`),
       ),
@@ -672,7 +747,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     description: 'diagnosed with cancer, tumor, terminal illness, chemotherapy, oncologist, malignant, prognosis, leukemia, stroke',
     phrases: [
       // Not a charity's or a family's history (session 39): "a charity 10k for cancer research", "heart failure runs in my family"; nor a nurse's field: "she works in palliative care".
-      'diagnosed with {unless routine}', '{not with astrology} {not after prevention} cancer {unless astrology charity heredity}', 'tumor', 'tumour', 'terminal illness', 'chemotherapy', 'chemo', 'oncologist', 'malignant', 'leukemia', 'metastatic',
+      'diagnosed with {unless routine}', '{not with astrology} {not just after sign} {not after prevention} cancer {unless astrology charity heredity}', 'tumor', 'tumour', 'terminal illness', 'chemotherapy', 'chemo', 'oncologist', 'malignant', 'leukemia', 'metastatic',
       '{not just after work} palliative', 'hiv', 'dementia {unless heredity}', 'alzheimer {unless heredity}', 'alzheimers {unless heredity}', 'parkinson {unless heredity}', 'parkinsons {unless heredity}', 'multiple sclerosis', 'motor neurone disease', 'motor neuron disease',
       'lymphoma', 'melanoma', 'carcinoma', 'sarcoma', 'biopsy', 'mastectomy', 'radiotherapy', 'radiation therapy', 'radiation treatment',
       'terminally ill', 'months to live', 'weeks to live',
@@ -697,12 +772,12 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     ],
     otherLanguages: {
       nl: ['kanker', 'chemokuur', 'chemotherapie', 'uitgezaaid', 'uitzaaiingen', 'terminaal ziek', 'ongeneeslijk ziek', 'leukemie', 'palliatieve', 'palliatief'],
-      es: ['{not with astrology} {not after prevention} cáncer {unless astrology charity heredity}', 'tumor', 'quimioterapia', 'diagnosticado con', 'diagnosticada con', 'enfermedad terminal', 'leucemia', 'metástasis', 'cuidados paliativos', 'vih'],
+      es: ['{not with astrology} {not just after sign} {not after prevention} cáncer {unless astrology charity heredity}', 'tumor', 'quimioterapia', 'diagnosticado con', 'diagnosticada con', 'enfermedad terminal', 'leucemia', 'metástasis', 'cuidados paliativos', 'vih'],
       de: ['krebs', 'krebsdiagnose', 'tumor', 'chemotherapie', 'diagnostiziert', 'unheilbar', 'leukämie', 'metastasen', 'palliativ', 'hiv'],
       // "cancer" is the English phrase (and "cáncer", "câncer" without accents): guarded the same way.
       fr: ['tumeur', 'chimiothérapie', 'diagnostiqué', 'diagnostiquée', 'maladie incurable', 'leucémie', 'métastases', 'soins palliatifs', 'vih'],
       it: ['cancro', 'tumore', 'chemioterapia', 'diagnosticato', 'diagnosticata', 'malattia terminale', 'leucemia', 'metastasi', 'cure palliative', 'hiv'],
-      pt: ['{not with astrology} {not after prevention} câncer {unless astrology charity heredity}', 'cancro', 'tumor', 'quimioterapia', 'diagnosticado com', 'diagnosticada com', 'doença terminal', 'leucemia', 'metástase', 'cuidados paliativos', 'hiv'],
+      pt: ['{not with astrology} {not just after sign} {not after prevention} câncer {unless astrology charity heredity}', 'cancro', 'tumor', 'quimioterapia', 'diagnosticado com', 'diagnosticada com', 'doença terminal', 'leucemia', 'metástase', 'cuidados paliativos', 'hiv'],
     },
     cues: [
       'diagnosed', 'diagnosis', 'cancer', 'tumor', 'tumour', 'terminal', 'chemo', 'chemotherapy', 'oncologist', 'malignant', 'prognosis', 'leukemia',
@@ -714,8 +789,11 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     name: 'self-harm',
     description: 'suicide, suicidal thoughts, self harm, want to die, hopeless, overdose',
     phrases: [
-      'suicide {unless named}', 'suicidal', 'self harm', 'self-harm', 'kill myself', 'end my life', 'overdose', 'overdosed',
-      'took his own life', 'took her own life', 'took their own life', 'take my own life', 'killed himself', 'killed herself', 'killed themselves',
+      'suicide {unless named story}', 'suicidal', 'self harm', 'self-harm', 'kill myself', 'end my life', 'overdose', 'overdosed',
+      // Every form of the verb, said of anyone (OTHER_PERSONS; session 40: "my son tried to take his own life").
+      ...['take', 'takes', 'taking', 'taken', 'took', 'tried to take', 'try to take', 'trying to take'].map((take) => `${take} my own life`), 'ended my life', 'ending my life',
+      // Harm done until it bleeds, in distress (session 40: "I scratch my arms till they bleed when I'm stressed").
+      ...['till', 'until', 'til'].flatMap((till) => ['they bleed', 'it bleeds', 'i bleed', 'they bled', 'it bled'].map((bleed) => `${till} ${bleed} {if distress}`)), 'killed himself', 'killed herself', 'killed themselves',
       // How people say it without the word.
       'better off without me', 'happier without me', 'better off dead', 'want to die {unless object}', 'wanna die {unless object}', 'want to be dead',
       'wish i was dead', 'wish i were dead', 'end it all', 'ending it all', 'no reason to live', 'nothing to live for', 'not worth living',
@@ -736,10 +814,10 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     ambiguous: [],
     confirmedBy: [],
     otherLanguages: {
-      es: ['suicidio', 'suicidarme', 'suicidó', 'quitarme la vida', 'se quitó la vida', 'sobredosis', 'autolesión'],
-      nl: ['zelfmoord', 'zelfdoding', 'suïcide {unless named}', 'suïcidaal', 'overdosis', 'zelfbeschadiging', 'mezelf iets aandoen', 'wil niet meer leven'],
-      de: ['selbstmord', 'suizid', 'suizidgedanken', 'das leben genommen', 'überdosis', 'selbstverletzung'],
-      fr: ['suicide {unless named}', 'suicidaire', 'me suicider', 'suicidé {unless named}', "s'est suicidé", 'overdose', 'automutilation'],
+      es: ['suicidio', 'suicidarme', 'suicidó', 'quitarme la vida', 'se quitó la vida', 'quitarse la vida', 'quitarte la vida', 'me quiero morir', 'quiero morirme', 'no quiero vivir', 'sobredosis', 'autolesión'],
+      nl: ['zelfmoord', 'zelfdoding', 'suïcide {unless named story}', 'suïcidaal', 'overdosis', 'zelfbeschadiging', 'mezelf iets aandoen', 'wil niet meer leven'],
+      de: ['selbstmord', 'suizid', 'suizidgedanken', 'das leben genommen', 'das leben nehmen', 'nicht mehr leben', 'mich umbringen', 'mich ritzen', 'ritze mich', 'überdosis', 'selbstverletzung'],
+      fr: ['suicide {unless named story}', 'suicidaire', 'me suicider', 'suicidé {unless named story}', "s'est suicidé", 'overdose', 'automutilation'],
       it: ['suicidio', 'suicidarmi', 'suicidato', 'suicidata', 'si è tolto la vita', 'overdose', 'autolesionismo'],
       pt: ['suicídio', 'suicidar', 'suicidou', 'tirou a própria vida', 'overdose', 'automutilação'],
     },
@@ -761,6 +839,15 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       '{anyone} kicks me {unless urging}', '{anyone} choked me', '{anyone} chokes me', '{anyone} strangled me', '{anyone} pushed me {unless urging}', '{anyone} shoved me',
       '{anyone} threatens me', '{anyone} threatened me', '{anyone} threatening me', '{anyone} touched me', '{anyone} touches me', 'threatened to kill me', 'threatens to kill me',
       '{anyone} grabbing me', '{anyone} grabbed me {unless treat}', '{anyone} grabs me {unless treat}',
+      // A threat of harm, in each tense (session 40: "my ex says he'll hurt me if I see anyone else"); killing only with fear ("my mum will kill me if I'm late").
+      // ("He is going to" reads "is" as a filler: a phrase keyed by "is" would be tried at every "is" of every serve.)
+      ...['ll', 'will', 'would', 'd', 'going to', 'gonna', 'threatened to', 'threatens to', 'threatening to'].flatMap((will) => [
+        ...['hurt me', 'stab me', 'shoot me', 'strangle me', 'beat me up {unless scolding}', 'hit me {unless contact}'].map((harm) => `{anyone} ${will} ${harm}`), 
+        // ("threatened to kill me" is a phrase alone.)
+        ...(will.startsWith('threat') ? [] : [`{anyone} ${will} kill me {if fear}`]),
+      ]),
+      // An adult who asks a child for secrecy (session 40: "an older man who tells her to keep it secret").
+      'older man {if secrecy}', 'older men {if secrecy}', 'grown man {if secrecy}', 'being groomed', 'groomed online', 'online grooming',
       // Violence aimed near the speaker and being followed, with a word of fear (session 39: "he punches the wall next to my head"; not a teenager's temper).
       ...['punches', 'punched', 'hits', 'kicks', 'kicked'].flatMap((hit) => ['the wall', 'walls', 'the door', 'doors'].map((what) => `{anyone} ${hit} ${what} {if fear}`)),
       '{anyone} throws things at me', '{anyone} threw things at me', 'following me home {if fear}', 'followed me home {if fear}', 'follows me home {if fear}',
@@ -775,10 +862,10 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     ambiguous: [],
     confirmedBy: [],
     otherLanguages: {
-      es: ['violencia doméstica', 'violencia de género', 'maltrato', 'agresión sexual', 'abuso sexual', 'violada', 'violado'],
-      nl: ['huiselijk geweld', 'mishandeld', 'mishandeling', 'seksueel misbruik', 'verkracht', 'verkrachting', 'aanranding'],
-      de: ['häusliche gewalt', 'misshandlung', 'sexueller missbrauch', 'sexuelle gewalt', 'vergewaltigung', 'vergewaltigt'],
-      fr: ['violence conjugale', 'violences conjugales', 'violence domestique', 'agression sexuelle', 'abus sexuel', 'violée', 'viol'],
+      es: ['violencia doméstica', 'violencia de género', 'maltrato', 'agresión sexual', 'abuso sexual', 'violada', 'violado', 'me pega', 'me pegó', 'me golpea', 'me golpeó', 'me maltrata'],
+      nl: ['huiselijk geweld', 'mishandeld', 'mishandeling', 'seksueel misbruik', 'verkracht', 'verkrachting', 'aanranding', 'slaat me', 'slaat mij'],
+      de: ['häusliche gewalt', 'misshandlung', 'sexueller missbrauch', 'sexuelle gewalt', 'vergewaltigung', 'vergewaltigt', 'schlägt mich', 'mich geschlagen'],
+      fr: ['violence conjugale', 'violences conjugales', 'violence domestique', 'agression sexuelle', 'abus sexuel', 'violée', 'viol', 'me frappe', 'il me bat'],
       it: ['violenza domestica', 'maltrattamenti', 'violenza sessuale', 'abuso sessuale', 'stupro', 'stuprata'],
       pt: ['violência doméstica', 'maus tratos', 'agressão sexual', 'abuso sexual', 'estupro', 'estuprada'],
     },

@@ -461,6 +461,52 @@ describe('brand safety: the wordings batch 8 showed (session 39), in other sente
   });
 });
 
+describe("brand safety: session 40's rule kinds (batch 9's misses and false vetoes), in other sentences", () => {
+  const vetoes = (queries: string[], topic: string, by: 'phrase' | 'similarity' = 'phrase') => {
+    for (const query of queries) expect(verdict(query), query).toMatchObject({ topic, by });
+  };
+  const serves = (queries: string[]) => {
+    for (const query of queries) expect(verdict(query), query).toBeUndefined();
+  };
+
+  it('reads a phrase said of the speaker as said of someone else too, not the other way round', () => {
+    vetoes(['my sister keeps hurting herself and will not talk to me', 'my brother tried to take his own life in may', 'she tried to end her life last year, how do I support her now'], 'self-harm');
+    vetoes(['found razor blades in his drawer and cuts on his arms, what do I say?'], 'self-harm');
+    // "bruises on her arms" is abuse in care; the speaker's own after the gym is not.
+    vetoes(['my nan has bruises on her arms since the new carer started'], 'abuse');
+    serves(['bruises on my arms after the gym, is arnica any good?']);
+  });
+
+  it('does not count a cue said in its everyday sense, so the similarity does not veto by it; the sense that is no figure still does', () => {
+    // All three vetoed by bereavement's similarity on main (0.47, 0.49, 0.46: a wedding, a birthday, a wife near mourning), their only cue in its everyday sense.
+    serves(['dead tired after the wedding, best hangover breakfast?', 'killed it at the wedding speech, what gift for the best man?', 'my wife is a cancer, what do cancers like for christmas?']);
+    vetoes(['grandma is dying, what do we do with her car?'], 'bereavement', 'similarity');
+    vetoes(['my wife has cancer, what does she need for chemo?'], 'serious diagnosis');
+  });
+
+  it('reads a threat of harm in any tense as abuse, not a figure of speech nor a bill', () => {
+    vetoes(["my ex said he'll hurt me if I leave him", "he says he will kill me, I'm scared to go home", 'my stepdad is going to hurt me when he finds out'], 'abuse');
+    serves(["my mum will kill me if I'm late, fastest route to leeds?", 'this will hurt me financially, should I fix the mortgage?']);
+  });
+
+  it("serves a story's suicide or death; a life's still vetoes", () => {
+    serves(['there is a suicide in the film, is it ok for a 12 year old?', "is the hero's death in the book as sad as in the film?"]);
+    vetoes(["my uncle's suicide last year still haunts me"], 'self-harm');
+    vetoes(["my uncle's death last year still haunts me"], 'bereavement');
+  });
+
+  it('reads a weapon hitting a building, no word from family and a fall with a shattered kneecap, not a toy drone', () => {
+    vetoes(['a rocket hit the school near my sister in kharkiv last night', 'my parents are in khartoum and I have not heard from them since the fighting started'], 'disaster');
+    vetoes(['I had a nasty fall on the ice and shattered my kneecap, surgery is on monday'], 'accident');
+    serves(['my drone hit the building next door and lost a propeller, where do I get spares?', 'I have not heard from the recruiter in two weeks, should I chase?']);
+  });
+
+  it('reads the other languages\' "wants to end her life" and "hits me" as sensitive', () => {
+    vetoes(['mi amigo dice que quiere quitarse la vida', 'ich kann nicht mehr, ich will nicht mehr leben'], 'self-harm');
+    vetoes(['mi novio me pega y no sé qué hacer', 'mein Mann schlägt mich, wohin kann ich gehen?'], 'abuse');
+  });
+});
+
 describe('brand safety: the held-out batches, judged with their answers (bench/semantic/brandSafetyHeldOut*.txt)', () => {
   // Their figures as recorded in bench/README.md; a change of the rules that moves one must say so there.
   const figures: Record<string, { sensitive: [number, number]; ordinaryVetoed: [number, number] }> = {
@@ -472,6 +518,8 @@ describe('brand safety: the held-out batches, judged with their answers (bench/s
     'brandSafetyHeldOut6.txt': { sensitive: [55, 55], ordinaryVetoed: [0, 58] },
     'brandSafetyHeldOut7.txt': { sensitive: [61, 61], ordinaryVetoed: [0, 57] },
     'brandSafetyHeldOut8.txt': { sensitive: [71, 71], ordinaryVetoed: [0, 67] },
+    // Session 40: a band, a grandad's 90th birthday (by similarity, its cue "life") and a film's death named without a film word are left.
+    'brandSafetyHeldOut9.txt': { sensitive: [90, 90], ordinaryVetoed: [3, 97] },
   };
   for (const [file, expected] of Object.entries(figures)) {
     it(`${file}: ${expected.sensitive.join('/')} sensitive vetoed, ${expected.ordinaryVetoed.join('/')} ordinary vetoed`, () => {
