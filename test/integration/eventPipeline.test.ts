@@ -7,15 +7,15 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
+import type { ClickHouse } from '../../src/store/clickhouse.js';
 import { withUnavailableQueries } from '../../src/store/clickhouseUnavailable.js';
-import { migrateClickHouse } from '../../src/store/migrate.js';
 import { createClickHouseEventPipeline, type EventPipelineOptions } from '../../src/tracking/clickhouseEventPipeline.js';
 import { ApiError } from '../../src/http/errors.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { closedPort } from '../helpers/closedPort.js';
 import { eventually } from '../helpers/eventually.js';
 import { refusingView } from '../helpers/refusingView.js';
+import { openMigratedClickHouse } from '../helpers/migratedClickHouse.js';
 import { spoolLine } from '../../src/tracking/eventSpool.js';
 import { packageRoot } from '../../src/packageRoot.js';
 
@@ -84,8 +84,7 @@ describe('an accepted event survives kill -9 of the process (the spool is replay
         if (acknowledged >= 5000) child.kill('SIGKILL');
       });
     });
-    ch = await openClickHouse({ database: 'adsvc', dataDir });
-    await migrateClickHouse(ch);
+    ch = await openMigratedClickHouse(dataDir);
   });
 
   it('finds every acknowledged event in ClickHouse exactly once after a restart', async () => {

@@ -2,31 +2,22 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
-import { migrateClickHouse } from '../../src/store/migrate.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { spoolLine } from '../../src/tracking/eventSpool.js';
 import { completeQuarantinedWrites } from '../../src/tracking/quarantinedWrite.js';
 import { completeQuarantine } from '../../src/cli/quarantineCommand.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { eventually } from '../helpers/eventually.js';
+import { embeddedClickHouseForTest } from '../helpers/embeddedClickHouseForTest.js';
 import { refusingView, type RefusingViewOptions } from '../helpers/refusingView.js';
 
 // `adsvc quarantine complete` (docs/failure-modes.md): a write the pipeline quarantined, its rows in
 // events_v1 and in no view, is completed once the cause is fixed, whatever the number of inserts
 // since (moved back into the spool past the token window, it was stored and billed twice: rev38 F2).
 const silent = pino({ level: 'silent' });
-const dataDir = mkdtempSync(path.join(inject('testRoot'), 'quarantine-complete-'));
-let ch: ClickHouse;
-beforeAll(async () => {
-  ch = await openClickHouse({ database: 'adsvc', dataDir });
-  await migrateClickHouse(ch);
-});
-afterAll(async () => {
-  await ch?.close();
-});
+const { ch, dataDir } = await embeddedClickHouseForTest('quarantine-complete-');
 
 const COST = 800_000_000;
 

@@ -2,29 +2,20 @@ import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { afterAll, beforeAll, expect, inject, it, onTestFinished } from 'vitest';
+import { expect, inject, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
-import { migrateClickHouse } from '../../src/store/migrate.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { spoolLine } from '../../src/tracking/eventSpool.js';
 import { eventually } from '../helpers/eventually.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
+import { embeddedClickHouseForTest } from '../helpers/embeddedClickHouseForTest.js';
 import { refusingView } from '../helpers/refusingView.js';
 
 // rev38 F3: an insert a crash left in flight that ClickHouse refuses every time with a code about
 // now, not its rows (a view over its memory limit on those rows: MEMORY_LIMIT_EXCEEDED), was never
 // quarantined and went before the segments in every round: the spool's own accepted events were
 // never written, the backlog grew to EVENT_BUFFER_MAX_ROWS and every pixel and click answered 503.
-const dataDir = mkdtempSync(path.join(inject('testRoot'), 'refused-in-flight-'));
-let ch: ClickHouse;
-beforeAll(async () => {
-  ch = await openClickHouse({ database: 'adsvc', dataDir });
-  await migrateClickHouse(ch);
-});
-afterAll(async () => {
-  await ch?.close();
-});
+const { ch } = await embeddedClickHouseForTest('refused-in-flight-');
 
 async function count(query: string, id: string): Promise<number> {
   const [row] = await (await ch.client.query({ query, query_params: { id }, format: 'JSONEachRow' })).json<{ n: string | number }>();

@@ -2,13 +2,12 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { afterAll, beforeAll, expect, inject, it, onTestFinished } from 'vitest';
+import { expect, inject, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
-import { migrateClickHouse } from '../../src/store/migrate.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { ApiError } from '../../src/http/errors.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
+import { embeddedClickHouseForTest } from '../helpers/embeddedClickHouseForTest.js';
 import { refusingView } from '../helpers/refusingView.js';
 
 // Two completions of the same refused write at once (the drain's and a request's retry, or two
@@ -17,15 +16,7 @@ import { refusingView } from '../helpers/refusingView.js';
 // conversion's, which was then never sent again (until a restart) while events_v1 held it and its
 // retry answered "stored" (rev38 F1).
 const silent = pino({ level: 'silent' });
-const dataDir = mkdtempSync(path.join(inject('testRoot'), 'refused-twice-'));
-let ch: ClickHouse;
-beforeAll(async () => {
-  ch = await openClickHouse({ database: 'adsvc', dataDir });
-  await migrateClickHouse(ch);
-});
-afterAll(async () => {
-  await ch?.close();
-});
+const { ch } = await embeddedClickHouseForTest('refused-twice-');
 
 it('completing one refused write twice at once leaves every other refused write to be completed', async () => {
   const [a, b] = [randomUUID(), randomUUID()];

@@ -2,28 +2,19 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { afterAll, beforeAll, expect, inject, it, onTestFinished } from 'vitest';
+import { expect, inject, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
-import { migrateClickHouse } from '../../src/store/migrate.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { ApiError } from '../../src/http/errors.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
+import { embeddedClickHouseForTest } from '../helpers/embeddedClickHouseForTest.js';
 import { refusingView } from '../helpers/refusingView.js';
 
 // rev38 F3: a request's retry (the same conversion_id, a keyed import resent) tried the refused write
 // whatever its delay, and each refusal counted: a client retrying six times in a row quarantined it
 // in six requests, instead of the pipeline's own tries spaced from EVENT_FLUSH_INTERVAL_MS doubling.
 const silent = pino({ level: 'silent' });
-const dataDir = mkdtempSync(path.join(inject('testRoot'), 'refused-pace-'));
-let ch: ClickHouse;
-beforeAll(async () => {
-  ch = await openClickHouse({ database: 'adsvc', dataDir });
-  await migrateClickHouse(ch);
-});
-afterAll(async () => {
-  await ch?.close();
-});
+const { ch } = await embeddedClickHouseForTest('refused-pace-');
 
 it("a refused write's retries before its next try is due are tried but not counted toward its quarantine", async () => {
   const campaignId = randomUUID();
