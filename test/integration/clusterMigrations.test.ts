@@ -17,7 +17,7 @@ import { embeddedClickHouseForTest } from '../helpers/embeddedClickHouseForTest.
 const cluster = { name: 'adsvc_cluster', database: 'adsvc' };
 const SHARD_PATH = "'/clickhouse/tables/{shard}/{database}/{table}', '{replica}'";
 
-const { ch } = await embeddedClickHouseForTest('cluster-ddl-');
+const { ch } = embeddedClickHouseForTest('cluster-ddl-');
 /** The single-server tables (views excluded), their engines and whether they have a campaign_id column. */
 let tables: Array<{ name: string; engine: string; hasCampaign: boolean }>;
 let viewCount: number;

@@ -17,7 +17,7 @@ import { refusingView, type RefusingViewOptions } from '../helpers/refusingView.
 // events_v1 and in no view, is completed once the cause is fixed, whatever the number of inserts
 // since (moved back into the spool past the token window, it was stored and billed twice: rev38 F2).
 const silent = pino({ level: 'silent' });
-const { ch, dataDir } = await embeddedClickHouseForTest('quarantine-complete-');
+const { ch, dataDir } = embeddedClickHouseForTest('quarantine-complete-');
 
 const COST = 800_000_000;
 

@@ -15,7 +15,7 @@ import { refusingView } from '../helpers/refusingView.js';
 // now, not its rows (a view over its memory limit on those rows: MEMORY_LIMIT_EXCEEDED), was never
 // quarantined and went before the segments in every round: the spool's own accepted events were
 // never written, the backlog grew to EVENT_BUFFER_MAX_ROWS and every pixel and click answered 503.
-const { ch } = await embeddedClickHouseForTest('refused-in-flight-');
+const { ch } = embeddedClickHouseForTest('refused-in-flight-');
 
 async function count(query: string, id: string): Promise<number> {
   const [row] = await (await ch.client.query({ query, query_params: { id }, format: 'JSONEachRow' })).json<{ n: string | number }>();

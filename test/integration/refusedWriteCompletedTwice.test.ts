@@ -16,7 +16,7 @@ import { refusingView } from '../helpers/refusingView.js';
 // conversion's, which was then never sent again (until a restart) while events_v1 held it and its
 // retry answered "stored" (rev38 F1).
 const silent = pino({ level: 'silent' });
-const { ch } = await embeddedClickHouseForTest('refused-twice-');
+const { ch } = embeddedClickHouseForTest('refused-twice-');
 
 it('completing one refused write twice at once leaves every other refused write to be completed', async () => {
   const [a, b] = [randomUUID(), randomUUID()];

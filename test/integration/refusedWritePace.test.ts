@@ -14,7 +14,7 @@ import { refusingView } from '../helpers/refusingView.js';
 // whatever its delay, and each refusal counted: a client retrying six times in a row quarantined it
 // in six requests, instead of the pipeline's own tries spaced from EVENT_FLUSH_INTERVAL_MS doubling.
 const silent = pino({ level: 'silent' });
-const { ch } = await embeddedClickHouseForTest('refused-pace-');
+const { ch } = embeddedClickHouseForTest('refused-pace-');
 
 it("a refused write's retries before its next try is due are tried but not counted toward its quarantine", async () => {
   const campaignId = randomUUID();
