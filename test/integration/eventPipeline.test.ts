@@ -12,7 +12,7 @@ import { withUnavailableQueries } from '../../src/store/clickhouseUnavailable.js
 import { createClickHouseEventPipeline, type EventPipelineOptions } from '../../src/tracking/clickhouseEventPipeline.js';
 import { ApiError } from '../../src/http/errors.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
-import { closedPort } from '../helpers/closedPort.js';
+import { freePort } from '../helpers/freePort.js';
 import { eventually } from '../helpers/eventually.js';
 import { refusingView } from '../helpers/refusingView.js';
 import { openMigratedClickHouse } from '../helpers/migratedClickHouse.js';
@@ -322,7 +322,7 @@ describe('an event the spool took is kept whatever a listener of it does', () =>
 
 describe('an insert written at once that ClickHouse refused (EventPipeline.completeRefusedWrites)', () => {
   it('is forgotten, nothing stored, when events_v1 does not hold it: its request was answered 503', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const refusing = withUnavailableQueries(createClient({ url: `http://127.0.0.1:${port}`, request_timeout: 5_000 }));
     let back = false;
     const switching: ClickHouse = { kind: 'server', get client() { return back ? ch!.client : refusing; }, close: async () => undefined };
