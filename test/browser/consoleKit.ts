@@ -10,7 +10,8 @@ import { packageRoot } from '../../src/packageRoot.js';
 import { openStores } from '../../src/runtime.js';
 import type { Postgres } from '../../src/store/postgres.js';
 import { testConfig, testStores } from '../helpers/testApp.js';
-import { freePort, launchChromium, skipBrowserTests, type ChromiumSession } from './chromium.js';
+import { launchChromium, skipBrowserTests, type ChromiumSession } from './chromium.js';
+import { freePort } from '../helpers/freePort.js';
 
 /**
  * What every console test needs: the service on a loopback port with the console bundle built as
@@ -39,6 +40,7 @@ export async function startConsoleService({ databaseUrl }: { databaseUrl?: strin
   await buildConsole(consoleDir);
   const own = databaseUrl === undefined ? undefined : mkdtempSync(path.join(inject('testRoot'), 'console-data-'));
   const { stores, dataDir } = own === undefined ? await testStores() : { stores: await openStores(testConfig(own, { DATABASE_URL: databaseUrl! })), dataDir: own };
+  // Free now: the tracking links must name the port before the app listens on it.
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   // The browser is on loopback: let its traffic count, as a development install does.

@@ -9,7 +9,8 @@ import { startDemoPublisher, type DemoPublisher } from '../../src/demo/demoPubli
 import { demoCreative } from '../../src/demo/demoConversation.js';
 import { MIN_CLICK_DELAY_MS } from '../../src/tracking/linkTracker.js';
 import { CLICK_ID_PARAMETER } from '../../src/tracking/trackingLinkRoutes.js';
-import { freePort, launchChromium, skipBrowserTests, VIEWPORT, type ChromiumSession } from './chromium.js';
+import { launchChromium, skipBrowserTests, VIEWPORT, type ChromiumSession } from './chromium.js';
+import { freePort } from '../helpers/freePort.js';
 
 /**
  * The render kit in a real browser, against the real service on loopback: the demo publisher's page

@@ -12,9 +12,8 @@ import pino from 'pino';
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { loadConfig } from '../../src/config.js';
 import { SpendPacing } from '../../src/serving/spendPacing.js';
-import { openClickHouse } from '../../src/store/clickhouse.js';
-import { migrateClickHouse } from '../../src/store/migrate.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
+import { openMigratedClickHouse } from './migratedClickHouse.js';
 import { sampleEvent } from './sampleEvent.js';
 import { settleParts } from './settledParts.js';
 
@@ -24,8 +23,7 @@ const EVENT_ID = '5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 const [dataDir, mode, port] = [process.argv[2]!, process.argv[3], process.argv[4]];
 const REFUSING = 'refuse_conversion';
 const config = loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' });
-const ch = mode === 'unanswered' ? unansweredServer() : await openClickHouse({ database: 'adsvc', dataDir });
-if (mode !== 'unanswered') await migrateClickHouse(ch);
+const ch = mode === 'unanswered' ? unansweredServer() : await openMigratedClickHouse(dataDir);
 // The writer's renames must be its conversion's only (the test kills it at the n-th): a migration's
 // mutation (0017 drops a column) and the merge of the migrations' parts are finished here, not
 // during the writer's run.

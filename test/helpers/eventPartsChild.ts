@@ -5,15 +5,13 @@
  */
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
-import { openClickHouse } from '../../src/store/clickhouse.js';
-import { migrateClickHouse } from '../../src/store/migrate.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
+import { openMigratedClickHouse } from './migratedClickHouse.js';
 import { sampleEvent } from './sampleEvent.js';
 
 const [dataDir, inserts] = [process.argv[2]!, Number(process.argv[3])];
 const config = loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' });
-const ch = await openClickHouse({ database: 'adsvc', dataDir });
-await migrateClickHouse(ch);
+const ch = await openMigratedClickHouse(dataDir);
 const events = await createClickHouseEventPipeline({ config, ch, log: pino({ level: 'silent' }) });
 for (let insert = 0; insert < inserts; insert += 1) {
   events.accept(Array.from({ length: 10 }, () => sampleEvent()));

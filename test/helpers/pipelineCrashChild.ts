@@ -5,15 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
-import { openClickHouse } from '../../src/store/clickhouse.js';
-import { migrateClickHouse } from '../../src/store/migrate.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
+import { openMigratedClickHouse } from './migratedClickHouse.js';
 import { sampleEvent } from './sampleEvent.js';
 
 const dataDir = process.argv[2]!;
 const config = loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_ROWS: '500', EVENT_FLUSH_INTERVAL_MS: '20' });
-const ch = await openClickHouse({ database: 'adsvc', dataDir });
-await migrateClickHouse(ch);
+const ch = await openMigratedClickHouse(dataDir);
 const events = await createClickHouseEventPipeline({ config, ch, log: pino({ level: 'silent' }) });
 const campaignId = randomUUID();
 let acknowledged = 0;

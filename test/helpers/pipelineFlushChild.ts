@@ -7,17 +7,15 @@
  */
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
-import { openClickHouse } from '../../src/store/clickhouse.js';
-import { migrateClickHouse } from '../../src/store/migrate.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
+import { openMigratedClickHouse } from './migratedClickHouse.js';
 import { sampleEvent } from './sampleEvent.js';
 import { settleParts } from './settledParts.js';
 
 const [dataDir, count, settle] = [process.argv[2]!, Number(process.argv[3]), process.argv[4] === 'settle'];
 // One segment, written by the flush below.
 const config = loadConfig({ DATA_DIR: dataDir, EVENT_FLUSH_INTERVAL_MS: '60000' });
-const ch = await openClickHouse({ database: 'adsvc', dataDir });
-await migrateClickHouse(ch);
+const ch = await openMigratedClickHouse(dataDir);
 const events = await createClickHouseEventPipeline({ config, ch, log: pino({ level: 'silent' }) });
 for (let acknowledged = 10; acknowledged <= count; acknowledged += 10) {
   events.accept(Array.from({ length: 10 }, () => sampleEvent()));

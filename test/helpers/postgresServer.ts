@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './freePort.js';
 
 /**
  * A real PostgreSQL server of the test's own, which the test can stop and start (outage tests), in a
@@ -107,15 +107,4 @@ function uid(user: string): number {
 
 function gid(user: string): number {
   return Number(execFileSync('id', ['-g', user]).toString().trim());
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }

@@ -1,12 +1,13 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { createDatabaseDdl, openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
-import { migrateClickHouse, migrationsTableDdl, readClickHouseMigrations } from '../../src/store/migrate.js';
+import { createDatabaseDdl } from '../../src/store/clickhouse.js';
+import { migrationsTableDdl, readClickHouseMigrations } from '../../src/store/migrate.js';
 import { ClusterDdlError, clusterStatements, type ClusterTables } from '../../src/store/clusterDdl.js';
 import { loadConfig } from '../../src/config.js';
 import { packageRoot } from '../../src/packageRoot.js';
+import { embeddedClickHouseForTest } from '../helpers/embeddedClickHouseForTest.js';
 
 /**
  * No ClickHouse server or Keeper runs here, so the cluster DDL is checked by ClickHouse's own parser
@@ -16,7 +17,7 @@ import { packageRoot } from '../../src/packageRoot.js';
 const cluster = { name: 'adsvc_cluster', database: 'adsvc' };
 const SHARD_PATH = "'/clickhouse/tables/{shard}/{database}/{table}', '{replica}'";
 
-let ch: ClickHouse;
+const { ch } = embeddedClickHouseForTest('cluster-ddl-');
 /** The single-server tables (views excluded), their engines and whether they have a campaign_id column. */
 let tables: Array<{ name: string; engine: string; hasCampaign: boolean }>;
 let viewCount: number;
@@ -33,8 +34,6 @@ function created(name: string): string | undefined {
 }
 
 beforeAll(async () => {
-  ch = await openClickHouse({ database: 'adsvc', dataDir: mkdtempSync(path.join(inject('testRoot'), 'cluster-ddl-')) });
-  await migrateClickHouse(ch);
   const result = await ch.client.query({
     query: `SELECT name, engine, toBool(countIf(c.name = 'campaign_id')) AS has_campaign
             FROM system.tables AS t LEFT JOIN system.columns AS c ON c.database = t.database AND c.table = t.name
@@ -48,9 +47,6 @@ beforeAll(async () => {
   const files = await readClickHouseMigrations(path.join(packageRoot, 'clickhouse'), cluster);
   formatted = [];
   for (const statement of files.flatMap((file) => file.statements)) formatted.push(await format(statement));
-});
-afterAll(async () => {
-  await ch?.close();
 });
 
 describe('ClickHouse migrations as cluster DDL (CLICKHOUSE_CLUSTER)', () => {

@@ -7,14 +7,15 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
+import type { ClickHouse } from '../../src/store/clickhouse.js';
 import { withUnavailableQueries } from '../../src/store/clickhouseUnavailable.js';
-import { migrateClickHouse } from '../../src/store/migrate.js';
 import { createClickHouseEventPipeline, type EventPipelineOptions } from '../../src/tracking/clickhouseEventPipeline.js';
 import { ApiError } from '../../src/http/errors.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
-import { closedPort } from '../helpers/closedPort.js';
+import { freePort } from '../helpers/freePort.js';
 import { eventually } from '../helpers/eventually.js';
+import { refusingView } from '../helpers/refusingView.js';
+import { openMigratedClickHouse } from '../helpers/migratedClickHouse.js';
 import { spoolLine } from '../../src/tracking/eventSpool.js';
 import { packageRoot } from '../../src/packageRoot.js';
 
@@ -83,8 +84,7 @@ describe('an accepted event survives kill -9 of the process (the spool is replay
         if (acknowledged >= 5000) child.kill('SIGKILL');
       });
     });
-    ch = await openClickHouse({ database: 'adsvc', dataDir });
-    await migrateClickHouse(ch);
+    ch = await openMigratedClickHouse(dataDir);
   });
 
   it('finds every acknowledged event in ClickHouse exactly once after a restart', async () => {
@@ -322,7 +322,7 @@ describe('an event the spool took is kept whatever a listener of it does', () =>
 
 describe('an insert written at once that ClickHouse refused (EventPipeline.completeRefusedWrites)', () => {
   it('is forgotten, nothing stored, when events_v1 does not hold it: its request was answered 503', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const refusing = withUnavailableQueries(createClient({ url: `http://127.0.0.1:${port}`, request_timeout: 5_000 }));
     let back = false;
     const switching: ClickHouse = { kind: 'server', get client() { return back ? ch!.client : refusing; }, close: async () => undefined };
@@ -343,15 +343,7 @@ describe('an insert written at once that ClickHouse refused (EventPipeline.compl
     // A view whose query fails on the campaign's rows, whatever the disk: events_v1 takes the insert,
     // the view refuses it, and so it does every time the insert is sent again with its token.
     const campaignId = randomUUID();
-    const view = `refusing_mv_${campaignId.replaceAll('-', '')}`;
-    const sink = `refusing_sink_${campaignId.replaceAll('-', '')}`;
-    await ch!.client.command({ query: `CREATE TABLE ${sink} (campaign_id UUID) ENGINE = MergeTree ORDER BY campaign_id` });
-    const createView = (where: string) => ch!.client.command({ query: `CREATE MATERIALIZED VIEW ${view} TO ${sink} AS SELECT campaign_id FROM events_v1 ${where}` });
-    await createView(`WHERE throwIf(campaign_id = '${campaignId}', 'this view refuses the campaign') = 0`);
-    onTestFinished(async () => {
-      await ch!.client.command({ query: `DROP VIEW IF EXISTS ${view}` });
-      await ch!.client.command({ query: `DROP TABLE IF EXISTS ${sink}` });
-    });
+    const refusing = await refusingView(ch!, { label: 'refusing', campaigns: [campaignId] });
     const wedgeDir = mkdtempSync(path.join(inject('testRoot'), 'refused-wedge-'));
     const config = loadConfig({ DATA_DIR: wedgeDir, EVENT_FLUSH_INTERVAL_MS: '100' });
     const pipeline = await openPipeline({ config, ch: ch!, log: silent });
@@ -380,14 +372,13 @@ describe('an insert written at once that ClickHouse refused (EventPipeline.compl
 
     // The operator fixes the view and moves the file back: the next start sends it with its token,
     // into the view that lacked it and no other table again.
-    await ch!.client.command({ query: `DROP VIEW ${view}` });
-    await createView('');
+    await refusing.accept();
     renameSync(quarantined, path.join(spoolDir, failed!));
     const restarted = await openPipeline({ config, ch: ch!, log: silent });
     await restarted.flush();
     await restarted.close();
     expect(readdirSync(spoolDir)).toEqual([]);
-    const [inView] = await (await ch!.client.query({ query: `SELECT toUInt64(count()) AS rows FROM ${sink} WHERE campaign_id = {id:UUID}`, query_params: { id: campaignId }, format: 'JSONEachRow' })).json<{ rows: string | number }>();
+    const [inView] = await (await ch!.client.query({ query: `SELECT toUInt64(count()) AS rows FROM ${refusing.sink} WHERE campaign_id = {id:UUID}`, query_params: { id: campaignId }, format: 'JSONEachRow' })).json<{ rows: string | number }>();
     expect(Number(inView!.rows)).toBe(1);
     const [stored] = await (
       await ch!.client.query({
@@ -406,12 +397,7 @@ describe('an insert written at once that ClickHouse refused (EventPipeline.compl
     // that view with A's cost.
     const campaignId = randomUUID();
     const name = campaignId.replaceAll('-', '');
-    const [view, sink] = [`retry_mv_${name}`, `retry_sink_${name}`];
-    await ch!.client.command({ query: `CREATE TABLE ${sink} (campaign_id UUID, cost_nanos Int64) ENGINE = MergeTree ORDER BY campaign_id SETTINGS non_replicated_deduplication_window = 100` });
-    const createView = (where: string) => ch!.client.command({ query: `CREATE MATERIALIZED VIEW ${view} TO ${sink} AS SELECT campaign_id, cost_nanos FROM events_v1 ${where}` });
     onTestFinished(async () => {
-      await ch!.client.command({ query: `DROP VIEW IF EXISTS ${view}` });
-      await ch!.client.command({ query: `DROP TABLE IF EXISTS ${sink}` });
       await ch!.client.command({ query: `ALTER TABLE events_v1 DROP CONSTRAINT IF EXISTS refuse_${name}` });
     });
     const open = (label: string) => openPipeline({ config: loadConfig({ DATA_DIR: mkdtempSync(path.join(inject('testRoot'), `retry-${label}-`)), EVENT_FLUSH_INTERVAL_MS: '60000' }), ch: ch!, log: silent });
@@ -424,18 +410,17 @@ describe('an insert written at once that ClickHouse refused (EventPipeline.compl
     await ch!.client.command({ query: `ALTER TABLE events_v1 DROP CONSTRAINT refuse_${name}` });
     expect((await countEvents(campaignId)).rows).toBe(0);
 
-    await createView(`WHERE throwIf(campaign_id = '${campaignId}', 'this view refuses the campaign') = 0`);
+    const refusing = await refusingView(ch!, { label: 'retry', campaigns: [campaignId], withCost: true, deduplicationWindow: 100 });
     await expect(b.writeNow([{ ...first, cost_nanos: 500_000_000, price_nanos: 500_000_000 }], token)).rejects.toThrow(ApiError);
     expect((await countEvents(campaignId)).rows).toBe(1);
-    await ch!.client.command({ query: `DROP VIEW ${view}` });
-    await createView('');
+    await refusing.accept();
 
     await a.completeRefusedWrites([first.event_id]);
     await b.completeRefusedWrites([first.event_id]);
     const costs = async (table: string) =>
       (await (await ch!.client.query({ query: `SELECT toString(cost_nanos) AS cost FROM ${table} WHERE campaign_id = {id:UUID}`, query_params: { id: campaignId }, format: 'JSONEachRow' })).json<{ cost: string }>()).map((row) => row.cost);
     expect(await costs('events_v1')).toEqual(['500000000']);
-    expect(await costs(sink)).toEqual(['500000000']);
+    expect(await costs(refusing.sink)).toEqual(['500000000']);
   });
 
   it('left by a previous process, is sent again with its token at the next write when events_v1 holds it: stored once, in every view', async () => {

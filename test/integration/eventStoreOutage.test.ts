@@ -12,7 +12,7 @@ import {
   trackedLineItem,
   type TrackedLineItem,
 } from '../helpers/trackingFixtures.js';
-import { closedPort } from '../helpers/closedPort.js';
+import { freePort } from '../helpers/freePort.js';
 
 /** ClickHouse gone while the service runs: what reads it answers 503 `unavailable` with Retry-After, never 500. */
 
@@ -50,7 +50,7 @@ function expectUnavailable(responses: Array<{ statusCode: number; headers: Recor
 describe('a ClickHouse server that refuses connections', () => {
   it('answers conversions, with and without conversion_id, and reports 503 unavailable', async () => {
     // The same client as CLICKHOUSE_URL gets, on a port where nothing listens.
-    const client = createClient({ url: `http://127.0.0.1:${await closedPort()}`, request_timeout: 5_000 });
+    const client = createClient({ url: `http://127.0.0.1:${await freePort()}`, request_timeout: 5_000 });
     const refusing: ClickHouse = { client: withUnavailableQueries(client), kind: 'server', close: () => client.close() };
     const other = await startTestAppOn({ ...ctx.stores, ch: refusing }, mkdtempSync(path.join(inject('testRoot'), 'refusing-')), { TRUST_PROXY: '127.0.0.1' });
     try {

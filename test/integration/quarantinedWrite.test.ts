@@ -2,30 +2,22 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
-import { migrateClickHouse } from '../../src/store/migrate.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { spoolLine } from '../../src/tracking/eventSpool.js';
 import { completeQuarantinedWrites } from '../../src/tracking/quarantinedWrite.js';
 import { completeQuarantine } from '../../src/cli/quarantineCommand.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { eventually } from '../helpers/eventually.js';
+import { embeddedClickHouseForTest } from '../helpers/embeddedClickHouseForTest.js';
+import { refusingView, type RefusingViewOptions } from '../helpers/refusingView.js';
 
 // `adsvc quarantine complete` (docs/failure-modes.md): a write the pipeline quarantined, its rows in
 // events_v1 and in no view, is completed once the cause is fixed, whatever the number of inserts
 // since (moved back into the spool past the token window, it was stored and billed twice: rev38 F2).
 const silent = pino({ level: 'silent' });
-const dataDir = mkdtempSync(path.join(inject('testRoot'), 'quarantine-complete-'));
-let ch: ClickHouse;
-beforeAll(async () => {
-  ch = await openClickHouse({ database: 'adsvc', dataDir });
-  await migrateClickHouse(ch);
-});
-afterAll(async () => {
-  await ch?.close();
-});
+const { ch, dataDir } = embeddedClickHouseForTest('quarantine-complete-');
 
 const COST = 800_000_000;
 
@@ -54,19 +46,15 @@ async function figures(campaignId: string, lineItemId: string, sink: string, hel
 const once = { events: 1, billed: COST, daily_conversions: 1, daily_spend: COST, campaign_spend: COST, hourly_spend: COST, line_item_spend: COST, breakdown_conversions: 1, in_fixed_view: 1, in_held_view: 1 };
 
 /**
- * A conversion of a fresh campaign that a view refuses (throwIf on its campaign, as the pipeline's
- * tests make one; or a constraint of its target), quarantined after its six refusals; `repair` is
- * the operator's fix. `held` is a second view of the test's whose target holds the conversion
- * already, as the views ClickHouse reached before the refusing one on a try do.
+ * A conversion of a fresh campaign that a view refuses (by its query, or by a constraint of its
+ * target), quarantined after its six refusals; `repair` is the operator's fix. `held` is a second
+ * view of the test's whose target holds the conversion already, as the views ClickHouse reached
+ * before the refusing one on a try do.
  */
-async function quarantinedConversion(label: string, refusal: 'query' | 'constraint' = 'query') {
+async function quarantinedConversion(label: string, refusedBy: RefusingViewOptions['refusedBy'] = 'query') {
   const campaignId = randomUUID();
   const name = `${label}_${campaignId.replaceAll('-', '')}`;
-  const [view, sink] = [`q_mv_${name}`, `q_sink_${name}`];
-  const constraint = refusal === 'constraint' ? `, CONSTRAINT refused CHECK campaign_id != '${campaignId}'` : '';
-  await ch.client.command({ query: `CREATE TABLE ${sink} (campaign_id UUID, cost_nanos Int64${constraint}) ENGINE = MergeTree ORDER BY campaign_id` });
-  const createView = (where: string) => ch.client.command({ query: `CREATE MATERIALIZED VIEW ${view} TO ${sink} AS SELECT campaign_id, cost_nanos FROM events_v1 ${where}` });
-  await createView(refusal === 'query' ? `WHERE throwIf(campaign_id = '${campaignId}', 'refused') = 0` : '');
+  const refusing = await refusingView(ch, { label: 'q', campaigns: [campaignId], refusedBy, withCost: true });
   const pipelineDir = mkdtempSync(path.join(inject('testRoot'), 'quarantine-complete-pipeline-'));
   // A short interval: only a try that is due counts toward the quarantine (refusedAgain), and the
   // delays double from it (20, 40, ... ms: six refusals within a second or so).
@@ -87,17 +75,13 @@ async function quarantinedConversion(label: string, refusal: 'query' | 'constrai
   return {
     campaignId,
     lineItemId: conversion.line_item_id,
-    sink,
+    sink: refusing.sink,
     heldSink,
-    view,
+    view: refusing.view,
     quarantine,
     file: file!,
     pipeline,
-    repair: async () => {
-      if (refusal === 'constraint') return ch.client.command({ query: `ALTER TABLE ${sink} DROP CONSTRAINT refused` });
-      await ch.client.command({ query: `DROP VIEW ${view}` });
-      await createView('');
-    },
+    repair: refusing.accept,
   };
 }
 
@@ -134,7 +118,7 @@ describe('adsvc quarantine complete', () => {
   });
 
   it('a run stopped midway (here by the target of a view still refusing) is completed by the next run without filling a view twice', async () => {
-    const write = await quarantinedConversion('midway', 'constraint');
+    const write = await quarantinedConversion('midway', 'target');
     await write.pipeline.close();
     // A view that lacks the conversion and comes before the refusing one (by name), whatever the
     // views ClickHouse reached on the pipeline's tries.

@@ -2,28 +2,20 @@ import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { afterAll, beforeAll, expect, inject, it, onTestFinished } from 'vitest';
+import { expect, inject, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
-import { migrateClickHouse } from '../../src/store/migrate.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { spoolLine } from '../../src/tracking/eventSpool.js';
 import { eventually } from '../helpers/eventually.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
+import { embeddedClickHouseForTest } from '../helpers/embeddedClickHouseForTest.js';
+import { refusingView } from '../helpers/refusingView.js';
 
 // rev38 F3: an insert a crash left in flight that ClickHouse refuses every time with a code about
 // now, not its rows (a view over its memory limit on those rows: MEMORY_LIMIT_EXCEEDED), was never
 // quarantined and went before the segments in every round: the spool's own accepted events were
 // never written, the backlog grew to EVENT_BUFFER_MAX_ROWS and every pixel and click answered 503.
-const dataDir = mkdtempSync(path.join(inject('testRoot'), 'refused-in-flight-'));
-let ch: ClickHouse;
-beforeAll(async () => {
-  ch = await openClickHouse({ database: 'adsvc', dataDir });
-  await migrateClickHouse(ch);
-});
-afterAll(async () => {
-  await ch?.close();
-});
+const { ch } = embeddedClickHouseForTest('refused-in-flight-');
 
 async function count(query: string, id: string): Promise<number> {
   const [row] = await (await ch.client.query({ query, query_params: { id }, format: 'JSONEachRow' })).json<{ n: string | number }>();
@@ -32,16 +24,8 @@ async function count(query: string, id: string): Promise<number> {
 
 it("a crash's in-flight insert ClickHouse keeps refusing 'for now' is set aside: the spool's events are written past it, and it is stored once when ClickHouse takes it", async () => {
   const campaignId = randomUUID();
-  const name = campaignId.replaceAll('-', '');
-  const [view, sink] = [`in_flight_mv_${name}`, `in_flight_sink_${name}`];
-  await ch.client.command({ query: `CREATE TABLE ${sink} (campaign_id UUID) ENGINE = MergeTree ORDER BY campaign_id SETTINGS non_replicated_deduplication_window = 100` });
-  const createView = (where: string) => ch.client.command({ query: `CREATE MATERIALIZED VIEW ${view} TO ${sink} AS SELECT campaign_id FROM events_v1 ${where}` });
   // 241 is MEMORY_LIMIT_EXCEEDED: a view that needs more memory than its limit for this body, every time.
-  await createView(`WHERE throwIf(campaign_id = '${campaignId}', 'needs more memory than its limit', toInt16(241)) = 0 SETTINGS allow_custom_error_code_in_throwif = 1`);
-  onTestFinished(async () => {
-    await ch.client.command({ query: `DROP VIEW IF EXISTS ${view}` });
-    await ch.client.command({ query: `DROP TABLE IF EXISTS ${sink}` });
-  });
+  const refusing = await refusingView(ch, { label: 'in_flight', campaigns: [campaignId], code: 241, deduplicationWindow: 100 });
   const pipelineDir = mkdtempSync(path.join(inject('testRoot'), 'refused-in-flight-pipeline-'));
   const spoolDir = path.join(pipelineDir, 'spool');
   mkdirSync(spoolDir, { recursive: true });
@@ -79,8 +63,7 @@ it("a crash's in-flight insert ClickHouse keeps refusing 'for now' is set aside:
   expect(readdirSync(spoolDir).filter((file) => file.endsWith('.in-flight'))).toHaveLength(1);
 
   // The view is repaired: the set-aside insert is written at its next try, with its token, once.
-  await ch.client.command({ query: `DROP VIEW ${view}` });
-  await createView('');
+  await refusing.accept();
   await eventually(
     async () => {
       await pipeline.flush().catch(() => undefined);
@@ -93,7 +76,7 @@ it("a crash's in-flight insert ClickHouse keeps refusing 'for now' is set aside:
   expect({
     events: await count("SELECT toUInt64(count()) AS n FROM events_v1 WHERE campaign_id = {id:UUID} AND type = 'conversion'", campaignId),
     rolledUp: await count('SELECT toUInt64(sum(conversions)) AS n FROM daily_stats_v1 WHERE campaign_id = {id:UUID}', campaignId),
-    inView: await count(`SELECT toUInt64(count()) AS n FROM ${sink} WHERE campaign_id = {id:UUID}`, campaignId),
+    inView: await count(`SELECT toUInt64(count()) AS n FROM ${refusing.sink} WHERE campaign_id = {id:UUID}`, campaignId),
   }).toEqual({ events: 1, rolledUp: 1, inView: 1 });
   expect(pipeline.stats()).toMatchObject({ written: 2, quarantinedWrites: 0, backlogRows: 0 });
   // Its refusals, the same every time, were logged once (and at every 10th try), not at each of the

@@ -2,13 +2,13 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { afterAll, beforeAll, expect, inject, it, onTestFinished } from 'vitest';
+import { expect, inject, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
-import { migrateClickHouse } from '../../src/store/migrate.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { ApiError } from '../../src/http/errors.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
+import { embeddedClickHouseForTest } from '../helpers/embeddedClickHouseForTest.js';
+import { refusingView } from '../helpers/refusingView.js';
 
 // Two completions of the same refused write at once (the drain's and a request's retry, or two
 // retries of one client) share one try: before, both passed `refused.includes(write)` before their
@@ -16,23 +16,11 @@ import { sampleEvent } from '../helpers/sampleEvent.js';
 // conversion's, which was then never sent again (until a restart) while events_v1 held it and its
 // retry answered "stored" (rev38 F1).
 const silent = pino({ level: 'silent' });
-const dataDir = mkdtempSync(path.join(inject('testRoot'), 'refused-twice-'));
-let ch: ClickHouse;
-beforeAll(async () => {
-  ch = await openClickHouse({ database: 'adsvc', dataDir });
-  await migrateClickHouse(ch);
-});
-afterAll(async () => {
-  await ch?.close();
-});
+const { ch } = embeddedClickHouseForTest('refused-twice-');
 
 it('completing one refused write twice at once leaves every other refused write to be completed', async () => {
   const [a, b] = [randomUUID(), randomUUID()];
-  const sink = `race_sink_${a.replaceAll('-', '')}`;
-  const view = `race_mv_${a.replaceAll('-', '')}`;
-  await ch.client.command({ query: `CREATE TABLE ${sink} (campaign_id UUID) ENGINE = MergeTree ORDER BY campaign_id SETTINGS non_replicated_deduplication_window = 100` });
-  const createView = (where: string) => ch.client.command({ query: `CREATE MATERIALIZED VIEW ${view} TO ${sink} AS SELECT campaign_id FROM events_v1 ${where}` });
-  await createView(`WHERE throwIf(campaign_id IN ('${a}', '${b}'), 'refused') = 0`);
+  const refusing = await refusingView(ch, { label: 'race', campaigns: [a, b], deduplicationWindow: 100 });
   const pipelineDir = mkdtempSync(path.join(inject('testRoot'), 'refused-twice-pipeline-'));
   const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: pipelineDir, EVENT_FLUSH_INTERVAL_MS: '60000' }), ch, log: silent });
   onTestFinished(() => pipeline.close());
@@ -41,8 +29,7 @@ it('completing one refused write twice at once leaves every other refused write 
   await expect(pipeline.writeNow([first], `conversion:${first.event_id}`)).rejects.toThrow(ApiError);
   await expect(pipeline.writeNow([second], `conversion:${second.event_id}`)).rejects.toThrow(ApiError);
   // The view is repaired.
-  await ch.client.command({ query: `DROP VIEW ${view}` });
-  await createView('');
+  await refusing.accept();
 
   // The first conversion's retry arrives twice at once (or once while the drain completes it).
   await Promise.all([pipeline.completeRefusedWrites([first.event_id]), pipeline.completeRefusedWrites([first.event_id])]);
@@ -50,7 +37,7 @@ it('completing one refused write twice at once leaves every other refused write 
   await pipeline.completeRefusedWrites([second.event_id]);
 
   const inSink = async (id: string) =>
-    Number((await (await ch.client.query({ query: `SELECT toUInt64(count()) AS n FROM ${sink} WHERE campaign_id = {id:UUID}`, query_params: { id }, format: 'JSONEachRow' })).json<{ n: string }>())[0]!.n);
+    Number((await (await ch.client.query({ query: `SELECT toUInt64(count()) AS n FROM ${refusing.sink} WHERE campaign_id = {id:UUID}`, query_params: { id }, format: 'JSONEachRow' })).json<{ n: string }>())[0]!.n);
   expect({ first: await inSink(a), second: await inSink(b) }).toEqual({ first: 1, second: 1 });
   expect(readdirSync(path.join(pipelineDir, 'spool')).filter((name) => name.endsWith('.failed-write'))).toEqual([]);
 });

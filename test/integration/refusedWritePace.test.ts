@@ -2,40 +2,24 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { afterAll, beforeAll, expect, inject, it, onTestFinished } from 'vitest';
+import { expect, inject, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
-import { migrateClickHouse } from '../../src/store/migrate.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { ApiError } from '../../src/http/errors.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
+import { embeddedClickHouseForTest } from '../helpers/embeddedClickHouseForTest.js';
+import { refusingView } from '../helpers/refusingView.js';
 
 // rev38 F3: a request's retry (the same conversion_id, a keyed import resent) tried the refused write
 // whatever its delay, and each refusal counted: a client retrying six times in a row quarantined it
 // in six requests, instead of the pipeline's own tries spaced from EVENT_FLUSH_INTERVAL_MS doubling.
 const silent = pino({ level: 'silent' });
-const dataDir = mkdtempSync(path.join(inject('testRoot'), 'refused-pace-'));
-let ch: ClickHouse;
-beforeAll(async () => {
-  ch = await openClickHouse({ database: 'adsvc', dataDir });
-  await migrateClickHouse(ch);
-});
-afterAll(async () => {
-  await ch?.close();
-});
+const { ch } = embeddedClickHouseForTest('refused-pace-');
 
 it("a refused write's retries before its next try is due are tried but not counted toward its quarantine", async () => {
   const campaignId = randomUUID();
-  const name = campaignId.replaceAll('-', '');
-  const [view, sink] = [`pace_mv_${name}`, `pace_sink_${name}`];
-  await ch.client.command({ query: `CREATE TABLE ${sink} (campaign_id UUID) ENGINE = MergeTree ORDER BY campaign_id SETTINGS non_replicated_deduplication_window = 100` });
-  const createView = (where: string) => ch.client.command({ query: `CREATE MATERIALIZED VIEW ${view} TO ${sink} AS SELECT campaign_id FROM events_v1 ${where}` });
   // Refused for its rows (throwIf's own code): each counted try is one of the 6 that quarantine it.
-  await createView(`WHERE throwIf(campaign_id = '${campaignId}', 'this view refuses the campaign') = 0`);
-  onTestFinished(async () => {
-    await ch.client.command({ query: `DROP VIEW IF EXISTS ${view}` });
-    await ch.client.command({ query: `DROP TABLE IF EXISTS ${sink}` });
-  });
+  const refusing = await refusingView(ch, { label: 'pace', campaigns: [campaignId], deduplicationWindow: 100 });
   const pipelineDir = mkdtempSync(path.join(inject('testRoot'), 'refused-pace-pipeline-'));
   // The next try is due a minute after the refusal: every retry below comes before it.
   const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: pipelineDir, EVENT_FLUSH_INTERVAL_MS: '60000' }), ch, log: silent });
@@ -52,13 +36,12 @@ it("a refused write's retries before its next try is due are tried but not count
   expect({ quarantined: pipeline.stats().quarantinedWrites, kept: failedWrites().length }).toEqual({ quarantined: 0, kept: 1 });
 
   // Tried at once all the same: the retry after the view is repaired completes it, no waiting for its delay.
-  await ch.client.command({ query: `DROP VIEW ${view}` });
-  await createView('');
+  await refusing.accept();
   await pipeline.completeRefusedWrites([conversion.event_id]);
   expect(failedWrites()).toEqual([]);
   const [row] = await (
     await ch.client.query({
-      query: `SELECT toUInt64(count()) AS events, (SELECT toUInt64(count()) FROM ${sink} WHERE campaign_id = {id:UUID}) AS in_view FROM events_v1 WHERE campaign_id = {id:UUID}`,
+      query: `SELECT toUInt64(count()) AS events, (SELECT toUInt64(count()) FROM ${refusing.sink} WHERE campaign_id = {id:UUID}) AS in_view FROM events_v1 WHERE campaign_id = {id:UUID}`,
       query_params: { id: campaignId },
       format: 'JSONEachRow',
     })

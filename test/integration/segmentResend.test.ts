@@ -2,13 +2,12 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
-import { migrateClickHouse } from '../../src/store/migrate.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { spoolLine } from '../../src/tracking/eventSpool.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
+import { embeddedClickHouseForTest } from '../helpers/embeddedClickHouseForTest.js';
 
 // A segment is sent again whole after a crash between its insert and its removal: its name is the
 // insert's deduplication token, so ClickHouse drops the second send. The token names each block of an
@@ -17,15 +16,7 @@ import { sampleEvent } from '../helpers/sampleEvent.js';
 // are not (mig39; here, 66,000 impressions sent first as the INSERT ... FORMAT of releases before
 // cabb580, then replayed by this one: 132,000 stored, with or without SETTINGS max_block_size on the
 // file() select): docs/running-on-servers.md says to change release only after a SIGTERM.
-const dataDir = mkdtempSync(path.join(inject('testRoot'), 'segment-resend-'));
-let ch: ClickHouse;
-beforeAll(async () => {
-  ch = await openClickHouse({ database: 'adsvc', dataDir });
-  await migrateClickHouse(ch);
-});
-afterAll(async () => {
-  await ch?.close();
-});
+const { ch } = embeddedClickHouseForTest('segment-resend-');
 
 it('stores once a segment of 66,000 events sent again by the same release', async () => {
   const campaignId = randomUUID();

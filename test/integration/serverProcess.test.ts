@@ -7,6 +7,7 @@ import { buildServerBundle } from '../../src/buildServerBundle.js';
 import { packageRoot } from '../../src/packageRoot.js';
 import { testDatabaseUrl } from '../helpers/testApp.js';
 import { eventually } from '../helpers/eventually.js';
+import { freePort } from '../helpers/freePort.js';
 import { canMount, fillDisk, mountTmpfs } from '../helpers/tmpfs.js';
 import { startPostgresServer, unavailableReason, type PostgresServer } from '../helpers/postgresServer.js';
 
@@ -41,47 +42,33 @@ function finished(child: ChildProcess): Promise<Finished> {
   return new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })));
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function newDataDir(): string {
   const dataDir = mkdtempSync(path.join(inject('testRoot'), 'process-'));
   if (!testDatabaseUrl) cpSync(inject('pgliteTemplate'), path.join(dataDir, 'postgres'), { recursive: true });
   return dataDir;
 }
 
+/** `adsvc serve` on a free port with ADMIN_TOKEN, on a new DATA_DIR and the suite's Postgres unless env names others. */
+async function serveOn(env: Record<string, string> = {}) {
+  const port = await freePort();
+  const dataDir = env.DATA_DIR ?? newDataDir();
+  const child = adsvc(['serve'], { PORT: String(port), ADMIN_TOKEN, ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}), ...env, DATA_DIR: dataDir });
+  return { child, exit: finished(child), port, url: `http://127.0.0.1:${port}`, dataDir };
+}
+
+function healthy(url: string): Promise<true> {
+  return eventually(() => fetch(`${url}/healthz`).then((response) => (response.ok ? true : undefined), () => undefined), 'adsvc serve to become healthy', 60_000, 200);
+}
+
 describe('adsvc serve, the CLI against it, and SIGTERM', () => {
   let server: ChildProcess;
   let serverExit: Promise<Finished>;
   let url: string;
-  const env: Record<string, string> = {};
+  let serverDataDir: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    Object.assign(env, {
-      DATA_DIR: newDataDir(),
-      PORT: String(port),
-      ADMIN_TOKEN,
-      LOG_LEVEL: 'info',
-      ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
-    });
-    server = adsvc(['serve'], env);
-    serverExit = finished(server);
-    await eventually(
-      () => fetch(`${url}/healthz`).then((response) => (response.ok ? true : undefined), () => undefined),
-      'adsvc serve to become healthy',
-      60_000,
-      200,
-    );
+    ({ child: server, exit: serverExit, url, dataDir: serverDataDir } = await serveOn({ LOG_LEVEL: 'info' }));
+    await healthy(url);
   });
 
   afterAll(() => {
@@ -167,7 +154,7 @@ describe('adsvc serve, the CLI against it, and SIGTERM', () => {
   });
 
   it.runIf(!testDatabaseUrl)('refuses a second serve on the running instance\'s DATA_DIR with one line, before opening its database', async () => {
-    const second = await finished(adsvc(['serve'], { ...env, PORT: String(await freePort()) }));
+    const second = await (await serveOn({ DATA_DIR: serverDataDir, LOG_LEVEL: 'info' })).exit;
     expect(second.code).toBe(1);
     expect(second.stderr.trim().split('\n')).toHaveLength(1);
     expect(second.stderr).toMatch(/^adsvc: cannot open Postgres \(embedded PGlite\): the embedded Postgres .* is in use by process \d+: each instance needs its own DATA_DIR/);
@@ -233,12 +220,9 @@ describe('a process that cannot go on ends, so that its supervisor starts it aga
   const ENDS_WITHIN_MS = 20_000;
 
   const serveHealthy = async (dataDir: string, watchdogTimeoutMs = 2000) => {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const child = adsvc(['serve'], { DATA_DIR: dataDir, PORT: String(port), ADMIN_TOKEN, WATCHDOG_TIMEOUT_MS: String(watchdogTimeoutMs), ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}) });
-    const exit = finished(child);
-    await eventually(() => fetch(`${url}/healthz`).then((response) => (response.ok ? true : undefined), () => undefined), 'adsvc serve to become healthy', 60_000, 200);
-    return { child, exit, url };
+    const served = await serveOn({ DATA_DIR: dataDir, WATCHDOG_TIMEOUT_MS: String(watchdogTimeoutMs) });
+    await healthy(served.url);
+    return served;
   };
   const endsWithin = (exit: Promise<Finished>) =>
     Promise.race([exit, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ENDS_WITHIN_MS))]);
@@ -275,11 +259,9 @@ describe('a process that cannot go on ends, so that its supervisor starts it aga
 
 describe('a stop waits for the requests in flight within SHUTDOWN_GRACE_MS', () => {
   it('closes the connection of a request that stopped arriving once the grace is over, then exits 0', async () => {
-    const port = await freePort();
-    const child = adsvc(['serve'], { DATA_DIR: newDataDir(), PORT: String(port), ADMIN_TOKEN, SHUTDOWN_GRACE_MS: '1000', ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}) });
-    const exit = finished(child);
+    const { child, exit, port, url } = await serveOn({ SHUTDOWN_GRACE_MS: '1000' });
     try {
-      await eventually(() => fetch(`http://127.0.0.1:${port}/healthz`).then((response) => (response.ok ? true : undefined), () => undefined), 'adsvc serve to become healthy', 60_000, 200);
+      await healthy(url);
       // A client that sent its headers and the start of its body, then stopped (as one that stops reading a download does).
       const stalled = connect(port, '127.0.0.1');
       const cut = new Promise<void>((resolve) => stalled.on('close', () => resolve()));
@@ -490,19 +472,12 @@ describe.skipIf(unavailableReason !== undefined)('instances on one PostgreSQL se
   afterAll(() => postgres?.destroy());
 
   it('refuses the second with the fix, and lets one start again once the first stops', async () => {
-    const serveOn = async (env: Record<string, string> = {}) => {
-      const port = await freePort();
-      const child = adsvc(['serve'], { DATA_DIR: newDataDir(), PORT: String(port), ADMIN_TOKEN, DATABASE_URL: postgres.url, ...env });
-      return { child, exit: finished(child), url: `http://127.0.0.1:${port}` };
-    };
-    const healthy = (url: string) =>
-      eventually(() => fetch(`${url}/healthz`).then((response) => (response.ok ? true : undefined), () => undefined), 'adsvc serve to become healthy', 60_000, 200);
-
-    const first = await serveOn();
+    const onPostgres = { DATABASE_URL: postgres.url };
+    const first = await serveOn(onPostgres);
     await healthy(first.url);
     // /healthz checks the claim (embeddedClickHouseClaim.test.ts: failing while it is lost).
     expect((await (await fetch(`${first.url}/healthz`)).json()).checks.clickhouse_claim).toBe('ok');
-    const second = await serveOn();
+    const second = await serveOn(onPostgres);
     const refused = await second.exit;
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^adsvc: another instance with embedded ClickHouse \(chdb\) is running on this DATABASE_URL's database: .*set CLICKHOUSE_URL on every instance/);
@@ -511,7 +486,7 @@ describe.skipIf(unavailableReason !== undefined)('instances on one PostgreSQL se
 
     first.child.kill('SIGTERM');
     expect((await first.exit).code).toBe(0);
-    const third = await serveOn();
+    const third = await serveOn(onPostgres);
     await healthy(third.url);
     third.child.kill('SIGTERM');
     expect((await third.exit).code).toBe(0);

@@ -14,7 +14,7 @@ import { BillingCeiling } from '../../src/tracking/billingCeiling.js';
 import { newServeId } from '../../src/serving/serveId.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import type { ClickHouse } from '../../src/store/clickhouse.js';
-import { closedPort } from '../helpers/closedPort.js';
+import { freePort } from '../helpers/freePort.js';
 
 let ctx: TestContext;
 let advertiser: Advertiser;
@@ -415,7 +415,7 @@ describe('pacing: counting each event once', () => {
   it('starts a new UTC day and month at the first sync after midnight, even one that cannot read ClickHouse', async () => {
     const now = new Date();
     const lastDay = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 0, 23, 59);
-    const client = createClient({ url: `http://127.0.0.1:${await closedPort()}`, request_timeout: 2000 });
+    const client = createClient({ url: `http://127.0.0.1:${await freePort()}`, request_timeout: 2000 });
     const unreachable = { client } as unknown as ClickHouse;
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
