@@ -36,6 +36,8 @@ export interface LoadedSnapshot {
 interface BaseHeader extends SnapshotStamp {
   id: string;
   horizon: string;
+  /** The change log's end when the base was written (changeLogEnd). */
+  changeLogEnd: string;
   /**
    * Byte lengths of the sections after the header line: tokens, placements, line items and
    * creatives (both DataRows: see BaseSections), and where each line item's creatives are in theirs.
@@ -62,12 +64,14 @@ export interface BaseSections {
 interface LogRecord {
   seq: number;
   horizon: string;
+  /** The change log's end when the record was written (changeLogEnd). */
+  changeLogEnd: string;
   keys?: CatalogKeys;
   rows?: CatalogRows;
 }
 
 const FORMAT = createHash('sha256')
-  .update(['adsvc catalog snapshot 5', ...CATALOG_QUERIES].join('\n'))
+  .update(['adsvc catalog snapshot 6', ...CATALOG_QUERIES].join('\n'))
   .digest('hex')
   .slice(0, 16);
 /**
@@ -100,7 +104,8 @@ function maxLogBytes(baseBytes: number): number {
  * change log is read from the last horizon recorded (AdIndexRefresher.start), exactly as a running
  * instance would have: what changed while the service was down is in catalog_changes. Anything
  * that is not provably current makes the start read the whole catalog instead: no snapshot, an
- * unreadable one, another stamp, a horizon the database has not reached, a log too long to be
+ * unreadable one, another stamp, a change log whose end is behind the one recorded (a restore in
+ * place), a horizon the database has not reached, a log too long to be
  * worth replaying, or changes since the horizon already pruned (the feed says so), or bytes that
  * do not match their checksum (every line carries the CRC-32 of its JSON, the base's header those
  * of its sections). A last log line that is torn, or one out of sequence, ends the replay there:
@@ -128,6 +133,7 @@ export class CatalogSnapshot {
 
   private constructor(
     directory: string,
+    private readonly db: Postgres,
     private readonly stamp: SnapshotStamp,
     private readonly log: FastifyBaseLogger,
   ) {
@@ -150,7 +156,7 @@ export class CatalogSnapshot {
       log.warn({ err: error }, 'cannot create the catalog snapshot directory; the catalog snapshot is off');
       return undefined;
     }
-    return new CatalogSnapshot(directory, stamp, log);
+    return new CatalogSnapshot(directory, db, stamp, log);
   }
 
   /**
@@ -201,6 +207,15 @@ export class CatalogSnapshot {
       };
       const log = await this.readLog(header.id, base.bytes);
       if (!log) {
+        await this.discard();
+        return undefined;
+      }
+      // A restore in place (pg_restore --clean) keeps the stamp and xids only grow in a cluster, but
+      // the change log's sequence goes back to the dump's: what was written after it is not in this catalog.
+      const recorded = log.changeLogEnd ?? header.changeLogEnd;
+      const end = await changeLogEnd(this.db);
+      if (BigInt(recorded) > BigInt(end)) {
+        this.log.info({ differs: 'change log', snapshot: recorded, database: end }, 'the catalog snapshot is of another catalog; reading the catalog in full');
         await this.discard();
         return undefined;
       }
@@ -261,7 +276,7 @@ export class CatalogSnapshot {
       sections.splice(2, 0, base.lineItemRows, base.creativeRows);
       const checksums: number[] = [];
       for (const section of sections) checksums.push(await checksumOf(section));
-      const header: BaseHeader = { ...this.stamp, id, horizon, sections: sections.map((section) => section.length), checksums };
+      const header: BaseHeader = { ...this.stamp, id, horizon, changeLogEnd: await changeLogEnd(this.db), sections: sections.map((section) => section.length), checksums };
       const headerLine = Buffer.from(logLine(header));
       if (this.baseId === id) this.baseBytes = sections.reduce((bytes, section) => bytes + section.length, headerLine.length);
       // The new base's log is empty; a crash between the two renames leaves a log naming the old base, which is not read.
@@ -346,10 +361,11 @@ export class CatalogSnapshot {
     await this.writes;
   }
 
-  private append(record: Omit<LogRecord, 'seq'>): void {
+  private append(record: Omit<LogRecord, 'seq' | 'changeLogEnd'>): void {
     if (this.baseId === undefined) return;
-    const line = logLine({ seq: ++this.seq, ...record });
-    this.logBytes += Buffer.byteLength(line);
+    const seq = ++this.seq;
+    // Counted with the longest end (a bigint's 19 digits): the line itself is made when it is written.
+    this.logBytes += Buffer.byteLength(logLine({ seq, ...record, changeLogEnd: '0'.repeat(19) }));
     if (this.logBytes > maxLogBytes(this.baseBytes)) {
       // Longer than a start would replay: the snapshot goes (the next start reads in full) rather than fill DATA_DIR.
       this.log.info({ bytes: this.logBytes }, 'the catalog snapshot log is long; removing the snapshot');
@@ -357,7 +373,7 @@ export class CatalogSnapshot {
       this.enqueue(() => this.remove());
       return;
     }
-    this.enqueue(() => appendFile(this.logPath, line));
+    this.enqueue(async () => appendFile(this.logPath, logLine({ seq, ...record, changeLogEnd: await changeLogEnd(this.db) })));
   }
 
   /** Removes the snapshot's files, the temporary ones of an interrupted write included. */
@@ -412,6 +428,7 @@ export class CatalogSnapshot {
     const patches: LoadedSnapshot['patches'] = [];
     let horizonsOnly = 0;
     let position: string | undefined;
+    let end: string | undefined;
     // A log of another base (a crash while the base was replaced) holds nothing for this one.
     const records = lines[0] === header.trimEnd() ? lines.slice(1) : [];
     for (const [index, line] of records.entries()) {
@@ -429,6 +446,7 @@ export class CatalogSnapshot {
         horizonsOnly += 1;
       }
       position = record.horizon;
+      end = record.changeLogEnd;
       kept += `${line}\n`;
     }
     this.logBytes = Buffer.byteLength(kept);
@@ -438,8 +456,17 @@ export class CatalogSnapshot {
         await rename(`${this.logPath}.tmp`, this.logPath);
       });
     }
-    return { patches, horizonsOnly, position };
+    return { patches, horizonsOnly, position, changeLogEnd: end };
   }
+}
+
+/**
+ * The change log's end: the last value its id sequence handed out. It never goes back while the
+ * database lives (pruning deletes rows, not the sequence); a restore sets it back to the dump's.
+ */
+async function changeLogEnd(db: SqlExecutor): Promise<string> {
+  const { rows } = await db.query<{ end: string }>('SELECT last_value::text AS end FROM catalog_changes_id_seq');
+  return rows[0]!.end;
 }
 
 /** Where the catalog snapshot is kept (DATA_DIR/catalog-snapshot); undefined when CATALOG_SNAPSHOT is off. */

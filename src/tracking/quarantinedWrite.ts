@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -58,6 +58,13 @@ export async function completeQuarantinedWrites(ch: ClickHouse, quarantineDirect
     return await complete(ch, quarantine, [...new Set(names)]);
   } finally {
     release();
+    // The directory only holds a run's plan and lock: a run that leaves no plan leaves no directory.
+    // Not emptied by force: a plan still there (a run stopped midway) is what the next run follows.
+    try {
+      rmdirSync(journals);
+    } catch {
+      // Not empty (the plan), or gone: either way nothing to do, and the run's own outcome stands.
+    }
   }
 }
 
@@ -193,7 +200,11 @@ async function plan(ch: ClickHouse, writes: InFlightWrite[]): Promise<{ journal:
   const unclear = [...views.values()].filter((view) => verdicts.get(view.name) === 'unclear' || (lacking(view.feeder) && !lacking(view.name))).map((view) => view.name);
   if (unclear.length > 0) {
     throw new QuarantinedWriteError(
-      `the targets of ${unclear.join(', ')} hold some but not all of these writes' rows, or differ from events_v1 otherwise: nothing done; give the writes one at a time, or all those of the same campaign and day together`,
+      `the targets of ${unclear.join(', ')} differ from what their views make of events_v1, at the keys these writes touch (a campaign's day, a serve), ` +
+        `by more than these writes' rows: nothing done. If they hold some of these writes and not others, give the writes one at a time; ` +
+        `if other quarantined writes of the same campaign and day are missing from them too, give them all together (DATA_DIR/quarantine/*.failed-write); ` +
+        `if a view was not built from all of events_v1 (created after events existed and never backfilled, or changed since), no grouping of the writes helps: ` +
+        `drop that view, complete, then create it again (docs/failure-modes.md)`,
     );
   }
   const complete = [...verdicts].filter(([, verdict]) => verdict === 'complete').map(([name]) => name);

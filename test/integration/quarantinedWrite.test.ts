@@ -140,6 +140,28 @@ describe('adsvc quarantine complete', () => {
     expect(existsSync(path.join(write.quarantine, 'completing', 'plan.json'))).toBe(false);
   });
 
+  it('says a view not built from all of events_v1 must be dropped, completed without, and created again, and leaves no empty completing/ behind', async () => {
+    const write = await quarantinedConversion('unbuilt');
+    // The view repaired the wrong way: dropped, an event of the campaign stored meanwhile, created
+    // again without a backfill, so its target lacks more than the quarantined conversion.
+    await ch.client.command({ query: `DROP VIEW ${write.view}` });
+    const earlier = sampleEvent({ campaign_id: write.campaignId, line_item_id: write.lineItemId, type: 'impression' });
+    await write.pipeline.writeNow([earlier], `impression:${earlier.event_id}`);
+    await write.pipeline.close();
+    await ch.client.command({ query: `CREATE MATERIALIZED VIEW ${write.view} TO ${write.sink} AS SELECT campaign_id, cost_nanos FROM events_v1` });
+
+    await expect(completeQuarantinedWrites(ch, write.quarantine, [write.file])).rejects.toThrow(
+      new RegExp(`the targets of [^:]*${write.view}[^:]* differ .* not built from all of events_v1 .* drop that view, complete, then create it again`),
+    );
+    expect(existsSync(path.join(write.quarantine, write.file))).toBe(true);
+    expect(existsSync(path.join(write.quarantine, 'completing'))).toBe(false);
+
+    // The way out the message gives.
+    await ch.client.command({ query: `DROP VIEW ${write.view}` });
+    expect(await completeQuarantinedWrites(ch, write.quarantine, [write.file])).toMatchObject({ writes: [{ done: 'its rows in events_v1 given to the views' }] });
+    expect(existsSync(path.join(write.quarantine, 'completing'))).toBe(false);
+  });
+
   it('inserts whole, with its token, a quarantined write events_v1 does not hold', async () => {
     const campaignId = randomUUID();
     const sink = `q_sink_absent_${campaignId.replaceAll('-', '')}`;

@@ -20,11 +20,11 @@ const source = readFileSync(path.join(packageRoot, 'public', 'sdk', 'render-v1.j
 const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
 
 describe('GET /sdk/v1/render.js', () => {
-  it('serves public/sdk/render-v1.js as JavaScript, cacheable for a year by any origin', async () => {
+  it('serves public/sdk/render-v1.js as JavaScript to any origin, cached for an hour and never as immutable (v1 changes in place)', async () => {
     const response = await ctx.app.inject({ method: 'GET', url: '/sdk/v1/render.js' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('text/javascript; charset=utf-8');
-    expect(response.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(response.headers['cache-control']).toBe('public, max-age=3600');
     expect(response.headers['x-content-type-options']).toBe('nosniff');
     expect(response.headers['cross-origin-resource-policy']).toBe('cross-origin');
     expect(response.headers['access-control-allow-origin']).toBe('*');
