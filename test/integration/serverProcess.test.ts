@@ -15,15 +15,20 @@ import { startPostgresServer, unavailableReason, type PostgresServer } from '../
 
 const ADMIN_TOKEN = 'process-test-admin-token-0123456789';
 
-/** A start that hangs instead of failing (DATA_DIR=/proc/nope did) is killed after this, and its test fails. */
+/** A command or a start that hangs instead of failing (DATA_DIR=/proc/nope did) is killed after this, and its test fails. */
 const HUNG_START_MS = 30_000;
 
-function adsvc(args: string[], env: Record<string, string>): ChildProcess {
+/**
+ * `adsvc <args>` from the sources, killed (SIGTERM) after `killAfterMs`; a service the tests keep
+ * running passes undefined: with the limit, a loaded CI machine's slower CLI calls took a describe
+ * past 30 s and its service was stopped under the tests still using it.
+ */
+function adsvc(args: string[], env: Record<string, string>, killAfterMs: number | undefined = HUNG_START_MS): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', path.join(packageRoot, 'src/main.ts'), ...args], {
     cwd: packageRoot,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: HUNG_START_MS,
+    timeout: killAfterMs,
   });
 }
 
@@ -48,11 +53,21 @@ function newDataDir(): string {
   return dataDir;
 }
 
-/** `adsvc serve` on a free port with ADMIN_TOKEN, on a new DATA_DIR and the suite's Postgres unless env names others. */
+/** Every service serveOn started: one a failed test left running is killed when the file ends. */
+const services = new Set<ChildProcess>();
+afterAll(() => {
+  for (const child of services) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+/**
+ * `adsvc serve` on a free port with ADMIN_TOKEN, on a new DATA_DIR and the suite's Postgres unless
+ * env names others. It runs until its test stops it, however long that takes.
+ */
 async function serveOn(env: Record<string, string> = {}) {
   const port = await freePort();
   const dataDir = env.DATA_DIR ?? newDataDir();
-  const child = adsvc(['serve'], { PORT: String(port), ADMIN_TOKEN, ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}), ...env, DATA_DIR: dataDir });
+  const child = adsvc(['serve'], { PORT: String(port), ADMIN_TOKEN, ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}), ...env, DATA_DIR: dataDir }, undefined);
+  services.add(child);
   return { child, exit: finished(child), port, url: `http://127.0.0.1:${port}`, dataDir };
 }
 
