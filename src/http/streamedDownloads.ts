@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { finished, Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { ApiError } from './errors.js';
 
@@ -72,7 +72,9 @@ export class StreamedDownloads {
       );
     }
     this.admittedByOwner.set(owner, admitted + 1);
-    reply.raw.once('close', () => {
+    // finished() calls back at once for a response already closed: a client that hung up while the
+    // request was authenticated never gets a 'close' after this, and held its slot for good (rev40 R1).
+    finished(reply.raw, () => {
       const left = (this.admittedByOwner.get(owner) ?? 1) - 1;
       if (left > 0) this.admittedByOwner.set(owner, left);
       else this.admittedByOwner.delete(owner);
