@@ -24,7 +24,8 @@ export async function healthRoutes(app: FastifyInstance, { db, ch, events, confi
     ]);
     const stats = events.stats();
     const oldestAgeSeconds = stats.oldestPendingAt === undefined ? 0 : Math.max(0, Math.floor((Date.now() - stats.oldestPendingAt) / 1000));
-    const backlogOk = stats.backlogRows <= config.HEALTH_EVENT_BACKLOG_MAX_ROWS && oldestAgeSeconds <= config.HEALTH_EVENT_BACKLOG_MAX_AGE_SECONDS;
+    // A crash's insert set aside (refused for its rows) is shown, not judged: routing elsewhere cannot help it.
+    const backlogOk = stats.backlogRows - stats.setAsideRows <= config.HEALTH_EVENT_BACKLOG_MAX_ROWS && oldestAgeSeconds <= config.HEALTH_EVENT_BACKLOG_MAX_AGE_SECONDS;
     const checks: Record<string, CheckResult> = {
       postgres: verdict(postgres),
       clickhouse: verdict(clickhouse),
@@ -37,6 +38,7 @@ export async function healthRoutes(app: FastifyInstance, { db, ch, events, confi
       checks,
       event_backlog: {
         rows: stats.backlogRows,
+        set_aside_rows: stats.setAsideRows,
         oldest_age_seconds: oldestAgeSeconds,
         max_rows: config.HEALTH_EVENT_BACKLOG_MAX_ROWS,
         max_age_seconds: config.HEALTH_EVENT_BACKLOG_MAX_AGE_SECONDS,

@@ -581,17 +581,17 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   function stats(): EventPipelineStats {
     // In-flight files are named like segments: they too start with the time they were written.
     // A crash's insert set aside is still accepted and not in ClickHouse: in the backlog, though no
-    // longer in `unwritten` (setAside), or /healthz said 0 while it waited for hours.
-    const setAside = refused.filter((write) => write.leftByCrash);
-    const oldest = [
-      inFlight[0] && segmentCreatedAt(inFlight[0].name),
-      sealed[0] && segmentCreatedAt(sealed[0].name),
-      spool.openSince,
-      ...setAside.map((write) => segmentCreatedAt(write.name)),
-    ].filter((at) => at !== undefined);
+    // longer in `unwritten` (setAside), or /healthz said 0 while it waited for hours. Its age is not
+    // the backlog's: it dates from before the crash, and would fail /healthz while every other
+    // segment is written (a load balancer would drop a working instance).
+    const setAsideRows = refused.filter((write) => write.leftByCrash).reduce((sum, write) => sum + write.events, 0);
+    const oldest = [inFlight[0] && segmentCreatedAt(inFlight[0].name), sealed[0] && segmentCreatedAt(sealed[0].name), spool.openSince].filter(
+      (at) => at !== undefined,
+    );
     return {
       ...counts,
-      backlogRows: pending() + setAside.reduce((sum, write) => sum + write.events, 0),
+      backlogRows: pending() + setAsideRows,
+      setAsideRows,
       oldestPendingAt: oldest.length > 0 ? Math.min(...oldest) : undefined,
       spoolFailure: spool.failure?.message,
     };

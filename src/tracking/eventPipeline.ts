@@ -102,7 +102,12 @@ export interface EventPipelineStats {
   listenerFailures: number;
   /** Accepted events not yet in ClickHouse. */
   backlogRows: number;
-  /** When the oldest of them was accepted (ms since the epoch); undefined when there is none. */
+  /**
+   * Of them, those of a crash's insert ClickHouse keeps refusing for its rows, set aside while
+   * everything else is written: a problem of those rows, not of this instance.
+   */
+  setAsideRows: number;
+  /** When the oldest of the others was accepted (ms since the epoch); undefined when there is none. */
   oldestPendingAt: number | undefined;
   /** Why the last spool write failed; undefined once one succeeds again. */
   spoolFailure: string | undefined;
