@@ -5,7 +5,7 @@ import type { ClusterTarget } from './clusterDdl.js';
 import { withUnavailableQueries } from './clickhouseUnavailable.js';
 import { lockDirectory } from './directoryLock.js';
 import { WrittenEventDays, withWrittenEventDays } from './writtenEventDays.js';
-import { withDurableWrites } from './durableWrites.js';
+import { syncFileSystemOf, withDurableWrites } from './durableWrites.js';
 import { forgetBlocksWithoutParts, type ForgottenBlocks } from './deduplicationLogRepair.js';
 
 /** The nice value of embedded ClickHouse's merge threads while they merge (0 is this process's; 19 the lowest priority). */
@@ -89,6 +89,14 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
     try {
       client = createClient({ connection: createChdbConnection({ path: directory }) } as never);
     } catch (error) {
+      engine.close();
+      throw error;
+    }
+    try {
+      // A sync that cannot work (no `sync --file-system` here) stops the start rather than every write.
+      if (options.durableWrites) await syncFileSystemOf(directory);
+    } catch (error) {
+      await client.close();
       engine.close();
       throw error;
     }

@@ -233,6 +233,8 @@ async function openLockedEmbedded(directory: string, durableWrites: boolean, rel
   // guesses, read every campaign after a list cursor. Planned with the values, as every unnamed
   // statement is, it reads 100 rows in order. The session is the process's one connection.
   await db.exec('SET plan_cache_mode = force_custom_plan');
+  // A sync that cannot work (no `sync --file-system` here) stops the start rather than every write.
+  if (durableWrites) await syncFileSystemOf(directory);
   const readRowBytes = embeddedRowBytes(db);
   const readDataRows = embeddedDataRows(db);
   // The first statement that found PGlite's files unwritable (a data directory turned read-only, a
@@ -245,8 +247,10 @@ async function openLockedEmbedded(directory: string, durableWrites: boolean, rel
     if (storageFault !== undefined) throw new StoreUnavailableError(storageFault);
     try {
       const result = await statement();
-      // After the commit, before the answer: what was answered is on the disk (durableWrites).
-      if (writes && durableWrites) await syncFileSystemOf(directory);
+      // After the commit, before the answer: what was answered is on the disk (durableWrites). A
+      // sync that fails leaves the write committed, so it is answered as done (an error would make
+      // its client send it again: twice), and the disk is taken as failing: every later statement 503.
+      if (writes && durableWrites) await syncFileSystemOf(directory).catch((error: unknown) => (storageFault ??= error));
       return result;
     } catch (error) {
       if (isStorageFault(error)) storageFault ??= error;
