@@ -1,15 +1,51 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { Socket } from 'node:net';
 import type { ClickHouseClient } from '@clickhouse/client';
 
-const run = promisify(execFile);
-
 /**
- * Syncs the file system holding `directory` (syncfs(2), through coreutils' `sync --file-system`:
- * Node has no binding of it): everything written there so far is on the disk once it resolves.
+ * A shell kept for the process's life that runs `sync --file-system` (syncfs(2); Node has no
+ * binding of it) for each directory written to its stdin, answering a line each, in order. Starting
+ * a child per sync forked this process every time, on the main thread, for a time that grows with
+ * its memory (48 ms at 546 MB of RSS, 97 ms at 1.55 GB: rev40 R3); the shell forks only itself.
  */
-export async function syncFileSystemOf(directory: string): Promise<void> {
-  await run('sync', ['--file-system', directory]);
+let syncer: { child: ChildProcessWithoutNullStreams; waiting: Array<(error?: Error) => void> } | undefined;
+
+function startSyncer(): NonNullable<typeof syncer> {
+  const child = spawn('sh', ['-c', 'while IFS= read -r d; do if sync --file-system -- "$d" 2>/dev/null; then echo ok; else echo failed; fi; done'], { stdio: 'pipe' });
+  const started = { child, waiting: [] as Array<(error?: Error) => void> };
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    started.waiting.shift()?.(line === 'ok' ? undefined : new Error('sync --file-system failed'));
+    if (started.waiting.length === 0) holdProcess(child, false);
+  });
+  const gone = (error?: Error) => {
+    if (syncer === started) syncer = undefined;
+    for (const settle of started.waiting.splice(0)) settle(error ?? new Error('the sync process ended'));
+  };
+  child.on('error', gone);
+  child.on('exit', () => gone());
+  child.stdin.on('error', () => undefined);
+  holdProcess(child, false);
+  return started;
+}
+
+/** The shell waits on its stdin for good: it keeps the process alive only while a sync is awaited. */
+function holdProcess(child: ChildProcessWithoutNullStreams, hold: boolean): void {
+  if (hold) child.ref();
+  else child.unref();
+  for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as Socket)[hold ? 'ref' : 'unref']();
+}
+
+/** Syncs the file system holding `directory`: everything written there so far is on the disk once it resolves. */
+export function syncFileSystemOf(directory: string): Promise<void> {
+  if (directory.includes('\n')) return Promise.reject(new Error(`cannot sync a path with a line break: ${directory}`));
+  syncer ??= startSyncer();
+  const { child, waiting } = syncer;
+  return new Promise((resolve, reject) => {
+    waiting.push((error) => (error ? reject(error) : resolve()));
+    holdProcess(child, true);
+    child.stdin.write(`${directory}\n`);
+  });
 }
 
 /**
