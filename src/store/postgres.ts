@@ -264,7 +264,7 @@ async function openLockedEmbedded(directory: string, durableWrites: boolean, rel
     kind: 'embedded',
     queryTimeoutMs: 0,
     // A full disk (53100) surfaces as StoreUnavailableError (503 with Retry-After), as on a server.
-    query: (sql, params) => run(() => db.query(sql, params), mayWrite(sql)) as never,
+    query: (sql, params) => run(() => db.query(sql, params), durableWrites && mayWrite(sql)) as never,
     rowBytes: (sql, params) => run(() => readRowBytes(sql, params)),
     exec: async (sql) => {
       await run(() => db.exec(sql), true);
