@@ -171,6 +171,8 @@ function validBody(operationId: string): Record<string, unknown> | undefined {
     }),
     updateCampaign: { name: 'Renamed', brand_name: 'Acme 2', objective: 'traffic', status: 'paused', ends_at: '2031-01-01T00:00:00Z' },
     duplicateCampaign: { name: 'Copy' },
+    // Its body is optional (no body activates everything): the bad ones are cut from this one.
+    activateCampaign: { keep_line_items_paused: true },
     createLineItem: { title: 'Another', objective: 'traffic', primary_kpi: 'clicks', budget: { daily: 10, currency: 'EUR', lifetime: 100, pacing: 'asap' }, bids: { bid_type: 'cpm', bid_value: 2 }, frequency_cap: { impressions: 2, per: 'hour' } },
     updateLineItem: { title: 'Renamed', objective: 'traffic', primary_kpi: 'CPC', status: 'paused', frequency_cap: { impressions: 1, per: 'week' } },
     setLineItemBudget: { daily: 20, currency: 'USD', lifetime: 200, pacing: 'even' },
