@@ -43,11 +43,12 @@ interface OpenDownload {
  * Each owner (an organization, a publisher, the admin token) holds at most MAX_DOWNLOADS_PER_OWNER
  * downloads at once on this instance: each holds up to a page of its export while its client reads,
  * so one key opening downloads it never reads would otherwise fill the heap in the 2 minutes before
- * the stall timeout frees them (830 of them took 4 GB).
+ * the stall timeout frees them (830 of them took 4 GB). A download counts until its response has
+ * closed and its page query has returned (download()).
  */
 export class StreamedDownloads {
   private readonly open = new Set<OpenDownload>();
-  /** Downloads admitted and not yet closed, by owner (admitted before their first query runs). */
+  /** Downloads admitted and not yet over (response closed, work settled), by owner; admitted before their first query runs. */
   private readonly admittedByOwner = new Map<string, number>();
   private stalls = 0;
   private refused = 0;
@@ -58,10 +59,28 @@ export class StreamedDownloads {
   ) {}
 
   /**
-   * Counts a download against its owner's limit until its response closes, before its first query
-   * runs; past the limit it is refused 429 `rate_limited` (with Retry-After) and nothing is read.
+   * Sends a download whose first page `start` reads (so that a failing query still answers a clean
+   * error) and whose text pieces it returns. Counted against its owner's limit from before `start`
+   * runs until both its response has closed and its work has settled: `start`, then the body's
+   * reading of later pages. Past the limit it is refused 429 `rate_limited` (with Retry-After) and
+   * `start` is not called. The work counts too because a client that hangs up does not stop a query
+   * already running: freed at the response's close, a client that opened downloads and hung up in a
+   * loop had any number of page queries running, each to hold its page (rev40 R2).
    */
-  admit(reply: FastifyReply, who: Record<string, string>): void {
+  async download(reply: FastifyReply, who: Record<string, string>, start: () => Promise<AsyncIterable<string>>): Promise<FastifyReply> {
+    const settled = this.admit(reply, who);
+    let pieces: AsyncIterable<string>;
+    try {
+      pieces = await start();
+    } catch (error) {
+      settled();
+      throw error;
+    }
+    return this.send(reply, pieces, who, settled);
+  }
+
+  /** Takes a slot of the owner's, or throws; returns what tells it the work settled (the response's close is watched here). */
+  private admit(reply: FastifyReply, who: Record<string, string>): () => void {
     const owner = JSON.stringify(who);
     const admitted = this.admittedByOwner.get(owner) ?? 0;
     if (admitted >= this.maxPerOwner) {
@@ -72,20 +91,31 @@ export class StreamedDownloads {
       );
     }
     this.admittedByOwner.set(owner, admitted + 1);
-    // finished() calls back at once for a response already closed: a client that hung up while the
-    // request was authenticated never gets a 'close' after this, and held its slot for good (rev40 R1).
-    finished(reply.raw, () => {
+    let waitingFor = 2;
+    const release = () => {
+      waitingFor -= 1;
+      if (waitingFor > 0) return;
       const left = (this.admittedByOwner.get(owner) ?? 1) - 1;
       if (left > 0) this.admittedByOwner.set(owner, left);
       else this.admittedByOwner.delete(owner);
-    });
+    };
+    // finished() calls back at once for a response already closed: a client that hung up while the
+    // request was authenticated never gets a 'close' after this, and held its slot for good (rev40 R1).
+    finished(reply.raw, release);
+    let workSettled = false;
+    return () => {
+      if (workSettled) return;
+      workSettled = true;
+      release();
+    };
   }
 
   /**
    * Sends the text pieces as the reply's body, each read only when the socket has taken the one
-   * before. `who` names the download's owner in the stall warning (organization, publisher).
+   * before; `settled` is called once the body is over, read to its end or, its client gone, stopped
+   * after the page query it was waiting for. `who` names the download's owner in the stall warning.
    */
-  send(reply: FastifyReply, pieces: AsyncIterable<string>, who: Record<string, string>): FastifyReply {
+  private send(reply: FastifyReply, pieces: AsyncIterable<string>, who: Record<string, string>, settled: () => void): FastifyReply {
     const response = reply.raw;
     const socket = response.socket;
     const download: OpenDownload = { produced: 0, socketStart: socket ? socket.bytesWritten - socket.writableLength : 0, socket };
@@ -98,6 +128,9 @@ export class StreamedDownloads {
     }
     // Not object mode: the read-ahead is counted in bytes (one piece), not in pieces (16 by default).
     const body = Readable.from(counted(), { objectMode: false, highWaterMark: DOWNLOAD_PIECE_CHARS });
+    // A destroyed body closes only once its generator has returned, which waits for a page query in
+    // flight: then the work is over.
+    finished(body, settled);
 
     let stalledSince: number | undefined;
     response.on('drain', () => (stalledSince = undefined));
@@ -119,9 +152,12 @@ export class StreamedDownloads {
       },
       Math.max(50, Math.floor(this.stallTimeoutMs / 4)),
     ).unref();
-    response.once('close', () => {
+    // finished(), not once('close'): the client may have hung up while `start` ran. The body is
+    // stopped here, whether or not the framework would: its generator would otherwise wait unread.
+    finished(response, () => {
       clearInterval(watch);
       this.open.delete(download);
+      body.destroy();
     });
     return reply.send(body);
   }

@@ -27,24 +27,25 @@ export async function sendEventExport(
   downloads: StreamedDownloads,
   who: Record<string, string>,
 ): Promise<FastifyReply> {
-  downloads.admit(reply, who);
-  const first = await pages.next();
-  const encode =
-    format === 'csv'
-      ? (event: ExportedEvent) => csvRecord(exportedEventColumns.map((column) => event[column] as CsvField))
-      : (event: ExportedEvent) => `${JSON.stringify(event)}\n`;
-  // Let go once sent: were the body to read `first`, the whole download would keep that page.
-  let firstPage = first.done ? undefined : first.value;
-  async function* body(): AsyncGenerator<string> {
-    if (format === 'csv') yield csvRecord(exportedEventColumns);
-    if (firstPage === undefined) return;
-    const sending = firstPage;
-    firstPage = undefined;
-    yield* downloadPieces(sending, encode);
-    for await (const page of pages) yield* downloadPieces(page, encode);
-  }
-  reply
-    .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
-    .header('content-disposition', `attachment; filename="${filename}.${format === 'csv' ? 'csv' : 'ndjson'}"`);
-  return downloads.send(reply, body(), who);
+  return downloads.download(reply, who, async () => {
+    const first = await pages.next();
+    const encode =
+      format === 'csv'
+        ? (event: ExportedEvent) => csvRecord(exportedEventColumns.map((column) => event[column] as CsvField))
+        : (event: ExportedEvent) => `${JSON.stringify(event)}\n`;
+    // Let go once sent: were the body to read `first`, the whole download would keep that page.
+    let firstPage = first.done ? undefined : first.value;
+    async function* body(): AsyncGenerator<string> {
+      if (format === 'csv') yield csvRecord(exportedEventColumns);
+      if (firstPage === undefined) return;
+      const sending = firstPage;
+      firstPage = undefined;
+      yield* downloadPieces(sending, encode);
+      for await (const page of pages) yield* downloadPieces(page, encode);
+    }
+    reply
+      .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${filename}.${format === 'csv' ? 'csv' : 'ndjson'}"`);
+    return body();
+  });
 }

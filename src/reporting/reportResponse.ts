@@ -50,19 +50,20 @@ export async function sendReport<Row extends object>(reply: FastifyReply, report
     parts.push(Buffer.from(`],"pagination":${JSON.stringify(pagination)},"query":${JSON.stringify(report.query)}}`));
     return reply.type('application/json; charset=utf-8').send(Buffer.concat(parts));
   }
-  report.download.downloads.admit(reply, report.download.who);
-  const first = await report.batches.next();
-  const toCsv = (rows: Row[]) => downloadPieces(rows, (row) => csvRecord(report.columns.map((column) => row[column] as CsvField)));
-  // Let go once sent: were the body to read `first`, the whole download would keep that batch.
-  let firstBatch = first.done ? undefined : first.value;
-  async function* csv(): AsyncGenerator<string> {
-    yield csvRecord(report.columns);
-    if (firstBatch === undefined) return;
-    const sending = firstBatch;
-    firstBatch = undefined;
-    yield* toCsv(sending);
-    for await (const batch of report.batches) yield* toCsv(batch);
-  }
-  reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${report.filename}"`);
-  return report.download.downloads.send(reply, csv(), report.download.who);
+  return report.download.downloads.download(reply, report.download.who, async () => {
+    const first = await report.batches.next();
+    const toCsv = (rows: Row[]) => downloadPieces(rows, (row) => csvRecord(report.columns.map((column) => row[column] as CsvField)));
+    // Let go once sent: were the body to read `first`, the whole download would keep that batch.
+    let firstBatch = first.done ? undefined : first.value;
+    async function* csv(): AsyncGenerator<string> {
+      yield csvRecord(report.columns);
+      if (firstBatch === undefined) return;
+      const sending = firstBatch;
+      firstBatch = undefined;
+      yield* toCsv(sending);
+      for await (const batch of report.batches) yield* toCsv(batch);
+    }
+    reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${report.filename}"`);
+    return csv();
+  });
 }

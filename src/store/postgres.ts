@@ -6,6 +6,7 @@ import { parseTimestamptz } from './timestampText.js';
 import { StoreUnavailableError, isStorageFault, rethrowUnavailable } from './storeUnavailable.js';
 import type { TextParam } from './embeddedRowBytes.js';
 import { encodeDataRows } from './dataRows.js';
+import { openWritableCheck, type WritableCheck } from './writableCheck.js';
 
 /** What every repository needs from Postgres; the pg Pool and embedded PGlite both provide it. */
 export interface SqlExecutor {
@@ -237,14 +238,31 @@ async function openLockedEmbedded(directory: string, durableWrites: boolean, rel
   if (durableWrites) await syncFileSystemOf(directory);
   const readRowBytes = embeddedRowBytes(db);
   const readDataRows = embeddedDataRows(db);
-  // The first statement that found PGlite's files unwritable (a data directory turned read-only, a
-  // failing disk: isStorageFault). From then on no statement reaches PGlite until a restart: they all
-  // answer 503 and /healthz fails `postgres`. PGlite does not survive more: on a read-only ext4, the
-  // statement after a failed WAL write ("could not write to log file", a PANIC in Postgres) never
-  // returned, and held the main thread (try39 F8).
+  // The first fault found in PGlite's files (a data directory turned read-only, a failing disk):
+  // a statement that met it (isStorageFault), or the check below. From then on no statement reaches
+  // PGlite until a restart: they all answer 503 and /healthz fails `postgres`. PGlite does not
+  // survive more: a statement whose commit found the WAL unwritable ("could not write to log file",
+  // a PANIC in Postgres) never returns and holds the main thread until the watchdog ends the process
+  // (try39 F8, try40 F10: the first small insert after the fault, whose pages were in memory).
   let storageFault: unknown;
-  const run = async <Result>(statement: () => Promise<Result>, writes = false): Promise<Result> => {
+  // So each statement, and each of a transaction's, first asks whether the file system still takes
+  // writes (writableCheck.ts, µs), and one that no longer does is answered 503 without calling PGlite.
+  let writable: WritableCheck;
+  try {
+    writable = openWritableCheck(path.join(directory, 'PG_VERSION'));
+  } catch (error) {
+    await db.close().catch(() => undefined);
+    throw error;
+  }
+  const refuseOnFault = () => {
+    if (storageFault === undefined) {
+      const fault = writable.fault();
+      if (fault !== undefined) storageFault = new Error(`PGlite's files in ${directory} can no longer be written: ${fault.message}`, { cause: fault });
+    }
     if (storageFault !== undefined) throw new StoreUnavailableError(storageFault);
+  };
+  const run = async <Result>(statement: () => Promise<Result>, writes = false): Promise<Result> => {
+    refuseOnFault();
     try {
       const result = await statement();
       // After the commit, before the answer: what was answered is on the disk (durableWrites). A
@@ -253,6 +271,8 @@ async function openLockedEmbedded(directory: string, durableWrites: boolean, rel
       if (writes && durableWrites) await syncFileSystemOf(directory).catch((error: unknown) => (storageFault ??= error));
       return result;
     } catch (error) {
+      // Refused by the check inside a transaction: already the answer.
+      if (error instanceof StoreUnavailableError) throw error;
       if (isStorageFault(error)) storageFault ??= error;
       rethrowUnavailable(error);
     }
@@ -269,7 +289,23 @@ async function openLockedEmbedded(directory: string, durableWrites: boolean, rel
     exec: async (sql) => {
       await run(() => db.exec(sql), true);
     },
-    transaction: (fn) => run(() => db.transaction((tx) => fn({ query: async (sql, params) => tx.query(sql, params) as never, dataRows: readDataRows })), true),
+    transaction: (fn) =>
+      run(
+        () =>
+          db.transaction((tx) =>
+            fn({
+              query: async (sql, params) => {
+                refuseOnFault();
+                return tx.query(sql, params) as never;
+              },
+              dataRows: async (sql) => {
+                refuseOnFault();
+                return readDataRows(sql);
+              },
+            }),
+          ),
+        true,
+      ),
     // In process: PGlite hands each notification over when the query that committed it returns.
     listen: async (channel, onNotify) => {
       const unlisten = await db.listen(channel, () => onNotify());
@@ -277,9 +313,11 @@ async function openLockedEmbedded(directory: string, durableWrites: boolean, rel
     },
     close: async () => {
       try {
-        // After a storage fault PGlite is not asked again, not even to close: its close writes too.
-        if (storageFault === undefined) await db.close();
+        // After a storage fault PGlite is not asked again, not even to close: its close writes too
+        // (a checkpoint), and on a file system that turned read-only while idle it would not return.
+        if (storageFault === undefined && writable.fault() === undefined) await db.close();
       } finally {
+        writable.close();
         release();
       }
     },

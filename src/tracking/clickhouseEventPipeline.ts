@@ -662,8 +662,9 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
       refuse(events.length, (error as Error).message);
     }
     if (spoolFailureLogged !== undefined) {
+      // With the events refused since the last line: for an outage under a minute, the only count logged.
+      log.info({ refused: spoolFailureLogged.refusedSince }, 'the event spool is written again; accepting events');
       spoolFailureLogged = undefined;
-      log.info('the event spool is written again; accepting events');
     }
     counts.accepted += events.length;
     let serves: ServeIdRanges | undefined;
