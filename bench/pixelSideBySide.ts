@@ -5,6 +5,7 @@ import { NANOS_PER_USD } from '../src/money/nanoUsd.js';
 import { signTrackingToken, type TrackingClaims } from '../src/tracking/trackingToken.js';
 import { IMPRESSION_PATH } from '../src/tracking/trackingLinks.js';
 import { withStores } from './benchStores.js';
+import { benchServeId, serveIdTag } from './benchServeIds.js';
 import { generateCatalog } from './catalogGenerator.js';
 import { runLoad } from './loadTest.js';
 import { seedCatalog } from './seedCatalog.js';
@@ -37,7 +38,7 @@ async function main(): Promise<void> {
   const lineItems = seeded.catalog.flatMap((campaign) => campaign.lineItems.map((lineItem) => ({ campaign, lineItem })));
   const certified = seeded.tenancy.placements.filter((placement) => placement.certified).map((placement) => placement.id);
   const all = seeded.tenancy.placements.map((placement) => placement.id);
-  const servedAtMs = Date.now() - 2000;
+  const serveTag = serveIdTag(seeded.tenancy.runId);
   const expiresAt = Math.floor(Date.now() / 1000) + 6 * 3600;
   const visitor = visitorStream();
   let next = 0;
@@ -48,8 +49,10 @@ async function main(): Promise<void> {
       const { campaign, lineItem } = lineItems[index % lineItems.length]!;
       const bids = lineItem.stored.bids!;
       const model = bids.bid_type as TrackingClaims['m'];
+      // Served just now, as serving names it (time first): a pixel follows its serve.
+      const servedAtMs = Date.now();
       const claims: TrackingClaims = {
-        s: `ab${index}`,
+        s: benchServeId(servedAtMs, serveTag, index),
         c: campaign.id,
         l: lineItem.id,
         r: lineItem.creativeIds[index % lineItem.creativeIds.length]!,

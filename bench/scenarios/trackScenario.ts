@@ -17,6 +17,7 @@ import { seedCatalogOverHttp, seedTenancyOverHttp } from '../seedOverHttp.js';
 import { seedTenancy, type BenchTenancy } from '../seedTenancy.js';
 import { BENCH_TRACKING_SECRET, startStub } from '../serviceProcess.js';
 import { prepareService } from '../serviceUnderTest.js';
+import { benchServeId, benchServeIndex, SERVE_ID_TAG_AT, serveIdTag } from '../benchServeIds.js';
 import { BROWSER_IMAGE_LOAD, BROWSER_NAVIGATION, browserHeaders, trafficShares, visitorStream, type TrafficKind } from '../trafficMix.js';
 
 const LINE_ITEMS = 200;
@@ -177,7 +178,7 @@ export async function trackScenario(options: BenchOptions): Promise<ScenarioRepo
 
   if (service.dataDir) {
     progress('counting stored events');
-    const stored = await withStores(service.dataDir, ({ ch }) => storedEvents(ch.client, links.servePrefix));
+    const stored = await withStores(service.dataDir, ({ ch }) => storedEvents(ch.client, links.serveTag));
     const impressionCheck = matchStored('impression', answered, stored, (index) => links.visitor(index).kind);
     const clickCheck = matchStored('click', indicator(clickAnswered), stored, (index) => links.visitor(index).kind);
     failures.push(...impressionCheck.problems, ...clickCheck.problems);
@@ -235,30 +236,41 @@ export async function trackScenario(options: BenchOptions): Promise<ScenarioRepo
 }
 
 interface TrackingLinkFactory {
-  servePrefix: string;
+  /** What every serve id of the run carries (benchServeIds.ts). */
+  serveTag: string;
   token(index: number): string;
   visitor(index: number): { kind: TrafficKind; ip: string; userAgent: string };
   headers(index: number): Record<string, string>;
 }
 
-/** Tokens as serving signs them, one serve per index, reproducible (the click of serve i reuses its token). */
+/**
+ * Tokens as serving signs them, one serve per index, reproducible (the click of serve i reuses its
+ * token): serve i is taken as served when its first token is signed, just before its pixel, as a
+ * browser fires a pixel right after its serve.
+ */
 function trackingLinkFactory({ tenancy, catalog }: TrackSeed, secret: string): TrackingLinkFactory {
   const lineItems = catalog.flatMap((campaign) => campaign.lineItems.map((lineItem) => ({ campaign, lineItem })));
   const certified = tenancy.placements.filter((placement) => placement.certified).map((placement) => placement.id);
   const all = tenancy.placements.map((placement) => placement.id);
-  const servePrefix = `b${tenancy.runId}-`;
-  const servedAtMs = Date.now() - 2000;
+  const serveTag = serveIdTag(tenancy.runId);
+  // When each measured serve was made, so its click carries the same serve id; warm-up serves are never clicked.
+  const servedAt = new Float64Array(MAX_IMPRESSIONS);
   const expiresAt = Math.floor(Date.now() / 1000) + 6 * 3600;
   const visitor = visitorStream();
   return {
-    servePrefix,
+    serveTag,
     visitor,
     token(index) {
       const { campaign, lineItem } = lineItems[index % lineItems.length]!;
       const bids = lineItem.stored.bids!;
       const model = bids.bid_type as TrackingClaims['m'];
+      let servedAtMs = index < MAX_IMPRESSIONS ? servedAt[index]! : 0;
+      if (servedAtMs === 0) {
+        servedAtMs = Date.now();
+        if (index < MAX_IMPRESSIONS) servedAt[index] = servedAtMs;
+      }
       const claims: TrackingClaims = {
-        s: `${servePrefix}${index}`,
+        s: benchServeId(servedAtMs, serveTag, index),
         c: campaign.id,
         l: lineItem.id,
         r: lineItem.creativeIds[index % lineItem.creativeIds.length]!,
@@ -314,10 +326,10 @@ interface StoredEvent {
   ivt: string;
 }
 
-async function storedEvents(client: ClickHouseClient, servePrefix: string): Promise<StoredEvent[]> {
+async function storedEvents(client: ClickHouseClient, serveTag: string): Promise<StoredEvent[]> {
   const result = await client.query({
-    query: 'SELECT serve_id, type, ivt FROM events_v1 WHERE startsWith(serve_id, {prefix:String})',
-    query_params: { prefix: servePrefix },
+    query: `SELECT serve_id, type, ivt FROM events_v1 WHERE substring(serve_id, ${SERVE_ID_TAG_AT.from + 1}, ${SERVE_ID_TAG_AT.chars}) = {tag:String}`,
+    query_params: { tag: serveTag },
     format: 'JSONEachRow',
   });
   return result.json<StoredEvent>();
@@ -337,7 +349,7 @@ function matchStored(type: 'impression' | 'click', accepted: Uint8Array, stored:
   let generatedInvalid = 0;
   for (const event of stored) {
     if (event.type !== type) continue;
-    const index = Number(event.serve_id.slice(event.serve_id.lastIndexOf('-') + 1));
+    const index = benchServeIndex(event.serve_id);
     if (index >= MAX_IMPRESSIONS) continue; // warm-up
     times.set(index, (times.get(index) ?? 0) + 1);
     if (!accepted[index]) continue;
