@@ -209,7 +209,11 @@ export function selectAd(
  * Ranks of the matrix scanned first; each later chunk is twice the one before. After each chunk the
  * ranks that could still win are counted again: the first ranks usually hold the winner, which
  * raises the bar over most later ranks, while a conversation nothing is similar to still scans
- * every rank in a few chunks.
+ * every rank in a few chunks. A clustered matrix scans every rank left in its second chunk: of a
+ * chunk's ranks it reads only the probed clusters' rows (about 20 of 512 ranks at 10,000 line
+ * items), so what a chunk costs is the call (its searches in each probed cluster), and a
+ * conversation nothing is similar to made five calls for what two do (bench/README.md, "Semantic:
+ * session 41"). The walk stops at the same rank whatever the chunks: the winners are the same.
  */
 const FIRST_SCAN_CHUNK_RANKS = 512;
 
@@ -239,8 +243,9 @@ function similarMatch(
   const { entries, vectors, minSimilarities, expectedValues, sameVector } = matrix;
   if (!matrix.prepare(conversation)) return;
   // A clustered matrix scans only the probed clusters' rows of each chunk of ranks.
+  const clustered = matrix.clustered;
   let chunk = FIRST_SCAN_CHUNK_RANKS;
-  for (let from = 0, rows = rowsThatCouldWin(matrix, best); from < rows; from += chunk, chunk *= 2, rows = rowsThatCouldWin(matrix, best)) {
+  for (let from = 0, rows = rowsThatCouldWin(matrix, best); from < rows; from += chunk, chunk = clustered ? entries.length : chunk * 2, rows = rowsThatCouldWin(matrix, best)) {
     const count = matrix.scan(from, Math.min(rows, from + chunk));
     const candidates = matrix.candidateRows();
     const bounds = matrix.candidateBounds();
