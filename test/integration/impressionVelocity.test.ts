@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 describe("impression velocity: billable impressions of a publisher's placements per network", () => {
-  it('bills 30 of 40 tCPM pixels of one placement fired from one address within seconds, stores the rest as impression_velocity; another publisher's placement and another address are billed', async () => {
+  it("bills 30 of 40 tCPM pixels of one placement fired from one address within seconds, stores the rest as impression_velocity; another publisher's placement and another address are billed", async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpm', bid_value: 4 });
     const other = await trackedLineItem(ctx, { bid_type: 'cpm', bid_value: 4 });
     const home = readerAddress();
