@@ -181,15 +181,15 @@ const configSchema = z
     /** How long that lookup may take; past it the click is stored as impression_unverified, not billed. */
     SERVE_LOOKUP_TIMEOUT_MS: wholeNumber.pipe(z.number().int().min(10)).default(2000),
     /**
-     * At most this many otherwise billable (tCPM) impressions of one placement from one network (an IPv4
+     * At most this many otherwise billable (tCPM) impressions of one publisher's placements from one network (an IPv4
      * address, an IPv6 /56) in any 10 s, and in any 10 minutes; beyond, impression_velocity. 0: no limit.
      */
     IMPRESSION_VELOCITY_10S: wholeNumber.pipe(z.number().int().min(0)).default(30),
     IMPRESSION_VELOCITY_10MIN: wholeNumber.pipe(z.number().int().min(0)).default(600),
     /**
-     * A placement's clicks from one block of addresses (an IPv4 /24, an IPv6 /48) beyond this many in
-     * any 10 s, or in any 10 minutes, are placement_click_velocity while the block's click-through on
-     * the placement (its clicks against its valid impressions, 10 minutes) is above
+     * A publisher's clicks (all its placements) from one block of addresses (an IPv4 /24, an IPv6 /48) beyond
+     * this many in any 10 s, or in any 10 minutes, are placement_click_velocity while the block's click-through
+     * on them (its clicks against its valid impressions, 10 minutes) is above
      * PLACEMENT_CLICK_THROUGH_MAX, and beyond 10 times this many whatever the click-through (placementBlocks.ts).
      * 0: that window unlimited. 0 click-through: the counts alone.
      */

@@ -81,7 +81,7 @@ export function createMetrics(events: EventPipeline, downloads: StreamedDownload
     serveFills: new Counter({ name: 'adsvc_serve_fills_total', help: 'POST /v1/serve requests answered with an ad', registers: [registry] }),
     unbilledEvents: new Counter({
       name: 'adsvc_events_unbilled_total',
-      help: 'Valid events this instance stored unbilled, over a billing ceiling or of a deleted campaign (reason: src/tracking/unbilledReasons.ts)',
+      help: 'Valid events this instance stored unbilled, over a billing ceiling, outside the countries its line item targets or of a deleted campaign (reason: src/tracking/unbilledReasons.ts)',
       labelNames: ['reason'] as const,
       registers: [registry],
     }),

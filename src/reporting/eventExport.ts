@@ -18,7 +18,7 @@ export interface ExportedEvent {
   ivt_reason: string | null;
   /** What the advertiser was billed for it, exact (nano-USD precision); 0 for invalid traffic and unbilled events. */
   cost_usd: number;
-  /** Why a valid event was not billed (a budget's or the frequency cap's billing ceiling, or for a conversion its campaign deleted: unbilledReasons.ts); null when billed or invalid. */
+  /** Why a valid event was not billed (a budget's or the frequency cap's billing ceiling, outside its line item's countries, or for a conversion its campaign deleted: unbilledReasons.ts); null when billed or invalid. */
   unbilled_reason: string | null;
   /** The creative served (a conversion's is its click's); the nil UUID for imported events, as in the creative breakdown. */
   creative_id: string;

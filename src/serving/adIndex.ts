@@ -148,10 +148,12 @@ export interface LineItemEntry {
 
 /**
  * What the billing ceilings read of a line item (src/tracking/billingCeiling.ts): its budgets, its
- * spend counter and its frequency cap's counts. An index entry is one; so is what is kept of a line
- * item that left the index before this process started (billedLineItem).
+ * spend counter and its frequency cap's counts, and its country targeting (outside_target_country).
+ * An index entry is one; so is what is kept of a line item that left the index before this process
+ * started (billedLineItem), without its countries: its events are not judged by them.
  */
-export type BilledLineItem = Pick<LineItemEntry, 'budgetNanos' | 'lifetimeBudgetNanos' | 'spend' | 'frequencyCap'>;
+export type BilledLineItem = Pick<LineItemEntry, 'budgetNanos' | 'lifetimeBudgetNanos' | 'spend' | 'frequencyCap'> &
+  Partial<Pick<LineItemEntry, 'countriesInclude' | 'countriesExclude'>>;
 
 /** What a line item says (its keywords and creatives) as a unit vector, and how similar a serve must be. */
 interface SemanticTarget {

@@ -17,6 +17,8 @@ const HELD_IMPRESSION = 2;
  * its lifetime budget, 30.4 times its daily budget in the UTC month or twice in the UTC day (the rule, which serving applies too:
  * src/money/billingCeilingRule.ts), and an impression of a keyed user who already reached the cap,
  * is stored with the reason in `unbilled` and cost 0 (unbilledReasons.ts): never lost, never billed.
+ * So is an event from outside the countries its line item targets (outsideTargetCountry), checked
+ * first: it is not the advertiser's to pay for, whatever its budgets say.
  *
  * The figures are the serving index's, kept by SpendPacing and FrequencyCounts: ClickHouse's (every
  * instance's, re-read every PACING_SYNC_MS, so a restart keeps them) plus what this instance
@@ -39,7 +41,7 @@ export class BillingCeiling {
     if (event.ivt !== '') return;
     const lineItem = this.lineItemOf(event.line_item_id, nowMs);
     if (lineItem === undefined) return;
-    const reason = this.overCeiling(lineItem, event, nowMs);
+    const reason = outsideTargetCountry(lineItem, event) ? 'outside_target_country' : this.overCeiling(lineItem, event, nowMs);
     if (reason === undefined) return;
     event.unbilled = reason;
     event.cost_nanos = 0;
@@ -91,6 +93,26 @@ export class BillingCeiling {
     // The counter's `nanos` is of the current UTC day, `monthNanos` of its month (lineItemOf rolled them to nowMs's: SpendPacing.roll).
     return billingCeilingPassed(lineItem, cost, this.heldSpend.get(event.line_item_id) ?? 0, periodOf(utcDay(event.event_time), utcDay(nowMs)));
   }
+}
+
+/**
+ * Whether a valid impression or click of a line item that targets countries came from an address
+ * whose own country is known and outside them (try41 F3): serving matched the countries against the
+ * serve's `user.ip`, which the publisher's backend sends, so a publisher claiming a targeted
+ * country for readers elsewhere got the (dearer) geo-targeted ads billed in full. Judged against the
+ * line item's targeting now, from the index (what the advertiser pays for when the event arrives),
+ * not a rule signed into the token: no byte more in every link, and the pixel already looks the line
+ * item up here. An unknown country (no range holds the address) and a privacy relay's address (its
+ * egress country is the relay's choice, not the reader's) are not judged. Two null checks for a
+ * line item without country targeting: nothing else on the pixel's path.
+ */
+function outsideTargetCountry(lineItem: BilledLineItem, event: TrackedEvent): boolean {
+  const include = lineItem.countriesInclude ?? null;
+  const exclude = lineItem.countriesExclude ?? null;
+  if (include === null && exclude === null) return false;
+  // A conversion's country is its click's, which was judged; a CPA conversion is a sale the advertiser reported.
+  if (event.type === 'conversion' || event.country === '' || event.ip_class === 'relay') return false;
+  return (include !== null && !include.has(event.country)) || (exclude !== null && exclude.has(event.country));
 }
 
 function periodOf(day: number, today: number): EventPeriod {

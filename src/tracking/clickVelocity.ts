@@ -32,7 +32,7 @@ export const NETWORK_CLICK_VELOCITY_LIMITS: readonly WindowLimit[] = [
 
 /** What click velocity says of a click, and its count, for once the click is stored. */
 export interface ClickPace {
-  /** The rule that refused it: the visitor's or network's pace, or the placement's from one block. */
+  /** The rule that refused it: the visitor's or network's pace, or the publisher's placements' from one block. */
   tooFast: 'click_velocity' | 'placement_click_velocity' | false;
   /** Counts the click: called once it is stored, so a click refused with 503 and retried counts once. */
   count(): void;
@@ -60,11 +60,11 @@ export class ClickVelocity {
   private readonly visitors = new SlidingWindowLimits(CLICK_VELOCITY_LIMITS, VISITOR_CAPACITY);
   private readonly networks = new SlidingWindowLimits(NETWORK_CLICK_VELOCITY_LIMITS, NETWORK_CAPACITY);
 
-  /** The placement's clicks from one block against the block's impressions of it (placementBlocks.ts), shared with the pixel. */
+  /** The publisher's clicks from one block against the block's impressions of its placements (placementBlocks.ts), shared with the pixel. */
   constructor(private readonly blocks: PlacementBlocks) {}
 
-  /** The verdict on the visitor's click of the placement at nowMs; nothing is counted until `count()`. */
-  judge(visitor: Visitor, placementId: string, nowMs: number): ClickPace {
+  /** The verdict on the visitor's click of a placement of the publisher at nowMs; nothing is counted until `count()`. */
+  judge(visitor: Visitor, publisherId: string, nowMs: number): ClickPace {
     const { address, network } = addressKeys(visitor);
     const visitorKey = `${address} ${visitor.userAgent}`;
     if (this.visitors.over(visitorKey, nowMs)) return { tooFast: 'click_velocity', count: () => this.visitors.count(visitorKey, nowMs) };
@@ -79,7 +79,7 @@ export class ClickVelocity {
         },
       };
     }
-    const blockKey = this.blocks.keyOf(visitor, placementId);
+    const blockKey = this.blocks.keyOf(visitor, publisherId);
     return {
       tooFast: this.blocks.over(blockKey, nowMs) ? 'placement_click_velocity' : false,
       count: () => {

@@ -32,9 +32,9 @@ export interface LinkTrackerDeps {
   log: FastifyBaseLogger;
   /** Browsers send Fetch Metadata to TRACKING_BASE_URL (https or loopback): its absence is judged. */
   fetchMetadataExpected: boolean;
-  /** Billable (tCPM) impressions per placement and network (IMPRESSION_VELOCITY_10S, _10MIN). */
+  /** Billable (tCPM) impressions per publisher and network (IMPRESSION_VELOCITY_10S, _10MIN). */
   impressionVelocity: ImpressionVelocity;
-  /** Each placement's valid impressions and clicks per block of addresses (PLACEMENT_CLICK_VELOCITY_*, PLACEMENT_CLICK_THROUGH_MAX). */
+  /** Each publisher's valid impressions and clicks per block of addresses (PLACEMENT_CLICK_VELOCITY_*, PLACEMENT_CLICK_THROUGH_MAX). */
   placementBlocks: PlacementBlocks;
 }
 
@@ -44,9 +44,9 @@ export interface LinkTrackerDeps {
  * no_user_agent), server-side markers (server_side), the client hints (client_hints_mismatch), how the request was made (not_image_request,
  * not_navigation, outdated_browser, no_fetch_metadata, no_user_activation; then a Chromium click without client hints,
  * client_hints_mismatch), then the serve's history (duplicate, click_without_impression, click_too_fast,
- * impression_unverified), then the pace (click_velocity of the visitor and its network, placement_click_velocity of the
- * placement from one IPv4 /24 or IPv6 /48 clicking far more of its impressions than a crowd does, impression_velocity of
- * the network in the placement, for tCPM impressions). A valid event is then judged by
+ * impression_unverified), then the pace (click_velocity of the visitor and its network, placement_click_velocity of a
+ * publisher's placements from one IPv4 /24 or IPv6 /48 clicking far more of their impressions than a crowd does,
+ * impression_velocity of the network in a publisher's placements, for tCPM impressions). A valid event is then judged by
  * the billing ceilings (billingCeiling.ts): over one, it is stored as valid but unbilled.
  *
  * The serve's history is this process's ledger; a click whose serve it does not know asks ClickHouse
@@ -66,9 +66,9 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
     // Only where the impression itself is billed (tCPM): a CPC or CPA serve's impression costs
     // nothing, and one this rule stopped would leave its serve without the valid impression its
     // click needs (click_without_impression), and that click's conversion an invalid_click.
-    if (ivt === '' && billedEvent[claims.m] === 'impression' && impressionVelocity.tooFast(request.visitor, claims.p, nowMs)) ivt = 'impression_velocity';
-    // What a block's clicks of the placement are judged against: a crowd clicks a few per cent of these.
-    if (ivt === '') placementBlocks.impression(request.visitor, claims.p, nowMs);
+    if (ivt === '' && billedEvent[claims.m] === 'impression' && impressionVelocity.tooFast(request.visitor, claims.u, nowMs)) ivt = 'impression_velocity';
+    // What a block's clicks of the publisher's placements are judged against: a crowd clicks a few per cent of these.
+    if (ivt === '') placementBlocks.impression(request.visitor, claims.u, nowMs);
     const event = linkEvent('impression', claims, request, ivt, randomUUID(), nowMs);
     ceiling.judge(event, nowMs);
     let held = 0;
@@ -109,9 +109,9 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
     // From here on nothing awaits: the verdict, the spool write and the ledger's record are one step,
     // so of the clicks that waited for the same lookup only the first to run can be counted.
     if (ivt === '') ivt = clickQuality(claims.s, nowMs);
-    const pace = ivt === '' ? velocity.judge(request.visitor, claims.p, nowMs) : undefined;
+    const pace = ivt === '' ? velocity.judge(request.visitor, claims.u, nowMs) : undefined;
     if (pace?.tooFast) ivt = pace.tooFast;
-    if (ivt === 'placement_click_velocity') flagBlock(claims.p, nowMs);
+    if (ivt === 'placement_click_velocity') flagBlock(claims.p, claims.u, nowMs);
     const event = linkEvent('click', claims, request, ivt, randomUUID(), nowMs);
     ceiling.judge(event, nowMs);
     // Pacing counts its cost as it is spooled: the next click's verdict sees it.
@@ -155,12 +155,12 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
    * server-side pixels. Each instance warns of what it refuses itself.
    */
   const flaggedAt = new Map<string, number>();
-  function flagBlock(placementId: string, nowMs: number): void {
+  function flagBlock(placementId: string, publisherId: string, nowMs: number): void {
     const last = flaggedAt.get(placementId);
     if (last !== undefined && nowMs - last < FLAG_INTERVAL_MS) return;
     if (flaggedAt.size >= FLAGGED_CAPACITY) flaggedAt.clear();
     flaggedAt.set(placementId, nowMs);
-    log.warn({ placement_id: placementId }, 'placement flagged for review: clicks from one block of addresses beyond placement_click_velocity');
+    log.warn({ placement_id: placementId, publisher_id: publisherId }, 'placement flagged for review: clicks from one block of addresses beyond placement_click_velocity');
   }
 
   function clickQuality(serveId: string, nowMs: number): IvtReason | '' {

@@ -12,18 +12,21 @@ export interface PlacementClickLimits {
   maxClickThrough: number;
 }
 
-/** A block's clicks and valid impressions on one placement. */
+/** A block's clicks and valid impressions of one publisher's placements. */
 interface BlockCounts {
   clicks: Counts;
   impressions: Counts;
 }
 
 /**
- * One placement's clicks from one block of addresses (an IPv4 /24, an IPv6 /48), against that
- * block's own valid impressions of the placement: `placement_click_velocity` is a click beyond
+ * One publisher's clicks from one block of addresses (an IPv4 /24, an IPv6 /48), of all its
+ * placements together, against that block's own valid impressions of them: keyed with the publisher
+ * (signed into every token), not the placement, since a publisher holding P placements got P times
+ * every count and cap from one block (try41 F1). `placement_click_velocity` is a click beyond
  * PLACEMENT_CLICK_VELOCITY_10S in 10 s or _10MIN in 10 minutes **while** the block's click-through
  * on the placement over the last 10 minutes (its clicks, this one included, against its valid
- * impressions) is above PLACEMENT_CLICK_THROUGH_MAX.
+ * impressions) is above PLACEMENT_CLICK_THROUGH_MAX. The name stays the placement's: the click
+ * refused, and the warning, name the placement it was of.
  *
  * Why the click-through and not the count alone: a publisher clicking its own ads from a block it
  * holds (try35 M4) needs a valid impression for each click (or the click is
@@ -54,15 +57,15 @@ export class PlacementBlocks {
     private readonly random: () => number = Math.random,
   ) {}
 
-  /** The key of the visitor's block on the placement; an IPv4 address is cut at its last dot, no parse (the pixel's path). */
-  keyOf(visitor: Visitor, placementId: string): string {
+  /** The key of the visitor's block on the publisher's placements; an IPv4 address is cut at its last dot, no parse (the pixel's path). */
+  keyOf(visitor: Visitor, publisherId: string): string {
     const ip = visitor.ip.ip;
     const block = ip.includes(':') ? addressKeys(visitor).block : `${ip.slice(0, ip.lastIndexOf('.'))}/24`;
-    return `${block} ${placementId}`;
+    return `${block} ${publisherId}`;
   }
 
   /**
-   * Counts a valid impression of the placement from the visitor's block: one in IMPRESSION_SAMPLE,
+   * Counts a valid impression of the publisher's placements from the visitor's block: one in IMPRESSION_SAMPLE,
    * as that many. A key, a map lookup and, for a block new to the generation, its counters on every
    * pixel cost about 0.8 us a pixel (measured in process over 100,000 addresses); sampled, about
    * an eighth of that. Each valid impression is drawn at random, one chance in IMPRESSION_SAMPLE, so a
@@ -72,10 +75,10 @@ export class PlacementBlocks {
    * every tenth pixel the same one) had some blocks' impressions never land on an eighth, their
    * click-through judged against almost none, and their readers' clicks refused.
    */
-  impression(visitor: Visitor, placementId: string, nowMs: number): void {
+  impression(visitor: Visitor, publisherId: string, nowMs: number): void {
     if (this.limits.per10s === 0 && this.limits.per10min === 0) return;
     if (this.random() >= 1 / IMPRESSION_SAMPLE) return;
-    const { impressions } = this.keys.of(this.keyOf(visitor, placementId), nowMs);
+    const { impressions } = this.keys.of(this.keyOf(visitor, publisherId), nowMs);
     roll(impressions, nowMs);
     impressions.longCount += IMPRESSION_SAMPLE;
   }
@@ -108,9 +111,9 @@ export class PlacementBlocks {
 const IMPRESSION_SAMPLE = 8;
 
 /**
- * The counts times this refuse a block's clicks of the placement whatever its click-through (ivtfix36):
+ * The counts times this refuse a block's clicks of the publisher whatever its click-through (ivtfix36):
  * at the defaults 1,200 in 10 minutes, which readers clicking 5 % reach only when one block is shown
- * 24,000 ads of one placement in 10 minutes (40 a second): every subscriber of the biggest CGNAT /24
+ * 24,000 ads of one publisher in 10 minutes (40 a second): every subscriber of the biggest CGNAT /24
  * docs/tracking.md counts (tens of thousands) reading that one publisher within the same 10 minutes.
  * A sender firing five pixels per click is held to a twelfth of what its 256 addresses' own limits
  * allowed (256 x 60).
@@ -119,6 +122,6 @@ const HARD_CAP_FACTOR = 10;
 
 /**
  * Keys a generation holds before it is swapped out early: 50,000 blocks with a valid impression of
- * one placement within 10 minutes on one instance. About 25 MB for the two (a key, two small objects).
+ * one publisher within 10 minutes on one instance. About 25 MB for the two (a key, two small objects).
  */
 const GENERATION_CAPACITY = 50_000;

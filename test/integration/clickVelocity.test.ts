@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loggerOptions } from '../../src/http/requestLogging.js';
 import { startTestAppOn, testStores, type TestContext } from '../helpers/testApp.js';
+import { createPlacement } from '../helpers/factories.js';
 import { fromAddress, rollupOf, serveClaims, signedToken, trackedLineItem, waitForEvents, waitPastClickDelay } from '../helpers/trackingFixtures.js';
 
 // CPC 0.40 USD: 400,000,000 nano-USD per click.
@@ -83,12 +84,14 @@ describe('click redirect: one visitor clicking faster than a person can (click_v
 });
 
 describe('click redirect: one placement clicked from one block of addresses (placement_click_velocity)', () => {
-  it('bills 20 of 30 clicks of a placement from 15 addresses of one /24 within 10 s (each clicking twice, under the visitor and network limits), warns once, and bills another placement from that /24 meanwhile', async () => {
-    // try35 M4: a publisher clicking its own ads, one address of its /24 after the other.
+  it("bills 20 of 30 clicks of a publisher's two placements from 15 addresses of one /24 within 10 s (each clicking twice, under the visitor and network limits), warns once a placement, and bills another publisher's placement from that /24 meanwhile", async () => {
+    // try35 M4: a publisher clicking its own ads, one address of its /24 after the other; try41 F1:
+    // spread over two of its placements, 15 each, which were counted apart (all 30 billed).
     const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
+    const secondPlacement = (await createPlacement(ctx, item.publisherId)).id;
     const other = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
     const addressOf = (n: number) => `73.190.7.${1 + Math.floor(n / 2)}`;
-    const tokens = Array.from({ length: 30 }, () => signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE)));
+    const tokens = Array.from({ length: 30 }, (_, n) => signedToken(ctx, serveClaims(item, 'CPC', CLICK_PRICE, n % 2 === 0 ? {} : { p: secondPlacement })));
     const honest = signedToken(ctx, serveClaims(other, 'CPC', CLICK_PRICE));
     for (const [n, token] of tokens.entries()) expect((await fromAddress(ctx, `/v1/t/i/${token}`, addressOf(n))).statusCode).toBe(200);
     await fromAddress(ctx, `/v1/t/i/${honest}`, '73.190.7.200');
@@ -107,9 +110,14 @@ describe('click redirect: one placement clicked from one block of addresses (pla
     await waitForEvents(ctx, other.lineItemId, 2);
     expect(await rollupOf(ctx, other.lineItemId)).toMatchObject({ clicks: 1, spend_nanos: CLICK_PRICE });
 
-    // What the operator sees: one warning for the placement, the counter, the advertiser's reports.
+    // What the operator sees: one warning for each placement, with their publisher, the counter, the advertiser's reports.
     const warnings = logLines.map((line) => JSON.parse(line)).filter((entry) => entry.level === 40 && /placement flagged for review/.test(entry.msg));
-    expect(warnings).toEqual([expect.objectContaining({ placement_id: item.placementId })]);
+    expect(warnings.map((entry) => [entry.placement_id, entry.publisher_id]).sort()).toEqual(
+      [
+        [item.placementId, item.publisherId],
+        [secondPlacement, item.publisherId],
+      ].sort(),
+    );
     const metrics = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body;
     expect(metrics).toContain('adsvc_events_invalid_total{type="click",reason="placement_click_velocity"} 10\n');
     await expectReported(item, 'placement_click_velocity', 10);

@@ -13,6 +13,9 @@ let publisher: { id: string; token: string };
 
 const COMCAST = '73.0.0.1';
 const DEUTSCHE_TELEKOM = '80.128.0.1';
+const WARP_IN_BRITAIN = '104.28.200.1';
+const IMAGE_LOAD = { 'sec-fetch-dest': 'image', 'sec-fetch-mode': 'no-cors', 'sec-fetch-site': 'cross-site' };
+const NAVIGATION = { 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate', 'sec-fetch-site': 'cross-site' };
 const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
 
 beforeAll(async () => {
@@ -78,4 +81,58 @@ describe('geo targeting', () => {
     }, 'the impression in ClickHouse');
     expect(country).toBe('DE');
   });
+
+  it("stores the impression and click of a US-only line item from a German address valid but unbilled (outside_target_country), though the serve claimed a US user.ip; bills those from a US address (try41 F3)", async () => {
+    const placement = (await createPlacement(ctx, publisher.id)).id;
+    const { word } = await keywordWithFallback(ctx, advertiser);
+    // CPC 100 USD: the click is what is billed.
+    const usOnly = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] }, countries: { include: ['US'] } } });
+    const claimingUs = { placement_id: placement, context: { query: word, response: '' }, user: { ip: COMCAST } };
+    await eventuallyServed(ctx, publisher.token, claimingUs, usOnly.lineItemId);
+    const abroad = await serve(ctx, publisher.token, claimingUs);
+    const inside = await serve(ctx, publisher.token, claimingUs);
+    const relayed = await serve(ctx, publisher.token, claimingUs);
+    const fire = async (served: typeof abroad, reader: string) => {
+      const ad = served.json().ad as { tracking: { impression_url: string; click_url: string } };
+      const pixel = await ctx.app.inject({ method: 'GET', url: new URL(ad.tracking.impression_url).pathname, headers: { 'user-agent': BROWSER, 'x-forwarded-for': reader, ...IMAGE_LOAD } });
+      expect(pixel.statusCode).toBe(200);
+      return new URL(ad.tracking.click_url).pathname;
+    };
+    const before = await outsideTargetCountryCount();
+    const clicks = [await fire(abroad, DEUTSCHE_TELEKOM), await fire(inside, '73.0.0.2')];
+    // A privacy relay's egress (Cloudflare WARP, placed in Britain) is the relay's choice of country, not the reader's.
+    await fire(relayed, WARP_IN_BRITAIN);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    for (const [n, path] of clicks.entries()) {
+      const click = await ctx.app.inject({ method: 'GET', url: path, headers: { 'user-agent': BROWSER, 'x-forwarded-for': n === 0 ? DEUTSCHE_TELEKOM : '73.0.0.2', ...NAVIGATION } });
+      expect(click.statusCode).toBe(302);
+    }
+
+    const rowsOf = (served: typeof abroad, count = 2) =>
+      eventually(async () => {
+        const result = await ctx.stores.ch.client.query({
+          query: `SELECT type, country, ip_class, ivt, unbilled, toString(cost_nanos) AS cost FROM events_v1 WHERE serve_id = {serve:String} ORDER BY type DESC`,
+          query_params: { serve: claimsOf(ctx, served).s },
+          format: 'JSONEachRow',
+        });
+        const rows = (await result.json()) as Array<Record<string, string>>;
+        return rows.length === count ? rows : undefined;
+      }, "the serve's events in ClickHouse");
+    expect(await rowsOf(abroad)).toEqual([
+      { type: 'impression', country: 'DE', ip_class: 'public', ivt: '', unbilled: 'outside_target_country', cost: '0' },
+      { type: 'click', country: 'DE', ip_class: 'public', ivt: '', unbilled: 'outside_target_country', cost: '0' },
+    ]);
+    expect(await rowsOf(inside)).toEqual([
+      { type: 'impression', country: 'US', ip_class: 'public', ivt: '', unbilled: '', cost: '0' },
+      { type: 'click', country: 'US', ip_class: 'public', ivt: '', unbilled: '', cost: String(100 * 1e9) },
+    ]);
+    expect(await rowsOf(relayed, 1)).toEqual([{ type: 'impression', country: 'GB', ip_class: 'relay', ivt: '', unbilled: '', cost: '0' }]);
+    expect((await outsideTargetCountryCount()) - before).toBe(2);
+  });
 });
+
+/** adsvc_events_unbilled_total{reason="outside_target_country"}: counted once an event is spooled, before its answer. */
+async function outsideTargetCountryCount(): Promise<number> {
+  const metrics = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body;
+  return Number(/^adsvc_events_unbilled_total\{reason="outside_target_country"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
+}

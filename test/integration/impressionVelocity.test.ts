@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPlacement } from '../helpers/factories.js';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { BROWSER_UA, fromAddress, readerAddress, rollupOf, serveClaims, signedToken, trackedLineItem, waitForEvents, waitPastClickDelay } from '../helpers/trackingFixtures.js';
 
@@ -17,8 +18,8 @@ afterAll(async () => {
   await ctx.close();
 });
 
-describe('impression velocity: billable impressions of a placement per network', () => {
-  it('bills 30 of 40 tCPM pixels of one placement fired from one address within seconds, stores the rest as impression_velocity; another placement and another address are billed', async () => {
+describe("impression velocity: billable impressions of a publisher's placements per network", () => {
+  it("bills 30 of 40 tCPM pixels of one placement fired from one address within seconds, stores the rest as impression_velocity; another publisher's placement and another address are billed", async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpm', bid_value: 4 });
     const other = await trackedLineItem(ctx, { bid_type: 'cpm', bid_value: 4 });
     const home = readerAddress();
@@ -41,6 +42,20 @@ describe('impression velocity: billable impressions of a placement per network',
 
     const metrics = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body;
     expect(metrics).toContain('adsvc_events_invalid_total{type="impression",reason="impression_velocity"} 10\n');
+  });
+
+  it("counts a publisher's placements together: 40 pixels of two of its placements, 20 each, from one address within seconds bill 30 (try41 F1: 40)", async () => {
+    const item = await trackedLineItem(ctx, { bid_type: 'cpm', bid_value: 4 });
+    const secondPlacement = (await createPlacement(ctx, item.publisherId)).id;
+    const home = readerAddress();
+    for (let n = 0; n < 40; n++) {
+      const token = signedToken(ctx, serveClaims(item, 'tCPM', IMPRESSION_PRICE, n % 2 === 0 ? {} : { p: secondPlacement }));
+      expect((await fromAddress(ctx, `/v1/t/i/${token}`, home, BROWSER_UA, IMAGE_LOAD)).statusCode).toBe(200);
+    }
+    const events = await waitForEvents(ctx, item.lineItemId, 40);
+    expect(events.filter((event) => event.ivt === '')).toHaveLength(30);
+    expect(events.filter((event) => event.ivt === 'impression_velocity')).toHaveLength(10);
+    expect(await rollupOf(ctx, item.lineItemId)).toMatchObject({ impressions: 30, spend_nanos: 30 * IMPRESSION_PRICE });
   });
 
   it("never judges a CPC serve's impression (it costs nothing): 40 from one address within seconds stay valid, and the 40th serve's click is billed", async () => {

@@ -14,8 +14,8 @@ function visitor(ip: string, userAgent = CHROME): Visitor {
 }
 
 /** Judges a click and counts it (as the tracker does once it is stored); true when it is refused. */
-function tooFast(velocity: ClickVelocity, who: Visitor, time: number, placement = PLACEMENT): boolean {
-  const pace = velocity.judge(who, placement, time);
+function tooFast(velocity: ClickVelocity, who: Visitor, time: number, publisher = PUBLISHER): boolean {
+  const pace = velocity.judge(who, publisher, time);
   pace.count();
   return pace.tooFast !== false;
 }
@@ -25,7 +25,8 @@ function refused(velocity: ClickVelocity, who: Visitor, times: number[]): number
   return times.filter((time) => tooFast(velocity, who, time));
 }
 
-const PLACEMENT = 'pA';
+/** The publisher whose placements are clicked: the blocks count a publisher's placements together (try41 F1). */
+const PUBLISHER = 'pubA';
 
 /** The defaults: PLACEMENT_CLICK_VELOCITY_10S, _10MIN and PLACEMENT_CLICK_THROUGH_MAX unset. */
 const defaults = loadConfig({});
@@ -136,14 +137,14 @@ describe('click velocity per network (an IPv4 address, an IPv6 /56), whatever th
   });
 });
 
-describe("click velocity per placement and block (an IPv4 /24, an IPv6 /48), whatever the addresses and user agents: a block that clicks what it is shown", () => {
-  it('allows 20 clicks of a placement in 10 s from addresses of one /24, each clicking once, and refuses the rest; another placement or /24 is not counted with them', () => {
+describe("click velocity per publisher and block (an IPv4 /24, an IPv6 /48), whatever the addresses and user agents: a block that clicks what it is shown", () => {
+  it("allows 20 clicks of a publisher's placements in 10 s from addresses of one /24, each clicking once, and refuses the rest; another publisher or /24 is not counted with them", () => {
     expect(DEFAULT_LIMITS.per10s).toBe(20);
     const velocity = clickVelocity();
     const verdicts = Array.from({ length: 25 }, (_, n) => tooFast(velocity, visitor(`73.190.7.${n + 1}`), T0 + n * 100));
     expect(verdicts).toEqual([...Array<boolean>(20).fill(false), ...Array<boolean>(5).fill(true)]);
-    expect(velocity.judge(visitor('73.190.7.99'), PLACEMENT, T0 + 3 * SECOND).tooFast).toBe('placement_click_velocity');
-    expect(tooFast(velocity, visitor('73.190.7.99'), T0 + 3 * SECOND, 'pB')).toBe(false);
+    expect(velocity.judge(visitor('73.190.7.99'), PUBLISHER, T0 + 3 * SECOND).tooFast).toBe('placement_click_velocity');
+    expect(tooFast(velocity, visitor('73.190.7.99'), T0 + 3 * SECOND, 'pubB')).toBe(false);
     expect(tooFast(velocity, visitor('73.190.8.1'), T0 + 3 * SECOND)).toBe(false);
   });
 
@@ -171,7 +172,7 @@ describe("click velocity per placement and block (an IPv4 /24, an IPv6 /48), wha
   });
 });
 
-describe("click velocity per placement and block: judged by the block's click-through on the placement, not its count alone (try36 M2)", () => {
+describe("click velocity per publisher and block: judged by the block's click-through on the placement, not its count alone (try36 M2)", () => {
   /** Readers on one block, shown the placement's ads (valid impressions) and clicking `share` of them, spread evenly over `minutes`. */
   function crowd(blocks: PlacementBlocks, addressOf: (n: number) => string, impressions: number, share: number, minutes: number) {
     const velocity = clickVelocity(blocks);
@@ -181,7 +182,7 @@ describe("click velocity per placement and block: judged by the block's click-th
     for (let n = 0; n < impressions; n++) {
       const at = T0 + Math.floor(n * step);
       const reader = visitor(addressOf(n));
-      blocks.impression(reader, PLACEMENT, at);
+      blocks.impression(reader, PUBLISHER, at);
       // The reader clicks a few seconds after the ad came into view.
       if (Math.floor((n + 1) * share) > Math.floor(n * share)) {
         clicks += 1;
@@ -201,7 +202,7 @@ describe("click velocity per placement and block: judged by the block's click-th
     const blocks = new PlacementBlocks(DEFAULT_LIMITS, seededRandom(5));
     const velocity = clickVelocity(blocks);
     const phone = (n: number) => visitor(`2607:fb90:4321:${(n + 1).toString(16)}00::1`);
-    for (let n = 0; n < 600; n++) blocks.impression(phone(n), PLACEMENT, T0 + n * 500);
+    for (let n = 0; n < 600; n++) blocks.impression(phone(n), PUBLISHER, T0 + n * 500);
     const at = T0 + 300 * SECOND;
     expect(Array.from({ length: 30 }, (_, n) => tooFast(velocity, phone(n * 20), at + n * 80)).filter(Boolean)).toEqual([]);
   });
@@ -232,14 +233,14 @@ describe("click velocity per placement and block: judged by the block's click-th
     expect(burst.refused).toBeGreaterThan(50);
   });
 
-  it("judges a block's click-through by its own impressions whatever the order pixels arrive in: ten placements in turn, 2 % clicked, none refused", () => {
+  it("judges a block's click-through by its own impressions whatever the order pixels arrive in: ten publishers in turn, 2 % clicked, none refused", () => {
     // The track bench's order: every tenth pixel is the same placement. Every eighth pixel of the
     // instance, the sample before, never fell on one of them: the block's 2,000 ads shown counted
     // as none, and its readers' 21st click in 10 s was refused.
     const blocks = new PlacementBlocks(DEFAULT_LIMITS, seededRandom(5));
     const velocity = clickVelocity(blocks);
     const reader = (n: number) => visitor(`90.12.237.${(n % 250) + 1}`);
-    for (let n = 0; n < 20_000; n++) blocks.impression(reader(n), n % 10 === 0 ? PLACEMENT : `p${n % 10}`, T0 + n * 10);
+    for (let n = 0; n < 20_000; n++) blocks.impression(reader(n), n % 10 === 0 ? PUBLISHER : `pub${n % 10}`, T0 + n * 10);
     const at = T0 + 200 * SECOND;
     expect(Array.from({ length: 40 }, (_, n) => tooFast(velocity, reader(n * 7), at + n * 200)).filter(Boolean)).toEqual([]);
   });

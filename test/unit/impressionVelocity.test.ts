@@ -10,16 +10,16 @@ function visitor(ip: string, userAgent = CHROME): Visitor {
 }
 
 /** Which of the impressions at these times (ms) the rule refuses. */
-function refused(velocity: ImpressionVelocity, who: Visitor, times: number[], placement = 'chat-below-answer'): number[] {
-  return times.filter((time) => velocity.tooFast(who, placement, time));
+function refused(velocity: ImpressionVelocity, who: Visitor, times: number[], publisher = 'chat-publisher'): number[] {
+  return times.filter((time) => velocity.tooFast(who, publisher, time));
 }
 
 const T0 = 1_800_000_000_000;
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 
-describe('impression velocity (per placement and network: the address, IPv6 by its /56)', () => {
-  it('allows 30 impressions of a placement in 10 s from one address and refuses the rest of a flood', () => {
+describe('impression velocity (per publisher and network: the address, IPv6 by its /56)', () => {
+  it("allows 30 impressions of a publisher's placements in 10 s from one address and refuses the rest of a flood", () => {
     // session 31's test: 100 serves and pixels from one home address in 3.8 s.
     const flood = Array.from({ length: 100 }, (_, n) => T0 + n * 38);
     expect(refused(new ImpressionVelocity(DEFAULTS), visitor('86.141.1.1'), flood)).toEqual(flood.slice(30));
@@ -42,25 +42,25 @@ describe('impression velocity (per placement and network: the address, IPv6 by i
     expect(refused(velocity, visitor('86.141.2.1'), bunched)).toEqual([]);
   });
 
-  it('keeps placements, addresses and IPv6 /56s apart, and counts the user agents of one address together', () => {
+  it('keeps publishers, addresses and IPv6 /56s apart, and counts the user agents of one address together', () => {
     const velocity = new ImpressionVelocity(DEFAULTS);
     const times = Array.from({ length: 30 }, (_, n) => T0 + n * 10);
     expect(refused(velocity, visitor('86.141.1.1'), times)).toEqual([]);
-    expect(velocity.tooFast(visitor('86.141.1.1', 'another browser'), 'chat-below-answer', T0 + 400)).toBe(true);
-    expect(velocity.tooFast(visitor('86.141.1.1'), 'chat-sidebar', T0 + 400)).toBe(false);
-    expect(velocity.tooFast(visitor('86.141.1.2'), 'chat-below-answer', T0 + 400)).toBe(false);
+    expect(velocity.tooFast(visitor('86.141.1.1', 'another browser'), 'chat-publisher', T0 + 400)).toBe(true);
+    expect(velocity.tooFast(visitor('86.141.1.1'), 'another-publisher', T0 + 400)).toBe(false);
+    expect(velocity.tooFast(visitor('86.141.1.2'), 'chat-publisher', T0 + 400)).toBe(false);
 
     const sameHome = Array.from({ length: 31 }, (_, n) => `2a02:c7c:1234:56${String(n % 10).padStart(2, '0')}::1`);
-    expect(sameHome.filter((ip, n) => velocity.tooFast(visitor(ip), 'chat-below-answer', T0 + n * 10))).toEqual([sameHome[30]]);
-    expect(velocity.tooFast(visitor('2a02:c7c:1234:5700::1'), 'chat-below-answer', T0 + 400)).toBe(false);
+    expect(sameHome.filter((ip, n) => velocity.tooFast(visitor(ip), 'chat-publisher', T0 + n * 10))).toEqual([sameHome[30]]);
+    expect(velocity.tooFast(visitor('2a02:c7c:1234:5700::1'), 'chat-publisher', T0 + 400)).toBe(false);
   });
 
   it('lets a network that slowed down be billed again, and has no limit where it is set to 0', () => {
     const velocity = new ImpressionVelocity(DEFAULTS);
     const who = visitor('86.141.1.1');
     refused(velocity, who, Array.from({ length: 50 }, (_, n) => T0 + n * 10));
-    expect(velocity.tooFast(who, 'chat-below-answer', T0 + 5 * SECOND)).toBe(true);
-    expect(velocity.tooFast(who, 'chat-below-answer', T0 + 21 * SECOND)).toBe(false);
+    expect(velocity.tooFast(who, 'chat-publisher', T0 + 5 * SECOND)).toBe(true);
+    expect(velocity.tooFast(who, 'chat-publisher', T0 + 21 * SECOND)).toBe(false);
 
     const unlimited = new ImpressionVelocity({ per10s: 0, per10min: 0 });
     expect(refused(unlimited, who, Array.from({ length: 1000 }, (_, n) => T0 + n))).toEqual([]);

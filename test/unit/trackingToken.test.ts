@@ -301,4 +301,14 @@ describe('tracking tokens', () => {
       expect(unverifiedTrackingClaims(nothing)).toBeUndefined();
     }
   });
+
+  it('decode a forged format 1 payload with a lone surrogate in its text to nothing: ClickHouse cannot parse it in a spooled row (try41 F5)', () => {
+    for (const forged of [{ ...claims, p: 'fraud\ud800below' }, { ...claims, s: 'serve\udfff' }, { ...claims, k: '\ud83d' }]) {
+      expect(unverifiedTrackingClaims(format1Token(forged, 'not the secret'))).toBeUndefined();
+      expect(verifyTrackingToken(format1Token(forged, 'not the secret'), secret, nowMs)).toEqual({ valid: false, reason: 'bad_token' });
+    }
+    // A pair is one character, kept as sent.
+    const paired = { ...claims, p: 'chat-\ud83d\ude00' };
+    expect(unverifiedTrackingClaims(format1Token(paired, 'not the secret'))).toEqual(paired);
+  });
 });
