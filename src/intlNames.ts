@@ -11,3 +11,21 @@ export function isNamedCode(type: Intl.DisplayNamesType, code: string): boolean 
   if (!names) made.set(type, (names = new Intl.DisplayNames(['en'], { type, fallback: 'none' })));
   return names.of(code) !== undefined;
 }
+
+/**
+ * ISO 639 codes withdrawn in favour of others, which older clients still send: java.util.Locale
+ * answered iw, in and ji for Hebrew, Indonesian and Yiddish before JDK 17. Both are valid ISO 639-1
+ * input, so targeting and serving each store the current code, and `he` matches `iw` either way.
+ */
+const replacedLanguageCodes = new Map([
+  ['iw', 'he'],
+  ['in', 'id'],
+  ['ji', 'yi'],
+  ['jw', 'jv'],
+  ['mo', 'ro'],
+]);
+
+/** A lower-case two-letter language code as its current ISO 639-1 code (iw -> he); any other is itself. */
+export function currentLanguageCode(code: string): string {
+  return replacedLanguageCodes.get(code) ?? code;
+}

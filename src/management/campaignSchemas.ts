@@ -4,8 +4,11 @@ import { pageQueryFields, refineOneStart } from '../http/keysetPaging.js';
 import { queryParams } from '../http/queryParams.js';
 import { flightTime, withFlightOrder } from './flightSchema.js';
 import { lineItemInput } from './lineItemSchemas.js';
-import { campaignStatuses, normalizedTerm, objectiveAliases } from './valueNormalization.js';
+import { normalizedTerm, objectiveAliases } from './valueNormalization.js';
 import { campaignStatusAliases, createdCampaignStatusNames } from './statusTransitions.js';
+
+/** The most code points a campaign name may have (a duplicate's default name is cut to it). */
+export const CAMPAIGN_NAME_MAX = 200;
 
 /**
  * CampaignInput: the body of POST campaigns and the campaign part of compose and validate.
@@ -13,7 +16,7 @@ import { campaignStatusAliases, createdCampaignStatusNames } from './statusTrans
  */
 export const campaignInput = withFlightOrder(
   z.strictObject({
-    name: textLine(200),
+    name: textLine(CAMPAIGN_NAME_MAX),
     brand_name: textLine(200),
     user_id: z.uuid(),
     objective: normalizedTerm(objectiveAliases).nullable().optional(),
@@ -41,7 +44,7 @@ export type ValidateInput = z.output<typeof validateBody>;
 
 export const campaignPatch = z
   .strictObject({
-    name: textLine(200).optional(),
+    name: textLine(CAMPAIGN_NAME_MAX).optional(),
     brand_name: textLine(200).optional(),
     objective: normalizedTerm(objectiveAliases).nullable().optional(),
     status: normalizedTerm(campaignStatusAliases).optional(),
@@ -51,7 +54,7 @@ export const campaignPatch = z
   .refine((patch) => Object.keys(patch).length > 0, 'send at least one of name, brand_name, objective, status, starts_at, ends_at');
 export type CampaignPatch = z.output<typeof campaignPatch>;
 
-export const duplicateBody = z.strictObject({ name: textLine(200).optional() });
+export const duplicateBody = z.strictObject({ name: textLine(CAMPAIGN_NAME_MAX).optional() });
 
 /**
  * POST activate's optional body. The spec shows none and its rule is that every line item becomes
@@ -62,7 +65,12 @@ export const duplicateBody = z.strictObject({ name: textLine(200).optional() });
 export const activateBody = z.strictObject({ keep_line_items_paused: z.boolean().optional() });
 export type ActivateInput = z.output<typeof activateBody>;
 
+/**
+ * GET campaigns' query. status is read as every status input is (any case, draft -> paused, the
+ * spec's value normalization); an empty `status=` (a form's empty select) is no filter, as an empty
+ * `campaign_ids=` is in reporting.
+ */
 export const campaignListQuery = queryParams({
-  status: z.enum(campaignStatuses).optional(),
+  status: z.preprocess((status) => (status === '' ? undefined : status), normalizedTerm(campaignStatusAliases).optional()),
   ...pageQueryFields(z.uuid()),
 }).superRefine(refineOneStart);

@@ -14,7 +14,7 @@ import {
   type CampaignPage,
   type NewCampaign,
 } from './campaignRepository.js';
-import type { ActivateInput, CampaignInput, CampaignPatch, ComposeInput, ValidateInput } from './campaignSchemas.js';
+import { CAMPAIGN_NAME_MAX, type ActivateInput, type CampaignInput, type CampaignPatch, type ComposeInput, type ValidateInput } from './campaignSchemas.js';
 import { copyCreatives } from './creativeRepository.js';
 import { activateLineItems, completeLineItems, copyLineItems, listLineItems } from './lineItemRepository.js';
 import { addLineItem, campaignNotFound, normalizedLineItem, withCreatives } from './lineItemService.js';
@@ -166,11 +166,25 @@ export async function patchCampaign(db: Postgres, organizationId: string, campai
  * copying it would leave nothing (or only the campaign) to copy. Locked, a DELETE already under way
  * makes this 404 once it commits, and one that comes later waits for the whole copy.
  */
+const COPY_SUFFIX = ' (copy)';
+
+/**
+ * The default name of a copy: "<name> (copy)", the source's name cut (by code points, as the 200
+ * limit counts) so that the whole stays a valid name: a 200-character name's copy would otherwise be
+ * stored at 207, and a client PATCHing the copy back with the name it read would get a 422.
+ */
+function copyName(sourceName: string): string {
+  const room = CAMPAIGN_NAME_MAX - COPY_SUFFIX.length;
+  const codePoints = [...sourceName];
+  const kept = codePoints.length <= room ? sourceName : codePoints.slice(0, room).join('').trimEnd();
+  return `${kept}${COPY_SUFFIX}`;
+}
+
 export async function duplicateCampaign(db: Postgres, organizationId: string, campaignId: string, name?: string) {
   return db.transaction(async (tx) => {
     const source = await lockCampaign(tx, organizationId, campaignId);
     if (!source) throw campaignNotFound();
-    const copy = await copyCampaign(tx, source.id, name ?? `${source.name} (copy)`);
+    const copy = await copyCampaign(tx, source.id, name ?? copyName(source.name));
     if (!copy) throw campaignNotFound();
     for (const { sourceId, lineItem } of await copyLineItems(tx, source.id, copy.id)) {
       await copyCreatives(tx, sourceId, lineItem.id);

@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import { rfc3339Timestamp } from './fieldSchemas.js';
 
 /** The first and last instants a flight bound may name (UTC years 1970 to 9999). */
 const FLIGHT_EARLIEST = '1970-01-01T00:00:00.000Z';
@@ -11,8 +12,7 @@ const FLIGHT_LATEST = '9999-12-31T23:59:59.999Z';
  * year 0000 does not exist in Postgres (a 500), and early years are where date handling differs
  * between libraries, so they are refused rather than stored (an offset may not carry it out either).
  */
-export const flightTime = z.iso
-  .datetime({ offset: true, error: 'must be an RFC 3339 timestamp with an offset, such as 2026-12-01T00:00:00Z' })
+export const flightTime = rfc3339Timestamp('must be an RFC 3339 timestamp with an offset, such as 2026-12-01T00:00:00Z')
   .transform((text) => new Date(text).toISOString())
   .refine((instant) => Date.parse(instant) >= Date.parse(FLIGHT_EARLIEST) && Date.parse(instant) <= Date.parse(FLIGHT_LATEST), `must be between ${FLIGHT_EARLIEST} and ${FLIGHT_LATEST}`);
 

@@ -16,7 +16,9 @@ import { bidTypeAliases, lineItemStatuses, normalizedTerm, objectiveAliases, pri
 export const budgetBody = z.strictObject({
   daily: moneyAmount,
   currency: currencyCode,
-  lifetime: moneyAmount.optional(),
+  // null as well as absent: every budget read carries `lifetime: null` when unset, so a GET -> PUT
+  // round trip (and a client that serializes its unset fields as null) must be taken.
+  lifetime: moneyAmount.nullable().optional(),
   pacing: z.enum(['even', 'asap']).default('even'),
 });
 export type BudgetInput = z.output<typeof budgetBody>;

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { placementId } from '../placements/placementSchemas.js';
 import { daypartsSchema } from './daypartSchema.js';
 import { wellFormedText } from './fieldSchemas.js';
-import { isNamedCode } from '../intlNames.js';
-
+import { currentLanguageCode, isNamedCode } from '../intlNames.js';
+import { notACountryCode } from '../geo/countryCodes.js';
 
 /**
  * A keyword or phrase, stored the way serving matches it: lower case, trimmed, inner whitespace
@@ -17,13 +17,14 @@ const keyword = wellFormedText()
   .max(100)
   .refine((text) => !/\p{Cc}/u.test(text), 'must not contain control characters');
 
-/** An ISO 639-1 code, lower case (en, de, ja). */
+/** An ISO 639-1 code, lower case (en, de, ja); a withdrawn one is stored as its current code (iw as he). */
 const languageCode = z
   .string()
   .trim()
   .toLowerCase()
   .regex(/^[a-z]{2}$/, { message: 'must be an ISO 639-1 language code (two letters)', abort: true })
-  .refine((code) => isNamedCode('language', code), 'is not an ISO 639-1 language code');
+  .refine((code) => isNamedCode('language', code), 'is not an ISO 639-1 language code')
+  .transform(currentLanguageCode);
 
 /** An ISO 3166-1 alpha-2 country code, stored upper case (US, DE). */
 const countryCode = z
@@ -31,7 +32,10 @@ const countryCode = z
   .trim()
   .toUpperCase()
   .regex(/^[A-Z]{2}$/, { message: 'must be an ISO 3166-1 alpha-2 country code (two letters)', abort: true })
-  .refine((code) => isNamedCode('region', code), 'is not an ISO 3166-1 alpha-2 country code');
+  .superRefine((code, context) => {
+    const problem = notACountryCode(code);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  });
 
 function uniqueList<Item extends z.ZodType<string>>(item: Item, max: number) {
   return z

@@ -30,7 +30,7 @@ export const bidTypeAliases = {
   cpa: 'CPA',
 } as const;
 
-export const campaignStatuses = ['active', 'paused', 'completed'] as const;
+const campaignStatuses = ['active', 'paused', 'completed'] as const;
 export type CampaignStatus = (typeof campaignStatuses)[number];
 
 export const lineItemStatuses = ['draft', 'active', 'paused', 'completed'] as const;

@@ -19,6 +19,7 @@ import { SemanticMatrix } from '../semantic/semanticMatrix.js';
 import { clustersInWorker } from '../semantic/clustersInWorker.js';
 import type { StoredSemantic } from './semanticSnapshot.js';
 import { hostOf } from './destinationHost.js';
+import { currentLanguageCode } from '../intlNames.js';
 
 /** The render payload of a contextual card, built once per creative when the index is built. */
 export interface ContextualCardRender {
@@ -419,7 +420,7 @@ export function buildEntry(
     nextCreative: 0,
     placementsInclude: nonEmptySet(targeting.placements?.include),
     placementsExclude: nonEmptySet(targeting.placements?.exclude),
-    languages: nonEmptySet(targeting.languages?.map((language) => language.toLowerCase())),
+    languages: nonEmptySet(targeting.languages?.map((language) => currentLanguageCode(language.toLowerCase()))),
     countriesInclude: nonEmptySet(targeting.countries?.include),
     countriesExclude: nonEmptySet(targeting.countries?.exclude),
     dayparts: targeting.dayparts ? { timezone: targeting.dayparts.timezone, minutesByDay: minutesByDay(targeting.dayparts.windows) } : null,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { currentLanguageCode } from '../intlNames.js';
 import { placementId } from '../placements/placementSchemas.js';
 
 /** Longest context texts a serve may carry (characters); the body limit leaves room for them in any script. */
@@ -9,12 +10,13 @@ export const SERVE_BODY_LIMIT_BYTES = 128 * 1024;
 
 /**
  * A language as ISO 639-1 ("de"), or a BCP 47 tag whose primary subtag is one ("de-AT"): chat
- * clients usually know a locale. Only the two-letter language is kept, lowercased.
+ * clients usually know a locale. Only the two-letter language is kept, lowercased, as its current
+ * code (iw as he), as targeting stores it.
  */
 const language = z
   .string()
   .regex(/^[A-Za-z]{2}(-[A-Za-z0-9]{1,8})*$/, 'must be an ISO 639-1 language code such as "en" (a tag such as "en-US" is accepted)')
-  .transform((tag) => tag.slice(0, 2).toLowerCase());
+  .transform((tag) => currentLanguageCode(tag.slice(0, 2).toLowerCase()));
 
 /** Unknown fields are rejected (422), as on every route: a misspelt optional field must not go unnoticed. */
 export const serveRequestBody = z.strictObject({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { currencyCode } from '../money/currencyCode.js';
 import { convertToUsd } from '../money/usdRates.js';
-import { wellFormedText } from '../management/fieldSchemas.js';
+import { rfc3339Timestamp, wellFormedText } from '../management/fieldSchemas.js';
 
 /**
  * The largest conversion value in USD (after conversion from its currency), and the largest
@@ -29,7 +29,7 @@ export const conversionBody = z
     /** The advertiser's own id for the conversion (an order id): the same id for the same click counts once. */
     conversion_id: wellFormedText().trim().min(1).max(128).optional(),
     /** When the conversion happened (ISO 8601 with offset); defaults to when it is reported. */
-    occurred_at: z.iso.datetime({ offset: true }).optional(),
+    occurred_at: rfc3339Timestamp().optional(),
   })
   .superRefine(({ value, currency }, context) => {
     // Checked in USD, what is stored: the same ceiling whatever the currency.

@@ -2,7 +2,7 @@ import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { z } from 'zod';
 import { countryOfAddress } from '../geo/countryOfAddress.js';
 import { ApiError, zodDetails } from '../http/errors.js';
-import { wellFormedText } from '../management/fieldSchemas.js';
+import { rfc3339Timestamp, wellFormedText } from '../management/fieldSchemas.js';
 import { placementId } from '../placements/placementSchemas.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { Postgres } from '../store/postgres.js';
@@ -22,7 +22,7 @@ import { MS_PER_DAY } from '../utcDays.js';
 const importLine = z
   .strictObject({
     type: z.enum(['impression', 'click', 'conversion']),
-    time: z.iso.datetime({ offset: true }),
+    time: rfc3339Timestamp(),
     line_item_id: z.uuid(),
     placement_id: placementId,
     ip: z.union([z.ipv4(), z.ipv6()], { error: 'must be an IPv4 or IPv6 address' }),

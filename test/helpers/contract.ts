@@ -25,6 +25,9 @@ const ajv = new Ajv2020({ strict: true, strictTypes: false, allErrors: true });
 ajv.addVocabulary(['example', 'discriminator', 'xml', 'externalDocs']);
 ajv.addVocabulary(['openapi', 'info', 'jsonSchemaDialect', 'servers', 'paths', 'webhooks', 'components', 'security', 'tags']);
 addFormats(ajv);
+// JSON Schema's `iri` (RFC 3987), which ajv-formats lacks: the contract's advertiser links are kept as
+// sent, non-ASCII and spaces included. Read as the service reads them (z.url, the WHATWG parser).
+ajv.addFormat('iri', { type: 'string', validate: (text: string) => URL.canParse(text) });
 ajv.addSchema(contract, 'openapi.yaml');
 
 /** The validator of the schema at a JSON pointer into the contract, e.g. `#/components/schemas/Error`. */

@@ -320,7 +320,8 @@ describe('POST /v1/advertiser/conversions', () => {
   it('stores a conversion outside [click, click + ATTRIBUTION_WINDOW_DAYS] unattributed (202, outside_window)', async () => {
     const item = await trackedLineItem(ctx, CPC_BID);
     const clickId = await clickedServe(ctx, item, 'CPC', 400_000_000);
-    const beforeClick = new Date(Date.now() - 3_600_000).toISOString();
+    // Lower-case t and z: RFC 3339 (5.6) allows them, as openapi.yaml's date-time does.
+    const beforeClick = new Date(Date.now() - 3_600_000).toISOString().replace('T', 't').replace('Z', 'z');
     const response = await postConversion(item.key, { click_id: clickId, value: 10, occurred_at: beforeClick });
     expect(response.statusCode).toBe(202);
     expect(response.json().data).toMatchObject({ attributed: false, reason: 'outside_window' });

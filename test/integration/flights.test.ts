@@ -49,6 +49,21 @@ describe('campaign flights: management', () => {
     expect(open.json().data).toMatchObject({ starts_at: null, ends_at: null });
   });
 
+  it('takes RFC 3339 timestamps with a lower-case t and z (RFC 3339 5.6), as openapi.yaml date-time does', async () => {
+    const created = await call('POST', '/v1/advertiser/campaigns', {
+      name: 'Lower case',
+      brand_name: 'Acme',
+      user_id: advertiser.userId,
+      starts_at: '2030-03-01t09:00:00+09:00',
+      ends_at: '2030-04-01t00:00:00z',
+    });
+    expect(created.statusCode).toBe(201);
+    expect(created.json().data).toMatchObject({ starts_at: '2030-03-01T00:00:00.000Z', ends_at: '2030-04-01T00:00:00.000Z' });
+    const patched = await call('PATCH', `/v1/advertiser/campaigns/${created.json().data.id}`, { ends_at: '2030-05-01t00:00:00.5z' });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json().data.ends_at).toBe('2030-05-01T00:00:00.500Z');
+  });
+
   it('refuses ends_at before starts_at and a time without an offset with 422 naming every field, writing nothing', async () => {
     const before = await campaignCount();
     const response = await call(

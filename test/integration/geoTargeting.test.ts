@@ -55,6 +55,22 @@ describe('geo targeting', () => {
     expect(stored.json().data.targeting).toEqual({ countries: { include: ['US'], exclude: ['DE'] } });
   });
 
+  it('refuses region codes that are no country an address is found in (UK, EU, ZZ, withdrawn SU), naming GB for UK; keeps XK', async () => {
+    const call = asAdvertiser(ctx, advertiser.key);
+    const { lineItemId } = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [uniqueWord()] } } });
+    const before = (await call('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data.targeting;
+    const notCountries = ['uk', 'EU', 'EZ', 'UN', 'ZZ', 'QO', 'SU', 'DD', 'YU', 'AN', 'XA', 'AC'];
+    const refused = await call('PUT', `/v1/advertiser/line-items/${lineItemId}/targeting`, { countries: { include: ['GB', ...notCountries], exclude: ['XK'] } });
+    expect(refused.statusCode).toBe(422);
+    expect(detailPaths(refused).sort()).toEqual(notCountries.map((_, index) => `countries.include.${index + 1}`).sort());
+    const uk = refused.json().error.details.find((detail: { path: string }) => detail.path === 'countries.include.1');
+    expect(uk.message).toMatch(/GB/);
+    expect((await call('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data.targeting).toEqual(before);
+    const stored = await call('PUT', `/v1/advertiser/line-items/${lineItemId}/targeting`, { countries: { include: ['gb', 'xk'] } });
+    expect(stored.statusCode).toBe(200);
+    expect(stored.json().data.targeting).toEqual({ countries: { include: ['GB', 'XK'] } });
+  });
+
   it('serves a US-only line item to a Comcast address, not to a Deutsche Telekom one nor to an unknown country, and records the country', async () => {
     const placement = (await createPlacement(ctx, publisher.id)).id;
     const { word, fallback } = await keywordWithFallback(ctx, advertiser);

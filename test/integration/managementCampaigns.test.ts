@@ -625,6 +625,11 @@ describe('GET /v1/advertiser/campaigns', () => {
     expect(await ids('active')).toEqual([active]);
     expect(await ids('paused')).toEqual([paused.id]);
     expect(await ids('completed')).toEqual([]);
+    // Read as a status input is: any case, draft -> paused (the spec's value normalization); an
+    // empty status= (a form's empty select) is no filter, as reporting's empty campaign_ids= is.
+    expect(await ids('ACTIVE')).toEqual([active]);
+    expect(await ids('draft')).toEqual([paused.id]);
+    expect((await ids('')).sort()).toEqual([active, paused.id].sort());
   });
 
   it('pages by cursor across the members of the organization, in the same order as by offset', async () => {
@@ -714,7 +719,7 @@ describe('GET /v1/advertiser/campaigns', () => {
     expect(response.json().error).toMatchObject({ code: 'bad_request', details: [{ path: 'stauts', message: 'unknown parameter' }] });
   });
 
-  it.each(['status=draft', 'status=bogus', 'limit=0', 'limit=1001', 'limit=abc', 'offset=-1', 'limit=1.5'])(
+  it.each(['status=bogus', 'status=%20', 'status=draft,active', 'limit=0', 'limit=1001', 'limit=abc', 'offset=-1', 'limit=1.5'])(
     'answers 400 bad_request for %s',
     async (query) => {
       const advertiser = await createAdvertiser(ctx);
@@ -986,6 +991,28 @@ describe('POST /v1/advertiser/campaigns/:id/duplicate', () => {
     });
     expect(response.statusCode).toBe(201);
     expect(response.json().data).toMatchObject({ campaign: { name: 'Autumn launch', status: 'paused' }, line_items: [] });
+  });
+
+  it('cuts a long source name so that the default "<name> (copy)" stays within the 200-character limit', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    const api = asAdvertiser(ctx, advertiser.key);
+    // Code points, as the limit counts them: 200 emoji are 400 UTF-16 units.
+    for (const [name, copyName] of [
+      ['a'.repeat(200), `${'a'.repeat(193)} (copy)`],
+      ['b'.repeat(195), `${'b'.repeat(193)} (copy)`],
+      ['😀'.repeat(200), `${'😀'.repeat(193)} (copy)`],
+      [`${'c'.repeat(192)} d`, `${'c'.repeat(192)} (copy)`],
+      ['e'.repeat(193), `${'e'.repeat(193)} (copy)`],
+    ]) {
+      const campaign = await createCampaign(ctx, advertiser.key, advertiser.user.id, { name });
+      const copy = await api('POST', `/v1/advertiser/campaigns/${campaign.id}/duplicate`);
+      expect(copy.statusCode).toBe(201);
+      expect(copy.json().data.campaign.name).toBe(copyName);
+      // The copy's own name is one its campaign can be PATCHed back with, and copied again.
+      const copyId = copy.json().data.campaign.id;
+      expect((await api('PATCH', `/v1/advertiser/campaigns/${copyId}`, { name: copyName })).statusCode).toBe(200);
+      expect((await api('POST', `/v1/advertiser/campaigns/${copyId}/duplicate`)).json().data.campaign.name).toBe(copyName);
+    }
   });
 
   it('starts paused even when the source is active', async () => {

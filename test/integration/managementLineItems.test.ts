@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser } from '../helpers/factories.js';
-import { asAdvertiser, composeCampaign, createCampaign, validCreative } from '../helpers/managementFactories.js';
+import { asAdvertiser, composeBody, composeCampaign, createCampaign, validCreative } from '../helpers/managementFactories.js';
 import { inListOrder } from '../helpers/listOrder.js';
 import { detailPaths } from '../helpers/errorDetails.js';
 
@@ -206,6 +206,31 @@ describe('PUT /v1/advertiser/line-items/:id/budget', () => {
     const second = await api('PUT', `/v1/advertiser/line-items/${bare.id}/budget`, { daily: 0.000001, currency: 'JPY' });
     expect(second.json().data.budget).toEqual({ daily: 0.000001, currency: 'JPY', lifetime: null, pacing: 'even' });
     expect(Date.parse(second.json().data.updated_at)).toBeGreaterThan(Date.parse(first.json().data.updated_at));
+  });
+
+  it('takes lifetime: null as no lifetime cap (clearing a stored one), so the budget a GET answers can be PUT back', async () => {
+    const { advertiser, api, lineItemId } = await setup();
+    const capped = await api('PUT', `/v1/advertiser/line-items/${lineItemId}/budget`, { daily: 50, currency: 'USD', lifetime: 500 });
+    expect(capped.json().data.budget).toEqual({ daily: 50, currency: 'USD', lifetime: 500, pacing: 'even' });
+    const cleared = await api('PUT', `/v1/advertiser/line-items/${lineItemId}/budget`, { daily: 50, currency: 'USD', lifetime: null });
+    expect(cleared.statusCode).toBe(200);
+    expect(cleared.json().data.budget).toEqual({ daily: 50, currency: 'USD', lifetime: null, pacing: 'even' });
+    const read = (await api('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data.budget;
+    const roundTrip = await api('PUT', `/v1/advertiser/line-items/${lineItemId}/budget`, read);
+    expect(roundTrip.statusCode).toBe(200);
+    expect(roundTrip.json().data.budget).toEqual(read);
+
+    // The same Budget schema in a line item's body: compose, validate and create.
+    const budget = { daily: 20, currency: 'EUR', lifetime: null, pacing: 'asap' };
+    const body = composeBody(advertiser.user.id, { line_item: { budget } });
+    const validated = await api('POST', '/v1/advertiser/campaigns/validate', body);
+    expect(validated.statusCode).toBe(200);
+    const composed = await api('POST', '/v1/advertiser/campaigns/compose', body);
+    expect(composed.statusCode).toBe(201);
+    expect((await api('GET', `/v1/advertiser/line-items/${composed.json().data.line_item.id}`)).json().data.budget).toEqual(budget);
+    const created = await api('POST', `/v1/advertiser/campaigns/${composed.json().data.campaign.id}/line-items`, { title: 'Null lifetime', budget });
+    expect(created.statusCode).toBe(201);
+    expect(created.json().data.budget).toEqual(budget);
   });
 
   it.each([

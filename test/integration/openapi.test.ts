@@ -7,7 +7,7 @@ import { createAdvertiser, createApiKey } from '../helpers/factories.js';
 import { asAdvertiser, composeBody, validCreative } from '../helpers/managementFactories.js';
 import { compileStrict, contract, contractSchema } from '../helpers/contract.js';
 
-type Operation = { responses?: Record<string, { $ref?: string; content?: Record<string, { schema?: unknown }> }> };
+type Operation = { requestBody?: unknown; responses?: Record<string, { $ref?: string; content?: Record<string, { schema?: unknown }> }> };
 interface OpenApiDocument {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
@@ -20,9 +20,14 @@ const httpMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch',
 // Every route the app registers, seen through fastify's initialization channel: the hook is in place
 // before buildApp registers anything, so routes of every plugin are listed.
 const routesSeen: string[] = [];
+/** The routes that take any query string (config.query 'any': tracking links, the serve), by shape. */
+const anyQueryRoutes = new Set<string>();
 function recordRoutes({ fastify }: { fastify: FastifyInstance }) {
   fastify.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routesSeen.push(`${method} ${route.url}`);
+    for (const method of [route.method].flat()) {
+      routesSeen.push(`${method} ${route.url}`);
+      if (route.config?.query === 'any') for (const shape of byShape([`${method} ${route.url}`]).keys()) anyQueryRoutes.add(shape);
+    }
   });
 }
 
@@ -163,6 +168,32 @@ describe('openapi.yaml', () => {
     const inContract = byShape(documented());
     const missing = [...registeredRoutes()].filter(([shape]) => !inContract.has(shape)).map(([, route]) => route);
     expect(missing.sort(), `routes missing from openapi.yaml:\n${missing.join('\n')}`).toEqual([]);
+  });
+
+  it('lists 400, 413 and 415 on every operation that answers them, so that a new route cannot miss them', () => {
+    // Every /v1 route answers 400 to a query parameter it does not read (refuseUnreadQueries, or its
+    // own strict query schema) unless it takes any query; every body is answered 400 when it is not
+    // JSON (or UTF-8), 413 over the body limit, 415 in another media type or encoding.
+    const missing: string[] = [];
+    for (const [template, item] of Object.entries(document.paths)) {
+      if (!template.startsWith('/v1/')) continue;
+      for (const [method, operation] of Object.entries(item).filter(([key]) => httpMethods.includes(key))) {
+        const name = `${method.toUpperCase()} ${template}`;
+        const takesAnyQuery = anyQueryRoutes.has([...byShape([name]).keys()][0]!);
+        const expected: Record<string, string> = operation.requestBody
+          ? { '400': 'BadRequest', '413': 'PayloadTooLarge', '415': 'UnsupportedMediaType' }
+          : takesAnyQuery
+            ? {}
+            : { '400': 'BadRequest' };
+        // The shared response, or one of the operation's own that says more (the NDJSON import's 415).
+        for (const [status, response] of Object.entries(expected)) {
+          const listed = operation.responses?.[status];
+          if (!listed || (listed.$ref !== undefined && listed.$ref !== `#/components/responses/${response}`)) missing.push(`${name} ${status}`);
+        }
+      }
+    }
+    expect(anyQueryRoutes.size).toBeGreaterThan(0);
+    expect(missing, `operations of openapi.yaml without the shared response:\n${missing.join('\n')}`).toEqual([]);
   });
 
   it('documents only registered routes', () => {

@@ -258,6 +258,22 @@ describe('targeting', () => {
     expect(await winners(about(placement, word), 1)).toEqual(new Set([lineItemId]));
     expect((await winners(about(placement, word, { language: 'en' }))).has(lineItemId)).toBe(false);
   });
+
+  it('matches a withdrawn ISO 639-1 code (iw, in) and its current one (he, id) either way', async () => {
+    const word = uniqueWord();
+    const placement = await newPlacement();
+    // Targeting sent with the current code, a serve with the old one (java.util.Locale before JDK 17)...
+    const hebrew = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] }, languages: ['he'] } });
+    await eventuallyServed(ctx, publisher.token, about(placement, word, { language: 'iw' }), hebrew.lineItemId);
+    expect(await winners(about(placement, word, { language: 'iw-IL' }), 1)).toEqual(new Set([hebrew.lineItemId]));
+    // ...and targeting sent with the old code, stored as the current one, a serve with the current one.
+    const otherWord = uniqueWord();
+    const indonesian = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [otherWord] }, languages: ['IN'] } });
+    const stored = await asAdvertiser(ctx, advertiser.key)('GET', `/v1/advertiser/line-items/${indonesian.lineItemId}`);
+    expect(stored.json().data.targeting.languages).toEqual(['id']);
+    await eventuallyServed(ctx, publisher.token, about(placement, otherWord, { language: 'id' }), indonesian.lineItemId);
+    expect(await winners(about(placement, otherWord, { language: 'in' }), 1)).toEqual(new Set([indonesian.lineItemId]));
+  });
 });
 
 describe('what can be served', () => {

@@ -241,6 +241,14 @@ describe('selection', () => {
     expect(pick(index, 'x', { language: 'en' })).toBe(ids[1]);
   });
 
+  it('reads a withdrawn language code stored before targeting stored current ones (iw) as its current one (he)', async () => {
+    // The serve's language comes canonical (serveSchemas.ts: iw -> he), so stored iw must be read as he.
+    const { index, ids } = await indexOf([{ bid_value: '9', targeting: { languages: ['iw', 'IN'] } }, { bid_value: '1' }]);
+    expect(pick(index, 'x', { language: 'he' })).toBe(ids[0]);
+    expect(pick(index, 'x', { language: 'id' })).toBe(ids[0]);
+    expect(pick(index, 'x', { language: 'iw' })).toBe(ids[1]);
+  });
+
   it('skips line items whose spend today reached the budget', async () => {
     const { index, ids, spend } = await indexOf([{ bid_value: '9', budget_daily: '10' }, { bid_value: '1' }]);
     spend.get(ids[0]!)!.nanos = 9_999_999_999;
