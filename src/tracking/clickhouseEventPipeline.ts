@@ -8,6 +8,7 @@ import { ApiError } from '../http/errors.js';
 import type { EventPipeline, EventPipelineStats } from './eventPipeline.js';
 import type { TrackedEvent } from './trackedEvent.js';
 import { EventQuarantine } from './eventQuarantine.js';
+import { sortSpoolLines } from './unparsableSpoolLines.js';
 import { EventSpool, SPOOL_COLUMNS, forEachSpooledEvent, segmentCreatedAt, spoolLine, spooledRow, type InFlightWrite, type SealedSegment } from './eventSpool.js';
 import { isRefusedForNow, isUnparsableInsert, isUnreachable } from './insertErrors.js';
 import { lockDirectory } from '../store/directoryLock.js';
@@ -178,17 +179,18 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
     return ch.client.command(ofDays({ query: `${INSERT_EVENTS_SELECT} ${select}`, clickhouse_settings: insertSettings(token) }, days));
   }
 
-  /**
-   * Inserts a body of `lineCount` lines and returns how many were written. When ClickHouse cannot
-   * parse it, each half is inserted on its own, down to single lines, which go to the quarantine.
-   * The tokens follow the halving, which depends only on the segment's content, so a retried or
-   * replayed segment repeats the same tokens and counts once.
-   */
   /** An insert's params, naming the days of its events when they are known (undefined: every day). */
   function ofDays<Params extends object>(params: Params, days: DaySpan | undefined): Params {
     return days === undefined ? params : declaredWrite(ch.writtenEventDays, params, days);
   }
 
+  /**
+   * Inserts a body of `lineCount` lines and returns how many were written. When ClickHouse cannot
+   * parse it, each half is inserted on its own, down to single lines, which go to the quarantine.
+   * The tokens follow the halving, which depends only on the segment's content, so a retried or
+   * replayed segment repeats the same tokens and counts once (while ClickHouse remembers them: its
+   * last 10,000 inserts of a table). Only for lines sortSpoolLines passes, which are rarely refused.
+   */
   async function insertLines(
     segmentName: string,
     body: string,
@@ -225,17 +227,42 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
   async function insertSegment(segment: SealedSegment, serves: ServeIdRanges | undefined): Promise<number> {
     const file = ch.kind === 'embedded' ? spool.readableByEngine(segment.name) : undefined;
     const days = eventDays.get(segment.name);
-    if (file !== undefined && segment.events < ONE_INSERT_BLOCK_ROWS) {
-      try {
+    try {
+      if (file !== undefined && segment.events < ONE_INSERT_BLOCK_ROWS) {
         await insertFile(file, segment.name, serves, days);
         return segment.events;
-      } catch (error) {
-        if (!isUnparsableInsert(error)) throw error;
       }
+      const body = spool.read(segment.name);
+      // An empty body is not an insert (ClickHouse refuses it): the segment just goes.
+      if (body === '') return 0;
+      await insert(body, segment.name, serves, days);
+      return segment.events;
+    } catch (error) {
+      if (!isUnparsableInsert(error)) throw error;
     }
-    const body = spool.read(segment.name);
-    // An empty body is not an insert (ClickHouse refuses it): the segment just goes.
-    return body === '' ? 0 : insertLines(segment.name, body, segment.events, segment.name, serves, days);
+    // Refused whole, so nothing of it was written (a segment is one insert block).
+    const parsable = setAsideUnparsableLines(segment.name, spool.read(segment.name), segment.events);
+    return parsable.lines === 0 ? 0 : insertLines(segment.name, parsable.body, parsable.lines, segment.name, serves, days);
+  }
+
+  /**
+   * Moves the lines of a segment ClickHouse refused that Node can tell are no rows to the
+   * quarantine, in one file, then rewrites the segment without them, and answers what is left: sent
+   * again under the segment's own token, one insert, which a replay after a crash repeats exactly.
+   * Halving (insertLines) is left for lines whose values ClickHouse refuses.
+   */
+  function setAsideUnparsableLines(segmentName: string, body: string, lines: number): { body: string; lines: number } {
+    const sorted = sortSpoolLines(body);
+    if (sorted.unparsableCount === 0) return { body, lines };
+    // Quarantined first: a crash between the two steps sorts the same lines into the same file again.
+    const file = quarantine.keepLines(segmentName, sorted.unparsable);
+    spool.replace(segmentName, sorted.parsable);
+    counts.quarantined += sorted.unparsableCount;
+    log.error(
+      { segment: segmentName, quarantined: sorted.unparsableCount, kept: sorted.parsableCount, reason: sorted.firstReason, quarantine: file },
+      'ClickHouse cannot parse some spooled events; they are quarantined and the rest is written',
+    );
+    return { body: sorted.parsable, lines: sorted.parsableCount };
   }
 
   /** The serves of the segment's valid link events, which its insert checks; undefined when it has none. */

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -15,6 +15,17 @@ export class EventQuarantine {
     mkdirSync(this.directory, { recursive: true });
     const file = path.join(this.directory, segmentName);
     appendFileSync(file, line.endsWith('\n') ? line : `${line}\n`, { mode: 0o600, flush: true });
+    return file;
+  }
+
+  /**
+   * Writes a segment's unparsable lines as its quarantine file, whole, and syncs it: the same lines
+   * again (a replay after a crash before the segment was rewritten without them) give the same file.
+   */
+  keepLines(segmentName: string, lines: string): string {
+    mkdirSync(this.directory, { recursive: true });
+    const file = path.join(this.directory, segmentName);
+    writeFileSync(file, lines, { mode: 0o600, flush: true });
     return file;
   }
 

@@ -29,6 +29,9 @@ const IN_FLIGHT = '.in-flight';
  */
 const FAILED = '.failed-write';
 
+/** The suffix of a segment's new text while it replaces the segment (EventSpool.replace): not a segment. */
+const REPLACING = '.replacing';
+
 /** An insert written past the segments that a killed process left unacknowledged (EventSpool.inFlight). */
 export interface InFlightWrite {
   name: string;
@@ -78,7 +81,7 @@ export class EventSpool {
   /** Segments a previous process left behind, oldest first. */
   recover(): SealedSegment[] {
     const names = readdirSync(this.directory);
-    for (const name of names) if (name.endsWith(FOR_ENGINE)) this.remove(name);
+    for (const name of names) if (name.endsWith(FOR_ENGINE) || name.endsWith(REPLACING)) this.remove(name);
     return names
       .filter((name) => name.endsWith('.jsonl'))
       .sort()
@@ -228,6 +231,23 @@ export class EventSpool {
     } finally {
       closeSync(fd);
     }
+  }
+
+  /**
+   * Replaces a sealed segment's text with `body` in one step (a rename): a crash leaves the old text
+   * or the new, never a mix. For a segment whose unparsable lines went to the quarantine, so that a
+   * replay sends the same body under the same token.
+   */
+  replace(name: string, body: string): void {
+    const file = path.join(this.directory, name);
+    const fd = openSync(`${file}${REPLACING}`, 'w', 0o600);
+    try {
+      writeWhole(fd, body);
+      if (this.fsync) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(`${file}${REPLACING}`, file);
   }
 
   /** A spool file's path, for moving it elsewhere (EventQuarantine.takeWrite). */

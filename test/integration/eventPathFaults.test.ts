@@ -263,6 +263,51 @@ describe('spooled lines ClickHouse cannot parse', () => {
     expect(readFileSync(path.join(dataDir, 'quarantine', '000000000000001-aaaaaaaaaaaa.jsonl'), 'utf8')).toBe(`${torn}\n`);
   });
 
+  it('sets aside lines that are no rows in one step: one insert for the rest, which a replay repeats under the same token (try41 F5, F7)', async () => {
+    const { stores } = await testStores();
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'poisoned-'));
+    const spoolDir = path.join(dataDir, 'spool');
+    mkdirSync(spoolDir);
+    const campaignId = randomUUID();
+    // Forged links' rows, before tokens refused them: a placement id with a lone surrogate, which
+    // JSON spells as an escape ClickHouse will not read, between real events.
+    const good = Array.from({ length: 40 }, () => spoolLine(sampleEvent({ campaign_id: campaignId })));
+    const bad = Array.from({ length: 40 }, () => spoolLine(sampleEvent({ campaign_id: campaignId, placement_id: 'fraud\ud800below' })));
+    const segment = '000000000000007-777777777777.jsonl';
+    const original = good.map((line, index) => line + bad[index]).join('');
+    writeFileSync(path.join(spoolDir, segment), original);
+    const inserts = async () => {
+      const result = await stores.ch.client.query({ query: "SELECT toUInt64(sum(value)) AS n FROM system.events WHERE event = 'InsertQuery'", format: 'JSONEachRow' });
+      return Number((await result.json<{ n: string }>())[0]!.n);
+    };
+    // ClickHouse remembers few tokens here, as it would after many inserts: a replay whose halves'
+    // tokens it forgot writes their rows twice.
+    const windows = (size: number) => stores.ch.client.command({ query: `ALTER TABLE events_v1 MODIFY SETTING non_replicated_deduplication_window = ${size}` });
+    await windows(5);
+    try {
+      const before = await inserts();
+      let pipeline = await createClickHouseEventPipeline({ config: testConfig(dataDir, { EVENT_FLUSH_INTERVAL_MS: '600000' }), ch: stores.ch, log: silent });
+      await pipeline.flush();
+      await pipeline.close();
+      expect(await countByCampaign(stores.ch, campaignId)).toEqual({ rows: 40, distinct: 40 });
+      expect(pipeline.stats()).toMatchObject({ written: 40, quarantined: 40, backlogRows: 0 });
+      expect(readFileSync(path.join(dataDir, 'quarantine', segment), 'utf8')).toBe(bad.join(''));
+      // The refused segment and its rewrite: not one insert per run of good lines (80 by halving).
+      expect((await inserts()) - before).toBeLessThanOrEqual(3);
+
+      // A kill -9 after the write, before the segment was deleted: it is replayed as it was found.
+      writeFileSync(path.join(spoolDir, segment), original);
+      pipeline = await createClickHouseEventPipeline({ config: testConfig(dataDir, { EVENT_FLUSH_INTERVAL_MS: '600000' }), ch: stores.ch, log: silent });
+      await pipeline.flush();
+      await pipeline.close();
+      expect(await countByCampaign(stores.ch, campaignId)).toEqual({ rows: 40, distinct: 40 });
+      expect(readFileSync(path.join(dataDir, 'quarantine', segment), 'utf8')).toBe(bad.join(''));
+      expect(spoolFiles(spoolDir)).toEqual([]);
+    } finally {
+      await windows(10_000);
+    }
+  });
+
   it('quarantines a line whose type is no event type, as unparsable, billable segment or not', async () => {
     const { stores } = await testStores();
     const dataDir = mkdtempSync(path.join(inject('testRoot'), 'unknown-type-'));
