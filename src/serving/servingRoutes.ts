@@ -149,16 +149,15 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   if (retired.length > 0) log.info({ lineItems: retired.length, ms: Math.round(performance.now() - retiredStarted) }, 'line items that left the index within the links\' lifetime kept for billing');
   // Spend and capped users' counts before the first serve, so a restarted instance does not overspend:
   // awaited before the listen (onReady), while the other routes register meanwhile.
-  const startSyncs = [
+  const startSyncs = Promise.all([
     pacing.sync().catch((error: unknown) => log.error({ err: error }, 'initial pacing sync failed; retrying in the background')),
     frequency.sync().catch((error: unknown) => log.error({ err: error }, 'initial frequency sync failed; retrying in the background')),
     countryTables,
-  ];
-  const initialSyncs = Promise.all(startSyncs);
+  ]);
   // A failure (the country tables' worker) fails the start in onReady, not as an unhandled rejection before.
-  initialSyncs.catch(() => undefined);
+  startSyncs.catch(() => undefined);
   app.addHook('onReady', async () => {
-    await initialSyncs;
+    await startSyncs;
   });
   servingIndex.provide(() => refresher.refreshNow());
   matchPreviewRoute(app, db, () => refresher.current, indexedDestinations);
@@ -192,10 +191,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   let snapshotWrites: NodeJS.Timeout | undefined;
   app.addHook('onClose', async () => {
     clearTimeout(snapshotWrites);
-    // A start that failed after this plugin (a bad CIDR feed) never reached onReady: the syncs' queries
-    // may still run, and chdb's engine closed under one ended the process in a segfault (try39 F9).
-    // allSettled: each of them ended, not only the first to fail (the country tables' worker).
-    await Promise.all([refresher.stop(), ...tasks.map((task) => task.stop()), Promise.allSettled(startSyncs)]);
+    await Promise.all([refresher.stop(), ...tasks.map((task) => task.stop())]);
     await serveCounts.flush().catch((error: unknown) => log.error({ err: error }, 'serve counts flush at close failed; kept on disk'));
   });
 

@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { ClusterTarget } from './clusterDdl.js';
 import { withUnavailableQueries } from './clickhouseUnavailable.js';
+import { aroundClientCalls } from './clickhouseCalls.js';
 import { lockDirectory } from './directoryLock.js';
 import { WrittenEventDays, withWrittenEventDays } from './writtenEventDays.js';
 import { syncFileSystemOf, withDurableWrites } from './durableWrites.js';
@@ -92,6 +93,7 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
       engine.close();
       throw error;
     }
+    const running = closingAfterRunningCalls(client);
     try {
       // A sync that cannot work (no `sync --file-system` here) stops the start rather than every write.
       if (options.durableWrites) await syncFileSystemOf(directory);
@@ -102,13 +104,13 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
     }
     const writtenEventDays = new WrittenEventDays();
     return {
-      client: withWrittenEventDays(withUnavailableQueries(options.durableWrites ? withDurableWrites(client, directory) : client), writtenEventDays),
+      client: withWrittenEventDays(withUnavailableQueries(options.durableWrites ? withDurableWrites(running.client, directory) : running.client), writtenEventDays),
       kind: 'embedded',
       forgottenBlocks,
       writtenEventDays,
       close: async () => {
         try {
-          await client.close();
+          await running.close();
         } finally {
           try {
             engine.close();
@@ -122,6 +124,34 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
     release();
     throw error;
   }
+}
+
+/**
+ * The embedded client, whose close waits for the calls running in the engine and refuses new ones
+ * (a 503 for a request, as any closed store): chdb's engine closed under a running query ended the
+ * process in a segfault (exit 139) or hung it at exit (try39 F9), so no caller has to wait for its
+ * own queries before the stores close. A query's answer is read whole before its call resolves
+ * (chdb/connection), so a resolved call has nothing left in the engine.
+ */
+function closingAfterRunningCalls(client: ClickHouseClient): { client: ClickHouseClient; close(): Promise<void> } {
+  const running = new Set<Promise<unknown>>();
+  let closing = false;
+  const counted = aroundClientCalls(client, ['query', 'command', 'insert', 'exec', 'ping'], (call) => {
+    if (closing) return Promise.reject(new Error('the embedded ClickHouse is closed'));
+    const result = call();
+    const ended = result.catch(() => undefined);
+    running.add(ended);
+    void ended.then(() => running.delete(ended));
+    return result;
+  });
+  return {
+    client: counted,
+    close: async () => {
+      closing = true;
+      await Promise.all(running);
+      await client.close();
+    },
+  };
 }
 
 async function ensureServerDatabase(options: ClickHouseOptions): Promise<void> {

@@ -1,4 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client';
+import { aroundClientCalls } from './clickhouseCalls.js';
 
 /**
  * ClickHouse could not be asked (connection refused or reset, no answer in time, the embedded
@@ -64,13 +65,14 @@ function sorted(error: unknown): unknown {
  * errors, which the event pipeline sorts itself (src/tracking/insertErrors.ts).
  */
 export function withUnavailableQueries(client: ClickHouseClient): ClickHouseClient {
-  const query = ((params: Parameters<ClickHouseClient['query']>[0]) =>
-    client.query(params).then(withSortedReading, (error: unknown) => {
-      throw sorted(error);
-    })) as ClickHouseClient['query'];
-  return new Proxy(client, {
-    get: (target, property, receiver) => (property === 'query' ? query : Reflect.get(target, property, receiver)),
-  });
+  return aroundClientCalls(client, ['query'], (query) =>
+    query().then(
+      (result) => withSortedReading(result as object),
+      (error: unknown) => {
+        throw sorted(error);
+      },
+    ),
+  );
 }
 
 /** A result whose reads reject sorted, as the query itself does. */

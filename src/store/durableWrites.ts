@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Socket } from 'node:net';
 import type { ClickHouseClient } from '@clickhouse/client';
+import { WRITE_CALLS, aroundClientCalls } from './clickhouseCalls.js';
 
 /**
  * A shell kept for the process's life that runs `sync --file-system` (syncfs(2); Node has no
@@ -50,8 +51,8 @@ export function syncFileSystemOf(directory: string): Promise<void> {
 
 /**
  * Embedded ClickHouse whose writes must survive a power loss (EVENT_SPOOL_FSYNC): each write
- * (command, insert, exec) returns only once the file system holding the engine's files is synced
- * (syncFileSystemOf). The engine
+ * (WRITE_CALLS: command, insert) returns only once the file system holding the engine's files is
+ * synced (syncFileSystemOf). The engine
  * writes its parts through the page cache without fsync, and the pipeline deletes a spooled
  * segment once its insert returns: without this, a power loss within the kernel's writeback delay
  * (30 s) lost events that had been answered 2xx, fsynced in the spool and then deleted from it
@@ -60,20 +61,9 @@ export function syncFileSystemOf(directory: string): Promise<void> {
  * failed sync fails the write, so its segment stays and is sent again (the token deduplicates).
  */
 export function withDurableWrites(client: ClickHouseClient, directory: string): ClickHouseClient {
-  const writes = new Map<PropertyKey, unknown>(
-    (['command', 'insert', 'exec'] as const).map((name) => {
-      const write = client[name].bind(client) as (params: object) => Promise<unknown>;
-      return [
-        name,
-        async (params: object) => {
-          const result = await write(params);
-          await syncFileSystemOf(directory);
-          return result;
-        },
-      ];
-    }),
-  );
-  return new Proxy(client, {
-    get: (target, property, receiver) => writes.get(property) ?? Reflect.get(target, property, receiver),
+  return aroundClientCalls(client, WRITE_CALLS, async (write) => {
+    const result = await write();
+    await syncFileSystemOf(directory);
+    return result;
   });
 }

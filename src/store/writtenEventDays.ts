@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { utcDay } from '../utcDays.js';
+import { WRITE_CALLS, aroundClientCalls } from './clickhouseCalls.js';
 
 /** UTC days of events, in whole days since 1970-01-01 (utcDay), first to last. */
 export interface DaySpan {
@@ -80,24 +81,13 @@ export function declaredWrite<Params extends object>(days: WrittenEventDays | un
   return days ? days.declare(params, span) : params;
 }
 
-/** The client with every write (command, insert, exec) told to `days` when it ends. */
+/** The client with every write (WRITE_CALLS: command, insert) told to `days` when it ends. */
 export function withWrittenEventDays(client: ClickHouseClient, days: WrittenEventDays): ClickHouseClient {
-  const writes = new Map<PropertyKey, unknown>(
-    (['command', 'insert', 'exec'] as const).map((name) => {
-      const write = client[name].bind(client) as (params: object) => Promise<unknown>;
-      return [
-        name,
-        async (params: object) => {
-          try {
-            return await write(params);
-          } finally {
-            days.ended(params);
-          }
-        },
-      ];
-    }),
-  );
-  return new Proxy(client, {
-    get: (target, property, receiver) => writes.get(property) ?? Reflect.get(target, property, receiver),
+  return aroundClientCalls(client, WRITE_CALLS, async (write, params) => {
+    try {
+      return await write();
+    } finally {
+      days.ended(params);
+    }
   });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { TestContext } from './testApp.js';
+import { startTestApp, type TestContext } from './testApp.js';
 
 /** Tiny factories over the admin API, so every test sets up its own isolated tenant. */
 
@@ -67,4 +67,10 @@ export async function createCertifiedPlacement(ctx: TestContext, publisherId: st
   const { id } = await createPlacement(ctx, publisherId);
   await certifyPlacement(ctx, id);
   return id;
+}
+
+/** The setup most route tests share: the app on this file's stores (env as startTestApp takes it), an advertiser and a publisher. */
+export async function startAppWithAdvertiserAndPublisher(env: Record<string, string> = {}) {
+  const ctx = await startTestApp(env);
+  return { ctx, advertiser: await createAdvertiser(ctx), publisher: await createPublisher(ctx) };
 }

@@ -1,16 +1,17 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { packageRoot } from '../../src/packageRoot.js';
 import { billingLock } from '../../src/tracking/billingLock.js';
 import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
-import { createAdvertiser, createCertifiedPlacement, createPublisher } from '../helpers/factories.js';
+import { createCertifiedPlacement, startAppWithAdvertiserAndPublisher } from '../helpers/factories.js';
 import { changeCampaign, claimsOf, eventuallyServed, firePixel, insertEvents, keywordWithFallback, servableLineItem, serve, servedLineItem, uniqueWord, type Advertiser, type LineItemSpec, type ServeBody } from '../helpers/servingFixtures.js';
 import { BROWSER_UA, readerAddress, waitPastClickDelay } from '../helpers/trackingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
+import { tempDirectory } from '../helpers/tempDirectory.js';
 
 /**
  * The attack these hold off: serving checks spend and frequency counts, which grow only as pixels
@@ -32,9 +33,7 @@ const env = { IVT_ALLOW_PRIVATE_IPS: 'true', IMPRESSION_VELOCITY_10S: '0', IMPRE
 const USD = 1e9;
 
 beforeAll(async () => {
-  ctx = await startTestApp(env);
-  advertiser = await createAdvertiser(ctx);
-  publisher = await createPublisher(ctx);
+  ({ ctx, advertiser, publisher } = await startAppWithAdvertiserAndPublisher(env));
 });
 afterAll(async () => {
   await ctx.close();
@@ -444,7 +443,7 @@ describe('billing ceilings after a crash: the spool it left counts before it is 
       });
     });
     await ctx.close();
-    const file = path.join(mkdtempSync(path.join(inject('testRoot'), 'spooled-')), 'events.json');
+    const file = path.join(tempDirectory('spooled-'), 'events.json');
     writeFileSync(file, JSON.stringify(pixels));
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(packageRoot, 'test/helpers/spoolThenKilledChild.ts'), ctx.dataDir, file], { cwd: packageRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));

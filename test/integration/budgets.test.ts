@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
-import { createAdvertiser, createCertifiedPlacement, createPublisher } from '../helpers/factories.js';
+import { createCertifiedPlacement, startAppWithAdvertiserAndPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { eventually } from '../helpers/eventually.js';
@@ -18,9 +18,7 @@ const env = { IVT_ALLOW_PRIVATE_IPS: 'true' };
 const USD = 1e9;
 
 beforeAll(async () => {
-  ctx = await startTestApp(env);
-  advertiser = await createAdvertiser(ctx);
-  publisher = await createPublisher(ctx);
+  ({ ctx, advertiser, publisher } = await startAppWithAdvertiserAndPublisher(env));
 });
 afterAll(async () => {
   await ctx.close();

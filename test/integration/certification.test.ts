@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestContext } from '../helpers/testApp.js';
-import { certifyPlacement, createAdvertiser, createCertifiedPlacement, createPlacement, createPublisher } from '../helpers/factories.js';
+import type { TestContext } from '../helpers/testApp.js';
+import { certifyPlacement, createCertifiedPlacement, createPlacement, startAppWithAdvertiserAndPublisher } from '../helpers/factories.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { eventuallyServed, insertEvents, servableLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
@@ -12,9 +12,7 @@ let advertiser: Advertiser;
 let publisher: { id: string; token: string };
 
 beforeAll(async () => {
-  ctx = await startTestApp({ AUTO_REVOCATION_INTERVAL_MS: '200' });
-  advertiser = await createAdvertiser(ctx);
-  publisher = await createPublisher(ctx);
+  ({ ctx, advertiser, publisher } = await startAppWithAdvertiserAndPublisher({ AUTO_REVOCATION_INTERVAL_MS: '200' }));
 });
 afterAll(async () => {
   await ctx.close();

@@ -1,8 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { packageRoot } from '../../src/packageRoot.js';
+import { tempDirectory } from '../helpers/tempDirectory.js';
 
 /**
  * Embedded chdb commits an inserted part in two steps: the block's id goes to the table's
@@ -66,7 +67,7 @@ function tablesWithBlockWithoutPart(dataDir: string): string[] {
 
 /** Runs a child that accepts EVENTS events and writes them in one insert, killed -9 as it enters its `rename`-th rename. */
 async function crashInCommit(rename: number): Promise<{ dataDir: string; hit: string[]; acknowledged: number }> {
-  const dataDir = mkdtempSync(path.join(inject('testRoot'), 'commit-crash-'));
+  const dataDir = tempDirectory('commit-crash-');
   // The schema first, in a run of its own, its parts merged: the crashing run's renames are then its insert's alone.
   await writeAndPrint(dataDir, true);
   const crashed = await run('strace', ['-f', '-qq', '-o', '/dev/null', '-e', 'trace=rename', '-e', `inject=rename:signal=SIGKILL:when=${rename}`, ...flushChild(dataDir, EVENTS)]);
@@ -114,7 +115,7 @@ const conversionChild = (dataDir: string, mode: 'schema' | 'write' | 'read' | 'r
 
 /** Writes one CPA conversion at once (as a conversion_id's is), killed -9 as it enters its `rename`-th rename, starts again and reads. */
 async function conversionCrashInCommit(rename: number): Promise<{ crashed: Awaited<ReturnType<typeof run>>; hit: string[]; held: ConversionHeld; dataDir: string }> {
-  const dataDir = mkdtempSync(path.join(inject('testRoot'), 'conversion-crash-'));
+  const dataDir = tempDirectory('conversion-crash-');
   const [command, ...args] = conversionChild(dataDir, 'schema');
   expect((await run(command!, args)).code).toBe(0);
   const crashed = await run('strace', ['-f', '-qq', '-o', '/dev/null', '-e', 'trace=rename', '-e', `inject=rename:signal=SIGKILL:when=${rename}`, ...conversionChild(dataDir, 'write')]);
@@ -154,7 +155,7 @@ describe.runIf(hasStrace)('a conversion written at once that ClickHouse refused,
   // fails, and a restart sends every in-flight file again as a crash's: a conversion answered 503,
   // which events_v1 never held, was stored at the restart.
   it('is not stored by the next start when events_v1 did not hold it', async () => {
-    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'refused-rename-'));
+    const dataDir = tempDirectory('refused-rename-');
     const [command, ...args] = conversionChild(dataDir, 'schema', 'refusing');
     const schema = await run(command!, args);
     expect(schema.code, schema.stderr).toBe(0);

@@ -1,9 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { registerErrorHandling } from '../../src/http/errors.js';
 import { CONSOLE_CSP, consoleRoutes } from '../../src/console/consoleRoutes.js';
+import { tempDirectory } from '../helpers/tempDirectory.js';
 
 let app: FastifyInstance | undefined;
 
@@ -20,7 +21,7 @@ afterEach(async () => {
 
 describe('GET /console', () => {
   it('serves the page with a CSP that allows only the service itself and no inline script or style', async () => {
-    const response = await (await consoleApp(mkdtempSync(path.join(inject('testRoot'), 'console-')))).inject({ method: 'GET', url: '/console' });
+    const response = await (await consoleApp(tempDirectory('console-'))).inject({ method: 'GET', url: '/console' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(response.headers['content-security-policy']).toBe(CONSOLE_CSP);
@@ -37,7 +38,7 @@ describe('GET /console', () => {
 
 describe('GET /console/{asset}', () => {
   it('serves the built script with the same headers', async () => {
-    const dir = mkdtempSync(path.join(inject('testRoot'), 'console-'));
+    const dir = tempDirectory('console-');
     writeFileSync(path.join(dir, 'console.js'), 'console.log(1)');
     const response = await (await consoleApp(dir)).inject({ method: 'GET', url: '/console/console.js' });
     expect(response.statusCode).toBe(200);
@@ -47,7 +48,7 @@ describe('GET /console/{asset}', () => {
   });
 
   it('answers 404 not_found for any other name, including paths out of the folder', async () => {
-    const server = await consoleApp(mkdtempSync(path.join(inject('testRoot'), 'console-')));
+    const server = await consoleApp(tempDirectory('console-'));
     for (const url of ['/console/secrets.json', '/console/..%2Fpackage.json', '/console/%2e%2e']) {
       const response = await server.inject({ method: 'GET', url });
       expect(response.statusCode, url).toBe(404);
@@ -56,7 +57,7 @@ describe('GET /console/{asset}', () => {
   });
 
   it('answers 503 unavailable, saying to run the build, when the bundle was not built', async () => {
-    const response = await (await consoleApp(mkdtempSync(path.join(inject('testRoot'), 'console-')))).inject({ method: 'GET', url: '/console/console.css' });
+    const response = await (await consoleApp(tempDirectory('console-'))).inject({ method: 'GET', url: '/console/console.css' });
     expect(response.statusCode).toBe(503);
     expect(response.json().error).toEqual({ code: 'unavailable', message: 'the console is not built: run npm run build' });
   });
@@ -64,7 +65,7 @@ describe('GET /console/{asset}', () => {
 
 describe('icons', () => {
   it('answers /favicon.ico (which browsers ask for on every console load) with 204 and a day of caching, and serves the SVG icon the page links', async () => {
-    const server = await consoleApp(mkdtempSync(path.join(inject('testRoot'), 'console-')));
+    const server = await consoleApp(tempDirectory('console-'));
     const favicon = await server.inject({ method: 'GET', url: '/favicon.ico' });
     expect(favicon.statusCode).toBe(204);
     expect(favicon.body).toBe('');

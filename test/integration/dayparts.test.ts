@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestContext } from '../helpers/testApp.js';
-import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import type { TestContext } from '../helpers/testApp.js';
+import { createPlacement, startAppWithAdvertiserAndPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { detailPaths } from '../helpers/errorDetails.js';
@@ -11,9 +11,7 @@ let advertiser: Advertiser;
 let publisher: { id: string; token: string };
 
 beforeAll(async () => {
-  ctx = await startTestApp();
-  advertiser = await createAdvertiser(ctx);
-  publisher = await createPublisher(ctx);
+  ({ ctx, advertiser, publisher } = await startAppWithAdvertiserAndPublisher());
 });
 afterAll(async () => {
   await ctx.close();

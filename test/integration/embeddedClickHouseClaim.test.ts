@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import path from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -11,6 +9,7 @@ import { eventually } from '../helpers/eventually.js';
 import { startPostgresServer, unavailableReason, type PostgresServer } from '../helpers/postgresServer.js';
 import { startTestAppOn, testConfig, type TestContext } from '../helpers/testApp.js';
 import { ADDRESSES, eventsOf, fromAddress, serveClaims, signedToken, trackedLineItem, waitForEvents } from '../helpers/trackingFixtures.js';
+import { tempDirectory } from '../helpers/tempDirectory.js';
 
 /**
  * The claim of an instance with embedded ClickHouse on a real PostgreSQL server, its connection
@@ -32,7 +31,7 @@ describe.skipIf(unavailableReason !== undefined)('an embedded ClickHouse claim w
 
   beforeAll(async () => {
     server = await startPostgresServer();
-    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'claim-'));
+    const dataDir = tempDirectory('claim-');
     const env = { DATABASE_URL: server.url, TRUST_PROXY: '127.0.0.1' };
     stores = await openStores(testConfig(dataDir, env));
     claim = (await EmbeddedClickHouseClaim.take(server.url))!;

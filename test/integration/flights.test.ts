@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestContext } from '../helpers/testApp.js';
-import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import type { TestContext } from '../helpers/testApp.js';
+import { createPlacement, startAppWithAdvertiserAndPublisher } from '../helpers/factories.js';
 import { asAdvertiser, composeBody } from '../helpers/managementFactories.js';
 import { eventuallyServed, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
@@ -12,10 +12,8 @@ let publisher: { id: string; token: string };
 let call: ReturnType<typeof asAdvertiser>;
 
 beforeAll(async () => {
-  ctx = await startTestApp({ FLIGHT_SWEEP_MS: '200' });
-  advertiser = await createAdvertiser(ctx);
+  ({ ctx, advertiser, publisher } = await startAppWithAdvertiserAndPublisher({ FLIGHT_SWEEP_MS: '200' }));
   call = asAdvertiser(ctx, advertiser.key);
-  publisher = await createPublisher(ctx);
 });
 afterAll(async () => {
   await ctx.close();

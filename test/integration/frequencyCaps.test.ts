@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
-import { createAdvertiser, createCertifiedPlacement, createPublisher } from '../helpers/factories.js';
+import { createCertifiedPlacement, createPublisher, startAppWithAdvertiserAndPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { claimsOf, eventuallyServed, firePixel, keywordWithFallback, servableLineItem, serve, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
@@ -14,9 +14,7 @@ let publisher: { id: string; token: string };
 const env = { IVT_ALLOW_PRIVATE_IPS: 'true' };
 
 beforeAll(async () => {
-  ctx = await startTestApp(env);
-  advertiser = await createAdvertiser(ctx);
-  publisher = await createPublisher(ctx);
+  ({ ctx, advertiser, publisher } = await startAppWithAdvertiserAndPublisher(env));
 });
 afterAll(async () => {
   await ctx.close();

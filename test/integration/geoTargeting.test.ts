@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestContext } from '../helpers/testApp.js';
-import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import type { TestContext } from '../helpers/testApp.js';
+import { createPlacement, startAppWithAdvertiserAndPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { claimsOf, eventuallyServed, keywordWithFallback, servableLineItem, serve, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
@@ -20,9 +20,7 @@ const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.
 
 beforeAll(async () => {
   // Pixels come through a proxy in front of the service: trust loopback for x-forwarded-for.
-  ctx = await startTestApp({ TRUST_PROXY: 'loopback' });
-  advertiser = await createAdvertiser(ctx);
-  publisher = await createPublisher(ctx);
+  ({ ctx, advertiser, publisher } = await startAppWithAdvertiserAndPublisher({ TRUST_PROXY: 'loopback' }));
 });
 afterAll(async () => {
   await ctx.close();

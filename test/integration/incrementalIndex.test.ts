@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { startAnotherInstance, startTestApp, testDatabaseUrl, type TestContext } from '../helpers/testApp.js';
+import { startAnotherInstance, testDatabaseUrl, type TestContext } from '../helpers/testApp.js';
 import { eventually } from '../helpers/eventually.js';
-import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
+import { createPlacement, startAppWithAdvertiserAndPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import {
   changeCampaign,
@@ -26,9 +26,7 @@ let publisher: { id: string; token: string; token_id: string };
 let placementId: string;
 
 beforeAll(async () => {
-  ctx = await startTestApp();
-  advertiser = await createAdvertiser(ctx);
-  publisher = await createPublisher(ctx);
+  ({ ctx, advertiser, publisher } = await startAppWithAdvertiserAndPublisher());
   placementId = (await createPlacement(ctx, publisher.id)).id;
 });
 afterAll(async () => {

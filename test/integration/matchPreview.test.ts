@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestContext } from '../helpers/testApp.js';
-import { createAdvertiser, createCertifiedPlacement, createPublisher } from '../helpers/factories.js';
+import type { TestContext } from '../helpers/testApp.js';
+import { createAdvertiser, createCertifiedPlacement, startAppWithAdvertiserAndPublisher } from '../helpers/factories.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { eventuallyServed, placementInIndex, serve, servableLineItem, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
@@ -15,9 +15,7 @@ const validPreview = contractSchema('#/components/schemas/MatchPreview');
 
 beforeAll(async () => {
   realSemanticModel();
-  ctx = await startTestApp();
-  advertiser = await createAdvertiser(ctx);
-  publisher = await createPublisher(ctx);
+  ({ ctx, advertiser, publisher } = await startAppWithAdvertiserAndPublisher());
   placementId = await placementInIndex(ctx, publisher);
 }, 120_000);
 afterAll(async () => {

@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { spoolLine } from '../../src/tracking/eventSpool.js';
@@ -12,6 +12,7 @@ import { sampleEvent } from '../helpers/sampleEvent.js';
 import { eventually } from '../helpers/eventually.js';
 import { embeddedClickHouseForTest } from '../helpers/embeddedClickHouseForTest.js';
 import { refusingView, type RefusingViewOptions } from '../helpers/refusingView.js';
+import { tempDirectory } from '../helpers/tempDirectory.js';
 
 // `adsvc quarantine complete` (docs/failure-modes.md): a write the pipeline quarantined, its rows in
 // events_v1 and in no view, is completed once the cause is fixed, whatever the number of inserts
@@ -55,7 +56,7 @@ async function quarantinedConversion(label: string, refusedBy: RefusingViewOptio
   const campaignId = randomUUID();
   const name = `${label}_${campaignId.replaceAll('-', '')}`;
   const refusing = await refusingView(ch, { label: 'q', campaigns: [campaignId], refusedBy, withCost: true });
-  const pipelineDir = mkdtempSync(path.join(inject('testRoot'), 'quarantine-complete-pipeline-'));
+  const pipelineDir = tempDirectory('quarantine-complete-pipeline-');
   // A short interval: only a try that is due counts toward the quarantine (refusedAgain), and the
   // delays double from it (20, 40, ... ms: six refusals within a second or so).
   const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: pipelineDir, EVENT_FLUSH_INTERVAL_MS: '20' }), ch, log: silent });
@@ -168,7 +169,7 @@ describe('adsvc quarantine complete', () => {
     await ch.client.command({ query: `CREATE TABLE ${sink} (campaign_id UUID, cost_nanos Int64) ENGINE = MergeTree ORDER BY campaign_id` });
     await ch.client.command({ query: `CREATE MATERIALIZED VIEW q_mv_absent_${campaignId.replaceAll('-', '')} TO ${sink} AS SELECT campaign_id, cost_nanos FROM events_v1` });
     const conversion = sampleEvent({ campaign_id: campaignId, type: 'conversion', cost_nanos: COST });
-    const quarantine = path.join(mkdtempSync(path.join(inject('testRoot'), 'quarantine-complete-absent-')), 'quarantine');
+    const quarantine = path.join(tempDirectory('quarantine-complete-absent-'), 'quarantine');
     mkdirSync(quarantine);
     // A crash's in-flight insert, as the quarantine keeps it: its body, then its token line.
     const file = `${Date.now().toString().padStart(15, '0')}-0123456789ab.in-flight`;

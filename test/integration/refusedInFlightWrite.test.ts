@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { expect, inject, it, onTestFinished } from 'vitest';
+import { expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { spoolLine } from '../../src/tracking/eventSpool.js';
@@ -10,6 +10,7 @@ import { eventually } from '../helpers/eventually.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { embeddedClickHouseForTest } from '../helpers/embeddedClickHouseForTest.js';
 import { refusingView } from '../helpers/refusingView.js';
+import { tempDirectory } from '../helpers/tempDirectory.js';
 
 // rev38 F3: an insert a crash left in flight that ClickHouse refuses every time with a code about
 // now, not its rows (a view over its memory limit on those rows: MEMORY_LIMIT_EXCEEDED), was never
@@ -26,7 +27,7 @@ it("a crash's in-flight insert ClickHouse keeps refusing 'for now' is set aside:
   const campaignId = randomUUID();
   // 241 is MEMORY_LIMIT_EXCEEDED: a view that needs more memory than its limit for this body, every time.
   const refusing = await refusingView(ch, { label: 'in_flight', campaigns: [campaignId], code: 241, deduplicationWindow: 100 });
-  const pipelineDir = mkdtempSync(path.join(inject('testRoot'), 'refused-in-flight-pipeline-'));
+  const pipelineDir = tempDirectory('refused-in-flight-pipeline-');
   const spoolDir = path.join(pipelineDir, 'spool');
   mkdirSync(spoolDir, { recursive: true });
   // As a kill -9 during a conversion's insert leaves it: the body, then the token.

@@ -1,14 +1,15 @@
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { expect, inject, it, onTestFinished } from 'vitest';
+import { expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { ApiError } from '../../src/http/errors.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { embeddedClickHouseForTest } from '../helpers/embeddedClickHouseForTest.js';
 import { refusingView } from '../helpers/refusingView.js';
+import { tempDirectory } from '../helpers/tempDirectory.js';
 
 // Two completions of the same refused write at once (the drain's and a request's retry, or two
 // retries of one client) share one try: before, both passed `refused.includes(write)` before their
@@ -21,7 +22,7 @@ const { ch } = embeddedClickHouseForTest('refused-twice-');
 it('completing one refused write twice at once leaves every other refused write to be completed', async () => {
   const [a, b] = [randomUUID(), randomUUID()];
   const refusing = await refusingView(ch, { label: 'race', campaigns: [a, b], deduplicationWindow: 100 });
-  const pipelineDir = mkdtempSync(path.join(inject('testRoot'), 'refused-twice-pipeline-'));
+  const pipelineDir = tempDirectory('refused-twice-pipeline-');
   const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: pipelineDir, EVENT_FLUSH_INTERVAL_MS: '60000' }), ch, log: silent });
   onTestFinished(() => pipeline.close());
   const first = sampleEvent({ campaign_id: a, type: 'conversion' });

@@ -1,14 +1,15 @@
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { expect, inject, it, onTestFinished } from 'vitest';
+import { expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { ApiError } from '../../src/http/errors.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { embeddedClickHouseForTest } from '../helpers/embeddedClickHouseForTest.js';
 import { refusingView } from '../helpers/refusingView.js';
+import { tempDirectory } from '../helpers/tempDirectory.js';
 
 // rev38 F3: a request's retry (the same conversion_id, a keyed import resent) tried the refused write
 // whatever its delay, and each refusal counted: a client retrying six times in a row quarantined it
@@ -20,7 +21,7 @@ it("a refused write's retries before its next try is due are tried but not count
   const campaignId = randomUUID();
   // Refused for its rows (throwIf's own code): each counted try is one of the 6 that quarantine it.
   const refusing = await refusingView(ch, { label: 'pace', campaigns: [campaignId], deduplicationWindow: 100 });
-  const pipelineDir = mkdtempSync(path.join(inject('testRoot'), 'refused-pace-pipeline-'));
+  const pipelineDir = tempDirectory('refused-pace-pipeline-');
   // The next try is due a minute after the refusal: every retry below comes before it.
   const pipeline = await createClickHouseEventPipeline({ config: loadConfig({ DATA_DIR: pipelineDir, EVENT_FLUSH_INTERVAL_MS: '60000' }), ch, log: silent });
   onTestFinished(() => pipeline.close());

@@ -1,13 +1,14 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { expect, inject, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { spoolLine } from '../../src/tracking/eventSpool.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { embeddedClickHouseForTest } from '../helpers/embeddedClickHouseForTest.js';
+import { tempDirectory } from '../helpers/tempDirectory.js';
 
 // A segment is sent again whole after a crash between its insert and its removal: its name is the
 // insert's deduplication token, so ClickHouse drops the second send. The token names each block of an
@@ -20,7 +21,7 @@ const { ch } = embeddedClickHouseForTest('segment-resend-');
 
 it('stores once a segment of 66,000 events sent again by the same release', async () => {
   const campaignId = randomUUID();
-  const spoolDir = path.join(mkdtempSync(path.join(inject('testRoot'), 'segment-resend-pipeline-')), 'spool');
+  const spoolDir = path.join(tempDirectory('segment-resend-pipeline-'), 'spool');
   mkdirSync(spoolDir, { recursive: true });
   const segment = `${Date.now().toString().padStart(15, '0')}-000000000000.jsonl`;
   let body = '';

@@ -2,10 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, testConfig, testStores, type TestContext } from '../helpers/testApp.js';
+import { testConfig, testStores, type TestContext } from '../helpers/testApp.js';
 import { buildApp } from '../../src/app.js';
 import { loggerOptions } from '../../src/http/requestLogging.js';
-import { createAdvertiser, createPublisher } from '../helpers/factories.js';
+import { startAppWithAdvertiserAndPublisher } from '../helpers/factories.js';
 import { placementInIndex, serve, servableLineItem, servedLineItem, type Advertiser } from '../helpers/servingFixtures.js';
 import { eventually } from '../helpers/eventually.js';
 import { realSemanticModel } from '../helpers/wordVectors.js';
@@ -25,9 +25,7 @@ let placementId: string;
 
 beforeAll(async () => {
   realSemanticModel();
-  ctx = await startTestApp();
-  advertiser = await createAdvertiser(ctx);
-  publisher = await createPublisher(ctx);
+  ({ ctx, advertiser, publisher } = await startAppWithAdvertiserAndPublisher());
   placementId = await placementInIndex(ctx, publisher);
 }, 120_000);
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
-import { createAdvertiser, createCertifiedPlacement, createPlacement, createPublisher } from '../helpers/factories.js';
+import { startAnotherInstance, type TestContext } from '../helpers/testApp.js';
+import { createCertifiedPlacement, createPlacement, createPublisher, startAppWithAdvertiserAndPublisher } from '../helpers/factories.js';
 import {
   changeCampaign,
   claimsOf,
@@ -25,9 +25,7 @@ let publisher: { id: string; token: string; token_id: string };
 let placementId: string;
 
 beforeAll(async () => {
-  ctx = await startTestApp();
-  advertiser = await createAdvertiser(ctx);
-  publisher = await createPublisher(ctx);
+  ({ ctx, advertiser, publisher } = await startAppWithAdvertiserAndPublisher());
   placementId = await placementInIndex(ctx, publisher);
 });
 afterAll(async () => {

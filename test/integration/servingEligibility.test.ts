@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
+import { startAnotherInstance, type TestContext } from '../helpers/testApp.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
-import { createAdvertiser, createCertifiedPlacement, createPlacement, createPublisher } from '../helpers/factories.js';
+import { createCertifiedPlacement, createPlacement, startAppWithAdvertiserAndPublisher } from '../helpers/factories.js';
 import {
   changeCampaign,
   claimsOf,
@@ -24,9 +24,7 @@ let advertiser: Advertiser;
 let publisher: { id: string; token: string };
 
 beforeAll(async () => {
-  ctx = await startTestApp({ SELECTION_STATS_REFRESH_MS: '300' });
-  advertiser = await createAdvertiser(ctx);
-  publisher = await createPublisher(ctx);
+  ({ ctx, advertiser, publisher } = await startAppWithAdvertiserAndPublisher({ SELECTION_STATS_REFRESH_MS: '300' }));
 });
 afterAll(async () => {
   await ctx.close();

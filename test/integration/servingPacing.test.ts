@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
 import { tempDirectory } from '../helpers/tempDirectory.js';
 import { eventually } from '../helpers/eventually.js';
-import { createAdvertiser, createCertifiedPlacement, createPlacement, createPublisher } from '../helpers/factories.js';
+import { createCertifiedPlacement, createPlacement, createPublisher, startAppWithAdvertiserAndPublisher } from '../helpers/factories.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
 import { asAdvertiser } from '../helpers/managementFactories.js';
 import { eventuallyServed, firePixel, insertEvents, keywordWithFallback, servableLineItem, serve, servedLineItem, uniqueWord, type Advertiser } from '../helpers/servingFixtures.js';
@@ -24,9 +24,7 @@ let publisher: { id: string; token: string };
 const env = { IVT_ALLOW_PRIVATE_IPS: 'true' };
 
 beforeAll(async () => {
-  ctx = await startTestApp(env);
-  advertiser = await createAdvertiser(ctx);
-  publisher = await createPublisher(ctx);
+  ({ ctx, advertiser, publisher } = await startAppWithAdvertiserAndPublisher(env));
 });
 afterAll(async () => {
   await ctx.close();

@@ -1,11 +1,12 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { forgetBlocksWithoutParts } from '../../src/store/deduplicationLogRepair.js';
+import { tempDirectory } from '../helpers/tempDirectory.js';
 
 /** A table directory as the engine leaves it: its parts' directories and its deduplication logs. */
 function table(parts: string[], logs: Record<number, string>) {
-  const clickhouse = mkdtempSync(path.join(inject('testRoot'), 'dedup-repair-'));
+  const clickhouse = tempDirectory('dedup-repair-');
   const directory = path.join(clickhouse, 'store', 'abc', 'abc12345-0000-0000-0000-000000000000');
   mkdirSync(path.join(directory, 'deduplication_logs'), { recursive: true });
   for (const part of parts) mkdirSync(path.join(directory, part));

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync, mkdirSync, cpSync } from 'node:fs';
+import { writeFileSync, mkdirSync, cpSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
@@ -7,6 +7,7 @@ import { openPostgres, type Postgres } from '../../src/store/postgres.js';
 import { openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
 import { packageRoot } from '../../src/packageRoot.js';
 import { testDatabaseUrl } from '../helpers/testApp.js';
+import { tempDirectory } from '../helpers/tempDirectory.js';
 
 describe('splitStatements', () => {
   it('splits at line-ending semicolons and skips comments', () => {
@@ -25,7 +26,7 @@ describe('splitStatements', () => {
 
 describe('readMigrationFiles', () => {
   it('reads numbered files in order and ignores others', async () => {
-    const folder = mkdtempSync(path.join(inject('testRoot'), 'mig-'));
+    const folder = tempDirectory('mig-');
     writeFileSync(path.join(folder, '0002_b.sql'), 'SELECT 2;');
     writeFileSync(path.join(folder, '0001_a.sql'), 'SELECT 1;');
     writeFileSync(path.join(folder, 'notes.md'), '# not a migration');
@@ -39,7 +40,7 @@ describe('migrations on a real engine', () => {
   let dataDir: string;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(path.join(inject('testRoot'), 'migrate-'));
+    dataDir = tempDirectory('migrate-');
     if (!testDatabaseUrl) cpSync(inject('pgliteTemplate'), path.join(dataDir, 'postgres'), { recursive: true });
     db = await openPostgres({ databaseUrl: testDatabaseUrl, dataDir });
     ch = await openClickHouse({ database: 'adsvc', dataDir });
@@ -65,7 +66,7 @@ describe('migrations on a real engine', () => {
   });
 
   it('runs the ClickHouse migrations of instances starting together once, so a backfill is not repeated', async () => {
-    const folder = mkdtempSync(path.join(inject('testRoot'), 'once-'));
+    const folder = tempDirectory('once-');
     const table = `backfill_probe_${Date.now()}`;
     writeFileSync(path.join(folder, '9101_backfill_probe.sql'), `CREATE TABLE IF NOT EXISTS ${table} (x UInt8) ENGINE = MergeTree ORDER BY x;\nINSERT INTO ${table} VALUES (1);\n`);
     const [first, second] = await Promise.all([migrateClickHouseOnce(db, ch, folder), migrateClickHouseOnce(db, ch, folder)]);
@@ -75,7 +76,7 @@ describe('migrations on a real engine', () => {
   });
 
   it('stops on a failing migration with the file name and the engine message, recording nothing', async () => {
-    const folder = mkdtempSync(path.join(inject('testRoot'), 'bad-'));
+    const folder = tempDirectory('bad-');
     mkdirSync(folder, { recursive: true });
     const name = `9001_broken_${Date.now()}.sql`;
     writeFileSync(path.join(folder, name), 'CREATE TABLE broken_ok_probe (x int);\nCREATE TABLE broken (x nosuchtype);\n');
