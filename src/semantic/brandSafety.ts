@@ -108,10 +108,11 @@ export class BrandSafety {
   private bound: TopicBound | undefined = undefined;
 
   constructor(private readonly model: SemanticModel | undefined, topics: SensitiveTopic[] = SENSITIVE_TOPICS, readonly minSimilarity = BRAND_SAFETY_MIN_SIMILARITY) {
-    this.descriptions = topics.map((topic) => topic.description).join('\n');
+    this.descriptions = topics.flatMap((topic) => topic.description ?? []).join('\n');
     for (const topic of topics) {
       for (const phrase of phrasesOf(topic)) this.phrasesByFirstWord.add(wordHash(phrase.words[0]!), { topic: topic.name, ...phrase });
-      const vector = model?.embedText(topic.description);
+      // A topic without a description is judged by its phrases alone.
+      const vector = topic.description === undefined ? undefined : model?.embedText(topic.description);
       if (vector === undefined) continue;
       for (const word of topic.cues) {
         if (this.cues.get(wordHash(word))?.some((cue) => cue.word === word) === true) continue;
