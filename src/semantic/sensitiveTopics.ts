@@ -29,7 +29,7 @@ export interface SensitiveTopic {
    * FILLERS between: "my mother-in-law suddenly died", "our dog passed"), `{anyone}` the same or
    * "he", "she", "ex", `{anybody}` the same or the speaker ("I had a bad fall"), `{pet animal}` a pet alone, `{place}` one of PLACES ("the whole village is
    * under water"), `{having}` one of HAVING ("my wife has ALS"), `{starting}` one of STARTING ("I
-   * start radiation next week"), `{first}` one of FIRST ("the first christmas without dad"), `{nearly}` one of NEARLY ("nearly drowned"), `{calling}` one of CALLING ("that is abuse"), `{habit}` one of HABIT ("keep hurting myself"), `{structure}` one of STRUCTURES ("the block collapsed"); a
+   * start radiation next week"), `{taking}` one of TAKING ("using meth"), `{first}` one of FIRST ("the first christmas without dad"), `{nearly}` one of NEARLY ("nearly drowned"), `{calling}` one of CALLING ("that is abuse"), `{habit}` one of HABIT ("keep hurting myself"), `{structure}` one of STRUCTURES ("the block collapsed"); a
    * leading `{not after NAME}` does not match when one of the few words before it is one of
    * EVERYDAY_BEFORE[NAME] ("sunscreen against skin cancer"), a leading `{not just after NAME}` when the
    * words just before it are one of the runs of EVERYDAY_JUST_BEFORE[NAME] ("that interview was a car
@@ -126,6 +126,8 @@ export const PLACES = [
 ];
 /** `{having}`: the words before a disease named by its letters ("my wife has ALS", "living with MS"). */
 export const HAVING = ['has', 'have', 'had', 'with', 'of', 'got'];
+/** `{taking}`: the words before a street drug taken ("she's using meth again", "he was on cocaine"). */
+export const TAKING = ['on', 'using', 'taking', 'took', 'smoking', 'snorting', 'injecting', 'doing', 'uses', 'used', 'smokes', 'snorts'];
 /** `{starting}`: the words before a treatment said without its medical name ("I start radiation next week"). */
 export const STARTING = ['start', 'starts', 'starting', 'started', 'begin', 'begins', 'beginning', 'began', 'finish', 'finishes', 'finishing', 'finished', 'during', 'after', 'more', 'daily'];
 /** `{first}`: an occasion lived for the first time without someone ("our first christmas without dad"). */
@@ -332,7 +334,7 @@ export const CONFIRMED_WITH: Record<string, string[]> = {
   /** Gambling that took more than a stake (session 41: "I lost all our savings gambling"), not a bet on the match. */
   stakes: [
     'lost all our savings', 'lost our savings', 'lost all my savings', 'lost my savings', 'savings are gone', 'debt', 'debts', 'remortgage', 'can t stop', 'cant stop', 'cannot stop', 'helpline',
-    'addiction', 'addicted', 'doesn t know', 'doesnt know', 'behind her back', 'behind his back',
+    'doesn t know', 'doesnt know', 'behind her back', 'behind his back',
   ],
   /** A child asked to keep an adult's contact secret (session 40), not a surprise party. */
   secrecy: ['keep it secret', 'keep it a secret', 'our secret', 'our little secret', 'not to tell', 'delete the messages', 'delete their messages', 'delete the chats'],
@@ -866,7 +868,10 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       // Radiotherapy as people say it: "I start radiation next week".
       '{starting} radiation {unless physics}', 'radiation sessions',
       // The end of treatment said by a vet or a doctor (session 41: "the vet says there's nothing more they can do for our old horse").
-      ...['nothing more', 'nothing else', 'nothing left'].flatMap((nothing) => ['they can do', 'we can do', 'the doctors can do', 'the vet can do', 'they could do', 'to be done'].map((can) => `${nothing} ${can} {if care}`)),
+      // (Said of "the doctors" or "the vet" it names its care itself: written plain.)
+      ...['nothing more', 'nothing else', 'nothing left'].flatMap((nothing) => [
+        ...['they can do', 'we can do', 'they could do', 'to be done'].map((can) => `${nothing} ${can} {if care}`), `${nothing} the doctors can do`, `${nothing} the vet can do`,
+      ]),
     ],
     // Staging and "terminal" are said of races, projects and airports too; "a mass" of church.
     ambiguous: [
@@ -1011,11 +1016,12 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     phrases: [
       'heroin', 'fentanyl', 'methamphetamine', 'crystal meth', 'crack cocaine', 'oxycontin', 'oxycodone', 'narcan', 'naloxone', 'alcoholism', 'alcohol dependence', 'alcohol dependency',
       // Street drugs taken, any drug one is hooked on ("on painkillers after surgery", "using painkillers for my back" are served).
-      ...['using', 'on', 'smoking', 'snorting', 'injecting'].flatMap((using) => ['meth', 'cocaine', 'crack', 'ketamine'].map((drug) => `${using} ${drug}`)), 'using drugs', 'injecting drugs',
-      ...['hooked on', 'addicted to', 'addiction to'].flatMap((hooked) => ['meth', 'cocaine', 'crack', 'opioids', 'painkillers', 'drugs', 'ketamine', 'benzos', 'xanax', 'alcohol', 'gambling', 'pills', 'heroin'].map((drug) => `${hooked} ${drug}`)),
-      ...['drug', 'drugs', 'alcohol', 'gambling', 'opioid', 'opiate', 'painkiller', 'cocaine', 'meth'].flatMap((what) => [`${what} addiction`, `${what} addict`, `${what} addicts`, `${what} problem`]), 'crack addiction', 'crack addict',
+      // Keyed by the drug (`{taking}`), since "on" and "using" are in most everyday bodies.
+      ...['meth', 'cocaine', 'crack', 'ketamine'].map((drug) => `{taking} ${drug}`), 'using drugs', 'injecting drugs',
+      ...['hooked on', 'addicted to', 'addiction to'].flatMap((hooked) => ['meth', 'cocaine', 'crack', 'opioids', 'painkillers', 'drugs', 'ketamine', 'benzos', 'xanax', 'alcohol', 'gambling', 'pills'].map((drug) => `${hooked} ${drug}`)),
+      ...['drug', 'drugs', 'alcohol', 'gambling', 'opioid', 'opiate', 'painkiller', 'cocaine', 'meth'].flatMap((what) => [`${what} addiction`, `${what} addict`, `${what} addicts`, ...(what === 'gambling' ? [] : [`${what} problem`])]), 'crack addiction', 'crack addict',
       // "An alcoholic" is a person, not "an alcoholic drink".
-      'an alcoholic {unless beverage}', 'drinking problem', 'problem drinking', 'problem gambling', 'problem gambler', 'compulsive gambling', 'gambling debt', 'gambling debts', 'gambling helpline',
+      'an alcoholic {unless beverage}', 'drinking problem', 'problem gambling', 'problem gambler', 'compulsive gambling', 'gambling debt', 'gambling debts', 'gambling helpline',
       'gamblers anonymous', 'alcoholics anonymous', 'narcotics anonymous', 'nar anon', 'al anon', 'alanon', 'drug rehab', 'alcohol rehab', 'supervised detox', 'medical detox', 'alcohol withdrawal', 'opioid withdrawal', 'opiate withdrawal',
       'drug dealer', 'to buy drugs', 'intervention for my {relative}', 'intervention for our {relative}',
       // Drink by the bottle a day (session 41: "a bottle of vodka a day and my hands shake in the mornings").
