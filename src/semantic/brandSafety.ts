@@ -3,7 +3,7 @@ import { FirstWordMap } from '../serving/firstWordMap.js';
 import { similarity, type SemanticModel } from './semanticModel.js';
 import {
   ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, CALLING, CONFIRMED_WITH, CUE_NOT_JUST_AFTER, CUE_UNLESS, EVERYDAY_BEFORE, EVERYDAY_JUST_BEFORE, EVERYDAY_NEXT, EVERYDAY_WITH, FILLERS, FIRST, HABIT, HAVING, NAMED_RELATIVES, NEARLY, OTHER_PERSONS, PET_ANIMALS, PETS, PLACES,
-  RELATIVES, SENSITIVE_TOPICS, SOMEONE, SPEAKER, STARTING, STRUCTURES, THEMED, type SensitiveTopic,
+  RELATIVES, SENSITIVE_TOPICS, SOMEONE, SPEAKER, STARTING, STRUCTURES, TAKING, THEMED, type SensitiveTopic,
 } from './sensitiveTopics.js';
 import { TopicBound } from './topicBound.js';
 
@@ -57,6 +57,7 @@ const LEADING_SLOTS: Record<string, WordSet> = {
   anybody: wordSet([...SOMEONE, ...ANYONE_ELSE, ...SPEAKER]),
   having: wordSet(HAVING),
   starting: wordSet(STARTING),
+  taking: wordSet(TAKING),
   first: wordSet(FIRST),
   nearly: wordSet(NEARLY),
   calling: wordSet(CALLING),
@@ -108,10 +109,11 @@ export class BrandSafety {
   private bound: TopicBound | undefined = undefined;
 
   constructor(private readonly model: SemanticModel | undefined, topics: SensitiveTopic[] = SENSITIVE_TOPICS, readonly minSimilarity = BRAND_SAFETY_MIN_SIMILARITY) {
-    this.descriptions = topics.map((topic) => topic.description).join('\n');
+    this.descriptions = topics.flatMap((topic) => topic.description ?? []).join('\n');
     for (const topic of topics) {
       for (const phrase of phrasesOf(topic)) this.phrasesByFirstWord.add(wordHash(phrase.words[0]!), { topic: topic.name, ...phrase });
-      const vector = model?.embedText(topic.description);
+      // A topic without a description is judged by its phrases alone.
+      const vector = topic.description === undefined ? undefined : model?.embedText(topic.description);
       if (vector === undefined) continue;
       for (const word of topic.cues) {
         if (this.cues.get(wordHash(word))?.some((cue) => cue.word === word) === true) continue;
@@ -197,9 +199,11 @@ function phrasesOf(topic: SensitiveTopic): Array<Omit<TopicPhrase, 'topic'>> {
   const phrases = new Map<string, Omit<TopicPhrase, 'topic'>>();
   const add = (listed: string, text: string, phrase: Omit<TopicPhrase, 'topic' | 'words'>) => {
     phrases.set(`${listed}\n${text}`, { words: wordsOf(text), ...phrase });
-    // People type "fallecio" for "falleció", "deces" for "décès".
-    const plain = text.normalize('NFD').replace(/\p{M}/gu, '');
-    phrases.set(`${listed}\n${plain}`, { words: wordsOf(plain), ...phrase });
+    // People type "fallecio" for "falleció", "deces" for "décès"; and Turkish "hayatini" for "hayatını", Polish "zmarl" for "zmarł"
+    // (letters of their own, which lose no mark in NFD; also with the other marks kept: "KIZIM ÖLDÜ" lowercases to "kizim öldü").
+    const dotless = text.replace(/ı/g, 'i').replace(/ł/g, 'l');
+    const plain = dotless.normalize('NFD').replace(/\p{M}/gu, '');
+    for (const variant of [dotless, plain]) phrases.set(`${listed}\n${variant}`, { words: wordsOf(variant), ...phrase });
   };
   const confirmedBy = wordRuns(topic.confirmedBy);
   const texts = [...[...topic.phrases, ...Object.values(topic.otherLanguages).flat()].map((text) => ({ text, ambiguous: false })), ...topic.ambiguous.map((text) => ({ text, ambiguous: true }))]

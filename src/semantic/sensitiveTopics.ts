@@ -17,7 +17,11 @@
  */
 export interface SensitiveTopic {
   name: string;
-  description: string;
+  /**
+   * What the similarity compares a conversation with; none for a topic judged by its phrases alone
+   * (addiction: the neighbours of its words are drinks, bars and betting, what ads are about).
+   */
+  description?: string;
   /**
    * English phrases. Slots: `{relative}` stands for any of RELATIVES, `{named relative}` for
    * NAMED_RELATIVES, `{pet}` for PETS (see below); a phrase that starts with `{someone}` matches
@@ -25,7 +29,7 @@ export interface SensitiveTopic {
    * FILLERS between: "my mother-in-law suddenly died", "our dog passed"), `{anyone}` the same or
    * "he", "she", "ex", `{anybody}` the same or the speaker ("I had a bad fall"), `{pet animal}` a pet alone, `{place}` one of PLACES ("the whole village is
    * under water"), `{having}` one of HAVING ("my wife has ALS"), `{starting}` one of STARTING ("I
-   * start radiation next week"), `{first}` one of FIRST ("the first christmas without dad"), `{nearly}` one of NEARLY ("nearly drowned"), `{calling}` one of CALLING ("that is abuse"), `{habit}` one of HABIT ("keep hurting myself"), `{structure}` one of STRUCTURES ("the block collapsed"); a
+   * start radiation next week"), `{taking}` one of TAKING ("using meth"), `{first}` one of FIRST ("the first christmas without dad"), `{nearly}` one of NEARLY ("nearly drowned"), `{calling}` one of CALLING ("that is abuse"), `{habit}` one of HABIT ("keep hurting myself"), `{structure}` one of STRUCTURES ("the block collapsed"); a
    * leading `{not after NAME}` does not match when one of the few words before it is one of
    * EVERYDAY_BEFORE[NAME] ("sunscreen against skin cancer"), a leading `{not just after NAME}` when the
    * words just before it are one of the runs of EVERYDAY_JUST_BEFORE[NAME] ("that interview was a car
@@ -47,8 +51,8 @@ export interface SensitiveTopic {
   ambiguous: string[];
   confirmedBy: string[];
   /** Phrases in the other languages the service is most asked in: as unambiguous, and judged whatever the serve's `language`. */
-  otherLanguages: Record<'es' | 'de' | 'fr' | 'it' | 'pt' | 'nl', string[]>;
-  /** Words of which the conversation must have one (of any topic's) for the similarity to veto. */
+  otherLanguages: Record<'es' | 'de' | 'fr' | 'it' | 'pt' | 'nl' | 'pl' | 'tr', string[]>;
+  /** Words of which the conversation must have one (of any topic's) for the similarity to veto (a topic without a description has none). */
   cues: string[];
   /** Phrases that say the topic's harm did not happen: with one, the similarity does not veto (a phrase still does). */
   clears: string[];
@@ -122,6 +126,8 @@ export const PLACES = [
 ];
 /** `{having}`: the words before a disease named by its letters ("my wife has ALS", "living with MS"). */
 export const HAVING = ['has', 'have', 'had', 'with', 'of', 'got'];
+/** `{taking}`: the words before a street drug taken ("she's using meth again", "he was on cocaine"). */
+export const TAKING = ['on', 'using', 'taking', 'took', 'smoking', 'snorting', 'injecting', 'doing', 'uses', 'used', 'smokes', 'snorts'];
 /** `{starting}`: the words before a treatment said without its medical name ("I start radiation next week"). */
 export const STARTING = ['start', 'starts', 'starting', 'started', 'begin', 'begins', 'beginning', 'began', 'finish', 'finishes', 'finishing', 'finished', 'during', 'after', 'more', 'daily'];
 /** `{first}`: an occasion lived for the first time without someone ("our first christmas without dad"). */
@@ -173,11 +179,15 @@ const DEVICES = [
 /** The words before a phrase that give it its everyday sense (`{not after NAME}`): up to four words back. */
 export const EVERYDAY_BEFORE: Record<string, string[]> = {
   /**
-   * Guarding against an illness, or a star sign: "sunscreen to protect kids from skin cancer", "my
+   * Guarding or insuring against an illness, or a star sign: "sunscreen to protect kids from skin cancer", "my
    * zodiac sign is Cancer". Not "risk" ("the risk of my cancer coming back"), nor the signs' names
    * ("my son Leo has cancer").
    */
-  prevention: ['protect', 'protects', 'protecting', 'protection', 'prevent', 'prevents', 'preventing', 'prevention', 'sunscreen', 'sunblock', 'spf', 'zodiac', 'horoscope', 'astrology'],
+  prevention: [
+    'protect', 'protects', 'protecting', 'protection', 'prevent', 'prevents', 'preventing', 'prevention', 'sunscreen', 'sunblock', 'spf', 'zodiac', 'horoscope', 'astrology',
+    // Insuring against it (session 41: "pet insurance for a puppy, which ones cover cancer treatment"); "my dog has cancer, will the insurance cover it" still vetoes.
+    'insurance', 'insurer', 'insurers', 'cover', 'covers', 'coverage', 'policy', 'policies',
+  ],
   device: DEVICES,
   /** A figure of speech: "I nearly had a stroke when I saw the bill". */
   exaggeration: ['nearly', 'almost', 'practically', 'basically', 'literally'],
@@ -213,6 +223,15 @@ export const EVERYDAY_JUST_BEFORE: Record<string, string[]> = {
     ...['she', 'he', 'girlfriend', 'boyfriend', 'wife', 'husband', 'partner', 'friend', 'mum', 'mom', 'dad', 'son', 'daughter', 'sister', 'brother', 'boss', 'crush'].flatMap((who) => [`${who} is a`, `${who} s a`]),
   ],
   /** A field someone works in, not a patient's care: "a nurse who works in palliative care", "a degree in palliative medicine". */
+  /**
+   * A life lived, not one ended (session 41, the "life" cue bs40 left: "a photo board of his life" for a grandad's 90th birthday,
+   * "battery life", "work life balance"); "take his own life" and "end my life" are phrases.
+   */
+  living: [
+    'of his', 'of her', 'of my', 'of their', 'of your', 'of our', 'battery', 'shelf', 'work', 'still', 'real', 'social', 'love', 'night', 'family', 'daily', 'everyday', 'home', 'school', 'student',
+    'full of', 'time of my', 'love of my', 'way of', 'slice of', 'circle of', 'meaning of', 'story of my',
+    'long', 'happy', 'full', 'healthy', 'good', 'great', 'second', 'new', 'wild', 'sea', 'plant', 'game of', 'for', 'city', 'country', 'village', 'office', 'married', 'single', 'adult', 'modern',
+  ],
   work: ['works', 'work', 'working', 'worked', 'career', 'careers', 'job', 'jobs', 'nurse', 'nurses', 'nursing', 'degree', 'course', 'training', 'specialises', 'specializes', 'specialising', 'specializing', 'volunteers', 'volunteer', 'volunteering'].map((field) => `${field} in`),
 };
 /**
@@ -229,6 +248,14 @@ export const EVERYDAY_WITH: Record<string, string[]> = {
   unhurt: [
     'no pain', 'not hurt', 'wasn t hurt', 'weren t hurt', 'unhurt', 'uninjured', 'no injuries', 'not injured', 'nobody hurt', 'nobody was hurt', 'no one hurt', 'no one was hurt',
     'only my pride', 'just my pride', 'only scratched', 'just scratched', 'just a scratch', 'just scratches', 'not a scratch', 'without a scratch', 'no harm done',
+  ],
+  /**
+   * A war of the history books and its remembrance (session 41: "what does the red poppy mean on Remembrance Day? ... soldiers who died in war"):
+   * "war" with a harm's word is not one lived through; a war's other phrases (shelling, air strikes, fled the fighting) still veto.
+   */
+  history: [
+    'remembrance day', 'remembrance sunday', 'armistice', 'veterans day', 'memorial day', 'anzac day', 'poppy', 'poppies', 'world war', 'first world war', 'second world war',
+    'ww1', 'ww2', 'wwi', 'wwii', 'battle of', 'in history', 'history lesson', 'history class', 'history homework', 'history essay', 'historians', 'historian',
   ],
   /** A storm lived through unharmed: "the hurricane hit our area last year but we were fine" (runs of words, as CONFIRMED_WITH's). */
   unharmed: [
@@ -286,8 +313,28 @@ export const CONFIRMED_WITH: Record<string, string[]> = {
   gone: ['is gone', 'are gone', 'was gone', 'were gone', 'completely gone', 'all gone', 'just gone', 's gone'],
   war: [
     'the war', 'a war', 'at war', 'soldier', 'soldiers', 'troops', 'army', 'artillery', 'bombing', 'shelling', 'missile', 'missiles', 'servicemen', 'serviceman', 'invasion', 'mobilised', 'mobilized', 'conscripted', 'deployed',
-    // Air raids and the cities under fire as this is written (session 40: "sirens all night again in odesa", "my family is still in gaza").
-    'sirens', 'air raid', 'air raids', 'gaza', 'rafah', 'kharkiv', 'odesa', 'odessa', 'kyiv', 'kiev', 'mariupol', 'donetsk', 'zaporizhzhia', 'khartoum', 'darfur', 'el fasher',
+    // Air raids, the fighting and the tracing of family (session 40: "sirens all night again in odesa"; session 41: the words of any war, not its cities,
+    // which session 40 listed and which age with the news: "my family is still in gaza and I haven't heard from them ... the ICRC's family links service").
+    'sirens', 'air raid', 'air raids', 'the fighting', 'ceasefire', 'bomb shelter', 'bomb shelters', 'under siege', 'besieged', 'blockade', 'humanitarian', 'aid convoy', 'conflict zone',
+    'airstrike', 'airstrikes', 'air strike', 'air strikes', 'drone strike', 'drone strikes', 'icrc', 'red crescent', 'family links', 'tracing request', 'tracing requests', 'militia', 'militias',
+  ],
+  /** A pregnancy's words: "the scan showed no heartbeat at 11 weeks", not a watch's reading. */
+  pregnancy: ['pregnancy', 'pregnant', 'baby', 'weeks', 'scan', 'ultrasound', 'midwife', 'miscarriage', 'miscarried', 'gestation'],
+  /** Hostages taken (session 41: "any news on the hostages taken in the attack"), not a toddler who holds the evening hostage. */
+  captivity: ['attack', 'attacks', 'attackers', 'kidnapped', 'abducted', 'captivity', 'captors', 'militants', 'gunmen', 'terrorists', 'terror', 'negotiations', 'negotiators', 'freed', 'released'],
+  /** The end a vet or a doctor says has come (session 41: "the vet says there's nothing more they can do for our old horse"), not a garage's. */
+  care: ['vet', 'vets', 'doctor', 'doctors', 'hospital', 'hospice', 'nurse', 'nurses', 'oncologist', 'consultant', 'palliative', 'treatment', 'surgeon', 'ward'],
+  /** A way to die asked about (session 41: "is jumping from the 10th floor painless"), not a dentist's drill. */
+  method: ['jumping from', 'jumping off', 'jump from', 'jump off', 'hanging myself', 'hang myself', 'drowning', 'overdose', 'overdosing', 'gun', 'carbon monoxide', 'bleed out', 'way to die', 'way to go'],
+  /** Drugs or drink stopped at once (session 41: "day 3 coming off oxy cold turkey"), not sugar. */
+  drugs: [
+    'oxy', 'oxycodone', 'opioid', 'opioids', 'opiates', 'heroin', 'fentanyl', 'methadone', 'meth', 'cocaine', 'crack', 'benzos', 'xanax', 'painkillers', 'pills', 'alcohol', 'drinking', 'booze',
+    'withdrawal', 'withdrawals', 'detox', 'relapse', 'relapsed', 'using again',
+  ],
+  /** Gambling that took more than a stake (session 41: "I lost all our savings gambling"), not a bet on the match. */
+  stakes: [
+    'lost all our savings', 'lost our savings', 'lost all my savings', 'lost my savings', 'savings are gone', 'debt', 'debts', 'remortgage', 'can t stop', 'cant stop', 'cannot stop', 'helpline',
+    'doesn t know', 'doesnt know', 'behind her back', 'behind his back',
   ],
   /** A child asked to keep an adult's contact secret (session 40), not a surprise party. */
   secrecy: ['keep it secret', 'keep it a secret', 'our secret', 'our little secret', 'not to tell', 'delete the messages', 'delete their messages', 'delete the chats'],
@@ -300,9 +347,9 @@ export const CONFIRMED_WITH: Record<string, string[]> = {
  * "dying to try" or "killed it" is not vetoed by its similarity (a grandad, a birthday and a test put
  * "my grandad passed his driving reassessment" near mourning).
  */
-export const CUE_UNLESS: Record<string, string> = { passed: 'object', died: 'figure', dead: 'lifeless', dying: 'longing', killed: 'feat', kill: 'feat' };
+export const CUE_UNLESS: Record<string, string> = { passed: 'object', died: 'figure', dead: 'lifeless', dying: 'longing', killed: 'feat', kill: 'feat', life: 'lifestyle', end: 'ending', lost: 'mislaid' };
 /** The same by the words just before (EVERYDAY_JUST_BEFORE's runs): "my wife is a cancer" names a star sign, no cue. */
-export const CUE_NOT_JUST_AFTER: Record<string, string> = { cancer: 'sign' };
+export const CUE_NOT_JUST_AFTER: Record<string, string> = { cancer: 'sign', life: 'living' };
 /** A theme, not an event: "a funeral-themed party", "disaster theme night"; after any phrase. */
 export const THEMED = ['themed', 'theme', 'costume', 'costumes'];
 /** The words after which a phrase has its everyday sense (`{unless NAME}`). */
@@ -339,6 +386,22 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
   treat: ['a', 'an', 'some', 'one', 'two', 'coffee', 'lunch', 'dinner', 'breakfast', 'drink', 'drinks', 'food', 'snacks', 'tickets', 'seat', 'seats'],
   /** Dead as a thing or a figure of speech (a cue's everyday sense, CUE_UNLESS): "dead battery", "dead tired", "dead space". */
   lifeless: ['battery', 'batteries', 'phone', 'tired', 'space', 'end', 'ends', 'easy', 'serious', 'set', 'on time', 'ringer', 'zone', 'weight', 'heat', 'centre', 'center', 'poets', 'or alive', 'by daylight', 'cells', 'pixel', 'pixels', 'leaves', 'plant', 'plants'],
+  /** A life's everyday senses by the next words (the "life" cue, session 41): "life insurance", "life hacks", "life of the party". */
+  lifestyle: [
+    'insurance', 'assurance', 'cover', 'hacks', 'hack', 'coach', 'coaches', 'coaching', 'balance', 'jacket', 'jackets', 'vest', 'vests', 'style', 'skills', 'cycle', 'span', 'savings', 'changing', 'goals',
+    'lessons', 'lesson', 'story', 'size', 'sized', 'drawing', 'of the party', 'admin', 'stage', 'partner', 'science', 'sciences', 'expectancy of a', 'is good', 'is short', 'update', 'updates',
+  ],
+  /** An end that is a part or a time, not a wish (the "end" cue, session 41: "end with a toast", "end user", "the end of the day"). */
+  ending: [
+    'with', 'of', 'up', 'on', 'at', 'in', 'by', 'date', 'dates', 'user', 'users', 'result', 'results', 'table', 'tables', 'game', 'games', 'point', 'points', 'zone', 'product', 'products', 'credits',
+    'season', 'scene', 'goal', 'to end', 'cap', 'caps', 'piece', 'pieces', 'grain', 'stop', 'stops', 'screen', 'times', 'time', 'sale', 'sales', 'line', 'lines', 'the call', 'the meeting', 'my shift', 'the day',
+    'my contract', 'my subscription', 'my membership', 'the subscription', 'the contract', 'the lease', 'my lease', 'the relationship', 'things', 'it there', 'there',
+  ],
+  /** Weight, a thing or a game lost, not a person (the "lost" cue, session 41: "I lost my pregnancy weight slowly"). */
+  mislaid: [
+    'weight', 'pounds', 'kilos', 'kg', 'lbs', 'stone', 'inches', 'my pregnancy weight', 'the pregnancy weight', 'my baby weight', 'the baby weight', 'my keys', 'my wallet', 'my phone', 'my passport',
+    'my luggage', 'my bag', 'my voice', 'my appetite', 'track', 'interest', 'signal', 'connection', 'the match', 'the game', 'the final', 'my password', 'my files', 'my photos', 'all my photos', 'my data',
+  ],
   /** Longing, not dying: "dying to try", "dying for a coffee" (a cue's everyday sense). */
   longing: ['to', 'for', 'of laughter', 'laughing', 'of embarrassment'],
   /** Doing something well or stopping time: "killed it at the review", "kill time". */
@@ -369,6 +432,20 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
   clumsy: ['on', 'at', 'in', 'while', 'when i', 'when lifting', 'when running', 'when training', 'lifting', 'running', 'playing', 'training', 'doing', 'during', 'cooking', 'ironing', 'by accident', 'accidentally', 'badly', 'skiing', 'climbing'],
   /** A player's passing or a mark: "my son's passing game", "dad's passing grade". */
   sporting: ['game', 'games', 'grade', 'grades', 'mark', 'marks', 'shot', 'shots', 'skill', 'skills', 'lane', 'accuracy', 'ability', 'range', 'stats', 'yards', 'play', 'plays', 'rate', 'score', 'comment', 'remark', 'glance', 'thought', 'fancy', 'phase'],
+  /** A record or a band, not a burial (session 41: "Arcade Fire's Funeral album"; session 40: "are funeral for a friend still touring?"). */
+  recording: ['album', 'albums', 'record', 'records', 'lp', 'ep', 'song', 'songs', 'track', 'tracks', 'vinyl', 'doom', 'for a friend'],
+  /** A policy, not a life (session 41): "how do I end my life insurance policy". */
+  insurance: ['insurance', 'assurance', 'cover', 'policy', 'policies', 'plan'],
+  /** Buried in play or in a gesture, not in a grave: "the kids buried him in the sand", "she buried her face in her hands". */
+  sand: ['in the sand', 'in sand', 'under the sand', 'up to', 'in the snow', 'in snow', 'in leaves', 'in the leaves', 'in work', 'in paperwork', 'face', 'head', 'nose', 'hands', 'feet', 'toes', 'treasure'],
+  /** A pain, not a knife: "a stabbing pain in my side"; the figure: "stabbed in the back". */
+  pain: ['pain', 'pains', 'ache', 'aches', 'feeling', 'sensation', 'sensations', 'headache', 'headaches', 'motion', 'in the back'],
+  /** Beaten in a game, not by a person: "the kids are being beaten at every match". */
+  game: ['at', 'in the final', 'in the match', 'in the game', 'in the league', 'on points', 'every week', 'every match', 'every game', 'again at', '3', '2', '1', '4', '5'],
+  /** A figure of speech: "held hostage by my toddler". */
+  hostage: ['by my', 'by our', 'by the kids', 'by a toddler', 'by toddlers', 'by the cat', 'by the dog', 'to fortune'],
+  /** An alcoholic drink, not a person: "an alcoholic drink", "an alcoholic punch". */
+  beverage: ['drink', 'drinks', 'beverage', 'beverages', 'version', 'punch', 'cocktail', 'cocktails', 'option', 'options', 'content', 'ginger', 'cider', 'lemonade'],
   /** A story's, not a life's (session 40): "there is a suicide in the story", "her death in the film". */
   story: ['in the story', 'in the film', 'in the movie', 'in the book', 'in the novel', 'in the series', 'in the show', 'in the play', 'in the episode', 'in the game', 'in the plot', 'scene', 'scenes'],
   /** A routine diagnosis, not a serious one: "my mum's been diagnosed with high cholesterol, which cereals?". */
@@ -404,7 +481,7 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
 
 /**
  * Getting ready for a harm, not living through one (a first aid course before a baby arrives, storm
- * shutters, an emergency kit, sunscreen), reading the stars (a Cancer's birthday gift) or dressing
+ * shutters, an emergency kit, sunscreen, insurance), reading the stars (a Cancer's birthday gift) or dressing
  * up (a funeral-themed party): the similarity of bereavement, accident, disaster and serious
  * diagnosis is cleared by them, their phrases still veto ("the hurricane destroyed our shutters").
  */
@@ -414,6 +491,9 @@ const NOT_LIVED = [
   'zodiac', 'star sign', 'horoscope', 'astrology', 'tarot', 'themed', 'fancy dress',
   // A lesson or a test (session 38): "a car crash course", "crash test ratings", "avalanche safety course".
   'crash course', 'crash courses', 'crash test', 'crash tests', 'safety course', 'safety courses', 'safety training', 'defensive driving', 'avalanche course', 'avalanche safety', 'avalanche training',
+  // Insurance against a harm (session 41: "flood insurance for a new house in a flood zone", "pet insurance ... cover cancer treatment").
+  'flood insurance', 'flood zone', 'flood zones', 'flood risk', 'flood plain', 'floodplain', 'earthquake insurance', 'hurricane insurance', 'wildfire insurance', 'storm insurance',
+  'home insurance', 'pet insurance', 'travel insurance', 'critical illness cover', 'insurance quote', 'insurance quotes', 'cover cancer', 'covers cancer',
   // A person who is a Cancer (session 40: "my girlfriend is a cancer"), as "cancer" is guarded.
   ...EVERYDAY_JUST_BEFORE.sign!.map((run) => `${run} cancer`),
   // The signs but Cancer and Leo (a disease, a name): "is a cancer compatible with a scorpio?".
@@ -428,6 +508,8 @@ const FICTION = [
   // A scene and where it was shot (session 39: "where was the car crash scene in the new bond film filmed?").
   'scene in the', 'scene in a', 'scene in that', 'scene in this', 'film scene', 'movie scene', 'filming location', 'filming locations', 'was it filmed', 'was it shot', 'film shot', 'movie shot',
 ];
+/** A band's tours and records (session 41: "are funeral for a friend still touring?"): clears bereavement's similarity; "funeral" before "album", "for a friend" is guarded as a phrase. */
+const BAND = ['still touring', 'on tour', 'tour dates', 'reunion tour', 'reunited for', 'the band', 'their album', 'their albums', 'new album', 'setlist', 'setlists', 'songkick'];
 /** An event called a car crash ("the presentation was a total car crash"): clears the similarity of accident and bereavement, as the phrase is guarded. */
 const FIGURATIVE_CRASH = EVERYDAY_JUST_BEFORE.figure!.map((run) => `${run} car crash`);
 /** A field someone works in ("a nurse who works in palliative care"): clears the similarity of bereavement and serious diagnosis, as the phrase is guarded. */
@@ -439,6 +521,8 @@ const HISTORY = [
   'great fire of', 'in history', 'the history of', 'historical', 'historians', 'history lesson', 'history class', 'history homework', 'history essay', 'gcse', 'a level history',
   // A battle or a world war of the books: "how many died at the battle of the somme?".
   'battle of', 'world war', 'first world war', 'second world war', 'ww1', 'ww2', 'wwi', 'wwii',
+  // The war dead remembered (session 41: "what does the red poppy mean on Remembrance Day?").
+  'remembrance day', 'remembrance sunday', 'armistice day', 'anzac day', 'veterans day', 'red poppy', 'poppy appeal',
 ];
 /**
  * Something handed down or declined after "passed on" ("my grandma passed on her love of
@@ -490,7 +574,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     name: 'bereavement',
     description: 'death of a loved one or a pet, grief, mourning, funeral, passed away, died, condolences, bereavement, grieving widow',
     phrases: [
-      'passed away', 'funeral', 'bereavement', 'bereaved', 'condolences', 'grieving', 'mourning', 'put to sleep', 'euthanized', 'miscarriage', 'stillborn',
+      'passed away', 'funeral {unless recording}', 'bereavement', 'bereaved', 'condolences', 'grieving', 'mourning', 'put to sleep', 'euthanized', 'miscarriage', 'stillborn',
       'no longer with us', 'rest in peace', 'in loving memory', 'memorial service', 'obituary', 'cremation', 'cremated', 'widowed', 'stillbirth', 'born sleeping',
       "'s death {unless story}", 'death of my', 'death of our', 'lost our baby {unless baby}', 'lost the baby {unless baby}', 'miscarried', 'miscarry',
       'lost my {relative} {unless place}', 'lost our {relative} {unless place}', 'lost {named relative} {unless place}', 'late {relative}',
@@ -523,6 +607,13 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       ...OCCASIONS.flatMap((occasion) => ['him', 'her', '{named relative}', 'my {relative}', 'our {relative}'].map((whom) => `{first} ${occasion} without ${whom}`)),
       // A death called a passing or a going (session 39): "the anniversary of dad's passing", "clearing out mum's flat now she's gone"
       // (not "my son's passing game", "now she's gone to uni", "now he's gone quiet").
+      // A pregnancy lost or ended, said without "miscarriage" (session 41: "the pregnancy didn't make it", "we ended the pregnancy for medical reasons at 20 weeks").
+      'pregnancy didn t make it', 'pregnancy didnt make it', 'pregnancy did not make it', 'pregnancy loss', 'baby loss', 'ectopic pregnancy', 'chemical pregnancy', 'molar pregnancy', 'blighted ovum',
+      'termination for medical reasons', 'tfmr', 'medical termination', 'no heartbeat {if pregnancy}',
+      // ("lost my pregnancy weight" is served.)
+      ...['lost', 'losing', 'ended', 'end', 'ending', 'terminate', 'terminated', 'terminating'].flatMap((ended) => ['the', 'my', 'our'].map((whose) => `${ended} ${whose} pregnancy {unless baby}`)),
+      // A burial said of a person or pet (session 41: "a rainbow bridge poem for my budgie, we buried him today"), not a game in the sand nor a face in the hands.
+      ...['buried', 'bury', 'burying'].flatMap((bury) => ['him', 'her', 'my {relative}', 'our {relative}', '{pet}'].map((whom) => `${bury} ${whom} {unless sand}`)),
       '{someone} s passing {unless sporting}', 'passing of my {relative}', 'passing of our {relative}', 'passing of {named relative}', 'passing of {pet}',
       ...['now', 'since', 'now that'].flatMap((when) => ['she s gone', 'he s gone', 'she is gone', 'he is gone'].map((gone) => `${when} ${gone} {unless departure}`)),
     ],
@@ -532,7 +623,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     confirmedBy: ['since', 'miss', 'missing', 'grief', 'grieve', 'hospice', 'ashes', 'grave', 'heaven', 'forever'],
     otherLanguages: {
       es: [
-        'falleció', 'fallecido', 'fallecida', 'fallecimiento', '{not after device} murió {unless device}', 'velorio', 'entierro', 'funeral', 'luto', 'pésame', 'descanse en paz',
+        'falleció', 'fallecido', 'fallecida', 'fallecimiento', '{not after device} murió {unless device}', 'velorio', 'entierro', 'funeral {unless recording}', 'luto', 'pésame', 'descanse en paz',
         ...['perder a mi', 'perdí a mi', 'perdi a mi', 'perdió a su', 'perdimos a nuestro', 'perdimos a nuestra', 'pérdida de mi', 'muerte de mi'].flatMap((lost) => RELATIVES_ES.map((relative) => `${lost} ${relative} {unless place}`)),
       ],
       de: [
@@ -550,7 +641,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
         ...['perso', 'morte di'].flatMap((lost) => ['mio padre', 'mia madre', 'mio marito', 'mia moglie', 'mio figlio', 'mia figlia', 'mio fratello', 'mia sorella', 'mio nonno', 'mia nonna'].map((relative) => `${lost} ${relative}`)),
       ],
       pt: [
-        'faleceu', 'falecido', 'falecida', 'falecimento', 'velório', 'enterro', 'funeral', 'luto', 'pêsames', 'descanse em paz', 'pai morreu', 'mãe morreu', 'marido morreu', 'esposa morreu', 'filho morreu', 'filha morreu', 'irmão morreu', 'irmã morreu', 'avô morreu', 'avó morreu',
+        'faleceu', 'falecido', 'falecida', 'falecimento', 'velório', 'enterro', 'funeral {unless recording}', 'luto', 'pêsames', 'descanse em paz', 'pai morreu', 'mãe morreu', 'marido morreu', 'esposa morreu', 'filho morreu', 'filha morreu', 'irmão morreu', 'irmã morreu', 'avô morreu', 'avó morreu',
         ...['perdi o meu', 'perdi meu', 'perder o meu', 'morte do meu'].flatMap((lost) => ['pai', 'marido', 'filho', 'irmão', 'avô'].map((relative) => `${lost} ${relative}`)),
         ...['perdi a minha', 'perdi minha', 'perder a minha', 'morte da minha'].flatMap((lost) => ['mãe', 'esposa', 'mulher', 'filha', 'irmã', 'avó'].map((relative) => `${lost} ${relative}`)),
       ],
@@ -560,13 +651,23 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
         '{not after device} gestorven', 'ingeslapen {if afscheid}',
         ...['mijn', 'onze'].flatMap((whose) => ['vader', 'moeder', 'man', 'vrouw', 'zoon', 'dochter', 'broer', 'zus', 'opa', 'oma', 'oom', 'tante', 'papa', 'mama'].flatMap((relative) => [`${whose} ${relative} verloren`, `${whose} ${relative} is dood`])),
       ],
+      // Polish and Turkish (session 41: "mój syn zginął w wypadku", "depremde ailemi kaybettim"); Turkish "kaybettim" alone is a lost phone too, so after a relative.
+      pl: [
+        'zmarł', 'zmarła', 'zmarli', 'zginął', 'zginęła', 'zginęli', 'nie żyje', 'pogrzeb', 'pogrzebie', 'żałoba', 'żałobie', 'żałoby', 'kondolencje', 'wyrazy współczucia', 'spoczywaj w pokoju',
+        'poronienie', 'poroniłam',
+      ],
+      tr: [
+        // Not "öldü" alone: without its accents it is "oldu" (it happened).
+        'vefat', 'hayatını kaybetti', 'hayatını kaybeden', 'öldürüldü', ...['annem', 'babam', 'eşim', 'oğlum', 'kızım', 'kardeşim', 'dedem', 'ninem', 'köpeğim', 'kedim'].map((who) => `${who} öldü`), 'cenaze', 'cenazesi', 'cenazesine', 'taziye', 'taziyeler', 'başın sağ olsun', 'başınız sağ olsun', 'nur içinde yatsın', 'düşük yaptım',
+        ...['ailemi', 'annemi', 'babamı', 'eşimi', 'oğlumu', 'kızımı', 'kardeşimi', 'abimi', 'ablamı', 'dedemi', 'ninemi', 'anneannemi', 'babaannemi', 'bebeğimi', 'köpeğimi', 'kedimi'].map((whom) => `${whom} kaybettim`),
+      ],
     },
     cues: [
       'died', 'die', 'dies', 'dead', 'death', 'deceased', 'passed', 'passing', 'lost', 'loss', 'losing', 'late', 'killed', 'gone',
       'grief', 'grieve', 'grieving', 'mourn', 'mourning', 'funeral', 'buried', 'bury', 'burial', 'ashes', 'memorial', 'widow', 'widower',
       'condolences', 'sympathy', 'rip', 'peace', 'peacefully', 'heaven', 'goodbye', 'euthanasia', 'euthanized',
     ],
-    clears: [...NOT_LIVED, ...PASSED_ON, ...FICTION, ...FIGURATIVE_CRASH, ...WORK_FIELD],
+    clears: [...NOT_LIVED, ...PASSED_ON, ...FICTION, ...FIGURATIVE_CRASH, ...WORK_FIELD, ...BAND, ...HISTORY],
   },
   {
     name: 'accident',
@@ -636,6 +737,8 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       fr: ['accident de voiture', 'accident de la route', 'accident mortel', 'grièvement blessé', 'grièvement blessée', 'gravement blessé', 'renversé par une voiture'],
       it: ['incidente stradale', 'incidente mortale', "incidente d'auto", 'gravemente ferito', 'gravemente ferita'],
       pt: ['acidente de carro', 'acidente de trânsito', 'acidente fatal', 'gravemente ferido', 'gravemente ferida', 'atropelado', 'atropelada'],
+      pl: ['wypadek samochodowy', 'wypadku samochodowym', 'wypadek drogowy', 'wypadku drogowym', 'śmiertelny wypadek', 'ciężko ranny', 'ciężko ranna', 'potrącony', 'potrącona', 'potrącił'],
+      tr: ['trafik kazası', 'trafik kazasında', 'kaza geçirdi', 'ağır yaralı', 'ağır yaralandı', 'yoğun bakımda', 'hayati tehlikesi'],
     },
     cues: [
       'accident', 'accidents', 'crash', 'crashed', 'collision', 'collided', 'wreck', 'injured', 'injury', 'injuries', 'hurt', 'killed',
@@ -685,6 +788,8 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       // A shooting lived through ("there was a shooting at my kid's school"; keyed by "shooting", not the common "was"), and what an answer points to after a war or a disaster.
       ...['my', 'our', 'his', 'her', 'their', 'the'].flatMap((whose) => ['school', 'kid', 'kids', 'son', 'daughter', 'college', 'church', 'mosque', 'synagogue'].map((where) => `shooting at ${whose} ${where}`)),
       'active shooter', 'family tracing', 'restoring family links',
+      // A war's dead and captives (session 41: "his unit took casualties yesterday", "the hostages taken in the attack").
+      ...['took casualties', 'taken casualties', 'heavy casualties', 'civilian casualties', 'casualties {if war}', 'killed in action', 'missing in action'].map((toll) => `{not with history} ${toll}`), 'taken hostage', 'hostages {if captivity}', 'hostage {unless hostage} {if captivity}',
       // A soldier at the front (not the front line of customer service): "my brother is on the front line near kharkiv".
       'front line {if war}', 'frontline {if war}', 'front lines {if war}',
       // Missiles and bombs that hit a home, a town's street entered by a river, a building down on people (session 39).
@@ -718,7 +823,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       '{place} under water', '{place} underwater',
       // Said of emails and ski courses too ("an avalanche of emails", "avalanche safety course").
       '{not with unharmed} avalanche {unless luck}', '{not with unharmed} mudslide {unless luck}', '{not with unharmed} volcano', 'volcanic eruption',
-      'war', 'bombed', 'shelling',
+      '{not with history} war', 'bombed', 'shelling',
     ],
     confirmedBy: [
       'destroyed', 'damaged', 'collapsed', 'survived', 'survivor', 'survivors', 'killed', 'died', 'dead', 'deaths', 'injured', 'missing', 'trapped',
@@ -734,6 +839,8 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       fr: ['tremblement de terre', 'séisme', 'inondation', 'inondations', 'ouragan', 'incendie de forêt', 'évacués', 'attentat'],
       it: ['terremoto', 'alluvione', 'inondazione', 'uragano', 'incendio boschivo', 'evacuati', 'attentato'],
       pt: ['terremoto', 'sismo', 'enchente', 'inundação', 'furacão', 'incêndio florestal', 'desabrigados', 'atentado'],
+      pl: ['trzęsienie ziemi', 'trzęsieniu ziemi', 'powódź', 'powodzią', 'pożar lasu', 'ewakuowani', 'ewakuowano', 'zamach terrorystyczny', 'ostrzał', 'ostrzału', 'bombardowanie'],
+      tr: ['depremde', 'depremzede', 'sel felaketi', 'selde', 'orman yangını', 'tahliye edildi', 'terör saldırısı', 'bombalı saldırı', 'afetzede', 'afetzedeler', 'enkaz', 'enkaz altında'],
     },
     cues: [
       'earthquake', 'quake', 'flood', 'floods', 'flooding', 'hurricane', 'storm', 'tornado', 'wildfire', 'fire', 'fires', 'burned', 'burnt', 'tsunami',
@@ -760,11 +867,19 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'amyotrophic lateral sclerosis', 'lou gehrig', '{having} als', '{having} mnd', '{having} motor neurone', '{having} motor neuron',
       // Radiotherapy as people say it: "I start radiation next week".
       '{starting} radiation {unless physics}', 'radiation sessions',
+      // The end of treatment said by a vet or a doctor (session 41: "the vet says there's nothing more they can do for our old horse").
+      // (Said of "the doctors" or "the vet" it names its care itself: written plain.)
+      ...['nothing more', 'nothing else', 'nothing left'].flatMap((nothing) => [
+        ...['they can do', 'we can do', 'they could do', 'to be done'].map((can) => `${nothing} ${can} {if care}`), `${nothing} the doctors can do`, `${nothing} the vet can do`,
+      ]),
     ],
     // Staging and "terminal" are said of races, projects and airports too; "a mass" of church.
     ambiguous: [
       'stage three', 'stage four', 'stage 3', 'stage 4', 'stage iii', 'stage iv', 'terminal', 'mass on my', 'mass on his', 'mass on her', 'mass in my', 'mass in his', 'mass in her', 'radiation',
       '{having} ms {unless software}', 'mnd', 'big c',
+      // A finding on an organ, with a scan's or a doctor's word (session 41: "the scan found a shadow on my lung, more tests on Friday").
+      ...['shadow', 'shadows', 'spot', 'spots', 'lesion', 'lesions', 'nodule', 'nodules', 'growth', 'growths'].flatMap((finding) => ['on', 'in'].flatMap((on) => ['my', 'the'].flatMap((whose) =>
+        ['lung', 'lungs', 'liver', 'brain', 'pancreas', 'kidney', 'kidneys', 'breast', 'bowel', 'ovary', 'ovaries', 'bladder', 'spine', 'bone', 'bones', 'colon', 'prostate', 'thyroid', 'uterus', 'womb'].map((organ) => `${finding} ${on} ${whose} ${organ}`)))),
     ],
     confirmedBy: [
       'doctor', 'doctors', 'oncologist', 'results', 'scan', 'scans', 'diagnosis', 'diagnosed', 'treatment', 'surgeon', 'surgery', 'biopsy', 'chemo', 'prognosis',
@@ -778,6 +893,9 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       fr: ['tumeur', 'chimiothérapie', 'diagnostiqué', 'diagnostiquée', 'maladie incurable', 'leucémie', 'métastases', 'soins palliatifs', 'vih'],
       it: ['cancro', 'tumore', 'chemioterapia', 'diagnosticato', 'diagnosticata', 'malattia terminale', 'leucemia', 'metastasi', 'cure palliative', 'hiv'],
       pt: ['{not with astrology} {not just after sign} {not after prevention} câncer {unless astrology charity heredity}', 'cancro', 'tumor', 'quimioterapia', 'diagnosticado com', 'diagnosticada com', 'doença terminal', 'leucemia', 'metástase', 'cuidados paliativos', 'hiv'],
+      // Polish "rak" is a crayfish and the star sign too: its cases after an illness's word are left to "nowotwór".
+      pl: ['nowotwór', 'nowotworu', 'nowotworem', 'chemioterapia', 'chemioterapii', 'przerzuty', 'przerzutów', 'białaczka', 'białaczkę', 'nieuleczalnie chory', 'nieuleczalnie chora', 'hospicjum', 'raka płuc', 'raka piersi', 'na raka'],
+      tr: ['kanser', 'kanserim', 'kanseri', 'tümör', 'kemoterapi', 'lösemi', 'metastaz', 'ölümcül hastalık', 'teşhis kondu'],
     },
     cues: [
       'diagnosed', 'diagnosis', 'cancer', 'tumor', 'tumour', 'terminal', 'chemo', 'chemotherapy', 'oncologist', 'malignant', 'prognosis', 'leukemia',
@@ -789,9 +907,9 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     name: 'self-harm',
     description: 'suicide, suicidal thoughts, self harm, want to die, hopeless, overdose',
     phrases: [
-      'suicide {unless named story}', 'suicidal', 'self harm', 'self-harm', 'kill myself', 'end my life', 'overdose', 'overdosed',
+      'suicide {unless named story}', 'suicidal', 'self harm', 'self-harm', 'kill myself', 'end my life {unless insurance}', 'overdose', 'overdosed',
       // Every form of the verb, said of anyone (OTHER_PERSONS; session 40: "my son tried to take his own life").
-      ...['take', 'takes', 'taking', 'taken', 'took', 'tried to take', 'try to take', 'trying to take'].map((take) => `${take} my own life`), 'ended my life', 'ending my life',
+      ...['take', 'takes', 'taking', 'taken', 'took', 'tried to take', 'try to take', 'trying to take'].map((take) => `${take} my own life`), 'ended my life', 'ending my life {unless insurance}',
       // Harm done until it bleeds, in distress (session 40: "I scratch my arms till they bleed when I'm stressed").
       ...['till', 'until', 'til'].flatMap((till) => ['they bleed', 'it bleeds', 'i bleed', 'they bled', 'it bled'].map((bleed) => `${till} ${bleed} {if distress}`)), 'killed himself', 'killed herself', 'killed themselves',
       // How people say it without the word.
@@ -799,6 +917,11 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'wish i was dead', 'wish i were dead', 'end it all', 'ending it all', 'no reason to live', 'nothing to live for', 'not worth living',
       "don't want to live", "don't want to be alive", "don't want to be here anymore", "don't want to wake up", 'dont want to live', 'dont want to be here anymore',
       'want it all to stop', 'want it all to end',
+      // What an answer says to the speaker (session 41: "if you're planning to end your life, please call 988").
+      ...['take', 'takes', 'taking', 'took', 'ending', 'ended', 'end'].map((end) => `${end} your own life`), 'end your life {unless insurance}', 'ending your life {unless insurance}', 'ended your life',
+      'call 988', 'text 988', 'dial 988', 'call or text 988',
+      // A way to die asked about (session 41: "is jumping from the 10th floor painless").
+      'painless {if method}', 'least painful way', 'painless way to go',
       'cutting myself {unless object}', 'self harming', 'take my life', 'taking my life', 'saving up my pills', 'stockpiling pills', ...OVERDOSE,
       // Hurting or burning oneself, said as a habit or an urge (session 39: "I keep hurting myself when things get bad"), not the clumsy: "keep hurting myself on the coffee table".
       'harming myself', 'harm myself',
@@ -820,6 +943,8 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       fr: ['suicide {unless named story}', 'suicidaire', 'me suicider', 'suicidé {unless named story}', "s'est suicidé", 'overdose', 'automutilation'],
       it: ['suicidio', 'suicidarmi', 'suicidato', 'suicidata', 'si è tolto la vita', 'overdose', 'autolesionismo'],
       pt: ['suicídio', 'suicidar', 'suicidou', 'tirou a própria vida', 'overdose', 'automutilação'],
+      pl: ['samobójstwo', 'samobójstwa', 'samobójcze', 'samobójczej', 'odebrać sobie życie', 'odebrał sobie życie', 'odebrała sobie życie', 'zabić się', 'nie chcę żyć', 'samookaleczenie', 'tnę się', 'przedawkowanie', 'przedawkował', 'przedawkowała'],
+      tr: ['intihar', 'intihara', 'kendimi öldürmek', 'kendimi öldüreceğim', 'yaşamak istemiyorum', 'canıma kıymak', 'canına kıydı', 'kendine zarar', 'kendime zarar', 'aşırı doz'],
     },
     cues: ['suicide', 'suicidal', 'die', 'dying', 'death', 'hopeless', 'overdose', 'harm', 'kill', 'killed', 'life', 'end', 'pills', 'worthless', 'cutting', 'disappeared', 'alive'],
     clears: [],
@@ -853,6 +978,11 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       '{anyone} throws things at me', '{anyone} threw things at me', 'following me home {if fear}', 'followed me home {if fear}', 'follows me home {if fear}',
       'stalking me', 'stalked me', 'being stalked', '{calling} stalking', 'stalking helpline',
       // Robbed or beaten by strangers: "pulled a gun on me and took my car", "got jumped outside the chippy".
+      // Knife crime, said as the news does (session 41: "there was a stabbing outside my kid's school"), not a stabbing pain nor a betrayal.
+      'a stabbing {unless pain}', 'fatal stabbing', 'stabbings', 'knife attack', 'knife attacks', 'knife crime', 'was stabbed {unless pain}', 'were stabbed', 'got stabbed {unless pain}', 'been stabbed {unless pain}',
+      'fatal shooting', 'drive by shooting', 'drive-by shooting',
+      // Harm done to others the speaker hears of (session 41: "the kids next door are being beaten, I hear screaming every night").
+      '{anyone} being beaten {unless game}', 'being beaten {unless game} {if fear}', '{anyone} being abused', '{anyone} being hurt {if fear}',
       'pulled a gun on', 'pulled a knife on', 'gunpoint', 'knifepoint', 'carjacked', 'carjacking', 'mugged {unless fooled}', 'got jumped', 'was jumped', 'were jumped',
       // Someone in care hurt: "she has bruises they can't explain".
       'unexplained bruises', 'unexplained bruising', 'bruises they can t explain', 'bruises they cant explain', 'bruises nobody can explain',
@@ -862,17 +992,55 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     ambiguous: [],
     confirmedBy: [],
     otherLanguages: {
-      es: ['violencia doméstica', 'violencia de género', 'maltrato', 'agresión sexual', 'abuso sexual', 'violada', 'violado', 'me pega', 'me pegó', 'me golpea', 'me golpeó', 'me maltrata'],
+      es: ['violencia doméstica', 'violencia de género', 'maltrato', 'agresión sexual', 'abuso sexual', 'violada', 'violado', 'me pega', 'me pegó', 'me golpea', 'me golpeó', 'me maltrata', 'sufrió abusos', 'sufrió abuso', 'fue abusada', 'fue abusado', 'abusó de ella', 'abusó de él', 'abusó de mí', 'abusaron de'],
       nl: ['huiselijk geweld', 'mishandeld', 'mishandeling', 'seksueel misbruik', 'verkracht', 'verkrachting', 'aanranding', 'slaat me', 'slaat mij'],
       de: ['häusliche gewalt', 'misshandlung', 'sexueller missbrauch', 'sexuelle gewalt', 'vergewaltigung', 'vergewaltigt', 'schlägt mich', 'mich geschlagen'],
       fr: ['violence conjugale', 'violences conjugales', 'violence domestique', 'agression sexuelle', 'abus sexuel', 'violée', 'viol', 'me frappe', 'il me bat'],
-      it: ['violenza domestica', 'maltrattamenti', 'violenza sessuale', 'abuso sessuale', 'stupro', 'stuprata'],
-      pt: ['violência doméstica', 'maus tratos', 'agressão sexual', 'abuso sexual', 'estupro', 'estuprada'],
+      it: ['violenza domestica', 'maltrattamenti', 'violenza sessuale', 'abuso sessuale', 'stupro', 'stuprata', 'ha abusato di', 'abusata', 'mi picchia', 'molestata'],
+      pt: ['violência doméstica', 'maus tratos', 'agressão sexual', 'abuso sexual', 'estupro', 'estuprada',
+        // Abuse said by its verb (session 41: "minha filha sofreu abuso de um professor"), in Portuguese and Spanish alike.
+        'sofreu abuso', 'sofreu abusos', 'foi abusada', 'foi abusado', 'abusou dela', 'abusou dele', 'abusou de mim', 'me bate', 'me agride', 'me agrediu'],
+      pl: ['przemoc domowa', 'przemocy domowej', 'przemoc w rodzinie', 'bije mnie', 'pobił mnie', 'zgwałcona', 'zgwałcił', 'gwałt', 'molestowanie', 'molestowana', 'molestował', 'wykorzystywanie seksualne'],
+      tr: ['aile içi şiddet', 'tecavüz', 'tecavüze', 'taciz', 'tacize', 'istismar', 'istismara', 'beni dövüyor', 'beni dövdü', 'şiddet görüyorum'],
     },
     cues: [
       'abuse', 'abused', 'abusive', 'assault', 'assaulted', 'rape', 'raped', 'violence', 'violent', 'victim', 'harassment', 'harassed', 'hit', 'hits', 'beat', 'beats',
       'threatened', 'threatening', 'stalking', 'pushed', 'slapped', 'punched', 'touched', 'drugged', 'scared', 'afraid',
     ],
+    clears: [],
+  },
+  {
+    // Session 41 (batch 10: a bottle of vodka a day, meth, heroin, savings lost gambling). Judged by its phrases alone, without a
+    // description: the neighbours of its words are drinks, bars and betting, what many ads are about ("craft beer pairing for a BBQ").
+    name: 'addiction',
+    phrases: [
+      'heroin', 'fentanyl', 'methamphetamine', 'crystal meth', 'crack cocaine', 'oxycontin', 'oxycodone', 'narcan', 'naloxone', 'alcoholism', 'alcohol dependence', 'alcohol dependency',
+      // Street drugs taken, any drug one is hooked on ("on painkillers after surgery", "using painkillers for my back" are served).
+      // Keyed by the drug (`{taking}`), since "on" and "using" are in most everyday bodies.
+      ...['meth', 'cocaine', 'crack', 'ketamine'].map((drug) => `{taking} ${drug}`), 'using drugs', 'injecting drugs',
+      ...['hooked on', 'addicted to', 'addiction to'].flatMap((hooked) => ['meth', 'cocaine', 'crack', 'opioids', 'painkillers', 'drugs', 'ketamine', 'benzos', 'xanax', 'alcohol', 'gambling', 'pills'].map((drug) => `${hooked} ${drug}`)),
+      ...['drug', 'drugs', 'alcohol', 'gambling', 'opioid', 'opiate', 'painkiller', 'cocaine', 'meth'].flatMap((what) => [`${what} addiction`, `${what} addict`, `${what} addicts`, ...(what === 'gambling' ? [] : [`${what} problem`])]), 'crack addiction', 'crack addict',
+      // "An alcoholic" is a person, not "an alcoholic drink".
+      'an alcoholic {unless beverage}', 'drinking problem', 'problem gambling', 'problem gambler', 'compulsive gambling', 'gambling debt', 'gambling debts', 'gambling helpline',
+      'gamblers anonymous', 'alcoholics anonymous', 'narcotics anonymous', 'nar anon', 'al anon', 'alanon', 'drug rehab', 'alcohol rehab', 'supervised detox', 'medical detox', 'alcohol withdrawal', 'opioid withdrawal', 'opiate withdrawal',
+      'drug dealer', 'to buy drugs', 'intervention for my {relative}', 'intervention for our {relative}',
+      // Drink by the bottle a day (session 41: "a bottle of vodka a day and my hands shake in the mornings").
+      ...['vodka', 'wine', 'whisky', 'whiskey', 'gin', 'rum', 'spirits', 'brandy'].flatMap((drink) => ['a day', 'every day', 'a night', 'every night'].map((when) => `bottle of ${drink} ${when}`)),
+      'cold turkey {if drugs}', 'gambling {if stakes}',
+    ],
+    ambiguous: [],
+    confirmedBy: [],
+    otherLanguages: {
+      es: ['adicción a las drogas', 'adicción al alcohol', 'adicción al juego', 'adicto a las drogas', 'adicta a las drogas', 'drogadicto', 'drogadicta', 'alcoholismo', 'alcohólicos anónimos', 'ludopatía'],
+      de: ['drogensucht', 'alkoholsucht', 'spielsucht', 'heroinsüchtig', 'drogenabhängig', 'alkoholabhängig', 'alkoholiker', 'alkoholikerin', 'entzugserscheinungen'],
+      fr: ['alcoolisme', 'toxicomanie', 'toxicomane', 'addiction à la drogue', 'addiction aux jeux'],
+      it: ['alcolismo', 'alcolista', 'tossicodipendente', 'tossicodipendenza', 'dipendenza dalla droga', 'dipendenza dal gioco', 'ludopatia'],
+      pt: ['alcoolismo', 'alcoólatra', 'viciado em drogas', 'viciada em drogas', 'dependência química', 'vício em drogas', 'vício em jogo'],
+      nl: ['verslaafd aan drugs', 'verslaafd aan alcohol', 'drugsverslaving', 'alcoholverslaving', 'gokverslaving', 'alcoholist', 'alcoholisme'],
+      pl: [...['uzależnienie od', 'uzależniony od', 'uzależniona od'].flatMap((hooked) => [`${hooked} alkoholu`, `${hooked} narkotyków`, `${hooked} hazardu`]), 'alkoholizm', 'alkoholik', 'alkoholiczka', 'narkoman', 'narkomanka', 'odwyk', 'odwyku'],
+      tr: ['alkolizm', 'alkolik', 'eroin', 'uyuşturucu bağımlısı', 'uyuşturucu bağımlılığı', 'alkol bağımlılığı', 'kumar bağımlılığı'],
+    },
+    cues: [],
     clears: [],
   },
 ];

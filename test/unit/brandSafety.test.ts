@@ -496,7 +496,8 @@ describe("brand safety: session 40's rule kinds (batch 9's misses and false veto
   });
 
   it('reads a weapon hitting a building, no word from family and a fall with a shattered kneecap, not a toy drone', () => {
-    vetoes(['a rocket hit the school near my sister in kharkiv last night', 'my parents are in khartoum and I have not heard from them since the fighting started'], 'disaster');
+    // Session 41: a war's words, not its cities of the day ("in kharkiv" alone no longer confirms the rocket).
+    vetoes(['a rocket hit the school near my sister last night, the air raid sirens went on for hours', 'my parents are in khartoum and I have not heard from them since the fighting started'], 'disaster');
     vetoes(['I had a nasty fall on the ice and shattered my kneecap, surgery is on monday'], 'accident');
     serves(['my drone hit the building next door and lost a propeller, where do I get spares?', 'I have not heard from the recruiter in two weeks, should I chase?']);
   });
@@ -504,6 +505,60 @@ describe("brand safety: session 40's rule kinds (batch 9's misses and false veto
   it('reads the other languages\' "wants to end her life" and "hits me" as sensitive', () => {
     vetoes(['mi amigo dice que quiere quitarse la vida', 'ich kann nicht mehr, ich will nicht mehr leben'], 'self-harm');
     vetoes(['mi novio me pega y no sé qué hacer', 'mein Mann schlägt mich, wohin kann ich gehen?'], 'abuse');
+  });
+});
+
+describe("brand safety: session 41's rule kinds (batch 10's misses and false vetoes), in other sentences", () => {
+  const vetoes = (queries: string[], topic: string, by: 'phrase' | 'similarity' = 'phrase') => {
+    for (const query of queries) expect(verdict(query), query).toMatchObject({ topic, by });
+  };
+  const serves = (queries: string[]) => {
+    for (const query of queries) expect(verdict(query), query).toBeUndefined();
+  };
+
+  it('reads addiction as a topic of its own, by phrase only: drugs, drink by the bottle, gambling that cost the savings; not a drink, a bet or painkillers after surgery', () => {
+    vetoes(['my dad has been using meth again and stole my car', "she's an alcoholic and drives the kids to school", 'my husband is addicted to painkillers since his back surgery'], 'addiction');
+    vetoes(['he drinks a bottle of wine every night and hides the empties', 'I keep gambling and now we have debts my partner does not know about', 'coming off opioids cold turkey, how bad is it'], 'addiction');
+    serves(['an alcoholic punch recipe for a party of 20', 'a bottle of gin for my dad, which brand?', 'I quit sugar cold turkey, how long do cravings last?', 'gambling on the match tonight, best odds for a draw?', "I'm on painkillers after my wisdom tooth, can I drink coffee?"]);
+  });
+
+  it('reads a pregnancy lost or ended without the word miscarriage, not pregnancy weight', () => {
+    vetoes(['the pregnancy did not make it and I have to go back to work on monday', 'we had to end the pregnancy at 22 weeks', 'the doctor said it is an ectopic pregnancy'], 'bereavement');
+    serves(['how do I lose my pregnancy weight? I lost my pregnancy weight slowly last time']);
+  });
+
+  it('reads a burial of a person or pet, a prognosis that treatment is over and a finding on an organ; not a game in the sand, a garage or stock market growth', () => {
+    vetoes(['we buried our cat under the apple tree this morning', 'my nan buried her husband last spring and is so lonely'], 'bereavement');
+    vetoes(['the doctors say there is nothing more they can do for mum', 'the scan found a growth on her liver, the biopsy is next week'], 'serious diagnosis');
+    serves(['the kids buried him in the sand at the beach, so funny', 'the garage said there is nothing more they can do for my old car', 'the growth in the stock market this year, should I buy?']);
+  });
+
+  it("reads knife crime, a war's dead and captives, harm heard of with fear, and what an answer says to the speaker; not a stabbing pain, a toddler or a price war", () => {
+    vetoes(['my brother was stabbed outside a club last night', 'I think the woman upstairs is being beaten, should I call the police?'], 'abuse');
+    vetoes(['three hostages were freed after the attack on the village', 'his regiment took casualties near the border'], 'disaster');
+    vetoes(['how much paracetamol is a painless way to go', 'is drowning painless'], 'self-harm');
+    serves(['I have a stabbing pain in my side when I run', 'held hostage by my toddler at bedtime again, any tips?', 'is laser hair removal painless?', 'how do I end my life insurance policy?', 'how many casualties were there at the battle of the somme?']);
+  });
+
+  it('reads Polish and Turkish words of a death, an accident, a disaster and abuse; not Turkish "oldu" nor an earthquake kit', () => {
+    vetoes(['mój tata zmarł w nocy', 'babam öldü, ne yapmalıyım'], 'bereavement');
+    vetoes(['moja siostra miała wypadek samochodowy'], 'accident');
+    vetoes(['depremde evimiz yıkıldı'], 'disaster');
+    vetoes(['mąż mnie bije, przemoc domowa trwa od lat'], 'abuse');
+    vetoes(['minha filha sofreu abuso na escola'], 'abuse');
+    serves(['ne oldu bilmiyorum, telefonum çalışmıyor', 'deprem çantası için neler almalıyım']);
+  });
+
+  it('does not count "life" or "end" said of a life lived or a part as cues, so the similarity does not veto by them; insurance and a band clear it', () => {
+    // All vetoed by bereavement's or disaster's similarity before (a birthday's "life", a speech's "end with a toast", flood insurance's "flood").
+    serves(['a photo board of her life for mum\'s 70th birthday party', 'my grandmother is 90 and still full of life, gift ideas?', 'a retirement speech for my dad, I want to end with a toast']);
+    serves(['flood insurance for a new house in a flood zone, is it worth it?', 'pet insurance for a kitten, which policies cover cancer treatment?', 'is the band funeral for a friend still touring?']);
+    vetoes(['grandma is dying, what do we do with her car?'], 'bereavement', 'similarity');
+  });
+
+  it('serves a war of remembrance and of history; a war lived through still vetoes', () => {
+    serves(['what does the red poppy mean on remembrance day? soldiers who died in the war']);
+    vetoes(['the war destroyed our town and we fled with nothing'], 'disaster');
   });
 });
 
@@ -519,7 +574,10 @@ describe('brand safety: the held-out batches, judged with their answers (bench/s
     'brandSafetyHeldOut7.txt': { sensitive: [61, 61], ordinaryVetoed: [0, 57] },
     'brandSafetyHeldOut8.txt': { sensitive: [71, 71], ordinaryVetoed: [0, 67] },
     // Session 40: a band, a grandad's 90th birthday (by similarity, its cue "life") and a film's death named without a film word are left.
-    'brandSafetyHeldOut9.txt': { sensitive: [90, 90], ordinaryVetoed: [3, 97] },
+    // Session 41: the band and the birthday served (a record's and a life's words); a film's death named without a film word is left.
+    'brandSafetyHeldOut9.txt': { sensitive: [90, 90], ordinaryVetoed: [1, 97] },
+    // Session 41: held out on main's rules 83/101 and 5/128 (bench/README.md, "Brand safety: session 41"); tuned on since.
+    'brandSafetyHeldOut10.txt': { sensitive: [101, 101], ordinaryVetoed: [0, 128] },
   };
   for (const [file, expected] of Object.entries(figures)) {
     it(`${file}: ${expected.sensitive.join('/')} sensitive vetoed, ${expected.ordinaryVetoed.join('/')} ordinary vetoed`, () => {
