@@ -1021,11 +1021,12 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       ...['hooked on', 'addicted to', 'addiction to'].flatMap((hooked) => ['meth', 'cocaine', 'crack', 'opioids', 'painkillers', 'drugs', 'ketamine', 'benzos', 'xanax', 'alcohol', 'gambling', 'pills'].map((drug) => `${hooked} ${drug}`)),
       ...['drug', 'drugs', 'alcohol', 'gambling', 'opioid', 'opiate', 'painkiller', 'cocaine', 'meth'].flatMap((what) => [`${what} addiction`, `${what} addict`, `${what} addicts`, ...(what === 'gambling' ? [] : [`${what} problem`])]), 'crack addiction', 'crack addict',
       // "An alcoholic" is a person, not "an alcoholic drink".
-      'an alcoholic {unless beverage}', 'drinking problem', 'problem gambling', 'problem gambler', 'compulsive gambling', 'gambling debt', 'gambling debts', 'gambling helpline',
+      'an alcoholic {unless beverage}', 'drinking problem', 'problem gambling', 'problem gambler', 'compulsive gambling',
       'gamblers anonymous', 'alcoholics anonymous', 'narcotics anonymous', 'nar anon', 'al anon', 'alanon', 'drug rehab', 'alcohol rehab', 'supervised detox', 'medical detox', 'alcohol withdrawal', 'opioid withdrawal', 'opiate withdrawal',
       'drug dealer', 'to buy drugs', 'intervention for my {relative}', 'intervention for our {relative}',
       // Drink by the bottle a day (session 41: "a bottle of vodka a day and my hands shake in the mornings").
       ...['vodka', 'wine', 'whisky', 'whiskey', 'gin', 'rum', 'spirits', 'brandy'].flatMap((drink) => ['a day', 'every day', 'a night', 'every night'].map((when) => `bottle of ${drink} ${when}`)),
+      // (Gambling debts and a gambling helpline are this, confirmed.)
       'cold turkey {if drugs}', 'gambling {if stakes}',
     ],
     ambiguous: [],
