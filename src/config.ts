@@ -187,6 +187,12 @@ const configSchema = z
     IMPRESSION_VELOCITY_10S: wholeNumber.pipe(z.number().int().min(0)).default(30),
     IMPRESSION_VELOCITY_10MIN: wholeNumber.pipe(z.number().int().min(0)).default(600),
     /**
+     * The same from one block of addresses (an IPv4 /24, an IPv6 /48), whatever the addresses in it: sized for
+     * the biggest carrier block reading one publisher (docs/tracking.md, Impression velocity). 0: no limit.
+     */
+    IMPRESSION_BLOCK_VELOCITY_10S: wholeNumber.pipe(z.number().int().min(0)).default(2000),
+    IMPRESSION_BLOCK_VELOCITY_10MIN: wholeNumber.pipe(z.number().int().min(0)).default(24_000),
+    /**
      * A publisher's clicks (all its placements) from one block of addresses (an IPv4 /24, an IPv6 /48) beyond
      * this many in any 10 s, or in any 10 minutes, are placement_click_velocity while the block's click-through
      * on them (its clicks against its valid impressions, 10 minutes) is above

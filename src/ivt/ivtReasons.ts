@@ -30,7 +30,7 @@ export const ivtReasons = {
   placement_click_velocity:
     "an otherwise billable click of a placement beyond PLACEMENT_CLICK_VELOCITY_10S (default 20) in 10 s or PLACEMENT_CLICK_VELOCITY_10MIN (default 120) in 10 minutes of its publisher's placements together from one block of addresses (an IPv4 /24, an IPv6 /48), whatever the addresses and user agents in it, while that block clicks more than PLACEMENT_CLICK_THROUGH_MAX (default 0.2) of its valid impressions of them, and beyond 10 times those counts whatever it clicks: most often its publisher clicking its own ads",
   impression_velocity:
-    "an otherwise billable tCPM impression of a placement beyond IMPRESSION_VELOCITY_10S (default 30) in 10 s or IMPRESSION_VELOCITY_10MIN (default 600) in 10 minutes of its publisher's placements together from one network (the address, IPv6 by its /56, whatever the user agent)",
+    "an otherwise billable tCPM impression of a placement beyond IMPRESSION_VELOCITY_10S (default 30) in 10 s or IMPRESSION_VELOCITY_10MIN (default 600) in 10 minutes of its publisher's placements together from one network (the address, IPv6 by its /56, whatever the user agent), or beyond IMPRESSION_BLOCK_VELOCITY_10S (2,000) or _10MIN (24,000) from one IPv4 /24 or IPv6 /48",
   invalid_click: 'a conversion whose click was invalid traffic',
   outside_window: 'a conversion before its click or more than ATTRIBUTION_WINDOW_DAYS after it',
 } as const;

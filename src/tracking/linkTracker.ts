@@ -32,7 +32,7 @@ export interface LinkTrackerDeps {
   log: FastifyBaseLogger;
   /** Browsers send Fetch Metadata to TRACKING_BASE_URL (https or loopback): its absence is judged. */
   fetchMetadataExpected: boolean;
-  /** Billable (tCPM) impressions per publisher and network (IMPRESSION_VELOCITY_10S, _10MIN). */
+  /** Billable (tCPM) impressions per publisher and network (IMPRESSION_VELOCITY_10S, _10MIN) and block (IMPRESSION_BLOCK_VELOCITY_*). */
   impressionVelocity: ImpressionVelocity;
   /** Each publisher's valid impressions and clicks per block of addresses (PLACEMENT_CLICK_VELOCITY_*, PLACEMENT_CLICK_THROUGH_MAX). */
   placementBlocks: PlacementBlocks;
@@ -46,7 +46,7 @@ export interface LinkTrackerDeps {
  * client_hints_mismatch), then the serve's history (duplicate, click_without_impression, click_too_fast,
  * impression_unverified), then the pace (click_velocity of the visitor and its network, placement_click_velocity of a
  * publisher's placements from one IPv4 /24 or IPv6 /48 clicking far more of their impressions than a crowd does,
- * impression_velocity of the network in a publisher's placements, for tCPM impressions). A valid event is then judged by
+ * impression_velocity of the network or block in a publisher's placements, for tCPM impressions). A valid event is then judged by
  * the billing ceilings (billingCeiling.ts): over one, it is stored as valid but unbilled.
  *
  * The serve's history is this process's ledger; a click whose serve it does not know asks ClickHouse

@@ -60,7 +60,7 @@ export class PlacementBlocks {
   /** The key of the visitor's block on the publisher's placements; an IPv4 address is cut at its last dot, no parse (the pixel's path). */
   keyOf(visitor: Visitor, publisherId: string): string {
     const ip = visitor.ip.ip;
-    const block = ip.includes(':') ? addressKeys(visitor).block : `${ip.slice(0, ip.lastIndexOf('.'))}/24`;
+    const block = ip.includes(':') ? addressKeys(visitor).block : blockOf(ip);
     return `${block} ${publisherId}`;
   }
 
@@ -106,6 +106,11 @@ export class PlacementBlocks {
     clicks.shortCount++;
     clicks.longCount++;
   }
+}
+
+/** An IPv4 address's /24, cut at its last dot (no parse: the pixel's path); also impression velocity's block. */
+export function blockOf(ipv4: string): string {
+  return `${ipv4.slice(0, ipv4.lastIndexOf('.'))}/24`;
 }
 
 const IMPRESSION_SAMPLE = 8;

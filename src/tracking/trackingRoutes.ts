@@ -47,7 +47,12 @@ export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): P
     ceiling,
     log: app.log,
     fetchMetadataExpected: browsersSendFetchMetadataTo(config.TRACKING_BASE_URL),
-    impressionVelocity: new ImpressionVelocity({ per10s: config.IMPRESSION_VELOCITY_10S, per10min: config.IMPRESSION_VELOCITY_10MIN }),
+    impressionVelocity: new ImpressionVelocity({
+      per10s: config.IMPRESSION_VELOCITY_10S,
+      per10min: config.IMPRESSION_VELOCITY_10MIN,
+      blockPer10s: config.IMPRESSION_BLOCK_VELOCITY_10S,
+      blockPer10min: config.IMPRESSION_BLOCK_VELOCITY_10MIN,
+    }),
     placementBlocks: new PlacementBlocks({
       per10s: config.PLACEMENT_CLICK_VELOCITY_10S,
       per10min: config.PLACEMENT_CLICK_VELOCITY_10MIN,

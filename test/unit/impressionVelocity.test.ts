@@ -3,7 +3,7 @@ import { ImpressionVelocity } from '../../src/tracking/impressionVelocity.js';
 import type { Visitor } from '../../src/tracking/visitor.js';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
-const DEFAULTS = { per10s: 30, per10min: 600 };
+const DEFAULTS = { per10s: 30, per10min: 600, blockPer10s: 2000, blockPer10min: 24_000 };
 
 function visitor(ip: string, userAgent = CHROME): Visitor {
   return { ip: { ip, ipClass: 'public', network: '', ivt: '' }, userAgent, ivt: '' };
@@ -18,7 +18,7 @@ const T0 = 1_800_000_000_000;
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 
-describe('impression velocity (per publisher and network: the address, IPv6 by its /56)', () => {
+describe('impression velocity (per publisher and network: the address, IPv6 by its /56; and per publisher and block)', () => {
   it("allows 30 impressions of a publisher's placements in 10 s from one address and refuses the rest of a flood", () => {
     // session 31's test: 100 serves and pixels from one home address in 3.8 s.
     const flood = Array.from({ length: 100 }, (_, n) => T0 + n * 38);
@@ -62,9 +62,34 @@ describe('impression velocity (per publisher and network: the address, IPv6 by i
     expect(velocity.tooFast(who, 'chat-publisher', T0 + 5 * SECOND)).toBe(true);
     expect(velocity.tooFast(who, 'chat-publisher', T0 + 21 * SECOND)).toBe(false);
 
-    const unlimited = new ImpressionVelocity({ per10s: 0, per10min: 0 });
+    const unlimited = new ImpressionVelocity({ per10s: 0, per10min: 0, blockPer10s: 0, blockPer10min: 0 });
     expect(refused(unlimited, who, Array.from({ length: 1000 }, (_, n) => T0 + n))).toEqual([]);
-    const sustainedOnly = new ImpressionVelocity({ per10s: 0, per10min: 600 });
+    const sustainedOnly = new ImpressionVelocity({ per10s: 0, per10min: 600, blockPer10s: 0, blockPer10min: 0 });
     expect(refused(sustainedOnly, who, Array.from({ length: 601 }, (_, n) => T0 + n))).toHaveLength(1);
+  });
+
+  it("caps one publisher's impressions from one IPv4 /24 or IPv6 /48, address after address, and no other publisher's (try41 F6)", () => {
+    // The publisher's own pixels from 256 addresses of one /24, each under its own limit (25 in 10 s).
+    const velocity = new ImpressionVelocity(DEFAULTS);
+    const pixels = Array.from({ length: 256 * 25 }, (_, n) => ({ ip: `81.2.180.${n % 256}`, time: T0 + n }));
+    const out = pixels.filter(({ ip, time }) => velocity.tooFast(visitor(ip), 'fraud-publisher', time));
+    expect(out).toEqual(pixels.slice(2000));
+    // Another publisher's readers in the same block, at the same time, are billed.
+    expect(Array.from({ length: 100 }, (_, n) => velocity.tooFast(visitor(`81.2.180.${n}`), 'chat-publisher', T0 + 7000 + n)).filter(Boolean)).toEqual([]);
+    // Another /24 of the same publisher is not the block.
+    expect(velocity.tooFast(visitor('81.2.181.1'), 'fraud-publisher', T0 + 7000)).toBe(false);
+
+    // Kept up under the 10 s cap (1,000 in each 10 s from 200 addresses): 24,000 in 10 minutes, then refused.
+    const steady = new ImpressionVelocity(DEFAULTS);
+    const paced = Array.from({ length: 30_000 }, (_, n) => ({ ip: `2a00:23c5:9999:${(n % 200).toString(16)}00::1`, time: T0 + n * 10 }));
+    const refusedPaced = paced.filter(({ ip, time }) => steady.tooFast(visitor(ip), 'fraud-publisher', time));
+    expect(refusedPaced.length).toBeGreaterThanOrEqual(5000);
+    expect(refusedPaced[0]!.time).toBeGreaterThanOrEqual(T0 + 23_900 * 10);
+  });
+
+  it('never refuses a carrier block whose thousands of readers make 30 impressions a second of one publisher between them, for an hour', () => {
+    const velocity = new ImpressionVelocity(DEFAULTS);
+    const crowd = Array.from({ length: 3600 * 30 }, (_, n) => ({ ip: `100.64.7.${(n * 7) % 256}`, time: T0 + Math.floor(n * 33.3) }));
+    expect(crowd.filter(({ ip, time }) => velocity.tooFast(visitor(ip), 'chat-publisher', time))).toEqual([]);
   });
 });
