@@ -44,7 +44,11 @@ export async function servableLineItem(ctx: TestContext, advertiser: Advertiser,
     campaign: { name: 'Serving test', brand_name: spec.brandName ?? 'Brandco', user_id: advertiser.userId, ...spec.campaign },
     line_item: {
       title: 'Line item',
-      budget: spec.budget ?? { daily: 1000, currency: 'USD' },
+      // asap: servable at any hour. Even pacing releases budget x (elapsed + 1 h) / 24 h, 52 USD of
+      // 1,000 at 00:15 UTC, which one 50 USD tCPM serve's hold or two 34 USD CPC ones used up: tests
+      // of ranking then failed in the first hour of every UTC day (the CI run at 00:05 did). Tests of
+      // pacing name their budget.
+      budget: spec.budget ?? { daily: 1000, currency: 'USD', pacing: 'asap' },
       bids: spec.bids ?? { bid_type: 'cpc', bid_value: 100 },
       targeting: spec.targeting ?? {},
       ...(spec.creatives === null ? {} : { creatives: spec.creatives ?? [creative()] }),
