@@ -7,6 +7,7 @@ import { requestIdOf } from './http/requestId.js';
 import { clientErrorHandler, frameworkErrorHandler } from './http/frameworkErrors.js';
 import { healthRoutes } from './http/healthRoutes.js';
 import { proxyTrustWarning } from './http/proxyTrustWarning.js';
+import { velocityLimitsWarning } from './tracking/velocityLimitsWarning.js';
 import { cachedProxyTrust } from './http/proxyTrust.js';
 import { clientAddressOf } from './http/clientAddress.js';
 import { defaultMaxConnections, descriptorLimit } from './http/connectionLimit.js';
@@ -79,6 +80,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.server.maxConnections = config.MAX_CONNECTIONS ?? defaultMaxConnections(descriptorLimit());
   const proxyWarning = proxyTrustWarning(config.TRUST_PROXY);
   if (proxyWarning) app.log.warn({ TRUST_PROXY: config.TRUST_PROXY }, proxyWarning);
+  const velocityWarning = velocityLimitsWarning(config);
+  if (velocityWarning) app.log.warn(velocityWarning);
   // A callback hook: an async one costs every response a promise and a turn of the microtask queue.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
