@@ -241,8 +241,8 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
       if (!isUnparsableInsert(error)) throw error;
     }
     // Refused whole, so nothing of it was written (a segment is one insert block).
-    const parsable = setAsideUnparsableLines(segment.name, spool.read(segment.name), segment.events);
-    return parsable.lines === 0 ? 0 : insertLines(segment.name, parsable.body, parsable.lines, segment.name, serves, days);
+    const body = setAsideUnparsableLines(segment, spool.read(segment.name));
+    return body === '' ? 0 : insertLines(segment.name, body, segment.events, segment.name, serves, days);
   }
 
   /**
@@ -251,18 +251,21 @@ export async function createClickHouseEventPipeline({ config, ch, log, billing =
    * again under the segment's own token, one insert, which a replay after a crash repeats exactly.
    * Halving (insertLines) is left for lines whose values ClickHouse refuses.
    */
-  function setAsideUnparsableLines(segmentName: string, body: string, lines: number): { body: string; lines: number } {
+  function setAsideUnparsableLines(segment: SealedSegment, body: string): string {
     const sorted = sortSpoolLines(body);
-    if (sorted.unparsableCount === 0) return { body, lines };
+    if (sorted.unparsableCount === 0) return body;
     // Quarantined first: a crash between the two steps sorts the same lines into the same file again.
-    const file = quarantine.keepLines(segmentName, sorted.unparsable);
-    spool.replace(segmentName, sorted.parsable);
+    const file = quarantine.keepLines(segment.name, sorted.unparsable);
+    spool.replace(segment.name, sorted.parsable);
     counts.quarantined += sorted.unparsableCount;
+    // The segment holds only the rest now: a retry of its insert writes (and counts) those alone.
+    segment.events = sorted.parsableCount;
+    sealedCount -= sorted.unparsableCount;
     log.error(
-      { segment: segmentName, quarantined: sorted.unparsableCount, kept: sorted.parsableCount, reason: sorted.firstReason, quarantine: file },
+      { segment: segment.name, quarantined: sorted.unparsableCount, kept: sorted.parsableCount, reason: sorted.firstReason, quarantine: file },
       'ClickHouse cannot parse some spooled events; they are quarantined and the rest is written',
     );
-    return { body: sorted.parsable, lines: sorted.parsableCount };
+    return sorted.parsable;
   }
 
   /** The serves of the segment's valid link events, which its insert checks; undefined when it has none. */
