@@ -222,7 +222,6 @@ export const EVERYDAY_JUST_BEFORE: Record<string, string[]> = {
     'i am a', 'i m a', 'im a',
     ...['she', 'he', 'girlfriend', 'boyfriend', 'wife', 'husband', 'partner', 'friend', 'mum', 'mom', 'dad', 'son', 'daughter', 'sister', 'brother', 'boss', 'crush'].flatMap((who) => [`${who} is a`, `${who} s a`]),
   ],
-  /** A field someone works in, not a patient's care: "a nurse who works in palliative care", "a degree in palliative medicine". */
   /**
    * A life lived, not one ended (session 41, the "life" cue bs40 left: "a photo board of his life" for a grandad's 90th birthday,
    * "battery life", "work life balance"); "take his own life" and "end my life" are phrases.
@@ -232,6 +231,7 @@ export const EVERYDAY_JUST_BEFORE: Record<string, string[]> = {
     'full of', 'time of my', 'love of my', 'way of', 'slice of', 'circle of', 'meaning of', 'story of my',
     'long', 'happy', 'full', 'healthy', 'good', 'great', 'second', 'new', 'wild', 'sea', 'plant', 'game of', 'for', 'city', 'country', 'village', 'office', 'married', 'single', 'adult', 'modern',
   ],
+  /** A field someone works in, not a patient's care: "a nurse who works in palliative care", "a degree in palliative medicine". */
   work: ['works', 'work', 'working', 'worked', 'career', 'careers', 'job', 'jobs', 'nurse', 'nurses', 'nursing', 'degree', 'course', 'training', 'specialises', 'specializes', 'specialising', 'specializing', 'volunteers', 'volunteer', 'volunteering'].map((field) => `${field} in`),
 };
 /**
