@@ -1,12 +1,11 @@
 import { z } from 'zod';
+import { holdsLoneSurrogate } from '../loneSurrogate.js';
 
 // Postgres text cannot hold NUL and control characters break rendering: refuse them up front (422),
 // rather than letting the database answer 500. Every free-text field written to Postgres (admin,
 // publisher and management bodies) is a textLine or a textBlock, so this is the one home of the rule.
 const controlCharacters = /[\p{Cc}]/u;
 const controlCharactersExceptNewline = /[^\P{Cc}\n]/u;
-// In a u-flag pattern a surrogate pair reads as one code point, so \p{Cs} matches only a lone surrogate.
-const loneSurrogate = /\p{Cs}/u;
 
 /**
  * Text that is well-formed Unicode. JSON can spell a lone UTF-16 surrogate ("\ud800"), which has no
@@ -16,7 +15,7 @@ const loneSurrogate = /\p{Cs}/u;
  * 422 validation_error that changes nothing.
  */
 export function wellFormedText() {
-  return z.string().refine((text) => !loneSurrogate.test(text), { message: 'must be well-formed Unicode (no lone surrogates)', abort: true });
+  return z.string().refine((text) => !holdsLoneSurrogate(text), { message: 'must be well-formed Unicode (no lone surrogates)', abort: true });
 }
 
 /** A trimmed, non-empty line of text of at most `max` characters. */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { HMAC_SHA256_BYTES, hmacSha256, hmacSha256Key, type HmacKey } from './hmacSha256.js';
 import { MAX_CLAIMS_BYTES, readClaims, writeClaims } from './trackingClaimsBytes.js';
 import { trackingClaimsSchema, type TrackingClaims } from './trackingClaimsSchema.js';
+import { holdsLoneSurrogate } from '../loneSurrogate.js';
 
 export { trackingClaimsSchema, type TrackingClaims };
 
@@ -74,11 +75,8 @@ export function unverifiedTrackingClaims(token: string): TrackingClaims | undefi
  * unverified format 1 payload is checked: one with a lone surrogate decodes to nothing.
  */
 function wellFormed({ s, p, k }: TrackingClaims): boolean {
-  return !LONE_SURROGATE.test(s) && !LONE_SURROGATE.test(p) && (k === undefined || !LONE_SURROGATE.test(k));
+  return !holdsLoneSurrogate(s) && !holdsLoneSurrogate(p) && (k === undefined || !holdsLoneSurrogate(k));
 }
-
-/** With the u flag a pair is one code point, so only an unpaired half is in category Cs. */
-const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
  * Decodes a format 2 token into tokenBytes and answers the length of its claims (the MAC follows

@@ -1,4 +1,5 @@
 import { SPOOL_COLUMNS } from './eventSpool.js';
+import { holdsLoneSurrogate } from '../loneSurrogate.js';
 
 /** A segment's lines sorted by whether ClickHouse can parse them, as far as Node can tell. */
 export interface SortedSpoolLines {
@@ -9,9 +10,6 @@ export interface SortedSpoolLines {
   /** Why the first unparsable line is one, for the log. */
   firstReason: string | undefined;
 }
-
-/** With the u flag a surrogate pair is one code point, so only an unpaired half is in category Cs. */
-const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
  * Sorts the lines of a body ClickHouse refused to parse: a line that is not a JSON array of at most
@@ -50,7 +48,7 @@ function whyUnparsable(line: string): string | undefined {
   if (!Array.isArray(row) || row.length === 0 || row.length > SPOOL_COLUMNS.length) return 'not a row of the spool';
   for (const [index, value] of row.entries()) {
     if (typeof value === 'number' ? !Number.isFinite(value) : typeof value !== 'string') return `${SPOOL_COLUMNS[index]} is neither text nor a number`;
-    if (typeof value === 'string' && LONE_SURROGATE.test(value)) return `${SPOOL_COLUMNS[index]} holds a lone surrogate`;
+    if (typeof value === 'string' && holdsLoneSurrogate(value)) return `${SPOOL_COLUMNS[index]} holds a lone surrogate`;
   }
   return undefined;
 }
