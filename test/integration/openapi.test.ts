@@ -170,10 +170,13 @@ describe('openapi.yaml', () => {
     expect(missing.sort(), `routes missing from openapi.yaml:\n${missing.join('\n')}`).toEqual([]);
   });
 
-  it('lists 400, 413 and 415 on every operation that answers them, so that a new route cannot miss them', () => {
+  it('lists 400, 413, 415 and 503 on every operation that answers them, so that a new route cannot miss them', () => {
     // Every /v1 route answers 400 to a query parameter it does not read (refuseUnreadQueries, or its
     // own strict query schema) unless it takes any query; every body is answered 400 when it is not
-    // JSON (or UTF-8), 413 over the body limit, 415 in another media type or encoding.
+    // JSON (or UTF-8), 413 over the body limit, 415 in another media type or encoding. Every /v1
+    // route but serving (its in-memory index) and the two tracking links (their own 503) asks
+    // Postgres for its caller's key or token, so answers 503 when Postgres cannot answer.
+    const withoutPostgres = new Set(['POST /v1/serve', 'GET /v1/t/i/{token}', 'GET /v1/t/c/{token}']);
     const missing: string[] = [];
     for (const [template, item] of Object.entries(document.paths)) {
       if (!template.startsWith('/v1/')) continue;
@@ -185,6 +188,7 @@ describe('openapi.yaml', () => {
           : takesAnyQuery
             ? {}
             : { '400': 'BadRequest' };
+        if (!withoutPostgres.has(name)) expected['503'] = 'Unavailable';
         // The shared response, or one of the operation's own that says more (the NDJSON import's 415).
         for (const [status, response] of Object.entries(expected)) {
           const listed = operation.responses?.[status];
