@@ -110,7 +110,8 @@ function outsideTargetCountry(lineItem: BilledLineItem, event: TrackedEvent): bo
   const include = lineItem.countriesInclude ?? null;
   const exclude = lineItem.countriesExclude ?? null;
   if (include === null && exclude === null) return false;
-  // A conversion's country is its click's, which was judged; a CPA conversion is a sale the advertiser reported.
+  // A conversion is a sale the advertiser reported: billed in full, even when its click (which cost
+  // nothing, CPA) came from outside the countries (rev41 R2; docs/tracking.md says so).
   if (event.type === 'conversion' || event.country === '' || event.ip_class === 'relay') return false;
   return (include !== null && !include.has(event.country)) || (exclude !== null && exclude.has(event.country));
 }

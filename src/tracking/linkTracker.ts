@@ -149,17 +149,20 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
   }
 
   /**
-   * A placement whose clicks from one block of addresses are being refused is most often its own
-   * publisher clicking its ads: warned about at most once a placement per 10 minutes (and counted in
+   * A publisher whose clicks from one block of addresses are being refused is most often clicking
+   * its own ads: warned about at most once a publisher per 10 minutes (and counted in
    * adsvc_events_invalid_total by its reason), for an operator's log alert, as auto-revocation flags
-   * server-side pixels. Each instance warns of what it refuses itself.
+   * server-side pixels. Keyed like the rule (per publisher, all its placements together), so a
+   * publisher clicking across P placements is one line, not P (rev41 R6); it names the placement of
+   * the click that tripped it, where the operator starts looking. Each instance warns of what it
+   * refuses itself.
    */
   const flaggedAt = new Map<string, number>();
   function flagBlock(placementId: string, publisherId: string, nowMs: number): void {
-    const last = flaggedAt.get(placementId);
+    const last = flaggedAt.get(publisherId);
     if (last !== undefined && nowMs - last < FLAG_INTERVAL_MS) return;
     if (flaggedAt.size >= FLAGGED_CAPACITY) flaggedAt.clear();
-    flaggedAt.set(placementId, nowMs);
+    flaggedAt.set(publisherId, nowMs);
     log.warn({ placement_id: placementId, publisher_id: publisherId }, 'placement flagged for review: clicks from one block of addresses beyond placement_click_velocity');
   }
 
@@ -175,7 +178,7 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
 }
 
 const FLAG_INTERVAL_MS = 600_000;
-/** Placements remembered as warned about; past it all are forgotten, so a few warn again early. */
+/** Publishers remembered as warned about; past it all are forgotten, so a few warn again early. */
 const FLAGGED_CAPACITY = 10_000;
 
 export type LinkTracker = ReturnType<typeof createLinkTracker>;

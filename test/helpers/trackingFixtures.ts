@@ -52,11 +52,16 @@ export interface TrackedLineItem {
   publisherId: string;
 }
 
-/** A campaign whose one line item has the given bids and a creative pointing at DESTINATION. */
+/**
+ * A campaign whose one line item has the given bids and a creative pointing at DESTINATION. Its
+ * budget is `asap` unless the test says otherwise, as servingFixtures' are: its links are signed by
+ * the test, not served, and the billing ceilings do not pace, but a test that serves it must not
+ * depend on the hour (paced even, right after 00:00 UTC a day releases 1/24 of its budget).
+ */
 export async function trackedLineItem(
   ctx: TestContext,
   bids: { bid_type: string; bid_value: number } = { bid_type: 'cpm', bid_value: 2.5 },
-  budget: { daily: number; currency: string } = { daily: 100, currency: 'USD' },
+  budget: { daily: number; currency: string; pacing?: 'even' | 'asap' } = { daily: 100, currency: 'USD', pacing: 'asap' },
 ): Promise<TrackedLineItem> {
   const advertiser = await createAdvertiser(ctx);
   const { campaignId, lineItemId } = await composeCampaign(ctx, advertiser.key, advertiser.user.id, {

@@ -230,7 +230,9 @@ describe('billing ceilings: budgets', () => {
     const firstOfMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1, 1);
     // A witness spent through ClickHouse beside it: once it stops being served, a pacing sync has read both.
     const word = uniqueWord();
-    const witness = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 50 }, budget: { daily: 20, currency: 'USD' }, targeting: { keywords: { include: [word] } } });
+    // asap: paced even, right after 00:00 UTC a day's 20 USD releases 0.83 USD, which two serves' holds
+    // (0.5 USD each) fill, and the witness stopped being served before any sync (red at 00:05 UTC).
+    const witness = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpc', bid_value: 50 }, budget: { daily: 20, currency: 'USD', pacing: 'asap' }, targeting: { keywords: { include: [word] } } });
     const witnessBody = { placement_id: placement, context: { query: word, response: '' } };
     await eventuallyServed(ctx, publisher.token, witnessBody, witness.lineItemId);
     await insertEvents(ctx, [

@@ -84,7 +84,7 @@ describe('click redirect: one visitor clicking faster than a person can (click_v
 });
 
 describe('click redirect: one placement clicked from one block of addresses (placement_click_velocity)', () => {
-  it("bills 20 of 30 clicks of a publisher's two placements from 15 addresses of one /24 within 10 s (each clicking twice, under the visitor and network limits), warns once a placement, and bills another publisher's placement from that /24 meanwhile", async () => {
+  it("bills 20 of 30 clicks of a publisher's two placements from 15 addresses of one /24 within 10 s (each clicking twice, under the visitor and network limits), warns once for the publisher, and bills another publisher's placement from that /24 meanwhile", async () => {
     // try35 M4: a publisher clicking its own ads, one address of its /24 after the other; try41 F1:
     // spread over two of its placements, 15 each, which were counted apart (all 30 billed).
     const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 0.4 });
@@ -110,14 +110,11 @@ describe('click redirect: one placement clicked from one block of addresses (pla
     await waitForEvents(ctx, other.lineItemId, 2);
     expect(await rollupOf(ctx, other.lineItemId)).toMatchObject({ clicks: 1, spend_nanos: CLICK_PRICE });
 
-    // What the operator sees: one warning for each placement, with their publisher, the counter, the advertiser's reports.
+    // What the operator sees: one warning for the publisher (the rule's key, rev41 R6: it was one per
+    // placement), naming the placement of the click that tripped it; the counter; the advertiser's reports.
     const warnings = logLines.map((line) => JSON.parse(line)).filter((entry) => entry.level === 40 && /placement flagged for review/.test(entry.msg));
-    expect(warnings.map((entry) => [entry.placement_id, entry.publisher_id]).sort()).toEqual(
-      [
-        [item.placementId, item.publisherId],
-        [secondPlacement, item.publisherId],
-      ].sort(),
-    );
+    // The 21st click (n = 20) is the first refused, and the even ones are of the first placement.
+    expect(warnings.map((entry) => [entry.placement_id, entry.publisher_id])).toEqual([[item.placementId, item.publisherId]]);
     const metrics = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body;
     expect(metrics).toContain('adsvc_events_invalid_total{type="click",reason="placement_click_velocity"} 10\n');
     await expectReported(item, 'placement_click_velocity', 10);

@@ -310,6 +310,43 @@ describe('spooled lines ClickHouse cannot parse', () => {
     }
   });
 
+  it("writes, beside the lines it sets aside, those ClickHouse reads though Node's check did not: more values than SPOOL_COLUMNS (a newer release's), a null (rev41 R10)", async () => {
+    const { stores } = await testStores();
+    const dataDir = mkdtempSync(path.join(inject('testRoot'), 'lenient-'));
+    const spoolDir = path.join(dataDir, 'spool');
+    mkdirSync(spoolDir);
+    const campaignId = randomUUID();
+    const line = (overrides: Partial<TrackedEvent> = {}) => spoolLine(sampleEvent({ campaign_id: campaignId, ...overrides }));
+    // Left by a newer release after a rollback: two columns this one does not know, which the
+    // insert's input_format_json_compact_allow_variable_number_of_columns ignores.
+    const newer = line().replace(/\]\n$/, ',"a later column",7]\n');
+    // A null reads as its column's default (input_format_null_as_default): no country.
+    const nulled = (() => {
+      const row = JSON.parse(line({ country: 'DE' })) as unknown[];
+      row[SPOOL_COLUMNS.indexOf('country')] = null;
+      return `${JSON.stringify(row)}\n`;
+    })();
+    // The lines that make ClickHouse refuse the body, so that Node sorts it.
+    const surrogate = line({ placement_id: 'fraud\ud800below' });
+    const segment = '000000000000009-999999999999.jsonl';
+    writeFileSync(path.join(spoolDir, segment), [line(), newer, surrogate, nulled, line()].join(''));
+
+    const pipeline = await createClickHouseEventPipeline({ config: testConfig(dataDir, { EVENT_FLUSH_INTERVAL_MS: '600000' }), ch: stores.ch, log: silent });
+    await pipeline.flush();
+    await pipeline.close();
+
+    expect(await countByCampaign(stores.ch, campaignId)).toEqual({ rows: 4, distinct: 4 });
+    expect(pipeline.stats()).toMatchObject({ quarantined: 1, backlogRows: 0 });
+    expect(readFileSync(path.join(dataDir, 'quarantine', segment), 'utf8')).toBe(surrogate);
+    const countries = await stores.ch.client.query({
+      query: 'SELECT country FROM events_v1 WHERE campaign_id = {id:UUID} AND event_id = {event:UUID}',
+      query_params: { id: campaignId, event: String((JSON.parse(nulled) as unknown[])[0]) },
+      format: 'JSONEachRow',
+    });
+    expect(await countries.json()).toEqual([{ country: '' }]);
+    expect(spoolFiles(spoolDir)).toEqual([]);
+  });
+
   it('quarantines a line whose type is no event type, as unparsable, billable segment or not', async () => {
     const { stores } = await testStores();
     const dataDir = mkdtempSync(path.join(inject('testRoot'), 'unknown-type-'));

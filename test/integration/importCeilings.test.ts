@@ -3,6 +3,7 @@ import { asAdvertiser } from '../helpers/managementFactories.js';
 import { startTestApp, type TestContext } from '../helpers/testApp.js';
 import { trackedLineItem, type TrackedLineItem } from '../helpers/trackingFixtures.js';
 import { sampleEvent } from '../helpers/sampleEvent.js';
+import { earlierToday } from '../helpers/earlierToday.js';
 import { IndexedDestinations } from '../../src/serving/indexedDestinations.js';
 import { SpendPacing } from '../../src/serving/spendPacing.js';
 import { ImportCeilings } from '../../src/tracking/importCeilings.js';
@@ -53,7 +54,7 @@ describe('imported events and the billing ceilings', () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpm', bid_value: 3 }, { daily: 100, currency: 'USD' });
     const budget = await asAdvertiser(ctx, item.key)('PUT', `/v1/advertiser/line-items/${item.lineItemId}/budget`, { daily: 100, currency: 'USD', lifetime: 0.02 });
     expect(budget.statusCode).toBe(200);
-    const now = Date.now() - 60_000;
+    const now = earlierToday();
     expect((await importLines([0, 1, 2].map((i) => line(item, 'impression', now, i)))).json().data).toMatchObject({ accepted: 3, unbilled: 0 });
 
     const response = await importLines(Array.from({ length: 10 }, (_, i) => line(item, 'impression', now, 3 + i)));
@@ -71,7 +72,7 @@ describe('imported events and the billing ceilings', () => {
   it("judges each line against its own day's spend, past days too: twice the daily budget per day, the file's own lines counted in order", async () => {
     // CPC 1 USD, daily budget 2 USD: each UTC day bills at most 4 clicks.
     const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 1 }, { daily: 2, currency: 'USD' });
-    const today = Date.now() - 60_000;
+    const today = earlierToday();
     const pastDay = today - 3 * MS_PER_DAY;
     const lines = [
       ...Array.from({ length: 6 }, (_, i) => line(item, 'click', pastDay, i)),
@@ -100,7 +101,7 @@ describe('imported events and the billing ceilings', () => {
 
   it('judges keyed imports the same way, and a resend of the file does not count its stored lines twice', async () => {
     const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 1 }, { daily: 2, currency: 'USD' });
-    const now = Date.now() - 60_000;
+    const now = earlierToday();
     const lines = Array.from({ length: 3 }, (_, i) => line(item, 'click', now, i));
     const send = () =>
       ctx.admin({

@@ -36,13 +36,15 @@ describe('pacing: daily budgets', () => {
   /**
    * A line item that a test spends in full through ClickHouse alongside the rows it is about: once
    * the witness stops being served, a pacing sync has read those rows too. Tests wait on that
-   * rather than on a guessed number of sync intervals. CPC, so it serves on any placement.
+   * rather than on a guessed number of sync intervals. CPC, so it serves on any placement. asap, so
+   * that only spend stops it: paced even, right after 00:00 UTC its 20 USD released 0.83, which two
+   * serves' holds (0.5 USD each) fill, and it stopped being served before any sync.
    */
   async function syncWitness(placement: string) {
     const word = uniqueWord();
     const witness = await servableLineItem(ctx, advertiser, {
       bids: { bid_type: 'cpc', bid_value: 50 },
-      budget: { daily: 20, currency: 'USD' },
+      budget: { daily: 20, currency: 'USD', pacing: 'asap' },
       targeting: { keywords: { include: [word] } },
     });
     const body = { placement_id: placement, context: { query: word, response: '' } };
@@ -234,9 +236,10 @@ describe('pacing: daily budgets', () => {
   it('does not count invalid traffic or yesterday as spend today', async () => {
     const word = uniqueWord();
     const placement = (await createPlacement(ctx, publisher.id)).id;
+    // asap: the verdict is about today's spend alone, not even pacing's release at the hour it runs.
     const capped = await servableLineItem(ctx, advertiser, {
       bids: { bid_type: 'cpc', bid_value: 50 },
-      budget: { daily: 20, currency: 'USD' },
+      budget: { daily: 20, currency: 'USD', pacing: 'asap' },
       targeting: { keywords: { include: [word] } },
     });
     const body = { placement_id: placement, context: { query: word, response: '' } };

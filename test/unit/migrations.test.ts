@@ -6,6 +6,7 @@ import { MigrationError, migratePostgres, migrateClickHouse, migrateClickHouseOn
 import { openPostgres, type Postgres } from '../../src/store/postgres.js';
 import { openClickHouse, type ClickHouse } from '../../src/store/clickhouse.js';
 import { packageRoot } from '../../src/packageRoot.js';
+import { targetingSchema } from '../../src/management/targetingSchema.js';
 import { testDatabaseUrl } from '../helpers/testApp.js';
 import { tempDirectory } from '../helpers/tempDirectory.js';
 
@@ -56,6 +57,77 @@ describe('migrations on a real engine', () => {
     const { rows } = await db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name');
     const files = await readMigrationFiles(path.join(packageRoot, 'migrations'));
     expect(rows.map((row) => row.name)).toEqual(expect.arrayContaining(files.map((file) => file.name)));
+  });
+
+  it('0019 rewrites country targeting stored before the ISO 3166-1 rule without widening any delivery', async () => {
+    await migratePostgres(db);
+    // Rows as session 40 stored them (any code ICU names as a region), written past the schema.
+    const stored: Record<string, unknown> = {
+      excludedUk: { countries: { exclude: ['UK'] } },
+      includedUsUk: { keywords: { include: ['shoes'] }, countries: { include: ['US', 'UK', 'GB'], exclude: ['EU', 'ZR'] } },
+      includedEuOnly: { countries: { include: ['EU', 'ZZ'], exclude: ['UN'] } },
+      includedEuAndUk: { countries: { include: ['EU', 'UK'] } },
+      includedEmpty: { countries: { include: [], exclude: ['XA'] } },
+      valid: { countries: { include: ['DE', 'XK'] }, languages: ['de'] },
+      none: {},
+    };
+    const ids: Record<string, string> = {};
+    await db.transaction(async (tx) => {
+      const user = await tx.query<{ id: string }>('INSERT INTO users (email) VALUES ($1) RETURNING id', [`m0019-${Date.now()}@example.com`]);
+      const campaign = await tx.query<{ id: string }>(
+        "INSERT INTO campaigns (user_id, name, brand_name, status) VALUES ($1, 'c', 'b', 'paused') RETURNING id",
+        [user.rows[0]!.id],
+      );
+      for (const [title, targeting] of Object.entries(stored)) {
+        const row = await tx.query<{ id: string }>(
+          "INSERT INTO line_items (campaign_id, title, status, targeting) VALUES ($1, $2, 'draft', $3::jsonb) RETURNING id",
+          [campaign.rows[0]!.id, title, JSON.stringify(targeting)],
+        );
+        ids[title] = row.rows[0]!.id;
+      }
+    });
+    const before = await db.query<{ id: string; updated_at: Date }>('SELECT id, updated_at FROM line_items WHERE id = ANY ($1)', [Object.values(ids)]);
+    const changesBefore = await db.query<{ n: string }>('SELECT count(*) AS n FROM catalog_changes');
+
+    // The database above is already migrated, so 0019 is run again on these rows: it is what a
+    // database of that release meets at its first start of this one.
+    const migration = (await readMigrationFiles(path.join(packageRoot, 'migrations'))).find((file) => file.name.startsWith('0019_'))!;
+    await db.transaction(async (tx) => {
+      for (const statement of splitStatements(migration.sql)) await tx.query(statement);
+    });
+
+    const { rows } = await db.query<{ id: string; targeting: Record<string, unknown>; updated_at: Date }>(
+      'SELECT id, targeting, updated_at FROM line_items WHERE id = ANY ($1)',
+      [Object.values(ids)],
+    );
+    const after = Object.fromEntries(rows.map((row) => [Object.keys(ids).find((title) => ids[title] === row.id)!, row.targeting]));
+    expect(after).toEqual({
+      excludedUk: { countries: { exclude: ['GB'] } },
+      includedUsUk: { keywords: { include: ['shoes'] }, countries: { include: ['US', 'GB'], exclude: ['CD'] } },
+      // Dropping EU and ZZ would leave an empty include: everywhere, where it served nowhere.
+      includedEuOnly: { countries: { include: ['EU', 'ZZ'], exclude: [] } },
+      includedEuAndUk: { countries: { include: ['GB'] } },
+      includedEmpty: { countries: { include: [], exclude: [] } },
+      valid: { countries: { include: ['DE', 'XK'] }, languages: ['de'] },
+      none: {},
+    });
+    // What GET answers now goes back through PUT, but for the include that names no country.
+    for (const [title, targeting] of Object.entries(after)) {
+      expect({ title, ok: targetingSchema.safeParse(targeting).success }).toEqual({ title, ok: title !== 'includedEuOnly' });
+    }
+    // No one edited them; running instances hear of the rows that changed (5), by the triggers.
+    expect(Object.fromEntries(rows.map((row) => [row.id, row.updated_at.getTime()]))).toEqual(
+      Object.fromEntries(before.rows.map((row) => [row.id, row.updated_at.getTime()])),
+    );
+    const changes = async () => Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM catalog_changes')).rows[0]!.n);
+    const changesAfter = await changes();
+    // (A shared server database may hear of other tests' changes meanwhile.)
+    if (!testDatabaseUrl) expect(changesAfter - Number(changesBefore.rows[0]!.n)).toBe(5);
+    // Idempotent: a second run writes nothing.
+    await db.transaction(async (tx) => {
+      for (const statement of splitStatements(migration.sql)) await tx.query(statement);
+    });
+    if (!testDatabaseUrl) expect(await changes()).toBe(changesAfter);
   });
 
   it('applies every ClickHouse migration once; running again is a no-op', async () => {
