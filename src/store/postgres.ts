@@ -261,17 +261,31 @@ async function openLockedEmbedded(directory: string, durableWrites: boolean, rel
     }
     if (storageFault !== undefined) throw new StoreUnavailableError(storageFault);
   };
+  // PGlite runs one statement (or transaction) at a time: the others wait on its own lock, and a
+  // check made when a statement was sent would be old when its turn came (a compose holds PGlite for
+  // all its statements; a disk that failed meanwhile would meet the statements queued behind it
+  // unchecked). So statements take their turns here, one after another, each checked as its turn
+  // comes; PGlite would have run them one by one anyway. A transaction's own statements run inside
+  // its turn (checked one by one in transaction below).
+  let lastTurn: Promise<unknown> = Promise.resolve();
+  const inTurn = <Result>(statement: () => Promise<Result>): Promise<Result> => {
+    const turn = lastTurn.then(() => {
+      refuseOnFault();
+      return statement();
+    });
+    lastTurn = turn.catch(() => undefined);
+    return turn;
+  };
   const run = async <Result>(statement: () => Promise<Result>, writes = false): Promise<Result> => {
-    refuseOnFault();
     try {
-      const result = await statement();
+      const result = await inTurn(statement);
       // After the commit, before the answer: what was answered is on the disk (durableWrites). A
       // sync that fails leaves the write committed, so it is answered as done (an error would make
       // its client send it again: twice), and the disk is taken as failing: every later statement 503.
       if (writes && durableWrites) await syncFileSystemOf(directory).catch((error: unknown) => (storageFault ??= error));
       return result;
     } catch (error) {
-      // Refused by the check inside a transaction: already the answer.
+      // Refused by the check: already the answer.
       if (error instanceof StoreUnavailableError) throw error;
       if (isStorageFault(error)) storageFault ??= error;
       rethrowUnavailable(error);
