@@ -7,6 +7,7 @@ import { StoreUnavailableError, isStorageFault, rethrowUnavailable } from './sto
 import type { TextParam } from './embeddedRowBytes.js';
 import { encodeDataRows } from './dataRows.js';
 import { openWritableCheck, type WritableCheck } from './writableCheck.js';
+import { POSTGRES_FREE_SPACE_FLOOR_BYTES } from './diskSpace.js';
 
 /** What every repository needs from Postgres; the pg Pool and embedded PGlite both provide it. */
 export interface SqlExecutor {
@@ -247,9 +248,12 @@ async function openLockedEmbedded(directory: string, durableWrites: boolean, rel
   let storageFault: unknown;
   // So each statement, and each of a transaction's, first asks whether the file system still takes
   // writes (writableCheck.ts, µs), and one that no longer does is answered 503 without calling PGlite.
+  // It asks too whether the file system has room for the write-ahead log (a full one is the same
+  // PANIC at the commit that needs a new WAL file): below the floor a statement is answered 503, until
+  // space is freed; PGlite itself has met nothing, so nothing lasts.
   let writable: WritableCheck;
   try {
-    writable = openWritableCheck(path.join(directory, 'PG_VERSION'));
+    writable = openWritableCheck(path.join(directory, 'PG_VERSION'), POSTGRES_FREE_SPACE_FLOOR_BYTES);
   } catch (error) {
     await db.close().catch(() => undefined);
     throw error;
@@ -260,6 +264,8 @@ async function openLockedEmbedded(directory: string, durableWrites: boolean, rel
       if (fault !== undefined) storageFault = new Error(`PGlite's files in ${directory} can no longer be written: ${fault.message}`, { cause: fault });
     }
     if (storageFault !== undefined) throw new StoreUnavailableError(storageFault);
+    const short = writable.shortOfSpace();
+    if (short !== undefined) throw new StoreUnavailableError(new Error(`PGlite is sent no statement: ${short}`));
   };
   // PGlite runs one statement (or transaction) at a time: the others wait on its own lock, and a
   // check made when a statement was sent would be old when its turn came (a compose holds PGlite for
@@ -328,8 +334,9 @@ async function openLockedEmbedded(directory: string, durableWrites: boolean, rel
     close: async () => {
       try {
         // After a storage fault PGlite is not asked again, not even to close: its close writes too
-        // (a checkpoint), and on a file system that turned read-only while idle it would not return.
-        if (storageFault === undefined && writable.fault() === undefined) await db.close();
+        // (a checkpoint), and on a file system that turned read-only while idle, or one too full for
+        // another WAL file, it would not return. What was committed is in the WAL: the next start has it.
+        if (storageFault === undefined && writable.fault() === undefined && writable.shortOfSpace() === undefined) await db.close();
       } finally {
         writable.close();
         release();
