@@ -7,6 +7,7 @@ import { StoreUnavailableError, isStorageFault, rethrowUnavailable } from './sto
 import type { TextParam } from './embeddedRowBytes.js';
 import { encodeDataRows } from './dataRows.js';
 import { openWritableCheck, type WritableCheck } from './writableCheck.js';
+import { POSTGRES_FREE_SPACE_FLOOR_BYTES } from './diskSpace.js';
 
 /** What every repository needs from Postgres; the pg Pool and embedded PGlite both provide it. */
 export interface SqlExecutor {
@@ -247,9 +248,12 @@ async function openLockedEmbedded(directory: string, durableWrites: boolean, rel
   let storageFault: unknown;
   // So each statement, and each of a transaction's, first asks whether the file system still takes
   // writes (writableCheck.ts, µs), and one that no longer does is answered 503 without calling PGlite.
+  // It asks too whether the file system has room for the write-ahead log (a full one is the same
+  // PANIC at the commit that needs a new WAL file): below the floor a statement is answered 503, until
+  // space is freed; PGlite itself has met nothing, so nothing lasts.
   let writable: WritableCheck;
   try {
-    writable = openWritableCheck(path.join(directory, 'PG_VERSION'));
+    writable = openWritableCheck(path.join(directory, 'PG_VERSION'), POSTGRES_FREE_SPACE_FLOOR_BYTES);
   } catch (error) {
     await db.close().catch(() => undefined);
     throw error;
@@ -260,18 +264,34 @@ async function openLockedEmbedded(directory: string, durableWrites: boolean, rel
       if (fault !== undefined) storageFault = new Error(`PGlite's files in ${directory} can no longer be written: ${fault.message}`, { cause: fault });
     }
     if (storageFault !== undefined) throw new StoreUnavailableError(storageFault);
+    const short = writable.shortOfSpace();
+    if (short !== undefined) throw new StoreUnavailableError(new Error(`PGlite is sent no statement: ${short}`));
+  };
+  // PGlite runs one statement (or transaction) at a time: the others wait on its own lock, and a
+  // check made when a statement was sent would be old when its turn came (a compose holds PGlite for
+  // all its statements; a disk that failed meanwhile would meet the statements queued behind it
+  // unchecked). So statements take their turns here, one after another, each checked as its turn
+  // comes; PGlite would have run them one by one anyway. A transaction's own statements run inside
+  // its turn (checked one by one in transaction below).
+  let lastTurn: Promise<unknown> = Promise.resolve();
+  const inTurn = <Result>(statement: () => Promise<Result>): Promise<Result> => {
+    const turn = lastTurn.then(() => {
+      refuseOnFault();
+      return statement();
+    });
+    lastTurn = turn.catch(() => undefined);
+    return turn;
   };
   const run = async <Result>(statement: () => Promise<Result>, writes = false): Promise<Result> => {
-    refuseOnFault();
     try {
-      const result = await statement();
+      const result = await inTurn(statement);
       // After the commit, before the answer: what was answered is on the disk (durableWrites). A
       // sync that fails leaves the write committed, so it is answered as done (an error would make
       // its client send it again: twice), and the disk is taken as failing: every later statement 503.
       if (writes && durableWrites) await syncFileSystemOf(directory).catch((error: unknown) => (storageFault ??= error));
       return result;
     } catch (error) {
-      // Refused by the check inside a transaction: already the answer.
+      // Refused by the check: already the answer.
       if (error instanceof StoreUnavailableError) throw error;
       if (isStorageFault(error)) storageFault ??= error;
       rethrowUnavailable(error);
@@ -314,8 +334,9 @@ async function openLockedEmbedded(directory: string, durableWrites: boolean, rel
     close: async () => {
       try {
         // After a storage fault PGlite is not asked again, not even to close: its close writes too
-        // (a checkpoint), and on a file system that turned read-only while idle it would not return.
-        if (storageFault === undefined && writable.fault() === undefined) await db.close();
+        // (a checkpoint), and on a file system that turned read-only while idle, or one too full for
+        // another WAL file, it would not return. What was committed is in the WAL: the next start has it.
+        if (storageFault === undefined && writable.fault() === undefined && writable.shortOfSpace() === undefined) await db.close();
       } finally {
         writable.close();
         release();

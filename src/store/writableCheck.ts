@@ -1,8 +1,13 @@
 import { accessSync, closeSync, constants, openSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { freeBytes, megabytes } from './diskSpace.js';
 
-/** What a check answers: the error that says the file system no longer takes writes, or undefined. */
+/** What a check answers: undefined while the file system takes writes, or why it does not. */
 export interface WritableCheck {
+  /** The error that says the file system no longer takes writes (lasting: until it is repaired). */
   fault(): NodeJS.ErrnoException | undefined;
+  /** Less free space than the floor: what to say, until space is freed. */
+  shortOfSpace(): string | undefined;
   close(): void;
 }
 
@@ -11,8 +16,8 @@ const FAULT_CODES = new Set(['EROFS', 'EIO']);
 
 /**
  * Tells, without writing anything, whether the file system holding `file` (opened here for writing,
- * kept open) still takes writes: about 3 µs a check (bench/README.md "Embedded Postgres: the
- * writable check"), cheap enough before every statement.
+ * kept open) still takes writes, and whether it has `floorBytes` free: about 3 µs for both
+ * (bench/README.md "Embedded Postgres: the writable check"), cheap enough before every statement.
  *
  * Two questions, as kernels turn a faulty ext4 read-only two ways. A write of no bytes to the open
  * file: since Linux 6.6, ext4's `errors=remount-ro` no longer marks the mount read-only but refuses
@@ -22,8 +27,9 @@ const FAULT_CODES = new Set(['EROFS', 'EIO']);
  * answers EROFS, to root too; on 6.6 and later it answers yes after the fault, and /proc/self/mountinfo
  * still says `rw` (with `emergency_ro` among ext4's own options), so neither alone would do.
  */
-export function openWritableCheck(file: string): WritableCheck {
+export function openWritableCheck(file: string, floorBytes: number): WritableCheck {
   const fd = openSync(file, 'r+');
+  const directory = path.dirname(file);
   return {
     fault: () => {
       try {
@@ -33,6 +39,17 @@ export function openWritableCheck(file: string): WritableCheck {
       } catch (error) {
         return FAULT_CODES.has((error as NodeJS.ErrnoException).code ?? '') ? (error as NodeJS.ErrnoException) : undefined;
       }
+    },
+    // A write of nothing succeeds on a full file system: its free space is asked (statfs(2)) instead.
+    shortOfSpace: () => {
+      let free: number;
+      try {
+        free = freeBytes(directory);
+      } catch {
+        // A file system that cannot say: fault() answers for it.
+        return undefined;
+      }
+      return free < floorBytes ? `the file system of ${directory} has ${megabytes(free)} free, less than the ${megabytes(floorBytes)} kept free for PGlite's write-ahead log` : undefined;
     },
     close: () => closeSync(fd),
   };

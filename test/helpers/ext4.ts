@@ -7,10 +7,11 @@ import path from 'node:path';
  * loop device, with `errors=remount-ro`, as a production disk often is. Needs root (canMount).
  * Returns `fail`, which makes the kernel record a file-system error, as on a real I/O error: ext4
  * turns the mount read-only at once, also for files already open for writing (a tmpfs cannot be
- * remounted read-only while PGlite holds its files open), `image` (the file the loop device writes:
- * a copy of it is what the disk holds, as after a power loss), and `unmount`.
+ * remounted read-only while PGlite holds its files open), `errorTrigger` (the file whose write is
+ * that `fail`, for another process to make), `image` (the file the loop device writes: a copy of it
+ * is what the disk holds, as after a power loss), and `unmount`.
  */
-export function mountExt4(directory: string, bytes: number): { image: string; fail: () => void; unmount: () => void } {
+export function mountExt4(directory: string, bytes: number): { image: string; errorTrigger: string; fail: () => void; unmount: () => void } {
   const image = `${directory}.ext4`;
   const fd = openSync(image, 'w');
   ftruncateSync(fd, bytes);
@@ -19,9 +20,11 @@ export function mountExt4(directory: string, bytes: number): { image: string; fa
   mkdirSync(directory, { recursive: true });
   execFileSync('mount', ['-o', 'loop,errors=remount-ro', image, directory]);
   const device = path.basename(execFileSync('findmnt', ['-no', 'SOURCE', directory], { encoding: 'utf8' }).trim());
+  const errorTrigger = `/sys/fs/ext4/${device}/trigger_fs_error`;
   return {
     image,
-    fail: () => writeFileSync(`/sys/fs/ext4/${device}/trigger_fs_error`, 'adsvc test: a disk error\n'),
+    errorTrigger,
+    fail: () => writeFileSync(errorTrigger, 'adsvc test: a disk error\n'),
     unmount: () => {
       execFileSync('umount', ['-l', directory]);
       rmSync(image, { force: true });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
 /** Mounting a file system needs root; CI runs as root, elsewhere the disk-full tests skip and say so. */
@@ -13,15 +13,20 @@ export function mountTmpfs(directory: string, bytes: number): () => void {
   return () => execFileSync('umount', ['-l', directory]);
 }
 
-/** Writes a file in `directory` until the file system answers ENOSPC; returns the file's removal (frees the space). */
-export function fillDisk(directory: string): () => void {
+/**
+ * Writes a file in `directory` until the file system answers ENOSPC, then gives `leaveBytes` of it
+ * back; returns the file's removal (frees the space).
+ */
+export function fillDisk(directory: string, leaveBytes = 0): () => void {
   const file = path.join(directory, 'filler');
   const fd = openSync(file, 'w');
   const block = Buffer.alloc(4096, 0x78);
+  let written = 0;
   try {
-    for (;;) writeSync(fd, block);
+    for (;;) written += writeSync(fd, block);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+    if (leaveBytes > 0) ftruncateSync(fd, Math.max(0, written - leaveBytes));
   } finally {
     closeSync(fd);
   }

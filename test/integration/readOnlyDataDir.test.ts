@@ -131,4 +131,43 @@ describe.skipIf(!canMount || !embedded)('the first transaction after the fault, 
   }, 120_000);
 });
 
+describe.skipIf(!canMount || !embedded)('writes that wait for PGlite while the disk fails (real ext4, a process of its own)', () => {
+  /**
+   * rev41 R11: the check ran when a statement was sent, before it waited its turn behind a
+   * transaction holding PGlite; a disk that failed meanwhile met the waiting writes unchecked: the
+   * first in its commit's WAL write (a PANIC in Postgres), and the next, sent to PGlite after that,
+   * never returned. A process of its own, so that a write that never returns fails this test
+   * instead of holding the test runner's own thread.
+   */
+  it('are checked when their turn comes, and answered 503', async () => {
+    const cleanups: Array<() => unknown> = [];
+    onTestFinished(() => {
+      for (const cleanup of cleanups.reverse()) cleanup();
+    });
+    const dataDir = path.join(mkdtempSync(path.join(inject('testRoot'), 'queued-write-')), 'data');
+    mkdirSync(dataDir);
+    const disk = mountExt4(path.join(dataDir, 'postgres'), 200 * MIB);
+    cleanups.push(() => disk.unmount());
+    cpSync(inject('pgliteTemplate'), path.join(dataDir, 'postgres'), { recursive: true });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(packageRoot, 'test/helpers/queuedBehindTransactionChild.ts'), dataDir, disk.errorTrigger], {
+      cwd: packageRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    cleanups.push(() => child.kill('SIGKILL'));
+    let output = '';
+    for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), 30_000);
+      child.on('exit', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    expect(exited, `the process did not end in 30 s (a queued write never returned?); it said: ${output}`).toBe(true);
+    const { queued } = JSON.parse(output.trim().split('\n').at(-1)!) as { queued: string[] };
+    expect(queued).toHaveLength(2);
+    for (const answer of queued) expect(answer).toMatch(/^StoreUnavailableError: Postgres is unavailable: PGlite's files in .* can no longer be written: EROFS/);
+  }, 120_000);
+});
+
 if (!canMount) console.warn(notRootMessage);
