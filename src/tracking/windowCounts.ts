@@ -64,19 +64,31 @@ export class KeyGenerations<V> {
   private current = new Map<string, V>();
   private previous = new Map<string, V>();
   private swappedAt = 0;
+  private swaps = 0;
 
   constructor(
     private readonly capacity: number,
     private readonly fresh: () => V,
   ) {}
 
-  /** The key's counts, carried into the current generation (fresh when neither generation holds them). */
-  of(key: string, nowMs: number): V {
+  /**
+   * The current generation's number at nowMs, after the swap `of` would make first. A key `of` gave
+   * while this number stayed the same is still in the current generation: `of` would give the same
+   * counts and change nothing, so a caller holding them may skip the key and the lookup.
+   */
+  generationAt(nowMs: number): number {
     if (nowMs - this.swappedAt >= LONG_MS || this.current.size >= this.capacity) {
       this.previous = this.current;
       this.current = new Map();
       this.swappedAt = nowMs;
+      this.swaps++;
     }
+    return this.swaps;
+  }
+
+  /** The key's counts, carried into the current generation (fresh when neither generation holds them). */
+  of(key: string, nowMs: number): V {
+    this.generationAt(nowMs);
     let counts = this.current.get(key);
     if (counts !== undefined) return counts;
     counts = this.previous.get(key) ?? this.fresh();

@@ -87,6 +87,24 @@ describe('impression velocity (per publisher and network: the address, IPv6 by i
     expect(refusedPaced[0]!.time).toBeGreaterThanOrEqual(T0 + 23_900 * 10);
   });
 
+  it("keeps a repeat network's block counted with the block's other networks across the blocks' generation swaps", () => {
+    // The network's entry holds its block's counts (rev41 R9) only while the blocks' generation it
+    // got them in is current: a pixel after a swap carries the block's key over, as a lookup did.
+    const velocity = new ImpressionVelocity({ ...DEFAULTS, blockPer10s: 10 });
+    const fill = (from: number) => {
+      // Other publishers' blocks: 50,000 fill the blocks' generation, the next lookup swaps it.
+      for (let n = 0; n <= 50_000; n++) velocity.tooFast(visitor('86.141.1.1'), `other-${from + n}`, T0 + 1000);
+    };
+    expect(refused(velocity, visitor('81.2.180.1'), [T0, T0 + 1, T0 + 2, T0 + 3], 'fraud-publisher')).toEqual([]);
+    fill(0);
+    // The block's key is carried into the new generation by this pixel of the same network...
+    expect(velocity.tooFast(visitor('81.2.180.1'), 'fraud-publisher', T0 + 2000)).toBe(false);
+    fill(100_000);
+    // ...so after a second swap the block still has its 5, and another address of it gets 5 more.
+    const times = Array.from({ length: 8 }, (_, n) => T0 + 3000 + n);
+    expect(refused(velocity, visitor('81.2.180.2'), times, 'fraud-publisher')).toEqual(times.slice(5));
+  });
+
   it('never refuses a carrier block whose thousands of readers make 30 impressions a second of one publisher between them, for an hour', () => {
     const velocity = new ImpressionVelocity(DEFAULTS);
     const crowd = Array.from({ length: 3600 * 30 }, (_, n) => ({ ip: `100.64.7.${(n * 7) % 256}`, time: T0 + Math.floor(n * 33.3) }));
