@@ -150,8 +150,9 @@ async function openPage(name: string, html: string, headers?: Record<string, str
 }
 
 /** A short chat page (the card is in view at once) loading the kit and /app.js from files, as a strict policy requires. */
-function chatPage(options: { dir?: 'rtl'; where?: 'shadow' } = {}): string {
-  return `<!doctype html><html lang="en" dir="${options.dir ?? 'ltr'}"><head><meta charset="utf-8"><title>Chat</title>
+function chatPage(options: { dir?: 'rtl'; where?: 'shadow'; colorScheme?: 'dark' } = {}): string {
+  const scheme = options.colorScheme ? `<meta name="color-scheme" content="${options.colorScheme}">` : '';
+  return `<!doctype html><html lang="en" dir="${options.dir ?? 'ltr'}"><head><meta charset="utf-8"><title>Chat</title>${scheme}
 <script src="${adsvcUrl}${RENDER_SCRIPT_PATH}"></script></head>
 <body data-where="${options.where ?? 'document'}"><p>Pack a rain shell.</p><div id="ad-slot"></div><div id="chat-widget"></div>
 <script src="/app.js"></script></body></html>`;
@@ -200,6 +201,24 @@ describe.skipIf(skipBrowserTests)('render kit on publishers\' pages: the card\'s
     });
     expect(dot).toEqual({ content: '"·"', left: '8px', right: '0px' });
     await page.close();
+  });
+});
+
+describe.skipIf(skipBrowserTests)('render kit on publishers\' pages: colour scheme', () => {
+  it('draws a dark card on a page that declares a dark colour scheme, and a light one on a page that declares none', async () => {
+    const colours = async (name: string, html: string) => {
+      const { page } = await openPage(name, html);
+      const card = await renderedCard(page);
+      const seen = await card.evaluate((element) => ({
+        background: getComputedStyle(element).backgroundColor,
+        text: getComputedStyle(element).color,
+        label: getComputedStyle(element.querySelector('.adsvc-card__label')!).color,
+      }));
+      await page.close();
+      return seen;
+    };
+    expect(await colours('dark', chatPage({ colorScheme: 'dark' }))).toEqual({ background: 'rgb(22, 27, 34)', text: 'rgb(230, 237, 243)', label: 'rgb(145, 152, 161)' });
+    expect(await colours('no-scheme', chatPage())).toEqual({ background: 'rgb(255, 255, 255)', text: 'rgb(31, 35, 40)', label: 'rgb(87, 96, 106)' });
   });
 });
 
