@@ -10,23 +10,36 @@
   /** The impression counts once this share of the card has been on screen (IAB/MRC's pixel rule). */
   var VISIBLE_SHARE = 0.5;
   var STYLE_ELEMENT_ID = 'adsvc-render-v1-style';
+  /**
+   * A colour for the page's colour scheme: the light one, then light-dark() of both, which follows the
+   * `color-scheme` the page declares (`<meta name="color-scheme" content="dark">`, or `light dark`
+   * with the reader's system dark) and is light on a page that declares none. A browser without
+   * light-dark() (before 2024) drops that declaration and keeps the light one.
+   */
+  function schemeColor(property, light, dark) {
+    return property + ':' + light + ';' + property + ':light-dark(' + light + ',' + dark + ')';
+  }
   var STYLES = [
-    ':where(.adsvc-card){box-sizing:border-box;max-width:560px;margin:16px 0;border:1px solid #d9dce1;border-radius:12px;background:#fff;color:#1f2328;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;overflow:hidden}',
+    ':where(.adsvc-card){box-sizing:border-box;max-width:560px;margin:16px 0;border:1px solid #d9dce1;' + schemeColor('border-color', '#d9dce1', '#30363d') +
+      ';border-radius:12px;' + schemeColor('background', '#fff', '#161b22') + ';' + schemeColor('color', '#1f2328', '#e6edf3') +
+      ';font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;overflow:hidden}',
     ':where(.adsvc-card) *{box-sizing:border-box}',
     ':where(.adsvc-card__link){display:flex;gap:14px;padding:14px 16px;color:inherit;text-decoration:none}',
     ':where(.adsvc-card__link):hover :where(.adsvc-card__title){text-decoration:underline}',
     ':where(.adsvc-card__link):focus-visible{outline:2px solid #2563eb;outline-offset:-2px}',
-    ':where(.adsvc-card__image){flex:none;width:88px;height:88px;border-radius:8px;object-fit:cover;background:#f3f4f6}',
+    ':where(.adsvc-card__image){flex:none;width:88px;height:88px;border-radius:8px;object-fit:cover;' + schemeColor('background', '#f3f4f6', '#21262d') + '}',
     ':where(.adsvc-card__text){display:flex;flex-direction:column;gap:4px;min-width:0}',
-    ':where(.adsvc-card__meta){display:flex;gap:8px;align-items:baseline;font-size:12px;color:#57606a}',
-    ':where(.adsvc-card__label){font-weight:600;letter-spacing:.02em;color:#57606a}',
-    ':where(.adsvc-card__brand)::before{content:"\\00B7";margin-right:8px}',
+    ':where(.adsvc-card__meta){display:flex;gap:8px;align-items:baseline;font-size:12px;' + schemeColor('color', '#57606a', '#9198a1') + '}',
+    ':where(.adsvc-card__label){font-weight:600;letter-spacing:.02em;' + schemeColor('color', '#57606a', '#9198a1') + '}',
+    // The inline end: after the dot in a left-to-right card, before it (on its left) in a right-to-left one.
+    ':where(.adsvc-card__brand)::before{content:"\\00B7";margin-inline-end:8px}',
     ':where(.adsvc-card__title){font-size:16px;font-weight:600;overflow-wrap:anywhere}',
     // pre-line: a body may hold line breaks (docs/management.md), shown as such; runs of spaces still fold.
     ':where(.adsvc-card__body){overflow-wrap:anywhere;white-space:pre-line}',
     ':where(.adsvc-card__footer){display:flex;gap:12px;align-items:center;margin-top:6px}',
-    ':where(.adsvc-card__cta){flex:none;padding:4px 12px;border-radius:999px;background:#1f2328;color:#fff;font-weight:600;font-size:13px}',
-    ':where(.adsvc-card__url){font-size:12px;color:#57606a;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}'
+    ':where(.adsvc-card__cta){flex:none;padding:4px 12px;border-radius:999px;' + schemeColor('background', '#1f2328', '#e6edf3') + ';' +
+      schemeColor('color', '#fff', '#1f2328') + ';font-weight:600;font-size:13px}',
+    ':where(.adsvc-card__url){font-size:12px;' + schemeColor('color', '#57606a', '#9198a1') + ';overflow:hidden;text-overflow:ellipsis;white-space:nowrap}'
   ].join('\n');
 
   /** Cards rendered into each container, so a second render replaces the first cleanly. */
@@ -57,12 +70,46 @@
     return node;
   }
 
-  function installStyles() {
-    if (document.getElementById(STYLE_ELEMENT_ID)) return;
-    var style = document.createElement('style');
+  /** The stylesheet as one constructed sheet, adopted by each document or shadow root a card is drawn in. */
+  var constructedSheet = null;
+
+  /**
+   * Puts the stylesheet where the card is: its document, or the shadow root a chat widget (a web
+   * component) draws its messages in, which a document's stylesheets do not reach. A constructed
+   * stylesheet (adoptedStyleSheets) where the browser has them: a page's Content-Security-Policy
+   * `style-src` refuses a <style> element without 'unsafe-inline' but does not govern them, so a
+   * strict policy still gets a styled card with its label set apart. Elsewhere, a <style> element.
+   */
+  function installStyles(container) {
+    var scope = container.getRootNode ? container.getRootNode() : document;
+    var inShadowRoot = typeof ShadowRoot === 'function' && scope instanceof ShadowRoot;
+    // A container not yet attached is styled as part of its document.
+    if (!inShadowRoot) scope = container.ownerDocument;
+    // A constructed sheet belongs to the document that made it: a same-origin frame's gets a <style>.
+    if (container.ownerDocument === document && adoptStyles(scope)) return;
+    if (scope.getElementById(STYLE_ELEMENT_ID)) return;
+    var style = scope.ownerDocument ? scope.ownerDocument.createElement('style') : scope.createElement('style');
     style.id = STYLE_ELEMENT_ID;
     style.textContent = STYLES;
-    (document.head || document.documentElement).appendChild(style);
+    (inShadowRoot ? scope : scope.head || scope.documentElement).appendChild(style);
+  }
+
+  /** True once `scope` has adopted the constructed sheet; false where the browser cannot (Safari before 16.4). */
+  function adoptStyles(scope) {
+    if (!('adoptedStyleSheets' in scope) || typeof CSSStyleSheet !== 'function') return false;
+    try {
+      if (!constructedSheet) {
+        var sheet = new CSSStyleSheet();
+        sheet.replaceSync(STYLES);
+        constructedSheet = sheet;
+      }
+      if (scope.adoptedStyleSheets.indexOf(constructedSheet) === -1) {
+        scope.adoptedStyleSheets = scope.adoptedStyleSheets.concat([constructedSheet]);
+      }
+      return true;
+    } catch (error) {
+      return false;
+    }
   }
 
   function firePixel(url) {
@@ -72,7 +119,17 @@
       if (index !== -1) pixelsInFlight.splice(index, 1);
     };
     pixel.onload = done;
-    pixel.onerror = done;
+    pixel.onerror = function () {
+      done();
+      // Nothing else would say it: the card stays on the page, and only the browser's console names
+      // a Content-Security-Policy refusal. The service answers a counted pixel with a GIF, never an error.
+      if (root.console) {
+        root.console.warn(
+          'adsvc.render: the impression pixel did not load, so this impression is not counted: refused by ' +
+            "the page's Content-Security-Policy (img-src must allow " + new URL(url).origin + '), a blocker, or the service unavailable'
+        );
+      }
+    };
     pixelsInFlight.push(pixel);
     // An image request, never fetch() or XMLHttpRequest: the spec's rule 1 for billable impressions.
     pixel.src = url;
@@ -180,7 +237,7 @@
       return null;
     }
 
-    if (settings.styles !== false) installStyles();
+    if (settings.styles !== false) installStyles(container);
     var card = buildCard(payload, clickUrl, settings.target === '_self' ? '_self' : '_blank');
     container.appendChild(card);
     var stopWatching = watchViewability(card, impressionUrl, settings.onImpression);

@@ -4,8 +4,8 @@ import { escapeHtml } from './escapeHtml.js';
 /**
  * The demo publisher's page: a chat answer, and below it the ad slot. The answer is long enough
  * that the slot starts below the fold, so the impression fires only when the reader scrolls to it.
- * The page loads the render kit from adsvc, asks its own backend for the ad (the publisher token
- * stays on the server) and hands the answer to adsvc.render.
+ * The page loads the render kit from adsvc as docs/rendering.md's snippet does, asks its own backend
+ * for the ad (the publisher token stays on the server) and hands the answer to adsvc.render.
  */
 export function chatPage(renderScriptUrl: string): string {
   const answer = demoConversation.response.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join('\n        ');
@@ -26,7 +26,6 @@ export function chatPage(renderScriptUrl: string): string {
     .answer { background: #fff; border: 1px solid #e5e7eb; min-height: 100vh; }
     .answer p { margin: 0 0 14px; }
   </style>
-  <script src="${escapeHtml(renderScriptUrl)}" defer></script>
 </head>
 <body>
   <main>
@@ -38,16 +37,24 @@ export function chatPage(renderScriptUrl: string): string {
     <div id="ad-slot" aria-label="Advertisement"></div>
   </main>
   <script>
-    window.addEventListener('DOMContentLoaded', function () {
-      fetch('/api/ad', { method: 'POST' })
-        .then(function (response) { return response.json(); })
-        .then(function (answer) {
-          window.demoAd = answer.ad;
-          adsvc.render(document.getElementById('ad-slot'), answer.ad);
-          document.body.setAttribute('data-ad-state', answer.ad ? 'rendered' : 'empty');
-        })
-        .catch(function () { document.body.setAttribute('data-ad-state', 'failed'); });
+    // As docs/rendering.md's snippet: the kit is inserted, never in the page's way, and the ad is
+    // rendered once both the kit and the answer's ad are there.
+    var adsvcKit = new Promise(function (resolve, reject) {
+      var script = document.createElement('script');
+      script.src = ${JSON.stringify(renderScriptUrl).replace(/</g, '\\u003c')};
+      script.onload = resolve;
+      script.onerror = reject;
+      document.head.append(script);
     });
+    var ad = fetch('/api/ad', { method: 'POST' }).then(function (response) { return response.json(); });
+    Promise.all([adsvcKit, ad])
+      .then(function (loaded) {
+        var answer = loaded[1];
+        window.demoAd = answer.ad;
+        adsvc.render(document.getElementById('ad-slot'), answer.ad);
+        document.body.setAttribute('data-ad-state', answer.ad ? 'rendered' : 'empty');
+      })
+      .catch(function () { document.body.setAttribute('data-ad-state', 'failed'); });
   </script>
 </body>
 </html>
