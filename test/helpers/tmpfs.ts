@@ -13,6 +13,13 @@ export function mountTmpfs(directory: string, bytes: number): () => void {
   return () => execFileSync('umount', ['-l', directory]);
 }
 
+/** Mounts `source` on `directory` (created if missing), so that `directory` sits on `source`'s file system; returns its unmount. */
+export function bindMount(source: string, directory: string): () => void {
+  mkdirSync(directory, { recursive: true });
+  execFileSync('mount', ['--bind', source, directory]);
+  return () => execFileSync('umount', ['-l', directory]);
+}
+
 /**
  * Writes a file in `directory` until the file system answers ENOSPC, then gives `leaveBytes` of it
  * back; returns the file's removal (frees the space).

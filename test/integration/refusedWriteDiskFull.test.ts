@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openStores, type Stores } from '../../src/runtime.js';
 import { createAdvertiser, createPlacement, createPublisher } from '../helpers/factories.js';
 import { createReportCampaign, type CampaignFixture } from '../helpers/reportingFixtures.js';
-import { canMount, mountTmpfs, notRootMessage } from '../helpers/tmpfs.js';
+import { bindMount, canMount, mountTmpfs, notRootMessage } from '../helpers/tmpfs.js';
 import { BROWSER_UA } from '../helpers/trackingFixtures.js';
 import { earlierToday } from '../helpers/earlierToday.js';
 import { startTestAppOn, testConfig, testDatabaseUrl, type TestContext } from '../helpers/testApp.js';
@@ -22,6 +22,7 @@ const MIB = 1024 * 1024;
 let ctx: TestContext;
 let stores: Stores;
 let unmount: () => void;
+let unbindPostgres: (() => void) | undefined;
 let dataDir: string;
 let key: string;
 let userId: string;
@@ -105,7 +106,14 @@ describe.skipIf(!canMount || !embedded)('an insert written at once that a full d
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(inject('testRoot'), 'refused-write-'));
     unmount = mountTmpfs(dataDir, 400 * MIB);
-    if (!testDatabaseUrl) cpSync(inject('pgliteTemplate'), path.join(dataDir, 'postgres'), { recursive: true });
+    if (!testDatabaseUrl) {
+      // PGlite off the tmpfs: below 32 MB free it is sent no statement (src/store/diskSpace.ts), so
+      // on the full tmpfs a conversion would be refused by Postgres before ClickHouse saw it. The
+      // case here is ClickHouse's full disk, as with Postgres on a server or another volume.
+      const postgresDir = mkdtempSync(path.join(inject('testRoot'), 'refused-write-postgres-'));
+      cpSync(inject('pgliteTemplate'), postgresDir, { recursive: true });
+      unbindPostgres = bindMount(postgresDir, path.join(dataDir, 'postgres'));
+    }
     stores = await openStores(testConfig(dataDir));
     ctx = await startTestAppOn(stores, dataDir);
     const advertiser = await createAdvertiser(ctx);
@@ -121,6 +129,7 @@ describe.skipIf(!canMount || !embedded)('an insert written at once that a full d
   afterAll(async () => {
     await ctx?.close();
     await stores?.close();
+    unbindPostgres?.();
     unmount?.();
   });
 
