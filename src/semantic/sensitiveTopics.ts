@@ -93,7 +93,7 @@ export const PETS = ['my', 'our'].flatMap((whose) => PET_ANIMALS.map((animal) =>
  */
 export const SOMEONE = [
   ...new Set(RELATIVES.map((relative) => relative.split(' ')[0]!).filter((word) => word !== 'best')),
-  'friend', 'mate', 'colleague', 'coworker', 'neighbour', 'neighbor', 'boss', 'baby', 'grandson', 'granddaughter', 'stepson', 'stepdaughter',
+  'friend', 'mate', 'colleague', 'coworker', 'neighbour', 'neighbor', 'neighbours', 'neighbors', 'friends', 'grandparents', 'boss', 'baby', 'grandson', 'granddaughter', 'stepson', 'stepdaughter',
   // People in charge of the speaker, for what they do to them ("my coach keeps grabbing me").
   'coach', 'teacher', 'tutor', 'stepfather', 'stepmother', 'pastor', 'priest', 'landlord',
   ...PET_ANIMALS,
@@ -148,6 +148,8 @@ export const CALLING = ['is', 'are', 's', 'was', 'were', 'be'];
 export const FILLERS = [
   'just', 'sadly', 'suddenly', 'unexpectedly', 'recently', 'peacefully', 'tragically', 'finally',
   'has', 'had', 'is', 'was', 'are', 'were', 'got', 'keeps', 'kept', 'always', 'sometimes', 'still', 'often', 'also', 'then',
+  // "he's been violent", "my dad's died" (session 42).
+  's', 'been',
 ];
 /**
  * Where a relative is lost for an hour, not for ever: "lost my mum at the shops", "lost our son in
@@ -220,6 +222,8 @@ export const EVERYDAY_JUST_BEFORE: Record<string, string[]> = {
    */
   sign: [
     'i am a', 'i m a', 'im a',
+    // A line of latitude named by the sign (session 42: "the tropic of cancer marker in taiwan").
+    'tropic of',
     ...['she', 'he', 'girlfriend', 'boyfriend', 'wife', 'husband', 'partner', 'friend', 'mum', 'mom', 'dad', 'son', 'daughter', 'sister', 'brother', 'boss', 'crush'].flatMap((who) => [`${who} is a`, `${who} s a`]),
   ],
   /**
@@ -231,6 +235,8 @@ export const EVERYDAY_JUST_BEFORE: Record<string, string[]> = {
     'full of', 'time of my', 'love of my', 'way of', 'slice of', 'circle of', 'meaning of', 'story of my',
     'long', 'happy', 'full', 'healthy', 'good', 'great', 'second', 'new', 'wild', 'sea', 'plant', 'game of', 'for', 'city', 'country', 'village', 'office', 'married', 'single', 'adult', 'modern',
   ],
+  /** A record named by its title (session 42: "is arcade fire's album funeral worth buying on vinyl"). */
+  disc: ['album', 'albums', 'record', 'lp', 'ep', 'song', 'track', 'single', 'the band', 'band'],
   /** A field someone works in, not a patient's care: "a nurse who works in palliative care", "a degree in palliative medicine". */
   work: ['works', 'work', 'working', 'worked', 'career', 'careers', 'job', 'jobs', 'nurse', 'nurses', 'nursing', 'degree', 'course', 'training', 'specialises', 'specializes', 'specialising', 'specializing', 'volunteers', 'volunteer', 'volunteering'].map((field) => `${field} in`),
 };
@@ -243,7 +249,21 @@ export const EVERYDAY_JUST_BEFORE: Record<string, string[]> = {
 export const EVERYDAY_WITH: Record<string, string[]> = {
   /** The Undertaker of the ring: "who won, The Undertaker or Kane at WrestleMania?". */
   wrestling: ['wrestlemania', 'wrestling', 'wrestler', 'wrestlers', 'wwe', 'wwf', 'smackdown', 'summerslam', 'kane'],
-  astrology: [...STAR_SIGNS.filter((sign) => sign !== 'cancer' && sign !== 'leo'), 'zodiac', 'horoscope', 'horoscopes', 'astrology', 'astrological'],
+  astrology: [
+    ...STAR_SIGNS.filter((sign) => sign !== 'cancer' && sign !== 'leo'), 'zodiac', 'horoscope', 'horoscopes', 'astrology', 'astrological',
+    // A person called by the sign and a sign's stone (session 42: "what jewellery would suit a cancer woman ... Pearls and moonstone are linked to Cancer"); Turkish "burcu" (sign).
+    'cancer woman', 'cancer women', 'cancer man', 'cancer men', 'birthstone', 'birth stone', 'burcu', 'burcuyum', 'yengeç', 'yengec',
+  ],
+  /**
+   * Funerals and mourning as a subject of study (session 42: "for music history: why did Chopin's funeral march become so famous",
+   * "in Victorian literature, why are funerals described in such detail"): named subjects, not a student's week ("my history exam is on the day of the funeral" stays vetoed).
+   */
+  study: [
+    'music history', 'art history', 'victorian literature', 'english literature', 'in literature', 'literary', 'the victorians', 'victorian era',
+    'ancient egypt', 'ancient egyptians', 'the pharaohs', 'ancient rome', 'ancient greece',
+  ],
+  /** A mock eulogy for someone alive (session 42: "a eulogy for my dog's 10th birthday ... he's very much alive"). */
+  alive: ['very much alive', 'alive and well', 'alive and kicking', 'mock eulogy', 'joke eulogy', 'fake eulogy'],
   /** A fall the speaker got up from (session 39: "came off my motorbike at low speed, no pain, bike's just scratched"). */
   unhurt: [
     'no pain', 'not hurt', 'wasn t hurt', 'weren t hurt', 'unhurt', 'uninjured', 'no injuries', 'not injured', 'nobody hurt', 'nobody was hurt', 'no one hurt', 'no one was hurt',
@@ -283,6 +303,8 @@ export const CONFIRMED_WITH: Record<string, string[]> = {
     'pain', 'crutches', 'doctor', 'accident', 'a e', 'scan', 'stitches', 'icu',
     // A night on the ward (session 39: "broke my collarbone and three ribs and they kept me in overnight").
     'kept me in', 'kept him in', 'kept her in', 'kept them in', 'kept in overnight', 'admitted', 'surgeon', 'operation', 'sling',
+    // Still hurt months after (session 42: "still in a wheelchair after the crash in june").
+    'wheelchair', 'physio', 'physiotherapy', 'rehab', 'whiplash',
   ],
   /** A burn treated at hospital ("a nasty burn on her arm, A&E gave us dressings"), not one from the oven tray that a plaster fixes. */
   treated: ['a e', 'hospital', 'ambulance', 'paramedics', 'burns unit', 'burns clinic', 'dressing clinic', 'skin graft', 'plastic surgeon', 'icu', 'admitted', 'urgent care', 'emergency room'],
@@ -291,7 +313,7 @@ export const CONFIRMED_WITH: Record<string, string[]> = {
   /** A pile-up on a road, not of laundry. */
   road: ['car', 'cars', 'motorway', 'highway', 'freeway', 'interstate', 'lorry', 'lorries', 'truck', 'trucks', 'driver', 'drivers', 'vehicles', 'crash', 'crashed', 'collision', 'written', 'fog'],
   /** Indoors, for water risen inside a home ("the water's up to the second step inside our house"), not at the beach. */
-  indoors: ['inside our', 'inside the house', 'in the house', 'our house', 'the house', 'downstairs', 'ground floor', 'the stairs', 'second step', 'first step', 'living room', 'front door', 'back door', 'upstairs'],
+  indoors: ['inside our', 'inside the house', 'in the house', 'our house', 'the house', 'downstairs', 'ground floor', 'the stairs', 'second step', 'first step', 'living room', 'front door', 'back door', 'upstairs', 'kitchen', 'lounge', 'hallway'],
   /** Harm done to oneself again ("relapsed, used the razor on my legs again after 8 months"), not a shave. */
   relapse: [
     'relapsed', 'relapse', 'relapsing', 'months clean', 'weeks clean', 'days clean', 'years clean', 'clean for', 'urges', 'the urge', 'scars', 'hide the marks', 'hide the cuts',
@@ -347,7 +369,8 @@ export const CONFIRMED_WITH: Record<string, string[]> = {
  * "dying to try" or "killed it" is not vetoed by its similarity (a grandad, a birthday and a test put
  * "my grandad passed his driving reassessment" near mourning).
  */
-export const CUE_UNLESS: Record<string, string> = { passed: 'object', died: 'figure', dead: 'lifeless', dying: 'longing', killed: 'feat', kill: 'feat', life: 'lifestyle', end: 'ending', lost: 'mislaid' };
+// Session 42: a bird ("mourning doves"), a vacuum ("evacuated tube solar panels"), a treat ("an overdose on sugar"), a star sign ("a cancer man").
+export const CUE_UNLESS: Record<string, string> = { passed: 'object', died: 'figure', dead: 'lifeless', dying: 'longing', killed: 'feat', kill: 'feat', life: 'lifestyle', end: 'ending', lost: 'mislaid', mourning: 'bird', evacuated: 'vacuum', overdose: 'indulgence', cancer: 'astrology' };
 /** The same by the words just before (EVERYDAY_JUST_BEFORE's runs): "my wife is a cancer" names a star sign, no cue. */
 export const CUE_NOT_JUST_AFTER: Record<string, string> = { cancer: 'sign', life: 'living' };
 /** A theme, not an event: "a funeral-themed party", "disaster theme night"; after any phrase. */
@@ -433,7 +456,16 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
   /** A player's passing or a mark: "my son's passing game", "dad's passing grade". */
   sporting: ['game', 'games', 'grade', 'grades', 'mark', 'marks', 'shot', 'shots', 'skill', 'skills', 'lane', 'accuracy', 'ability', 'range', 'stats', 'yards', 'play', 'plays', 'rate', 'score', 'comment', 'remark', 'glance', 'thought', 'fancy', 'phase'],
   /** A record or a band, not a burial (session 41: "Arcade Fire's Funeral album"; session 40: "are funeral for a friend still touring?"). */
-  recording: ['album', 'albums', 'record', 'records', 'lp', 'ep', 'song', 'songs', 'track', 'tracks', 'vinyl', 'doom', 'for a friend'],
+  recording: ['album', 'albums', 'record', 'records', 'lp', 'ep', 'song', 'songs', 'track', 'tracks', 'vinyl', 'doom', 'for a friend', 'march', 'marches'],
+  /** A bird or a butterfly (session 42): "where can I see mourning doves", "a mourning cloak". */
+  bird: ['dove', 'doves', 'cloak', 'cloaks'],
+  /** Emptied of air (session 42): "evacuated tube solar panels". */
+  vacuum: ['tube', 'tubes', 'glass', 'chamber', 'chambers', 'flask', 'flasks'],
+  /** Too much of a treat (session 42): "I overdosed on sugar at the christmas party". */
+  indulgence: [
+    'on sugar', 'on chocolate', 'on caffeine', 'on coffee', 'on sweets', 'on candy', 'on cake', 'on christmas', 'on netflix', 'on tv', 'on reality tv', 'on carbs', 'on cheese',
+    'on sunshine', 'on cuteness', 'on nostalgia', 'on mince pies', 'on pizza', 'on junk food', 'on screen time',
+  ],
   /** A policy, not a life (session 41): "how do I end my life insurance policy". */
   insurance: ['insurance', 'assurance', 'cover', 'policy', 'policies', 'plan'],
   /** Buried in play or in a gesture, not in a grave: "the kids buried him in the sand", "she buried her face in her hands". */
@@ -498,6 +530,8 @@ const NOT_LIVED = [
   ...EVERYDAY_JUST_BEFORE.sign!.map((run) => `${run} cancer`),
   // The signs but Cancer and Leo (a disease, a name): "is a cancer compatible with a scorpio?".
   'aries', 'taurus', 'gemini', 'virgo', 'libra', 'scorpio', 'sagittarius', 'capricorn', 'aquarius', 'pisces',
+  // A person called by the sign and a sign's stone (session 42: "gift for a cancer man").
+  'cancer man', 'cancer men', 'cancer woman', 'cancer women', 'birthstone',
 ];
 /**
  * A story's deaths and disasters ("who dies at the end of Titanic?", "a disaster movie"): clears the
@@ -509,13 +543,15 @@ const FICTION = [
   'scene in the', 'scene in a', 'scene in that', 'scene in this', 'film scene', 'movie scene', 'filming location', 'filming locations', 'was it filmed', 'was it shot', 'film shot', 'movie shot',
 ];
 /** A band's tours and records (session 41: "are funeral for a friend still touring?"): clears bereavement's similarity; "funeral" before "album", "for a friend" is guarded as a phrase. */
-const BAND = ['still touring', 'on tour', 'tour dates', 'reunion tour', 'reunited for', 'the band', 'their album', 'their albums', 'new album', 'setlist', 'setlists', 'songkick'];
+const BAND = ['death metal', 'black metal', 'doom metal', 'metal albums', 'metal band', 'metal bands', 'still touring', 'on tour', 'tour dates', 'reunion tour', 'reunited for', 'the band', 'their album', 'their albums', 'new album', 'setlist', 'setlists', 'songkick'];
 /** An event called a car crash ("the presentation was a total car crash"): clears the similarity of accident and bereavement, as the phrase is guarded. */
 const FIGURATIVE_CRASH = EVERYDAY_JUST_BEFORE.figure!.map((run) => `${run} car crash`);
 /** A field someone works in ("a nurse who works in palliative care"): clears the similarity of bereavement and serious diagnosis, as the phrase is guarded. */
 const WORK_FIELD = EVERYDAY_JUST_BEFORE.work!.flatMap((run) => ['palliative', 'oncology', 'hospice'].map((field) => `${run} ${field}`));
 /** Storm damage to a garden, not a home lost ("the storm knocked our fence down"): clears disaster's similarity. */
 const MINOR_DAMAGE = ['fence', 'fences', 'fence panel', 'fence panels', 'garden shed', 'gutter', 'gutters', 'roof tiles', 'trampoline', 'garden furniture', 'greenhouse', 'satellite dish', 'wheelie bin'];
+/** A storm forecast, not lived through (session 42: "a violent storm is forecast for friday, should we cancel the barbecue?"): clears disaster's similarity. */
+const FORECAST = ['is forecast', 'are forecast', 'forecast for', 'forecast to', 'weather forecast', 'the forecast', 'yellow warning', 'amber warning', 'met office'];
 /** History homework ("what caused the great fire of London?"): clears the similarity of disaster and accident, as getting ready does. */
 const HISTORY = [
   'great fire of', 'in history', 'the history of', 'historical', 'historians', 'history lesson', 'history class', 'history homework', 'history essay', 'gcse', 'a level history',
@@ -548,7 +584,7 @@ const ROUTINE_OPERATIONS = [
  */
 const ROUTINE_DIAGNOSES = [
   'high cholesterol', 'high blood pressure', 'hypertension', 'prediabetes', 'pre diabetes', 'prediabetic', 'pre diabetic', 'adhd', 'dyslexia', 'dyslexic',
-  'short sighted', 'long sighted', 'hay fever', 'eczema', 'iron deficiency', 'vitamin d deficiency', 'lactose intolerance', 'lactose intolerant', 'shin splints', 'tennis elbow', 'plantar fasciitis',
+  'short sighted', 'long sighted', 'hay fever', 'eczema', 'ear infection', 'ear infections', 'iron deficiency', 'vitamin d deficiency', 'lactose intolerance', 'lactose intolerant', 'shin splints', 'tennis elbow', 'plantar fasciitis',
 ];
 
 /** The days first lived without someone who died ("first fathers day without him"). */
@@ -574,7 +610,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     name: 'bereavement',
     description: 'death of a loved one or a pet, grief, mourning, funeral, passed away, died, condolences, bereavement, grieving widow',
     phrases: [
-      'passed away', 'funeral {unless recording}', 'bereavement', 'bereaved', 'condolences', 'grieving', 'mourning', 'put to sleep', 'euthanized', 'miscarriage', 'stillborn',
+      'passed away', '{not with study} {not just after disc} funeral {unless recording}', 'bereavement', 'bereaved', 'condolences', 'grieving', '{not with study} mourning {unless bird}', 'put to sleep', 'euthanized', 'miscarriage', 'stillborn',
       'no longer with us', 'rest in peace', 'in loving memory', 'memorial service', 'obituary', 'cremation', 'cremated', 'widowed', 'stillbirth', 'born sleeping',
       "'s death {unless story}", 'death of my', 'death of our', 'lost our baby {unless baby}', 'lost the baby {unless baby}', 'miscarried', 'miscarry',
       'lost my {relative} {unless place}', 'lost our {relative} {unless place}', 'lost {named relative} {unless place}', 'late {relative}',
@@ -592,7 +628,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       ...['his', 'her', 'their'].flatMap((whose) => [`{someone} lost ${whose} fight {unless bout}`, `{someone} lost ${whose} battle {unless bout}`]),
       'after a death', 'following a death', 'death in the family', 'death in our family', 'death in my family',
       // What is said to the bereaved (an assistant's answer says it too).
-      'sorry for your loss', 'sorry for the loss', 'death certificate', 'eulogy', 'sorry about your {relative}',
+      'sorry for your loss', 'sorry for the loss', 'death certificate', '{not with alive} eulogy', 'sorry about your {relative}',
       // Buried, said gently (session 38): "my uncle was laid to rest yesterday"; not rumours laid to rest.
       '{someone} laid to rest', ...['laid', 'lay', 'laying'].flatMap((laid) => ['him', 'her', 'them', 'mum', 'mom', 'dad'].map((whom) => `${laid} ${whom} to rest`)),
       // A pet's end at the vet's: "we had to let our old boy go, the vet came to the house" (not an employee let go).
@@ -614,6 +650,14 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       ...['lost', 'losing', 'ended', 'end', 'ending', 'terminate', 'terminated', 'terminating'].flatMap((ended) => ['the', 'my', 'our'].map((whose) => `${ended} ${whose} pregnancy {unless baby}`)),
       // A burial said of a person or pet (session 41: "a rainbow bridge poem for my budgie, we buried him today"), not a game in the sand nor a face in the hands.
       ...['buried', 'bury', 'burying'].flatMap((bury) => ['him', 'her', 'my {relative}', 'our {relative}', '{pet}'].map((whom) => `${bury} ${whom} {unless sand}`)),
+      // Session 42: a crematorium ("how long does it take to get a cat's ashes back from the crematorium"), a child or a pregnancy "we lost"
+      // ("the baby we lost in march would have been here"; not "the baby weight I lost"), a dead person's things one cannot face clearing.
+      'crematorium', 'crematoriums', 'crematoria',
+      // (Keyed by the person: "we" and "i" are in most bodies.)
+      ...SOMEONE.filter((who) => !PET_ANIMALS.includes(who)).flatMap((who) => [`${who} we lost {unless place}`, `${who} i lost {unless place}`]),
+      ...['clear out', 'clearing out', 'sort out', 'sorting out', 'go through', 'going through', 'pack up', 'packing up', 'give away', 'giving away', 'get rid of', 'throw away', 'touch', 'empty'].flatMap((clear) =>
+        ['his', 'her'].flatMap((whose) => ['wardrobe', 'clothes', 'things', 'belongings', 'room', 'stuff', 'side of the wardrobe'].map((things) => `bring myself to ${clear} ${whose} ${things}`)),
+      ),
       '{someone} s passing {unless sporting}', 'passing of my {relative}', 'passing of our {relative}', 'passing of {named relative}', 'passing of {pet}',
       ...['now', 'since', 'now that'].flatMap((when) => ['she s gone', 'he s gone', 'she is gone', 'he is gone'].map((gone) => `${when} ${gone} {unless departure}`)),
     ],
@@ -623,31 +667,31 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     confirmedBy: ['since', 'miss', 'missing', 'grief', 'grieve', 'hospice', 'ashes', 'grave', 'heaven', 'forever'],
     otherLanguages: {
       es: [
-        'falleció', 'fallecido', 'fallecida', 'fallecimiento', '{not after device} murió {unless device}', 'velorio', 'entierro', 'funeral {unless recording}', 'luto', 'pésame', 'descanse en paz',
+        'aborto espontáneo', 'perdí el bebé', 'perdí al bebé', 'perdimos al bebé', 'falleció', 'fallecido', 'fallecida', 'fallecimiento', '{not after device} murió {unless device}', 'velorio', 'entierro', '{not with study} {not just after disc} funeral {unless recording}', 'luto', 'pésame', 'descanse en paz',
         ...['perder a mi', 'perdí a mi', 'perdi a mi', 'perdió a su', 'perdimos a nuestro', 'perdimos a nuestra', 'pérdida de mi', 'muerte de mi'].flatMap((lost) => RELATIVES_ES.map((relative) => `${lost} ${relative} {unless place}`)),
       ],
       de: [
         ...['meinen', 'unseren'].flatMap((whose) => ['vater', 'mann', 'sohn', 'bruder', 'opa', 'großvater', 'grossvater', 'onkel', 'freund', 'papa'].map((relative) => `${whose} ${relative} verloren`)),
         ...['meine', 'unsere'].flatMap((whose) => ['mutter', 'frau', 'tochter', 'schwester', 'oma', 'großmutter', 'grossmutter', 'tante', 'freundin', 'mama'].map((relative) => `${whose} ${relative} verloren`)),
-        '{not after device} gestorben', 'verstorben', 'verstorbene', 'verstorbenen', 'verstarb', 'beerdigung', 'beisetzung', 'trauerfeier', 'trauer', 'beileid', 'ruhe in frieden'],
+        '{not after device} gestorben', 'fehlgeburt', 'totgeburt', 'das baby verloren', 'unser baby verloren', 'verstorben', 'verstorbene', 'verstorbenen', 'verstarb', 'beerdigung', 'beisetzung', 'trauerfeier', 'trauer', 'beileid', 'ruhe in frieden'],
       fr: [
-        'décédé', 'décédée', 'décès', 'obsèques', 'enterrement', 'funérailles', 'deuil', 'condoléances', 'repose en paix', 'père est mort', 'mère est morte', 'mari est mort',
+        'fausse couche', 'perdu le bébé', 'perdu notre bébé', 'perdu mon bébé', 'décédé', 'décédée', 'décès', 'obsèques', 'enterrement', 'funérailles', 'deuil', 'condoléances', 'repose en paix', 'père est mort', 'mère est morte', 'mari est mort',
         'femme est morte', 'fils est mort', 'fille est morte', 'frère est mort', 'sœur est morte', 'soeur est morte', 'grand-père est mort', 'grand-mère est morte',
         'oncle est mort', 'tante est morte', 'ami est mort', 'amie est morte', 'chien est mort', 'chienne est morte', 'chat est mort', 'chatte est morte',
         ...['perdu', 'mort de', 'perte de'].flatMap((lost) => ['mon père', 'ma mère', 'mon mari', 'ma femme', 'mon fils', 'ma fille', 'mon frère', 'ma sœur', 'ma soeur', 'mon grand-père', 'ma grand-mère'].map((relative) => `${lost} ${relative}`)),
       ],
       it: [
-        'deceduto', 'deceduta', 'decesso', 'funerale', 'lutto', 'condoglianze', 'riposa in pace', 'padre è morto', 'madre è morta', 'marito è morto', 'moglie è morta', 'figlio è morto', 'figlia è morta', 'fratello è morto', 'sorella è morta', 'nonno è morto', 'nonna è morta',
+        'aborto spontaneo', 'perso il bambino', 'perso il mio bambino', 'perso la gravidanza', 'deceduto', 'deceduta', 'decesso', 'funerale', 'lutto', 'condoglianze', 'riposa in pace', 'padre è morto', 'madre è morta', 'marito è morto', 'moglie è morta', 'figlio è morto', 'figlia è morta', 'fratello è morto', 'sorella è morta', 'nonno è morto', 'nonna è morta',
         ...['perso', 'morte di'].flatMap((lost) => ['mio padre', 'mia madre', 'mio marito', 'mia moglie', 'mio figlio', 'mia figlia', 'mio fratello', 'mia sorella', 'mio nonno', 'mia nonna'].map((relative) => `${lost} ${relative}`)),
       ],
       pt: [
-        'faleceu', 'falecido', 'falecida', 'falecimento', 'velório', 'enterro', 'funeral {unless recording}', 'luto', 'pêsames', 'descanse em paz', 'pai morreu', 'mãe morreu', 'marido morreu', 'esposa morreu', 'filho morreu', 'filha morreu', 'irmão morreu', 'irmã morreu', 'avô morreu', 'avó morreu',
+        'aborto espontâneo', 'perdi o bebê', 'perdi o bebé', 'perdi o meu bebê', 'perdemos o bebê', 'faleceu', 'falecido', 'falecida', 'falecimento', 'velório', 'enterro', '{not with study} {not just after disc} funeral {unless recording}', 'luto', 'pêsames', 'descanse em paz', 'pai morreu', 'mãe morreu', 'marido morreu', 'esposa morreu', 'filho morreu', 'filha morreu', 'irmão morreu', 'irmã morreu', 'avô morreu', 'avó morreu',
         ...['perdi o meu', 'perdi meu', 'perder o meu', 'morte do meu'].flatMap((lost) => ['pai', 'marido', 'filho', 'irmão', 'avô'].map((relative) => `${lost} ${relative}`)),
         ...['perdi a minha', 'perdi minha', 'perder a minha', 'morte da minha'].flatMap((lost) => ['mãe', 'esposa', 'mulher', 'filha', 'irmã', 'avó'].map((relative) => `${lost} ${relative}`)),
       ],
       // Dutch (session 39, with batch 4's "mijn moeder is gisteren overleden"): a pet "ingeslapen" with the vet or grief ("inslapen" is falling asleep in Flemish).
       nl: [
-        'overleden', 'overlijden', 'overlijdensakte', 'begrafenis', 'crematie', 'uitvaart', 'uitvaartondernemer', 'rouw', 'rouwen', 'gecondoleerd', 'condoleances', 'rust zacht', 'laten inslapen',
+        'miskraam', 'doodgeboren', 'overleden', 'overlijden', 'overlijdensakte', 'begrafenis', 'crematie', 'uitvaart', 'uitvaartondernemer', 'rouw', 'rouwen', 'gecondoleerd', 'condoleances', 'rust zacht', 'laten inslapen',
         '{not after device} gestorven', 'ingeslapen {if afscheid}',
         ...['mijn', 'onze'].flatMap((whose) => ['vader', 'moeder', 'man', 'vrouw', 'zoon', 'dochter', 'broer', 'zus', 'opa', 'oma', 'oom', 'tante', 'papa', 'mama'].flatMap((relative) => [`${whose} ${relative} verloren`, `${whose} ${relative} is dood`])),
       ],
@@ -667,7 +711,8 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'grief', 'grieve', 'grieving', 'mourn', 'mourning', 'funeral', 'buried', 'bury', 'burial', 'ashes', 'memorial', 'widow', 'widower',
       'condolences', 'sympathy', 'rip', 'peace', 'peacefully', 'heaven', 'goodbye', 'euthanasia', 'euthanized',
     ],
-    clears: [...NOT_LIVED, ...PASSED_ON, ...FICTION, ...FIGURATIVE_CRASH, ...WORK_FIELD, ...BAND, ...HISTORY],
+    // A mock eulogy for someone alive (session 42) clears it as the phrase is guarded.
+    clears: [...NOT_LIVED, ...PASSED_ON, ...FICTION, ...FIGURATIVE_CRASH, ...WORK_FIELD, ...BAND, ...HISTORY, ...EVERYDAY_WITH.alive!],
   },
   {
     name: 'accident',
@@ -710,6 +755,15 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       // Under water too long, a motorway pile-up, an old person's fall: "my son nearly drowned", "mum broke her hip".
       // (Keyed by their rarer word: "nearly", "in" and "hip" are in many everyday bodies, bench/README.md "Brand safety: session 36".)
       '{nearly} drowned {unless swamped}', 'near drowning', 'pile up {if road}', 'pileup {if road}',
+      // Session 42: run into from behind ("someone went into the back of me at the lights", not when nobody was hurt), whiplash on the road, a gas explosion,
+      // a hot tool pulled onto a child ("pulled the hair straighteners onto her arm"), and a crash or accident someone is still hurt from ("still in a wheelchair after the crash").
+      ...['went into the back of', 'drove into the back of', 'crashed into the back of', 'smashed into the back of', 'ploughed into the back of', 'slammed into the back of'].flatMap((into) =>
+        ['me', 'us', 'my car', 'our car', 'his car', 'her car'].map((whom) => `{not with unhurt} ${into} ${whom}`)),
+      '{not with unhurt} rear ended', 'whiplash {if road}', 'gas explosion', 'boiler explosion', 'gas blast',
+      ...['straighteners', 'hair straighteners', 'curling iron', 'curling tongs', 'the iron', 'kettle', 'saucepan', 'pan of boiling water'].flatMap((what) =>
+        ['her', 'his', 'their', 'herself', 'himself', 'themselves', 'my'].map((whom) => `${what} onto ${whom}`)),
+      // (An accident is an injury's word itself.)
+      ...['after', 'since'].flatMap((after) => ['the', 'her', 'his', 'my', 'their'].flatMap((whose) => [`${after} ${whose} crash {if injury}`, `${after} ${whose} accident`])),
       'broke her hip', 'broke his hip', 'broken hip', 'fractured hip', 'fractured skull', 'skull fracture', '{someone} tripped down the stairs',
       '{someone} tripped on the stairs',
       // A broken bone said with its injury ("a forklift reversed into my leg, it's broken": "a broken leg is reportable ... workplace injuries"), not a chair's leg.
@@ -728,16 +782,19 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       ...['neck', 'leg', 'arm', 'ankle', 'wrist', 'pelvis', 'jaw', 'collarbone', 'skull', 'spine', 'eye socket', 'cheekbone'].flatMap((bone) => ['is fractured', 'was fractured', 's fractured'].map((fractured) => `${bone} ${fractured}`)),
     ],
     // Left inside a fire, a wreck or water ("there was a fire in my block, my neighbour didn't get out"), not a pet that did not escape.
-    ambiguous: ["{someone} didn't get out {unless outing}", '{someone} didnt get out {unless outing}', '{someone} did not get out {unless outing}', "{someone} couldn't get out {unless outing}"],
+    ambiguous: [
+      // Session 42: "our neighbours didn't make it out" of a fire.
+      ...["didn't make it out", 'didnt make it out', 'did not make it out', 'never made it out', "couldn't make it out"].map((out) => `{someone} ${out} {unless outing}`),
+      "{someone} didn't get out {unless outing}", '{someone} didnt get out {unless outing}', '{someone} did not get out {unless outing}', "{someone} couldn't get out {unless outing}"],
     confirmedBy: ['fire', 'fires', 'flames', 'smoke', 'blaze', 'burning', 'wreck', 'wreckage', 'sank', 'sinking', 'collapsed', 'rubble'],
     otherLanguages: {
-      es: ['accidente de tráfico', 'accidente de coche', 'accidente de carro', 'accidente mortal', 'gravemente herido', 'gravemente herida', 'atropellado', 'atropellada'],
-      nl: ['auto ongeluk', 'verkeersongeval', 'verkeersongeluk', 'dodelijk ongeluk', 'dodelijk ongeval', 'zwaargewond', 'zwaar gewond', 'aangereden', 'verongelukt', 'om het leven gekomen'],
-      de: ['autounfall', 'verkehrsunfall', 'tödlich verunglückt', 'tödlichen unfall', 'schwer verletzt', 'ums leben gekommen'],
-      fr: ['accident de voiture', 'accident de la route', 'accident mortel', 'grièvement blessé', 'grièvement blessée', 'gravement blessé', 'renversé par une voiture'],
-      it: ['incidente stradale', 'incidente mortale', "incidente d'auto", 'gravemente ferito', 'gravemente ferita'],
-      pt: ['acidente de carro', 'acidente de trânsito', 'acidente fatal', 'gravemente ferido', 'gravemente ferida', 'atropelado', 'atropelada'],
-      pl: ['wypadek samochodowy', 'wypadku samochodowym', 'wypadek drogowy', 'wypadku drogowym', 'śmiertelny wypadek', 'ciężko ranny', 'ciężko ranna', 'potrącony', 'potrącona', 'potrącił'],
+      es: ['accidente de moto', 'en la uci', 'en cuidados intensivos', 'accidente de tráfico', 'accidente de coche', 'accidente de carro', 'accidente mortal', 'gravemente herido', 'gravemente herida', 'atropellado', 'atropellada'],
+      nl: ['motorongeluk', 'op de intensive care', 'auto ongeluk', 'verkeersongeval', 'verkeersongeluk', 'dodelijk ongeluk', 'dodelijk ongeval', 'zwaargewond', 'zwaar gewond', 'aangereden', 'verongelukt', 'om het leven gekomen'],
+      de: ['motorradunfall', 'auf der intensivstation', 'autounfall', 'verkehrsunfall', 'tödlich verunglückt', 'tödlichen unfall', 'schwer verletzt', 'ums leben gekommen'],
+      fr: ['accident de moto', 'accident de scooter', 'en réanimation', 'aux soins intensifs', 'accident de voiture', 'accident de la route', 'accident mortel', 'grièvement blessé', 'grièvement blessée', 'gravement blessé', 'renversé par une voiture'],
+      it: ['incidente in moto', 'incidente con la moto', 'in terapia intensiva', 'in rianimazione', 'incidente stradale', 'incidente mortale', "incidente d'auto", 'gravemente ferito', 'gravemente ferita'],
+      pt: ['acidente de moto', 'na uti', 'nos cuidados intensivos', 'acidente de carro', 'acidente de trânsito', 'acidente fatal', 'gravemente ferido', 'gravemente ferida', 'atropelado', 'atropelada'],
+      pl: ['wypadek motocyklowy', 'wypadku motocyklowym', 'na oiom', 'na oiomie', 'wypadek samochodowy', 'wypadku samochodowym', 'wypadek drogowy', 'wypadku drogowym', 'śmiertelny wypadek', 'ciężko ranny', 'ciężko ranna', 'potrącony', 'potrącona', 'potrącił'],
       tr: ['trafik kazası', 'trafik kazasında', 'kaza geçirdi', 'ağır yaralı', 'ağır yaralandı', 'yoğun bakımda', 'hayati tehlikesi'],
     },
     cues: [
@@ -757,7 +814,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     name: 'disaster',
     description: 'natural disaster, earthquake, flood, hurricane, wildfire, tsunami, evacuation, destroyed homes, victims, relief',
     phrases: [
-      'evacuated', 'evacuation order', 'mass shooting', 'terrorist attack', 'burned down', 'burnt down', 'house fire', 'gunman', 'opened fire', 'school shooting',
+      'evacuated {unless vacuum}', 'evacuation order', 'mass shooting', 'terrorist attack', 'burned down', 'burnt down', 'house fire', 'gunman', 'opened fire', 'school shooting',
       'burst its banks', 'burst their banks', 'broke its banks',
       // War and shootings as lived ("fled the war", "after the shooting at the race"), not a history book or a photo shoot.
       '{not after mess} war zone', 'air strike', 'air strikes', 'airstrike', 'airstrikes', 'fled the war', 'fleeing the war', 'refugee camp', 'after the shooting {unless filming}', 'since the shooting {unless filming}',
@@ -797,13 +854,15 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       // A drone's too, and a building hit next door, with a war's word (session 40: "sirens all night again in odesa and a drone hit the building next to my cousin's"), not a toy drone.
       ...['missile', 'missiles', 'rocket', 'rockets', 'bomb', 'bombs', 'shell', 'shells', 'drone', 'drones'].flatMap((what) => [
         ...(what.startsWith('drone') ? ['hit our', 'hit my', 'hit their', 'struck our', 'landed on our', 'destroyed our'] : []),
+        // Nearby with a war's word too (session 42: "rockets hit near my parents' flat ... the shelter when the sirens sound").
+        'hit near', 'landed near', 'struck near', 'fell near',
         'hit the building', 'hit a building', 'hit the block', 'hit the flats', 'hit the house', 'hit the street', 'hit the hospital', 'hit the school',
         // A missile is a war's word itself (CONFIRMED_WITH.war).
       ].map((hit) => (what.startsWith('missile') ? `${what} ${hit}` : `${what} ${hit} {if war}`))),
       // No word from family in a war (session 40: "my family is still in gaza and I haven't heard from them in four days").
       ...['haven t heard from', 'havent heard from', 'not heard from', 'lost contact with', 'no news from'].map((silence) => `${silence} {if war}`),
       ...['river', 'sea', 'floodwater', 'flood water', 'flood'].flatMap((what) =>
-        ['came through the', 'came into the', 'came into our', 'came in through', 'poured into our', 'poured into the', 'got into the', 'got into our'].map((came) => `${what} ${came} {if indoors}`),
+        ['came through the', 'came into the', 'came into our', 'came in through', 'came up into our', 'came up into the', 'came up through the', 'rose into our', 'rose into the', 'poured into our', 'poured into the', 'got into the', 'got into our'].map((came) => `${what} ${came} {if indoors}`),
       ),
       'trapped under the rubble', 'trapped in the rubble', 'pulled from the rubble',
       // A building down, a boat over, a chemical leak, with a rescue's words: "people are trapped under it, rescue teams are digging"; not a kayak lesson.
@@ -829,6 +888,8 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'destroyed', 'damaged', 'collapsed', 'survived', 'survivor', 'survivors', 'killed', 'died', 'dead', 'deaths', 'injured', 'missing', 'trapped',
       'homeless', 'evacuate', 'evacuation', 'victims', 'rubble', 'devastated', 'devastation', 'lost', 'ripped', 'displaced', 'relief', 'aftermath',
       'swept', 'toll', 'rescue',
+      // Session 42: "a tornado levelled the whole neighbourhood".
+      'levelled', 'leveled',
       // Hit as a disaster hits a place, not a ship that hit an iceberg ("the titanic hit an iceberg ... four flooded").
       'hit our', 'hit us', 'hit my', 'hit the town', 'hit the city', 'hit the village', 'hit the area', 'hit the region', 'hit the island', 'hit the coast', 'hit hard', 'was hit', 'were hit', 'got hit', 'hit by', 'rescued', 'stranded', 'fled', 'fleeing', 'refugee', 'refugees', 'soldiers', 'invaded', 'invasion',
     ],
@@ -847,7 +908,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'evacuate', 'evacuated', 'evacuation', 'destroyed', 'disaster', 'victims', 'relief', 'shelter', 'homeless', 'shooting', 'attack', 'bombing',
       'typhoon', 'cyclone', 'missile', 'frontline', 'avalanche', 'landslide', 'mudslide', 'volcano', 'eruption', 'bushfire', 'bushfires', 'capsized', 'derailed',
     ],
-    clears: [...NOT_LIVED, ...HISTORY, ...FICTION, ...MINOR_DAMAGE],
+    clears: [...NOT_LIVED, ...HISTORY, ...FICTION, ...MINOR_DAMAGE, ...FORECAST],
   },
   {
     name: 'serious diagnosis',
@@ -859,6 +920,9 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'lymphoma', 'melanoma', 'carcinoma', 'sarcoma', 'biopsy', 'mastectomy', 'radiotherapy', 'radiation therapy', 'radiation treatment',
       'terminally ill', 'months to live', 'weeks to live',
       // A prognosis said as time (session 38: "mum's been told she has months, not years"), an organ failing.
+      // A prognosis said as time given (session 42: "husband's been given 6 months"), with a medical word ("hospice"): not notice at work or a sentence.
+      ...['given', 'given him', 'given her', 'gave him', 'gave her', 'given me', 'gave me', 'given us', 'gave us'].flatMap((given) =>
+        ['a few', 'a couple of', 'two', 'three', 'four', 'five', 'six', 'nine', 'twelve', 'eighteen', '2', '3', '4', '5', '6', '9', '12', '18'].flatMap((n) => ['months', 'weeks', 'days', 'years'].map((span) => `${given} ${n} ${span} {if care}`))),
       '{having} months not years', '{having} weeks not months', '{having} days not weeks', '{having} months rather than years', '{having} weeks rather than months',
       'kidney failure {unless heredity}', 'renal failure', 'heart failure {unless heredity}', 'liver failure {unless heredity}', 'organ failure', 'kidneys are failing', 'kidneys failing', 'heart is failing', 'liver is failing', '{someone} had a heart attack', 'suffered a stroke',
       // The speaker's own stroke too: "had a stroke last month at 42" (not "a stroke of luck", nor "I nearly had a stroke when I saw the bill").
@@ -895,7 +959,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       pt: ['{not with astrology} {not just after sign} {not after prevention} câncer {unless astrology charity heredity}', 'cancro', 'tumor', 'quimioterapia', 'diagnosticado com', 'diagnosticada com', 'doença terminal', 'leucemia', 'metástase', 'cuidados paliativos', 'hiv'],
       // Polish "rak" is a crayfish and the star sign too: its cases after an illness's word are left to "nowotwór".
       pl: ['nowotwór', 'nowotworu', 'nowotworem', 'chemioterapia', 'chemioterapii', 'przerzuty', 'przerzutów', 'białaczka', 'białaczkę', 'nieuleczalnie chory', 'nieuleczalnie chora', 'hospicjum', 'raka płuc', 'raka piersi', 'na raka'],
-      tr: ['kanser', 'kanserim', 'kanseri', 'tümör', 'kemoterapi', 'lösemi', 'metastaz', 'ölümcül hastalık', 'teşhis kondu'],
+      tr: ['{not with astrology} kanser', 'kanserim', 'kanseri', 'tümör', 'kemoterapi', 'lösemi', 'metastaz', 'ölümcül hastalık', 'teşhis kondu'],
     },
     cues: [
       'diagnosed', 'diagnosis', 'cancer', 'tumor', 'tumour', 'terminal', 'chemo', 'chemotherapy', 'oncologist', 'malignant', 'prognosis', 'leukemia',
@@ -907,7 +971,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     name: 'self-harm',
     description: 'suicide, suicidal thoughts, self harm, want to die, hopeless, overdose',
     phrases: [
-      'suicide {unless named story}', 'suicidal', 'self harm', 'self-harm', 'kill myself', 'end my life {unless insurance}', 'overdose', 'overdosed',
+      'suicide {unless named story}', 'suicidal', 'self harm', 'self-harm', 'kill myself', 'end my life {unless insurance}', 'overdose {unless indulgence}', 'overdosed {unless indulgence}',
       // Every form of the verb, said of anyone (OTHER_PERSONS; session 40: "my son tried to take his own life").
       ...['take', 'takes', 'taking', 'taken', 'took', 'tried to take', 'try to take', 'trying to take'].map((take) => `${take} my own life`), 'ended my life', 'ending my life {unless insurance}',
       // Harm done until it bleeds, in distress (session 40: "I scratch my arms till they bleed when I'm stressed").
@@ -922,12 +986,21 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'call 988', 'text 988', 'dial 988', 'call or text 988',
       // A way to die asked about (session 41: "is jumping from the 10th floor painless").
       'painless {if method}', 'least painful way', 'painless way to go',
-      'cutting myself {unless object}', 'self harming', 'take my life', 'taking my life', 'saving up my pills', 'stockpiling pills', ...OVERDOSE,
+      'cutting myself {unless object}', 'self harming', 'take my life', 'taking my life', 'saving up my pills', 'stockpiling pills',
+      // Session 42: "i've been stockpiling my meds. just in case".
+      ...['stockpiling', 'stockpiled', 'hoarding', 'saving up', 'stashing'].flatMap((keep) => ['my meds', 'my pills', 'my tablets', 'my medication', 'my sleeping pills', 'meds', 'tablets'].map((pills) => `${keep} ${pills}`)),
+      // Said of the world without the speaker (session 42: "everyone would be better off if i just disappeared for good").
+      ...['better off if i', 'better off if i just', 'happier if i', 'happier if i just', 'easier for everyone if i', 'easier for everyone if i just'].flatMap((off) =>
+        ['disappeared', 'was gone', 'were gone', 'wasn t here', 'wasnt here', 'wasn t around', 'wasnt around', 'was dead', 'died', 'didn t exist', 'didnt exist', 'wasn t alive'].map((gone) => `${off} ${gone}`)),
+      ...["don't", 'dont'].flatMap((dont) => ['in anything anymore', 'in anything any more', 'in living', 'in being alive', 'of living', 'of being alive'].map((what) => `${dont} see the point ${what}`)),
+      'no point in living', 'no point being alive', ...OVERDOSE,
       // Hurting or burning oneself, said as a habit or an urge (session 39: "I keep hurting myself when things get bad"), not the clumsy: "keep hurting myself on the coffee table".
       'harming myself', 'harm myself',
       ...['hurting myself', 'hurt myself', 'burning myself', 'burn myself'].map((harm) => `{habit} ${harm} {unless clumsy}`),
       // What an assistant's answer points to.
       'samaritans', 'crisis line', 'crisis lines', 'crisis hotline', 'crisis text line',
+      // The Samaritans' and Shout's numbers (session 42: "call 116 123", "text SHOUT to 85258").
+      '116 123', '85258',
       // Cutting said by the blade and where, with a relapse's word (session 38: "relapsed, used the razor on my legs again"), not a shave.
       ...['razor', 'blade', 'blades'].flatMap((blade) => ['my', 'her', 'his'].flatMap((whose) => ['legs', 'arms', 'thighs', 'wrists', 'stomach'].map((part) => `${blade} on ${whose} ${part} {if relapse}`))),
       ...['cut', 'cutting', 'cuts on'].flatMap((cut) => ['my arms', 'my thighs', 'my wrists', 'my legs'].map((part) => `${cut} ${part} {if relapse}`)),
@@ -939,7 +1012,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     otherLanguages: {
       es: ['suicidio', 'suicidarme', 'suicidó', 'quitarme la vida', 'se quitó la vida', 'quitarse la vida', 'quitarte la vida', 'me quiero morir', 'quiero morirme', 'no quiero vivir', 'sobredosis', 'autolesión'],
       nl: ['zelfmoord', 'zelfdoding', 'suïcide {unless named story}', 'suïcidaal', 'overdosis', 'zelfbeschadiging', 'mezelf iets aandoen', 'wil niet meer leven'],
-      de: ['selbstmord', 'suizid', 'suizidgedanken', 'das leben genommen', 'das leben nehmen', 'nicht mehr leben', 'mich umbringen', 'mich ritzen', 'ritze mich', 'überdosis', 'selbstverletzung'],
+      de: ['selbstmord', 'suizid', 'suizidgedanken', 'das leben genommen', 'das leben nehmen', 'das leben zu nehmen', 'telefonseelsorge', 'nicht mehr leben', 'mich umbringen', 'mich ritzen', 'ritze mich', 'überdosis', 'selbstverletzung'],
       fr: ['suicide {unless named story}', 'suicidaire', 'me suicider', 'suicidé {unless named story}', "s'est suicidé", 'overdose', 'automutilation'],
       it: ['suicidio', 'suicidarmi', 'suicidato', 'suicidata', 'si è tolto la vita', 'overdose', 'autolesionismo'],
       pt: ['suicídio', 'suicidar', 'suicidou', 'tirou a própria vida', 'overdose', 'automutilação'],
@@ -962,6 +1035,15 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       '{anyone} hits me {unless contact}', '{anyone} hit me {unless contact}', '{anyone} hitting me', '{anyone} beats me {unless contest}', '{anyone} beat me {unless contest}',
       '{anyone} beating me', '{anyone} slapped me', '{anyone} slaps me', '{anyone} punched me', '{anyone} punches me', '{anyone} kicked me {unless urging}',
       '{anyone} kicks me {unless urging}', '{anyone} choked me', '{anyone} chokes me', '{anyone} strangled me', '{anyone} pushed me {unless urging}', '{anyone} shoved me',
+      // Touched, of a child or another, with fear or a report (session 42: "my 10yo said her swim coach touches her in the changing room ... report it to the police").
+      ...['touches', 'touched', 'touching'].flatMap((touch) => ['her', 'him', 'them'].map((whom) => `{anyone} ${touch} ${whom} {if fear}`)),
+      'touched inappropriately', 'touches her inappropriately', 'touches him inappropriately', 'touching her inappropriately', 'touching him inappropriately', 'touched her inappropriately', 'touched him inappropriately',
+      // Intimate images used against someone (session 42: "someone is sharing my nudes online to blackmail me").
+      'my nudes', 'sextortion', 'revenge porn', 'intimate images',
+      // A person's violence said plainly (session 42: "my ex still has a key and he's been violent before").
+      // (Keyed by "violent": "he's been violent", "he is violent", "she has been violent" through the fillers.)
+      ...['violent', 'gets violent', 'turns violent', 'turned violent', 'became violent'].map((violent) => `{anyone} ${violent}`),
+      'violent towards me', 'violent toward me', 'violent with me',
       '{anyone} threatens me', '{anyone} threatened me', '{anyone} threatening me', '{anyone} touched me', '{anyone} touches me', 'threatened to kill me', 'threatens to kill me',
       '{anyone} grabbing me', '{anyone} grabbed me {unless treat}', '{anyone} grabs me {unless treat}',
       // A threat of harm, in each tense (session 40: "my ex says he'll hurt me if I see anyone else"); killing only with fear ("my mum will kill me if I'm late").
@@ -1023,6 +1105,10 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       // "An alcoholic" is a person, not "an alcoholic drink".
       'an alcoholic {unless beverage}', 'drinking problem', 'problem gambling', 'problem gambler', 'compulsive gambling',
       'gamblers anonymous', 'alcoholics anonymous', 'narcotics anonymous', 'nar anon', 'al anon', 'alanon', 'drug rehab', 'alcohol rehab', 'supervised detox', 'medical detox', 'alcohol withdrawal', 'opioid withdrawal', 'opiate withdrawal',
+      // Session 42: "how to do a ketamine detox at home", "can't get through a day without pills anymore".
+      ...['ketamine', 'meth', 'cocaine', 'crack', 'opioid', 'opiate', 'benzo', 'benzodiazepine', 'xanax', 'alcohol', 'drug', 'drugs', 'oxy'].flatMap((drug) => [`${drug} detox`, `${drug} dependence`, `${drug} dependency`]),
+      ...['through a day without', 'through the day without', 'go a day without', 'function without'].flatMap((without) =>
+        ['pills anymore', 'painkillers', 'a drink', 'drinking', 'booze', 'alcohol', 'vodka', 'using', 'coke', 'oxy', 'my fix'].map((what) => `${without} ${what}`)),
       'drug dealer', 'to buy drugs', 'intervention for my {relative}', 'intervention for our {relative}',
       // Drink by the bottle a day (session 41: "a bottle of vodka a day and my hands shake in the mornings").
       ...['vodka', 'wine', 'whisky', 'whiskey', 'gin', 'rum', 'spirits', 'brandy'].flatMap((drink) => ['a day', 'every day', 'a night', 'every night'].map((when) => `bottle of ${drink} ${when}`)),

@@ -562,6 +562,70 @@ describe("brand safety: session 41's rule kinds (batch 10's misses and false vet
   });
 });
 
+describe("brand safety: session 42's rule kinds (batch 11's misses and false vetoes), in other sentences", () => {
+  const vetoes = (queries: string[], topic: string, by: 'phrase' | 'similarity' = 'phrase') => {
+    for (const query of queries) expect(verdict(query), query).toMatchObject({ topic, by });
+  };
+  const serves = (queries: string[]) => {
+    for (const query of queries) expect(verdict(query), query).toBeUndefined();
+  };
+
+  it("reads a crematorium, a child we lost and a dead person's things one cannot face as bereavement; not baby weight lost", () => {
+    vetoes(['the crematorium gave us a date for next thursday', 'the son we lost would have turned 18 this week', "I can't bring myself to go through her clothes yet"], 'bereavement');
+    serves(['the baby weight I lost came back over christmas, any meal plans?']);
+  });
+
+  it('reads being run into from behind, whiplash on the road, a gas explosion, a hot tool pulled onto a child and a crash someone is still hurt from as accidents; not when nobody was hurt, nor a market crash', () => {
+    vetoes(['a lorry drove into the back of my car on the motorway yesterday', 'whiplash after the other driver hit us, what do I claim?', 'a gas explosion in our street this morning'], 'accident');
+    vetoes(['my son pulled the curling tongs onto his hand', 'she has needed physio every week since the accident'], 'accident');
+    serves(['someone went into the back of me in the car park, nobody hurt, just a dented bumper', 'is my pension safe after the crash in the markets last year?']);
+  });
+
+  it('reads a tornado that levelled a town, a river up into a home and rockets landing near a home in a war as disasters; not a toy rocket nor a storm forecast', () => {
+    vetoes(['the tornado levelled half the town', 'the river came up into the kitchen overnight', 'a rocket landed near my sister\'s building and the sirens went on all night'], 'disaster');
+    serves(['our toy rocket landed near the pond at the park', 'a violent storm is forecast for friday, should we cancel the barbecue?']);
+  });
+
+  it('reads a prognosis given as time with a medical word, not notice given at work', () => {
+    vetoes(["the consultant has given him a few months, and we're looking at hospice care"], 'serious diagnosis');
+    serves(['my landlord has given us two months to move out, any removal firms?']);
+  });
+
+  it('reads stockpiled meds, a world better off without the speaker, no point in anything and the helplines an answer names as self-harm', () => {
+    vetoes(['my brother has been hoarding his tablets and I am scared', 'my family would be happier if i wasn t around', "I don't see the point in living anymore"], 'self-harm');
+    vetoes(['please text SHOUT to 85258 tonight, you are not alone', 'meine Schwester hat versucht, sich das Leben zu nehmen'], 'self-harm');
+  });
+
+  it("reads a touch a child reports with fear, intimate images used against someone and a person's violence as abuse; not a touch of salt nor a violent film", () => {
+    vetoes(['my son says his tutor touches him and he is scared to go back', 'my ex is threatening to post my nudes', 'my husband gets violent when he loses at cards'], 'abuse');
+    serves(['add a touch of salt and let it rest', 'is the new batman film too violent for a 12 year old?']);
+  });
+
+  it('reads a drug detox and a day that needs a drink or pills as addiction; not a juice detox', () => {
+    vetoes(['is a heroin detox at home safe?', "he can't go a day without a drink anymore"], 'addiction');
+    serves(['a three day juice detox, is it worth it?']);
+  });
+
+  it('reads a lost pregnancy and intensive care in other languages', () => {
+    vetoes(['hemos sufrido un aborto espontáneo', 'ich hatte letzte Woche eine Fehlgeburt', "j'ai fait une fausse couche", 'ik had een miskraam'], 'bereavement');
+    vetoes(['mia madre è in terapia intensiva dopo un incidente in moto', 'mon père est en réanimation'], 'accident');
+  });
+
+  it('serves a funeral march, a record called Funeral, funerals as a subject of study, a mock eulogy, mourning doves, evacuated tubes, an overdose of sugar and the Tropic of Cancer; a funeral, mourning and a cancer of a life still veto', () => {
+    serves(['for music history: who wrote the most famous funeral march?', 'the album Funeral came out in 2004, on which label?', 'for art history: how were funerals painted in the 17th century?']);
+    serves(['a mock eulogy for my best friend who is moving to Leeds, she is very much alive', 'mourning doves nesting in our gutter, will they leave?', 'evacuated glass tubes for a solar water heater', 'I overdosed on chocolate at easter']);
+    serves(['how hot is it on the tropic of cancer in june?', 'gift for a cancer man who loves cooking, birthday in july', 'kanser burcu erkek özellikleri']);
+    vetoes(["my uncle's funeral is on friday", 'the family is in mourning after her death'], 'bereavement');
+    vetoes(['my dad has cancer and starts treatment next week'], 'serious diagnosis');
+  });
+
+  it('clears the similarity of a routine diagnosis, a death metal record and mourning doves (by similarity vetoed before); a grave illness still vetoes by it', () => {
+    // Bereavement's or serious diagnosis's similarity vetoed these, each with a cue ("diagnosed", "death", "mourning").
+    serves(['the vet diagnosed our kitten with an ear infection, are the drops safe?', 'best death metal albums of the 90s?', 'what do mourning doves eat in winter?']);
+    vetoes(['grandma is dying, what do we do with her car?'], 'bereavement', 'similarity');
+  });
+});
+
 describe('brand safety: the held-out batches, judged with their answers (bench/semantic/brandSafetyHeldOut*.txt)', () => {
   // Their figures as recorded in bench/README.md; a change of the rules that moves one must say so there.
   const figures: Record<string, { sensitive: [number, number]; ordinaryVetoed: [number, number] }> = {
@@ -578,6 +642,8 @@ describe('brand safety: the held-out batches, judged with their answers (bench/s
     'brandSafetyHeldOut9.txt': { sensitive: [90, 90], ordinaryVetoed: [1, 97] },
     // Session 41: held out on main's rules 83/101 and 5/128 (bench/README.md, "Brand safety: session 41"); tuned on since.
     'brandSafetyHeldOut10.txt': { sensitive: [101, 101], ordinaryVetoed: [0, 128] },
+    // Session 42: held out on main's rules 85/109 and 12/169 (bench/README.md, "Brand safety: session 42"); tuned on since.
+    'brandSafetyHeldOut11.txt': { sensitive: [109, 109], ordinaryVetoed: [0, 169] },
   };
   for (const [file, expected] of Object.entries(figures)) {
     it(`${file}: ${expected.sensitive.join('/')} sensitive vetoed, ${expected.ordinaryVetoed.join('/')} ordinary vetoed`, () => {
