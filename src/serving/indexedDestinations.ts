@@ -1,5 +1,13 @@
 import { creativesOf, type AdIndex, type BilledLineItem, type LineItemEntry } from './adIndex.js';
 
+/** A line item's billed spend of one UTC day and of that day's month, in nano-USD. */
+export interface DaySpend {
+  nanos: number;
+  monthNanos: number;
+}
+
+type SpendOfDay = (lineItemId: string, campaignId: string, day: number) => Promise<DaySpend>;
+
 /**
  * The current serving index's line items by id, for tracking: the click destinations of their
  * creatives, where a click goes when Postgres cannot be asked and the click cache has never seen the
@@ -23,6 +31,8 @@ export class IndexedDestinations {
   private readonly retired = new Map<string, { entry: BilledLineItem; leftAtMs: number }>();
   /** Moves the spend and cap counters to the day, month and cap windows of a time (set by serving: rollCountersWith). */
   private rollCounters: (nowMs: number) => void = () => {};
+  /** Reads a line item's spend of an earlier day (set by serving: readSpendOfDayWith). */
+  private readSpendOfDay: SpendOfDay | undefined;
 
   constructor(private readonly retiredForMs: number) {}
 
@@ -68,6 +78,19 @@ export class IndexedDestinations {
       pruned.push(id);
     }
     return pruned;
+  }
+
+  /** Serving's SpendPacing.spendOfDay, for spendOfDay. */
+  readSpendOfDayWith(read: SpendOfDay): void {
+    this.readSpendOfDay = read;
+  }
+
+  /**
+   * A line item's billed spend of an earlier UTC day and of its month (SpendPacing.spendOfDay), which
+   * the billing ceilings judge a conversion reported late by; undefined before serving set the reader.
+   */
+  spendOfDay(lineItemId: string, campaignId: string, day: number): Promise<DaySpend> | undefined {
+    return this.readSpendOfDay?.(lineItemId, campaignId, day);
   }
 
   /** Serving's SpendPacing.roll and FrequencyCounts.roll, for billedLineItem and indexed. */

@@ -43,6 +43,7 @@ interface UnflushedSpend {
 
 const spendRow = z.object({ line_item: z.string(), spend: z.coerce.number() });
 const monthRow = spendRow.extend({ month_spend: z.coerce.number() });
+const dayRow = z.object({ spend: z.coerce.number(), month_spend: z.coerce.number() });
 
 /** How much of a day's budget even pacing lets a line item have spent by `nowMs`: see dailyAllowanceShare. */
 const EVEN_PACING_LEAD_MS = 3_600_000;
@@ -249,6 +250,38 @@ export class SpendPacing {
       }
       counter.lifetimeNanos = (writtenLifetime.get(id) ?? 0) + (localLifetime.get(id) ?? 0);
     }
+  }
+
+  /**
+   * A line item's billed spend of an earlier UTC `day` and of that day's month, in nano-USD, for a
+   * conversion reported late (BillingCeiling.judgeAndStore): the counters hold only today and this
+   * month. Read as sync reads, between the pipeline's writes: ClickHouse's figure plus the events
+   * this instance accepted of that day and month that ClickHouse does not have yet, each once.
+   */
+  async spendOfDay(lineItemId: string, campaignId: string, day: number): Promise<{ nanos: number; monthNanos: number }> {
+    const { writtenThroughSeq, written } = await this.events.readBetweenWrites(async (unwritten) => {
+      // Before any await: `unwritten` is of the events recorded by now.
+      const writtenThroughSeq = this.acceptedSeq - unwritten;
+      const result = await this.ch.client.query({
+        // campaign_id leads daily_stats_v1's key; the month is one of its partitions.
+        query: `SELECT toString(sumIf(spend_nanos, day = {day:Date})) AS spend, toString(sum(spend_nanos)) AS month_spend
+                FROM daily_stats_v1
+                WHERE campaign_id = {campaign:UUID} AND line_item_id = {line_item:UUID}
+                  AND day >= {month_start:Date} AND day < addMonths({month_start:Date}, 1)`,
+        query_params: { day: utcDate(day * MS_PER_DAY), month_start: utcDate(firstDayOfMonth(day) * MS_PER_DAY), campaign: campaignId, line_item: lineItemId },
+        format: 'JSONEachRow',
+      });
+      const [row] = await result.json();
+      return { writtenThroughSeq, written: dayRow.parse(row) };
+    });
+    let nanos = written.spend;
+    let monthNanos = written.month_spend;
+    for (const spend of this.unflushed) {
+      if (spend.seq <= writtenThroughSeq || spend.lineItemId !== lineItemId) continue;
+      if (spend.day === day) nanos += spend.nanos;
+      if (utcMonthOfDay(spend.day) === utcMonthOfDay(day)) monthNanos += spend.nanos;
+    }
+    return { nanos, monthNanos };
   }
 
   /** Spend per line item, in nano-USD, as a query of line_item and spend rows gives it. */

@@ -1,4 +1,5 @@
 import type { BilledLineItem } from '../serving/adIndex.js';
+import type { DaySpend } from '../serving/indexedDestinations.js';
 import type { UserCounts } from '../serving/frequencyCounts.js';
 import { billingCeilingPassed, type EventPeriod } from '../money/billingCeilingRule.js';
 import { utcDay, utcMonthOfDay } from '../utcDays.js';
@@ -33,8 +34,62 @@ export class BillingCeiling {
   private readonly heldSpend = new Map<string, number>();
   private readonly heldImpressions = new Map<string, UserCounts>();
 
-  /** `lineItemOf` given a judgement's `nowMs` moves the counters to its UTC day, month and cap windows first (IndexedDestinations.billedLineItem). */
-  constructor(private readonly lineItemOf: (lineItemId: string, nowMs?: number) => BilledLineItem | undefined) {}
+  /** The late events of each line item being judged and stored, one after the other (judgeAndStore). */
+  private readonly lateTurns = new Map<string, Promise<void>>();
+
+  /**
+   * `lineItemOf` given a judgement's `nowMs` moves the counters to its UTC day, month and cap windows
+   * first (IndexedDestinations.billedLineItem); `spendOfDay` reads a line item's billed spend of an
+   * earlier UTC day and of its month (IndexedDestinations.spendOfDay), undefined when it cannot.
+   */
+  constructor(
+    private readonly lineItemOf: (lineItemId: string, nowMs?: number) => BilledLineItem | undefined,
+    private readonly spendOfDay: (lineItemId: string, campaignId: string, day: number) => Promise<DaySpend> | undefined = () => undefined,
+  ) {}
+
+  /**
+   * judge(), then `store` (which holds, accepts or writes the event), for an event that may be of an
+   * earlier UTC day than `nowMs`'s: a conversion reported late. The counters judge() reads hold only
+   * today and this month, so such an event would meet no daily ceiling, and one of an earlier month
+   * only the lifetime one (try42 F2: a CPA line item with a 1 USD daily budget was billed 30 USD for
+   * yesterday, 100 USD for a day of the month before, by conversions posted with their
+   * `occurred_at`). So its own day's and month's billed spend is read (ClickHouse's and what this
+   * instance has not written yet: SpendPacing.spendOfDay), and it is judged against that day's 2x
+   * and that month's 30.4x too, as an import's line is (importCeilings.ts). A line item's late
+   * events are judged and stored one after the other, so each read sees the events before it.
+   */
+  async judgeAndStore<T>(event: TrackedEvent, nowMs: number, store: () => T | Promise<T>): Promise<T> {
+    const day = utcDay(event.event_time);
+    if (event.ivt !== '' || event.cost_nanos <= 0 || day >= utcDay(nowMs)) {
+      this.judge(event, nowMs);
+      return store();
+    }
+    const lineItemId = event.line_item_id;
+    const turn = (this.lateTurns.get(lineItemId) ?? Promise.resolve()).then(async () => {
+      const spend = await this.spendOfDay(lineItemId, event.campaign_id, day);
+      // Nothing awaits from the judgement to `store`'s hold or accept: the next late event's read sees this one.
+      this.judge(event, nowMs);
+      const lineItem = this.lineItemOf(lineItemId);
+      if (spend !== undefined && lineItem !== undefined && event.cost_nanos > 0) {
+        // The lifetime ceiling was judge()'s, by the counters; here the day's and its month's, by their own spend.
+        const reason = billingCeilingPassed({ ...lineItem, lifetimeBudgetNanos: Infinity, spend: { ...spend, lifetimeNanos: 0 } }, event.cost_nanos, 0, 'today');
+        if (reason !== undefined) {
+          event.unbilled = reason;
+          event.cost_nanos = 0;
+        }
+      }
+      return store();
+    });
+    const done = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.lateTurns.set(lineItemId, done);
+    void done.then(() => {
+      if (this.lateTurns.get(lineItemId) === done) this.lateTurns.delete(lineItemId);
+    });
+    return turn;
+  }
 
   /** Stores the reason in `unbilled` and makes the cost 0 when a valid event is over a ceiling; leaves any other event as it is. */
   judge(event: TrackedEvent, nowMs: number): void {

@@ -119,8 +119,8 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
     if (input.conversion_id === undefined) {
       // Each is new (a repeat purchase): spooled like every event, and in ClickHouse within a flush.
       const event = eventOf(randomUUID(), occurredAt);
-      ceiling.judge(event, nowMs);
-      events.accept([event]);
+      // Judged against its own day's and month's ceilings when reported for an earlier day.
+      await ceiling.judgeAndStore(event, nowMs, () => events.accept([event]));
       return { result: resultOf(event), created: true };
     }
     const eventId = conversionEventId(clickId, input.conversion_id);
@@ -138,14 +138,15 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
       if (stored) return { result: stored, created: false };
       // With the first request's time, whenever this one came (conversionTimes.ts says why).
       const event = eventOf(eventId, await firstTime(eventId, occurredAt));
-      ceiling.judge(event, nowMs);
-      // Pacing counts a written event once ClickHouse has it: until then other conversions see it held.
-      const held = ceiling.hold(event);
-      try {
-        await events.writeNow([event], `conversion:${eventId}`);
-      } finally {
-        ceiling.release(event, held);
-      }
+      await ceiling.judgeAndStore(event, nowMs, async () => {
+        // Pacing counts a written event once ClickHouse has it: until then other conversions see it held.
+        const held = ceiling.hold(event);
+        try {
+          await events.writeNow([event], `conversion:${eventId}`);
+        } finally {
+          ceiling.release(event, held);
+        }
+      });
       return { result: resultOf(event), created: true };
     });
   }

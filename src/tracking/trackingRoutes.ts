@@ -32,7 +32,10 @@ export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): P
     windowMs: config.SERVE_LOOKUP_WINDOW_MS,
     timeoutMs: config.SERVE_LOOKUP_TIMEOUT_MS,
   });
-  const ceiling = new BillingCeiling((lineItemId, nowMs) => indexedDestinations.billedLineItem(lineItemId, nowMs));
+  const ceiling = new BillingCeiling(
+    (lineItemId, nowMs) => indexedDestinations.billedLineItem(lineItemId, nowMs),
+    (lineItemId, campaignId, day) => indexedDestinations.spendOfDay(lineItemId, campaignId, day),
+  );
   // Counted once stored, not when judged: an event refused with 503 is retried, and is one event.
   // The invalid count by reason is what shows a proxy that strips headers (every browser's event
   // becoming no_fetch_metadata) or a publisher gone bad, before the invoices do.

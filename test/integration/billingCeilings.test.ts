@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -337,6 +338,61 @@ describe('billing ceilings: budgets', () => {
     const events = await storedEvents(tested.lineItemId, 14);
     expect(events.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(10 * USD);
     expect(events.slice(7).filter((event) => event.unbilled === 'over_daily_budget')).toHaveLength(4);
+  });
+});
+
+describe('billing ceilings: conversions reported for an earlier UTC day', () => {
+  const DAY_MS = 86_400_000;
+  const CPA_PRICE = 4 * USD;
+
+  /** A CPA line item (4 USD, 10 USD a day) and 7 valid clicks of it stored at noon on the UTC day that begins at `dayMs`. */
+  async function clicksOn(dayMs: number) {
+    const { placement, tested } = await setup({ bids: { bid_type: 'cpa', bid_value: 4 }, budget: { daily: 10, currency: 'USD', pacing: 'asap' } });
+    const { rows } = await ctx.stores.db.query<{ id: string }>('SELECT id FROM creatives WHERE line_item_id = $1', [tested.lineItemId]);
+    const clicks = Array.from({ length: 7 }, (_, i) => {
+      const id = randomUUID();
+      return sampleEvent({
+        ...{ event_id: id, click_id: id, type: 'click', source: 'click', event_time: dayMs + 12 * 3_600_000 + i * 60_000 },
+        ...{ campaign_id: tested.campaignId, line_item_id: tested.lineItemId, creative_id: rows[0]!.id, placement_id: placement, publisher_id: publisher.id },
+        ...{ price_model: 'CPA', cost_nanos: 0, price_nanos: CPA_PRICE },
+      });
+    });
+    await insertEvents(ctx, clicks);
+    return { tested, clicks };
+  }
+
+  /**
+   * Reports a conversion of every click an hour after it, all at once, as a nightly postback does:
+   * every other one with a conversion_id (written to ClickHouse at once), the others without (spooled).
+   */
+  async function convertAll(clicks: Array<{ event_id: string; event_time: number }>) {
+    const answers = await Promise.all(
+      clicks.map((click, i) =>
+        ctx.app.inject({
+          method: 'POST',
+          url: '/v1/advertiser/conversions',
+          headers: { 'x-api-key': advertiser.key },
+          payload: { click_id: click.event_id, occurred_at: new Date(click.event_time + 3_600_000).toISOString(), ...(i % 2 === 1 ? { conversion_id: `order-${i}` } : {}) },
+        }),
+      ),
+    );
+    for (const answer of answers) expect(answer.statusCode, answer.body).toBe(201);
+    return answers.map((answer) => answer.json().data as { cost_usd: number; unbilled_reason: string | null });
+  }
+
+  // try42 F2: both were billed all 7 (28 USD on a 10 USD daily budget): the counters hold only today
+  // and this month, so the daily ceiling did not apply to yesterday, nor the monthly one to last month.
+  it.each([
+    ['yesterday', 1],
+    ['a day of an earlier month', 35],
+  ])("bills the conversions of %s's clicks only up to twice the daily budget, that day's", async (_, daysAgo) => {
+    const { tested, clicks } = await clicksOn(Math.floor(Date.now() / DAY_MS - daysAgo) * DAY_MS);
+    const results = await convertAll(clicks);
+    expect(results.filter((result) => result.cost_usd === 4)).toHaveLength(5);
+    expect(results.filter((result) => result.cost_usd === 0 && result.unbilled_reason === 'over_daily_budget')).toHaveLength(2);
+    const stored = await storedEvents(tested.lineItemId, 14);
+    const conversions = stored.filter((event) => event.type === 'conversion');
+    expect(conversions.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(20 * USD);
   });
 });
 
