@@ -341,18 +341,18 @@ describe('billing ceilings: budgets', () => {
   });
 });
 
-describe('billing ceilings: conversions reported for an earlier UTC day', () => {
+describe('billing ceilings: conversions the counters cannot judge', () => {
   const DAY_MS = 86_400_000;
   const CPA_PRICE = 4 * USD;
 
-  /** A CPA line item (4 USD, 10 USD a day) and 7 valid clicks of it stored at noon on the UTC day that begins at `dayMs`. */
-  async function clicksOn(dayMs: number) {
-    const { placement, tested } = await setup({ bids: { bid_type: 'cpa', bid_value: 4 }, budget: { daily: 10, currency: 'USD', pacing: 'asap' } });
+  /** A CPA line item (4 USD, 10 USD a day unless told) and 7 valid clicks of it, the first at `firstMs`, a minute apart. */
+  async function clicksAt(firstMs: number, budget: LineItemSpec['budget'] = { daily: 10, currency: 'USD', pacing: 'asap' }) {
+    const { placement, tested } = await setup({ bids: { bid_type: 'cpa', bid_value: 4 }, budget });
     const { rows } = await ctx.stores.db.query<{ id: string }>('SELECT id FROM creatives WHERE line_item_id = $1', [tested.lineItemId]);
     const clicks = Array.from({ length: 7 }, (_, i) => {
       const id = randomUUID();
       return sampleEvent({
-        ...{ event_id: id, click_id: id, type: 'click', source: 'click', event_time: dayMs + 12 * 3_600_000 + i * 60_000 },
+        ...{ event_id: id, click_id: id, type: 'click', source: 'click', event_time: firstMs + i * 60_000 },
         ...{ campaign_id: tested.campaignId, line_item_id: tested.lineItemId, creative_id: rows[0]!.id, placement_id: placement, publisher_id: publisher.id },
         ...{ price_model: 'CPA', cost_nanos: 0, price_nanos: CPA_PRICE },
       });
@@ -365,10 +365,10 @@ describe('billing ceilings: conversions reported for an earlier UTC day', () => 
    * Reports a conversion of every click an hour after it, all at once, as a nightly postback does:
    * every other one with a conversion_id (written to ClickHouse at once), the others without (spooled).
    */
-  async function convertAll(clicks: Array<{ event_id: string; event_time: number }>) {
+  async function convertAll(clicks: Array<{ event_id: string; event_time: number }>, on = ctx) {
     const answers = await Promise.all(
       clicks.map((click, i) =>
-        ctx.app.inject({
+        on.app.inject({
           method: 'POST',
           url: '/v1/advertiser/conversions',
           headers: { 'x-api-key': advertiser.key },
@@ -386,13 +386,32 @@ describe('billing ceilings: conversions reported for an earlier UTC day', () => 
     ['yesterday', 1],
     ['a day of an earlier month', 35],
   ])("bills the conversions of %s's clicks only up to twice the daily budget, that day's", async (_, daysAgo) => {
-    const { tested, clicks } = await clicksOn(Math.floor(Date.now() / DAY_MS - daysAgo) * DAY_MS);
+    const { tested, clicks } = await clicksAt(Math.floor(Date.now() / DAY_MS - daysAgo) * DAY_MS + 12 * 3_600_000);
     const results = await convertAll(clicks);
     expect(results.filter((result) => result.cost_usd === 4)).toHaveLength(5);
     expect(results.filter((result) => result.cost_usd === 0 && result.unbilled_reason === 'over_daily_budget')).toHaveLength(2);
     const stored = await storedEvents(tested.lineItemId, 14);
     const conversions = stored.filter((event) => event.type === 'conversion');
     expect(conversions.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(20 * USD);
+  });
+
+  // try42 F4: a line item that left the index is kept for billing as long as its links live, but its
+  // clicks convert for ATTRIBUTION_WINDOW_DAYS: after that, on an instance started since, judge()
+  // did not know it and billed all 7 (28 USD on a 20 USD lifetime budget).
+  it('bills the conversions of a line item paused longer ago than its links live only up to its lifetime budget', async () => {
+    const { tested, clicks } = await clicksAt(Date.now() - 3 * 3_600_000, { daily: 1000, currency: 'USD', pacing: 'asap', lifetime: 20 });
+    const paused = await ctx.app.inject({ method: 'PATCH', url: `/v1/advertiser/line-items/${tested.lineItemId}`, headers: { 'x-api-key': advertiser.key }, payload: { status: 'paused' } });
+    expect(paused.statusCode).toBe(200);
+    // Paused two hours ago, as far as a starting instance can tell, whose links live a minute.
+    await ctx.stores.db.query(`UPDATE line_items SET updated_at = now() - interval '2 hours' WHERE id = $1`, [tested.lineItemId]);
+    const other = await startAnotherInstance(ctx, { ...env, TRACKING_LINK_TTL_SECONDS: '60' });
+    try {
+      const results = await convertAll(clicks, other);
+      expect(results.filter((result) => result.cost_usd === 4)).toHaveLength(5);
+      expect(results.filter((result) => result.cost_usd === 0 && result.unbilled_reason === 'over_lifetime_budget')).toHaveLength(2);
+    } finally {
+      await other.close();
+    }
   });
 });
 
