@@ -546,6 +546,24 @@ describe('billing ceilings after a crash: the spool it left counts before it is 
     return release;
   }
 
+  // try42 F1: the repeats were taken for first pixels until the replay wrote their serves: they
+  // counted 8 USD more against the 10 USD ceiling, and the 6 new impressions were all stored over it.
+  it('takes a repeat of a spooled pixel for the duplicate it is, so it uses up none of the ceiling', async () => {
+    const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 5, currency: 'USD', pacing: 'asap' } });
+    const served = await serveAheadOnInstances(as(), tested.lineItemId, 14, 3);
+    const release = await crashWithSpooledPixels(served.slice(0, 8));
+    try {
+      // The same 8 pixels again (a page shown again), and 6 first ones, at once.
+      await firePixels(ctx, served);
+    } finally {
+      release();
+    }
+    const events = await storedEvents(tested.lineItemId, 22);
+    expect(events.filter((event) => event.ivt === 'duplicate')).toHaveLength(8);
+    expect(events.filter((event) => event.ivt === '' && event.cost_nanos > 0)).toHaveLength(10);
+    expect(events.filter((event) => event.unbilled === 'over_daily_budget')).toHaveLength(4);
+  });
+
   it('stops serving and billing at the budget the spooled spend used up', async () => {
     const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 5, currency: 'USD', pacing: 'asap' } });
     const served = await serveAheadOnInstances(as(), tested.lineItemId, 14, 3);
