@@ -41,10 +41,11 @@ export type PassedCeiling = 'over_lifetime_budget' | 'over_monthly_budget' | 'ov
  *   whole event that fits.
  * - Monthly, for an event of this UTC month (`today` or `this_month`): the month's spend + cost past
  *   MONTHLY_CEILING_BUDGETS x the daily budget, or past the cost itself when that is more.
- * - Daily, only for an event of `today` (a conversion reported for an earlier day meets the
- *   lifetime and monthly ceilings only): today's spend + cost past DAILY_CEILING_BUDGETS x the daily
+ * - Daily, only for an event of `today`: today's spend + cost past DAILY_CEILING_BUDGETS x the daily
  *   budget, or past the cost itself when that is more, so that the day's first event is billable
- *   even at a price above the ceiling (else such a line item could never deliver).
+ *   even at a price above the ceiling (else such a line item could never deliver). A conversion
+ *   reported for an earlier day is asked again as `today` with that day's and month's spend
+ *   (BillingCeiling.judgeAndStore), as an import's line is (importCeilings.ts).
  *
  * Billing (src/tracking/billingCeiling.ts) asks it of every valid event as it arrives and stores an
  * event it names unbilled, at cost 0. Serving (selectAd.ts) asks it of the line item's price before

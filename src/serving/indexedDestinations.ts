@@ -1,4 +1,7 @@
 import { creativesOf, type AdIndex, type BilledLineItem, type LineItemEntry } from './adIndex.js';
+import type { LineItemSpend } from './spendPacing.js';
+
+type SpendOf = (lineItemId: string, campaignId: string, day: number) => Promise<LineItemSpend>;
 
 /**
  * The current serving index's line items by id, for tracking: the click destinations of their
@@ -23,6 +26,8 @@ export class IndexedDestinations {
   private readonly retired = new Map<string, { entry: BilledLineItem; leftAtMs: number }>();
   /** Moves the spend and cap counters to the day, month and cap windows of a time (set by serving: rollCountersWith). */
   private rollCounters: (nowMs: number) => void = () => {};
+  /** Reads a line item's spend of a day, its month and in all (set by serving: readSpendWith). */
+  private readSpend: SpendOf | undefined;
 
   constructor(private readonly retiredForMs: number) {}
 
@@ -68,6 +73,19 @@ export class IndexedDestinations {
       pruned.push(id);
     }
     return pruned;
+  }
+
+  /** Serving's SpendPacing.spendOf, for spendOf. */
+  readSpendWith(read: SpendOf): void {
+    this.readSpend = read;
+  }
+
+  /**
+   * A line item's billed spend of a UTC day, of its month and in all (SpendPacing.spendOf), which the
+   * billing ceilings judge a conversion the counters cannot judge by; undefined before serving set the reader.
+   */
+  spendOf(lineItemId: string, campaignId: string, day: number): Promise<LineItemSpend> | undefined {
+    return this.readSpend?.(lineItemId, campaignId, day);
   }
 
   /** Serving's SpendPacing.roll and FrequencyCounts.roll, for billedLineItem and indexed. */

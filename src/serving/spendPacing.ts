@@ -34,6 +34,13 @@ interface PublisherHold {
   nanos: number;
 }
 
+/** A line item's billed spend of one UTC day, of that day's month and in all, in nano-USD (SpendPacing.spendOf). */
+export interface LineItemSpend {
+  nanos: number;
+  monthNanos: number;
+  lifetimeNanos: number;
+}
+
 interface UnflushedSpend {
   seq: number;
   lineItemId: string;
@@ -43,6 +50,7 @@ interface UnflushedSpend {
 
 const spendRow = z.object({ line_item: z.string(), spend: z.coerce.number() });
 const monthRow = spendRow.extend({ month_spend: z.coerce.number() });
+const lineItemSpendRow = z.object({ spend: z.coerce.number(), month_spend: z.coerce.number(), lifetime_spend: z.coerce.number() });
 
 /** How much of a day's budget even pacing lets a line item have spent by `nowMs`: see dailyAllowanceShare. */
 const EVEN_PACING_LEAD_MS = 3_600_000;
@@ -249,6 +257,40 @@ export class SpendPacing {
       }
       counter.lifetimeNanos = (writtenLifetime.get(id) ?? 0) + (localLifetime.get(id) ?? 0);
     }
+  }
+
+  /**
+   * A line item's billed spend of a UTC `day`, of that day's month and in all, in nano-USD, for a
+   * conversion the counters cannot judge (BillingCeiling.judgeAndStore): one reported for an earlier
+   * day (the counters hold only today and this month), or of a line item they no longer keep. Read
+   * as sync reads, between the pipeline's writes: ClickHouse's figures plus the events this instance
+   * accepted of that line item that ClickHouse does not have yet, each once.
+   */
+  async spendOf(lineItemId: string, campaignId: string, day: number): Promise<LineItemSpend> {
+    const { writtenThroughSeq, written } = await this.events.readBetweenWrites(async (unwritten) => {
+      // Before any await: `unwritten` is of the events recorded by now.
+      const writtenThroughSeq = this.acceptedSeq - unwritten;
+      const result = await this.ch.client.query({
+        // campaign_id leads daily_stats_v1's key, line_item_id is line_item_spend_v1's; the month is one partition.
+        query: `SELECT toString(sumIf(spend_nanos, day = {day:Date})) AS spend, toString(sum(spend_nanos)) AS month_spend,
+                       (SELECT toString(sum(spend_nanos)) FROM line_item_spend_v1 WHERE line_item_id = {line_item:UUID}) AS lifetime_spend
+                FROM daily_stats_v1
+                WHERE campaign_id = {campaign:UUID} AND line_item_id = {line_item:UUID}
+                  AND day >= {month_start:Date} AND day < addMonths({month_start:Date}, 1)`,
+        query_params: { day: utcDate(day * MS_PER_DAY), month_start: utcDate(firstDayOfMonth(day) * MS_PER_DAY), campaign: campaignId, line_item: lineItemId },
+        format: 'JSONEachRow',
+      });
+      const [row] = await result.json();
+      return { writtenThroughSeq, written: lineItemSpendRow.parse(row) };
+    });
+    const spend = { nanos: written.spend, monthNanos: written.month_spend, lifetimeNanos: written.lifetime_spend };
+    for (const unwritten of this.unflushed) {
+      if (unwritten.seq <= writtenThroughSeq || unwritten.lineItemId !== lineItemId) continue;
+      spend.lifetimeNanos += unwritten.nanos;
+      if (unwritten.day === day) spend.nanos += unwritten.nanos;
+      if (utcMonthOfDay(unwritten.day) === utcMonthOfDay(day)) spend.monthNanos += unwritten.nanos;
+    }
+    return spend;
   }
 
   /** Spend per line item, in nano-USD, as a query of line_item and spend rows gives it. */

@@ -1,4 +1,5 @@
 import type { BilledLineItem } from '../serving/adIndex.js';
+import type { LineItemSpend } from '../serving/spendPacing.js';
 import type { UserCounts } from '../serving/frequencyCounts.js';
 import { billingCeilingPassed, type EventPeriod } from '../money/billingCeilingRule.js';
 import { utcDay, utcMonthOfDay } from '../utcDays.js';
@@ -33,8 +34,76 @@ export class BillingCeiling {
   private readonly heldSpend = new Map<string, number>();
   private readonly heldImpressions = new Map<string, UserCounts>();
 
-  /** `lineItemOf` given a judgement's `nowMs` moves the counters to its UTC day, month and cap windows first (IndexedDestinations.billedLineItem). */
-  constructor(private readonly lineItemOf: (lineItemId: string, nowMs?: number) => BilledLineItem | undefined) {}
+  /** The events judgeAndStore reads spend for, of each line item, being judged and stored one after the other. */
+  private readonly lateTurns = new Map<string, Promise<void>>();
+
+  /**
+   * `lineItemOf` given a judgement's `nowMs` moves the counters to its UTC day, month and cap windows
+   * first (IndexedDestinations.billedLineItem); `spendOf` reads a line item's billed spend of a UTC
+   * day, of its month and in all (IndexedDestinations.spendOf), undefined when it cannot.
+   */
+  constructor(
+    private readonly lineItemOf: (lineItemId: string, nowMs?: number) => BilledLineItem | undefined,
+    private readonly spendOf: (lineItemId: string, campaignId: string, day: number) => Promise<LineItemSpend> | undefined = () => undefined,
+  ) {}
+
+  /**
+   * judge(), then `store` (which holds, accepts or writes the event), for a conversion, which the
+   * counters judge() reads cannot always judge:
+   *
+   * - one reported for an earlier UTC day than `nowMs`'s: the counters hold only today and this
+   *   month, so it met no daily ceiling, and one of an earlier month only the lifetime one (try42
+   *   F2: a CPA line item with a 1 USD daily budget was billed 30 USD for yesterday, 100 USD for a
+   *   day of the month before, by conversions posted with their `occurred_at`);
+   * - one of a line item the counters no longer keep: a line item that left the index is kept for
+   *   the links' lifetime (TRACKING_LINK_TTL_SECONDS, 7 days), but its clicks convert for
+   *   ATTRIBUTION_WINDOW_DAYS (30), and judge() let such a conversion through unjudged (try42 F4: a
+   *   paused CPA line item with a 5 USD lifetime budget billed 17 USD). `budgets` are then its
+   *   budgets as Postgres has them (undefined: none, no ceiling).
+   *
+   * Such an event's line item's billed spend of the event's day, month and in all is read
+   * (ClickHouse's and what this instance has not written yet: SpendPacing.spendOf) and it is judged
+   * against that day's 2x, that month's 30.4x and the lifetime budget, as an import's line is
+   * (importCeilings.ts). A line item's such events are judged and stored one after the other, so
+   * each read sees the events before it. Any other event is judged by the counters, without a query.
+   */
+  async judgeAndStore<T>(
+    event: TrackedEvent,
+    nowMs: number,
+    budgets: { budgetNanos: number; lifetimeBudgetNanos: number } | undefined,
+    store: () => T | Promise<T>,
+  ): Promise<T> {
+    const day = utcDay(event.event_time);
+    const lineItemId = event.line_item_id;
+    const counted = this.lineItemOf(lineItemId, nowMs);
+    if (event.ivt !== '' || event.cost_nanos <= 0 || (day === utcDay(nowMs) && counted !== undefined) || (counted ?? budgets) === undefined) {
+      this.judge(event, nowMs);
+      return store();
+    }
+    const turn = (this.lateTurns.get(lineItemId) ?? Promise.resolve()).then(async () => {
+      const spend = await this.spendOf(lineItemId, event.campaign_id, day);
+      // Nothing awaits from the judgement to `store`'s hold or accept: the next such event's read sees this one.
+      this.judge(event, nowMs);
+      const limits = this.lineItemOf(lineItemId) ?? budgets;
+      if (spend !== undefined && limits !== undefined && event.cost_nanos > 0) {
+        const reason = billingCeilingPassed({ budgetNanos: limits.budgetNanos, lifetimeBudgetNanos: limits.lifetimeBudgetNanos, spend }, event.cost_nanos, 0, 'today');
+        if (reason !== undefined) {
+          event.unbilled = reason;
+          event.cost_nanos = 0;
+        }
+      }
+      return store();
+    });
+    const done = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.lateTurns.set(lineItemId, done);
+    void done.then(() => {
+      if (this.lateTurns.get(lineItemId) === done) this.lateTurns.delete(lineItemId);
+    });
+    return turn;
+  }
 
   /** Stores the reason in `unbilled` and makes the cost 0 when a valid event is over a ceiling; leaves any other event as it is. */
   judge(event: TrackedEvent, nowMs: number): void {

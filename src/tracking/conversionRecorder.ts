@@ -13,7 +13,7 @@ import type { ConversionInput, ConversionResult } from './conversionSchemas.js';
 import type { EventPipeline } from './eventPipeline.js';
 import { EVENT_RETENTION_DAYS } from './eventImport.js';
 import { hashedEventId } from './hashedEventId.js';
-import { clickPrice, findLineItemPricing } from './lineItemPricing.js';
+import { clickPrice, findLineItemPricing, type LineItemPricing, type PricingProblem } from './lineItemPricing.js';
 import { NO_EVENT_CONTEXT, type TrackedEvent } from './trackedEvent.js';
 import { NANOS_PER_USD, usdToNanos } from '../money/nanoUsd.js';
 import type { UnbilledReason } from './unbilledReasons.js';
@@ -119,8 +119,7 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
     if (input.conversion_id === undefined) {
       // Each is new (a repeat purchase): spooled like every event, and in ClickHouse within a flush.
       const event = eventOf(randomUUID(), occurredAt);
-      ceiling.judge(event, nowMs);
-      events.accept([event]);
+      await ceiling.judgeAndStore(event, nowMs, budgetsOf(pricing), () => events.accept([event]));
       return { result: resultOf(event), created: true };
     }
     const eventId = conversionEventId(clickId, input.conversion_id);
@@ -138,14 +137,15 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
       if (stored) return { result: stored, created: false };
       // With the first request's time, whenever this one came (conversionTimes.ts says why).
       const event = eventOf(eventId, await firstTime(eventId, occurredAt));
-      ceiling.judge(event, nowMs);
-      // Pacing counts a written event once ClickHouse has it: until then other conversions see it held.
-      const held = ceiling.hold(event);
-      try {
-        await events.writeNow([event], `conversion:${eventId}`);
-      } finally {
-        ceiling.release(event, held);
-      }
+      await ceiling.judgeAndStore(event, nowMs, budgetsOf(pricing), async () => {
+        // Pacing counts a written event once ClickHouse has it: until then other conversions see it held.
+        const held = ceiling.hold(event);
+        try {
+          await events.writeNow([event], `conversion:${eventId}`);
+        } finally {
+          ceiling.release(event, held);
+        }
+      });
       return { result: resultOf(event), created: true };
     });
   }
@@ -157,6 +157,11 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
   }
 
   return { record };
+}
+
+/** The line item's budgets as Postgres has them, for a line item the billing counters no longer keep (a deleted one's conversions cost nothing). */
+function budgetsOf(pricing: LineItemPricing | PricingProblem): LineItemPricing['budgets'] {
+  return typeof pricing === 'string' ? undefined : pricing.budgets;
 }
 
 export type ConversionRecorder = ReturnType<typeof createConversionRecorder>;

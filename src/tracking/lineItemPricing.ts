@@ -1,6 +1,7 @@
 import { convertToUsd } from '../money/usdRates.js';
 import { bidInUsd, billedEvent, priceNanos, type PriceModel } from '../money/priceModels.js';
 import type { SqlExecutor } from '../store/postgres.js';
+import { budgetsInNanos } from '../serving/adIndex.js';
 import { campaignOf } from '../management/campaignTenancy.js';
 
 /** A line item's current bid as events are charged: the same rule serving signs into its links. */
@@ -10,6 +11,8 @@ export interface LineItemPricing {
   model: PriceModel;
   /** Per impression for tCPM (bid/1000), per click for CPC, per conversion for CPA; nano-USD. */
   priceNanos: number;
+  /** Its daily and lifetime budgets in nano-USD (budgetsInNanos), undefined without a budget that can be converted: a conversion's billing ceilings (BillingCeiling.judgeAndStore). */
+  budgets: { budgetNanos: number; lifetimeBudgetNanos: number } | undefined;
 }
 
 export type PricingProblem = 'not_found' | 'no_bid' | 'unknown_currency';
@@ -23,8 +26,15 @@ export async function findLineItemPricing(
   lineItemId: string,
   organizationId?: string,
 ): Promise<LineItemPricing | PricingProblem> {
-  const { rows } = await db.query<{ campaign_id: string; bid_type: string | null; bid_value: string | null; budget_currency: string | null }>(
-    `SELECT li.campaign_id, li.bid_type, li.bid_value, li.budget_currency
+  const { rows } = await db.query<{
+    campaign_id: string;
+    bid_type: string | null;
+    bid_value: string | null;
+    budget_currency: string | null;
+    budget_daily: string | null;
+    budget_lifetime: string | null;
+  }>(
+    `SELECT li.campaign_id, li.bid_type, li.bid_value, li.budget_currency, li.budget_daily::text AS budget_daily, li.budget_lifetime::text AS budget_lifetime
      FROM line_items li
      WHERE li.id = $1
        AND ($2::uuid IS NULL OR EXISTS (
@@ -35,7 +45,8 @@ export async function findLineItemPricing(
   if (!row) return 'not_found';
   const bid = bidInUsd(row, convertToUsd);
   if (typeof bid === 'string') return bid;
-  return { lineItemId, campaignId: row.campaign_id, model: bid.model, priceNanos: priceNanos(bid.model, bid.bidUsd) };
+  const budgets = budgetsInNanos(row, convertToUsd);
+  return { lineItemId, campaignId: row.campaign_id, model: bid.model, priceNanos: priceNanos(bid.model, bid.bidUsd), budgets: typeof budgets === 'string' ? undefined : budgets };
 }
 
 /** What one valid event of `type` costs under the line item's bid; conversions cost only on CPA. */

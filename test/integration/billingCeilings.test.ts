@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -342,6 +343,80 @@ describe('billing ceilings: budgets', () => {
   });
 });
 
+describe('billing ceilings: conversions the counters cannot judge', () => {
+  const DAY_MS = 86_400_000;
+  const CPA_PRICE = 4 * USD;
+
+  /** A CPA line item (4 USD, 10 USD a day unless told) and 7 valid clicks of it, the first at `firstMs`, a minute apart. */
+  async function clicksAt(firstMs: number, budget: LineItemSpec['budget'] = { daily: 10, currency: 'USD', pacing: 'asap' }) {
+    const { placement, tested } = await setup({ bids: { bid_type: 'cpa', bid_value: 4 }, budget });
+    const { rows } = await ctx.stores.db.query<{ id: string }>('SELECT id FROM creatives WHERE line_item_id = $1', [tested.lineItemId]);
+    const clicks = Array.from({ length: 7 }, (_, i) => {
+      const id = randomUUID();
+      return sampleEvent({
+        ...{ event_id: id, click_id: id, type: 'click', source: 'click', event_time: firstMs + i * 60_000 },
+        ...{ campaign_id: tested.campaignId, line_item_id: tested.lineItemId, creative_id: rows[0]!.id, placement_id: placement, publisher_id: publisher.id },
+        ...{ price_model: 'CPA', cost_nanos: 0, price_nanos: CPA_PRICE },
+      });
+    });
+    await insertEvents(ctx, clicks);
+    return { tested, clicks };
+  }
+
+  /**
+   * Reports a conversion of every click an hour after it, all at once, as a nightly postback does:
+   * every other one with a conversion_id (written to ClickHouse at once), the others without (spooled).
+   */
+  async function convertAll(clicks: Array<{ event_id: string; event_time: number }>, on = ctx) {
+    const answers = await Promise.all(
+      clicks.map((click, i) =>
+        on.app.inject({
+          method: 'POST',
+          url: '/v1/advertiser/conversions',
+          headers: { 'x-api-key': advertiser.key },
+          payload: { click_id: click.event_id, occurred_at: new Date(click.event_time + 3_600_000).toISOString(), ...(i % 2 === 1 ? { conversion_id: `order-${i}` } : {}) },
+        }),
+      ),
+    );
+    for (const answer of answers) expect(answer.statusCode, answer.body).toBe(201);
+    return answers.map((answer) => answer.json().data as { cost_usd: number; unbilled_reason: string | null });
+  }
+
+  // try42 F2: both were billed all 7 (28 USD on a 10 USD daily budget): the counters hold only today
+  // and this month, so the daily ceiling did not apply to yesterday, nor the monthly one to last month.
+  it.each([
+    ['yesterday', 1],
+    ['a day of an earlier month', 35],
+  ])("bills the conversions of %s's clicks only up to twice the daily budget, that day's", async (_, daysAgo) => {
+    const { tested, clicks } = await clicksAt(Math.floor(Date.now() / DAY_MS - daysAgo) * DAY_MS + 12 * 3_600_000);
+    const results = await convertAll(clicks);
+    expect(results.filter((result) => result.cost_usd === 4)).toHaveLength(5);
+    expect(results.filter((result) => result.cost_usd === 0 && result.unbilled_reason === 'over_daily_budget')).toHaveLength(2);
+    const stored = await storedEvents(tested.lineItemId, 14);
+    const conversions = stored.filter((event) => event.type === 'conversion');
+    expect(conversions.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(20 * USD);
+  });
+
+  // try42 F4: a line item that left the index is kept for billing as long as its links live, but its
+  // clicks convert for ATTRIBUTION_WINDOW_DAYS: after that, on an instance started since, judge()
+  // did not know it and billed all 7 (28 USD on a 20 USD lifetime budget).
+  it('bills the conversions of a line item paused longer ago than its links live only up to its lifetime budget', async () => {
+    const { tested, clicks } = await clicksAt(Date.now() - 3 * 3_600_000, { daily: 1000, currency: 'USD', pacing: 'asap', lifetime: 20 });
+    const paused = await ctx.app.inject({ method: 'PATCH', url: `/v1/advertiser/line-items/${tested.lineItemId}`, headers: { 'x-api-key': advertiser.key }, payload: { status: 'paused' } });
+    expect(paused.statusCode).toBe(200);
+    // Paused two hours ago, as far as a starting instance can tell, whose links live a minute.
+    await ctx.stores.db.query(`UPDATE line_items SET updated_at = now() - interval '2 hours' WHERE id = $1`, [tested.lineItemId]);
+    const other = await startAnotherInstance(ctx, { ...env, TRACKING_LINK_TTL_SECONDS: '60' });
+    try {
+      const results = await convertAll(clicks, other);
+      expect(results.filter((result) => result.cost_usd === 4)).toHaveLength(5);
+      expect(results.filter((result) => result.cost_usd === 0 && result.unbilled_reason === 'over_lifetime_budget')).toHaveLength(2);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe('billing ceilings: frequency caps', () => {
   const capped = { bids: { bid_type: 'cpm', bid_value: 1000 }, lineItem: { frequency_cap: { impressions: 2, per: 'day' } } };
 
@@ -472,6 +547,24 @@ describe('billing ceilings after a crash: the spool it left counts before it is 
     ctx = await startTestApp(env);
     return release;
   }
+
+  // try42 F1: the repeats were taken for first pixels until the replay wrote their serves: they
+  // counted 8 USD more against the 10 USD ceiling, and the 6 new impressions were all stored over it.
+  it('takes a repeat of a spooled pixel for the duplicate it is, so it uses up none of the ceiling', async () => {
+    const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 5, currency: 'USD', pacing: 'asap' } });
+    const served = await serveAheadOnInstances(as(), tested.lineItemId, 14, 3);
+    const release = await crashWithSpooledPixels(served.slice(0, 8));
+    try {
+      // The same 8 pixels again (a page shown again), and 6 first ones, at once.
+      await firePixels(ctx, served);
+    } finally {
+      release();
+    }
+    const events = await storedEvents(tested.lineItemId, 22);
+    expect(events.filter((event) => event.ivt === 'duplicate')).toHaveLength(8);
+    expect(events.filter((event) => event.ivt === '' && event.cost_nanos > 0)).toHaveLength(10);
+    expect(events.filter((event) => event.unbilled === 'over_daily_budget')).toHaveLength(4);
+  });
 
   it('stops serving and billing at the budget the spooled spend used up', async () => {
     const { tested, as } = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, budget: { daily: 5, currency: 'USD', pacing: 'asap' } });
