@@ -15,8 +15,19 @@ const NOTHING = Buffer.alloc(0);
 const FAULT_CODES = new Set(['EROFS', 'EIO']);
 
 /**
+ * statfs(2) is a round trip on network and FUSE file systems (NFS asks its server at each call: an
+ * EFS volume's DATA_DIR would pay it before every statement, on the main thread), so far above the
+ * floor its answer is kept this long. Within NEAR_FLOOR_FLOORS x the floor it is asked at every
+ * statement: only something else writing (floor x NEAR_FLOOR_FLOORS - floor) in this time would pass
+ * the floor unseen, and PGlite's own statements write KBs (rev42 R10).
+ */
+const FREE_SPACE_KEPT_MS = 100;
+const NEAR_FLOOR_FLOORS = 4;
+
+/**
  * Tells, without writing anything, whether the file system holding `file` (opened here for writing,
- * kept open) still takes writes, and whether it has `floorBytes` free: about 3 µs for both
+ * kept open) still takes writes, and whether it has `floorBytes` free (asked again at most every
+FREE_SPACE_KEPT_MS while far above it): about 3 µs for both
  * (bench/README.md "Embedded Postgres: the writable check"), cheap enough before every statement.
  *
  * Two questions, as kernels turn a faulty ext4 read-only two ways. A write of no bytes to the open
@@ -30,6 +41,8 @@ const FAULT_CODES = new Set(['EROFS', 'EIO']);
 export function openWritableCheck(file: string, floorBytes: number): WritableCheck {
   const fd = openSync(file, 'r+');
   const directory = path.dirname(file);
+  let knownFree = 0;
+  let askedAtMs = -Infinity;
   return {
     fault: () => {
       try {
@@ -42,6 +55,8 @@ export function openWritableCheck(file: string, floorBytes: number): WritableChe
     },
     // A write of nothing succeeds on a full file system: its free space is asked (statfs(2)) instead.
     shortOfSpace: () => {
+      const nowMs = performance.now();
+      if (knownFree >= NEAR_FLOOR_FLOORS * floorBytes && nowMs - askedAtMs < FREE_SPACE_KEPT_MS) return undefined;
       let free: number;
       try {
         free = freeBytes(directory);
@@ -49,6 +64,8 @@ export function openWritableCheck(file: string, floorBytes: number): WritableChe
         // A file system that cannot say: fault() answers for it.
         return undefined;
       }
+      knownFree = free;
+      askedAtMs = nowMs;
       return free < floorBytes ? `the file system of ${directory} has ${megabytes(free)} free, less than the ${megabytes(floorBytes)} kept free for PGlite's write-ahead log` : undefined;
     },
     close: () => closeSync(fd),
