@@ -243,18 +243,35 @@ function documentedSnippet(): string {
   return block[1]!;
 }
 
-/** A chat page with the documented snippet below the answer and the chat's composer after it, the kit taken from `kitOrigin`. */
-function pageWithTheSnippet(kitOrigin: string): string {
+/**
+ * A chat page with `answers` answers, the documented snippet pasted below each, and the chat's
+ * composer after them, the kit taken from `kitOrigin`.
+ */
+function pageWithTheSnippet(kitOrigin: string, answers = 1): string {
   const snippet = documentedSnippet().replaceAll(THE_ADSVC_ORIGIN_IN_THE_DOCS, kitOrigin);
+  const chat = Array.from({ length: answers }, (_, index) => `<p class="answer">Answer ${index + 1}: pack a rain shell.</p>${snippet}`).join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Chat</title></head>
-<body><p>Pack a rain shell.</p>${snippet}<textarea id="composer"></textarea></body></html>`;
+<body>${chat}<textarea id="composer"></textarea></body></html>`;
 }
 
 describe.skipIf(skipBrowserTests)('render kit on publishers\' pages: the snippet of docs/rendering.md, as written', () => {
   it('renders the ad and fires its pixel', async () => {
     const { page, pixelRequests, pageErrors } = await openPage('snippet', pageWithTheSnippet(adsvcUrl));
-    await page.waitForSelector('#ad-slot .adsvc-card');
+    await page.waitForSelector('.answer + .ad-slot .adsvc-card');
     await expect.poll(() => pixelRequests.length, { timeout: 10_000 }).toBe(1);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it('pasted under two answers of one page, renders each answer\'s ad into its own slot and counts each once', async () => {
+    const { page, pixelRequests, pageErrors } = await openPage('snippet-two-answers', pageWithTheSnippet(adsvcUrl, 2));
+    // Each answer's slot (the element right after it) gets one card: none lands in the other's.
+    const cardsPerSlot = () => page.evaluate(() => Array.from(document.querySelectorAll('.answer'), (answer) => answer.nextElementSibling!.querySelectorAll('.adsvc-card').length));
+    await expect.poll(cardsPerSlot, { timeout: 15_000 }).toEqual([1, 1]);
+    // Two serves, two cards in view: each impression pixel fires, once.
+    await expect.poll(() => pixelRequests.length, { timeout: 10_000 }).toBe(2);
+    expect(new Set(pixelRequests).size).toBe(2);
+    expect(await page.locator('.adsvc-card').count()).toBe(2);
     expect(pageErrors).toEqual([]);
     await page.close();
   });
