@@ -23,6 +23,15 @@ interface CeilingFigures {
   spend: { nanos: number; monthNanos: number; lifetimeNanos: number };
 }
 
+/** Spend accepted but not in the counters yet, in nano-USD: in all, of the judged event's UTC month, and of its UTC day. */
+export interface HeldSpend {
+  nanos: number;
+  monthNanos: number;
+  dayNanos: number;
+}
+
+export const NOTHING_HELD: HeldSpend = { nanos: 0, monthNanos: 0, dayNanos: 0 };
+
 /**
  * When the event happened, against the counters' current UTC day: `today`, earlier in the same UTC
  * month (`this_month`: a conversion reported late), or before this month (`earlier`).
@@ -35,7 +44,9 @@ export type PassedCeiling = 'over_lifetime_budget' | 'over_monthly_budget' | 'ov
 /**
  * The billing ceilings' rule, which serving and billing both ask: which ceiling an event costing
  * `costNanos` would take the line item's billed spend past, or undefined when it can be billed.
- * `heldNanos` is spend accepted but not in the counter yet (billing's current event-loop turn).
+ * `held` is spend accepted but not in the counters yet (billing's current event-loop turn, a
+ * conversion being written): in all, of the event's UTC month, and of its UTC day, each added to the
+ * spend its ceiling reads (a late conversion being written is not today's: rev42 R5).
  *
  * - Lifetime: spend + cost past the lifetime budget. A lifetime budget is spent up to the last
  *   whole event that fits.
@@ -54,14 +65,13 @@ export type PassedCeiling = 'over_lifetime_budget' | 'over_monthly_budget' | 'ov
 export function billingCeilingPassed(
   lineItem: CeilingFigures,
   costNanos: number,
-  heldNanos: number,
+  held: HeldSpend,
   period: EventPeriod,
 ): PassedCeiling | undefined {
-  const spent = costNanos + heldNanos;
-  if (lineItem.spend.lifetimeNanos + spent > lineItem.lifetimeBudgetNanos) return 'over_lifetime_budget';
+  if (lineItem.spend.lifetimeNanos + costNanos + held.nanos > lineItem.lifetimeBudgetNanos) return 'over_lifetime_budget';
   if (period === 'earlier') return undefined;
-  if (lineItem.spend.monthNanos + spent > Math.max(MONTHLY_CEILING_BUDGETS * lineItem.budgetNanos, costNanos)) return 'over_monthly_budget';
-  if (period === 'today' && lineItem.spend.nanos + spent > Math.max(DAILY_CEILING_BUDGETS * lineItem.budgetNanos, costNanos)) return 'over_daily_budget';
+  if (lineItem.spend.monthNanos + costNanos + held.monthNanos > Math.max(MONTHLY_CEILING_BUDGETS * lineItem.budgetNanos, costNanos)) return 'over_monthly_budget';
+  if (period === 'today' && lineItem.spend.nanos + costNanos + held.dayNanos > Math.max(DAILY_CEILING_BUDGETS * lineItem.budgetNanos, costNanos)) return 'over_daily_budget';
   return undefined;
 }
 
@@ -86,6 +96,6 @@ export function ceilingRoomNanos(lineItem: CeilingFigures): number {
  * budget and its ceiling stop it only until tomorrow, and pacing through the day: not named here.
  */
 export function deliveryStoppedBy(lineItem: CeilingFigures & { priceNanos: number }): 'lifetime_budget' | 'monthly_budget' | null {
-  const passed = billingCeilingPassed(lineItem, lineItem.priceNanos, 0, 'this_month');
+  const passed = billingCeilingPassed(lineItem, lineItem.priceNanos, NOTHING_HELD, 'this_month');
   return passed === 'over_lifetime_budget' ? 'lifetime_budget' : passed === 'over_monthly_budget' ? 'monthly_budget' : null;
 }

@@ -5,7 +5,7 @@ import { similarity } from '../semantic/semanticModel.js';
 import type { BrandSafetyVeto } from '../semantic/brandSafety.js';
 import type { SemanticMatrix } from '../semantic/semanticMatrix.js';
 import { localTime } from './localClock.js';
-import { billingCeilingPassed, ceilingRoomNanos } from '../money/billingCeilingRule.js';
+import { billingCeilingPassed, ceilingRoomNanos, NOTHING_HELD } from '../money/billingCeilingRule.js';
 import { usdToNanos } from '../money/nanoUsd.js';
 
 export interface ServeContext {
@@ -455,7 +455,7 @@ export function outOfBudget(entry: LineItemEntry, evenShare: number, publisherId
   const releasedLeft = released - spend.nanos;
   const ceilingLeft = ceilingRoomNanos(entry);
   if (releasedLeft <= 0 || ceilingLeft <= 0) return 'budget';
-  if (billingCeilingPassed(entry, entry.priceNanos, 0, 'today') !== undefined) return 'budget';
+  if (billingCeilingPassed(entry, entry.priceNanos, NOTHING_HELD, 'today') !== undefined) return 'budget';
   const outstanding = spend.outstandingNanos;
   if (outstanding === 0) return undefined;
   // This serve's own hold, as SpendPacing.served will count it.

@@ -1,7 +1,7 @@
 import type { BilledLineItem } from '../serving/adIndex.js';
 import type { LineItemSpend } from '../serving/spendPacing.js';
 import type { UserCounts } from '../serving/frequencyCounts.js';
-import { billingCeilingPassed, type EventPeriod } from '../money/billingCeilingRule.js';
+import { billingCeilingPassed, NOTHING_HELD, type EventPeriod, type HeldSpend } from '../money/billingCeilingRule.js';
 import { utcDay, utcMonthOfDay } from '../utcDays.js';
 import type { TrackedEvent } from './trackedEvent.js';
 import type { UnbilledReason } from './unbilledReasons.js';
@@ -31,7 +31,8 @@ const HELD_IMPRESSION = 2;
  * that left before this process started by those read at start (retiredLineItems.ts).
  */
 export class BillingCeiling {
-  private readonly heldSpend = new Map<string, number>();
+  /** Held cost of each line item by the UTC day of its events: a late conversion being written is its own day's, not today's (rev42 R5). */
+  private readonly heldSpend = new Map<string, Map<number, number>>();
   private readonly heldImpressions = new Map<string, UserCounts>();
 
   /** The events judgeAndStore reads spend for, of each line item, being judged and stored one after the other. */
@@ -86,7 +87,7 @@ export class BillingCeiling {
       this.judge(event, nowMs);
       const limits = this.lineItemOf(lineItemId) ?? budgets;
       if (spend !== undefined && limits !== undefined && event.cost_nanos > 0) {
-        const reason = billingCeilingPassed({ budgetNanos: limits.budgetNanos, lifetimeBudgetNanos: limits.lifetimeBudgetNanos, spend }, event.cost_nanos, 0, 'today');
+        const reason = billingCeilingPassed({ budgetNanos: limits.budgetNanos, lifetimeBudgetNanos: limits.lifetimeBudgetNanos, spend }, event.cost_nanos, NOTHING_HELD, 'today');
         if (reason !== undefined) {
           event.unbilled = reason;
           event.cost_nanos = 0;
@@ -124,7 +125,10 @@ export class BillingCeiling {
     if (event.ivt !== '') return 0;
     let held = 0;
     if (event.cost_nanos > 0) {
-      this.heldSpend.set(event.line_item_id, (this.heldSpend.get(event.line_item_id) ?? 0) + event.cost_nanos);
+      let days = this.heldSpend.get(event.line_item_id);
+      if (days === undefined) this.heldSpend.set(event.line_item_id, (days = new Map()));
+      const day = utcDay(event.event_time);
+      days.set(day, (days.get(day) ?? 0) + event.cost_nanos);
       held |= HELD_SPEND;
     }
     if (event.type === 'impression' && event.user_key !== '' && this.lineItemOf(event.line_item_id)?.frequencyCap) {
@@ -139,9 +143,11 @@ export class BillingCeiling {
   /** Lets go of what hold() held: the counters have recorded the event, or it was not stored. */
   release(event: TrackedEvent, held: number): void {
     if ((held & HELD_SPEND) !== 0) {
-      const left = this.heldSpend.get(event.line_item_id)! - event.cost_nanos;
-      if (left > 0) this.heldSpend.set(event.line_item_id, left);
-      else this.heldSpend.delete(event.line_item_id);
+      const days = this.heldSpend.get(event.line_item_id)!;
+      const day = utcDay(event.event_time);
+      const left = days.get(day)! - event.cost_nanos;
+      if (left > 0) days.set(day, left);
+      else if (days.delete(day) && days.size === 0) this.heldSpend.delete(event.line_item_id);
     }
     if ((held & HELD_IMPRESSION) !== 0) {
       const users = this.heldImpressions.get(event.line_item_id)!;
@@ -160,7 +166,22 @@ export class BillingCeiling {
     const cost = event.cost_nanos;
     if (cost <= 0) return undefined;
     // The counter's `nanos` is of the current UTC day, `monthNanos` of its month (lineItemOf rolled them to nowMs's: SpendPacing.roll).
-    return billingCeilingPassed(lineItem, cost, this.heldSpend.get(event.line_item_id) ?? 0, periodOf(utcDay(event.event_time), utcDay(nowMs)));
+    const day = utcDay(event.event_time);
+    return billingCeilingPassed(lineItem, cost, this.heldOf(event.line_item_id, day), periodOf(day, utcDay(nowMs)));
+  }
+
+  /** What is held of a line item in all, in the UTC month of `day` and on `day`. */
+  private heldOf(lineItemId: string, day: number): HeldSpend {
+    const days = this.heldSpend.get(lineItemId);
+    if (days === undefined) return NOTHING_HELD;
+    const month = utcMonthOfDay(day);
+    const held = { nanos: 0, monthNanos: 0, dayNanos: 0 };
+    for (const [heldDay, nanos] of days) {
+      held.nanos += nanos;
+      if (utcMonthOfDay(heldDay) === month) held.monthNanos += nanos;
+      if (heldDay === day) held.dayNanos += nanos;
+    }
+    return held;
   }
 }
 

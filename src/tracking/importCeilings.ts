@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { billingCeilingPassed } from '../money/billingCeilingRule.js';
+import { billingCeilingPassed, NOTHING_HELD } from '../money/billingCeilingRule.js';
 import { convertToUsd } from '../money/usdRates.js';
 import { budgetsInNanos, type BilledLineItem } from '../serving/adIndex.js';
 import type { ClickHouse } from '../store/clickhouse.js';
@@ -59,7 +59,7 @@ export class ImportCeilings {
       const month = utcMonthOfDay(day);
       const spend = { nanos: figures.days.get(day) ?? 0, monthNanos: figures.months.get(month) ?? 0, lifetimeNanos: figures.lifetimeNanos };
       // 'today': every ceiling applies, each against the figures of the line's own day and month.
-      const reason = billingCeilingPassed({ ...figures, spend }, event.cost_nanos, 0, 'today');
+      const reason = billingCeilingPassed({ ...figures, spend }, event.cost_nanos, NOTHING_HELD, 'today');
       if (reason !== undefined) {
         event.unbilled = reason;
         event.cost_nanos = 0;

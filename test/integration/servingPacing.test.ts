@@ -478,6 +478,36 @@ describe('pacing: counting each event once', () => {
     }
   });
 
+  it("holds a late conversion being written against its own day, never against today's daily ceiling (rev42 R5)", () => {
+    const pacing = new SpendPacing(ctx.stores.ch, { readBetweenWrites: (read) => read(0) });
+    const destinations = new IndexedDestinations(3_600_000);
+    destinations.rollCountersWith((nowMs) => pacing.roll(nowMs));
+    const ceiling = new BillingCeiling((lineItemId, nowMs) => destinations.billedLineItem(lineItemId, nowMs));
+    const lineItemId = randomUUID();
+    const counter = pacing.counterFor(lineItemId);
+    const now = Date.now();
+    destinations.keepRetired(lineItemId, now, () => ({ budgetNanos: 10 * USD, lifetimeBudgetNanos: Infinity, spend: counter, frequencyCap: null }));
+    const conversion = (nanos: number, at: number) => sampleEvent({ line_item_id: lineItemId, type: 'conversion', cost_nanos: nanos, event_time: at });
+    // Today 16 of its 20 USD ceiling (2 x 10) spent; yesterday's conversion of 4 USD is being written (held).
+    pacing.record(conversion(16 * USD, now));
+    const late = conversion(4 * USD, now - 86_400_000);
+    const held = ceiling.hold(late);
+    // Today's conversion of 4 USD fits today's ceiling (16 + 4 = 20): yesterday's is not today's spend.
+    const today = conversion(4 * USD, now);
+    ceiling.judge(today, now);
+    expect(today).toMatchObject({ unbilled: '', cost_nanos: 4 * USD });
+    // Held spend still counts where it belongs: a lifetime budget sees it whatever its day.
+    ceiling.release(late, held);
+    const capped = randomUUID();
+    const cappedCounter = pacing.counterFor(capped);
+    destinations.keepRetired(capped, now, () => ({ budgetNanos: 10 * USD, lifetimeBudgetNanos: 6 * USD, spend: cappedCounter, frequencyCap: null }));
+    const cappedLate = sampleEvent({ line_item_id: capped, type: 'conversion', cost_nanos: 4 * USD, event_time: now - 86_400_000 });
+    ceiling.hold(cappedLate);
+    const cappedToday = sampleEvent({ line_item_id: capped, type: 'conversion', cost_nanos: 4 * USD, event_time: now });
+    ceiling.judge(cappedToday, now);
+    expect(cappedToday).toMatchObject({ unbilled: 'over_lifetime_budget', cost_nanos: 0 });
+  });
+
   it('keeps the spend of a day that began while a sync read the day before', async () => {
     const now = new Date();
     const lastHour = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 2, 10, 23, 59, 59);
