@@ -170,18 +170,28 @@ export class BillingCeiling {
     return billingCeilingPassed(lineItem, cost, this.heldOf(event.line_item_id, day), periodOf(day, utcDay(nowMs)));
   }
 
-  /** What is held of a line item in all, in the UTC month of `day` and on `day`. */
+  /**
+   * What is held of a line item in all, in the UTC month of `day` and on `day`. Nearly always
+   * everything held is of `day` (a turn's pixels): the months are worked out only for another day.
+   */
   private heldOf(lineItemId: string, day: number): HeldSpend {
     const days = this.heldSpend.get(lineItemId);
     if (days === undefined) return NOTHING_HELD;
-    const month = utcMonthOfDay(day);
-    const held = { nanos: 0, monthNanos: 0, dayNanos: 0 };
-    for (const [heldDay, nanos] of days) {
-      held.nanos += nanos;
-      if (utcMonthOfDay(heldDay) === month) held.monthNanos += nanos;
-      if (heldDay === day) held.dayNanos += nanos;
+    let nanos = 0;
+    let monthNanos = 0;
+    let dayNanos = 0;
+    let month = -1;
+    for (const [heldDay, held] of days) {
+      nanos += held;
+      if (heldDay === day) {
+        dayNanos += held;
+        monthNanos += held;
+        continue;
+      }
+      if (month < 0) month = utcMonthOfDay(day);
+      if (utcMonthOfDay(heldDay) === month) monthNanos += held;
     }
-    return held;
+    return { nanos, monthNanos, dayNanos };
   }
 }
 
