@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { SqlExecutor } from '../store/postgres.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import { membersOf } from '../management/campaignTenancy.js';
-import { CAMPAIGN_IDS_PER_QUERY } from './reportCampaigns.js';
+import { CAMPAIGN_IDS_PER_QUERY, campaignPageRows } from './reportCampaigns.js';
 import type { ReportRequest } from './reportRequest.js';
 
 const campaignIdRows = z.array(z.object({ id: z.string() }));
@@ -12,13 +12,15 @@ const campaignIdRows = z.array(z.object({ id: z.string() }));
  * campaigns, campaignTenancy.ts, applied to their tombstones, migrations/0017) with events, valid
  * or invalid, in the report's window. A delete must not shrink the advertiser's totals or hide what a campaign was
  * billed for, but a deleted campaign with nothing in the window is not listed as a zero row.
- * Organizations that never deleted a campaign pay one indexed Postgres read and no ClickHouse query.
+ * Organizations that never deleted a campaign pay one indexed Postgres read (none on a repeat, embedded) and no ClickHouse query.
  */
 export async function deletedCampaignsWithEvents(
   stores: { db: SqlExecutor; ch: ClickHouse },
   request: Pick<ReportRequest, 'organizationId' | 'campaignIds' | 'dateFrom' | 'dateTo'>,
 ): Promise<string[]> {
-  const { rows } = await stores.db.query<{ id: string }>(
+  // Remembered until a write to deleted_campaigns, campaigns or memberships (campaignPageRows).
+  const rows = await campaignPageRows<{ id: string }>(
+    stores.db,
     `SELECT gone.id FROM deleted_campaigns gone
       WHERE gone.organization_id = $1 AND gone.user_id IN (${membersOf('$1')})
         AND ($2::uuid[] IS NULL OR gone.id = ANY ($2::uuid[]))`,

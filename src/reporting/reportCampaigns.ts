@@ -2,6 +2,7 @@ import type { SqlExecutor } from '../store/postgres.js';
 import { membersOf } from '../management/campaignTenancy.js';
 import { jsonTimeSql } from '../store/timestampText.js';
 import { sortTimeSql, type KeysetPosition } from '../http/keysetPaging.js';
+import { notifiedCache } from '../store/notifiedCache.js';
 
 /** A campaign as reports show it. */
 export interface ReportCampaign {
@@ -22,6 +23,33 @@ export interface ReportCampaign {
  * very large organizations are read in several queries rather than hitting the URL limit.
  */
 export const CAMPAIGN_IDS_PER_QUERY = 5000;
+
+/** Every committed write to campaigns, deleted_campaigns or memberships notifies this channel (migrations/0020). */
+const CAMPAIGN_PAGES_CHANNEL = 'campaign_pages';
+
+/** Reads remembered per store and query, at most (a bound, not a tuning knob: a page of 1,000 campaigns is about 40 kB of text). */
+const MAX_REMEMBERED_READS = 1000;
+
+const rememberedReads = new WeakMap<SqlExecutor, Map<string, (key: string) => Promise<unknown[] | undefined>>>();
+
+/**
+ * The rows of `sql` with `params` (JSON values: they are the key), remembered until any write to the
+ * tables a page of report campaigns reads (notifiedCache on campaign_pages, migrations/0020): on
+ * embedded PGlite a repeated report (a dashboard reloaded, the same page again) asks PGlite nothing
+ * for its page and its deleted campaigns, whose two queries cost the thread that answers it 1.7 ms of
+ * a 1,000-row repeat's 4.3, and 3-10 ms when other processes share the cores (bench/README "Report:
+ * session 43"). On a Postgres server the query every time. The rows are shared: never changed.
+ */
+export async function campaignPageRows<Row>(db: SqlExecutor, sql: string, params: unknown[]): Promise<Row[]> {
+  let reads = rememberedReads.get(db);
+  if (reads === undefined) rememberedReads.set(db, (reads = new Map()));
+  let read = reads.get(sql);
+  if (read === undefined) {
+    read = notifiedCache(db, CAMPAIGN_PAGES_CHANNEL, MAX_REMEMBERED_READS, async (key) => (await db.query(sql, JSON.parse(key) as unknown[])).rows);
+    reads.set(sql, read);
+  }
+  return (await read(JSON.stringify(params))) as Row[];
+}
 
 /** A campaign of a page before its attributes: its id and whether the report shows it from its tombstone. */
 export interface PagedCampaign {
@@ -84,8 +112,9 @@ export async function organizationCampaigns(
 
 /**
  * organizationCampaigns, with the campaigns' attributes from `attributes` (campaignAttributes.ts)
- * where it remembers them: Postgres reads the page itself (which campaigns, in which order) and only
- * the attributes it does not remember. The page comes back as three texts (the ids, the tombstone
+ * where it remembers them: Postgres reads the page itself (which campaigns, in which order; on
+ * embedded PGlite remembered until a write to its tables, campaignPageRows) and only the attributes
+ * it does not remember. The page comes back as three texts (the ids, the tombstone
  * flags, the last campaign's position): a JSON object a row, with its position formatted, cost
  * embedded PGlite about 4.5 ms for 1,000 campaigns, these 1.4 (bench/README "Report: session 36").
  * When a campaign of the page is gone by the second read (a delete in between), the page is read
@@ -99,7 +128,9 @@ export async function organizationCampaignPage(
   page: CampaignPage,
   deletedShown: string[] = [],
 ): Promise<ReadCampaignPage> {
-  const { rows } = await db.query<{ ids: string | null; gone: string | null; last_time: string | null }>(
+  // Remembered until a write to its tables (campaignPageRows): a repeat reads no Postgres here.
+  const rows = await campaignPageRows<{ ids: string | null; gone: string | null; last_time: string | null }>(
+    db,
     `SELECT string_agg(c.id::text, ',' ORDER BY c.created_at, c.id) AS ids,
             string_agg(CASE WHEN c.gone THEN '1' ELSE '0' END, '' ORDER BY c.created_at, c.id) AS gone,
             ${sortTimeSql('max(c.created_at)')} AS last_time

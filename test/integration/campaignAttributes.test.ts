@@ -9,7 +9,10 @@ import { addDays, todayUtc } from '../../src/utcDays.js';
  * The campaign breakdown remembers its campaigns' names, statuses, brands, objectives and deletion
  * times until a catalog change (campaignAttributes.ts): a repeat reads only the page from Postgres.
  * To show that, a column the page does not read is renamed away (a DDL, which notifies nothing): a
- * repeat still answers, a campaign never shown cannot be read.
+ * repeat still answers, a campaign never shown cannot be read. The page itself (which campaigns, in
+ * which order, and the deleted ones shown) is remembered too, until any write to campaigns,
+ * deleted_campaigns or memberships (reportCampaigns.ts campaignPageRows, migrations/0020): each
+ * kind of write is seen by the next repeat.
  */
 const CAMPAIGNS_URL = '/v1/advertiser/reporting/campaigns';
 const today = todayUtc();
@@ -65,6 +68,17 @@ describe('the campaign breakdown, its campaigns remembered', () => {
     ]);
   });
 
+  it.skipIf(testDatabaseUrl)('answers a repeat without reading its page from Postgres', async () => {
+    const first = await rows();
+    // Every query of the page and of the deleted campaigns reads memberships (the tenancy rule).
+    await ctx.stores.db.query('ALTER TABLE memberships RENAME COLUMN organization_id TO organization_id_away');
+    try {
+      expect(await rows()).toEqual(first);
+    } finally {
+      await ctx.stores.db.query('ALTER TABLE memberships RENAME COLUMN organization_id_away TO organization_id');
+    }
+  });
+
   it('shows a campaign changed in Postgres as it is now, in the next repeat', async () => {
     expect((await rows())[0]).toMatchObject({ campaign_id: shown.id, campaign_name: 'First name', campaign_status: 'active' });
     await ctx.stores.db.query(`UPDATE campaigns SET name = 'Second name', status = 'paused', brand_name = 'Gamma', objective = NULL WHERE id = $1`, [shown.id]);
@@ -78,5 +92,11 @@ describe('the campaign breakdown, its campaigns remembered', () => {
     const [row] = await rows();
     expect(row).toMatchObject({ campaign_id: shown.id, campaign_name: 'Second name', campaign_status: 'completed', impressions: 1 });
     expect(row!.campaign_deleted_at).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/));
+  });
+
+  it('drops the campaigns of a user no longer a member of the organization, in the next repeat', async () => {
+    expect((await rows()).map((row) => row.campaign_id)).toContain(shown.id);
+    await ctx.stores.db.query('DELETE FROM memberships WHERE user_id = $1', [userId]);
+    expect(await rows()).toEqual([]);
   });
 });
