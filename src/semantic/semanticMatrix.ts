@@ -42,6 +42,16 @@ const PROBED_CLUSTERS = 4;
 const PROBE_FLOOR_BELOW_THRESHOLD = 0.13;
 
 /**
+ * Ranks of a clustered list copied in rank order (one row per distinct vector, as the rows are):
+ * scanTopRanks() bounds the similarity of every one of them in one contiguous scan, without the
+ * centres. A serve whose keyword winner only these ranks could beat skips the centres and the probed
+ * scans when none of them can. Measured cold on the serve-semantic bench's bodies (bench/README.md,
+ * "Semantic: session 42"): up to 64 ranks the scan cost 0.77 us against 1.86 for the centres and the
+ * probed scan; at 65-256 ranks 1.11 against 1.27, too little to pay for the serves whose test fails.
+ */
+export const TOP_RANKS = 64;
+
+/**
  * A change that moves more rows than this (leaving and joining, in one list) is laid out again by
  * fill(): each moved row is a memmove of the rows after it (a few ms at 100,000 rows).
  */
@@ -121,12 +131,15 @@ export class SemanticMatrix<Entry extends SemanticRow> {
    * have a spare copy of their areas: reorder() lays a new rank order out there while serves scan
    * these, and its commit swaps the two.
    */
-  private layout = { rowCapacity: -1, centreCapacity: -1, centresWritten: 0, conversation: 0, query: 0, prepared: 0, probes: 0, runs: 0, starts: 0, ranks: 0, scales: 0, thresholds: 0, out: 0, bounds: 0, centreScales: 0, centreThresholds: 0, centreMatrix: 0, matrix: 0, spare: emptyBank() };
+  private layout = { rowCapacity: -1, centreCapacity: -1, centresWritten: 0, conversation: 0, query: 0, prepared: 0, probes: 0, runs: 0, starts: 0, ranks: 0, scales: 0, thresholds: 0, out: 0, bounds: 0, centreScales: 0, centreThresholds: 0, centreMatrix: 0, matrix: 0, spare: emptyBank(), topScales: 0, topThresholds: 0, topMatrix: 0 };
   /** Counts the layouts (fill, update, a reorder's commit): a reorder laid out over an older one is not committed. */
   private layoutVersion = 0;
   private views = emptyViews();
   /** Unit centres and each vector's cluster; undefined when the list is scanned whole. */
   private clustering: { centres: Float32Array[]; clusterOf: WeakMap<Float32Array, number>; trainedRows: number } | undefined = undefined;
+  /** The rank of each row of the top ranks' copy (TOP_RANKS), and how many of its rows rank before each rank up to TOP_RANKS. */
+  private readonly topRows = new Int32Array(TOP_RANKS);
+  private readonly topRowsBefore = new Int32Array(TOP_RANKS + 1);
   /** How many clusters the prepared conversation probes: the first of views.probes (in the kernel's memory, written by probeKernel). */
   private probeCount = 0;
   /** Candidates of a clustered scan, merged from the probed clusters into rank order. */
@@ -328,6 +341,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     let lowestThreshold = Infinity;
     for (let rank = 0; rank < entries.length; rank++) lowestThreshold = Math.min(lowestThreshold, minSimilarities[rank]!);
     this.probeFloor = lowestThreshold - PROBE_FLOOR_BELOW_THRESHOLD;
+    this.writeTopRanks();
   }
 
   /**
@@ -403,6 +417,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     for (const entry of entries) lowestThreshold = Math.min(lowestThreshold, entry.semantic!.minSimilarity);
     this.probeFloor = lowestThreshold - PROBE_FLOOR_BELOW_THRESHOLD;
     if (this.clustering !== undefined) this.writeCentres(this.clustering.centres);
+    this.writeTopRanks();
   }
 
   /**
@@ -499,6 +514,67 @@ export class SemanticMatrix<Entry extends SemanticRow> {
 
   candidateBounds(): Float32Array {
     return this.clustering === undefined ? this.views.bounds : this.mergedBounds;
+  }
+
+  /**
+   * For a clustered list, bounds the similarity of the conversation to every line item ranked
+   * before `ranks` (at most TOP_RANKS), whatever its cluster: returns how many rows (distinct
+   * vectors, each ranked as its first line item) may reach the lowest min_similarity of their line
+   * items, their ranks ascending in topCandidateRanks() and an upper bound of each one's similarity
+   * in topCandidateBounds() (the scan kernel's, as scan() gives). -1 when the list is scanned whole,
+   * `ranks` is past the copy, or the conversation is the zero vector. Leaves nothing prepared for
+   * scan(): prepare() first. Valid until the next scan or fill.
+   */
+  scanTopRanks(conversation: Float32Array, ranks: number): number {
+    if (this.clustering === undefined || ranks > TOP_RANKS || ranks > this.entries.length) return -1;
+    if (this.quantizeQuery(conversation, 0) < 0) return -1;
+    const { layout } = this;
+    const { queryScale, halfSumOfMagnitudes, queryError } = this.prepared;
+    this.prepared.ready = false;
+    const rows = this.topRowsBefore[ranks]!;
+    this.scannedRows = rows;
+    const count = this.kernel.scan(layout.topMatrix, layout.query, rows, layout.topScales, layout.topThresholds, layout.out, layout.bounds, queryScale, halfSumOfMagnitudes, queryError);
+    const out = this.views.out;
+    for (let i = 0; i < count; i++) out[i] = this.topRows[out[i]!]!;
+    return count;
+  }
+
+  topCandidateRanks(): Int32Array {
+    return this.views.out;
+  }
+
+  topCandidateBounds(): Float32Array {
+    return this.views.bounds;
+  }
+
+  /**
+   * Copies the rows of the first TOP_RANKS ranks in rank order, each a distinct vector of a cluster
+   * ranked as its first line item with the lowest min_similarity of its line items (as the rows
+   * are): after every layout (fill, update, a reorder's commit), a few hundred rows.
+   */
+  private writeTopRanks(): void {
+    if (this.clustering === undefined) return;
+    const { sameVector, minSimilarities } = this;
+    const count = Math.min(TOP_RANKS, this.entries.length);
+    const { topScales, topThresholds, topMatrix } = this.views;
+    const width = this.blocks * 16;
+    const member = new Uint8Array(count);
+    let rows = 0;
+    for (let rank = 0; rank < count; rank++) {
+      this.topRowsBefore[rank] = rows;
+      if (member[rank] === 1) continue;
+      let threshold = Infinity;
+      for (let next = rank; next >= 0; next = sameVector[next]!) {
+        threshold = Math.min(threshold, minSimilarities[next]!);
+        if (next < count) member[next] = 1;
+      }
+      const quantized = this.quantized(this.vectors[rank]!);
+      topMatrix.set(quantized.components, rows * width);
+      topScales[rows] = quantized.scale;
+      topThresholds[rows] = threshold;
+      this.topRows[rows++] = rank;
+    }
+    this.topRowsBefore[count] = rows;
   }
 
   /** Bytes of WebAssembly memory this matrix holds. */
@@ -684,12 +760,15 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     const spareScales = spareRanks + roundedRows * 4;
     const spareThresholds = spareScales + roundedRows * 4;
     const spareMatrix = spareThresholds + roundedRows * 4;
-    const bytes = spareMatrix + roundedRows * width;
+    const topScales = spareMatrix + roundedRows * width;
+    const topThresholds = topScales + TOP_RANKS * 4;
+    const topMatrix = topThresholds + TOP_RANKS * 4;
+    const bytes = topMatrix + TOP_RANKS * width;
     const memory = this.kernel.memory;
     if (bytes > memory.buffer.byteLength) memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / PAGE_BYTES));
     // Growing moves nothing that must survive: fill() writes every row and centre after reserving.
     const spare = { starts: spareStarts, ranks: spareRanks, scales: spareScales, thresholds: spareThresholds, matrix: spareMatrix };
-    this.layout = { rowCapacity: roundedRows, centreCapacity: roundedCentres, centresWritten: 0, conversation, query, prepared, probes, runs, starts, ranks, scales, thresholds, out, bounds, centreScales, centreThresholds, centreMatrix, matrix, spare };
+    this.layout = { rowCapacity: roundedRows, centreCapacity: roundedCentres, centresWritten: 0, conversation, query, prepared, probes, runs, starts, ranks, scales, thresholds, out, bounds, centreScales, centreThresholds, centreMatrix, matrix, spare, topScales, topThresholds, topMatrix };
     const buffer = memory.buffer;
     this.views = {
       conversation: new Float32Array(buffer, conversation, this.dimensions),
@@ -704,6 +783,9 @@ export class SemanticMatrix<Entry extends SemanticRow> {
       centreScales: new Float32Array(buffer, centreScales, roundedCentres),
       centreThresholds: new Float32Array(buffer, centreThresholds, roundedCentres),
       centreMatrix: new Int8Array(buffer, centreMatrix, roundedCentres * width),
+      topScales: new Float32Array(buffer, topScales, TOP_RANKS),
+      topThresholds: new Float32Array(buffer, topThresholds, TOP_RANKS),
+      topMatrix: new Int8Array(buffer, topMatrix, TOP_RANKS * width),
     };
   }
 
@@ -749,6 +831,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
       this.minSimilarities = byRank.minSimilarities;
       this.sameVector = byRank.sameVector;
       this.expectedValues = expectedValues;
+      this.writeTopRanks();
     };
     return { steps: this.reorderSteps(version, oldRankOfRank, byRank, rowsPerStep), stale, commit };
   }
@@ -870,6 +953,9 @@ function emptyViews() {
     centreThresholds: new Float32Array(0),
     centreMatrix: new Int8Array(0),
     matrix: new Int8Array(0),
+    topScales: new Float32Array(0),
+    topThresholds: new Float32Array(0),
+    topMatrix: new Int8Array(0),
   };
 }
 

@@ -241,6 +241,7 @@ function similarMatch(
 ): void {
   const mostRelevant = relevance(1);
   const { entries, vectors, minSimilarities, expectedValues, sameVector } = matrix;
+  if (best.entry !== undefined && noneCouldWin(matrix, conversation, best)) return;
   if (!matrix.prepare(conversation)) return;
   // A clustered matrix scans only the probed clusters' rows of each chunk of ranks.
   const clustered = matrix.clustered;
@@ -271,6 +272,27 @@ function similarMatch(
       }
     }
   }
+}
+
+/**
+ * Whether no line item of the matrix can beat the best so far, as bounded without the centres: when
+ * the ranks that could (rowsThatCouldWin) are few (TOP_RANKS), every one of them, whatever its
+ * cluster, is bounded in one contiguous scan of their rows (SemanticMatrix.scanTopRanks), and
+ * none's expected value x its bound's relevance reaches the best's score (an exact tie could still
+ * win by tie-break). Each bound is at least its exact similarity, so the walk below would take none
+ * of them either: the same winner, without comparing the centres and scanning the probed clusters.
+ * Of the serve-semantic bench's 500 bodies, 109 have a keyword winner and 5-256 ranks that could
+ * beat it, none of which does (bench/README.md, "Semantic: session 41"); the 67 with at most 64
+ * (TOP_RANKS) skip the centres and the scans this way ("Semantic: session 42").
+ */
+function noneCouldWin(matrix: SemanticMatrix<LineItemEntry>, conversation: Float32Array, best: Best): boolean {
+  const count = matrix.scanTopRanks(conversation, rowsThatCouldWin(matrix, best));
+  if (count < 0) return false;
+  const ranks = matrix.topCandidateRanks();
+  const bounds = matrix.topCandidateBounds();
+  const values = matrix.expectedValues;
+  for (let i = 0; i < count; i++) if (!(values[ranks[i]!]! * similarityRelevance(bounds[i]!) < best.score)) return false;
+  return true;
 }
 
 /**

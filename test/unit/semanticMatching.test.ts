@@ -7,7 +7,10 @@ import { rerank } from '../../src/serving/rerankInSteps.js';
 import type { CatalogRows, CreativeRow, LineItemRow } from '../../src/serving/catalogQueries.js';
 import { relevance, selectAd } from '../../src/serving/selectAd.js';
 import { packageRoot } from '../../src/packageRoot.js';
-import { CLUSTERED_FROM_ROWS, SemanticMatrix } from '../../src/semantic/semanticMatrix.js';
+import { CLUSTERED_FROM_ROWS, SemanticMatrix, TOP_RANKS } from '../../src/semantic/semanticMatrix.js';
+import { generateCatalog, seededRandom } from '../../bench/catalogGenerator.js';
+import { inProcessIndex } from '../../bench/inProcessIndex.js';
+import { optedIn, serveBodies } from '../../bench/scenarios/serveSemanticScenario.js';
 import { clustersInWorker } from '../../src/semantic/clustersInWorker.js';
 import { convertToUsd } from '../../src/money/usdRates.js';
 import { BrandSafety, type BrandSafetyVeto } from '../../src/semantic/brandSafety.js';
@@ -431,6 +434,63 @@ describe('semantic scan', () => {
     }
     expect(served).toBeGreaterThan(30);
   });
+
+  it('skips the centres and scans only where the walk would take none of the ranks that could beat a keyword winner: the same ads with and without the skip, before and after a re-ranking', async () => {
+    // The serve-semantic bench's catalog (every line item opted in) and bodies: about one in eight
+    // has a keyword winner only the first TOP_RANKS ranks could beat (bench/README.md, "Semantic: session 42").
+    const placements = Array.from({ length: 40 }, (_, i) => ({ id: randomUUID(), publisher_id: 'p', certification: i < 20 ? 'certified' : 'uncertified' }));
+    const catalog = generateCatalog({ lineItems: 10_000, lineItemsPerCampaign: 5, placements: placements.map((placement) => placement.id) });
+    const index = await inProcessIndex(optedIn(catalog, 1), placements, model);
+    const bodies = serveBodies(placements.map((placement) => placement.id));
+    const matrices = Object.values(index.semanticMatrices!);
+    expect(matrices.every((matrix) => matrix.clustered)).toBe(true);
+    // The skip taken or not as asked; `tested` set by a bound scan, cleared by the centres' comparison that follows one whose test failed.
+    let skip = true;
+    let tested = false;
+    for (const matrix of matrices) {
+      const scanTopRanks = matrix.scanTopRanks.bind(matrix);
+      const prepare = matrix.prepare.bind(matrix);
+      matrix.scanTopRanks = (conversation, ranks) => {
+        if (!skip) return -1;
+        const count = scanTopRanks(conversation, ranks);
+        tested = count >= 0;
+        return count;
+      };
+      matrix.prepare = (conversation) => {
+        tested = false;
+        return prepare(conversation);
+      };
+    }
+    const winners = () => {
+      let skipped = 0;
+      const picked = bodies.map(({ body }) => {
+        tested = false;
+        const selection = selectAd(index, body.placement_id, index.placements.get(body.placement_id)!, { ...ANY_TIME, query: body.context.query, response: body.context.response });
+        if (tested) skipped += 1;
+        // The line item and why (a line item's creatives take turns from one serve to the next).
+        return selection === undefined ? '-' : `${selection.lineItem.id} ${JSON.stringify(selection.match)}`;
+      });
+      return { picked, skipped };
+    };
+    const compare = () => {
+      skip = true;
+      const withSkip = winners();
+      skip = false;
+      const without = winners();
+      expect(without.skipped).toBe(0);
+      expect(withSkip.skipped).toBeGreaterThan(bodies.length / 20);
+      expect(withSkip.picked).toEqual(without.picked);
+      expect(withSkip.picked.filter((picked) => picked.includes('"similarity"')).length).toBeGreaterThan(bodies.length / 10);
+    };
+    compare();
+    // A learning refresh re-ranks the line items (a reorder's commit writes the top ranks' rows again).
+    const random = seededRandom(3);
+    for (const entry of index.lineItems) if (random() < 0.3) entry.stats = { impressions: 1000, clicks: Math.floor(random() * 200), conversions: 0 };
+    const before = index.semantic.certified.slice(0, TOP_RANKS).map((entry) => entry.id);
+    rerank(index);
+    expect(index.semantic.certified.slice(0, TOP_RANKS).map((entry) => entry.id)).not.toEqual(before);
+    compare();
+  }, 120_000);
 });
 
 /** A log for a trainer whose failures these tests do not look at. */
@@ -556,7 +616,32 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
             // Filled again, the filled matrix's candidates are as fresh: the patched one's must be the same, bounds included.
             expect(candidates(patched)).toEqual(candidates(filled));
           }
+          if (patched.clustered) sameTopRanks(conversation);
         }
+      };
+      // The first ranks' rows bounded in one scan (SemanticMatrix.scanTopRanks): as a fresh fill's, and
+      // every line item of them similar enough found at its row (its vector's first rank) with a bound at least its similarity.
+      let topMatches = 0;
+      const sameTopRanks = (conversation: Float32Array) => {
+        const topCandidates = (matrix: SemanticMatrix<Entry>, ranks: number) => {
+          const count = matrix.scanTopRanks(conversation, ranks);
+          return count < 0 ? undefined : new Map([...matrix.topCandidateRanks().subarray(0, count)].map((rank, i) => [rank, matrix.topCandidateBounds()[i]!]));
+        };
+        for (const ranks of [1, 20, TOP_RANKS]) {
+          const found = topCandidates(patched, ranks)!;
+          expect(found).toEqual(topCandidates(filled, ranks));
+          expect([...found.keys()]).toEqual([...found.keys()].sort((a, b) => a - b));
+          const rowOf = new Int32Array(ranks).fill(-1);
+          for (let rank = 0; rank < ranks; rank++) {
+            if (rowOf[rank] === -1) for (let next = rank; next >= 0 && next < ranks; next = patched.sameVector[next]!) rowOf[next] = rank;
+            const exact = similarity(conversation, list[rank]!.semantic.vector);
+            if (exact < list[rank]!.semantic.minSimilarity) continue;
+            topMatches += 1;
+            expect(found.has(rowOf[rank]!), `rank ${rank}`).toBe(true);
+            expect(found.get(rowOf[rank]!)!).toBeGreaterThanOrEqual(exact);
+          }
+        }
+        expect(topCandidates(patched, TOP_RANKS + 1)).toBeUndefined();
       };
       const sameAs = (rank: number) => list.flatMap((entry, other) => (entry.semantic.vector.every((x, d) => x === list[rank]!.semantic.vector[d]) ? [other] : []));
       // One out; one in at the top, one at the bottom; one changed (out and in again); many (laid out again by fill); none in this list.
@@ -617,6 +702,7 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
         list = patchedNext;
         sameScans();
       }
+      expect(topMatches > 100).toBe(rows >= CLUSTERED_FROM_ROWS);
     },
   );
 
