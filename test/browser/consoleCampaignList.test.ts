@@ -1,3 +1,4 @@
+import type { Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
 import {
@@ -192,6 +193,40 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the campaign list', () =
     );
     // At 390 px the caption (inside the table's scrolling box) must fit that box: screenshots checks it.
     await screenshots(page, 'advertiser-campaign-budgets');
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('says in words when the service cannot be reached at all (stopped, restarting), on the list and a campaign page, with Retry', async () => {
+    // con43: with the service stopped, a page showed only "the service did not answer; check your
+    // connection and try again", with nothing to press once the service was back. The connection is
+    // refused here for the advertiser API's requests (the page itself stays loaded), as a stopped
+    // service refuses it.
+    const advertiser = await createAdvertiser(service, 'Stopped Service Co');
+    await createCampaign(advertiser.apiKey, advertiser.userId, 'Restarting');
+    const page = await signIn(service, 'an advertiser', advertiser.apiKey);
+    const link = page.getByRole('table', { name: 'Campaigns' }).getByRole('link', { name: 'Restarting', exact: true });
+    await link.waitFor();
+    const words = 'The service did not answer: it may be restarting, or this computer may be offline. Try again in a few seconds.';
+    const refuse = (route: Route) => route.abort('connectionrefused');
+    await page.route('**/v1/advertiser/**', refuse);
+    await page.reload();
+    const listAlert = page.getByRole('alert').filter({ hasText: words });
+    await listAlert.waitFor();
+    await screenshots(page, 'advertiser-campaigns-service-stopped');
+    await page.unroute('**/v1/advertiser/**', refuse);
+    await listAlert.getByRole('button', { name: 'Retry' }).click();
+    await link.click();
+    const heading = page.getByRole('heading', { name: 'Restarting', level: 2 });
+    await heading.waitFor();
+    await page.route('**/v1/advertiser/**', refuse);
+    await page.reload();
+    const pageAlert = page.getByRole('alert').filter({ hasText: words });
+    await pageAlert.waitFor();
+    await page.unroute('**/v1/advertiser/**', refuse);
+    await pageAlert.getByRole('button', { name: 'Retry' }).click();
+    await heading.waitFor();
+    expect(await pageAlert.count()).toBe(0);
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });

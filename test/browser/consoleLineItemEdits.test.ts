@@ -72,12 +72,15 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     expect(saved.targeting).toEqual({ ...targeting, keywords: { include: ['hiking', 'skiing'] } });
 
     // What the targeting form does not edit is listed, so the user knows it is there and kept;
+    // countries and semantic matching are fields of the form, filled with what is stored;
     // the budget form shows (and edits) every field of the budget.
     const kept = await targetingForm.getByTestId('kept-targeting').textContent();
     expect(kept).toContain('placements avoided: chat-answer-top');
-    expect(kept).toContain('countries: GB, DE');
     expect(kept).toContain('dayparts (Europe/Berlin): mon tue 08:00–20:00');
-    expect(kept).toContain('semantic matching on (min similarity 0.6)');
+    expect(kept).not.toContain('countries');
+    expect(await targetingForm.getByLabel('Countries to run in').inputValue()).toBe('GB, DE');
+    expect(await targetingForm.getByLabel('Semantic matching').isChecked()).toBe(true);
+    expect(await targetingForm.getByLabel('Minimum similarity (optional)').inputValue()).toBe('0.6');
     expect(await budgetForm.getByLabel('Lifetime budget (optional)').inputValue()).toBe('5000');
     expect(await budgetForm.getByLabel('Pacing').inputValue()).toBe('asap');
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
@@ -90,6 +93,52 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     await expect
       .poll(async () => (await lineItem()).budget)
       .toEqual({ daily: 50, currency: 'EUR', lifetime: null, pacing: 'even' });
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('sets countries to run in and to avoid and opts into semantic matching from the targeting form', async () => {
+    // con43: an ad-ops user could set neither countries nor semantic matching in the console (only
+    // through the API); the targeting form listed them as "kept" at best.
+    const { page, lineItem } = await openComposedCampaign('Nordlicht', 'Winter in Lappland', {
+      title: 'Aurora seekers',
+      budget: { daily: 120.5, currency: 'EUR', pacing: 'asap' },
+      bids: { bid_type: 'CPC', bid_value: 0.85 },
+      targeting: { keywords: { include: ['aurora'] } },
+    });
+    const form = page.getByRole('form', { name: 'Targeting of Aurora seekers' });
+    expect(await form.getByLabel('Semantic matching').isChecked()).toBe(false);
+    await form.getByLabel('Countries to run in').fill('de, AT, fi');
+    await form.getByLabel('Countries to avoid').fill('UK');
+    await form.getByLabel('Semantic matching').check();
+    // A threshold that is not a number is refused beside its field before anything is sent.
+    await form.getByLabel('Minimum similarity (optional)').fill('abc');
+    await form.getByRole('button', { name: 'Save targeting' }).click();
+    await expect.poll(() => form.getByLabel('Minimum similarity (optional)').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-invalid'))).toBe('true');
+    // The API's refusal of a code that is not a country is shown beside the field, naming the entry.
+    await form.getByLabel('Minimum similarity (optional)').fill('0,6');
+    await form.getByRole('button', { name: 'Save targeting' }).click();
+    await expect.poll(() => form.getByLabel('Countries to avoid').getAttribute('aria-invalid')).toBe('true');
+    expect(await form.locator('.field-error').allTextContents()).toEqual([expect.stringMatching(/^Country 1 \(UK\) .*the United Kingdom is GB/)]);
+    expect((await lineItem()).targeting).toEqual({ keywords: { include: ['aurora'] } });
+    await form.getByLabel('Countries to avoid').fill('GB');
+    await form.getByRole('button', { name: 'Save targeting' }).click();
+    await form.getByText('Targeting saved.').waitFor();
+    expect((await lineItem()).targeting).toEqual({
+      keywords: { include: ['aurora'] },
+      countries: { include: ['DE', 'AT', 'FI'], exclude: ['GB'] },
+      semantic: { enabled: true, min_similarity: 0.6 },
+    });
+    // Unticking turns matching off and keeps the threshold for the next time.
+    await form.getByLabel('Semantic matching').uncheck();
+    await form.getByLabel('Countries to run in').fill('');
+    await form.getByRole('button', { name: 'Save targeting' }).click();
+    await expect
+      .poll(async () => (await lineItem()).targeting)
+      .toEqual({ keywords: { include: ['aurora'] }, countries: { exclude: ['GB'] }, semantic: { enabled: false, min_similarity: 0.6 } });
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'advertiser-line-item-countries-semantic');
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });

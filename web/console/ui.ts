@@ -104,9 +104,14 @@ export function Select(props: SelectProps) {
 /**
  * A store the service cannot reach (503 `unavailable`: its database, or its event store for
  * reports) in words a person acts on: the API refused before changing anything, and it passes.
+ * So does a service that does not answer at all (stopped for a restart or a deploy, or this
+ * computer offline: con43 saw a page stay on a bare "did not answer" with nothing to press once it
+ * was back); whether a write that got no answer was done cannot be known, so that is not claimed.
  */
 function unavailableText(error: unknown): string | undefined {
-  if (!(error instanceof ApiFailure) || error.status !== 503 || error.code !== 'unavailable') return undefined;
+  if (!(error instanceof ApiFailure)) return undefined;
+  if (error.code === 'network') return 'The service did not answer: it may be restarting, or this computer may be offline. Try again in a few seconds.';
+  if (error.status !== 503 || error.code !== 'unavailable') return undefined;
   const store = /event store/.test(error.message) ? 'its event store, where reports come from' : 'its database';
   return `The service cannot reach ${store} right now; nothing was changed. Try again in a few seconds.`;
 }

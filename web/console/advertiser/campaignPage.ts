@@ -8,7 +8,7 @@ import { ErrorMessage, Field, Notice, Select, useFocusOnRefusal } from '../ui.js
 import type { Campaign, LineItem } from './advertiserApi.js';
 import { readAmounts } from '../amountInput.js';
 import { bidTypes, CreativeFields, LineItemFields, lineItemFieldPaths, lineItemOrProblems, newLineItem, type NewLineItem } from './lineItemForm.js';
-import { bidRepricing, frequencyCapBody, frequencyCapText, frequencyCapWindows, listOf, targetingBody, untouchedTargeting, type TargetingEdits } from './lineItemEdits.js';
+import { bidRepricing, frequencyCapBody, frequencyCapText, frequencyCapWindows, listOf, targetingBody, targetingEdits, untouchedTargeting, type TargetingEdits } from './lineItemEdits.js';
 import { MatchPreviewBox } from './matchPreviewBox.js';
 import { LineItemFacts, pacings } from './lineItemFacts.js';
 import { activateCampaign, ActivationQuestion, pausedLineItems, type ActivationAnswer } from './campaignActivation.js';
@@ -188,21 +188,25 @@ function FrequencyCapForm({ item, save }: { item: LineItem; save: Save }) {
 }
 
 function TargetingForm({ item, save }: { item: LineItem; save: Save }) {
-  const [edits, setEdits] = useState<TargetingEdits>({
-    keywordsInclude: (item.targeting.keywords?.include ?? []).join(', '),
-    keywordsExclude: (item.targeting.keywords?.exclude ?? []).join(', '),
-    placementsInclude: (item.targeting.placements?.include ?? []).join(', '),
-    languages: (item.targeting.languages ?? []).join(', '),
-  });
-  const { error, saved, write } = useWrite(save);
-  const field = (name: keyof TargetingEdits, noun: string) => ({
+  const [edits, setEdits] = useState<TargetingEdits>(() => targetingEdits(item.targeting));
+  const { error, saved, write, fail } = useWrite(save);
+  type ListEdit = Exclude<keyof TargetingEdits, 'semantic' | 'minSimilarity'>;
+  const field = (name: ListEdit, noun: string) => ({
     value: edits[name], onInput: (value: string) => setEdits({ ...edits, [name]: value }), error, list: { noun, entries: listOf(edits[name]) ?? [] },
   });
   const untouched = untouchedTargeting(item.targeting);
   const form = useFocusOnRefusal<HTMLFormElement>(error);
+  const semanticId = useId();
   function submit(event: Event) {
     event.preventDefault();
-    write('PUT', `/v1/advertiser/line-items/${item.id}/targeting`, targetingBody(item.targeting, edits));
+    let body;
+    try {
+      body = targetingBody(item.targeting, edits);
+    } catch (problems) {
+      fail(problems);
+      return;
+    }
+    write('PUT', `/v1/advertiser/line-items/${item.id}/targeting`, body);
   }
   return html`<form class="card" noValidate aria-label=${`Targeting of ${item.title}`} onSubmit=${submit} ref=${form}>
     <h3>Targeting</h3>
@@ -212,10 +216,21 @@ function TargetingForm({ item, save }: { item: LineItem; save: Save }) {
       <${Field} label="Keywords to avoid" path="keywords.exclude" ...${field('keywordsExclude', 'Keyword')} />
       <${Field} label="Placements to run on" path="placements.include" ...${field('placementsInclude', 'Placement')} />
       <${Field} label="Languages (ISO 639-1)" path="languages" ...${field('languages', 'Language')} />
+      <${Field} label="Countries to run in" path="countries.include" hint="ISO 3166-1 codes, e.g. DE, AT; from the reader's IP address" ...${field('countriesInclude', 'Country')} />
+      <${Field} label="Countries to avoid" path="countries.exclude" ...${field('countriesExclude', 'Country')} />
+    </div>
+    <div class="field checkbox">
+      <label><input type="checkbox" checked=${edits.semantic} aria-describedby=${semanticId}
+        onChange=${(event: Event) => setEdits({ ...edits, semantic: (event.currentTarget as HTMLInputElement).checked })} /> Semantic matching</label>
+      <small id=${semanticId} class="hint">Also shown where the conversation means what the keywords and creatives say, without the exact words (English only).</small>
+    </div>
+    <div class="grid">
+      <${Field} label="Minimum similarity (optional)" path="semantic.min_similarity" hint="0 to 1; empty: the service's default, 0.55; higher: fewer, closer matches"
+        value=${edits.minSimilarity} onInput=${(value: string) => setEdits({ ...edits, minSimilarity: value })} error=${error} />
     </div>
     ${untouched.length > 0 && html`<div class="hint" data-testid="kept-targeting"><p>Also set (through the API), kept as it is when you save:</p>
       <ul>${untouched.map((part) => html`<li>${part}</li>`)}</ul></div>`}
-    <${ErrorMessage} error=${error} shownPaths=${['keywords.include', 'keywords.exclude', 'placements.include', 'languages']} />
+    <${ErrorMessage} error=${error} shownPaths=${['keywords.include', 'keywords.exclude', 'placements.include', 'languages', 'countries.include', 'countries.exclude', 'semantic.min_similarity']} />
     ${saved && html`<${Notice}>Targeting saved.</${Notice}>`}
     <button type="submit">Save targeting</button>
   </form>`;

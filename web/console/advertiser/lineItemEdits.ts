@@ -19,6 +19,25 @@ export interface TargetingEdits {
   keywordsExclude: string;
   placementsInclude: string;
   languages: string;
+  countriesInclude: string;
+  countriesExclude: string;
+  /** Semantic matching's opt-in (the box) and its threshold as typed (empty: the service's default). */
+  semantic: boolean;
+  minSimilarity: string;
+}
+
+/** The form's fields as the loaded targeting fills them. */
+export function targetingEdits(targeting: Targeting): TargetingEdits {
+  return {
+    keywordsInclude: (targeting.keywords?.include ?? []).join(', '),
+    keywordsExclude: (targeting.keywords?.exclude ?? []).join(', '),
+    placementsInclude: (targeting.placements?.include ?? []).join(', '),
+    languages: (targeting.languages ?? []).join(', '),
+    countriesInclude: (targeting.countries?.include ?? []).join(', '),
+    countriesExclude: (targeting.countries?.exclude ?? []).join(', '),
+    semantic: targeting.semantic?.enabled ?? false,
+    minSimilarity: targeting.semantic?.min_similarity === undefined ? '' : String(targeting.semantic.min_similarity),
+  };
 }
 
 /** An include/exclude group without its empty lists; undefined when nothing is left. */
@@ -28,36 +47,63 @@ function group(lists: { include?: string[]; exclude?: string[] }) {
 }
 
 /**
+ * The semantic part as the form has it: the box turns matching on or off, and a typed threshold
+ * (a decimal comma read as a point) goes with it; empty leaves the service's default. A line item
+ * that never had the part and is not opted in gets none (off when absent: openapi.yaml). The API
+ * judges the range (0 to 1); what is not a number is refused here, beside the field.
+ */
+function semanticPart(loaded: Targeting['semantic'], edits: TargetingEdits): Targeting['semantic'] {
+  const typed = edits.minSimilarity.trim().replace(',', '.');
+  if (!edits.semantic && loaded === undefined && typed === '') return undefined;
+  if (typed !== '' && !/^\d*\.?\d+$/.test(typed)) {
+    throw new FieldProblems('The minimum similarity could not be read; nothing was saved.', [
+      { path: 'semantic.min_similarity', message: 'enter a number from 0 to 1, for example 0.55' },
+    ]);
+  }
+  return { enabled: edits.semantic, ...(typed !== '' ? { min_similarity: Number(typed) } : {}) };
+}
+
+/**
  * The PUT targeting body. The route replaces the whole object (docs/management.md), so every part
- * the form does not edit (placement exclusions, countries, dayparts, semantic, and any part a later
- * API adds) goes back exactly as it was loaded; only what the form shows is taken from the form.
+ * the form does not edit (placement exclusions, dayparts, and any part a later API adds) goes back
+ * exactly as it was loaded; only what the form shows is taken from the form.
  */
 export function targetingBody(loaded: Targeting, edits: TargetingEdits): Targeting {
-  const { keywords: _keywords, placements, languages: _languages, ...untouched } = loaded;
+  const { keywords: _keywords, placements, languages: _languages, countries: _countries, semantic: loadedSemantic, ...untouched } = loaded;
   const keywords = group({ include: listOf(edits.keywordsInclude), exclude: listOf(edits.keywordsExclude) });
   const placementGroup = group({ ...placements, include: listOf(edits.placementsInclude) });
   const languages = listOf(edits.languages);
+  const countries = group({ include: listOf(edits.countriesInclude), exclude: listOf(edits.countriesExclude) });
+  const semantic = semanticPart(loadedSemantic, edits);
   return {
     ...untouched,
     ...(keywords ? { keywords } : {}),
     ...(placementGroup ? { placements: placementGroup } : {}),
     ...(languages ? { languages } : {}),
+    ...(countries ? { countries } : {}),
+    ...(semantic ? { semantic } : {}),
   };
+}
+
+/** The countries and semantic matching in words, for a page that shows them as text (lineItemFacts.ts). */
+export function countriesAndSemantic(targeting: Targeting): string[] {
+  const parts: string[] = [];
+  if (targeting.countries?.include?.length) parts.push(`countries: ${targeting.countries.include.join(', ')}`);
+  if (targeting.countries?.exclude?.length) parts.push(`countries avoided: ${targeting.countries.exclude.join(', ')}`);
+  if (targeting.semantic) {
+    const similarity = targeting.semantic.min_similarity === undefined ? 'service default similarity' : `min similarity ${targeting.semantic.min_similarity}`;
+    parts.push(`semantic matching ${targeting.semantic.enabled ? `on (${similarity})` : 'off'}`);
+  }
+  return parts;
 }
 
 /** What the targeting holds beyond the form's fields, in words: kept on save, edited through the API. */
 export function untouchedTargeting(targeting: Targeting): string[] {
   const parts: string[] = [];
   if (targeting.placements?.exclude?.length) parts.push(`placements avoided: ${targeting.placements.exclude.join(', ')}`);
-  if (targeting.countries?.include?.length) parts.push(`countries: ${targeting.countries.include.join(', ')}`);
-  if (targeting.countries?.exclude?.length) parts.push(`countries avoided: ${targeting.countries.exclude.join(', ')}`);
   if (targeting.dayparts) {
     const windows = targeting.dayparts.windows.map((window) => `${window.days.join(' ')} ${window.start}–${window.end}`);
     parts.push(`dayparts (${targeting.dayparts.timezone}): ${windows.join('; ')}`);
-  }
-  if (targeting.semantic) {
-    const similarity = targeting.semantic.min_similarity === undefined ? 'service default similarity' : `min similarity ${targeting.semantic.min_similarity}`;
-    parts.push(`semantic matching ${targeting.semantic.enabled ? `on (${similarity})` : 'off'}`);
   }
   return parts;
 }

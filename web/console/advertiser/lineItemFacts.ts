@@ -1,7 +1,7 @@
 import { html } from 'htm/preact';
 import type { LineItem } from './advertiserApi.js';
 import { bidTypes } from './lineItemForm.js';
-import { untouchedTargeting } from './lineItemEdits.js';
+import { countriesAndSemantic, untouchedTargeting } from './lineItemEdits.js';
 
 /** The pacings the budget form offers, and how a line item's is said where it cannot be edited. */
 export const pacings = [['even', 'Even: spread over the UTC day'], ['asap', 'As soon as possible']] as const;
@@ -36,7 +36,7 @@ function listText(list: string[] | undefined, empty: string): string {
  */
 export function LineItemFacts({ item }: { item: LineItem }) {
   const { targeting } = item;
-  const others = untouchedTargeting(targeting);
+  const others = [...countriesAndSemantic(targeting), ...untouchedTargeting(targeting)];
   return html`<div class="card" data-testid="line-item-facts">
     <h3>Budget, bids and targeting</h3>
     <dl class="facts">
