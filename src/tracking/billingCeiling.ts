@@ -1,8 +1,8 @@
 import type { BilledLineItem } from '../serving/adIndex.js';
-import type { LineItemSpend } from '../serving/spendPacing.js';
+import { spendOfDay, type BilledSpend } from '../serving/spendPacing.js';
 import type { UserCounts } from '../serving/frequencyCounts.js';
 import { billingCeilingPassed, NOTHING_HELD, type EventPeriod, type HeldSpend } from '../money/billingCeilingRule.js';
-import { utcDay, utcMonthOfDay } from '../utcDays.js';
+import { firstDayOfMonth, utcDay, utcMonthOfDay } from '../utcDays.js';
 import type { TrackedEvent } from './trackedEvent.js';
 import type { UnbilledReason } from './unbilledReasons.js';
 import { ApiError } from '../http/errors.js';
@@ -53,13 +53,13 @@ export class BillingCeiling {
 
   /**
    * `lineItemOf` given a judgement's `nowMs` moves the counters to its UTC day, month and cap windows
-   * first (IndexedDestinations.billedLineItem); `spendOf` reads a line item's billed spend of a UTC
-   * day, of its month and in all (IndexedDestinations.spendOf), undefined when it cannot: the event
-   * is then not stored (503), never billed unjudged.
+   * first (IndexedDestinations.billedLineItem); `billedSpend` reads line items' billed spend by UTC
+   * day from `fromDay` on and in all (IndexedDestinations.billedSpend, the reader imports judge by
+   * too), undefined when it cannot: the event is then not stored (503), never billed unjudged.
    */
   constructor(
     private readonly lineItemOf: (lineItemId: string, nowMs?: number) => BilledLineItem | undefined,
-    private readonly spendOf: (lineItemId: string, campaignId: string, day: number) => Promise<LineItemSpend> | undefined,
+    private readonly billedSpend: (lineItems: ReadonlyMap<string, string>, fromDay: number) => Promise<Map<string, BilledSpend>> | undefined,
   ) {}
 
   /**
@@ -112,9 +112,9 @@ export class BillingCeiling {
    *   budgets as Postgres has them (undefined: none, no ceiling).
    *
    * Such an event's line item's billed spend of the event's day, month and in all is read
-   * (ClickHouse's and what this instance has not written yet: SpendPacing.spendOf) and it is judged
-   * against that day's 2x, that month's 30.4x and the lifetime budget, as an import's line is
-   * (importCeilings.ts), in its line item's late turn (`turn`, from lateTurn), so that each read
+   * (ClickHouse's and what this instance has not written yet: SpendPacing.billedSpend, the reader an
+   * import's lines are judged by) and it is judged against that day's 2x, that month's 30.4x and
+   * the lifetime budget, as an import's line is (importCeilings.ts), in its line item's late turn (`turn`, from lateTurn), so that each read
    * sees the events before it. One that became such an event after its step began (its line item
    * left the index meanwhile) is not in its turn: 503, nothing stored, and its retry takes the turn.
    * Any other event is judged by the counters, without a query.
@@ -132,10 +132,12 @@ export class BillingCeiling {
     }
     const lineItemId = event.line_item_id;
     if (turn?.lineItemId !== lineItemId) throw new ApiError('unavailable', 'the conversion\'s line item changed while it was judged; retry');
-    const spend = await this.spendOf(lineItemId, event.campaign_id, utcDay(event.event_time));
-    if (spend === undefined) throw new ApiError('unavailable', 'the line item\'s spend cannot be read yet to judge this conversion; retry later');
+    const day = utcDay(event.event_time);
+    const billed = await this.billedSpend(new Map([[lineItemId, event.campaign_id]]), firstDayOfMonth(day));
+    if (billed === undefined) throw new ApiError('unavailable', 'the line item\'s spend cannot be read yet to judge this conversion; retry later');
     // Nothing awaits from the judgement to `store`'s hold or accept: the next such event's read sees this one.
     this.judge(event, nowMs);
+    const spend = spendOfDay(billed.get(lineItemId)!, day);
     const limits = this.lineItemOf(lineItemId) ?? budgets;
     if (limits !== undefined && event.cost_nanos > 0) {
       const reason = billingCeilingPassed({ budgetNanos: limits.budgetNanos, lifetimeBudgetNanos: limits.lifetimeBudgetNanos, spend }, event.cost_nanos, NOTHING_HELD, 'today');

@@ -79,7 +79,7 @@ describe('a conversion_id retried across a month boundary after a lost answer', 
       const { events, deliverHeld } = answerLostOnce(pipeline);
       // Judged as trackingRoutes wires it: no counters (the line item is read from Postgres), its spend from ClickHouse.
       const pacing = new SpendPacing(ctx.stores.ch, pipeline);
-      const ceiling = new BillingCeiling(() => undefined, (lineItemId, campaignId, day) => pacing.spendOf(lineItemId, campaignId, day));
+      const ceiling = new BillingCeiling(() => undefined, (lineItems, fromDay) => pacing.billedSpend(lineItems, fromDay));
       const recorder = createConversionRecorder({ db: ctx.stores.db, ch: ctx.stores.ch, events, ceiling, attributionWindowDays: 60 });
       const now = new Date();
       const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
