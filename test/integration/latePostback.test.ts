@@ -112,4 +112,3 @@ describe("a postback of one line item's conversions dated yesterday", () => {
     expect(await storedSpend(late.lineItemId, taken.length)).toEqual({ conversions: taken.length, spend: 20 * USD });
   });
 });
-});
