@@ -1,7 +1,7 @@
 import { creativesOf, type AdIndex, type BilledLineItem, type LineItemEntry } from './adIndex.js';
-import type { LineItemSpend } from './spendPacing.js';
+import type { BilledSpend } from './spendPacing.js';
 
-type SpendOf = (lineItemId: string, campaignId: string, day: number) => Promise<LineItemSpend>;
+type BilledSpendOf = (lineItems: ReadonlyMap<string, string>, fromDay?: number) => Promise<Map<string, BilledSpend>>;
 
 /**
  * The current serving index's line items by id, for tracking: the click destinations of their
@@ -26,8 +26,8 @@ export class IndexedDestinations {
   private readonly retired = new Map<string, { entry: BilledLineItem; leftAtMs: number }>();
   /** Moves the spend and cap counters to the day, month and cap windows of a time (set by serving: rollCountersWith). */
   private rollCounters: (nowMs: number) => void = () => {};
-  /** Reads a line item's spend of a day, its month and in all (set by serving: readSpendWith). */
-  private readSpend: SpendOf | undefined;
+  /** Reads line items' billed spend by day and in all (set by serving: readSpendWith). */
+  private readSpend: BilledSpendOf | undefined;
 
   constructor(private readonly retiredForMs: number) {}
 
@@ -75,17 +75,18 @@ export class IndexedDestinations {
     return pruned;
   }
 
-  /** Serving's SpendPacing.spendOf, for spendOf. */
-  readSpendWith(read: SpendOf): void {
+  /** Serving's SpendPacing.billedSpend, for billedSpend. */
+  readSpendWith(read: BilledSpendOf): void {
     this.readSpend = read;
   }
 
   /**
-   * A line item's billed spend of a UTC day, of its month and in all (SpendPacing.spendOf), which the
-   * billing ceilings judge a conversion the counters cannot judge by; undefined before serving set the reader.
+   * Line items' billed spend by UTC day and in all (SpendPacing.billedSpend), which the billing
+   * ceilings judge a conversion the counters cannot judge, and an import's lines, by; undefined
+   * before serving set the reader.
    */
-  spendOf(lineItemId: string, campaignId: string, day: number): Promise<LineItemSpend> | undefined {
-    return this.readSpend?.(lineItemId, campaignId, day);
+  billedSpend(lineItems: ReadonlyMap<string, string>, fromDay?: number): Promise<Map<string, BilledSpend>> | undefined {
+    return this.readSpend?.(lineItems, fromDay);
   }
 
   /** Serving's SpendPacing.roll and FrequencyCounts.roll, for billedLineItem and indexed. */

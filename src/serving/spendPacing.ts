@@ -34,23 +34,41 @@ interface PublisherHold {
   nanos: number;
 }
 
-/** A line item's billed spend of one UTC day, of that day's month and in all, in nano-USD (SpendPacing.spendOf). */
+/** A line item's billed spend of one UTC day, of that day's month and in all, in nano-USD (spendOfDay). */
 export interface LineItemSpend {
   nanos: number;
   monthNanos: number;
   lifetimeNanos: number;
 }
 
+/** A line item's billed spend by UTC day (those read: SpendPacing.billedSpend) and in all, in nano-USD. */
+export interface BilledSpend {
+  days: Map<number, number>;
+  lifetimeNanos: number;
+}
+
+/** A line item's billed spend of `day`, of its month and in all, from what billedSpend read from that month's first day on (or earlier). */
+export function spendOfDay(billed: BilledSpend, day: number): LineItemSpend {
+  const month = utcMonthOfDay(day);
+  let monthNanos = 0;
+  for (const [other, nanos] of billed.days) if (utcMonthOfDay(other) === month) monthNanos += nanos;
+  return { nanos: billed.days.get(day) ?? 0, monthNanos, lifetimeNanos: billed.lifetimeNanos };
+}
+
+function addTo(totals: Map<number, number>, key: number, nanos: number): void {
+  totals.set(key, (totals.get(key) ?? 0) + nanos);
+}
+
+/** A billed event this instance accepted that ClickHouse may not have yet: its sequence number (record), UTC day and cost. */
 interface UnflushedSpend {
   seq: number;
-  lineItemId: string;
   day: number;
   nanos: number;
 }
 
 const spendRow = z.object({ line_item: z.string(), spend: z.coerce.number() });
 const monthRow = spendRow.extend({ month_spend: z.coerce.number() });
-const lineItemSpendRow = z.object({ spend: z.coerce.number(), month_spend: z.coerce.number(), lifetime_spend: z.coerce.number() });
+const daySpendRow = spendRow.extend({ spend_day: z.string() });
 
 /** How much of a day's budget even pacing lets a line item have spent by `nowMs`: see dailyAllowanceShare. */
 const EVEN_PACING_LEAD_MS = 3_600_000;
@@ -88,7 +106,12 @@ export function dailyAllowanceShare(nowMs: number): number {
  */
 export class SpendPacing {
   private readonly counters = new Map<string, SpendCounter>();
-  private unflushed: UnflushedSpend[] = [];
+  /**
+   * The unwritten spend by line item, each list in the order recorded (seq rising): a late
+   * conversion's billedSpend walks its own line item's only, not every line item's (a backlog after a
+   * ClickHouse outage holds an entry per billed impression: rev42 R12).
+   */
+  private readonly unflushed = new Map<string, UnflushedSpend[]>();
   private acceptedSeq = 0;
   /** The UTC day today's counters hold: set by the first sync, roll or recorded event, never moved back (see sync). */
   private day = Number.NEGATIVE_INFINITY;
@@ -162,7 +185,12 @@ export class SpendPacing {
     this.outstanding.arrived(event.serve_id, event.type);
     if (event.ivt !== '' || event.cost_nanos <= 0) return;
     const day = utcDay(event.event_time);
-    if (!written) this.unflushed.push({ seq, lineItemId: event.line_item_id, day, nanos: event.cost_nanos });
+    if (!written) {
+      const list = this.unflushed.get(event.line_item_id);
+      const spend = { seq, day, nanos: event.cost_nanos };
+      if (list === undefined) this.unflushed.set(event.line_item_id, [spend]);
+      else list.push(spend);
+    }
     // The first event of a new UTC day starts the day's spend at once, not at the next sync: else
     // until a sync succeeds (ClickHouse down over midnight, for one) no event of the new day would
     // count against its budget and billing ceiling.
@@ -238,14 +266,21 @@ export class SpendPacing {
       return { writtenThroughSeq, written, writtenMonth, writtenLifetime };
     });
     // Everything after the await ran without yielding: no event was recorded half-way through.
-    this.unflushed = this.unflushed.filter((spend) => spend.seq > writtenThroughSeq);
     const local = new Map<string, number>();
     const localMonth = new Map<string, number>();
     const localLifetime = new Map<string, number>();
-    for (const spend of this.unflushed) {
-      localLifetime.set(spend.lineItemId, (localLifetime.get(spend.lineItemId) ?? 0) + spend.nanos);
-      if (spend.day === today) local.set(spend.lineItemId, (local.get(spend.lineItemId) ?? 0) + spend.nanos);
-      if (spend.day >= monthStart && spend.day <= today) localMonth.set(spend.lineItemId, (localMonth.get(spend.lineItemId) ?? 0) + spend.nanos);
+    for (const [lineItemId, list] of this.unflushed) {
+      const unwritten = list.findIndex((spend) => spend.seq > writtenThroughSeq);
+      if (unwritten < 0) {
+        this.unflushed.delete(lineItemId);
+        continue;
+      }
+      if (unwritten > 0) list.splice(0, unwritten);
+      for (const spend of list) {
+        localLifetime.set(lineItemId, (localLifetime.get(lineItemId) ?? 0) + spend.nanos);
+        if (spend.day === today) local.set(lineItemId, (local.get(lineItemId) ?? 0) + spend.nanos);
+        if (spend.day >= monthStart && spend.day <= today) localMonth.set(lineItemId, (localMonth.get(lineItemId) ?? 0) + spend.nanos);
+      }
     }
     // A day that began while the reads ran (a serve, judgement or event rolled it) keeps what it
     // counted since; the reads are of the day before, and the next sync reads the new one.
@@ -260,35 +295,51 @@ export class SpendPacing {
   }
 
   /**
-   * A line item's billed spend of a UTC `day`, of that day's month and in all, in nano-USD, for a
-   * conversion the counters cannot judge (BillingCeiling.judgeAndStore): one reported for an earlier
-   * day (the counters hold only today and this month), or of a line item they no longer keep. Read
-   * as sync reads, between the pipeline's writes: ClickHouse's figures plus the events this instance
-   * accepted of that line item that ClickHouse does not have yet, each once.
+   * Line items' (id to campaign id) billed spend by UTC day from `fromDay` on (every day when 0) and
+   * in all, in nano-USD: the one reader of a line item's spend of a past day, month or lifetime,
+   * for what the counters (today and this month) cannot judge: a conversion reported for an earlier
+   * day or of a line item they no longer keep (BillingCeiling.judgeAndStore, through spendOfDay),
+   * and an import's lines (importCeilings.ts). Read as sync reads, between the pipeline's writes:
+   * ClickHouse's figures (every instance's) plus the events this instance accepted of those line
+   * items that ClickHouse does not have yet, each once. One query.
    */
-  async spendOf(lineItemId: string, campaignId: string, day: number): Promise<LineItemSpend> {
-    const { writtenThroughSeq, written } = await this.events.readBetweenWrites(async (unwritten) => {
+  async billedSpend(lineItems: ReadonlyMap<string, string>, fromDay = 0): Promise<Map<string, BilledSpend>> {
+    const ids = [...lineItems.keys()];
+    const { writtenThroughSeq, rows } = await this.events.readBetweenWrites(async (unwritten) => {
       // Before any await: `unwritten` is of the events recorded by now.
       const writtenThroughSeq = this.acceptedSeq - unwritten;
       const result = await this.ch.client.query({
-        // campaign_id leads daily_stats_v1's key, line_item_id is line_item_spend_v1's; the month is one partition.
-        query: `SELECT toString(sumIf(spend_nanos, day = {day:Date})) AS spend, toString(sum(spend_nanos)) AS month_spend,
-                       (SELECT toString(sum(spend_nanos)) FROM line_item_spend_v1 WHERE line_item_id = {line_item:UUID}) AS lifetime_spend
+        // campaign_id leads daily_stats_v1's key, line_item_id is line_item_spend_v1's. A lifetime row has
+        // spend_day ''. Aliases differ from the column names: ClickHouse would otherwise read the alias in WHERE.
+        query: `SELECT toString(line_item_id) AS line_item, toString(day) AS spend_day, toString(sum(spend_nanos)) AS spend
                 FROM daily_stats_v1
-                WHERE campaign_id = {campaign:UUID} AND line_item_id = {line_item:UUID}
-                  AND day >= {month_start:Date} AND day < addMonths({month_start:Date}, 1)`,
-        query_params: { day: utcDate(day * MS_PER_DAY), month_start: utcDate(firstDayOfMonth(day) * MS_PER_DAY), campaign: campaignId, line_item: lineItemId },
+                WHERE campaign_id IN {campaigns:Array(UUID)} AND line_item_id IN {line_items:Array(UUID)} AND day >= {from:Date}
+                GROUP BY line_item_id, day HAVING sum(spend_nanos) != 0
+                UNION ALL
+                SELECT toString(line_item_id), '', toString(sum(spend_nanos))
+                FROM line_item_spend_v1 WHERE line_item_id IN {line_items:Array(UUID)}
+                GROUP BY line_item_id`,
+        query_params: { campaigns: [...new Set(lineItems.values())], line_items: ids, from: utcDate(fromDay * MS_PER_DAY) },
         format: 'JSONEachRow',
       });
-      const [row] = await result.json();
-      return { writtenThroughSeq, written: lineItemSpendRow.parse(row) };
+      return { writtenThroughSeq, rows: await result.json() };
     });
-    const spend = { nanos: written.spend, monthNanos: written.month_spend, lifetimeNanos: written.lifetime_spend };
-    for (const unwritten of this.unflushed) {
-      if (unwritten.seq <= writtenThroughSeq || unwritten.lineItemId !== lineItemId) continue;
-      spend.lifetimeNanos += unwritten.nanos;
-      if (unwritten.day === day) spend.nanos += unwritten.nanos;
-      if (utcMonthOfDay(unwritten.day) === utcMonthOfDay(day)) spend.monthNanos += unwritten.nanos;
+    const spend = new Map<string, BilledSpend>(ids.map((id) => [id, { days: new Map(), lifetimeNanos: 0 }]));
+    for (const raw of rows) {
+      const row = daySpendRow.parse(raw);
+      const billed = spend.get(row.line_item);
+      if (billed === undefined) continue;
+      if (row.spend_day === '') billed.lifetimeNanos += row.spend;
+      else addTo(billed.days, Date.parse(`${row.spend_day}T00:00:00Z`) / MS_PER_DAY, row.spend);
+    }
+    for (const [id, billed] of spend) {
+      const list = this.unflushed.get(id) ?? [];
+      // From the newest back to the first ClickHouse had when it was read.
+      for (let i = list.length - 1; i >= 0 && list[i]!.seq > writtenThroughSeq; i--) {
+        const unwritten = list[i]!;
+        billed.lifetimeNanos += unwritten.nanos;
+        if (unwritten.day >= fromDay) addTo(billed.days, unwritten.day, unwritten.nanos);
+      }
     }
     return spend;
   }

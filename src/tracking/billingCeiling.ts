@@ -1,14 +1,27 @@
 import type { BilledLineItem } from '../serving/adIndex.js';
-import type { LineItemSpend } from '../serving/spendPacing.js';
+import { spendOfDay, type BilledSpend } from '../serving/spendPacing.js';
 import type { UserCounts } from '../serving/frequencyCounts.js';
 import { billingCeilingPassed, NOTHING_HELD, type EventPeriod, type HeldSpend } from '../money/billingCeilingRule.js';
-import { utcDay, utcMonthOfDay } from '../utcDays.js';
+import { firstDayOfMonth, utcDay, utcMonthOfDay } from '../utcDays.js';
 import type { TrackedEvent } from './trackedEvent.js';
 import type { UnbilledReason } from './unbilledReasons.js';
+import { ApiError } from '../http/errors.js';
 
 /** What hold() held, for release(). */
 const HELD_SPEND = 1;
 const HELD_IMPRESSION = 2;
+
+/**
+ * A line item's late conversions that may wait for their turn or run at once (lateTurn): a spend read
+ * and a store each, some 0.1 s on a loaded 2-core machine (bench/README.md), so the last of them
+ * waits seconds, not a postback client's timeout; one more is answered 503 with Retry-After.
+ */
+export const LATE_TURNS_WAITING = 50;
+const LATE_TURNS_FULL = `too many conversions of this line item dated to an earlier day are waiting to be judged (at most ${LATE_TURNS_WAITING}); retry later`;
+
+/** The line item whose late turn a step runs in (BillingCeiling.lateTurn), or none. */
+export type LateTurn = { readonly lineItemId: string } | undefined;
+const NO_TURN: LateTurn = undefined;
 
 /**
  * Billing-time ceilings. Serving checks a line item's spend and its users' frequency counts before it
@@ -35,18 +48,54 @@ export class BillingCeiling {
   private readonly heldSpend = new Map<string, Map<number, number>>();
   private readonly heldImpressions = new Map<string, UserCounts>();
 
-  /** The events judgeAndStore reads spend for, of each line item, being judged and stored one after the other. */
-  private readonly lateTurns = new Map<string, Promise<void>>();
+  /** Of each line item, the last of its late turns (lateTurn) and how many are waiting or running. */
+  private readonly lateTurns = new Map<string, { last: Promise<void>; waiting: number }>();
 
   /**
    * `lineItemOf` given a judgement's `nowMs` moves the counters to its UTC day, month and cap windows
-   * first (IndexedDestinations.billedLineItem); `spendOf` reads a line item's billed spend of a UTC
-   * day, of its month and in all (IndexedDestinations.spendOf), undefined when it cannot.
+   * first (IndexedDestinations.billedLineItem); `billedSpend` reads line items' billed spend by UTC
+   * day from `fromDay` on and in all (IndexedDestinations.billedSpend, the reader imports judge by
+   * too), undefined when it cannot: the event is then not stored (503), never billed unjudged.
    */
   constructor(
     private readonly lineItemOf: (lineItemId: string, nowMs?: number) => BilledLineItem | undefined,
-    private readonly spendOf: (lineItemId: string, campaignId: string, day: number) => Promise<LineItemSpend> | undefined = () => undefined,
+    private readonly billedSpend: (lineItems: ReadonlyMap<string, string>, fromDay: number) => Promise<Map<string, BilledSpend>> | undefined,
   ) {}
+
+  /**
+   * Runs `step` (which looks the event up and calls judgeAndStore with the turn it is given) in the
+   * event's line item's late turn when judgeAndStore will read the line item's spend for it
+   * (readsSpend), else at once. A line item's late turns run one after the other, so that each
+   * spend read sees the events stored before it, and are taken before anything the step holds (a
+   * conversion_id's lock, one of an instance's 3 on a Postgres server): a postback of one line
+   * item's late conversions holds one such lock at a time, and leaves the others to everyone
+   * else's conversions (rev42 R1). At most LATE_TURNS_WAITING of a line item wait or run; one more
+   * is answered 503 at once, nothing stored, and retried.
+   */
+  async lateTurn<T>(
+    event: TrackedEvent,
+    nowMs: number,
+    budgets: { budgetNanos: number; lifetimeBudgetNanos: number } | undefined,
+    step: (turn: LateTurn) => Promise<T>,
+  ): Promise<T> {
+    if (!this.readsSpend(event, nowMs, budgets)) return step(NO_TURN);
+    const lineItemId = event.line_item_id;
+    let turns = this.lateTurns.get(lineItemId);
+    if (turns === undefined) this.lateTurns.set(lineItemId, (turns = { last: Promise.resolve(), waiting: 0 }));
+    if (turns.waiting >= LATE_TURNS_WAITING) throw new ApiError('unavailable', LATE_TURNS_FULL);
+    turns.waiting += 1;
+    const queue = turns;
+    const turn = queue.last.then(() => step({ lineItemId }));
+    queue.last = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    void queue.last.then(() => {
+      queue.waiting -= 1;
+      if (queue.waiting === 0 && this.lateTurns.get(lineItemId) === queue) this.lateTurns.delete(lineItemId);
+    });
+    return turn;
+  }
 
   /**
    * judge(), then `store` (which holds, accepts or writes the event), for a conversion, which the
@@ -63,47 +112,49 @@ export class BillingCeiling {
    *   budgets as Postgres has them (undefined: none, no ceiling).
    *
    * Such an event's line item's billed spend of the event's day, month and in all is read
-   * (ClickHouse's and what this instance has not written yet: SpendPacing.spendOf) and it is judged
-   * against that day's 2x, that month's 30.4x and the lifetime budget, as an import's line is
-   * (importCeilings.ts). A line item's such events are judged and stored one after the other, so
-   * each read sees the events before it. Any other event is judged by the counters, without a query.
+   * (ClickHouse's and what this instance has not written yet: SpendPacing.billedSpend, the reader an
+   * import's lines are judged by) and it is judged against that day's 2x, that month's 30.4x and
+   * the lifetime budget, as an import's line is (importCeilings.ts), in its line item's late turn (`turn`, from lateTurn), so that each read
+   * sees the events before it. One that became such an event after its step began (its line item
+   * left the index meanwhile) is not in its turn: 503, nothing stored, and its retry takes the turn.
+   * Any other event is judged by the counters, without a query.
    */
   async judgeAndStore<T>(
     event: TrackedEvent,
     nowMs: number,
     budgets: { budgetNanos: number; lifetimeBudgetNanos: number } | undefined,
+    turn: LateTurn,
     store: () => T | Promise<T>,
   ): Promise<T> {
-    const day = utcDay(event.event_time);
-    const lineItemId = event.line_item_id;
-    const counted = this.lineItemOf(lineItemId, nowMs);
-    if (event.ivt !== '' || event.cost_nanos <= 0 || (day === utcDay(nowMs) && counted !== undefined) || (counted ?? budgets) === undefined) {
+    if (!this.readsSpend(event, nowMs, budgets)) {
       this.judge(event, nowMs);
       return store();
     }
-    const turn = (this.lateTurns.get(lineItemId) ?? Promise.resolve()).then(async () => {
-      const spend = await this.spendOf(lineItemId, event.campaign_id, day);
-      // Nothing awaits from the judgement to `store`'s hold or accept: the next such event's read sees this one.
-      this.judge(event, nowMs);
-      const limits = this.lineItemOf(lineItemId) ?? budgets;
-      if (spend !== undefined && limits !== undefined && event.cost_nanos > 0) {
-        const reason = billingCeilingPassed({ budgetNanos: limits.budgetNanos, lifetimeBudgetNanos: limits.lifetimeBudgetNanos, spend }, event.cost_nanos, NOTHING_HELD, 'today');
-        if (reason !== undefined) {
-          event.unbilled = reason;
-          event.cost_nanos = 0;
-        }
+    const lineItemId = event.line_item_id;
+    if (turn?.lineItemId !== lineItemId) throw new ApiError('unavailable', 'the conversion\'s line item changed while it was judged; retry');
+    const day = utcDay(event.event_time);
+    const billed = await this.billedSpend(new Map([[lineItemId, event.campaign_id]]), firstDayOfMonth(day));
+    if (billed === undefined) throw new ApiError('unavailable', 'the line item\'s spend cannot be read yet to judge this conversion; retry later');
+    // Nothing awaits from the judgement to `store`'s hold or accept: the next such event's read sees this one.
+    this.judge(event, nowMs);
+    const spend = spendOfDay(billed.get(lineItemId)!, day);
+    const limits = this.lineItemOf(lineItemId) ?? budgets;
+    if (limits !== undefined && event.cost_nanos > 0) {
+      const reason = billingCeilingPassed({ budgetNanos: limits.budgetNanos, lifetimeBudgetNanos: limits.lifetimeBudgetNanos, spend }, event.cost_nanos, NOTHING_HELD, 'today');
+      if (reason !== undefined) {
+        event.unbilled = reason;
+        event.cost_nanos = 0;
       }
-      return store();
-    });
-    const done = turn.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.lateTurns.set(lineItemId, done);
-    void done.then(() => {
-      if (this.lateTurns.get(lineItemId) === done) this.lateTurns.delete(lineItemId);
-    });
-    return turn;
+    }
+    return store();
+  }
+
+  /** Whether judgeAndStore reads the line item's spend for the event: a valid one that costs something, of an earlier day or of a line item the counters do not keep, with budgets. */
+  private readsSpend(event: TrackedEvent, nowMs: number, budgets: { budgetNanos: number; lifetimeBudgetNanos: number } | undefined): boolean {
+    if (event.ivt !== '' || event.cost_nanos <= 0) return false;
+    const counted = this.lineItemOf(event.line_item_id, nowMs);
+    if (utcDay(event.event_time) === utcDay(nowMs) && counted !== undefined) return false;
+    return (counted ?? budgets) !== undefined;
   }
 
   /** Stores the reason in `unbilled` and makes the cost 0 when a valid event is over a ceiling; leaves any other event as it is. */

@@ -116,38 +116,43 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
         price_nanos: price,
       };
     };
+    const budgets = budgetsOf(pricing);
     if (input.conversion_id === undefined) {
       // Each is new (a repeat purchase): spooled like every event, and in ClickHouse within a flush.
       const event = eventOf(randomUUID(), occurredAt);
-      await ceiling.judgeAndStore(event, nowMs, budgetsOf(pricing), () => events.accept([event]));
+      await ceiling.lateTurn(event, nowMs, budgets, (turn) => ceiling.judgeAndStore(event, nowMs, budgets, turn, () => events.accept([event])));
       return { result: resultOf(event), created: true };
     }
     const eventId = conversionEventId(clickId, input.conversion_id);
     const upperCasedId = conversionEventIdBeforeLowerCasing(clickId, input.conversion_id);
+    // With the first request's time, whenever this one came (conversionTimes.ts says why): known
+    // before the lock, so that a conversion of an earlier day takes its line item's late turn first
+    // (BillingCeiling.lateTurn) and waits for it holding no lock.
+    const event = eventOf(eventId, await firstTime(eventId, occurredAt));
     // Looked up and written in one step across instances (conversionLock.ts), and written to
     // ClickHouse before the answer, so that the next request with this conversion_id, at any
     // instance and after any restart, finds it there. The token makes ClickHouse itself keep one
     // insert of the same conversion even if two ever ran (a holder cut off while its insert runs),
     // across a month boundary too: every try carries the first one's time, so its partition.
-    return lock(eventId, async () => {
-      // An earlier try ClickHouse refused may be in events_v1 without every view: it is completed
-      // first, as it was sent, so that the answer below that finds it stored is true of the reports too.
-      await events.completeRefusedWrites([eventId]);
-      const stored = await findConversion(ch, [eventId, upperCasedId]);
-      if (stored) return { result: stored, created: false };
-      // With the first request's time, whenever this one came (conversionTimes.ts says why).
-      const event = eventOf(eventId, await firstTime(eventId, occurredAt));
-      await ceiling.judgeAndStore(event, nowMs, budgetsOf(pricing), async () => {
-        // Pacing counts a written event once ClickHouse has it: until then other conversions see it held.
-        const held = ceiling.hold(event);
-        try {
-          await events.writeNow([event], `conversion:${eventId}`);
-        } finally {
-          ceiling.release(event, held);
-        }
-      });
-      return { result: resultOf(event), created: true };
-    });
+    return ceiling.lateTurn(event, nowMs, budgets, (turn) =>
+      lock(eventId, async () => {
+        // An earlier try ClickHouse refused may be in events_v1 without every view: it is completed
+        // first, as it was sent, so that the answer below that finds it stored is true of the reports too.
+        await events.completeRefusedWrites([eventId]);
+        const stored = await findConversion(ch, [eventId, upperCasedId]);
+        if (stored) return { result: stored, created: false };
+        await ceiling.judgeAndStore(event, nowMs, budgets, turn, async () => {
+          // Pacing counts a written event once ClickHouse has it: until then other conversions see it held.
+          const held = ceiling.hold(event);
+          try {
+            await events.writeNow([event], `conversion:${eventId}`);
+          } finally {
+            ceiling.release(event, held);
+          }
+        });
+        return { result: resultOf(event), created: true };
+      }),
+    );
   }
 
   function attributionProblem(click: StoredClick, occurredAt: number): string {

@@ -64,7 +64,7 @@ export async function eventImportRoute(app: FastifyInstance, deps: EventImportRo
       const key = idempotencyKeyOf(request.headers['idempotency-key']);
       const lines = ndjsonLines(request.body, deps.bodyLimit);
       const now = Date.now();
-      const ceilings = new ImportCeilings({ db: deps.db, ch: deps.ch, live: (lineItemId, nowMs) => deps.indexedDestinations.billedLineItem(lineItemId, nowMs) });
+      const ceilings = new ImportCeilings({ db: deps.db, billedSpend: (lineItems) => deps.indexedDestinations.billedSpend(lineItems) });
       if (key !== undefined) {
         // Sent again with the same key (after a cut connection, a 503), the lines already stored are left out.
         const once = {

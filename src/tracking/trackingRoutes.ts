@@ -34,7 +34,7 @@ export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): P
   });
   const ceiling = new BillingCeiling(
     (lineItemId, nowMs) => indexedDestinations.billedLineItem(lineItemId, nowMs),
-    (lineItemId, campaignId, day) => indexedDestinations.spendOf(lineItemId, campaignId, day),
+    (lineItems, fromDay) => indexedDestinations.billedSpend(lineItems, fromDay),
   );
   // Counted once stored, not when judged: an event refused with 503 is retried, and is one event.
   // The invalid count by reason is what shows a proxy that strips headers (every browser's event

@@ -3,6 +3,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
+import { SpendPacing } from '../../src/serving/spendPacing.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import { BillingCeiling } from '../../src/tracking/billingCeiling.js';
 import { createConversionRecorder } from '../../src/tracking/conversionRecorder.js';
@@ -76,7 +77,10 @@ describe('a conversion_id retried across a month boundary after a lost answer', 
     });
     try {
       const { events, deliverHeld } = answerLostOnce(pipeline);
-      const recorder = createConversionRecorder({ db: ctx.stores.db, ch: ctx.stores.ch, events, ceiling: new BillingCeiling(() => undefined), attributionWindowDays: 60 });
+      // Judged as trackingRoutes wires it: no counters (the line item is read from Postgres), its spend from ClickHouse.
+      const pacing = new SpendPacing(ctx.stores.ch, pipeline);
+      const ceiling = new BillingCeiling(() => undefined, (lineItems, fromDay) => pacing.billedSpend(lineItems, fromDay));
+      const recorder = createConversionRecorder({ db: ctx.stores.db, ch: ctx.stores.ch, events, ceiling, attributionWindowDays: 60 });
       const now = new Date();
       const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
       const input = { click_id: clickId, conversion_id: 'order-month-end', value: 30, currency: 'USD' };

@@ -127,16 +127,15 @@ describe('imported events and the billing ceilings', () => {
   it("judges lines read after midnight against the live spend of the new day, not the import's first day", async () => {
     // CPC 1 USD, daily budget 1 USD: each UTC day bills at most 2 clicks.
     const item = await trackedLineItem(ctx, { bid_type: 'cpc', bid_value: 1 }, { daily: 1, currency: 'USD' });
-    // Wired as serving and the import route wire them: the live figures are serving's spend counters.
-    const pacing = new SpendPacing(ctx.stores.ch, { readBetweenWrites: (read) => read(0) });
+    // Wired as serving and the import route wire them: the spend is read by serving's SpendPacing,
+    // ClickHouse's plus what it accepted and has not written (the pipeline says 1 event: the click below).
+    const pacing = new SpendPacing(ctx.stores.ch, { readBetweenWrites: (read) => read(1) });
     const destinations = new IndexedDestinations(3_600_000);
-    destinations.rollCountersWith((nowMs) => pacing.roll(nowMs));
-    const counter = pacing.counterFor(item.lineItemId);
-    destinations.keepRetired(item.lineItemId, Date.now(), () => ({ budgetNanos: 1e9, lifetimeBudgetNanos: Infinity, spend: counter, frequencyCap: null }));
+    destinations.readSpendWith((lineItems, fromDay) => pacing.billedSpend(lineItems, fromDay));
     // An import begun in the last second of yesterday; its spend is read today (now), after a serve
     // started today and this instance accepted 2 USD of it, not yet written to ClickHouse.
     const midnight = utcDay(Date.now()) * MS_PER_DAY;
-    const ceilings = new ImportCeilings({ db: ctx.stores.db, ch: ctx.stores.ch, live: (lineItemId, nowMs) => destinations.billedLineItem(lineItemId, nowMs) });
+    const ceilings = new ImportCeilings({ db: ctx.stores.db, billedSpend: (lineItems) => destinations.billedSpend(lineItems) });
     pacing.roll(Date.now());
     pacing.record(sampleEvent({ line_item_id: item.lineItemId, type: 'click', cost_nanos: 2e9, event_time: Date.now() }));
     const click = (timeMs: number) => sampleEvent({ line_item_id: item.lineItemId, campaign_id: item.campaignId, type: 'click', cost_nanos: 1e9, event_time: timeMs });

@@ -448,7 +448,7 @@ describe('pacing: counting each event once', () => {
       // Wired as serving wires them: billing judges by the line items serving keeps.
       const destinations = new IndexedDestinations(3_600_000);
       destinations.rollCountersWith((nowMs) => pacing.roll(nowMs));
-      const ceiling = new BillingCeiling((lineItemId, nowMs) => destinations.billedLineItem(lineItemId, nowMs));
+      const ceiling = new BillingCeiling((lineItemId, nowMs) => destinations.billedLineItem(lineItemId, nowMs), (lineItems, fromDay) => pacing.billedSpend(lineItems, fromDay));
       const lineItemId = randomUUID();
       const counter = pacing.counterFor(lineItemId);
       destinations.keepRetired(lineItemId, lastDay, () => ({ budgetNanos: USD, lifetimeBudgetNanos: Infinity, spend: counter, frequencyCap: null }));
@@ -482,7 +482,7 @@ describe('pacing: counting each event once', () => {
     const pacing = new SpendPacing(ctx.stores.ch, { readBetweenWrites: (read) => read(0) });
     const destinations = new IndexedDestinations(3_600_000);
     destinations.rollCountersWith((nowMs) => pacing.roll(nowMs));
-    const ceiling = new BillingCeiling((lineItemId, nowMs) => destinations.billedLineItem(lineItemId, nowMs));
+    const ceiling = new BillingCeiling((lineItemId, nowMs) => destinations.billedLineItem(lineItemId, nowMs), (lineItems, fromDay) => pacing.billedSpend(lineItems, fromDay));
     const lineItemId = randomUUID();
     const counter = pacing.counterFor(lineItemId);
     const now = Date.now();
