@@ -39,8 +39,25 @@
     ':where(.adsvc-card__footer){display:flex;gap:12px;align-items:center;margin-top:6px}',
     ':where(.adsvc-card__cta){flex:none;padding:4px 12px;border-radius:999px;' + schemeColor('background', '#1f2328', '#e6edf3') + ';' +
       schemeColor('color', '#fff', '#1f2328') + ';font-weight:600;font-size:13px}',
-    ':where(.adsvc-card__url){font-size:12px;' + schemeColor('color', '#57606a', '#9198a1') + ';overflow:hidden;text-overflow:ellipsis;white-space:nowrap}'
+    ':where(.adsvc-card__url){font-size:12px;' + schemeColor('color', '#57606a', '#9198a1') + ';overflow:hidden;text-overflow:ellipsis;white-space:nowrap}',
+    // A narrow card (a phone): a smaller image beside the label and title only, the body and footer
+    // under both at the card's full width. The text column beside an 88 px image would be ~170 px on
+    // a 360 px screen, and the card twice as tall. The image's column is `auto`: without an image it
+    // is empty and takes no room (items spanning the 1fr column do not size it).
+    ':where(.adsvc-card--narrow) :where(.adsvc-card__link){display:grid;grid-template-columns:auto 1fr;gap:4px 0;padding:12px 14px;align-items:start}',
+    ':where(.adsvc-card--narrow) :where(.adsvc-card__image){width:56px;height:56px;margin-inline-end:12px;grid-row:1/span 2}',
+    ':where(.adsvc-card--narrow) :where(.adsvc-card__text){display:contents}',
+    ':where(.adsvc-card--narrow) :where(.adsvc-card__meta,.adsvc-card__title){grid-column:2}',
+    ':where(.adsvc-card--narrow) :where(.adsvc-card__body,.adsvc-card__footer){grid-column:1/-1}'
   ].join('\n');
+  /**
+   * Below this width a card gets the narrow layout (the class adsvc-card--narrow). Measured with a
+   * ResizeObserver, not a CSS container query: a query container (`container-type: inline-size`)
+   * takes its width from its parent only, never from its content, so a card in a slot sized to its
+   * content (a flex row's item, an inline-block, a float, a grid's auto column: v1 pages do that)
+   * would collapse to nothing.
+   */
+  var NARROW_WIDTH = 420;
 
   /** Cards rendered into each container, so a second render replaces the first cleanly. */
   var renderedIn = typeof WeakMap === 'function' ? new WeakMap() : null;
@@ -187,6 +204,24 @@
     return stop;
   }
 
+  /**
+   * Keeps the class adsvc-card--narrow on a card narrower than NARROW_WIDTH. A ResizeObserver reports
+   * after layout and before paint, so the card is never drawn in the other layout first. Without
+   * one (browsers before 2020) the card keeps the wide layout.
+   */
+  function watchWidth(card) {
+    if (typeof ResizeObserver !== 'function') return function () {};
+    var observer = new ResizeObserver(function (entries) {
+      var width = entries[entries.length - 1].contentRect.width;
+      // A card not laid out (display: none, detached) measures 0: leave its layout as it was.
+      if (width > 0) card.classList.toggle('adsvc-card--narrow', width < NARROW_WIDTH);
+    });
+    observer.observe(card);
+    return function () {
+      observer.disconnect();
+    };
+  }
+
   function buildCard(ad, clickUrl, target) {
     var content = ad.render && typeof ad.render === 'object' ? ad.render : {};
     var card = element('div', 'adsvc-card');
@@ -259,11 +294,13 @@
     var card = buildCard(payload, clickUrl, settings.target === '_self' ? '_self' : '_blank');
     container.appendChild(card);
     var stopWatching = watchViewability(card, impressionUrl, settings.onImpression);
+    var stopSizing = watchWidth(card);
 
     var handle = {
       element: card,
       destroy: function () {
         stopWatching();
+        stopSizing();
         if (card.parentNode) card.parentNode.removeChild(card);
         if (renderedIn && renderedIn.get(container) === handle) renderedIn.delete(container);
       }

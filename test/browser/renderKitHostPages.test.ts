@@ -11,6 +11,7 @@ import { seedDemo, type DemoSetup } from '../../src/demo/demoSeed.js';
 import { demoCreative } from '../../src/demo/demoConversation.js';
 import { RENDER_SCRIPT_PATH } from '../../src/sdk/renderScriptRoute.js';
 import { launchChromium, skipBrowserTests, type ChromiumSession } from './chromium.js';
+import { seriousAccessibilityViolations } from './consoleKit.js';
 
 /**
  * The render kit on publishers' pages as they are in the wild, which the demo page is not: a strict
@@ -149,12 +150,18 @@ async function openPage(name: string, html: string, headers?: Record<string, str
   return opened;
 }
 
-/** A short chat page (the card is in view at once) loading the kit and /app.js from files, as a strict policy requires. */
-function chatPage(options: { dir?: 'rtl'; where?: 'shadow'; colorScheme?: 'dark' } = {}): string {
+/**
+ * A short chat page (the card is in view at once) loading the kit and /app.js from files, as a strict
+ * policy requires. `flexRow` puts the slot in a flex row beside an avatar, sized by its content.
+ */
+function chatPage(options: { dir?: 'rtl'; where?: 'shadow'; colorScheme?: 'dark'; flexRow?: boolean } = {}): string {
   const scheme = options.colorScheme ? `<meta name="color-scheme" content="${options.colorScheme}">` : '';
-  return `<!doctype html><html lang="en" dir="${options.dir ?? 'ltr'}"><head><meta charset="utf-8"><title>Chat</title>${scheme}
+  const slot = options.flexRow
+    ? '<div style="display:flex;gap:12px;align-items:flex-start"><div style="flex:none;width:40px;height:40px;border-radius:50%;background:#ccc"></div><div id="ad-slot"></div></div>'
+    : '<div id="ad-slot"></div>';
+  return `<!doctype html><html lang="en" dir="${options.dir ?? 'ltr'}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Chat</title>${scheme}
 <script src="${adsvcUrl}${RENDER_SCRIPT_PATH}"></script></head>
-<body data-where="${options.where ?? 'document'}"><p>Pack a rain shell.</p><div id="ad-slot"></div><div id="chat-widget"></div>
+<body data-where="${options.where ?? 'document'}"><main><p>Pack a rain shell.</p>${slot}<div id="chat-widget"></div></main>
 <script src="/app.js"></script></body></html>`;
 }
 
@@ -202,6 +209,54 @@ describe.skipIf(skipBrowserTests)('render kit on publishers\' pages: the card\'s
     expect(dot).toEqual({ content: '"·"', left: '8px', right: '0px' });
     await page.close();
   });
+});
+
+describe.skipIf(skipBrowserTests)('render kit on publishers\' pages: a narrow card (pub42 P6)', () => {
+  /** Where the card's parts are, relative to the card's left edge, and whether it took the narrow layout. */
+  async function layout(page: Page) {
+    const card = await renderedCard(page);
+    await card.evaluate((element) => (element.querySelector('.adsvc-card__image') as HTMLImageElement).decode().catch(() => undefined));
+    return card.evaluate((element) => {
+      const box = (name: string) => element.querySelector(`.adsvc-card__${name}`)!.getBoundingClientRect();
+      const cardBox = element.getBoundingClientRect();
+      return {
+        narrow: element.classList.contains('adsvc-card--narrow'),
+        width: cardBox.width,
+        height: cardBox.height,
+        image: { left: box('image').left - cardBox.left, right: box('image').right - cardBox.left, width: box('image').width },
+        title: { left: box('title').left - cardBox.left },
+        body: { left: box('body').left - cardBox.left, top: box('body').top, width: box('body').width },
+        imageBottom: box('image').bottom,
+      };
+    });
+  }
+
+  for (const host of [{ name: 'a plain page', options: {} }, { name: 'a shadow root', options: { where: 'shadow' as const } }, { name: 'a flex row', options: { flexRow: true } }]) {
+    it(`in ${host.name}: at 360 px a small image beside the title and the body under both, full width; at 1280 px the image beside all the text, as before`, async () => {
+      const { page } = await openPage(`narrow-${host.name.replaceAll(' ', '-')}`, chatPage(host.options));
+      await page.setViewportSize({ width: 360, height: 740 });
+      await expect.poll(async () => (await layout(page)).narrow, { timeout: 10_000 }).toBe(true);
+      const narrow = await layout(page);
+      expect(narrow.image.width).toBe(56);
+      expect(narrow.title.left).toBeGreaterThan(narrow.image.right);
+      // The body starts where the image does, below it, and takes the card's width.
+      expect(narrow.body.left).toBeCloseTo(narrow.image.left, 0);
+      expect(narrow.body.top).toBeGreaterThanOrEqual(narrow.imageBottom);
+      expect(narrow.body.width).toBeGreaterThan(narrow.width - 2 * narrow.image.left - 1);
+      // Not collapsed in a slot sized by its content (a flex row's item): as wide as the row leaves it.
+      expect(narrow.width).toBeGreaterThan(250);
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+      await page.setViewportSize({ width: 1280, height: 720 });
+      await expect.poll(async () => (await layout(page)).narrow, { timeout: 10_000 }).toBe(false);
+      const wide = await layout(page);
+      expect(wide.width).toBe(560);
+      expect(wide.image.width).toBe(88);
+      expect(wide.body.left).toBeGreaterThan(wide.image.right);
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+      await page.close();
+    });
+  }
 });
 
 describe.skipIf(skipBrowserTests)('render kit on publishers\' pages: colour scheme', () => {
