@@ -32,6 +32,7 @@ let publisherUrl: string;
 let hangingHost: TcpServer;
 let hangingUrl: string;
 const hangingSockets: Socket[] = [];
+let flakyKitRequests = 0;
 /** Each page's HTML and headers, by path: the test writes them, the publisher's server answers them. */
 const pages = new Map<string, { html: string; headers?: Record<string, string> }>();
 
@@ -64,6 +65,13 @@ async function publisherRoutes(request: IncomingMessage, response: ServerRespons
       }),
     });
     response.writeHead(200, { 'content-type': 'application/json' }).end(await served.text());
+    return;
+  }
+  // The kit, from a host that fails its first request (adsvc restarting) and answers the next ones.
+  if (url.pathname === `/flaky-kit${RENDER_SCRIPT_PATH}`) {
+    flakyKitRequests += 1;
+    if (flakyKitRequests === 1) response.writeHead(503).end();
+    else response.writeHead(200, { 'content-type': 'text/javascript' }).end(readFileSync(path.join(packageRoot, 'public', 'sdk', 'render-v1.js')));
     return;
   }
   if (url.pathname === '/app.js') {
@@ -298,6 +306,36 @@ function documentedSnippet(): string {
   return block[1]!;
 }
 
+/** The first js block of docs/rendering.md: the snippet's lines for a page with Trusted Types. */
+function documentedTrustedTypesLines(): string {
+  const docs = readFileSync(path.join(packageRoot, 'docs', 'rendering.md'), 'utf8');
+  const block = /```js\n([\s\S]*?)```/.exec(docs);
+  if (block === null) throw new Error('docs/rendering.md has no js block');
+  return block[1]!;
+}
+
+/** The line of the snippet that the Trusted Types lines replace. */
+const SNIPPET_SCRIPT_SRC = `script.src = '${THE_ADSVC_ORIGIN_IN_THE_DOCS}${RENDER_SCRIPT_PATH}';`;
+
+/**
+ * A new answer arriving in an open chat: the answer, its slot and the documented snippet appended
+ * before the composer, the snippet run as the inline script it is.
+ */
+async function addAnswer(page: Page, kitOrigin: string): Promise<void> {
+  const snippet = documentedSnippet().replaceAll(THE_ADSVC_ORIGIN_IN_THE_DOCS, kitOrigin);
+  const code = /<script>([\s\S]*)<\/script>/.exec(snippet)![1]!;
+  await page.evaluate((source) => {
+    const answer = document.createElement('p');
+    answer.className = 'answer';
+    answer.textContent = 'Another answer.';
+    const slot = document.createElement('div');
+    slot.className = 'ad-slot';
+    const script = document.createElement('script');
+    script.textContent = source;
+    document.getElementById('composer')!.before(answer, slot, script);
+  }, code);
+}
+
 /**
  * A chat page with `answers` answers, the documented snippet pasted below each, and the chat's
  * composer after them, the kit taken from `kitOrigin`.
@@ -353,5 +391,59 @@ describe.skipIf(skipBrowserTests)('render kit on publishers\' pages: the snippet
     expect(await page.locator('.adsvc-card').count()).toBe(0);
     expect(pageErrors).toEqual([]);
     await page.close();
+  });
+});
+
+describe.skipIf(skipBrowserTests)('render kit on publishers\' pages: the snippet when the kit does not load (rev42 R4, R11)', () => {
+  const noAd = (warnings: string[]) => warnings.filter((text) => text.startsWith('adsvc: no ad under this answer')).length;
+
+  it('tries a kit that failed to load again with the next answer, which gets its ad', async () => {
+    flakyKitRequests = 0;
+    const { page, pixelRequests, pageErrors, warnings } = await openPage('snippet-kit-fails-once', pageWithTheSnippet(`${publisherUrl}/flaky-kit`));
+    await expect.poll(() => noAd(warnings), { timeout: 15_000 }).toBe(1);
+    expect(flakyKitRequests).toBe(1);
+    await addAnswer(page, `${publisherUrl}/flaky-kit`);
+    const cardsPerSlot = () => page.evaluate(() => Array.from(document.querySelectorAll('.answer'), (answer) => answer.nextElementSibling!.querySelectorAll('.adsvc-card').length));
+    await expect.poll(cardsPerSlot, { timeout: 15_000 }).toEqual([0, 1]);
+    expect(flakyKitRequests).toBe(2);
+    await expect.poll(() => pixelRequests.length, { timeout: 10_000 }).toBe(1);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it('gives up after three failed loads of a page: a fourth answer does not ask for the kit again', async () => {
+    const kitRequests: string[] = [];
+    const { page, pageErrors, warnings } = await openPage('snippet-kit-always-fails', pageWithTheSnippet(`${adsvcUrl}/no-such-kit`));
+    page.on('request', (request) => {
+      if (request.url().includes('/no-such-kit/')) kitRequests.push(request.url());
+    });
+    for (let answers = 1; answers <= 4; answers += 1) {
+      await expect.poll(() => noAd(warnings), { timeout: 15_000 }).toBe(answers);
+      if (answers < 4) await addAnswer(page, `${adsvcUrl}/no-such-kit`);
+    }
+    // The first request may have gone before the listener was there: count the page's own record.
+    const loads = await page.evaluate(() => performance.getEntriesByType('resource').filter((entry) => entry.name.includes('/no-such-kit/')).length);
+    expect(loads).toBe(3);
+    expect(kitRequests.length).toBeLessThanOrEqual(3);
+    expect(await page.locator('.adsvc-card').count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it('under Trusted Types: says in the console why there is no ad; with the documented policy lines, renders it', async () => {
+    const refused = await openPage('snippet-trusted-types', pageWithTheSnippet(adsvcUrl), { 'content-security-policy': "require-trusted-types-for 'script'" });
+    await expect.poll(() => refused.warnings.find((text) => text.startsWith('adsvc: no ad under this answer')), { timeout: 15_000 }).toContain('TrustedScriptURL');
+    expect(await refused.page.locator('.adsvc-card').count()).toBe(0);
+    expect(refused.pageErrors).toEqual([]);
+    await refused.page.close();
+
+    const html = pageWithTheSnippet(adsvcUrl).replace(SNIPPET_SCRIPT_SRC.replace(THE_ADSVC_ORIGIN_IN_THE_DOCS, adsvcUrl), documentedTrustedTypesLines().replaceAll(THE_ADSVC_ORIGIN_IN_THE_DOCS, adsvcUrl));
+    expect(html).toContain('createScriptURL');
+    const allowed = await openPage('snippet-trusted-types-policy', html, { 'content-security-policy': "require-trusted-types-for 'script'; trusted-types adsvc" });
+    await allowed.page.waitForSelector('.answer + .ad-slot .adsvc-card');
+    await expect.poll(() => allowed.pixelRequests.length, { timeout: 10_000 }).toBe(1);
+    expect(allowed.warnings).toEqual([]);
+    expect(allowed.pageErrors).toEqual([]);
+    await allowed.page.close();
   });
 });
