@@ -222,7 +222,15 @@
     };
   }
 
+  /**
+   * Cards drawn by this copy of the kit, and a prefix of its own, so that each card's note id is
+   * unique in the page, a second copy of the kit on it included.
+   */
+  var cardsDrawn = 0;
+  var ID_PREFIX = 'adsvc-' + Math.random().toString(36).slice(2, 8) + '-';
+
   function buildCard(ad, clickUrl, target) {
+    cardsDrawn += 1;
     var content = ad.render && typeof ad.render === 'object' ? ad.render : {};
     var card = element('div', 'adsvc-card');
     card.setAttribute('data-adsvc-format', 'contextual_card');
@@ -258,6 +266,17 @@
     link.appendChild(textColumn);
 
     card.appendChild(link);
+    // A screen reader is told that the link opens a new tab: a note read as the link's description
+    // (`hidden`: read through aria-describedby, never drawn). The link's name stays every text on
+    // it: a shorter one (label, brand, title) would drop visible text from it, which WCAG 2.5.3
+    // (label in name, axe's label-content-name-mismatch) refuses.
+    if (target === '_blank') {
+      var newTab = element('span', 'adsvc-card__new-tab', 'opens in a new tab');
+      newTab.hidden = true;
+      newTab.id = ID_PREFIX + cardsDrawn + '-new-tab';
+      card.appendChild(newTab);
+      link.setAttribute('aria-describedby', newTab.id);
+    }
     return card;
   }
 

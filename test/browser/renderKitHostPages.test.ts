@@ -267,6 +267,26 @@ describe.skipIf(skipBrowserTests)('render kit on publishers\' pages: a narrow ca
   }
 });
 
+describe.skipIf(skipBrowserTests)('render kit on publishers\' pages: the link read by a screen reader (pub42 P7)', () => {
+  it('says the link opens a new tab, as its description; its name stays the card\'s visible text', async () => {
+    const { page } = await openPage('accessible-name', chatPage());
+    await renderedCard(page);
+    // Chromium's own accessibility tree: what a screen reader is given.
+    const cdp = await browser.context.newCDPSession(page);
+    const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: { role?: { value: string }; name?: { value: string }; description?: { value: string } }[] };
+    const links = nodes.filter((node) => node.role?.value === 'link').map((node) => ({ name: node.name?.value ?? '', description: node.description?.value ?? '' }));
+    expect(links).toHaveLength(1);
+    expect(links[0]!.description).toBe('opens in a new tab');
+    expect(links[0]!.name).toMatch(/^Sponsored\b/);
+    expect(links[0]!.name).toContain(demoCreative.title);
+    expect(links[0]!.name).not.toContain('new tab');
+    // The note is for assistive technology only: nothing of it is drawn.
+    expect(await page.locator('.adsvc-card').innerText()).not.toContain('new tab');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await page.close();
+  });
+});
+
 describe.skipIf(skipBrowserTests)('render kit on publishers\' pages: colour scheme', () => {
   it('draws a dark card on a page that declares a dark colour scheme, and a light one on a page that declares none', async () => {
     const colours = async (name: string, html: string) => {
