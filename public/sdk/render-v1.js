@@ -39,8 +39,25 @@
     ':where(.adsvc-card__footer){display:flex;gap:12px;align-items:center;margin-top:6px}',
     ':where(.adsvc-card__cta){flex:none;padding:4px 12px;border-radius:999px;' + schemeColor('background', '#1f2328', '#e6edf3') + ';' +
       schemeColor('color', '#fff', '#1f2328') + ';font-weight:600;font-size:13px}',
-    ':where(.adsvc-card__url){font-size:12px;' + schemeColor('color', '#57606a', '#9198a1') + ';overflow:hidden;text-overflow:ellipsis;white-space:nowrap}'
+    ':where(.adsvc-card__url){font-size:12px;' + schemeColor('color', '#57606a', '#9198a1') + ';overflow:hidden;text-overflow:ellipsis;white-space:nowrap}',
+    // A narrow card (a phone): a smaller image beside the label and title only, the body and footer
+    // under both at the card's full width. The text column beside an 88 px image would be ~170 px on
+    // a 360 px screen, and the card twice as tall. The image's column is `auto`: without an image it
+    // is empty and takes no room (items spanning the 1fr column do not size it).
+    ':where(.adsvc-card--narrow) :where(.adsvc-card__link){display:grid;grid-template-columns:auto 1fr;gap:4px 0;padding:12px 14px;align-items:start}',
+    ':where(.adsvc-card--narrow) :where(.adsvc-card__image){width:56px;height:56px;margin-inline-end:12px;grid-row:1/span 2}',
+    ':where(.adsvc-card--narrow) :where(.adsvc-card__text){display:contents}',
+    ':where(.adsvc-card--narrow) :where(.adsvc-card__meta,.adsvc-card__title){grid-column:2}',
+    ':where(.adsvc-card--narrow) :where(.adsvc-card__body,.adsvc-card__footer){grid-column:1/-1}'
   ].join('\n');
+  /**
+   * Below this width a card gets the narrow layout (the class adsvc-card--narrow). Measured with a
+   * ResizeObserver, not a CSS container query: a query container (`container-type: inline-size`)
+   * takes its width from its parent only, never from its content, so a card in a slot sized to its
+   * content (a flex row's item, an inline-block, a float, a grid's auto column: v1 pages do that)
+   * would collapse to nothing.
+   */
+  var NARROW_WIDTH = 420;
 
   /** Cards rendered into each container, so a second render replaces the first cleanly. */
   var renderedIn = typeof WeakMap === 'function' ? new WeakMap() : null;
@@ -136,26 +153,44 @@
   }
 
   /**
-   * Fires the impression once, the first time at least half of the card is on screen while the
-   * page is visible. Without IntersectionObserver visibility cannot be measured, so no impression
-   * is claimed.
+   * Fires the impression once: the first time at least half of the card is on screen while the page
+   * is visible, or, sooner, when the reader presses on the card (a pointer down on it, or Enter on
+   * its focused link) before that: on a phone a tall card is often tapped with less than half of it
+   * on screen, and the tap is the proof it was seen. Only the browser's own events count
+   * (`isTrusted`): one a script dispatches claims nothing. The click that follows such a press comes
+   * well within a second of its impression and the service stores it `click_too_fast`, unbilled, as
+   * it stores any click that fast. Without IntersectionObserver visibility cannot be measured, so
+   * only a press claims the impression.
    */
   function watchViewability(card, impressionUrl, onImpression) {
-    if (typeof IntersectionObserver !== 'function') return function () {};
     var fired = false;
     var halfVisible = false;
     var observer;
-    var stop = function () {
-      if (observer) observer.disconnect();
-      document.removeEventListener('visibilitychange', check);
-    };
-    var check = function () {
-      if (fired || !halfVisible || document.visibilityState === 'hidden') return;
+    var fire = function () {
       fired = true;
       stop();
       firePixel(impressionUrl);
       if (typeof onImpression === 'function') onImpression();
     };
+    var check = function () {
+      if (fired || !halfVisible || document.visibilityState === 'hidden') return;
+      fire();
+    };
+    var pressed = function (event) {
+      if (fired || !event.isTrusted) return;
+      if (event.type === 'keydown' && event.key !== 'Enter') return;
+      fire();
+    };
+    var stop = function () {
+      if (observer) observer.disconnect();
+      document.removeEventListener('visibilitychange', check);
+      card.removeEventListener('pointerdown', pressed, true);
+      card.removeEventListener('keydown', pressed, true);
+    };
+    // Capture phase: a handler of the page's inside the card that stops the event does not hide it.
+    card.addEventListener('pointerdown', pressed, true);
+    card.addEventListener('keydown', pressed, true);
+    if (typeof IntersectionObserver !== 'function') return stop;
     observer = new IntersectionObserver(
       function (entries) {
         var entry = entries[entries.length - 1];
@@ -169,7 +204,33 @@
     return stop;
   }
 
+  /**
+   * Keeps the class adsvc-card--narrow on a card narrower than NARROW_WIDTH. A ResizeObserver reports
+   * after layout and before paint, so the card is never drawn in the other layout first. Without
+   * one (browsers before 2020) the card keeps the wide layout.
+   */
+  function watchWidth(card) {
+    if (typeof ResizeObserver !== 'function') return function () {};
+    var observer = new ResizeObserver(function (entries) {
+      var width = entries[entries.length - 1].contentRect.width;
+      // A card not laid out (display: none, detached) measures 0: leave its layout as it was.
+      if (width > 0) card.classList.toggle('adsvc-card--narrow', width < NARROW_WIDTH);
+    });
+    observer.observe(card);
+    return function () {
+      observer.disconnect();
+    };
+  }
+
+  /**
+   * Cards drawn by this copy of the kit, and a prefix of its own, so that each card's note id is
+   * unique in the page, a second copy of the kit on it included.
+   */
+  var cardsDrawn = 0;
+  var ID_PREFIX = 'adsvc-' + Math.random().toString(36).slice(2, 8) + '-';
+
   function buildCard(ad, clickUrl, target) {
+    cardsDrawn += 1;
     var content = ad.render && typeof ad.render === 'object' ? ad.render : {};
     var card = element('div', 'adsvc-card');
     card.setAttribute('data-adsvc-format', 'contextual_card');
@@ -205,6 +266,17 @@
     link.appendChild(textColumn);
 
     card.appendChild(link);
+    // A screen reader is told that the link opens a new tab: a note read as the link's description
+    // (`hidden`: read through aria-describedby, never drawn). The link's name stays every text on
+    // it: a shorter one (label, brand, title) would drop visible text from it, which WCAG 2.5.3
+    // (label in name, axe's label-content-name-mismatch) refuses.
+    if (target === '_blank') {
+      var newTab = element('span', 'adsvc-card__new-tab', 'opens in a new tab');
+      newTab.hidden = true;
+      newTab.id = ID_PREFIX + cardsDrawn + '-new-tab';
+      card.appendChild(newTab);
+      link.setAttribute('aria-describedby', newTab.id);
+    }
     return card;
   }
 
@@ -241,11 +313,13 @@
     var card = buildCard(payload, clickUrl, settings.target === '_self' ? '_self' : '_blank');
     container.appendChild(card);
     var stopWatching = watchViewability(card, impressionUrl, settings.onImpression);
+    var stopSizing = watchWidth(card);
 
     var handle = {
       element: card,
       destroy: function () {
         stopWatching();
+        stopSizing();
         if (card.parentNode) card.parentNode.removeChild(card);
         if (renderedIn && renderedIn.get(container) === handle) renderedIn.delete(container);
       }

@@ -183,6 +183,84 @@ describe.skipIf(skipBrowserTests)('render kit in Chromium: the click', () => {
   });
 });
 
+/** A phone's screen, where a tall card is often less than half on screen when the reader taps it. */
+const PHONE = { width: 360, height: 740 };
+
+/** Scrolls the page so that only `share` of the card's height is on screen, at the bottom edge. */
+async function showPartOfCard(page: Page, share: number): Promise<{ x: number; y: number }> {
+  const card = page.locator('.adsvc-card');
+  const box = (await card.boundingBox())!;
+  const top = await card.evaluate((element, visible) => {
+    const { height } = element.getBoundingClientRect();
+    window.scrollBy(0, element.getBoundingClientRect().top - (window.innerHeight - height * visible));
+    return element.getBoundingClientRect().top;
+  }, share);
+  expect(PHONE.height - top).toBeCloseTo(box.height * share, 0);
+  // A point of the card's visible part: where the reader's finger lands.
+  return { x: box.x + box.width / 2, y: top + (box.height * share) / 2 };
+}
+
+describe.skipIf(skipBrowserTests)('render kit in Chromium: a card tapped before half of it is on screen (pub42 P9)', () => {
+  it('fires the impression on the reader\'s press (valid), stores the click that follows click_too_fast; an untouched card under half on screen, or a press a script dispatches, fires nothing', async () => {
+    const demo = await startDemo();
+    const { page, pixelRequests } = await openChat(demo);
+    await page.setViewportSize(PHONE);
+    const spot = await showPartOfCard(page, 0.4);
+    await sleep(SETTLE_MS);
+    expect(pixelRequests).toHaveLength(0);
+
+    // What a page (or a bot on it) can claim: events it dispatches itself are not a reader's press.
+    await page.locator('.adsvc-card a').evaluate((link) => {
+      link.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true, composed: true }));
+      link.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true }));
+    });
+    await sleep(SETTLE_MS);
+    expect(pixelRequests).toHaveLength(0);
+
+    // The reader's tap: the pointer goes down (the pixel fires), then up (the click, a new tab).
+    await page.mouse.move(spot.x, spot.y);
+    await page.mouse.down();
+    await expect.poll(() => pixelRequests.length, { timeout: 10_000 }).toBe(1);
+    expect(pixelRequests[0]!.resourceType()).toBe('image');
+    // A person's finger is up ~100 ms later; waiting for the pixel's answer keeps the test from racing it.
+    await pixelRequests[0]!.response();
+    const [landing] = await Promise.all([browser.context.waitForEvent('page'), page.mouse.up()]);
+    await landing.waitForLoadState('load');
+    await expect.poll(async () => (await storedFetchMetadata(demo.setup, 'click')).length, { timeout: 15_000, interval: 200 }).toBe(1);
+    expect((await storedFetchMetadata(demo.setup, 'impression')).map((impression) => impression.ivt)).toEqual(['']);
+    expect((await storedFetchMetadata(demo.setup, 'click')).map((click) => click.ivt)).toEqual(['click_too_fast']);
+    await expect.poll(() => reported(demo.setup), { timeout: 15_000, interval: 200 }).toEqual({ impressions: 1, clicks: 0 });
+    // One impression per card: the press does not fire it again, nor does scrolling it fully into view.
+    await page.locator('.adsvc-card').scrollIntoViewIfNeeded();
+    await sleep(SETTLE_MS);
+    expect(pixelRequests).toHaveLength(1);
+    await landing.close();
+    await page.close();
+  });
+
+  it('fires it on Enter pressed on the focused card, and bills no click that fast', async () => {
+    const demo = await startDemo();
+    const { page, pixelRequests } = await openChat(demo);
+    await page.setViewportSize(PHONE);
+    // As a keyboard reader's Tab does, minus its scrolling the card into view.
+    await page.locator('.adsvc-card a').evaluate((link: HTMLElement) => link.focus({ preventScroll: true }));
+    await showPartOfCard(page, 0.3);
+    await sleep(SETTLE_MS);
+    expect(pixelRequests).toHaveLength(0);
+    const [landing] = await Promise.all([browser.context.waitForEvent('page'), page.keyboard.press('Enter')]);
+    await landing.waitForLoadState('load');
+    await expect.poll(() => pixelRequests.length, { timeout: 10_000 }).toBe(1);
+    await expect.poll(async () => (await storedFetchMetadata(demo.setup, 'click')).length, { timeout: 15_000, interval: 200 }).toBe(1);
+    await expect.poll(async () => (await storedFetchMetadata(demo.setup, 'impression')).map((impression) => impression.ivt), { timeout: 15_000, interval: 200 }).toEqual(['']);
+    // Enter opens the tab in the same keydown that fires the pixel: the click reaches the service a
+    // few ms after its impression (click_too_fast) or, rarely, before it (click_without_impression).
+    expect(['click_too_fast', 'click_without_impression']).toContain((await storedFetchMetadata(demo.setup, 'click'))[0]!.ivt);
+    await expect.poll(() => reported(demo.setup), { timeout: 15_000, interval: 200 }).toEqual({ impressions: 1, clicks: 0 });
+    await landing.close();
+    await page.close();
+  });
+});
+
 describe.skipIf(skipBrowserTests)('render kit in Chromium: click stuffing', () => {
   it('bills none of the loads of click_url a page makes on its own (a hidden iframe, <link rel=prefetch>, fetch()), and the reader\'s click on the card once', async () => {
     const demo = await startDemo();

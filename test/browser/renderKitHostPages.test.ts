@@ -11,6 +11,7 @@ import { seedDemo, type DemoSetup } from '../../src/demo/demoSeed.js';
 import { demoCreative } from '../../src/demo/demoConversation.js';
 import { RENDER_SCRIPT_PATH } from '../../src/sdk/renderScriptRoute.js';
 import { launchChromium, skipBrowserTests, type ChromiumSession } from './chromium.js';
+import { seriousAccessibilityViolations } from './consoleKit.js';
 
 /**
  * The render kit on publishers' pages as they are in the wild, which the demo page is not: a strict
@@ -31,6 +32,7 @@ let publisherUrl: string;
 let hangingHost: TcpServer;
 let hangingUrl: string;
 const hangingSockets: Socket[] = [];
+let flakyKitRequests = 0;
 /** Each page's HTML and headers, by path: the test writes them, the publisher's server answers them. */
 const pages = new Map<string, { html: string; headers?: Record<string, string> }>();
 
@@ -63,6 +65,13 @@ async function publisherRoutes(request: IncomingMessage, response: ServerRespons
       }),
     });
     response.writeHead(200, { 'content-type': 'application/json' }).end(await served.text());
+    return;
+  }
+  // The kit, from a host that fails its first request (adsvc restarting) and answers the next ones.
+  if (url.pathname === `/flaky-kit${RENDER_SCRIPT_PATH}`) {
+    flakyKitRequests += 1;
+    if (flakyKitRequests === 1) response.writeHead(503).end();
+    else response.writeHead(200, { 'content-type': 'text/javascript' }).end(readFileSync(path.join(packageRoot, 'public', 'sdk', 'render-v1.js')));
     return;
   }
   if (url.pathname === '/app.js') {
@@ -149,12 +158,18 @@ async function openPage(name: string, html: string, headers?: Record<string, str
   return opened;
 }
 
-/** A short chat page (the card is in view at once) loading the kit and /app.js from files, as a strict policy requires. */
-function chatPage(options: { dir?: 'rtl'; where?: 'shadow'; colorScheme?: 'dark' } = {}): string {
+/**
+ * A short chat page (the card is in view at once) loading the kit and /app.js from files, as a strict
+ * policy requires. `flexRow` puts the slot in a flex row beside an avatar, sized by its content.
+ */
+function chatPage(options: { dir?: 'rtl'; where?: 'shadow'; colorScheme?: 'dark'; flexRow?: boolean } = {}): string {
   const scheme = options.colorScheme ? `<meta name="color-scheme" content="${options.colorScheme}">` : '';
-  return `<!doctype html><html lang="en" dir="${options.dir ?? 'ltr'}"><head><meta charset="utf-8"><title>Chat</title>${scheme}
+  const slot = options.flexRow
+    ? '<div style="display:flex;gap:12px;align-items:flex-start"><div style="flex:none;width:40px;height:40px;border-radius:50%;background:#ccc"></div><div id="ad-slot"></div></div>'
+    : '<div id="ad-slot"></div>';
+  return `<!doctype html><html lang="en" dir="${options.dir ?? 'ltr'}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Chat</title>${scheme}
 <script src="${adsvcUrl}${RENDER_SCRIPT_PATH}"></script></head>
-<body data-where="${options.where ?? 'document'}"><p>Pack a rain shell.</p><div id="ad-slot"></div><div id="chat-widget"></div>
+<body data-where="${options.where ?? 'document'}"><main><p>Pack a rain shell.</p>${slot}<div id="chat-widget"></div></main>
 <script src="/app.js"></script></body></html>`;
 }
 
@@ -204,6 +219,74 @@ describe.skipIf(skipBrowserTests)('render kit on publishers\' pages: the card\'s
   });
 });
 
+describe.skipIf(skipBrowserTests)('render kit on publishers\' pages: a narrow card (pub42 P6)', () => {
+  /** Where the card's parts are, relative to the card's left edge, and whether it took the narrow layout. */
+  async function layout(page: Page) {
+    const card = await renderedCard(page);
+    await card.evaluate((element) => (element.querySelector('.adsvc-card__image') as HTMLImageElement).decode().catch(() => undefined));
+    return card.evaluate((element) => {
+      const box = (name: string) => element.querySelector(`.adsvc-card__${name}`)!.getBoundingClientRect();
+      const cardBox = element.getBoundingClientRect();
+      return {
+        narrow: element.classList.contains('adsvc-card--narrow'),
+        width: cardBox.width,
+        height: cardBox.height,
+        image: { left: box('image').left - cardBox.left, right: box('image').right - cardBox.left, width: box('image').width },
+        title: { left: box('title').left - cardBox.left },
+        body: { left: box('body').left - cardBox.left, top: box('body').top, width: box('body').width },
+        imageBottom: box('image').bottom,
+      };
+    });
+  }
+
+  for (const host of [{ name: 'a plain page', options: {} }, { name: 'a shadow root', options: { where: 'shadow' as const } }, { name: 'a flex row', options: { flexRow: true } }]) {
+    it(`in ${host.name}: at 360 px a small image beside the title and the body under both, full width; at 1280 px the image beside all the text, as before`, async () => {
+      const { page } = await openPage(`narrow-${host.name.replaceAll(' ', '-')}`, chatPage(host.options));
+      await page.setViewportSize({ width: 360, height: 740 });
+      await expect.poll(async () => (await layout(page)).narrow, { timeout: 10_000 }).toBe(true);
+      const narrow = await layout(page);
+      expect(narrow.image.width).toBe(56);
+      expect(narrow.title.left).toBeGreaterThan(narrow.image.right);
+      // The body starts where the image does, below it, and takes the card's width.
+      expect(narrow.body.left).toBeCloseTo(narrow.image.left, 0);
+      expect(narrow.body.top).toBeGreaterThanOrEqual(narrow.imageBottom);
+      expect(narrow.body.width).toBeGreaterThan(narrow.width - 2 * narrow.image.left - 1);
+      // Not collapsed in a slot sized by its content (a flex row's item): as wide as the row leaves it.
+      expect(narrow.width).toBeGreaterThan(250);
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+      await page.setViewportSize({ width: 1280, height: 720 });
+      await expect.poll(async () => (await layout(page)).narrow, { timeout: 10_000 }).toBe(false);
+      const wide = await layout(page);
+      expect(wide.width).toBe(560);
+      expect(wide.image.width).toBe(88);
+      expect(wide.body.left).toBeGreaterThan(wide.image.right);
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+      await page.close();
+    });
+  }
+});
+
+describe.skipIf(skipBrowserTests)('render kit on publishers\' pages: the link read by a screen reader (pub42 P7)', () => {
+  it('says the link opens a new tab, as its description; its name stays the card\'s visible text', async () => {
+    const { page } = await openPage('accessible-name', chatPage());
+    await renderedCard(page);
+    // Chromium's own accessibility tree: what a screen reader is given.
+    const cdp = await browser.context.newCDPSession(page);
+    const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: { role?: { value: string }; name?: { value: string }; description?: { value: string } }[] };
+    const links = nodes.filter((node) => node.role?.value === 'link').map((node) => ({ name: node.name?.value ?? '', description: node.description?.value ?? '' }));
+    expect(links).toHaveLength(1);
+    expect(links[0]!.description).toBe('opens in a new tab');
+    expect(links[0]!.name).toMatch(/^Sponsored\b/);
+    expect(links[0]!.name).toContain(demoCreative.title);
+    expect(links[0]!.name).not.toContain('new tab');
+    // The note is for assistive technology only: nothing of it is drawn.
+    expect(await page.locator('.adsvc-card').innerText()).not.toContain('new tab');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await page.close();
+  });
+});
+
 describe.skipIf(skipBrowserTests)('render kit on publishers\' pages: colour scheme', () => {
   it('draws a dark card on a page that declares a dark colour scheme, and a light one on a page that declares none', async () => {
     const colours = async (name: string, html: string) => {
@@ -241,6 +324,36 @@ function documentedSnippet(): string {
   if (block === null) throw new Error('docs/rendering.md has no html block');
   expect(block[1]).toContain(`${THE_ADSVC_ORIGIN_IN_THE_DOCS}${RENDER_SCRIPT_PATH}`);
   return block[1]!;
+}
+
+/** The first js block of docs/rendering.md: the snippet's lines for a page with Trusted Types. */
+function documentedTrustedTypesLines(): string {
+  const docs = readFileSync(path.join(packageRoot, 'docs', 'rendering.md'), 'utf8');
+  const block = /```js\n([\s\S]*?)```/.exec(docs);
+  if (block === null) throw new Error('docs/rendering.md has no js block');
+  return block[1]!;
+}
+
+/** The line of the snippet that the Trusted Types lines replace. */
+const SNIPPET_SCRIPT_SRC = `script.src = '${THE_ADSVC_ORIGIN_IN_THE_DOCS}${RENDER_SCRIPT_PATH}';`;
+
+/**
+ * A new answer arriving in an open chat: the answer, its slot and the documented snippet appended
+ * before the composer, the snippet run as the inline script it is.
+ */
+async function addAnswer(page: Page, kitOrigin: string): Promise<void> {
+  const snippet = documentedSnippet().replaceAll(THE_ADSVC_ORIGIN_IN_THE_DOCS, kitOrigin);
+  const code = /<script>([\s\S]*)<\/script>/.exec(snippet)![1]!;
+  await page.evaluate((source) => {
+    const answer = document.createElement('p');
+    answer.className = 'answer';
+    answer.textContent = 'Another answer.';
+    const slot = document.createElement('div');
+    slot.className = 'ad-slot';
+    const script = document.createElement('script');
+    script.textContent = source;
+    document.getElementById('composer')!.before(answer, slot, script);
+  }, code);
 }
 
 /**
@@ -298,5 +411,59 @@ describe.skipIf(skipBrowserTests)('render kit on publishers\' pages: the snippet
     expect(await page.locator('.adsvc-card').count()).toBe(0);
     expect(pageErrors).toEqual([]);
     await page.close();
+  });
+});
+
+describe.skipIf(skipBrowserTests)('render kit on publishers\' pages: the snippet when the kit does not load (rev42 R4, R11)', () => {
+  const noAd = (warnings: string[]) => warnings.filter((text) => text.startsWith('adsvc: no ad under this answer')).length;
+
+  it('tries a kit that failed to load again with the next answer, which gets its ad', async () => {
+    flakyKitRequests = 0;
+    const { page, pixelRequests, pageErrors, warnings } = await openPage('snippet-kit-fails-once', pageWithTheSnippet(`${publisherUrl}/flaky-kit`));
+    await expect.poll(() => noAd(warnings), { timeout: 15_000 }).toBe(1);
+    expect(flakyKitRequests).toBe(1);
+    await addAnswer(page, `${publisherUrl}/flaky-kit`);
+    const cardsPerSlot = () => page.evaluate(() => Array.from(document.querySelectorAll('.answer'), (answer) => answer.nextElementSibling!.querySelectorAll('.adsvc-card').length));
+    await expect.poll(cardsPerSlot, { timeout: 15_000 }).toEqual([0, 1]);
+    expect(flakyKitRequests).toBe(2);
+    await expect.poll(() => pixelRequests.length, { timeout: 10_000 }).toBe(1);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it('gives up after three failed loads of a page: a fourth answer does not ask for the kit again', async () => {
+    const kitRequests: string[] = [];
+    const { page, pageErrors, warnings } = await openPage('snippet-kit-always-fails', pageWithTheSnippet(`${adsvcUrl}/no-such-kit`));
+    page.on('request', (request) => {
+      if (request.url().includes('/no-such-kit/')) kitRequests.push(request.url());
+    });
+    for (let answers = 1; answers <= 4; answers += 1) {
+      await expect.poll(() => noAd(warnings), { timeout: 15_000 }).toBe(answers);
+      if (answers < 4) await addAnswer(page, `${adsvcUrl}/no-such-kit`);
+    }
+    // The first request may have gone before the listener was there: count the page's own record.
+    const loads = await page.evaluate(() => performance.getEntriesByType('resource').filter((entry) => entry.name.includes('/no-such-kit/')).length);
+    expect(loads).toBe(3);
+    expect(kitRequests.length).toBeLessThanOrEqual(3);
+    expect(await page.locator('.adsvc-card').count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it('under Trusted Types: says in the console why there is no ad; with the documented policy lines, renders it', async () => {
+    const refused = await openPage('snippet-trusted-types', pageWithTheSnippet(adsvcUrl), { 'content-security-policy': "require-trusted-types-for 'script'" });
+    await expect.poll(() => refused.warnings.find((text) => text.startsWith('adsvc: no ad under this answer')), { timeout: 15_000 }).toContain('TrustedScriptURL');
+    expect(await refused.page.locator('.adsvc-card').count()).toBe(0);
+    expect(refused.pageErrors).toEqual([]);
+    await refused.page.close();
+
+    const html = pageWithTheSnippet(adsvcUrl).replace(SNIPPET_SCRIPT_SRC.replace(THE_ADSVC_ORIGIN_IN_THE_DOCS, adsvcUrl), documentedTrustedTypesLines().replaceAll(THE_ADSVC_ORIGIN_IN_THE_DOCS, adsvcUrl));
+    expect(html).toContain('createScriptURL');
+    const allowed = await openPage('snippet-trusted-types-policy', html, { 'content-security-policy': "require-trusted-types-for 'script'; trusted-types adsvc" });
+    await allowed.page.waitForSelector('.answer + .ad-slot .adsvc-card');
+    await expect.poll(() => allowed.pixelRequests.length, { timeout: 10_000 }).toBe(1);
+    expect(allowed.warnings).toEqual([]);
+    expect(allowed.pageErrors).toEqual([]);
+    await allowed.page.close();
   });
 });
