@@ -292,21 +292,21 @@ describe('pacing: daily budgets', () => {
 describe('pacing: counting each event once', () => {
   /**
    * Spend pacing and the billing ceiling wired as serving wires them: billing judges by the line
-   * items serving keeps, whose counters it rolls to the judged time first. Each of `budgets` is a
-   * line item kept as retired (left the index at leftAtMs), with its spend counter.
+   * items serving keeps, whose counters it rolls to the judged time first. `retired` adds a line
+   * item of those budgets, kept as retired (left the index at leftAtMs), with its spend counter.
    */
-  function billingAsServingWiresIt(leftAtMs: number, ...budgets: Array<{ budgetNanos: number; lifetimeBudgetNanos: number }>) {
+  function billingAsServingWiresIt(leftAtMs: number) {
     const pacing = new SpendPacing(ctx.stores.ch, { readBetweenWrites: (read) => read(0) });
     const destinations = new IndexedDestinations(3_600_000);
     destinations.rollCountersWith((nowMs) => pacing.roll(nowMs));
     const ceiling = new BillingCeiling((lineItemId, nowMs) => destinations.billedLineItem(lineItemId, nowMs));
-    const lineItems = budgets.map((budget) => {
+    const retired = (budgets: { budgetNanos: number; lifetimeBudgetNanos: number }) => {
       const lineItemId = randomUUID();
       const counter = pacing.counterFor(lineItemId);
-      destinations.keepRetired(lineItemId, leftAtMs, () => ({ ...budget, spend: counter, frequencyCap: null }));
+      destinations.keepRetired(lineItemId, leftAtMs, () => ({ ...budgets, spend: counter, frequencyCap: null }));
       return { lineItemId, counter };
-    });
-    return { pacing, ceiling, lineItems };
+    };
+    return { pacing, ceiling, retired };
   }
 
   async function pipelineWithPacing() {
@@ -463,11 +463,8 @@ describe('pacing: counting each event once', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
       vi.setSystemTime(lastDay);
-      const {
-        pacing,
-        ceiling,
-        lineItems: [{ lineItemId, counter }],
-      } = billingAsServingWiresIt(lastDay, { budgetNanos: USD, lifetimeBudgetNanos: Infinity });
+      const { pacing, ceiling, retired } = billingAsServingWiresIt(lastDay);
+      const { lineItemId, counter } = retired({ budgetNanos: USD, lifetimeBudgetNanos: Infinity });
       const click = (nanos: number, at: number) => sampleEvent({ line_item_id: lineItemId, type: 'click', cost_nanos: nanos, event_time: at });
       // The day at its ceiling (twice the daily budget of 1 USD), the month past its own (30.4 times).
       pacing.record(click(2 * USD, lastDay));
@@ -496,12 +493,8 @@ describe('pacing: counting each event once', () => {
 
   it("holds a late conversion being written against its own day, never against today's daily ceiling (rev42 R5)", () => {
     const now = Date.now();
-    // The second line item has a lifetime budget of 6 USD.
-    const {
-      pacing,
-      ceiling,
-      lineItems: [{ lineItemId, counter }, { lineItemId: capped }],
-    } = billingAsServingWiresIt(now, { budgetNanos: 10 * USD, lifetimeBudgetNanos: Infinity }, { budgetNanos: 10 * USD, lifetimeBudgetNanos: 6 * USD });
+    const { pacing, ceiling, retired } = billingAsServingWiresIt(now);
+    const { lineItemId, counter } = retired({ budgetNanos: 10 * USD, lifetimeBudgetNanos: Infinity });
     const conversion = (nanos: number, at: number) => sampleEvent({ line_item_id: lineItemId, type: 'conversion', cost_nanos: nanos, event_time: at });
     // Today 16 of its 20 USD ceiling (2 x 10) spent; yesterday's conversion of 4 USD is being written (held).
     pacing.record(conversion(16 * USD, now));
@@ -513,6 +506,7 @@ describe('pacing: counting each event once', () => {
     expect(today).toMatchObject({ unbilled: '', cost_nanos: 4 * USD });
     // Held spend still counts where it belongs: a lifetime budget sees it whatever its day.
     ceiling.release(late, held);
+    const { lineItemId: capped } = retired({ budgetNanos: 10 * USD, lifetimeBudgetNanos: 6 * USD });
     const cappedLate = sampleEvent({ line_item_id: capped, type: 'conversion', cost_nanos: 4 * USD, event_time: now - 86_400_000 });
     ceiling.hold(cappedLate);
     const cappedToday = sampleEvent({ line_item_id: capped, type: 'conversion', cost_nanos: 4 * USD, event_time: now });
