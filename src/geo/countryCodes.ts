@@ -1,14 +1,14 @@
 /**
- * The country codes targeting accepts: the 249 officially assigned ISO 3166-1 alpha-2 codes, and XK
- * (Kosovo, user-assigned), which the geo data gives addresses in Kosovo. Not ICU's region names: they
- * also name UK, EU, EZ, UN, ZZ, QO, pseudo-regions (XA) and withdrawn codes (SU, DD, YU, AN), none of
- * which an address is ever found in, so an include of one would never serve and an exclude of one
- * would exclude nobody, under a 200. A static list, so an ICU update cannot change what is accepted.
- * (The geo data holds one IPv6 range under AN, the Netherlands Antilles, withdrawn in 2010: CW, SX
- * and BQ are its successors.)
+ * The country codes targeting accepts: the 249 officially assigned ISO 3166-1 alpha-2 codes, and the
+ * two others the geo data gives addresses in: XK (Kosovo, user-assigned) and AN (the Netherlands
+ * Antilles, withdrawn in 2010: the registry still files one IPv6 range, 2401:b60:1a10::/44, under
+ * it), so an exclude of AN keeps excluding those readers. Not ICU's other region names: they also
+ * name UK, EU, EZ, UN, ZZ, QO, pseudo-regions (XA) and withdrawn codes (SU, DD, YU), none of which
+ * an address is ever found in, so an include of one would never serve and an exclude of one would
+ * exclude nobody, under a 200. A static list, so an ICU update cannot change what is accepted.
  */
 const countryCodes = new Set(
-  `AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ
+  `AD AE AF AG AI AL AM AN AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ
    BL BM BN BO BQ BR BS BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR
    CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR
    GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU

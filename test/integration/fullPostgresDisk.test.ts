@@ -1,10 +1,8 @@
-import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
-import { packageRoot } from '../../src/packageRoot.js';
 import { eventually } from '../helpers/eventually.js';
-import { freePort } from '../helpers/freePort.js';
+import { startServeChild } from '../helpers/serveChild.js';
 import { canMount, fillDisk, mountTmpfs, notRootMessage } from '../helpers/tmpfs.js';
 import { testDatabaseUrl } from '../helpers/testApp.js';
 
@@ -29,28 +27,7 @@ describe.skipIf(!canMount || !embedded)('embedded PGlite on a disk that fills up
     mkdirSync(dataDir);
     cleanups.push(mountTmpfs(postgresDir, 128 * MIB));
     cpSync(inject('pgliteTemplate'), postgresDir, { recursive: true });
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const adminToken = 'full-disk-test-admin-token-0123456789';
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(packageRoot, 'src/main.ts'), 'serve'], {
-      cwd: packageRoot,
-      env: { PATH: process.env.PATH ?? '', PORT: String(port), ADMIN_TOKEN: adminToken, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    cleanups.push(() => child.kill('SIGKILL'));
-    await eventually(() => fetch(`${url}/healthz`).then((response) => (response.ok ? true : undefined), () => undefined), 'adsvc serve to become healthy', 60_000, 200);
-
-    // Each request bounded well under the watchdog's 30 s: one that never returns fails here, not by the process ending.
-    const send = (method: string, route: string, auth: Record<string, string>, body: unknown) =>
-      fetch(`${url}${route}`, { method, headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(20_000) });
-    const admin = { authorization: `Bearer ${adminToken}` };
-    const created = async <Data = { id: string; key: string }>(response: Promise<Response>) => {
-      const answer = await response;
-      expect(answer.status, await answer.clone().text()).toBe(201);
-      return ((await answer.json()) as { data: Data }).data;
-    };
+    const { url, send, admin, created, output, child } = await startServeChild(dataDir, 'full-disk-test-admin-token-0123456789');
     const organization = await created(send('POST', '/v1/admin/organizations', admin, { name: 'full-disk' }));
     const user = await created(send('POST', `/v1/admin/organizations/${organization.id}/users`, admin, { email: 'full-disk@example.com' }));
     const advertiser = { 'x-api-key': (await created(send('POST', `/v1/admin/organizations/${organization.id}/api-keys`, admin, { permissions: ['campaigns'] }))).key };
@@ -78,7 +55,7 @@ describe.skipIf(!canMount || !embedded)('embedded PGlite on a disk that fills up
     const answered: number[] = [];
     for (let write = 1; write <= 2000 && refused === undefined; write++) {
       const response = await (write % 2 === 1 ? attach(write) : compose(`campaign ${write}`)).catch((error: unknown) => {
-        throw new Error(`write ${write} got no answer in 20 s (${(error as Error).message}); the service said: ${output}`);
+        throw new Error(`write ${write} got no answer in 20 s (${(error as Error).message}); the service said: ${output()}`);
       });
       answered.push(response.status);
       if (response.status !== 201) refused = response;
@@ -89,7 +66,7 @@ describe.skipIf(!canMount || !embedded)('embedded PGlite on a disk that fills up
     expect(answered).toEqual([503]);
     const health = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(20_000) });
     expect([health.status, ((await health.json()) as { checks: { postgres: string } }).checks.postgres]).toEqual([503, 'failing']);
-    expect(output).toMatch(/less than the 32\.0 MB kept free for PGlite's write-ahead log/);
+    expect(output()).toMatch(/less than the 32\.0 MB kept free for PGlite's write-ahead log/);
 
     // Space freed: the same writes are taken again, with no restart.
     freeSpace();

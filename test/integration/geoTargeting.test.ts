@@ -14,6 +14,8 @@ let publisher: { id: string; token: string };
 const COMCAST = '73.0.0.1';
 const DEUTSCHE_TELEKOM = '80.128.0.1';
 const WARP_IN_BRITAIN = '104.28.200.1';
+// The one range the geo data files under AN (the Netherlands Antilles, withdrawn in 2010).
+const NETHERLANDS_ANTILLES = '2401:b60:1a10::1';
 const IMAGE_LOAD = { 'sec-fetch-dest': 'image', 'sec-fetch-mode': 'no-cors', 'sec-fetch-site': 'cross-site' };
 const NAVIGATION = { 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate', 'sec-fetch-site': 'cross-site' };
 const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
@@ -31,6 +33,7 @@ describe('geo targeting', () => {
     expect(countryOfAddress(COMCAST)).toBe('US');
     expect(countryOfAddress(DEUTSCHE_TELEKOM)).toBe('DE');
     expect(countryOfAddress('10.1.2.3')).toBeUndefined();
+    expect(countryOfAddress(NETHERLANDS_ANTILLES)).toBe('AN');
   });
 
   it('reads a dotted quad as its IPv4-mapped IPv6 form reads, and refuses what is not an address', () => {
@@ -53,20 +56,29 @@ describe('geo targeting', () => {
     expect(stored.json().data.targeting).toEqual({ countries: { include: ['US'], exclude: ['DE'] } });
   });
 
-  it('refuses region codes that are no country an address is found in (UK, EU, ZZ, withdrawn SU), naming GB for UK; keeps XK', async () => {
+  it('refuses region codes that are no country an address is found in (UK, EU, ZZ, withdrawn SU), naming GB for UK; keeps XK and AN', async () => {
     const call = asAdvertiser(ctx, advertiser.key);
     const { lineItemId } = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [uniqueWord()] } } });
     const before = (await call('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data.targeting;
-    const notCountries = ['uk', 'EU', 'EZ', 'UN', 'ZZ', 'QO', 'SU', 'DD', 'YU', 'AN', 'XA', 'AC'];
+    const notCountries = ['uk', 'EU', 'EZ', 'UN', 'ZZ', 'QO', 'SU', 'DD', 'YU', 'XA', 'AC'];
     const refused = await call('PUT', `/v1/advertiser/line-items/${lineItemId}/targeting`, { countries: { include: ['GB', ...notCountries], exclude: ['XK'] } });
     expect(refused.statusCode).toBe(422);
     expect(detailPaths(refused).sort()).toEqual(notCountries.map((_, index) => `countries.include.${index + 1}`).sort());
     const uk = refused.json().error.details.find((detail: { path: string }) => detail.path === 'countries.include.1');
     expect(uk.message).toMatch(/GB/);
     expect((await call('GET', `/v1/advertiser/line-items/${lineItemId}`)).json().data.targeting).toEqual(before);
-    const stored = await call('PUT', `/v1/advertiser/line-items/${lineItemId}/targeting`, { countries: { include: ['gb', 'xk'] } });
+    const stored = await call('PUT', `/v1/advertiser/line-items/${lineItemId}/targeting`, { countries: { include: ['gb', 'xk'], exclude: ['an'] } });
     expect(stored.statusCode).toBe(200);
-    expect(stored.json().data.targeting).toEqual({ countries: { include: ['GB', 'XK'] } });
+    expect(stored.json().data.targeting).toEqual({ countries: { include: ['GB', 'XK'], exclude: ['AN'] } });
+  });
+
+  it("excludes the readers the geo data places in AN from a line item excluding AN, and serves it elsewhere (rev42 R2)", async () => {
+    const placement = (await createPlacement(ctx, publisher.id)).id;
+    const { word, fallback } = await keywordWithFallback(ctx, advertiser);
+    const notAn = await servableLineItem(ctx, advertiser, { targeting: { keywords: { include: [word] }, countries: { exclude: ['AN'] } } });
+    const from = (ip: string) => ({ placement_id: placement, context: { query: word, response: '' }, user: { ip } });
+    await eventuallyServed(ctx, publisher.token, from(COMCAST), notAn.lineItemId);
+    expect(servedLineItem(ctx, await serve(ctx, publisher.token, from(NETHERLANDS_ANTILLES)))).toBe(fallback.lineItemId);
   });
 
   it('serves a US-only line item to a Comcast address, not to a Deutsche Telekom one nor to an unknown country, and records the country', async () => {

@@ -22,8 +22,9 @@ const ADMIN_URL = '/v1/admin/reporting';
 function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
-const today = new Date().toISOString().slice(0, 10);
-const d0 = addDays(today, -30);
+/** Today (UTC) when a test asks: a day taken when this file loaded is yesterday's after a midnight during the run. */
+const today = () => new Date().toISOString().slice(0, 10);
+const d0 = addDays(today(), -30);
 const d = (offset: number) => addDays(d0, offset);
 const windowQuery = { date_from: d0, date_to: d(2) };
 const noon = (day: string) => Date.parse(`${day}T12:00:00Z`);
@@ -158,6 +159,8 @@ describe('serve requests and fills', () => {
     const word = uniqueWord();
     const { lineItemId } = await servableLineItem(ctx, created, { targeting: { keywords: { include: [word] } } });
     const about = (placement: string, topic: string) => ({ placement_id: placement, context: { query: `tell me about ${topic}`, response: `Here is ${topic}.` } });
+    // The serves' days: from the first's to the report's (a midnight may pass between them).
+    const servedFrom = today();
     await eventuallyServed(ctx, own.token, about(warmUp, word), lineItemId);
 
     for (let i = 0; i < 3; i++) expect((await serve(ctx, own.token, about(counted, word))).json().ad).not.toBeNull();
@@ -167,7 +170,7 @@ describe('serve requests and fills', () => {
     expect((await serve(ctx, other.token, about(counted, word))).statusCode).toBe(404);
 
     const rows = await eventually(async () => {
-      const data = (await asPublisher({ date_from: today, date_to: today }, own.token)).json().data as Array<{ placement_id: string; requests: number }>;
+      const data = (await asPublisher({ date_from: servedFrom, date_to: today() }, own.token)).json().data as Array<{ placement_id: string; requests: number }>;
       const byId = new Map(data.map((row) => [row.placement_id, row]));
       return byId.get(counted)?.requests === 5 && byId.get(unfilled)?.requests === 1 ? byId : undefined;
     }, 'serve counts in ClickHouse');
@@ -186,7 +189,7 @@ describe('PUT /v1/admin/publishers/{publisher_id}/revenue-share', () => {
 
   it('defaults effective_from to today', async () => {
     const response = await ctx.admin({ method: 'PUT', url: `/v1/admin/publishers/${other.id}/revenue-share`, payload: { revenue_share: 0.65 } });
-    expect(response.json().data).toEqual({ publisher_id: other.id, revenue_share: 0.65, effective_from: today });
+    expect(response.json().data).toEqual({ publisher_id: other.id, revenue_share: 0.65, effective_from: today() });
   });
 
   it('answers 422 or 400 for a bad share and 404 for an unknown publisher, changing nothing', async () => {
@@ -206,20 +209,21 @@ describe('GET /v1/admin/publishers/{publisher_id}/revenue-share', () => {
 
   it('answers the default before any share, then the one in effect today and those scheduled, soonest first', async () => {
     const fresh = await createPublisher(ctx);
+    const day = today();
     expect((await read(fresh.id)).json()).toEqual({ data: { publisher_id: fresh.id, current: { revenue_share: 0.7, effective_from: null }, scheduled: [] } });
     expect((await ctx.admin({ method: 'GET', url: `/v1/admin/publishers/${fresh.id}` })).json().data.revenue_share).toBe(0.7);
 
     const set = (revenue_share: number, effective_from: string) =>
       ctx.admin({ method: 'PUT', url: `/v1/admin/publishers/${fresh.id}/revenue-share`, payload: { revenue_share, effective_from } });
     // A typo's year: nothing prices a day at it yet, but the operator sees it.
-    for (const [share, from] of [[0.6, d(0)], [0.07, '2030-01-01'], [0.55, today], [0.5, addDays(today, 1)]] as const) expect((await set(share, from)).statusCode).toBe(200);
+    for (const [share, from] of [[0.6, d(0)], [0.07, '2030-01-01'], [0.55, day], [0.5, addDays(day, 1)]] as const) expect((await set(share, from)).statusCode).toBe(200);
     const response = await read(fresh.id);
     expect(response.json()).toEqual({
       data: {
         publisher_id: fresh.id,
-        current: { revenue_share: 0.55, effective_from: today },
+        current: { revenue_share: 0.55, effective_from: day },
         scheduled: [
-          { revenue_share: 0.5, effective_from: addDays(today, 1) },
+          { revenue_share: 0.5, effective_from: addDays(day, 1) },
           { revenue_share: 0.07, effective_from: '2030-01-01' },
         ],
       },

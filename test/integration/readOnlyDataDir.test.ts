@@ -3,8 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { packageRoot } from '../../src/packageRoot.js';
-import { eventually } from '../helpers/eventually.js';
-import { freePort } from '../helpers/freePort.js';
+import { startServeChild } from '../helpers/serveChild.js';
 import { openStores, type Stores } from '../../src/runtime.js';
 import { mountExt4 } from '../helpers/ext4.js';
 import { createOrganization } from '../helpers/factories.js';
@@ -89,28 +88,7 @@ describe.skipIf(!canMount || !embedded)('the first transaction after the fault, 
     const disk = mountExt4(path.join(dataDir, 'postgres'), 200 * MIB);
     cleanups.push(() => disk.unmount());
     cpSync(inject('pgliteTemplate'), path.join(dataDir, 'postgres'), { recursive: true });
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const adminToken = 'read-only-test-admin-token-0123456789';
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(packageRoot, 'src/main.ts'), 'serve'], {
-      cwd: packageRoot,
-      env: { PATH: process.env.PATH ?? '', PORT: String(port), ADMIN_TOKEN: adminToken, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    cleanups.push(() => child.kill('SIGKILL'));
-    await eventually(() => fetch(`${url}/healthz`).then((response) => (response.ok ? true : undefined), () => undefined), 'adsvc serve to become healthy', 60_000, 200);
-
-    // Each request bounded well under the watchdog's 30 s: one that never returns fails here, not by the process ending.
-    const send = (method: string, route: string, auth: Record<string, string>, body: unknown) =>
-      fetch(`${url}${route}`, { method, headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(20_000) });
-    const admin = { authorization: `Bearer ${adminToken}` };
-    const created = async (response: Promise<Response>) => {
-      const answer = await response;
-      expect(answer.status, await answer.clone().text()).toBe(201);
-      return ((await answer.json()) as { data: { id: string; key: string } }).data;
-    };
+    const { url, send, admin, created, output, child } = await startServeChild(dataDir, 'read-only-test-admin-token-0123456789');
     const organization = await created(send('POST', '/v1/admin/organizations', admin, { name: 'read-only' }));
     const user = await created(send('POST', `/v1/admin/organizations/${organization.id}/users`, admin, { email: 'read-only@example.com' }));
     const advertiser = { 'x-api-key': (await created(send('POST', `/v1/admin/organizations/${organization.id}/api-keys`, admin, { permissions: ['campaigns'] }))).key };
@@ -121,7 +99,7 @@ describe.skipIf(!canMount || !embedded)('the first transaction after the fault, 
 
     disk.fail();
     const refused = await rename('after').catch((error: unknown) => {
-      throw new Error(`the first write after the fault got no answer in 20 s (${(error as Error).message}); the service said: ${output}`);
+      throw new Error(`the first write after the fault got no answer in 20 s (${(error as Error).message}); the service said: ${output()}`);
     });
     expect([refused.status, refused.headers.get('retry-after'), ((await refused.json()) as { error: { code: string } }).error.code]).toEqual([503, '5', 'unavailable']);
     const health = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(20_000) });

@@ -31,8 +31,10 @@ let campaign: CampaignFixture;
 /** Every campaign of the advertiser: the reports sum them all. */
 const campaigns: CampaignFixture[] = [];
 let placement: string;
-const today = new Date().toISOString().slice(0, 10);
-const window = { date_from: today, date_to: today };
+/** The UTC day the file's first test began on: every event is of that day or a later one (each test's of the day it runs). */
+let firstDay: string;
+/** The reports' window: the file's days so far (one, unless a midnight passed during the run). */
+const window = () => ({ date_from: firstDay, date_to: new Date().toISOString().slice(0, 10) });
 
 /** Leaves `free` bytes on the tmpfs (as the tester did: free space just over ClickHouse's 1 MiB reservation); returns its release. */
 function leaveFree(free: number): () => void {
@@ -66,7 +68,7 @@ const billedNanos = (lineItemId: string) => eventsFigure('toInt64(sum(cost_nanos
 async function expectReportsToMatchExport(): Promise<{ impressions: number; clicks: number; conversions: number }> {
   const exported: Array<{ type: string; ivt_reason: string | null; cost_usd: number; event_id: string }> = [];
   for (const { id } of campaigns) {
-    const response = await ctx.app.inject({ method: 'GET', url: '/v1/advertiser/reporting/events', query: { campaign_id: id, ...window }, headers: { 'x-api-key': key } });
+    const response = await ctx.app.inject({ method: 'GET', url: '/v1/advertiser/reporting/events', query: { campaign_id: id, ...window() }, headers: { 'x-api-key': key } });
     expect(response.statusCode, response.body).toBe(200);
     for (const line of response.body.split('\n')) if (line !== '') exported.push(JSON.parse(line));
   }
@@ -77,7 +79,7 @@ async function expectReportsToMatchExport(): Promise<{ impressions: number; clic
   const spend = round6(valid.reduce((sum, row) => sum + row.cost_usd, 0));
 
   const report = async (breakdown: string) => {
-    const response = await ctx.app.inject({ method: 'GET', url: '/v1/advertiser/reporting/campaigns', query: { breakdown, ...window }, headers: { 'x-api-key': key } });
+    const response = await ctx.app.inject({ method: 'GET', url: '/v1/advertiser/reporting/campaigns', query: { breakdown, ...window() }, headers: { 'x-api-key': key } });
     expect(response.statusCode, response.body).toBe(200);
     const rows = response.json().data as Array<{ impressions: number; clicks: number; conversions: number; spend_usd: number }>;
     return {
@@ -89,12 +91,12 @@ async function expectReportsToMatchExport(): Promise<{ impressions: number; clic
   };
   for (const breakdown of ['campaign', 'hourly', 'line_item']) expect({ breakdown, ...(await report(breakdown)) }).toEqual({ breakdown, ...totals, spend });
 
-  const publisher = await ctx.app.inject({ method: 'GET', url: '/v1/publisher/reporting', query: window, headers: { authorization: `Bearer ${publisherToken}` } });
+  const publisher = await ctx.app.inject({ method: 'GET', url: '/v1/publisher/reporting', query: window(), headers: { authorization: `Bearer ${publisherToken}` } });
   const publisherRows = publisher.json().data as Array<{ impressions: number; earnings_usd: number }>;
   expect(publisherRows.reduce((sum, row) => sum + row.impressions, 0)).toBe(totals.impressions);
   expect(round6(publisherRows.reduce((sum, row) => sum + row.earnings_usd, 0))).toBe(round6(spend * 0.7));
 
-  const operator = await ctx.admin({ method: 'GET', url: '/v1/admin/reporting', query: window });
+  const operator = await ctx.admin({ method: 'GET', url: '/v1/admin/reporting', query: window() });
   const operatorRows = operator.json().data as Array<{ impressions: number; spend_usd: number; publisher_earnings_usd: number }>;
   expect(operatorRows.reduce((sum, row) => sum + row.impressions, 0)).toBe(totals.impressions);
   expect(round6(operatorRows.reduce((sum, row) => sum + row.spend_usd, 0))).toBe(spend);
@@ -104,6 +106,7 @@ async function expectReportsToMatchExport(): Promise<{ impressions: number; clic
 
 describe.skipIf(!canMount || !embedded)('an insert written at once that a full disk cuts after events_v1 took it (real tmpfs, embedded chdb)', () => {
   beforeAll(async () => {
+    firstDay = new Date().toISOString().slice(0, 10);
     dataDir = mkdtempSync(path.join(inject('testRoot'), 'refused-write-'));
     unmount = mountTmpfs(dataDir, 400 * MIB);
     if (!testDatabaseUrl) {
@@ -134,7 +137,7 @@ describe.skipIf(!canMount || !embedded)('an insert written at once that a full d
   });
 
   it('completes the conversion its 503 left in events_v1 when the same conversion_id is sent again: counted once, in every report', async () => {
-    // Today's: the reports below ask for today only (5 minutes ago was yesterday in a day's first 5).
+    // Today's: the reports below ask from the file's first day to today (5 minutes ago was yesterday in a day's first 5).
     const time = new Date(earlierToday(5 * 60_000)).toISOString();
     const clicks = Array.from({ length: 12 }, (_, index) =>
       JSON.stringify({ type: 'click', time, line_item_id: campaign.line_item_id, placement_id: placement, ip: `81.2.70.${10 + index}`, user_agent: BROWSER_UA }),
@@ -180,7 +183,7 @@ describe.skipIf(!canMount || !embedded)('an insert written at once that a full d
   }, 180_000);
 
   it('sends again, with its token, the import batch its 503 left in events_v1 when the file is resent with the same key: each line once, in every report', async () => {
-    // Today's: the reports below ask for today only (5 minutes ago was yesterday in a day's first 5).
+    // Today's: the reports below ask from the file's first day to today (5 minutes ago was yesterday in a day's first 5).
     const time = new Date(earlierToday(5 * 60_000)).toISOString();
     const LINES = 5000;
     const LIFETIME_USD = 8;

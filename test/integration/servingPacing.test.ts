@@ -290,6 +290,28 @@ describe('pacing: daily budgets', () => {
 });
 
 describe('pacing: counting each event once', () => {
+  /**
+   * Spend pacing and the billing ceiling wired as serving wires them: billing judges by the line
+   * items serving keeps, whose counters it rolls to the judged time first. `retired` adds a line
+   * item of those budgets, kept as retired (left the index at leftAtMs), with its spend counter.
+   */
+  function billingAsServingWiresIt(leftAtMs: number) {
+    const pacing = new SpendPacing(ctx.stores.ch, { readBetweenWrites: (read) => read(0) });
+    const destinations = new IndexedDestinations(3_600_000);
+    destinations.rollCountersWith((nowMs) => pacing.roll(nowMs));
+    const ceiling = new BillingCeiling(
+      (lineItemId, nowMs) => destinations.billedLineItem(lineItemId, nowMs),
+      (lineItems, fromDay) => pacing.billedSpend(lineItems, fromDay),
+    );
+    const retired = (budgets: { budgetNanos: number; lifetimeBudgetNanos: number }) => {
+      const lineItemId = randomUUID();
+      const counter = pacing.counterFor(lineItemId);
+      destinations.keepRetired(lineItemId, leftAtMs, () => ({ ...budgets, spend: counter, frequencyCap: null }));
+      return { lineItemId, counter };
+    };
+    return { pacing, ceiling, retired };
+  }
+
   async function pipelineWithPacing() {
     const pipeline = await createClickHouseEventPipeline({
       config: {
@@ -444,14 +466,8 @@ describe('pacing: counting each event once', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
       vi.setSystemTime(lastDay);
-      const pacing = new SpendPacing(ctx.stores.ch, { readBetweenWrites: (read) => read(0) });
-      // Wired as serving wires them: billing judges by the line items serving keeps.
-      const destinations = new IndexedDestinations(3_600_000);
-      destinations.rollCountersWith((nowMs) => pacing.roll(nowMs));
-      const ceiling = new BillingCeiling((lineItemId, nowMs) => destinations.billedLineItem(lineItemId, nowMs), (lineItems, fromDay) => pacing.billedSpend(lineItems, fromDay));
-      const lineItemId = randomUUID();
-      const counter = pacing.counterFor(lineItemId);
-      destinations.keepRetired(lineItemId, lastDay, () => ({ budgetNanos: USD, lifetimeBudgetNanos: Infinity, spend: counter, frequencyCap: null }));
+      const { pacing, ceiling, retired } = billingAsServingWiresIt(lastDay);
+      const { lineItemId, counter } = retired({ budgetNanos: USD, lifetimeBudgetNanos: Infinity });
       const click = (nanos: number, at: number) => sampleEvent({ line_item_id: lineItemId, type: 'click', cost_nanos: nanos, event_time: at });
       // The day at its ceiling (twice the daily budget of 1 USD), the month past its own (30.4 times).
       pacing.record(click(2 * USD, lastDay));
@@ -479,14 +495,9 @@ describe('pacing: counting each event once', () => {
   });
 
   it("holds a late conversion being written against its own day, never against today's daily ceiling (rev42 R5)", () => {
-    const pacing = new SpendPacing(ctx.stores.ch, { readBetweenWrites: (read) => read(0) });
-    const destinations = new IndexedDestinations(3_600_000);
-    destinations.rollCountersWith((nowMs) => pacing.roll(nowMs));
-    const ceiling = new BillingCeiling((lineItemId, nowMs) => destinations.billedLineItem(lineItemId, nowMs), (lineItems, fromDay) => pacing.billedSpend(lineItems, fromDay));
-    const lineItemId = randomUUID();
-    const counter = pacing.counterFor(lineItemId);
     const now = Date.now();
-    destinations.keepRetired(lineItemId, now, () => ({ budgetNanos: 10 * USD, lifetimeBudgetNanos: Infinity, spend: counter, frequencyCap: null }));
+    const { pacing, ceiling, retired } = billingAsServingWiresIt(now);
+    const { lineItemId, counter } = retired({ budgetNanos: 10 * USD, lifetimeBudgetNanos: Infinity });
     const conversion = (nanos: number, at: number) => sampleEvent({ line_item_id: lineItemId, type: 'conversion', cost_nanos: nanos, event_time: at });
     // Today 16 of its 20 USD ceiling (2 x 10) spent; yesterday's conversion of 4 USD is being written (held).
     pacing.record(conversion(16 * USD, now));
@@ -498,9 +509,7 @@ describe('pacing: counting each event once', () => {
     expect(today).toMatchObject({ unbilled: '', cost_nanos: 4 * USD });
     // Held spend still counts where it belongs: a lifetime budget sees it whatever its day.
     ceiling.release(late, held);
-    const capped = randomUUID();
-    const cappedCounter = pacing.counterFor(capped);
-    destinations.keepRetired(capped, now, () => ({ budgetNanos: 10 * USD, lifetimeBudgetNanos: 6 * USD, spend: cappedCounter, frequencyCap: null }));
+    const { lineItemId: capped } = retired({ budgetNanos: 10 * USD, lifetimeBudgetNanos: 6 * USD });
     const cappedLate = sampleEvent({ line_item_id: capped, type: 'conversion', cost_nanos: 4 * USD, event_time: now - 86_400_000 });
     ceiling.hold(cappedLate);
     const cappedToday = sampleEvent({ line_item_id: capped, type: 'conversion', cost_nanos: 4 * USD, event_time: now });
