@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { CountedEvent } from '../tracking/trackedEvent.js';
+import { findServeHistories, type ServeHistory } from '../tracking/serveHistory.js';
 import type { EventPipeline } from '../tracking/eventPipeline.js';
 import { MS_PER_DAY, firstDayOfMonth, utcDay, utcDate, utcMonthOfDay } from '../utcDays.js';
 import { billedEvent, type PriceModel } from '../money/priceModels.js';
@@ -46,7 +47,17 @@ interface UnflushedSpend {
   lineItemId: string;
   day: number;
   nanos: number;
+  type: CountedEvent['type'];
+  /**
+   * The serve of an impression or click not yet checked against ClickHouse (settleRepeats): it may
+   * repeat a serve an earlier run or another instance counted, and be written `duplicate`, unbilled.
+   * Undefined once checked, and for a conversion.
+   */
+  unsettledServeId: string | undefined;
 }
+
+/** Most serve ids in one query of settleRepeats (as ServeHistoryLookup's batches). */
+const SETTLE_BATCH_SERVES = 1000;
 
 const spendRow = z.object({ line_item: z.string(), spend: z.coerce.number() });
 const monthRow = spendRow.extend({ month_spend: z.coerce.number() });
@@ -89,6 +100,8 @@ export function dailyAllowanceShare(nowMs: number): number {
 export class SpendPacing {
   private readonly counters = new Map<string, SpendCounter>();
   private unflushed: UnflushedSpend[] = [];
+  /** How many of each line item's unflushed entries have an unsettledServeId: one lookup per pixel judged over a ceiling. */
+  private readonly unsettled = new Map<string, number>();
   private acceptedSeq = 0;
   /** The UTC day today's counters hold: set by the first sync, roll or recorded event, never moved back (see sync). */
   private day = Number.NEGATIVE_INFINITY;
@@ -162,7 +175,11 @@ export class SpendPacing {
     this.outstanding.arrived(event.serve_id, event.type);
     if (event.ivt !== '' || event.cost_nanos <= 0) return;
     const day = utcDay(event.event_time);
-    if (!written) this.unflushed.push({ seq, lineItemId: event.line_item_id, day, nanos: event.cost_nanos });
+    if (!written) {
+      const unsettledServeId = event.type === 'conversion' || event.serve_id === '' ? undefined : event.serve_id;
+      this.unflushed.push({ seq, lineItemId: event.line_item_id, day, nanos: event.cost_nanos, type: event.type, unsettledServeId });
+      if (unsettledServeId !== undefined) this.unsettled.set(event.line_item_id, (this.unsettled.get(event.line_item_id) ?? 0) + 1);
+    }
     // The first event of a new UTC day starts the day's spend at once, not at the next sync: else
     // until a sync succeeds (ClickHouse down over midnight, for one) no event of the new day would
     // count against its budget and billing ceiling.
@@ -238,7 +255,12 @@ export class SpendPacing {
       return { writtenThroughSeq, written, writtenMonth, writtenLifetime };
     });
     // Everything after the await ran without yielding: no event was recorded half-way through.
-    this.unflushed = this.unflushed.filter((spend) => spend.seq > writtenThroughSeq);
+    this.unflushed = this.unflushed.filter((spend) => {
+      if (spend.seq > writtenThroughSeq) return true;
+      // Written: what ClickHouse made of it, billed or duplicate, is in the figures just read.
+      this.settled(spend);
+      return false;
+    });
     const local = new Map<string, number>();
     const localMonth = new Map<string, number>();
     const localLifetime = new Map<string, number>();
@@ -270,18 +292,7 @@ export class SpendPacing {
     const { writtenThroughSeq, written } = await this.events.readBetweenWrites(async (unwritten) => {
       // Before any await: `unwritten` is of the events recorded by now.
       const writtenThroughSeq = this.acceptedSeq - unwritten;
-      const result = await this.ch.client.query({
-        // campaign_id leads daily_stats_v1's key, line_item_id is line_item_spend_v1's; the month is one partition.
-        query: `SELECT toString(sumIf(spend_nanos, day = {day:Date})) AS spend, toString(sum(spend_nanos)) AS month_spend,
-                       (SELECT toString(sum(spend_nanos)) FROM line_item_spend_v1 WHERE line_item_id = {line_item:UUID}) AS lifetime_spend
-                FROM daily_stats_v1
-                WHERE campaign_id = {campaign:UUID} AND line_item_id = {line_item:UUID}
-                  AND day >= {month_start:Date} AND day < addMonths({month_start:Date}, 1)`,
-        query_params: { day: utcDate(day * MS_PER_DAY), month_start: utcDate(firstDayOfMonth(day) * MS_PER_DAY), campaign: campaignId, line_item: lineItemId },
-        format: 'JSONEachRow',
-      });
-      const [row] = await result.json();
-      return { writtenThroughSeq, written: lineItemSpendRow.parse(row) };
+      return { writtenThroughSeq, written: await this.readLineItemSpend(lineItemId, campaignId, day) };
     });
     const spend = { nanos: written.spend, monthNanos: written.month_spend, lifetimeNanos: written.lifetime_spend };
     for (const unwritten of this.unflushed) {
@@ -291,6 +302,91 @@ export class SpendPacing {
       if (utcMonthOfDay(unwritten.day) === utcMonthOfDay(day)) spend.monthNanos += unwritten.nanos;
     }
     return spend;
+  }
+
+  /** Whether some of the line item's unwritten spend is of impressions or clicks not yet checked for repeats (settleRepeats). */
+  hasUnsettledSpend(lineItemId: string): boolean {
+    return this.unsettled.has(lineItemId);
+  }
+
+  /**
+   * Takes out of a line item's unwritten spend the impressions and clicks that repeat a serve
+   * ClickHouse already holds a counted one of (an earlier run or another instance counted it: the
+   * process's ledger did not know the serve), and re-reads its spend: for a billing judgement that
+   * found the line item over a ceiling (BillingCeiling.settleRepeats). Such a repeat is certain to be
+   * written `duplicate`, unbilled: its write's check (billedOnce.ts) finds the same counted row, and
+   * a serve has one counted event of a type. Until then it counted as billable spend, and real
+   * events judged meanwhile were stored over a ceiling (try42 F1: after a restart, 50 of 60 billable
+   * impressions billed). Read between the pipeline's writes, as spendOf: every unwritten entry looked
+   * up is not in ClickHouse, so a counted row of its serve is another event's. `serveIds`: more
+   * serves to ask about (the judged event's own). Answers what ClickHouse holds of every serve asked
+   * about that it has a row of; each checked entry is settled (not asked about again).
+   */
+  async settleRepeats(lineItemId: string, campaignId: string, serveIds: string[]): Promise<Map<string, ServeHistory>> {
+    const today = Math.max(this.day, utcDay(Date.now()));
+    const { writtenThroughSeq, askedThroughSeq, histories, written } = await this.events.readBetweenWrites(async (unwritten) => {
+      // Before any await: `unwritten` is of the events recorded by now.
+      const writtenThroughSeq = this.acceptedSeq - unwritten;
+      const askedThroughSeq = this.acceptedSeq;
+      const asked = new Set(serveIds);
+      for (const spend of this.unflushed) {
+        if (spend.lineItemId === lineItemId && spend.seq > writtenThroughSeq && spend.unsettledServeId !== undefined) asked.add(spend.unsettledServeId);
+      }
+      const ids = [...asked];
+      const histories = new Map<string, ServeHistory>();
+      for (let from = 0; from < ids.length; from += SETTLE_BATCH_SERVES) {
+        for (const [id, history] of await findServeHistories(this.ch, ids.slice(from, from + SETTLE_BATCH_SERVES))) histories.set(id, history);
+      }
+      return { writtenThroughSeq, askedThroughSeq, histories, written: await this.readLineItemSpend(lineItemId, campaignId, today) };
+    });
+    // Nothing awaits from here on: no event is recorded half-way through.
+    const spend = { nanos: written.spend, monthNanos: written.month_spend, lifetimeNanos: written.lifetime_spend };
+    for (const unwritten of this.unflushed) {
+      if (unwritten.lineItemId !== lineItemId) continue;
+      if (unwritten.seq > writtenThroughSeq && unwritten.unsettledServeId !== undefined) {
+        const history = histories.get(unwritten.unsettledServeId);
+        if (history !== undefined && (unwritten.type === 'impression' ? history.impressionCounted : history.clickCounted)) unwritten.nanos = 0;
+      }
+      // One recorded while the read ran and not asked about is checked by the next judgement over a ceiling.
+      if (unwritten.seq <= askedThroughSeq) this.settled(unwritten);
+      if (unwritten.seq <= writtenThroughSeq) continue;
+      spend.lifetimeNanos += unwritten.nanos;
+      if (unwritten.day === today) spend.nanos += unwritten.nanos;
+      if (utcMonthOfDay(unwritten.day) === utcMonthOfDay(today)) spend.monthNanos += unwritten.nanos;
+    }
+    const counter = this.counters.get(lineItemId);
+    // As sync: a day that began while the read ran keeps what it counted since.
+    if (counter !== undefined && this.day === today) {
+      counter.nanos = spend.nanos;
+      counter.monthNanos = spend.monthNanos;
+      counter.lifetimeNanos = spend.lifetimeNanos;
+    }
+    return histories;
+  }
+
+  /** An entry checked for repeats, or written: settleRepeats does not ask about it again. */
+  private settled(spend: UnflushedSpend): void {
+    if (spend.unsettledServeId === undefined) return;
+    spend.unsettledServeId = undefined;
+    const left = this.unsettled.get(spend.lineItemId)! - 1;
+    if (left > 0) this.unsettled.set(spend.lineItemId, left);
+    else this.unsettled.delete(spend.lineItemId);
+  }
+
+  /** A line item's billed spend of a UTC day, of its month and in all, as ClickHouse has it. */
+  private async readLineItemSpend(lineItemId: string, campaignId: string, day: number): Promise<z.infer<typeof lineItemSpendRow>> {
+    const result = await this.ch.client.query({
+      // campaign_id leads daily_stats_v1's key, line_item_id is line_item_spend_v1's; the month is one partition.
+      query: `SELECT toString(sumIf(spend_nanos, day = {day:Date})) AS spend, toString(sum(spend_nanos)) AS month_spend,
+                     (SELECT toString(sum(spend_nanos)) FROM line_item_spend_v1 WHERE line_item_id = {line_item:UUID}) AS lifetime_spend
+              FROM daily_stats_v1
+              WHERE campaign_id = {campaign:UUID} AND line_item_id = {line_item:UUID}
+                AND day >= {month_start:Date} AND day < addMonths({month_start:Date}, 1)`,
+      query_params: { day: utcDate(day * MS_PER_DAY), month_start: utcDate(firstDayOfMonth(day) * MS_PER_DAY), campaign: campaignId, line_item: lineItemId },
+      format: 'JSONEachRow',
+    });
+    const [row] = await result.json();
+    return lineItemSpendRow.parse(row);
   }
 
   /** Spend per line item, in nano-USD, as a query of line_item and spend rows gives it. */
