@@ -77,7 +77,8 @@ describe("a postback of one line item's conversions dated yesterday", () => {
   // all 3 conversion-lock holders, waiting for each other's spend reads.
   it("leaves another line item's conversions with a conversion_id their lock holders: none is answered 503 meanwhile", async () => {
     const late = await clicksOf(30, yesterdayNoon(), 1000);
-    const other = await clicksOf(30, Date.now() - 3_600_000, 1000);
+    // Today's, whatever the time of day (an hour back is yesterday's until 01:00 UTC: late too).
+    const other = await clicksOf(30, Math.max(Date.now() - 60_000, Math.floor(Date.now() / DAY_MS) * DAY_MS), 1000);
     // Sent at once, as a postback sends them; each is answered in its turn.
     const postback = Promise.all(late.clicks.map((click, i) => convert(click, `night-${i}`)));
     let done = false;
