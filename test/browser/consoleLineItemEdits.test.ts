@@ -264,7 +264,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     // Escape closes it, back on Save budget; nothing sent.
     await page.keyboard.press('Escape');
     await question.waitFor({ state: 'detached' });
-    expect(await focused(budgetForm.getByRole('button', { name: 'Save budget' }))).toBe(true);
+    await expect.poll(() => focused(budgetForm.getByRole('button', { name: 'Save budget' }))).toBe(true);
     expect(budgetWrites).toEqual([]);
 
     // With the keyboard: "Edit the bid first" goes to the bid's field; the new bid is saved (still in JPY).
@@ -275,7 +275,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     await page.keyboard.press('Enter');
     await question.waitFor({ state: 'detached' });
     const bidValue = bidsForm.getByLabel('Bid value');
-    expect(await focused(bidValue)).toBe(true);
+    await expect.poll(() => focused(bidValue)).toBe(true);
     expect(budgetWrites).toEqual([]);
     await bidValue.fill('0.96');
     await page.keyboard.press('Enter');

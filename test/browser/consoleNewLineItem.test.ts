@@ -124,7 +124,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a campaign with two line
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await page.keyboard.press('Escape');
     await question.waitFor({ state: 'detached' });
-    expect(await focusedText(page)).toBe('Activate campaign');
+    await expect.poll(() => focusedText(page)).toBe('Activate campaign');
     await page.keyboard.press('Enter');
     await expect.poll(() => focusedText(page)).toBe('Activate, keep Commuters paused');
     await page.keyboard.press('Enter');
