@@ -157,7 +157,8 @@
    * is visible, or, sooner, when the reader presses on the card before that: on a phone a tall card
    * is often tapped with less than half of it on screen, and the tap is the proof it was seen. A
    * press is a pointer that went down on the card coming up on it (a tap, a mouse click), a click
-   * (what a screen reader's activation sends) or Enter on its focused link. A touch that becomes a
+   * (what a screen reader's activation sends, and all a browser without Pointer Events sends) or
+   * Enter on its focused link. A touch that becomes a
    * scroll is no press: the browser cancels that pointer (pointercancel) and never sends its
    * pointerup, so a swipe that starts on a sliver of the card claims nothing. Only the browser's
    * own events count (`isTrusted`): one a script dispatches claims nothing. The pointerup comes
