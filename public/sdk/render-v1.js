@@ -154,18 +154,25 @@
 
   /**
    * Fires the impression once: the first time at least half of the card is on screen while the page
-   * is visible, or, sooner, when the reader presses on the card (a pointer down on it, or Enter on
-   * its focused link) before that: on a phone a tall card is often tapped with less than half of it
-   * on screen, and the tap is the proof it was seen. Only the browser's own events count
-   * (`isTrusted`): one a script dispatches claims nothing. The click that follows such a press comes
-   * well within a second of its impression and the service stores it `click_too_fast`, unbilled, as
-   * it stores any click that fast. Without IntersectionObserver visibility cannot be measured, so
-   * only a press claims the impression.
+   * is visible, or, sooner, when the reader presses on the card before that: on a phone a tall card
+   * is often tapped with less than half of it on screen, and the tap is the proof it was seen. A
+   * press is a pointer that went down on the card coming up on it (a tap, a mouse click), a click
+   * (what a screen reader's activation sends, and all a browser without Pointer Events sends) or
+   * Enter on its focused link. A touch that becomes a
+   * scroll is no press: the browser cancels that pointer (pointercancel) and never sends its
+   * pointerup, so a swipe that starts on a sliver of the card claims nothing. Only the browser's
+   * own events count (`isTrusted`): one a script dispatches claims nothing. The pointerup comes
+   * before the click, so the pixel is requested before the click's navigation starts; that click
+   * comes well within a second of its impression and the service stores it `click_too_fast`,
+   * unbilled, as it stores any click that fast. Without IntersectionObserver visibility cannot be
+   * measured, so only a press claims the impression.
    */
   function watchViewability(card, impressionUrl, onImpression) {
     var fired = false;
     var halfVisible = false;
     var observer;
+    // The pointers down on the card and not cancelled since, by pointerId.
+    var pointersDown = {};
     var fire = function () {
       fired = true;
       stop();
@@ -178,18 +185,30 @@
     };
     var pressed = function (event) {
       if (fired || !event.isTrusted) return;
+      if (event.type === 'pointerdown') {
+        pointersDown[event.pointerId] = true;
+        return;
+      }
+      if (event.type === 'pointercancel') {
+        delete pointersDown[event.pointerId];
+        return;
+      }
+      if (event.type === 'pointerup' && !pointersDown[event.pointerId]) return;
       if (event.type === 'keydown' && event.key !== 'Enter') return;
       fire();
     };
+    var PRESS_EVENTS = ['pointerdown', 'pointercancel', 'pointerup', 'click', 'keydown'];
     var stop = function () {
       if (observer) observer.disconnect();
       document.removeEventListener('visibilitychange', check);
-      card.removeEventListener('pointerdown', pressed, true);
-      card.removeEventListener('keydown', pressed, true);
+      PRESS_EVENTS.forEach(function (type) {
+        card.removeEventListener(type, pressed, true);
+      });
     };
     // Capture phase: a handler of the page's inside the card that stops the event does not hide it.
-    card.addEventListener('pointerdown', pressed, true);
-    card.addEventListener('keydown', pressed, true);
+    PRESS_EVENTS.forEach(function (type) {
+      card.addEventListener(type, pressed, true);
+    });
     if (typeof IntersectionObserver !== 'function') return stop;
     observer = new IntersectionObserver(
       function (entries) {

@@ -1,13 +1,15 @@
 import { demoConversation } from './demoConversation.js';
+import { documentedSnippet } from './documentedSnippet.js';
 import { escapeHtml } from './escapeHtml.js';
 
 /**
  * The demo publisher's page: a chat answer, and below it the ad slot. The answer is long enough
  * that the slot starts below the fold, so the impression fires only when the reader scrolls to it.
- * The page loads the render kit from adsvc as docs/rendering.md's snippet does, asks its own backend
- * for the ad (the publisher token stays on the server) and hands the answer to adsvc.render.
+ * Below the answer is docs/rendering.md's snippet, as written (only adsvc's origin put in): it loads
+ * the render kit from adsvc, asks this page's backend for the ad (the publisher token stays on the
+ * server) and hands it to adsvc.render.
  */
-export function chatPage(renderScriptUrl: string): string {
+export function chatPage(adsvcOrigin: string): string {
   const answer = demoConversation.response.map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join('\n        ');
   return `<!doctype html>
 <html lang="en">
@@ -34,27 +36,25 @@ export function chatPage(renderScriptUrl: string): string {
     <div class="message answer">
         ${answer}
     </div>
-    <div id="ad-slot" aria-label="Advertisement"></div>
+    ${documentedSnippet(adsvcOrigin).trim()}
   </main>
   <script>
-    // As docs/rendering.md's snippet: the kit is inserted, never in the page's way, and the ad is
-    // rendered once both the kit and the answer's ad are there.
-    var adsvcKit = new Promise(function (resolve, reject) {
-      var script = document.createElement('script');
-      script.src = ${JSON.stringify(renderScriptUrl).replace(/</g, '\\u003c')};
-      script.onload = resolve;
-      script.onerror = reject;
-      document.head.append(script);
-    });
-    var ad = fetch('/api/ad', { method: 'POST' }).then(function (response) { return response.json(); });
-    Promise.all([adsvcKit, ad])
-      .then(function (loaded) {
-        var answer = loaded[1];
-        window.demoAd = answer.ad;
-        adsvc.render(document.getElementById('ad-slot'), answer.ad);
-        document.body.setAttribute('data-ad-state', answer.ad ? 'rendered' : 'empty');
-      })
-      .catch(function () { document.body.setAttribute('data-ad-state', 'failed'); });
+    // The demo's own, not the snippet's: it says on the page what came of the ad (the browser tests
+    // wait for it) and keeps the ad in window.demoAd. It wraps adsvc.render once the kit is there:
+    // the snippet's callback that calls it runs after this one (Promise.all answers a turn after the
+    // kit's promise), so the snippet's render goes through the wrapper.
+    window.adsvcKit.then(
+      function () {
+        var render = adsvc.render;
+        adsvc.render = function (slot, ad, options) {
+          window.demoAd = ad;
+          var handle = render(slot, ad, options);
+          document.body.setAttribute('data-ad-state', handle ? 'rendered' : 'empty');
+          return handle;
+        };
+      },
+      function () { document.body.setAttribute('data-ad-state', 'failed'); }
+    );
   </script>
 </body>
 </html>

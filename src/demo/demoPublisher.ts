@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { request } from 'undici';
-import { RENDER_SCRIPT_PATH } from '../sdk/renderScriptRoute.js';
 import { chatPage } from './chatPage.js';
 import { demoConversation } from './demoConversation.js';
+import { THE_BACKEND_PATH_IN_THE_DOCS } from './documentedSnippet.js';
 import { landingPage, rainShellImage } from './advertiserSite.js';
 
 export interface DemoPublisherOptions {
@@ -32,11 +32,12 @@ const SERVE_TIMEOUT_MS = 2000;
  */
 export async function startDemoPublisher(options: DemoPublisherOptions): Promise<DemoPublisher> {
   const app = Fastify({ logger: options.logger ?? false });
-  const page = chatPage(options.adsvcUrl + RENDER_SCRIPT_PATH);
+  const page = chatPage(options.adsvcUrl);
 
   app.get('/', async (_request, reply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page));
 
-  app.post('/api/ad', async (incoming, reply) => {
+  // The snippet's request for the answer's ad, at the path docs/rendering.md gives it.
+  app.post(THE_BACKEND_PATH_IN_THE_DOCS, async (incoming, reply) => {
     try {
       const response = await request(`${options.adsvcUrl}/v1/serve`, {
         method: 'POST',

@@ -104,12 +104,57 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the publisher', () => {
     await page.getByLabel('Note for the reviewer (optional)').fill('See https://chat.example/ — the ad shows under the answer.');
     await page.getByRole('button', { name: 'Request review' }).click();
     await page.getByText(`Review requested for Chat sidebar ${publisher.placementId}.`).waitFor();
-    const reviews = page.getByRole('row', { name: new RegExp(publisher.placementId) }).filter({ hasText: 'pending' });
+    const reviews = page.getByRole('table', { name: 'Your reviews' }).getByRole('row', { name: new RegExp(publisher.placementId) }).filter({ hasText: 'pending' });
     await reviews.waitFor();
+    // And beside the placement, its latest review.
+    expect(await row.getByTestId('latest-review').textContent()).toMatch(/^pendingrequested /);
     // A placement waiting in a review cannot be asked for again.
     expect(await page.getByRole('checkbox', { name: publisher.placementId }).count()).toBe(0);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'publisher-placements');
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('shows each placement\'s latest review beside it: pending, rejected with its reason, approved, or none (pub42 P8)', async () => {
+    const publisher = await createPublisher(service, 'pub-reviewed');
+    const placement = (name: string) => `${name}-${publisher.placementId}`;
+    const rejected = placement('rejected');
+    const approved = placement('approved');
+    const askedAgain = placement('asked-again');
+    const neverAsked = placement('never-asked');
+    for (const id of [rejected, approved, askedAgain, neverAsked]) {
+      await service.admin('POST', `/v1/admin/publishers/${publisher.publisherId}/placements`, { id, name: `Chat ${id}` });
+    }
+    const requestReview = async (placementIds: string[]): Promise<string> => {
+      const response = await fetch(`${service.url}/v1/publisher/integration-reviews`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${publisher.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ placement_ids: placementIds }),
+      });
+      expect(response.status).toBe(201);
+      return ((await response.json()) as { data: { id: string } }).data.id;
+    };
+    const reason = 'Clicks bypass click_url: the card links straight to the advertiser, so no click is counted. Link the card to click_url and ask again.';
+    await service.admin('POST', `/v1/admin/integration-reviews/${await requestReview([rejected, askedAgain])}/reject`, { reason });
+    await service.admin('POST', `/v1/admin/integration-reviews/${await requestReview([approved])}/approve`, {});
+    // Asked again after its rejection: its latest review is the pending one, not the rejection.
+    await requestReview([askedAgain]);
+
+    const page = await signIn(service, 'a publisher', publisher.token);
+    const latest = (id: string) => page.locator(`tr[data-placement="${id}"]`).getByTestId('latest-review');
+    await latest(rejected).waitFor();
+    expect(await latest(rejected).textContent()).toMatch(/^rejected\d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+    expect(await latest(rejected).getByTestId('review-reason').textContent()).toBe(`Reason: ${reason}`);
+    expect(await latest(approved).textContent()).toMatch(/^approved\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    expect(await page.locator(`tr[data-placement="${approved}"]`).getByTestId('certification').textContent()).toBe('certified');
+    expect(await latest(askedAgain).textContent()).toMatch(/^pendingrequested \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    expect(await latest(neverAsked).textContent()).toBe('None');
+    expect(await latest(publisher.placementId).textContent()).toBe('None');
+    // The column is named for a screen reader's table navigation.
+    expect(await page.getByRole('table', { name: 'Your placements' }).getByRole('columnheader', { name: 'Latest review' }).count()).toBe(1);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'publisher-placement-reviews');
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });

@@ -9,6 +9,7 @@ import { freePort } from '../helpers/freePort.js';
 import { packageRoot } from '../../src/packageRoot.js';
 import { seedDemo, type DemoSetup } from '../../src/demo/demoSeed.js';
 import { demoCreative } from '../../src/demo/demoConversation.js';
+import { documentedSnippet, THE_ADSVC_ORIGIN_IN_THE_DOCS } from '../../src/demo/documentedSnippet.js';
 import { RENDER_SCRIPT_PATH } from '../../src/sdk/renderScriptRoute.js';
 import { launchChromium, skipBrowserTests, type ChromiumSession } from './chromium.js';
 import { seriousAccessibilityViolations } from './consoleKit.js';
@@ -20,7 +21,6 @@ import { seriousAccessibilityViolations } from './consoleKit.js';
  * kit. The publisher here is a plain HTTP server on another port; its backend asks adsvc's
  * /v1/serve for each ad, as the docs tell it to.
  */
-const THE_ADSVC_ORIGIN_IN_THE_DOCS = 'https://ads.example.com';
 
 let ctx: TestContext;
 let adsvcUrl: string;
@@ -317,15 +317,6 @@ describe.skipIf(skipBrowserTests)('render kit on publishers\' pages: a pixel the
   });
 });
 
-/** The first html block of docs/rendering.md: the snippet a publisher copies. */
-function documentedSnippet(): string {
-  const docs = readFileSync(path.join(packageRoot, 'docs', 'rendering.md'), 'utf8');
-  const block = /```html\n([\s\S]*?)```/.exec(docs);
-  if (block === null) throw new Error('docs/rendering.md has no html block');
-  expect(block[1]).toContain(`${THE_ADSVC_ORIGIN_IN_THE_DOCS}${RENDER_SCRIPT_PATH}`);
-  return block[1]!;
-}
-
 /** The first js block of docs/rendering.md: the snippet's lines for a page with Trusted Types. */
 function documentedTrustedTypesLines(): string {
   const docs = readFileSync(path.join(packageRoot, 'docs', 'rendering.md'), 'utf8');
@@ -342,7 +333,7 @@ const SNIPPET_SCRIPT_SRC = `script.src = '${THE_ADSVC_ORIGIN_IN_THE_DOCS}${RENDE
  * before the composer, the snippet run as the inline script it is.
  */
 async function addAnswer(page: Page, kitOrigin: string): Promise<void> {
-  const snippet = documentedSnippet().replaceAll(THE_ADSVC_ORIGIN_IN_THE_DOCS, kitOrigin);
+  const snippet = documentedSnippet(kitOrigin);
   const code = /<script>([\s\S]*)<\/script>/.exec(snippet)![1]!;
   await page.evaluate((source) => {
     const answer = document.createElement('p');
@@ -361,7 +352,7 @@ async function addAnswer(page: Page, kitOrigin: string): Promise<void> {
  * composer after them, the kit taken from `kitOrigin`.
  */
 function pageWithTheSnippet(kitOrigin: string, answers = 1): string {
-  const snippet = documentedSnippet().replaceAll(THE_ADSVC_ORIGIN_IN_THE_DOCS, kitOrigin);
+  const snippet = documentedSnippet(kitOrigin);
   const chat = Array.from({ length: answers }, (_, index) => `<p class="answer">Answer ${index + 1}: pack a rain shell.</p>${snippet}`).join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Chat</title></head>
 <body>${chat}<textarea id="composer"></textarea></body></html>`;

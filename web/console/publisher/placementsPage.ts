@@ -17,8 +17,28 @@ function placementLabel(placement: PublisherPlacement) {
 }
 
 /**
- * The publisher's main page: each placement's certification (what demand it can get) and history,
- * a review request for the uncertified ones, and the reviews asked for so far.
+ * Reviews read for the page: the API's largest page, newest first, so that each placement's latest
+ * review is among them (a publisher would need 500 later reviews for one to fall out). The table of
+ * reviews shows the newest REVIEWS_LISTED of them.
+ */
+const REVIEWS_READ = 500;
+const REVIEWS_LISTED = 20;
+
+/**
+ * A placement's latest review beside it: what is under way or what came of it, with the reason of a
+ * rejection (what to fix before asking again), which the placement's certification history does
+ * not hold (a rejection changes no certification).
+ */
+function LatestReview({ review }: { review: IntegrationReview | undefined }) {
+  if (review === undefined) return html`<span class="hint">None</span>`;
+  const when = review.status === 'pending' ? `requested ${formatDateTime(review.created_at)}` : formatDateTime(review.decided_at);
+  return html`<span class=${`status status-${review.status}`}>${review.status}</span><br /><span class="hint">${when}</span>
+    ${review.status === 'rejected' && review.decision_reason && html`<p class="review-reason" data-testid="review-reason">Reason: ${review.decision_reason}</p>`}`;
+}
+
+/**
+ * The publisher's main page: each placement's certification (what demand it can get), its latest
+ * review and its history, a review request for the uncertified ones, and the reviews asked for so far.
  */
 export function PublisherPlacementsPage({ session }: { session: Session }) {
   const [placements, setPlacements] = useState<PublisherPlacement[] | null>(null);
@@ -32,7 +52,7 @@ export function PublisherPlacementsPage({ session }: { session: Session }) {
   useEffect(() => {
     return whileCurrent(Promise.all([
       api<{ data: PublisherPlacement[] }>(session, 'GET', '/v1/publisher/placements'),
-      api<{ data: IntegrationReview[] }>(session, 'GET', '/v1/publisher/integration-reviews?limit=20'),
+      api<{ data: IntegrationReview[] }>(session, 'GET', `/v1/publisher/integration-reviews?limit=${REVIEWS_READ}`),
     ]), ([found, asked]) => { setPlacements(found.data); setReviews(asked.data); }, setError);
   }, [version]);
 
@@ -63,6 +83,8 @@ export function PublisherPlacementsPage({ session }: { session: Session }) {
   // The API refuses certified placements and those already waiting in a review: offer neither.
   const waiting = new Set(reviews.filter((review) => review.status === 'pending').flatMap((review) => review.placement_ids));
   const reviewable = (placements ?? []).filter((placement) => placement.certification !== 'certified' && !waiting.has(placement.id));
+  // Newest first: a placement's first review in the list is its latest.
+  const latestReview = (id: string) => reviews.find((review) => review.placement_ids.includes(id));
 
   return html`
     <${ErrorMessage} error=${error} shownPaths=${['note']} />
@@ -71,10 +93,11 @@ export function PublisherPlacementsPage({ session }: { session: Session }) {
     ${placements?.length === 0 && html`<p>No placement yet: ask your operator to register one.</p>`}
     ${placements && placements.length > 0 && html`<${TableWrap} label="Your placements"><table aria-label="Your placements">
       <caption class="hint">Certified placements get every kind of demand (tCPM too); the others get CPC and CPA only.</caption>
-      <thead><tr><th scope="col">Placement</th><th scope="col">Certification</th><th scope="col">Demand it gets</th><th scope="col">History</th><th scope="col">Integration</th></tr></thead>
+      <thead><tr><th scope="col">Placement</th><th scope="col">Certification</th><th scope="col">Latest review</th><th scope="col">Demand it gets</th><th scope="col">History</th><th scope="col">Integration</th></tr></thead>
       <tbody>${placements.map((placement) => html`<tr key=${placement.id} data-placement=${placement.id}>
         <th scope="row">${placement.name ?? placement.id}<br /><code class="hint">${placement.id}</code></th>
         <td><${CertificationBadge} state=${placement.certification} /></td>
+        <td data-testid="latest-review"><${LatestReview} review=${latestReview(placement.id)} /></td>
         <td>${placement.eligible_price_models.join(', ')}</td>
         <td><details><summary>${placement.history.length} change${placement.history.length === 1 ? '' : 's'}</summary><${CertificationHistory} history=${placement.history} /></details></td>
         <td><a href=${`#/check?id=${encodeURIComponent(placement.id)}`}>Integration check<span class="visually-hidden"> of ${placement.id}</span></a></td>
@@ -93,7 +116,7 @@ export function PublisherPlacementsPage({ session }: { session: Session }) {
     </form>`}
     ${reviews.length > 0 && html`<h2>Your reviews</h2><${TableWrap} label="Your reviews"><table aria-label="Your reviews">
       <thead><tr><th scope="col">Requested</th><th scope="col">Placements</th><th scope="col">Status</th><th scope="col">Reason</th></tr></thead>
-      <tbody>${reviews.map((review) => html`<tr key=${review.id}><td class="time">${formatDateTime(review.created_at)}</td><td>${review.placement_ids.join(', ')}</td>
+      <tbody>${reviews.slice(0, REVIEWS_LISTED).map((review) => html`<tr key=${review.id}><td class="time">${formatDateTime(review.created_at)}</td><td>${review.placement_ids.join(', ')}</td>
         <td><span class=${`status status-${review.status}`}>${review.status}</span></td><td>${review.decision_reason ?? ''}</td></tr>`)}</tbody>
     </table><//>`}`;
 }
