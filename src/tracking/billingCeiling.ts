@@ -3,9 +3,23 @@ import { spendOfDay, type BilledSpend } from '../serving/spendPacing.js';
 import type { UserCounts } from '../serving/frequencyCounts.js';
 import { billingCeilingPassed, NOTHING_HELD, type EventPeriod, type HeldSpend } from '../money/billingCeilingRule.js';
 import { firstDayOfMonth, utcDay, utcMonthOfDay } from '../utcDays.js';
+import type { ServeHistory } from './serveHistory.js';
 import type { TrackedEvent } from './trackedEvent.js';
 import type { UnbilledReason } from './unbilledReasons.js';
 import { ApiError } from '../http/errors.js';
+
+/** Checks a line item's unwritten spend for repeats of serves ClickHouse counted (IndexedDestinations, from SpendPacing). */
+export interface RepeatSettling {
+  hasUnsettledSpend(lineItemId: string): boolean;
+  settleRepeats(lineItemId: string, campaignId: string, serveIds: string[]): Promise<Map<string, ServeHistory>> | undefined;
+  /** How long a judgement waits for the check before it stands as it is (SERVE_LOOKUP_TIMEOUT_MS). */
+  timeoutMs: number;
+}
+
+const NO_REPEAT_SETTLING: RepeatSettling = { hasUnsettledSpend: () => false, settleRepeats: () => undefined, timeoutMs: 0 };
+
+/** The ceilings of spend, which repeats counted in the unwritten spend can wrongly pass (settleRepeats). */
+const SPEND_CEILINGS: ReadonlySet<string> = new Set<UnbilledReason>(['over_daily_budget', 'over_monthly_budget', 'over_lifetime_budget']);
 
 /** What hold() held, for release(). */
 const HELD_SPEND = 1;
@@ -51,6 +65,9 @@ export class BillingCeiling {
   /** Of each line item, the last of its late turns (lateTurn) and how many are waiting or running. */
   private readonly lateTurns = new Map<string, { last: Promise<void>; waiting: number }>();
 
+  /** Each line item's check of its unwritten spend for repeats under way (settleRepeats): the judgements over a ceiling meanwhile wait for the same one. */
+  private readonly settling = new Map<string, Promise<Map<string, ServeHistory>>>();
+
   /**
    * `lineItemOf` given a judgement's `nowMs` moves the counters to its UTC day, month and cap windows
    * first (IndexedDestinations.billedLineItem); `billedSpend` reads line items' billed spend by UTC
@@ -60,6 +77,7 @@ export class BillingCeiling {
   constructor(
     private readonly lineItemOf: (lineItemId: string, nowMs?: number) => BilledLineItem | undefined,
     private readonly billedSpend: (lineItems: ReadonlyMap<string, string>, fromDay: number) => Promise<Map<string, BilledSpend>> | undefined,
+    private readonly repeats: RepeatSettling = NO_REPEAT_SETTLING,
   ) {}
 
   /**
@@ -95,6 +113,42 @@ export class BillingCeiling {
       if (queue.waiting === 0 && this.lateTurns.get(lineItemId) === queue) this.lateTurns.delete(lineItemId);
     });
     return turn;
+  }
+
+  /**
+   * For a valid event judge() stored over a spend ceiling while its line item's unwritten spend holds
+   * impressions or clicks not yet checked for repeats: takes out of that spend those that repeat a
+   * serve ClickHouse already counted (an earlier run or another instance counted it, so this
+   * process's ledger took the repeat for billable: it is certain to be written `duplicate`), and
+   * answers what ClickHouse holds of those serves and of `serveId` (the judged event's, when the
+   * ledger does not know it; '' when it does) once done. The caller then judges the event again.
+   * Undefined when there is nothing to check, which is nearly always: only a judgement over a ceiling
+   * asks, and one check settles every unwritten event of the line item, so past its ceiling (no
+   * billable event recorded since) the next ones do not ask again. Without it, a repeat counted as
+   * billable spend until written (about one flush), and real events judged meanwhile were stored
+   * unbilled (try42 F1: after a clean restart, 50 of 60 billable impressions billed). The line
+   * item's judgements over a ceiling during a check wait for the same one. Never rejects: when the
+   * check fails or takes longer than `timeoutMs` it answers nothing, and the judgement stands (an
+   * event stored over a ceiling, never one billed twice or past one).
+   */
+  settleRepeats(event: TrackedEvent, serveId: string): Promise<Map<string, ServeHistory>> | undefined {
+    if (event.ivt !== '' || !SPEND_CEILINGS.has(event.unbilled)) return undefined;
+    const lineItemId = event.line_item_id;
+    const under = this.settling.get(lineItemId);
+    if (under !== undefined) return under;
+    // This turn's events held here are as unchecked as those recorded: it takes either.
+    if (!this.heldSpend.has(lineItemId) && !this.repeats.hasUnsettledSpend(lineItemId)) return undefined;
+    // After the turn's spool write (EventPipeline.acceptInTurn, queued before), which records its
+    // held events in the unwritten spend, so that the check takes them too.
+    const check = new Promise<void>((resolve) => setImmediate(resolve)).then(
+      async () => (await this.repeats.settleRepeats(lineItemId, event.campaign_id, serveId === '' ? [] : [serveId])) ?? new Map<string, ServeHistory>(),
+    );
+    const answer = withTimeout(check, this.repeats.timeoutMs).catch(() => new Map<string, ServeHistory>());
+    this.settling.set(lineItemId, answer);
+    void answer.then(() => {
+      if (this.settling.get(lineItemId) === answer) this.settling.delete(lineItemId);
+    });
+    return answer;
   }
 
   /**
@@ -265,6 +319,16 @@ function outsideTargetCountry(lineItem: BilledLineItem, event: TrackedEvent): bo
   // nothing, CPA) came from outside the countries (rev41 R2; docs/tracking.md says so).
   if (event.type === 'conversion' || event.country === '' || event.ip_class === 'relay') return false;
   return (include !== null && !include.has(event.country)) || (exclude !== null && exclude.has(event.country));
+}
+
+/** `promise`, or a rejection when it takes longer than `timeoutMs`; the promise itself goes on, and its failure is observed. */
+function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
+  promise.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not settled within ${timeoutMs} ms`)), timeoutMs);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 function periodOf(day: number, today: number): EventPeriod {
