@@ -3,7 +3,7 @@ import type { BilledSpend, SpendPacing } from './spendPacing.js';
 import type { ServeHistory } from '../tracking/serveHistory.js';
 
 type BilledSpendOf = (lineItems: ReadonlyMap<string, string>, fromDay?: number) => Promise<Map<string, BilledSpend>>;
-type RepeatSettler = Pick<SpendPacing, 'hasUnsettledSpend' | 'settleRepeats'>;
+type RepeatSettler = Pick<SpendPacing, 'hasUnsettledSpend' | 'settleRepeats' | 'countersDay'>;
 
 /**
  * The current serving index's line items by id, for tracking: the click destinations of their
@@ -93,7 +93,7 @@ export class IndexedDestinations {
     return this.readSpend?.(lineItems, fromDay);
   }
 
-  /** Serving's SpendPacing, for hasUnsettledSpend and settleRepeats. */
+  /** Serving's SpendPacing, for hasUnsettledSpend, settleRepeats and countersDay. */
   settleRepeatsWith(repeats: RepeatSettler): void {
     this.repeats = repeats;
   }
@@ -110,6 +110,11 @@ export class IndexedDestinations {
    */
   settleRepeats(lineItemId: string, campaignId: string, serveIds: string[]): Promise<Map<string, ServeHistory>> | undefined {
     return this.repeats?.settleRepeats(lineItemId, campaignId, serveIds);
+  }
+
+  /** The UTC day the spend counters are of (SpendPacing.countersDay); -Infinity before serving set the settler. */
+  countersDay(): number {
+    return this.repeats?.countersDay() ?? Number.NEGATIVE_INFINITY;
   }
 
   /** Serving's SpendPacing.roll and FrequencyCounts.roll, for billedLineItem and indexed. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { CountedEvent } from '../tracking/trackedEvent.js';
-import { findServeHistories, type ServeHistory } from '../tracking/serveHistory.js';
+import { NO_HISTORY, type ServeHistory } from '../tracking/serveHistory.js';
 import type { EventPipeline } from '../tracking/eventPipeline.js';
 import { MS_PER_DAY, firstDayOfMonth, utcDay, utcDate, utcMonthOfDay } from '../utcDays.js';
 import { billedEvent, type PriceModel } from '../money/priceModels.js';
@@ -66,6 +66,8 @@ interface UnflushedSpend {
   day: number;
   nanos: number;
   type: CountedEvent['type'];
+  /** Its own event id: settleRepeats takes a counted row of its serve under this id for itself (a crash's segment ClickHouse took), not a repeat. */
+  eventId: string;
   /**
    * The serve of an impression or click not yet checked against ClickHouse (settleRepeats): it may
    * repeat a serve an earlier run or another instance counted, and be written `duplicate`, unbilled.
@@ -80,6 +82,7 @@ const SETTLE_BATCH_SERVES = 1000;
 const spendRow = z.object({ line_item: z.string(), spend: z.coerce.number() });
 const monthRow = spendRow.extend({ month_spend: z.coerce.number() });
 const daySpendRow = spendRow.extend({ spend_day: z.string() });
+const countedRow = z.object({ serve_id: z.string(), type: z.string(), first_ms: z.coerce.number(), counted_by: z.array(z.string()) });
 
 /** How much of a day's budget even pacing lets a line item have spent by `nowMs`: see dailyAllowanceShare. */
 const EVEN_PACING_LEAD_MS = 3_600_000;
@@ -200,7 +203,7 @@ export class SpendPacing {
     const day = utcDay(event.event_time);
     if (!written) {
       const unsettledServeId = event.type === 'conversion' || event.serve_id === '' ? undefined : event.serve_id;
-      const spend = { seq, day, nanos: event.cost_nanos, type: event.type, unsettledServeId };
+      const spend = { seq, day, nanos: event.cost_nanos, type: event.type, eventId: event.event_id, unsettledServeId };
       const list = this.unflushed.get(event.line_item_id);
       if (list === undefined) this.unflushed.set(event.line_item_id, [spend]);
       else list.push(spend);
@@ -352,14 +355,17 @@ export class SpendPacing {
    * written `duplicate`, unbilled: its write's check (billedOnce.ts) finds the same counted row, and
    * a serve has one counted event of a type. Until then it counted as billable spend, and real
    * events judged meanwhile were stored over a ceiling (try42 F1: after a restart, 50 of 60 billable
-   * impressions billed). Read between the pipeline's writes, as billedSpend: every unwritten entry looked
-   * up is not in ClickHouse, so a counted row of its serve is another event's. `serveIds`: more
-   * serves to ask about (the judged event's own). Answers what ClickHouse holds of every serve asked
-   * about that it has a row of; each checked entry is settled (not asked about again).
+   * impressions billed). Read between the pipeline's writes, as billedSpend. A counted row is a
+   * repeat's only under another event id, as the write's check has it: an entry a crashed run left
+   * spooled can be in ClickHouse already under its own id (a segment it took just before the crash,
+   * eventPipeline.ts), and is then not taken out (rev43 R5: its replay completes what the crash left
+   * unwritten, the spend rollups maybe). `serveIds`: more serves to ask about (the judged event's
+   * own). Answers what ClickHouse counted of every serve asked about that it has a counted row of;
+   * each checked entry is settled (not asked about again).
    */
   async settleRepeats(lineItemId: string, campaignId: string, serveIds: string[]): Promise<Map<string, ServeHistory>> {
     const today = Math.max(this.day, utcDay(Date.now()));
-    const { writtenThroughSeq, askedThroughSeq, histories, written } = await this.events.readBetweenWrites(async (unwritten) => {
+    const { writtenThroughSeq, askedThroughSeq, counted, written } = await this.events.readBetweenWrites(async (unwritten) => {
       // Before any await: `unwritten` is of the events recorded by now.
       const writtenThroughSeq = this.acceptedSeq - unwritten;
       const askedThroughSeq = this.acceptedSeq;
@@ -368,19 +374,29 @@ export class SpendPacing {
         if (spend.seq > writtenThroughSeq && spend.unsettledServeId !== undefined) asked.add(spend.unsettledServeId);
       }
       const ids = [...asked];
-      const histories = new Map<string, ServeHistory>();
-      for (let from = 0; from < ids.length; from += SETTLE_BATCH_SERVES) {
-        for (const [id, history] of await findServeHistories(this.ch, ids.slice(from, from + SETTLE_BATCH_SERVES))) histories.set(id, history);
-      }
+      const counted: z.infer<typeof countedRow>[] = [];
+      for (let from = 0; from < ids.length; from += SETTLE_BATCH_SERVES) counted.push(...(await this.countedEvents(ids.slice(from, from + SETTLE_BATCH_SERVES))));
       const written = await this.writtenSpend(new Map([[lineItemId, campaignId]]), firstDayOfMonth(today));
-      return { writtenThroughSeq, askedThroughSeq, histories, written: written.get(lineItemId)! };
+      return { writtenThroughSeq, askedThroughSeq, counted, written: written.get(lineItemId)! };
     });
     // Nothing awaits from here on: no event is recorded half-way through.
+    const histories = new Map<string, ServeHistory>();
+    const countedBy = new Map<string, string[]>();
+    for (const row of counted) {
+      const history = histories.get(row.serve_id) ?? { ...NO_HISTORY };
+      if (row.type === 'click') history.clickCounted = true;
+      else {
+        history.impressionAt = row.first_ms;
+        history.impressionCounted = true;
+      }
+      histories.set(row.serve_id, history);
+      countedBy.set(`${row.serve_id} ${row.type}`, row.counted_by);
+    }
     const spend = spendOfDay(written, today);
     for (const unwritten of this.unflushed.get(lineItemId) ?? []) {
       if (unwritten.seq > writtenThroughSeq && unwritten.unsettledServeId !== undefined) {
-        const history = histories.get(unwritten.unsettledServeId);
-        if (history !== undefined && (unwritten.type === 'impression' ? history.impressionCounted : history.clickCounted)) unwritten.nanos = 0;
+        const by = countedBy.get(`${unwritten.unsettledServeId} ${unwritten.type}`);
+        if (by?.some((eventId) => eventId !== unwritten.eventId)) unwritten.nanos = 0;
       }
       // One recorded while the read ran and not asked about is checked by the next judgement over a ceiling.
       if (unwritten.seq <= askedThroughSeq) this.settled(lineItemId, unwritten);
@@ -397,6 +413,25 @@ export class SpendPacing {
       counter.lifetimeNanos = spend.lifetimeNanos;
     }
     return histories;
+  }
+
+  /** The UTC day the counters' `nanos` is of (their month, `monthNanos`'s): a judgement after an await may find them moved on (BillingCeiling). */
+  countersDay(): number {
+    return this.day;
+  }
+
+  /** The counted impressions and clicks ClickHouse holds of serves, by serve and type, with their event ids and the first one's time (clickhouse/0006: one primary-key range per serve). */
+  private async countedEvents(serveIds: string[]): Promise<z.infer<typeof countedRow>[]> {
+    const result = await this.ch.client.query({
+      query: `SELECT serve_id, toString(type) AS type, toInt64(toUnixTimestamp64Milli(min(event_time))) AS first_ms,
+                     groupArray(toString(event_id)) AS counted_by
+              FROM serve_events_v1
+              WHERE serve_id IN {serve_ids:Array(String)} AND counted = 1 AND type IN ('impression', 'click')
+              GROUP BY serve_id, type`,
+      query_params: { serve_ids: serveIds },
+      format: 'JSONEachRow',
+    });
+    return (await result.json()).map((row) => countedRow.parse(row));
   }
 
   /** An entry checked for repeats, or written: settleRepeats does not ask about it again. */

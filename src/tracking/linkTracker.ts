@@ -52,13 +52,17 @@ export interface LinkTrackerDeps {
  *
  * The serve's history is this process's ledger; a click whose serve it does not know asks ClickHouse
  * (batched). What another instance or an earlier run billed is settled when the event is written
- * (billedOnce.ts), so the pixel never waits on a query.
+ * (billedOnce.ts), so the pixel does not wait on a query, but for one judged over a spend ceiling
+ * while its line item's unwritten spend is unchecked for repeats of such serves: it waits for that
+ * check, SERVE_LOOKUP_TIMEOUT_MS at most (billingCeiling.ts settleRepeats).
  */
 export function createLinkTracker({ events, ledger, history, ceiling, log, fetchMetadataExpected, impressionVelocity, placementBlocks }: LinkTrackerDeps) {
   /**
-   * Never queries anything: the pixel's hot path is the token check, two lookups in memory and one
-   * spool write. `settled()` once the event is in the spool, `settled(error)` when it could not be
-   * kept (503); throws that error at once when the buffer is full.
+   * The pixel's hot path is the token check, two lookups in memory and one spool write; one judged
+   * over a spend ceiling may first wait for its line item's check of repeats (judgedAgain), one
+   * query for every such pixel of the line item at once, SERVE_LOOKUP_TIMEOUT_MS at most.
+   * `settled()` once the event is in the spool, `settled(error)` when it could not be kept (503);
+   * throws that error at once when the buffer is full.
    */
   function trackImpression(token: ReadToken, request: LinkRequest, nowMs: number, settled: (error?: unknown) => void): void {
     const { claims } = token;
@@ -76,7 +80,7 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
     // Over a ceiling, maybe only by repeats of serves an earlier run or another instance counted:
     // judged again once they are taken out of the spend (billingCeiling.ts settleRepeats). Rare: the
     // usual pixel goes straight on.
-    const check = event.unbilled === '' ? undefined : ceiling.settleRepeats(event, claims.s);
+    const check = event.unbilled === '' ? undefined : ceiling.settleRepeats(event, nowMs);
     if (check === undefined) return store(event, ivt === '', settled);
     void judgedAgain(event, cost, nowMs, check, SETTLE_ROUNDS, settled);
   }
@@ -85,28 +89,29 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
    * Judges an impression again once `check` settled its line item's repeats (ClickHouse's answer
    * recorded in the ledger), and stores it in the same step, so that the next impression judged
    * sees it held: a duplicate when its own serve's impression was counted (by that answer or by a
-   * pixel stored meanwhile), else judged against the spend without the repeats. Still over a
-   * ceiling while more unchecked spend came in during the check (a burst's later turns), it checks
-   * again, `rounds` times at most.
+   * pixel stored meanwhile), else judged against the spend without the repeats (BillingCeiling.judgeAgain).
+   * Still over a ceiling while more unchecked spend came in during the check (a burst's later
+   * turns), it checks again, `rounds` times at most, all within the one wait settleRepeats allows
+   * from `nowMs`. When the check could not answer (undefined), the first verdict stands: stored over
+   * the ceiling, unbilled.
    */
   async function judgedAgain(
     event: TrackedEvent,
     cost: number,
     nowMs: number,
-    check: Promise<Map<string, ServeHistory>>,
+    check: Promise<Map<string, ServeHistory> | undefined>,
     rounds: number,
     settled: (error?: unknown) => void,
   ): Promise<void> {
     const histories = await check;
-    for (const [serveId, history] of histories) if (history.impressionCounted || history.clickCounted) ledger.record(serveId, history);
-    event.unbilled = '';
+    for (const [serveId, history] of histories ?? []) if (history.impressionCounted || history.clickCounted) ledger.record(serveId, history);
     if (ledger.impressionCounted(event.serve_id)) {
       event.ivt = 'duplicate';
+      event.unbilled = '';
       event.cost_nanos = 0;
-    } else {
-      event.cost_nanos = cost;
-      ceiling.judge(event, nowMs);
-      const again = rounds > 1 && event.unbilled !== '' ? ceiling.settleRepeats(event, event.serve_id) : undefined;
+    } else if (histories !== undefined) {
+      ceiling.judgeAgain(event, cost, nowMs);
+      const again = rounds > 1 && event.unbilled !== '' ? ceiling.settleRepeats(event, nowMs) : undefined;
       if (again !== undefined) return judgedAgain(event, cost, nowMs, again, rounds - 1, settled);
     }
     try {

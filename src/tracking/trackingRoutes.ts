@@ -38,6 +38,7 @@ export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): P
     {
       hasUnsettledSpend: (lineItemId) => indexedDestinations.hasUnsettledSpend(lineItemId),
       settleRepeats: (lineItemId, campaignId, serveIds) => indexedDestinations.settleRepeats(lineItemId, campaignId, serveIds),
+      countersDay: () => indexedDestinations.countersDay(),
       timeoutMs: config.SERVE_LOOKUP_TIMEOUT_MS,
     },
   );
