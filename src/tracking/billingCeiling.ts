@@ -171,15 +171,16 @@ export class BillingCeiling {
     if (check === undefined) {
       // This turn's events held here are as unchecked as those recorded: it takes either.
       if (!this.heldSpend.has(lineItemId) && !this.repeats.hasUnsettledSpend(lineItemId)) return undefined;
-      check = this.startCheck(lineItemId, event.campaign_id, event.serve_id, untilMs - nowMs);
+      check = this.startCheck(lineItemId, event.campaign_id, event.serve_id);
     }
     if (!check.pending) return undefined;
-    // A later round's check (judgedAgain) answers past this event's own time: it waits for the rest of it only.
+    // A check that may answer past this event's own time (a later round's, judgedAgain): it waits for the rest of its time only.
     return check.untilMs <= untilMs ? check.answer : withTimeout(check.answer, untilMs - nowMs).catch(() => undefined);
   }
 
-  /** Starts a check of a line item's unwritten spend for repeats (settleRepeats), answered within `timeoutMs`. */
-  private startCheck(lineItemId: string, campaignId: string, serveId: string, timeoutMs: number): RepeatCheck {
+  /** Starts a check of a line item's unwritten spend for repeats (settleRepeats), answered within timeoutMs. */
+  private startCheck(lineItemId: string, campaignId: string, serveId: string): RepeatCheck {
+    const { timeoutMs } = this.repeats;
     // After the turn's spool write (EventPipeline.acceptInTurn, queued before), which records its
     // held events in the unwritten spend, so that the check takes them too.
     const query = new Promise<void>((resolve) => setImmediate(resolve)).then(
