@@ -213,13 +213,14 @@ export class BillingCeiling {
    * settleRepeats answered. Keeps the first verdict when the counters moved past the event's UTC
    * day meanwhile (a check that straddled midnight, the counters rolled by a serve): their spend is
    * of the new day then, and the event's own day's ceiling cannot be judged by them (rev43 R1: such a
-   * pixel was billed past its day's 2x).
+   * pixel was billed past its day's 2x). Whether it was judged again.
    */
-  judgeAgain(event: TrackedEvent, cost: number, nowMs: number): void {
-    if (utcDay(event.event_time) !== this.countersDayAt(nowMs)) return;
+  judgeAgain(event: TrackedEvent, cost: number, nowMs: number): boolean {
+    if (utcDay(event.event_time) !== this.countersDayAt(nowMs)) return false;
     event.unbilled = '';
     event.cost_nanos = cost;
     this.judge(event, nowMs);
+    return true;
   }
 
   /** The UTC day the counters are of once rolled to `nowMs`: its own, or a later one a judgement or serve since moved them to. */

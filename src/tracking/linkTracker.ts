@@ -92,8 +92,8 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
    * pixel stored meanwhile), else judged against the spend without the repeats (BillingCeiling.judgeAgain).
    * Still over a ceiling while more unchecked spend came in during the check (a burst's later
    * turns), it checks again, `rounds` times at most, all within the one wait settleRepeats allows
-   * from `nowMs`. When the check could not answer (undefined), the first verdict stands: stored over
-   * the ceiling, unbilled.
+   * from `nowMs`. When the check could not answer (undefined), or the counters moved to the next UTC
+   * day meanwhile, the first verdict stands: stored over the ceiling, unbilled.
    */
   async function judgedAgain(
     event: TrackedEvent,
@@ -109,8 +109,7 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
       event.ivt = 'duplicate';
       event.unbilled = '';
       event.cost_nanos = 0;
-    } else if (histories !== undefined) {
-      ceiling.judgeAgain(event, cost, nowMs);
+    } else if (histories !== undefined && ceiling.judgeAgain(event, cost, nowMs)) {
       const again = rounds > 1 && event.unbilled !== '' ? ceiling.settleRepeats(event, nowMs) : undefined;
       if (again !== undefined) return judgedAgain(event, cost, nowMs, again, rounds - 1, settled);
     }

@@ -686,7 +686,7 @@ describe('pacing: the check of repeats a judgement over a spend ceiling waits fo
     // ClickHouse counted none of the serves: nothing to take out, the day's ceiling is still reached.
     expect(await ceiling.settleRepeats(pixel, Date.now())).toEqual(new Map());
     expect(pacing.countersDay()).toBe(Math.floor(Date.now() / 86_400_000));
-    ceiling.judgeAgain(pixel, USD, arrival);
+    expect(ceiling.judgeAgain(pixel, USD, arrival)).toBe(false);
     expect(pixel).toMatchObject({ unbilled: 'over_daily_budget', cost_nanos: 0 });
   });
 
