@@ -1,7 +1,9 @@
 import { creativesOf, type AdIndex, type BilledLineItem, type LineItemEntry } from './adIndex.js';
-import type { BilledSpend } from './spendPacing.js';
+import type { BilledSpend, SpendPacing } from './spendPacing.js';
+import type { ServeHistory } from '../tracking/serveHistory.js';
 
 type BilledSpendOf = (lineItems: ReadonlyMap<string, string>, fromDay?: number) => Promise<Map<string, BilledSpend>>;
+type RepeatSettler = Pick<SpendPacing, 'hasUnsettledSpend' | 'settleRepeats' | 'countersDay'>;
 
 /**
  * The current serving index's line items by id, for tracking: the click destinations of their
@@ -28,6 +30,8 @@ export class IndexedDestinations {
   private rollCounters: (nowMs: number) => void = () => {};
   /** Reads line items' billed spend by day and in all (set by serving: readSpendWith). */
   private readSpend: BilledSpendOf | undefined;
+  /** Checks a line item's unwritten spend for repeats of serves ClickHouse counted (set by serving: settleRepeatsWith). */
+  private repeats: RepeatSettler | undefined;
 
   constructor(private readonly retiredForMs: number) {}
 
@@ -87,6 +91,30 @@ export class IndexedDestinations {
    */
   billedSpend(lineItems: ReadonlyMap<string, string>, fromDay?: number): Promise<Map<string, BilledSpend>> | undefined {
     return this.readSpend?.(lineItems, fromDay);
+  }
+
+  /** Serving's SpendPacing, for hasUnsettledSpend, settleRepeats and countersDay. */
+  settleRepeatsWith(repeats: RepeatSettler): void {
+    this.repeats = repeats;
+  }
+
+  /** Whether some of a line item's unwritten spend is of impressions or clicks not yet checked for repeats (SpendPacing.hasUnsettledSpend). */
+  hasUnsettledSpend(lineItemId: string): boolean {
+    return this.repeats?.hasUnsettledSpend(lineItemId) ?? false;
+  }
+
+  /**
+   * Takes the repeats of serves ClickHouse counted out of a line item's unwritten spend, which the
+   * billing ceilings judge by, and answers what ClickHouse holds of the serves asked about
+   * (SpendPacing.settleRepeats); undefined before serving set the settler.
+   */
+  settleRepeats(lineItemId: string, campaignId: string, serveIds: string[]): Promise<Map<string, ServeHistory>> | undefined {
+    return this.repeats?.settleRepeats(lineItemId, campaignId, serveIds);
+  }
+
+  /** The UTC day the spend counters are of (SpendPacing.countersDay); -Infinity before serving set the settler. */
+  countersDay(): number {
+    return this.repeats?.countersDay() ?? Number.NEGATIVE_INFINITY;
   }
 
   /** Serving's SpendPacing.roll and FrequencyCounts.roll, for billedLineItem and indexed. */

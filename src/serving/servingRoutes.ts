@@ -75,6 +75,7 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
   };
   indexedDestinations.rollCountersWith(rollCounters);
   indexedDestinations.readSpendWith((lineItems, fromDay) => pacing.billedSpend(lineItems, fromDay));
+  indexedDestinations.settleRepeatsWith(pacing);
 
   // Begun now, to go on while the catalog is read: the snapshot's read on the thread pool (begun by
   // server.ts once the stores opened, when started as a service), the stats' query in ClickHouse, the

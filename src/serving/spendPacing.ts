@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { CountedEvent } from '../tracking/trackedEvent.js';
+import { NO_HISTORY, type ServeHistory } from '../tracking/serveHistory.js';
 import type { EventPipeline } from '../tracking/eventPipeline.js';
 import { MS_PER_DAY, firstDayOfMonth, utcDay, utcDate, utcMonthOfDay } from '../utcDays.js';
 import { billedEvent, type PriceModel } from '../money/priceModels.js';
@@ -64,11 +65,24 @@ interface UnflushedSpend {
   seq: number;
   day: number;
   nanos: number;
+  type: CountedEvent['type'];
+  /** Its own event id: settleRepeats takes a counted row of its serve under this id for itself (a crash's segment ClickHouse took), not a repeat. */
+  eventId: string;
+  /**
+   * The serve of an impression or click not yet checked against ClickHouse (settleRepeats): it may
+   * repeat a serve an earlier run or another instance counted, and be written `duplicate`, unbilled.
+   * Undefined once checked, and for a conversion.
+   */
+  unsettledServeId: string | undefined;
 }
+
+/** Most serve ids in one query of settleRepeats (as ServeHistoryLookup's batches). */
+const SETTLE_BATCH_SERVES = 1000;
 
 const spendRow = z.object({ line_item: z.string(), spend: z.coerce.number() });
 const monthRow = spendRow.extend({ month_spend: z.coerce.number() });
 const daySpendRow = spendRow.extend({ spend_day: z.string() });
+const countedRow = z.object({ serve_id: z.string(), type: z.string(), first_ms: z.coerce.number(), counted_by: z.array(z.string()) });
 
 /** How much of a day's budget even pacing lets a line item have spent by `nowMs`: see dailyAllowanceShare. */
 const EVEN_PACING_LEAD_MS = 3_600_000;
@@ -112,6 +126,8 @@ export class SpendPacing {
    * ClickHouse outage holds an entry per billed impression: rev42 R12).
    */
   private readonly unflushed = new Map<string, UnflushedSpend[]>();
+  /** How many of each line item's unflushed entries have an unsettledServeId: one lookup per pixel judged over a ceiling. */
+  private readonly unsettled = new Map<string, number>();
   private acceptedSeq = 0;
   /** The UTC day today's counters hold: set by the first sync, roll or recorded event, never moved back (see sync). */
   private day = Number.NEGATIVE_INFINITY;
@@ -186,10 +202,12 @@ export class SpendPacing {
     if (event.ivt !== '' || event.cost_nanos <= 0) return;
     const day = utcDay(event.event_time);
     if (!written) {
+      const unsettledServeId = event.type === 'conversion' || event.serve_id === '' ? undefined : event.serve_id;
+      const spend = { seq, day, nanos: event.cost_nanos, type: event.type, eventId: event.event_id, unsettledServeId };
       const list = this.unflushed.get(event.line_item_id);
-      const spend = { seq, day, nanos: event.cost_nanos };
       if (list === undefined) this.unflushed.set(event.line_item_id, [spend]);
       else list.push(spend);
+      if (unsettledServeId !== undefined) this.unsettled.set(event.line_item_id, (this.unsettled.get(event.line_item_id) ?? 0) + 1);
     }
     // The first event of a new UTC day starts the day's spend at once, not at the next sync: else
     // until a sync succeeds (ClickHouse down over midnight, for one) no event of the new day would
@@ -271,6 +289,8 @@ export class SpendPacing {
     const localLifetime = new Map<string, number>();
     for (const [lineItemId, list] of this.unflushed) {
       const unwritten = list.findIndex((spend) => spend.seq > writtenThroughSeq);
+      // Written: what ClickHouse made of them, billed or duplicate, is in the figures just read.
+      for (let i = 0; i < (unwritten < 0 ? list.length : unwritten); i++) this.settled(lineItemId, list[i]!);
       if (unwritten < 0) {
         this.unflushed.delete(lineItemId);
         continue;
@@ -305,33 +325,11 @@ export class SpendPacing {
    */
   async billedSpend(lineItems: ReadonlyMap<string, string>, fromDay = 0): Promise<Map<string, BilledSpend>> {
     const ids = [...lineItems.keys()];
-    const { writtenThroughSeq, rows } = await this.events.readBetweenWrites(async (unwritten) => {
+    const { writtenThroughSeq, spend } = await this.events.readBetweenWrites(async (unwritten) => {
       // Before any await: `unwritten` is of the events recorded by now.
       const writtenThroughSeq = this.acceptedSeq - unwritten;
-      const result = await this.ch.client.query({
-        // campaign_id leads daily_stats_v1's key, line_item_id is line_item_spend_v1's. A lifetime row has
-        // spend_day ''. Aliases differ from the column names: ClickHouse would otherwise read the alias in WHERE.
-        query: `SELECT toString(line_item_id) AS line_item, toString(day) AS spend_day, toString(sum(spend_nanos)) AS spend
-                FROM daily_stats_v1
-                WHERE campaign_id IN {campaigns:Array(UUID)} AND line_item_id IN {line_items:Array(UUID)} AND day >= {from:Date}
-                GROUP BY line_item_id, day HAVING sum(spend_nanos) != 0
-                UNION ALL
-                SELECT toString(line_item_id), '', toString(sum(spend_nanos))
-                FROM line_item_spend_v1 WHERE line_item_id IN {line_items:Array(UUID)}
-                GROUP BY line_item_id`,
-        query_params: { campaigns: [...new Set(lineItems.values())], line_items: ids, from: utcDate(fromDay * MS_PER_DAY) },
-        format: 'JSONEachRow',
-      });
-      return { writtenThroughSeq, rows: await result.json() };
+      return { writtenThroughSeq, spend: await this.writtenSpend(lineItems, fromDay) };
     });
-    const spend = new Map<string, BilledSpend>(ids.map((id) => [id, { days: new Map(), lifetimeNanos: 0 }]));
-    for (const raw of rows) {
-      const row = daySpendRow.parse(raw);
-      const billed = spend.get(row.line_item);
-      if (billed === undefined) continue;
-      if (row.spend_day === '') billed.lifetimeNanos += row.spend;
-      else addTo(billed.days, Date.parse(`${row.spend_day}T00:00:00Z`) / MS_PER_DAY, row.spend);
-    }
     for (const [id, billed] of spend) {
       const list = this.unflushed.get(id) ?? [];
       // From the newest back to the first ClickHouse had when it was read.
@@ -340,6 +338,135 @@ export class SpendPacing {
         billed.lifetimeNanos += unwritten.nanos;
         if (unwritten.day >= fromDay) addTo(billed.days, unwritten.day, unwritten.nanos);
       }
+    }
+    return spend;
+  }
+
+  /** Whether some of the line item's unwritten spend is of impressions or clicks not yet checked for repeats (settleRepeats). */
+  hasUnsettledSpend(lineItemId: string): boolean {
+    return this.unsettled.has(lineItemId);
+  }
+
+  /**
+   * Takes out of a line item's unwritten spend the impressions and clicks that repeat a serve
+   * ClickHouse already holds a counted one of (an earlier run or another instance counted it: the
+   * process's ledger did not know the serve), and re-reads its spend: for a billing judgement that
+   * found the line item over a ceiling (BillingCeiling.settleRepeats). Such a repeat is certain to be
+   * written `duplicate`, unbilled: its write's check (billedOnce.ts) finds the same counted row, and
+   * a serve has one counted event of a type. Until then it counted as billable spend, and real
+   * events judged meanwhile were stored over a ceiling (try42 F1: after a restart, 50 of 60 billable
+   * impressions billed). Read between the pipeline's writes, as billedSpend. A counted row is a
+   * repeat's only under another event id, as the write's check has it: an entry a crashed run left
+   * spooled can be in ClickHouse already under its own id (a segment it took just before the crash,
+   * eventPipeline.ts), and is then not taken out (rev43 R5: its replay completes what the crash left
+   * unwritten, the spend rollups maybe). `serveIds`: more serves to ask about (the judged event's
+   * own). Answers what ClickHouse counted of every serve asked about that it has a counted row of;
+   * each checked entry is settled (not asked about again).
+   */
+  async settleRepeats(lineItemId: string, campaignId: string, serveIds: string[]): Promise<Map<string, ServeHistory>> {
+    const today = Math.max(this.day, utcDay(Date.now()));
+    const { writtenThroughSeq, askedThroughSeq, counted, written } = await this.events.readBetweenWrites(async (unwritten) => {
+      // Before any await: `unwritten` is of the events recorded by now.
+      const writtenThroughSeq = this.acceptedSeq - unwritten;
+      const askedThroughSeq = this.acceptedSeq;
+      const asked = new Set(serveIds);
+      for (const spend of this.unflushed.get(lineItemId) ?? []) {
+        if (spend.seq > writtenThroughSeq && spend.unsettledServeId !== undefined) asked.add(spend.unsettledServeId);
+      }
+      const ids = [...asked];
+      const counted: z.infer<typeof countedRow>[] = [];
+      for (let from = 0; from < ids.length; from += SETTLE_BATCH_SERVES) counted.push(...(await this.countedEvents(ids.slice(from, from + SETTLE_BATCH_SERVES))));
+      const written = await this.writtenSpend(new Map([[lineItemId, campaignId]]), firstDayOfMonth(today));
+      return { writtenThroughSeq, askedThroughSeq, counted, written: written.get(lineItemId)! };
+    });
+    // Nothing awaits from here on: no event is recorded half-way through.
+    const histories = new Map<string, ServeHistory>();
+    const countedBy = new Map<string, string[]>();
+    for (const row of counted) {
+      const history = histories.get(row.serve_id) ?? { ...NO_HISTORY };
+      if (row.type === 'click') history.clickCounted = true;
+      else {
+        history.impressionAt = row.first_ms;
+        history.impressionCounted = true;
+      }
+      histories.set(row.serve_id, history);
+      countedBy.set(`${row.serve_id} ${row.type}`, row.counted_by);
+    }
+    const spend = spendOfDay(written, today);
+    for (const unwritten of this.unflushed.get(lineItemId) ?? []) {
+      if (unwritten.seq > writtenThroughSeq && unwritten.unsettledServeId !== undefined) {
+        const by = countedBy.get(`${unwritten.unsettledServeId} ${unwritten.type}`);
+        if (by?.some((eventId) => eventId !== unwritten.eventId)) unwritten.nanos = 0;
+      }
+      // One recorded while the read ran and not asked about is checked by the next judgement over a ceiling.
+      if (unwritten.seq <= askedThroughSeq) this.settled(lineItemId, unwritten);
+      if (unwritten.seq <= writtenThroughSeq) continue;
+      spend.lifetimeNanos += unwritten.nanos;
+      if (unwritten.day === today) spend.nanos += unwritten.nanos;
+      if (utcMonthOfDay(unwritten.day) === utcMonthOfDay(today)) spend.monthNanos += unwritten.nanos;
+    }
+    const counter = this.counters.get(lineItemId);
+    // As sync: a day that began while the read ran keeps what it counted since.
+    if (counter !== undefined && this.day === today) {
+      counter.nanos = spend.nanos;
+      counter.monthNanos = spend.monthNanos;
+      counter.lifetimeNanos = spend.lifetimeNanos;
+    }
+    return histories;
+  }
+
+  /** The UTC day the counters' `nanos` is of (their month, `monthNanos`'s): a judgement after an await may find them moved on (BillingCeiling). */
+  countersDay(): number {
+    return this.day;
+  }
+
+  /** The counted impressions and clicks ClickHouse holds of serves, by serve and type, with their event ids and the first one's time (clickhouse/0006: one primary-key range per serve). */
+  private async countedEvents(serveIds: string[]): Promise<z.infer<typeof countedRow>[]> {
+    const result = await this.ch.client.query({
+      query: `SELECT serve_id, toString(type) AS type, toInt64(toUnixTimestamp64Milli(min(event_time))) AS first_ms,
+                     groupArray(toString(event_id)) AS counted_by
+              FROM serve_events_v1
+              WHERE serve_id IN {serve_ids:Array(String)} AND counted = 1 AND type IN ('impression', 'click')
+              GROUP BY serve_id, type`,
+      query_params: { serve_ids: serveIds },
+      format: 'JSONEachRow',
+    });
+    return (await result.json()).map((row) => countedRow.parse(row));
+  }
+
+  /** An entry checked for repeats, or written: settleRepeats does not ask about it again. */
+  private settled(lineItemId: string, spend: UnflushedSpend): void {
+    if (spend.unsettledServeId === undefined) return;
+    spend.unsettledServeId = undefined;
+    const left = this.unsettled.get(lineItemId)! - 1;
+    if (left > 0) this.unsettled.set(lineItemId, left);
+    else this.unsettled.delete(lineItemId);
+  }
+
+  /** Line items' (id to campaign id) billed spend by UTC day from `fromDay` on and in all, as ClickHouse has it (billedSpend adds the unwritten). */
+  private async writtenSpend(lineItems: ReadonlyMap<string, string>, fromDay: number): Promise<Map<string, BilledSpend>> {
+    const ids = [...lineItems.keys()];
+    const result = await this.ch.client.query({
+      // campaign_id leads daily_stats_v1's key, line_item_id is line_item_spend_v1's. A lifetime row has
+      // spend_day ''. Aliases differ from the column names: ClickHouse would otherwise read the alias in WHERE.
+      query: `SELECT toString(line_item_id) AS line_item, toString(day) AS spend_day, toString(sum(spend_nanos)) AS spend
+              FROM daily_stats_v1
+              WHERE campaign_id IN {campaigns:Array(UUID)} AND line_item_id IN {line_items:Array(UUID)} AND day >= {from:Date}
+              GROUP BY line_item_id, day HAVING sum(spend_nanos) != 0
+              UNION ALL
+              SELECT toString(line_item_id), '', toString(sum(spend_nanos))
+              FROM line_item_spend_v1 WHERE line_item_id IN {line_items:Array(UUID)}
+              GROUP BY line_item_id`,
+      query_params: { campaigns: [...new Set(lineItems.values())], line_items: ids, from: utcDate(fromDay * MS_PER_DAY) },
+      format: 'JSONEachRow',
+    });
+    const spend = new Map<string, BilledSpend>(ids.map((id) => [id, { days: new Map(), lifetimeNanos: 0 }]));
+    for (const raw of await result.json()) {
+      const row = daySpendRow.parse(raw);
+      const billed = spend.get(row.line_item);
+      if (billed === undefined) continue;
+      if (row.spend_day === '') billed.lifetimeNanos += row.spend;
+      else addTo(billed.days, Date.parse(`${row.spend_day}T00:00:00Z`) / MS_PER_DAY, row.spend);
     }
     return spend;
   }

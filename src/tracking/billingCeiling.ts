@@ -3,9 +3,40 @@ import { spendOfDay, type BilledSpend } from '../serving/spendPacing.js';
 import type { UserCounts } from '../serving/frequencyCounts.js';
 import { billingCeilingPassed, NOTHING_HELD, type EventPeriod, type HeldSpend } from '../money/billingCeilingRule.js';
 import { firstDayOfMonth, utcDay, utcMonthOfDay } from '../utcDays.js';
+import type { ServeHistory } from './serveHistory.js';
 import type { TrackedEvent } from './trackedEvent.js';
 import type { UnbilledReason } from './unbilledReasons.js';
 import { ApiError } from '../http/errors.js';
+
+/** Checks a line item's unwritten spend for repeats of serves ClickHouse counted, and tells the counters' day (IndexedDestinations, from SpendPacing). */
+export interface RepeatSettling {
+  hasUnsettledSpend(lineItemId: string): boolean;
+  settleRepeats(lineItemId: string, campaignId: string, serveIds: string[]): Promise<Map<string, ServeHistory>> | undefined;
+  /**
+   * The UTC day the spend counters are of (SpendPacing.countersDay), -Infinity when unknown: a
+   * judgement after an await (a repeats check, a conversion's lookups) may find them past its
+   * event's day, moved on by a serve or a judgement at midnight.
+   */
+  countersDay(): number;
+  /** How long a judgement waits for the check, in all, before it stands as it is (SERVE_LOOKUP_TIMEOUT_MS); as long, no new check after one failed. */
+  timeoutMs: number;
+}
+
+const NO_REPEAT_SETTLING: RepeatSettling = { hasUnsettledSpend: () => false, settleRepeats: () => undefined, countersDay: () => Number.NEGATIVE_INFINITY, timeoutMs: 0 };
+
+/** A line item's last check of its unwritten spend for repeats (BillingCeiling.settleRepeats). */
+interface RepeatCheck {
+  /** What ClickHouse counted of the serves asked about; undefined when the check failed or did not answer by `untilMs`. */
+  answer: Promise<Map<string, ServeHistory> | undefined>;
+  untilMs: number;
+  /** Until its answer: judgements over a ceiling wait for it. */
+  pending: boolean;
+  /** After an answer of undefined, no new check before this: Infinity while its query still runs (queued behind a write), then timeoutMs after it failed. */
+  retryAtMs: number;
+}
+
+/** The ceilings of spend, which repeats counted in the unwritten spend can wrongly pass (settleRepeats). */
+const SPEND_CEILINGS: ReadonlySet<string> = new Set<UnbilledReason>(['over_daily_budget', 'over_monthly_budget', 'over_lifetime_budget']);
 
 /** What hold() held, for release(). */
 const HELD_SPEND = 1;
@@ -52,6 +83,13 @@ export class BillingCeiling {
   private readonly lateTurns = new Map<string, { last: Promise<void>; waiting: number }>();
 
   /**
+   * Each line item's check of its unwritten spend for repeats under way (settleRepeats), whose answer
+   * the judgements over a ceiling meanwhile wait for, or its last one that failed or timed out, while
+   * no new one is started: a line item with a check answered is not kept.
+   */
+  private readonly checks = new Map<string, RepeatCheck>();
+
+  /**
    * `lineItemOf` given a judgement's `nowMs` moves the counters to its UTC day, month and cap windows
    * first (IndexedDestinations.billedLineItem); `billedSpend` reads line items' billed spend by UTC
    * day from `fromDay` on and in all (IndexedDestinations.billedSpend, the reader imports judge by
@@ -60,6 +98,7 @@ export class BillingCeiling {
   constructor(
     private readonly lineItemOf: (lineItemId: string, nowMs?: number) => BilledLineItem | undefined,
     private readonly billedSpend: (lineItems: ReadonlyMap<string, string>, fromDay: number) => Promise<Map<string, BilledSpend>> | undefined,
+    private readonly repeats: RepeatSettling = NO_REPEAT_SETTLING,
   ) {}
 
   /**
@@ -95,6 +134,98 @@ export class BillingCeiling {
       if (queue.waiting === 0 && this.lateTurns.get(lineItemId) === queue) this.lateTurns.delete(lineItemId);
     });
     return turn;
+  }
+
+  /**
+   * For a valid event judge() stored over a spend ceiling while its line item's unwritten spend holds
+   * impressions or clicks not yet checked for repeats: takes out of that spend those that repeat a
+   * serve ClickHouse already counted (an earlier run or another instance counted it, so this
+   * process's ledger took the repeat for billable: it is certain to be written `duplicate`), and
+   * answers what ClickHouse counted of those serves and of the event's own once done. The caller
+   * then judges the event again (judgeAgain). Undefined when there is nothing to check, which is
+   * nearly always: only a judgement over a ceiling asks, and one check settles every unwritten event
+   * of the line item, so past its ceiling (no billable event recorded since) the next ones do not ask
+   * again. Without it, a repeat counted as billable spend until written (about one flush), and real
+   * events judged meanwhile were stored unbilled (try42 F1: after a clean restart, 50 of 60 billable
+   * impressions billed). The line item's judgements over a ceiling during a check wait for the same
+   * one.
+   *
+   * While ClickHouse cannot answer (slow, down) it costs the event at most `timeoutMs` from
+   * `sinceMs` (its arrival), whatever rounds it takes, and the line item one check per timeoutMs:
+   * the answer is undefined when the check failed or did not answer by then, or when the line item's
+   * last check did so less than timeoutMs ago or still runs after its answer timed out (its read
+   * queued behind a write that hangs: rev43 R2). The judgement then stands: an event stored over a
+   * ceiling, never one billed twice or past one. Never rejects.
+   */
+  settleRepeats(event: TrackedEvent, sinceMs: number): Promise<Map<string, ServeHistory> | undefined> | undefined {
+    if (event.ivt !== '' || !SPEND_CEILINGS.has(event.unbilled)) return undefined;
+    const lineItemId = event.line_item_id;
+    const nowMs = Date.now();
+    const untilMs = sinceMs + this.repeats.timeoutMs;
+    if (nowMs >= untilMs) return undefined;
+    let check = this.checks.get(lineItemId);
+    if (check !== undefined && !check.pending && nowMs >= check.retryAtMs) {
+      this.checks.delete(lineItemId);
+      check = undefined;
+    }
+    if (check === undefined) {
+      // This turn's events held here are as unchecked as those recorded: it takes either.
+      if (!this.heldSpend.has(lineItemId) && !this.repeats.hasUnsettledSpend(lineItemId)) return undefined;
+      check = this.startCheck(lineItemId, event.campaign_id, event.serve_id);
+    }
+    if (!check.pending) return undefined;
+    // A check that may answer past this event's own time (a later round's, judgedAgain): it waits for the rest of its time only.
+    return check.untilMs <= untilMs ? check.answer : withTimeout(check.answer, untilMs - nowMs).catch(() => undefined);
+  }
+
+  /** Starts a check of a line item's unwritten spend for repeats (settleRepeats), answered within timeoutMs. */
+  private startCheck(lineItemId: string, campaignId: string, serveId: string): RepeatCheck {
+    const { timeoutMs } = this.repeats;
+    // After the turn's spool write (EventPipeline.acceptInTurn, queued before), which records its
+    // held events in the unwritten spend, so that the check takes them too.
+    const query = new Promise<void>((resolve) => setImmediate(resolve)).then(
+      async () => (await this.repeats.settleRepeats(lineItemId, campaignId, [serveId])) ?? new Map<string, ServeHistory>(),
+    );
+    const answer = withTimeout(query, timeoutMs).catch(() => undefined);
+    const check: RepeatCheck = { answer, untilMs: Date.now() + timeoutMs, pending: true, retryAtMs: 0 };
+    this.checks.set(lineItemId, check);
+    void answer.then((histories) => {
+      check.pending = false;
+      if (histories !== undefined) {
+        if (this.checks.get(lineItemId) === check) this.checks.delete(lineItemId);
+        return;
+      }
+      check.retryAtMs = Number.POSITIVE_INFINITY;
+      void query.then(
+        () => {
+          check.retryAtMs = 0;
+        },
+        () => {
+          check.retryAtMs = Date.now() + this.repeats.timeoutMs;
+        },
+      );
+    });
+    return check;
+  }
+
+  /**
+   * Judges again, at its own `cost`, an event judge() stored over a spend ceiling, once
+   * settleRepeats answered. Keeps the first verdict when the counters moved past the event's UTC
+   * day meanwhile (a check that straddled midnight, the counters rolled by a serve): their spend is
+   * of the new day then, and the event's own day's ceiling cannot be judged by them (rev43 R1: such a
+   * pixel was billed past its day's 2x). Whether it was judged again.
+   */
+  judgeAgain(event: TrackedEvent, cost: number, nowMs: number): boolean {
+    if (utcDay(event.event_time) !== this.countersDayAt(nowMs)) return false;
+    event.unbilled = '';
+    event.cost_nanos = cost;
+    this.judge(event, nowMs);
+    return true;
+  }
+
+  /** The UTC day the counters are of once rolled to `nowMs`: its own, or a later one a judgement or serve since moved them to. */
+  private countersDayAt(nowMs: number): number {
+    return Math.max(utcDay(nowMs), this.repeats.countersDay());
   }
 
   /**
@@ -153,7 +284,10 @@ export class BillingCeiling {
   private readsSpend(event: TrackedEvent, nowMs: number, budgets: { budgetNanos: number; lifetimeBudgetNanos: number } | undefined): boolean {
     if (event.ivt !== '' || event.cost_nanos <= 0) return false;
     const counted = this.lineItemOf(event.line_item_id, nowMs);
-    if (utcDay(event.event_time) === utcDay(nowMs) && counted !== undefined) return false;
+    // The counters' day, not nowMs's: after the awaits of a conversion's step (its click's lookup, the
+    // lock) a serve at midnight may have moved them past the event's day, whose ceiling they then
+    // cannot judge (rev43 R1's kind).
+    if (utcDay(event.event_time) === this.countersDayAt(nowMs) && counted !== undefined) return false;
     return (counted ?? budgets) !== undefined;
   }
 
@@ -265,6 +399,16 @@ function outsideTargetCountry(lineItem: BilledLineItem, event: TrackedEvent): bo
   // nothing, CPA) came from outside the countries (rev41 R2; docs/tracking.md says so).
   if (event.type === 'conversion' || event.country === '' || event.ip_class === 'relay') return false;
   return (include !== null && !include.has(event.country)) || (exclude !== null && exclude.has(event.country));
+}
+
+/** `promise`, or a rejection when it takes longer than `timeoutMs`; the promise itself goes on, and its failure is observed. */
+function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
+  promise.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not settled within ${timeoutMs} ms`)), timeoutMs);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 function periodOf(day: number, today: number): EventPeriod {

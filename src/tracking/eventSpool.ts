@@ -361,7 +361,7 @@ export function spooledRow(line: string): unknown[] | undefined {
 }
 
 const at = (column: (typeof SPOOL_COLUMNS)[number]) => SPOOL_COLUMNS.indexOf(column);
-const COUNTED = { time: at('event_time'), type: at('type'), serve: at('serve_id'), lineItem: at('line_item_id'), cost: at('cost_nanos'), ivt: at('ivt'), user: at('user_key') };
+const COUNTED = { id: at('event_id'), time: at('event_time'), type: at('type'), serve: at('serve_id'), lineItem: at('line_item_id'), cost: at('cost_nanos'), ivt: at('ivt'), user: at('user_key') };
 
 /**
  * Calls `visit` with each event of a segment's lines as the counters read it (CountedEvent), in
@@ -375,6 +375,7 @@ export function forEachSpooledEvent(body: string, visit: (event: CountedEvent) =
     const text = (index: number) => (typeof row[index] === 'string' ? row[index] : '');
     const cost = Number(row[COUNTED.cost] ?? 0);
     visit({
+      event_id: text(COUNTED.id),
       // 'YYYY-MM-DD hh:mm:ss.sss', UTC (spoolLine).
       event_time: Date.parse(`${text(COUNTED.time).replace(' ', 'T')}Z`),
       type: text(COUNTED.type) as CountedEvent['type'],

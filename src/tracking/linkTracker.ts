@@ -11,6 +11,7 @@ import type { ImpressionVelocity } from './impressionVelocity.js';
 import { linkEvent } from './linkEvent.js';
 import type { LinkRequest } from './linkRequest.js';
 import type { PlacementBlocks } from './placementBlocks.js';
+import type { ServeHistory } from './serveHistory.js';
 import type { ServeHistoryLookup } from './serveHistoryLookup.js';
 import type { ServeLedger } from './serveLedger.js';
 import type { TrackedEvent } from './trackedEvent.js';
@@ -51,13 +52,17 @@ export interface LinkTrackerDeps {
  *
  * The serve's history is this process's ledger; a click whose serve it does not know asks ClickHouse
  * (batched). What another instance or an earlier run billed is settled when the event is written
- * (billedOnce.ts), so the pixel never waits on a query.
+ * (billedOnce.ts), so the pixel does not wait on a query, but for one judged over a spend ceiling
+ * while its line item's unwritten spend is unchecked for repeats of such serves: it waits for that
+ * check, SERVE_LOOKUP_TIMEOUT_MS at most (billingCeiling.ts settleRepeats).
  */
 export function createLinkTracker({ events, ledger, history, ceiling, log, fetchMetadataExpected, impressionVelocity, placementBlocks }: LinkTrackerDeps) {
   /**
-   * Never queries anything: the pixel's hot path is the token check, two lookups in memory and one
-   * spool write. `settled()` once the event is in the spool, `settled(error)` when it could not be
-   * kept (503); throws that error at once when the buffer is full.
+   * The pixel's hot path is the token check, two lookups in memory and one spool write; one judged
+   * over a spend ceiling may first wait for its line item's check of repeats (judgedAgain), one
+   * query for every such pixel of the line item at once, SERVE_LOOKUP_TIMEOUT_MS at most.
+   * `settled()` once the event is in the spool, `settled(error)` when it could not be kept (503);
+   * throws that error at once when the buffer is full.
    */
   function trackImpression(token: ReadToken, request: LinkRequest, nowMs: number, settled: (error?: unknown) => void): void {
     const { claims } = token;
@@ -70,7 +75,53 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
     // What a block's clicks of the publisher's placements are judged against: a crowd clicks a few per cent of these.
     if (ivt === '') placementBlocks.impression(request.visitor, claims.u, nowMs);
     const event = linkEvent('impression', claims, request, ivt, randomUUID(), nowMs);
+    const cost = event.cost_nanos;
     ceiling.judge(event, nowMs);
+    // Over a ceiling, maybe only by repeats of serves an earlier run or another instance counted:
+    // judged again once they are taken out of the spend (billingCeiling.ts settleRepeats). Rare: the
+    // usual pixel goes straight on.
+    const check = event.unbilled === '' ? undefined : ceiling.settleRepeats(event, nowMs);
+    if (check === undefined) return store(event, ivt === '', settled);
+    void judgedAgain(event, cost, nowMs, check, SETTLE_ROUNDS, settled);
+  }
+
+  /**
+   * Judges an impression again once `check` settled its line item's repeats (ClickHouse's answer
+   * recorded in the ledger), and stores it in the same step, so that the next impression judged
+   * sees it held: a duplicate when its own serve's impression was counted (by that answer or by a
+   * pixel stored meanwhile), else judged against the spend without the repeats (BillingCeiling.judgeAgain).
+   * Still over a ceiling while more unchecked spend came in during the check (a burst's later
+   * turns), it checks again, `rounds` times at most, all within the one wait settleRepeats allows
+   * from `nowMs`. When the check could not answer (undefined), or the counters moved to the next UTC
+   * day meanwhile, the first verdict stands: stored over the ceiling, unbilled.
+   */
+  async function judgedAgain(
+    event: TrackedEvent,
+    cost: number,
+    nowMs: number,
+    check: Promise<Map<string, ServeHistory> | undefined>,
+    rounds: number,
+    settled: (error?: unknown) => void,
+  ): Promise<void> {
+    const histories = await check;
+    for (const [serveId, history] of histories ?? []) if (history.impressionCounted || history.clickCounted) ledger.record(serveId, history);
+    if (ledger.impressionCounted(event.serve_id)) {
+      event.ivt = 'duplicate';
+      event.unbilled = '';
+      event.cost_nanos = 0;
+    } else if (histories !== undefined && ceiling.judgeAgain(event, cost, nowMs)) {
+      const again = rounds > 1 && event.unbilled !== '' ? ceiling.settleRepeats(event, nowMs) : undefined;
+      if (again !== undefined) return judgedAgain(event, cost, nowMs, again, rounds - 1, settled);
+    }
+    try {
+      store(event, event.ivt === '', settled);
+    } catch (error) {
+      settled(error);
+    }
+  }
+
+  /** Spools a judged impression (throws at once when the buffer is full), holding its cost and impression until the write; `counted` when valid. */
+  function store(event: TrackedEvent, counted: boolean, settled: (error?: unknown) => void): void {
     let held = 0;
     // One spool write for the turn's pixels; the answer waits for it.
     events.acceptInTurn(event, (error) => {
@@ -78,14 +129,14 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
       ceiling.release(event, held);
       // Not stored (503): the serve's billable impression is still to come. The turn's duplicates
       // of it shared the failed write, so none of them was stored either.
-      if (error !== undefined && ivt === '') ledger.uncountImpression(claims.s);
+      if (error !== undefined && counted) ledger.uncountImpression(event.serve_id);
       settled(error);
     });
     held = ceiling.hold(event);
     // Only a valid impression lets the serve's click count: one from a data center, a bot or a script
     // fetch is no reader seeing the ad (and forged and expired tokens' claims are not trusted).
     // Recorded before the write, so a second impression of the serve in the same turn is the duplicate.
-    if (ivt === '') ledger.record(claims.s, { impressionAt: nowMs, impressionCounted: true });
+    if (counted) ledger.record(event.serve_id, { impressionAt: event.event_time, impressionCounted: true });
   }
 
   /**
@@ -176,6 +227,9 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
 
   return { trackImpression, trackClick };
 }
+
+/** Most checks of repeats one impression over a ceiling waits for (judgedAgain). */
+const SETTLE_ROUNDS = 3;
 
 const FLAG_INTERVAL_MS = 600_000;
 /** Publishers remembered as warned about; past it all are forgotten, so a few warn again early. */

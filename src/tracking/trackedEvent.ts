@@ -50,7 +50,7 @@ export interface TrackedEvent {
  * What the counters of accepted events not yet in ClickHouse read of one (pacing's spend, frequency
  * counts): all of it a spooled line gives back (EventPipeline.forEachRecovered).
  */
-export type CountedEvent = Pick<TrackedEvent, 'event_time' | 'type' | 'serve_id' | 'line_item_id' | 'cost_nanos' | 'ivt' | 'user_key'>;
+export type CountedEvent = Pick<TrackedEvent, 'event_id' | 'event_time' | 'type' | 'serve_id' | 'line_item_id' | 'cost_nanos' | 'ivt' | 'user_key'>;
 
 /** The columns every event source leaves empty until it knows them. */
 export const NO_EVENT_CONTEXT = { country: '', user_key: '', fetch_dest: '', fetch_mode: '', fetch_site: '', unbilled: '' } as const;

@@ -35,6 +35,12 @@ export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): P
   const ceiling = new BillingCeiling(
     (lineItemId, nowMs) => indexedDestinations.billedLineItem(lineItemId, nowMs),
     (lineItems, fromDay) => indexedDestinations.billedSpend(lineItems, fromDay),
+    {
+      hasUnsettledSpend: (lineItemId) => indexedDestinations.hasUnsettledSpend(lineItemId),
+      settleRepeats: (lineItemId, campaignId, serveIds) => indexedDestinations.settleRepeats(lineItemId, campaignId, serveIds),
+      countersDay: () => indexedDestinations.countersDay(),
+      timeoutMs: config.SERVE_LOOKUP_TIMEOUT_MS,
+    },
   );
   // Counted once stored, not when judged: an event refused with 503 is retried, and is one event.
   // The invalid count by reason is what shows a proxy that strips headers (every browser's event

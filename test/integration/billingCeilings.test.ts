@@ -599,3 +599,107 @@ describe('billing ceilings after a crash: the spool it left counts before it is 
     expect(impressions.filter((event) => event.unbilled === 'over_frequency_cap')).toHaveLength(2);
   });
 });
+
+describe('billing ceilings: repeats of serves an earlier run or another instance counted', () => {
+  const tcpm = { bids: { bid_type: 'cpm', bid_value: 1000 } };
+
+  /** Fires `served`'s pixels at `on` at once and waits until ClickHouse has their `count` events. */
+  async function firedAndWritten(on: TestContext, lineItemId: string, served: LightMyRequestResponse[], count: number): Promise<void> {
+    await firePixels(on, served);
+    await storedEvents(lineItemId, count);
+  }
+
+  // try42 F1: a process takes the repeat of a serve it does not remember for a first pixel until its
+  // write finds it a duplicate. Before, the 8 repeats counted 2 USD more against the 10 USD ceiling
+  // until written, and the 6 new impressions fired with them were all stored over it: 8 of 10 billed.
+  it('bills the new impressions up to the daily ceiling after a clean restart, and stores the repeats duplicate', async () => {
+    const { tested, as } = await setup({ ...tcpm, budget: { daily: 5, currency: 'USD', pacing: 'asap' } });
+    const served = await serveAheadOnInstances(as(), tested.lineItemId, 14, 3);
+    await firedAndWritten(ctx, tested.lineItemId, served.slice(0, 8), 8);
+    await ctx.close();
+    ctx = await startTestApp(env);
+    // The same 8 pages shown again (a reload, a restored tab) and 6 first ones, at once.
+    await firePixels(ctx, served);
+
+    const events = await storedEvents(tested.lineItemId, 22);
+    expect(events.filter((event) => event.ivt === 'duplicate' && event.cost_nanos === 0)).toHaveLength(8);
+    expect(events.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(10 * USD);
+    expect(events.filter((event) => event.ivt === '' && event.cost_nanos > 0)).toHaveLength(10);
+    expect(events.filter((event) => event.unbilled === 'over_daily_budget')).toHaveLength(4);
+  });
+
+  it('bills the new impressions up to the lifetime budget at an instance that never saw the repeated serves', async () => {
+    const { tested, as } = await setup({ ...tcpm, budget: { daily: 1000, currency: 'USD', lifetime: 10, pacing: 'asap' } });
+    const served = await serveAheadOnInstances(as(), tested.lineItemId, 14, 3);
+    const first = await startAnotherInstance(ctx, env);
+    try {
+      await firedAndWritten(first, tested.lineItemId, served.slice(0, 8), 8);
+    } finally {
+      await first.close();
+    }
+    // Started once the 8 were written: it has their spend from its start, and none of their serves.
+    const second = await startAnotherInstance(ctx, env);
+    try {
+      await firePixels(second, served);
+    } finally {
+      await second.close();
+    }
+
+    const events = await storedEvents(tested.lineItemId, 22);
+    expect(events.filter((event) => event.ivt === 'duplicate' && event.cost_nanos === 0)).toHaveLength(8);
+    expect(events.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(10 * USD);
+    expect(events.filter((event) => event.unbilled === 'over_lifetime_budget')).toHaveLength(4);
+  });
+
+  it('keeps the combined spend of two instances within the daily ceiling once one has the other\'s, and each within it when they bill at once', async () => {
+    const { tested, as } = await setup({ ...tcpm, budget: { daily: 5, currency: 'USD', pacing: 'asap' } });
+    // 18 serves at 1 USD a day of 5 USD take four instances (each holds only its own serves).
+    const served = await serveAheadOnInstances(as(), tested.lineItemId, 18, 4);
+    const [b, c] = [await startAnotherInstance(ctx, env), await startAnotherInstance(ctx, env)];
+    try {
+      // At once at two instances: neither has the other's spend yet, each bills up to the ceiling
+      // (docs/serving.md: with N instances, past it by what the others bill in one flush and sync).
+      await Promise.all([firePixels(b, served.slice(0, 7)), firePixels(c, served.slice(7, 14))]);
+      const atOnce = await storedEvents(tested.lineItemId, 14);
+      const billedAtOnce = atOnce.reduce((sum, event) => sum + event.cost_nanos, 0);
+      expect(billedAtOnce).toBeGreaterThanOrEqual(10 * USD);
+      expect(billedAtOnce).toBeLessThanOrEqual(2 * 10 * USD);
+    } finally {
+      await b.close();
+      await c.close();
+    }
+    // An instance that has both instances' spend (started after their writes) bills nothing more.
+    const d = await startAnotherInstance(ctx, env);
+    try {
+      await firePixels(d, served.slice(14));
+    } finally {
+      await d.close();
+    }
+    const events = await storedEvents(tested.lineItemId, 18);
+    expect(events.slice(14).every((event) => event.unbilled === 'over_daily_budget' && event.cost_nanos === 0)).toBe(true);
+  });
+});
+
+describe('billing ceilings: a frequency cap across instances', () => {
+  it('bills no impression past the cap at an instance that has the other\'s impressions of the user', async () => {
+    const capping = await setup({ bids: { bid_type: 'cpm', bid_value: 1000 }, lineItem: { frequency_cap: { impressions: 2, per: 'day' } } });
+    const { tested } = capping;
+    const served = await serveTheCapHereAndElsewhere(capping);
+    const b = await startAnotherInstance(ctx, env);
+    try {
+      await firePixels(b, served.slice(0, 2));
+      await storedEvents(tested.lineItemId, 2);
+    } finally {
+      await b.close();
+    }
+    const c = await startAnotherInstance(ctx, env);
+    try {
+      await firePixels(c, served.slice(2));
+    } finally {
+      await c.close();
+    }
+    const impressions = (await storedEvents(tested.lineItemId, 4)).filter((event) => event.type === 'impression');
+    expect(impressions.filter((event) => event.unbilled === '')).toHaveLength(2);
+    expect(impressions.slice(2).every((event) => event.unbilled === 'over_frequency_cap')).toBe(true);
+  });
+});

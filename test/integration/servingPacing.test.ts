@@ -625,3 +625,167 @@ describe('pacing: counting each event once', () => {
   });
 });
 
+
+describe('pacing: the check of repeats a judgement over a spend ceiling waits for', () => {
+  type Gate = (read: (unwritten: number) => Promise<unknown>) => Promise<unknown>;
+
+  /**
+   * Spend pacing and the billing ceiling wired as serving and tracking wire them, over `gate` (the
+   * pipeline's readBetweenWrites), with a line item of a daily budget of 5 USD (a ceiling of 10 USD a
+   * day) and its 1 USD impressions. `timeoutMs` is SERVE_LOOKUP_TIMEOUT_MS.
+   */
+  function wired(ch: ClickHouse, gate: Gate, timeoutMs = 10_000) {
+    const pacing = new SpendPacing(ch, { readBetweenWrites: gate as never });
+    const destinations = new IndexedDestinations(3_600_000);
+    destinations.rollCountersWith((nowMs) => pacing.roll(nowMs));
+    destinations.readSpendWith((lineItems, fromDay) => pacing.billedSpend(lineItems, fromDay));
+    destinations.settleRepeatsWith(pacing);
+    const ceiling = new BillingCeiling(
+      (lineItemId, nowMs) => destinations.billedLineItem(lineItemId, nowMs),
+      (lineItems, fromDay) => destinations.billedSpend(lineItems, fromDay),
+      {
+        hasUnsettledSpend: (lineItemId) => destinations.hasUnsettledSpend(lineItemId),
+        settleRepeats: (lineItemId, campaignId, serveIds) => destinations.settleRepeats(lineItemId, campaignId, serveIds),
+        countersDay: () => destinations.countersDay(),
+        timeoutMs,
+      },
+    );
+    const [lineItemId, campaignId] = [randomUUID(), randomUUID()];
+    const counter = pacing.counterFor(lineItemId);
+    destinations.keepRetired(lineItemId, Date.now(), () => ({ budgetNanos: 5 * USD, lifetimeBudgetNanos: Infinity, spend: counter, frequencyCap: null }));
+    const event = (at: number, type: 'impression' | 'conversion' = 'impression') => sampleEvent({ line_item_id: lineItemId, campaign_id: campaignId, type, cost_nanos: USD, event_time: at });
+    /** An impression of now, judged over the daily ceiling. */
+    const judged = () => {
+      const pixel = event(Date.now());
+      ceiling.judge(pixel, pixel.event_time);
+      expect(pixel).toMatchObject({ unbilled: 'over_daily_budget', cost_nanos: 0 });
+      return pixel;
+    };
+    return { pacing, ceiling, counter, event, judged, lineItemId, campaignId };
+  }
+
+  /** 23:59:59.900 UTC yesterday: an arrival whose check or lookups end after midnight. */
+  const lastMomentOfYesterday = () => Math.floor(Date.now() / 86_400_000) * 86_400_000 - 100;
+
+  it("keeps a pixel's first verdict when a serve moved the counters to the next UTC day while its check ran (rev43 R1)", async () => {
+    const arrival = lastMomentOfYesterday();
+    let serveAtMidnight = () => {};
+    // The day's 10 impressions below are not in ClickHouse yet; a serve after midnight rolls the counters while the check reads.
+    const { pacing, ceiling, counter, event } = wired(ctx.stores.ch, async (read) => {
+      serveAtMidnight();
+      return read(10);
+    });
+    serveAtMidnight = () => pacing.roll(Date.now());
+    pacing.roll(arrival);
+    for (let i = 0; i < 10; i++) pacing.record(event(arrival - 1000));
+    expect(counter.nanos).toBe(10 * USD);
+    const pixel = event(arrival);
+    ceiling.judge(pixel, arrival);
+    expect(pixel).toMatchObject({ unbilled: 'over_daily_budget', cost_nanos: 0 });
+
+    // ClickHouse counted none of the serves: nothing to take out, the day's ceiling is still reached.
+    expect(await ceiling.settleRepeats(pixel, Date.now())).toEqual(new Map());
+    expect(pacing.countersDay()).toBe(Math.floor(Date.now() / 86_400_000));
+    expect(ceiling.judgeAgain(pixel, USD, arrival)).toBe(false);
+    expect(pixel).toMatchObject({ unbilled: 'over_daily_budget', cost_nanos: 0 });
+  });
+
+  it("sends a conversion to its line item's late turn when the counters moved past its day while its step awaited, and judges it there by its own day's spend", async () => {
+    const arrival = lastMomentOfYesterday();
+    const { pacing, ceiling, event } = wired(ctx.stores.ch, (read) => read(10));
+    pacing.roll(arrival);
+    for (let i = 0; i < 10; i++) pacing.record(event(arrival - 1000));
+    const conversion = event(arrival, 'conversion');
+    // Judged at arrival by the counters (no late turn); a serve after midnight rolls them while its step awaits its lookups and lock.
+    expect(await ceiling.lateTurn(conversion, arrival, undefined, async () => {
+      pacing.roll(Date.now());
+      return ceiling.judgeAndStore(conversion, arrival, undefined, undefined, () => 'stored').catch((error: unknown) => error);
+    })).toMatchObject({ code: 'unavailable' });
+    // Its retry, after midnight, is late: judged by yesterday's spend, at the ceiling.
+    const retried = { ...conversion, unbilled: '' as const, cost_nanos: USD };
+    const now = Date.now();
+    expect(await ceiling.lateTurn(retried, now, undefined, (turn) => ceiling.judgeAndStore(retried, now, undefined, turn, () => 'stored'))).toBe('stored');
+    expect(retried).toMatchObject({ unbilled: 'over_daily_budget', cost_nanos: 0 });
+  });
+
+  it('waits for a check ClickHouse does not answer one timeout at most, and starts no other until its read ends and a timeout passed (rev43 R2)', async () => {
+    let checks = 0;
+    let fail: (error: Error) => void = () => {};
+    // The check's read waits behind a write that hangs (ClickHouse slow), then fails (down).
+    const hanging = new Promise<never>((_, reject) => (fail = reject));
+    hanging.catch(() => undefined);
+    const { pacing, ceiling, event, judged } = wired(
+      ctx.stores.ch,
+      async (read) => {
+        checks += 1;
+        await hanging;
+        return read(10);
+      },
+      1000,
+    );
+    const now = Date.now();
+    pacing.roll(now);
+    for (let i = 0; i < 10; i++) pacing.record(event(now));
+
+    const first = judged();
+    const check = ceiling.settleRepeats(first, Date.now());
+    expect(check).toBeDefined();
+    // Judged meanwhile: waits for the same check.
+    const meanwhile = ceiling.settleRepeats(judged(), Date.now());
+    expect(meanwhile).toBeDefined();
+    // Not answered within the timeout: the first verdict stands.
+    expect(await check).toBeUndefined();
+    expect(await meanwhile).toBeUndefined();
+    // A pixel that arrived a timeout ago waits no more, whatever round it is in.
+    expect(ceiling.settleRepeats(first, Date.now() - 1000)).toBeUndefined();
+    // While the read still hangs, no pixel waits and no new check queues behind it.
+    expect(ceiling.settleRepeats(judged(), Date.now())).toBeUndefined();
+    fail(new Error('ClickHouse is down'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ceiling.settleRepeats(judged(), Date.now())).toBeUndefined();
+    expect(checks).toBe(1);
+    // A timeout after the failure, one new check.
+    await eventually(async () => (ceiling.settleRepeats(judged(), Date.now()) === undefined ? undefined : true), 'a new check a timeout after the failure');
+    await eventually(async () => (checks === 2 ? true : undefined), 'the new check to read');
+  });
+
+  it('costs a ClickHouse that refuses every query one check a timeout for any number of pixels over the ceiling, each answered as judged (rev43 R2)', async () => {
+    const client = createClient({ url: `http://127.0.0.1:${await freePort()}`, request_timeout: 2000 });
+    const unreachable = { client } as unknown as ClickHouse;
+    let checks = 0;
+    try {
+      const { pacing, ceiling, event, judged } = wired(unreachable, (read) => {
+        checks += 1;
+        return read(10);
+      });
+      const now = Date.now();
+      pacing.roll(now);
+      for (let i = 0; i < 10; i++) pacing.record(event(now));
+      for (let i = 0; i < 20; i++) {
+        const pixel = judged();
+        expect(await ceiling.settleRepeats(pixel, Date.now())).toBeUndefined();
+        expect(pixel).toMatchObject({ unbilled: 'over_daily_budget', cost_nanos: 0 });
+      }
+      expect(checks).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('takes out of the unwritten spend a repeat of a serve ClickHouse counted, not an entry ClickHouse holds under its own event id (a crash\'s segment: rev43 R5)', async () => {
+    const { pacing, counter, event, lineItemId, campaignId } = wired(ctx.stores.ch, (read) => read(2));
+    const now = Date.now();
+    pacing.roll(now);
+    // ClickHouse took the segment of `recovered` just before a crash; another instance counted `repeated`'s serve.
+    const recovered = event(now);
+    const elsewhere = event(now);
+    await insertEvents(ctx, [recovered, elsewhere]);
+    const repeated = { ...event(now), serve_id: elsewhere.serve_id };
+    pacing.record(recovered);
+    pacing.record(repeated);
+    const histories = await pacing.settleRepeats(lineItemId, campaignId, []);
+    expect([...histories.keys()].sort()).toEqual([recovered.serve_id, elsewhere.serve_id].sort());
+    // ClickHouse's 2 USD, and `recovered` once more until its replay completes what the crash left: the repeat costs nothing.
+    expect(counter.nanos).toBe(3 * USD);
+  });
+});

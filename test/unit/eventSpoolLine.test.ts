@@ -31,10 +31,10 @@ describe('forEachSpooledEvent', () => {
     const older = JSON.stringify(SPOOL_COLUMNS.slice(0, 19).map((column) => (column === 'event_time' ? '2026-11-24 00:00:00.001' : spooled[0]![column]))) + '\n';
     const seen: CountedEvent[] = [];
     forEachSpooledEvent(`${spoolLine(spooled[0]!)}not a row\n${spoolLine(spooled[1]!)}${older}`, (event) => seen.push(event));
-    const counted = ({ event_time, type, serve_id, line_item_id, cost_nanos, ivt, user_key }: CountedEvent) => ({ event_time, type, serve_id, line_item_id, cost_nanos, ivt, user_key });
+    const counted = ({ event_id, event_time, type, serve_id, line_item_id, cost_nanos, ivt, user_key }: CountedEvent) => ({ event_id, event_time, type, serve_id, line_item_id, cost_nanos, ivt, user_key });
     expect(seen).toEqual([
       counted(spooled[0]!),
-      { event_time: NaN, type: '', serve_id: '', line_item_id: '', cost_nanos: 0, ivt: '', user_key: '' },
+      { event_id: '', event_time: NaN, type: '', serve_id: '', line_item_id: '', cost_nanos: 0, ivt: '', user_key: '' },
       counted(spooled[1]!),
       { ...counted(spooled[0]!), event_time: Date.UTC(2026, 10, 24, 0, 0, 0, 1), user_key: '' },
     ]);
