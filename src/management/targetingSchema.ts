@@ -17,21 +17,29 @@ const keyword = wellFormedText()
   .max(100)
   .refine((text) => !/\p{Cc}/u.test(text), 'must not contain control characters');
 
-/** An ISO 639-1 code, lower case (en, de, ja); a withdrawn one is stored as its current code (iw as he). */
+/**
+ * An ISO 639-1 code, lower case (en, de, ja); a withdrawn one is stored as its current code (iw as he).
+ * The letters are checked before the case is changed: JavaScript's lower case of the Kelvin sign K is
+ * k, so '\u212Ao' was stored as Korean.
+ */
 const languageCode = z
   .string()
   .trim()
+  .regex(/^[A-Za-z]{2}$/, { message: 'must be an ISO 639-1 language code (two letters)', abort: true })
   .toLowerCase()
-  .regex(/^[a-z]{2}$/, { message: 'must be an ISO 639-1 language code (two letters)', abort: true })
   .refine((code) => isNamedCode('language', code), 'is not an ISO 639-1 language code')
   .transform(currentLanguageCode);
 
-/** An ISO 3166-1 alpha-2 country code, stored upper case (US, DE). */
+/**
+ * An ISO 3166-1 alpha-2 country code, stored upper case (US, DE). The letters are checked before the
+ * case is changed: JavaScript's upper case of ß is SS, of the ligature ﬁ FI, of dotless ı I, so 'ß'
+ * targeted South Sudan and 'ﬁ' Finland.
+ */
 const countryCode = z
   .string()
   .trim()
+  .regex(/^[A-Za-z]{2}$/, { message: 'must be an ISO 3166-1 alpha-2 country code (two letters)', abort: true })
   .toUpperCase()
-  .regex(/^[A-Z]{2}$/, { message: 'must be an ISO 3166-1 alpha-2 country code (two letters)', abort: true })
   .superRefine((code, context) => {
     const problem = notACountryCode(code);
     if (problem) context.addIssue({ code: 'custom', message: problem });

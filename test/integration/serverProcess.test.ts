@@ -292,6 +292,36 @@ describe('a stop waits for the requests in flight within SHUTDOWN_GRACE_MS', () 
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
   });
+
+  // fastify closes the keep-alive connections that are idle when the stop begins, once: one whose
+  // request was still being answered then stayed open after its answer, until the grace cut it. A
+  // stop under traffic (a postback, a load balancer's connections) took the whole SHUTDOWN_GRACE_MS,
+  // past Docker's 10 s before its SIGKILL, and logged its clients as stalled (try44 F2).
+  it('closes a keep-alive connection once its request in flight is answered, and exits without waiting for the grace', async () => {
+    const { child, exit, port, url } = await serveOn({ SHUTDOWN_GRACE_MS: '30000' });
+    try {
+      await healthy(url);
+      // A request in flight when the stop begins: its headers and the start of its body sent, the rest after the SIGTERM.
+      const client = connect(port, '127.0.0.1');
+      let answer = '';
+      client.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      const closed = new Promise<void>((resolve) => client.on('close', () => resolve()));
+      client.on('error', () => undefined);
+      const body = JSON.stringify({ name: 'in flight at the stop' });
+      client.write(`POST /v1/admin/organizations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      child.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      client.write(body.slice(5));
+      const ended = await Promise.race([exit, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 25_000))]);
+      expect(ended?.code).toBe(0);
+      expect(ended?.stdout).not.toContain('requests still in flight after SHUTDOWN_GRACE_MS');
+      await closed;
+      expect(answer).toMatch(/^HTTP\/1\.1 201 /);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
 });
 
 describe('a start that cannot work fails fast with one line naming the cause', () => {

@@ -53,6 +53,12 @@ describe('currency codes', () => {
     expect(currencyCode.safeParse('UYU').error?.issues[0]?.message).toMatch(/^unsupported currency/);
   });
 
+  // JavaScript's upper case of a few other letters is ASCII (dotless ı is I, long ſ is S): 'uſd' was
+  // taken as USD. Only the code's own letters, in either case, are a code.
+  it('refuses letters that only become a code in upper case', () => {
+    for (const notAscii of ['u\u017fd', '\u0131nr']) expect(currencyCode.safeParse(notAscii).error?.issues.map((issue) => issue.message)).toEqual(['must be an ISO 4217 currency code']);
+  });
+
   it('has an ISO 4217 code for every rate', () => {
     const iso = new Set(Intl.supportedValuesOf('currency'));
     expect(supportedCurrencies.filter((code) => !iso.has(code))).toEqual([]);
@@ -95,6 +101,19 @@ describe('targeting', () => {
       placements: { exclude: ['Chat-1', 'chat-1'] },
       languages: ['en'],
     });
+  });
+
+  // JavaScript's upper case of ß is SS (South Sudan), of the ligature ﬁ FI (Finland), of dotless ı I
+  // and of long ſ S, and the lower case of the Kelvin sign K is k: each was stored as another
+  // country or language than the one meant, 200. Only ASCII letters, in either case, are a code.
+  it('refuses country and language codes whose letters only become one in another case', () => {
+    for (const country of ['\u00df', '\ufb01', '\u0131t', '\u017fe']) {
+      expect(targetingSchema.safeParse({ countries: { include: [country] } }).error?.issues.map((issue) => issue.message), country).toEqual([
+        'must be an ISO 3166-1 alpha-2 country code (two letters)',
+      ]);
+    }
+    expect(targetingSchema.safeParse({ languages: ['\u212Ao'] }).error?.issues.map((issue) => issue.message)).toEqual(['must be an ISO 639-1 language code (two letters)']);
+    expect(targetingSchema.parse({ countries: { include: [' an', 'Gb'] }, languages: [' KO '] })).toEqual({ countries: { include: ['AN', 'GB'] }, languages: ['ko'] });
   });
 
   it('accepts the empty object (no targeting)', () => {
