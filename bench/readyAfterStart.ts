@@ -9,18 +9,20 @@ import { withStores } from './benchStores.js';
 import { generateCatalog } from './catalogGenerator.js';
 import { freePort } from './childProcess.js';
 import { progress } from './progress.js';
+import { optedIn } from './scenarios/serveSemanticScenario.js';
 import { seedCatalog } from './seedCatalog.js';
 import { BENCH_ADMIN_TOKEN, BENCH_TRACKING_SECRET } from './serviceProcess.js';
 import { seedTenancy } from './seedTenancy.js';
 
-const USAGE = `usage: node dist/bench/readyAfterStart.js [--rounds N] [--line-items N] [--data DIR] [name=<build>/dist/adsvc.js ...]
+const USAGE = `usage: node dist/bench/readyAfterStart.js [--rounds N] [--line-items N] [--semantic-share S] [--data DIR] [name=<build>/dist/adsvc.js ...]
 
 Times \`adsvc serve\` from spawn to the first 200 of /healthz (polled every 20 ms), on embedded
 PGlite and chdb: a first start (a copy of DIR/seed, whose catalog snapshot does not exist yet)
 and a restart (a copy of DIR/base-<name>, the seed after that build's own first start and stop,
 which wrote its snapshot), each build once a round, the builds' order turned each round. The seed
-(--line-items line items, the serve bench's catalog) is made once and kept in DIR (default
-$TMPDIR/adsvc-ready-<line items>); a base once per build name (remove DIR/base-<name> after
+(--line-items line items, the serve bench's catalog; with --semantic-share, that share of them
+opted into semantic matching, as serve-semantic's "on" service) is made once and kept in DIR
+(default $TMPDIR/adsvc-ready-<line items>[-semantic-<share>]); a base once per build name (remove DIR/base-<name> after
 rebuilding that build). Without a name=path, this package's dist/adsvc.js as "this".
 Run under the machine's CPU lock, after npm run build.`;
 
@@ -48,6 +50,7 @@ interface Build {
 function parseArgs(argv: string[]) {
   let rounds = 5;
   let lineItems = 100_000;
+  let semanticShare: number | undefined;
   let data: string | undefined;
   const builds: Build[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -59,6 +62,7 @@ function parseArgs(argv: string[]) {
     };
     if (arg === '--rounds') rounds = Number(value());
     else if (arg === '--line-items') lineItems = Number(value());
+    else if (arg === '--semantic-share') semanticShare = Number(value());
     else if (arg === '--data') data = path.resolve(value());
     else if (/^[\w.-]+=/.test(arg)) {
       const [name, entry] = [arg.slice(0, arg.indexOf('=')), path.resolve(arg.slice(arg.indexOf('=') + 1))];
@@ -67,22 +71,24 @@ function parseArgs(argv: string[]) {
     } else throw new Error(`unknown argument ${arg}\n\n${USAGE}`);
   }
   if (!(Number.isInteger(rounds) && rounds > 0) || !(Number.isInteger(lineItems) && lineItems > 0)) throw new Error(USAGE);
+  if (semanticShare !== undefined && !(semanticShare > 0 && semanticShare <= 1)) throw new Error(`--semantic-share takes a share in (0, 1]\n\n${USAGE}`);
   if (builds.length === 0) builds.push({ name: 'this', entry: path.join(packageRoot, 'dist', 'adsvc.js'), times: { first: [], restart: [] } });
-  return { rounds, lineItems, data: data ?? path.join(os.tmpdir(), `adsvc-ready-${lineItems}`), builds };
+  const dataName = `adsvc-ready-${lineItems}${semanticShare === undefined ? '' : `-semantic-${semanticShare}`}`;
+  return { rounds, lineItems, semanticShare, data: data ?? path.join(os.tmpdir(), dataName), builds };
 }
 
 /** DIR/seed: the tenancy and catalog written by this build's repository code, no catalog snapshot. */
-async function ensureSeed(dir: string, lineItems: number): Promise<string> {
+async function ensureSeed(dir: string, lineItems: number, semanticShare: number | undefined): Promise<string> {
   const seed = path.join(dir, 'seed');
   const done = path.join(dir, 'seed.done');
   if (existsSync(done)) return seed;
   rmSync(seed, { recursive: true, force: true });
   mkdirSync(seed, { recursive: true });
-  progress(`seeding ${lineItems} line items into ${seed}`);
+  progress(`seeding ${lineItems} line items${semanticShare === undefined ? '' : ` (a share of ${semanticShare} opted into semantic matching)`} into ${seed}`);
   await withStores(seed, async ({ db }) => {
     const tenancy = await seedTenancy(db, PLACEMENTS, CERTIFIED_PLACEMENTS);
     const catalog = generateCatalog({ lineItems, lineItemsPerCampaign: 5, placements: tenancy.placements.map((p) => p.id) });
-    await seedCatalog(db, tenancy.userId, catalog, 'active');
+    await seedCatalog(db, tenancy.userId, semanticShare === undefined ? catalog : optedIn(catalog, semanticShare), 'active');
   });
   // A first start is one whose DATA_DIR has no snapshot: nothing may have written one.
   rmSync(path.join(seed, 'catalog-snapshot'), { recursive: true, force: true });
@@ -171,9 +177,9 @@ function median(values: number[]): number {
 const seconds = (value: number) => value.toFixed(2);
 
 async function main(argv: string[]): Promise<void> {
-  const { rounds, lineItems, data, builds } = parseArgs(argv);
+  const { rounds, lineItems, semanticShare, data, builds } = parseArgs(argv);
   mkdirSync(data, { recursive: true });
-  const seed = await ensureSeed(data, lineItems);
+  const seed = await ensureSeed(data, lineItems, semanticShare);
   const bases = new Map<Build, string>();
   for (const build of builds) bases.set(build, await ensureBase(data, seed, build));
   const scratch = path.join(data, 'run');

@@ -102,6 +102,8 @@ describe('brand safety: phrases', () => {
     expect(verdict('mi abuelo fallecio anoche')).toMatchObject({ topic: 'bereavement', by: 'phrase' });
     expect(verdict('le décès de ma tante')).toMatchObject({ topic: 'bereavement', by: 'phrase' });
     expect(verdict('le deces de ma tante')).toMatchObject({ topic: 'bereavement', by: 'phrase' });
+    // Turkish ı and Polish ł: as written, with ı and ł read as i and l and the other marks kept, and with neither (only such phrases get other spellings).
+    for (const text of ['kızım öldü dün', 'kizim öldü dün', 'kizim oldu dun', 'babam zmarł wczoraj', 'babam zmarl wczoraj']) expect(verdict(text)).toMatchObject({ topic: 'bereavement', by: 'phrase' });
   });
 });
 
