@@ -61,6 +61,36 @@ async function indexOf(specs: Spec[], options: { model?: SemanticModel | null; b
   return { index, ids: lineItems.map((row) => row.id) };
 }
 
+interface EvaluationCategory {
+  keywords: string[];
+  title: string;
+  body: string;
+}
+
+/** The semantic evaluation set (bench/semantic/README.md): its line items' categories, and its conversations as [query, response]. */
+function evaluationSet(): { categories: EvaluationCategory[]; conversations: [string, string][] } {
+  const folder = path.join(packageRoot, 'bench', 'semantic');
+  const categories = JSON.parse(readFileSync(path.join(folder, 'lineItems.json'), 'utf8')) as EvaluationCategory[];
+  const conversations = readFileSync(path.join(folder, 'conversations.txt'), 'utf8')
+    .split('\n')
+    .filter((line) => line.includes(' | ') && !line.startsWith('#'))
+    .map((line) => line.split(' | ').slice(1) as [string, string]);
+  return { categories, conversations };
+}
+
+/**
+ * Ten line items of each category, as `spec` makes them, with bids all different (7919 is prime to
+ * their count), in no order of copy or category: two equal ones (Math.random's, once) tie on score,
+ * and a tie is broken by the index's seed, not by this loop.
+ */
+function tenOfEach(categories: EvaluationCategory[], spec: (category: EvaluationCategory, copy: number) => Omit<Spec, 'bid'>): Spec[] {
+  const specs: Spec[] = [];
+  for (let copy = 0; copy < 10; copy++) {
+    for (const category of categories) specs.push({ ...spec(category, copy), bid: (0.5 + ((specs.length * 7919) % 1000) / 1000).toFixed(4) });
+  }
+  return specs;
+}
+
 const RUNNING_SHOES: Spec = {
   title: 'Run lighter',
   body: 'Cushioned running shoes for every distance.',
@@ -241,10 +271,7 @@ describe('brand safety', () => {
   it('clears without the vector only conversations the vector would not veto: the evaluation set and 20,000 generated ones', () => {
     const brandSafety = new BrandSafety(model);
     const { words: vocabulary } = readWordVectors(DEFAULT_WORD_VECTORS_PATH)!;
-    const evaluation = readFileSync(path.join(packageRoot, 'bench', 'semantic', 'conversations.txt'), 'utf8')
-      .split('\n')
-      .filter((line) => line.includes(' | ') && !line.startsWith('#'))
-      .map((line) => line.split(' | ').slice(1) as [string, string]);
+    const evaluation = evaluationSet().conversations;
     // Mixes of the evaluation set's words, the topics' own and the vocabulary's (rare words too),
     // 1 to 120 words long: many near the veto's threshold.
     const evaluationWords = evaluation.flatMap(([query, response]) => wordsOf(`${query} ${response}`));
@@ -402,23 +429,12 @@ describe('semantic scan', () => {
   });
 
   it('picks the same line item as comparing the conversation with every opted-in line item', async () => {
-    const folder = path.join(packageRoot, 'bench', 'semantic');
-    const categories = JSON.parse(readFileSync(path.join(folder, 'lineItems.json'), 'utf8')) as { keywords: string[]; title: string; body: string }[];
-    const specs: Spec[] = [];
-    for (let copy = 0; copy < 10; copy++) {
-      for (const category of categories) {
-        // Bids all different (7919 is prime to their count), in no order of copy or category: two equal
-        // ones (Math.random's, once) tie on score, and a tie is broken by the index's seed, not by this loop.
-        const bid = 0.5 + ((specs.length * 7919) % 1000) / 1000;
-        specs.push({ title: category.title, body: `${category.body} ${category.keywords.join(', ')}`, bid: bid.toFixed(4), targeting: { semantic: { enabled: true, min_similarity: 0.45 } } });
-      }
-    }
+    const { categories, conversations } = evaluationSet();
+    const specs = tenOfEach(categories, (category) => ({ title: category.title, body: `${category.body} ${category.keywords.join(', ')}`, targeting: { semantic: { enabled: true, min_similarity: 0.45 } } }));
     const { index } = await indexOf(specs);
     expect(index.semanticMatrices?.certified.entries).toHaveLength(specs.length);
-    const conversations = readFileSync(path.join(folder, 'conversations.txt'), 'utf8').split('\n').filter((line) => line.includes(' | ') && !line.startsWith('#'));
     let served = 0;
-    for (const line of conversations.slice(0, 120)) {
-      const [, query, response] = line.split(' | ') as [string, string, string];
+    for (const [query, response] of conversations.slice(0, 120)) {
       const conversation = model.embedText(`${query} ${response}`)!;
       let expected: string | undefined;
       let bestScore = -Infinity;
@@ -438,21 +454,12 @@ describe('semantic scan', () => {
     // them on their category's keywords too, in a list clustered from 100 rows: 300 ranks, so past
     // the TOP_RANKS a keyword winner's bid can leave no chance to. Half the conversations name one of
     // a category's keywords (a keyword winner), half do not (the centres and probed scans).
-    const folder = path.join(packageRoot, 'bench', 'semantic');
-    const categories = JSON.parse(readFileSync(path.join(folder, 'lineItems.json'), 'utf8')) as { keywords: string[]; title: string; body: string }[];
-    const specs: Spec[] = [];
-    for (let copy = 0; copy < 10; copy++) {
-      for (const category of categories) {
-        const bid = 0.5 + ((specs.length * 7919) % 1000) / 1000;
-        const keywords = copy % 3 === 0 ? { keywords: { include: category.keywords } } : {};
-        specs.push({ title: category.title, body: category.body, bid: bid.toFixed(4), targeting: { ...keywords, semantic: { enabled: true, min_similarity: 0.45 } } });
-      }
-    }
+    const { categories, conversations } = evaluationSet();
+    const specs = tenOfEach(categories, (category, copy) => {
+      const keywords = copy % 3 === 0 ? { keywords: { include: category.keywords } } : {};
+      return { title: category.title, body: category.body, targeting: { ...keywords, semantic: { enabled: true, min_similarity: 0.45 } } };
+    });
     const { index } = await indexOf(specs, { clusteredFrom: 100 });
-    const conversations = readFileSync(path.join(folder, 'conversations.txt'), 'utf8')
-      .split('\n')
-      .filter((line) => line.includes(' | ') && !line.startsWith('#'))
-      .map((line) => line.split(' | ').slice(1) as [string, string]);
     const bodies = conversations.map(([query, response], i) => {
       const category = categories[(i * 7) % categories.length]!;
       return {
