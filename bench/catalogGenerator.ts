@@ -3,18 +3,7 @@ import { campaignInput } from '../src/management/campaignSchemas.js';
 import { lineItemInput, type LineItemInput } from '../src/management/lineItemSchemas.js';
 import { offTopicExchanges, topics } from './contextVocabulary.js';
 import { flightAround, lineItemControls } from './deliveryControls.js';
-
-/** A deterministic pseudo-random sequence (mulberry32), so a seed reproduces the same catalog and traffic. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../test/helpers/seededRandom.js';
 
 function pick<T>(random: () => number, list: readonly T[]): T {
   return list[Math.floor(random() * list.length)]!;

@@ -3,7 +3,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { selectAd } from '../src/serving/selectAd.js';
 import { SemanticModel } from '../src/semantic/semanticModel.js';
 import { DEFAULT_WORD_VECTORS_PATH, readWordVectors } from '../src/semantic/wordVectorsFile.js';
-import { generateCatalog, seededRandom } from './catalogGenerator.js';
+import { generateCatalog } from './catalogGenerator.js';
+import { seededRandom } from '../test/helpers/seededRandom.js';
 import { inProcessIndex } from './inProcessIndex.js';
 import { optedIn, serveBodies } from './scenarios/serveSemanticScenario.js';
 

@@ -8,7 +8,8 @@ import { serveRequestBody } from '../src/serving/serveSchemas.js';
 import { dailyAllowanceShare } from '../src/serving/spendPacing.js';
 import { SemanticModel } from '../src/semantic/semanticModel.js';
 import { DEFAULT_WORD_VECTORS_PATH, readWordVectors } from '../src/semantic/wordVectorsFile.js';
-import { generateCatalog, generateServeRequests, seededRandom } from './catalogGenerator.js';
+import { generateCatalog, generateServeRequests } from './catalogGenerator.js';
+import { seededRandom } from '../test/helpers/seededRandom.js';
 import { inProcessIndex } from './inProcessIndex.js';
 
 /**

@@ -50,13 +50,19 @@ export interface BilledSpend {
 
 /** A line item's billed spend of `day`, of its month and in all, from what billedSpend read from that month's first day on (or earlier). */
 export function spendOfDay(billed: BilledSpend, day: number): LineItemSpend {
-  const month = utcMonthOfDay(day);
-  let monthNanos = 0;
-  for (const [other, nanos] of billed.days) if (utcMonthOfDay(other) === month) monthNanos += nanos;
+  const monthNanos = spendByMonth(billed.days).get(utcMonthOfDay(day)) ?? 0;
   return { nanos: billed.days.get(day) ?? 0, monthNanos, lifetimeNanos: billed.lifetimeNanos };
 }
 
-function addTo(totals: Map<number, number>, key: number, nanos: number): void {
+/** Billed spend by UTC month (utcMonthOfDay) of billed spend by UTC day. */
+export function spendByMonth(days: ReadonlyMap<number, number>): Map<number, number> {
+  const months = new Map<number, number>();
+  for (const [day, nanos] of days) addTo(months, utcMonthOfDay(day), nanos);
+  return months;
+}
+
+/** Adds `nanos` to the total of `key`. */
+export function addTo(totals: Map<number, number>, key: number, nanos: number): void {
   totals.set(key, (totals.get(key) ?? 0) + nanos);
 }
 

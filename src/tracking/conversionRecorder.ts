@@ -125,6 +125,11 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
     }
     const eventId = conversionEventId(clickId, input.conversion_id);
     const upperCasedId = conversionEventIdBeforeLowerCasing(clickId, input.conversion_id);
+    // A retry of a stored conversion (a postback resent whole after its client timed out) is answered
+    // here, with no lock: it writes no first time and takes no late turn, where it would wait behind
+    // the line item's new late conversions and push them past the turns' bound (rev43 R4).
+    const found = await storedConversion(eventId, upperCasedId);
+    if (found) return { result: found, created: false };
     // With the first request's time, whenever this one came (conversionTimes.ts says why): known
     // before the lock, so that a conversion of an earlier day takes its line item's late turn first
     // (BillingCeiling.lateTurn) and waits for it holding no lock.
@@ -136,10 +141,8 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
     // across a month boundary too: every try carries the first one's time, so its partition.
     return ceiling.lateTurn(event, nowMs, budgets, (turn) =>
       lock(eventId, async () => {
-        // An earlier try ClickHouse refused may be in events_v1 without every view: it is completed
-        // first, as it was sent, so that the answer below that finds it stored is true of the reports too.
-        await events.completeRefusedWrites([eventId]);
-        const stored = await findConversion(ch, [eventId, upperCasedId]);
+        // Looked up again: another request with this conversion_id may have stored it since.
+        const stored = await storedConversion(eventId, upperCasedId);
         if (stored) return { result: stored, created: false };
         await ceiling.judgeAndStore(event, nowMs, budgets, turn, async () => {
           // Pacing counts a written event once ClickHouse has it: until then other conversions see it held.
@@ -153,6 +156,16 @@ export function createConversionRecorder({ db, ch, events, ceiling, attributionW
         return { result: resultOf(event), created: true };
       }),
     );
+  }
+
+  /**
+   * The conversion as ClickHouse holds it under either id, or undefined. An earlier try ClickHouse
+   * refused may be in events_v1 without every view: it is completed first, as it was sent, so that
+   * an answer that finds it stored is true of the reports too.
+   */
+  async function storedConversion(eventId: string, upperCasedId: string): Promise<ConversionResult | undefined> {
+    await events.completeRefusedWrites([eventId]);
+    return findConversion(ch, [eventId, upperCasedId]);
   }
 
   function attributionProblem(click: StoredClick, occurredAt: number): string {
@@ -198,7 +211,7 @@ async function isDeletedLineItemOf(db: Postgres, click: StoredClick, organizatio
 }
 
 /** The same click and conversion_id always give the same event id (`clickId` lower-cased, as conversionSchemas.ts reads it). */
-function conversionEventId(clickId: string, conversionId: string): string {
+export function conversionEventId(clickId: string, conversionId: string): string {
   return hashedEventId(`${clickId}\n${conversionId}`);
 }
 

@@ -3,7 +3,7 @@ import { billingCeilingPassed, NOTHING_HELD } from '../money/billingCeilingRule.
 import { convertToUsd } from '../money/usdRates.js';
 import { ApiError } from '../http/errors.js';
 import { budgetsInNanos } from '../serving/adIndex.js';
-import type { BilledSpend } from '../serving/spendPacing.js';
+import { addTo, spendByMonth, type BilledSpend } from '../serving/spendPacing.js';
 import type { SqlExecutor } from '../store/postgres.js';
 import { utcDay, utcMonthOfDay } from '../utcDays.js';
 import type { TrackedEvent } from './trackedEvent.js';
@@ -63,8 +63,8 @@ export class ImportCeilings {
         event.cost_nanos = 0;
         continue;
       }
-      add(figures.days, day, event.cost_nanos);
-      add(figures.months, month, event.cost_nanos);
+      addTo(figures.days, day, event.cost_nanos);
+      addTo(figures.months, month, event.cost_nanos);
       figures.lifetimeNanos += event.cost_nanos;
     }
   }
@@ -86,13 +86,7 @@ export class ImportCeilings {
       const budgets = budgetsInNanos(row, convertToUsd);
       if (typeof budgets === 'string') continue;
       const { days, lifetimeNanos } = spend.get(row.id)!;
-      const months = new Map<number, number>();
-      for (const [day, nanos] of days) add(months, utcMonthOfDay(day), nanos);
-      this.figures.set(row.id, { ...budgets, days, months, lifetimeNanos });
+      this.figures.set(row.id, { ...budgets, days, months: spendByMonth(days), lifetimeNanos });
     }
   }
-}
-
-function add(totals: Map<number, number>, key: number, nanos: number): void {
-  totals.set(key, (totals.get(key) ?? 0) + nanos);
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
-import { expect } from 'vitest';
 import type { TestContext } from './testApp.js';
 import { eventually } from './eventually.js';
 import { BROWSER_UA } from './trackingFixtures.js';
@@ -157,5 +156,5 @@ export async function insertEvents(ctx: TestContext, events: TrackedEvent[]): Pr
 export async function firePixel(ctx: TestContext, response: LightMyRequestResponse): Promise<void> {
   const url = new URL(response.json().ad.tracking.impression_url);
   const pixel = await ctx.app.inject({ method: 'GET', url: url.pathname, headers: { 'user-agent': BROWSER_UA } });
-  expect(pixel.statusCode).toBe(200);
+  if (pixel.statusCode !== 200) throw new Error(`impression pixel: ${pixel.statusCode} ${pixel.body}`);
 }

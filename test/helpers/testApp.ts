@@ -1,7 +1,6 @@
 import { cpSync, mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { inject } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { AppDeps, Secrets } from '../../src/featureDeps.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -35,14 +34,24 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
+/**
+ * What the run's global setup provides (globalSetup.ts). vitest is imported when first asked, not
+ * with this module: a script outside vitest (bench/latePostback.ts) builds its app with
+ * startTestAppOn and the factories, and importing vitest there throws.
+ */
+async function provided(key: 'testRoot' | 'pgliteTemplate'): Promise<string> {
+  const { inject } = await import('vitest');
+  return inject(key);
+}
+
 let stores: Stores | undefined;
 let storesDataDir: string | undefined;
 
 /** One pair of stores per test file (process); they outlive app restarts within the file. */
 export async function testStores(): Promise<{ stores: Stores; dataDir: string }> {
   if (!stores) {
-    storesDataDir = mkdtempSync(path.join(inject('testRoot'), 'data-'));
-    if (!testDatabaseUrl) cpSync(inject('pgliteTemplate'), path.join(storesDataDir, 'postgres'), { recursive: true });
+    storesDataDir = mkdtempSync(path.join(await provided('testRoot'), 'data-'));
+    if (!testDatabaseUrl) cpSync(await provided('pgliteTemplate'), path.join(storesDataDir, 'postgres'), { recursive: true });
     stores = await openStores(testConfig(storesDataDir));
   }
   return { stores, dataDir: storesDataDir! };
@@ -99,5 +108,5 @@ export async function startTestAppOn(
  * belongs to one pipeline, so a second app on the first one's DATA_DIR refuses to start.
  */
 export async function startAnotherInstance(on: TestContext, env: Record<string, string> = {}): Promise<TestContext> {
-  return startTestAppOn(on.stores, mkdtempSync(path.join(inject('testRoot'), 'instance-')), env);
+  return startTestAppOn(on.stores, mkdtempSync(path.join(await provided('testRoot'), 'instance-')), env);
 }

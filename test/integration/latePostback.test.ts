@@ -1,12 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LATE_TURNS_WAITING } from '../../src/tracking/billingCeiling.js';
-import type { TestContext } from '../helpers/testApp.js';
-import { createCertifiedPlacement, startAppWithAdvertiserAndPublisher } from '../helpers/factories.js';
-import { insertEvents, servableLineItem, type Advertiser } from '../helpers/servingFixtures.js';
+import { conversionEventId } from '../../src/tracking/conversionRecorder.js';
+import { conversionLock } from '../../src/tracking/conversionLock.js';
+import { testDatabaseUrl, type TestContext } from '../helpers/testApp.js';
+import { startAppWithAdvertiserAndPublisher } from '../helpers/factories.js';
+import type { Advertiser } from '../helpers/servingFixtures.js';
+import { earlierToday } from '../helpers/earlierToday.js';
 import { eventually } from '../helpers/eventually.js';
-import { sampleEvent } from '../helpers/sampleEvent.js';
+import { convert as convertAs, cpaClicks, yesterdayNoon } from '../helpers/lateConversions.js';
 
 /**
  * A nightly postback: many conversions of one CPA line item dated yesterday, sent at once. Each is
@@ -20,7 +22,6 @@ import { sampleEvent } from '../helpers/sampleEvent.js';
 let ctx: TestContext;
 let advertiser: Advertiser;
 let publisher: { id: string; token: string };
-const DAY_MS = 86_400_000;
 const USD = 1e9;
 
 beforeAll(async () => {
@@ -31,33 +32,8 @@ afterAll(async () => {
 });
 
 /** A CPA line item (4 USD; 10 USD a day unless told, asap) and `count` valid clicks of it, from `firstMs` a second apart. */
-async function clicksOf(count: number, firstMs: number, daily = 10) {
-  const placement = await createCertifiedPlacement(ctx, publisher.id);
-  const tested = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpa', bid_value: 4 }, budget: { daily, currency: 'USD', pacing: 'asap' } });
-  const { rows } = await ctx.stores.db.query<{ id: string }>('SELECT id FROM creatives WHERE line_item_id = $1', [tested.lineItemId]);
-  const clicks = Array.from({ length: count }, (_, i) => {
-    const id = randomUUID();
-    return sampleEvent({
-      ...{ event_id: id, click_id: id, type: 'click', source: 'click', event_time: firstMs + i * 1000 },
-      ...{ campaign_id: tested.campaignId, line_item_id: tested.lineItemId, creative_id: rows[0]!.id, placement_id: placement, publisher_id: publisher.id },
-      ...{ price_model: 'CPA', cost_nanos: 0, price_nanos: 4 * USD },
-    });
-  });
-  await insertEvents(ctx, clicks);
-  return { lineItemId: tested.lineItemId, clicks };
-}
-
-/** Noon yesterday (UTC): whatever the time of day now, a day before today's. */
-const yesterdayNoon = () => Math.floor(Date.now() / DAY_MS - 1) * DAY_MS + 12 * 3_600_000;
-
-function convert(click: { event_id: string; event_time: number }, conversionId?: string): Promise<LightMyRequestResponse> {
-  return ctx.app.inject({
-    method: 'POST',
-    url: '/v1/advertiser/conversions',
-    headers: { 'x-api-key': advertiser.key },
-    payload: { click_id: click.event_id, occurred_at: new Date(click.event_time + 60_000).toISOString(), ...(conversionId ? { conversion_id: conversionId } : {}) },
-  });
-}
+const clicksOf = (count: number, firstMs: number, daily = 10) => cpaClicks(ctx, advertiser, publisher.id, count, firstMs, daily);
+const convert = (click: { event_id: string; event_time: number }, conversionId?: string) => convertAs(ctx, advertiser, click, conversionId);
 
 async function storedSpend(lineItemId: string, conversions: number): Promise<{ conversions: number; spend: number }> {
   return eventually(async () => {
@@ -78,7 +54,7 @@ describe("a postback of one line item's conversions dated yesterday", () => {
   it("leaves another line item's conversions with a conversion_id their lock holders: none is answered 503 meanwhile", async () => {
     const late = await clicksOf(30, yesterdayNoon(), 1000);
     // Today's, whatever the time of day (an hour back is yesterday's until 01:00 UTC: late too).
-    const other = await clicksOf(30, Math.max(Date.now() - 60_000, Math.floor(Date.now() / DAY_MS) * DAY_MS), 1000);
+    const other = await clicksOf(30, earlierToday(), 1000);
     // Sent at once, as a postback sends them; each is answered in its turn.
     const postback = Promise.all(late.clicks.map((click, i) => convert(click, `night-${i}`)));
     let done = false;
@@ -96,20 +72,71 @@ describe("a postback of one line item's conversions dated yesterday", () => {
 
   // Before the fix nothing bounded the queue: a postback client that timed out and retried a
   // conversion without conversion_id sent a new one while the first still waited, and both were billed.
-  it(`answers 503 with Retry-After, storing nothing, to those past the ${LATE_TURNS_WAITING} of a line item already waiting`, async () => {
-    // Twice the bound at once: they reach the queue within their own lookups' time, far less than 50 turns take.
-    const late = await clicksOf(2 * LATE_TURNS_WAITING, yesterdayNoon());
-    const answers = await Promise.all(late.clicks.map((click) => convert(click)));
-    const taken = answers.filter((answer) => answer.statusCode === 201);
-    const refused = answers.filter((answer) => answer.statusCode !== 201);
-    expect(refused.length).toBeGreaterThan(0);
+  // The test holds the conversion lock of every conversion_id it sends, so the first to take the line
+  // item's turn waits in it, and every other waits for that turn, however fast or slow they come:
+  // exactly the bound is let in. Embedded PGlite only: there the lock is the process's and waits as
+  // long as it is held; a server's lock waits 2 s (conversionLock.ts), then the turn moves on.
+  it.skipIf(testDatabaseUrl)(`answers 503 with Retry-After, storing nothing, to those past the ${LATE_TURNS_WAITING} of a line item already waiting`, async () => {
+    const late = await clicksOf(2 * LATE_TURNS_WAITING + 1, yesterdayNoon());
+    const [stored, ...batch] = late.clicks;
+    const first = await convert(stored!, 'stored');
+    expect(first.statusCode, first.body).toBe(201);
+    const lock = conversionLock(ctx.stores.db);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const held = batch.map((click, i) => lock(conversionEventId(click.event_id, `held-${i}`), () => released));
+    const answered: LightMyRequestResponse[] = [];
+    const sent = batch.map((click, i) => convert(click, `held-${i}`).then((answer) => (answered.push(answer), answer)));
+    // Twice the bound at once: the first let in waits in its turn for its lock, the others let in for that turn.
+    const refused = await eventually(async () => (answered.length >= LATE_TURNS_WAITING ? [...answered] : undefined), 'the refusals', 60_000);
     for (const answer of refused) {
       expect(answer.statusCode, answer.body).toBe(503);
       expect(answer.headers['retry-after']).toBeDefined();
       expect(answer.json().error.code).toBe('unavailable');
     }
-    // Those taken judged one after the other against yesterday's 2x (20 USD): 5 billed, the rest at cost 0.
-    expect(taken.filter((answer) => answer.json().data.cost_usd === 4)).toHaveLength(5);
-    expect(await storedSpend(late.lineItemId, taken.length)).toEqual({ conversions: taken.length, spend: 20 * USD });
+    // A retry of a stored conversion is answered without a turn, while the line item's queue is full (rev43 R4).
+    const again = await convert(stored!, 'stored');
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().data).toEqual(first.json().data);
+    release();
+    await Promise.all(held);
+    const answers = await Promise.all(sent);
+    expect(answers.filter((answer) => answer.statusCode === 503)).toHaveLength(LATE_TURNS_WAITING);
+    const taken = answers.filter((answer) => answer.statusCode !== 503);
+    expect(taken).toHaveLength(LATE_TURNS_WAITING);
+    for (const answer of taken) expect(answer.statusCode, answer.body).toBe(201);
+    // Judged one after the other against yesterday's 2x (20 USD), the stored one's 4 USD first: 4 more billed, the rest at cost 0.
+    expect(taken.filter((answer) => answer.json().data.cost_usd === 4)).toHaveLength(4);
+    expect(await storedSpend(late.lineItemId, LATE_TURNS_WAITING + 1)).toEqual({ conversions: LATE_TURNS_WAITING + 1, spend: 20 * USD });
+  });
+
+  // rev43 R4: each retry of a stored conversion wrote its first time to conversion_times again and,
+  // dated yesterday, waited for a turn in its line item's queue only to be answered 200, and past the
+  // bound was answered 503: a postback resent whole after its client timed out could not be answered.
+  it(`answers a postback resent whole, already stored, 200 for each, more than ${LATE_TURNS_WAITING} at once: no turn taken, nothing written`, async () => {
+    const count = LATE_TURNS_WAITING + 10;
+    const late = await clicksOf(count, yesterdayNoon(), 1000);
+    // Stored first, at most the bound at once.
+    const first: LightMyRequestResponse[] = [];
+    for (let from = 0; from < count; from += LATE_TURNS_WAITING) {
+      first.push(...(await Promise.all(late.clicks.slice(from, from + LATE_TURNS_WAITING).map((click, i) => convert(click, `night-${from + i}`)))));
+    }
+    for (const answer of first) expect(answer.statusCode, answer.body).toBe(201);
+    // A row's xmin is the transaction that wrote it last: an upsert that finds the row writes it again.
+    const timesWritten = async () =>
+      (
+        await ctx.stores.db.query<{ event_id: string; xmin: string }>('SELECT event_id, xmin::text AS xmin FROM conversion_times WHERE event_id = ANY($1) ORDER BY event_id', [
+          first.map((answer) => answer.json().data.id as string),
+        ])
+      ).rows;
+    const before = await timesWritten();
+    expect(before).toHaveLength(count);
+    const again = await Promise.all(late.clicks.map((click, i) => convert(click, `night-${i}`)));
+    for (const [i, answer] of again.entries()) {
+      expect(answer.statusCode, answer.body).toBe(200);
+      expect(answer.json().data).toEqual(first[i]!.json().data);
+    }
+    expect(await timesWritten()).toEqual(before);
+    expect(await storedSpend(late.lineItemId, count)).toEqual({ conversions: count, spend: count * 4 * USD });
   });
 });
