@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
 import {
+  advertiserApi,
   afterAnswers,
   consoleProblems,
   createAdvertiser,
@@ -206,6 +207,98 @@ describe.skipIf(skipBrowserTests)('console in Chromium: a campaign with two line
     await page.getByRole('status').filter({ hasText: 'Rain shells is now active. Commuters, paused before, is active too.' }).waitFor();
     await expect.poll(() => focusedText(page)).toBe('Pause');
     expect([await statusOf('Hikers'), await statusOf('Commuters')]).toEqual(['active', 'active']);
+    expect(consoleProblems(page)).toEqual([]);
+  }, 120_000);
+
+  it('gives New campaign and Add a line item the line item page\'s pacing, lifetime budget, countries and semantic matching, refused beside the field', async () => {
+    const advertiser = await createAdvertiser(service, 'Nordlicht Reisen');
+    const publisher = await createPublisher(service, 'nordlicht-chat');
+    const page = await signIn(service, 'an advertiser', advertiser.apiKey);
+    const composes: string[] = [];
+    page.on('request', (request) => { if (request.method() === 'POST' && request.url().endsWith('/campaigns/compose')) composes.push(request.postData() ?? ''); });
+
+    await page.getByRole('link', { name: 'New campaign' }).click();
+    await page.getByLabel('Campaign name').fill('Winter in Lappland');
+    await page.getByLabel('Brand name').fill('Nordlicht Reisen');
+    await page.getByLabel('Line item title').fill('Aurora seekers');
+    await page.getByLabel('Daily budget').fill('120,50');
+    await page.getByLabel('Budget currency').fill('EUR');
+    await page.getByLabel('Lifetime budget (optional)').fill('2500,5');
+    await page.getByLabel('Pacing').selectOption('asap');
+    await page.getByLabel('Bid type').selectOption('tCPM');
+    await page.getByLabel('Bid value').fill('4');
+    await page.getByLabel('Placements to run on').fill(publisher.placementId);
+    await page.getByLabel('Countries to run in').fill('de, at, fi');
+    await page.getByLabel('Countries to avoid').fill('UK');
+    await page.getByLabel('Semantic matching').check();
+    // A threshold that is not a number is refused beside its field before anything is sent.
+    const similarity = page.getByLabel('Minimum similarity (optional)');
+    await similarity.fill('0,6x');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await expect.poll(() => similarity.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByText('Enter a number from 0 to 1, for example 0.55.').count()).toBe(1);
+    // The other fields are asked of validate meanwhile: UK is marked at the same time.
+    const avoid = page.getByLabel('Countries to avoid');
+    await expect.poll(() => avoid.getAttribute('aria-invalid')).toBe('true');
+    expect(composes).toEqual([]);
+
+    // The API's refusal of UK is shown beside *Countries to avoid*, naming the entry; above the form,
+    // in place of the API's bare "request is invalid", a pointer to it.
+    await similarity.fill('0,6');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    const alert = page.locator('#compose-errors [role="alert"]');
+    await expect.poll(async () => ((await alert.count()) > 0 ? alert.textContent() : null)).toBe('See the field marked with its reason.');
+    expect(composes).toHaveLength(1);
+    expect(await avoid.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByText('Country 1 (UK) is not an ISO 3166-1 alpha-2 country code: the United Kingdom is GB.').count()).toBe(1);
+    expect(await page.getByText('request is invalid').count()).toBe(0);
+    expect(await similarity.getAttribute('aria-invalid')).toBe(null);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'advertiser-compose-countries-refused');
+
+    await avoid.fill('ru');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await page.getByRole('heading', { name: 'Winter in Lappland' }).waitFor();
+    const campaignId = new URLSearchParams(new URL(page.url()).hash.split('?')[1]).get('id')!;
+    const read = async (title: string) => (await advertiserApi<{ data: (LineItemRead & { budget: unknown; targeting: unknown })[] }>(
+      service, advertiser, 'GET', `/v1/advertiser/campaigns/${campaignId}/line-items`)).data.find((item) => item.title === title)!;
+    const aurora = await read('Aurora seekers');
+    expect(aurora.budget).toEqual({ daily: 120.5, currency: 'EUR', lifetime: 2500.5, pacing: 'asap' });
+    expect(aurora.targeting).toEqual({
+      placements: { include: [publisher.placementId] },
+      countries: { include: ['DE', 'AT', 'FI'], exclude: ['RU'] },
+      semantic: { enabled: true, min_similarity: 0.6 },
+    });
+    // The line item's page shows the same fields filled, in the same words.
+    const targeting = page.getByRole('form', { name: 'Targeting of Aurora seekers' });
+    expect(await targeting.getByLabel('Countries to run in').inputValue()).toBe('DE, AT, FI');
+    expect(await targeting.getByLabel('Semantic matching').isChecked()).toBe(true);
+    expect(await page.getByRole('form', { name: 'Budget of Aurora seekers' }).getByLabel('Pacing').inputValue()).toBe('asap');
+    // A tCPM line item serves on certified placements only, which an advertiser cannot see: said under its heading.
+    expect(await page.getByTestId('line-item-tcpm').textContent()).toContain('A tCPM bid is served only on placements certified for impression-priced demand');
+
+    // Add a line item: the same fields, the same reading and refusals beside them.
+    const add = page.getByRole('form', { name: 'Add a line item' });
+    await add.getByLabel('Line item title').fill('Tokyo travellers');
+    await add.getByLabel('Daily budget').fill('15000');
+    await add.getByLabel('Budget currency').fill('JPY');
+    await add.getByLabel('Lifetime budget (optional)').fill('1.000');
+    await add.getByLabel('Pacing').selectOption('asap');
+    await add.getByLabel('Countries to run in').fill('jp');
+    await add.getByLabel('Semantic matching').check();
+    await add.getByRole('button', { name: 'Add line item' }).click();
+    const addLifetime = add.getByLabel('Lifetime budget (optional)');
+    await expect.poll(() => addLifetime.getAttribute('aria-invalid')).toBe('true');
+    await addLifetime.fill('200000');
+    await add.getByRole('button', { name: 'Add line item' }).click();
+    await expect.poll(() => focusedText(page)).toBe('Line item: Tokyo travellers draft');
+    const tokyo = await read('Tokyo travellers');
+    expect(tokyo.budget).toEqual({ daily: 15000, currency: 'JPY', lifetime: 200000, pacing: 'asap' });
+    expect(tokyo.targeting).toEqual({ countries: { include: ['JP'] }, semantic: { enabled: true } });
+    expect(await add.getByLabel('Semantic matching').isChecked()).toBe(false);
+    expect(await add.getByLabel('Pacing').inputValue()).toBe('even');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'advertiser-new-line-item-fields');
     expect(consoleProblems(page)).toEqual([]);
   }, 120_000);
 

@@ -48,12 +48,16 @@ describe.skipIf(skip)('console in Chromium: a Postgres outage', () => {
     await budget.getByRole('button', { name: 'Save budget' }).click();
     await budget.getByRole('alert').getByText(unavailable).waitFor();
 
+    // The budget typed is not saved, so leaving asks first (unsavedChanges.ts): leave anyway.
+    const asked: string[] = [];
+    page.once('dialog', (dialog) => { asked.push(dialog.message()); void dialog.accept(); });
     await page.getByRole('link', { name: 'Campaigns' }).first().click();
     // The campaign page goes when the address change reaches the page (an event after the click):
     // until then its budget form's alert, which has no Retry, is the one the words find.
     await budget.waitFor({ state: 'detached' });
     const alert = page.getByRole('alert').filter({ hasText: unavailable });
     await alert.waitFor();
+    expect(asked).toEqual(['Leave this page? What you typed and did not save will be lost.']);
     expect(await alert.getByRole('button', { name: 'Retry' }).count()).toBe(1);
     await screenshots(page, 'advertiser-campaigns-postgres-down');
 

@@ -2,13 +2,18 @@ import { FieldProblems, type ErrorDetail } from './fieldProblems.js';
 import { plainMessage } from './plainMessages.js';
 import { authHeaders, type Session } from './session.js';
 
-/** An error answer of the API ({error:{code,message,details}}), or a network failure (status 0). */
+/**
+ * An error answer of the API ({error:{code,message,details}}), or a network failure (status 0,
+ * code `network`). `method` is the request's: a write (anything but GET) that got no answer may have
+ * been done all the same, and is said so (ui.ts).
+ */
 export class ApiFailure extends FieldProblems {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
     details: ErrorDetail[] = [],
+    readonly method = 'GET',
   ) {
     super(message, details);
   }
@@ -21,7 +26,7 @@ async function send(session: Session, method: string, path: string, body: unknow
   try {
     response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit' });
   } catch {
-    throw new ApiFailure(0, 'network', 'the service did not answer; check your connection and try again');
+    throw new ApiFailure(0, 'network', 'the service did not answer', [], method);
   }
   if (response.ok) return response;
   const answer = (await response.json().catch(() => null)) as { error?: { code?: string; message?: string; details?: ErrorDetail[] } } | null;

@@ -106,10 +106,16 @@ export function Select(props: SelectProps) {
  * reports) in words a person acts on: the API refused before changing anything, and it passes.
  * So does a service that does not answer at all (stopped for a restart or a deploy, or this
  * computer offline: con43 saw a page stay on a bare "did not answer" with nothing to press once it
- * was back); whether a write that got no answer was done cannot be known, so that is not claimed.
+ * was back). A read that got no answer is asked again (Retry); a write may have been done with its
+ * answer lost on the way back, and *Create campaign* or *Add line item* pressed again would then
+ * make a second one (the API has no idempotency key for them, rev43 R9): it says so, and to look
+ * before trying again.
  */
 function unavailableText(error: unknown): string | undefined {
   if (!(error instanceof ApiFailure)) return undefined;
+  if (error.code === 'network' && error.method !== 'GET') {
+    return 'The service did not answer, so this may have been saved or not. Before trying again, look whether it was, in its list or by reloading the page: pressing the button again could save it twice.';
+  }
   if (error.code === 'network') return 'The service did not answer: it may be restarting, or this computer may be offline. Try again in a few seconds.';
   if (error.status !== 503 || error.code !== 'unavailable') return undefined;
   const store = /event store/.test(error.message) ? 'its event store, where reports come from' : 'its database';
@@ -129,6 +135,20 @@ export function useFocusOnRefusal<T extends HTMLElement>(error: unknown) {
 }
 
 /**
+ * The message above a form. The API's 422 says only "request is invalid", its reasons being in the
+ * details: when a detail is shown beside its field, the message points there instead (con43:
+ * a bare "request is invalid" above the button read as the whole answer). The console's own
+ * messages (an amount it could not read) already say what happened, and stay.
+ */
+function refusalMessage(error: FieldProblems, unshown: number): string {
+  const marked = error.details.length - unshown;
+  if (!(error instanceof ApiFailure) || error.status !== 422 || marked === 0) return error.message;
+  // Direction-free: the message is above the fields on some forms and below them on others.
+  const where = marked === 1 ? 'the field marked with its reason' : 'the fields marked with their reasons';
+  return unshown === 0 ? `See ${where}.` : `See ${where}, and the problems listed here.`;
+}
+
+/**
  * The error of the last action: its message, and the field problems no field on the form shows
  * (so nothing the API or the console's own checks said is hidden). `retry` asks again (a page's
  * read), offered when the service says a store is unavailable, which passes by itself.
@@ -142,10 +162,10 @@ export function ErrorMessage({ error, shownPaths = [], retry }: { error: unknown
       ${retry && html`<button type="button" onClick=${retry}>Retry</button>`}
     </div>`;
   }
-  const message = error instanceof FieldProblems ? error.message : String(error);
   // A field shows its own details and those of its list's entries (`keywords.include.0`).
   const shown = (path: string) => shownPaths.some((field) => field === path || itemIndex(path, field) !== undefined);
   const other = error instanceof FieldProblems ? error.details.filter((detail) => !shown(detail.path)) : [];
+  const message = error instanceof FieldProblems ? refusalMessage(error, other.length) : String(error);
   return html`<div class="error" role="alert">
     <p>${message}</p>
     ${other.length > 0 && html`<ul>${other.map((detail) => html`<li><code>${detail.path || '(body)'}</code>: ${detail.message}</li>`)}</ul>`}

@@ -38,8 +38,44 @@ const keyColumns: Record<Breakdown, { titles: string[]; cells(row: BreakdownRow)
   country: { titles: ['Country'], cells: (row) => [row.country] },
 };
 
+/**
+ * A rate over a count that is 0 has no value: the API and the CSV write 0 (docs/reporting.md), but
+ * on a page a CPC of 0 reads as "the clicks were free" (con43). The tables say "—" and what it
+ * means instead: each rate with the count it divides by, named as the cell says it.
+ */
+const dividedBy: Partial<Record<keyof PerformanceMetrics, { count: keyof PerformanceMetrics; none: string }>> = {
+  ctr: { count: 'impressions', none: 'no impressions' },
+  cpc_usd: { count: 'clicks', none: 'no clicks' },
+  cpa_usd: { count: 'conversions', none: 'no conversions' },
+  cvr: { count: 'clicks', none: 'no clicks' },
+  ecpm_usd: { count: 'impressions', none: 'no impressions' },
+  roas: { count: 'spend_usd', none: 'no spend' },
+};
+
+function undefinedRate(row: PerformanceMetrics, name: keyof PerformanceMetrics): string | undefined {
+  const rate = dividedBy[name];
+  return rate !== undefined && row[rate.count] === 0 ? rate.none : undefined;
+}
+
+/** A figure as the report tables and the chart's axes write it: points, thousands separators, up to six decimals. */
+export function reportNumber(value: number): string {
+  return value.toLocaleString('en-US', { maximumFractionDigits: 6 });
+}
+
 export function MetricCells({ row }: { row: PerformanceMetrics }) {
-  return metricColumns.map(([name]) => html`<td class="num">${row[name].toLocaleString('en-US', { maximumFractionDigits: 6 })}</td>`);
+  return metricColumns.map(([name]) => {
+    const none = undefinedRate(row, name);
+    // The dash is seen, its meaning read out (and shown on hover): a lone "—" says nothing to a screen reader.
+    return none === undefined
+      ? html`<td class="num">${reportNumber(row[name])}</td>`
+      : html`<td class="num no-rate" title=${none}><span aria-hidden="true">—</span><span class="visually-hidden">${none}</span></td>`;
+  });
+}
+
+/** Under a table with a "—": what it stands for, and that the CSV differs (it keeps the API's 0). */
+export function NoRateNote({ rows }: { rows: PerformanceMetrics[] }) {
+  if (!rows.some((row) => metricColumns.some(([name]) => undefinedRate(row, name) !== undefined))) return '';
+  return html`<p class="hint" data-testid="no-rate-note">— : nothing to divide by (CTR and eCPM without impressions, CPC and CVR without clicks, CPA without conversions, ROAS without spend). The CSV and the API write 0 there.</p>`;
 }
 
 export function MetricHeaders() {
@@ -59,8 +95,9 @@ export function BreakdownTable({ breakdown, rows }: { breakdown: Breakdown; rows
     <thead><tr>${key.titles.map((title) => html`<th scope="col">${title}</th>`)}<${MetricHeaders} />${reach ? html`<th scope="col" class="num">Reach (users)</th>` : ''}</tr></thead>
     <tbody>${rows.map((row) => {
       const [name, ...rest] = key.cells(row);
-      const users = reach ? html`<td class="num">${Number(row.unique_users).toLocaleString('en-US')}</td>` : '';
+      const users = reach ? html`<td class="num">${reportNumber(Number(row.unique_users))}</td>` : '';
       return html`<tr><th scope="row">${name}</th>${rest.map((cell) => html`<td>${cell}</td>`)}<${MetricCells} row=${row} />${users}</tr>`;
     })}</tbody>
-  </table><//>`;
+  </table><//>
+  <${NoRateNote} rows=${rows} />`;
 }

@@ -7,23 +7,33 @@ import { lacking, may } from '../keyPermissions.js';
 import { ErrorMessage, Field, Notice, Select, useFocusOnRefusal } from '../ui.js';
 import type { Campaign, LineItem } from './advertiserApi.js';
 import { readAmounts } from '../amountInput.js';
-import { bidTypes, CreativeFields, LineItemFields, lineItemFieldPaths, lineItemOrProblems, newLineItem, type NewLineItem } from './lineItemForm.js';
+import { bidTypes, CreativeFields, LineItemFields, lineItemFieldPaths, lineItemOrProblems, newLineItem, type NewLineItem, type TextField } from './lineItemForm.js';
 import { bidRepricing, frequencyCapBody, frequencyCapText, frequencyCapWindows, listOf, targetingBody, targetingEdits, untouchedTargeting, type TargetingEdits } from './lineItemEdits.js';
 import { MatchPreviewBox } from './matchPreviewBox.js';
-import { LineItemFacts, pacings } from './lineItemFacts.js';
+import { useChangedSinceSaved, useUnsavedInput } from '../unsavedChanges.js';
+import { LineItemFacts } from './lineItemFacts.js';
+import { CountryFields, LifetimeAndPacingFields, SemanticFields } from './budgetAndTargetingFields.js';
 import { activateCampaign, ActivationQuestion, pausedLineItems, type ActivationAnswer } from './campaignActivation.js';
 
 type Save = (method: string, path: string, body: unknown) => Promise<void>;
 
-/** One small form per API write (PUT budget, PUT bids, PATCH frequency_cap, PUT targeting, POST creatives), each with its own 422 details. */
-function useWrite(save: Save) {
+/**
+ * One small form per API write (PUT budget, PUT bids, PATCH frequency_cap, PUT targeting, POST
+ * creatives), each with its own 422 details. `typed` is the form's input: while it differs from
+ * what was loaded or last saved, leaving the page asks first (unsavedChanges.ts).
+ */
+function useWrite(save: Save, typed?: unknown) {
+  const unsaved = useChangedSinceSaved(typed);
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState(false);
   async function write(method: string, path: string, body: unknown) {
     setError(null);
     setSaved(false);
+    // What is saved is the input as it was when the button was pressed; typing meanwhile stays unsaved.
+    const saving = unsaved.saved;
     try {
       await save(method, path, body);
+      saving();
       setSaved(true);
     } catch (failure) {
       setError(failure);
@@ -49,6 +59,15 @@ const stoppedBy: Record<NonNullable<LineItem['delivery_stopped_by']>, { short: s
   },
 };
 
+/**
+ * A tCPM line item is served only on certified placements (docs/serving.md), and nothing the
+ * advertiser API answers says which placements are: con43's tCPM line item on an uncertified
+ * placement never served and its page said nothing. The console cannot say "cannot deliver" as it
+ * does for a missing creative, so it says the rule, and where to look when it does not deliver.
+ */
+const tcpmRule = 'A tCPM bid is served only on placements certified for impression-priced demand; uncertified ones take CPC and CPA bids only. '
+  + 'Which placements are certified is not shown to advertisers: if this line item does not deliver, ask the publisher whether its placements are, or bid CPC.';
+
 /** The campaign's line items that active status alone would call delivering, but a budget has stopped. */
 function StoppedForBudget({ items }: { items: LineItem[] }) {
   const stopped = items.filter((item) => item.delivery_stopped_by !== null);
@@ -73,7 +92,7 @@ function BudgetForm({ item, save }: { item: LineItem; save: Save }) {
   const [lifetime, setLifetime] = useState(String(item.budget?.lifetime ?? ''));
   const [pacing, setPacing] = useState<string>(item.budget?.pacing ?? 'even');
   const [asking, setAsking] = useState<{ question: string; body: unknown } | null>(null);
-  const { error, saved, write, fail } = useWrite(save);
+  const { error, saved, write, fail } = useWrite(save, { daily, currency, lifetime, pacing });
   const form = useRef<HTMLFormElement>(null);
   const confirm = useRef<HTMLButtonElement>(null);
   const questionId = useId();
@@ -115,8 +134,8 @@ function BudgetForm({ item, save }: { item: LineItem; save: Save }) {
       <${Field} label="Daily budget" path="daily" value=${daily} onInput=${edit(setDaily)} error=${error} />
       <${Field} label="Currency" path="currency" value=${currency} onInput=${edit(setCurrency)} error=${error}
         hint=${item.bids ? 'The bid is in this currency too, and is not converted when it changes' : undefined} />
-      <${Field} label="Lifetime budget (optional)" path="lifetime" hint="A total over the line item's life, same currency; empty: none" value=${lifetime} onInput=${edit(setLifetime)} error=${error} />
-      <${Select} label="Pacing" path="pacing" options=${pacings} value=${pacing} onInput=${edit(setPacing)} error=${error} />
+      <${LifetimeAndPacingFields} lifetime=${{ value: lifetime, onInput: edit(setLifetime) }} pacing=${{ value: pacing, onInput: edit(setPacing) }}
+        paths=${{ lifetime: 'lifetime', pacing: 'pacing' }} error=${error} />
     </div>
     <${ErrorMessage} error=${error} shownPaths=${['daily', 'currency', 'lifetime', 'pacing']} />
     ${saved && html`<${Notice}>Budget saved.</${Notice}>`}
@@ -133,7 +152,7 @@ function BudgetForm({ item, save }: { item: LineItem; save: Save }) {
 function BidsForm({ item, save }: { item: LineItem; save: Save }) {
   const [bidType, setBidType] = useState(item.bids?.bid_type ?? 'CPC');
   const [bidValue, setBidValue] = useState(String(item.bids?.bid_value ?? ''));
-  const { error, saved, write, fail } = useWrite(save);
+  const { error, saved, write, fail } = useWrite(save, { bidType, bidValue });
   function submit(event: Event) {
     event.preventDefault();
     try {
@@ -162,7 +181,7 @@ function FrequencyCapForm({ item, save }: { item: LineItem; save: Save }) {
   const [impressions, setImpressions] = useState(item.frequency_cap === null ? '' : String(item.frequency_cap.impressions));
   const [per, setPer] = useState<string>(item.frequency_cap?.per ?? 'day');
   const [removed, setRemoved] = useState(false);
-  const { error, saved, write, fail } = useWrite(save);
+  const { error, saved, write, fail } = useWrite(save, { impressions, per });
   const form = useFocusOnRefusal<HTMLFormElement>(error);
   function submit(event: Event) {
     event.preventDefault();
@@ -189,14 +208,12 @@ function FrequencyCapForm({ item, save }: { item: LineItem; save: Save }) {
 
 function TargetingForm({ item, save }: { item: LineItem; save: Save }) {
   const [edits, setEdits] = useState<TargetingEdits>(() => targetingEdits(item.targeting));
-  const { error, saved, write, fail } = useWrite(save);
-  type ListEdit = Exclude<keyof TargetingEdits, 'semantic' | 'minSimilarity'>;
-  const field = (name: ListEdit, noun: string) => ({
-    value: edits[name], onInput: (value: string) => setEdits({ ...edits, [name]: value }), error, list: { noun, entries: listOf(edits[name]) ?? [] },
-  });
+  const { error, saved, write, fail } = useWrite(save, edits);
+  type TextEdit = Exclude<keyof TargetingEdits, 'semantic'>;
+  const text = (name: TextEdit) => ({ value: edits[name], onInput: (value: string) => setEdits({ ...edits, [name]: value }) });
+  const field = (name: TextEdit, noun: string) => ({ ...text(name), error, list: { noun, entries: listOf(edits[name]) ?? [] } });
   const untouched = untouchedTargeting(item.targeting);
   const form = useFocusOnRefusal<HTMLFormElement>(error);
-  const semanticId = useId();
   function submit(event: Event) {
     event.preventDefault();
     let body;
@@ -216,18 +233,10 @@ function TargetingForm({ item, save }: { item: LineItem; save: Save }) {
       <${Field} label="Keywords to avoid" path="keywords.exclude" ...${field('keywordsExclude', 'Keyword')} />
       <${Field} label="Placements to run on" path="placements.include" ...${field('placementsInclude', 'Placement')} />
       <${Field} label="Languages (ISO 639-1)" path="languages" ...${field('languages', 'Language')} />
-      <${Field} label="Countries to run in" path="countries.include" hint="ISO 3166-1 codes, e.g. DE, AT; from the reader's IP address" ...${field('countriesInclude', 'Country')} />
-      <${Field} label="Countries to avoid" path="countries.exclude" ...${field('countriesExclude', 'Country')} />
+      <${CountryFields} include=${text('countriesInclude')} exclude=${text('countriesExclude')} paths=${{ include: 'countries.include', exclude: 'countries.exclude' }} error=${error} />
     </div>
-    <div class="field checkbox">
-      <label><input type="checkbox" checked=${edits.semantic} aria-describedby=${semanticId}
-        onChange=${(event: Event) => setEdits({ ...edits, semantic: (event.currentTarget as HTMLInputElement).checked })} /> Semantic matching</label>
-      <small id=${semanticId} class="hint">Also shown where the conversation means what the keywords and creatives say, without the exact words (English only).</small>
-    </div>
-    <div class="grid">
-      <${Field} label="Minimum similarity (optional)" path="semantic.min_similarity" hint="0 to 1; empty: the service's default, 0.55; higher: fewer, closer matches"
-        value=${edits.minSimilarity} onInput=${(value: string) => setEdits({ ...edits, minSimilarity: value })} error=${error} />
-    </div>
+    <${SemanticFields} enabled=${edits.semantic} onEnabled=${(semantic: boolean) => setEdits({ ...edits, semantic })}
+      minSimilarity=${text('minSimilarity')} path="semantic.min_similarity" error=${error} />
     ${untouched.length > 0 && html`<div class="hint" data-testid="kept-targeting"><p>Also set (through the API), kept as it is when you save:</p>
       <ul>${untouched.map((part) => html`<li>${part}</li>`)}</ul></div>`}
     <${ErrorMessage} error=${error} shownPaths=${['keywords.include', 'keywords.exclude', 'placements.include', 'languages', 'countries.include', 'countries.exclude', 'semantic.min_similarity']} />
@@ -238,7 +247,7 @@ function TargetingForm({ item, save }: { item: LineItem; save: Save }) {
 
 function CreativeForm({ item, save }: { item: LineItem; save: Save }) {
   const [creative, setCreative] = useState({ title: '', body: '', cta: '', destination_url: '', image_url: '' });
-  const { error, saved, write } = useWrite(save);
+  const { error, saved, write } = useWrite(save, creative);
   const field = (name: keyof typeof creative) => ({ value: creative[name], onInput: (value: string) => setCreative({ ...creative, [name]: value }), error, path: `creatives.0.${name}` });
   function submit(event: Event) {
     event.preventDefault();
@@ -297,7 +306,9 @@ function NewLineItemForm({ session, campaignId, created }: { session: Session; c
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const errors = useRef<HTMLDivElement>(null);
-  const field = (name: keyof NewLineItem) => ({ value: form[name], onInput: (value: string) => setForm({ ...form, [name]: value }), error });
+  // Emptied once the line item is created: nothing left unsaved.
+  useUnsavedInput(JSON.stringify(form) !== JSON.stringify(newLineItem));
+  const field = (name: TextField) => ({ value: form[name], onInput: (value: string) => setForm({ ...form, [name]: value }), error });
   async function submit(event: Event) {
     event.preventDefault();
     if (busy) return;
@@ -319,7 +330,7 @@ function NewLineItemForm({ session, campaignId, created }: { session: Session; c
     <h2 id="new-line-item">Add a line item</h2>
     <p class="hint">It starts as a draft: activate it once it has a budget, bids and a creative.</p>
     <div tabindex="-1" ref=${errors}><${ErrorMessage} error=${error} shownPaths=${lineItemFieldPaths('')} /></div>
-    <${LineItemFields} field=${field} at="" form=${form} />
+    <${LineItemFields} field=${field} at="" form=${form} onSemantic=${(semantic: boolean) => setForm({ ...form, semantic })} />
     <h3>First creative (contextual card, optional)</h3>
     <${CreativeFields} field=${field} at="" />
     <button type="submit" disabled=${busy}>Add line item</button>
@@ -431,6 +442,7 @@ export function CampaignPage({ session, route }: { session: Session; route: Rout
       ${canEdit && html`<${LineItemStatus} item=${item} save=${save} />`}
       ${item.delivery_stopped_by !== null && html`<p class="notice stopped" data-testid="line-item-stopped">${stoppedBy[item.delivery_stopped_by].long}</p>`}
       ${item.creatives.length === 0 && item.status !== 'completed' && html`<p class="notice stopped" data-testid="line-item-no-creative">Cannot deliver: it has no creative. ${canEdit ? 'Add one below' : 'A creative must be added'} before it can be shown.</p>`}
+      ${item.bids?.bid_type.toLowerCase() === 'tcpm' && item.status !== 'completed' && html`<p class="hint" data-testid="line-item-tcpm">${tcpmRule}</p>`}
       <p data-testid="line-item-frequency-cap">${frequencyCapText(item.frequency_cap)}</p>
       ${canEdit && html`<div class="grid">
         <${BudgetForm} item=${item} save=${save} />

@@ -4,8 +4,9 @@ import { api } from '../api.js';
 import { go } from '../route.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, Field, Select } from '../ui.js';
-import { CreativeFields, LineItemFields, lineItemFieldPaths, lineItemOrProblems, newLineItem } from './lineItemForm.js';
+import { CreativeFields, LineItemFields, lineItemFieldPaths, lineItemOrProblems, newLineItem, type TextField } from './lineItemForm.js';
 import { useResource } from '../resource.js';
+import { useUnsavedInput } from '../unsavedChanges.js';
 
 const initial = { name: '', brand_name: '', user_id: '', ...newLineItem };
 type Form = typeof initial;
@@ -45,7 +46,7 @@ export function ComposePage({ session }: { session: Session }) {
   const [form, setForm] = useState(initial);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const field = (name: keyof Form) => ({ value: form[name], onInput: (value: string) => setForm({ ...form, [name]: value }), error });
+  const field = (name: 'name' | 'brand_name' | 'user_id' | TextField) => ({ value: form[name], onInput: (value: string) => setForm({ ...form, [name]: value }), error });
   const membersRead = useResource<Member[]>(session, `/v1/advertiser/users?limit=${MEMBERS_OFFERED}`);
   const members = membersRead.data;
   const owners = ownerChoices(membersRead);
@@ -53,6 +54,9 @@ export function ComposePage({ session }: { session: Session }) {
   useEffect(() => {
     if (members?.length === 1) setForm((current) => (current.user_id === '' ? { ...current, user_id: members[0]!.id } : current));
   }, [members]);
+  // Typed input not yet sent asks before leaving the page (the owner chosen for the advertiser is not typed).
+  const chosenForYou = members?.length === 1 && form.user_id === members[0]!.id;
+  useUnsavedInput(JSON.stringify({ ...form, user_id: chosenForYou ? '' : form.user_id }) !== JSON.stringify(initial));
 
   async function submit(event: Event) {
     event.preventDefault();
@@ -85,7 +89,7 @@ export function ComposePage({ session }: { session: Session }) {
     </section>
     <section class="card" aria-labelledby="compose-line-item">
       <h2 id="compose-line-item">Line item</h2>
-      <${LineItemFields} field=${field} at="line_item." form=${form} />
+      <${LineItemFields} field=${field} at="line_item." form=${form} onSemantic=${(semantic: boolean) => setForm({ ...form, semantic })} />
     </section>
     <section class="card" aria-labelledby="compose-creative">
       <h2 id="compose-creative">Creative (contextual card)</h2>

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import type { DailyRow } from '../../../src/reporting/dailyReport.js';
 import { coincidingSeries, seriesList } from './coincidingSeries.js';
+import { reportNumber } from './breakdownTable.js';
 
 function chartWidth(element: HTMLElement): number {
   return Math.max(280, element.clientWidth);
@@ -12,6 +13,9 @@ function chartWidth(element: HTMLElement): number {
 function fromZero(_plot: uPlot, _min: number | null, max: number | null): [number, number] {
   return [0, max !== null && max > 0 ? max * 1.1 : 1];
 }
+
+const axisNumbers = (_plot: uPlot, ticks: number[]) => ticks.map(reportNumber);
+const legendNumber = (_plot: uPlot, value: number | null) => (value == null ? '—' : reportNumber(value));
 
 /**
  * Impressions and clicks (left axis, counts) and spend (right axis, USD) per UTC day, drawn by
@@ -52,13 +56,15 @@ export function DailyChart({ rows }: { rows: DailyRow[] }) {
             incrs: [86_400, 7 * 86_400, 30 * 86_400],
             values: (_plot, ticks) => ticks.map((tick) => new Date(tick * 1000).toISOString().slice(5, 10)),
           },
-          { stroke: color('--fg'), grid: { stroke: color('--line') }, label: 'Impressions, clicks' },
-          { scale: 'usd', side: 1, stroke: color('--fg'), grid: { show: false }, label: 'Spend (USD)' },
+          // Written as the tables under the chart write them (2.5, 1,000), not in the browser's
+          // language, uPlot's default: a German browser showed "2,5" over a table of 2.63925 (con43).
+          { stroke: color('--fg'), grid: { stroke: color('--line') }, label: 'Impressions, clicks', values: axisNumbers },
+          { scale: 'usd', side: 1, stroke: color('--fg'), grid: { show: false }, label: 'Spend (USD)', values: axisNumbers },
         ],
         series: [
           { label: 'Day (UTC)' },
-          { label: 'Impressions', stroke: '#1f77b4', width: widthOf('Impressions') },
-          { label: 'Clicks', stroke: '#e8590c', width: widthOf('Clicks'), dash: [6, 4] },
+          { label: 'Impressions', stroke: '#1f77b4', width: widthOf('Impressions'), value: legendNumber },
+          { label: 'Clicks', stroke: '#e8590c', width: widthOf('Clicks'), dash: [6, 4], value: legendNumber },
           { label: 'Spend (USD)', scale: 'usd', stroke: '#2f9e44', width: widthOf('Spend'), value: (_plot, value) => (value == null ? '—' : `$${value.toFixed(2)}`) },
         ],
       },

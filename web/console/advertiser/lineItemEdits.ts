@@ -41,23 +41,26 @@ export function targetingEdits(targeting: Targeting): TargetingEdits {
 }
 
 /** An include/exclude group without its empty lists; undefined when nothing is left. */
-function group(lists: { include?: string[]; exclude?: string[] }) {
+export function group(lists: { include?: string[]; exclude?: string[] }) {
   const kept = Object.fromEntries(Object.entries(lists).filter(([, list]) => list !== undefined && list.length > 0));
   return Object.keys(kept).length > 0 ? kept : undefined;
 }
 
 /**
- * The semantic part as the form has it: the box turns matching on or off, and a typed threshold
+ * The semantic part as a form has it: the box turns matching on or off, and a typed threshold
  * (a decimal comma read as a point) goes with it; empty leaves the service's default. A line item
  * that never had the part and is not opted in gets none (off when absent: openapi.yaml). The API
- * judges the range (0 to 1); what is not a number is refused here, beside the field.
+ * judges the range (0 to 1); what is not a number is refused here, beside the field at `path`
+ * (a new line item's is under `targeting.`).
  */
-function semanticPart(loaded: Targeting['semantic'], edits: TargetingEdits): Targeting['semantic'] {
+export function semanticPart(
+  loaded: Targeting['semantic'], edits: Pick<TargetingEdits, 'semantic' | 'minSimilarity'>, path = 'semantic.min_similarity',
+): Targeting['semantic'] {
   const typed = edits.minSimilarity.trim().replace(',', '.');
   if (!edits.semantic && loaded === undefined && typed === '') return undefined;
   if (typed !== '' && !/^\d*\.?\d+$/.test(typed)) {
     throw new FieldProblems('The minimum similarity could not be read; nothing was saved.', [
-      { path: 'semantic.min_similarity', message: 'enter a number from 0 to 1, for example 0.55' },
+      { path, message: 'enter a number from 0 to 1, for example 0.55' },
     ]);
   }
   return { enabled: edits.semantic, ...(typed !== '' ? { min_similarity: Number(typed) } : {}) };

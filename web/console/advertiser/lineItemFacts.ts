@@ -2,9 +2,8 @@ import { html } from 'htm/preact';
 import type { LineItem } from './advertiserApi.js';
 import { bidTypes } from './lineItemForm.js';
 import { countriesAndSemantic, untouchedTargeting } from './lineItemEdits.js';
+import { pacings } from './budgetAndTargetingFields.js';
 
-/** The pacings the budget form offers, and how a line item's is said where it cannot be edited. */
-export const pacings = [['even', 'Even: spread over the UTC day'], ['asap', 'As soon as possible']] as const;
 
 function amount(value: number, currency: string): string {
   return `${value.toLocaleString('en-US', { maximumFractionDigits: 6 })} ${currency}`;

@@ -4,7 +4,8 @@ import { readAmounts } from '../amountInput.js';
 import { FieldProblems, type ErrorDetail } from '../fieldProblems.js';
 import type { Session } from '../session.js';
 import { Field, Select } from '../ui.js';
-import { frequencyCapBody, frequencyCapWindows, listOf } from './lineItemEdits.js';
+import { frequencyCapBody, frequencyCapWindows, group, listOf, semanticPart } from './lineItemEdits.js';
+import { CountryFields, LifetimeAndPacingFields, SemanticFields } from './budgetAndTargetingFields.js';
 
 export const bidTypes = [['CPC', 'CPC: per valid click'], ['tCPM', 'tCPM: per thousand valid impressions'], ['CPA', 'CPA: per conversion']] as const;
 
@@ -14,16 +15,22 @@ export const bidTypes = [['CPC', 'CPC: per valid click'], ['tCPM', 'tCPM: per th
  * two offer the same fields, the frequency cap among them, and read them the same way.
  */
 export const newLineItem = {
-  line_title: '', daily: '', currency: 'USD', bid_type: 'CPC', bid_value: '', keywords: '', placements: '',
+  line_title: '', daily: '', currency: 'USD', lifetime: '', pacing: 'even', bid_type: 'CPC', bid_value: '', keywords: '', placements: '',
+  countries_include: '', countries_exclude: '', semantic: false, min_similarity: '',
   cap_impressions: '', cap_per: 'day', title: '', body: '', cta: '', destination_url: '', image_url: '',
 };
 export type NewLineItem = typeof newLineItem;
+/** The fields typed as text (all but the semantic box). */
+export type TextField = { [Name in keyof NewLineItem]: NewLineItem[Name] extends string ? Name : never }[keyof NewLineItem];
 
 /** The paths of a line item's fields under `at` ('line_item.' in compose, '' on its own). */
 function lineItemPaths(at: string) {
   return {
-    title: `${at}title`, daily: `${at}budget.daily`, currency: `${at}budget.currency`, bidType: `${at}bids.bid_type`, bidValue: `${at}bids.bid_value`,
-    keywords: `${at}targeting.keywords.include`, placements: `${at}targeting.placements.include`, cap: `${at}frequency_cap`,
+    title: `${at}title`, daily: `${at}budget.daily`, currency: `${at}budget.currency`, lifetime: `${at}budget.lifetime`, pacing: `${at}budget.pacing`,
+    bidType: `${at}bids.bid_type`, bidValue: `${at}bids.bid_value`,
+    keywords: `${at}targeting.keywords.include`, placements: `${at}targeting.placements.include`,
+    countriesInclude: `${at}targeting.countries.include`, countriesExclude: `${at}targeting.countries.exclude`, minSimilarity: `${at}targeting.semantic.min_similarity`,
+    cap: `${at}frequency_cap`,
     capImpressions: `${at}frequency_cap.impressions`, capPer: `${at}frequency_cap.per`,
     creative: (name: string) => `${at}creatives.0.${name}`,
   };
@@ -33,7 +40,8 @@ function lineItemPaths(at: string) {
 export function lineItemFieldPaths(at: string): string[] {
   const paths = lineItemPaths(at);
   return [
-    paths.title, paths.daily, paths.currency, paths.bidType, paths.bidValue, paths.keywords, paths.placements, paths.capImpressions, paths.capPer,
+    paths.title, paths.daily, paths.currency, paths.lifetime, paths.pacing, paths.bidType, paths.bidValue, paths.keywords, paths.placements,
+    paths.countriesInclude, paths.countriesExclude, paths.minSimilarity, paths.capImpressions, paths.capPer,
     ...['title', 'body', 'cta', 'destination_url', 'image_url'].map(paths.creative),
   ];
 }
@@ -49,6 +57,7 @@ function lineItemBody(form: NewLineItem, at: string, standIns: boolean) {
   const typed = {
     ...(form.daily.trim() !== '' ? { [paths.daily]: form.daily } : {}),
     ...(form.bid_value.trim() !== '' ? { [paths.bidValue]: form.bid_value } : {}),
+    ...(form.lifetime.trim() !== '' ? { [paths.lifetime]: form.lifetime } : {}),
   };
   // Both reads are tried before anything is thrown, so an unreadable amount and cap show together.
   const problems: FieldProblems[] = [];
@@ -63,20 +72,33 @@ function lineItemBody(form: NewLineItem, at: string, standIns: boolean) {
   };
   const amounts = standIns ? Object.fromEntries(Object.keys(typed).map((path) => [path, 1])) : attempt(() => readAmounts(typed), {});
   const cap = standIns ? null : attempt(() => frequencyCapBody(form.cap_impressions, form.cap_per, paths.cap).frequency_cap, null);
+  const semantic = standIns
+    ? (form.semantic ? { enabled: true } : undefined)
+    : attempt(() => semanticPart(undefined, { semantic: form.semantic, minSimilarity: form.min_similarity }, paths.minSimilarity), undefined);
   if (problems.length > 0) {
     const message = problems.length === 1 ? problems[0]!.message : 'Some fields could not be read; nothing was saved.';
     throw new FieldProblems(message, problems.flatMap((problem) => problem.details));
   }
   const keywords = listOf(form.keywords);
   const placements = listOf(form.placements);
+  const countries = group({ include: listOf(form.countries_include), exclude: listOf(form.countries_exclude) });
+  const targeting = {
+    ...(keywords ? { keywords: { include: keywords } } : {}),
+    ...(placements ? { placements: { include: placements } } : {}),
+    ...(countries ? { countries } : {}),
+    ...(semantic ? { semantic } : {}),
+  };
+  // A budget is sent once any of its fields is given: pacing chosen alone is not dropped, and the
+  // API then says beside *Daily budget* that it is needed.
+  const budgetTyped = form.daily.trim() !== '' || form.lifetime.trim() !== '' || form.pacing !== newLineItem.pacing;
   const creativeTyped = [form.title, form.body, form.cta, form.destination_url, form.image_url].some((value) => value.trim() !== '');
   return {
     title: form.line_title,
-    ...(form.daily.trim() !== '' ? { budget: { daily: amounts[paths.daily], currency: form.currency } } : {}),
-    ...(form.bid_value.trim() !== '' ? { bids: { bid_type: form.bid_type, bid_value: amounts[paths.bidValue] } } : {}),
-    ...(keywords || placements
-      ? { targeting: { ...(keywords ? { keywords: { include: keywords } } : {}), ...(placements ? { placements: { include: placements } } : {}) } }
+    ...(budgetTyped
+      ? { budget: { daily: amounts[paths.daily], currency: form.currency, ...(paths.lifetime in amounts ? { lifetime: amounts[paths.lifetime] } : {}), pacing: form.pacing } }
       : {}),
+    ...(form.bid_value.trim() !== '' ? { bids: { bid_type: form.bid_type, bid_value: amounts[paths.bidValue] } } : {}),
+    ...(Object.keys(targeting).length > 0 ? { targeting } : {}),
     ...(cap ? { frequency_cap: cap } : {}),
     ...(creativeTyped
       ? {
@@ -111,8 +133,8 @@ export async function lineItemOrProblems<Body>(
       (answer: unknown) => (answer instanceof ApiFailure && answer.status === 422 ? answer.details.map((detail) => shownPath(detail, shownAt)) : []),
     );
     const paths = lineItemPaths(shownAt);
-    // The stand-ins' own paths (each unreadable amount, the cap) are judged by this form alone.
-    const judgedHere = [...mine, paths.cap, paths.capImpressions, paths.capPer];
+    // The stand-ins' own paths (each unreadable amount, the cap, the threshold) are judged by this form alone.
+    const judgedHere = [...mine, paths.cap, paths.capImpressions, paths.capPer, paths.minSimilarity];
     throw new FieldProblems(failure.message, [...failure.details, ...others.filter((detail) => !judgedHere.includes(detail.path))]);
   }
 }
@@ -122,23 +144,35 @@ function shownPath(detail: ErrorDetail, shownAt: string): ErrorDetail {
   return detail.path.startsWith('line_item.') ? { ...detail, path: shownAt + detail.path.slice('line_item.'.length) } : detail;
 }
 
-type FieldOf = (name: keyof NewLineItem) => { value: string; onInput(value: string): void; error: unknown };
+type FieldOf = (name: TextField) => { value: string; onInput(value: string): void; error: unknown };
 
-/** The line item's own fields: title, budget, bids, targeting and frequency cap. */
-export function LineItemFields({ field, at, form }: { field: FieldOf; at: string; form: NewLineItem }) {
+/**
+ * The line item's own fields: title, budget (lifetime and pacing too), bids, targeting (countries
+ * and semantic matching too) and frequency cap. The fields a line item's page edits as well come
+ * from their one home (budgetAndTargetingFields.ts); `onSemantic` sets the semantic box.
+ */
+export function LineItemFields({ field, at, form, onSemantic }: { field: FieldOf; at: string; form: NewLineItem; onSemantic(enabled: boolean): void }) {
   const paths = lineItemPaths(at);
+  const text = (name: TextField) => {
+    const { value, onInput } = field(name);
+    return { value, onInput };
+  };
   return html`<div class="grid">
       <${Field} label="Line item title" path=${paths.title} ...${field('line_title')} />
       <${Field} label="Daily budget" path=${paths.daily} type="text" hint="For example 50" ...${field('daily')} />
       <${Field} label="Budget currency" path=${paths.currency} hint="ISO 4217, e.g. USD or EUR; also the bid's currency" ...${field('currency')} />
+      <${LifetimeAndPacingFields} lifetime=${text('lifetime')} pacing=${text('pacing')} paths=${paths} error=${field('lifetime').error} />
       <${Select} label="Bid type" path=${paths.bidType} options=${bidTypes} ...${field('bid_type')} />
       <${Field} label="Bid value" path=${paths.bidValue} ...${field('bid_value')} />
       <${Field} label="Keywords to match" path=${paths.keywords} hint="Comma-separated; empty matches every conversation." list=${{ noun: 'Keyword', entries: listOf(form.keywords) ?? [] }} ...${field('keywords')} />
       <${Field} label="Placements to run on" path=${paths.placements} hint="Comma-separated placement ids; empty means all." list=${{ noun: 'Placement', entries: listOf(form.placements) ?? [] }} ...${field('placements')} />
+      <${CountryFields} include=${text('countries_include')} exclude=${text('countries_exclude')}
+        paths=${{ include: paths.countriesInclude, exclude: paths.countriesExclude }} error=${field('countries_include').error} />
       <${Field} label="Frequency cap: impressions per user (optional)" path=${paths.capImpressions} hint="1 to 1,000,000; empty: no cap" ...${field('cap_impressions')} />
       <${Select} label="Frequency cap: time window" path=${paths.capPer} options=${frequencyCapWindows} ...${field('cap_per')} />
     </div>
-    <p class="hint">A frequency cap counts the publisher's <code>user.id</code>: a capped line item is never shown to requests that do not send one.</p>`;
+    <p class="hint">A frequency cap counts the publisher's <code>user.id</code>: a capped line item is never shown to requests that do not send one.</p>
+    <${SemanticFields} enabled=${form.semantic} onEnabled=${onSemantic} minSimilarity=${text('min_similarity')} path=${paths.minSimilarity} error=${field('min_similarity').error} />`;
 }
 
 /** The first creative's fields (a contextual card); all empty: none is sent. */

@@ -10,7 +10,7 @@ import { DateWindowForm, MAX_WINDOW_DAYS, windowInAddress, windowPaths, type Dat
 import { metricColumns, type Campaign, type LineItem } from './advertiserApi.js';
 import type { DailyRow } from '../../../src/reporting/dailyReport.js';
 import type { TrafficQualityRow } from '../../../src/reporting/trafficQualityReport.js';
-import { BreakdownTable, breakdowns, isBreakdown, MetricCells, MetricHeaders, type Breakdown, type BreakdownRow } from './breakdownTable.js';
+import { BreakdownTable, breakdowns, isBreakdown, MetricCells, MetricHeaders, NoRateNote, type Breakdown, type BreakdownRow } from './breakdownTable.js';
 import { DailyChart } from './dailyChart.js';
 import { ROWS_PER_PAGE, RowsPager, type RowsPage } from '../rowsPager.js';
 import { TableWrap } from '../tableWrap.js';
@@ -185,6 +185,7 @@ export function ReportPage({ session, route }: { session: Session; route: Route 
         <thead><tr><th scope="col">Day (UTC)</th><${MetricHeaders} /></tr></thead>
         <tbody>${report.daily.map((row) => html`<tr><th scope="row" class="date">${row.date}</th><${MetricCells} row=${row} /></tr>`)}</tbody>
       </table><//>
+      <${NoRateNote} rows=${report.daily} />
       <h2>By ${breakdownLabel}</h2>
       <div class="single-field"><${Select} label="Break down by" value=${applied.breakdown} onInput=${chooseBreakdown} options=${breakdowns} /></div>
       <div class="actions"><button type="button" class="secondary" onClick=${() => download(applied.breakdown, `${applied.breakdown.replace('_', '-')}-report`)}>Download ${breakdownLabel} CSV</button></div>

@@ -1,0 +1,153 @@
+import type { Dialog, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { skipBrowserTests } from './chromium.js';
+import {
+  advertiserApi,
+  consoleProblems,
+  createActiveCampaign,
+  createAdvertiser,
+  createPublisher,
+  screenshots,
+  seriousAccessibilityViolations,
+  signIn,
+  withConsoleService,
+} from './consoleKit.js';
+
+const service = withConsoleService();
+
+const LEAVE = 'Leave this page? What you typed and did not save will be lost.';
+
+/** Every question the page asks (confirm, beforeunload), answered as `answer` says at the time. */
+function questions(page: Page) {
+  const asked: string[] = [];
+  const state = { accept: false };
+  page.on('dialog', (dialog: Dialog) => {
+    asked.push(dialog.type() === 'beforeunload' ? 'beforeunload' : dialog.message());
+    void (state.accept ? dialog.accept() : dialog.dismiss());
+  });
+  return { asked, answer: (accept: boolean) => { state.accept = accept; } };
+}
+
+const hashOf = (page: Page) => new URL(page.url()).hash;
+
+describe.skipIf(skipBrowserTests)('console in Chromium: typed input is not lost or saved twice by accident', () => {
+  it('asks before a link, Back or closing the tab drops a typed form; asks nothing when nothing was typed or after a save', async () => {
+    const advertiser = await createAdvertiser(service, 'Leaving Outfitters');
+    const publisher = await createPublisher(service, 'leaving-chat');
+    await createActiveCampaign(service, advertiser, publisher.placementId);
+    const page = await signIn(service, 'an advertiser', advertiser.apiKey);
+    const { asked, answer } = questions(page);
+
+    // Nothing typed: the links and Back go without a question (the owner chosen for the advertiser of
+    // an organization of one is not typed input).
+    await page.getByRole('link', { name: 'New campaign' }).click();
+    await page.getByLabel('Owner').waitFor();
+    await page.getByRole('link', { name: 'Campaigns', exact: true }).click();
+    await page.getByRole('link', { name: 'Rain shells', exact: true }).click();
+    await page.getByRole('heading', { name: 'Rain shells' }).waitFor();
+    const campaignHash = hashOf(page);
+    await page.getByRole('link', { name: 'Campaigns', exact: true }).click();
+    await page.getByRole('table', { name: 'Campaigns' }).waitFor();
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Rain shells' }).waitFor();
+    expect(asked).toEqual([]);
+
+    // A line item typed into *Add a line item*: the Campaigns link asks; staying keeps the page, its
+    // address and what was typed.
+    const add = page.getByRole('form', { name: 'Add a line item' });
+    await add.getByLabel('Line item title').click();
+    await add.getByLabel('Line item title').pressSequentially('Night owls');
+    await page.getByRole('link', { name: 'Campaigns', exact: true }).click();
+    await expect.poll(() => asked).toEqual([LEAVE]);
+    expect(hashOf(page)).toBe(campaignHash);
+    expect(await add.getByLabel('Line item title').inputValue()).toBe('Night owls');
+    // Back asks the same.
+    await page.evaluate(() => history.back());
+    await expect.poll(() => asked).toEqual([LEAVE, LEAVE]);
+    expect(hashOf(page)).toBe(campaignHash);
+    expect(await add.getByLabel('Line item title').inputValue()).toBe('Night owls');
+    // Closing the tab (or reloading it) asks the browser's own question; staying keeps the page open.
+    await page.close({ runBeforeUnload: true });
+    await expect.poll(() => asked).toEqual([LEAVE, LEAVE, 'beforeunload']);
+    expect(page.isClosed()).toBe(false);
+    expect(await add.getByLabel('Line item title').inputValue()).toBe('Night owls');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+    // Once added, the form is empty and nothing is left unsaved: no question.
+    await add.getByRole('button', { name: 'Add line item' }).click();
+    await page.getByRole('heading', { name: /Line item: Night owls/ }).waitFor();
+    await expect.poll(() => add.getByLabel('Line item title').inputValue()).toBe('');
+    await page.getByRole('link', { name: 'Campaigns', exact: true }).click();
+    await page.getByRole('table', { name: 'Campaigns' }).waitFor();
+    expect(asked).toHaveLength(3);
+
+    // An edit form of a line item's page: a changed budget asks; leaving anyway leaves.
+    await page.getByRole('link', { name: 'Rain shells', exact: true }).click();
+    const budget = page.getByRole('form', { name: 'Budget of Hikers' });
+    await budget.getByLabel('Daily budget').fill('75');
+    answer(true);
+    await page.getByRole('link', { name: 'Campaigns', exact: true }).click();
+    await page.getByRole('table', { name: 'Campaigns' }).waitFor();
+    expect(asked).toEqual([LEAVE, LEAVE, 'beforeunload', LEAVE]);
+    // Saved, it asks nothing.
+    answer(false);
+    await page.getByRole('link', { name: 'Rain shells', exact: true }).click();
+    await budget.getByLabel('Daily budget').fill('75');
+    await budget.getByRole('button', { name: 'Save budget' }).click();
+    await budget.getByText('Budget saved.').waitFor();
+    await page.getByRole('link', { name: 'Campaigns', exact: true }).click();
+    await page.getByRole('table', { name: 'Campaigns' }).waitFor();
+    expect(asked).toHaveLength(4);
+
+    // New campaign with a name typed asks too.
+    await page.getByRole('link', { name: 'New campaign' }).click();
+    await page.getByLabel('Campaign name').fill('Half typed');
+    await page.getByRole('link', { name: 'Reports' }).click();
+    await expect.poll(() => asked).toEqual([LEAVE, LEAVE, 'beforeunload', LEAVE, LEAVE]);
+    expect(await page.getByLabel('Campaign name').inputValue()).toBe('Half typed');
+    expect(consoleProblems(page)).toEqual([]);
+    answer(true);
+    await page.close({ runBeforeUnload: true });
+    await expect.poll(() => page.isClosed()).toBe(true);
+  }, 90_000);
+
+  it('says a create that got no answer may have been made, and to look before pressing again; a read that got none offers Retry', async () => {
+    const advertiser = await createAdvertiser(service, 'Lost Answer Outfitters');
+    const page = await signIn(service, 'an advertiser', advertiser.apiKey);
+    await page.getByRole('link', { name: 'New campaign' }).click();
+    await page.getByLabel('Campaign name').fill('Twice maybe');
+    await page.getByLabel('Brand name').fill('Lost Answer Outfitters');
+    await page.getByLabel('Line item title').fill('Only once');
+    // The service makes the campaign; its answer is lost on the way back (the connection resets).
+    await page.route('**/v1/advertiser/campaigns/compose', async (route) => {
+      expect((await route.fetch()).status()).toBe(201);
+      await route.abort('connectionreset');
+    });
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    const alert = page.locator('#compose-errors [role="alert"]');
+    await expect.poll(async () => ((await alert.count()) > 0 ? alert.textContent() : null)).toBe(
+      'The service did not answer, so this may have been saved or not. Before trying again, look whether it was, in its list or by reloading the page: pressing the button again could save it twice.',
+    );
+    expect(await alert.getByRole('button', { name: 'Retry' }).count()).toBe(0);
+    expect(await page.getByLabel('Campaign name').inputValue()).toBe('Twice maybe');
+    const listed = await advertiserApi<{ data: { name: string }[] }>(service, advertiser, 'GET', '/v1/advertiser/campaigns');
+    expect(listed.data.map((campaign) => campaign.name)).toEqual(['Twice maybe']);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'advertiser-compose-no-answer');
+    await page.unroute('**/v1/advertiser/campaigns/compose');
+
+    // A read that got no answer is asked again with Retry. (Leaving the typed form asks first.)
+    const { asked, answer } = questions(page);
+    answer(true);
+    const campaignList = (url: URL) => url.pathname === '/v1/advertiser/campaigns';
+    await page.route(campaignList, (route) => route.abort('connectionrefused'));
+    await page.getByRole('link', { name: 'Campaigns', exact: true }).click();
+    const readAlert = page.getByRole('alert').filter({ hasText: 'The service did not answer: it may be restarting, or this computer may be offline. Try again in a few seconds.' });
+    await readAlert.waitFor();
+    expect(asked).toEqual([LEAVE]);
+    await page.unroute(campaignList);
+    await readAlert.getByRole('button', { name: 'Retry' }).click();
+    await page.getByRole('link', { name: 'Twice maybe', exact: true }).waitFor();
+    expect(consoleProblems(page)).toEqual([]);
+  }, 60_000);
+});
