@@ -50,6 +50,10 @@ const HELD_IMPRESSION = 2;
 export const LATE_TURNS_WAITING = 50;
 const LATE_TURNS_FULL = `too many conversions of this line item dated to an earlier day are waiting to be judged (at most ${LATE_TURNS_WAITING}); retry later`;
 
+/** judgeAndStore's 503s for a conversion that became late (readsSpend) after its step began, outside its line item's late turn: its retry takes the turn. */
+const DAY_ENDED_MEANWHILE = 'the conversion\'s UTC day ended while it was judged; retry: it is then judged against that day\'s spend';
+const LINE_ITEM_LEFT_MEANWHILE = 'the conversion\'s line item changed while it was judged; retry';
+
 /** The line item whose late turn a step runs in (BillingCeiling.lateTurn), or none. */
 export type LateTurn = { readonly lineItemId: string } | undefined;
 const NO_TURN: LateTurn = undefined;
@@ -246,8 +250,11 @@ export class BillingCeiling {
    * (ClickHouse's and what this instance has not written yet: SpendPacing.billedSpend, the reader an
    * import's lines are judged by) and it is judged against that day's 2x, that month's 30.4x and
    * the lifetime budget, as an import's line is (importCeilings.ts), in its line item's late turn (`turn`, from lateTurn), so that each read
-   * sees the events before it. One that became such an event after its step began (its line item
-   * left the index meanwhile) is not in its turn: 503, nothing stored, and its retry takes the turn.
+   * sees the events before it. One that became such an event after its step began is not in its turn:
+   * 503, nothing stored, and its retry takes the turn. Its message says why: its UTC day ended
+   * while the step awaited (the lock, or a lookup under it) and a serve or judgement moved the
+   * counters to the next day (before the step, lateTurn already judges by their day), or its line
+   * item left the counters meanwhile (kept no longer than its links live).
    * Any other event is judged by the counters, without a query.
    */
   async judgeAndStore<T>(
@@ -262,8 +269,9 @@ export class BillingCeiling {
       return store();
     }
     const lineItemId = event.line_item_id;
-    if (turn?.lineItemId !== lineItemId) throw new ApiError('unavailable', 'the conversion\'s line item changed while it was judged; retry');
     const day = utcDay(event.event_time);
+    // Not late when its step began, late now: its UTC day ended meanwhile (the counters moved on), or its line item left the counters.
+    if (turn?.lineItemId !== lineItemId) throw new ApiError('unavailable', day !== this.countersDayAt(nowMs) ? DAY_ENDED_MEANWHILE : LINE_ITEM_LEFT_MEANWHILE);
     const billed = await this.billedSpend(new Map([[lineItemId, event.campaign_id]]), firstDayOfMonth(day));
     if (billed === undefined) throw new ApiError('unavailable', 'the line item\'s spend cannot be read yet to judge this conversion; retry later');
     // Nothing awaits from the judgement to `store`'s hold or accept: the next such event's read sees this one.

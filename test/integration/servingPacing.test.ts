@@ -700,7 +700,7 @@ describe('pacing: the check of repeats a judgement over a spend ceiling waits fo
     expect(await ceiling.lateTurn(conversion, arrival, undefined, async () => {
       pacing.roll(Date.now());
       return ceiling.judgeAndStore(conversion, arrival, undefined, undefined, () => 'stored').catch((error: unknown) => error);
-    })).toMatchObject({ code: 'unavailable' });
+    })).toMatchObject({ code: 'unavailable', message: expect.stringMatching(/^the conversion's UTC day ended while it was judged; retry/) });
     // Its retry, after midnight, is late: judged by yesterday's spend, at the ceiling.
     const retried = { ...conversion, unbilled: '' as const, cost_nanos: USD };
     const now = Date.now();
