@@ -11,7 +11,8 @@ import { ApiError } from '../http/errors.js';
 /** Checks a line item's unwritten spend for repeats of serves ClickHouse counted, and tells the counters' day (IndexedDestinations, from SpendPacing). */
 export interface RepeatSettling {
   hasUnsettledSpend(lineItemId: string): boolean;
-  settleRepeats(lineItemId: string, campaignId: string, serveIds: string[]): Promise<Map<string, ServeHistory>> | undefined;
+  /** `serveIds` is read when the check's read begins (between writes): serves added to it until then are asked about too. */
+  settleRepeats(lineItemId: string, campaignId: string, serveIds: Iterable<string>): Promise<Map<string, ServeHistory>> | undefined;
   /**
    * The UTC day the spend counters are of (SpendPacing.countersDay), -Infinity when unknown: a
    * judgement after an await (a repeats check, a conversion's lookups) may find them past its
@@ -31,6 +32,13 @@ interface RepeatCheck {
   untilMs: number;
   /** Until its answer: judgements over a ceiling wait for it. */
   pending: boolean;
+  /**
+   * The serves of the judgements waiting for it, asked about with the unwritten spend's: each adds
+   * its own, and those added before its read begins (after the turn: a burst's, at least) are asked
+   * (rev44 R7: only the first one's was, so the burst's other repeats, unknown after the answer,
+   * took the room it freed as first pixels and pushed real ones into more rounds, past the last).
+   */
+  serveIds: Set<string>;
   /** After an answer of undefined, no new check before this: Infinity while its query still runs (queued behind a write), then timeoutMs after it failed. */
   retryAtMs: number;
 }
@@ -145,14 +153,15 @@ export class BillingCeiling {
    * impressions or clicks not yet checked for repeats: takes out of that spend those that repeat a
    * serve ClickHouse already counted (an earlier run or another instance counted it, so this
    * process's ledger took the repeat for billable: it is certain to be written `duplicate`), and
-   * answers what ClickHouse counted of those serves and of the event's own once done. The caller
+   * answers what ClickHouse counted of those serves and of the waiting events' own once done. The caller
    * then judges the event again (judgeAgain). Undefined when there is nothing to check, which is
    * nearly always: only a judgement over a ceiling asks, and one check settles every unwritten event
    * of the line item, so past its ceiling (no billable event recorded since) the next ones do not ask
    * again. Without it, a repeat counted as billable spend until written (about one flush), and real
    * events judged meanwhile were stored unbilled (try42 F1: after a clean restart, 50 of 60 billable
    * impressions billed). The line item's judgements over a ceiling during a check wait for the same
-   * one.
+   * one, which asks about their serves too (RepeatCheck.serveIds): a burst's repeats are all
+   * settled by its one check.
    *
    * While ClickHouse cannot answer (slow, down) it costs the event at most `timeoutMs` from
    * `sinceMs` (its arrival), whatever rounds it takes, and the line item one check per timeoutMs:
@@ -175,23 +184,26 @@ export class BillingCeiling {
     if (check === undefined) {
       // This turn's events held here are as unchecked as those recorded: it takes either.
       if (!this.heldSpend.has(lineItemId) && !this.repeats.hasUnsettledSpend(lineItemId)) return undefined;
-      check = this.startCheck(lineItemId, event.campaign_id, event.serve_id);
+      check = this.startCheck(lineItemId, event.campaign_id);
     }
     if (!check.pending) return undefined;
+    check.serveIds.add(event.serve_id);
     // A check that may answer past this event's own time (a later round's, judgedAgain): it waits for the rest of its time only.
     return check.untilMs <= untilMs ? check.answer : withTimeout(check.answer, untilMs - nowMs).catch(() => undefined);
   }
 
   /** Starts a check of a line item's unwritten spend for repeats (settleRepeats), answered within timeoutMs. */
-  private startCheck(lineItemId: string, campaignId: string, serveId: string): RepeatCheck {
+  private startCheck(lineItemId: string, campaignId: string): RepeatCheck {
     const { timeoutMs } = this.repeats;
+    const serveIds = new Set<string>();
     // After the turn's spool write (EventPipeline.acceptInTurn, queued before), which records its
-    // held events in the unwritten spend, so that the check takes them too.
+    // held events in the unwritten spend, so that the check takes them too, and the turn's other
+    // judgements over a ceiling have joined it.
     const query = new Promise<void>((resolve) => setImmediate(resolve)).then(
-      async () => (await this.repeats.settleRepeats(lineItemId, campaignId, [serveId])) ?? new Map<string, ServeHistory>(),
+      async () => (await this.repeats.settleRepeats(lineItemId, campaignId, serveIds)) ?? new Map<string, ServeHistory>(),
     );
     const answer = withTimeout(query, timeoutMs).catch(() => undefined);
-    const check: RepeatCheck = { answer, untilMs: Date.now() + timeoutMs, pending: true, retryAtMs: 0 };
+    const check: RepeatCheck = { answer, untilMs: Date.now() + timeoutMs, pending: true, retryAtMs: 0, serveIds };
     this.checks.set(lineItemId, check);
     void answer.then((histories) => {
       check.pending = false;
