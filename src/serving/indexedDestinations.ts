@@ -108,7 +108,7 @@ export class IndexedDestinations {
    * billing ceilings judge by, and answers what ClickHouse holds of the serves asked about
    * (SpendPacing.settleRepeats); undefined before serving set the settler.
    */
-  settleRepeats(lineItemId: string, campaignId: string, serveIds: string[]): Promise<Map<string, ServeHistory>> | undefined {
+  settleRepeats(lineItemId: string, campaignId: string, serveIds: Iterable<string>): Promise<Map<string, ServeHistory>> | undefined {
     return this.repeats?.settleRepeats(lineItemId, campaignId, serveIds);
   }
 

@@ -365,11 +365,12 @@ export class SpendPacing {
    * repeat's only under another event id, as the write's check has it: an entry a crashed run left
    * spooled can be in ClickHouse already under its own id (a segment it took just before the crash,
    * eventPipeline.ts), and is then not taken out (rev43 R5: its replay completes what the crash left
-   * unwritten, the spend rollups maybe). `serveIds`: more serves to ask about (the judged event's
-   * own). Answers what ClickHouse counted of every serve asked about that it has a counted row of;
+   * unwritten, the spend rollups maybe). `serveIds`: more serves to ask about (those of the judged
+   * events waiting for the check, unstored), read when the read begins, so that the ones added until
+   * then are asked too. Answers what ClickHouse counted of every serve asked about that it has a counted row of;
    * each checked entry is settled (not asked about again).
    */
-  async settleRepeats(lineItemId: string, campaignId: string, serveIds: string[]): Promise<Map<string, ServeHistory>> {
+  async settleRepeats(lineItemId: string, campaignId: string, serveIds: Iterable<string>): Promise<Map<string, ServeHistory>> {
     const today = Math.max(this.day, utcDay(Date.now()));
     const { writtenThroughSeq, askedThroughSeq, counted, written } = await this.events.readBetweenWrites(async (unwritten) => {
       // Before any await: `unwritten` is of the events recorded by now.

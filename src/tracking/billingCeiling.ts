@@ -11,7 +11,8 @@ import { ApiError } from '../http/errors.js';
 /** Checks a line item's unwritten spend for repeats of serves ClickHouse counted, and tells the counters' day (IndexedDestinations, from SpendPacing). */
 export interface RepeatSettling {
   hasUnsettledSpend(lineItemId: string): boolean;
-  settleRepeats(lineItemId: string, campaignId: string, serveIds: string[]): Promise<Map<string, ServeHistory>> | undefined;
+  /** `serveIds` is read when the check's read begins (between writes): serves added to it until then are asked about too. */
+  settleRepeats(lineItemId: string, campaignId: string, serveIds: Iterable<string>): Promise<Map<string, ServeHistory>> | undefined;
   /**
    * The UTC day the spend counters are of (SpendPacing.countersDay), -Infinity when unknown: a
    * judgement after an await (a repeats check, a conversion's lookups) may find them past its
@@ -31,6 +32,13 @@ interface RepeatCheck {
   untilMs: number;
   /** Until its answer: judgements over a ceiling wait for it. */
   pending: boolean;
+  /**
+   * The serves of the judgements waiting for it, asked about with the unwritten spend's: each adds
+   * its own, and those added before its read begins (after the turn: a burst's, at least) are asked
+   * (rev44 R7: only the first one's was, so the burst's other repeats, unknown after the answer,
+   * took the room it freed as first pixels and pushed real ones into more rounds, past the last).
+   */
+  serveIds: Set<string>;
   /** After an answer of undefined, no new check before this: Infinity while its query still runs (queued behind a write), then timeoutMs after it failed. */
   retryAtMs: number;
 }
@@ -49,6 +57,10 @@ const HELD_IMPRESSION = 2;
  */
 export const LATE_TURNS_WAITING = 50;
 const LATE_TURNS_FULL = `too many conversions of this line item dated to an earlier day are waiting to be judged (at most ${LATE_TURNS_WAITING}); retry later`;
+
+/** judgeAndStore's 503s for a conversion that became late (readsSpend) after its step began, outside its line item's late turn: its retry takes the turn. */
+const DAY_ENDED_MEANWHILE = 'the conversion\'s UTC day ended while it was judged; retry: it is then judged against that day\'s spend';
+const LINE_ITEM_LEFT_MEANWHILE = 'the conversion\'s line item changed while it was judged; retry';
 
 /** The line item whose late turn a step runs in (BillingCeiling.lateTurn), or none. */
 export type LateTurn = { readonly lineItemId: string } | undefined;
@@ -141,14 +153,15 @@ export class BillingCeiling {
    * impressions or clicks not yet checked for repeats: takes out of that spend those that repeat a
    * serve ClickHouse already counted (an earlier run or another instance counted it, so this
    * process's ledger took the repeat for billable: it is certain to be written `duplicate`), and
-   * answers what ClickHouse counted of those serves and of the event's own once done. The caller
+   * answers what ClickHouse counted of those serves and of the waiting events' own once done. The caller
    * then judges the event again (judgeAgain). Undefined when there is nothing to check, which is
    * nearly always: only a judgement over a ceiling asks, and one check settles every unwritten event
    * of the line item, so past its ceiling (no billable event recorded since) the next ones do not ask
    * again. Without it, a repeat counted as billable spend until written (about one flush), and real
    * events judged meanwhile were stored unbilled (try42 F1: after a clean restart, 50 of 60 billable
    * impressions billed). The line item's judgements over a ceiling during a check wait for the same
-   * one.
+   * one, which asks about their serves too (RepeatCheck.serveIds): a burst's repeats are all
+   * settled by its one check.
    *
    * While ClickHouse cannot answer (slow, down) it costs the event at most `timeoutMs` from
    * `sinceMs` (its arrival), whatever rounds it takes, and the line item one check per timeoutMs:
@@ -171,23 +184,26 @@ export class BillingCeiling {
     if (check === undefined) {
       // This turn's events held here are as unchecked as those recorded: it takes either.
       if (!this.heldSpend.has(lineItemId) && !this.repeats.hasUnsettledSpend(lineItemId)) return undefined;
-      check = this.startCheck(lineItemId, event.campaign_id, event.serve_id);
+      check = this.startCheck(lineItemId, event.campaign_id);
     }
     if (!check.pending) return undefined;
+    check.serveIds.add(event.serve_id);
     // A check that may answer past this event's own time (a later round's, judgedAgain): it waits for the rest of its time only.
     return check.untilMs <= untilMs ? check.answer : withTimeout(check.answer, untilMs - nowMs).catch(() => undefined);
   }
 
   /** Starts a check of a line item's unwritten spend for repeats (settleRepeats), answered within timeoutMs. */
-  private startCheck(lineItemId: string, campaignId: string, serveId: string): RepeatCheck {
+  private startCheck(lineItemId: string, campaignId: string): RepeatCheck {
     const { timeoutMs } = this.repeats;
+    const serveIds = new Set<string>();
     // After the turn's spool write (EventPipeline.acceptInTurn, queued before), which records its
-    // held events in the unwritten spend, so that the check takes them too.
+    // held events in the unwritten spend, so that the check takes them too, and the turn's other
+    // judgements over a ceiling have joined it.
     const query = new Promise<void>((resolve) => setImmediate(resolve)).then(
-      async () => (await this.repeats.settleRepeats(lineItemId, campaignId, [serveId])) ?? new Map<string, ServeHistory>(),
+      async () => (await this.repeats.settleRepeats(lineItemId, campaignId, serveIds)) ?? new Map<string, ServeHistory>(),
     );
     const answer = withTimeout(query, timeoutMs).catch(() => undefined);
-    const check: RepeatCheck = { answer, untilMs: Date.now() + timeoutMs, pending: true, retryAtMs: 0 };
+    const check: RepeatCheck = { answer, untilMs: Date.now() + timeoutMs, pending: true, retryAtMs: 0, serveIds };
     this.checks.set(lineItemId, check);
     void answer.then((histories) => {
       check.pending = false;
@@ -246,8 +262,11 @@ export class BillingCeiling {
    * (ClickHouse's and what this instance has not written yet: SpendPacing.billedSpend, the reader an
    * import's lines are judged by) and it is judged against that day's 2x, that month's 30.4x and
    * the lifetime budget, as an import's line is (importCeilings.ts), in its line item's late turn (`turn`, from lateTurn), so that each read
-   * sees the events before it. One that became such an event after its step began (its line item
-   * left the index meanwhile) is not in its turn: 503, nothing stored, and its retry takes the turn.
+   * sees the events before it. One that became such an event after its step began is not in its turn:
+   * 503, nothing stored, and its retry takes the turn. Its message says why: its UTC day ended
+   * while the step awaited (the lock, or a lookup under it) and a serve or judgement moved the
+   * counters to the next day (before the step, lateTurn already judges by their day), or its line
+   * item left the counters meanwhile (kept no longer than its links live).
    * Any other event is judged by the counters, without a query.
    */
   async judgeAndStore<T>(
@@ -262,8 +281,9 @@ export class BillingCeiling {
       return store();
     }
     const lineItemId = event.line_item_id;
-    if (turn?.lineItemId !== lineItemId) throw new ApiError('unavailable', 'the conversion\'s line item changed while it was judged; retry');
     const day = utcDay(event.event_time);
+    // Not late when its step began, late now: its UTC day ended meanwhile (the counters moved on), or its line item left the counters.
+    if (turn?.lineItemId !== lineItemId) throw new ApiError('unavailable', day !== this.countersDayAt(nowMs) ? DAY_ENDED_MEANWHILE : LINE_ITEM_LEFT_MEANWHILE);
     const billed = await this.billedSpend(new Map([[lineItemId, event.campaign_id]]), firstDayOfMonth(day));
     if (billed === undefined) throw new ApiError('unavailable', 'the line item\'s spend cannot be read yet to judge this conversion; retry later');
     // Nothing awaits from the judgement to `store`'s hold or accept: the next such event's read sees this one.

@@ -610,22 +610,24 @@ describe('billing ceilings: repeats of serves an earlier run or another instance
   }
 
   // try42 F1: a process takes the repeat of a serve it does not remember for a first pixel until its
-  // write finds it a duplicate. Before, the 8 repeats counted 2 USD more against the 10 USD ceiling
-  // until written, and the 6 new impressions fired with them were all stored over it: 8 of 10 billed.
+  // write finds it a duplicate. Before, the 12 repeats counted 2 USD more against the 14 USD ceiling
+  // until written, and the 4 new impressions fired with them were all stored over it: 12 of 14
+  // billed. So they were too while a check asked only its first pixel's serve (rev44 R7): the
+  // burst's other repeats then took the room each check freed, 3 repeats settled a round.
   it('bills the new impressions up to the daily ceiling after a clean restart, and stores the repeats duplicate', async () => {
-    const { tested, as } = await setup({ ...tcpm, budget: { daily: 5, currency: 'USD', pacing: 'asap' } });
-    const served = await serveAheadOnInstances(as(), tested.lineItemId, 14, 3);
-    await firedAndWritten(ctx, tested.lineItemId, served.slice(0, 8), 8);
+    const { tested, as } = await setup({ ...tcpm, budget: { daily: 7, currency: 'USD', pacing: 'asap' } });
+    const served = await serveAheadOnInstances(as(), tested.lineItemId, 16, 4);
+    await firedAndWritten(ctx, tested.lineItemId, served.slice(0, 12), 12);
     await ctx.close();
     ctx = await startTestApp(env);
-    // The same 8 pages shown again (a reload, a restored tab) and 6 first ones, at once.
+    // The same 12 pages shown again (a reload, a restored tab) and 4 first ones, at once.
     await firePixels(ctx, served);
 
-    const events = await storedEvents(tested.lineItemId, 22);
-    expect(events.filter((event) => event.ivt === 'duplicate' && event.cost_nanos === 0)).toHaveLength(8);
-    expect(events.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(10 * USD);
-    expect(events.filter((event) => event.ivt === '' && event.cost_nanos > 0)).toHaveLength(10);
-    expect(events.filter((event) => event.unbilled === 'over_daily_budget')).toHaveLength(4);
+    const events = await storedEvents(tested.lineItemId, 28);
+    expect(events.filter((event) => event.ivt === 'duplicate' && event.cost_nanos === 0)).toHaveLength(12);
+    expect(events.reduce((sum, event) => sum + event.cost_nanos, 0)).toBe(14 * USD);
+    expect(events.filter((event) => event.ivt === '' && event.cost_nanos > 0)).toHaveLength(14);
+    expect(events.filter((event) => event.unbilled === 'over_daily_budget')).toHaveLength(2);
   });
 
   it('bills the new impressions up to the lifetime budget at an instance that never saw the repeated serves', async () => {

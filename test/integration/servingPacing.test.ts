@@ -700,12 +700,24 @@ describe('pacing: the check of repeats a judgement over a spend ceiling waits fo
     expect(await ceiling.lateTurn(conversion, arrival, undefined, async () => {
       pacing.roll(Date.now());
       return ceiling.judgeAndStore(conversion, arrival, undefined, undefined, () => 'stored').catch((error: unknown) => error);
-    })).toMatchObject({ code: 'unavailable' });
+    })).toMatchObject({ code: 'unavailable', message: expect.stringMatching(/^the conversion's UTC day ended while it was judged; retry/) });
     // Its retry, after midnight, is late: judged by yesterday's spend, at the ceiling.
     const retried = { ...conversion, unbilled: '' as const, cost_nanos: USD };
     const now = Date.now();
     expect(await ceiling.lateTurn(retried, now, undefined, (turn) => ceiling.judgeAndStore(retried, now, undefined, turn, () => 'stored'))).toBe('stored');
     expect(retried).toMatchObject({ unbilled: 'over_daily_budget', cost_nanos: 0 });
+  });
+
+  it("asks one check about the serves of every pixel waiting for it, not only the first one's (rev44 R7)", async () => {
+    const { pacing, ceiling, event, judged } = wired(ctx.stores.ch, (read) => read(10));
+    const now = Date.now();
+    pacing.roll(now);
+    for (let i = 0; i < 10; i++) pacing.record(event(now));
+    // Two pixels of one burst over the ceiling, whose serves another instance counted.
+    const burst = [judged(), judged()];
+    await insertEvents(ctx, burst.map((pixel) => ({ ...event(now), serve_id: pixel.serve_id })));
+    const answers = await Promise.all(burst.map((pixel) => ceiling.settleRepeats(pixel, Date.now())));
+    for (const answer of answers) expect([...answer!.keys()].sort()).toEqual(burst.map((pixel) => pixel.serve_id).sort());
   });
 
   it('waits for a check ClickHouse does not answer one timeout at most, and starts no other until its read ends and a timeout passed (rev43 R2)', async () => {
