@@ -3,7 +3,7 @@ import { campaignInput } from '../src/management/campaignSchemas.js';
 import { lineItemInput, type LineItemInput } from '../src/management/lineItemSchemas.js';
 import { offTopicExchanges, topics } from './contextVocabulary.js';
 import { flightAround, lineItemControls } from './deliveryControls.js';
-import { seededRandom } from '../test/helpers/seededRandom.js';
+import { seededRandom } from './seededRandom.js';
 
 function pick<T>(random: () => number, list: readonly T[]): T {
   return list[Math.floor(random() * list.length)]!;

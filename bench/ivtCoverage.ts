@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { seededRandom } from '../test/helpers/seededRandom.js';
+import { seededRandom } from './seededRandom.js';
 import { formatCidrList, rangeFeedDirectory } from '../src/ivt/cidrFiles.js';
 import { createIpClassifier, type IpClassifier } from '../src/ivt/ipClassifier.js';
 import { hostingNetworks } from '../src/ivt/knownNetworks.js';

@@ -30,7 +30,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function measure(ctx: TestContext, advertiser: Advertiser, publisherId: string, withIds: boolean, backend: string): Promise<void> {
   const late = await cpaClicks(ctx, advertiser, publisherId, n, yesterdayNoon(), 10_000);
-  const other = await cpaClicks(ctx, advertiser, publisherId, 400, earlierToday(400_000), 10_000);
+  // Today's at any hour (rev44 R9: 400 s from earlierToday(400 s) ran past now in a day's first 400 s,
+  // their conversions past the 5 minutes' future tolerance): back from a minute ago, a second apart,
+  // at midnight once that is reached: no conversion (a minute after its click) is ahead of now but in a day's first minute.
+  const other = await cpaClicks(ctx, advertiser, publisherId, 400, (i) => earlierToday(60_000 + i * 1000), 10_000);
   let running = true;
   const started = performance.now();
   const postback = send(ctx, advertiser, late.clicks, withIds, 201).then((counts) => {

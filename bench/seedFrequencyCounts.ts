@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ClickHouse } from '../src/store/clickhouse.js';
 import { userKeyer } from '../src/serving/userKey.js';
 import type { GeneratedCampaign } from './catalogGenerator.js';
-import { seededRandom } from '../test/helpers/seededRandom.js';
+import { seededRandom } from './seededRandom.js';
 import { BENCH_TRACKING_SECRET } from './serviceProcess.js';
 import type { ServingUser } from './trafficMix.js';
 

@@ -4,7 +4,7 @@ import { selectAd } from '../src/serving/selectAd.js';
 import { SemanticModel } from '../src/semantic/semanticModel.js';
 import { DEFAULT_WORD_VECTORS_PATH, readWordVectors } from '../src/semantic/wordVectorsFile.js';
 import { generateCatalog } from './catalogGenerator.js';
-import { seededRandom } from '../test/helpers/seededRandom.js';
+import { seededRandom } from './seededRandom.js';
 import { inProcessIndex } from './inProcessIndex.js';
 import { optedIn, serveBodies } from './scenarios/serveSemanticScenario.js';
 

@@ -9,7 +9,7 @@ import { dailyAllowanceShare } from '../src/serving/spendPacing.js';
 import { SemanticModel } from '../src/semantic/semanticModel.js';
 import { DEFAULT_WORD_VECTORS_PATH, readWordVectors } from '../src/semantic/wordVectorsFile.js';
 import { generateCatalog, generateServeRequests } from './catalogGenerator.js';
-import { seededRandom } from '../test/helpers/seededRandom.js';
+import { seededRandom } from './seededRandom.js';
 import { inProcessIndex } from './inProcessIndex.js';
 
 /**

@@ -1,4 +1,4 @@
-import { seededRandom } from '../test/helpers/seededRandom.js';
+import { seededRandom } from './seededRandom.js';
 
 /**
  * Who fires pixels and clicks: people on consumer ISPs (valid), servers in clouds and hosting

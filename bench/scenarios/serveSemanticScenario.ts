@@ -5,7 +5,7 @@ import { packageRoot } from '../../src/packageRoot.js';
 import type { Postgres } from '../../src/store/postgres.js';
 import type { BenchOptions } from '../benchOptions.js';
 import { generateCatalog, generateServeRequests, type GeneratedCampaign, type ServeRequestBody } from '../catalogGenerator.js';
-import { seededRandom } from '../../test/helpers/seededRandom.js';
+import { seededRandom } from '../seededRandom.js';
 import { requestJson } from '../httpJson.js';
 import { combineRounds, loadFailures, runLoad, type LoadResult } from '../loadTest.js';
 import { progress } from '../progress.js';

@@ -107,6 +107,32 @@ async function storedFetchMetadata(setup: DemoSetup, type: 'impression' | 'click
   return result.json<{ fetch_dest: string; fetch_mode: string; fetch_site: string; ivt: string }>();
 }
 
+/** When the service stored the campaign's one event of `type`, in ms since the epoch. */
+async function storedAtMs(setup: DemoSetup, type: 'impression' | 'click'): Promise<number> {
+  const result = await ctx.stores.ch.client.query({
+    query: `SELECT toString(toUnixTimestamp64Milli(event_time)) AS at_ms FROM events_v1 WHERE campaign_id = {id:UUID} AND type = {type:String}`,
+    query_params: { id: setup.campaignId, type },
+    format: 'JSONEachRow',
+  });
+  const [row] = await result.json<{ at_ms: string }>();
+  return Number(row!.at_ms);
+}
+
+/**
+ * The press's click, judged by the rule against the two times the service stored (each event's
+ * arrival): under MIN_CLICK_DELAY_MS after its impression it is click_too_fast and unbilled; a click
+ * that arrived first (the two requests race on their own connections) may also be
+ * click_without_impression; later it is a person's and billed. The kit sends the pixel before the
+ * click, but the click waits for Chromium to open a new tab, which on a loaded machine can take over
+ * a second (rev44 R6): the test cannot pick the gap, only check the verdict it called for.
+ */
+async function expectPressedClickJudgedByItsDelay(setup: DemoSetup): Promise<void> {
+  const gap = (await storedAtMs(setup, 'click')) - (await storedAtMs(setup, 'impression'));
+  const allowed = gap >= MIN_CLICK_DELAY_MS ? [''] : gap > 0 ? ['click_too_fast'] : ['click_too_fast', 'click_without_impression'];
+  expect(allowed, `click ${gap} ms after its impression`).toContain((await storedFetchMetadata(setup, 'click'))[0]!.ivt);
+  await expect.poll(() => reported(setup), { timeout: 15_000, interval: 200 }).toEqual({ impressions: 1, clicks: gap >= MIN_CLICK_DELAY_MS ? 1 : 0 });
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -204,7 +230,7 @@ async function showPartOfCard(page: Page, share: number): Promise<{ x: number; y
 }
 
 describe.skipIf(skipBrowserTests)('render kit in Chromium: a card tapped before half of it is on screen (pub42 P9)', () => {
-  it('fires the impression on the reader\'s press (pointer down then up on the card; valid), stores the click that follows click_too_fast; an untouched card under half on screen, or a press a script dispatches, fires nothing', async () => {
+  it('fires the impression on the reader\'s press (pointer down then up on the card; valid), stores the click that follows click_too_fast when within a second of it; an untouched card under half on screen, or a press a script dispatches, fires nothing', async () => {
     const demo = await startDemo();
     const { page, pixelRequests } = await openChat(demo);
     await page.setViewportSize(PHONE);
@@ -235,11 +261,9 @@ describe.skipIf(skipBrowserTests)('render kit in Chromium: a card tapped before 
     expect(pixelRequests[0]!.resourceType()).toBe('image');
     await expect.poll(async () => (await storedFetchMetadata(demo.setup, 'click')).length, { timeout: 15_000, interval: 200 }).toBe(1);
     await expect.poll(async () => (await storedFetchMetadata(demo.setup, 'impression')).map((impression) => impression.ivt), { timeout: 15_000, interval: 200 }).toEqual(['']);
-    // The pixel is requested in the pointerup, before the click's navigation starts: the click reaches
-    // the service a few ms after its impression (click_too_fast) or, rarely, before it
-    // (click_without_impression, the two requests racing on their own connections). Unbilled either way.
-    expect(['click_too_fast', 'click_without_impression']).toContain((await storedFetchMetadata(demo.setup, 'click'))[0]!.ivt);
-    await expect.poll(() => reported(demo.setup), { timeout: 15_000, interval: 200 }).toEqual({ impressions: 1, clicks: 0 });
+    // The pixel is requested in the pointerup, before the click's navigation starts: most often the
+    // click reaches the service well within a second of its impression (click_too_fast).
+    await expectPressedClickJudgedByItsDelay(demo.setup);
     // One impression per card: the press does not fire it again, nor does scrolling it fully into view.
     await page.locator('.adsvc-card').scrollIntoViewIfNeeded();
     await sleep(SETTLE_MS);
@@ -262,10 +286,9 @@ describe.skipIf(skipBrowserTests)('render kit in Chromium: a card tapped before 
     await expect.poll(() => pixelRequests.length, { timeout: 10_000 }).toBe(1);
     await expect.poll(async () => (await storedFetchMetadata(demo.setup, 'click')).length, { timeout: 15_000, interval: 200 }).toBe(1);
     await expect.poll(async () => (await storedFetchMetadata(demo.setup, 'impression')).map((impression) => impression.ivt), { timeout: 15_000, interval: 200 }).toEqual(['']);
-    // Enter opens the tab in the same keydown that fires the pixel: the click reaches the service a
-    // few ms after its impression (click_too_fast) or, rarely, before it (click_without_impression).
-    expect(['click_too_fast', 'click_without_impression']).toContain((await storedFetchMetadata(demo.setup, 'click'))[0]!.ivt);
-    await expect.poll(() => reported(demo.setup), { timeout: 15_000, interval: 200 }).toEqual({ impressions: 1, clicks: 0 });
+    // Enter opens the tab in the same keydown that fires the pixel: most often the click reaches the
+    // service well within a second of its impression (click_too_fast).
+    await expectPressedClickJudgedByItsDelay(demo.setup);
     await landing.close();
     await page.close();
   });

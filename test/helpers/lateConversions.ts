@@ -20,17 +20,18 @@ export function yesterdayNoon(nowMs = Date.now()): number {
 
 /**
  * A CPA line item (4 USD a conversion; `daily` USD a day, asap) of a new certified placement of the
- * publisher, and `count` valid clicks of it, from `firstMs` a second apart, stored in ClickHouse as
- * an instance's pipeline would have stored them: a conversion can quote them at once.
+ * publisher, and `count` valid clicks of it, from `at` a second apart (or at `at(i)`), stored in
+ * ClickHouse as an instance's pipeline would have stored them: a conversion can quote them at once.
  */
-export async function cpaClicks(ctx: TestContext, advertiser: Advertiser, publisherId: string, count: number, firstMs: number, daily: number) {
+export async function cpaClicks(ctx: TestContext, advertiser: Advertiser, publisherId: string, count: number, at: number | ((i: number) => number), daily: number) {
+  const timeOf = typeof at === 'number' ? (i: number) => at + i * 1000 : at;
   const placement = await createCertifiedPlacement(ctx, publisherId);
   const tested = await servableLineItem(ctx, advertiser, { bids: { bid_type: 'cpa', bid_value: 4 }, budget: { daily, currency: 'USD', pacing: 'asap' } });
   const { rows } = await ctx.stores.db.query<{ id: string }>('SELECT id FROM creatives WHERE line_item_id = $1', [tested.lineItemId]);
   const clicks = Array.from({ length: count }, (_, i) => {
     const id = randomUUID();
     return sampleEvent({
-      ...{ event_id: id, click_id: id, type: 'click', source: 'click', event_time: firstMs + i * 1000 },
+      ...{ event_id: id, click_id: id, type: 'click', source: 'click', event_time: timeOf(i) },
       ...{ campaign_id: tested.campaignId, line_item_id: tested.lineItemId, creative_id: rows[0]!.id, placement_id: placement, publisher_id: publisherId },
       ...{ price_model: 'CPA', cost_nanos: 0, price_nanos: 4 * USD },
     });

@@ -8,7 +8,7 @@ import { contract, contractSchema } from '../helpers/contract.js';
 import { eventually } from '../helpers/eventually.js';
 import { BROWSER_UA, eventsOf, fromAddress, readerAddress, serveClaims, signedToken, trackedLineItem, type TrackedLineItem } from '../helpers/trackingFixtures.js';
 import { signTrackingToken } from '../../src/tracking/trackingToken.js';
-import { seededRandom } from '../helpers/seededRandom.js';
+import { seededRandom } from '../../bench/seededRandom.js';
 
 // A sweep of bad input over every operation of openapi.yaml: bodies, path ids and query parameters
 // derived from the contract's own schemas, each answered 4xx in the Error envelope naming what is

@@ -110,6 +110,26 @@ describe("a postback of one line item's conversions dated yesterday", () => {
     expect(await storedSpend(late.lineItemId, LATE_TURNS_WAITING + 1)).toEqual({ conversions: LATE_TURNS_WAITING + 1, spend: 20 * USD });
   });
 
+  // The same bound on a PostgreSQL server, where the conversion lock is an advisory lock the test
+  // cannot hold past its 2 s wait (rev44 R4): twice the bound at once, without conversion_id, reach
+  // the queue within their own lookups' time, while each turn takes a lock, a spend read and a store
+  // after them; those past the bound are refused, and only those taken are stored.
+  it.runIf(testDatabaseUrl)(`answers 503 with Retry-After, storing nothing, to those past the ${LATE_TURNS_WAITING} of a line item already waiting (PostgreSQL server)`, async () => {
+    const late = await clicksOf(2 * LATE_TURNS_WAITING, yesterdayNoon());
+    const answers = await Promise.all(late.clicks.map((click) => convert(click)));
+    const taken = answers.filter((answer) => answer.statusCode === 201);
+    const refused = answers.filter((answer) => answer.statusCode !== 201);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const answer of refused) {
+      expect(answer.statusCode, answer.body).toBe(503);
+      expect(answer.headers['retry-after']).toBeDefined();
+      expect(answer.json().error).toEqual({ code: 'unavailable', message: expect.stringContaining(`at most ${LATE_TURNS_WAITING}`) });
+    }
+    // Those taken judged one after the other against yesterday's 2x (20 USD): 5 billed, the rest at cost 0.
+    expect(taken.filter((answer) => answer.json().data.cost_usd === 4)).toHaveLength(5);
+    expect(await storedSpend(late.lineItemId, taken.length)).toEqual({ conversions: taken.length, spend: 20 * USD });
+  });
+
   // rev43 R4: each retry of a stored conversion wrote its first time to conversion_times again and,
   // dated yesterday, waited for a turn in its line item's queue only to be answered 200, and past the
   // bound was answered 503: a postback resent whole after its client timed out could not be answered.

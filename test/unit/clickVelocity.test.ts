@@ -4,7 +4,7 @@ import { CLICK_VELOCITY_LIMITS, ClickVelocity, NETWORK_CLICK_VELOCITY_LIMITS } f
 import { PlacementBlocks, type PlacementClickLimits } from '../../src/tracking/placementBlocks.js';
 import type { Visitor } from '../../src/tracking/visitor.js';
 // The placement blocks' impression sample drawn from a seeded generator: the same counts every run.
-import { seededRandom } from '../helpers/seededRandom.js';
+import { seededRandom } from '../../bench/seededRandom.js';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0';

@@ -8,7 +8,7 @@ import type { CatalogRows, CreativeRow, LineItemRow } from '../../src/serving/ca
 import { relevance, selectAd } from '../../src/serving/selectAd.js';
 import { packageRoot } from '../../src/packageRoot.js';
 import { CLUSTERED_FROM_ROWS, SemanticMatrix, TOP_RANKS } from '../../src/semantic/semanticMatrix.js';
-import { seededRandom } from '../helpers/seededRandom.js';
+import { seededRandom } from '../../bench/seededRandom.js';
 import { clustersInWorker } from '../../src/semantic/clustersInWorker.js';
 import { convertToUsd } from '../../src/money/usdRates.js';
 import { BrandSafety, type BrandSafetyVeto } from '../../src/semantic/brandSafety.js';
