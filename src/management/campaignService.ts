@@ -46,17 +46,15 @@ export async function createCampaign(db: SqlExecutor, organizationId: string, in
   return created(campaign);
 }
 
-/** Campaign and line item in one transaction: a failure at any step leaves nothing behind. */
-export async function composeCampaign(db: Postgres, organizationId: string, input: ComposeInput) {
-  return db.transaction(async (tx) => {
-    const campaign = await insertCampaign(tx, organizationId, newCampaign(input.campaign));
-    if (!campaign) throw userNotMember();
-    const lineItem = await addLineItem(tx, campaign.id, input.line_item);
-    return {
-      campaign: { id: campaign.id, name: campaign.name, status: campaign.status, starts_at: campaign.starts_at, ends_at: campaign.ends_at },
-      line_item: { id: lineItem.id, campaign_id: lineItem.campaign_id, title: lineItem.title, status: lineItem.status },
-    };
-  });
+/** Campaign and line item, inside the caller's transaction (createOnce.ts): a failure at any step leaves nothing behind. */
+export async function composeCampaign(tx: SqlExecutor, organizationId: string, input: ComposeInput) {
+  const campaign = await insertCampaign(tx, organizationId, newCampaign(input.campaign));
+  if (!campaign) throw userNotMember();
+  const lineItem = await addLineItem(tx, campaign.id, input.line_item);
+  return {
+    campaign: { id: campaign.id, name: campaign.name, status: campaign.status, starts_at: campaign.starts_at, ends_at: campaign.ends_at },
+    line_item: { id: lineItem.id, campaign_id: lineItem.campaign_id, title: lineItem.title, status: lineItem.status },
+  };
 }
 
 /** The dry run: the same checks as create and compose (membership included), and nothing written. */
@@ -180,15 +178,14 @@ function copyName(sourceName: string): string {
   return `${kept}${COPY_SUFFIX}`;
 }
 
-export async function duplicateCampaign(db: Postgres, organizationId: string, campaignId: string, name?: string) {
-  return db.transaction(async (tx) => {
-    const source = await lockCampaign(tx, organizationId, campaignId);
-    if (!source) throw campaignNotFound();
-    const copy = await copyCampaign(tx, source.id, name ?? copyName(source.name));
-    if (!copy) throw campaignNotFound();
-    for (const { sourceId, lineItem } of await copyLineItems(tx, source.id, copy.id)) {
-      await copyCreatives(tx, sourceId, lineItem.id);
-    }
-    return campaignWithLineItems(tx, copy);
-  });
+/** Inside the caller's transaction (createOnce.ts). */
+export async function duplicateCampaign(tx: SqlExecutor, organizationId: string, campaignId: string, name?: string) {
+  const source = await lockCampaign(tx, organizationId, campaignId);
+  if (!source) throw campaignNotFound();
+  const copy = await copyCampaign(tx, source.id, name ?? copyName(source.name));
+  if (!copy) throw campaignNotFound();
+  for (const { sourceId, lineItem } of await copyLineItems(tx, source.id, copy.id)) {
+    await copyCreatives(tx, sourceId, lineItem.id);
+  }
+  return campaignWithLineItems(tx, copy);
 }
