@@ -111,7 +111,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: typed input is not lost 
     await expect.poll(() => page.isClosed()).toBe(true);
   }, 90_000);
 
-  it('sends a create that got no answer again with Retry under the same Idempotency-Key, and makes one campaign; a read that got none offers Retry', async () => {
+  it('sends a create that got no answer again with Retry under the same Idempotency-Key, and makes one campaign (one line item); a read that got none offers Retry', async () => {
     const advertiser = await createAdvertiser(service, 'Lost Answer Outfitters');
     const page = await signIn(service, 'an advertiser', advertiser.apiKey);
     await page.getByRole('link', { name: 'New campaign' }).click();
@@ -150,8 +150,26 @@ describe.skipIf(skipBrowserTests)('console in Chromium: typed input is not lost 
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatch(/^[0-9a-f]{32}$/);
     expect(resent).toEqual(keys);
-    const after = await advertiserApi<{ data: { name: string }[] }>(service, advertiser, 'GET', '/v1/advertiser/campaigns');
+    const after = await advertiserApi<{ data: { id: string; name: string }[] }>(service, advertiser, 'GET', '/v1/advertiser/campaigns');
     expect(after.data.map((campaign) => campaign.name)).toEqual(['Twice maybe']);
+
+    // Add a line item the same way: its answer cut, Retry adds it once.
+    const lineItems = `**/v1/advertiser/campaigns/${after.data[0]!.id}/line-items`;
+    await page.route(lineItems, async (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      expect((await route.fetch()).status()).toBe(201);
+      await route.abort('connectionreset');
+    });
+    const add = page.getByRole('form', { name: 'Add a line item' });
+    await add.getByLabel('Line item title').fill('Night owls');
+    await add.getByRole('button', { name: 'Add line item' }).click();
+    const addAlert = add.getByRole('alert').filter({ hasText: 'Retry sends it again: it is saved once either way.' });
+    await addAlert.waitFor();
+    await page.unroute(lineItems);
+    await addAlert.getByRole('button', { name: 'Retry' }).click();
+    await page.getByRole('heading', { name: /Line item: Night owls/ }).waitFor();
+    const added = await advertiserApi<{ data: { title: string }[] }>(service, advertiser, 'GET', `/v1/advertiser/campaigns/${after.data[0]!.id}/line-items`);
+    expect(added.data.map((lineItem) => lineItem.title).sort()).toEqual(['Night owls', 'Only once']);
 
     // A read that got no answer is asked again with Retry.
     const { asked } = questions(page);
