@@ -157,13 +157,6 @@ export async function patchCampaign(db: Postgres, organizationId: string, campai
   });
 }
 
-/**
- * A paused copy of the campaign with its line items (draft), their budgets, bids, targeting and
- * creatives, in one transaction. The source is locked first: on a Postgres server each statement
- * reads what is committed when it starts, so a DELETE committed between reading the source and
- * copying it would leave nothing (or only the campaign) to copy. Locked, a DELETE already under way
- * makes this 404 once it commits, and one that comes later waits for the whole copy.
- */
 const COPY_SUFFIX = ' (copy)';
 
 /**
@@ -178,7 +171,13 @@ function copyName(sourceName: string): string {
   return `${kept}${COPY_SUFFIX}`;
 }
 
-/** Inside the caller's transaction (createOnce.ts). */
+/**
+ * A paused copy of the campaign with its line items (draft), their budgets, bids, targeting and
+ * creatives, in the caller's transaction (createOnce.ts). The source is locked first: on a Postgres
+ * server each statement reads what is committed when it starts, so a DELETE committed between
+ * reading the source and copying it would leave nothing (or only the campaign) to copy. Locked, a
+ * DELETE already under way makes this 404 once it commits, and one that comes later waits for the whole copy.
+ */
 export async function duplicateCampaign(tx: SqlExecutor, organizationId: string, campaignId: string, name?: string) {
   const source = await lockCampaign(tx, organizationId, campaignId);
   if (!source) throw campaignNotFound();
