@@ -23,6 +23,7 @@ import {
   removeCampaign,
   validateCampaign,
 } from './campaignService.js';
+import { createOnce } from './createOnce.js';
 import { idParam } from './fieldSchemas.js';
 import { createLineItem, listCampaignLineItems } from './lineItemService.js';
 import { withDeliveryState } from './deliveryState.js';
@@ -43,7 +44,7 @@ export async function campaignRoutes(app: FastifyInstance, { db, indexedDestinat
 
   app.post('/v1/advertiser/campaigns', write, async (request, reply) => {
     const input = parseBody(campaignInput, request.body);
-    return reply.code(201).send({ data: await createCampaign(db, advertiserOf(request).organizationId, input) });
+    return createOnce(db, request, reply, (tx) => createCampaign(tx, advertiserOf(request).organizationId, input));
   });
 
   app.post('/v1/advertiser/campaigns/validate', write, async (request) => {
@@ -53,7 +54,7 @@ export async function campaignRoutes(app: FastifyInstance, { db, indexedDestinat
 
   app.post('/v1/advertiser/campaigns/compose', write, async (request, reply) => {
     const input = parseBody(composeBody, request.body);
-    return reply.code(201).send({ data: await composeCampaign(db, advertiserOf(request).organizationId, input) });
+    return createOnce(db, request, reply, (tx) => composeCampaign(tx, advertiserOf(request).organizationId, input));
   });
 
   app.get('/v1/advertiser/campaigns/:id', read, async (request) => {
@@ -76,7 +77,7 @@ export async function campaignRoutes(app: FastifyInstance, { db, indexedDestinat
   app.post('/v1/advertiser/campaigns/:id/duplicate', write, async (request, reply) => {
     const id = campaignId(request.params);
     const { name } = parseInput(duplicateBody, request.body);
-    return reply.code(201).send({ data: shownWithLineItems(await duplicateCampaign(db, advertiserOf(request).organizationId, id, name)) });
+    return createOnce(db, request, reply, async (tx) => shownWithLineItems(await duplicateCampaign(tx, advertiserOf(request).organizationId, id, name)));
   });
 
   app.post('/v1/advertiser/campaigns/:id/activate', write, async (request) => {
@@ -93,6 +94,6 @@ export async function campaignRoutes(app: FastifyInstance, { db, indexedDestinat
   app.post('/v1/advertiser/campaigns/:id/line-items', write, async (request, reply) => {
     const id = campaignId(request.params);
     const input = parseBody(lineItemInput, request.body);
-    return reply.code(201).send({ data: shown(await createLineItem(db, advertiserOf(request).organizationId, id, input)) });
+    return createOnce(db, request, reply, async (tx) => shown(await createLineItem(tx, advertiserOf(request).organizationId, id, input)));
   });
 }

@@ -46,17 +46,15 @@ export async function createCampaign(db: SqlExecutor, organizationId: string, in
   return created(campaign);
 }
 
-/** Campaign and line item in one transaction: a failure at any step leaves nothing behind. */
-export async function composeCampaign(db: Postgres, organizationId: string, input: ComposeInput) {
-  return db.transaction(async (tx) => {
-    const campaign = await insertCampaign(tx, organizationId, newCampaign(input.campaign));
-    if (!campaign) throw userNotMember();
-    const lineItem = await addLineItem(tx, campaign.id, input.line_item);
-    return {
-      campaign: { id: campaign.id, name: campaign.name, status: campaign.status, starts_at: campaign.starts_at, ends_at: campaign.ends_at },
-      line_item: { id: lineItem.id, campaign_id: lineItem.campaign_id, title: lineItem.title, status: lineItem.status },
-    };
-  });
+/** Campaign and line item, inside the caller's transaction (createOnce.ts): a failure at any step leaves nothing behind. */
+export async function composeCampaign(tx: SqlExecutor, organizationId: string, input: ComposeInput) {
+  const campaign = await insertCampaign(tx, organizationId, newCampaign(input.campaign));
+  if (!campaign) throw userNotMember();
+  const lineItem = await addLineItem(tx, campaign.id, input.line_item);
+  return {
+    campaign: { id: campaign.id, name: campaign.name, status: campaign.status, starts_at: campaign.starts_at, ends_at: campaign.ends_at },
+    line_item: { id: lineItem.id, campaign_id: lineItem.campaign_id, title: lineItem.title, status: lineItem.status },
+  };
 }
 
 /** The dry run: the same checks as create and compose (membership included), and nothing written. */
@@ -159,13 +157,6 @@ export async function patchCampaign(db: Postgres, organizationId: string, campai
   });
 }
 
-/**
- * A paused copy of the campaign with its line items (draft), their budgets, bids, targeting and
- * creatives, in one transaction. The source is locked first: on a Postgres server each statement
- * reads what is committed when it starts, so a DELETE committed between reading the source and
- * copying it would leave nothing (or only the campaign) to copy. Locked, a DELETE already under way
- * makes this 404 once it commits, and one that comes later waits for the whole copy.
- */
 const COPY_SUFFIX = ' (copy)';
 
 /**
@@ -180,15 +171,20 @@ function copyName(sourceName: string): string {
   return `${kept}${COPY_SUFFIX}`;
 }
 
-export async function duplicateCampaign(db: Postgres, organizationId: string, campaignId: string, name?: string) {
-  return db.transaction(async (tx) => {
-    const source = await lockCampaign(tx, organizationId, campaignId);
-    if (!source) throw campaignNotFound();
-    const copy = await copyCampaign(tx, source.id, name ?? copyName(source.name));
-    if (!copy) throw campaignNotFound();
-    for (const { sourceId, lineItem } of await copyLineItems(tx, source.id, copy.id)) {
-      await copyCreatives(tx, sourceId, lineItem.id);
-    }
-    return campaignWithLineItems(tx, copy);
-  });
+/**
+ * A paused copy of the campaign with its line items (draft), their budgets, bids, targeting and
+ * creatives, in the caller's transaction (createOnce.ts). The source is locked first: on a Postgres
+ * server each statement reads what is committed when it starts, so a DELETE committed between
+ * reading the source and copying it would leave nothing (or only the campaign) to copy. Locked, a
+ * DELETE already under way makes this 404 once it commits, and one that comes later waits for the whole copy.
+ */
+export async function duplicateCampaign(tx: SqlExecutor, organizationId: string, campaignId: string, name?: string) {
+  const source = await lockCampaign(tx, organizationId, campaignId);
+  if (!source) throw campaignNotFound();
+  const copy = await copyCampaign(tx, source.id, name ?? copyName(source.name));
+  if (!copy) throw campaignNotFound();
+  for (const { sourceId, lineItem } of await copyLineItems(tx, source.id, copy.id)) {
+    await copyCreatives(tx, sourceId, lineItem.id);
+  }
+  return campaignWithLineItems(tx, copy);
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
 import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
 import { parseBody, parsePathParams } from '../http/errors.js';
+import { createOnce } from './createOnce.js';
 import { attachCreativesBody } from './creativeSchema.js';
 import { idParam } from './fieldSchemas.js';
 import { bidsBody, budgetBody, lineItemPatch } from './lineItemSchemas.js';
@@ -47,6 +48,6 @@ export async function lineItemRoutes(app: FastifyInstance, { db, indexedDestinat
   app.post('/v1/advertiser/line-items/:id/creatives', write, async (request, reply) => {
     const id = lineItemId(request.params);
     const { creatives } = parseBody(attachCreativesBody, request.body);
-    return reply.code(201).send({ data: await attachCreatives(db, advertiserOf(request).organizationId, id, creatives) });
+    return createOnce(db, request, reply, (tx) => attachCreatives(tx, advertiserOf(request).organizationId, id, creatives));
   });
 }

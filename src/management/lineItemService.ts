@@ -59,13 +59,12 @@ export async function addLineItem(tx: SqlExecutor, campaignId: string, input: Li
   return { ...record, creatives };
 }
 
-export async function createLineItem(db: Postgres, organizationId: string, campaignId: string, input: LineItemInput) {
-  return db.transaction(async (tx) => {
-    // Locked so that a concurrent delete of the campaign cannot leave the insert without a parent.
-    const campaign = await lockCampaign(tx, organizationId, campaignId);
-    if (!campaign) throw campaignNotFound();
-    return addLineItem(tx, campaign.id, input);
-  });
+/** Inside the caller's transaction (createOnce.ts). */
+export async function createLineItem(tx: SqlExecutor, organizationId: string, campaignId: string, input: LineItemInput) {
+  // Locked so that a concurrent delete of the campaign cannot leave the insert without a parent.
+  const campaign = await lockCampaign(tx, organizationId, campaignId);
+  if (!campaign) throw campaignNotFound();
+  return addLineItem(tx, campaign.id, input);
 }
 
 export async function listCampaignLineItems(db: SqlExecutor, organizationId: string, campaignId: string) {
@@ -139,12 +138,11 @@ export async function putTargeting(db: SqlExecutor, organizationId: string, line
   return shownWithCreatives(db, await setTargeting(db, organizationId, lineItemId, targeting));
 }
 
-export async function attachCreatives(db: Postgres, organizationId: string, lineItemId: string, creatives: CreativeInput[]) {
-  return db.transaction(async (tx) => {
-    const lineItem = await lockLineItem(tx, organizationId, lineItemId);
-    if (!lineItem) throw lineItemNotFound();
-    const stored = await insertCreatives(tx, lineItem.id, creatives);
-    await touchLineItem(tx, lineItem.id);
-    return stored;
-  });
+/** Inside the caller's transaction (createOnce.ts). */
+export async function attachCreatives(tx: SqlExecutor, organizationId: string, lineItemId: string, creatives: CreativeInput[]) {
+  const lineItem = await lockLineItem(tx, organizationId, lineItemId);
+  if (!lineItem) throw lineItemNotFound();
+  const stored = await insertCreatives(tx, lineItem.id, creatives);
+  await touchLineItem(tx, lineItem.id);
+  return stored;
 }

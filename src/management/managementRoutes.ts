@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
+import { startPeriodicTask } from '../periodicTask.js';
 import { advertiserMeRoute } from './advertiserMeRoute.js';
 import { campaignRoutes } from './campaignRoutes.js';
+import { pruneIdempotentCreates } from './createOnce.js';
 import { lineItemRoutes } from './lineItemRoutes.js';
 import { memberRoutes } from './memberRoutes.js';
 
@@ -16,4 +18,10 @@ export async function managementRoutes(app: FastifyInstance, deps: FeatureDeps):
   await lineItemRoutes(app, deps);
   await memberRoutes(app, deps);
   await advertiserMeRoute(app, deps);
+  // Every instance prunes; the DELETE finds nothing when another one just did.
+  const prune = startPeriodicTask('idempotency keys prune', IDEMPOTENT_CREATES_PRUNE_MS, () => pruneIdempotentCreates(deps.db), app.log);
+  app.addHook('onClose', () => prune.stop());
 }
+
+/** Keys are kept 24 h (createOnce.ts); an expired one is freed when sent again, so an hour's lag only keeps rows. */
+const IDEMPOTENT_CREATES_PRUNE_MS = 60 * 60 * 1000;

@@ -2,7 +2,8 @@ import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import type { Readable } from 'node:stream';
 import { requireAdminToken } from '../http/adminAuth.js';
 import { notUtf8Charset, unsupportedContentEncoding } from '../http/bodyEncoding.js';
-import { ApiError, zodDetails } from '../http/errors.js';
+import { ApiError } from '../http/errors.js';
+import { idempotencyKeyOf } from '../http/idempotencyKey.js';
 import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { IndexedDestinations } from '../serving/indexedDestinations.js';
 import type { ClickHouse } from '../store/clickhouse.js';
@@ -10,7 +11,7 @@ import type { Postgres } from '../store/postgres.js';
 import type { EventPipeline } from './eventPipeline.js';
 import { importEvents } from './eventImport.js';
 import { ImportCeilings } from './importCeilings.js';
-import { importedEventId, importKey, importLock, importOnceStore } from './importOnce.js';
+import { importedEventId, importLock, importOnceStore } from './importOnce.js';
 import { ndjsonLines } from './ndjsonLines.js';
 import type { TrackedEvent } from './trackedEvent.js';
 
@@ -116,15 +117,6 @@ async function store(events: EventPipeline, batch: TrackedEvent[]): Promise<void
     await events.flush().catch(() => undefined);
     events.accept(batch);
   }
-}
-
-function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const parsed = importKey.safeParse(header);
-  if (!parsed.success) {
-    throw new ApiError('bad_request', 'the Idempotency-Key header is invalid', zodDetails(parsed.error).map((detail) => ({ ...detail, path: 'Idempotency-Key' })));
-  }
-  return parsed.data;
 }
 
 function isStream(body: unknown): body is Readable {

@@ -10,9 +10,6 @@ import { hashedEventId } from './hashedEventId.js';
 import { checkImportedRange, type ImportedRange } from './importedRanges.js';
 import type { TrackedEvent } from './trackedEvent.js';
 
-/** The import's `Idempotency-Key` header: 1 to 255 printable ASCII characters, no spaces (a UUID, a file name and date). */
-export const importKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters without spaces');
-
 /**
  * The event id of an imported line under an import key: the same key, line number and text always
  * give the same id, so a resent file's lines are known. A different file under the same key is

@@ -204,6 +204,27 @@ describe('openapi.yaml', () => {
     expect(missing, `operations of openapi.yaml without the shared response:\n${missing.join('\n')}`).toEqual([]);
   });
 
+  it('documents Idempotency-Key and Idempotent-Replayed on the advertiser creates that keep their answer, and only there', () => {
+    const keyed: string[] = [];
+    for (const [template, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item).filter(([key]) => httpMethods.includes(key))) {
+        const { parameters = [] } = operation as { parameters?: { $ref?: string }[] };
+        if (!parameters.some((parameter) => parameter.$ref === '#/components/parameters/IdempotencyKey')) continue;
+        keyed.push(`${method.toUpperCase()} ${template}`);
+        const created = operation.responses?.['201'] as { headers?: Record<string, { $ref?: string }> } | undefined;
+        expect(created?.headers?.['Idempotent-Replayed']?.$ref, `${method} ${template}`).toBe('#/components/headers/IdempotentReplayed');
+      }
+    }
+    // A conversion's own conversion_id makes its resend safe (tracking.md), not this key.
+    expect(keyed.sort()).toEqual([
+      'POST /v1/advertiser/campaigns',
+      'POST /v1/advertiser/campaigns/compose',
+      'POST /v1/advertiser/campaigns/{id}/duplicate',
+      'POST /v1/advertiser/campaigns/{id}/line-items',
+      'POST /v1/advertiser/line-items/{id}/creatives',
+    ]);
+  });
+
   it('documents only registered routes', () => {
     const registered = registeredRoutes();
     expect(registered.size).toBeGreaterThan(0);
@@ -230,6 +251,17 @@ describe('management responses match openapi.yaml', () => {
     });
     expect(created.statusCode).toBe(201);
     const campaignId = created.json().data.id as string;
+    // A create sent again with its Idempotency-Key: the kept answer, and the key with another body.
+    const keyed = (payload: object) =>
+      ctx.app.inject({ method: 'POST', url: '/v1/advertiser/campaigns', headers: { 'x-api-key': advertiser.key, 'idempotency-key': 'contract-key' }, payload });
+    const once = { name: 'Once', brand_name: 'Acme', user_id: advertiser.user.id };
+    expect((await keyed(once)).statusCode).toBe(201);
+    const replayed = await keyed(once);
+    expect([replayed.statusCode, replayed.headers['idempotent-replayed']]).toEqual([201, 'true']);
+    expectMatchesContract('POST', '/v1/advertiser/campaigns', replayed);
+    const reused = await keyed({ ...once, name: 'Other' });
+    expect(reused.statusCode).toBe(422);
+    expectMatchesContract('POST', '/v1/advertiser/campaigns', reused);
     const byId = '/v1/advertiser/campaigns/{id}';
     expect((await check('GET', byId, `/v1/advertiser/campaigns/${campaignId}`)).statusCode).toBe(200);
     expect((await check('PATCH', byId, `/v1/advertiser/campaigns/${campaignId}`, { objective: null })).statusCode).toBe(200);

@@ -5,7 +5,8 @@ import { authHeaders, type Session } from './session.js';
 /**
  * An error answer of the API ({error:{code,message,details}}), or a network failure (status 0,
  * code `network`). `method` is the request's: a write (anything but GET) that got no answer may have
- * been done all the same, and is said so (ui.ts).
+ * been done all the same, and is said so (ui.ts), unless it went with an Idempotency-Key
+ * (`resendable`): sent again with the key, the API makes it once.
  */
 export class ApiFailure extends FieldProblems {
   constructor(
@@ -14,19 +15,26 @@ export class ApiFailure extends FieldProblems {
     message: string,
     details: ErrorDetail[] = [],
     readonly method = 'GET',
+    readonly resendable = false,
   ) {
     super(message, details);
   }
 }
 
-async function send(session: Session, method: string, path: string, body: unknown, accept: string): Promise<Response> {
+/** A create's Idempotency-Key (submissionKey.ts): sent again with it, the API answers the first answer instead of creating twice. */
+interface SendOptions {
+  idempotencyKey?: string;
+}
+
+async function send(session: Session, method: string, path: string, body: unknown, accept: string, options: SendOptions = {}): Promise<Response> {
   const headers: Record<string, string> = { accept, ...authHeaders(session) };
   if (body !== undefined) headers['content-type'] = 'application/json';
+  if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
   let response: Response;
   try {
     response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit' });
   } catch {
-    throw new ApiFailure(0, 'network', 'the service did not answer', [], method);
+    throw new ApiFailure(0, 'network', 'the service did not answer', [], method, options.idempotencyKey !== undefined);
   }
   if (response.ok) return response;
   const answer = (await response.json().catch(() => null)) as { error?: { code?: string; message?: string; details?: ErrorDetail[] } } | null;
@@ -39,8 +47,8 @@ async function send(session: Session, method: string, path: string, body: unknow
 }
 
 /** Calls the API with the session's credentials; resolves to the JSON answer (undefined for 204). */
-export async function api<T>(session: Session, method: string, path: string, body?: unknown): Promise<T> {
-  const response = await send(session, method, path, body, 'application/json');
+export async function api<T>(session: Session, method: string, path: string, body?: unknown, options?: SendOptions): Promise<T> {
+  const response = await send(session, method, path, body, 'application/json', options);
   return (response.status === 204 ? undefined : await response.json()) as T;
 }
 

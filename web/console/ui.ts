@@ -107,14 +107,22 @@ export function Select(props: SelectProps) {
  * So does a service that does not answer at all (stopped for a restart or a deploy, or this
  * computer offline: con43 saw a page stay on a bare "did not answer" with nothing to press once it
  * was back). A read that got no answer is asked again (Retry); a write may have been done with its
- * answer lost on the way back, and *Create campaign* or *Add line item* pressed again would then
- * make a second one (the API has no idempotency key for them, rev43 R9): it says so, and to look
- * before trying again.
+ * answer lost on the way back. A create sent with an Idempotency-Key (*Create campaign*, *Add line
+ * item*: submissionKey.ts) is sent again safely, so it offers Retry too; any other write pressed
+ * again could be done twice (rev43 R9): it says so, and to look before trying again.
  */
+/** A write that got no answer and went without an Idempotency-Key: sending it again could do it twice. */
+function isUnsafeToResend(error: ApiFailure): boolean {
+  return error.code === 'network' && error.method !== 'GET' && !error.resendable;
+}
+
 function unavailableText(error: unknown): string | undefined {
   if (!(error instanceof ApiFailure)) return undefined;
-  if (error.code === 'network' && error.method !== 'GET') {
+  if (isUnsafeToResend(error)) {
     return 'The service did not answer, so this may have been saved or not. Before trying again, look whether it was, in its list or by reloading the page: pressing the button again could save it twice.';
+  }
+  if (error.code === 'network' && error.method !== 'GET') {
+    return 'The service did not answer, so this may have been saved or not. Retry sends it again: it is saved once either way.';
   }
   if (error.code === 'network') return 'The service did not answer: it may be restarting, or this computer may be offline. Try again in a few seconds.';
   if (error.status !== 503 || error.code !== 'unavailable') return undefined;
@@ -151,15 +159,17 @@ function refusalMessage(error: FieldProblems, unshown: number): string {
 /**
  * The error of the last action: its message, and the field problems no field on the form shows
  * (so nothing the API or the console's own checks said is hidden). `retry` asks again (a page's
- * read), offered when the service says a store is unavailable, which passes by itself.
+ * read, a create's submission with its key), offered when the service says a store is unavailable,
+ * which passes by itself, or did not answer; never for a write that could be done twice.
  */
 export function ErrorMessage({ error, shownPaths = [], retry }: { error: unknown; shownPaths?: string[]; retry?: () => void }) {
   if (!error) return null;
   const unavailable = unavailableText(error);
   if (unavailable !== undefined) {
+    const offered = retry && !(error instanceof ApiFailure && isUnsafeToResend(error));
     return html`<div class="error" role="alert">
       <p>${unavailable}</p>
-      ${retry && html`<button type="button" onClick=${retry}>Retry</button>`}
+      ${offered && html`<button type="button" onClick=${retry}>Retry</button>`}
     </div>`;
   }
   // A field shows its own details and those of its list's entries (`keywords.include.0`).

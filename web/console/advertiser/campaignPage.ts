@@ -11,6 +11,7 @@ import { bidTypes, CreativeFields, LineItemFields, lineItemFieldPaths, lineItemO
 import { bidRepricing, frequencyCapBody, frequencyCapText, frequencyCapWindows, listOf, targetingBody, targetingEdits, untouchedTargeting, type TargetingEdits } from './lineItemEdits.js';
 import { MatchPreviewBox } from './matchPreviewBox.js';
 import { useChangedSinceSaved, useUnsavedInput } from '../unsavedChanges.js';
+import { useSubmissionKey } from '../submissionKey.js';
 import { LineItemFacts } from './lineItemFacts.js';
 import { CountryFields, LifetimeAndPacingFields, SemanticFields } from './budgetAndTargetingFields.js';
 import { activateCampaign, ActivationQuestion, pausedLineItems, type ActivationAnswer } from './campaignActivation.js';
@@ -309,14 +310,18 @@ function NewLineItemForm({ session, campaignId, created }: { session: Session; c
   // Emptied once the line item is created: nothing left unsaved.
   useUnsavedInput(JSON.stringify(form) !== JSON.stringify(newLineItem));
   const field = (name: TextField) => ({ value: form[name], onInput: (value: string) => setForm({ ...form, [name]: value }), error });
-  async function submit(event: Event) {
-    event.preventDefault();
+  // The same form sent again (Retry after no answer, or the button) adds one line item.
+  const submission = useSubmissionKey();
+  async function submit(event?: Event) {
+    event?.preventDefault();
     if (busy) return;
     setBusy(true);
     setError(null);
     try {
       const body = await lineItemOrProblems(session, form, '', (line_item) => ({ body: line_item, validate: { line_item } }));
-      const answer = await api<{ data: { id: string } }>(session, 'POST', `/v1/advertiser/campaigns/${encodeURIComponent(campaignId)}/line-items`, body);
+      const path = `/v1/advertiser/campaigns/${encodeURIComponent(campaignId)}/line-items`;
+      const answer = await api<{ data: { id: string } }>(session, 'POST', path, body, { idempotencyKey: submission.keyFor(body) });
+      submission.succeeded();
       setForm(newLineItem);
       await created(answer.data.id);
     } catch (failure) {
@@ -329,7 +334,7 @@ function NewLineItemForm({ session, campaignId, created }: { session: Session; c
   return html`<form class="card" noValidate aria-labelledby="new-line-item" onSubmit=${submit}>
     <h2 id="new-line-item">Add a line item</h2>
     <p class="hint">It starts as a draft: activate it once it has a budget, bids and a creative.</p>
-    <div tabindex="-1" ref=${errors}><${ErrorMessage} error=${error} shownPaths=${lineItemFieldPaths('')} /></div>
+    <div tabindex="-1" ref=${errors}><${ErrorMessage} error=${error} shownPaths=${lineItemFieldPaths('')} retry=${() => submit()} /></div>
     <${LineItemFields} field=${field} at="" form=${form} onSemantic=${(semantic: boolean) => setForm({ ...form, semantic })} />
     <h3>First creative (contextual card, optional)</h3>
     <${CreativeFields} field=${field} at="" />

@@ -6,6 +6,7 @@ import type { Session } from '../session.js';
 import { ErrorMessage, Field, Select } from '../ui.js';
 import { CreativeFields, LineItemFields, lineItemFieldPaths, lineItemOrProblems, newLineItem, type TextField } from './lineItemForm.js';
 import { useResource } from '../resource.js';
+import { useSubmissionKey } from '../submissionKey.js';
 import { useUnsavedInput } from '../unsavedChanges.js';
 
 const initial = { name: '', brand_name: '', user_id: '', ...newLineItem };
@@ -58,13 +59,18 @@ export function ComposePage({ session }: { session: Session }) {
   const chosenForYou = members?.length === 1 && form.user_id === members[0]!.id;
   useUnsavedInput(JSON.stringify({ ...form, user_id: chosenForYou ? '' : form.user_id }) !== JSON.stringify(initial));
 
-  async function submit(event: Event) {
-    event.preventDefault();
+  // The same form sent again (Retry after no answer, or the button) composes once.
+  const submission = useSubmissionKey();
+  async function submit(event?: Event) {
+    event?.preventDefault();
     setBusy(true);
     setError(null);
     try {
       const body = await composeOrProblems(session, form);
-      const created = await api<{ data: { campaign: { id: string } } }>(session, 'POST', '/v1/advertiser/campaigns/compose', body);
+      const created = await api<{ data: { campaign: { id: string } } }>(session, 'POST', '/v1/advertiser/campaigns/compose', body, {
+        idempotencyKey: submission.keyFor(body),
+      });
+      submission.succeeded();
       go('campaign', { id: created.data.campaign.id });
     } catch (failure) {
       setError(failure);
@@ -76,7 +82,7 @@ export function ComposePage({ session }: { session: Session }) {
 
   return html`<form onSubmit=${submit} noValidate>
     <p class="hint">The campaign starts paused; activate it once its line item has a budget and bids. Fields the service refuses are marked with its reason.</p>
-    <div id="compose-errors" tabindex="-1"><${ErrorMessage} error=${error} shownPaths=${fieldPaths} /></div>
+    <div id="compose-errors" tabindex="-1"><${ErrorMessage} error=${error} shownPaths=${fieldPaths} retry=${() => submit()} /></div>
     <section class="card" aria-labelledby="compose-campaign">
       <h2 id="compose-campaign">Campaign</h2>
       <div class="grid">
