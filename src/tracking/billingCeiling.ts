@@ -280,8 +280,39 @@ export class BillingCeiling {
     return store();
   }
 
-  /** Whether judgeAndStore reads the line item's spend for the event: a valid one that costs something, of an earlier day or of a line item the counters do not keep, with budgets. */
-  private readsSpend(event: TrackedEvent, nowMs: number, budgets: { budgetNanos: number; lifetimeBudgetNanos: number } | undefined): boolean {
+  /**
+   * judgeAndStore in the click's line item's late turn, for a click readsSpend sends there: one
+   * whose serve's lookup (linkTracker.ts learnServe, SERVE_LOOKUP_TIMEOUT_MS at most) straddled
+   * midnight while a serve or judgement moved the counters to the next UTC day, whose near-empty
+   * spend judge() would have billed it by, past its own day's 2x. It is judged against its own day's
+   * billed spend, as a late conversion is. When that cannot be done (its line item's turn is full,
+   * the spend cannot be read) it is stored over the daily ceiling, unbilled, rather than refused: a
+   * click answers a person's navigation, and has no earlier verdict to keep (a pixel keeps its
+   * first one: judgeAgain). Rejects only with `store`'s error.
+   */
+  async judgeLateClick<T>(event: TrackedEvent, nowMs: number, store: () => T): Promise<T> {
+    let storing = false;
+    const storeOnce = () => {
+      storing = true;
+      return store();
+    };
+    try {
+      return await this.lateTurn(event, nowMs, undefined, (turn) => this.judgeAndStore(event, nowMs, undefined, turn, storeOnce));
+    } catch (error) {
+      if (storing) throw error;
+      event.unbilled = 'over_daily_budget';
+      event.cost_nanos = 0;
+      return store();
+    }
+  }
+
+  /**
+   * Whether judgeAndStore reads the line item's spend for the event: a valid one that costs
+   * something, of an earlier day than the counters' or of a line item the counters do not keep, with
+   * budgets. A click (no `budgets`) only when its judgement came after the counters left its day
+   * (judgeLateClick).
+   */
+  readsSpend(event: TrackedEvent, nowMs: number, budgets: { budgetNanos: number; lifetimeBudgetNanos: number } | undefined): boolean {
     if (event.ivt !== '' || event.cost_nanos <= 0) return false;
     const counted = this.lineItemOf(event.line_item_id, nowMs);
     // The counters' day, not nowMs's: after the awaits of a conversion's step (its click's lookup, the
