@@ -66,6 +66,16 @@ const LINE_ITEM_LEFT_MEANWHILE = 'the conversion\'s line item changed while it w
 export type LateTurn = { readonly lineItemId: string } | undefined;
 const NO_TURN: LateTurn = undefined;
 
+/** A line item's late turns (BillingCeiling.lateTurn, inLateTurns): the last of them, how many wait or run, who held the last one, and the imports that keep this record. */
+interface LateTurns {
+  last: Promise<void>;
+  waiting: number;
+  /** The import (inLateTurns' holder) whose turn ran last; undefined after a late event's. */
+  holder: object | undefined;
+  /** The imports that judged the line item's lines (inLateTurns): the record stays until they end (endLateTurns), so that they can tell whether anyone took the turn since. */
+  keptBy: Set<object> | undefined;
+}
+
 /**
  * Billing-time ceilings. Serving checks a line item's spend and its users' frequency counts before it
  * serves, but those only grow when pixels and clicks arrive: a caller who requests many serves while
@@ -91,8 +101,8 @@ export class BillingCeiling {
   private readonly heldSpend = new Map<string, Map<number, number>>();
   private readonly heldImpressions = new Map<string, UserCounts>();
 
-  /** Of each line item, the last of its late turns (lateTurn) and how many are waiting or running. */
-  private readonly lateTurns = new Map<string, { last: Promise<void>; waiting: number }>();
+  /** Of each line item, the last of its late turns (lateTurn, inLateTurns) and how many are waiting or running. */
+  private readonly lateTurns = new Map<string, LateTurns>();
 
   /**
    * Each line item's check of its unwritten spend for repeats under way (settleRepeats), whose answer
@@ -131,21 +141,73 @@ export class BillingCeiling {
   ): Promise<T> {
     if (!this.readsSpend(event, nowMs, budgets)) return step(NO_TURN);
     const lineItemId = event.line_item_id;
+    return this.inTurn(lineItemId, undefined, () => step({ lineItemId }));
+  }
+
+  /**
+   * Runs `step` in the late turns of every one of `lineItemIds`, for an import's batch of their lines
+   * (importCeilings.ts): its judgement and its write, so that a late conversion (or another import)
+   * of those line items is judged before or after them, and each spend read sees the other's events
+   * (try44 F3: an import and a postback of the same line item and day, each judged by a read that
+   * did not see the other, billed 204 USD against a day's 200). The turns are taken one after the
+   * other in id order, so that two imports never wait for each other's, and without the bound a
+   * postback's conversions meet: an import is one request, and waits for those queued before it.
+   * `step` is given the line items whose turn someone else took since `holder` (the import) last
+   * held it, or that it never held: their spend must be read again, the others' is as the import
+   * left it. The line items' records are kept for that until endLateTurns(holder).
+   */
+  async inLateTurns<T>(lineItemIds: readonly string[], holder: object, step: (takenSince: ReadonlySet<string>) => Promise<T>): Promise<T> {
+    const ordered = [...lineItemIds].sort();
+    const takenSince = new Set<string>();
+    const enter = (index: number): Promise<T> => {
+      if (index === ordered.length) return step(takenSince);
+      const lineItemId = ordered[index]!;
+      return this.inTurn(lineItemId, holder, (othersSince) => {
+        if (othersSince) takenSince.add(lineItemId);
+        return enter(index + 1);
+      });
+    };
+    return enter(0);
+  }
+
+  /** Lets go of the line items' records inLateTurns kept for `holder`: its import ended. */
+  endLateTurns(holder: object): void {
+    for (const [lineItemId, turns] of this.lateTurns) {
+      if (turns.keptBy?.delete(holder)) this.forgetIdle(lineItemId, turns);
+    }
+  }
+
+  /**
+   * Runs `step` once the line item's turns before it ran, given whether the last of them was not
+   * `holder`'s (an import's; undefined for a late event, which is refused past LATE_TURNS_WAITING).
+   */
+  private inTurn<T>(lineItemId: string, holder: object | undefined, step: (othersSince: boolean) => Promise<T>): Promise<T> {
     let turns = this.lateTurns.get(lineItemId);
-    if (turns === undefined) this.lateTurns.set(lineItemId, (turns = { last: Promise.resolve(), waiting: 0 }));
-    if (turns.waiting >= LATE_TURNS_WAITING) throw new ApiError('unavailable', LATE_TURNS_FULL);
+    if (turns === undefined) this.lateTurns.set(lineItemId, (turns = { last: Promise.resolve(), waiting: 0, holder: undefined, keptBy: undefined }));
+    if (holder === undefined && turns.waiting >= LATE_TURNS_WAITING) throw new ApiError('unavailable', LATE_TURNS_FULL);
     turns.waiting += 1;
     const queue = turns;
-    const turn = queue.last.then(() => step({ lineItemId }));
+    const turn = queue.last.then(() => {
+      // A record the holder never held has none, or another's.
+      const othersSince = queue.holder !== holder;
+      queue.holder = holder;
+      if (holder !== undefined) (queue.keptBy ??= new Set()).add(holder);
+      return step(othersSince);
+    });
     queue.last = turn.then(
       () => undefined,
       () => undefined,
     );
     void queue.last.then(() => {
       queue.waiting -= 1;
-      if (queue.waiting === 0 && this.lateTurns.get(lineItemId) === queue) this.lateTurns.delete(lineItemId);
+      this.forgetIdle(lineItemId, queue);
     });
     return turn;
+  }
+
+  /** Forgets a line item's turns when none waits or runs and no import keeps them. */
+  private forgetIdle(lineItemId: string, turns: LateTurns): void {
+    if (turns.waiting === 0 && (turns.keptBy?.size ?? 0) === 0 && this.lateTurns.get(lineItemId) === turns) this.lateTurns.delete(lineItemId);
   }
 
   /**
@@ -300,8 +362,39 @@ export class BillingCeiling {
     return store();
   }
 
-  /** Whether judgeAndStore reads the line item's spend for the event: a valid one that costs something, of an earlier day or of a line item the counters do not keep, with budgets. */
-  private readsSpend(event: TrackedEvent, nowMs: number, budgets: { budgetNanos: number; lifetimeBudgetNanos: number } | undefined): boolean {
+  /**
+   * judgeAndStore in the click's line item's late turn, for a click readsSpend sends there: one
+   * whose serve's lookup (linkTracker.ts learnServe, SERVE_LOOKUP_TIMEOUT_MS at most) straddled
+   * midnight while a serve or judgement moved the counters to the next UTC day, whose near-empty
+   * spend judge() would have billed it by, past its own day's 2x. It is judged against its own day's
+   * billed spend, as a late conversion is. When that cannot be done (its line item's turn is full,
+   * the spend cannot be read) it is stored over the daily ceiling, unbilled, rather than refused: a
+   * click answers a person's navigation, and has no earlier verdict to keep (a pixel keeps its
+   * first one: judgeAgain). Rejects only with `store`'s error.
+   */
+  async judgeLateClick<T>(event: TrackedEvent, nowMs: number, store: () => T): Promise<T> {
+    let storing = false;
+    const storeOnce = () => {
+      storing = true;
+      return store();
+    };
+    try {
+      return await this.lateTurn(event, nowMs, undefined, (turn) => this.judgeAndStore(event, nowMs, undefined, turn, storeOnce));
+    } catch (error) {
+      if (storing) throw error;
+      event.unbilled = 'over_daily_budget';
+      event.cost_nanos = 0;
+      return store();
+    }
+  }
+
+  /**
+   * Whether judgeAndStore reads the line item's spend for the event: a valid one that costs
+   * something, of an earlier day than the counters' or of a line item the counters do not keep, with
+   * budgets. A click (no `budgets`) only when its judgement came after the counters left its day
+   * (judgeLateClick).
+   */
+  readsSpend(event: TrackedEvent, nowMs: number, budgets: { budgetNanos: number; lifetimeBudgetNanos: number } | undefined): boolean {
     if (event.ivt !== '' || event.cost_nanos <= 0) return false;
     const counted = this.lineItemOf(event.line_item_id, nowMs);
     // The counters' day, not nowMs's: after the awaits of a conversion's step (its click's lookup, the

@@ -94,12 +94,13 @@ export async function importEvents(
     db: Postgres;
     traffic: TrafficClassifier;
     /**
-     * Stores a batch, the events of one range of lines (possibly none), after `judge` has judged
-     * those of them it stores by the billing ceilings; resolves to its events that were already
-     * stored (an import with a key sent again), which are counted apart and never judged: their
-     * cost is in the spend the ceilings read, and judging them again would count it twice.
+     * Stores a batch, the events of one range of lines (possibly none): `judge` judges those of them
+     * it stores by the billing ceilings and calls `write`, which stores them, while that judgement
+     * holds (ImportCeilings.judgeAndStore); resolves to its events that were already stored (an
+     * import with a key sent again), which are counted apart and never judged: their cost is in the
+     * spend the ceilings read, and judging them again would count it twice.
      */
-    store: (events: TrackedEvent[], range: ImportedRange, judge: (fresh: TrackedEvent[]) => Promise<void>) => Promise<TrackedEvent[] | void>;
+    store: (events: TrackedEvent[], range: ImportedRange, judge: (fresh: TrackedEvent[], write: () => Promise<void>) => Promise<void>) => Promise<TrackedEvent[] | void>;
     /**
      * The event id of a line (its number and text): an import with a key derives it, and its ranges
      * carry the SHA-256 of their lines; otherwise each id is random.
@@ -134,10 +135,11 @@ export async function importEvents(
     const first = storedThroughLine + 1;
     const sha256 = rangeText?.digest() ?? NO_DIGEST;
     rangeText = undefined;
-    const judge = async (fresh: TrackedEvent[]) => {
-      await deps.ceilings.judge(fresh);
-      for (const event of fresh) if (event.unbilled !== '') summary.unbilled += 1;
-    };
+    const judge = (fresh: TrackedEvent[], write: () => Promise<void>) =>
+      deps.ceilings.judgeAndStore(fresh, async () => {
+        for (const event of fresh) if (event.unbilled !== '') summary.unbilled += 1;
+        await write();
+      });
     if (deps.eventIdOf && batch.length > 0) inDoubt = { first, last: lineNumber, sha256 };
     const already = await deps.store(batch, { first, last: lineNumber, sha256 }, judge);
     inDoubt = undefined;

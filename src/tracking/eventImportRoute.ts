@@ -8,6 +8,7 @@ import type { TrafficClassifier } from '../ivt/trafficClassifier.js';
 import type { IndexedDestinations } from '../serving/indexedDestinations.js';
 import type { ClickHouse } from '../store/clickhouse.js';
 import type { Postgres } from '../store/postgres.js';
+import type { BillingCeiling } from './billingCeiling.js';
 import type { EventPipeline } from './eventPipeline.js';
 import { importEvents } from './eventImport.js';
 import { ImportCeilings } from './importCeilings.js';
@@ -24,6 +25,8 @@ export interface EventImportRouteDeps {
   traffic: TrafficClassifier;
   /** The live spend figures the import's billing ceilings start from, where billing keeps them. */
   indexedDestinations: IndexedDestinations;
+  /** The live billing ceilings, in whose late turns the import's batches are judged and stored (importCeilings.ts). */
+  ceiling: BillingCeiling;
   adminToken: string;
   bodyLimit: number;
 }
@@ -65,36 +68,42 @@ export async function eventImportRoute(app: FastifyInstance, deps: EventImportRo
       const key = idempotencyKeyOf(request.headers['idempotency-key']);
       const lines = ndjsonLines(request.body, deps.bodyLimit);
       const now = Date.now();
-      const ceilings = new ImportCeilings({ db: deps.db, billedSpend: (lineItems) => deps.indexedDestinations.billedSpend(lineItems) });
-      if (key !== undefined) {
-        // Sent again with the same key (after a cut connection, a 503), the lines already stored are left out.
-        const once = {
-          store: importOnceStore({ db: deps.db, ch: deps.ch, events: deps.events, lock }, key),
-          eventIdOf: (line: number, text: string) => importedEventId(key, line, text),
-        };
-        return { data: await importEvents(lines, { db: deps.db, traffic: deps.traffic, ceilings, ...once }, now) };
-      }
-      const write = async () => {
-        try {
-          await deps.events.flush();
-        } catch (error) {
-          // Accepted events are spooled and written once ClickHouse answers again; the counts stand.
-          request.log.error({ err: error }, 'imported events are spooled but not yet in ClickHouse');
+      const ceilings = new ImportCeilings({ db: deps.db, billedSpend: (lineItems) => deps.indexedDestinations.billedSpend(lineItems), ceiling: deps.ceiling });
+      try {
+        if (key !== undefined) {
+          // Sent again with the same key (after a cut connection, a 503), the lines already stored are left out.
+          const once = {
+            store: importOnceStore({ db: deps.db, ch: deps.ch, events: deps.events, lock }, key),
+            eventIdOf: (line: number, text: string) => importedEventId(key, line, text),
+          };
+          return { data: await importEvents(lines, { db: deps.db, traffic: deps.traffic, ceilings, ...once }, now) };
         }
-      };
-      let unwritten = 0;
-      const storeBatch = async (batch: TrackedEvent[], _range: unknown, judge: (fresh: TrackedEvent[]) => Promise<void>) => {
-        await judge(batch);
-        if (batch.length === 0) return;
-        await store(deps.events, batch);
-        unwritten += batch.length;
-        if (unwritten < IMPORT_WRITE_ROWS) return;
-        unwritten = 0;
+        const write = async () => {
+          try {
+            await deps.events.flush();
+          } catch (error) {
+            // Accepted events are spooled and written once ClickHouse answers again; the counts stand.
+            request.log.error({ err: error }, 'imported events are spooled but not yet in ClickHouse');
+          }
+        };
+        let unwritten = 0;
+        const storeBatch = async (batch: TrackedEvent[], _range: unknown, judge: (fresh: TrackedEvent[], write: () => Promise<void>) => Promise<void>) => {
+          // Spooled in the judgement's turns: pacing records the batch as it is accepted, so the next spend read sees it.
+          await judge(batch, async () => {
+            if (batch.length > 0) await store(deps.events, batch);
+          });
+          if (batch.length === 0) return;
+          unwritten += batch.length;
+          if (unwritten < IMPORT_WRITE_ROWS) return;
+          unwritten = 0;
+          await write();
+        };
+        const summary = await importEvents(lines, { db: deps.db, traffic: deps.traffic, ceilings, store: storeBatch }, now);
         await write();
-      };
-      const summary = await importEvents(lines, { db: deps.db, traffic: deps.traffic, ceilings, store: storeBatch }, now);
-      await write();
-      return { data: summary };
+        return { data: summary };
+      } finally {
+        ceilings.end();
+      }
     },
   );
 }

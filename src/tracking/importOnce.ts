@@ -43,7 +43,7 @@ export function importedEventId(key: string, line: number, text: string): string
  * Resolves to the range's events that were already stored.
  */
 export function importOnceStore(deps: { db: Postgres; ch: ClickHouse; events: EventPipeline; lock: KeyedLock }, key: string) {
-  return async (batch: TrackedEvent[], range: ImportedRange, judge: (fresh: TrackedEvent[]) => Promise<void>): Promise<TrackedEvent[]> => {
+  return async (batch: TrackedEvent[], range: ImportedRange, judge: (fresh: TrackedEvent[], write: () => Promise<void>) => Promise<void>): Promise<TrackedEvent[]> => {
     await checkImportedRange(deps.db, key, range);
     if (batch.length === 0) return [];
     return deps.lock(`${key}\n${range.first}`, async () => {
@@ -53,11 +53,12 @@ export function importOnceStore(deps: { db: Postgres; ch: ClickHouse; events: Ev
       const stored = await storedEventIds(deps.ch, batch);
       const fresh = batch.filter((event) => !stored.has(event.event_id));
       // Only the lines written here: the stored ones' cost is in the spend the ceilings read.
-      await judge(fresh);
-      for (const month of byMonth(fresh)) {
-        const ids = createHash('sha256').update(month.map((event) => event.event_id).join(',')).digest('hex');
-        await deps.events.writeNow(month, `import:${ids}`);
-      }
+      await judge(fresh, async () => {
+        for (const month of byMonth(fresh)) {
+          const ids = createHash('sha256').update(month.map((event) => event.event_id).join(',')).digest('hex');
+          await deps.events.writeNow(month, `import:${ids}`);
+        }
+      });
       return batch.filter((event) => stored.has(event.event_id));
     });
   };

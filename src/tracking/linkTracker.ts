@@ -5,7 +5,7 @@ import { clickRequestIvt, impressionRequestIvt } from '../ivt/fetchMetadata.js';
 import type { IvtReason } from '../ivt/ivtReasons.js';
 import { billedEvent } from '../money/priceModels.js';
 import type { BillingCeiling } from './billingCeiling.js';
-import { ClickVelocity } from './clickVelocity.js';
+import { ClickVelocity, type ClickPace } from './clickVelocity.js';
 import type { EventPipeline } from './eventPipeline.js';
 import type { ImpressionVelocity } from './impressionVelocity.js';
 import { linkEvent } from './linkEvent.js';
@@ -158,18 +158,39 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
       navigationWithoutClientHints(request.clientHintsSent, request.visitor.userAgent, request.fetch, fetchMetadataExpected);
     if (ivt === '') ivt = await learnServe(claims.s, nowMs);
     // From here on nothing awaits: the verdict, the spool write and the ledger's record are one step,
-    // so of the clicks that waited for the same lookup only the first to run can be counted.
+    // so of the clicks that waited for the same lookup only the first to run can be counted (a click
+    // judged late, storeLateClick, is recorded in the ledger before its own await).
     if (ivt === '') ivt = clickQuality(claims.s, nowMs);
     const pace = ivt === '' ? velocity.judge(request.visitor, claims.u, nowMs) : undefined;
     if (pace?.tooFast) ivt = pace.tooFast;
     if (ivt === 'placement_click_velocity') flagBlock(claims.p, claims.u, nowMs);
     const event = linkEvent('click', claims, request, ivt, randomUUID(), nowMs);
+    // Its lookup straddled midnight and the counters moved to the next day meanwhile: judged by its own day's spend.
+    if (ceiling.readsSpend(event, nowMs, undefined)) return storeLateClick(event, nowMs, pace);
     ceiling.judge(event, nowMs);
     // Pacing counts its cost as it is spooled: the next click's verdict sees it.
     events.accept([event]);
     // Only once stored: a click answered 503 (accept threw) is retried, and its retry is the same click.
     pace?.count();
     if (token.ivt === '') ledger.record(claims.s, { clickCounted: ivt === '' });
+    return event;
+  }
+
+  /**
+   * Judges and stores a valid click the counters left behind while it awaited (its serve's lookup
+   * straddled midnight), against its own day's billed spend (BillingCeiling.judgeLateClick). Counted
+   * in the ledger first, as the click every other one of its serve decided meanwhile is a duplicate
+   * of, and taken back when it is not stored (503).
+   */
+  async function storeLateClick(event: TrackedEvent, nowMs: number, pace: ClickPace | undefined): Promise<TrackedEvent> {
+    ledger.record(event.serve_id, { clickCounted: true });
+    try {
+      await ceiling.judgeLateClick(event, nowMs, () => events.accept([event]));
+    } catch (error) {
+      ledger.uncountClick(event.serve_id);
+      throw error;
+    }
+    pace?.count();
     return event;
   }
 

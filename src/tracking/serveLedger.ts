@@ -89,6 +89,12 @@ export class ServeLedger {
     if (packed !== undefined) this.set(serveId, packed - ((packed % 4) & IMPRESSION_COUNTED));
   }
 
+  /** Takes back a counted click that was not stored (answered 503): the serve's next click is then billed, not called a duplicate of nothing. */
+  uncountClick(serveId: string): void {
+    const packed = this.packedOf(serveId);
+    if (packed !== undefined) this.set(serveId, packed - ((packed % 4) & CLICK_COUNTED));
+  }
+
   /** The serve's packed number; undefined when it is not remembered. Leaves serveIdParts set to the id's. */
   private packedOf(serveId: string): number | undefined {
     readServeId(serveId);

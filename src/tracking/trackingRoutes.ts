@@ -90,5 +90,5 @@ export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): P
     httpDuration: deps.metrics.httpDuration,
   });
   await app.register(conversionRoutes, { db, traffic, conversions });
-  await app.register(eventImportRoute, { db, ch, events, traffic, indexedDestinations, adminToken: secrets.adminToken, bodyLimit: config.IMPORT_BODY_LIMIT_BYTES });
+  await app.register(eventImportRoute, { db, ch, events, traffic, indexedDestinations, ceiling, adminToken: secrets.adminToken, bodyLimit: config.IMPORT_BODY_LIMIT_BYTES });
 }

@@ -7,6 +7,7 @@ import { earlierToday } from '../helpers/earlierToday.js';
 import { IndexedDestinations } from '../../src/serving/indexedDestinations.js';
 import { SpendPacing } from '../../src/serving/spendPacing.js';
 import { ImportCeilings } from '../../src/tracking/importCeilings.js';
+import { BillingCeiling } from '../../src/tracking/billingCeiling.js';
 import { MS_PER_DAY, utcDay } from '../../src/utcDays.js';
 
 /**
@@ -135,12 +136,12 @@ describe('imported events and the billing ceilings', () => {
     // An import begun in the last second of yesterday; its spend is read today (now), after a serve
     // started today and this instance accepted 2 USD of it, not yet written to ClickHouse.
     const midnight = utcDay(Date.now()) * MS_PER_DAY;
-    const ceilings = new ImportCeilings({ db: ctx.stores.db, billedSpend: (lineItems) => destinations.billedSpend(lineItems) });
+    const ceilings = new ImportCeilings({ db: ctx.stores.db, billedSpend: (lineItems) => destinations.billedSpend(lineItems), ceiling: new BillingCeiling(() => undefined, () => undefined) });
     pacing.roll(Date.now());
     pacing.record(sampleEvent({ line_item_id: item.lineItemId, type: 'click', cost_nanos: 2e9, event_time: Date.now() }));
     const click = (timeMs: number) => sampleEvent({ line_item_id: item.lineItemId, campaign_id: item.campaignId, type: 'click', cost_nanos: 1e9, event_time: timeMs });
     const [yesterdays, todays] = [click(midnight - 1000), click(Date.now())];
-    await ceilings.judge([yesterdays, todays]);
+    await ceilings.judgeAndStore([yesterdays, todays], async () => {});
     // Yesterday billed nothing: its line is billed. Today is at 2x: its line is not.
     expect([yesterdays, todays].map((event) => [event.cost_nanos, event.unbilled])).toEqual([
       [1e9, ''],

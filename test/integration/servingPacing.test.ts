@@ -15,6 +15,12 @@ import { newServeId } from '../../src/serving/serveId.js';
 import { createClickHouseEventPipeline } from '../../src/tracking/clickhouseEventPipeline.js';
 import type { ClickHouse } from '../../src/store/clickhouse.js';
 import { freePort } from '../helpers/freePort.js';
+import { createLinkTracker } from '../../src/tracking/linkTracker.js';
+import { ServeLedger } from '../../src/tracking/serveLedger.js';
+import { ServeHistoryLookup } from '../../src/tracking/serveHistoryLookup.js';
+import { findServeHistories } from '../../src/tracking/serveHistory.js';
+import { ImpressionVelocity } from '../../src/tracking/impressionVelocity.js';
+import { PlacementBlocks } from '../../src/tracking/placementBlocks.js';
 
 let ctx: TestContext;
 let advertiser: Advertiser;
@@ -718,6 +724,94 @@ describe('pacing: the check of repeats a judgement over a spend ceiling waits fo
     await insertEvents(ctx, burst.map((pixel) => ({ ...event(now), serve_id: pixel.serve_id })));
     const answers = await Promise.all(burst.map((pixel) => ceiling.settleRepeats(pixel, Date.now())));
     for (const answer of answers) expect([...answer!.keys()].sort()).toEqual(burst.map((pixel) => pixel.serve_id).sort());
+  });
+
+  /**
+   * A link tracker wired as tracking wires it, over `ceiling` and a pipeline whose accepted events
+   * `pacing` records (wired over the pipeline's readBetweenWrites): each lookup of a serve asks
+   * ClickHouse after a serve of now rolled the counters, as one that straddles midnight does.
+   */
+  async function trackerOverMidnight(ch: ClickHouse) {
+    const pipeline = await createClickHouseEventPipeline({
+      config: { DATA_DIR: tempDirectory('adsvc-late-click-'), EVENT_FLUSH_ROWS: 1_000_000, EVENT_FLUSH_INTERVAL_MS: 3_600_000, EVENT_BUFFER_MAX_ROWS: 1_000_000, EVENT_SPOOL_FSYNC: false },
+      ch: ctx.stores.ch,
+      log: ctx.app.log,
+    });
+    const wiring = wired(ch, (read) => pipeline.readBetweenWrites(read));
+    const { pacing, ceiling, lineItemId, campaignId } = wiring;
+    pipeline.onAccepted((event, written) => pacing.record(event, written));
+    const history = new ServeHistoryLookup(
+      (serveIds) => {
+        pacing.roll(Date.now());
+        return findServeHistories(ctx.stores.ch, serveIds);
+      },
+      { windowMs: 5, timeoutMs: 10_000 },
+    );
+    const tracker = createLinkTracker({
+      events: pipeline,
+      ledger: new ServeLedger(1000),
+      history,
+      ceiling,
+      log: ctx.app.log,
+      fetchMetadataExpected: false,
+      impressionVelocity: new ImpressionVelocity({ per10s: 1000, per10min: 1000, blockPer10s: 1000, blockPer10min: 1000 }),
+      placementBlocks: new PlacementBlocks({ per10s: 1000, per10min: 1000, maxClickThrough: 1 }),
+    });
+    const publisherId = randomUUID();
+    let readers = 0;
+    /** A CPC click (1 USD) at `at` of a serve whose valid impression ClickHouse counted a minute before, unknown to the tracker. */
+    const click = async (at: number) => {
+      const impression = sampleEvent({ line_item_id: lineItemId, campaign_id: campaignId, publisher_id: publisherId, cost_nanos: 0, event_time: at - 60_000 });
+      await insertEvents(ctx, [impression]);
+      const claims = { s: impression.serve_id, c: campaignId, l: lineItemId, r: impression.creative_id, p: impression.placement_id, u: publisherId, m: 'CPC' as const, n: USD, e: Math.ceil(at / 1000) + 3600, t: at - 61_000 };
+      readers += 1;
+      const request = {
+        visitor: { ip: { ip: `73.162.201.${readers}`, ipClass: 'public' as const, network: '', ivt: '' as const }, userAgent: 'Mozilla/5.0', ivt: '' as const },
+        fetch: { dest: '', mode: '', site: '', prefetch: false, user: false },
+        serverSide: '' as const,
+        clientHints: '' as const,
+        clientHintsSent: false,
+      };
+      return tracker.trackClick({ claims, ivt: '' }, request, at);
+    };
+    return { ...wiring, pipeline, click };
+  }
+
+  it("judges a click whose serve's lookup straddled midnight by its own day's billed spend, not the new day's counters", async () => {
+    const arrival = lastMomentOfYesterday();
+    const { pacing, pipeline, counter, event, click, lineItemId, campaignId } = await trackerOverMidnight(ctx.stores.ch);
+    try {
+      pacing.roll(arrival);
+      // Yesterday's 9 USD of its 10 USD ceiling, not in ClickHouse yet.
+      pipeline.accept(Array.from({ length: 9 }, () => event(arrival - 1000)));
+      expect(counter.nanos).toBe(9 * USD);
+      const first = await click(arrival);
+      const second = await click(arrival);
+      expect(pacing.countersDay()).toBe(Math.floor(Date.now() / 86_400_000));
+      // The first fits yesterday's ceiling, the second does not: today's empty counters never judged them.
+      expect([first, second].map((stored) => [stored.ivt, stored.cost_nanos, stored.unbilled])).toEqual([
+        ['', USD, ''],
+        ['', 0, 'over_daily_budget'],
+      ]);
+      const day = Math.floor(arrival / 86_400_000);
+      expect((await pacing.billedSpend(new Map([[lineItemId, campaignId]]), day)).get(lineItemId)!.days.get(day)).toBe(10 * USD);
+    } finally {
+      await pipeline.close();
+    }
+  });
+
+  it("stores such a click over the daily ceiling, unbilled, when its day's spend cannot be read: kept and redirected, never billed unjudged", async () => {
+    const client = createClient({ url: `http://127.0.0.1:${await freePort()}`, request_timeout: 2000 });
+    const { pacing, pipeline, click } = await trackerOverMidnight({ client } as unknown as ClickHouse);
+    try {
+      const arrival = lastMomentOfYesterday();
+      pacing.roll(arrival);
+      const stored = await click(arrival);
+      expect([stored.ivt, stored.cost_nanos, stored.unbilled]).toEqual(['', 0, 'over_daily_budget']);
+    } finally {
+      await pipeline.close();
+      await client.close();
+    }
   });
 
   it('waits for a check ClickHouse does not answer one timeout at most, and starts no other until its read ends and a timeout passed (rev43 R2)', async () => {
