@@ -86,7 +86,7 @@ async function claimKey(tx: SqlExecutor, organizationId: string, key: string, di
   const row = rows[0];
   // Gone between the two statements (the prune of a key sent again at its 24th hour): sent again, it is free.
   if (!row || row.answer_status === null || row.answer_body === null) {
-    throw new ApiError('unavailable', 'another request with this Idempotency-Key was being answered; retry');
+    throw new ApiError('unavailable', 'this Idempotency-Key expired while it was checked; send the request again (the key is free now)');
   }
   if (!Buffer.from(row.request_sha256).equals(digest)) {
     throw new ApiError('validation_error', 'the Idempotency-Key was already used with another request (another body or route); send this one with a new key', [
