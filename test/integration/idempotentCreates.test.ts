@@ -1,18 +1,14 @@
-import { mkdtempSync } from 'node:fs';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneIdempotentCreates } from '../../src/management/createOnce.js';
-import type { Stores } from '../../src/runtime.js';
-import { migratePostgres } from '../../src/store/migrate.js';
-import { openPostgres } from '../../src/store/postgres.js';
+import { startAppOnPostgresServer, type AppOnPostgresServer } from '../helpers/appOnPostgresServer.js';
 import { eventually } from '../helpers/eventually.js';
 import { createAdvertiser } from '../helpers/factories.js';
 import { composeBody, composeCampaign, validCreative } from '../helpers/managementFactories.js';
-import { startPostgresServer, unavailableReason, type PostgresServer } from '../helpers/postgresServer.js';
-import { startTestApp, startTestAppOn, testStores, type TestContext } from '../helpers/testApp.js';
+import { unavailableReason } from '../helpers/postgresServer.js';
+import { startTestApp, type TestContext } from '../helpers/testApp.js';
 
 /**
  * The advertiser's creates with an Idempotency-Key (docs/management.md "Creating once"): a resend
@@ -180,30 +176,23 @@ if (unavailableReason) console.warn(unavailableReason);
  * waits for a lock the test holds) so the resend arrives while it runs, for sure.
  */
 describe.skipIf(unavailableReason !== undefined)('a resend while the first request runs, on a PostgreSQL server', () => {
-  let server: PostgresServer | undefined;
-  let serverStores: Stores | undefined;
+  let onServer: AppOnPostgresServer | undefined;
   let ctx: TestContext;
 
   beforeAll(async () => {
-    const suiteStores = (await testStores()).stores;
-    server = await startPostgresServer();
-    const db = await openPostgres({ databaseUrl: server.url, dataDir: '' });
-    await migratePostgres(db);
-    serverStores = { db, ch: suiteStores.ch, close: () => db.close() };
-    ctx = await startTestAppOn(serverStores, mkdtempSync(path.join(inject('testRoot'), 'idempotent-')));
+    onServer = await startAppOnPostgresServer('idempotent-');
+    ctx = onServer.ctx;
   });
 
   afterAll(async () => {
-    await ctx?.close();
-    await serverStores?.close();
-    server?.destroy();
+    await onServer?.close();
   });
 
   it('waits for the first request and answers its answer, one campaign', async () => {
     const advertiser = await createAdvertiser(ctx);
     const key = randomUUID();
-    const holder = new pg.Client({ connectionString: server!.url });
-    const observer = new pg.Client({ connectionString: server!.url });
+    const holder = new pg.Client({ connectionString: onServer!.server.url });
+    const observer = new pg.Client({ connectionString: onServer!.server.url });
     await holder.connect();
     await observer.connect();
     const waiting = async (count: number) =>

@@ -1,15 +1,11 @@
-import { mkdtempSync } from 'node:fs';
-import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Stores } from '../../src/runtime.js';
-import { migratePostgres } from '../../src/store/migrate.js';
-import { openPostgres } from '../../src/store/postgres.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { createAdvertiser } from '../helpers/factories.js';
 import { asAdvertiser, composeCampaign } from '../helpers/managementFactories.js';
-import { startPostgresServer, unavailableReason, type PostgresServer } from '../helpers/postgresServer.js';
-import { startTestAppOn, testStores, type TestContext } from '../helpers/testApp.js';
+import { startAppOnPostgresServer, type AppOnPostgresServer } from '../helpers/appOnPostgresServer.js';
+import { unavailableReason } from '../helpers/postgresServer.js';
+import type { TestContext } from '../helpers/testApp.js';
 
 /**
  * Management writes racing a DELETE on a PostgreSQL server, where (unlike embedded PGlite, one
@@ -18,24 +14,17 @@ import { startTestAppOn, testStores, type TestContext } from '../helpers/testApp
  */
 if (unavailableReason) console.warn(unavailableReason);
 
-let server: PostgresServer | undefined;
-let serverStores: Stores | undefined;
+let onServer: AppOnPostgresServer | undefined;
 let ctx: TestContext;
 
 describe.skipIf(unavailableReason !== undefined)('duplicate racing a DELETE on a PostgreSQL server', () => {
   beforeAll(async () => {
-    const suiteStores = (await testStores()).stores;
-    server = await startPostgresServer();
-    const db = await openPostgres({ databaseUrl: server.url, dataDir: '' });
-    await migratePostgres(db);
-    serverStores = { db, ch: suiteStores.ch, close: () => db.close() };
-    ctx = await startTestAppOn(serverStores, mkdtempSync(path.join(inject('testRoot'), 'races-')));
+    onServer = await startAppOnPostgresServer('races-');
+    ctx = onServer.ctx;
   });
 
   afterAll(async () => {
-    await ctx?.close();
-    await serverStores?.close();
-    server?.destroy();
+    await onServer?.close();
   });
 
   it('answers 404 (not a 500) when the campaign is deleted while the duplicate runs, and copies nothing', async () => {
@@ -43,11 +32,11 @@ describe.skipIf(unavailableReason !== undefined)('duplicate racing a DELETE on a
     const api = asAdvertiser(ctx, advertiser.key);
     const { campaignId } = await composeCampaign(ctx, advertiser.key, advertiser.user.id);
 
-    const deleter = new pg.Client({ connectionString: server!.url });
+    const deleter = new pg.Client({ connectionString: onServer!.server.url });
     // Watches pg_stat_activity from outside the DELETE's transaction: inside it, the set of backends
     // is read once, so a connection the app's pool opened for the duplicate after the first look was
     // never seen (the duplicate waited, unseen, until the timeout: CI at 71742b3).
-    const observer = new pg.Client({ connectionString: server!.url });
+    const observer = new pg.Client({ connectionString: onServer!.server.url });
     await deleter.connect();
     await observer.connect();
     try {
@@ -82,7 +71,7 @@ describe.skipIf(unavailableReason !== undefined)('duplicate racing a DELETE on a
       const response = await duplicate;
       expect(response.statusCode, response.body).toBe(404);
       expect(response.json().error.code).toBe('not_found');
-      const { rows } = await serverStores!.db.query('SELECT id FROM campaigns WHERE user_id = $1', [advertiser.user.id]);
+      const { rows } = await ctx.stores.db.query('SELECT id FROM campaigns WHERE user_id = $1', [advertiser.user.id]);
       expect(rows).toEqual([]);
     } finally {
       await deleter.end();
