@@ -39,7 +39,8 @@ function catalogRowsOf(campaigns: GeneratedCampaign[], placements: CatalogRows['
   };
 }
 
-export async function inProcessIndex(campaigns: GeneratedCampaign[], placements: CatalogRows['placements'], model: SemanticModel): Promise<AdIndex> {
+/** `clusteredFrom`: Infinity compares every opted-in line item (exact), as semanticRecall's reference. */
+export async function inProcessIndex(campaigns: GeneratedCampaign[], placements: CatalogRows['placements'], model: SemanticModel, clusteredFrom?: number): Promise<AdIndex> {
   const { index } = await buildAdIndex('bench', catalogRowsOf(campaigns, placements), {
     userCountsFor: () => ({ impressions: new Map(), outstanding: new Map() }),
     spendCounterFor: () => ({ nanos: 0, monthNanos: 0, lifetimeNanos: 0, outstandingNanos: 0 }),
@@ -47,6 +48,7 @@ export async function inProcessIndex(campaigns: GeneratedCampaign[], placements:
     toUsd: convertToUsd,
     semanticModel: model,
     brandSafety: new BrandSafety(model),
+    ...(clusteredFrom !== undefined ? { semanticClusteredFrom: clusteredFrom } : {}),
   });
   return index;
 }
