@@ -367,7 +367,7 @@ describe('word vectors file', () => {
   });
 
   it("makes a line item's vector of its keywords' and its creatives' unit vectors, weighted equally, whatever was embedded before", () => {
-    // What lineItemVector is defined as (the catalog snapshot keeps these vectors: the same bytes or a new key).
+    // What lineItemVector is defined as, step for step: a faster way of making it must give these bytes.
     const defined = (keywords: string[], creatives: Array<{ title: string; body: string }>) => {
       const parts = [model.embedText(keywords.join(', ')), model.embedText(creatives.map((creative) => `${creative.title} ${creative.body}`).join('. '))];
       const sum = new Float32Array(model.dimensions);
