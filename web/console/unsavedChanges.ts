@@ -23,17 +23,12 @@ function update(): void {
   else removeEventListener('beforeunload', askBeforeUnload);
 }
 
-/** Whether leaving now loses typed input; asked by the router. */
-export function holdsUnsavedInput(): boolean {
-  return unsaved.size > 0;
-}
-
 /** The question asked before a link, Back, Forward or *Sign out* would drop typed input. */
-export const LEAVE_QUESTION = 'Leave this page? What you typed and did not save will be lost.';
+const LEAVE_QUESTION = 'Leave this page? What you typed and did not save will be lost.';
 
 /** Whether to go ahead with leaving: nothing typed is held, or the person said to leave anyway. */
 export function mayLeave(): boolean {
-  return !holdsUnsavedInput() || confirm(LEAVE_QUESTION);
+  return unsaved.size === 0 || confirm(LEAVE_QUESTION);
 }
 
 /** Marks the calling form as holding unsaved input while `dirty`, and never once it is gone. */
