@@ -72,12 +72,16 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     expect(saved.targeting).toEqual({ ...targeting, keywords: { include: ['hiking', 'skiing'] } });
 
     // What the targeting form does not edit is listed, so the user knows it is there and kept;
-    // countries and semantic matching are fields of the form, filled with what is stored;
+    // countries, semantic matching and dayparts are fields of the form, filled with what is stored;
     // the budget form shows (and edits) every field of the budget.
     const kept = await targetingForm.getByTestId('kept-targeting').textContent();
     expect(kept).toContain('placements avoided: chat-answer-top');
-    expect(kept).toContain('dayparts (Europe/Berlin): mon tue 08:00–20:00');
     expect(kept).not.toContain('countries');
+    expect(kept).not.toContain('dayparts');
+    expect(await targetingForm.getByLabel('Time zone').inputValue()).toBe('Europe/Berlin');
+    const window1 = targetingForm.getByRole('group', { name: 'Window 1' });
+    expect(await window1.getByRole('checkbox').evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).checked))).toEqual([true, true, false, false, false, false, false]);
+    expect([await window1.getByLabel('Start').inputValue(), await window1.getByLabel('End').inputValue()]).toEqual(['08:00', '20:00']);
     expect(await targetingForm.getByLabel('Countries to run in').inputValue()).toBe('GB, DE');
     expect(await targetingForm.getByLabel('Semantic matching').isChecked()).toBe(true);
     expect(await targetingForm.getByLabel('Minimum similarity (optional)').inputValue()).toBe('0.6');
@@ -140,6 +144,95 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
       .toEqual({ keywords: { include: ['aurora'] }, countries: { exclude: ['GB'] }, semantic: { enabled: false, min_similarity: 0.6 } });
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'advertiser-line-item-countries-semantic');
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('edits a line item\'s dayparts from the keyboard: windows added and removed, the API\'s refusals on their fields, none left is any time', async () => {
+    // con45: dayparts could be set only through the API; the form listed them as kept.
+    const { page, lineItem } = await openComposedCampaign('Night Market', 'Late deals', {
+      title: 'Night owls',
+      budget: { daily: 40, currency: 'USD', pacing: 'asap' },
+      bids: { bid_type: 'CPC', bid_value: 0.3 },
+      targeting: { keywords: { include: ['snacks'] } },
+    });
+    const form = page.getByRole('form', { name: 'Targeting of Night owls' });
+    const dayparts = form.getByRole('group', { name: 'Dayparts' });
+    const focused = () => page.evaluate(() => {
+      const element = document.activeElement as HTMLInputElement | null;
+      const window = element?.closest('fieldset.daypart-window')?.querySelector('legend')?.textContent;
+      return `${window ?? ''} ${element?.labels?.[0]?.textContent?.trim() ?? element?.textContent ?? ''}`.trim();
+    });
+    const checkedDays = (window: string) => dayparts.getByRole('group', { name: window }).getByRole('checkbox')
+      .evaluateAll((boxes) => boxes.filter((box) => (box as HTMLInputElement).checked).map((box) => box.parentElement!.textContent!.trim()));
+    expect(await dayparts.getByLabel('Time zone').count()).toBe(0);
+    expect(await dayparts.textContent()).toContain('Any time: no window.');
+
+    // Add a window with Enter: the focus goes to its first day, the working week ticked, the time
+    // zone the browser's own.
+    await dayparts.getByRole('button', { name: 'Add a window' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('Window 1 Mon');
+    expect(await checkedDays('Window 1')).toEqual(['Mon', 'Tue', 'Wed', 'Thu', 'Fri']);
+    expect(await dayparts.getByLabel('Time zone').inputValue()).toBe(await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone));
+    // Space unticks Monday; Tab goes over the days to Start and End, typed over; Enter saves.
+    await page.keyboard.press('Space');
+    for (let day = 0; day < 7; day++) await page.keyboard.press('Tab');
+    await expect.poll(focused).toBe('Window 1 Start');
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type('22:00');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type('06:00');
+    await dayparts.getByLabel('Time zone').fill('CET');
+    await dayparts.getByRole('group', { name: 'Window 1' }).getByLabel('End').press('Enter');
+    // The API's refusals, each on its field, and the focus on the first of them; nothing saved.
+    await expect.poll(() => dayparts.getByLabel('Time zone').getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(focused).toBe('Time zone');
+    expect(await dayparts.locator('.field-error').allTextContents()).toEqual([
+      'Time zone must be an IANA time zone such as America/New_York.',
+      'End must be after start (a window over midnight is two windows).',
+    ]);
+    expect(await dayparts.getByRole('group', { name: 'Window 1' }).getByLabel('End').getAttribute('aria-invalid')).toBe('true');
+    expect(await form.getByRole('alert').textContent()).toBe('See the fields marked with their reasons.');
+    expect((await lineItem()).targeting).toEqual({ keywords: { include: ['snacks'] } });
+
+    // A second window with no day ticked: refused on its days.
+    await dayparts.getByLabel('Time zone').fill('America/New_York');
+    await dayparts.getByRole('group', { name: 'Window 1' }).getByLabel('End').fill('24:00');
+    await dayparts.getByRole('button', { name: 'Add a window' }).click();
+    await expect.poll(focused).toBe('Window 2 Mon');
+    const window2 = dayparts.getByRole('group', { name: 'Window 2' });
+    for (const day of ['Mon', 'Tue', 'Wed', 'Thu', 'Fri']) await window2.getByRole('checkbox', { name: day }).uncheck();
+    await form.getByRole('button', { name: 'Save targeting' }).click();
+    await expect.poll(() => window2.getByRole('checkbox', { name: 'Sat' }).getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(focused).toBe('Window 2 Mon');
+    expect(await window2.locator('.field-error').allTextContents()).toEqual(['The list of days needs at least 1 entry.']);
+    for (let day = 0; day < 5; day++) await page.keyboard.press('Tab');
+    await page.keyboard.press('Space');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Space');
+    expect(await checkedDays('Window 2')).toEqual(['Sat', 'Sun']);
+    await form.getByRole('button', { name: 'Save targeting' }).click();
+    await form.getByText('Targeting saved.').waitFor();
+    expect((await lineItem()).targeting).toEqual({
+      keywords: { include: ['snacks'] },
+      dayparts: { timezone: 'America/New_York', windows: [{ days: ['tue', 'wed', 'thu', 'fri'], start: '22:00', end: '24:00' }, { days: ['sat', 'sun'], start: '09:00', end: '17:00' }] },
+    });
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'advertiser-line-item-dayparts');
+
+    // Removing a window puts the focus on the one that took its place, then on *Add a window*; with
+    // none left the line item runs at any time.
+    await dayparts.getByRole('button', { name: 'Remove window 1' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('Window 1 Mon');
+    expect(await checkedDays('Window 1')).toEqual(['Sat', 'Sun']);
+    await dayparts.getByRole('button', { name: 'Remove window 1' }).press('Enter');
+    await expect.poll(focused).toBe('Add a window');
+    expect(await dayparts.getByLabel('Time zone').count()).toBe(0);
+    await form.getByRole('button', { name: 'Save targeting' }).click();
+    await expect.poll(async () => (await lineItem()).targeting).toEqual({ keywords: { include: ['snacks'] } });
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });

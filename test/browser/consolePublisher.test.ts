@@ -74,6 +74,9 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the publisher', () => {
     expect(Number((await cell('Requests'))!.replace(/,/g, ''))).toBeGreaterThanOrEqual(1);
     expect(await cell('Clicks')).toBe('0');
     expect(await cell('Invalid impressions')).toBe('0');
+    // A CPC ad seen and not clicked earned nothing: over one impression that is a rate of 0, shown as 0.
+    expect(await cell('eCPM (USD)')).toBe('$0.00');
+    expect(await cell('CTR')).toBe('0 %');
     expect(await earningsRow.getByRole('rowheader').textContent()).toContain(`Chat sidebar ${publisher.placementId}`);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     // At a phone's width the table scrolls inside its box, which must be reachable from the keyboard.
@@ -200,6 +203,18 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the publisher', () => {
     expect(secondPage.length).toBe(1);
     expect(new Set([...firstPage, ...secondPage]).size).toBe(101);
     expect(await pager.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+    // A placement never asked for an ad has no eCPM, CTR or fill rate: a "—" seen and what it lacks
+    // read out, as the advertiser's report shows its rates (con45: eCPM read "$0.00" without impressions).
+    const quiet = earnings.locator('tbody tr').first();
+    const shown = (column: string) => quiet.locator(`td[data-column="${column}"]`).evaluate((cell) =>
+      `${cell.querySelector('[aria-hidden="true"]')?.textContent} (${cell.querySelector('.visually-hidden')?.textContent}, ${cell.getAttribute('title')})`);
+    expect(await shown('eCPM (USD)')).toBe('— (no impressions, no impressions)');
+    expect(await shown('CTR')).toBe('— (no impressions, no impressions)');
+    expect(await shown('Fill rate')).toBe('— (no requests, no requests)');
+    expect(await quiet.locator('td[data-column="Earnings (USD)"]').textContent()).toBe('$0.00');
+    expect(await page.getByTestId('no-rate-note').textContent()).toBe(
+      '— : nothing to divide by (eCPM and CTR without impressions, fill rate without requests). The API writes 0 there.',
+    );
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     expect(consoleProblems(page)).toEqual([]);
     await page.close();

@@ -79,6 +79,17 @@ describe.skipIf(skipBrowserTests)('console in Chromium: report figures a row can
     const values = firstDay!.split(',');
     expect(['cpc_usd', 'cpa_usd', 'ecpm_usd'].map((name) => values[columns.indexOf(name)])).toEqual(['0', '0', '0']);
 
+    // The chart's legend says "no value" with the tables' one dash, the day's included (con45: uPlot's
+    // own "--" stood beside "—" until a hover); hovering a day shows it as the daily table does.
+    const legend = () => page.locator('.chart .u-legend .u-value').allTextContents();
+    expect(await legend()).toEqual(['—', '—', '—', '—']);
+    const plot = page.locator('.chart .u-over');
+    const box = (await plot.boundingBox())!;
+    await page.mouse.move(box.x + box.width - 2, box.y + box.height / 2);
+    await expect.poll(legend).toEqual([today, '3', '2', '$1.00']);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height + 200);
+    await expect.poll(legend).toEqual(['—', '—', '—', '—']);
+
     // The chart's axes: points, as the tables write them; never the browser's decimal comma.
     const numbers = await page.evaluate(() => (window as unknown as { drawnTexts: string[] }).drawnTexts.filter((text) => /^[\d.,\s]+$/.test(text)));
     expect(numbers.some((text) => /^\d+\.\d+$/.test(text))).toBe(true);

@@ -112,6 +112,105 @@ describe.skipIf(skipBrowserTests)('console in Chromium: typed input is not lost 
     await expect.poll(() => page.isClosed()).toBe(true);
   }, 90_000);
 
+  it('asks the same before signing out, leaving a typed match preview, review request or any operator form (con45); not once sent or with nothing typed', async () => {
+    const advertiser = await createAdvertiser(service, 'Asking Outfitters');
+    const publisher = await createPublisher(service, 'asking-chat');
+    await createActiveCampaign(service, advertiser, publisher.placementId);
+
+    // The advertiser's match preview: a typed conversation asks before a link; once asked about, not.
+    const page = await signIn(service, 'an advertiser', advertiser.apiKey);
+    const { asked, answer } = questions(page);
+    await page.getByRole('link', { name: 'Rain shells', exact: true }).click();
+    const preview = page.getByRole('form', { name: 'Would Hikers show next to a conversation?' });
+    await preview.getByLabel('Question').fill('Which rain shell for hiking?');
+    const campaignHash = hashOf(page);
+    await page.getByRole('link', { name: 'Campaigns', exact: true }).click();
+    await expect.poll(() => asked).toEqual([LEAVE]);
+    await expect.poll(() => hashOf(page)).toBe(campaignHash);
+    // Sign out asks the same, and staying keeps the session and what was typed.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(() => asked).toEqual([LEAVE, LEAVE]);
+    expect(await preview.getByLabel('Question').inputValue()).toBe('Which rain shell for hiking?');
+    expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true);
+    await preview.getByRole('button', { name: 'Ask' }).click();
+    await preview.getByTestId('match-preview').waitFor();
+    await page.getByRole('link', { name: 'Campaigns', exact: true }).click();
+    await page.getByRole('table', { name: 'Campaigns' }).waitFor();
+    expect(asked).toHaveLength(2);
+    // Nothing typed: Sign out asks nothing and signs out.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(asked).toHaveLength(2);
+    await page.close();
+
+    // The publisher's review request: a note typed asks before a link and before signing out;
+    // leaving anyway signs out.
+    const publisherPage = await signIn(service, 'a publisher', publisher.token);
+    const publisherAsked = questions(publisherPage);
+    await publisherPage.getByLabel('Note for the reviewer (optional)').fill('The ad shows under the answer.');
+    await publisherPage.getByRole('link', { name: 'Earnings' }).click();
+    await expect.poll(() => publisherAsked.asked).toEqual([LEAVE]);
+    expect(await publisherPage.getByLabel('Note for the reviewer (optional)').inputValue()).toBe('The ad shows under the answer.');
+    publisherAsked.answer(true);
+    await publisherPage.getByRole('button', { name: 'Sign out' }).click();
+    await publisherPage.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(publisherAsked.asked).toEqual([LEAVE, LEAVE]);
+    await publisherPage.close();
+
+    // The operator's forms: a review's reason, a new organization's name, a placement's reason, a
+    // new key's permissions, a placement being registered; each asks before a link or Back.
+    const review = await fetch(`${service.url}/v1/publisher/integration-reviews`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${publisher.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ placement_ids: [publisher.placementId] }),
+    });
+    expect(review.status).toBe(201);
+    const operator = await signIn(service, 'an operator', service.adminToken);
+    const operatorAsked = questions(operator);
+    const leaves = async (type: () => Promise<void>, leave: () => Promise<unknown>) => {
+      const before = hashOf(operator);
+      const count = operatorAsked.asked.length;
+      await type();
+      await leave();
+      await expect.poll(() => operatorAsked.asked.length).toBe(count + 1);
+      await expect.poll(() => hashOf(operator)).toBe(before);
+    };
+    const card = operator.getByRole('listitem', { name: `Review of ${publisher.placementId}` });
+    await leaves(() => card.getByLabel('Reason').fill('Pixels fire from a server.'), () => operator.getByRole('link', { name: 'Organizations', exact: true }).click());
+    expect(await card.getByLabel('Reason').inputValue()).toBe('Pixels fire from a server.');
+    await card.getByLabel('Reason').fill('');
+    await operator.getByRole('link', { name: 'Organizations', exact: true }).click();
+    await leaves(() => operator.getByLabel('Organization name').fill('Half made'), () => operator.getByRole('link', { name: 'Publishers', exact: true }).click());
+    await leaves(async () => undefined, () => operator.getByRole('button', { name: 'Sign out' }).click());
+    expect(await operator.getByLabel('Organization name').inputValue()).toBe('Half made');
+    // Created, the form is empty and asks nothing.
+    await operator.getByRole('button', { name: 'Create organization' }).click();
+    const created = operator.getByRole('status').getByRole('link', { name: 'Half made' });
+    await created.waitFor();
+    await created.click();
+    await operator.getByRole('form', { name: 'Create an API key' }).waitFor();
+    await leaves(() => operator.getByLabel('Permissions').fill('reporting'), () => operator.evaluate(() => history.back()));
+    await operator.getByLabel('Permissions').fill('');
+    await operator.goto(`${service.url}/console#/placements?id=${encodeURIComponent(publisher.placementId)}`);
+    const reason = operator.getByRole('main').getByLabel('Reason');
+    await leaves(() => reason.fill('Checked by hand.'), () => operator.getByRole('link', { name: 'Totals' }).click());
+    await reason.fill('');
+    await operator.getByRole('link', { name: 'Publishers', exact: true }).click();
+    await operator.getByRole('link', { name: `Publisher of ${publisher.placementId}`, exact: true }).click();
+    await leaves(() => operator.getByLabel('Placement id').fill('second-slot'), () => operator.getByRole('link', { name: 'Integration reviews' }).click());
+    expect(await seriousAccessibilityViolations(operator)).toEqual([]);
+    expect(operatorAsked.asked.every((question) => question === LEAVE)).toBe(true);
+    // Leaving anyway signs out.
+    operatorAsked.answer(true);
+    const count = operatorAsked.asked.length;
+    await operator.getByRole('button', { name: 'Sign out' }).click();
+    await operator.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(operatorAsked.asked).toHaveLength(count + 1);
+    expect(consoleProblems(operator)).toEqual([]);
+    await operator.close({ runBeforeUnload: true });
+    await expect.poll(() => operator.isClosed()).toBe(true);
+  }, 120_000);
+
   it('sends a create that got no answer again with Retry under the same Idempotency-Key, and makes one campaign (one line item); a read that got none offers Retry', async () => {
     const advertiser = await createAdvertiser(service, 'Lost Answer Outfitters');
     const page = await signIn(service, 'an advertiser', advertiser.apiKey);

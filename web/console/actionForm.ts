@@ -2,6 +2,7 @@ import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { VNode } from 'preact';
 import { ErrorMessage, Field } from './ui.js';
+import { useUnsavedInput } from './unsavedChanges.js';
 
 interface ActionField {
   name: string;
@@ -32,6 +33,7 @@ interface ActionFormProps<Answer> {
  * only marked busy (aria-disabled), never disabled: a disabled button drops the keyboard focus to
  * <body>, so after *Register placement* the next Tab started from the top of the page. A refusal
  * moves focus to the first field it names, or to its alert, so that it is read and not lost on the page.
+ * Typed and not yet sent, leaving the page asks first (unsavedChanges.ts).
  */
 export function ActionForm<Answer>({ title, fields, submitLabel, run, done, onDone, level = 3 }: ActionFormProps<Answer>) {
   const [values, setValues] = useState<Record<string, string>>({});
@@ -40,6 +42,7 @@ export function ActionForm<Answer>({ title, fields, submitLabel, run, done, onDo
   const [busy, setBusy] = useState(false);
   const inFlight = useRef(false);
   const form = useRef<HTMLFormElement>(null);
+  useUnsavedInput(Object.values(values).some((value) => value.trim() !== ''));
 
   useEffect(() => {
     if (!error) return;

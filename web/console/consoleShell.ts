@@ -1,7 +1,8 @@
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { clearSession, loadSession, type Role, type Session } from './session.js';
-import { useRoute } from './route.js';
+import { go, useRoute } from './route.js';
+import { mayLeave } from './unsavedChanges.js';
 import type { Page } from './page.js';
 import { SignIn } from './signIn.js';
 import { lacking, may } from './keyPermissions.js';
@@ -30,10 +31,12 @@ export function Console() {
   // another role's link) says so, rather than showing the main page under the wrong address.
   const named = pages.find((candidate) => candidate.name === route.page);
   const page = route.page === '' ? pages[0]! : named;
+  // Signing out drops the page and what is typed in it, as leaving it does: asked the same way.
   const signOut = () => {
+    if (!mayLeave()) return;
     clearSession();
     setSession(null);
-    location.hash = '';
+    go('');
   };
   return html`
     <a class="skip" href="#main" onClick=${(event: Event) => { event.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>

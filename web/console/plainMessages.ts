@@ -18,7 +18,7 @@ const rules: [RegExp, (...groups: string[]) => string][] = [
   [/^Invalid input: expected (.+)$/, (value) => `must be ${value}`],
   [/^Invalid option: expected one of (.+)$/, (list) => `must be one of ${options(list!)}`],
   [/^Too small: expected string to have >=1 characters$/, () => 'is required'],
-  [/^Too small: expected \w+ to have >=?(\d+) (\w+)$/, (count, unit) => `needs at least ${count} ${sizeNouns[unit!] ?? unit}`],
+  [/^Too small: expected \w+ to have >=?(\d+) (\w+)$/, (count, unit) => `needs at least ${count} ${count === '1' ? 'entry' : sizeNouns[unit!] ?? unit}`],
   [/^Too big: expected \w+ to have <=?(\d+) (\w+)$/, (count, unit) => `takes at most ${count} ${sizeNouns[unit!] ?? unit}`],
   [/^Too small: expected \w+ to be >(?!=)(\S+)$/, (bound) => `must be greater than ${bound}`],
   [/^Too small: expected \w+ to be >=(\S+)$/, (bound) => `must be at least ${bound}`],

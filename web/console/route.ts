@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { holdsUnsavedInput } from './unsavedChanges.js';
+import { mayLeave } from './unsavedChanges.js';
 
 /** The page is the location hash (#/report?campaign=…): bookmarkable, and no server routes needed. */
 export interface Route {
@@ -12,9 +12,6 @@ function currentRoute(): Route {
   return { page, params: new URLSearchParams(search) };
 }
 
-/** The question asked before a link, Back or Forward would drop typed input (unsavedChanges.ts). */
-const LEAVE_QUESTION = 'Leave this page? What you typed and did not save will be lost.';
-
 /** Set by go(): the console's own move after an action (a campaign created), not a person leaving. */
 let goingOnPurpose = false;
 
@@ -22,11 +19,11 @@ export function useRoute(): Route {
   const [route, setRoute] = useState(currentRoute);
   useEffect(() => {
     const onChange = (event: HashChangeEvent) => {
-      const asked = !goingOnPurpose && holdsUnsavedInput();
+      const leaving = goingOnPurpose || mayLeave();
       goingOnPurpose = false;
       // The address has changed already (a hash change cannot be cancelled): staying puts the page's
       // own address back, without a hashchange, and the page with its typed input stays as it is.
-      if (asked && !confirm(LEAVE_QUESTION)) return history.pushState(null, '', event.oldURL);
+      if (!leaving) return history.pushState(null, '', event.oldURL);
       setRoute(currentRoute());
     };
     addEventListener('hashchange', onChange);

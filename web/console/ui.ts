@@ -45,7 +45,8 @@ function quoted(entry: string): string {
   return entry.length > 24 ? `${entry.slice(0, 20)}…` : entry;
 }
 
-function problemOf(props: { label: string; path?: string; error?: unknown; list?: FieldProps['list'] }): string | undefined {
+/** The problem shown under a field (its own detail and those of its list's entries), said of its label; for a group of boxes too. */
+export function problemOf(props: { label: string; path?: string; error?: unknown; list?: FieldProps['list'] }): string | undefined {
   if (!props.path || !(props.error instanceof FieldProblems)) return undefined;
   // "Name (optional) is required" would be odd: the label's parenthesis is for the form.
   const own = props.error.detailAt(props.path);

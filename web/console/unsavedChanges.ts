@@ -3,9 +3,11 @@ import { useLayoutEffect, useRef } from 'preact/hooks';
 /**
  * Forms holding typed input that is not saved. Leaving the page loses it (con43: a typed *Add a
  * line item* was gone after the Campaigns link and Back), so while any is held, closing or
- * reloading the tab asks first (beforeunload: the browser's own question) and so does the
- * console's router before it follows a link, Back or Forward (route.ts). A form typed in and then
- * saved, or never typed in, asks nothing.
+ * reloading the tab asks first (beforeunload: the browser's own question) and so do the console's
+ * router before it follows a link, Back or Forward (route.ts) and *Sign out* (consoleShell.ts),
+ * with LEAVE_QUESTION. A form typed in and then saved (or sent: a match preview asked), or never
+ * typed in, asks nothing. Every form a person types into marks itself here (con45: sign-out, the
+ * match preview and the operator's forms lost typed input without a word).
  */
 const unsaved = new Set<object>();
 
@@ -21,9 +23,12 @@ function update(): void {
   else removeEventListener('beforeunload', askBeforeUnload);
 }
 
-/** Whether leaving now loses typed input; asked by the router. */
-export function holdsUnsavedInput(): boolean {
-  return unsaved.size > 0;
+/** The question asked before a link, Back, Forward or *Sign out* would drop typed input. */
+const LEAVE_QUESTION = 'Leave this page? What you typed and did not save will be lost.';
+
+/** Whether to go ahead with leaving: nothing typed is held, or the person said to leave anyway. */
+export function mayLeave(): boolean {
+  return unsaved.size === 0 || confirm(LEAVE_QUESTION);
 }
 
 /** Marks the calling form as holding unsaved input while `dirty`, and never once it is gone. */

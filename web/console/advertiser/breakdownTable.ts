@@ -2,6 +2,7 @@ import { html } from 'htm/preact';
 import { metricColumns } from './advertiserApi.js';
 import type { PerformanceMetrics } from '../../../src/reporting/performanceMetrics.js';
 import { TableWrap } from '../tableWrap.js';
+import { NoRateCell } from '../noRate.js';
 
 /** The advertiser report's breakdowns the console offers as a table (daily has its own chart and table). */
 export const breakdowns = [
@@ -38,11 +39,7 @@ const keyColumns: Record<Breakdown, { titles: string[]; cells(row: BreakdownRow)
   country: { titles: ['Country'], cells: (row) => [row.country] },
 };
 
-/**
- * A rate over a count that is 0 has no value: the API and the CSV write 0 (docs/reporting.md), but
- * on a page a CPC of 0 reads as "the clicks were free" (con43). The tables say "—" and what it
- * means instead: each rate with the count it divides by, named as the cell says it.
- */
+/** Each rate with the count it divides by, and what a 0 of that count is called (NoRateCell). */
 const dividedBy: Partial<Record<keyof PerformanceMetrics, { count: keyof PerformanceMetrics; none: string }>> = {
   ctr: { count: 'impressions', none: 'no impressions' },
   cpc_usd: { count: 'clicks', none: 'no clicks' },
@@ -65,10 +62,7 @@ export function reportNumber(value: number): string {
 export function MetricCells({ row }: { row: PerformanceMetrics }) {
   return metricColumns.map(([name]) => {
     const none = undefinedRate(row, name);
-    // The dash is seen, its meaning read out (and shown on hover): a lone "—" says nothing to a screen reader.
-    return none === undefined
-      ? html`<td class="num">${reportNumber(row[name])}</td>`
-      : html`<td class="num no-rate" title=${none}><span aria-hidden="true">—</span><span class="visually-hidden">${none}</span></td>`;
+    return none === undefined ? html`<td class="num">${reportNumber(row[name])}</td>` : html`<${NoRateCell} none=${none} />`;
   });
 }
 

@@ -14,6 +14,7 @@ import { useChangedSinceSaved, useUnsavedInput } from '../unsavedChanges.js';
 import { useSubmissionKey } from '../submissionKey.js';
 import { LineItemFacts } from './lineItemFacts.js';
 import { CountryFields, LifetimeAndPacingFields, SemanticFields } from './budgetAndTargetingFields.js';
+import { DaypartFields, daypartFieldPaths } from './daypartFields.js';
 import { activateCampaign, ActivationQuestion, pausedLineItems, type ActivationAnswer } from './campaignActivation.js';
 
 type Save = (method: string, path: string, body: unknown) => Promise<void>;
@@ -210,7 +211,7 @@ function FrequencyCapForm({ item, save }: { item: LineItem; save: Save }) {
 function TargetingForm({ item, save }: { item: LineItem; save: Save }) {
   const [edits, setEdits] = useState<TargetingEdits>(() => targetingEdits(item.targeting));
   const { error, saved, write, fail } = useWrite(save, edits);
-  type TextEdit = Exclude<keyof TargetingEdits, 'semantic'>;
+  type TextEdit = Exclude<keyof TargetingEdits, 'semantic' | 'dayparts'>;
   const text = (name: TextEdit) => ({ value: edits[name], onInput: (value: string) => setEdits({ ...edits, [name]: value }) });
   const field = (name: TextEdit, noun: string) => ({ ...text(name), error, list: { noun, entries: listOf(edits[name]) ?? [] } });
   const untouched = untouchedTargeting(item.targeting);
@@ -238,9 +239,10 @@ function TargetingForm({ item, save }: { item: LineItem; save: Save }) {
     </div>
     <${SemanticFields} enabled=${edits.semantic} onEnabled=${(semantic: boolean) => setEdits({ ...edits, semantic })}
       minSimilarity=${text('minSimilarity')} path="semantic.min_similarity" error=${error} />
+    <${DaypartFields} value=${edits.dayparts} onChange=${(dayparts: TargetingEdits['dayparts']) => setEdits({ ...edits, dayparts })} error=${error} />
     ${untouched.length > 0 && html`<div class="hint" data-testid="kept-targeting"><p>Also set (through the API), kept as it is when you save:</p>
       <ul>${untouched.map((part) => html`<li>${part}</li>`)}</ul></div>`}
-    <${ErrorMessage} error=${error} shownPaths=${['keywords.include', 'keywords.exclude', 'placements.include', 'languages', 'countries.include', 'countries.exclude', 'semantic.min_similarity']} />
+    <${ErrorMessage} error=${error} shownPaths=${['keywords.include', 'keywords.exclude', 'placements.include', 'languages', 'countries.include', 'countries.exclude', 'semantic.min_similarity', ...daypartFieldPaths(edits.dayparts)]} />
     ${saved && html`<${Notice}>Targeting saved.</${Notice}>`}
     <button type="submit">Save targeting</button>
   </form>`;

@@ -15,7 +15,14 @@ function fromZero(_plot: uPlot, _min: number | null, max: number | null): [numbe
 }
 
 const axisNumbers = (_plot: uPlot, ticks: number[]) => ticks.map(reportNumber);
-const legendNumber = (_plot: uPlot, value: number | null) => (value == null ? '—' : reportNumber(value));
+
+/**
+ * The legend's values with no day under the pointer (before a hover, after it leaves) and the
+ * value of each series for the day under it. One dash for "no value" in every series: uPlot's own
+ * for the day is "--", which stood beside the figures' "—" (con45).
+ */
+const legendValue = (write: (value: number) => string) => (_plot: uPlot, value: number | null) => (value == null ? '—' : write(value));
+const isoDay = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
 
 /**
  * Impressions and clicks (left axis, counts) and spend (right axis, USD) per UTC day, drawn by
@@ -62,10 +69,11 @@ export function DailyChart({ rows }: { rows: DailyRow[] }) {
           { scale: 'usd', side: 1, stroke: color('--fg'), grid: { show: false }, label: 'Spend (USD)', values: axisNumbers },
         ],
         series: [
-          { label: 'Day (UTC)' },
-          { label: 'Impressions', stroke: '#1f77b4', width: widthOf('Impressions'), value: legendNumber },
-          { label: 'Clicks', stroke: '#e8590c', width: widthOf('Clicks'), dash: [6, 4], value: legendNumber },
-          { label: 'Spend (USD)', scale: 'usd', stroke: '#2f9e44', width: widthOf('Spend'), value: (_plot, value) => (value == null ? '—' : `$${value.toFixed(2)}`) },
+          // The day as the daily table writes it (uPlot's own adds a time of day, 12:00am).
+          { label: 'Day (UTC)', value: legendValue(isoDay) },
+          { label: 'Impressions', stroke: '#1f77b4', width: widthOf('Impressions'), value: legendValue(reportNumber) },
+          { label: 'Clicks', stroke: '#e8590c', width: widthOf('Clicks'), dash: [6, 4], value: legendValue(reportNumber) },
+          { label: 'Spend (USD)', scale: 'usd', stroke: '#2f9e44', width: widthOf('Spend'), value: legendValue((value) => `$${value.toFixed(2)}`) },
         ],
       },
       [days, rows.map((row) => row.impressions), rows.map((row) => row.clicks), rows.map((row) => row.spend_usd)],

@@ -1,6 +1,7 @@
 import { convertToUsd } from '../../../src/money/usdRates.js';
 import { FieldProblems } from '../fieldProblems.js';
 import type { FrequencyCap, Targeting } from './advertiserApi.js';
+import type { weekdays as apiWeekdays } from '../../../src/management/daypartSchema.js';
 
 /**
  * A comma-separated list as the API's array; nothing typed is no list at all. The one split of a
@@ -24,6 +25,26 @@ export interface TargetingEdits {
   /** Semantic matching's opt-in (the box) and its threshold as typed (empty: the service's default). */
   semantic: boolean;
   minSimilarity: string;
+  /** The dayparts: a time zone and its windows, as typed; no window is no dayparts (any time). */
+  dayparts: DaypartEdits;
+}
+
+type Weekday = (typeof apiWeekdays)[number];
+
+/** The API's weekdays (daypartSchema.ts) in its order, with the label of each day's box. */
+export const weekdays = [
+  ['mon', 'Mon'], ['tue', 'Tue'], ['wed', 'Wed'], ['thu', 'Thu'], ['fri', 'Fri'], ['sat', 'Sat'], ['sun', 'Sun'],
+] as const satisfies readonly (readonly [Weekday, string])[];
+
+export interface DaypartWindowEdits {
+  days: Weekday[];
+  start: string;
+  end: string;
+}
+
+export interface DaypartEdits {
+  timezone: string;
+  windows: DaypartWindowEdits[];
 }
 
 /** The form's fields as the loaded targeting fills them. */
@@ -37,6 +58,28 @@ export function targetingEdits(targeting: Targeting): TargetingEdits {
     countriesExclude: (targeting.countries?.exclude ?? []).join(', '),
     semantic: targeting.semantic?.enabled ?? false,
     minSimilarity: targeting.semantic?.min_similarity === undefined ? '' : String(targeting.semantic.min_similarity),
+    dayparts: {
+      timezone: targeting.dayparts?.timezone ?? '',
+      windows: (targeting.dayparts?.windows ?? []).map((window) => ({ days: window.days as Weekday[], start: window.start, end: window.end })),
+    },
+  };
+}
+
+/**
+ * The dayparts as the PUT body has them, or none when no window is left (any time: a time zone
+ * without windows means nothing, so removing the last window removes the dayparts). Days go in
+ * the week's order; the API judges the rest (the zone, HH:MM, an end after its start, a day
+ * ticked) and its details name the field they are about (`dayparts.windows.0.end`).
+ */
+function daypartsPart(edits: DaypartEdits): Targeting['dayparts'] {
+  if (edits.windows.length === 0) return undefined;
+  return {
+    timezone: edits.timezone.trim(),
+    windows: edits.windows.map((window) => ({
+      days: weekdays.map(([day]) => day).filter((day) => window.days.includes(day)),
+      start: window.start.trim(),
+      end: window.end.trim(),
+    })),
   };
 }
 
@@ -68,16 +111,17 @@ export function semanticPart(
 
 /**
  * The PUT targeting body. The route replaces the whole object (docs/management.md), so every part
- * the form does not edit (placement exclusions, dayparts, and any part a later API adds) goes back
- * exactly as it was loaded; only what the form shows is taken from the form.
+ * the form does not edit (placement exclusions, and any part a later API adds) goes back exactly
+ * as it was loaded; only what the form shows is taken from the form.
  */
 export function targetingBody(loaded: Targeting, edits: TargetingEdits): Targeting {
-  const { keywords: _keywords, placements, languages: _languages, countries: _countries, semantic: loadedSemantic, ...untouched } = loaded;
+  const { keywords: _keywords, placements, languages: _languages, countries: _countries, semantic: loadedSemantic, dayparts: _dayparts, ...untouched } = loaded;
   const keywords = group({ include: listOf(edits.keywordsInclude), exclude: listOf(edits.keywordsExclude) });
   const placementGroup = group({ ...placements, include: listOf(edits.placementsInclude) });
   const languages = listOf(edits.languages);
   const countries = group({ include: listOf(edits.countriesInclude), exclude: listOf(edits.countriesExclude) });
   const semantic = semanticPart(loadedSemantic, edits);
+  const dayparts = daypartsPart(edits.dayparts);
   return {
     ...untouched,
     ...(keywords ? { keywords } : {}),
@@ -85,6 +129,7 @@ export function targetingBody(loaded: Targeting, edits: TargetingEdits): Targeti
     ...(languages ? { languages } : {}),
     ...(countries ? { countries } : {}),
     ...(semantic ? { semantic } : {}),
+    ...(dayparts ? { dayparts } : {}),
   };
 }
 
@@ -100,15 +145,16 @@ export function countriesAndSemantic(targeting: Targeting): string[] {
   return parts;
 }
 
+/** The dayparts in words, for a page that shows them as text (lineItemFacts.ts); none when any time. */
+export function daypartsText(targeting: Targeting): string[] {
+  if (!targeting.dayparts) return [];
+  const windows = targeting.dayparts.windows.map((window) => `${window.days.join(' ')} ${window.start}–${window.end}`);
+  return [`dayparts (${targeting.dayparts.timezone}): ${windows.join('; ')}`];
+}
+
 /** What the targeting holds beyond the form's fields, in words: kept on save, edited through the API. */
 export function untouchedTargeting(targeting: Targeting): string[] {
-  const parts: string[] = [];
-  if (targeting.placements?.exclude?.length) parts.push(`placements avoided: ${targeting.placements.exclude.join(', ')}`);
-  if (targeting.dayparts) {
-    const windows = targeting.dayparts.windows.map((window) => `${window.days.join(' ')} ${window.start}–${window.end}`);
-    parts.push(`dayparts (${targeting.dayparts.timezone}): ${windows.join('; ')}`);
-  }
-  return parts;
+  return targeting.placements?.exclude?.length ? [`placements avoided: ${targeting.placements.exclude.join(', ')}`] : [];
 }
 
 /** An amount in USD as the currency question says it: cents from a dollar up, two significant digits below. */

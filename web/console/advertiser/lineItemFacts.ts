@@ -1,7 +1,7 @@
 import { html } from 'htm/preact';
 import type { LineItem } from './advertiserApi.js';
 import { bidTypes } from './lineItemForm.js';
-import { countriesAndSemantic, untouchedTargeting } from './lineItemEdits.js';
+import { countriesAndSemantic, daypartsText, untouchedTargeting } from './lineItemEdits.js';
 import { pacings } from './budgetAndTargetingFields.js';
 
 
@@ -35,7 +35,7 @@ function listText(list: string[] | undefined, empty: string): string {
  */
 export function LineItemFacts({ item }: { item: LineItem }) {
   const { targeting } = item;
-  const others = [...countriesAndSemantic(targeting), ...untouchedTargeting(targeting)];
+  const others = [...countriesAndSemantic(targeting), ...daypartsText(targeting), ...untouchedTargeting(targeting)];
   return html`<div class="card" data-testid="line-item-facts">
     <h3>Budget, bids and targeting</h3>
     <dl class="facts">

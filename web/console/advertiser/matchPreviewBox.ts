@@ -5,6 +5,7 @@ import type { Session } from '../session.js';
 import { ErrorMessage, Field } from '../ui.js';
 import type { LineItem } from './advertiserApi.js';
 import { frequencyCapLimit } from './lineItemEdits.js';
+import { useChangedSinceSaved } from '../unsavedChanges.js';
 
 /** POST /v1/advertiser/line-items/{id}/match-preview's answer (openapi.yaml MatchPreview), the fields shown. */
 interface MatchPreview {
@@ -64,20 +65,25 @@ function similarityLine({ similarity }: MatchPreview): string {
 /**
  * "Would it show next to …?": a query and an answer sent to the match preview, and the answer in
  * plain words (matched, brand safety, what holds the line item back, what only a real serve knows).
- * Nothing is served or billed by asking.
+ * Nothing is served or billed by asking. A conversation typed and not yet asked about is asked about
+ * before leaving the page (unsavedChanges.ts); once answered, it is as good as saved.
  */
 export function MatchPreviewBox({ session, item }: { session: Session; item: LineItem }) {
   const [query, setQuery] = useState('');
   const [response, setResponse] = useState('');
   const [answer, setAnswer] = useState<MatchPreview | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const unasked = useChangedSinceSaved({ query, response });
   async function submit(event: Event) {
     event.preventDefault();
     setError(null);
     setAnswer(null);
+    // Asked is what was typed when the button was pressed; typing meanwhile stays unasked.
+    const asking = unasked.saved;
     try {
       const path = `/v1/advertiser/line-items/${encodeURIComponent(item.id)}/match-preview`;
       setAnswer((await api<{ data: MatchPreview }>(session, 'POST', path, { context: { query, response } })).data);
+      asking();
     } catch (failure) {
       setError(failure);
     }

@@ -7,6 +7,7 @@ import { ErrorMessage, Field } from '../ui.js';
 import { FieldProblems } from '../fieldProblems.js';
 import { CertificationBadge, CertificationHistory, IntegrationCheckView, recentImpressionsPath, type IntegrationCheck } from '../placements.js';
 import type { Placement } from '../../../src/placements/placementRepository.js';
+import { useUnsavedInput } from '../unsavedChanges.js';
 
 /** Said before anything is sent: the reason is shown to the publisher whose tCPM revenue stops. */
 const REVOKE_REASON_REQUIRED = new FieldProblems('A revocation needs a reason.', [{ path: 'reason', message: 'Enter a reason: a revocation needs one.' }]);
@@ -30,6 +31,8 @@ export function PlacementPage({ session, route }: { session: Session; route: Rou
   const actions = useRef<HTMLFormElement>(null);
   const status = useRef<HTMLDivElement>(null);
   const confirm = useRef<HTMLButtonElement>(null);
+  // A typed reason is asked about before leaving (unsavedChanges.ts); the id to look up is an address, not input.
+  useUnsavedInput(reason.trim() !== '');
 
   useEffect(() => {
     // Another placement's page: the last one's answer and question are not about it.

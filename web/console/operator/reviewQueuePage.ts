@@ -5,6 +5,7 @@ import { FieldProblems } from '../fieldProblems.js';
 import type { Session } from '../session.js';
 import { ErrorMessage, Field, formatDateTime, Notice } from '../ui.js';
 import type { IntegrationReview } from '../../../src/placements/integrationReviewRepository.js';
+import { useUnsavedInput } from '../unsavedChanges.js';
 
 /** Said on its own after the field's hint (the API's "is required" ran into it), and before anything is sent. */
 const REASON_REQUIRED = new FieldProblems('A rejection needs a reason.', [{ path: 'reason', message: 'Enter a reason: a rejection needs one.' }]);
@@ -12,6 +13,8 @@ const REASON_REQUIRED = new FieldProblems('A rejection needs a reason.', [{ path
 function ReviewCard({ review, session, onDecided }: { review: IntegrationReview; session: Session; onDecided(message: string): void }) {
   const [reason, setReason] = useState('');
   const [error, setError] = useState<unknown>(null);
+  // Gone with the card once decided; typed and not sent, leaving asks first (unsavedChanges.ts).
+  useUnsavedInput(reason.trim() !== '');
   async function decide(decision: 'approve' | 'reject') {
     if (decision === 'reject' && reason.trim() === '') {
       setError(REASON_REQUIRED);

@@ -7,24 +7,35 @@ import { ROWS_PER_PAGE, RowsPager, type RowsPage } from '../rowsPager.js';
 import { ErrorMessage, formatCount, usd } from '../ui.js';
 import { DateWindowForm, MAX_WINDOW_DAYS, windowInAddress, windowPaths, type DateWindow } from '../dateWindowForm.js';
 import { TableWrap } from '../tableWrap.js';
+import { NoRateCell } from '../noRate.js';
 import type { PublisherPlacementRow } from '../../../src/reporting/publisherReport.js';
 
 const percent = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: 2 }) + ' %';
 
+/** A rate's cell when its count is 0: it has no value (NoRateCell), though the API writes 0. */
+const withoutImpressions = (row: PublisherPlacementRow) => (row.impressions === 0 ? 'no impressions' : undefined);
+const withoutRequests = (row: PublisherPlacementRow) => (row.requests === 0 ? 'no requests' : undefined);
+
 /**
- * The columns after the placement, in the order shown: title and how a row's value reads. Earnings
- * first, the page's main figure, so that a phone's width shows it beside the placement.
+ * The columns after the placement, in the order shown: title, how a row's value reads, and for a
+ * rate, what its count's 0 is called. Earnings first, the page's main figure, so that a phone's
+ * width shows it beside the placement.
  */
-const columns: readonly (readonly [string, (row: PublisherPlacementRow) => string])[] = [
+const columns: readonly (readonly [string, (row: PublisherPlacementRow) => string, ((row: PublisherPlacementRow) => string | undefined)?])[] = [
   ['Earnings (USD)', (row) => usd(row.earnings_usd)],
-  ['eCPM (USD)', (row) => usd(row.ecpm_usd)],
+  ['eCPM (USD)', (row) => usd(row.ecpm_usd), withoutImpressions],
   ['Impressions', (row) => formatCount(row.impressions)],
   ['Clicks', (row) => formatCount(row.clicks)],
-  ['CTR', (row) => percent(row.ctr)],
+  ['CTR', (row) => percent(row.ctr), withoutImpressions],
   ['Requests', (row) => formatCount(row.requests)],
-  ['Fill rate', (row) => percent(row.fill_rate)],
+  ['Fill rate', (row) => percent(row.fill_rate), withoutRequests],
   ['Invalid impressions', (row) => formatCount(row.invalid_impressions)],
 ];
+
+function cell([title, show, noRate]: (typeof columns)[number], row: PublisherPlacementRow) {
+  const none = noRate?.(row);
+  return none === undefined ? html`<td class="num" data-column=${title}>${show(row)}</td>` : html`<${NoRateCell} none=${none} column=${title} />`;
+}
 
 /** What each placement earned over a date range, from the publisher reporting route. */
 export function EarningsPage({ session, route }: { session: Session; route: Route }) {
@@ -67,8 +78,9 @@ export function EarningsPage({ session, route }: { session: Session; route: Rout
       <thead><tr><th scope="col">Placement</th>${columns.map(([title]) => html`<th scope="col" class="num">${title}</th>`)}</tr></thead>
       <tbody>${rows.map((row) => html`<tr key=${row.placement_id} data-placement=${row.placement_id}>
         <th scope="row">${row.placement_name ?? row.placement_id}${row.placement_name && html`<br /><code class="hint">${row.placement_id}</code>`}</th>
-        ${columns.map(([title, show]) => html`<td class="num" data-column=${title}>${show(row)}</td>`)}
+        ${columns.map((column) => cell(column, row))}
       </tr>`)}</tbody>
     </table><//>`}
+    ${rows?.some((row) => columns.some(([, , noRate]) => noRate?.(row) !== undefined)) && html`<p class="hint" data-testid="no-rate-note">— : nothing to divide by (eCPM and CTR without impressions, fill rate without requests). The API writes 0 there.</p>`}
     ${rows && html`<${RowsPager} page=${rowsPage} shown=${rows.length} label="earnings by placement" onOffset=${(next: number) => setPaged({ applied, offset: next })} />`}`;
 }

@@ -7,6 +7,7 @@ import { CertificationBadge, CertificationHistory } from '../placements.js';
 import type { PublisherPlacement } from '../../../src/placements/publisherPlacementRepository.js';
 import type { IntegrationReview } from '../../../src/placements/integrationReviewRepository.js';
 import { TableWrap } from '../tableWrap.js';
+import { useUnsavedInput } from '../unsavedChanges.js';
 
 /**
  * A placement as a person picks it: by the name its publisher knows it by, with its id after it (the
@@ -48,6 +49,8 @@ export function PublisherPlacementsPage({ session }: { session: Session }) {
   const [error, setError] = useState<unknown>(null);
   const [message, setMessage] = useState('');
   const [version, setVersion] = useState(0);
+  // A review request ticked or noted and not sent: leaving asks first (unsavedChanges.ts).
+  useUnsavedInput(chosen.length > 0 || note.trim() !== '');
 
   useEffect(() => {
     return whileCurrent(Promise.all([
