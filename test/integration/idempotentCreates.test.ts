@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pruneIdempotentCreates } from '../../src/management/createOnce.js';
+import { pruneIdempotentCreates } from '../../src/management/organizationCreateKeys.js';
 import { startAppOnPostgresServer, type AppOnPostgresServer } from '../helpers/appOnPostgresServer.js';
 import { eventually } from '../helpers/eventually.js';
 import { createAdvertiser } from '../helpers/factories.js';
