@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneOperatorCreates } from '../../src/admin/operatorCreateKeys.js';
+import { holdLock } from '../helpers/heldLock.js';
 import { startAppOnPostgresServer, type AppOnPostgresServer } from '../helpers/appOnPostgresServer.js';
-import { eventually } from '../helpers/eventually.js';
 import { createOrganization, createPublisher } from '../helpers/factories.js';
 import { unavailableReason } from '../helpers/postgresServer.js';
 import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
@@ -207,29 +206,18 @@ describe.skipIf(unavailableReason !== undefined)('an admin resend while the firs
   it('waits for the first request and answers its answer, one API key', async () => {
     const organization = await createOrganization(ctx);
     const key = randomUUID();
-    const holder = new pg.Client({ connectionString: onServer!.server.url });
-    const observer = new pg.Client({ connectionString: onServer!.server.url });
-    await holder.connect();
-    await observer.connect();
-    const waiting = async (n: number) =>
-      eventually(async () => {
-        const { rows } = await observer.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
-        return rows.length >= n ? true : undefined;
-      }, `${n} requests to wait on a lock`);
+    const held = await holdLock(onServer!.server.url, 'LOCK TABLE api_keys IN SHARE MODE');
     try {
-      await holder.query('BEGIN');
-      await holder.query('LOCK TABLE api_keys IN SHARE MODE');
       const create = () => post(ctx, `/v1/admin/organizations/${organization.id}/api-keys`, { permissions: ['campaigns'] }, key);
       const first = create();
-      await waiting(1);
+      await held.waiting(1);
       const resend = create();
-      await waiting(2);
-      await holder.query('COMMIT');
+      await held.waiting(2);
+      await held.release();
       expectReplayOf(await resend, await first);
       expect(await count(ctx, 'api_keys WHERE organization_id = $1', [organization.id])).toBe(1);
     } finally {
-      await holder.end();
-      await observer.end();
+      await held.close();
     }
   });
 });
