@@ -112,7 +112,7 @@ describe.skipIf(skipBrowserTests)('console in Chromium: typed input is not lost 
     await expect.poll(() => page.isClosed()).toBe(true);
   }, 90_000);
 
-  it('sends a create that got no answer again with Retry under the same Idempotency-Key, and makes one campaign (one line item, one creative); a read that got none offers Retry', async () => {
+  it('sends a create that got no answer again with Retry under the same Idempotency-Key, and makes one campaign (one line item); a read that got none offers Retry', async () => {
     const advertiser = await createAdvertiser(service, 'Lost Answer Outfitters');
     const page = await signIn(service, 'an advertiser', advertiser.apiKey);
     await page.getByRole('link', { name: 'New campaign' }).click();
