@@ -35,7 +35,7 @@ export async function seedTenancy(db: Postgres, placements: number, certified: n
   const made: BenchPlacement[] = [];
   for (let index = 0; index < placements; index++) {
     const id = `bench-${runId}-chat-${String(index).padStart(3, '0')}`;
-    await createPlacement(db, publisher.id, id, `bench chat surface ${index}`);
+    await db.transaction((tx) => createPlacement(tx, publisher.id, id, `bench chat surface ${index}`));
     const isCertified = index < certified;
     if (isCertified) await changeCertification(db, id, 'certified', 'bench', 'integration review approved (bench seed)');
     made.push({ id, certified: isCertified });

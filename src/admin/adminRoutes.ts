@@ -4,6 +4,9 @@ import { ApiError, parseBody, parsePathParams } from '../http/errors.js';
 import { requireAdminToken } from '../http/adminAuth.js';
 import { keysetPage, uuidPageQuery } from '../http/keysetPaging.js';
 import { parseQuery } from '../http/queryParams.js';
+import { createOnce } from '../http/createOnce.js';
+import { startPeriodicTask } from '../periodicTask.js';
+import { operatorCreateKeys, pruneOperatorCreates } from './operatorCreateKeys.js';
 import { addUserBody, createApiKeyBody, createOrganizationBody, orgIdParam, uuidParam } from './adminSchemas.js';
 import { addMember, createApiKey, createOrganization, findOrganization, organizationExists, revokeApiKey } from './tenancyRepository.js';
 import { listApiKeys, listMembers, listOrganizations } from './tenancyLists.js';
@@ -16,6 +19,11 @@ export interface AdminRoutesDeps {
 /** The operators' API for tenancy: organizations, users and API keys (publishers and placements: src/placements). */
 export async function adminRoutes(app: FastifyInstance, { db, adminToken }: AdminRoutesDeps): Promise<void> {
   app.addHook('onRequest', requireAdminToken(adminToken));
+  const keys = operatorCreateKeys(adminToken);
+  // The operators' keys of every admin create (placementAdminRoutes' too). Every instance prunes; the
+  // DELETE finds nothing when another one just did.
+  const prune = startPeriodicTask('admin idempotency keys prune', ADMIN_CREATES_PRUNE_MS, () => pruneOperatorCreates(db), app.log);
+  app.addHook('onClose', () => prune.stop());
 
   app.get('/v1/admin/organizations', { config: { query: 'parsed' } }, async (request) => {
     const page = parseQuery(uuidPageQuery, request.query);
@@ -45,7 +53,7 @@ export async function adminRoutes(app: FastifyInstance, { db, adminToken }: Admi
 
   app.post('/v1/admin/organizations', async (request, reply) => {
     const { name } = parseBody(createOrganizationBody, request.body);
-    return reply.code(201).send({ data: await createOrganization(db, name) });
+    return createOnce(db, keys, request, reply, (tx) => createOrganization(tx, name));
   });
 
   app.post('/v1/admin/organizations/:org_id/users', async (request, reply) => {
@@ -58,8 +66,10 @@ export async function adminRoutes(app: FastifyInstance, { db, adminToken }: Admi
   app.post('/v1/admin/organizations/:org_id/api-keys', async (request, reply) => {
     const { org_id } = parsePathParams(orgIdParam, request.params, 'organization');
     const { permissions } = parseBody(createApiKeyBody, request.body);
-    if (!(await organizationExists(db, org_id))) throw new ApiError('not_found', 'organization not found');
-    return reply.code(201).send({ data: await createApiKey(db, org_id, permissions) });
+    return createOnce(db, keys, request, reply, async (tx) => {
+      if (!(await organizationExists(tx, org_id))) throw new ApiError('not_found', 'organization not found');
+      return createApiKey(tx, org_id, permissions);
+    });
   });
 
   app.delete('/v1/admin/api-keys/:id', async (request, reply) => {
@@ -68,3 +78,6 @@ export async function adminRoutes(app: FastifyInstance, { db, adminToken }: Admi
     return reply.code(204).send();
   });
 }
+
+/** Keys are kept 24 h (src/http/createOnce.ts); an expired one is freed when sent again, so an hour's lag only keeps rows. */
+const ADMIN_CREATES_PRUNE_MS = 60 * 60 * 1000;

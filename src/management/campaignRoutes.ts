@@ -23,7 +23,8 @@ import {
   removeCampaign,
   validateCampaign,
 } from './campaignService.js';
-import { createOnce } from './createOnce.js';
+import { createOnce } from '../http/createOnce.js';
+import { organizationCreateKeys } from './organizationCreateKeys.js';
 import { idParam } from './fieldSchemas.js';
 import { createLineItem, listCampaignLineItems } from './lineItemService.js';
 import { withDeliveryState } from './deliveryState.js';
@@ -44,7 +45,7 @@ export async function campaignRoutes(app: FastifyInstance, { db, indexedDestinat
 
   app.post('/v1/advertiser/campaigns', write, async (request, reply) => {
     const input = parseBody(campaignInput, request.body);
-    return createOnce(db, request, reply, (tx) => createCampaign(tx, advertiserOf(request).organizationId, input));
+    return createOnce(db, organizationCreateKeys(request), request, reply, (tx) => createCampaign(tx, advertiserOf(request).organizationId, input));
   });
 
   app.post('/v1/advertiser/campaigns/validate', write, async (request) => {
@@ -54,7 +55,7 @@ export async function campaignRoutes(app: FastifyInstance, { db, indexedDestinat
 
   app.post('/v1/advertiser/campaigns/compose', write, async (request, reply) => {
     const input = parseBody(composeBody, request.body);
-    return createOnce(db, request, reply, (tx) => composeCampaign(tx, advertiserOf(request).organizationId, input));
+    return createOnce(db, organizationCreateKeys(request), request, reply, (tx) => composeCampaign(tx, advertiserOf(request).organizationId, input));
   });
 
   app.get('/v1/advertiser/campaigns/:id', read, async (request) => {
@@ -77,7 +78,7 @@ export async function campaignRoutes(app: FastifyInstance, { db, indexedDestinat
   app.post('/v1/advertiser/campaigns/:id/duplicate', write, async (request, reply) => {
     const id = campaignId(request.params);
     const { name } = parseInput(duplicateBody, request.body);
-    return createOnce(db, request, reply, async (tx) => shownWithLineItems(await duplicateCampaign(tx, advertiserOf(request).organizationId, id, name)));
+    return createOnce(db, organizationCreateKeys(request), request, reply, async (tx) => shownWithLineItems(await duplicateCampaign(tx, advertiserOf(request).organizationId, id, name)));
   });
 
   app.post('/v1/advertiser/campaigns/:id/activate', write, async (request) => {
@@ -94,6 +95,6 @@ export async function campaignRoutes(app: FastifyInstance, { db, indexedDestinat
   app.post('/v1/advertiser/campaigns/:id/line-items', write, async (request, reply) => {
     const id = campaignId(request.params);
     const input = parseBody(lineItemInput, request.body);
-    return createOnce(db, request, reply, async (tx) => shown(await createLineItem(tx, advertiserOf(request).organizationId, id, input)));
+    return createOnce(db, organizationCreateKeys(request), request, reply, async (tx) => shown(await createLineItem(tx, advertiserOf(request).organizationId, id, input)));
   });
 }

@@ -46,7 +46,7 @@ export async function createCampaign(db: SqlExecutor, organizationId: string, in
   return created(campaign);
 }
 
-/** Campaign and line item, inside the caller's transaction (createOnce.ts): a failure at any step leaves nothing behind. */
+/** Campaign and line item, inside the caller's transaction (src/http/createOnce.ts): a failure at any step leaves nothing behind. */
 export async function composeCampaign(tx: SqlExecutor, organizationId: string, input: ComposeInput) {
   const campaign = await insertCampaign(tx, organizationId, newCampaign(input.campaign));
   if (!campaign) throw userNotMember();
@@ -173,7 +173,7 @@ function copyName(sourceName: string): string {
 
 /**
  * A paused copy of the campaign with its line items (draft), their budgets, bids, targeting and
- * creatives, in the caller's transaction (createOnce.ts). The source is locked first: on a Postgres
+ * creatives, in the caller's transaction (src/http/createOnce.ts). The source is locked first: on a Postgres
  * server each statement reads what is committed when it starts, so a DELETE committed between
  * reading the source and copying it would leave nothing (or only the campaign) to copy. Locked, a
  * DELETE already under way makes this 404 once it commits, and one that comes later waits for the whole copy.

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
 import { advertiserOf, requireApiKey } from '../http/apiKeyAuth.js';
 import { parseBody, parsePathParams } from '../http/errors.js';
-import { createOnce } from './createOnce.js';
+import { createOnce } from '../http/createOnce.js';
+import { organizationCreateKeys } from './organizationCreateKeys.js';
 import { attachCreativesBody } from './creativeSchema.js';
 import { idParam } from './fieldSchemas.js';
 import { bidsBody, budgetBody, lineItemPatch } from './lineItemSchemas.js';
@@ -48,6 +49,6 @@ export async function lineItemRoutes(app: FastifyInstance, { db, indexedDestinat
   app.post('/v1/advertiser/line-items/:id/creatives', write, async (request, reply) => {
     const id = lineItemId(request.params);
     const { creatives } = parseBody(attachCreativesBody, request.body);
-    return createOnce(db, request, reply, (tx) => attachCreatives(tx, advertiserOf(request).organizationId, id, creatives));
+    return createOnce(db, organizationCreateKeys(request), request, reply, (tx) => attachCreatives(tx, advertiserOf(request).organizationId, id, creatives));
   });
 }

@@ -59,7 +59,7 @@ export async function addLineItem(tx: SqlExecutor, campaignId: string, input: Li
   return { ...record, creatives };
 }
 
-/** Inside the caller's transaction (createOnce.ts). */
+/** Inside the caller's transaction (src/http/createOnce.ts). */
 export async function createLineItem(tx: SqlExecutor, organizationId: string, campaignId: string, input: LineItemInput) {
   // Locked so that a concurrent delete of the campaign cannot leave the insert without a parent.
   const campaign = await lockCampaign(tx, organizationId, campaignId);
@@ -138,7 +138,7 @@ export async function putTargeting(db: SqlExecutor, organizationId: string, line
   return shownWithCreatives(db, await setTargeting(db, organizationId, lineItemId, targeting));
 }
 
-/** Inside the caller's transaction (createOnce.ts). */
+/** Inside the caller's transaction (src/http/createOnce.ts). */
 export async function attachCreatives(tx: SqlExecutor, organizationId: string, lineItemId: string, creatives: CreativeInput[]) {
   const lineItem = await lockLineItem(tx, organizationId, lineItemId);
   if (!lineItem) throw lineItemNotFound();

@@ -3,7 +3,7 @@ import type { FeatureDeps } from '../featureDeps.js';
 import { startPeriodicTask } from '../periodicTask.js';
 import { advertiserMeRoute } from './advertiserMeRoute.js';
 import { campaignRoutes } from './campaignRoutes.js';
-import { pruneIdempotentCreates } from './createOnce.js';
+import { pruneIdempotentCreates } from './organizationCreateKeys.js';
 import { lineItemRoutes } from './lineItemRoutes.js';
 import { memberRoutes } from './memberRoutes.js';
 
@@ -23,5 +23,5 @@ export async function managementRoutes(app: FastifyInstance, deps: FeatureDeps):
   app.addHook('onClose', () => prune.stop());
 }
 
-/** Keys are kept 24 h (createOnce.ts); an expired one is freed when sent again, so an hour's lag only keeps rows. */
+/** Keys are kept 24 h (src/http/createOnce.ts); an expired one is freed when sent again, so an hour's lag only keeps rows. */
 const IDEMPOTENT_CREATES_PRUNE_MS = 60 * 60 * 1000;

@@ -14,6 +14,8 @@ import {
 import { createPublisher, findPublisher, issuePublisherToken, publisherExists, revokePublisherToken } from './publisherRepository.js';
 import { keysetPage, uuidPageQuery } from '../http/keysetPaging.js';
 import { parseQuery } from '../http/queryParams.js';
+import { createOnce } from '../http/createOnce.js';
+import { operatorCreateKeys } from '../admin/operatorCreateKeys.js';
 import { listPublisherPlacements, listPublishers, listPublisherTokens } from './publisherLists.js';
 import { revenueShareOf } from '../reporting/revenueShares.js';
 import { changeCertification, createPlacement, findPlacement, PlacementExistsError } from './placementRepository.js';
@@ -28,6 +30,7 @@ export interface PlacementAdminDeps {
 /** The operators' side of publishers and placements (Bearer admin token): tokens, placements, certify and revoke. */
 export async function placementAdminRoutes(app: FastifyInstance, { db, adminToken, onCertificationChanged }: PlacementAdminDeps): Promise<void> {
   app.addHook('onRequest', requireAdminToken(adminToken));
+  const keys = operatorCreateKeys(adminToken);
 
   app.get('/v1/admin/publishers', { config: { query: 'parsed' } }, async (request) => {
     const page = parseQuery(uuidPageQuery, request.query);
@@ -57,14 +60,16 @@ export async function placementAdminRoutes(app: FastifyInstance, { db, adminToke
 
   app.post('/v1/admin/publishers', async (request, reply) => {
     const { name } = parseBody(createPublisherBody, request.body);
-    return reply.code(201).send({ data: await createPublisher(db, name) });
+    return createOnce(db, keys, request, reply, (tx) => createPublisher(tx, name));
   });
 
   app.post('/v1/admin/publishers/:publisher_id/tokens', async (request, reply) => {
     const { publisher_id } = parsePathParams(publisherIdParam, request.params, 'publisher');
     parseNoBody(request.body);
-    if (!(await publisherExists(db, publisher_id))) throw new ApiError('not_found', 'publisher not found');
-    return reply.code(201).send({ data: await issuePublisherToken(db, publisher_id) });
+    return createOnce(db, keys, request, reply, async (tx) => {
+      if (!(await publisherExists(tx, publisher_id))) throw new ApiError('not_found', 'publisher not found');
+      return issuePublisherToken(tx, publisher_id);
+    });
   });
 
   app.delete('/v1/admin/publisher-tokens/:id', async (request, reply) => {
@@ -76,9 +81,11 @@ export async function placementAdminRoutes(app: FastifyInstance, { db, adminToke
   app.post('/v1/admin/publishers/:publisher_id/placements', async (request, reply) => {
     const { publisher_id } = parsePathParams(publisherIdParam, request.params, 'publisher');
     const { id, name } = parseBody(createPlacementBody, request.body);
-    if (!(await publisherExists(db, publisher_id))) throw new ApiError('not_found', 'publisher not found');
     try {
-      return reply.code(201).send({ data: await createPlacement(db, publisher_id, id, name) });
+      return await createOnce(db, keys, request, reply, async (tx) => {
+        if (!(await publisherExists(tx, publisher_id))) throw new ApiError('not_found', 'publisher not found');
+        return createPlacement(tx, publisher_id, id, name);
+      });
     } catch (error) {
       if (error instanceof PlacementExistsError) throw new ApiError('conflict', error.message);
       throw error;

@@ -27,30 +27,25 @@ export class PlacementExistsError extends Error {}
  * placement by its id alone (docs/operating.md). So an id another publisher has is refused too, and
  * the operator (the only one who creates placements, and who sees every publisher's) is told so
  * without naming that publisher; a publisher never learns of another's placement (its serve, check
- * and review of one answer 404 as for an unknown id).
+ * and review of one answer 404 as for an unknown id). Inside the caller's transaction, with the
+ * placement's first history entry.
  */
-export async function createPlacement(db: Postgres, publisherId: string, id: string, name: string | undefined): Promise<Placement> {
-  const owner = await db.transaction(async (tx) => {
-    const { rows } = await tx.query(
-      `INSERT INTO placements (id, publisher_id, name) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING id`,
-      [id, publisherId, name ?? null],
-    );
-    if (rows.length === 0) {
-      // A statement of its own: it sees the conflicting row even when another transaction committed it
-      // after the insert began.
-      const existing = await tx.query<{ publisher_id: string }>('SELECT publisher_id FROM placements WHERE id = $1', [id]);
-      return existing.rows[0]?.publisher_id ?? publisherId;
-    }
-    await recordHistory(tx, id, null, 'uncertified', 'operator', 'placement created');
-    return undefined;
-  });
-  if (owner === publisherId) throw new PlacementExistsError(`placement ${id} already exists for this publisher`);
-  if (owner !== undefined) {
+export async function createPlacement(tx: SqlExecutor, publisherId: string, id: string, name: string | undefined): Promise<Placement> {
+  const { rows } = await tx.query(
+    `INSERT INTO placements (id, publisher_id, name) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING id`,
+    [id, publisherId, name ?? null],
+  );
+  if (rows.length === 0) {
+    // A statement of its own: it sees the conflicting row even when another transaction committed it
+    // after the insert began.
+    const existing = await tx.query<{ publisher_id: string }>('SELECT publisher_id FROM placements WHERE id = $1', [id]);
+    if ((existing.rows[0]?.publisher_id ?? publisherId) === publisherId) throw new PlacementExistsError(`placement ${id} already exists for this publisher`);
     throw new PlacementExistsError(
       `placement id ${id} is used by another publisher: placement ids are global (targeting and imports name a placement by its id alone); choose another, such as one prefixed with this publisher's name`,
     );
   }
-  return (await findPlacement(db, id))!;
+  await recordHistory(tx, id, null, 'uncertified', 'operator', 'placement created');
+  return (await findPlacement(tx, id))!;
 }
 
 export async function findPlacement(db: SqlExecutor, id: string): Promise<Placement | undefined> {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgresServer, unavailableReason, type PostgresServer } from '../helpers/postgresServer.js';
 import { skipBrowserTests } from './chromium.js';
 import {
+  advertiserApi,
   consoleProblems,
   createActiveCampaign,
   createAdvertiser,
@@ -71,6 +72,38 @@ describe.skipIf(skip)('console in Chromium: a Postgres outage', () => {
     // Nothing was saved while Postgres was down.
     await page.getByRole('link', { name: 'Rain shells', exact: true }).click();
     expect(await page.getByRole('form', { name: 'Budget of Hikers' }).getByLabel('Daily budget').inputValue()).toBe('50');
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('does not say nothing was changed for a create sent with its Idempotency-Key, whose Retry adds it once when Postgres is back', async () => {
+    const advertiser = await createAdvertiser(service, 'Outage Keyed Outfitters');
+    const publisher = await createPublisher(service, 'outage-keyed-chat');
+    await createActiveCampaign(service, advertiser, publisher.placementId);
+    const page = await signIn(service, 'an advertiser', advertiser.apiKey);
+    await page.getByRole('link', { name: 'Rain shells' }).first().click();
+    const add = page.getByRole('form', { name: 'Add a line item' });
+    await add.waitFor();
+
+    server.stop();
+    await add.getByLabel('Line item title').fill('Night shift');
+    await add.getByRole('button', { name: 'Add line item' }).click();
+    // An earlier send of the same key whose answer was lost may still be saved (rev44b R3).
+    const alert = add.getByRole('alert').filter({ hasText: 'The service cannot reach its database right now. Retry in a few seconds: it is saved once either way.' });
+    await alert.waitFor();
+    expect(await alert.textContent()).not.toContain('nothing was changed');
+
+    server.start();
+    const added = page.getByRole('heading', { name: /Line item: Night shift/ });
+    await expect
+      .poll(async () => {
+        if ((await alert.count()) > 0) await alert.getByRole('button', { name: 'Retry' }).click();
+        return added.count();
+      }, { timeout: 20_000, interval: 500 })
+      .toBe(1);
+    const campaigns = await advertiserApi<{ data: { id: string }[] }>(service, advertiser, 'GET', '/v1/advertiser/campaigns');
+    const lineItems = await advertiserApi<{ data: { title: string }[] }>(service, advertiser, 'GET', `/v1/advertiser/campaigns/${campaigns.data[0]!.id}/line-items`);
+    expect(lineItems.data.map((lineItem) => lineItem.title).sort()).toEqual(['Hikers', 'Night shift']);
     expect(consoleProblems(page)).toEqual([]);
     await page.close();
   });

@@ -268,8 +268,41 @@ describe.skipIf(skipBrowserTests)('console in Chromium: typed input is not lost 
     await page.unroute(lineItems);
     await addAlert.getByRole('button', { name: 'Retry' }).click();
     await page.getByRole('heading', { name: /Line item: Night owls/ }).waitFor();
-    const added = await advertiserApi<{ data: { title: string }[] }>(service, advertiser, 'GET', `/v1/advertiser/campaigns/${after.data[0]!.id}/line-items`);
+    const added = await advertiserApi<{ data: { id: string; title: string }[] }>(service, advertiser, 'GET', `/v1/advertiser/campaigns/${after.data[0]!.id}/line-items`);
     expect(added.data.map((lineItem) => lineItem.title).sort()).toEqual(['Night owls', 'Only once']);
+
+    // Add a creative the same way (rev44b R9): its answer cut, Retry sends the same key and adds it once.
+    const nightOwls = added.data.find((lineItem) => lineItem.title === 'Night owls')!;
+    const creatives = `**/v1/advertiser/line-items/${nightOwls.id}/creatives`;
+    const creativeKeys: (string | undefined)[] = [];
+    await page.route(creatives, async (route) => {
+      creativeKeys.push(route.request().headers()['idempotency-key']);
+      expect((await route.fetch()).status()).toBe(201);
+      await route.abort('connectionreset');
+    });
+    const creative = page.getByRole('form', { name: 'New creative for Night owls' });
+    await creative.getByLabel('Title').fill('Lamps for owls');
+    await creative.getByLabel('Call to action').fill('See lamps');
+    await creative.getByLabel('Destination URL').fill('https://owls.example/lamps');
+    await creative.getByLabel('Body').fill('Reading late? Light that does not keep you up.');
+    await creative.getByRole('button', { name: 'Add creative' }).click();
+    const creativeAlert = creative.getByRole('alert').filter({ hasText: 'Retry sends it again: it is saved once either way.' });
+    await creativeAlert.waitFor();
+    await page.unroute(creatives);
+    const resentCreative: (string | undefined)[] = [];
+    await page.route(creatives, async (route) => {
+      resentCreative.push(route.request().headers()['idempotency-key']);
+      await route.continue();
+    });
+    const replayed = page.waitForResponse((response) => response.url().endsWith(`/line-items/${nightOwls.id}/creatives`) && response.request().method() === 'POST');
+    await creativeAlert.getByRole('button', { name: 'Retry' }).click();
+    expect((await replayed).headers()['idempotent-replayed']).toBe('true');
+    await page.unroute(creatives);
+    expect(creativeKeys).toHaveLength(1);
+    expect(creativeKeys[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(resentCreative).toEqual(creativeKeys);
+    const withCreative = await advertiserApi<{ data: { creatives: { title: string }[] } }>(service, advertiser, 'GET', `/v1/advertiser/line-items/${nightOwls.id}`);
+    expect(withCreative.data.creatives.map((made) => made.title)).toEqual(['Lamps for owls']);
 
     // A read that got no answer is asked again with Retry.
     const { asked } = questions(page);

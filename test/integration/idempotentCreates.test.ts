@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pruneIdempotentCreates } from '../../src/management/createOnce.js';
+import { pruneIdempotentCreates } from '../../src/management/organizationCreateKeys.js';
+import { holdLock } from '../helpers/heldLock.js';
 import { startAppOnPostgresServer, type AppOnPostgresServer } from '../helpers/appOnPostgresServer.js';
-import { eventually } from '../helpers/eventually.js';
 import { createAdvertiser } from '../helpers/factories.js';
 import { composeBody, composeCampaign, validCreative } from '../helpers/managementFactories.js';
 import { unavailableReason } from '../helpers/postgresServer.js';
@@ -191,30 +190,19 @@ describe.skipIf(unavailableReason !== undefined)('a resend while the first reque
   it('waits for the first request and answers its answer, one campaign', async () => {
     const advertiser = await createAdvertiser(ctx);
     const key = randomUUID();
-    const holder = new pg.Client({ connectionString: onServer!.server.url });
-    const observer = new pg.Client({ connectionString: onServer!.server.url });
-    await holder.connect();
-    await observer.connect();
-    const waiting = async (count: number) =>
-      eventually(async () => {
-        const { rows } = await observer.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
-        return rows.length >= count ? true : undefined;
-      }, `${count} requests to wait on a lock`);
+    const held = await holdLock(onServer!.server.url, 'LOCK TABLE campaigns IN SHARE MODE');
     try {
-      await holder.query('BEGIN');
-      await holder.query('LOCK TABLE campaigns IN SHARE MODE');
       const compose = () => post(ctx, advertiser, '/v1/advertiser/campaigns/compose', composeBody(advertiser.user.id), key);
       const first = compose();
-      await waiting(1);
+      await held.waiting(1);
       const resend = compose();
-      await waiting(2);
-      await holder.query('COMMIT');
+      await held.waiting(2);
+      await held.release();
       expectReplayOf(await resend, await first);
       const { rows } = await ctx.stores.db.query('SELECT id FROM campaigns WHERE user_id = $1', [advertiser.user.id]);
       expect(rows).toHaveLength(1);
     } finally {
-      await holder.end();
-      await observer.end();
+      await held.close();
     }
   });
 });

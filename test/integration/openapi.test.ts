@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestContext } from '../helpers/testApp.js';
+import { startAnotherInstance, startTestApp, type TestContext } from '../helpers/testApp.js';
 import { createAdvertiser, createApiKey } from '../helpers/factories.js';
 import { asAdvertiser, composeBody, validCreative } from '../helpers/managementFactories.js';
 import { compileStrict, contract, contractSchema } from '../helpers/contract.js';
@@ -204,19 +205,28 @@ describe('openapi.yaml', () => {
     expect(missing, `operations of openapi.yaml without the shared response:\n${missing.join('\n')}`).toEqual([]);
   });
 
-  it('documents Idempotency-Key and Idempotent-Replayed on the advertiser creates that keep their answer, and only there', () => {
+  it('documents Idempotency-Key and Idempotent-Replayed on the advertiser and admin creates that keep their answer, and only there', () => {
+    const keyParameters = ['#/components/parameters/IdempotencyKey', '#/components/parameters/AdminIdempotencyKey'];
     const keyed: string[] = [];
     for (const [template, item] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(item).filter(([key]) => httpMethods.includes(key))) {
         const { parameters = [] } = operation as { parameters?: { $ref?: string }[] };
-        if (!parameters.some((parameter) => parameter.$ref === '#/components/parameters/IdempotencyKey')) continue;
+        const key = parameters.find((parameter) => keyParameters.includes(parameter.$ref ?? ''));
+        if (!key) continue;
         keyed.push(`${method.toUpperCase()} ${template}`);
+        expect(key.$ref, `${method} ${template}`).toBe(template.startsWith('/v1/admin/') ? keyParameters[1] : keyParameters[0]);
         const created = operation.responses?.['201'] as { headers?: Record<string, { $ref?: string }> } | undefined;
         expect(created?.headers?.['Idempotent-Replayed']?.$ref, `${method} ${template}`).toBe('#/components/headers/IdempotentReplayed');
       }
     }
     // A conversion's own conversion_id makes its resend safe (tracking.md), not this key.
+    // Adding a user is not keyed: it finds the user with that email, so sent twice it ends the same.
     expect(keyed.sort()).toEqual([
+      'POST /v1/admin/organizations',
+      'POST /v1/admin/organizations/{org_id}/api-keys',
+      'POST /v1/admin/publishers',
+      'POST /v1/admin/publishers/{publisher_id}/placements',
+      'POST /v1/admin/publishers/{publisher_id}/tokens',
       'POST /v1/advertiser/campaigns',
       'POST /v1/advertiser/campaigns/compose',
       'POST /v1/advertiser/campaigns/{id}/duplicate',
@@ -230,6 +240,32 @@ describe('openapi.yaml', () => {
     expect(registered.size).toBeGreaterThan(0);
     const stale = [...byShape(documented())].filter(([shape]) => !registered.has(shape)).map(([, operation]) => operation);
     expect(stale.sort(), `openapi.yaml operations with no route:\n${stale.join('\n')}`).toEqual([]);
+  });
+});
+
+describe('admin creates with an Idempotency-Key match openapi.yaml', () => {
+  it('a replayed API key, the key reused with another body, and a replay under another admin token', async () => {
+    const { organization } = await createAdvertiser(ctx);
+    const template = '/v1/admin/organizations/{org_id}/api-keys';
+    // Operators' keys have one scope for the whole database, which a server run shares with other files.
+    const key = randomUUID();
+    const keyed = (on: TestContext, permissions: string[]) =>
+      on.admin({ method: 'POST', url: `/v1/admin/organizations/${organization.id}/api-keys`, headers: { 'idempotency-key': key }, payload: { permissions } });
+    expect((await keyed(ctx, ['campaigns'])).statusCode).toBe(201);
+    const replayed = await keyed(ctx, ['campaigns']);
+    expect([replayed.statusCode, replayed.headers['idempotent-replayed']]).toEqual([201, 'true']);
+    expectMatchesContract('POST', template, replayed);
+    const reused = await keyed(ctx, ['reporting']);
+    expect(reused.statusCode).toBe(422);
+    expectMatchesContract('POST', template, reused);
+    const rotated = await startAnotherInstance(ctx, { ADMIN_TOKEN: 'test-admin-token-rotated-0123456789' });
+    try {
+      const sealed = await keyed(rotated, ['campaigns']);
+      expect(sealed.statusCode).toBe(409);
+      expectMatchesContract('POST', template, sealed);
+    } finally {
+      await rotated.close();
+    }
   });
 });
 

@@ -6,7 +6,8 @@ import { authHeaders, type Session } from './session.js';
  * An error answer of the API ({error:{code,message,details}}), or a network failure (status 0,
  * code `network`). `method` is the request's: a write (anything but GET) that got no answer may have
  * been done all the same, and is said so (ui.ts), unless it went with an Idempotency-Key
- * (`resendable`): sent again with the key, the API makes it once.
+ * (`resendable`): sent again with the key, the API makes it once. A keyed create answered 503 may
+ * have been made by an earlier send of the key still running, so it is not said unchanged either.
  */
 export class ApiFailure extends FieldProblems {
   constructor(
@@ -22,7 +23,7 @@ export class ApiFailure extends FieldProblems {
 }
 
 /** A create's Idempotency-Key (submissionKey.ts): sent again with it, the API answers the first answer instead of creating twice. */
-interface SendOptions {
+export interface SendOptions {
   idempotencyKey?: string;
 }
 
@@ -43,6 +44,8 @@ async function send(session: Session, method: string, path: string, body: unknow
     answer?.error?.code ?? 'http_' + response.status,
     answer?.error?.message ?? `the service answered ${response.status}`,
     (answer?.error?.details ?? []).map((detail) => ({ path: detail.path, message: plainMessage(detail.message) })),
+    method,
+    options.idempotencyKey !== undefined,
   );
 }
 

@@ -109,7 +109,7 @@ export function Select(props: SelectProps) {
  * computer offline: con43 saw a page stay on a bare "did not answer" with nothing to press once it
  * was back). A read that got no answer is asked again (Retry); a write may have been done with its
  * answer lost on the way back. A create sent with an Idempotency-Key (*Create campaign*, *Add line
- * item*: submissionKey.ts) is sent again safely, so it offers Retry too; any other write pressed
+ * item*, *Add creative*: submissionKey.ts) is sent again safely, so it offers Retry too; any other write pressed
  * again could be done twice (rev43 R9): it says so, and to look before trying again.
  */
 /** A write that got no answer and went without an Idempotency-Key: sending it again could do it twice. */
@@ -128,6 +128,9 @@ function unavailableText(error: unknown): string | undefined {
   if (error.code === 'network') return 'The service did not answer: it may be restarting, or this computer may be offline. Try again in a few seconds.';
   if (error.status !== 503 || error.code !== 'unavailable') return undefined;
   const store = /event store/.test(error.message) ? 'its event store, where reports come from' : 'its database';
+  // This request changed nothing, but an earlier send of the same key (whose answer was lost) may
+  // still be saved (rev44b R3): say only what holds either way.
+  if (error.resendable) return `The service cannot reach ${store} right now. Retry in a few seconds: it is saved once either way.`;
   return `The service cannot reach ${store} right now; nothing was changed. Try again in a few seconds.`;
 }
 

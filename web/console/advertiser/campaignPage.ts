@@ -1,6 +1,6 @@
 import { html } from 'htm/preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
-import { api, whileCurrent } from '../api.js';
+import { api, whileCurrent, type SendOptions } from '../api.js';
 import type { Route } from '../route.js';
 import type { Session } from '../session.js';
 import { lacking, may } from '../keyPermissions.js';
@@ -17,7 +17,7 @@ import { CountryFields, LifetimeAndPacingFields, SemanticFields } from './budget
 import { DaypartFields, daypartFieldPaths } from './daypartFields.js';
 import { activateCampaign, ActivationQuestion, pausedLineItems, type ActivationAnswer } from './campaignActivation.js';
 
-type Save = (method: string, path: string, body: unknown) => Promise<void>;
+type Save = (method: string, path: string, body: unknown, options?: SendOptions) => Promise<void>;
 
 /**
  * One small form per API write (PUT budget, PUT bids, PATCH frequency_cap, PUT targeting, POST
@@ -28,17 +28,20 @@ function useWrite(save: Save, typed?: unknown) {
   const unsaved = useChangedSinceSaved(typed);
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState(false);
-  async function write(method: string, path: string, body: unknown) {
+  /** True once saved. */
+  async function write(method: string, path: string, body: unknown, options?: SendOptions): Promise<boolean> {
     setError(null);
     setSaved(false);
     // What is saved is the input as it was when the button was pressed; typing meanwhile stays unsaved.
     const saving = unsaved.saved;
     try {
-      await save(method, path, body);
+      await save(method, path, body, options);
       saving();
       setSaved(true);
+      return true;
     } catch (failure) {
       setError(failure);
+      return false;
     }
   }
   /** A problem found before sending (an amount that cannot be read), shown like the API's own. */
@@ -252,10 +255,13 @@ function CreativeForm({ item, save }: { item: LineItem; save: Save }) {
   const [creative, setCreative] = useState({ title: '', body: '', cta: '', destination_url: '', image_url: '' });
   const { error, saved, write } = useWrite(save, creative);
   const field = (name: keyof typeof creative) => ({ value: creative[name], onInput: (value: string) => setCreative({ ...creative, [name]: value }), error, path: `creatives.0.${name}` });
-  function submit(event: Event) {
-    event.preventDefault();
+  // The same form sent again (Retry after no answer, or the button) adds one creative.
+  const submission = useSubmissionKey();
+  async function submit(event?: Event) {
+    event?.preventDefault();
     const { image_url, ...text } = creative;
-    write('POST', `/v1/advertiser/line-items/${item.id}/creatives`, { creatives: [{ format: 'contextual_card', ...text, ...(image_url.trim() ? { image_url } : {}) }] });
+    const body = { creatives: [{ format: 'contextual_card', ...text, ...(image_url.trim() ? { image_url } : {}) }] };
+    if (await write('POST', `/v1/advertiser/line-items/${item.id}/creatives`, body, { idempotencyKey: submission.keyFor(body) })) submission.succeeded();
   }
   return html`<form class="card" noValidate aria-label=${`New creative for ${item.title}`} onSubmit=${submit}>
     <h3>Add a creative</h3>
@@ -266,7 +272,7 @@ function CreativeForm({ item, save }: { item: LineItem; save: Save }) {
       <${Field} label="Image URL (optional)" type="url" ...${field('image_url')} />
     </div>
     <${Field} label="Body" multiline ...${field('body')} />
-    <${ErrorMessage} error=${error} shownPaths=${['title', 'body', 'cta', 'destination_url', 'image_url'].map((name) => `creatives.0.${name}`)} />
+    <${ErrorMessage} error=${error} shownPaths=${['title', 'body', 'cta', 'destination_url', 'image_url'].map((name) => `creatives.0.${name}`)} retry=${() => submit()} />
     ${saved && html`<${Notice}>Creative added.</${Notice}>`}
     <button type="submit">Add creative</button>
   </form>`;
@@ -370,8 +376,8 @@ export function CampaignPage({ session, route }: { session: Session; route: Rout
     if (loaded && (document.activeElement === null || document.activeElement === document.body)) heading.current?.focus();
   }, [loaded]);
 
-  const save: Save = async (method, path, body) => {
-    await api(session, method, path, body);
+  const save: Save = async (method, path, body, options) => {
+    await api(session, method, path, body, options);
     setVersion((count) => count + 1);
   };
   // A line item just added: once the reload shows it, the focus goes to its heading (the form it
