@@ -197,10 +197,25 @@
       if (event.type === 'keydown' && event.key !== 'Enter') return;
       fire();
     };
+    // A press is one pointer's down and up on the card. The mouse's pointerId is the same for every
+    // press, and a pointer that went down on the card can end off it without the card hearing (a
+    // drag of the card's link is cancelled at the document, a release elsewhere): any pointerdown or
+    // pointerup off the card, or a cancel anywhere, forgets it, so that a later press that went down
+    // off the card and came up on it claims nothing. composedPath, not the target: in a shadow root
+    // the document sees the host as the target.
+    var forgetOffCard = function (event) {
+      var path = typeof event.composedPath === 'function' ? event.composedPath() : [];
+      var onCard = path.length > 0 ? path.indexOf(card) !== -1 : card.contains(event.target);
+      if (event.type === 'pointercancel' || !onCard) delete pointersDown[event.pointerId];
+    };
+    var DOCUMENT_POINTER_EVENTS = ['pointerdown', 'pointercancel', 'pointerup'];
     var PRESS_EVENTS = ['pointerdown', 'pointercancel', 'pointerup', 'click', 'keydown'];
     var stop = function () {
       if (observer) observer.disconnect();
       document.removeEventListener('visibilitychange', check);
+      DOCUMENT_POINTER_EVENTS.forEach(function (type) {
+        document.removeEventListener(type, forgetOffCard, true);
+      });
       PRESS_EVENTS.forEach(function (type) {
         card.removeEventListener(type, pressed, true);
       });
@@ -208,6 +223,9 @@
     // Capture phase: a handler of the page's inside the card that stops the event does not hide it.
     PRESS_EVENTS.forEach(function (type) {
       card.addEventListener(type, pressed, true);
+    });
+    DOCUMENT_POINTER_EVENTS.forEach(function (type) {
+      document.addEventListener(type, forgetOffCard, true);
     });
     if (typeof IntersectionObserver !== 'function') return stop;
     observer = new IntersectionObserver(

@@ -272,6 +272,37 @@ describe.skipIf(skipBrowserTests)('render kit in Chromium: a card tapped before 
     await page.close();
   });
 
+  it('claims nothing for a mouse press that went down on the card and ended off it, nor for the next one, which went down off the card and came up on it; a press on the card then fires it', async () => {
+    const demo = await startDemo();
+    const { page, pixelRequests } = await openChat(demo);
+    await page.setViewportSize(PHONE);
+    const spot = await showPartOfCard(page, 0.4);
+    // Off the card: the chat above it.
+    const off = { x: spot.x, y: spot.y - 200 };
+    // Down on the card and dragged away: Chromium drags the card's link and cancels the pointer at
+    // the document, not on the card.
+    await page.mouse.move(spot.x, spot.y);
+    await page.mouse.down();
+    await page.mouse.move(off.x, off.y, { steps: 5 });
+    await page.mouse.up();
+    await sleep(SETTLE_MS);
+    expect(pixelRequests).toHaveLength(0);
+    // Down on the chat, up on the card, with the mouse's same pointerId: no press on the card either
+    // (before session 45 the first one's pointerdown counted for this one's pointerup: pixel fired).
+    await page.mouse.move(off.x, off.y - 20);
+    await page.mouse.down();
+    await page.mouse.move(spot.x, spot.y, { steps: 5 });
+    await page.mouse.up();
+    await sleep(SETTLE_MS);
+    expect(pixelRequests).toHaveLength(0);
+    // A press on the card still claims it.
+    await page.mouse.down();
+    const [landing] = await Promise.all([browser.context.waitForEvent('page'), page.mouse.up()]);
+    await expect.poll(() => pixelRequests.length, { timeout: 10_000 }).toBe(1);
+    await landing.close();
+    await page.close();
+  });
+
   it('fires it on Enter pressed on the focused card, and bills no click that fast', async () => {
     const demo = await startDemo();
     const { page, pixelRequests } = await openChat(demo);
