@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { advertiserOf } from '../http/apiKeyAuth.js';
 import { ApiError } from '../http/errors.js';
 import { idempotencyKeyOf } from '../http/idempotencyKey.js';
-import type { Postgres, SqlExecutor } from '../store/postgres.js';
+import type { Postgres, SqlExecutor, TransactionExecutor } from '../store/postgres.js';
 
 /** How long a create's key and answer are kept: a resend later than this creates again. */
 const KEPT_HOURS = 24;
@@ -25,7 +25,7 @@ const CREATED = 201;
  * create is kept: a refusal (404, 422, 503) rolls back and the key with it, so the request corrected
  * or resent with the key runs again.
  */
-export async function createOnce(db: Postgres, request: FastifyRequest, reply: FastifyReply, create: (tx: SqlExecutor) => Promise<unknown>): Promise<FastifyReply> {
+export async function createOnce(db: Postgres, request: FastifyRequest, reply: FastifyReply, create: (tx: TransactionExecutor) => Promise<unknown>): Promise<FastifyReply> {
   const key = idempotencyKeyOf(request.headers['idempotency-key']);
   const organizationId = advertiserOf(request).organizationId;
   const answer = await db.transaction(async (tx) => {
