@@ -20,7 +20,7 @@ import { testDatabaseUrl } from '../helpers/testApp.js';
  * - The packages are symlinks to the checkout's node_modules, not an install. tsc resolves a linked
  *   package's own imports from its real path, that node_modules, where the optional packages are
  *   installed: a type that a non-optional package takes from an optional one would resolve here and
- *   be missing in the image (none does today: the optional packages are chdb and native builds).
+ *   be missing in the image (the optional packages are chdb, what only it needs, and native builds).
  *   A real `npm ci --omit=optional` from the npm cache, in a scratch directory, is refused by
  *   npm 11.19.1 before it installs anything, with or without --omit=optional, offline or not: the
  *   lock file lacks 42 other platforms' packages of chdb, oxc-parser and rollup ("Missing:
