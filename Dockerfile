@@ -2,6 +2,12 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# --omit=optional leaves out chdb (543 MB) and also esbuild's platform binary (@esbuild/linux-x64 or
+# -arm64, 11 MB), which `npm run build` needs for dist/adsvc.js: esbuild's install script then
+# installs it itself (`npm install` of that package at esbuild's version, else a download from
+# registry.npmjs.org; then it runs the binary and checks its version), so this step needs the
+# registry for it as for every other package, and when the binary cannot be had the script fails and
+# so does this step, never the image later (tried from the npm cache without a network: installed).
 RUN npm ci --omit=optional --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src

@@ -31,7 +31,7 @@ import { ServingIndexRefresh } from './serving/servingIndexRefresh.js';
 import { placementsRoutes } from './placements/placementsRoutes.js';
 import { PLACEMENT_ID_MAX_LENGTH } from './placements/placementSchemas.js';
 import { analyzeChangedTables } from './store/embeddedStatistics.js';
-import { startPeriodicTask } from './periodicTask.js';
+import { runSoonAfterListening, startPeriodicTask } from './periodicTask.js';
 import { loadTrafficClassifier } from './ivt/trafficClassifier.js';
 
 /** How often embedded PGlite's tables are checked for statistics to gather (autovacuum's naptime). */
@@ -126,15 +126,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       if (tables.length > 0) app.log.info({ tables, ms: Math.round(performance.now() - started) }, 'gathered planner statistics of embedded Postgres');
     };
     const statistics = startPeriodicTask('embedded statistics', EMBEDDED_ANALYZE_MS, analyze, app.log);
-    let first: NodeJS.Timeout | undefined;
-    app.addHook('onListen', (done) => {
-      first = setTimeout(() => void statistics.runNow(), EMBEDDED_FIRST_ANALYZE_MS).unref();
-      done();
-    });
-    app.addHook('onClose', async () => {
-      clearTimeout(first);
-      await statistics.stop();
-    });
+    runSoonAfterListening(app, statistics, EMBEDDED_FIRST_ANALYZE_MS);
+    app.addHook('onClose', () => statistics.stop());
   }
 
   try {

@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 
 export interface PeriodicTask {
   /**
@@ -78,4 +78,21 @@ export function startPeriodicTask(name: string, intervalMs: number, run: () => P
       await running;
     },
   };
+}
+
+/**
+ * Runs `task` once `delayMs` after `app` listens, besides its schedule, whose first run comes one
+ * interval after the start: an hourly task on an instance restarted more often would never run.
+ * Not on the start's path (the listen and /healthz do not wait for it) nor under its first requests.
+ */
+export function runSoonAfterListening(app: FastifyInstance, task: Pick<PeriodicTask, 'runNow'>, delayMs: number): void {
+  let first: NodeJS.Timeout | undefined;
+  app.addHook('onListen', (done) => {
+    first = setTimeout(() => void task.runNow(), delayMs).unref();
+    done();
+  });
+  app.addHook('onClose', (_instance, done) => {
+    clearTimeout(first);
+    done();
+  });
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './errors.js';
 import { idempotencyKeyOf } from './idempotencyKey.js';
-import type { Postgres, SqlExecutor } from '../store/postgres.js';
+import type { Postgres, SqlExecutor, TransactionExecutor } from '../store/postgres.js';
 
 /** How long a create's key and answer are kept: a resend later than this creates again. */
 export const KEPT_HOURS = 24;
@@ -46,7 +46,7 @@ export interface CreateKeys {
  * create is kept: a refusal (404, 409, 422, 503) rolls back and the key with it, so the request
  * corrected or resent with the key runs again.
  */
-export async function createOnce(db: Postgres, keys: CreateKeys, request: FastifyRequest, reply: FastifyReply, create: (tx: SqlExecutor) => Promise<unknown>): Promise<FastifyReply> {
+export async function createOnce(db: Postgres, keys: CreateKeys, request: FastifyRequest, reply: FastifyReply, create: (tx: TransactionExecutor) => Promise<unknown>): Promise<FastifyReply> {
   const key = idempotencyKeyOf(request.headers['idempotency-key']);
   const answer = await db.transaction(async (tx) => {
     if (key === undefined) return { body: JSON.stringify({ data: await create(tx) }), replayed: false };

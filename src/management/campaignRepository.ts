@@ -1,4 +1,4 @@
-import type { Postgres, SqlExecutor } from '../store/postgres.js';
+import type { Postgres, SqlExecutor, TransactionExecutor } from '../store/postgres.js';
 import type { CampaignPatch } from './campaignSchemas.js';
 import type { CampaignStatus, Objective } from './valueNormalization.js';
 import { createdCampaignStatus } from './statusTransitions.js';
@@ -61,7 +61,7 @@ export async function findCampaign(db: SqlExecutor, organizationId: string, camp
 }
 
 /** Like findCampaign, and holds the row until the transaction ends (state changes read-then-write). */
-export async function lockCampaign(tx: SqlExecutor, organizationId: string, campaignId: string): Promise<Campaign | null> {
+export async function lockCampaign(tx: TransactionExecutor, organizationId: string, campaignId: string): Promise<Campaign | null> {
   const { rows } = await tx.query<Campaign>(
     `SELECT ${campaignColumns} FROM campaigns c
      WHERE c.id = $2

@@ -4,7 +4,7 @@ import { pageQueryFields, refineOneStart } from '../http/keysetPaging.js';
 import { queryParams } from '../http/queryParams.js';
 import { flightTime, withFlightOrder } from './flightSchema.js';
 import { lineItemInput } from './lineItemSchemas.js';
-import { normalizedTerm, objectiveAliases } from './valueNormalization.js';
+import { asciiLowerCase, normalizedTerm, objectiveAliases } from './valueNormalization.js';
 import { campaignStatusAliases, createdCampaignStatusNames } from './statusTransitions.js';
 
 /** The most code points a campaign name may have (a duplicate's default name is cut to it). */
@@ -23,7 +23,7 @@ export const campaignInput = withFlightOrder(
     status: z
       .string()
       .trim()
-      .toLowerCase()
+      .overwrite(asciiLowerCase)
       .pipe(z.enum(createdCampaignStatusNames, { error: `a new campaign starts paused: send ${createdCampaignStatusNames.join(', ')} or nothing` }))
       .optional(),
     /** The flight, [starts_at, ends_at): serving stays inside it; no bound means open on that side. */

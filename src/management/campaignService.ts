@@ -1,4 +1,4 @@
-import type { Postgres, SqlExecutor } from '../store/postgres.js';
+import type { Postgres, SqlExecutor, TransactionExecutor } from '../store/postgres.js';
 import { ApiError, type ErrorDetail } from '../http/errors.js';
 import { keysetPageJson } from '../http/keysetPaging.js';
 import {
@@ -47,7 +47,7 @@ export async function createCampaign(db: SqlExecutor, organizationId: string, in
 }
 
 /** Campaign and line item, inside the caller's transaction (src/http/createOnce.ts): a failure at any step leaves nothing behind. */
-export async function composeCampaign(tx: SqlExecutor, organizationId: string, input: ComposeInput) {
+export async function composeCampaign(tx: TransactionExecutor, organizationId: string, input: ComposeInput) {
   const campaign = await insertCampaign(tx, organizationId, newCampaign(input.campaign));
   if (!campaign) throw userNotMember();
   const lineItem = await addLineItem(tx, campaign.id, input.line_item);
@@ -91,7 +91,7 @@ export async function listCampaignPage(db: Postgres, organizationId: string, pag
  * `keep_line_items_paused` (POST activate only) a paused line item does not become active, so it
  * needs neither; the campaign still needs one line item that is not completed (the spec's condition).
  */
-async function activateLocked(tx: SqlExecutor, campaign: Campaign, { keep_line_items_paused: keepPaused = false }: ActivateInput = {}): Promise<void> {
+async function activateLocked(tx: TransactionExecutor, campaign: Campaign, { keep_line_items_paused: keepPaused = false }: ActivateInput = {}): Promise<void> {
   // Before the state check: the flight sweep may already have completed such a campaign.
   if (campaign.ends_at !== null && campaign.ends_at.getTime() <= Date.now()) {
     const message = 'the flight has ended (ends_at is past): set a later ends_at to activate';
@@ -178,7 +178,7 @@ function copyName(sourceName: string): string {
  * reading the source and copying it would leave nothing (or only the campaign) to copy. Locked, a
  * DELETE already under way makes this 404 once it commits, and one that comes later waits for the whole copy.
  */
-export async function duplicateCampaign(tx: SqlExecutor, organizationId: string, campaignId: string, name?: string) {
+export async function duplicateCampaign(tx: TransactionExecutor, organizationId: string, campaignId: string, name?: string) {
   const source = await lockCampaign(tx, organizationId, campaignId);
   if (!source) throw campaignNotFound();
   const copy = await copyCampaign(tx, source.id, name ?? copyName(source.name));

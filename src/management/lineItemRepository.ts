@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../store/postgres.js';
+import type { SqlExecutor, TransactionExecutor } from '../store/postgres.js';
 import type { Creative } from './creativeRepository.js';
 import type { Bids, Budget, LineItemPatch } from './lineItemSchemas.js';
 import type { Targeting } from './targetingSchema.js';
@@ -127,7 +127,7 @@ export async function findLineItem(db: SqlExecutor, organizationId: string, line
 }
 
 /** Like findLineItem, and holds the row until the transaction ends. */
-export async function lockLineItem(tx: SqlExecutor, organizationId: string, lineItemId: string): Promise<LineItemRecord | null> {
+export async function lockLineItem(tx: TransactionExecutor, organizationId: string, lineItemId: string): Promise<LineItemRecord | null> {
   const { rows } = await tx.query<LineItemRow>(
     `SELECT ${lineItemColumns} FROM line_items li WHERE li.id = $2 AND ${visibleToOrganization} FOR UPDATE`,
     [organizationId, lineItemId],

@@ -6,7 +6,7 @@ import { creativeList } from './creativeSchema.js';
 import { moneyAmount, textLine } from './fieldSchemas.js';
 import { targetingSchema } from './targetingSchema.js';
 import { frequencyCapSchema } from './frequencyCapSchema.js';
-import { bidTypeAliases, lineItemStatuses, normalizedTerm, objectiveAliases, primaryKpiAliases } from './valueNormalization.js';
+import { asciiLowerCase, bidTypeAliases, lineItemStatuses, normalizedTerm, objectiveAliases, primaryKpiAliases } from './valueNormalization.js';
 
 /**
  * The daily budget, an optional lifetime total in the same currency, and how the day's budget is
@@ -88,7 +88,7 @@ export const lineItemPatch = z
     title: textLine(200).optional(),
     objective: normalizedTerm(objectiveAliases).nullable().optional(),
     primary_kpi: normalizedTerm(primaryKpiAliases).nullable().optional(),
-    status: z.string().trim().toLowerCase().pipe(z.enum(lineItemStatuses)).optional(),
+    status: z.string().trim().overwrite(asciiLowerCase).pipe(z.enum(lineItemStatuses)).optional(),
     frequency_cap: frequencyCapSchema.nullable().optional(),
   })
   .refine((patch) => Object.keys(patch).length > 0, 'send at least one of title, objective, primary_kpi, status, frequency_cap');

@@ -1,4 +1,4 @@
-import type { Postgres, SqlExecutor } from '../store/postgres.js';
+import type { Postgres, SqlExecutor, TransactionExecutor } from '../store/postgres.js';
 import { ApiError } from '../http/errors.js';
 import { findCampaign, lockCampaign } from './campaignRepository.js';
 import { insertCreatives, listCreatives, type Creative } from './creativeRepository.js';
@@ -53,14 +53,14 @@ export function normalizedLineItem(input: LineItemInput) {
 }
 
 /** Inserts a draft line item and its creatives inside the caller's transaction. */
-export async function addLineItem(tx: SqlExecutor, campaignId: string, input: LineItemInput): Promise<LineItem> {
+export async function addLineItem(tx: TransactionExecutor, campaignId: string, input: LineItemInput): Promise<LineItem> {
   const record = await insertLineItem(tx, campaignId, normalizedLineItem(input));
   const creatives = input.creatives ? await insertCreatives(tx, record.id, input.creatives) : [];
   return { ...record, creatives };
 }
 
 /** Inside the caller's transaction (src/http/createOnce.ts). */
-export async function createLineItem(tx: SqlExecutor, organizationId: string, campaignId: string, input: LineItemInput) {
+export async function createLineItem(tx: TransactionExecutor, organizationId: string, campaignId: string, input: LineItemInput) {
   // Locked so that a concurrent delete of the campaign cannot leave the insert without a parent.
   const campaign = await lockCampaign(tx, organizationId, campaignId);
   if (!campaign) throw campaignNotFound();
@@ -139,7 +139,7 @@ export async function putTargeting(db: SqlExecutor, organizationId: string, line
 }
 
 /** Inside the caller's transaction (src/http/createOnce.ts). */
-export async function attachCreatives(tx: SqlExecutor, organizationId: string, lineItemId: string, creatives: CreativeInput[]) {
+export async function attachCreatives(tx: TransactionExecutor, organizationId: string, lineItemId: string, creatives: CreativeInput[]) {
   const lineItem = await lockLineItem(tx, organizationId, lineItemId);
   if (!lineItem) throw lineItemNotFound();
   const stored = await insertCreatives(tx, lineItem.id, creatives);

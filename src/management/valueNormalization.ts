@@ -40,13 +40,22 @@ export type Objective = (typeof objectiveAliases)[keyof typeof objectiveAliases]
 export type PrimaryKpi = (typeof primaryKpiAliases)[keyof typeof primaryKpiAliases];
 export type BidType = (typeof bidTypeAliases)[keyof typeof bidTypeAliases];
 
+/**
+ * Lower case of the ASCII letters only: JavaScript's lower case of the Kelvin sign K is k, so
+ * 'clic\u212As' was taken as clicks (try44 F4). Every term is ASCII, so a term in any case is matched
+ * and any other letter stays itself and is refused.
+ */
+export function asciiLowerCase(text: string): string {
+  return text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+}
+
 /** A string field that accepts the keys of `aliases` (any case) and yields their stored value. */
 export function normalizedTerm<const Aliases extends Record<string, string>>(aliases: Aliases) {
   const accepted = Object.keys(aliases) as [keyof Aliases & string, ...(keyof Aliases & string)[]];
   return z
     .string()
     .trim()
-    .toLowerCase()
+    .overwrite(asciiLowerCase)
     .pipe(z.enum(accepted))
     .transform((term) => aliases[term] as Aliases[keyof Aliases]);
 }

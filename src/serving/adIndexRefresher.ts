@@ -105,6 +105,15 @@ export class AdIndexRefresher {
     await this.task?.runNow();
   }
 
+  /**
+   * Runs the prune now: the first one records the xmin that the next one, an interval later,
+   * deletes below (servingRoutes runs it soon after the listen, so the log is first pruned one
+   * interval after a start rather than two).
+   */
+  async pruneNow(): Promise<void> {
+    await this.pruneTask?.runNow();
+  }
+
   /** Once the service listens: the patcher's maps made a step a turn, so the first change does not wait for them. */
   prepareForChanges(): void {
     void this.patcher.rememberAside();

@@ -12,6 +12,19 @@ import { forgetBlocksWithoutParts, type ForgottenBlocks } from './deduplicationL
 /** The nice value of embedded ClickHouse's merge threads while they merge (0 is this process's; 19 the lowest priority). */
 const MERGE_NICE = 10;
 
+/** The optional chdb package's modules, by a string variable: see ChdbModules. */
+const CHDB_MODULES: { engine: string; connection: string } = { engine: 'chdb', connection: 'chdb/connection' };
+
+/**
+ * What the embedded store uses of the optional chdb package, declared here so that it is typed where
+ * chdb is not installed (the image's build stage, rev44 R8: test/integration/imageBuildStage.test.ts)
+ * as where it is; test/unit/chdbModules.test.ts checks that the installed package has it.
+ */
+export interface ChdbModules {
+  engine: { Session: new (path: string, options: { connectionArgs: string[] }) => { close(): void } };
+  connection: { createChdbConnection(options: { path: string }): unknown };
+}
+
 export interface ClickHouseOptions {
   url?: string;
   user?: string;
@@ -78,11 +91,10 @@ export async function openClickHouse(options: ClickHouseOptions): Promise<ClickH
   try {
     const forgottenBlocks = forgetBlocksWithoutParts(directory);
     // chdb is an optional dependency, loaded only here so that server mode never needs its native library.
-    // The Docker image (server mode) is built without it (npm ci --omit=optional), where this import
-    // cannot be resolved (TS2307) and is left untyped; wherever chdb is installed (npm run typecheck)
-    // it is typed from the package as usual (rev44 R8; test/integration/imageBuildStage.test.ts).
-    // @ts-ignore -- not @ts-expect-error: with chdb installed there is no error to expect.
-    const [{ Session }, { createChdbConnection }] = await Promise.all([import('chdb'), import('chdb/connection')]);
+    // The Docker image (server mode) is built without it (npm ci --omit=optional), where `import('chdb')`
+    // could not be resolved (TS2307): named by a string variable, the import is typed by ChdbModules.
+    const loaded = await Promise.all([import(CHDB_MODULES.engine), import(CHDB_MODULES.connection)]);
+    const [{ Session }, { createChdbConnection }] = loaded as [ChdbModules['engine'], ChdbModules['connection']];
     // The first connection to a directory starts the process's engine with its arguments; the
     // client's connection (which takes none) then shares that engine. The engine's background merges
     // run at a lower CPU priority than this process's own thread: on a small machine two merge

@@ -14,8 +14,13 @@ export interface SqlExecutor {
   query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: Row[] }>;
 }
 
-/** A transaction's statements: queries, and rows kept as the engine's bytes. */
-interface TransactionExecutor extends SqlExecutor {
+/**
+ * A transaction's statements: queries, and rows kept as the engine's bytes. The pool (Postgres)
+ * is not one (it has no dataRows), so code that must run inside a transaction (several writes that
+ * stand or fall together, a FOR UPDATE that holds until the commit) takes this type and cannot be
+ * handed the pool, whose statements would each commit on their own.
+ */
+export interface TransactionExecutor extends SqlExecutor {
   /**
    * Every row of `sql` (no parameters) as DataRow messages (dataRows.ts): for many rows that are
    * kept as bytes rather than decoded into objects. Embedded, as the engine wrote them, in a

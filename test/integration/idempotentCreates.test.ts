@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneIdempotentCreates } from '../../src/management/organizationCreateKeys.js';
 import { holdLock } from '../helpers/heldLock.js';
 import { startAppOnPostgresServer, type AppOnPostgresServer } from '../helpers/appOnPostgresServer.js';
+import { eventually } from '../helpers/eventually.js';
 import { createAdvertiser } from '../helpers/factories.js';
 import { composeBody, composeCampaign, validCreative } from '../helpers/managementFactories.js';
 import { unavailableReason } from '../helpers/postgresServer.js';
@@ -153,6 +154,20 @@ describe('creates with an Idempotency-Key', () => {
     await pruneIdempotentCreates(ctx.stores.db);
     const { rows } = await ctx.stores.db.query<{ idempotency_key: string }>('SELECT idempotency_key FROM idempotent_creates WHERE idempotency_key = ANY($1)', [[old, fresh]]);
     expect(rows.map((row) => row.idempotency_key)).toEqual([fresh]);
+  });
+
+  it('prunes the expired keys soon after an instance starts listening, not an hour later', async () => {
+    const advertiser = await createAdvertiser(ctx);
+    const key = randomUUID();
+    expect((await post(ctx, advertiser, '/v1/advertiser/campaigns', { name: key, brand_name: 'Acme', user_id: advertiser.user.id }, key)).statusCode).toBe(201);
+    await ctx.stores.db.query(`UPDATE idempotent_creates SET created_at = now() - interval '24 hours 1 second' WHERE idempotency_key = $1`, [key]);
+    await ctx.close();
+    ctx = await startTestApp();
+    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    await eventually(async () => {
+      const { rows } = await ctx.stores.db.query('SELECT 1 FROM idempotent_creates WHERE idempotency_key = $1', [key]);
+      return rows.length === 0 ? true : undefined;
+    }, 'the expired key pruned after the start', 60_000);
   });
 
   it('answers the first answer after a restart', async () => {

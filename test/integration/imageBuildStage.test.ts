@@ -15,6 +15,21 @@ import { testDatabaseUrl } from '../helpers/testApp.js';
  * does what the stage does: the files its COPY lines name, in a directory of their own, with the
  * packages `npm ci --omit=optional` installs, and the build's TypeScript compile. Once per CI run:
  * the PostgreSQL server's run of the suite skips it (it involves no database).
+ *
+ * Where it is not the stage (rev44b R8):
+ * - The packages are symlinks to the checkout's node_modules, not an install. tsc resolves a linked
+ *   package's own imports from its real path, that node_modules, where the optional packages are
+ *   installed: a type that a non-optional package takes from an optional one would resolve here and
+ *   be missing in the image (the optional packages are chdb, what only it needs, and native builds).
+ *   A real `npm ci --omit=optional` from the npm cache, in a scratch directory, is refused by
+ *   npm 11.19.1 before it installs anything, with or without --omit=optional, offline or not: the
+ *   lock file lacks 42 other platforms' packages of chdb, oxc-parser and rollup ("Missing:
+ *   @chdb/lib-darwin-arm64@ from lock file"; 71 s to say so here). Until the lock file holds them,
+ *   linking is what can be done.
+ * - Only the compile: not the rest of `npm run build` (esbuild's bundle needs its platform binary,
+ *   an optional package the stage gets from esbuild's install script: see the Dockerfile).
+ * - The bound: the compile took 9.6 s on a 2-core machine at load average 2.4 (session 45); 240 s
+ *   is 25 times that.
  */
 
 /** The Dockerfile's first stage: its lines up to the next FROM. */

@@ -29,6 +29,14 @@ describe('value normalization table', () => {
     expect(result.success).toBe(false);
     expect(result.error?.issues[0]?.message).toContain('"cpc"');
   });
+
+  // try44 F4: JavaScript's lower case of the Kelvin sign K is k, so 'clic\u212As' was taken as clicks (CPC).
+  it('refuses a term whose letters only become one in another case', () => {
+    const result = normalizedTerm(primaryKpiAliases).safeParse('clic\u212As');
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.message).toContain('"clicks"');
+    expect(normalizedTerm(primaryKpiAliases).parse(' CLICKS ')).toBe('CPC');
+  });
 });
 
 describe('money amounts', () => {
