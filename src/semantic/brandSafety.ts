@@ -3,7 +3,7 @@ import { FirstWordMap } from '../serving/firstWordMap.js';
 import { similarity, type SemanticModel } from './semanticModel.js';
 import {
   ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, CALLING, CONFIRMED_WITH, CUE_NOT_JUST_AFTER, CUE_UNLESS, EVERYDAY_BEFORE, EVERYDAY_JUST_BEFORE, EVERYDAY_NEXT, EVERYDAY_WITH, FILLERS, FIRST, HABIT, HAVING, NAMED_RELATIVES, NEARLY, OTHER_PERSONS, PET_ANIMALS, PETS, PLACES,
-  RELATIVES, SENSITIVE_TOPICS, SOMEONE, SPEAKER, STARTING, STRUCTURES, TAKING, THEMED, type SensitiveTopic,
+  RELATIVES, SENSITIVE_TOPICS, SOMEONE, SPANS, SPEAKER, STARTING, STRUCTURES, TAKING, THEMED, type SensitiveTopic,
 } from './sensitiveTopics.js';
 import { TopicBound } from './topicBound.js';
 
@@ -65,6 +65,7 @@ const LEADING_SLOTS: Record<string, WordSet> = {
   structure: wordSet(STRUCTURES),
   // The "t" of "t-boned" (session 45), split from it by the scan: keyed by "boned", since "t" is in every "don't".
   'letter t': wordSet(['t']),
+  span: wordSet(SPANS),
 };
 /** `{unless NAME NAME ...}`: the named lists' runs together ("cancer" of a star sign, a charity or a family's history). */
 function everydayNext(names: string): WordRuns | undefined {

@@ -149,6 +149,8 @@ export const NEARLY = ['nearly', 'almost'];
 export const HABIT = ['keep', 'keeps', 'been', 'started', 'start', 'stop', 'to', 'of', 'about'];
 /** `{structure}`: what collapses on people ("the block across from ours collapsed"), keyed by "collapsed" for the same reason. */
 export const STRUCTURES = ['building', 'buildings', 'block', 'tower', 'bridge', 'stand', 'ceiling', 'mall', 'factory'];
+/** `{span}`: a time counted before "sober" ("three years sober"). */
+export const SPANS = ['year', 'years', 'month', 'months', 'week', 'weeks', 'day', 'days'];
 /** `{calling}`: the words before a harm named for what it is ("taking your money and locking you in are abuse"), not "drug abuse". */
 export const CALLING = ['is', 'are', 's', 'was', 'were', 'be'];
 /** Words allowed between `{someone}` and the rest: "my dad suddenly died", "my ex keeps threatening me". */
@@ -985,7 +987,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       // for ransom (not a novel's), and the tracing of family an answer points to ("the Red Cross helps families trace people").
       ...['air raid sirens', 'air raid siren', 'air raid alert', 'air raid alerts', 'air raid alarm'].map((sirens) => `{not with history} ${sirens}`),
       ...['has reached', 'reached', 'is near', 'is close to', 'got to', 'has got to', 'spread to', 'has spread to', 'is in'].map((reached) => `fighting ${reached} {if war}`),
-      'kidnapped {unless story} {if ransom}', 'ransom demand', 'families trace', 'trace missing', 'tracing missing',
+      'kidnapped {unless story} {if ransom}', 'ransom demand', 'trace people', 'trace relatives', 'trace family members', 'trace missing', 'tracing missing',
     ],
     // Named in sales, preparedness and figures of speech as often ("hurricane season sale", "an
     // earthquake kit", "spread like wildfire", "the basement flooded when the hose burst").
@@ -1050,7 +1052,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       '{starting} radiation {unless physics}', 'radiation sessions',
       // Session 45: British spellings and named cancers ("my son has leukaemia"), a lump a doctor found ("they found a lump and the consultant's face said it all").
       'leukaemia', 'glioblastoma', 'glioma', 'mesothelioma', 'myeloma', 'neuroblastoma', 'huntington s disease', 'huntingtons disease', 'sepsis',
-      'found a lump {if care}', 'find a lump {if care}', 'lump in my breast', 'lump in her breast', 'lump in my testicle', 'breast lump',
+      'found a lump {if care}', 'lump in my breast', 'lump in her breast', 'lump in my testicle', 'breast lump',
       // The end of treatment said by a vet or a doctor (session 41: "the vet says there's nothing more they can do for our old horse").
       // (Said of "the doctors" or "the vet" it names its care itself: written plain.)
       ...['nothing more', 'nothing else', 'nothing left'].flatMap((nothing) => [
@@ -1256,7 +1258,8 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       // Session 45: the services an answer points to ("a local drug service can help him"), a recovery counted ("relapsed after 2 years sober"),
       // a drug come off ("how do i come off xanax"), its pipe, and the opioid substitutes.
       'drug service', 'drug services', 'drugs service', 'drug support', 'drug and alcohol service', 'drug and alcohol services', 'substance misuse', 'substance abuse', 'substance use disorder',
-      ...['year', 'years', 'month', 'months', 'week', 'weeks', 'days'].map((span) => `${span} sober`), 'sobriety',
+      // (Keyed by "sober": "week" and "days" are in many everyday bodies.)
+      '{span} sober', 'sobriety',
       ...['come off', 'coming off', 'withdrawal from', 'withdrawing from', 'detox from', 'detoxing from'].flatMap((off) =>
         // (Heroin, oxycodone, methadone and subutex are phrases alone.)
         ['xanax', 'benzos', 'benzodiazepines', 'oxy', 'opioids', 'opiates', 'ketamine', 'spice', 'crack', 'meth', 'cocaine'].map((drug) => `${off} ${drug}`)),
