@@ -3,7 +3,7 @@ import { FirstWordMap } from '../serving/firstWordMap.js';
 import { similarity, type SemanticModel } from './semanticModel.js';
 import {
   ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, CALLING, CONFIRMED_WITH, CUE_NOT_JUST_AFTER, CUE_UNLESS, EVERYDAY_BEFORE, EVERYDAY_JUST_BEFORE, EVERYDAY_NEXT, EVERYDAY_WITH, FILLERS, FIRST, HABIT, HAVING, NAMED_RELATIVES, NEARLY, OTHER_PERSONS, PET_ANIMALS, PETS, PLACES,
-  RELATIVES, SENSITIVE_TOPICS, SOMEONE, SPEAKER, STARTING, STRUCTURES, TAKING, THEMED, type SensitiveTopic,
+  RELATIVES, SENSITIVE_TOPICS, SOMEONE, SPANS, SPEAKER, STARTING, STRUCTURES, TAKING, THEMED, type SensitiveTopic,
 } from './sensitiveTopics.js';
 import { TopicBound } from './topicBound.js';
 
@@ -63,6 +63,9 @@ const LEADING_SLOTS: Record<string, WordSet> = {
   calling: wordSet(CALLING),
   habit: wordSet(HABIT),
   structure: wordSet(STRUCTURES),
+  // The "t" of "t-boned" (session 45), split from it by the scan: keyed by "boned", since "t" is in every "don't".
+  'letter t': wordSet(['t']),
+  span: wordSet(SPANS),
 };
 /** `{unless NAME NAME ...}`: the named lists' runs together ("cancer" of a star sign, a charity or a family's history). */
 function everydayNext(names: string): WordRuns | undefined {
@@ -74,10 +77,25 @@ function everydayNext(names: string): WordRuns | undefined {
   return runs;
 }
 const EVERYDAY_NEXT_RUNS = new Map<string, WordRuns | undefined>();
+/** "her" as the object that ends a phrase, said of others (saidOfOthers). */
+const OBJECT_OTHERS = ['him', 'them'];
 /** Any letter past ASCII: only such a phrase has a spelling without its accents (phrasesOf). */
 const NOT_ASCII = /[^\x00-\x7f]/;
 const EVERYDAY_BEFORE_WORDS = new Map(Object.entries(EVERYDAY_BEFORE).map(([name, words]) => [name, wordSet(words)]));
-const EVERYDAY_WITH_RUNS = new Map(Object.entries(EVERYDAY_WITH).map(([name, runs]) => [name, wordRuns(runs)]));
+/** `{not with NAME ...}`: the named lists' runs together, made once for each set of names. */
+function everydayWith(names: string): WordRuns | undefined {
+  if (EVERYDAY_WITH_RUNS.has(names)) return EVERYDAY_WITH_RUNS.get(names);
+  const lists = names.split(' ').map((name) => EVERYDAY_WITH[name]);
+  const runs = lists.every((list) => list !== undefined) ? wordRuns(lists.flat() as string[]) : undefined;
+  EVERYDAY_WITH_RUNS.set(names, runs);
+  return runs;
+}
+const EVERYDAY_WITH_RUNS = new Map<string, WordRuns | undefined>();
+/** `{not just after NAME ...}`: the named lists' runs together. */
+function everydayJustBefore(names: string): string[][] | undefined {
+  const lists = names.split(' ').map((name) => EVERYDAY_JUST_BEFORE[name]);
+  return lists.every((list) => list !== undefined) ? (lists.flat() as string[]).map(wordsOf) : undefined;
+}
 const CONFIRMED_WITH_RUNS = new Map(Object.entries(CONFIRMED_WITH).map(([name, runs]) => [name, wordRuns(runs)]));
 
 /** What besides its similarity a topic needs to veto by it (sensitiveTopics.ts). */
@@ -219,11 +237,12 @@ function phrasesOf(topic: SensitiveTopic): Array<Omit<TopicPhrase, 'topic'>> {
     .flatMap(({ text, ambiguous }) => saidOfOthers(text).map((said) => ({ text: said, ambiguous })));
   for (const { text, ambiguous } of texts) {
     let phrase = text;
-    const refuted = /^\{not with ([a-z]+)\} /.exec(phrase);
-    const refutedBy = refuted === null ? undefined : EVERYDAY_WITH_RUNS.get(refuted[1]!);
+    // `{not with NAME NAME}` and `{not just after NAME NAME}`: any of the named lists' (session 45: "cancer" of a star sign or a story's plot).
+    const refuted = /^\{not with ([a-z ]+)\} /.exec(phrase);
+    const refutedBy = refuted === null ? undefined : everydayWith(refuted[1]!);
     if (refuted !== null) phrase = phrase.slice(refuted[0].length);
-    const justGuard = /^\{not just after ([a-z]+)\} /.exec(phrase);
-    const notJustAfter = justGuard === null ? undefined : EVERYDAY_JUST_BEFORE[justGuard[1]!]?.map(wordsOf);
+    const justGuard = /^\{not just after ([a-z ]+)\} /.exec(phrase);
+    const notJustAfter = justGuard === null ? undefined : everydayJustBefore(justGuard[1]!);
     if (justGuard !== null) phrase = phrase.slice(justGuard[0].length);
     const guard = /^\{not after ([a-z]+)\} /.exec(phrase);
     const notAfter = guard === null ? undefined : EVERYDAY_BEFORE_WORDS.get(guard[1]!);
@@ -265,7 +284,11 @@ function saidOfOthers(text: string): string[] {
   const words = text.split(' ');
   const said = [text];
   words.forEach((word, i) => {
-    for (const other of OTHER_PERSONS[word] ?? []) said.push([...words.slice(0, i), other, ...words.slice(i + 1)].join(' '));
+    // "her" that ends a phrase is its object ("buried her"): said of others it is "him" or "them", not
+    // the possessive "their" (session 45: "buried their" vetoed "the early Christians buried their dead").
+    const next = words[i + 1];
+    const others = word === 'her' && (next === undefined || next.startsWith('{')) ? OBJECT_OTHERS : OTHER_PERSONS[word];
+    for (const other of others ?? []) said.push([...words.slice(0, i), other, ...words.slice(i + 1)].join(' '));
   });
   return said;
 }

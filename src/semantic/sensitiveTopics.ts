@@ -50,8 +50,11 @@ export interface SensitiveTopic {
    */
   ambiguous: string[];
   confirmedBy: string[];
-  /** Phrases in the other languages the service is most asked in: as unambiguous, and judged whatever the serve's `language`. */
-  otherLanguages: Record<'es' | 'de' | 'fr' | 'it' | 'pt' | 'nl' | 'pl' | 'tr', string[]>;
+  /**
+   * Phrases in the other languages the service is most asked in: as unambiguous, and judged whatever the serve's `language`;
+   * (session 45) a few of the commonest in Swedish, Russian, Romanian, Indonesian, Czech, Tagalog and Hindi as typed in Latin letters.
+   */
+  otherLanguages: Record<'es' | 'de' | 'fr' | 'it' | 'pt' | 'nl' | 'pl' | 'tr', string[]> & Partial<Record<'sv' | 'ru' | 'ro' | 'id' | 'cs' | 'tl' | 'hi', string[]>>;
   /** Words of which the conversation must have one (of any topic's) for the similarity to veto (a topic without a description has none). */
   cues: string[];
   /** Phrases that say the topic's harm did not happen: with one, the similarity does not veto (a phrase still does). */
@@ -71,6 +74,8 @@ export const RELATIVES = [
   'son', 'daughter', 'child', 'brother', 'sister', 'twin',
   'grandma', 'grandpa', 'grandmother', 'grandfather', 'granny', 'grandad', 'granddad', 'nan', 'nana', 'gran',
   'uncle', 'aunt', 'auntie', 'cousin', 'nephew', 'niece', 'stepdad', 'stepmom', 'stepmum', 'best friend',
+  // As people type them (session 45: "hubby fell off the ladder").
+  'hubby', 'wifey',
   'mother in law', 'father in law', 'son in law', 'daughter in law', 'brother in law', 'sister in law',
 ];
 /** RELATIVES in Spanish, for "perdí a mi padre". */
@@ -94,6 +99,8 @@ export const PETS = ['my', 'our'].flatMap((whose) => PET_ANIMALS.map((animal) =>
 export const SOMEONE = [
   ...new Set(RELATIVES.map((relative) => relative.split(' ')[0]!).filter((word) => word !== 'best')),
   'friend', 'mate', 'colleague', 'coworker', 'neighbour', 'neighbor', 'neighbours', 'neighbors', 'friends', 'grandparents', 'boss', 'baby', 'grandson', 'granddaughter', 'stepson', 'stepdaughter',
+  // Session 45: "kid fell out of a second floor window".
+  'kid', 'toddler',
   // People in charge of the speaker, for what they do to them ("my coach keeps grabbing me").
   'coach', 'teacher', 'tutor', 'stepfather', 'stepmother', 'pastor', 'priest', 'landlord',
   ...PET_ANIMALS,
@@ -142,6 +149,8 @@ export const NEARLY = ['nearly', 'almost'];
 export const HABIT = ['keep', 'keeps', 'been', 'started', 'start', 'stop', 'to', 'of', 'about'];
 /** `{structure}`: what collapses on people ("the block across from ours collapsed"), keyed by "collapsed" for the same reason. */
 export const STRUCTURES = ['building', 'buildings', 'block', 'tower', 'bridge', 'stand', 'ceiling', 'mall', 'factory'];
+/** `{span}`: a time counted before "sober" ("three years sober"). */
+export const SPANS = ['year', 'years', 'month', 'months', 'week', 'weeks', 'day', 'days'];
 /** `{calling}`: the words before a harm named for what it is ("taking your money and locking you in are abuse"), not "drug abuse". */
 export const CALLING = ['is', 'are', 's', 'was', 'were', 'be'];
 /** Words allowed between `{someone}` and the rest: "my dad suddenly died", "my ex keeps threatening me". */
@@ -177,6 +186,17 @@ const DEVICES = [
   'móvil', 'movil', 'celular', 'teléfono', 'telefono', 'batería', 'bateria', 'portátil', 'portatil', 'ordenador', 'computadora', 'coche', 'carro',
   'handy', 'akku', 'telefon', 'computer', 'rechner', 'auto', 'drucker', 'laptop', 'tablet', 'iphone', 'pc', 'router',
   'telefoon', 'mobiel', 'gsm', 'batterij', 'accu',
+  // Russian (session 45: "телефон умер").
+  'телефон', 'смартфон', 'ноутбук', 'аккумулятор', 'батарея', 'компьютер', 'комп',
+];
+/**
+ * A school or college piece of work (session 45: "the 1906 san francisco earthquake for my essay", "how did people die in pompeii,
+ * school project", "hamlet's to be or not to be speech for my a level"): clears the similarity of bereavement, accident, disaster and
+ * serious diagnosis, and refutes a history's disaster words; a death in the speaker's family is a phrase ("my dad died, my essay is late").
+ */
+const SCHOOLWORK = [
+  'for my essay', 'essay on', 'school project', 'a school project', 'class project', 'history project', 'science project', 'year 9 project', 'for a project', 'for my project',
+  'history presentation', 'a presentation on', 'for my a level', 'a level', 'for gcse', 'for my gcse', 'for english', 'for my english', 'english homework', 'kids assembly', 'school assembly', 'for an assembly',
 ];
 /** The words before a phrase that give it its everyday sense (`{not after NAME}`): up to four words back. */
 export const EVERYDAY_BEFORE: Record<string, string[]> = {
@@ -235,6 +255,14 @@ export const EVERYDAY_JUST_BEFORE: Record<string, string[]> = {
     'full of', 'time of my', 'love of my', 'way of', 'slice of', 'circle of', 'meaning of', 'story of my',
     'long', 'happy', 'full', 'healthy', 'good', 'great', 'second', 'new', 'wild', 'sea', 'plant', 'game of', 'for', 'city', 'country', 'village', 'office', 'married', 'single', 'adult', 'modern',
   ],
+  /**
+   * An illness named as an example of many (session 45: an insurer's "a listed condition such as cancer, a heart attack or a stroke"),
+   * not one someone has; not "like" ("the doctor said it looks like cancer").
+   */
+  example: ['such as', 'such as skin', 'such as breast', 'including', 'including skin', 'including breast', 'for example', 'for instance', 'e g'],
+  /** A thing dead, not a person (session 45, the "dead" cue: "car battery dead again in the cold", "my phone's dead"). */
+  gadget: ['battery', 'batteries', 'phone', 'laptop', 'tablet', 'ipad', 'remote', 'controller', 'torch', 'headphones', 'earbuds', 'charger', 'router', 'printer', 'engine']
+    .flatMap((thing) => [thing, `${thing} is`, `${thing} s`, `${thing} was`, `${thing} went`, `${thing} totally`, `${thing} completely`]),
   /** A record named by its title (session 42: "is arcade fire's album funeral worth buying on vinyl"). */
   disc: ['album', 'albums', 'record', 'lp', 'ep', 'song', 'track', 'single', 'the band', 'band'],
   /** A field someone works in, not a patient's care: "a nurse who works in palliative care", "a degree in palliative medicine". */
@@ -253,7 +281,21 @@ export const EVERYDAY_WITH: Record<string, string[]> = {
     ...STAR_SIGNS.filter((sign) => sign !== 'cancer' && sign !== 'leo'), 'zodiac', 'horoscope', 'horoscopes', 'astrology', 'astrological',
     // A person called by the sign and a sign's stone (session 42: "what jewellery would suit a cancer woman ... Pearls and moonstone are linked to Cancer"); Turkish "burcu" (sign).
     'cancer woman', 'cancer women', 'cancer man', 'cancer men', 'birthstone', 'birth stone', 'burcu', 'burcuyum', 'yengeç', 'yengec',
+    // The sign in the other languages (session 45: "Krebs als Sternzeichen, passt das zu Skorpion").
+    'sternzeichen', 'horoskop', 'skorpion', 'signo', 'signos', 'horóscopo', 'horoscopo', 'escorpio', 'escorpião', 'escorpiao', 'signe astrologique', 'segno zodiacale', 'oroscopo', 'sterrenbeeld', 'horoscoop', 'schorpioen',
   ],
+  /**
+   * A story's plot (session 45: "plot of the fault in our stars", "how does walt's cancer diagnosis set up the show"): an
+   * illness of a character; "my mum has cancer, what's a good show to watch with her" has no such run.
+   */
+  plot: [
+    'plot of', 'the plot', 'plot summary', 'plot twist', 'spoiler', 'spoilers', 'the show', 'the tv show', 'the series', 'the novel', 'the film', 'the movie', 'the character', 'main character',
+    'season 1', 'season one', 'first season', 'the episode', 'the sitcom', 'the musical',
+  ],
+  /** Writing about a job in the field (session 45: "a cover letter for a nursing job in oncology ... your experience of chemotherapy"). */
+  career: ['cover letter', 'covering letter', 'personal statement', 'job application', 'job interview', 'nursing job', 'nursing jobs', 'job in oncology', 'oncology nursing', 'oncology nurse job'],
+  /** Radiation of a plant, a bomb or a phone, not a treatment (session 45: "chernobyl ... spread radiation"). */
+  nuclear: ['chernobyl', 'fukushima', 'hiroshima', 'nagasaki', 'reactor', 'reactors', 'nuclear power', 'nuclear plant', 'power plant', 'atomic bomb', 'microwave', 'microwaves', 'uv', 'phone radiation', 'radiation from'],
   /**
    * Funerals and mourning as a subject of study (session 42: "for music history: why did Chopin's funeral march become so famous",
    * "in Victorian literature, why are funerals described in such detail"): named subjects, not a student's week ("my history exam is on the day of the funeral" stays vetoed).
@@ -261,6 +303,8 @@ export const EVERYDAY_WITH: Record<string, string[]> = {
   study: [
     'music history', 'art history', 'victorian literature', 'english literature', 'in literature', 'literary', 'the victorians', 'victorian era',
     'ancient egypt', 'ancient egyptians', 'the pharaohs', 'ancient rome', 'ancient greece',
+    // A genre's setting (session 45: "horror films set in a funeral home").
+    'horror film', 'horror films', 'horror movie', 'horror movies', 'films set in', 'movies set in', 'books set in', 'novels set in',
   ],
   /** A mock eulogy for someone alive (session 42: "a eulogy for my dog's 10th birthday ... he's very much alive"). */
   alive: ['very much alive', 'alive and well', 'alive and kicking', 'mock eulogy', 'joke eulogy', 'fake eulogy'],
@@ -276,6 +320,8 @@ export const EVERYDAY_WITH: Record<string, string[]> = {
   history: [
     'remembrance day', 'remembrance sunday', 'armistice', 'veterans day', 'memorial day', 'anzac day', 'poppy', 'poppies', 'world war', 'first world war', 'second world war',
     'ww1', 'ww2', 'wwi', 'wwii', 'battle of', 'in history', 'history lesson', 'history class', 'history homework', 'history essay', 'historians', 'historian',
+    // School work on a past disaster (session 45: "the 1906 san francisco earthquake for my essay", "chernobyl ... for a year 9 project").
+    ...SCHOOLWORK,
   ],
   /** A storm lived through unharmed: "the hurricane hit our area last year but we were fine" (runs of words, as CONFIRMED_WITH's). */
   unharmed: [
@@ -360,6 +406,8 @@ export const CONFIRMED_WITH: Record<string, string[]> = {
   ],
   /** A child asked to keep an adult's contact secret (session 40), not a surprise party. */
   secrecy: ['keep it secret', 'keep it a secret', 'our secret', 'our little secret', 'not to tell', 'delete the messages', 'delete their messages', 'delete the chats'],
+  /** A kidnapping for money (session 45: "my cousin got kidnapped in port au prince and they want a ransom"), not a novel's. */
+  ransom: ['ransom', 'kidnappers', 'embassy', 'police', 'abductors'],
   /** Harm done in distress, not an itch: "I scratch my arms till they bleed when I'm stressed". */
   distress: ['stressed', 'stress', 'upset', 'anxious', 'anxiety', 'panic', 'punish', 'deserve it', 'numb', 'when things get bad', 'overwhelmed', 'hate myself'],
 };
@@ -370,9 +418,9 @@ export const CONFIRMED_WITH: Record<string, string[]> = {
  * "my grandad passed his driving reassessment" near mourning).
  */
 // Session 42: a bird ("mourning doves"), a vacuum ("evacuated tube solar panels"), a treat ("an overdose on sugar"), a star sign ("a cancer man").
-export const CUE_UNLESS: Record<string, string> = { passed: 'object', died: 'figure', dead: 'lifeless', dying: 'longing', killed: 'feat', kill: 'feat', life: 'lifestyle', end: 'ending', lost: 'mislaid', mourning: 'bird', evacuated: 'vacuum', overdose: 'indulgence', cancer: 'astrology' };
+export const CUE_UNLESS: Record<string, string> = { passed: 'object', died: 'figure', dead: 'lifeless', dying: 'longing', killed: 'feat', kill: 'feat', life: 'lifestyle', end: 'ending', lost: 'mislaid', mourning: 'bird', evacuated: 'vacuum', overdose: 'indulgence', cancer: 'astrology screening' };
 /** The same by the words just before (EVERYDAY_JUST_BEFORE's runs): "my wife is a cancer" names a star sign, no cue. */
-export const CUE_NOT_JUST_AFTER: Record<string, string> = { cancer: 'sign', life: 'living' };
+export const CUE_NOT_JUST_AFTER: Record<string, string> = { cancer: 'sign', life: 'living', dead: 'gadget' };
 /** A theme, not an event: "a funeral-themed party", "disaster theme night"; after any phrase. */
 export const THEMED = ['themed', 'theme', 'costume', 'costumes'];
 /** The words after which a phrase has its everyday sense (`{unless NAME}`). */
@@ -500,7 +548,17 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
   /** Microsoft's: "I have MS Teams". */
   software: ['word', 'office', 'teams', 'excel', 'access', 'paint', 'dos', 'sql', 'outlook', 'edge', 'project', 'visio', 'onenote', 'powerpoint', 'publisher', 'store', 'account', 'surface', 'rewards', 'authenticator', '365'],
   /** A film, a band, a car's doors, a drill or a poker card: "Suicide Squad", "suicide doors", "suicide sprints", "the suicide king". */
-  named: ['squad', 'squads', 'doors', 'door', 'king', 'kings', 'squeeze', 'sprint', 'sprints', 'runs', 'drill', 'drills', 'silence'],
+  named: [
+    'squad', 'squads', 'doors', 'door', 'king', 'kings', 'squeeze', 'sprint', 'sprints', 'runs', 'drill', 'drills', 'silence',
+    // Songs and records (session 45: M*A*S*H's theme "Suicide Is Painless"; INXS's "Suicide Blonde", "Suicide Solution", "Suicide Season").
+    'is painless', 'blonde', 'solution', 'season',
+  ],
+  /** A risk or a screening, not a case (session 45: "sunscreen recs to lower skin cancer risk", "cancer screening"). */
+  screening: ['risk', 'risks', 'screening', 'screenings', 'prevention'],
+  /** A policy's list, not a diagnosis (session 45: "pays a lump sum if you're diagnosed with a listed condition such as cancer"). */
+  policy: ['a listed', 'a specified', 'a covered', 'a qualifying', 'a critical illness', 'one of the', 'any of the'],
+  /** The funeral trade as a job (session 45: "what to wear to a funeral director job interview"). */
+  trade: ['director job', 'director jobs', 'directors jobs', 'director interview', 'director career', 'director course', 'director training', 'director apprenticeship', 'industry', 'home job', 'home jobs'],
   /** "a stroke of luck"; "an abuse of power". */
   luck: ['of'],
   /** Scolded, or beaten in a game: "don't beat me up about it", "beat me up in smash". */
@@ -541,6 +599,9 @@ const FICTION = [
   'the movie', 'the film', 'the book', 'the novel', 'the series', 'the show', 'the episode', 'the ending', 'spoiler', 'spoilers', 'never watched', 'movie night', 'disaster movie', 'disaster movies',
   // A scene and where it was shot (session 39: "where was the car crash scene in the new bond film filmed?").
   'scene in the', 'scene in a', 'scene in that', 'scene in this', 'film scene', 'movie scene', 'filming location', 'filming locations', 'was it filmed', 'was it shot', 'film shot', 'movie shot',
+  // A story not finished, a film for a child's age (session 45: "who killed laura palmer, never finished twin peaks", "what age should kids watch bambi").
+  'never finished', 'never seen', 'haven t seen', 'havent seen', 'what age should', 'age rating', 'ok for kids', 'suitable for kids',
+  ...EVERYDAY_WITH.study!.filter((run) => run.includes(' set in') || run.startsWith('horror')),
 ];
 /** A band's tours and records (session 41: "are funeral for a friend still touring?"): clears bereavement's similarity; "funeral" before "album", "for a friend" is guarded as a phrase. */
 const BAND = ['death metal', 'black metal', 'doom metal', 'metal albums', 'metal band', 'metal bands', 'still touring', 'on tour', 'tour dates', 'reunion tour', 'reunited for', 'the band', 'their album', 'their albums', 'new album', 'setlist', 'setlists', 'songkick'];
@@ -559,7 +620,16 @@ const HISTORY = [
   'battle of', 'world war', 'first world war', 'second world war', 'ww1', 'ww2', 'wwi', 'wwii',
   // The war dead remembered (session 41: "what does the red poppy mean on Remembrance Day?").
   'remembrance day', 'remembrance sunday', 'armistice day', 'anzac day', 'veterans day', 'red poppy', 'poppy appeal',
+  // Kings, queens and centuries (session 45: "how did henry viii's wives die").
+  'tudor', 'tudors', 'henry viii', 'medieval', 'century', 'centuries', ...SCHOOLWORK,
 ];
+/** Feasts of the dead (session 45: "history of halloween ... when people believed the dead walked"): clears bereavement's similarity. */
+const FEASTS = ['halloween', 'samhain', 'day of the dead', 'dia de los muertos', 'día de los muertos', 'all souls', 'trick or treat', 'trick or treating'];
+/**
+ * Routine care of a pet or a person (session 45: "should i get my rabbit vaccinated ... often fatal in rabbits", "how vaccines work ...
+ * diseases that killed millions"): clears every topic's similarity, self-harm's too; a death or a diagnosis named is a phrase.
+ */
+const ROUTINE_CARE = ['vaccinated', 'vaccinate', 'vaccination', 'vaccinations', 'vaccine', 'vaccines', 'booster', 'check up', 'checkup', 'annual check', 'flea treatment', 'worming', 'neutered', 'spayed'];
 /**
  * Something handed down or declined after "passed on" ("my grandma passed on her love of
  * gardening"): the phrase is guarded (EVERYDAY_NEXT.object), and this clears bereavement's similarity,
@@ -610,7 +680,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     name: 'bereavement',
     description: 'death of a loved one or a pet, grief, mourning, funeral, passed away, died, condolences, bereavement, grieving widow',
     phrases: [
-      'passed away', '{not with study} {not just after disc} funeral {unless recording}', 'bereavement', 'bereaved', 'condolences', 'grieving', '{not with study} mourning {unless bird}', 'put to sleep', 'euthanized', 'miscarriage', 'stillborn',
+      'passed away', '{not with study} {not just after disc} funeral {unless recording trade}', 'bereavement', 'bereaved', 'condolences', 'grieving', '{not with study} mourning {unless bird}', 'put to sleep', 'euthanized', 'miscarriage', 'stillborn',
       'no longer with us', 'rest in peace', 'in loving memory', 'memorial service', 'obituary', 'cremation', 'cremated', 'widowed', 'stillbirth', 'born sleeping',
       "'s death {unless story}", 'death of my', 'death of our', 'lost our baby {unless baby}', 'lost the baby {unless baby}', 'miscarried', 'miscarry',
       'lost my {relative} {unless place}', 'lost our {relative} {unless place}', 'lost {named relative} {unless place}', 'late {relative}',
@@ -660,6 +730,11 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       ),
       '{someone} s passing {unless sporting}', 'passing of my {relative}', 'passing of our {relative}', 'passing of {named relative}', 'passing of {pet}',
       ...['now', 'since', 'now that'].flatMap((when) => ['she s gone', 'he s gone', 'she is gone', 'he is gone'].map((gone) => `${when} ${gone} {unless departure}`)),
+      // Session 45: a death in sleep ("he died in his sleep last night"), an inquest and the coroner's people, what is made to remember
+      // someone ("a poem for my dog's memorial stone", "a memorial slideshow"; not the Lincoln Memorial).
+      ...['died', 'passed', 'passed away', 'slipped away', 'went'].flatMap((died) => ['his', 'her', 'their'].map((whose) => `${died} in ${whose} sleep`)),
+      'inquest {unless story}', 'inquests', 'coroner s officer', 'coroners officer', 'coroner s court', 'coroners court', 'coroners courts',
+      ...['stone', 'stones', 'slideshow', 'page', 'video', 'bench', 'plaque', 'tattoo', 'garden', 'candle'].map((what) => `memorial ${what}`), 'pet memorial', 'rainbow bridge poem', 'rainbow bridge poems',
     ],
     // A goodbye to a relative is a death as often as a trip ("it's been a year since we said goodbye
     // to grandma", "said goodbye to mum at the airport"): only with a word of missing someone.
@@ -667,7 +742,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     confirmedBy: ['since', 'miss', 'missing', 'grief', 'grieve', 'hospice', 'ashes', 'grave', 'heaven', 'forever'],
     otherLanguages: {
       es: [
-        'aborto espontáneo', 'perdí el bebé', 'perdí al bebé', 'perdimos al bebé', 'falleció', 'fallecido', 'fallecida', 'fallecimiento', '{not after device} murió {unless device}', 'velorio', 'entierro', '{not with study} {not just after disc} funeral {unless recording}', 'luto', 'pésame', 'descanse en paz',
+        'aborto espontáneo', 'perdí el bebé', 'perdí al bebé', 'perdimos al bebé', 'falleció', 'fallecido', 'fallecida', 'fallecimiento', '{not after device} murió {unless device}', 'velorio', 'entierro', '{not with study} {not just after disc} funeral {unless recording trade}', 'luto', 'pésame', 'descanse en paz',
         ...['perder a mi', 'perdí a mi', 'perdi a mi', 'perdió a su', 'perdimos a nuestro', 'perdimos a nuestra', 'pérdida de mi', 'muerte de mi'].flatMap((lost) => RELATIVES_ES.map((relative) => `${lost} ${relative} {unless place}`)),
       ],
       de: [
@@ -683,9 +758,12 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       it: [
         'aborto spontaneo', 'perso il bambino', 'perso il mio bambino', 'perso la gravidanza', 'deceduto', 'deceduta', 'decesso', 'funerale', 'lutto', 'condoglianze', 'riposa in pace', 'padre è morto', 'madre è morta', 'marito è morto', 'moglie è morta', 'figlio è morto', 'figlia è morta', 'fratello è morto', 'sorella è morta', 'nonno è morto', 'nonna è morta',
         ...['perso', 'morte di'].flatMap((lost) => ['mio padre', 'mia madre', 'mio marito', 'mia moglie', 'mio figlio', 'mia figlia', 'mio fratello', 'mia sorella', 'mio nonno', 'mia nonna'].map((relative) => `${lost} ${relative}`)),
+        // A pet's death and a person or pet run over (session 45: "il mio cane è stato investito ed è morto"), as in French.
+        'cane è morto', 'cagnolino è morto', 'cagna è morta', 'cagnolina è morta', 'gatto è morto', 'gatta è morta', 'coniglio è morto', 'cavallo è morto',
+        ...['cane', 'gatto', 'gatta', 'cagnolino'].map((pet) => `${pet} è stato investito`), 'investito da una macchina', 'investita da una macchina', 'investito da un auto', 'investita da un auto',
       ],
       pt: [
-        'aborto espontâneo', 'perdi o bebê', 'perdi o bebé', 'perdi o meu bebê', 'perdemos o bebê', 'faleceu', 'falecido', 'falecida', 'falecimento', 'velório', 'enterro', '{not with study} {not just after disc} funeral {unless recording}', 'luto', 'pêsames', 'descanse em paz', 'pai morreu', 'mãe morreu', 'marido morreu', 'esposa morreu', 'filho morreu', 'filha morreu', 'irmão morreu', 'irmã morreu', 'avô morreu', 'avó morreu',
+        'aborto espontâneo', 'perdi o bebê', 'perdi o bebé', 'perdi o meu bebê', 'perdemos o bebê', 'faleceu', 'falecido', 'falecida', 'falecimento', 'velório', 'enterro', '{not with study} {not just after disc} funeral {unless recording trade}', 'luto', 'pêsames', 'descanse em paz', 'pai morreu', 'mãe morreu', 'marido morreu', 'esposa morreu', 'filho morreu', 'filha morreu', 'irmão morreu', 'irmã morreu', 'avô morreu', 'avó morreu',
         ...['perdi o meu', 'perdi meu', 'perder o meu', 'morte do meu'].flatMap((lost) => ['pai', 'marido', 'filho', 'irmão', 'avô'].map((relative) => `${lost} ${relative}`)),
         ...['perdi a minha', 'perdi minha', 'perder a minha', 'morte da minha'].flatMap((lost) => ['mãe', 'esposa', 'mulher', 'filha', 'irmã', 'avó'].map((relative) => `${lost} ${relative}`)),
       ],
@@ -705,6 +783,20 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
         'vefat', 'hayatını kaybetti', 'hayatını kaybeden', 'öldürüldü', ...['annem', 'babam', 'eşim', 'oğlum', 'kızım', 'kardeşim', 'dedem', 'ninem', 'köpeğim', 'kedim'].map((who) => `${who} öldü`), 'cenaze', 'cenazesi', 'cenazesine', 'taziye', 'taziyeler', 'başın sağ olsun', 'başınız sağ olsun', 'nur içinde yatsın', 'düşük yaptım',
         ...['ailemi', 'annemi', 'babamı', 'eşimi', 'oğlumu', 'kızımı', 'kardeşimi', 'abimi', 'ablamı', 'dedemi', 'ninemi', 'anneannemi', 'babaannemi', 'bebeğimi', 'köpeğimi', 'kedimi'].map((whom) => `${whom} kaybettim`),
       ],
+      // Session 45. Swedish "dog" (died) is an English word: only after a relative or a pet.
+      sv: [
+        ...['mamma', 'pappa', 'man', 'fru', 'mormor', 'farmor', 'morfar', 'farfar', 'bror', 'syster', 'son', 'dotter', 'hund', 'katt'].map((who) => `min ${who} dog`),
+        'begravning', 'begravningen', 'begravningsbyrå', 'avled', 'avliden', 'dödsfall', 'beklagar sorgen', 'vila i frid', 'missfall',
+      ],
+      // Russian "умер" of a phone too ("телефон умер"): not after a device.
+      ru: ['{not after device} умер', '{not after device} умерла', 'умерли', 'скончался', 'скончалась', 'погиб', 'погибла', 'погибли', 'похороны', 'похорон', 'похоронили', 'соболезнования', 'соболезную', 'выкидыш'],
+      ro: ['murit', 'decedat', 'decedată', 'înmormântare', 'înmormântarea', 'pompe funebre', 'condoleanțe', 'condoleante', 'dumnezeu să o odihnească', 'dumnezeu să-l odihnească', 'avort spontan'],
+      id: ['meninggal', 'meninggal dunia', 'wafat', 'pemakaman', 'akta kematian', 'turut berduka', 'berduka cita', 'keguguran'],
+      // Czech "umřel" of a phone too.
+      cs: ['{not after device} umřel', '{not after device} umřela', 'zemřel', 'zemřela', 'zemřeli', 'pohřeb', 'pohřbu', 'upřímnou soustrast', 'potrat'],
+      // Tagalog "namatay" is said of a phone as often: only of a relative or a pet.
+      tl: [...['lola', 'lolo', 'nanay', 'tatay', 'ina', 'ama', 'kapatid', 'asawa', 'anak', 'aso', 'pusa'].map((who) => `namatay ang ${who}`), 'pumanaw', 'nakikiramay', 'pakikiramay', 'pakikidalamhati'],
+      hi: ['guzar gaye', 'guzar gayi', 'guzar gaya', 'nahi rahe', 'nahin rahe', 'antim sanskar', 'shraddhanjali'],
     },
     cues: [
       'died', 'die', 'dies', 'dead', 'death', 'deceased', 'passed', 'passing', 'lost', 'loss', 'losing', 'late', 'killed', 'gone',
@@ -712,7 +804,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'condolences', 'sympathy', 'rip', 'peace', 'peacefully', 'heaven', 'goodbye', 'euthanasia', 'euthanized',
     ],
     // A mock eulogy for someone alive (session 42) clears it as the phrase is guarded.
-    clears: [...NOT_LIVED, ...PASSED_ON, ...FICTION, ...FIGURATIVE_CRASH, ...WORK_FIELD, ...BAND, ...HISTORY, ...EVERYDAY_WITH.alive!],
+    clears: [...NOT_LIVED, ...PASSED_ON, ...FICTION, ...FIGURATIVE_CRASH, ...WORK_FIELD, ...BAND, ...HISTORY, ...EVERYDAY_WITH.alive!, ...FEASTS, ...ROUTINE_CARE],
   },
   {
     name: 'accident',
@@ -780,6 +872,21 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       ),
       // Fractured is an injury's word itself ("my eye socket is fractured").
       ...['neck', 'leg', 'arm', 'ankle', 'wrist', 'pelvis', 'jaw', 'collarbone', 'skull', 'spine', 'eye socket', 'cheekbone'].flatMap((bone) => ['is fractured', 'was fractured', 's fractured'].map((fractured) => `${bone} ${fractured}`)),
+      // Session 45: a bleed on the brain, a side impact ("got t-boned on the way home", not when nobody was hurt), an eye or fingers lost
+      // ("compensation for losing an eye"), a fall from a window, a balcony or scaffolding ("kid fell out of a second floor window"),
+      // a vehicle that hit a person ("train hit someone at my station"; not "a bus hit my wing mirror").
+      ...['bleed on the brain', 'bleed on his brain', 'bleed on her brain', 'bleeding on the brain', 'brain bleed', 'brain haemorrhage', 'brain hemorrhage'],
+      '{not with unhurt} {letter t} boned', '{not with unhurt} tboned',
+      ...['lost', 'losing'].flatMap((lost) => [
+        ...['a', 'an', 'two', 'three', 'his', 'her', 'their'].flatMap((which) => ['eye', 'finger', 'fingers', 'thumb', 'toes'].map((part) => `${lost} ${which} ${part}`)),
+        `${lost} an arm`, `${lost} a hand`, `${lost} a foot`,
+      ]),
+      ...['fell out of', 'fell from', 'fell off', 'fallen out of', 'fallen from', 'fallen off'].flatMap((fell) => ['a', 'the', 'his', 'her', 'their', 'my', 'our'].flatMap((whose) =>
+        ['window', 'bedroom window', 'upstairs window', 'first floor window', 'second floor window', 'third floor window', '1st floor window', '2nd floor window', '3rd floor window', 'balcony', 'scaffolding', 'scaffold', 'cliff']
+          .map((where) => `{anybody} ${fell} ${whose} ${where}`))),
+      ...['train', 'car', 'lorry', 'truck', 'bus', 'van', 'tram', 'taxi', 'motorbike', 'driver'].flatMap((vehicle) =>
+        ['hit someone', 'hit a pedestrian', 'hit a cyclist', 'hit a child', 'hit a kid', 'hit a man', 'hit a woman', 'hit a boy', 'hit a girl', 'killed a', 'killed my', 'killed our'].map((hit) => `${vehicle} ${hit}`)),
+      'person under a train',
     ],
     // Left inside a fire, a wreck or water ("there was a fire in my block, my neighbour didn't get out"), not a pet that did not escape.
     ambiguous: [
@@ -796,6 +903,12 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       pt: ['acidente de moto', 'na uti', 'nos cuidados intensivos', 'acidente de carro', 'acidente de trânsito', 'acidente fatal', 'gravemente ferido', 'gravemente ferida', 'atropelado', 'atropelada'],
       pl: ['wypadek motocyklowy', 'wypadku motocyklowym', 'na oiom', 'na oiomie', 'wypadek samochodowy', 'wypadku samochodowym', 'wypadek drogowy', 'wypadku drogowym', 'śmiertelny wypadek', 'ciężko ranny', 'ciężko ranna', 'potrącony', 'potrącona', 'potrącił'],
       tr: ['trafik kazası', 'trafik kazasında', 'kaza geçirdi', 'ağır yaralı', 'ağır yaralandı', 'yoğun bakımda', 'hayati tehlikesi'],
+      sv: ['trafikolycka', 'bilolycka', 'svårt skadad', 'på intensiven'],
+      ru: ['дтп', 'в реанимации', 'разбился', 'разбилась'],
+      ro: ['accident rutier', 'accident de mașină', 'accident de masina', 'grav rănit', 'la terapie intensivă', 'la terapie intensiva'],
+      id: ['kecelakaan', 'luka parah', 'di icu'],
+      cs: ['autonehoda', 'dopravní nehoda', 'těžce zraněn', 'na jipce'],
+      hi: ['accident ho gaya', 'accident ho gayi', 'accident hua', 'icu mein'],
     },
     cues: [
       'accident', 'accidents', 'crash', 'crashed', 'collision', 'collided', 'wreck', 'injured', 'injury', 'injuries', 'hurt', 'killed',
@@ -807,7 +920,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'nobody injured', 'nobody was injured', 'no one injured', 'no one was injured', 'no injuries', 'without injuries',
       'everyone is fine', 'everyone is ok', 'everyone is okay', 'everybody is fine', 'everybody is ok', 'everyone s fine', 'everyone s ok',
       'unhurt', 'uninjured', 'wasn t hurt', 'weren t hurt', 'not hurt', 'not injured',
-      ...NOT_LIVED, ...HISTORY, ...ROUTINE_OPERATIONS, ...FICTION, ...FIGURATIVE_CRASH,
+      ...NOT_LIVED, ...HISTORY, ...ROUTINE_OPERATIONS, ...FICTION, ...FIGURATIVE_CRASH, ...ROUTINE_CARE,
     ],
   },
   {
@@ -870,6 +983,11 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
         '{structure} collapsed', '{structure} collapse', 'collapsed building', 'trapped under', 'trapped inside',
         'capsized', 'ferry sank', 'boat sank', 'ship sank', 'chemical leak', 'chemical spill', 'toxic leak', 'toxic cloud', 'gas leak',
       ].map((what) => `${what} {if rescue}`),
+      // Session 45: air raid sirens lived through (not a history lesson's), the fighting that reached someone's street, a kidnapping
+      // for ransom (not a novel's), and the tracing of family an answer points to ("the Red Cross helps families trace people").
+      ...['air raid sirens', 'air raid siren', 'air raid alert', 'air raid alerts', 'air raid alarm'].map((sirens) => `{not with history} ${sirens}`),
+      ...['has reached', 'reached', 'is near', 'is close to', 'got to', 'has got to', 'spread to', 'has spread to', 'is in'].map((reached) => `fighting ${reached} {if war}`),
+      'kidnapped {unless story} {if ransom}', 'ransom demand', 'trace people', 'trace relatives', 'trace family members', 'trace missing', 'tracing missing',
     ],
     // Named in sales, preparedness and figures of speech as often ("hurricane season sale", "an
     // earthquake kit", "spread like wildfire", "the basement flooded when the hose burst").
@@ -877,7 +995,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     // "war" of history books and price wars; "bombed" an exam.
     ambiguous: [
       // Not when the speaker says they came through unharmed ("the hurricane hit our area but we were fine").
-      ...['earthquake', 'quake', 'tsunami', 'hurricane', 'wildfire', 'bushfire', 'bushfires', 'bush fire', 'forest fire', 'tornado', 'typhoon', 'cyclone', 'flood', 'floods', 'flooded', 'flooding', 'flash flood', 'storm'].map((what) => `{not with unharmed} ${what}`),
+      ...['earthquake', 'quake', 'tsunami', 'hurricane', 'wildfire', 'bushfire', 'bushfires', 'bush fire', 'forest fire', 'tornado', 'typhoon', 'cyclone', 'flood', 'floods', 'flooded', 'flooding', 'flash flood', 'storm'].map((what) => `{not with unharmed history} ${what}`),
 
       '{place} under water', '{place} underwater',
       // Said of emails and ski courses too ("an avalanche of emails", "avalanche safety course").
@@ -908,14 +1026,15 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'evacuate', 'evacuated', 'evacuation', 'destroyed', 'disaster', 'victims', 'relief', 'shelter', 'homeless', 'shooting', 'attack', 'bombing',
       'typhoon', 'cyclone', 'missile', 'frontline', 'avalanche', 'landslide', 'mudslide', 'volcano', 'eruption', 'bushfire', 'bushfires', 'capsized', 'derailed',
     ],
-    clears: [...NOT_LIVED, ...HISTORY, ...FICTION, ...MINOR_DAMAGE, ...FORECAST],
+    clears: [...NOT_LIVED, ...HISTORY, ...FICTION, ...MINOR_DAMAGE, ...FORECAST, ...ROUTINE_CARE],
   },
   {
     name: 'serious diagnosis',
     description: 'diagnosed with cancer, tumor, terminal illness, chemotherapy, oncologist, malignant, prognosis, leukemia, stroke',
     phrases: [
       // Not a charity's or a family's history (session 39): "a charity 10k for cancer research", "heart failure runs in my family"; nor a nurse's field: "she works in palliative care".
-      'diagnosed with {unless routine}', '{not with astrology} {not just after sign} {not after prevention} cancer {unless astrology charity heredity}', 'tumor', 'tumour', 'terminal illness', 'chemotherapy', 'chemo', 'oncologist', 'malignant', 'leukemia', 'metastatic',
+      'diagnosed with {unless routine policy}', '{not with astrology plot} {not just after sign example} {not after prevention} cancer {unless astrology charity heredity screening}', 'tumor', 'tumour', 'terminal illness',
+      '{not with career} chemotherapy', '{not with career} chemo', '{not with career} oncologist', 'malignant', 'leukemia', 'metastatic',
       '{not just after work} palliative', 'hiv', 'dementia {unless heredity}', 'alzheimer {unless heredity}', 'alzheimers {unless heredity}', 'parkinson {unless heredity}', 'parkinsons {unless heredity}', 'multiple sclerosis', 'motor neurone disease', 'motor neuron disease',
       'lymphoma', 'melanoma', 'carcinoma', 'sarcoma', 'biopsy', 'mastectomy', 'radiotherapy', 'radiation therapy', 'radiation treatment',
       'terminally ill', 'months to live', 'weeks to live',
@@ -931,6 +1050,9 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'amyotrophic lateral sclerosis', 'lou gehrig', '{having} als', '{having} mnd', '{having} motor neurone', '{having} motor neuron',
       // Radiotherapy as people say it: "I start radiation next week".
       '{starting} radiation {unless physics}', 'radiation sessions',
+      // Session 45: British spellings and named cancers ("my son has leukaemia"), a lump a doctor found ("they found a lump and the consultant's face said it all").
+      'leukaemia', 'glioblastoma', 'glioma', 'mesothelioma', 'myeloma', 'neuroblastoma', 'huntington s disease', 'huntingtons disease', 'sepsis',
+      'found a lump {if care}', 'lump in my breast', 'lump in her breast', 'lump in my testicle', 'breast lump',
       // The end of treatment said by a vet or a doctor (session 41: "the vet says there's nothing more they can do for our old horse").
       // (Said of "the doctors" or "the vet" it names its care itself: written plain.)
       ...['nothing more', 'nothing else', 'nothing left'].flatMap((nothing) => [
@@ -939,7 +1061,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     ],
     // Staging and "terminal" are said of races, projects and airports too; "a mass" of church.
     ambiguous: [
-      'stage three', 'stage four', 'stage 3', 'stage 4', 'stage iii', 'stage iv', 'terminal', 'mass on my', 'mass on his', 'mass on her', 'mass in my', 'mass in his', 'mass in her', 'radiation',
+      'stage three', 'stage four', 'stage 3', 'stage 4', 'stage iii', 'stage iv', 'terminal', 'mass on my', 'mass on his', 'mass on her', 'mass in my', 'mass in his', 'mass in her', '{not with nuclear} radiation',
       '{having} ms {unless software}', 'mnd', 'big c',
       // A finding on an organ, with a scan's or a doctor's word (session 41: "the scan found a shadow on my lung, more tests on Friday").
       ...['shadow', 'shadows', 'spot', 'spots', 'lesion', 'lesions', 'nodule', 'nodules', 'growth', 'growths'].flatMap((finding) => ['on', 'in'].flatMap((on) => ['my', 'the'].flatMap((whose) =>
@@ -947,25 +1069,32 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     ],
     confirmedBy: [
       'doctor', 'doctors', 'oncologist', 'results', 'scan', 'scans', 'diagnosis', 'diagnosed', 'treatment', 'surgeon', 'surgery', 'biopsy', 'chemo', 'prognosis',
+      // The cancer charity an answer points to (session 45: "my mum's got the big C again ... lean on Macmillan").
+      'macmillan',
       'hospital', 'consultant', 'lump', 'tumor', 'tumour', 'spread', 'illness', 'disease', 'tests', 'neurologist', 'treatments', 'wheelchair', 'symptoms', 'relapse',
     ],
     otherLanguages: {
       nl: ['kanker', 'chemokuur', 'chemotherapie', 'uitgezaaid', 'uitzaaiingen', 'terminaal ziek', 'ongeneeslijk ziek', 'leukemie', 'palliatieve', 'palliatief'],
-      es: ['{not with astrology} {not just after sign} {not after prevention} cáncer {unless astrology charity heredity}', 'tumor', 'quimioterapia', 'diagnosticado con', 'diagnosticada con', 'enfermedad terminal', 'leucemia', 'metástasis', 'cuidados paliativos', 'vih'],
-      de: ['krebs', 'krebsdiagnose', 'tumor', 'chemotherapie', 'diagnostiziert', 'unheilbar', 'leukämie', 'metastasen', 'palliativ', 'hiv'],
+      es: ['{not with astrology plot} {not just after sign example} {not after prevention} cáncer {unless astrology charity heredity screening}', 'tumor', 'quimioterapia', 'diagnosticado con', 'diagnosticada con', 'enfermedad terminal', 'leucemia', 'metástasis', 'cuidados paliativos', 'vih'],
+      de: ['{not with astrology} krebs', 'krebsdiagnose', 'tumor', 'chemotherapie', 'diagnostiziert', 'unheilbar', 'leukämie', 'metastasen', 'palliativ', 'hiv'],
       // "cancer" is the English phrase (and "cáncer", "câncer" without accents): guarded the same way.
       fr: ['tumeur', 'chimiothérapie', 'diagnostiqué', 'diagnostiquée', 'maladie incurable', 'leucémie', 'métastases', 'soins palliatifs', 'vih'],
       it: ['cancro', 'tumore', 'chemioterapia', 'diagnosticato', 'diagnosticata', 'malattia terminale', 'leucemia', 'metastasi', 'cure palliative', 'hiv'],
-      pt: ['{not with astrology} {not just after sign} {not after prevention} câncer {unless astrology charity heredity}', 'cancro', 'tumor', 'quimioterapia', 'diagnosticado com', 'diagnosticada com', 'doença terminal', 'leucemia', 'metástase', 'cuidados paliativos', 'hiv'],
+      pt: ['{not with astrology plot} {not just after sign example} {not after prevention} câncer {unless astrology charity heredity screening}', 'cancro', 'tumor', 'quimioterapia', 'diagnosticado com', 'diagnosticada com', 'doença terminal', 'leucemia', 'metástase', 'cuidados paliativos', 'hiv'],
       // Polish "rak" is a crayfish and the star sign too: its cases after an illness's word are left to "nowotwór".
       pl: ['nowotwór', 'nowotworu', 'nowotworem', 'chemioterapia', 'chemioterapii', 'przerzuty', 'przerzutów', 'białaczka', 'białaczkę', 'nieuleczalnie chory', 'nieuleczalnie chora', 'hospicjum', 'raka płuc', 'raka piersi', 'na raka'],
       tr: ['{not with astrology} kanser', 'kanserim', 'kanseri', 'tümör', 'kemoterapi', 'lösemi', 'metastaz', 'ölümcül hastalık', 'teşhis kondu'],
+      sv: ['cellgiftsbehandling', 'spridd cancer'],
+      ru: ['онкология', 'онкологию', 'химиотерапия', 'химиотерапию', 'опухоль', 'метастазы'],
+      ro: ['chimioterapie', 'tumoare', 'metastaze'],
+      id: ['kanker', 'kemoterapi', 'tumor ganas'],
+      cs: ['rakovina', 'rakovinu', 'chemoterapie', 'nádor'],
     },
     cues: [
       'diagnosed', 'diagnosis', 'cancer', 'tumor', 'tumour', 'terminal', 'chemo', 'chemotherapy', 'oncologist', 'malignant', 'prognosis', 'leukemia',
       'stroke', 'biopsy', 'scan', 'results', 'positive', 'stage', 'illness', 'disease', 'treatment', 'hospice', 'palliative', 'mass', 'lump', 'radiation', 'oxygen', 'dialysis',
     ],
-    clears: [...NOT_LIVED, ...ROUTINE_OPERATIONS, ...ROUTINE_DIAGNOSES, ...WORK_FIELD],
+    clears: [...NOT_LIVED, ...ROUTINE_OPERATIONS, ...ROUTINE_DIAGNOSES, ...WORK_FIELD, ...SCHOOLWORK, ...ROUTINE_CARE, ...FICTION, ...EVERYDAY_WITH.plot!],
   },
   {
     name: 'self-harm',
@@ -984,6 +1113,8 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       // What an answer says to the speaker (session 41: "if you're planning to end your life, please call 988").
       ...['take', 'takes', 'taking', 'took', 'ending', 'ended', 'end'].map((end) => `${end} your own life`), 'end your life {unless insurance}', 'ending your life {unless insurance}', 'ended your life',
       'call 988', 'text 988', 'dial 988', 'call or text 988',
+      // Session 45: the number after another ("call 999 or 988 now"), keyed by 988, and the euphemism of the feeds ("unaliving myself").
+      '988 now', '988 lifeline', 'unalive', 'unaliving', 'unalived',
       // A way to die asked about (session 41: "is jumping from the 10th floor painless").
       'painless {if method}', 'least painful way', 'painless way to go',
       'cutting myself {unless object}', 'self harming', 'take my life', 'taking my life', 'saving up my pills', 'stockpiling pills',
@@ -1015,12 +1146,20 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       de: ['selbstmord', 'suizid', 'suizidgedanken', 'das leben genommen', 'das leben nehmen', 'das leben zu nehmen', 'telefonseelsorge', 'nicht mehr leben', 'mich umbringen', 'mich ritzen', 'ritze mich', 'überdosis', 'selbstverletzung'],
       fr: ['suicide {unless named story}', 'suicidaire', 'me suicider', 'suicidé {unless named story}', "s'est suicidé", 'overdose', 'automutilation'],
       it: ['suicidio', 'suicidarmi', 'suicidato', 'suicidata', 'si è tolto la vita', 'overdose', 'autolesionismo'],
-      pt: ['suicídio', 'suicidar', 'suicidou', 'tirou a própria vida', 'overdose', 'automutilação'],
+      // Session 45: "to pensando em me matar".
+      pt: ['suicídio', 'suicidar', 'suicidou', 'tirou a própria vida', 'overdose', 'automutilação', 'pensando em me matar', 'pensei em me matar', 'quero me matar', 'tentou se matar', 'tentei me matar', 'quero morrer'],
       pl: ['samobójstwo', 'samobójstwa', 'samobójcze', 'samobójczej', 'odebrać sobie życie', 'odebrał sobie życie', 'odebrała sobie życie', 'zabić się', 'nie chcę żyć', 'samookaleczenie', 'tnę się', 'przedawkowanie', 'przedawkował', 'przedawkowała'],
       tr: ['intihar', 'intihara', 'kendimi öldürmek', 'kendimi öldüreceğim', 'yaşamak istemiyorum', 'canıma kıymak', 'canına kıydı', 'kendine zarar', 'kendime zarar', 'aşırı doz'],
+      sv: ['självmord', 'ta livet av mig', 'tog livet av sig'],
+      ru: ['самоубийство', 'покончить с собой', 'покончил с собой', 'покончила с собой', 'суицид', 'не хочу жить'],
+      ro: ['sinucidere', 'sinucis', 'să mă sinucid', 'sa ma sinucid'],
+      id: ['bunuh diri', 'ingin mati', 'pengen mati'],
+      cs: ['sebevražda', 'sebevraždu', 'zabít se'],
+      tl: ['nagpakamatay', 'magpakamatay'],
+      hi: ['aatmhatya', 'khudkushi', 'marna chahta', 'marna chahti'],
     },
     cues: ['suicide', 'suicidal', 'die', 'dying', 'death', 'hopeless', 'overdose', 'harm', 'kill', 'killed', 'life', 'end', 'pills', 'worthless', 'cutting', 'disappeared', 'alive'],
-    clears: [],
+    clears: [...ROUTINE_CARE, ...HISTORY, ...FICTION, ...NOT_LIVED],
   },
   {
     name: 'abuse',
@@ -1066,6 +1205,8 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       // Harm done to others the speaker hears of (session 41: "the kids next door are being beaten, I hear screaming every night").
       '{anyone} being beaten {unless game}', 'being beaten {unless game} {if fear}', '{anyone} being abused', '{anyone} being hurt {if fear}',
       'pulled a gun on', 'pulled a knife on', 'gunpoint', 'knifepoint', 'carjacked', 'carjacking', 'mugged {unless fooled}', 'got jumped', 'was jumped', 'were jumped',
+      // Glassed in a fight (session 45: "got glassed in a pub fight, 14 stitches"), keyed by "glassed": not a glassed-in porch.
+      ...['me', 'him', 'her', 'them', 'in a pub', 'in the pub', 'in a bar', 'in the bar', 'in a club', 'in a fight', 'in the face', 'outside'].map((where) => `glassed ${where}`),
       // Someone in care hurt: "she has bruises they can't explain".
       'unexplained bruises', 'unexplained bruising', 'bruises they can t explain', 'bruises they cant explain', 'bruises nobody can explain',
       // What an assistant's answer points to.
@@ -1114,6 +1255,15 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       ...['vodka', 'wine', 'whisky', 'whiskey', 'gin', 'rum', 'spirits', 'brandy'].flatMap((drink) => ['a day', 'every day', 'a night', 'every night'].map((when) => `bottle of ${drink} ${when}`)),
       // (Gambling debts and a gambling helpline are this, confirmed.)
       'cold turkey {if drugs}', 'gambling {if stakes}',
+      // Session 45: the services an answer points to ("a local drug service can help him"), a recovery counted ("relapsed after 2 years sober"),
+      // a drug come off ("how do i come off xanax"), its pipe, and the opioid substitutes.
+      'drug service', 'drug services', 'drugs service', 'drug support', 'drug and alcohol service', 'drug and alcohol services', 'substance misuse', 'substance abuse', 'substance use disorder',
+      // (Keyed by "sober": "week" and "days" are in many everyday bodies.)
+      '{span} sober', 'sobriety',
+      ...['come off', 'coming off', 'withdrawal from', 'withdrawing from', 'detox from', 'detoxing from'].flatMap((off) =>
+        // (Heroin, oxycodone, methadone and subutex are phrases alone.)
+        ['xanax', 'benzos', 'benzodiazepines', 'oxy', 'opioids', 'opiates', 'ketamine', 'spice', 'crack', 'meth', 'cocaine'].map((drug) => `${off} ${drug}`)),
+      'crack pipe', 'crack pipes', 'meth pipe', 'meth pipes', 'crack den', 'needle exchange', 'methadone', 'subutex',
     ],
     ambiguous: [],
     confirmedBy: [],

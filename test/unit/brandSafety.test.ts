@@ -628,6 +628,57 @@ describe("brand safety: session 42's rule kinds (batch 11's misses and false vet
   });
 });
 
+describe("brand safety: session 45's rule kinds (batch 12's misses and false vetoes), in other sentences", () => {
+  const vetoes = (queries: string[], topic: string, by: 'phrase' | 'similarity' = 'phrase') => {
+    for (const query of queries) expect(verdict(query), query).toMatchObject({ topic, by });
+  };
+  const serves = (queries: string[]) => {
+    for (const query of queries) expect(verdict(query), query).toBeUndefined();
+  };
+
+  it('reads a death in sleep, an inquest and what is made to remember someone as bereavement; not the Lincoln Memorial', () => {
+    vetoes(['grandma died in her sleep on sunday, the care home rang at 6', 'the inquest into my brother is in march', 'ideas for a memorial bench for my dad by the lake'], 'bereavement');
+    serves(['how long to walk from the lincoln memorial to the capitol?']);
+  });
+
+  it('reads relatives by their nicknames, a bleed on the brain, a side impact, an eye lost, a fall from a window or a balcony and a vehicle that hit a person as accidents; not a t-bone steak nor a bus that hit a mirror', () => {
+    vetoes(['wifey had a bad fall on the ice and is in A&E', 'he has a bleed on the brain after the fall', 'we got t-boned at a junction and my son is in hospital'], 'accident');
+    vetoes(['my uncle lost an eye in a firework accident', 'our toddler fell from a first floor window', 'a van hit a cyclist outside our house and she is still unconscious'], 'accident');
+    serves(['best way to cook a t-bone steak on the bbq', 'got t-boned in the car park, nobody hurt, who pays?', 'a bus hit my wing mirror, will the council pay?']);
+  });
+
+  it('reads air raid sirens lived through, the fighting that reached a town and a kidnapping for ransom as disasters; not a history lesson nor a novel', () => {
+    vetoes(['air raid sirens again tonight, the kids are in the corridor', 'the fighting has reached my parents town and the roads are closed', 'my brother was kidnapped and they are demanding a ransom'], 'disaster');
+    serves(['what did an air raid siren sound like in world war 2, for my history homework', 'is kidnapped by robert louis stevenson a good read for a 12 year old']);
+  });
+
+  it('reads British spellings and named cancers and a lump a doctor found as a serious diagnosis; not a lump in the gravy, a cancer risk, an insurance policy nor a story', () => {
+    vetoes(['my nephew was diagnosed with leukaemia last week', 'they found a lump and the doctor wants a scan', 'my aunt has mesothelioma from the asbestos'], 'serious diagnosis');
+    serves(['how do I get the lumps out of my gravy', 'does coffee lower your cancer risk?', 'does critical illness cover pay if you are diagnosed with one of the listed illnesses?', 'recap the plot of the show, the dad gets cancer in season 1 right?']);
+  });
+
+  it('reads the 988 line after another number and the feeds\' euphemism as self-harm; not a song title', () => {
+    vetoes(['you can call 911 or 988 now, please', 'i keep thinking about unaliving myself'], 'self-harm');
+    serves(['who sang suicide blonde in 1990?']);
+  });
+
+  it('reads being glassed as abuse, and drug services, counted sobriety, coming off a drug and its pipe as addiction; not a glassed-in porch', () => {
+    vetoes(['my son got glassed in a bar last night'], 'abuse');
+    vetoes(['where is the nearest drug service for under 18s', 'three years sober on friday and i want to drink', 'tips for coming off benzos safely', 'found a meth pipe in the car'], 'addiction');
+    serves(['cost of a glassed-in porch extension']);
+  });
+
+  it('reads the commonest death words of Swedish, Russian, Romanian, Indonesian, Czech, Tagalog and Hindi in Latin letters, and an Italian pet run over; not a Russian phone that died', () => {
+    vetoes(['min pappa dog i går', 'моя бабушка умерла', 'bunicul a murit ieri', 'kakek saya meninggal dunia', 'můj děda zemřel', 'namatay ang lolo ko', 'papa guzar gaye kal raat', 'il gatto è stato investito stamattina'], 'bereavement');
+    serves(['мой телефон умер, что делать', 'min hund älskar att springa']);
+  });
+
+  it('serves a funeral director job, a star sign in German, radiation at a reactor, a battery that is dead, a feast of the dead, vaccines and "buried their" toys', () => {
+    serves(['tips for a funeral director job interview', 'Krebs ist mein Sternzeichen, was passt zu mir?', 'how much radiation leaked from the reactor at fukushima?', 'my car battery is dead again, jump start or replace?']);
+    serves(['day of the dead face paint ideas', 'do puppies need a booster vaccination at one year?', 'the kids buried their toys in the sandpit']);
+  });
+});
+
 describe('brand safety: the held-out batches, judged with their answers (bench/semantic/brandSafetyHeldOut*.txt)', () => {
   // Their figures as recorded in bench/README.md; a change of the rules that moves one must say so there.
   const figures: Record<string, { sensitive: [number, number]; ordinaryVetoed: [number, number] }> = {
@@ -646,6 +697,10 @@ describe('brand safety: the held-out batches, judged with their answers (bench/s
     'brandSafetyHeldOut10.txt': { sensitive: [101, 101], ordinaryVetoed: [0, 128] },
     // Session 42: held out on main's rules 85/109 and 12/169 (bench/README.md, "Brand safety: session 42"); tuned on since.
     'brandSafetyHeldOut11.txt': { sensitive: [109, 109], ordinaryVetoed: [0, 169] },
+    // Session 45: held out on main's rules 107/140 and 24/172 (bench/README.md, "Brand safety: session 45"); tuned on since. Left: a fiancé who
+    // "didn't come home from his deployment" and a Japanese turn (no spaces between its words); a novel that "deals with abuse and self-harm",
+    // Romeo and Juliet's "kill themselves" and My Chemical Romance's song "Cancer".
+    'brandSafetyHeldOut12.txt': { sensitive: [138, 140], ordinaryVetoed: [3, 172] },
   };
   for (const [file, expected] of Object.entries(figures)) {
     it(`${file}: ${expected.sensitive.join('/')} sensitive vetoed, ${expected.ordinaryVetoed.join('/')} ordinary vetoed`, () => {
