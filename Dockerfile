@@ -8,7 +8,11 @@ COPY package.json package-lock.json ./
 # registry.npmjs.org; then it runs the binary and checks its version), so this step needs the
 # registry for it as for every other package, and when the binary cannot be had the script fails and
 # so does this step, never the image later (tried from the npm cache without a network: installed).
-RUN npm ci --omit=optional --no-audit --no-fund
+# npm ci refuses this lock file as out of sync (it lacks other platforms' optional builds of chdb,
+# oxc-parser and rollup, which the registry it was made against does not carry; .ci/run says the
+# same): npm install from the same lock then installs the locked versions, and --no-save keeps it.
+RUN npm ci --omit=optional --no-audit --no-fund \
+ || npm install --omit=optional --no-audit --no-fund --no-save
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY web ./web
