@@ -17,9 +17,11 @@ import { optedIn, serveBodies } from './scenarios/serveSemanticScenario.js';
  * tie-breaks; only the search differs. Catalog seeds other than the bench's (7) say whether a figure
  * is the catalog's. Also each search's selectAd in process (warm, us a call), for scale only: cost
  * is measured side by side (bench/semanticServeMicroBench.ts, bench/serveSideBySide.ts).
- * Usage: npm run build && node dist/bench/semanticRecall.js [catalog seeds, e.g. 7,8,9]
+ * The catalog's size is an option: the bench's 10,000 by default; smaller ones (2,500, 5,000) say
+ * how the search does just above CLUSTERED_FROM_ROWS. Each list's rows and clusters are printed.
+ * Usage: npm run build && node dist/bench/semanticRecall.js [catalog seeds, e.g. 7,8,9] [line items]
  */
-const LINE_ITEMS = 10_000;
+const LINE_ITEMS = Number(process.argv[3] ?? 10_000);
 const ROUNDS = 5;
 const seeds = (process.argv[2] ?? '7,8,9').split(',').map(Number);
 const placements = Array.from({ length: 40 }, (_, i) => ({ id: randomUUID(), publisher_id: 'p', certification: i < 20 ? 'certified' : 'uncertified' }));
@@ -44,6 +46,11 @@ for (const seed of seeds) {
   // Rows a serve compared the conversation with (centres, probed rows, top ranks): the search's work, whatever the machine.
   const matrices = Object.values(clustered.semanticMatrices!);
   const missed: string[] = [];
+  const lists = Object.entries(clustered.semanticMatrices!).map(([list, matrix]) => {
+    const clusters = matrix.storedClusters(matrix.vectors)?.centres.length;
+    return `${list} ${matrix.entries.length} rows, ${clusters === undefined ? 'scanned whole' : `${clusters} clusters`}`;
+  });
+  console.log(`catalog seed ${seed}, ${LINE_ITEMS} line items: ${lists.join('; ')}`);
   for (const { body } of bodies) {
     const wanted = select(exact, body);
     for (const matrix of matrices) matrix.scannedRows = 0;
