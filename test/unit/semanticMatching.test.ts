@@ -615,8 +615,9 @@ describe('SemanticMatrix (the int8 SIMD scan)', () => {
         expect(kept.every((rank) => rank >= from && rank < to)).toBe(true);
         for (const rank of matching.filter((rank) => rank >= from && rank < to)) expect(kept, `rank ${rank}`).toContain(rank);
       }
-      // The centres plus a few clusters' members, not the whole list.
-      expect(matrix.scannedRows).toBeLessThan(added.length / 5);
+      // The centres plus a few clusters' members, not the whole list: about sqrt(n)/2 clusters (32
+      // of about 130 rows), 4 probed, in each of the two scans (1,066 rows of 4,230).
+      expect(matrix.scannedRows).toBeLessThan(added.length / 3);
     }
   });
 
