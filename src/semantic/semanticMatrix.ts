@@ -81,7 +81,7 @@ const quantizedRows = new WeakMap<Float32Array, { components: Int8Array; scale: 
  * min_similarity; every row it keeps is judged by the exact float similarity. What matches is
  * exactly what comparing every line item matches.
  *
- * Larger lists are an inverted-file index: the rows are grouped into about sqrt(n) clusters by
+ * Larger lists are an inverted-file index: the rows are grouped into about sqrt(n)/2 clusters by
  * k-means (semanticClusters.ts), and a serve compares the conversation with the clusters' centres,
  * then scans only the members of the PROBED_CLUSTERS nearest: a few hundred rows of 10,000, not all.
  * That is an approximation: a line item similar enough to the conversation whose cluster's centre
