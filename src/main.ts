@@ -3,6 +3,7 @@ import { StartupError, openStores } from './runtime.js';
 import { serve } from './server.js';
 import { readAdminTokenFile } from './secrets.js';
 import { adminCommands, CommandError } from './cli/adminCommands.js';
+import { sendAdminCommand } from './cli/adminRequest.js';
 import { parseCommandLine } from './cli/commandLine.js';
 import { completeQuarantine, completeQuarantineUsage } from './cli/quarantineCommand.js';
 
@@ -54,18 +55,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   } catch (error) {
     throw new CommandError((error as Error).message);
   }
-  // Imported here: `serve` never needs it, and loading it cost every start 0.05-0.08 s.
-  const { request } = await import('undici');
-  const response = await request(baseUrl + commandPath, {
-    method: command.method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  }).catch((error: Error & { code?: string }) => {
-    throw new CommandError(`cannot reach the server at ${baseUrl} (--url, ADSVC_URL): ${error.message || error.code}`);
-  });
-  const text = await response.body.text();
+  const { statusCode, text } = await sendAdminCommand(baseUrl, token, command, commandPath, body);
   if (text) console.log(text.startsWith('{') ? JSON.stringify(JSON.parse(text), null, 2) : text);
-  return response.statusCode < 400 ? 0 : 1;
+  return statusCode < 400 ? 0 : 1;
 }
 
 main(process.argv.slice(2), process.env).then(

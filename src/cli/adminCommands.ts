@@ -7,6 +7,11 @@ export interface AdminCommand {
   method: 'GET' | 'POST' | 'DELETE';
   path(flags: Flags, args: string[]): string;
   body?(flags: Flags): unknown;
+  /**
+   * One of the five admin creates that take an Idempotency-Key (docs/operating.md "Creating once"):
+   * sent with a key of its own invocation, and sent again with it when the answer is lost (adminRequest.ts).
+   */
+  createsOnce?: true;
 }
 
 export type Flags = Record<string, string | undefined>;
@@ -30,6 +35,7 @@ export const adminCommands: Record<string, AdminCommand> = {
   'org create': {
     usage: 'adsvc org create --name NAME',
     method: 'POST',
+    createsOnce: true,
     path: () => '/v1/admin/organizations',
     body: (flags) => ({ name: required(flags, 'name') }),
   },
@@ -42,6 +48,7 @@ export const adminCommands: Record<string, AdminCommand> = {
   'key create': {
     usage: 'adsvc key create --org ORG_ID --permissions campaigns,reporting',
     method: 'POST',
+    createsOnce: true,
     path: (flags) => `/v1/admin/organizations/${encodeURIComponent(required(flags, 'org'))}/api-keys`,
     body: (flags) => ({ permissions: required(flags, 'permissions').split(',').map((p) => p.trim()) }),
   },
@@ -53,6 +60,7 @@ export const adminCommands: Record<string, AdminCommand> = {
   'publisher create': {
     usage: 'adsvc publisher create --name NAME',
     method: 'POST',
+    createsOnce: true,
     path: () => '/v1/admin/publishers',
     body: (flags) => ({ name: required(flags, 'name') }),
   },
@@ -69,6 +77,7 @@ export const adminCommands: Record<string, AdminCommand> = {
   'publisher token': {
     usage: 'adsvc publisher token --publisher PUBLISHER_ID',
     method: 'POST',
+    createsOnce: true,
     path: (flags) => `/v1/admin/publishers/${encodeURIComponent(required(flags, 'publisher'))}/tokens`,
   },
   'publisher revoke-token': {
@@ -79,6 +88,7 @@ export const adminCommands: Record<string, AdminCommand> = {
   'placement create': {
     usage: 'adsvc placement create --publisher PUBLISHER_ID --id PLACEMENT_ID [--name NAME]',
     method: 'POST',
+    createsOnce: true,
     path: (flags) => `/v1/admin/publishers/${encodeURIComponent(required(flags, 'publisher'))}/placements`,
     body: (flags) => ({ id: required(flags, 'id'), name: flags.name }),
   },

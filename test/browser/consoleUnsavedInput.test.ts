@@ -1,4 +1,5 @@
-import type { Dialog, Page } from 'playwright-core';
+import { randomUUID } from 'node:crypto';
+import type { Dialog, Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { skipBrowserTests } from './chromium.js';
 import {
@@ -11,6 +12,7 @@ import {
   seriousAccessibilityViolations,
   signIn,
   withConsoleService,
+  type ConsoleService,
 } from './consoleKit.js';
 
 const service = withConsoleService();
@@ -29,6 +31,52 @@ function questions(page: Page) {
 }
 
 const hashOf = (page: Page) => new URL(page.url()).hash;
+
+/**
+ * Presses `press` on `form` with the answer of its POST to `path` cut after the service made it (the
+ * connection resets), then *Retry*: checks the Retry sent the same Idempotency-Key and was answered
+ * the first answer (Idempotent-Replayed), and returns that answer's data.
+ */
+async function cutThenRetry<Data>(page: Page, form: Locator, path: string, press: () => Promise<void>): Promise<Data> {
+  const posted = (url: URL) => url.pathname === path;
+  const keys: (string | undefined)[] = [];
+  await page.route(posted, async (route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    keys.push(route.request().headers()['idempotency-key']);
+    expect((await route.fetch()).status()).toBe(201);
+    await route.abort('connectionreset');
+  });
+  await press();
+  const alert = form.getByRole('alert').filter({ hasText: 'The service did not answer, so this may have been saved or not. Retry sends it again: it is saved once either way.' });
+  await alert.waitFor();
+  await page.unroute(posted);
+  const resent: (string | undefined)[] = [];
+  await page.route(posted, async (route) => {
+    if (route.request().method() === 'POST') resent.push(route.request().headers()['idempotency-key']);
+    await route.continue();
+  });
+  const replayed = page.waitForResponse((response) => new URL(response.url()).pathname === path && response.request().method() === 'POST');
+  await alert.getByRole('button', { name: 'Retry' }).click();
+  const answer = await replayed;
+  expect(answer.headers()['idempotent-replayed']).toBe('true');
+  await page.unroute(posted);
+  expect(keys).toHaveLength(1);
+  expect(keys[0]).toMatch(/^[0-9a-f]{32}$/);
+  expect(resent).toEqual(keys);
+  return ((await answer.json()) as { data: Data }).data;
+}
+
+/** Every row of an admin list, page after page (on a PostgreSQL server every test file shares it). */
+async function allRows<Row>(service: ConsoleService, path: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: { data: Row[]; next_cursor: string | null } = await service.admin('GET', `${path}?limit=1000${cursor ? `&cursor=${cursor}` : ''}`);
+    rows.push(...page.data);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return rows;
+}
 
 describe.skipIf(skipBrowserTests)('console in Chromium: typed input is not lost or saved twice by accident', () => {
   it('asks before a link, Back or closing the tab drops a typed form; asks nothing when nothing was typed or after a save', async () => {
@@ -317,4 +365,68 @@ describe.skipIf(skipBrowserTests)('console in Chromium: typed input is not lost 
     await page.getByRole('link', { name: 'Twice maybe', exact: true }).waitFor();
     expect(consoleProblems(page)).toEqual([]);
   }, 60_000);
+
+  it("sends the operator's five creates again with Retry under the same Idempotency-Key: one organization, key, publisher, token and placement, each key and token shown once from the replayed answer", async () => {
+    const suffix = randomUUID().slice(0, 8);
+    const page = await signIn(service, 'an operator', service.adminToken);
+    await page.getByRole('link', { name: 'Organizations', exact: true }).click();
+
+    // An organization: its answer cut, Retry makes it once and shows it as made.
+    const organizationName = `Once Outfitters ${suffix}`;
+    const newOrganization = page.getByRole('form', { name: 'Create an organization' });
+    await newOrganization.getByLabel('Organization name').fill(organizationName);
+    const organization = await cutThenRetry<{ id: string }>(page, newOrganization, '/v1/admin/organizations', () =>
+      newOrganization.getByRole('button', { name: 'Create organization' }).click(),
+    );
+    const organizations = await allRows<{ id: string; name: string }>(service, '/v1/admin/organizations');
+    expect(organizations.filter((row) => row.name === organizationName).map((row) => row.id)).toEqual([organization.id]);
+    expect(await newOrganization.getByLabel('Organization name').inputValue()).toBe('');
+    await page.getByRole('status').getByRole('link', { name: organizationName }).click();
+
+    // An API key: the replayed answer is the first one, its secret included, shown once as it would
+    // have been; it is the organization's one key, and it works.
+    const newKey = page.getByRole('form', { name: 'Create an API key' });
+    await newKey.getByLabel('Permissions').fill('reporting');
+    const keyPath = `/v1/admin/organizations/${organization.id}/api-keys`;
+    const key = await cutThenRetry<{ id: string; key: string }>(page, newKey, keyPath, () => newKey.getByRole('button', { name: 'Create API key' }).click());
+    await expect.poll(() => newKey.locator('code.secret').textContent()).toBe(key.key);
+    expect(await newKey.locator('.notice strong').textContent()).toBe(`API key ${key.id}`);
+    expect((await allRows<{ id: string }>(service, keyPath)).map((row) => row.id)).toEqual([key.id]);
+    const me = await fetch(`${service.url}/v1/advertiser/me`, { headers: { 'x-api-key': key.key } });
+    expect(me.status).toBe(200);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'operator-api-key-no-answer-retried');
+
+    // A publisher, its first token shown once from the replayed answer.
+    await page.getByRole('link', { name: 'Publishers', exact: true }).click();
+    const publisherName = `Once Press ${suffix}`;
+    const newPublisher = page.getByRole('form', { name: 'Create a publisher' });
+    await newPublisher.getByLabel('Publisher name').fill(publisherName);
+    const publisher = await cutThenRetry<{ id: string; token: string }>(page, newPublisher, '/v1/admin/publishers', () =>
+      newPublisher.getByRole('button', { name: 'Create publisher' }).click(),
+    );
+    await expect.poll(() => newPublisher.locator('code.secret').textContent()).toBe(publisher.token);
+    const publishers = await allRows<{ id: string; name: string }>(service, '/v1/admin/publishers');
+    expect(publishers.filter((row) => row.name === publisherName).map((row) => row.id)).toEqual([publisher.id]);
+    await page.getByRole('status').getByRole('link', { name: publisherName }).click();
+
+    // A placement registered once (sent twice plainly, the second would be 409 for the one made).
+    const placementId = `once-slot-${suffix}`;
+    const newPlacement = page.getByRole('form', { name: 'Register a placement' });
+    await newPlacement.getByLabel('Placement id').fill(placementId);
+    const placementsPath = `/v1/admin/publishers/${publisher.id}/placements`;
+    await cutThenRetry(page, newPlacement, placementsPath, () => newPlacement.getByRole('button', { name: 'Register placement' }).click());
+    await newPlacement.getByText(`Registered placement ${placementId}, uncertified.`).waitFor();
+    expect((await allRows<{ id: string }>(service, placementsPath)).map((row) => row.id)).toEqual([placementId]);
+
+    // A token issued once: the publisher has its first token and this one, shown once.
+    const newToken = page.getByRole('form', { name: 'Issue a token' });
+    const tokensPath = `/v1/admin/publishers/${publisher.id}/tokens`;
+    const token = await cutThenRetry<{ id: string; token: string }>(page, newToken, tokensPath, () => newToken.getByRole('button', { name: 'Issue token' }).click());
+    await expect.poll(() => newToken.locator('code.secret').textContent()).toBe(token.token);
+    const tokens = await allRows<{ id: string }>(service, tokensPath);
+    expect(tokens).toHaveLength(2);
+    expect(tokens.map((row) => row.id)).toContain(token.id);
+    expect(consoleProblems(page)).toEqual([]);
+  }, 90_000);
 });

@@ -1,5 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { connect, createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -105,6 +106,80 @@ describe('adsvc serve, the CLI against it, and SIGTERM', () => {
     const listed = await fetch(`${url}/v1/advertiser/campaigns`, { headers: { 'x-api-key': apiKey } });
     expect(listed.status).toBe(200);
   });
+
+  it('sends a create whose answer was lost again with the same Idempotency-Key, a bounded number of times, and makes it once', async () => {
+    // Between the CLI and the server: forwards each request and cuts the first `cuts` answers after
+    // the server made what they asked (the connection closes without an answer).
+    let cuts = 0;
+    const keys: (string | undefined)[] = [];
+    const proxy = createHttpServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', async () => {
+        const key = request.headers['idempotency-key'] as string | undefined;
+        keys.push(key);
+        const answer = await fetch(url + request.url, {
+          method: request.method,
+          headers: { authorization: request.headers.authorization!, 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+          body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+        });
+        const text = await answer.text();
+        if (cuts > 0) {
+          cuts--;
+          expect(answer.status, text).toBe(201);
+          request.socket.destroy();
+          return;
+        }
+        const replayed = answer.headers.get('idempotent-replayed');
+        response.writeHead(answer.status, { 'content-type': 'application/json', ...(replayed ? { 'idempotent-replayed': replayed } : {}) }).end(text);
+      });
+    });
+    const proxyPort = await freePort();
+    await new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', resolve));
+    try {
+      const cli = (args: string[]) => finished(adsvc([...args, '--url', `http://127.0.0.1:${proxyPort}`, '--token', ADMIN_TOKEN], {}));
+      const organizationId = JSON.parse((await cli(['org', 'create', '--name', 'CLI Once Org'])).stdout).data.id as string;
+      expect(keys).toHaveLength(1);
+      expect(keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-/);
+
+      // The first answer lost: sent again with the same key, answered the first answer, the key
+      // printed as if it had come; one key exists, and it works.
+      keys.length = 0;
+      cuts = 1;
+      const key = await cli(['key', 'create', '--org', organizationId, '--permissions', 'reporting']);
+      expect(key.code, key.stderr).toBe(0);
+      expect(keys).toHaveLength(2);
+      expect(keys[1]).toBe(keys[0]);
+      expect(keys[0]).not.toBe(undefined);
+      expect(key.stderr).toContain('sending the create again with the same Idempotency-Key, which makes it once (send 2 of 3)');
+      expect(key.stderr).toContain('(Idempotent-Replayed): the create was made once');
+      const made = JSON.parse(key.stdout).data as { id: string; key: string };
+      const keysPath = `${url}/v1/admin/organizations/${organizationId}/api-keys`;
+      const listed = (await (await fetch(keysPath, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { data: { id: string }[] };
+      expect(listed.data.map((row) => row.id)).toEqual([made.id]);
+      expect((await fetch(`${url}/v1/advertiser/me`, { headers: { 'x-api-key': made.key } })).status).toBe(200);
+
+      // Every answer lost: three sends in all, then exit 1 naming the key to send again; still one made.
+      keys.length = 0;
+      cuts = 3;
+      const lost = await cli(['key', 'create', '--org', organizationId, '--permissions', 'reporting']);
+      expect(lost.code).toBe(1);
+      expect(keys).toHaveLength(3);
+      expect(new Set(keys).size).toBe(1);
+      expect(lost.stdout).toBe('');
+      expect(lost.stderr).toContain(`after 3 sends`);
+      expect(lost.stderr).toContain(`Idempotency-Key ${keys[0]} within 24 hours`);
+      const after = (await (await fetch(keysPath, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { data: { id: string }[] };
+      expect(after.data).toHaveLength(2);
+
+      // A command that is not one of the five creates sends no key.
+      keys.length = 0;
+      expect((await cli(['publisher', 'get', '00000000-0000-0000-0000-000000000000'])).code).toBe(1);
+      expect(keys).toEqual([undefined]);
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  }, 120_000);
 
   it('reads a publisher and its revenue share through the CLI', async () => {
     const cli = (args: string[]) => finished(adsvc([...args, '--url', url, '--token', ADMIN_TOKEN], {}));

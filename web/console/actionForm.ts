@@ -1,6 +1,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { VNode } from 'preact';
+import { useSubmissionKey } from './submissionKey.js';
 import { ErrorMessage, Field } from './ui.js';
 import { useUnsavedInput } from './unsavedChanges.js';
 
@@ -16,13 +17,23 @@ interface ActionFormProps<Answer> {
   title: string;
   fields: ActionField[];
   submitLabel: string;
-  run(values: Record<string, string>): Promise<Answer>;
+  /**
+   * Sends the form. `idempotencyKey` is this submission's key (submissionKey.ts), for a create the
+   * API makes once (docs/operating.md "Creating once"): the same values sent again, by *Retry* after
+   * an answer that never came or by the button, carry the same key.
+   */
+  run(values: Record<string, string>, idempotencyKey: string): Promise<Answer>;
   /** What to show after success (a created id, a key shown once). */
   done(answer: Answer): VNode | string;
   /** Called once after success (to reload a list that shows what was made). */
   onDone?(answer: Answer): void;
   /** The title's heading level: 3 under a section's h2, 2 when the form comes right under the page's h1. */
   level?: 2 | 3;
+  /**
+   * The API makes it once per key (the five operator creates): a lost answer offers *Retry*, which
+   * sends the same values with the same key. Without it (*Add user*), a lost answer says to look first.
+   */
+  createsOnce?: boolean;
 }
 
 /**
@@ -33,15 +44,18 @@ interface ActionFormProps<Answer> {
  * only marked busy (aria-disabled), never disabled: a disabled button drops the keyboard focus to
  * <body>, so after *Register placement* the next Tab started from the top of the page. A refusal
  * moves focus to the first field it names, or to its alert, so that it is read and not lost on the page.
- * Typed and not yet sent, leaving the page asks first (unsavedChanges.ts).
+ * Typed and not yet sent, leaving the page asks first (unsavedChanges.ts). A create the API makes
+ * once goes with its submission's key, and its lost answer offers *Retry*: the replayed answer is the
+ * first one, shown as it would have been (a key or token shown once is shown then, from the answer).
  */
-export function ActionForm<Answer>({ title, fields, submitLabel, run, done, onDone, level = 3 }: ActionFormProps<Answer>) {
+export function ActionForm<Answer>({ title, fields, submitLabel, run, done, onDone, level = 3, createsOnce = false }: ActionFormProps<Answer>) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [error, setError] = useState<unknown>(null);
   const [answer, setAnswer] = useState<{ value: Answer } | null>(null);
   const [busy, setBusy] = useState(false);
   const inFlight = useRef(false);
   const form = useRef<HTMLFormElement>(null);
+  const submission = useSubmissionKey();
   useUnsavedInput(Object.values(values).some((value) => value.trim() !== ''));
 
   useEffect(() => {
@@ -50,15 +64,17 @@ export function ActionForm<Answer>({ title, fields, submitLabel, run, done, onDo
     target?.focus();
   }, [error]);
 
-  async function submit(event: Event) {
-    event.preventDefault();
+  async function submit(event?: Event) {
+    event?.preventDefault();
     if (inFlight.current) return;
     inFlight.current = true;
     setBusy(true);
     setError(null);
     setAnswer(null);
     try {
-      const value = await run(values);
+      // The values are the body's only input: the same values are the same submission.
+      const value = await run(values, submission.keyFor(values));
+      submission.succeeded();
       setAnswer({ value });
       setValues({});
       onDone?.(value);
@@ -74,7 +90,8 @@ export function ActionForm<Answer>({ title, fields, submitLabel, run, done, onDo
     ${level === 2 ? html`<h2>${title}</h2>` : html`<h3>${title}</h3>`}
     ${fields.map((field) => html`<${Field} key=${field.name} label=${field.label} hint=${field.hint} path=${field.path ?? field.name} error=${error}
       value=${values[field.name] ?? ''} onInput=${(value: string) => setValues({ ...values, [field.name]: value })} />`)}
-    <div class="action-problems" tabIndex="-1"><${ErrorMessage} error=${error} shownPaths=${fields.map((field) => field.path ?? field.name)} /></div>
+    <div class="action-problems" tabIndex="-1"><${ErrorMessage} error=${error} shownPaths=${fields.map((field) => field.path ?? field.name)}
+      retry=${createsOnce ? () => submit() : undefined} /></div>
     ${answer && done(answer.value)}
     <button type="submit" aria-disabled=${busy ? 'true' : undefined}>${submitLabel}</button>
   </form>`;

@@ -1,7 +1,8 @@
 import { useRef } from 'preact/hooks';
 
 /**
- * The Idempotency-Key of a form's create (*Create campaign*, *Add line item*, *Add creative*): a fresh one for each
+ * The Idempotency-Key of a form's create (*Create campaign*, *Add line item*, *Add creative*; the operator's
+ * organization, API key, publisher, token and placement: actionForm.ts): a fresh one for each
  * submission, kept while it has not succeeded, so the same body sent again (*Retry* after an answer
  * that never came, or the button pressed again) is the same submission and the API makes it once
  * (docs/management.md "Creating once"). A body changed since is a new submission with a new key:

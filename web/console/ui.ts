@@ -109,7 +109,7 @@ export function Select(props: SelectProps) {
  * computer offline: con43 saw a page stay on a bare "did not answer" with nothing to press once it
  * was back). A read that got no answer is asked again (Retry); a write may have been done with its
  * answer lost on the way back. A create sent with an Idempotency-Key (*Create campaign*, *Add line
- * item*, *Add creative*: submissionKey.ts) is sent again safely, so it offers Retry too; any other write pressed
+ * item*, *Add creative*, the operator's five creates: submissionKey.ts) is sent again safely, so it offers Retry too; any other write pressed
  * again could be done twice (rev43 R9): it says so, and to look before trying again.
  */
 /** A write that got no answer and went without an Idempotency-Key: sending it again could do it twice. */

@@ -73,13 +73,13 @@ function OrganizationDetails({ session, id, base, name }: { session: Session; id
         onDone=${() => setKeysVersion((count) => count + 1)} />`)}</tbody>
     </table><//>`}
     <${Pager} list=${keys} label="API keys" />
-    <${ActionForm} title="Create an API key" submitLabel="Create API key"
+    <${ActionForm} title="Create an API key" submitLabel="Create API key" createsOnce
       fields=${[{ name: 'permissions', label: 'Permissions', hint: 'Comma-separated: campaigns, reporting (empty: both)' }]}
-      run=${(values: Record<string, string>) => {
+      run=${(values: Record<string, string>, idempotencyKey: string) => {
         const permissions = (values.permissions ?? '').split(',').map((item) => item.trim()).filter(Boolean);
         return api<{ data: { id: string; key: string } }>(session, 'POST', `${base}/api-keys`, {
           permissions: permissions.length > 0 ? permissions : ['campaigns', 'reporting'],
-        });
+        }, { idempotencyKey });
       }}
       onDone=${() => setKeysVersion((count) => count + 1)}
       done=${(answer: { data: { id: string; key: string } }) => html`<${ShownOnce} label=${`API key ${answer.data.id}`} value=${answer.data.key} />`} />`;

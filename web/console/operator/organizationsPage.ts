@@ -20,8 +20,9 @@ export function OrganizationsPage({ session }: { session: Session }) {
   const [version, setVersion] = useState(0);
   const list = usePagedList<Organization>(session, '/v1/admin/organizations', version);
   return html`
-    <${ActionForm} title="Create an organization" level=${2} submitLabel="Create organization" fields=${[{ name: 'name', label: 'Organization name' }]}
-      run=${(values: Record<string, string>) => api<{ data: Organization }>(session, 'POST', '/v1/admin/organizations', { name: values.name ?? '' })}
+    <${ActionForm} title="Create an organization" level=${2} submitLabel="Create organization" fields=${[{ name: 'name', label: 'Organization name' }]} createsOnce
+      run=${(values: Record<string, string>, idempotencyKey: string) =>
+        api<{ data: Organization }>(session, 'POST', '/v1/admin/organizations', { name: values.name ?? '' }, { idempotencyKey })}
       onDone=${() => setVersion((count) => count + 1)}
       done=${(answer: { data: Organization }) => html`<${Notice}>Created <a href=${organizationLink(answer.data)}>${answer.data.name}</a>.</${Notice}>`} />
     <h2>All organizations</h2>

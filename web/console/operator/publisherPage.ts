@@ -73,11 +73,11 @@ function PublisherDetails({ session, id, base, name }: { session: Session; id: s
       </tr>`)}</tbody>
     </table><//>`}
     <${Pager} list=${placements} label="placements" />
-    <${ActionForm} title="Register a placement" submitLabel="Register placement"
+    <${ActionForm} title="Register a placement" submitLabel="Register placement" createsOnce
       fields=${[{ name: 'id', label: 'Placement id', hint: "The publisher's own id (letters, digits and . _ : ~ -)" }, { name: 'name', label: 'Name (optional)' }]}
-      run=${(values: Record<string, string>) => api<{ data: { id: string } }>(session, 'POST', `${base}/placements`, {
+      run=${(values: Record<string, string>, idempotencyKey: string) => api<{ data: { id: string } }>(session, 'POST', `${base}/placements`, {
         id: values.id ?? '', ...(values.name?.trim() ? { name: values.name } : {}),
-      })}
+      }, { idempotencyKey })}
       onDone=${() => setPlacementsVersion((count) => count + 1)}
       done=${(answer: { data: { id: string } }) => html`<${Notice}>Registered placement <code>${answer.data.id}</code>, uncertified.</${Notice}>`} />
 
@@ -94,8 +94,9 @@ function PublisherDetails({ session, id, base, name }: { session: Session; id: s
         onDone=${() => setTokensVersion((count) => count + 1)} />`)}</tbody>
     </table><//>`}
     <${Pager} list=${tokens} label="tokens" />
-    <${ActionForm} title="Issue a token" submitLabel="Issue token" fields=${[]}
-      run=${() => api<{ data: { id: string; token: string } }>(session, 'POST', `${base}/tokens`, {})}
+    <${ActionForm} title="Issue a token" submitLabel="Issue token" fields=${[]} createsOnce
+      run=${(_values: Record<string, string>, idempotencyKey: string) =>
+        api<{ data: { id: string; token: string } }>(session, 'POST', `${base}/tokens`, {}, { idempotencyKey })}
       onDone=${() => setTokensVersion((count) => count + 1)}
       done=${(answer: { data: { id: string; token: string } }) => html`<${ShownOnce} label=${`Token ${answer.data.id}`} value=${answer.data.token} />`} />`;
 }

@@ -20,8 +20,9 @@ export function PublishersPage({ session }: { session: Session }) {
   const [version, setVersion] = useState(0);
   const list = usePagedList<Publisher>(session, '/v1/admin/publishers', version);
   return html`
-    <${ActionForm} title="Create a publisher" level=${2} submitLabel="Create publisher" fields=${[{ name: 'name', label: 'Publisher name' }]}
-      run=${(values: Record<string, string>) => api<{ data: Publisher & { token: string } }>(session, 'POST', '/v1/admin/publishers', { name: values.name ?? '' })}
+    <${ActionForm} title="Create a publisher" level=${2} submitLabel="Create publisher" fields=${[{ name: 'name', label: 'Publisher name' }]} createsOnce
+      run=${(values: Record<string, string>, idempotencyKey: string) =>
+        api<{ data: Publisher & { token: string } }>(session, 'POST', '/v1/admin/publishers', { name: values.name ?? '' }, { idempotencyKey })}
       onDone=${() => setVersion((count) => count + 1)}
       done=${(answer: { data: Publisher & { token: string } }) => html`<div>
         <${Notice}>Created <a href=${publisherLink(answer.data)}>${answer.data.name}</a>.</${Notice}>
