@@ -31,7 +31,7 @@ export async function seedTenancy(db: Postgres, placements: number, certified: n
   const organization = await createOrganization(db, `bench ${runId}`);
   const user = await addMember(db, organization.id, `bench-${runId}@example.com`);
   const key = await createApiKey(db, organization.id, ['campaigns', 'reporting']);
-  const publisher = await createPublisher(db, `bench publisher ${runId}`);
+  const publisher = await db.transaction((tx) => createPublisher(tx, `bench publisher ${runId}`));
   const made: BenchPlacement[] = [];
   for (let index = 0; index < placements; index++) {
     const id = `bench-${runId}-chat-${String(index).padStart(3, '0')}`;

@@ -5,8 +5,8 @@ import { requireAdminToken } from '../http/adminAuth.js';
 import { keysetPage, uuidPageQuery } from '../http/keysetPaging.js';
 import { parseQuery } from '../http/queryParams.js';
 import { createOnce } from '../http/createOnce.js';
-import { startPeriodicTask } from '../periodicTask.js';
-import { operatorCreateKeys, pruneOperatorCreates } from './operatorCreateKeys.js';
+import { pruneCreateKeysPeriodically } from '../http/createKeyTable.js';
+import { operatorCreateKeys, operatorCreateKeyTable } from './operatorCreateKeys.js';
 import { addUserBody, createApiKeyBody, createOrganizationBody, orgIdParam, uuidParam } from './adminSchemas.js';
 import { addMember, createApiKey, createOrganization, findOrganization, organizationExists, revokeApiKey } from './tenancyRepository.js';
 import { listApiKeys, listMembers, listOrganizations } from './tenancyLists.js';
@@ -20,10 +20,8 @@ export interface AdminRoutesDeps {
 export async function adminRoutes(app: FastifyInstance, { db, adminToken }: AdminRoutesDeps): Promise<void> {
   app.addHook('onRequest', requireAdminToken(adminToken));
   const keys = operatorCreateKeys(adminToken);
-  // The operators' keys of every admin create (placementAdminRoutes' too). Every instance prunes; the
-  // DELETE finds nothing when another one just did.
-  const prune = startPeriodicTask('admin idempotency keys prune', ADMIN_CREATES_PRUNE_MS, () => pruneOperatorCreates(db), app.log);
-  app.addHook('onClose', () => prune.stop());
+  // The operators' keys of every admin create (placementAdminRoutes' too).
+  pruneCreateKeysPeriodically(app, db, operatorCreateKeyTable);
 
   app.get('/v1/admin/organizations', { config: { query: 'parsed' } }, async (request) => {
     const page = parseQuery(uuidPageQuery, request.query);
@@ -78,6 +76,3 @@ export async function adminRoutes(app: FastifyInstance, { db, adminToken }: Admi
     return reply.code(204).send();
   });
 }
-
-/** Keys are kept 24 h (src/http/createOnce.ts); an expired one is freed when sent again, so an hour's lag only keeps rows. */
-const ADMIN_CREATES_PRUNE_MS = 60 * 60 * 1000;

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
-import { KEPT_HOURS, type CreateKeys } from '../http/createOnce.js';
+import type { CreateKeys } from '../http/createOnce.js';
+import { keysIn, type CreateKeyTable } from '../http/createKeyTable.js';
 import { ApiError } from '../http/errors.js';
-import type { SqlExecutor } from '../store/postgres.js';
 
 const SEAL_CIPHER = 'aes-256-gcm';
 const NONCE_BYTES = 12;
@@ -19,41 +19,22 @@ const TAG_BYTES = 16;
  * its SHA-256: the table, a backup or a read-only role alone holds no usable secret; opening an answer
  * takes the client's Idempotency-Key and the admin token, whose holder may make keys anyway. An answer
  * sealed under a previous admin token cannot be opened: 409 (the object exists; nothing is made again).
+ * The key's SHA-256 is a plain one, so the table's holder can confirm a key that can be guessed (a
+ * file name and a date): which creates a script made, not their secrets (docs/operating.md).
  */
-export function operatorCreateKeys(adminToken: string): CreateKeys {
-  return {
-    async claim(tx, key, digest) {
-      const keyHash = sha256(key);
-      // An expired key is free again: deleted here, not only by the hourly prune, so it never answers
-      // an old request's answer.
-      await tx.query(
-        `DELETE FROM admin_idempotent_creates
-         WHERE idempotency_key_sha256 = $1 AND created_at <= now() - make_interval(hours => $2)`,
-        [keyHash, KEPT_HOURS],
-      );
-      const claimed = await tx.query(
-        `INSERT INTO admin_idempotent_creates (idempotency_key_sha256, request_sha256) VALUES ($1, $2)
-         ON CONFLICT (idempotency_key_sha256) DO NOTHING RETURNING 1`,
-        [keyHash, digest],
-      );
-      if (claimed.rows.length > 0) return 'claimed';
-      // A statement of its own: it sees the row committed while the INSERT waited (READ COMMITTED).
-      const { rows } = await tx.query<{ request_sha256: Uint8Array; answer_sealed: Uint8Array | null }>(
-        `SELECT request_sha256, answer_sealed FROM admin_idempotent_creates WHERE idempotency_key_sha256 = $1`,
-        [keyHash],
-      );
-      const sealed = rows[0]?.answer_sealed ?? undefined;
-      return { requestSha256: rows[0]?.request_sha256 ?? new Uint8Array(), answer: sealed === undefined ? undefined : () => open(adminToken, key, Buffer.from(sealed)) };
-    },
-    async keep(tx, key, answer) {
-      await tx.query(`UPDATE admin_idempotent_creates SET answer_sealed = $2 WHERE idempotency_key_sha256 = $1`, [sha256(key), seal(adminToken, key, answer)]);
-    },
-  };
-}
+export const operatorCreateKeyTable: CreateKeyTable = {
+  name: 'admin_idempotent_creates',
+  scopeColumns: [],
+  keyColumn: 'idempotency_key_sha256',
+  answerColumn: 'answer_sealed',
+};
 
-/** Deletes the operators' keys older than KEPT_HOURS (the admin routes' hourly prune). */
-export async function pruneOperatorCreates(db: SqlExecutor): Promise<void> {
-  await db.query(`DELETE FROM admin_idempotent_creates WHERE created_at <= now() - make_interval(hours => $1)`, [KEPT_HOURS]);
+export function operatorCreateKeys(adminToken: string): CreateKeys {
+  return keysIn<Uint8Array>(operatorCreateKeyTable, [], {
+    key: sha256,
+    seal: (key, answer) => seal(adminToken, key, answer),
+    open: (key, sealed) => open(adminToken, key, Buffer.from(sealed)),
+  });
 }
 
 function sha256(text: string): Buffer {

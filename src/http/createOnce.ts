@@ -21,7 +21,7 @@ interface KeptCreate {
 
 /**
  * Where one kind of caller keeps its keys (the advertiser's organization: management; the operators:
- * admin), each with its own table and SQL. Both run inside the create's transaction.
+ * admin), each in its own table (createKeyTable.ts). Both run inside the create's transaction.
  */
 export interface CreateKeys {
   /**

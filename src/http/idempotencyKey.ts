@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { ApiError, zodDetails } from './errors.js';
 
 /**
- * The `Idempotency-Key` header, on the event import and the advertiser's creates: 1 to 255 printable
- * ASCII characters, no spaces (a UUID, a file name and date).
+ * The `Idempotency-Key` header, on the event import and the creates (the advertiser's and the
+ * operators'): 1 to 255 printable ASCII characters, no spaces (a UUID, a file name and date).
  */
 const idempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters without spaces');
 

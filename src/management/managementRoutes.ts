@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { FeatureDeps } from '../featureDeps.js';
-import { runSoonAfterListening, startPeriodicTask } from '../periodicTask.js';
+import { pruneCreateKeysPeriodically } from '../http/createKeyTable.js';
 import { advertiserMeRoute } from './advertiserMeRoute.js';
 import { campaignRoutes } from './campaignRoutes.js';
-import { pruneIdempotentCreates } from './organizationCreateKeys.js';
+import { organizationCreateKeyTable } from './organizationCreateKeys.js';
 import { lineItemRoutes } from './lineItemRoutes.js';
 import { memberRoutes } from './memberRoutes.js';
 
@@ -18,13 +18,5 @@ export async function managementRoutes(app: FastifyInstance, deps: FeatureDeps):
   await lineItemRoutes(app, deps);
   await memberRoutes(app, deps);
   await advertiserMeRoute(app, deps);
-  // Every instance prunes; the DELETE finds nothing when another one just did.
-  const prune = startPeriodicTask('idempotency keys prune', IDEMPOTENT_CREATES_PRUNE_MS, () => pruneIdempotentCreates(deps.db), app.log);
-  runSoonAfterListening(app, prune, FIRST_PRUNE_AFTER_LISTEN_MS);
-  app.addHook('onClose', () => prune.stop());
+  pruneCreateKeysPeriodically(app, deps.db, organizationCreateKeyTable);
 }
-
-/** Keys are kept 24 h (src/http/createOnce.ts); an expired one is freed when sent again, so an hour's lag only keeps rows. */
-const IDEMPOTENT_CREATES_PRUNE_MS = 60 * 60 * 1000;
-/** And once soon after the start (runSoonAfterListening), after the embedded statistics' first run at 1 s. */
-const FIRST_PRUNE_AFTER_LISTEN_MS = 5_000;

@@ -1,4 +1,4 @@
-import type { SqlExecutor, Postgres } from '../store/postgres.js';
+import type { SqlExecutor, Postgres, TransactionExecutor } from '../store/postgres.js';
 
 export type Certification = 'uncertified' | 'certified' | 'revoked';
 
@@ -30,7 +30,7 @@ export class PlacementExistsError extends Error {}
  * and review of one answer 404 as for an unknown id). Inside the caller's transaction, with the
  * placement's first history entry.
  */
-export async function createPlacement(tx: SqlExecutor, publisherId: string, id: string, name: string | undefined): Promise<Placement> {
+export async function createPlacement(tx: TransactionExecutor, publisherId: string, id: string, name: string | undefined): Promise<Placement> {
   const { rows } = await tx.query(
     `INSERT INTO placements (id, publisher_id, name) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING id`,
     [id, publisherId, name ?? null],

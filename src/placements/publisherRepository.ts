@@ -1,14 +1,15 @@
-import type { SqlExecutor } from '../store/postgres.js';
+import type { SqlExecutor, TransactionExecutor } from '../store/postgres.js';
 import { hashSecret, newSecret } from '../http/secretHash.js';
 import type { PublisherSummary } from './publisherLists.js';
 
-export async function createPublisher(db: SqlExecutor, name: string) {
-  const { rows } = await db.query<{ id: string; name: string; created_at: string }>(
+/** The publisher and its first token, in the caller's transaction: never a publisher without a token. */
+export async function createPublisher(tx: TransactionExecutor, name: string) {
+  const { rows } = await tx.query<{ id: string; name: string; created_at: string }>(
     'INSERT INTO publishers (name) VALUES ($1) RETURNING id, name, created_at',
     [name],
   );
   const publisher = rows[0]!;
-  const token = await issuePublisherToken(db, publisher.id);
+  const token = await issuePublisherToken(tx, publisher.id);
   return { ...publisher, token: token.token, token_id: token.id };
 }
 

@@ -52,8 +52,12 @@ export interface AdIndexRefresherOptions {
 export class AdIndexRefresher {
   private task: PeriodicTask | undefined;
   private pruneTask: PeriodicTask | undefined;
-  /** The horizon read at the previous prune: what is below it is deleted at the next one. */
-  private pruneBelow: string | undefined;
+  /**
+   * The horizon read at the start or at the last prune that deleted, and when: what is below it is
+   * deleted by the first prune at least INDEX_CHANGES_PRUNE_MS later, so an instance that read the
+   * log within that interval has read past it.
+   */
+  private pruneBelow: { horizon: string; readAt: number } | undefined;
   private unlisten: (() => Promise<void>) | undefined;
   /** The rerank under way (rerankSteps): a patch or a rebuild drops it, as they change the lists it re-sorts aside. */
   private reranking: Generator<void, boolean> | undefined;
@@ -91,6 +95,9 @@ export class AdIndexRefresher {
     }
     const pollMs = db.listen ? options.notifiedRefreshMs : options.refreshMs;
     refresher.task = startPeriodicTask('ad index refresh', pollMs, () => refresher.poll(), options.log);
+    // Read at the start, so the log is first pruned one interval after it (not two), below a horizon
+    // read one interval before.
+    refresher.pruneBelow = { horizon: await readHorizon(db), readAt: Date.now() };
     refresher.pruneTask = startPeriodicTask('catalog changes prune', options.pruneMs, () => refresher.prune(), options.log);
     if (db.listen) {
       refresher.unlisten = await db.listen(CATALOG_CHANGES_CHANNEL, () => void refresher.refreshNow());
@@ -103,15 +110,6 @@ export class AdIndexRefresher {
   /** Polls now, so a change this instance just made is served from the next request on. */
   async refreshNow(): Promise<void> {
     await this.task?.runNow();
-  }
-
-  /**
-   * Runs the prune now: the first one records the xmin that the next one, an interval later,
-   * deletes below (servingRoutes runs it soon after the listen, so the log is first pruned one
-   * interval after a start rather than two).
-   */
-  async pruneNow(): Promise<void> {
-    await this.pruneTask?.runNow();
   }
 
   /** Once the service listens: the patcher's maps made a step a turn, so the first change does not wait for them. */
@@ -186,14 +184,16 @@ export class AdIndexRefresher {
   }
 
   private async prune(): Promise<void> {
+    const below = this.pruneBelow;
+    // A run sooner than an interval after the horizon was read (a timer a millisecond early) waits
+    // for the next: what another instance has not read yet may be above it.
+    if (below === undefined || Date.now() - below.readAt < this.options.pruneMs) return;
     const horizon = await readHorizon(this.options.db);
     // Before the change log is pruned below what this instance has read: a restart reads it from here.
     this.snapshot?.recordHorizon(this.feed.position);
-    if (this.pruneBelow !== undefined) {
-      const deleted = await pruneCatalogChanges(this.options.db, this.pruneBelow);
-      if (deleted > 0) this.options.log.debug({ deleted }, 'catalog changes pruned');
-    }
-    this.pruneBelow = horizon;
+    const deleted = await pruneCatalogChanges(this.options.db, below.horizon);
+    if (deleted > 0) this.options.log.debug({ deleted }, 'catalog changes pruned');
+    this.pruneBelow = { horizon, readAt: Date.now() };
   }
 
   private static async build(options: AdIndexRefresherOptions, snapshot: CatalogSnapshot | undefined) {

@@ -21,7 +21,7 @@ import { FrequencyCounts } from './frequencyCounts.js';
 import { userKeyer } from './userKey.js';
 import { countryOfAddress, loadCountryTables } from '../geo/countryOfAddress.js';
 import { DeliveryLearning } from './deliveryLearning.js';
-import { runSoonAfterListening, startPeriodicTask } from '../periodicTask.js';
+import { startPeriodicTask } from '../periodicTask.js';
 import { completeEndedFlights } from '../management/campaignRepository.js';
 import { selectAd, type HeldBack } from './selectAd.js';
 import { adPayload, adResponseJson, signAd } from './adPayload.js';
@@ -35,8 +35,6 @@ import type { BrandSafetyVeto } from '../semantic/brandSafety.js';
 const NO_AD = { ad: null } as const;
 /** How long after the listen the catalog snapshot's base of a full read is written (see the onListen hook). */
 const SNAPSHOT_WRITE_DELAY_MS = 1_000;
-/** The catalog change log's first prune, after the snapshot's base write (adIndexRefresher.pruneNow). */
-const FIRST_PRUNE_AFTER_LISTEN_MS = 5_000;
 /**
  * The body schema with zod's generated fast path: 0.16 us a serve instead of 0.96. A body the fast
  * path refuses goes to the runtime parser, so errors read exactly as before.
@@ -214,7 +212,6 @@ export async function servingRoutes(app: FastifyInstance, deps: FeatureDeps): Pr
     snapshotWrites = setTimeout(() => refresher.startSnapshotWrites(), SNAPSHOT_WRITE_DELAY_MS).unref();
     refresher.prepareForChanges();
   });
-  runSoonAfterListening(app, { runNow: () => refresher.pruneNow() }, FIRST_PRUNE_AFTER_LISTEN_MS);
   app.decorateRequest('publisherId', null);
 
   /** The answer to a serve: an object for fastify to serialize, or an ad answer already written as JSON. */

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pruneOperatorCreates } from '../../src/admin/operatorCreateKeys.js';
+import { operatorCreateKeyTable } from '../../src/admin/operatorCreateKeys.js';
+import { pruneCreateKeys } from '../../src/http/createKeyTable.js';
+import { eventually } from '../helpers/eventually.js';
 import { holdLock } from '../helpers/heldLock.js';
 import { startAppOnPostgresServer, type AppOnPostgresServer } from '../helpers/appOnPostgresServer.js';
 import { createOrganization, createPublisher } from '../helpers/factories.js';
@@ -177,10 +179,29 @@ describe('admin creates with an Idempotency-Key', () => {
     expect(await count(ctx, 'organizations WHERE name = $1', [old])).toBe(2);
 
     await age(old);
-    await pruneOperatorCreates(ctx.stores.db);
+    await pruneCreateKeys(ctx.stores.db, operatorCreateKeyTable);
     const kept = (key: string) => count(ctx, 'admin_idempotent_creates WHERE idempotency_key_sha256 = sha256($1::bytea)', [Buffer.from(key)]);
     expect([await kept(old), await kept(fresh)]).toEqual([0, 1]);
   });
+
+  it('prunes the expired keys soon after an instance starts listening, not an hour later', async () => {
+    // The sealed answers (secrets) must not outlive 24 h on instances restarted more often than hourly.
+    const key = randomUUID();
+    expect((await post(ctx, '/v1/admin/organizations', { name: key }, key)).statusCode).toBe(201);
+    await ctx.stores.db.query(`UPDATE admin_idempotent_creates SET created_at = now() - interval '24 hours 1 second' WHERE idempotency_key_sha256 = sha256($1::bytea)`, [
+      Buffer.from(key),
+    ]);
+    const started = await startAnotherInstance(ctx);
+    try {
+      await started.app.listen({ port: 0, host: '127.0.0.1' });
+      await eventually(async () => {
+        const kept = await count(ctx, 'admin_idempotent_creates WHERE idempotency_key_sha256 = sha256($1::bytea)', [Buffer.from(key)]);
+        return kept === 0 ? true : undefined;
+      }, 'the expired key pruned after the start', 60_000);
+    } finally {
+      await started.close();
+    }
+  }, 120_000);
 });
 
 if (unavailableReason) console.warn(unavailableReason);

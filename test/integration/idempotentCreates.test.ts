@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pruneIdempotentCreates } from '../../src/management/organizationCreateKeys.js';
+import { pruneCreateKeys } from '../../src/http/createKeyTable.js';
+import { organizationCreateKeyTable } from '../../src/management/organizationCreateKeys.js';
 import { holdLock } from '../helpers/heldLock.js';
 import { startAppOnPostgresServer, type AppOnPostgresServer } from '../helpers/appOnPostgresServer.js';
 import { eventually } from '../helpers/eventually.js';
@@ -151,7 +152,7 @@ describe('creates with an Idempotency-Key', () => {
       expect((await post(ctx, advertiser, '/v1/advertiser/campaigns', { name: key, brand_name: 'Acme', user_id: advertiser.user.id }, key)).statusCode).toBe(201);
     }
     await ctx.stores.db.query(`UPDATE idempotent_creates SET created_at = now() - interval '24 hours 1 second' WHERE idempotency_key = $1`, [old]);
-    await pruneIdempotentCreates(ctx.stores.db);
+    await pruneCreateKeys(ctx.stores.db, organizationCreateKeyTable);
     const { rows } = await ctx.stores.db.query<{ idempotency_key: string }>('SELECT idempotency_key FROM idempotent_creates WHERE idempotency_key = ANY($1)', [[old, fresh]]);
     expect(rows.map((row) => row.idempotency_key)).toEqual([fresh]);
   });
