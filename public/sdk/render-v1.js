@@ -201,31 +201,51 @@
     // press, and a pointer that went down on the card can end off it without the card hearing (a
     // drag of the card's link is cancelled at the document, a release elsewhere): any pointerdown or
     // pointerup off the card, or a cancel anywhere, forgets it, so that a later press that went down
-    // off the card and came up on it claims nothing. composedPath, not the target: in a shadow root
-    // the document sees the host as the target.
+    // off the card and came up on it claims nothing. Heard on each tree the card is in, innermost
+    // first: its shadow roots, then its own document (a same-origin frame's, not the kit's, which
+    // hears nothing of that frame's pointers). composedPath, not the target, and seen from each
+    // tree: a listener on a document or shadow root sees the path into a shadow root inside it only
+    // as far as that root's host (a closed root's nodes are never shown outside it), so a press that
+    // went into the next tree in is left to that tree's own listener.
+    var trees = cardTrees(card);
     var forgetOffCard = function (event) {
+      if (event.type === 'pointercancel') {
+        delete pointersDown[event.pointerId];
+        return;
+      }
       var path = typeof event.composedPath === 'function' ? event.composedPath() : [];
-      var onCard = path.length > 0 ? path.indexOf(card) !== -1 : card.contains(event.target);
-      if (event.type === 'pointercancel' || !onCard) delete pointersDown[event.pointerId];
+      if (path.length === 0) {
+        if (!card.contains(event.target)) delete pointersDown[event.pointerId];
+        return;
+      }
+      if (path.indexOf(card) !== -1) return;
+      var inner = trees[trees.indexOf(event.currentTarget) - 1];
+      if (inner && path.indexOf(inner.host) !== -1) return;
+      delete pointersDown[event.pointerId];
     };
-    var DOCUMENT_POINTER_EVENTS = ['pointerdown', 'pointercancel', 'pointerup'];
+    var TREE_POINTER_EVENTS = ['pointerdown', 'pointercancel', 'pointerup'];
     var PRESS_EVENTS = ['pointerdown', 'pointercancel', 'pointerup', 'click', 'keydown'];
     var stop = function () {
       if (observer) observer.disconnect();
       document.removeEventListener('visibilitychange', check);
-      DOCUMENT_POINTER_EVENTS.forEach(function (type) {
-        document.removeEventListener(type, forgetOffCard, true);
+      trees.forEach(function (tree) {
+        TREE_POINTER_EVENTS.forEach(function (type) {
+          tree.removeEventListener(type, forgetOffCard, true);
+        });
       });
       PRESS_EVENTS.forEach(function (type) {
         card.removeEventListener(type, pressed, true);
       });
     };
     // Capture phase: a handler of the page's inside the card that stops the event does not hide it.
+    // A tree's capture listener runs before the card's, so a pointerup on the card keeps its pointer.
     PRESS_EVENTS.forEach(function (type) {
       card.addEventListener(type, pressed, true);
     });
-    DOCUMENT_POINTER_EVENTS.forEach(function (type) {
-      document.addEventListener(type, forgetOffCard, true);
+    trees.forEach(function (tree) {
+      TREE_POINTER_EVENTS.forEach(function (type) {
+        tree.addEventListener(type, forgetOffCard, true);
+      });
     });
     if (typeof IntersectionObserver !== 'function') return stop;
     observer = new IntersectionObserver(
@@ -239,6 +259,22 @@
     observer.observe(card);
     document.addEventListener('visibilitychange', check);
     return stop;
+  }
+
+  /**
+   * The shadow roots the card is in, innermost first, then its document. A ShadowRoot is known by its
+   * host, not instanceof: a same-origin frame has its own ShadowRoot. A card not attached yet is
+   * taken as part of its document.
+   */
+  function cardTrees(card) {
+    var trees = [];
+    var tree = card.getRootNode ? card.getRootNode() : card.ownerDocument;
+    while (tree.nodeType === 11 && tree.host) {
+      trees.push(tree);
+      tree = tree.host.getRootNode();
+    }
+    trees.push(tree.nodeType === 9 ? tree : card.ownerDocument);
+    return trees;
   }
 
   /**

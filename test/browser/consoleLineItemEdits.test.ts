@@ -222,12 +222,22 @@ describe.skipIf(skipBrowserTests)('console in Chromium: editing a line item keep
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshots(page, 'advertiser-line-item-dayparts');
 
-    // Removing a window puts the focus on the one that took its place, then on *Add a window*; with
-    // none left the line item runs at any time.
+    // Window 1 refused, then removed: the focus goes to the window that took its place, which is not
+    // marked with Window 1's refusal, and no alert names a window that is gone (rev45 R8: the API's
+    // refusal stayed on the index). Then *Add a window*; with none left the line item runs at any time.
+    const window1 = dayparts.getByRole('group', { name: 'Window 1' });
+    await window1.getByLabel('End').fill('06:00');
+    await form.getByRole('button', { name: 'Save targeting' }).click();
+    await expect.poll(() => window1.getByLabel('End').getAttribute('aria-invalid')).toBe('true');
+    expect(await dayparts.locator('.field-error').allTextContents()).toEqual(['End must be after start (a window over midnight is two windows).']);
     await dayparts.getByRole('button', { name: 'Remove window 1' }).focus();
     await page.keyboard.press('Enter');
     await expect.poll(focused).toBe('Window 1 Mon');
     expect(await checkedDays('Window 1')).toEqual(['Sat', 'Sun']);
+    expect(await window1.getByLabel('End').getAttribute('aria-invalid')).toBeNull();
+    expect(await dayparts.locator('.field-error').count()).toBe(0);
+    expect(await form.getByRole('alert').count()).toBe(0);
+    await screenshots(page, 'advertiser-line-item-dayparts-refused-window-removed');
     await dayparts.getByRole('button', { name: 'Remove window 1' }).press('Enter');
     await expect.poll(focused).toBe('Add a window');
     expect(await dayparts.getByLabel('Time zone').count()).toBe(0);

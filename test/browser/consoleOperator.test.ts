@@ -112,6 +112,40 @@ describe.skipIf(skipBrowserTests)('console in Chromium: the operator', () => {
     await page.close();
   });
 
+  it('asks before *Look up* drops a reason typed for one placement, and never carries it to another (rev45 R4)', async () => {
+    const first = await createPublisher(service, 'op-reason-a');
+    const second = await createPublisher(service, 'op-reason-b');
+    const page = await signIn(service, 'an operator', service.adminToken);
+    const asked: string[] = [];
+    const answer = { leave: false };
+    page.on('dialog', (dialog) => { asked.push(dialog.message()); void (answer.leave ? dialog.accept() : dialog.dismiss()); });
+    await page.goto(`${service.url}/console#/placements?id=${encodeURIComponent(first.placementId)}`);
+    const main = page.getByRole('main');
+    const shows = (placementId: string) => main.getByText(`Placement ${placementId} of publisher`).waitFor();
+    await shows(first.placementId);
+    const reason = main.getByLabel('Reason');
+    await reason.fill(`bot traffic on ${first.placementId}`);
+    // Looking up another placement asks; staying keeps this placement and the reason.
+    await page.getByLabel('Placement id').fill(second.placementId);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await expect.poll(() => asked).toEqual(['Leave this page? What you typed and did not save will be lost.']);
+    expect(new URL(page.url()).hash).toBe(`#/placements?id=${encodeURIComponent(first.placementId)}`);
+    expect(await reason.inputValue()).toBe(`bot traffic on ${first.placementId}`);
+    // Leaving anyway: the other placement's reason is empty, so nothing typed for the first reaches its publisher.
+    answer.leave = true;
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await shows(second.placementId);
+    await expect.poll(() => reason.inputValue()).toBe('');
+    expect(asked).toHaveLength(2);
+    // Nothing typed: Look up asks nothing.
+    await page.getByLabel('Placement id').fill(first.placementId);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await shows(first.placementId);
+    expect(asked).toHaveLength(2);
+    expect(consoleProblems(page)).toEqual([]);
+    await page.close();
+  });
+
   it('checks a rejection has a reason before sending it, and moves focus to the next review after each decision', async () => {
     const first = await createPublisher(service, 'op-focus-1');
     const second = await createPublisher(service, 'op-focus-2');

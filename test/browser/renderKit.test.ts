@@ -303,6 +303,77 @@ describe.skipIf(skipBrowserTests)('render kit in Chromium: a card tapped before 
     await page.close();
   });
 
+  describe('on a card in a closed shadow root or a same-origin frame (rev45 R5)', () => {
+    /** The kit's own file on an empty page, a chat above the slot; nothing asked of adsvc. */
+    async function kitPage(): Promise<Page> {
+      const page = await browser.context.newPage();
+      await page.setViewportSize(PHONE);
+      await page.setContent('<!doctype html><body style="margin:0"><div id="chat" style="height:710px">The chat</div><div id="host"></div></body>');
+      await page.addScriptTag({ path: path.join(packageRoot, 'public', 'sdk', 'render-v1.js') });
+      return page;
+    }
+    /** Renders an ad into `slot`, recording `impression` (onImpression) and `click` (the window's, which then stops the navigation). */
+    const drawCard = `(function (slot, clickWindow) {
+      window.events = [];
+      clickWindow.addEventListener('click', function (event) { window.events.push('click'); event.preventDefault(); }, true);
+      var ad = { format: 'contextual_card', render: { title: 'Rain shells', body: 'Light, and dry all day long on any hill.', cta: 'Shop', brand_name: 'Outfitters' },
+        tracking: { impression_url: 'http://127.0.0.1:9/i', click_url: 'http://127.0.0.1:9/c' } };
+      window.adsvc.render(slot, ad, { onImpression: function () { window.events.push('impression'); } });
+    })`;
+    const events = (page: Page) => page.evaluate(() => (window as unknown as { events: string[] }).events);
+
+    it('in a closed shadow root, a press on the card claims it in its pointerup, before the click (the document cannot see into the root)', async () => {
+      const page = await kitPage();
+      // About 30 px of the card on screen, at the bottom: under half, so only a press claims it.
+      await page.evaluate(`(function () {
+        var root = document.getElementById('host').attachShadow({ mode: 'closed' });
+        var slot = document.createElement('div');
+        root.appendChild(slot);
+        ${drawCard}(slot, window);
+      })()`);
+      await sleep(SETTLE_MS);
+      expect(await events(page)).toEqual([]);
+      await page.mouse.move(180, 728);
+      await page.mouse.down();
+      await page.mouse.up();
+      await expect.poll(() => events(page)).toEqual(['impression', 'click']);
+      await page.close();
+    });
+
+    it('in a same-origin frame, a press that went down on the card and was dragged off, then one from the chat onto the card, claim nothing; a press on it then does', async () => {
+      const page = await kitPage();
+      await page.evaluate(`(function () {
+        var frame = document.createElement('iframe');
+        frame.style.cssText = 'position:fixed;inset:0;width:100%;height:100%;border:0';
+        document.body.appendChild(frame);
+        var chat = frame.contentDocument;
+        chat.body.style.margin = '0';
+        chat.body.innerHTML = '<div style="height:710px">The chat in a frame</div><div id="slot"></div>';
+        ${drawCard}(chat.getElementById('slot'), frame.contentWindow);
+      })()`);
+      await sleep(SETTLE_MS);
+      expect(await events(page)).toEqual([]);
+      // The press from the chat onto the card clicks the frame's body, not the card: impressions counted.
+      const impressions = async () => (await events(page)).filter((event) => event === 'impression').length;
+      const spot = { x: 180, y: 730 };
+      const off = { x: 180, y: 400 };
+      await page.mouse.move(spot.x, spot.y);
+      await page.mouse.down();
+      await page.mouse.move(off.x, off.y, { steps: 5 });
+      await page.mouse.up();
+      await page.mouse.move(off.x, off.y - 20);
+      await page.mouse.down();
+      await page.mouse.move(spot.x, spot.y, { steps: 5 });
+      await page.mouse.up();
+      await sleep(SETTLE_MS);
+      expect(await impressions()).toBe(0);
+      await page.mouse.down();
+      await page.mouse.up();
+      await expect.poll(impressions).toBe(1);
+      await page.close();
+    });
+  });
+
   it('fires it on Enter pressed on the focused card, and bills no click that fast', async () => {
     const demo = await startDemo();
     const { page, pixelRequests } = await openChat(demo);

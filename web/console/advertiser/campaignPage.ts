@@ -49,7 +49,11 @@ function useWrite(save: Save, typed?: unknown) {
     setSaved(false);
     setError(failure);
   }
-  return { error, saved, write, fail };
+  /** The shown refusal no longer names what is on the form (a window removed moves the others' numbers). */
+  function forget() {
+    setError(null);
+  }
+  return { error, saved, write, fail, forget };
 }
 
 /** delivery_stopped_by in plain words: what stopped the line item and what lets it deliver again. */
@@ -213,12 +217,18 @@ function FrequencyCapForm({ item, save }: { item: LineItem; save: Save }) {
 
 function TargetingForm({ item, save }: { item: LineItem; save: Save }) {
   const [edits, setEdits] = useState<TargetingEdits>(() => targetingEdits(item.targeting));
-  const { error, saved, write, fail } = useWrite(save, edits);
+  const { error, saved, write, fail, forget } = useWrite(save, edits);
   type TextEdit = Exclude<keyof TargetingEdits, 'semantic' | 'dayparts'>;
   const text = (name: TextEdit) => ({ value: edits[name], onInput: (value: string) => setEdits({ ...edits, [name]: value }) });
   const field = (name: TextEdit, noun: string) => ({ ...text(name), error, list: { noun, entries: listOf(edits[name]) ?? [] } });
   const untouched = untouchedTargeting(item.targeting);
   const form = useFocusOnRefusal<HTMLFormElement>(error);
+  function setDayparts(dayparts: TargetingEdits['dayparts']) {
+    // The API names a window by its index: once one is added or removed, a refusal would sit on (or
+    // name) the wrong window (rev45 R8), so it goes until the next Save.
+    if (dayparts.windows.length !== edits.dayparts.windows.length) forget();
+    setEdits({ ...edits, dayparts });
+  }
   function submit(event: Event) {
     event.preventDefault();
     let body;
@@ -242,7 +252,7 @@ function TargetingForm({ item, save }: { item: LineItem; save: Save }) {
     </div>
     <${SemanticFields} enabled=${edits.semantic} onEnabled=${(semantic: boolean) => setEdits({ ...edits, semantic })}
       minSimilarity=${text('minSimilarity')} path="semantic.min_similarity" error=${error} />
-    <${DaypartFields} value=${edits.dayparts} onChange=${(dayparts: TargetingEdits['dayparts']) => setEdits({ ...edits, dayparts })} error=${error} />
+    <${DaypartFields} value=${edits.dayparts} onChange=${setDayparts} error=${error} />
     ${untouched.length > 0 && html`<div class="hint" data-testid="kept-targeting"><p>Also set (through the API), kept as it is when you save:</p>
       <ul>${untouched.map((part) => html`<li>${part}</li>`)}</ul></div>`}
     <${ErrorMessage} error=${error} shownPaths=${['keywords.include', 'keywords.exclude', 'placements.include', 'languages', 'countries.include', 'countries.exclude', 'semantic.min_similarity', ...daypartFieldPaths(edits.dayparts)]} />

@@ -28,7 +28,8 @@ function DayBoxes({ window, index, error, onDays }: { window: DaypartWindowEdits
  * The dayparts of a line item's targeting: its time zone and its windows, each of days and a start
  * and end on that zone's clock; no window is any time. *Add a window* puts the focus on the new
  * window's first day, and *Remove window N* on the window that takes its place (or the one before,
- * or *Add a window*), never on <body>. The API's refusals are shown on the field they name.
+ * or *Add a window*), never on <body>. The API's refusals are shown on the field they name; the form
+ * drops them when a window is added or removed, as they name windows by index.
  */
 export function DaypartFields({ value, onChange, error }: { value: DaypartEdits; onChange(next: DaypartEdits): void; error: unknown }) {
   const hintId = useId();

@@ -7,7 +7,7 @@ import { ErrorMessage, Field } from '../ui.js';
 import { FieldProblems } from '../fieldProblems.js';
 import { CertificationBadge, CertificationHistory, IntegrationCheckView, recentImpressionsPath, type IntegrationCheck } from '../placements.js';
 import type { Placement } from '../../../src/placements/placementRepository.js';
-import { useUnsavedInput } from '../unsavedChanges.js';
+import { mayLeave, useUnsavedInput } from '../unsavedChanges.js';
 
 /** Said before anything is sent: the reason is shown to the publisher whose tCPM revenue stops. */
 const REVOKE_REASON_REQUIRED = new FieldProblems('A revocation needs a reason.', [{ path: 'reason', message: 'Enter a reason: a revocation needs one.' }]);
@@ -31,11 +31,14 @@ export function PlacementPage({ session, route }: { session: Session; route: Rou
   const actions = useRef<HTMLFormElement>(null);
   const status = useRef<HTMLDivElement>(null);
   const confirm = useRef<HTMLButtonElement>(null);
-  // A typed reason is asked about before leaving (unsavedChanges.ts); the id to look up is an address, not input.
+  // A typed reason is asked about before leaving (unsavedChanges.ts), *Look up* of another placement
+  // included; the id to look up is an address, not input.
   useUnsavedInput(reason.trim() !== '');
 
   useEffect(() => {
-    // Another placement's page: the last one's answer and question are not about it.
+    // Another placement's page: the last one's answer, question and reason are not about it (rev45 R4:
+    // a reason typed for one placement was sent with the next one's revocation, to its publisher).
+    setReason('');
     setPlacement(null);
     setPublisherName(null);
     setCheck(null);
@@ -85,8 +88,17 @@ export function PlacementPage({ session, route }: { session: Session; route: Rou
     }
   }
 
+  function lookUp(event: Event) {
+    event.preventDefault();
+    const next = lookup.trim();
+    // go() is the console's own move, which the router does not ask about: another placement drops the typed reason.
+    if (next !== id && !mayLeave()) return;
+    setError(null);
+    go('placements', { id: next });
+  }
+
   return html`
-    <form class="card" onSubmit=${(event: Event) => { event.preventDefault(); setError(null); go('placements', { id: lookup.trim() }); }}>
+    <form class="card" onSubmit=${lookUp}>
       <${Field} label="Placement id" value=${lookup} onInput=${setLookup} />
       <button type="submit">Look up</button>
     </form>
