@@ -79,6 +79,8 @@ function everydayNext(names: string): WordRuns | undefined {
 const EVERYDAY_NEXT_RUNS = new Map<string, WordRuns | undefined>();
 /** "her" as the object that ends a phrase, said of others (saidOfOthers). */
 const OBJECT_OTHERS = ['him', 'them'];
+/** The first word of a trailing guard (`{unless NAME}`, `{if NAME}`), not of a slot (`{relative}`). */
+const TRAILING_GUARD = /^\{(unless|if)$/;
 /** Any letter past ASCII: only such a phrase has a spelling without its accents (phrasesOf). */
 const NOT_ASCII = /[^\x00-\x7f]/;
 const EVERYDAY_BEFORE_WORDS = new Map(Object.entries(EVERYDAY_BEFORE).map(([name, words]) => [name, wordSet(words)]));
@@ -284,10 +286,11 @@ function saidOfOthers(text: string): string[] {
   const words = text.split(' ');
   const said = [text];
   words.forEach((word, i) => {
-    // "her" that ends a phrase is its object ("buried her"): said of others it is "him" or "them", not
-    // the possessive "their" (session 45: "buried their" vetoed "the early Christians buried their dead").
+    // "her" that ends a phrase, or comes just before its trailing guard, is its object ("buried her"): said of others it is "him" or "them",
+    // not the possessive "their" (session 45: "buried their" vetoed "the early Christians buried their dead"). Before a slot
+    // it is the possessive ("lost her {relative}": "lost his {relative}", after review).
     const next = words[i + 1];
-    const others = word === 'her' && (next === undefined || next.startsWith('{')) ? OBJECT_OTHERS : OTHER_PERSONS[word];
+    const others = word === 'her' && (next === undefined || TRAILING_GUARD.test(next)) ? OBJECT_OTHERS : OTHER_PERSONS[word];
     for (const other of others ?? []) said.push([...words.slice(0, i), other, ...words.slice(i + 1)].join(' '));
   });
   return said;

@@ -679,6 +679,46 @@ describe("brand safety: session 45's rule kinds (batch 12's misses and false vet
   });
 });
 
+describe("brand safety: the session-45 review's findings (rev45 R2, R3, R9)", () => {
+  const vetoed = (queries: string[]) => {
+    for (const query of queries) expect(verdict(query), query).toBeDefined();
+  };
+  const serves = (queries: string[]) => {
+    for (const query of queries) expect(verdict(query), query).toBeUndefined();
+  };
+
+  it('R2: no school, story or history wording switches off the similarity of distress (self-harm clears nothing), nor a war lived through', () => {
+    // (The review's "at a level", "haven't seen the point" and "never seen my dad cry" turns are not vetoed on either side: with this
+    // answer their similarity stays under the limit, so no clear was what let them through.)
+    vetoed([
+      'since the episode at work i feel hopeless and tired of life',
+      'sorry for my english, my father is dying in hospital and the doctors say there is no hope',
+      'air raid sirens again all night and my a level exam is tomorrow',
+    ]);
+    serves(['the 1906 san francisco earthquake for my essay', 'causes of the first world war for gcse']);
+  });
+
+  it('R3: a family tree, a poker hand, a thumb drive, time passing in Hindi, a smashed or dead phone, accident insurance and Dry January are ordinary; the sensitive ones beside them still veto', () => {
+    serves([
+      'how do i trace relatives in county cork for my family tree', 'best dna test to trace relatives',
+      'lost a hand of poker with pocket aces, how do i stop tilting', 'i lost a thumb drive with my photos',
+      'saal kaise guzar gaya pata hi nahi chala', 'din guzar gaya', 'hum wahan nahi rahe', 'ab dost nahi rahe',
+      'телефон разбился, где починить', 'экран разбился', 'mi-a murit telefonul', 'mi-a murit bateria',
+      'asuransi kecelakaan', 'two weeks sober for dry january, any mocktail ideas?', 'field sobriety test', 'sobriety checkpoint tonight on the highway',
+    ]);
+    vetoed([
+      'the red cross helps families trace relatives missing since the earthquake', 'my dad lost a hand in an accident at the factory', 'he lost a thumb in a table saw accident',
+      'papa guzar gaye kal raat', 'meri dadi guzar gayi', 'bunica mea a murit azi noapte', 'ayah saya mengalami kecelakaan motor',
+      'relapsed after 2 years sober and i feel so ashamed', 'three years sober on friday and i want to drink',
+    ]);
+  });
+
+  it('R9: "her" before a slot is the possessive said of others, not the object ("lost her {relative}" is not "lost him mum")', () => {
+    serves(['the defender lost him, dad was shouting from the stands']);
+    vetoed(['my friend lost his mum last week, what do i write in the card']);
+  });
+});
+
 describe('brand safety: the held-out batches, judged with their answers (bench/semantic/brandSafetyHeldOut*.txt)', () => {
   // Their figures as recorded in bench/README.md; a change of the rules that moves one must say so there.
   const figures: Record<string, { sensitive: [number, number]; ordinaryVetoed: [number, number] }> = {
@@ -700,7 +740,9 @@ describe('brand safety: the held-out batches, judged with their answers (bench/s
     // Session 45: held out on main's rules 107/140 and 24/172 (bench/README.md, "Brand safety: session 45"); tuned on since. Left: a fiancé who
     // "didn't come home from his deployment" and a Japanese turn (no spaces between its words); a novel that "deals with abuse and self-harm",
     // Romeo and Juliet's "kill themselves" and My Chemical Romance's song "Cancer".
-    'brandSafetyHeldOut12.txt': { sensitive: [138, 140], ordinaryVetoed: [3, 172] },
+    // After review (rev45 R2): self-harm's similarity is cleared by nothing, so five ordinary turns near it are vetoed again (a life
+    // insurance question, hamlet's speech for an a level, henry viii's wives, two about vaccines): 8/172.
+    'brandSafetyHeldOut12.txt': { sensitive: [138, 140], ordinaryVetoed: [8, 172] },
   };
   for (const [file, expected] of Object.entries(figures)) {
     it(`${file}: ${expected.sensitive.join('/')} sensitive vetoed, ${expected.ordinaryVetoed.join('/')} ordinary vetoed`, () => {
