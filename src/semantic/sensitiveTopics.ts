@@ -326,8 +326,11 @@ export const EVERYDAY_WITH: Record<string, string[]> = {
     // School work on a past disaster (session 45: "the 1906 san francisco earthquake for my essay", "chernobyl ... for a year 9 project").
     ...SCHOOLWORK,
   ],
-  /** A month off drink, a test at the roadside (after review, session 45: "two weeks sober for dry january, any mocktail ideas?"). */
-  abstaining: ['dry january', 'sober october', 'sober curious', 'mocktail', 'mocktails', 'alcohol free', 'non alcoholic', 'no alcohol', 'zero alcohol', 'field sobriety', 'sobriety test', 'sobriety checkpoint'],
+  /**
+   * A month off drink, a test at the roadside (after review, session 45: "two weeks sober for dry january, any mocktail ideas?").
+   * Not "no alcohol" or "alcohol free": recovery talks that way too ("a year sober, no alcohol in the house").
+   */
+  abstaining: ['dry january', 'sober october', 'sober curious', 'mocktail', 'mocktails', 'field sobriety', 'sobriety test', 'sobriety checkpoint'],
   /** A storm lived through unharmed: "the hurricane hit our area last year but we were fine" (runs of words, as CONFIRMED_WITH's). */
   unharmed: [
     'we were fine', 'we were all fine', 'we were ok', 'we were okay', 'we were safe', 'we were lucky', 'we are fine', 'we re fine', 'we re ok', 'we re okay',
@@ -579,8 +582,15 @@ export const EVERYDAY_NEXT: Record<string, string[]> = {
   device: DEVICES.flatMap((device) => [`el ${device}`, `la ${device}`, `mi ${device}`, `das ${device}`, `mein ${device}`]),
   /** A Romanian device, named after the verb (after review, session 45: "mi-a murit telefonul"). */
   aparat: ['telefonul', 'telefon', 'bateria', 'laptopul', 'calculatorul', 'mobilul', 'acumulatorul', 'ecranul', 'routerul', 'tableta', 'masina', 'mașina'],
-  /** A hand of cards, not a hand lost (after review, session 45: "lost a hand of poker"). */
-  cards: ['of poker', 'of cards', 'of blackjack', 'of bridge', 'at poker', 'at cards', 'at blackjack', 'in poker', 'in blackjack', 'playing', 'with pocket', 'on the river', 'on the turn', 'to a'],
+  /**
+   * A hand of cards, not a hand lost (after review, session 45: "lost a hand of poker"). Only words of
+   * cards: "playing" or "to a" alone also begin "lost a hand playing with fireworks", "to a table saw".
+   */
+  cards: [
+    'of poker', 'of cards', 'of blackjack', 'of bridge', 'at poker', 'at cards', 'at blackjack', 'in poker', 'in blackjack',
+    'playing poker', 'playing cards', 'playing blackjack', 'playing bridge', 'with pocket', 'on the river', 'on the turn',
+    'to a flush', 'to a straight', 'to a full house', 'to a royal flush', 'to a better hand', 'to a bluff',
+  ],
   /** A thumb drive (after review, session 45: "i lost a thumb drive with my photos"). */
   drive: ['drive', 'drives', 'stick', 'sticks'],
 };

@@ -710,7 +710,11 @@ describe("brand safety: the session-45 review's findings (rev45 R2, R3, R9)", ()
       'the red cross helps families trace relatives missing since the earthquake', 'my dad lost a hand in an accident at the factory', 'he lost a thumb in a table saw accident',
       'papa guzar gaye kal raat', 'meri dadi guzar gayi', 'bunica mea a murit azi noapte', 'ayah saya mengalami kecelakaan motor',
       'relapsed after 2 years sober and i feel so ashamed', 'three years sober on friday and i want to drink',
+      // rev45b B3: the card guard's words are only cards' ("playing" or "to a" alone cleared these), and recovery's "no alcohol" clears nothing.
+      'he lost a hand playing rugby and cannot work now', 'my cousin lost a hand to a machine at work',
+      'a year sober and there is no alcohol in the house but i keep thinking about drinking',
     ]);
+    serves(['lost a hand playing poker to a rivered flush', 'i lost a hand to a full house, was my call wrong']);
   });
 
   it('R9: "her" before a slot is the possessive said of others, not the object ("lost her {relative}" is not "lost him mum")', () => {
