@@ -53,11 +53,11 @@ export class AdIndexRefresher {
   private task: PeriodicTask | undefined;
   private pruneTask: PeriodicTask | undefined;
   /**
-   * The horizon read at the start or at the last prune that deleted, and when: what is below it is
-   * deleted by the first prune at least INDEX_CHANGES_PRUNE_MS later, so an instance that read the
-   * log within that interval has read past it.
+   * The horizon read at the start or at the previous prune: what is below it is deleted by the next
+   * prune, which its schedule starts INDEX_CHANGES_PRUNE_MS after the previous run ended, so an
+   * instance that read the log within that interval has read past it.
    */
-  private pruneBelow: { horizon: string; readAt: number } | undefined;
+  private pruneBelow: string | undefined;
   private unlisten: (() => Promise<void>) | undefined;
   /** The rerank under way (rerankSteps): a patch or a rebuild drops it, as they change the lists it re-sorts aside. */
   private reranking: Generator<void, boolean> | undefined;
@@ -97,7 +97,7 @@ export class AdIndexRefresher {
     refresher.task = startPeriodicTask('ad index refresh', pollMs, () => refresher.poll(), options.log);
     // Read at the start, so the log is first pruned one interval after it (not two), below a horizon
     // read one interval before.
-    refresher.pruneBelow = { horizon: await readHorizon(db), readAt: Date.now() };
+    refresher.pruneBelow = await readHorizon(db);
     refresher.pruneTask = startPeriodicTask('catalog changes prune', options.pruneMs, () => refresher.prune(), options.log);
     if (db.listen) {
       refresher.unlisten = await db.listen(CATALOG_CHANGES_CHANNEL, () => void refresher.refreshNow());
@@ -184,16 +184,15 @@ export class AdIndexRefresher {
   }
 
   private async prune(): Promise<void> {
+    // Only its schedule runs this: each run begins an interval after the previous one ended.
     const below = this.pruneBelow;
-    // A run sooner than an interval after the horizon was read (a timer a millisecond early) waits
-    // for the next: what another instance has not read yet may be above it.
-    if (below === undefined || Date.now() - below.readAt < this.options.pruneMs) return;
+    if (below === undefined) return;
     const horizon = await readHorizon(this.options.db);
     // Before the change log is pruned below what this instance has read: a restart reads it from here.
     this.snapshot?.recordHorizon(this.feed.position);
-    const deleted = await pruneCatalogChanges(this.options.db, below.horizon);
+    const deleted = await pruneCatalogChanges(this.options.db, below);
     if (deleted > 0) this.options.log.debug({ deleted }, 'catalog changes pruned');
-    this.pruneBelow = { horizon, readAt: Date.now() };
+    this.pruneBelow = horizon;
   }
 
   private static async build(options: AdIndexRefresherOptions, snapshot: CatalogSnapshot | undefined) {
