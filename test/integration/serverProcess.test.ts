@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, w
 import { createServer as createHttpServer } from 'node:http';
 import { connect, createServer } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildServerBundle } from '../../src/buildServerBundle.js';
 import { packageRoot } from '../../src/packageRoot.js';
 import { testDatabaseUrl } from '../helpers/testApp.js';
@@ -20,16 +20,17 @@ const ADMIN_TOKEN = 'process-test-admin-token-0123456789';
 const HUNG_START_MS = 30_000;
 
 /**
- * `adsvc <args>` from the sources, killed (SIGTERM) after `killAfterMs`; a service the tests keep
- * running passes undefined: with the limit, a loaded CI machine's slower CLI calls took a describe
- * past 30 s and its service was stopped under the tests still using it.
+ * `adsvc <args>` from the sources, killed (SIGTERM) `killAfterMs` after its spawn; a service the
+ * tests keep running passes null: with the limit, a loaded CI machine's slower CLI calls took a
+ * describe past 30 s from the service's spawn and it was stopped under the tests still using it.
+ * Null, not undefined: undefined takes the default, and did (the limit stayed on every service).
  */
-function adsvc(args: string[], env: Record<string, string>, killAfterMs: number | undefined = HUNG_START_MS): ChildProcess {
+function adsvc(args: string[], env: Record<string, string>, killAfterMs: number | null = HUNG_START_MS): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', path.join(packageRoot, 'src/main.ts'), ...args], {
     cwd: packageRoot,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: killAfterMs,
+    timeout: killAfterMs ?? undefined,
   });
 }
 
@@ -46,6 +47,12 @@ function finished(child: ChildProcess): Promise<Finished> {
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })));
+}
+
+/** How a process ended, with the last lines it wrote: for a failure that would otherwise say only 'fetch failed'. */
+function howItEnded({ code, signal, stdout, stderr }: Finished): string {
+  const last = (text: string) => text.trimEnd().split('\n').slice(-8).join('\n');
+  return `exit code ${code}, signal ${signal}\nlast stderr lines:\n${last(stderr)}\nlast stdout lines:\n${last(stdout)}`;
 }
 
 function newDataDir(): string {
@@ -67,7 +74,7 @@ afterAll(() => {
 async function serveOn(env: Record<string, string> = {}) {
   const port = await freePort();
   const dataDir = env.DATA_DIR ?? newDataDir();
-  const child = adsvc(['serve'], { PORT: String(port), ADMIN_TOKEN, ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}), ...env, DATA_DIR: dataDir }, undefined);
+  const child = adsvc(['serve'], { PORT: String(port), ADMIN_TOKEN, ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}), ...env, DATA_DIR: dataDir }, null);
   services.add(child);
   return { child, exit: finished(child), port, url: `http://127.0.0.1:${port}`, dataDir };
 }
@@ -89,6 +96,14 @@ describe('adsvc serve, the CLI against it, and SIGTERM', () => {
 
   afterAll(() => {
     if (server.exitCode === null) server.kill('SIGKILL');
+  });
+
+  // The tests share the server until the last one stops it: one that ended under them fails them
+  // on 'fetch failed', and this says how it ended.
+  let stopping = false;
+  afterEach(async () => {
+    const ended = await Promise.race([serverExit, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 100))]);
+    if (ended && !stopping) throw new Error(`adsvc serve ended under the tests: ${howItEnded(ended)}`);
   });
 
   let apiKey = '';
@@ -252,6 +267,7 @@ describe('adsvc serve, the CLI against it, and SIGTERM', () => {
   });
 
   it('stops on SIGTERM with exit code 0, and never logged a key or token', async () => {
+    stopping = true;
     server.kill('SIGTERM');
     const { code, stdout, stderr } = await serverExit;
     expect(code).toBe(0);
@@ -271,8 +287,9 @@ describe('the bundle npm run build makes (what npm start and the adsvc command r
     symlinkSync(path.join(packageRoot, 'node_modules'), path.join(folder, 'node_modules'));
     const bundle = path.join(folder, 'adsvc.js');
     await buildServerBundle(path.join(packageRoot, 'src', 'main.ts'), bundle);
-    const run = (args: string[], env: Record<string, string>) =>
-      spawn(process.execPath, [bundle, ...args], { cwd: folder, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: HUNG_START_MS });
+    // As adsvc(): the service runs until the test stops it (the finally kills one a failure left).
+    const run = (args: string[], env: Record<string, string>, killAfterMs: number | null = HUNG_START_MS) =>
+      spawn(process.execPath, [bundle, ...args], { cwd: folder, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: killAfterMs ?? undefined });
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const server = run(['serve'], {
@@ -281,7 +298,7 @@ describe('the bundle npm run build makes (what npm start and the adsvc command r
       ADMIN_TOKEN,
       LOG_LEVEL: 'info',
       ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
-    });
+    }, null);
     const serverExit = finished(server);
     try {
       const healthy = await eventually(
