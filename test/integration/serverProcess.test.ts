@@ -126,6 +126,8 @@ describe('adsvc serve, the CLI against it, and SIGTERM', () => {
     // Between the CLI and the server: forwards each request and cuts the first `cuts` answers after
     // the server made what they asked (the connection closes without an answer).
     let cuts = 0;
+    // ... and answers the first `gateways` 502 after the server made what they asked, as a proxy whose upstream answer was lost.
+    let gateways = 0;
     const keys: (string | undefined)[] = [];
     const proxy = createHttpServer((request, response) => {
       const chunks: Buffer[] = [];
@@ -143,6 +145,12 @@ describe('adsvc serve, the CLI against it, and SIGTERM', () => {
           cuts--;
           expect(answer.status, text).toBe(201);
           request.socket.destroy();
+          return;
+        }
+        if (gateways > 0) {
+          gateways--;
+          expect(answer.status, text).toBe(201);
+          response.writeHead(502, { 'content-type': 'text/plain' }).end('bad gateway');
           return;
         }
         const replayed = answer.headers.get('idempotent-replayed');
@@ -186,6 +194,19 @@ describe('adsvc serve, the CLI against it, and SIGTERM', () => {
       expect(lost.stderr).toContain(`Idempotency-Key ${keys[0]} within 24 hours`);
       const after = (await (await fetch(keysPath, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { data: { id: string }[] };
       expect(after.data).toHaveLength(2);
+
+      // A proxy's 502 after the create was made (rev45b B1): sent again with the same key, answered
+      // the first answer; one more key, not two.
+      keys.length = 0;
+      gateways = 1;
+      const behindProxy = await cli(['key', 'create', '--org', organizationId, '--permissions', 'reporting']);
+      expect(behindProxy.code, behindProxy.stderr).toBe(0);
+      expect(keys).toHaveLength(2);
+      expect(keys[1]).toBe(keys[0]);
+      expect(behindProxy.stderr).toContain('the server answered 502, which says nothing of the create; sending it again with the same Idempotency-Key');
+      expect(behindProxy.stderr).toContain('(Idempotent-Replayed): the create was made once');
+      const afterProxy = (await (await fetch(keysPath, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { data: { id: string }[] };
+      expect(afterProxy.data).toHaveLength(3);
 
       // A command that is not one of the five creates sends no key.
       keys.length = 0;
