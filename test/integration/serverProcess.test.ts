@@ -9,6 +9,7 @@ import { packageRoot } from '../../src/packageRoot.js';
 import { testDatabaseUrl } from '../helpers/testApp.js';
 import { eventually } from '../helpers/eventually.js';
 import { freePort } from '../helpers/freePort.js';
+import { holdLock } from '../helpers/heldLock.js';
 import { canMount, fillDisk, mountTmpfs } from '../helpers/tmpfs.js';
 import { startPostgresServer, unavailableReason, type PostgresServer } from '../helpers/postgresServer.js';
 
@@ -649,4 +650,89 @@ describe.skipIf(unavailableReason !== undefined)('instances on one PostgreSQL se
     third.child.kill('SIGTERM');
     expect((await third.exit).code).toBe(0);
   });
+});
+
+/**
+ * rev45b B8: a proxy that gives up on the first send (504) while the service still makes the key,
+ * so the CLI's resend arrives while the first create runs. The first is held (its api_keys INSERT
+ * waits for a lock the test holds) so that this is so for sure, not by timing; that needs a
+ * PostgreSQL server (idempotentAdminCreates.test.ts has the API's side).
+ */
+describe.skipIf(unavailableReason !== undefined)('the CLI\'s resend while the first create still runs, on a PostgreSQL server', () => {
+  let postgres: PostgresServer;
+
+  beforeAll(async () => {
+    postgres = await startPostgresServer();
+  });
+
+  afterAll(() => postgres?.destroy());
+
+  it('waits for the first create and prints its key: one key, exit 0', async () => {
+    const { child, exit, url } = await serveOn({ DATABASE_URL: postgres.url });
+    try {
+      await healthy(url);
+      const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+      const organization = await fetch(`${url}/v1/admin/organizations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'CLI Held Org' }) });
+      expect(organization.status).toBe(201);
+      const organizationId = ((await organization.json()) as { data: { id: string } }).data.id;
+      const keysPath = `${url}/v1/admin/organizations/${organizationId}/api-keys`;
+
+      const held = await holdLock(postgres.url, 'LOCK TABLE api_keys IN SHARE MODE');
+      try {
+        // The service's answers, as the proxy received them from upstream.
+        const upstream: Promise<{ status: number; replayed: string | null; text: string }>[] = [];
+        const proxy = createHttpServer((request, response) => {
+          const chunks: Buffer[] = [];
+          request.on('data', (chunk: Buffer) => chunks.push(chunk));
+          request.on('end', () => {
+            const send = upstream.length + 1;
+            const answer = fetch(url + request.url, {
+              method: request.method,
+              headers: { authorization: request.headers.authorization!, 'content-type': 'application/json', 'idempotency-key': request.headers['idempotency-key'] as string },
+              body: Buffer.concat(chunks),
+            }).then(async (answered) => ({ status: answered.status, replayed: answered.headers.get('idempotent-replayed'), text: await answered.text() }));
+            upstream.push(answer);
+            void (async () => {
+              // The first send runs (waits on the lock): the proxy stops waiting for it, as on its upstream timeout.
+              await held.waiting(send);
+              if (send === 1) {
+                response.writeHead(504, { 'content-type': 'text/plain' }).end('gateway timeout');
+                return;
+              }
+              // The resend waits too (for the first's key): the first may finish now.
+              await held.release();
+              const { status, replayed, text } = await answer;
+              response.writeHead(status, { 'content-type': 'application/json', ...(replayed ? { 'idempotent-replayed': replayed } : {}) }).end(text);
+            })().catch((error: Error) => response.writeHead(500).end(error.message));
+          });
+        });
+        const proxyPort = await freePort();
+        await new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', resolve));
+        try {
+          const cli = await finished(adsvc(['key', 'create', '--org', organizationId, '--permissions', 'reporting', '--url', `http://127.0.0.1:${proxyPort}`, '--token', ADMIN_TOKEN], {}));
+          expect(cli.code, cli.stderr).toBe(0);
+          expect(upstream).toHaveLength(2);
+          expect(cli.stderr).toContain('the server answered 504, which says nothing of the create; sending it again with the same Idempotency-Key, which makes it once (send 2 of 3)');
+          expect(cli.stderr).toContain('(Idempotent-Replayed): the create was made once');
+          // The first send made the key; the resend answered its answer, which the CLI printed.
+          const [first, resend] = await Promise.all(upstream);
+          expect([first!.status, first!.replayed]).toEqual([201, null]);
+          expect([resend!.status, resend!.replayed]).toEqual([201, 'true']);
+          expect(resend!.text).toBe(first!.text);
+          const made = JSON.parse(cli.stdout).data as { id: string; key: string };
+          expect(made.id).toBe((JSON.parse(first!.text) as { data: { id: string } }).data.id);
+          const listed = (await (await fetch(keysPath, { headers: admin })).json()) as { data: { id: string }[] };
+          expect(listed.data.map((row) => row.id)).toEqual([made.id]);
+          expect((await fetch(`${url}/v1/advertiser/me`, { headers: { 'x-api-key': made.key } })).status).toBe(200);
+        } finally {
+          await new Promise((resolve) => proxy.close(resolve));
+        }
+      } finally {
+        await held.close();
+      }
+    } finally {
+      child.kill('SIGTERM');
+      await exit;
+    }
+  }, 120_000);
 });
