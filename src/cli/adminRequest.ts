@@ -32,11 +32,12 @@ export interface AdminAnswer {
  * (`createsOnce`) goes with an Idempotency-Key of this invocation, a UUID: when its answer is lost
  * after the request may have reached the server (a reset connection, a server stopped mid-request),
  * or answered 502, 503 or 504 (NO_VERDICT), it is sent again with the same key, at most CREATE_SENDS
- * times in all, each resend said on stderr;
- * the API answers a resend the first answer (`Idempotent-Replayed`), secret included, so one object
- * exists and its key or token is printed as if the first answer had come. A connection refused on
- * the first send is said at once, as for any command: nothing was sent. Any other command is sent
- * once: only these five take a key.
+ * times in all, each resend said on stderr; the API answers a resend the first answer
+ * (`Idempotent-Replayed`, after waiting for the first if it still runs), secret included, so one
+ * object exists and its key or token is printed as if the first answer had come. Any other 5xx, or
+ * a refusal after a lost answer, names the key. A connection never made on the first send (NOT_SENT)
+ * is said at once, as for any command: nothing was sent. Any other command is sent once: only these
+ * five take a key.
  */
 export async function sendAdminCommand(baseUrl: string, token: string, command: AdminCommand, path: string, body: unknown): Promise<AdminAnswer> {
   // Imported here: `serve` never needs it, and loading it cost every start 0.05-0.08 s.
