@@ -3,12 +3,13 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, w
 import { createServer as createHttpServer } from 'node:http';
 import { connect, createServer } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildServerBundle } from '../../src/buildServerBundle.js';
 import { packageRoot } from '../../src/packageRoot.js';
 import { testDatabaseUrl } from '../helpers/testApp.js';
 import { eventually } from '../helpers/eventually.js';
 import { freePort } from '../helpers/freePort.js';
+import { holdLock } from '../helpers/heldLock.js';
 import { canMount, fillDisk, mountTmpfs } from '../helpers/tmpfs.js';
 import { startPostgresServer, unavailableReason, type PostgresServer } from '../helpers/postgresServer.js';
 
@@ -20,16 +21,17 @@ const ADMIN_TOKEN = 'process-test-admin-token-0123456789';
 const HUNG_START_MS = 30_000;
 
 /**
- * `adsvc <args>` from the sources, killed (SIGTERM) after `killAfterMs`; a service the tests keep
- * running passes undefined: with the limit, a loaded CI machine's slower CLI calls took a describe
- * past 30 s and its service was stopped under the tests still using it.
+ * `adsvc <args>` from the sources, killed (SIGTERM) `killAfterMs` after its spawn; a service the
+ * tests keep running passes null: with the limit, a loaded CI machine's slower CLI calls took a
+ * describe past 30 s from the service's spawn and it was stopped under the tests still using it.
+ * Null, not undefined: undefined takes the default, and did (the limit stayed on every service).
  */
-function adsvc(args: string[], env: Record<string, string>, killAfterMs: number | undefined = HUNG_START_MS): ChildProcess {
+function adsvc(args: string[], env: Record<string, string>, killAfterMs: number | null = HUNG_START_MS): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', path.join(packageRoot, 'src/main.ts'), ...args], {
     cwd: packageRoot,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: killAfterMs,
+    timeout: killAfterMs ?? undefined,
   });
 }
 
@@ -46,6 +48,12 @@ function finished(child: ChildProcess): Promise<Finished> {
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })));
+}
+
+/** How a process ended, with the last lines it wrote: for a failure that would otherwise say only 'fetch failed'. */
+function howItEnded({ code, signal, stdout, stderr }: Finished): string {
+  const last = (text: string) => text.trimEnd().split('\n').slice(-8).join('\n');
+  return `exit code ${code}, signal ${signal}\nlast stderr lines:\n${last(stderr)}\nlast stdout lines:\n${last(stdout)}`;
 }
 
 function newDataDir(): string {
@@ -67,7 +75,7 @@ afterAll(() => {
 async function serveOn(env: Record<string, string> = {}) {
   const port = await freePort();
   const dataDir = env.DATA_DIR ?? newDataDir();
-  const child = adsvc(['serve'], { PORT: String(port), ADMIN_TOKEN, ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}), ...env, DATA_DIR: dataDir }, undefined);
+  const child = adsvc(['serve'], { PORT: String(port), ADMIN_TOKEN, ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}), ...env, DATA_DIR: dataDir }, null);
   services.add(child);
   return { child, exit: finished(child), port, url: `http://127.0.0.1:${port}`, dataDir };
 }
@@ -91,6 +99,14 @@ describe('adsvc serve, the CLI against it, and SIGTERM', () => {
     if (server.exitCode === null) server.kill('SIGKILL');
   });
 
+  // The tests share the server until the last one stops it: one that ended under them fails them
+  // on 'fetch failed', and this says how it ended.
+  let stopping = false;
+  afterEach(async () => {
+    const ended = await Promise.race([serverExit, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 100))]);
+    if (ended && !stopping) throw new Error(`adsvc serve ended under the tests: ${howItEnded(ended)}`);
+  });
+
   let apiKey = '';
 
   it('creates an organization, a user and an API key through the CLI', async () => {
@@ -111,6 +127,8 @@ describe('adsvc serve, the CLI against it, and SIGTERM', () => {
     // Between the CLI and the server: forwards each request and cuts the first `cuts` answers after
     // the server made what they asked (the connection closes without an answer).
     let cuts = 0;
+    // ... and answers the first `gateways` 502 after the server made what they asked, as a proxy whose upstream answer was lost.
+    let gateways = 0;
     const keys: (string | undefined)[] = [];
     const proxy = createHttpServer((request, response) => {
       const chunks: Buffer[] = [];
@@ -128,6 +146,12 @@ describe('adsvc serve, the CLI against it, and SIGTERM', () => {
           cuts--;
           expect(answer.status, text).toBe(201);
           request.socket.destroy();
+          return;
+        }
+        if (gateways > 0) {
+          gateways--;
+          expect(answer.status, text).toBe(201);
+          response.writeHead(502, { 'content-type': 'text/plain' }).end('bad gateway');
           return;
         }
         const replayed = answer.headers.get('idempotent-replayed');
@@ -171,6 +195,19 @@ describe('adsvc serve, the CLI against it, and SIGTERM', () => {
       expect(lost.stderr).toContain(`Idempotency-Key ${keys[0]} within 24 hours`);
       const after = (await (await fetch(keysPath, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { data: { id: string }[] };
       expect(after.data).toHaveLength(2);
+
+      // A proxy's 502 after the create was made (rev45b B1): sent again with the same key, answered
+      // the first answer; one more key, not two.
+      keys.length = 0;
+      gateways = 1;
+      const behindProxy = await cli(['key', 'create', '--org', organizationId, '--permissions', 'reporting']);
+      expect(behindProxy.code, behindProxy.stderr).toBe(0);
+      expect(keys).toHaveLength(2);
+      expect(keys[1]).toBe(keys[0]);
+      expect(behindProxy.stderr).toContain('the server answered 502, which says nothing of the create; sending it again with the same Idempotency-Key');
+      expect(behindProxy.stderr).toContain('(Idempotent-Replayed): the create was made once');
+      const afterProxy = (await (await fetch(keysPath, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { data: { id: string }[] };
+      expect(afterProxy.data).toHaveLength(3);
 
       // A command that is not one of the five creates sends no key.
       keys.length = 0;
@@ -252,6 +289,7 @@ describe('adsvc serve, the CLI against it, and SIGTERM', () => {
   });
 
   it('stops on SIGTERM with exit code 0, and never logged a key or token', async () => {
+    stopping = true;
     server.kill('SIGTERM');
     const { code, stdout, stderr } = await serverExit;
     expect(code).toBe(0);
@@ -271,8 +309,9 @@ describe('the bundle npm run build makes (what npm start and the adsvc command r
     symlinkSync(path.join(packageRoot, 'node_modules'), path.join(folder, 'node_modules'));
     const bundle = path.join(folder, 'adsvc.js');
     await buildServerBundle(path.join(packageRoot, 'src', 'main.ts'), bundle);
-    const run = (args: string[], env: Record<string, string>) =>
-      spawn(process.execPath, [bundle, ...args], { cwd: folder, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: HUNG_START_MS });
+    // As adsvc(): the service runs until the test stops it (the finally kills one a failure left).
+    const run = (args: string[], env: Record<string, string>, killAfterMs: number | null = HUNG_START_MS) =>
+      spawn(process.execPath, [bundle, ...args], { cwd: folder, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: killAfterMs ?? undefined });
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const server = run(['serve'], {
@@ -281,7 +320,7 @@ describe('the bundle npm run build makes (what npm start and the adsvc command r
       ADMIN_TOKEN,
       LOG_LEVEL: 'info',
       ...(testDatabaseUrl ? { DATABASE_URL: testDatabaseUrl } : {}),
-    });
+    }, null);
     const serverExit = finished(server);
     try {
       const healthy = await eventually(
@@ -611,4 +650,89 @@ describe.skipIf(unavailableReason !== undefined)('instances on one PostgreSQL se
     third.child.kill('SIGTERM');
     expect((await third.exit).code).toBe(0);
   });
+});
+
+/**
+ * rev45b B8: a proxy that gives up on the first send (504) while the service still makes the key,
+ * so the CLI's resend arrives while the first create runs. The first is held (its api_keys INSERT
+ * waits for a lock the test holds) so that this is so for sure, not by timing; that needs a
+ * PostgreSQL server (idempotentAdminCreates.test.ts has the API's side).
+ */
+describe.skipIf(unavailableReason !== undefined)('the CLI\'s resend while the first create still runs, on a PostgreSQL server', () => {
+  let postgres: PostgresServer;
+
+  beforeAll(async () => {
+    postgres = await startPostgresServer();
+  });
+
+  afterAll(() => postgres?.destroy());
+
+  it('waits for the first create and prints its key: one key, exit 0', async () => {
+    const { child, exit, url } = await serveOn({ DATABASE_URL: postgres.url });
+    try {
+      await healthy(url);
+      const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+      const organization = await fetch(`${url}/v1/admin/organizations`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'CLI Held Org' }) });
+      expect(organization.status).toBe(201);
+      const organizationId = ((await organization.json()) as { data: { id: string } }).data.id;
+      const keysPath = `${url}/v1/admin/organizations/${organizationId}/api-keys`;
+
+      const held = await holdLock(postgres.url, 'LOCK TABLE api_keys IN SHARE MODE');
+      try {
+        // The service's answers, as the proxy received them from upstream.
+        const upstream: Promise<{ status: number; replayed: string | null; text: string }>[] = [];
+        const proxy = createHttpServer((request, response) => {
+          const chunks: Buffer[] = [];
+          request.on('data', (chunk: Buffer) => chunks.push(chunk));
+          request.on('end', () => {
+            const send = upstream.length + 1;
+            const answer = fetch(url + request.url, {
+              method: request.method,
+              headers: { authorization: request.headers.authorization!, 'content-type': 'application/json', 'idempotency-key': request.headers['idempotency-key'] as string },
+              body: Buffer.concat(chunks),
+            }).then(async (answered) => ({ status: answered.status, replayed: answered.headers.get('idempotent-replayed'), text: await answered.text() }));
+            upstream.push(answer);
+            void (async () => {
+              // The first send runs (waits on the lock): the proxy stops waiting for it, as on its upstream timeout.
+              await held.waiting(send);
+              if (send === 1) {
+                response.writeHead(504, { 'content-type': 'text/plain' }).end('gateway timeout');
+                return;
+              }
+              // The resend waits too (for the first's key): the first may finish now.
+              await held.release();
+              const { status, replayed, text } = await answer;
+              response.writeHead(status, { 'content-type': 'application/json', ...(replayed ? { 'idempotent-replayed': replayed } : {}) }).end(text);
+            })().catch((error: Error) => response.writeHead(500).end(error.message));
+          });
+        });
+        const proxyPort = await freePort();
+        await new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', resolve));
+        try {
+          const cli = await finished(adsvc(['key', 'create', '--org', organizationId, '--permissions', 'reporting', '--url', `http://127.0.0.1:${proxyPort}`, '--token', ADMIN_TOKEN], {}));
+          expect(cli.code, cli.stderr).toBe(0);
+          expect(upstream).toHaveLength(2);
+          expect(cli.stderr).toContain('the server answered 504, which says nothing of the create; sending it again with the same Idempotency-Key, which makes it once (send 2 of 3)');
+          expect(cli.stderr).toContain('(Idempotent-Replayed): the create was made once');
+          // The first send made the key; the resend answered its answer, which the CLI printed.
+          const [first, resend] = await Promise.all(upstream);
+          expect([first!.status, first!.replayed]).toEqual([201, null]);
+          expect([resend!.status, resend!.replayed]).toEqual([201, 'true']);
+          expect(resend!.text).toBe(first!.text);
+          const made = JSON.parse(cli.stdout).data as { id: string; key: string };
+          expect(made.id).toBe((JSON.parse(first!.text) as { data: { id: string } }).data.id);
+          const listed = (await (await fetch(keysPath, { headers: admin })).json()) as { data: { id: string }[] };
+          expect(listed.data.map((row) => row.id)).toEqual([made.id]);
+          expect((await fetch(`${url}/v1/advertiser/me`, { headers: { 'x-api-key': made.key } })).status).toBe(200);
+        } finally {
+          await new Promise((resolve) => proxy.close(resolve));
+        }
+      } finally {
+        await held.close();
+      }
+    } finally {
+      child.kill('SIGTERM');
+      await exit;
+    }
+  }, 120_000);
 });
