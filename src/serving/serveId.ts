@@ -58,13 +58,8 @@ function bitsAt(serveId: string, from: number, characters: number): number {
  */
 export const serveIdParts = { time: 0, high: 0, low: 0 };
 
-/** The serve id serveIdParts were last set from: a pixel's ledger reads its serve's id twice in a row (impressionCounted, record). */
-let lastServeId: string | undefined;
-
 /** Sets serveIdParts from a serve id (no object made: a serve and an event each read one). */
 export function readServeId(serveId: string): void {
-  if (serveId === lastServeId) return;
-  lastServeId = serveId;
   const time = serveId.length === 22 ? bitsAt(serveId, 0, 8) : -1;
   const high = time < 0 ? -1 : bitsAt(serveId, 8, 7);
   const low = high < 0 ? -1 : bitsAt(serveId, 15, 7);

@@ -1,7 +1,6 @@
 import type { Visitor } from './visitor.js';
 import { blockOf } from './placementBlocks.js';
 import { addressKeys } from './visitorKeys.js';
-import { parseAddressText } from '../ivt/addressText.js';
 import { freshCounts, KeyGenerations, longIn, roll, shortIn, type Counts } from './windowCounts.js';
 
 /**
@@ -50,10 +49,8 @@ export class ImpressionVelocity {
   private readonly perLong: number;
   private readonly blockPerShort: number;
   private readonly blockPerLong: number;
-  private readonly keys = new KeyGenerations<NetworkCounts, string | number>(GENERATION_CAPACITY, freshNetworkCounts);
-  private readonly blocks = new KeyGenerations<Counts, string | number>(BLOCK_GENERATION_CAPACITY, freshCounts);
-  /** Each publisher's number, in the order first seen, for the first NUMBERED_PUBLISHERS (numericNetwork). */
-  private readonly publishers = new Map<string, number>();
+  private readonly keys = new KeyGenerations<NetworkCounts>(GENERATION_CAPACITY, freshNetworkCounts);
+  private readonly blocks = new KeyGenerations<Counts>(BLOCK_GENERATION_CAPACITY, freshCounts);
 
   constructor({ per10s, per10min, blockPer10s, blockPer10min }: ImpressionVelocityLimits) {
     this.perShort = per10s;
@@ -67,13 +64,11 @@ export class ImpressionVelocity {
     const byNetwork = this.perShort > 0 || this.perLong > 0;
     const byBlock = this.blockPerShort > 0 || this.blockPerLong > 0;
     if (!byNetwork && !byBlock) return false;
-    const address = visitor.ip.ip;
-    // An IPv4 address is its own network, keyed by a number on the usual pixel (numericNetwork).
-    const network = this.numericNetwork(address, publisherId);
-    const ipv6 = network < 0 && address.includes(':') ? addressKeys(visitor) : undefined;
-    const counts = byNetwork ? this.keys.of(network < 0 ? `${ipv6?.network ?? address} ${publisherId}` : network, nowMs) : undefined;
+    // An IPv4 address is its own network: no parse on the usual pixel.
+    const ipv6 = visitor.ip.ip.includes(':') ? addressKeys(visitor) : undefined;
+    const counts = byNetwork ? this.keys.of(`${ipv6?.network ?? visitor.ip.ip} ${publisherId}`, nowMs) : undefined;
     if (counts !== undefined && over(counts, nowMs, this.perShort, this.perLong)) return true;
-    const block = byBlock ? this.blockOf(counts, network, ipv6, address, publisherId, nowMs) : undefined;
+    const block = byBlock ? this.blockOf(counts, ipv6, visitor, publisherId, nowMs) : undefined;
     if (block !== undefined && over(block, nowMs, this.blockPerShort, this.blockPerLong)) return true;
     // Counted only when both let it through: a network or block keeps getting its limit and no more.
     if (counts !== undefined) count(counts);
@@ -84,53 +79,19 @@ export class ImpressionVelocity {
   /**
    * The block's counts, as `blocks.of` gives them: the network's entry keeps the ones it was last
    * given (a network lies in one block) with the blocks' generation then, so a repeat network whose
-   * block the current generation already holds costs no key and no lookup (rev41 R9).
+   * block the current generation already holds costs no key string and no lookup (rev41 R9).
    */
-  private blockOf(
-    networkCounts: NetworkCounts | undefined,
-    network: number,
-    ipv6: { block: string } | undefined,
-    address: string,
-    publisherId: string,
-    nowMs: number,
-  ): Counts {
+  private blockOf(network: NetworkCounts | undefined, ipv6: { block: string } | undefined, visitor: Visitor, publisherId: string, nowMs: number): Counts {
     const generation = this.blocks.generationAt(nowMs);
-    if (networkCounts?.block !== undefined && networkCounts.blockGeneration === generation) return networkCounts.block;
-    // A numeric network's /24: the publisher's number x 2^24 + the address's top 24 bits.
-    const block = this.blocks.of(network < 0 ? `${ipv6?.block ?? blockOf(address)} ${publisherId}` : Math.floor(network / 256), nowMs);
-    if (networkCounts !== undefined) {
-      networkCounts.block = block;
-      networkCounts.blockGeneration = generation;
+    if (network?.block !== undefined && network.blockGeneration === generation) return network.block;
+    const block = this.blocks.of(`${ipv6?.block ?? blockOf(visitor.ip.ip)} ${publisherId}`, nowMs);
+    if (network !== undefined) {
+      network.block = block;
+      network.blockGeneration = generation;
     }
     return block;
   }
-
-  /**
-   * The network's numeric key: the publisher's number x 2^32 + the IPv4 address, its block's then
-   * this / 256 (the publisher's number x 2^24 + the /24), both exact in a double (below 2^48). A
-   * key string a pixel (the address, a space, the publisher's id), hashed and then kept by the map
-   * until its generation goes, cost about 0.28 us of the pixel's main thread, a third of the rule
-   * (bench/README.md, "Pixel: session 45"). The same networks and blocks as the strings:
-   * parseAddressText answers an IPv4 address only for its one canonical text, so two addresses
-   * have the same number only when they are the same text, and a number and a string never equal
-   * each other in a Map. -1 (string keys) for an IPv6 address, one that parser leaves to ipaddr.js,
-   * and a publisher beyond the first NUMBERED_PUBLISHERS. The parse is the classifier's, kept.
-   */
-  private numericNetwork(address: string, publisherId: string): number {
-    const parsed = parseAddressText(address);
-    if (parsed?.family !== 'ipv4') return -1;
-    let publisher = this.publishers.get(publisherId);
-    if (publisher === undefined) {
-      if (this.publishers.size >= NUMBERED_PUBLISHERS) return -1;
-      publisher = this.publishers.size;
-      this.publishers.set(publisherId, publisher);
-    }
-    return publisher * 2 ** 32 + parsed.key;
-  }
 }
-
-/** Publishers numbered for numeric keys: 2^16, so that a network's key stays below 2^48, exact in a double. */
-const NUMBERED_PUBLISHERS = 65_536;
 
 /** A network's counts, and its block's as the blocks' generation `blockGeneration` gave them (undefined: not yet). */
 interface NetworkCounts extends Counts {

@@ -60,9 +60,9 @@ export function longIn(counts: Counts, nowMs: number): number {
  * has nothing left to say, memory stays bounded (two maps of at most `capacity` keys) whatever the
  * traffic, and a key dropped early only ever lets events through.
  */
-export class KeyGenerations<V, K extends string | number = string> {
-  private current = new Map<K, V>();
-  private previous = new Map<K, V>();
+export class KeyGenerations<V> {
+  private current = new Map<string, V>();
+  private previous = new Map<string, V>();
   private swappedAt = 0;
   private swaps = 0;
 
@@ -87,7 +87,7 @@ export class KeyGenerations<V, K extends string | number = string> {
   }
 
   /** The key's counts, carried into the current generation (fresh when neither generation holds them). */
-  of(key: K, nowMs: number): V {
+  of(key: string, nowMs: number): V {
     this.generationAt(nowMs);
     let counts = this.current.get(key);
     if (counts !== undefined) return counts;
@@ -97,7 +97,7 @@ export class KeyGenerations<V, K extends string | number = string> {
   }
 
   /** The key's counts if either generation holds them, without carrying them over. */
-  peek(key: K): V | undefined {
+  peek(key: string): V | undefined {
     return this.current.get(key) ?? this.previous.get(key);
   }
 }

@@ -105,23 +105,6 @@ describe('impression velocity (per publisher and network: the address, IPv6 by i
     expect(refused(velocity, visitor('81.2.180.2'), times, 'fraud-publisher')).toEqual(times.slice(5));
   });
 
-  it('holds the same limits for a publisher beyond the first 65,536 and for an address the fast parser leaves to ipaddr.js', () => {
-    // The first 65,536 publishers' IPv4 networks and blocks are keyed by numbers, the others' and
-    // such addresses' by strings (numericNetwork): the same networks, the same limits.
-    const velocity = new ImpressionVelocity({ ...DEFAULTS, blockPer10s: 40 });
-    for (let n = 0; n < 65_536; n++) velocity.tooFast(visitor('86.141.1.1'), `publisher-${n}`, T0);
-    const flood = Array.from({ length: 50 }, (_, n) => T0 + n * 10);
-    expect(refused(velocity, visitor('86.141.1.1'), flood, 'late-publisher')).toEqual(flood.slice(30));
-    expect(velocity.tooFast(visitor('86.141.1.2'), 'late-publisher', T0 + 600)).toBe(false);
-    // Its block: 30 from the first address and 1 from the second counted, 9 more from a third.
-    const block = Array.from({ length: 12 }, (_, n) => T0 + 700 + n);
-    expect(refused(velocity, visitor('86.141.1.3'), block, 'late-publisher')).toEqual(block.slice(9));
-
-    // A leading zero: a text of its own, apart from the address it reads as, with its own limit.
-    expect(refused(velocity, visitor('086.141.1.1'), flood, 'publisher-7')).toEqual(flood.slice(30));
-    expect(velocity.tooFast(visitor('86.141.1.1'), 'publisher-7', T0 + 600)).toBe(false);
-  });
-
   it('never refuses a carrier block whose thousands of readers make 30 impressions a second of one publisher between them, for an hour', () => {
     const velocity = new ImpressionVelocity(DEFAULTS);
     const crowd = Array.from({ length: 3600 * 30 }, (_, n) => ({ ip: `100.64.7.${(n * 7) % 256}`, time: T0 + Math.floor(n * 33.3) }));
