@@ -18,7 +18,8 @@ import type { BrandSafety } from '../semantic/brandSafety.js';
 import { SemanticMatrix } from '../semantic/semanticMatrix.js';
 import { clustersInWorker } from '../semantic/clustersInWorker.js';
 import type { StoredSemantic } from './semanticSnapshot.js';
-import { vectorsByRow, type ReadVectors } from './readVectors.js';
+import { vectorsByRow } from './readVectors.js';
+import type { VectorsAside } from './fullReadAside.js';
 import { hostOf } from './destinationHost.js';
 import { currentLanguageCode } from '../intlNames.js';
 
@@ -81,9 +82,9 @@ export type IndexRows = CatalogRows & {
   /**
    * The opted-in line items' vectors being made in a worker thread from the rows of a full read
    * (a first start: fullReadAside.ts) with the build's model: the build makes the entries
-   * meanwhile and gives them their vectors after.
+   * meanwhile, then makes what is left of them with the worker, and gives the entries theirs.
    */
-  vectorsAside?: Promise<ReadVectors | undefined>;
+  vectorsAside?: VectorsAside;
 };
 
 /** A line item's creatives, parsed now when they came from a full read or the catalog snapshot and this is their first use. */
@@ -324,7 +325,8 @@ export async function buildAdIndex(
     if (built.countriesInclude !== null || built.countriesExclude !== null) index.countryTargeting = true;
   }
   if (aside !== undefined && later.length > 0) {
-    const made = await aside;
+    aside.help(rows.lineItems);
+    const made = await aside.made;
     const byRow = made && vectorsByRow(made, rows.lineItems.length, model!.dimensions);
     for (let k = 0; k < later.length; k += 2) {
       const [i, entry] = [later[k]!, index.lineItems[later[k + 1]!]!];

@@ -1,18 +1,34 @@
 import { Worker } from 'node:worker_threads';
-import type { SemanticModel } from '../semantic/semanticModel.js';
-import { lineItemIndexes } from './catalogQueries.js';
+import type { SemanticModel, WordTables } from '../semantic/semanticModel.js';
+import { lineItemIndexes, type LineItemRow } from './catalogQueries.js';
 import { creativeRanges } from './creativeRanges.js';
-import { lineItemVectorsOf, optedInLineItems, type ReadVectors } from './readVectors.js';
+import { includeKeywords, makeVectors, optedInLineItems, sharedRows, vectorsUnderWay, type ReadVectors, type VectorsUnderWay } from './readVectors.js';
 
-/** What a full read's worker (fullReadWorker.ts) sends, in this order: the ranges, how many line items opted in, and (when any did and the model was sent) their vectors. */
-export type FullReadMessage = { ranges: Float64Array } | { optedIn: number } | ReadVectors;
+/**
+ * What a full read's worker (fullReadWorker.ts) sends, in this order: the ranges, the opted-in line
+ * items' rows (shared), and, when any opted in and it was given VectorsToMake, that it made its last.
+ */
+export type FullReadMessage = { ranges: Float64Array } | { optedIn: Int32Array } | { done: true };
+
+/** What the worker is given to make the vectors with: the model's tables (moved), the shared memory to write them to and claim them from. */
+export type VectorsToMake = { tables: WordTables } & Pick<VectorsUnderWay, 'vectors' | 'next'>;
+
+/** A first start's opted-in line items' vectors, being made in a worker thread (fullReadAside). */
+export interface VectorsAside {
+  /** Undefined when none opted in or there is no model. */
+  made: Promise<ReadVectors | undefined>;
+  /**
+   * Makes, here, those the worker has not begun yet, until none is left (with these decoded rows
+   * of the read): for the main thread once its build needs nothing else, rather than waiting.
+   */
+  help(lineItems: LineItemRow[]): void;
+}
 
 /** What a first start makes of a full read beside the main thread (fullReadAside). */
 export interface FullReadAside {
   /** The read's creativeRanges. */
   ranges: Promise<number[]>;
-  /** The opted-in line items' vectors (lineItemVectorsOf); undefined when none opted in or there is no model. */
-  vectors: Promise<ReadVectors | undefined>;
+  vectors: VectorsAside;
 }
 
 /**
@@ -20,48 +36,61 @@ export interface FullReadAside {
  * builds the index: the creatives' ranges (0.25-0.3 s of a first start at 100,000 line items and
  * 150,000 creatives), then, once `model` has loaded, the opted-in line items' vectors (0.65 s of the
  * main thread at 100,000, and 0.2 s more parsing their creatives: bench/README.md, "Ready after
- * start: session 45"), made with a copy of its tables. The worker reads the rows where they are
- * when they are in shared memory (embedded PGlite's), else a copy. Made here when no worker can be
- * started (tests run the TypeScript sources) or what the worker had not sent when it failed.
+ * start: session 45"), with a copy of its tables; the main thread makes what is left of them once
+ * its build is done (help). The worker reads the rows where they are when they are in shared
+ * memory (embedded PGlite's), else a copy. Made here when no worker can be started (tests run the
+ * TypeScript sources), and what the worker had not sent when it failed.
  */
 export function fullReadAside(creativeRows: Buffer, lineItemRows: Buffer, model: Promise<SemanticModel | undefined>): FullReadAside {
   const rangesHere = () => creativeRanges(creativeRows, lineItemIndexes(lineItemRows));
-  const vectorsHere = async (ranges: number[]) => {
+  const vectorsHere = async (ranges: number[]): Promise<ReadVectors | undefined> => {
     const loaded = await model;
     const optedIn = optedInLineItems(lineItemRows);
-    return loaded && optedIn.length > 0 ? lineItemVectorsOf(optedIn, creativeRows, ranges, loaded) : undefined;
+    if (!loaded || optedIn.length === 0) return undefined;
+    const underWay = vectorsUnderWay(sharedRows(optedIn), loaded.dimensions);
+    makeVectors(underWay, (i) => optedIn[i]!.keywords, creativeRows, ranges, loaded);
+    return underWay;
   };
   let worker: Worker;
   try {
     worker = new Worker(new URL('./fullReadWorker.js', import.meta.url), { workerData: { creativeRows, lineItemRows } });
   } catch {
     const ranges = Promise.resolve().then(rangesHere);
-    return observed({ ranges, vectors: ranges.then(vectorsHere) });
+    return observed({ ranges, vectors: { made: ranges.then(vectorsHere), help: () => undefined } });
   }
   const ranges = resolvers<number[]>();
-  const vectors = resolvers<ReadVectors | undefined>();
+  const made = resolvers<ReadVectors | undefined>();
   let sentRanges: number[] | undefined;
+  // Once the worker was given the model: what both threads make the vectors with.
+  let shared: { underWay: VectorsUnderWay; model: SemanticModel } | undefined;
   let settled = false;
-  const settle = (made: ReadVectors | undefined) => {
+  const settle = (vectors: ReadVectors | undefined) => {
     settled = true;
-    vectors.resolve(made);
+    made.resolve(vectors);
     void worker.terminate();
   };
   worker.on('message', (message: FullReadMessage) => {
     if ('ranges' in message) ranges.resolve((sentRanges = Array.from(message.ranges)));
     else if ('optedIn' in message) {
-      if (message.optedIn === 0) settle(undefined);
+      const rows = message.optedIn;
+      if (rows.length === 0) settle(undefined);
       else {
         void model.then(
           (loaded) => {
-            const tables = loaded?.tables();
-            worker.postMessage(tables ?? null, tables ? ([tables.slots.buffer, tables.commonDirection.buffer] as ArrayBuffer[]) : []);
-            if (!tables) settle(undefined);
+            if (!loaded) {
+              worker.postMessage(null);
+              settle(undefined);
+              return;
+            }
+            const underWay = vectorsUnderWay(rows, loaded.dimensions);
+            const tables = loaded.tables();
+            worker.postMessage({ tables, vectors: underWay.vectors, next: underWay.next } satisfies VectorsToMake, [tables.slots.buffer, tables.commonDirection.buffer] as ArrayBuffer[]);
+            shared = { underWay, model: loaded };
           },
           () => settle(undefined),
         );
       }
-    } else settle(message);
+    } else if (shared) settle({ rows: shared.underWay.rows, vectors: shared.underWay.vectors });
   });
   // The worker failed or exited before it sent everything: the rest is made here.
   const madeHere = () => {
@@ -70,21 +99,26 @@ export function fullReadAside(creativeRows: Buffer, lineItemRows: Buffer, model:
     try {
       sentRanges ??= rangesHere();
       ranges.resolve(sentRanges);
-      vectors.resolve(vectorsHere(sentRanges));
+      made.resolve(vectorsHere(sentRanges));
     } catch (error) {
       ranges.reject(error as Error);
-      vectors.reject(error as Error);
+      made.reject(error as Error);
     }
   };
   worker.once('error', madeHere);
   worker.once('exit', madeHere);
-  return observed({ ranges: ranges.promise, vectors: vectors.promise });
+  const help = (lineItems: LineItemRow[]) => {
+    if (shared === undefined || sentRanges === undefined || settled) return;
+    const { rows } = shared.underWay;
+    makeVectors(shared.underWay, (i) => includeKeywords(lineItems[rows[i]!]!.targeting), creativeRows, sentRanges, shared.model);
+  };
+  return observed({ ranges: ranges.promise, vectors: { made: made.promise, help } });
 }
 
 /** A start that fails before it awaits them leaves them unobserved: its own error is what it reports. */
 function observed(aside: FullReadAside): FullReadAside {
   aside.ranges.catch(() => undefined);
-  aside.vectors.catch(() => undefined);
+  aside.vectors.made.catch(() => undefined);
   return aside;
 }
 

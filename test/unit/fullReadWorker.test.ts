@@ -5,7 +5,7 @@ import { lineItemIndexes, lineItemRowsOf } from '../../src/serving/catalogQuerie
 import { groupCreativeRows } from '../../src/serving/creativeGroups.js';
 import { creativeRanges } from '../../src/serving/creativeRanges.js';
 import { fullReadAside, type FullReadMessage } from '../../src/serving/fullReadAside.js';
-import { vectorsByRow, type ReadVectors } from '../../src/serving/readVectors.js';
+import { includeKeywords, makeVectors, vectorsByRow, vectorsUnderWay, type ReadVectors } from '../../src/serving/readVectors.js';
 import { convertToUsd } from '../../src/money/usdRates.js';
 import type { SemanticModel } from '../../src/semantic/semanticModel.js';
 import { encodeDataRows } from '../../src/store/dataRows.js';
@@ -31,19 +31,29 @@ function shared(bytes: Buffer): Buffer {
 /**
  * The worker's TypeScript source run under tsx in a worker thread, as the built service runs its
  * compiled file (under the sources fullReadAside makes everything on the main thread): its
- * messages, the model's tables sent when it asks for them.
+ * messages, and the vectors made (ReadVectors) when it asked for the model, given the tables and
+ * the shared memory (`first`, on the main thread before they are sent, may make some itself).
  */
-function workerMessages(workerData: unknown, tables: () => ReturnType<SemanticModel['tables']>): Promise<FullReadMessage[]> {
+function workerMessages(
+  workerData: unknown,
+  tables: () => ReturnType<SemanticModel['tables']>,
+  first: (underWay: ReturnType<typeof vectorsUnderWay>) => void = () => undefined,
+): Promise<{ messages: FullReadMessage[]; made?: ReadVectors }> {
   const source = new URL('../../src/serving/fullReadWorker.ts', import.meta.url);
   const code = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source.href)}); })`;
   return new Promise((resolve, reject) => {
     const messages: FullReadMessage[] = [];
+    let underWay: ReturnType<typeof vectorsUnderWay> | undefined;
     const worker = new Worker(code, { eval: true, workerData });
     worker.on('message', (message: FullReadMessage) => {
       messages.push(message);
-      if ('optedIn' in message && message.optedIn > 0) worker.postMessage(tables());
-      if ('optedIn' in message ? message.optedIn === 0 : 'rows' in message) {
-        resolve(messages);
+      if ('optedIn' in message && message.optedIn.length > 0) {
+        underWay = vectorsUnderWay(message.optedIn, model.dimensions);
+        first(underWay);
+        worker.postMessage({ tables: tables(), vectors: underWay.vectors, next: underWay.next });
+      }
+      if ('optedIn' in message ? message.optedIn.length === 0 : 'done' in message) {
+        resolve({ messages, ...(underWay ? { made: { rows: underWay.rows, vectors: underWay.vectors } } : {}) });
         void worker.terminate();
       }
     });
@@ -82,16 +92,22 @@ describe('fullReadWorker', () => {
       ]),
     );
 
-    const messages = await workerMessages({ creativeRows, lineItemRows }, () => model.tables());
+    const { messages, made } = await workerMessages({ creativeRows, lineItemRows }, () => model.tables());
+    // The main thread makes them all before the worker has the model: the worker then makes none, and says so.
+    const rows = lineItemRowsOf(lineItemRows);
+    const { made: madeHere } = await workerMessages({ creativeRows, lineItemRows }, () => model.tables(), (underWay) => {
+      makeVectors(underWay, (i) => includeKeywords(rows[underWay.rows[i]!]!.targeting), creativeRows, creativeRanges(creativeRows, lineItemIndexes(lineItemRows)), model);
+    });
 
-    const [ranges, optedIn, made] = messages as [{ ranges: Float64Array }, { optedIn: number }, ReadVectors];
+    const [ranges, optedIn] = messages as [{ ranges: Float64Array }, { optedIn: Int32Array }];
     expect(messages).toHaveLength(3);
+    expect(messages[2]).toEqual({ done: true });
     expect(Array.from(ranges.ranges)).toEqual(creativeRanges(creativeRows, lineItemIndexes(lineItemRows)));
-    expect(optedIn.optedIn).toBe(5);
-    expect(made.vectors.buffer).toBeInstanceOf(SharedArrayBuffer);
+    // a, b, c, f and g opted in (shared: c's and f's, without a vector, since written -1).
+    expect(Array.from(optedIn.optedIn)).toEqual([0, 1, -1, -1, 6]);
+    expect(made!.vectors.buffer).toBeInstanceOf(SharedArrayBuffer);
 
     // The build's own vectors, made on the main thread from the same rows.
-    const rows = lineItemRowsOf(lineItemRows);
     const { groups } = groupCreativeRows(creativeRows, rows, Array.from(ranges.ranges));
     const { vectors } = await buildAdIndex('v1', { tokens: [], placements: [], lineItems: rows, creatives: [], creativeGroups: groups }, {
       userCountsFor: () => ({ impressions: new Map(), outstanding: new Map() }),
@@ -100,9 +116,10 @@ describe('fullReadWorker', () => {
       toUsd: convertToUsd,
       semanticModel: model,
     });
-    const fromWorker = vectorsByRow(made, rows.length, model.dimensions);
+    const fromWorker = vectorsByRow(made!, rows.length, model.dimensions);
     const bits = (vector: Float32Array | undefined) => (vector ? [...new Int32Array(Float32Array.from(vector).buffer)] : undefined);
     expect(fromWorker.map(bits)).toEqual(vectors.map(bits));
+    expect(vectorsByRow(madeHere!, rows.length, model.dimensions).map(bits)).toEqual(vectors.map(bits));
     // a, b and g have vectors; c's words are unknown, d and e did not opt in, f is not built.
     expect(fromWorker.map((vector) => vector !== undefined)).toEqual([true, true, false, false, false, false, true]);
   }, 60_000);
@@ -111,11 +128,11 @@ describe('fullReadWorker', () => {
     const lineItemRows = shared(encodeDataRows([lineItemRow('a', { keywords: { include: ['semantic search'] } }), lineItemRow('b', {})]));
     const creativeRows = shared(encodeDataRows([creativeRow('a1', 'a', 'Title', 'Body', 'https://a.example/')]));
 
-    const messages = await workerMessages({ creativeRows, lineItemRows }, () => {
+    const { messages } = await workerMessages({ creativeRows, lineItemRows }, () => {
       throw new Error('the model was asked for');
     });
 
-    expect(messages.slice(1)).toEqual([{ optedIn: 0 }]);
+    expect(messages.slice(1)).toEqual([{ optedIn: new Int32Array(0) }]);
   }, 60_000);
 });
 
