@@ -65,8 +65,6 @@ const PAGE_BYTES = 65536;
 /** Covers float32 rounding in the kernel and in the stored thresholds (errors near 1e-7). */
 const ROUNDING_SLACK = 1e-5;
 
-/** A row quantized once per line item vector: int8 components (zero-padded to whole blocks) and their scale. */
-const quantizedRows = new WeakMap<Float32Array, { components: Int8Array; scale: number; key: number }>();
 
 /**
  * Opted-in line items as one contiguous int8 matrix in a WebAssembly memory, scanned per serve in
@@ -326,9 +324,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
       for (const perRow of [rankOfRow, scales, thresholds]) perRow.copyWithin(low + 1, low, rows);
       rows += 1;
       for (let c = cluster + 1; c <= clusters; c++) starts[c]! += 1;
-      const quantized = this.quantized(vector);
-      matrix.set(quantized.components, low * width);
-      scales[low] = quantized.scale;
+      scales[low] = quantizeInto(vector, matrix, low * width, width);
       thresholds[low] = threshold;
       rankOfRow[low] = rank;
     }
@@ -394,7 +390,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
       this.minSimilarities[rank] = entry.semantic!.minSimilarity;
       this.expectedValues[rank] = entry.expectedValue;
     });
-    const { heads, rows, thresholds: lowestOfRow } = this.linkSameVectors(clusterOfRank);
+    const { heads, thresholds: lowestOfRow } = this.linkSameVectors(clusterOfRank);
     // Counting sort by cluster; ranks ascend within each cluster because they are visited in order.
     const starts = new Int32Array(clusters + 1);
     for (const rank of heads) starts[(clusterOfRank?.[rank] ?? 0) + 1]! += 1;
@@ -403,12 +399,15 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     const width = this.blocks * 16;
     // Per row of the matrix, its rank (its first line item's); rows are grouped by cluster and ranked within each.
     const { matrix, scales, thresholds, ranks: rankOfRow } = this.views;
+    // Each row quantized straight into the matrix, again at each layout: an Int8Array and a WeakMap
+    // entry a line item, kept to spare later layouts the quantizing, were 0.34 s of a first start's
+    // layout at 100,000 opted-in line items and GC after, and a clustered layout quantizes only its
+    // rows (12,940 distinct vectors of 100,000 in the bench's catalog; bench/README.md, "Ready after start: session 46").
+    const vectors = this.vectors;
     for (const rank of heads) {
       const row = next[clusterOfRank?.[rank] ?? 0]!++;
       rankOfRow[row] = rank;
-      const quantized = rows[rank]!;
-      matrix.set(quantized.components, row * width);
-      scales[row] = quantized.scale;
+      scales[row] = quantizeInto(vectors[rank]!, matrix, row * width, width);
       thresholds[row] = lowestOfRow[rank]!;
     }
     // Cluster c's rows are [starts[c], starts[c + 1]), in the kernel's memory for the probe and scan kernels.
@@ -424,16 +423,15 @@ export class SemanticMatrix<Entry extends SemanticRow> {
    * Links each rank to the next with the same vector in the same cluster (sameVector) and returns the
    * ranks that start a row, ascending: the first of each distinct vector of a cluster when the list
    * is clustered, else every rank (a row of a list scanned whole is its rank); with each rank's
-   * quantized row and, at a row's first rank, the lowest min_similarity of its line items.
+   * lowest min_similarity of its line items at a row's first rank.
    */
-  private linkSameVectors(clusterOfRank: Int32Array | undefined): { heads: Int32Array; rows: Array<{ components: Int8Array; scale: number }>; thresholds: Float64Array } {
+  private linkSameVectors(clusterOfRank: Int32Array | undefined): { heads: Int32Array; thresholds: Float64Array } {
     const vectors = this.vectors;
     const count = vectors.length;
     const sameVector = (this.sameVector = new Int32Array(count).fill(-1));
-    // By rank: its quantized row, and for a row's first rank the lowest min_similarity of its line items.
-    const rows = vectors.map((vector) => this.quantized(vector));
+    // By rank: for a row's first rank, the lowest min_similarity of its line items.
     const thresholds = this.minSimilarities.slice(0, count);
-    if (clusterOfRank === undefined) return { heads: Int32Array.from(vectors, (_, rank) => rank), rows, thresholds };
+    if (clusterOfRank === undefined) return { heads: Int32Array.from(vectors, (_, rank) => rank), thresholds };
     const heads = new Int32Array(count);
     let headCount = 0;
     // Open addressing in typed arrays (a Map of lists cost 60 ms more a fill at 100,000 rows): per slot,
@@ -445,7 +443,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     for (let rank = 0; rank < count; rank++) {
       const vector = vectors[rank]!;
       const cluster: number = clusterOfRank[rank]!;
-      const key: number = rows[rank]!.key ^ Math.imul(cluster + 1, 0x9e3779b1);
+      const key: number = hashOfComponents(vector) ^ Math.imul(cluster + 1, 0x9e3779b1);
       let slot: number = key & (size - 1);
       for (; lasts[slot] !== 0; slot = (slot + 1) & (size - 1)) {
         const last = lasts[slot]! - 1;
@@ -462,7 +460,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
       }
       lasts[slot] = rank + 1;
     }
-    return { heads: heads.subarray(0, headCount), rows, thresholds };
+    return { heads: heads.subarray(0, headCount), thresholds };
   }
 
   /**
@@ -568,9 +566,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
         threshold = Math.min(threshold, minSimilarities[next]!);
         if (next < count) member[next] = 1;
       }
-      const quantized = this.quantized(this.vectors[rank]!);
-      topMatrix.set(quantized.components, rows * width);
-      topScales[rows] = quantized.scale;
+      topScales[rows] = quantizeInto(this.vectors[rank]!, topMatrix, rows * width, width);
       topThresholds[rows] = threshold;
       this.topRows[rows++] = rank;
     }
@@ -714,19 +710,11 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     const width = this.blocks * 16;
     const { centreMatrix, centreScales, centreThresholds } = this.views;
     centres.forEach((centre, c) => {
-      const quantized = quantize(centre, this.blocks);
-      centreMatrix.set(quantized.components, c * width);
-      centreScales[c] = quantized.scale;
+      centreScales[c] = quantizeInto(centre, centreMatrix, c * width, width);
       centreThresholds[c] = -Infinity;
     });
     this.layout.centresWritten = centres.length;
   };
-
-  private quantized(vector: Float32Array): { components: Int8Array; scale: number; key: number } {
-    let row = quantizedRows.get(vector);
-    if (row === undefined) quantizedRows.set(vector, (row = quantize(vector, this.blocks)));
-    return row;
-  }
 
   /**
    * Room for `rows` rows and `centres` cluster centres: the conversation, its query, the query's scale
@@ -909,13 +897,17 @@ function emptyBank(): RowBank {
   return { starts: 0, ranks: 0, scales: 0, thresholds: 0, matrix: 0 };
 }
 
-function quantize(vector: Float32Array, blocks: number): { components: Int8Array; scale: number; key: number } {
+/**
+ * Writes a vector's int8 components into `matrix` at `at` (zero-padded to `width`, whole blocks)
+ * and returns their scale: each component round(x / scale), scale = max|x| / 127 as a float32.
+ */
+function quantizeInto(vector: Float32Array, matrix: Int8Array, at: number, width: number): number {
   let largest = 0;
   for (let d = 0; d < vector.length; d++) largest = Math.max(largest, Math.abs(vector[d]!));
   const scale = Math.fround(largest > 0 ? largest / ROW_LEVELS : 1);
-  const components = new Int8Array(blocks * 16);
-  for (let d = 0; d < vector.length; d++) components[d] = Math.max(-ROW_LEVELS, Math.min(ROW_LEVELS, Math.round(vector[d]! / scale)));
-  return { components, scale, key: hashOfComponents(vector) };
+  for (let d = 0; d < vector.length; d++) matrix[at + d] = Math.max(-ROW_LEVELS, Math.min(ROW_LEVELS, Math.round(vector[d]! / scale)));
+  matrix.fill(0, at + vector.length, at + width);
+  return scale;
 }
 
 /** FNV-1a over the components' float32 bits: equal vectors hash alike. */
