@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
-import { unpackVectors, vectorsForWorker } from './packedVectors.js';
+import { packVectors, unpackVectors } from './packedVectors.js';
 import { SemanticMatrix, type ClusterTrainer } from './semanticMatrix.js';
 
 /** What clusterWorker.ts sends back: the centres packed as the vectors are (packVectors), and each vector's cluster. */
@@ -36,7 +36,7 @@ export function clustersInWorker(dimensions: number, log: FastifyBaseLogger): Cl
 
 function inWorker(workerFile: URL, vectors: Float32Array[], dimensions: number): Promise<Trained> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(workerFile, { workerData: { vectors: vectorsForWorker(vectors, dimensions), dimensions } });
+    const worker = new Worker(workerFile, { workerData: { packed: packVectors(vectors, dimensions), dimensions } });
     worker.once('message', (message: PackedClusters) => {
       resolve(unpackClusters(message, dimensions));
       void worker.terminate();

@@ -65,6 +65,8 @@ const PAGE_BYTES = 65536;
 /** Covers float32 rounding in the kernel and in the stored thresholds (errors near 1e-7). */
 const ROUNDING_SLACK = 1e-5;
 
+/** A row quantized once per line item vector: int8 components (zero-padded to whole blocks) and their scale. */
+const quantizedRows = new WeakMap<Float32Array, { components: Int8Array; scale: number; key: number }>();
 
 /**
  * Opted-in line items as one contiguous int8 matrix in a WebAssembly memory, scanned per serve in
@@ -324,7 +326,9 @@ export class SemanticMatrix<Entry extends SemanticRow> {
       for (const perRow of [rankOfRow, scales, thresholds]) perRow.copyWithin(low + 1, low, rows);
       rows += 1;
       for (let c = cluster + 1; c <= clusters; c++) starts[c]! += 1;
-      scales[low] = quantizeInto(vector, matrix, low * width, width);
+      const quantized = this.quantized(vector);
+      matrix.set(quantized.components, low * width);
+      scales[low] = quantized.scale;
       thresholds[low] = threshold;
       rankOfRow[low] = rank;
     }
@@ -390,7 +394,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
       this.minSimilarities[rank] = entry.semantic!.minSimilarity;
       this.expectedValues[rank] = entry.expectedValue;
     });
-    const { heads, thresholds: lowestOfRow } = this.linkSameVectors(clusterOfRank);
+    const { heads, rows, thresholds: lowestOfRow } = this.linkSameVectors(clusterOfRank);
     // Counting sort by cluster; ranks ascend within each cluster because they are visited in order.
     const starts = new Int32Array(clusters + 1);
     for (const rank of heads) starts[(clusterOfRank?.[rank] ?? 0) + 1]! += 1;
@@ -399,15 +403,12 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     const width = this.blocks * 16;
     // Per row of the matrix, its rank (its first line item's); rows are grouped by cluster and ranked within each.
     const { matrix, scales, thresholds, ranks: rankOfRow } = this.views;
-    // Each row quantized straight into the matrix, again at each layout: an Int8Array and a WeakMap
-    // entry a line item, kept to spare later layouts the quantizing, were 0.34 s of a first start's
-    // layout at 100,000 opted-in line items and GC after, and a clustered layout quantizes only its
-    // rows (12,940 distinct vectors of 100,000 in the bench's catalog; bench/README.md, "Ready after start: session 46").
-    const vectors = this.vectors;
     for (const rank of heads) {
       const row = next[clusterOfRank?.[rank] ?? 0]!++;
       rankOfRow[row] = rank;
-      scales[row] = quantizeInto(vectors[rank]!, matrix, row * width, width);
+      const quantized = rows[rank]!;
+      matrix.set(quantized.components, row * width);
+      scales[row] = quantized.scale;
       thresholds[row] = lowestOfRow[rank]!;
     }
     // Cluster c's rows are [starts[c], starts[c + 1]), in the kernel's memory for the probe and scan kernels.
@@ -423,15 +424,16 @@ export class SemanticMatrix<Entry extends SemanticRow> {
    * Links each rank to the next with the same vector in the same cluster (sameVector) and returns the
    * ranks that start a row, ascending: the first of each distinct vector of a cluster when the list
    * is clustered, else every rank (a row of a list scanned whole is its rank); with each rank's
-   * lowest min_similarity of its line items at a row's first rank.
+   * quantized row and, at a row's first rank, the lowest min_similarity of its line items.
    */
-  private linkSameVectors(clusterOfRank: Int32Array | undefined): { heads: Int32Array; thresholds: Float64Array } {
+  private linkSameVectors(clusterOfRank: Int32Array | undefined): { heads: Int32Array; rows: Array<{ components: Int8Array; scale: number }>; thresholds: Float64Array } {
     const vectors = this.vectors;
     const count = vectors.length;
     const sameVector = (this.sameVector = new Int32Array(count).fill(-1));
-    // By rank: for a row's first rank, the lowest min_similarity of its line items.
+    // By rank: its quantized row, and for a row's first rank the lowest min_similarity of its line items.
+    const rows = vectors.map((vector) => this.quantized(vector));
     const thresholds = this.minSimilarities.slice(0, count);
-    if (clusterOfRank === undefined) return { heads: Int32Array.from(vectors, (_, rank) => rank), thresholds };
+    if (clusterOfRank === undefined) return { heads: Int32Array.from(vectors, (_, rank) => rank), rows, thresholds };
     const heads = new Int32Array(count);
     let headCount = 0;
     // Open addressing in typed arrays (a Map of lists cost 60 ms more a fill at 100,000 rows): per slot,
@@ -443,7 +445,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     for (let rank = 0; rank < count; rank++) {
       const vector = vectors[rank]!;
       const cluster: number = clusterOfRank[rank]!;
-      const key: number = hashOfComponents(vector) ^ Math.imul(cluster + 1, 0x9e3779b1);
+      const key: number = rows[rank]!.key ^ Math.imul(cluster + 1, 0x9e3779b1);
       let slot: number = key & (size - 1);
       for (; lasts[slot] !== 0; slot = (slot + 1) & (size - 1)) {
         const last = lasts[slot]! - 1;
@@ -460,7 +462,7 @@ export class SemanticMatrix<Entry extends SemanticRow> {
       }
       lasts[slot] = rank + 1;
     }
-    return { heads: heads.subarray(0, headCount), thresholds };
+    return { heads: heads.subarray(0, headCount), rows, thresholds };
   }
 
   /**
@@ -566,7 +568,9 @@ export class SemanticMatrix<Entry extends SemanticRow> {
         threshold = Math.min(threshold, minSimilarities[next]!);
         if (next < count) member[next] = 1;
       }
-      topScales[rows] = quantizeInto(this.vectors[rank]!, topMatrix, rows * width, width);
+      const quantized = this.quantized(this.vectors[rank]!);
+      topMatrix.set(quantized.components, rows * width);
+      topScales[rows] = quantized.scale;
       topThresholds[rows] = threshold;
       this.topRows[rows++] = rank;
     }
@@ -710,11 +714,19 @@ export class SemanticMatrix<Entry extends SemanticRow> {
     const width = this.blocks * 16;
     const { centreMatrix, centreScales, centreThresholds } = this.views;
     centres.forEach((centre, c) => {
-      centreScales[c] = quantizeInto(centre, centreMatrix, c * width, width);
+      const quantized = quantize(centre, this.blocks);
+      centreMatrix.set(quantized.components, c * width);
+      centreScales[c] = quantized.scale;
       centreThresholds[c] = -Infinity;
     });
     this.layout.centresWritten = centres.length;
   };
+
+  private quantized(vector: Float32Array): { components: Int8Array; scale: number; key: number } {
+    let row = quantizedRows.get(vector);
+    if (row === undefined) quantizedRows.set(vector, (row = quantize(vector, this.blocks)));
+    return row;
+  }
 
   /**
    * Room for `rows` rows and `centres` cluster centres: the conversation, its query, the query's scale
@@ -897,17 +909,13 @@ function emptyBank(): RowBank {
   return { starts: 0, ranks: 0, scales: 0, thresholds: 0, matrix: 0 };
 }
 
-/**
- * Writes a vector's int8 components into `matrix` at `at` (zero-padded to `width`, whole blocks)
- * and returns their scale: each component round(x / scale), scale = max|x| / 127 as a float32.
- */
-function quantizeInto(vector: Float32Array, matrix: Int8Array, at: number, width: number): number {
+function quantize(vector: Float32Array, blocks: number): { components: Int8Array; scale: number; key: number } {
   let largest = 0;
   for (let d = 0; d < vector.length; d++) largest = Math.max(largest, Math.abs(vector[d]!));
   const scale = Math.fround(largest > 0 ? largest / ROW_LEVELS : 1);
-  for (let d = 0; d < vector.length; d++) matrix[at + d] = Math.max(-ROW_LEVELS, Math.min(ROW_LEVELS, Math.round(vector[d]! / scale)));
-  matrix.fill(0, at + vector.length, at + width);
-  return scale;
+  const components = new Int8Array(blocks * 16);
+  for (let d = 0; d < vector.length; d++) components[d] = Math.max(-ROW_LEVELS, Math.min(ROW_LEVELS, Math.round(vector[d]! / scale)));
+  return { components, scale, key: hashOfComponents(vector) };
 }
 
 /** FNV-1a over the components' float32 bits: equal vectors hash alike. */

@@ -159,20 +159,6 @@ export class SemanticModel {
   }
 
   /**
-   * A copy of the tables this model was made from, to make the same model elsewhere (a worker thread
-   * that embeds a first start's line items: fullReadAside.ts); the word table's 32 MB copied once.
-   */
-  tables(): WordTables {
-    return {
-      dimensions: this.dimensions,
-      wordCount: this.wordCount,
-      commonDirection: Float32Array.from(this.commonDirection),
-      slots: this.slots.slice(),
-      ...(this.fingerprint ? { fingerprint: this.fingerprint } : {}),
-    };
-  }
-
-  /**
    * For a caller that keeps its own data per word (topicBound.ts): each word in the table, as the
    * lookup knows it (its two hashes), with its rank and weight (SIF weight x quantization scale).
    */
@@ -329,23 +315,14 @@ export function similarity(a: Float32Array, b: Float32Array): number {
  * (semanticSnapshot.ts's semanticKey names the files).
  */
 export function lineItemVector(model: SemanticModel, keywords: string[], creatives: ReadonlyArray<{ title: string; body: string }>): Float32Array | undefined {
-  const vector = new Float32Array(model.dimensions);
-  return lineItemVectorInto(model, keywords, creatives, vector) ? vector : undefined;
-}
-
-/**
- * Writes lineItemVector's vector into `vector` (zeros, the model's dimensions long): false, its
- * contents then meaningless, when the line item has none. A first start's worker writes them side
- * by side into one buffer (fullReadAside.ts).
- */
-export function lineItemVectorInto(model: SemanticModel, keywords: string[], creatives: ReadonlyArray<{ title: string; body: string }>, vector: Float32Array): boolean {
   const creativeTexts = creatives.map((creative) => `${creative.title} ${creative.body}`);
-  model.addEmbedding(keywords.join(', '), vector);
-  model.addEmbedding(creativeTexts.join('. '), vector);
+  const sum = new Float32Array(model.dimensions);
+  model.addEmbedding(keywords.join(', '), sum);
+  model.addEmbedding(creativeTexts.join('. '), sum);
   let norm = 0;
-  for (let d = 0; d < vector.length; d++) norm += vector[d]! * vector[d]!;
-  if (!(norm > 0)) return false;
+  for (let d = 0; d < sum.length; d++) norm += sum[d]! * sum[d]!;
+  if (!(norm > 0)) return undefined;
   const inverse = 1 / Math.sqrt(norm);
-  for (let d = 0; d < vector.length; d++) vector[d]! *= inverse;
-  return true;
+  for (let d = 0; d < sum.length; d++) sum[d]! *= inverse;
+  return sum;
 }

@@ -18,8 +18,6 @@ import type { BrandSafety } from '../semantic/brandSafety.js';
 import { SemanticMatrix } from '../semantic/semanticMatrix.js';
 import { clustersInWorker } from '../semantic/clustersInWorker.js';
 import type { StoredSemantic } from './semanticSnapshot.js';
-import { vectorsByRow } from './readVectors.js';
-import type { VectorsAside } from './fullReadAside.js';
 import { hostOf } from './destinationHost.js';
 import { currentLanguageCode } from '../intlNames.js';
 
@@ -76,16 +74,7 @@ export class CreativeGroup {
  * when kept for these rows and this model, the opted-in line items' vectors and the semantic
  * lists' clusters (semanticSnapshot.ts): then nothing is embedded or clustered again.
  */
-export type IndexRows = CatalogRows & {
-  creativeGroups?: Array<CreativeGroup | undefined>;
-  semantic?: StoredSemantic;
-  /**
-   * The opted-in line items' vectors being made in a worker thread from the rows of a full read
-   * (a first start: fullReadAside.ts) with the build's model: the build makes the entries
-   * meanwhile, then makes what is left of them with the worker, and gives the entries theirs.
-   */
-  vectorsAside?: VectorsAside;
-};
+export type IndexRows = CatalogRows & { creativeGroups?: Array<CreativeGroup | undefined>; semantic?: StoredSemantic };
 
 /** A line item's creatives, parsed now when they came from a full read or the catalog snapshot and this is their first use. */
 export function creativesOf(entry: LineItemEntry): ServableCreative[] {
@@ -304,14 +293,10 @@ export async function buildAdIndex(
   // Each row's vector (undefined: none), for the catalog snapshot to keep (semanticSnapshot.ts).
   const vectors = new Array<Float32Array | undefined>(rows.lineItems.length);
   const stored = rows.semantic?.vectors;
-  const model = deps.semanticModel;
-  const aside = model && !stored ? rows.vectorsAside : undefined;
-  // With vectors made aside, the opted-in entries (their rows' indexes) given theirs once they come.
-  const later: number[] = [];
   for (let i = 0; i < rows.lineItems.length; i++) {
     if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
     const row = rows.lineItems[i]!;
-    const built = buildEntry(row, groups ? groups[i] : creativesByLineItem.get(row.id), deps, phraseFor, stored?.[i], aside !== undefined);
+    const built = buildEntry(row, groups ? groups[i] : creativesByLineItem.get(row.id), deps, phraseFor, stored?.[i]);
     if (typeof built === 'string') {
       skipped[built] = (skipped[built] ?? 0) + 1;
       deps.unservable?.(row);
@@ -320,20 +305,8 @@ export async function buildAdIndex(
     built.expectedValue = expectedValuePerImpression(built.model, built.bidUsd, built.stats);
     built.tieBreak = Math.random();
     vectors[i] = built.semantic?.vector;
-    if (aside !== undefined && (row.targeting as z.input<typeof storedTargeting> | null)?.semantic?.enabled) later.push(i, index.lineItems.length);
     index.lineItems.push(built);
     if (built.countriesInclude !== null || built.countriesExclude !== null) index.countryTargeting = true;
-  }
-  if (aside !== undefined && later.length > 0) {
-    aside.help(rows.lineItems);
-    const made = await aside.made;
-    const byRow = made && vectorsByRow(made, rows.lineItems.length, model!.dimensions);
-    for (let k = 0; k < later.length; k += 2) {
-      const [i, entry] = [later[k]!, index.lineItems[later[k + 1]!]!];
-      const targeting = rows.lineItems[i]!.targeting as z.input<typeof storedTargeting>;
-      entry.semantic = semanticTarget(targeting, targeting.keywords?.include ?? [], entry.creatives, model, byRow?.[i]);
-      vectors[i] = entry.semantic?.vector;
-    }
   }
   // Ranked once, then put in their lists in that order: every list comes out ranked without a sort
   // of its own (a line item is in a list per keyword and certification: sorting those lists one by
@@ -394,17 +367,13 @@ export function postingsOf(index: AdIndex, entry: LineItemEntry): RankedLists[] 
   return lists;
 }
 
-/**
- * The index entry of a line item row and its creatives (rows, or the snapshot's group), or why the
- * row cannot be served; with `vectorLater`, without its semantic target (the caller gives it).
- */
+/** The index entry of a line item row and its creatives (rows, or the snapshot's group), or why the row cannot be served. */
 export function buildEntry(
   row: LineItemRow,
   creativeRows: CreativeRow[] | CreativeGroup | undefined,
   deps: IndexBuildDeps,
   phraseFor: (words: string[]) => Phrase,
   storedVector?: Float32Array,
-  vectorLater = false,
 ): LineItemEntry | SkipReason {
   const bid = bidInUsd(row, deps.toUsd);
   if (bid === 'no_bid') return 'no_bid';
@@ -467,7 +436,7 @@ export function buildEntry(
     firstInclude: includePhrases[0] ?? null,
     secondInclude: includePhrases[1] ?? null,
     tieBreak: 0,
-    semantic: vectorLater ? null : semanticTarget(targeting, includeKeywords, creatives, deps.semanticModel, storedVector),
+    semantic: semanticTarget(targeting, includeKeywords, creatives, deps.semanticModel, storedVector),
   };
 }
 

@@ -1,13 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { SemanticModel } from '../semantic/semanticModel.js';
 import type { Postgres } from '../store/postgres.js';
 import { buildAdIndex, type AdIndex, type IndexBuildDeps, type IndexRows } from './adIndex.js';
 import { AdIndexPatcher, type IndexPatch } from './adIndexPatcher.js';
 import { CATALOG_CHANGES_CHANNEL, CatalogChangeFeed, pruneCatalogChanges, readHorizon } from './catalogChanges.js';
 import { lineItemRowsOf, loadCatalogPart, readCatalog } from './catalogQueries.js';
 import { CatalogSnapshot, type BaseBytes, type LoadedSnapshot } from './catalogSnapshot.js';
-import { groupCreativeRows } from './creativeGroups.js';
-import { fullReadAside } from './fullReadAside.js';
+import { creativeRangesAside, groupCreativeRows } from './creativeGroups.js';
 import { startPeriodicTask, type PeriodicTask } from '../periodicTask.js';
 import { rerankSteps } from './rerankInSteps.js';
 
@@ -200,11 +198,11 @@ export class AdIndexRefresher {
   private static async build(options: AdIndexRefresherOptions, snapshot: CatalogSnapshot | undefined) {
     const started = Date.now();
     const read = await readCatalog(options.db);
-    // The creatives' rows walked, and the opted-in line items embedded, in a worker thread while the line items are decoded and the index built here.
-    const aside = fullReadAside(read.creativeRows, read.lineItemRows, semanticModelOf(options));
+    // The creatives' rows walked in a worker thread while the line items are decoded here (creativeGroups.ts).
+    const ranges = creativeRangesAside(read.creativeRows, read.lineItemRows);
     const lineItems = lineItemRowsOf(read.lineItemRows);
-    const creatives = groupCreativeRows(read.creativeRows, lineItems, await aside.ranges);
-    const rows: IndexRows = { tokens: read.tokens, placements: read.placements, lineItems, creatives: [], creativeGroups: creatives.groups, vectorsAside: aside.vectors };
+    const creatives = groupCreativeRows(read.creativeRows, lineItems, await ranges);
+    const rows: IndexRows = { tokens: read.tokens, placements: read.placements, lineItems, creatives: [], creativeGroups: creatives.groups };
     snapshot?.replaceBase(read.horizon, rows, { lineItemRows: read.lineItemRows, creativeRows: read.creativeRows, ranges: creatives.ranges });
     await options.beforeBuild;
     const { index, skipped, vectors } = await buildAdIndex(read.horizon, rows, options.build);
@@ -240,11 +238,6 @@ export class AdIndexRefresher {
     const report = { skipped, patches: loaded.patches.length };
     return { index, feed: new CatalogChangeFeed(options.db, loaded.position), patcher, started, report };
   }
-}
-
-/** The model the build embeds with, once it is known whether one loaded (semanticOn). */
-function semanticModelOf(options: AdIndexRefresherOptions): Promise<SemanticModel | undefined> {
-  return (options.semanticOn ?? Promise.resolve(true)).then(() => options.build.semanticModel);
 }
 
 /**

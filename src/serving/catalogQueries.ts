@@ -128,9 +128,6 @@ export function creativeRowOf(bytes: Buffer, bounds: Int32Array): CreativeRow {
 
 /** How many fields a row of LINE_ITEM_COLUMNS has: a DataRow of any other count is refused (readDataRow). */
 const LINE_ITEM_FIELD_COUNT = 13;
-/** Where a line item row of LINE_ITEM_COLUMNS has its targeting. */
-const TARGETING_FIELD = 9;
-const SEMANTIC_KEY = Buffer.from('"semantic"');
 
 /**
  * The line item rows in `bytes`, DataRows of LINE_ITEM_COLUMNS (a full read, or the catalog
@@ -153,7 +150,7 @@ export function lineItemRowsOf(bytes: Buffer): LineItemRow[] {
       budget_currency: fieldText(bytes, bounds, 6),
       budget_lifetime: fieldText(bytes, bounds, 7),
       budget_pacing: fieldText(bytes, bounds, 8)!,
-      targeting: jsonField(bytes, bounds, TARGETING_FIELD),
+      targeting: jsonField(bytes, bounds, 9),
       frequency_cap: jsonField(bytes, bounds, 10),
       starts_at: timeField(bytes, bounds, 11),
       ends_at: timeField(bytes, bounds, 12),
@@ -171,22 +168,6 @@ export function lineItemIndexes(bytes: Buffer): Map<string, number> {
     indexes.set(fieldText(bytes, bounds, 0)!, index);
   }
   return indexes;
-}
-
-/**
- * The line item rows in `bytes` (DataRows of LINE_ITEM_COLUMNS, indexed as lineItemRowsOf orders
- * them) that may opt into semantic matching, with their targeting parsed: those whose targeting
- * names the key `semantic` (jsonb's text never escapes a plain key); no other row can.
- */
-export function semanticTargetings(bytes: Buffer): Array<{ row: number; targeting: unknown }> {
-  const bounds = new Int32Array(LINE_ITEM_FIELD_COUNT * 2);
-  const found: Array<{ row: number; targeting: unknown }> = [];
-  for (let at = 0, row = 0; at < bytes.length; row++) {
-    at = readDataRow(bytes, at, bounds);
-    const [start, end] = [bounds[TARGETING_FIELD * 2]!, bounds[TARGETING_FIELD * 2 + 1]!];
-    if (start >= 0 && bytes.subarray(start, end).includes(SEMANTIC_KEY)) found.push({ row, targeting: jsonField(bytes, bounds, TARGETING_FIELD) });
-  }
-  return found;
 }
 
 function jsonField(bytes: Buffer, bounds: Int32Array, index: number): unknown {

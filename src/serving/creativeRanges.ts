@@ -11,7 +11,7 @@ const DESTINATION_URL = CREATIVE_FIELDS.indexOf('destination_url');
  * flattened, `index` the line item's in the read (`indexOf` by id), for each line item with a
  * creative whose destination is a URL. A line item without one has no range (the build leaves it
  * out as 'no_creative'); rows of a line item not in the read are passed over. Needs nothing but
- * bytes and ids, so that a start runs it in a worker thread (fullReadWorker.ts).
+ * bytes and ids, so that a start runs it in a worker thread (creativeRangesWorker.ts).
  */
 export function creativeRanges(bytes: Buffer, indexOf: ReadonlyMap<string, number>): number[] {
   const ranges: number[] = [];

@@ -46,8 +46,7 @@ let codeKey: Promise<string> | undefined;
 /**
  * What a line item's vector depends on besides its row: the word vectors (the file's sha256), the
  * code that embeds (every file of src/semantic, the word scan of contextWords), the code that says
- * what is embedded (adIndex's semanticTarget picks the keywords and creatives, as readVectors does
- * for a first start's worker, creativeGroups and
+ * what is embedded (adIndex's semanticTarget picks the keywords and creatives, creativeGroups and
  * the destination check say which creatives are servable: an upgrade that changes any of them embeds
  * again, rather than matching by vectors made of other texts) and the byte order the floats are
  * kept in. Undefined for a model made in memory (no file to name). A vector kept under another key is
@@ -65,7 +64,7 @@ async function hashOfCode(): Promise<string> {
   const servingFolder = fileURLToPath(new URL('./', import.meta.url));
   const files = [
     ...(await readdir(semanticFolder)).filter((name) => /\.[jt]s$/.test(name)).sort().map((name) => semanticFolder + name),
-    ...(await readdir(servingFolder)).filter((name) => /^(contextWords|destinationHost|adIndex|creativeGroups|readVectors)\.[jt]s$/.test(name)).sort().map((name) => servingFolder + name),
+    ...(await readdir(servingFolder)).filter((name) => /^(contextWords|destinationHost|adIndex|creativeGroups)\.[jt]s$/.test(name)).sort().map((name) => servingFolder + name),
   ];
   for (const file of files) hash.update(`${file.slice(file.lastIndexOf('/') + 1)}\0`).update(await readFile(file)).update('\0');
   return hash.digest('hex');
