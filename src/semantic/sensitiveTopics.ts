@@ -34,7 +34,11 @@ export interface SensitiveTopic {
    * EVERYDAY_BEFORE[NAME] ("sunscreen against skin cancer"), a leading `{not just after NAME}` when the
    * words just before it are one of the runs of EVERYDAY_JUST_BEFORE[NAME] ("that interview was a car
    * crash", "she works in palliative care"), a leading `{not with NAME}` when the
-   * conversation has one of EVERYDAY_WITH[NAME] anywhere ("Cancer brings warmth, Scorpio depth");
+   * conversation has one of EVERYDAY_WITH[NAME] anywhere ("Cancer brings warmth, Scorpio depth"), a
+   * leading `{not near NAME}` when one of EVERYDAY_NEAR[NAME] is about it (brandSafety.ts: in the same
+   * sentence, a few words away, with no word of the speaker's or the listener's (PERSONAL) between nor
+   * just before the phrase; or in the question when the phrase is in the answer): "the film's plot, where
+   * the hero has cancer", not "my mum has cancer, we watched the film together";
    * a trailing `{unless NAME}` does not match when the next words are one of EVERYDAY_NEXT[NAME]
    * ("passed the test", "beat me at chess", "lost my mum at the shops"; `{unless NAME NAME}`: any of
    * the named lists'), a trailing `{if NAME}`
@@ -287,14 +291,6 @@ export const EVERYDAY_WITH: Record<string, string[]> = {
     // The sign in the other languages (session 45: "Krebs als Sternzeichen, passt das zu Skorpion").
     'sternzeichen', 'horoskop', 'skorpion', 'signo', 'signos', 'horóscopo', 'horoscopo', 'escorpio', 'escorpião', 'escorpiao', 'signe astrologique', 'segno zodiacale', 'oroscopo', 'sterrenbeeld', 'horoscoop', 'schorpioen',
   ],
-  /**
-   * A story's plot (session 45: "plot of the fault in our stars", "how does walt's cancer diagnosis set up the show"): an
-   * illness of a character; "my mum has cancer, what's a good show to watch with her" has no such run.
-   */
-  plot: [
-    'plot of', 'the plot', 'plot summary', 'plot twist', 'spoiler', 'spoilers', 'the show', 'the tv show', 'the series', 'the novel', 'the film', 'the movie', 'the character', 'main character',
-    'season 1', 'season one', 'first season', 'the episode', 'the sitcom', 'the musical',
-  ],
   /** Writing about a job in the field (session 45: "a cover letter for a nursing job in oncology ... your experience of chemotherapy"). */
   career: ['cover letter', 'covering letter', 'personal statement', 'job application', 'job interview', 'nursing job', 'nursing jobs', 'job in oncology', 'oncology nursing', 'oncology nurse job'],
   /** Radiation of a plant, a bomb or a phone, not a treatment (session 45: "chernobyl ... spread radiation"). */
@@ -338,12 +334,30 @@ export const EVERYDAY_WITH: Record<string, string[]> = {
   ],
 };
 /**
+ * Runs that give a phrase its everyday sense when they are about it (`{not near NAME}`, brandSafety.ts),
+ * not anywhere in the conversation: a story's plot (session 45: "plot of the fault in our stars", "how does
+ * walt's cancer diagnosis set up the show": an illness of a character). Session 46: anywhere, "the film" in
+ * "my mum has cancer, we watched the film together last night" switched the phrase off.
+ */
+export const EVERYDAY_NEAR: Record<string, string[]> = {
+  plot: [
+    'plot of', 'the plot', 'plot summary', 'plot twist', 'spoiler', 'spoilers', 'the show', 'the tv show', 'the series', 'the novel', 'the film', 'the movie', 'the character', 'main character',
+    'season 1', 'season one', 'first season', 'the episode', 'the sitcom', 'the musical',
+  ],
+};
+/**
+ * Words that make an illness or a death the speaker's or the listener's own (`{not near NAME}` and `{if personal}`): "my mum
+ * has cancer", "I'm sorry your dad has cancer", "since jake's death I can't sleep". Not "our": titles have it ("The Fault in Our Stars").
+ */
+export const PERSONAL = ['i', 'me', 'my', 'mine', 'myself', 'we', 'us', 'you', 'your', 'yours', 'yourself'];
+/**
  * The words (or runs of words) that confirm a phrase as often said of something else (`{if NAME}`):
  * "we lost everything" with a flood's or a fire's word (not a bet or a game), "the front line" with a
  * war's (not customer service). Words with everyday senses of their own only as runs: water that came
  * in, not a phone dropped in the water; the fire, not a Fire tablet; the war, not a price war.
  */
 export const CONFIRMED_WITH: Record<string, string[]> = {
+  personal: PERSONAL,
   ruin: [
     'flood', 'floods', 'flooded', 'flooding', 'floodwater', 'fires', 'flames', 'blaze', 'storm', 'tornado', 'hurricane', 'typhoon', 'cyclone',
     'earthquake', 'quake', 'wildfire', 'tsunami', 'bombing', 'shelling', 'missile', 'missiles',
@@ -631,6 +645,8 @@ const FICTION = [
   // a story not seen, said with the story (after review: not "haven't seen the point of anything", "never seen my dad cry like that").
   'never finished', ...['never seen', 'haven t seen', 'havent seen', 'not seen'].flatMap((seen) => ['the film', 'the movie', 'the show', 'the series', 'the episode', 'the play'].map((story) => `${seen} ${story}`)),
   'what age should', 'age rating', 'ok for kids', 'suitable for kids',
+  // Session 46: a death written out of a story, a scene judged for a child ("why did they kill off the dad in the lion king", "too scary for a 4 year old").
+  'too scary', 'kill off', 'kills off', 'killed off', 'killing off',
   ...EVERYDAY_WITH.study!.filter((run) => run.includes(' set in') || run.startsWith('horror')),
 ];
 /** A band's tours and records (session 41: "are funeral for a friend still touring?"): clears bereavement's similarity; "funeral" before "album", "for a friend" is guarded as a phrase. */
@@ -714,7 +730,9 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     phrases: [
       'passed away', '{not with study} {not just after disc} funeral {unless recording trade}', 'bereavement', 'bereaved', 'condolences', 'grieving', '{not with study} mourning {unless bird}', 'put to sleep', 'euthanized', 'miscarriage', 'stillborn',
       'no longer with us', 'rest in peace', 'in loving memory', 'memorial service', 'obituary', 'cremation', 'cremated', 'widowed', 'stillbirth', 'born sleeping',
-      "'s death {unless story}", 'death of my', 'death of our', 'lost our baby {unless baby}', 'lost the baby {unless baby}', 'miscarried', 'miscarry',
+      // A death said of a relative, a friend or a pet, or of anyone with the speaker or the listener in the conversation (session 46: "since jake's death
+      // i can't sleep"), not a film's: "is mufasa's death in the lion king too scary for a 4 year old?".
+      "{someone} 's death {unless story}", "'s death {unless story} {if personal}", 'death of my', 'death of our', 'lost our baby {unless baby}', 'lost the baby {unless baby}', 'miscarried', 'miscarry',
       'lost my {relative} {unless place}', 'lost our {relative} {unless place}', 'lost {named relative} {unless place}', 'late {relative}',
       'lost his {relative} {unless place}', 'lost her {relative} {unless place}', 'lost their {relative} {unless place}',
       'loss of my {relative}', 'loss of our {relative}', 'loss of {named relative}', 'loss of {pet}',
@@ -1073,7 +1091,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     description: 'diagnosed with cancer, tumor, terminal illness, chemotherapy, oncologist, malignant, prognosis, leukemia, stroke',
     phrases: [
       // Not a charity's or a family's history (session 39): "a charity 10k for cancer research", "heart failure runs in my family"; nor a nurse's field: "she works in palliative care".
-      'diagnosed with {unless routine policy}', '{not with astrology plot} {not just after sign example} {not after prevention} cancer {unless astrology charity heredity screening}', 'tumor', 'tumour', 'terminal illness',
+      'diagnosed with {unless routine policy}', '{not with astrology} {not near plot} {not just after sign example} {not after prevention} cancer {unless astrology charity heredity screening}', 'tumor', 'tumour', 'terminal illness',
       '{not with career} chemotherapy', '{not with career} chemo', '{not with career} oncologist', 'malignant', 'leukemia', 'metastatic',
       '{not just after work} palliative', 'hiv', 'dementia {unless heredity}', 'alzheimer {unless heredity}', 'alzheimers {unless heredity}', 'parkinson {unless heredity}', 'parkinsons {unless heredity}', 'multiple sclerosis', 'motor neurone disease', 'motor neuron disease',
       'lymphoma', 'melanoma', 'carcinoma', 'sarcoma', 'biopsy', 'mastectomy', 'radiotherapy', 'radiation therapy', 'radiation treatment',
@@ -1115,12 +1133,12 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     ],
     otherLanguages: {
       nl: ['kanker', 'chemokuur', 'chemotherapie', 'uitgezaaid', 'uitzaaiingen', 'terminaal ziek', 'ongeneeslijk ziek', 'leukemie', 'palliatieve', 'palliatief'],
-      es: ['{not with astrology plot} {not just after sign example} {not after prevention} cáncer {unless astrology charity heredity screening}', 'tumor', 'quimioterapia', 'diagnosticado con', 'diagnosticada con', 'enfermedad terminal', 'leucemia', 'metástasis', 'cuidados paliativos', 'vih'],
+      es: ['{not with astrology} {not near plot} {not just after sign example} {not after prevention} cáncer {unless astrology charity heredity screening}', 'tumor', 'quimioterapia', 'diagnosticado con', 'diagnosticada con', 'enfermedad terminal', 'leucemia', 'metástasis', 'cuidados paliativos', 'vih'],
       de: ['{not with astrology} krebs', 'krebsdiagnose', 'tumor', 'chemotherapie', 'diagnostiziert', 'unheilbar', 'leukämie', 'metastasen', 'palliativ', 'hiv'],
       // "cancer" is the English phrase (and "cáncer", "câncer" without accents): guarded the same way.
       fr: ['tumeur', 'chimiothérapie', 'diagnostiqué', 'diagnostiquée', 'maladie incurable', 'leucémie', 'métastases', 'soins palliatifs', 'vih'],
       it: ['cancro', 'tumore', 'chemioterapia', 'diagnosticato', 'diagnosticata', 'malattia terminale', 'leucemia', 'metastasi', 'cure palliative', 'hiv'],
-      pt: ['{not with astrology plot} {not just after sign example} {not after prevention} câncer {unless astrology charity heredity screening}', 'cancro', 'tumor', 'quimioterapia', 'diagnosticado com', 'diagnosticada com', 'doença terminal', 'leucemia', 'metástase', 'cuidados paliativos', 'hiv'],
+      pt: ['{not with astrology} {not near plot} {not just after sign example} {not after prevention} câncer {unless astrology charity heredity screening}', 'cancro', 'tumor', 'quimioterapia', 'diagnosticado com', 'diagnosticada com', 'doença terminal', 'leucemia', 'metástase', 'cuidados paliativos', 'hiv'],
       // Polish "rak" is a crayfish and the star sign too: its cases after an illness's word are left to "nowotwór".
       pl: ['nowotwór', 'nowotworu', 'nowotworem', 'chemioterapia', 'chemioterapii', 'przerzuty', 'przerzutów', 'białaczka', 'białaczkę', 'nieuleczalnie chory', 'nieuleczalnie chora', 'hospicjum', 'raka płuc', 'raka piersi', 'na raka'],
       tr: ['{not with astrology} kanser', 'kanserim', 'kanseri', 'tümör', 'kemoterapi', 'lösemi', 'metastaz', 'ölümcül hastalık', 'teşhis kondu'],
@@ -1134,7 +1152,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'diagnosed', 'diagnosis', 'cancer', 'tumor', 'tumour', 'terminal', 'chemo', 'chemotherapy', 'oncologist', 'malignant', 'prognosis', 'leukemia',
       'stroke', 'biopsy', 'scan', 'results', 'positive', 'stage', 'illness', 'disease', 'treatment', 'hospice', 'palliative', 'mass', 'lump', 'radiation', 'oxygen', 'dialysis',
     ],
-    clears: [...NOT_LIVED, ...ROUTINE_OPERATIONS, ...ROUTINE_DIAGNOSES, ...WORK_FIELD, ...SCHOOLWORK, ...ROUTINE_CARE, ...FICTION, ...EVERYDAY_WITH.plot!],
+    clears: [...NOT_LIVED, ...ROUTINE_OPERATIONS, ...ROUTINE_DIAGNOSES, ...WORK_FIELD, ...SCHOOLWORK, ...ROUTINE_CARE, ...FICTION, ...EVERYDAY_NEAR.plot!],
   },
   {
     name: 'self-harm',
@@ -1165,6 +1183,10 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
         ['disappeared', 'was gone', 'were gone', 'wasn t here', 'wasnt here', 'wasn t around', 'wasnt around', 'was dead', 'died', 'didn t exist', 'didnt exist', 'wasn t alive'].map((gone) => `${off} ${gone}`)),
       ...["don't", 'dont'].flatMap((dont) => ['in anything anymore', 'in anything any more', 'in living', 'in being alive', 'of living', 'of being alive'].map((what) => `${dont} see the point ${what}`)),
       'no point in living', 'no point being alive', ...OVERDOSE,
+      // Low mood said without a death's word (session 46, the session-45 review's: "i feel hopeless at a level i can't explain", "haven't seen the point of anything"):
+      // feeling hopeless, not being hopeless at something ("i'm hopeless at parking").
+      ...['feel', 'feels', 'feeling', 'felt'].flatMap((feel) => [`${feel} hopeless`, `${feel} so hopeless`]),
+      ...['see', 'seen', 'seeing', 'what s', 'whats'].map((see) => `${see} the point of anything`), 'the point of anything anymore', 'the point of anything any more',
       // Hurting or burning oneself, said as a habit or an urge (session 39: "I keep hurting myself when things get bad"), not the clumsy: "keep hurting myself on the coffee table".
       'harming myself', 'harm myself',
       ...['hurting myself', 'hurt myself', 'burning myself', 'burn myself'].map((harm) => `{habit} ${harm} {unless clumsy}`),

@@ -723,6 +723,46 @@ describe("brand safety: the session-45 review's findings (rev45 R2, R3, R9)", ()
   });
 });
 
+describe("brand safety: session 46's findings (a story's words only about the illness they sit beside, a film's death, low mood)", () => {
+  const vetoes = (queries: string[], topic: string) => {
+    for (const query of queries) expect(verdict(query), query).toMatchObject({ topic });
+  };
+  const serves = (queries: string[]) => {
+    for (const query of queries) expect(verdict(query), query).toBeUndefined();
+  };
+  /** Judged with its answer, as a serve is. */
+  function turn(query: string, answer: string) {
+    const [q, r] = [new WordScan(), new WordScan()];
+    q.scan(query);
+    r.scan(answer);
+    return brandSafety.veto([q, r], model.embedConversation(q, r));
+  }
+
+  it('reads cancer as a plot only when the story\'s words are about it: not "the film" said elsewhere in the conversation', () => {
+    vetoes(['my mum has cancer, we watched the film together last night', "mum's cancer is back. we're watching the series she likes to take her mind off it", 'we finished the show last night and then my husband told me his cancer has spread'], 'serious diagnosis');
+    serves([
+      "the film's plot, where the hero has cancer, was moving", 'recap the plot of the show, the dad has cancer in season 1 right?', 'in breaking bad how does walt\'s cancer diagnosis set up the show',
+      'we watched the film about a man with cancer who runs across america, what was it called?',
+    ]);
+  });
+
+  it('reads a story\'s plot asked about as the subject of its answer, not of an answer to a personal question', () => {
+    expect(turn('plot of the fault in our stars in 3 lines', 'Two teenagers with cancer meet at a support group and fall in love.')).toBeUndefined();
+    expect(turn('the film made me cry', "I'm sorry your mum has cancer; a film that moves you can help.")).toMatchObject({ topic: 'serious diagnosis' });
+  });
+
+  it("serves a film character's death asked about (batch 9's Mufasa), not a relative's or the speaker's friend's", () => {
+    expect(turn("is mufasa's death in the lion king too scary for a 4 year old?", "It's sad; many parents skip it or explain it gently.")).toBeUndefined();
+    expect(turn("is grandad's death too much to explain to a 4 year old?", 'Keep it simple and honest.')).toMatchObject({ topic: 'bereavement' });
+    expect(turn("since jake's death i can't sleep", 'That sounds really hard.')).toMatchObject({ topic: 'bereavement' });
+  });
+
+  it("reads the review's low-mood wordings as self-harm risk", () => {
+    vetoes(["i feel hopeless at a level i can't explain", "i haven't seen the point of anything in weeks", "honestly what's the point of anything anymore"], 'self-harm');
+    serves(["i'm hopeless at parallel parking, any tips?", "i haven't seen the point of this new tax form, who needs it?"]);
+  });
+});
+
 describe('brand safety: the held-out batches, judged with their answers (bench/semantic/brandSafetyHeldOut*.txt)', () => {
   // Their figures as recorded in bench/README.md; a change of the rules that moves one must say so there.
   const figures: Record<string, { sensitive: [number, number]; ordinaryVetoed: [number, number] }> = {
@@ -736,7 +776,8 @@ describe('brand safety: the held-out batches, judged with their answers (bench/s
     'brandSafetyHeldOut8.txt': { sensitive: [71, 71], ordinaryVetoed: [0, 67] },
     // Session 40: a band, a grandad's 90th birthday (by similarity, its cue "life") and a film's death named without a film word are left.
     // Session 41: the band and the birthday served (a record's and a life's words); a film's death named without a film word is left.
-    'brandSafetyHeldOut9.txt': { sensitive: [90, 90], ordinaryVetoed: [1, 97] },
+    // Session 46: the film's death (Mufasa's) served: "'s death" vetoes after a relative, a friend or a pet, or with the speaker or the listener in the conversation.
+    'brandSafetyHeldOut9.txt': { sensitive: [90, 90], ordinaryVetoed: [0, 97] },
     // Session 41: held out on main's rules 83/101 and 5/128 (bench/README.md, "Brand safety: session 41"); tuned on since.
     'brandSafetyHeldOut10.txt': { sensitive: [101, 101], ordinaryVetoed: [0, 128] },
     // Session 42: held out on main's rules 85/109 and 12/169 (bench/README.md, "Brand safety: session 42"); tuned on since.
