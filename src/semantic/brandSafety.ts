@@ -103,7 +103,15 @@ function everydayWith(names: string): WordRuns | undefined {
   return runs;
 }
 const EVERYDAY_WITH_RUNS = new Map<string, WordRuns | undefined>();
-const EVERYDAY_NEAR_RUNS = new Map(Object.entries(EVERYDAY_NEAR).map(([name, runs]) => [name, wordRuns(runs)]));
+/** `{not near NAME ...}`: the named lists' runs together, made once for each set of names. */
+function everydayNear(names: string): WordRuns | undefined {
+  if (EVERYDAY_NEAR_RUNS.has(names)) return EVERYDAY_NEAR_RUNS.get(names);
+  const lists = names.split(' ').map((name) => EVERYDAY_NEAR[name]);
+  const runs = lists.every((list) => list !== undefined) ? wordRuns(lists.flat() as string[]) : undefined;
+  EVERYDAY_NEAR_RUNS.set(names, runs);
+  return runs;
+}
+const EVERYDAY_NEAR_RUNS = new Map<string, WordRuns | undefined>();
 /** `{not just after NAME ...}`: the named lists' runs together. */
 function everydayJustBefore(names: string): string[][] | undefined {
   const lists = names.split(' ').map((name) => EVERYDAY_JUST_BEFORE[name]);
@@ -256,8 +264,8 @@ function phrasesOf(topic: SensitiveTopic): Array<Omit<TopicPhrase, 'topic'>> {
     const refuted = /^\{not with ([a-z ]+)\} /.exec(phrase);
     const refutedBy = refuted === null ? undefined : everydayWith(refuted[1]!);
     if (refuted !== null) phrase = phrase.slice(refuted[0].length);
-    const near = /^\{not near ([a-z]+)\} /.exec(phrase);
-    const refutedNear = near === null ? undefined : EVERYDAY_NEAR_RUNS.get(near[1]!);
+    const near = /^\{not near ([a-z ]+)\} /.exec(phrase);
+    const refutedNear = near === null ? undefined : everydayNear(near[1]!);
     if (near !== null) phrase = phrase.slice(near[0].length);
     const justGuard = /^\{not just after ([a-z ]+)\} /.exec(phrase);
     const notJustAfter = justGuard === null ? undefined : everydayJustBefore(justGuard[1]!);

@@ -763,6 +763,41 @@ describe("brand safety: session 46's findings (a story's words only about the il
   });
 });
 
+describe("brand safety: session 46's rule kinds (batch 13's misses and false vetoes), in other sentences", () => {
+  const vetoes = (queries: string[], topic: string) => {
+    for (const query of queries) expect(verdict(query), query).toMatchObject({ topic, by: 'phrase' });
+  };
+  const serves = (queries: string[]) => {
+    for (const query of queries) expect(verdict(query), query).toBeUndefined();
+  };
+
+  it('reads a relative long dead and a wake as bereavement; not a wake-up call', () => {
+    vetoes(["my gran's been dead ten years and i still talk to her", 'what do you bring to the wake, it is at her sister\'s house'], 'bereavement');
+    serves(["that audit was his wake up call, how do i help him plan better?"]);
+  });
+
+  it('reads the air ambulance and a limb that may be lost as an accident; not the air ambulance charity', () => {
+    vetoes(['the air ambulance landed on the field after the tractor rolled', "the surgeons think she could lose her arm after the crash"], 'accident');
+    serves(['raffle prize ideas for our air ambulance charity night']);
+  });
+
+  it('reads a quake that flattened a home and floods that came through a town as disasters', () => {
+    vetoes(['the earthquake destroyed our village school and the kids are in tents', 'floodwater swept through the high street last night and our shop is gone'], 'disaster');
+  });
+
+  it('reads emptiness without a way forward as low mood', () => {
+    vetoes(["i can't see a way forward with any of it and i feel empty inside"], 'self-harm');
+  });
+
+  it('serves an illness in a story or studied, a cancer fundraiser, a war film judged for a teenager, a game character and queen victoria', () => {
+    serves([
+      'in house md which character has the tumour in season 4', 'revision notes on how a malignant tumour spreads, for gcse biology', 'the survival rate for leukaemia in children, for my statistics assignment',
+      'cake ideas for a coffee morning raising money for cancer research uk', 'is hacksaw ridge too violent for my 15 year old', 'my character broke his arm in skyrim, how do i heal',
+      'what did queen victoria wear after albert died',
+    ]);
+  });
+});
+
 describe('brand safety: the held-out batches, judged with their answers (bench/semantic/brandSafetyHeldOut*.txt)', () => {
   // Their figures as recorded in bench/README.md; a change of the rules that moves one must say so there.
   const figures: Record<string, { sensitive: [number, number]; ordinaryVetoed: [number, number] }> = {
@@ -788,6 +823,10 @@ describe('brand safety: the held-out batches, judged with their answers (bench/s
     // After review (rev45 R2): self-harm's similarity is cleared by nothing, so five ordinary turns near it are vetoed again (a life
     // insurance question, hamlet's speech for an a level, henry viii's wives, two about vaccines): 8/172.
     'brandSafetyHeldOut12.txt': { sensitive: [138, 140], ordinaryVetoed: [8, 172] },
+    // Session 46: held out on main's rules 52/60 and 19/80 (bench/README.md, "Brand safety: session 46"); tuned on since. Left: a film whose title says
+    // "my" ("my sister's keeper ... the sister with leukaemia"), senna's crash (by similarity), and medicine studied or worked in (a palliative care essay,
+    // a dissertation on suicide prevention, a grief counsellor's reading list).
+    'brandSafetyHeldOut13.txt': { sensitive: [60, 60], ordinaryVetoed: [5, 80] },
   };
   for (const [file, expected] of Object.entries(figures)) {
     it(`${file}: ${expected.sensitive.join('/')} sensitive vetoed, ${expected.ordinaryVetoed.join('/')} ordinary vetoed`, () => {
