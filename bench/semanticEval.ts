@@ -227,7 +227,7 @@ for (const line of readFileSync(path.join(folder, 'brandSafetyCases.txt'), 'utf8
 }
 lines.push(`Brand safety cases (brandSafetyCases.txt, right / all): ${[...caseTally].map(([key, { right, all }]) => `${key} ${right}/${all}`).join(', ')}.`);
 // Whole chat turns written for brand safety alone (bench/semantic/brandSafetyHeldOut*.txt), judged as a serve would: query and answer.
-for (const file of ['brandSafetyHeldOut.txt', 'brandSafetyHeldOut2.txt', 'brandSafetyHeldOut3.txt', 'brandSafetyHeldOut4.txt', 'brandSafetyHeldOut5.txt', 'brandSafetyHeldOut6.txt', 'brandSafetyHeldOut7.txt', 'brandSafetyHeldOut8.txt', 'brandSafetyHeldOut9.txt', 'brandSafetyHeldOut10.txt', 'brandSafetyHeldOut11.txt', 'brandSafetyHeldOut12.txt']) {
+for (const file of ['brandSafetyHeldOut.txt', 'brandSafetyHeldOut2.txt', 'brandSafetyHeldOut3.txt', 'brandSafetyHeldOut4.txt', 'brandSafetyHeldOut5.txt', 'brandSafetyHeldOut6.txt', 'brandSafetyHeldOut7.txt', 'brandSafetyHeldOut8.txt', 'brandSafetyHeldOut9.txt', 'brandSafetyHeldOut10.txt', 'brandSafetyHeldOut11.txt', 'brandSafetyHeldOut12.txt', 'brandSafetyHeldOut13.txt']) {
   const tally = { veto: { right: 0, all: 0 }, serve: { right: 0, all: 0 } };
   for (const line of readFileSync(path.join(folder, file), 'utf8').split('\n')) {
     if (line.trim() === '' || line.startsWith('#')) continue;

@@ -2,7 +2,7 @@ import { WordScan, wordHash, wordsOf } from '../serving/contextWords.js';
 import { FirstWordMap } from '../serving/firstWordMap.js';
 import { similarity, type SemanticModel } from './semanticModel.js';
 import {
-  ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, CALLING, CONFIRMED_WITH, CUE_NOT_JUST_AFTER, CUE_UNLESS, EVERYDAY_BEFORE, EVERYDAY_JUST_BEFORE, EVERYDAY_NEXT, EVERYDAY_WITH, FILLERS, FIRST, HABIT, HAVING, NAMED_RELATIVES, NEARLY, OTHER_PERSONS, PET_ANIMALS, PETS, PLACES,
+  ANYONE_ELSE, BRAND_SAFETY_MIN_SIMILARITY, CALLING, CONFIRMED_WITH, CUE_NOT_JUST_AFTER, CUE_UNLESS, EVERYDAY_BEFORE, EVERYDAY_JUST_BEFORE, EVERYDAY_NEAR, EVERYDAY_NEXT, EVERYDAY_WITH, FILLERS, FIRST, HABIT, HAVING, NAMED_RELATIVES, NEARLY, OTHER_PERSONS, PERSONAL, PET_ANIMALS, PETS, PLACES,
   RELATIVES, SENSITIVE_TOPICS, SOMEONE, SPANS, SPEAKER, STARTING, STRUCTURES, TAKING, THEMED, type SensitiveTopic,
 } from './sensitiveTopics.js';
 import { TopicBound } from './topicBound.js';
@@ -32,6 +32,8 @@ interface TopicPhrase {
   confirmedBy: WordRuns | undefined;
   /** Not with one of these words or runs of words anywhere in the conversation (`{not with NAME}`): "cancer" said of a star sign paired with a scorpio, a hurricane "we were fine". */
   refutedBy: WordRuns | undefined;
+  /** Not with one of these runs about the phrase (`{not near NAME}`, refutedNear): "the film's plot, where the hero has cancer", not "my mum has cancer, we watched the film". */
+  refutedNear: WordRuns | undefined;
 }
 
 const wordSet = (words: string[]): WordSet => new Map(words.map((word) => [wordHash(word), word]));
@@ -45,6 +47,14 @@ function wordRuns(runs: string[]): WordRuns {
   return byFirst;
 }
 const FILLER_WORDS = wordSet(FILLERS);
+const PERSONAL_WORDS = wordSet(PERSONAL);
+const NAMED_RELATIVE_WORDS = wordSet(NAMED_RELATIVES);
+/** `{not near NAME}`: at most this many words between the run and the phrase ("the film's plot, where the hero has cancer": 6). */
+const NEAR_WINDOW = 12;
+/** `{not near NAME}`: this many words before the phrase say whose it is ("my mum has cancer", "i have cancer"). */
+const WHOSE_WINDOW = 3;
+/** What ends a sentence between two words: a run in another sentence is not about the phrase. */
+const SENTENCE_END = /[.!?\n]/;
 const THEMED_WORDS = wordSet(THEMED);
 /** How far back `{not after NAME}` looks: "protect kids from skin cancer". */
 const NOT_AFTER_WINDOW = 4;
@@ -93,6 +103,15 @@ function everydayWith(names: string): WordRuns | undefined {
   return runs;
 }
 const EVERYDAY_WITH_RUNS = new Map<string, WordRuns | undefined>();
+/** `{not near NAME ...}`: the named lists' runs together, made once for each set of names. */
+function everydayNear(names: string): WordRuns | undefined {
+  if (EVERYDAY_NEAR_RUNS.has(names)) return EVERYDAY_NEAR_RUNS.get(names);
+  const lists = names.split(' ').map((name) => EVERYDAY_NEAR[name]);
+  const runs = lists.every((list) => list !== undefined) ? wordRuns(lists.flat() as string[]) : undefined;
+  EVERYDAY_NEAR_RUNS.set(names, runs);
+  return runs;
+}
+const EVERYDAY_NEAR_RUNS = new Map<string, WordRuns | undefined>();
 /** `{not just after NAME ...}`: the named lists' runs together. */
 function everydayJustBefore(names: string): string[][] | undefined {
   const lists = names.split(' ').map((name) => EVERYDAY_JUST_BEFORE[name]);
@@ -151,7 +170,9 @@ export class BrandSafety {
       const clears = new FirstWordMap<TopicPhrase>();
       for (const phrase of topic.clears) {
         const words = wordsOf(phrase);
-        clears.add(wordHash(words[0]!), { topic: topic.name, words, endsWithPerson: false, after: undefined, notAfter: undefined, notJustAfter: undefined, unless: undefined, confirmedBy: undefined, refutedBy: undefined });
+        clears.add(wordHash(words[0]!), {
+          topic: topic.name, words, endsWithPerson: false, after: undefined, notAfter: undefined, notJustAfter: undefined, unless: undefined, confirmedBy: undefined, refutedBy: undefined, refutedNear: undefined,
+        });
       }
       this.topicVectors.push({ topic: topic.name, vector, clears });
     }
@@ -243,6 +264,9 @@ function phrasesOf(topic: SensitiveTopic): Array<Omit<TopicPhrase, 'topic'>> {
     const refuted = /^\{not with ([a-z ]+)\} /.exec(phrase);
     const refutedBy = refuted === null ? undefined : everydayWith(refuted[1]!);
     if (refuted !== null) phrase = phrase.slice(refuted[0].length);
+    const near = /^\{not near ([a-z ]+)\} /.exec(phrase);
+    const refutedNear = near === null ? undefined : everydayNear(near[1]!);
+    if (near !== null) phrase = phrase.slice(near[0].length);
     const justGuard = /^\{not just after ([a-z ]+)\} /.exec(phrase);
     const notJustAfter = justGuard === null ? undefined : everydayJustBefore(justGuard[1]!);
     if (justGuard !== null) phrase = phrase.slice(justGuard[0].length);
@@ -259,12 +283,12 @@ function phrasesOf(topic: SensitiveTopic): Array<Omit<TopicPhrase, 'topic'>> {
     const unless = tail === null ? undefined : everydayNext(tail[1]!);
     if (tail !== null) phrase = phrase.slice(0, tail.index);
     if (
-      (refuted !== null && refutedBy === undefined) || (justGuard !== null && notJustAfter === undefined) || (guard !== null && notAfter === undefined) || (lead !== null && after === undefined) ||
+      (refuted !== null && refutedBy === undefined) || (near !== null && refutedNear === undefined) || (justGuard !== null && notJustAfter === undefined) || (guard !== null && notAfter === undefined) || (lead !== null && after === undefined) ||
       (tail !== null && unless === undefined) || (confirm !== null && confirmedWith === undefined)
     ) {
       throw new Error(`brand safety: unknown slot in "${text}"`);
     }
-    const rest = { after, notAfter, notJustAfter, unless, confirmedBy: confirmedWith ?? (ambiguous ? confirmedBy : undefined), refutedBy };
+    const rest = { after, notAfter, notJustAfter, unless, confirmedBy: confirmedWith ?? (ambiguous ? confirmedBy : undefined), refutedBy, refutedNear };
     const slot = /\{(named relative|relative|pet)\}/.exec(phrase);
     if (slot === null) add(text, phrase, { endsWithPerson: false, ...rest });
     else {
@@ -298,13 +322,15 @@ function saidOfOthers(text: string): string[] {
 
 /** The first phrase of `phrases` these scanned texts contain (an ambiguous one with a confirming word, none with a refuting one), if any. */
 function firstPhrase(phrases: FirstWordMap<TopicPhrase>, scans: WordScan[]): TopicPhrase | undefined {
-  for (const scan of scans) {
+  for (let s = 0; s < scans.length; s++) {
+    const scan = scans[s]!;
     for (let i = 0; i < scan.count; i++) {
       const candidates = phrases.get(scan.hashes[i]!);
       if (candidates === undefined) continue;
       for (const phrase of candidates) {
         if (!phraseAt(scan, i, phrase)) continue;
         if (phrase.confirmedBy !== undefined && !hasRun(phrase.confirmedBy, scans)) continue;
+        if (phrase.refutedNear !== undefined && refutedNear(phrase.refutedNear, scans, s, i, i + phrase.words.length)) continue;
         if (phrase.refutedBy === undefined || !hasRun(phrase.refutedBy, scans)) return phrase;
       }
     }
@@ -324,6 +350,42 @@ function phraseAt(scan: WordScan, start: number, phrase: TopicPhrase): boolean {
   if (isIn(THEMED_WORDS, scan, end)) return false;
   if (phrase.unless !== undefined && runAt(phrase.unless, scan, end)) return false;
   return !(phrase.endsWithPerson && (scan.wordIs(end, 's') || (end + 1 < scan.count && scan.wordIs(end, 'in') && scan.wordIs(end + 1, 'law'))));
+}
+
+/**
+ * Whether one of `runs` is about the phrase at words `start` to `end` of `scans[at]` (`{not near NAME}`):
+ * not when a word just before it makes it the speaker's or the listener's ("my mum has cancer", "mum's
+ * cancer", not "the dad has cancer in season 1"); else when the run is in its sentence, at most
+ * NEAR_WINDOW words away with no such word between ("the film's plot, where the hero has cancer", not
+ * "cancer, we watched the film"), or in the question of a phrase in the answer (the answer follows the
+ * question's subject: "plot of the fault in our stars" answered "two teenagers with cancer").
+ */
+function refutedNear(runs: WordRuns, scans: WordScan[], at: number, start: number, end: number): boolean {
+  const scan = scans[at]!;
+  for (let k = start - 1; k >= Math.max(0, start - WHOSE_WINDOW) && !sentenceEndsAfter(scan, k); k--) {
+    if (isIn(PERSONAL_WORDS, scan, k) || (isIn(NAMED_RELATIVE_WORDS, scan, k) && !(k > 0 && (scan.wordIs(k - 1, 'the') || scan.wordIs(k - 1, 'a'))))) return false;
+  }
+  if (at > 0 && hasRun(runs, [scans[0]!])) return true;
+  for (let i = 0; i < scan.count; i++) {
+    const length = runLengthAt(runs, scan, i);
+    if (length === 0) continue;
+    // The words between the run and the phrase, either side of it.
+    const [from, to] = i + length <= start ? [i + length, start] : i >= end ? [end, i] : [start, start];
+    if (to - from <= NEAR_WINDOW && aboutEachOther(scan, from, to)) return true;
+  }
+  return false;
+}
+
+/** Whether words `from` to `to` (the gap between a run and a phrase) have no PERSONAL word and no sentence ends in or around them. */
+function aboutEachOther(scan: WordScan, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) if (isIn(PERSONAL_WORDS, scan, k)) return false;
+  for (let k = from - 1; k < to; k++) if (sentenceEndsAfter(scan, k)) return false;
+  return true;
+}
+
+/** Whether a sentence ends between word `k` and the next. */
+function sentenceEndsAfter(scan: WordScan, k: number): boolean {
+  return k >= 0 && k + 1 < scan.count && SENTENCE_END.test(scan.text.slice(scan.ends[k]!, scan.starts[k + 1]!));
 }
 
 /** Whether a scanned text has a cue, not in its everyday sense (CUE_UNLESS, CUE_NOT_JUST_AFTER). */
@@ -364,9 +426,13 @@ function endsAt(run: string[], scan: WordScan, at: number): boolean {
 }
 /** Whether one of `runs` starts at word `at`. */
 function runAt(runs: WordRuns, scan: WordScan, at: number): boolean {
+  return runLengthAt(runs, scan, at) > 0;
+}
+/** How many words the first of `runs` that starts at word `at` has (0: none). */
+function runLengthAt(runs: WordRuns, scan: WordScan, at: number): number {
   const candidates = runs.get(scan.hashes[at]!);
-  if (candidates === undefined) return false;
-  return candidates.some((words) => at + words.length <= scan.count && words.every((word, k) => scan.wordIs(at + k, word)));
+  if (candidates === undefined) return 0;
+  return candidates.find((words) => at + words.length <= scan.count && words.every((word, k) => scan.wordIs(at + k, word)))?.length ?? 0;
 }
 
 function isIn(words: WordSet, scan: WordScan, at: number): boolean {

@@ -34,7 +34,11 @@ export interface SensitiveTopic {
    * EVERYDAY_BEFORE[NAME] ("sunscreen against skin cancer"), a leading `{not just after NAME}` when the
    * words just before it are one of the runs of EVERYDAY_JUST_BEFORE[NAME] ("that interview was a car
    * crash", "she works in palliative care"), a leading `{not with NAME}` when the
-   * conversation has one of EVERYDAY_WITH[NAME] anywhere ("Cancer brings warmth, Scorpio depth");
+   * conversation has one of EVERYDAY_WITH[NAME] anywhere ("Cancer brings warmth, Scorpio depth"), a
+   * leading `{not near NAME}` when one of EVERYDAY_NEAR[NAME] is about it (brandSafety.ts: in the same
+   * sentence, a few words away, with no word of the speaker's or the listener's (PERSONAL) between nor
+   * just before the phrase; or in the question when the phrase is in the answer): "the film's plot, where
+   * the hero has cancer", not "my mum has cancer, we watched the film together";
    * a trailing `{unless NAME}` does not match when the next words are one of EVERYDAY_NEXT[NAME]
    * ("passed the test", "beat me at chess", "lost my mum at the shops"; `{unless NAME NAME}`: any of
    * the named lists'), a trailing `{if NAME}`
@@ -199,7 +203,7 @@ const DEVICES = [
 const SCHOOLWORK = [
   'for my essay', 'essay on', 'school project', 'a school project', 'class project', 'history project', 'science project', 'year 9 project', 'for a project', 'for my project',
   'history presentation', 'a presentation on', 'for my a level', 'for a level', 'a level coursework', 'for gcse', 'for my gcse', 'answer for english', 'for english class', 'for my english class',
-  'for english lit', 'for my english lit', 'for english literature', 'for my english essay', 'english essay', 'english homework', 'kids assembly', 'school assembly', 'for an assembly',
+  'for my class', 'for english lit', 'for my english lit', 'for english literature', 'for my english essay', 'english essay', 'english homework', 'kids assembly', 'school assembly', 'for an assembly',
 ];
 /** The words before a phrase that give it its everyday sense (`{not after NAME}`): up to four words back. */
 export const EVERYDAY_BEFORE: Record<string, string[]> = {
@@ -287,14 +291,6 @@ export const EVERYDAY_WITH: Record<string, string[]> = {
     // The sign in the other languages (session 45: "Krebs als Sternzeichen, passt das zu Skorpion").
     'sternzeichen', 'horoskop', 'skorpion', 'signo', 'signos', 'horóscopo', 'horoscopo', 'escorpio', 'escorpião', 'escorpiao', 'signe astrologique', 'segno zodiacale', 'oroscopo', 'sterrenbeeld', 'horoscoop', 'schorpioen',
   ],
-  /**
-   * A story's plot (session 45: "plot of the fault in our stars", "how does walt's cancer diagnosis set up the show"): an
-   * illness of a character; "my mum has cancer, what's a good show to watch with her" has no such run.
-   */
-  plot: [
-    'plot of', 'the plot', 'plot summary', 'plot twist', 'spoiler', 'spoilers', 'the show', 'the tv show', 'the series', 'the novel', 'the film', 'the movie', 'the character', 'main character',
-    'season 1', 'season one', 'first season', 'the episode', 'the sitcom', 'the musical',
-  ],
   /** Writing about a job in the field (session 45: "a cover letter for a nursing job in oncology ... your experience of chemotherapy"). */
   career: ['cover letter', 'covering letter', 'personal statement', 'job application', 'job interview', 'nursing job', 'nursing jobs', 'job in oncology', 'oncology nursing', 'oncology nurse job'],
   /** Radiation of a plant, a bomb or a phone, not a treatment (session 45: "chernobyl ... spread radiation"). */
@@ -338,12 +334,42 @@ export const EVERYDAY_WITH: Record<string, string[]> = {
   ],
 };
 /**
+ * Runs that give a phrase its everyday sense when they are about it (`{not near NAME}`, brandSafety.ts),
+ * not anywhere in the conversation: a story's plot (session 45: "plot of the fault in our stars", "how does
+ * walt's cancer diagnosis set up the show": an illness of a character). Session 46: anywhere, "the film" in
+ * "my mum has cancer, we watched the film together last night" switched the phrase off.
+ */
+export const EVERYDAY_NEAR: Record<string, string[]> = {
+  plot: [
+    'plot of', 'the plot', 'plot summary', 'plot twist', 'spoiler', 'spoilers', 'the show', 'the tv show', 'the series', 'the novel', 'the film', 'the movie', 'the character', 'main character',
+    'season 1', 'season one', 'first season', 'the episode', 'the sitcom', 'the musical',
+    // Session 46 (batch 13: "in grey's anatomy which character has the brain tumour in season 5").
+    'which character', ...['2', '3', '4', '5', '6', '7', '8', '9', '10'].map((n) => `season ${n}`),
+  ],
+  /**
+   * Medicine as a subject of study (session 46, batch 13: "revision notes on how chemotherapy works", "the difference between a benign and a malignant
+   * tumour, for my gcse", "the survival rate for breast cancer ... for a statistics assignment"); a student's own illness keeps its "my" just before.
+   */
+  coursework: [
+    'revision notes', 'revision guide', 'for my gcse', 'for gcse', 'gcse', 'a level biology', 'for my a level', 'biology', 'survival rate', 'survival rates', 'statistics',
+    'assignment', 'for my essay', 'dissertation', 'coursework', 'homework', 'lecture', 'textbook', 'exam question',
+  ],
+  /** Money raised for a cancer charity (batch 13: "a charity bake sale for macmillan cancer support"). */
+  fundraising: ['bake sale', 'fundraiser', 'fundraising', 'sponsored', 'raise money', 'raising money', 'coffee morning', 'raffle'],
+};
+/**
+ * Words that make an illness or a death the speaker's or the listener's own (`{not near NAME}` and `{if personal}`): "my mum
+ * has cancer", "I'm sorry your dad has cancer", "since jake's death I can't sleep". Not "our": titles have it ("The Fault in Our Stars").
+ */
+export const PERSONAL = ['i', 'me', 'my', 'mine', 'myself', 'we', 'us', 'you', 'your', 'yours', 'yourself'];
+/**
  * The words (or runs of words) that confirm a phrase as often said of something else (`{if NAME}`):
  * "we lost everything" with a flood's or a fire's word (not a bet or a game), "the front line" with a
  * war's (not customer service). Words with everyday senses of their own only as runs: water that came
  * in, not a phone dropped in the water; the fire, not a Fire tablet; the war, not a price war.
  */
 export const CONFIRMED_WITH: Record<string, string[]> = {
+  personal: PERSONAL,
   ruin: [
     'flood', 'floods', 'flooded', 'flooding', 'floodwater', 'fires', 'flames', 'blaze', 'storm', 'tornado', 'hurricane', 'typhoon', 'cyclone',
     'earthquake', 'quake', 'wildfire', 'tsunami', 'bombing', 'shelling', 'missile', 'missiles',
@@ -631,6 +657,10 @@ const FICTION = [
   // a story not seen, said with the story (after review: not "haven't seen the point of anything", "never seen my dad cry like that").
   'never finished', ...['never seen', 'haven t seen', 'havent seen', 'not seen'].flatMap((seen) => ['the film', 'the movie', 'the show', 'the series', 'the episode', 'the play'].map((story) => `${seen} ${story}`)),
   'what age should', 'age rating', 'ok for kids', 'suitable for kids',
+  // Session 46: a death written out of a story, a scene judged for a child ("why did they kill off the dad in the lion king", "too scary for a 4 year old").
+  'too scary', 'kill off', 'kills off', 'killed off', 'killing off',
+  // Batch 13: a war film's violence judged for a teenager, a film's montage, a game's character and its downloadable content.
+  'too violent', 'too graphic', 'the montage where', 'my character', 'dlc',
   ...EVERYDAY_WITH.study!.filter((run) => run.includes(' set in') || run.startsWith('horror')),
 ];
 /** A band's tours and records (session 41: "are funeral for a friend still touring?"): clears bereavement's similarity; "funeral" before "album", "for a friend" is guarded as a phrase. */
@@ -652,6 +682,8 @@ const HISTORY = [
   'remembrance day', 'remembrance sunday', 'armistice day', 'anzac day', 'veterans day', 'red poppy', 'poppy appeal',
   // Kings, queens and centuries (session 45: "how did henry viii's wives die").
   'tudor', 'tudors', 'henry viii', 'medieval', 'centuries',
+  // Session 46 (batch 13: "what did queen victoria do after albert died", "was pompeii destroyed in one day").
+  'queen victoria', 'pompeii',
   // A century of the books, not "nearly a century" of a life (after review, session 45).
   ...['16th', '17th', '18th', '19th', 'sixteenth', 'seventeenth', 'eighteenth', 'nineteenth'].map((nth) => `${nth} century`), ...SCHOOLWORK,
 ];
@@ -714,7 +746,11 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     phrases: [
       'passed away', '{not with study} {not just after disc} funeral {unless recording trade}', 'bereavement', 'bereaved', 'condolences', 'grieving', '{not with study} mourning {unless bird}', 'put to sleep', 'euthanized', 'miscarriage', 'stillborn',
       'no longer with us', 'rest in peace', 'in loving memory', 'memorial service', 'obituary', 'cremation', 'cremated', 'widowed', 'stillbirth', 'born sleeping',
-      "'s death {unless story}", 'death of my', 'death of our', 'lost our baby {unless baby}', 'lost the baby {unless baby}', 'miscarried', 'miscarry',
+      // A death said of a relative, a friend or a pet, or of anyone with the speaker or the listener in the conversation (session 46: "since jake's death
+      // i can't sleep"), not a film's: "is mufasa's death in the lion king too scary for a 4 year old?".
+      "{someone} 's death {unless story}", "'s death {unless story} {if personal}", 'death of my',
+      // Batch 13: "my dad's been dead a year today", "we had the wake at his local" (not "in the wake of", "his wake-up call").
+      '{someone} been dead {unless lifeless}', 'had the wake', 'at the wake', 'to the wake', 'after the wake', 'his wake {unless contact}', 'her wake {unless contact}', 'death of our', 'lost our baby {unless baby}', 'lost the baby {unless baby}', 'miscarried', 'miscarry',
       'lost my {relative} {unless place}', 'lost our {relative} {unless place}', 'lost {named relative} {unless place}', 'late {relative}',
       'lost his {relative} {unless place}', 'lost her {relative} {unless place}', 'lost their {relative} {unless place}',
       'loss of my {relative}', 'loss of our {relative}', 'loss of {named relative}', 'loss of {pet}',
@@ -847,6 +883,8 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     phrases: [
       '{not just after figure} car crash {unless lesson}', 'car accident', 'fatal accident', 'hit by a car', 'seriously injured', 'critically injured', 'plane crash',
       'hit and run', 'drunk driver', 'head on collision', 'motorcycle accident', 'train crash', 'car wreck', 'airlifted',
+      // Batch 13: "the air ambulance came" (not its charity's raffle), "they're saying he might lose his leg".
+      'air ambulance {unless charity}', ...['lose', 'losing'].flatMap((lose) => ['my', 'his', 'her'].flatMap((whose) => ['leg', 'arm', 'foot'].map((limb) => `${lose} ${whose} ${limb}`))),
       'knocked off his bike', 'knocked off her bike', 'knocked off my bike', 'knocked down by a car', 'run over by',
       '{someone} run over', 'got run over', 'was run over',
       // A person hit by a vehicle ("my sister was hit by a lorry"), not "I feel like I got hit by a truck".
@@ -978,6 +1016,9 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       ...['tornado', 'hurricane', 'typhoon', 'cyclone', 'wildfire', 'bushfire', 'tsunami', 'earthquake'].flatMap((what) =>
         ['came through our', 'tore through our', 'ripped through our', 'hit our', 'flattened our', 'levelled our', 'leveled our'].map((did) => `{not with unharmed} ${what} ${did}`),
       ),
+      // Batch 13: "the earthquake flattened my cousin's town", floodwater that "swept through the high street" (a flood as a whole, not "a flood of emails").
+      ...['tornado', 'hurricane', 'typhoon', 'cyclone', 'wildfire', 'bushfire', 'tsunami', 'earthquake'].flatMap((what) => ['flattened my', 'destroyed my', 'destroyed our'].map((did) => `{not with unharmed history} ${what} ${did}`)),
+      ...['flood', 'floods', 'floodwater', 'floodwaters'].flatMap((what) => ['tore through', 'ripped through', 'swept through'].map((did) => `{not with unharmed history} ${what} ${did}`)),
       // Everything lost with a flood's or a fire's word ("water came through the front door and we lost everything"), not at the casino.
       'lost everything {if ruin}',
       // A home lost with a fire's or flood's word ("in the path of the fire, we lost the house"), not a house sale that fell through.
@@ -1012,7 +1053,8 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       ].map((hit) => (what.startsWith('missile') ? `${what} ${hit}` : `${what} ${hit} {if war}`))),
       // No word from family in a war (session 40: "my family is still in gaza and I haven't heard from them in four days").
       ...['haven t heard from', 'havent heard from', 'not heard from', 'lost contact with', 'no news from'].map((silence) => `${silence} {if war}`),
-      ...['river', 'sea', 'floodwater', 'flood water', 'flood'].flatMap((what) =>
+      // Batch 13: "the floods came through the village overnight and our ground floor is ruined".
+      ...['river', 'sea', 'floodwater', 'flood water', 'flood', 'floods'].flatMap((what) =>
         ['came through the', 'came into the', 'came into our', 'came in through', 'came up into our', 'came up into the', 'came up through the', 'rose into our', 'rose into the', 'poured into our', 'poured into the', 'got into the', 'got into our'].map((came) => `${what} ${came} {if indoors}`),
       ),
       'trapped under the rubble', 'trapped in the rubble', 'pulled from the rubble',
@@ -1073,10 +1115,12 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     description: 'diagnosed with cancer, tumor, terminal illness, chemotherapy, oncologist, malignant, prognosis, leukemia, stroke',
     phrases: [
       // Not a charity's or a family's history (session 39): "a charity 10k for cancer research", "heart failure runs in my family"; nor a nurse's field: "she works in palliative care".
-      'diagnosed with {unless routine policy}', '{not with astrology plot} {not just after sign example} {not after prevention} cancer {unless astrology charity heredity screening}', 'tumor', 'tumour', 'terminal illness',
-      '{not with career} chemotherapy', '{not with career} chemo', '{not with career} oncologist', 'malignant', 'leukemia', 'metastatic',
+      // Session 46: not a story's character nor a subject studied, when their words are about the illness (`{not near NAME}`).
+      '{not near plot} diagnosed with {unless routine policy}', '{not with astrology} {not near plot coursework fundraising} {not just after sign example} {not after prevention} cancer {unless astrology charity heredity screening}',
+      '{not near plot coursework} tumor', '{not near plot coursework} tumour', 'terminal illness',
+      '{not with career} {not near plot coursework} chemotherapy', '{not with career} {not near plot coursework} chemo', '{not with career} oncologist', '{not near plot coursework} malignant', '{not near plot coursework} leukemia', 'metastatic',
       '{not just after work} palliative', 'hiv', 'dementia {unless heredity}', 'alzheimer {unless heredity}', 'alzheimers {unless heredity}', 'parkinson {unless heredity}', 'parkinsons {unless heredity}', 'multiple sclerosis', 'motor neurone disease', 'motor neuron disease',
-      'lymphoma', 'melanoma', 'carcinoma', 'sarcoma', 'biopsy', 'mastectomy', 'radiotherapy', 'radiation therapy', 'radiation treatment',
+      ...['lymphoma', 'melanoma', 'carcinoma', 'sarcoma'].map((cancer) => `{not near plot coursework} ${cancer}`), 'biopsy', 'mastectomy', 'radiotherapy', 'radiation therapy', 'radiation treatment',
       'terminally ill', 'months to live', 'weeks to live',
       // A prognosis said as time (session 38: "mum's been told she has months, not years"), an organ failing.
       // A prognosis said as time given (session 42: "husband's been given 6 months"), with a medical word ("hospice"): not notice at work or a sentence.
@@ -1091,7 +1135,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       // Radiotherapy as people say it: "I start radiation next week".
       '{starting} radiation {unless physics}', 'radiation sessions',
       // Session 45: British spellings and named cancers ("my son has leukaemia"), a lump a doctor found ("they found a lump and the consultant's face said it all").
-      'leukaemia', 'glioblastoma', 'glioma', 'mesothelioma', 'myeloma', 'neuroblastoma', 'huntington s disease', 'huntingtons disease', 'sepsis',
+      '{not near plot coursework} leukaemia', 'glioblastoma', 'glioma', 'mesothelioma', 'myeloma', 'neuroblastoma', 'huntington s disease', 'huntingtons disease', 'sepsis',
       'found a lump {if care}', 'lump in my breast', 'lump in her breast', 'lump in my testicle', 'breast lump',
       // The end of treatment said by a vet or a doctor (session 41: "the vet says there's nothing more they can do for our old horse").
       // (Said of "the doctors" or "the vet" it names its care itself: written plain.)
@@ -1101,7 +1145,7 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     ],
     // Staging and "terminal" are said of races, projects and airports too; "a mass" of church.
     ambiguous: [
-      'stage three', 'stage four', 'stage 3', 'stage 4', 'stage iii', 'stage iv', 'terminal', 'mass on my', 'mass on his', 'mass on her', 'mass in my', 'mass in his', 'mass in her', '{not with nuclear} radiation',
+      'stage three', 'stage four', 'stage 3', 'stage 4', 'stage iii', 'stage iv', '{not near plot coursework} terminal', 'mass on my', 'mass on his', 'mass on her', 'mass in my', 'mass in his', 'mass in her', '{not with nuclear} radiation',
       '{having} ms {unless software}', 'mnd', 'big c',
       // A finding on an organ, with a scan's or a doctor's word (session 41: "the scan found a shadow on my lung, more tests on Friday").
       ...['shadow', 'shadows', 'spot', 'spots', 'lesion', 'lesions', 'nodule', 'nodules', 'growth', 'growths'].flatMap((finding) => ['on', 'in'].flatMap((on) => ['my', 'the'].flatMap((whose) =>
@@ -1115,12 +1159,12 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
     ],
     otherLanguages: {
       nl: ['kanker', 'chemokuur', 'chemotherapie', 'uitgezaaid', 'uitzaaiingen', 'terminaal ziek', 'ongeneeslijk ziek', 'leukemie', 'palliatieve', 'palliatief'],
-      es: ['{not with astrology plot} {not just after sign example} {not after prevention} cáncer {unless astrology charity heredity screening}', 'tumor', 'quimioterapia', 'diagnosticado con', 'diagnosticada con', 'enfermedad terminal', 'leucemia', 'metástasis', 'cuidados paliativos', 'vih'],
+      es: ['{not with astrology} {not near plot coursework fundraising} {not just after sign example} {not after prevention} cáncer {unless astrology charity heredity screening}', 'tumor', 'quimioterapia', 'diagnosticado con', 'diagnosticada con', 'enfermedad terminal', 'leucemia', 'metástasis', 'cuidados paliativos', 'vih'],
       de: ['{not with astrology} krebs', 'krebsdiagnose', 'tumor', 'chemotherapie', 'diagnostiziert', 'unheilbar', 'leukämie', 'metastasen', 'palliativ', 'hiv'],
       // "cancer" is the English phrase (and "cáncer", "câncer" without accents): guarded the same way.
       fr: ['tumeur', 'chimiothérapie', 'diagnostiqué', 'diagnostiquée', 'maladie incurable', 'leucémie', 'métastases', 'soins palliatifs', 'vih'],
       it: ['cancro', 'tumore', 'chemioterapia', 'diagnosticato', 'diagnosticata', 'malattia terminale', 'leucemia', 'metastasi', 'cure palliative', 'hiv'],
-      pt: ['{not with astrology plot} {not just after sign example} {not after prevention} câncer {unless astrology charity heredity screening}', 'cancro', 'tumor', 'quimioterapia', 'diagnosticado com', 'diagnosticada com', 'doença terminal', 'leucemia', 'metástase', 'cuidados paliativos', 'hiv'],
+      pt: ['{not with astrology} {not near plot coursework fundraising} {not just after sign example} {not after prevention} câncer {unless astrology charity heredity screening}', 'cancro', 'tumor', 'quimioterapia', 'diagnosticado com', 'diagnosticada com', 'doença terminal', 'leucemia', 'metástase', 'cuidados paliativos', 'hiv'],
       // Polish "rak" is a crayfish and the star sign too: its cases after an illness's word are left to "nowotwór".
       pl: ['nowotwór', 'nowotworu', 'nowotworem', 'chemioterapia', 'chemioterapii', 'przerzuty', 'przerzutów', 'białaczka', 'białaczkę', 'nieuleczalnie chory', 'nieuleczalnie chora', 'hospicjum', 'raka płuc', 'raka piersi', 'na raka'],
       tr: ['{not with astrology} kanser', 'kanserim', 'kanseri', 'tümör', 'kemoterapi', 'lösemi', 'metastaz', 'ölümcül hastalık', 'teşhis kondu'],
@@ -1134,7 +1178,8 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
       'diagnosed', 'diagnosis', 'cancer', 'tumor', 'tumour', 'terminal', 'chemo', 'chemotherapy', 'oncologist', 'malignant', 'prognosis', 'leukemia',
       'stroke', 'biopsy', 'scan', 'results', 'positive', 'stage', 'illness', 'disease', 'treatment', 'hospice', 'palliative', 'mass', 'lump', 'radiation', 'oxygen', 'dialysis',
     ],
-    clears: [...NOT_LIVED, ...ROUTINE_OPERATIONS, ...ROUTINE_DIAGNOSES, ...WORK_FIELD, ...SCHOOLWORK, ...ROUTINE_CARE, ...FICTION, ...EVERYDAY_WITH.plot!],
+    // Batch 13: a cancer's figures or a textbook's notes as school work ("the survival rate for breast cancer ... for a statistics assignment").
+    clears: [...NOT_LIVED, ...ROUTINE_OPERATIONS, ...ROUTINE_DIAGNOSES, ...WORK_FIELD, ...SCHOOLWORK, ...ROUTINE_CARE, ...FICTION, ...EVERYDAY_NEAR.plot!, 'survival rate', 'survival rates', 'revision notes', 'revision guide', 'statistics assignment'],
   },
   {
     name: 'self-harm',
@@ -1165,6 +1210,12 @@ export const SENSITIVE_TOPICS: SensitiveTopic[] = [
         ['disappeared', 'was gone', 'were gone', 'wasn t here', 'wasnt here', 'wasn t around', 'wasnt around', 'was dead', 'died', 'didn t exist', 'didnt exist', 'wasn t alive'].map((gone) => `${off} ${gone}`)),
       ...["don't", 'dont'].flatMap((dont) => ['in anything anymore', 'in anything any more', 'in living', 'in being alive', 'of living', 'of being alive'].map((what) => `${dont} see the point ${what}`)),
       'no point in living', 'no point being alive', ...OVERDOSE,
+      // Low mood said without a death's word (session 46, the session-45 review's: "i feel hopeless at a level i can't explain", "haven't seen the point of anything"):
+      // feeling hopeless, not being hopeless at something ("i'm hopeless at parking").
+      ...['feel', 'feels', 'feeling', 'felt'].flatMap((feel) => [`${feel} hopeless`, `${feel} so hopeless`]),
+      ...['see', 'seen', 'seeing', 'what s', 'whats'].map((see) => `${see} the point of anything`), 'the point of anything anymore', 'the point of anything any more',
+      // Batch 13: "i feel so empty i can't see a way forward".
+      'i feel empty', 'i feel so empty', 'feeling so empty', 'feel empty inside', 'feeling empty inside', ...['can t', 'cant', 'cannot'].map((cant) => `${cant} see a way forward`),
       // Hurting or burning oneself, said as a habit or an urge (session 39: "I keep hurting myself when things get bad"), not the clumsy: "keep hurting myself on the coffee table".
       'harming myself', 'harm myself',
       ...['hurting myself', 'hurt myself', 'burning myself', 'burn myself'].map((harm) => `{habit} ${harm} {unless clumsy}`),

@@ -723,6 +723,81 @@ describe("brand safety: the session-45 review's findings (rev45 R2, R3, R9)", ()
   });
 });
 
+describe("brand safety: session 46's findings (a story's words only about the illness they sit beside, a film's death, low mood)", () => {
+  const vetoes = (queries: string[], topic: string) => {
+    for (const query of queries) expect(verdict(query), query).toMatchObject({ topic });
+  };
+  const serves = (queries: string[]) => {
+    for (const query of queries) expect(verdict(query), query).toBeUndefined();
+  };
+  /** Judged with its answer, as a serve is. */
+  function turn(query: string, answer: string) {
+    const [q, r] = [new WordScan(), new WordScan()];
+    q.scan(query);
+    r.scan(answer);
+    return brandSafety.veto([q, r], model.embedConversation(q, r));
+  }
+
+  it('reads cancer as a plot only when the story\'s words are about it: not "the film" said elsewhere in the conversation', () => {
+    vetoes(['my mum has cancer, we watched the film together last night', "mum's cancer is back. we're watching the series she likes to take her mind off it", 'we finished the show last night and then my husband told me his cancer has spread'], 'serious diagnosis');
+    serves([
+      "the film's plot, where the hero has cancer, was moving", 'recap the plot of the show, the dad has cancer in season 1 right?', 'in breaking bad how does walt\'s cancer diagnosis set up the show',
+      'we watched the film about a man with cancer who runs across america, what was it called?',
+    ]);
+  });
+
+  it('reads a story\'s plot asked about as the subject of its answer, not of an answer to a personal question', () => {
+    expect(turn('plot of the fault in our stars in 3 lines', 'Two teenagers with cancer meet at a support group and fall in love.')).toBeUndefined();
+    expect(turn('the film made me cry', "I'm sorry your mum has cancer; a film that moves you can help.")).toMatchObject({ topic: 'serious diagnosis' });
+  });
+
+  it("serves a film character's death asked about (batch 9's Mufasa), not a relative's or the speaker's friend's", () => {
+    expect(turn("is mufasa's death in the lion king too scary for a 4 year old?", "It's sad; many parents skip it or explain it gently.")).toBeUndefined();
+    expect(turn("is grandad's death too much to explain to a 4 year old?", 'Keep it simple and honest.')).toMatchObject({ topic: 'bereavement' });
+    expect(turn("since jake's death i can't sleep", 'That sounds really hard.')).toMatchObject({ topic: 'bereavement' });
+  });
+
+  it("reads the review's low-mood wordings as self-harm risk", () => {
+    vetoes(["i feel hopeless at a level i can't explain", "i haven't seen the point of anything in weeks", "honestly what's the point of anything anymore"], 'self-harm');
+    serves(["i'm hopeless at parallel parking, any tips?", "i haven't seen the point of this new tax form, who needs it?"]);
+  });
+});
+
+describe("brand safety: session 46's rule kinds (batch 13's misses and false vetoes), in other sentences", () => {
+  const vetoes = (queries: string[], topic: string) => {
+    for (const query of queries) expect(verdict(query), query).toMatchObject({ topic, by: 'phrase' });
+  };
+  const serves = (queries: string[]) => {
+    for (const query of queries) expect(verdict(query), query).toBeUndefined();
+  };
+
+  it('reads a relative long dead and a wake as bereavement; not a wake-up call', () => {
+    vetoes(["my gran's been dead ten years and i still talk to her", 'what do you bring to the wake, it is at her sister\'s house'], 'bereavement');
+    serves(["that audit was his wake up call, how do i help him plan better?"]);
+  });
+
+  it('reads the air ambulance and a limb that may be lost as an accident; not the air ambulance charity', () => {
+    vetoes(['the air ambulance landed on the field after the tractor rolled', "the surgeons think she could lose her arm after the crash"], 'accident');
+    serves(['raffle prize ideas for our air ambulance charity night']);
+  });
+
+  it('reads a quake that flattened a home and floods that came through a town as disasters', () => {
+    vetoes(['the earthquake destroyed our village school and the kids are in tents', 'floodwater swept through the high street last night and our shop is gone'], 'disaster');
+  });
+
+  it('reads emptiness without a way forward as low mood', () => {
+    vetoes(["i can't see a way forward with any of it and i feel empty inside"], 'self-harm');
+  });
+
+  it('serves an illness in a story or studied, a cancer fundraiser, a war film judged for a teenager, a game character and queen victoria', () => {
+    serves([
+      'in house md which character has the tumour in season 4', 'revision notes on how a malignant tumour spreads, for gcse biology', 'the survival rate for leukaemia in children, for my statistics assignment',
+      'cake ideas for a coffee morning raising money for cancer research uk', 'is hacksaw ridge too violent for my 15 year old', 'my character broke his arm in skyrim, how do i heal',
+      'what did queen victoria wear after albert died',
+    ]);
+  });
+});
+
 describe('brand safety: the held-out batches, judged with their answers (bench/semantic/brandSafetyHeldOut*.txt)', () => {
   // Their figures as recorded in bench/README.md; a change of the rules that moves one must say so there.
   const figures: Record<string, { sensitive: [number, number]; ordinaryVetoed: [number, number] }> = {
@@ -736,7 +811,8 @@ describe('brand safety: the held-out batches, judged with their answers (bench/s
     'brandSafetyHeldOut8.txt': { sensitive: [71, 71], ordinaryVetoed: [0, 67] },
     // Session 40: a band, a grandad's 90th birthday (by similarity, its cue "life") and a film's death named without a film word are left.
     // Session 41: the band and the birthday served (a record's and a life's words); a film's death named without a film word is left.
-    'brandSafetyHeldOut9.txt': { sensitive: [90, 90], ordinaryVetoed: [1, 97] },
+    // Session 46: the film's death (Mufasa's) served: "'s death" vetoes after a relative, a friend or a pet, or with the speaker or the listener in the conversation.
+    'brandSafetyHeldOut9.txt': { sensitive: [90, 90], ordinaryVetoed: [0, 97] },
     // Session 41: held out on main's rules 83/101 and 5/128 (bench/README.md, "Brand safety: session 41"); tuned on since.
     'brandSafetyHeldOut10.txt': { sensitive: [101, 101], ordinaryVetoed: [0, 128] },
     // Session 42: held out on main's rules 85/109 and 12/169 (bench/README.md, "Brand safety: session 42"); tuned on since.
@@ -747,6 +823,10 @@ describe('brand safety: the held-out batches, judged with their answers (bench/s
     // After review (rev45 R2): self-harm's similarity is cleared by nothing, so five ordinary turns near it are vetoed again (a life
     // insurance question, hamlet's speech for an a level, henry viii's wives, two about vaccines): 8/172.
     'brandSafetyHeldOut12.txt': { sensitive: [138, 140], ordinaryVetoed: [8, 172] },
+    // Session 46: held out on main's rules 52/60 and 19/80 (bench/README.md, "Brand safety: session 46"); tuned on since. Left: a film whose title says
+    // "my" ("my sister's keeper ... the sister with leukaemia"), senna's crash (by similarity), and medicine studied or worked in (a palliative care essay,
+    // a dissertation on suicide prevention, a grief counsellor's reading list).
+    'brandSafetyHeldOut13.txt': { sensitive: [60, 60], ordinaryVetoed: [5, 80] },
   };
   for (const [file, expected] of Object.entries(figures)) {
     it(`${file}: ${expected.sensitive.join('/')} sensitive vetoed, ${expected.ordinaryVetoed.join('/')} ordinary vetoed`, () => {

@@ -192,7 +192,7 @@ describe('brand safety', () => {
       phrase
         .replace('{named relative}', 'mum').replace('{relative}', 'dad').replace('{someone}', 'friend').replace('{anyone}', 'he').replace('{anybody}', 'she')
         .replace('{pet animal}', 'dog').replace('{pet}', 'our dog').replace('{place}', 'town').replace('{having}', 'has').replace('{starting}', 'start').replace('{taking}', 'using').replace('{first}', 'first').replace('{nearly}', 'nearly').replace('{calling}', 'is').replace('{habit}', 'keep').replace('{structure}', 'building').replace('{letter t}', 't').replace('{span}', 'years')
-        .replace(/^\{not with [a-z ]+\} /, '').replace(/^\{not just after [a-z ]+\} /, '').replace(/^\{not after [a-z]+\} /, '').replace(/ \{if ([a-z]+)\}$/, (_, name: string) => ` ${CONFIRMED_WITH[name]![0]}`).replace(/ \{unless [a-z ]+\}$/, '');
+        .replace(/^\{not with [a-z ]+\} /, '').replace(/^\{not near [a-z ]+\} /, '').replace(/^\{not just after [a-z ]+\} /, '').replace(/^\{not after [a-z]+\} /, '').replace(/ \{if ([a-z]+)\}$/, (_, name: string) => ` ${CONFIRMED_WITH[name]![0]}`).replace(/ \{unless [a-z ]+\}$/, '');
     for (const topic of SENSITIVE_TOPICS) {
       const english = topic.phrases.map(filled);
       // Filled with their `{if NAME}` word, which reversed still confirms them ("war frontline").
