@@ -6,6 +6,7 @@ import { openStores } from '../../src/runtime.js';
 import { startServeChild } from './serveChild.js';
 import { startTestAppOn, testConfig } from './testApp.js';
 import { BROWSER_UA, clickUrl, pixelUrl, serveClaims, trackedLineItem, type TrackedLineItem } from './trackingFixtures.js';
+import { newServeId } from '../../src/serving/serveId.js';
 import { signTrackingToken } from '../../src/tracking/trackingToken.js';
 
 /**
@@ -74,9 +75,12 @@ export async function startTrackingChild(dataDir: string, env: Record<string, st
   return { ...child, link, stop };
 }
 
-/** A fresh serve of the CPC line item: its id, and its token signed with testConfig's secret. */
-export function cpcServe(item: TrackedLineItem, dataDir: string): { serveId: string; token: string } {
-  const claims = serveClaims(item, 'CPC', 1_000_000_000);
+/**
+ * A fresh serve of the CPC line item: its id, and its token signed with testConfig's secret. Its id
+ * is one serving makes (time first) unless `serveId` says otherwise.
+ */
+export function cpcServe(item: TrackedLineItem, dataDir: string, serveId = newServeId(Date.now())): { serveId: string; token: string } {
+  const claims = serveClaims(item, 'CPC', 1_000_000_000, { s: serveId });
   return { serveId: claims.s, token: signTrackingToken(claims, testConfig(dataDir).TRACKING_SECRET!) };
 }
 
