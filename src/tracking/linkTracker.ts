@@ -11,6 +11,7 @@ import type { ImpressionVelocity } from './impressionVelocity.js';
 import { linkEvent } from './linkEvent.js';
 import type { LinkRequest } from './linkRequest.js';
 import type { PlacementBlocks } from './placementBlocks.js';
+import { onProcessClock, processClockMs } from './processClock.js';
 import type { ServeHistory } from './serveHistory.js';
 import type { ServeHistoryLookup } from './serveHistoryLookup.js';
 import type { ServeLedger } from './serveLedger.js';
@@ -20,6 +21,7 @@ import type { ReadToken } from './trackingTokenClaims.js';
 /**
  * A click sooner than this after its serve's first valid impression is not a person reading an ad and
  * deciding to follow it (the impression fires when the ad enters the viewport): `click_too_fast`.
+ * Timed on the process clock (processClock.ts), so a wall clock stepped back does not shorten it.
  */
 export const MIN_CLICK_DELAY_MS = 1000;
 
@@ -65,6 +67,7 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
    * throws that error at once when the buffer is full.
    */
   function trackImpression(token: ReadToken, request: LinkRequest, nowMs: number, settled: (error?: unknown) => void): void {
+    const arrivedAt = processClockMs();
     const { claims } = token;
     let ivt: IvtReason | '' = token.ivt || request.visitor.ivt || request.serverSide || request.clientHints || impressionRequestIvt(request.fetch, request.visitor.userAgent, fetchMetadataExpected);
     if (ivt === '' && ledger.impressionCounted(claims.s)) ivt = 'duplicate';
@@ -81,8 +84,8 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
     // judged again once they are taken out of the spend (billingCeiling.ts settleRepeats). Rare: the
     // usual pixel goes straight on.
     const check = event.unbilled === '' ? undefined : ceiling.settleRepeats(event, nowMs);
-    if (check === undefined) return store(event, ivt === '', settled);
-    void judgedAgain(event, cost, nowMs, check, SETTLE_ROUNDS, settled);
+    if (check === undefined) return store(event, ivt === '', arrivedAt, settled);
+    void judgedAgain(event, cost, nowMs, arrivedAt, check, SETTLE_ROUNDS, settled);
   }
 
   /**
@@ -99,29 +102,33 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
     event: TrackedEvent,
     cost: number,
     nowMs: number,
+    arrivedAt: number,
     check: Promise<Map<string, ServeHistory> | undefined>,
     rounds: number,
     settled: (error?: unknown) => void,
   ): Promise<void> {
     const histories = await check;
-    for (const [serveId, history] of histories ?? []) if (history.impressionCounted || history.clickCounted) ledger.record(serveId, history);
+    for (const [serveId, history] of histories ?? []) if (history.impressionCounted || history.clickCounted) ledger.record(serveId, onProcessClock(history));
     if (ledger.impressionCounted(event.serve_id)) {
       event.ivt = 'duplicate';
       event.unbilled = '';
       event.cost_nanos = 0;
     } else if (histories !== undefined && ceiling.judgeAgain(event, cost, nowMs)) {
       const again = rounds > 1 && event.unbilled !== '' ? ceiling.settleRepeats(event, nowMs) : undefined;
-      if (again !== undefined) return judgedAgain(event, cost, nowMs, again, rounds - 1, settled);
+      if (again !== undefined) return judgedAgain(event, cost, nowMs, arrivedAt, again, rounds - 1, settled);
     }
     try {
-      store(event, event.ivt === '', settled);
+      store(event, event.ivt === '', arrivedAt, settled);
     } catch (error) {
       settled(error);
     }
   }
 
-  /** Spools a judged impression (throws at once when the buffer is full), holding its cost and impression until the write; `counted` when valid. */
-  function store(event: TrackedEvent, counted: boolean, settled: (error?: unknown) => void): void {
+  /**
+   * Spools a judged impression (throws at once when the buffer is full), holding its cost and
+   * impression until the write; `counted` when valid, timed at `arrivedAt` on the process clock.
+   */
+  function store(event: TrackedEvent, counted: boolean, arrivedAt: number, settled: (error?: unknown) => void): void {
     let held = 0;
     // One spool write for the turn's pixels; the answer waits for it.
     events.acceptInTurn(event, (error) => {
@@ -136,7 +143,7 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
     // Only a valid impression lets the serve's click count: one from a data center, a bot or a script
     // fetch is no reader seeing the ad (and forged and expired tokens' claims are not trusted).
     // Recorded before the write, so a second impression of the serve in the same turn is the duplicate.
-    if (counted) ledger.record(event.serve_id, { impressionAt: event.event_time, impressionCounted: true });
+    if (counted) ledger.record(event.serve_id, { impressionAt: arrivedAt, impressionCounted: true });
   }
 
   /**
@@ -148,6 +155,7 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
 
   /** The click's event id is its click id, which the redirect hands to the advertiser. */
   async function trackClick(token: ReadToken, request: LinkRequest, nowMs: number): Promise<TrackedEvent> {
+    const arrivedAt = processClockMs();
     const { claims } = token;
     let ivt: IvtReason | '' =
       token.ivt ||
@@ -156,11 +164,11 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
       request.clientHints ||
       clickRequestIvt(request.fetch, request.visitor.userAgent, fetchMetadataExpected) ||
       navigationWithoutClientHints(request.clientHintsSent, request.visitor.userAgent, request.fetch, fetchMetadataExpected);
-    if (ivt === '') ivt = await learnServe(claims.s, nowMs);
+    if (ivt === '') ivt = await learnServe(claims.s, arrivedAt);
     // From here on nothing awaits: the verdict, the spool write and the ledger's record are one step,
     // so of the clicks that waited for the same lookup only the first to run can be counted (a click
     // judged late, storeLateClick, is recorded in the ledger before its own await).
-    if (ivt === '') ivt = clickQuality(claims.s, nowMs);
+    if (ivt === '') ivt = clickQuality(claims.s, arrivedAt);
     const pace = ivt === '' ? velocity.judge(request.visitor, claims.u, nowMs) : undefined;
     if (pace?.tooFast) ivt = pace.tooFast;
     if (ivt === 'placement_click_velocity') flagBlock(claims.p, claims.u, nowMs);
@@ -198,16 +206,16 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
    * Asks ClickHouse about a serve whose click the ledger alone cannot bill; 'impression_unverified'
    * when it cannot answer. That includes an impression too recent for the click: a process that
    * forgot the serve takes a repeated pixel for its first one, while the real first one, long
-   * before, is in ClickHouse (the ledger keeps the earlier time).
+   * before, is in ClickHouse (the ledger keeps the earlier time). `arrivedAt` is on the process clock.
    */
-  async function learnServe(serveId: string, nowMs: number): Promise<'impression_unverified' | ''> {
+  async function learnServe(serveId: string, arrivedAt: number): Promise<'impression_unverified' | ''> {
     const serve = ledger.get(serveId);
-    if (serve?.clickCounted || (serve?.impressionAt && nowMs - serve.impressionAt >= MIN_CLICK_DELAY_MS)) return '';
+    if (serve?.clickCounted || (serve?.impressionAt && arrivedAt - serve.impressionAt >= MIN_CLICK_DELAY_MS)) return '';
     let lookup = lookups.get(serveId);
     if (lookup === undefined) {
       lookup = history
         .find(serveId)
-        .then((found) => ledger.record(serveId, found))
+        .then((found) => ledger.record(serveId, onProcessClock(found)))
         .finally(() => lookups.delete(serveId));
       lookups.set(serveId, lookup);
     }
@@ -238,11 +246,22 @@ export function createLinkTracker({ events, ledger, history, ceiling, log, fetch
     log.warn({ placement_id: placementId, publisher_id: publisherId }, 'placement flagged for review: clicks from one block of addresses beyond placement_click_velocity');
   }
 
-  function clickQuality(serveId: string, nowMs: number): IvtReason | '' {
+  /**
+   * The serve's history against a click that arrived at `arrivedAt` on the process clock. A click
+   * timed before its impression is not a fast one: every impression this process recorded is on
+   * the same monotonic clock as the click, so only an impression time learned from another clock
+   * (ClickHouse's: another instance's, or this one's before a restart, when the two disagree) can be
+   * later than the click, and how far is the clocks' disagreement, not the reader's speed. Such a
+   * click is judged as one whose delay is unknown, by the other rules: billed when they pass it. A
+   * client cannot move either time (both are servers'), so this gives an attacker nothing a clock
+   * ahead would not (docs/running-on-servers.md, "Clocks").
+   */
+  function clickQuality(serveId: string, arrivedAt: number): IvtReason | '' {
     const serve = ledger.get(serveId);
     if (serve?.clickCounted) return 'duplicate';
     if (!serve?.impressionAt) return 'click_without_impression';
-    if (nowMs - serve.impressionAt < MIN_CLICK_DELAY_MS) return 'click_too_fast';
+    const delay = arrivedAt - serve.impressionAt;
+    if (delay >= 0 && delay < MIN_CLICK_DELAY_MS) return 'click_too_fast';
     return '';
   }
 

@@ -3,13 +3,13 @@ import { NO_HISTORY, type ServeHistory } from './serveHistory.js';
 export interface ServeHistoryLookupOptions {
   /** How long the first serve of a batch waits for others to join its query. */
   windowMs: number;
-  /** How long a query may take before its serves are answered with an error (the callers' fallback). */
+  /** How long a query may take, from when it is sent, before its serves are answered with an error (the callers' fallback). */
   timeoutMs: number;
 }
 
-/** Most serve ids in one query: a fuller batch is sent at once, without waiting for the window. */
+/** Serves that start a query at once, without waiting for the window, when none is under way. */
 const MAX_BATCH_SERVES = 1000;
-/** Most lookups waiting at once (about 50 queries' worth): past it a lookup fails at once instead of queueing. */
+/** Most lookups waiting at once: past it a lookup fails at once instead of queueing. */
 const MAX_WAITING_LOOKUPS = 50_000;
 
 interface Waiter {
@@ -18,14 +18,21 @@ interface Waiter {
 }
 
 /**
- * Asks ClickHouse about serves this process does not know, many per query: the first serve starts a
- * window of `windowMs`, every serve asked within it (up to MAX_BATCH_SERVES) joins the same query, and
- * the answer settles them all. Bounded in every way a slow ClickHouse could stretch it: each lookup
- * waits at most windowMs + timeoutMs, and at most MAX_WAITING_LOOKUPS wait at once.
+ * Asks ClickHouse about serves this process does not know, many per query and one query at a time:
+ * the first serve starts a window of `windowMs` (or MAX_BATCH_SERVES of them start the query at
+ * once), and every serve asked while a query is under way joins the next, sent when that one
+ * settles. One at a time because embedded chdb runs parameterized queries one after another anyway
+ * (process-wide), and a query's timeout ran while it waited there behind its own siblings: after
+ * a restart, 3000 clicks at once made queries of up to 1000 serves sent within a second, one of 658
+ * serves timed out behind the others, and its clicks were stored impression_unverified (try45 F2,
+ * docs/tracking.md). Bounded in every way a slow ClickHouse could stretch it: a query answers or
+ * fails within `timeoutMs` of being sent, and the next is sent then at the latest, so each lookup
+ * waits at most windowMs + 2 x timeoutMs; at most MAX_WAITING_LOOKUPS wait at once.
  */
 export class ServeHistoryLookup {
   private collecting = new Map<string, Waiter[]>();
   private windowTimer: NodeJS.Timeout | undefined;
+  private querying = false;
   private waiting = 0;
 
   constructor(
@@ -42,6 +49,7 @@ export class ServeHistoryLookup {
       const waiters = this.collecting.get(serveId);
       if (waiters) waiters.push({ resolve, reject });
       else this.collecting.set(serveId, [{ resolve, reject }]);
+      if (this.querying) return;
       if (this.collecting.size >= MAX_BATCH_SERVES) this.send();
       else this.windowTimer ??= setTimeout(() => this.send(), this.options.windowMs);
     });
@@ -51,17 +59,25 @@ export class ServeHistoryLookup {
     clearTimeout(this.windowTimer);
     this.windowTimer = undefined;
     const batch = this.collecting;
+    if (batch.size === 0) return;
     this.collecting = new Map();
+    this.querying = true;
     const settle = (answer: (waiter: Waiter, serveId: string) => void) => {
       for (const [serveId, waiters] of batch) {
         this.waiting -= waiters.length;
         for (const waiter of waiters) answer(waiter, serveId);
       }
     };
-    withTimeout(this.query([...batch.keys()]), this.options.timeoutMs).then(
-      (histories) => settle((waiter, serveId) => waiter.resolve(histories.get(serveId) ?? NO_HISTORY)),
-      (error: Error) => settle((waiter) => waiter.reject(error)),
-    );
+    withTimeout(this.query([...batch.keys()]), this.options.timeoutMs)
+      .then(
+        (histories) => settle((waiter, serveId) => waiter.resolve(histories.get(serveId) ?? NO_HISTORY)),
+        (error: Error) => settle((waiter) => waiter.reject(error)),
+      )
+      .finally(() => {
+        this.querying = false;
+        // Those that came meanwhile waited for this query already: theirs goes now.
+        this.send();
+      });
   }
 }
 

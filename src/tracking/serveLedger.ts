@@ -2,7 +2,7 @@ import { readServeId, serveIdParts } from '../serving/serveId.js';
 
 /** What this process knows about one serve's tracking events. */
 export interface ServeRecord {
-  /** When the serve's first valid impression arrived (ms since the epoch); 0 when none has. */
+  /** When the serve's first valid impression arrived (whole ms on the process clock: processClock.ts); 0 when none has. */
   impressionAt: number;
   /** A valid (billed) impression has been counted for the serve. */
   impressionCounted: boolean;

@@ -7,6 +7,7 @@ import { eventImportRoute } from './eventImportRoute.js';
 import { browsersSendFetchMetadataTo } from '../ivt/fetchMetadata.js';
 import { ImpressionVelocity } from './impressionVelocity.js';
 import { PlacementBlocks } from './placementBlocks.js';
+import { onProcessClock } from './processClock.js';
 import { createLinkTracker } from './linkTracker.js';
 import { ServeLedger } from './serveLedger.js';
 import { findServeHistories } from './serveHistory.js';
@@ -56,7 +57,7 @@ export async function trackingRoutes(app: FastifyInstance, deps: FeatureDeps): P
   // of the same line items meanwhile were stored over a ceiling (try42 F1: 51 of 60 billable billed).
   events.forEachRecovered((event) => {
     if (event.ivt !== '' || event.serve_id === '') return;
-    if (event.type === 'impression') ledger.record(event.serve_id, { impressionAt: event.event_time, impressionCounted: true });
+    if (event.type === 'impression') ledger.record(event.serve_id, onProcessClock({ impressionAt: event.event_time, impressionCounted: true, clickCounted: false }));
     else if (event.type === 'click') ledger.record(event.serve_id, { clickCounted: true });
   });
   const tracker = createLinkTracker({

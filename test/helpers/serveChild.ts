@@ -8,15 +8,16 @@ import { freePort } from './freePort.js';
 /**
  * `adsvc serve` as a process of its own on `dataDir` (embedded engines), healthy before this
  * returns, killed when the test finishes (before cleanups the test registered earlier, such as
- * unmounting its disk: onTestFinished hooks run last registered first). A process of its own, so
+ * unmounting its disk: onTestFinished hooks run last registered first), with `env` added to its
+ * environment. A process of its own, so
  * that a request that never returns fails the test instead of holding the test runner's thread.
  */
-export async function startServeChild(dataDir: string, adminToken: string) {
+export async function startServeChild(dataDir: string, adminToken: string, env: Record<string, string> = {}) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(packageRoot, 'src/main.ts'), 'serve'], {
     cwd: packageRoot,
-    env: { PATH: process.env.PATH ?? '', PORT: String(port), ADMIN_TOKEN: adminToken, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), ADMIN_TOKEN: adminToken, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let said = '';
