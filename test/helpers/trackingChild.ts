@@ -42,6 +42,8 @@ export async function startTrackingChild(dataDir: string, env: Record<string, st
     TRACKING_BASE_URL: config.TRACKING_BASE_URL,
     SERVE_BASE_URL: config.SERVE_BASE_URL,
     TRUST_PROXY: 'loopback',
+    // On a PostgreSQL server (the suite's second run) the catalog trackedDataDir made is there, not in DATA_DIR.
+    ...(config.DATABASE_URL ? { DATABASE_URL: config.DATABASE_URL } : {}),
     ...env,
   });
   /**

@@ -37,7 +37,9 @@ describe('clicks of serves from before a restart, sent at once after it (adsvc s
         }
       }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 8000));
+    // Killed under the load once SERVES pixels were answered (about 8 s on a quiet machine; longer on a busy one).
+    const loadedBy = Date.now() + 120_000;
+    while (shown.length < SERVES && Date.now() < loadedBy) await new Promise((resolve) => setTimeout(resolve, 100));
     before.child.kill('SIGKILL');
     await new Promise((resolve) => before.child.once('exit', resolve));
     expect(shown.length).toBeGreaterThanOrEqual(SERVES);
