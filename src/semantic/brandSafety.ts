@@ -77,16 +77,23 @@ const LEADING_SLOTS: Record<string, WordSet> = {
   'letter t': wordSet(['t']),
   span: wordSet(SPANS),
 };
-/** `{unless NAME NAME ...}`: the named lists' runs together ("cancer" of a star sign, a charity or a family's history). */
-function everydayNext(names: string): WordRuns | undefined {
-  // One for all the phrases that name the same lists (only read once made): 598 listed phrases have a tail, before their slots are spelled out.
-  if (EVERYDAY_NEXT_RUNS.has(names)) return EVERYDAY_NEXT_RUNS.get(names);
-  const lists = names.split(' ').map((name) => EVERYDAY_NEXT[name]);
-  const runs = lists.every((list) => list !== undefined) ? wordRuns(lists.flat() as string[]) : undefined;
-  EVERYDAY_NEXT_RUNS.set(names, runs);
-  return runs;
+/**
+ * A guard's named lists' runs together (`{unless NAME NAME ...}`, `{not with NAME ...}`, `{not near
+ * NAME ...}`), undefined when a name is no list of `lists`. One for all the phrases that name the same
+ * lists (only read once made): 598 listed phrases have a tail, before their slots are spelled out.
+ */
+function namedRuns(lists: Record<string, string[]>): (names: string) => WordRuns | undefined {
+  const made = new Map<string, WordRuns | undefined>();
+  return (names) => {
+    if (made.has(names)) return made.get(names);
+    const named = names.split(' ').map((name) => lists[name]);
+    const runs = named.every((list) => list !== undefined) ? wordRuns(named.flat() as string[]) : undefined;
+    made.set(names, runs);
+    return runs;
+  };
 }
-const EVERYDAY_NEXT_RUNS = new Map<string, WordRuns | undefined>();
+/** `{unless NAME NAME ...}` ("cancer" of a star sign, a charity or a family's history). */
+const everydayNext = namedRuns(EVERYDAY_NEXT);
 /** "her" as the object that ends a phrase, said of others (saidOfOthers). */
 const OBJECT_OTHERS = ['him', 'them'];
 /** The first word of a trailing guard (`{unless NAME}`, `{if NAME}`), not of a slot (`{relative}`). */
@@ -94,24 +101,10 @@ const TRAILING_GUARD = /^\{(unless|if)$/;
 /** Any letter past ASCII: only such a phrase has a spelling without its accents (phrasesOf). */
 const NOT_ASCII = /[^\x00-\x7f]/;
 const EVERYDAY_BEFORE_WORDS = new Map(Object.entries(EVERYDAY_BEFORE).map(([name, words]) => [name, wordSet(words)]));
-/** `{not with NAME ...}`: the named lists' runs together, made once for each set of names. */
-function everydayWith(names: string): WordRuns | undefined {
-  if (EVERYDAY_WITH_RUNS.has(names)) return EVERYDAY_WITH_RUNS.get(names);
-  const lists = names.split(' ').map((name) => EVERYDAY_WITH[name]);
-  const runs = lists.every((list) => list !== undefined) ? wordRuns(lists.flat() as string[]) : undefined;
-  EVERYDAY_WITH_RUNS.set(names, runs);
-  return runs;
-}
-const EVERYDAY_WITH_RUNS = new Map<string, WordRuns | undefined>();
-/** `{not near NAME ...}`: the named lists' runs together, made once for each set of names. */
-function everydayNear(names: string): WordRuns | undefined {
-  if (EVERYDAY_NEAR_RUNS.has(names)) return EVERYDAY_NEAR_RUNS.get(names);
-  const lists = names.split(' ').map((name) => EVERYDAY_NEAR[name]);
-  const runs = lists.every((list) => list !== undefined) ? wordRuns(lists.flat() as string[]) : undefined;
-  EVERYDAY_NEAR_RUNS.set(names, runs);
-  return runs;
-}
-const EVERYDAY_NEAR_RUNS = new Map<string, WordRuns | undefined>();
+/** `{not with NAME ...}`. */
+const everydayWith = namedRuns(EVERYDAY_WITH);
+/** `{not near NAME ...}`. */
+const everydayNear = namedRuns(EVERYDAY_NEAR);
 /** `{not just after NAME ...}`: the named lists' runs together. */
 function everydayJustBefore(names: string): string[][] | undefined {
   const lists = names.split(' ').map((name) => EVERYDAY_JUST_BEFORE[name]);
