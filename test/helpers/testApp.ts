@@ -8,7 +8,8 @@ import { openStores, type Stores } from '../../src/runtime.js';
 
 /**
  * Which Postgres the suite runs on: embedded PGlite by default; a real server when
- * ADSVC_TEST_DATABASE_URL is set (.ci/run starts one and runs the suite a second time).
+ * ADSVC_TEST_DATABASE_URL is set (.ci/run starts one and runs there again the test files that read
+ * this, directly or through a helper: scripts/postgresServerTests.ts).
  * ClickHouse is embedded chdb, one data directory per test file (process), unless
  * ADSVC_TEST_CLICKHOUSE_URL names a server (npm run test:containers).
  */
